@@ -9,7 +9,9 @@
  * temperature and every configuration are the CPU's. Also: a save in the middle loaded
  * and continued, and a second device ensemble swept between the calls (the module's
  * batch state touched from outside). The ctx's debug log must say that the rounds ran
- * on the device, so the test cannot pass on the host's rounds alone.
+ * on the device, so the test cannot pass on the host's rounds alone. Also a round every
+ * third sweep. The meson tests run it with the rounds per launch and with the chains
+ * resident (LATMC_CUDA_TEMPER).
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -52,7 +54,7 @@ static int teardown(void **state)
     return 0;
 }
 
-static latmc_ens *tempering_ensemble(int device, uint64_t seed)
+static latmc_ens *tempering_ensemble(int device, uint64_t seed, uint64_t every)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -68,7 +70,7 @@ static latmc_ens *tempering_ensemble(int device, uint64_t seed)
     for (int t = 0; t < NT; t++) /* close enough for swaps and round trips at 16^3 */
         beta[t] = 0.30 + 0.01 * t;
     assert_int_equal(latmc_ens_set_temperatures(e, beta, NT), LATMC_OK);
-    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, every), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
     return e;
 }
@@ -117,9 +119,9 @@ static void test_every_sweep_matches_cpu(void **state)
     assert_non_null(mkdtemp(dir));
     char path[300];
     snprintf(path, sizeof path, "%s/mid.ens", dir);
-    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 4242);
-    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 4242);
-    latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 77);
+    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 4242, 1);
+    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 4242, 1);
+    latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 77, 1);
     device_rounds_logged = 0;
     /* uneven calls; compared after the calls marked (else the device goes on alone) */
     static const uint64_t calls[] = { 1, 2, 97, 150, 250, 3, 500 };
@@ -162,6 +164,24 @@ static void test_every_sweep_matches_cpu(void **state)
     latmc_ens_destroy(&cpu);
 }
 
+/* A round every third sweep: calls that end between rounds and lists whose sweeps run on
+ * past their last round. */
+static void test_every_third_sweep_matches_cpu(void **state)
+{
+    (void)state;
+    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 99, 3);
+    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 99, 3);
+    static const uint64_t calls[] = { 1, 2, 4, 31, 200, 5 };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        assert_int_equal(latmc_ens_sweep(gpu, calls[k]), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(cpu, calls[k]), LATMC_OK);
+        if (k % 2 == 1 || k + 1 == sizeof calls / sizeof calls[0])
+            assert_same(gpu, cpu);
+    }
+    latmc_ens_destroy(&gpu);
+    latmc_ens_destroy(&cpu);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -173,6 +193,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_sweep_matches_cpu),
+        cmocka_unit_test(test_every_third_sweep_matches_cpu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

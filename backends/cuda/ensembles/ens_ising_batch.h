@@ -120,6 +120,41 @@ cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_t
                                     const struct cuda_ens_round *r,
                                     struct cuda_ens_packed_member *members);
 
+/*
+ * Tempering with the chains resident (ens_temper_resident.cu): one block per (sample,
+ * replica) chain keeps the chain's nT members in shared memory through every sweep and
+ * round of a list -- the same chain as the fused kernel plus cuda_ens_exchange_round, with
+ * no launch, reload or host step per round. A list is segments of whole sweeps (sweep0 on,
+ * consecutive), each followed by a round or not; changed[m] is set to (clear) or gains
+ * member m's flips.
+ */
+#define CUDA_ENS_CHAIN_SEGMENTS 64
+#define CUDA_ENS_CHAIN_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
+struct cuda_ens_chain_geom {
+    uint32_t wpr, ly, lz, words; /* ens_packed_geom's */
+    int ndim, coupled, heatbath;
+};
+struct cuda_ens_chain_list {
+    uint64_t sweep0;
+    int n, clear;
+    uint32_t n_sweeps[CUDA_ENS_CHAIN_SEGMENTS];
+    uint32_t round_after[CUDA_ENS_CHAIN_SEGMENTS];
+    uint64_t round[CUDA_ENS_CHAIN_SEGMENTS];        /* the round's number */
+    uint64_t round_sweeps[CUDA_ENS_CHAIN_SEGMENTS]; /* the ensemble's sweeps at it */
+};
+struct cuda_ens_chain_geom cuda_ens_chain_geom_of(const struct latmc_lattice *g, int coupled,
+                                                  int algorithm);
+/* Shared memory bytes a block needs (the caller checks the device's limit; members of a
+ * multiple of 32 words a colour, at most 1024). */
+uint32_t cuda_ens_chain_shared(const struct cuda_ens_chain_geom *g, int n_temperatures);
+/* One launch of the list (r: the rounds' constants; its round and sweeps unused); with
+ * blocks_per_sm not NULL nothing runs: the blocks an SM holds at once go there. */
+cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda_ens_chain_geom *g,
+                               const struct cuda_ens_temper_dev *d, const struct cuda_ens_round *r,
+                               const struct cuda_ens_chain_list *list,
+                               struct cuda_ens_packed_member *members,
+                               unsigned long long *changed, int *blocks_per_sm);
+
 /* Every member's thresholds those of its temperature (after a table upload from the
  * host, whose members' parameters lag behind the device's map). */
 cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream, const struct cuda_ens_temper_dev *d,

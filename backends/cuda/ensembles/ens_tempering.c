@@ -32,6 +32,7 @@ struct cuda_ens_temper {
     struct cuda_ens_temper_dev d;
     int n, nT;
     bool live;                   /* the device holds a state of these members */
+    int resident;                /* lists run resident (1) or per round (0); -1: not asked */
     uint64_t uploads;            /* the batch's uploads when its table last matched the map */
     /* the rounds' constants, from the load */
     int n_samples, n_replicas;
@@ -193,6 +194,7 @@ static int load(latmc_sim *const *members, int n, const struct latmc_ens_temper 
     t->seed = job->seed;
     t->stream = job->stream;
     t->uploads = ready.uploads;
+    t->resident = -1;
     t->live = true;
     return LATMC_OK;
 }
@@ -239,6 +241,148 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
     return err == cudaSuccess ? cuda_ens_exchange_round(stream, &t->d, &r, ready->dev) : err;
 }
 
+/* The resident kernel runs lists with a round more often than every this many sweeps. */
+#define RESIDENT_SWEEPS_PER_ROUND 8
+
+/*
+ * Whether lists may run with the chains resident (ens_temper_resident.cu): where a block holds
+ * a chain (words a multiple of 32, the shared memory fits) and the chains fill the device's
+ * blocks well (a block per chain: few chains leave SMs idle, which the per-round launches,
+ * a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they
+ * fit (the tests run both ways).
+ */
+static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens_ready *ready,
+                          const struct cuda_ens_chain_geom *g)
+{
+    int optin = 0, sms = 0, per_sm = 0;
+    if (g->words % 32 != 0 || g->words > 1024 ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               ready->cs0->device) != cudaSuccess ||
+        cuda_ens_chain_shared(g, t->nT) > (uint32_t)optin) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    const char *env = getenv("LATMC_CUDA_TEMPER");
+    if (env && strcmp(env, "resident") == 0)
+        return true;
+    const struct cuda_ens_round r = { .n_samples = t->n_samples, .n_temperatures = t->nT,
+                                      .n_replicas = t->n_replicas };
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ready->cs0->device) !=
+            cudaSuccess ||
+        cuda_ens_chain_run(NULL, g, &t->d, &r, NULL, NULL, NULL, &per_sm) != cudaSuccess ||
+        per_sm < 1) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    /* the share of the blocks' slots the chains use over their waves */
+    const int64_t chains = (int64_t)t->n_samples * t->n_replicas, slots = (int64_t)sms * per_sm;
+    const int64_t waves = (chains + slots - 1) / slots;
+    return (double)chains >= 0.75 * (double)(waves * slots);
+}
+
+/*
+ * Whether this list runs resident: where the chains fit and fill the device (above) and its
+ * rounds are frequent. The resident kernel's sweeps are slower than the fused kernel's
+ * (one H200, 4096 x 16^3 +-J, 20 sweeps a call: 747 against 826-853 flips/ns; one block of
+ * 32 warps an SM, a member a warp, the neighbours through a shared geometry table), its
+ * rounds far cheaper (about 3.4 us against about 24 us for a launched round with the fused
+ * kernel's relaunch): break-even near a round every 8 sweeps (measured: every 3 sweeps
+ * 690 against 600, every 10 sweeps 703 against 747). LATMC_CUDA_TEMPER=resident (where it
+ * fits) or =launches chooses.
+ */
+static bool resident_list(struct cuda_ens_temper *t, const struct latmc_step_call *calls,
+                          int n_calls)
+{
+    const char *env = getenv("LATMC_CUDA_TEMPER");
+    if (!t->resident || (env && strcmp(env, "launches") == 0))
+        return false;
+    if (env && strcmp(env, "resident") == 0)
+        return true;
+    uint64_t sweeps = 0, rounds = 0;
+    for (int c = 0; c < n_calls; c++) {
+        if (calls[c].part == LATMC_STEP_SWEEPS)
+            sweeps += calls[c].n_sweeps;
+        else
+            rounds++;
+    }
+    return rounds * RESIDENT_SWEEPS_PER_ROUND > sweeps;
+}
+
+/* The resident kernel copies 16 bytes at a time: every member's arrays must start at a
+ * multiple of 16 (they do where each member owns its allocations). */
+static bool arrays_aligned(const struct cuda_ens_packed_member *host, int n, bool coupled)
+{
+    uintptr_t bits = 0;
+    for (int m = 0; m < n; m++)
+        for (int c = 0; c < 2; c++)
+            bits |= (uintptr_t)host[m].colour[c] | (coupled ? (uintptr_t)host[m].eps[c] : 0u);
+    return (bits & 15u) == 0;
+}
+
+/* One resident launch of the list gathered so far (then emptied). */
+static cudaError_t resident_flush(cudaStream_t stream, struct cuda_ens_temper *t,
+                                  const struct cuda_ens_ready *ready,
+                                  const struct cuda_ens_chain_geom *g,
+                                  const struct cuda_ens_round *r, struct cuda_ens_chain_list *list,
+                                  uint64_t *in_launch)
+{
+    cudaError_t err = cudaSuccess;
+    if (list->n > 0)
+        err = cuda_ens_chain_run(stream, g, &t->d, r, list, ready->dev, ready->dev_changed, NULL);
+    list->sweep0 += *in_launch;
+    list->n = 0;
+    list->clear = 0;
+    *in_launch = 0;
+    return err;
+}
+
+/* A list with the chains resident: its calls as segments of sweeps and rounds, a launch per
+ * CUDA_ENS_CHAIN_SEGMENTS segments or CUDA_ENS_CHAIN_MAX_SWEEPS sweeps. */
+static cudaError_t run_resident(cudaStream_t stream, struct cuda_ens_temper *t,
+                                const struct cuda_ens_ready *ready,
+                                const struct cuda_ens_chain_geom *g, const latmc_sim *first,
+                                const struct latmc_step_call *calls, int n_calls)
+{
+    struct cuda_ens_chain_list list;
+    memset(&list, 0, sizeof list);
+    list.sweep0 = calls[0].sweep;
+    list.clear = 1;
+    const struct cuda_ens_round r = round_of(t, first, &calls[0]);
+    uint64_t in_launch = 0;
+    cudaError_t err = cudaSuccess;
+    for (int c = 0; c < n_calls && err == cudaSuccess; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS) {
+            if (k->sweep != list.sweep0 + in_launch) /* not the next sweep: a new launch */
+                err = resident_flush(stream, t, ready, g, &r, &list, &in_launch);
+            list.sweep0 = k->sweep - in_launch;
+            for (uint64_t left = k->n_sweeps; left > 0 && err == cudaSuccess;) {
+                if (list.n == CUDA_ENS_CHAIN_SEGMENTS || in_launch == CUDA_ENS_CHAIN_MAX_SWEEPS)
+                    err = resident_flush(stream, t, ready, g, &r, &list, &in_launch);
+                const uint64_t room = CUDA_ENS_CHAIN_MAX_SWEEPS - in_launch;
+                const uint64_t chunk = left < room ? left : room;
+                list.n_sweeps[list.n] = (uint32_t)chunk;
+                list.round_after[list.n] = 0;
+                list.n++;
+                in_launch += chunk;
+                left -= chunk;
+            }
+            continue;
+        }
+        if (list.n == 0 || list.round_after[list.n - 1]) { /* a round with no sweeps before */
+            if (list.n == CUDA_ENS_CHAIN_SEGMENTS)
+                err = resident_flush(stream, t, ready, g, &r, &list, &in_launch);
+            list.n_sweeps[list.n++] = 0;
+        }
+        list.round_after[list.n - 1] = 1;
+        list.round[list.n - 1] = k->round;
+        list.round_sweeps[list.n - 1] = k->round_sweeps;
+    }
+    if (err == cudaSuccess)
+        err = resident_flush(stream, t, ready, g, &r, &list, &in_launch);
+    return err;
+}
+
 int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
                               uint64_t *accepted, uint64_t *attempted)
 {
@@ -266,14 +410,26 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     t->uploads = ready.uploads;
     const latmc_sim *first = members[0];
     struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l.sums);
+    const struct cuda_ens_chain_geom g =
+        cuda_ens_chain_geom_of(&ready.cs0->lattice, ready.coupled, first->desc.algorithm);
+    if (t->resident < 0)
+        t->resident = resident_fits(t, &ready, &g);
+    uint64_t tried = 0;
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].part == LATMC_STEP_SWEEPS)
+            tried += calls[c].n_sweeps * (uint64_t)first->nsites; /* one shape */
+    const bool resident = resident_list(t, calls, n_calls) &&
+                          arrays_aligned(ready.host, n, ready.coupled);
+    if (st == LATMC_OK && resident)
+        st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
+                        "launching resident tempering chains");
     /* the first launch of whole sweeps sets the counters (no clearing launch) */
-    if (st == LATMC_OK && calls[0].part != LATMC_STEP_SWEEPS)
+    if (st == LATMC_OK && !resident && calls[0].part != LATMC_STEP_SWEEPS)
         st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
                                         (size_t)n * sizeof(unsigned long long), stream),
                         "clearing the acceptance counters");
     bool counting = calls[0].part != LATMC_STEP_SWEEPS, measured = false;
-    uint64_t tried = 0;
-    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+    for (int c = 0; c < n_calls && st == LATMC_OK && !resident; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
             /* a round next: the launch leaves the members' sums after its last sweep */
@@ -284,7 +440,6 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
                                                    !counting, measured ? sums : NULL),
                             "launching a batched sweep");
             counting = true;
-            tried += k->n_sweeps * (uint64_t)first->nsites; /* one shape */
             continue;
         }
         st = cuda_check(exchange(stream, t, &ready, first, n, k, measured, sums),

@@ -1,0 +1,399 @@
+/*
+ * Tempering on the device with the chains resident (ens_ising_batch.h; ens_tempering.c picks
+ * it): one block per (sample, replica) chain holds every member of the chain -- its nT
+ * temperatures' spins, couplings and thresholds -- in shared memory for all sweeps and
+ * exchange rounds of a list. A round then needs no launch, no sums in global memory and no
+ * relaunch of the sweep kernel (the member's reload and store): the block's warps measure
+ * their members' energies from shared memory, one warp decides the chain's pairs, and the
+ * next pass reads the new thresholds. Exchanges never leave a chain, so no block waits for
+ * another.
+ *
+ * The chain is the one the per-round launches give, bit for bit: each pass of a member is the
+ * fused kernel's (ens_ising_packed_kernels.cu: the same Philox names, blocks 2 w and 2 w + 1
+ * of word w, the same packed_update_word), the sums the same exact integers, the decisions
+ * and round trips ens_exchange_kernels.cu's (lib/ens_exchange_rule.h, the same draws).
+ * Only the order of work differs: warp k updates members k, k + warps, ..., its lanes the
+ * member's words lane, lane + 32, ... A member being one warp's, only the rounds wait for
+ * the whole block (before: every energy; after: the new temperatures); between rounds the
+ * warps go at their own pace.
+ */
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ens_ising_batch.h"
+#include "ens_exchange_rule.h"
+#include "ising_packed.cuh"
+#include "ising_rules.h" /* latmc_ising_rng_name */
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+#define CHAIN_MAX_WARPS 32
+
+/* The shared memory of a block, in this order (16-byte aligned pieces). */
+struct chain_layout {
+    uint32_t spins, eps, geo, thr, gid, temp, at, dir, start, flips, energy, seed, ladder, total;
+};
+
+static __host__ __device__ uint32_t up16(uint32_t x)
+{
+    return (x + 15u) & ~15u;
+}
+
+static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, int nT, int cw)
+{
+    struct chain_layout l;
+    const uint32_t n = (uint32_t)nT;
+    l.spins = 0;
+    l.eps = up16(l.spins + n * 2 * words * 4);
+    l.geo = up16(l.eps + n * 2 * words * (uint32_t)cw * 4);
+    l.thr = up16(l.geo + words * 3 * 4);
+    l.gid = up16(l.thr + n * 16 * 4);
+    l.temp = up16(l.gid + n * 4);
+    l.at = up16(l.temp + n * 4);
+    l.dir = up16(l.at + n * 4);
+    l.start = up16(l.dir + n * 4);
+    l.flips = up16(l.start + n * 8);
+    l.energy = up16(l.flips + n * 32 * 8);
+    l.seed = up16(l.energy + n * 8);
+    l.ladder = up16(l.seed + n * 8);
+    l.total = up16(l.ladder + n * 8);
+    return l;
+}
+
+/* A word's neighbours in shared memory: y up | y down << 16, z up | z down << 16, the
+ * next | previous word of its row << 16 | colour 0's x parity << 31 (words < 2^15). */
+static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32_t w,
+                                     uint32_t *geo)
+{
+    const uint32_t r = w / g.wpr, wi = w - r * g.wpr, z = r / g.ly, y = r - z * g.ly;
+    const uint32_t row = r * g.wpr, plane = g.ly * g.wpr, vol = g.words;
+    const uint32_t y_up = y + 1 == g.ly ? w - (g.ly - 1) * g.wpr : w + g.wpr;
+    const uint32_t y_down = y == 0 ? w + (g.ly - 1) * g.wpr : w - g.wpr;
+    const uint32_t z_up = g.lz > 1 ? (z + 1 == g.lz ? w + plane - vol : w + plane) : 0;
+    const uint32_t z_down = g.lz > 1 ? (z == 0 ? w + vol - plane : w - plane) : 0;
+    const uint32_t next = row + (wi + 1 == g.wpr ? 0 : wi + 1);
+    const uint32_t prev = row + (wi == 0 ? g.wpr - 1 : wi - 1);
+    geo[0] = y_up | y_down << 16;
+    geo[1] = z_up | z_down << 16;
+    geo[2] = next | prev << 16 | ((y + z) & 1u) << 31;
+}
+
+/* The 2 ndim neighbour words of word w of the colour `other` (couplings xor-ed in). */
+template <int ND, int CW>
+__device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint32_t *geo,
+                                                 const uint32_t *eps, uint32_t w, int colour,
+                                                 uint32_t nb[ND])
+{
+    const uint32_t g0 = geo[3 * w], g1 = geo[3 * w + 1], g2 = geo[3 * w + 2];
+    nb[0] = other[w];
+    nb[2] = other[g0 & 0xffffu];
+    nb[3] = other[g0 >> 16];
+    if constexpr (ND == 6) {
+        nb[4] = other[g1 & 0xffffu];
+        nb[5] = other[g1 >> 16];
+    }
+    if ((g2 >> 31) ^ (uint32_t)colour)
+        nb[1] = __funnelshift_r(nb[0], other[g2 & 0xffffu], 4);
+    else
+        nb[1] = __funnelshift_l(other[(g2 >> 16) & 0x7fffu], nb[0], 4);
+    if constexpr (CW > 0) {
+        uint32_t e[CW];
+#pragma unroll
+        for (int q = 0; q < CW; q++)
+            e[q] = eps[CW * w + q];
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            nb[d] ^= (e[d / 4] >> (d % 4)) & 0x11111111u;
+    }
+}
+
+/* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
+ * time, several loads in flight. */
+static __device__ __forceinline__ void copy16(uint32_t *dst, const uint32_t *src, uint32_t n,
+                                              uint32_t lane)
+{
+    uint4 *d4 = (uint4 *)dst;
+    const uint4 *s4 = (const uint4 *)src;
+#pragma unroll 4
+    for (uint32_t i = lane; i < n / 4; i += 32)
+        d4[i] = s4[i];
+}
+
+/* The members' energies per site from their words (each bond once: the colour-0 words
+ * against their colour-1 neighbours, the fused kernel's walk), warp k members k, k + warps. */
+template <int ND, int CW>
+static __device__ void measure_from_words(const uint32_t *spins, const uint32_t *eps,
+                                          const uint32_t *geo, uint32_t W, int nT, uint32_t warp,
+                                          uint32_t warps, uint32_t lane,
+                                          const struct cuda_ens_round &r, double *energy)
+{
+    for (int j = (int)warp; j < nT; j += (int)warps) {
+        const uint32_t *c0 = spins + 2 * j * W, *c1 = c0 + W;
+        const uint32_t *e0 = eps + 2 * j * W * CW;
+        uint32_t anti = 0, neg = 0;
+        for (uint32_t w = lane; w < W; w += 32) {
+            const uint32_t own = c0[w];
+            neg += __popc(own) + __popc(c1[w]);
+            uint32_t nb[ND];
+            chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb);
+#pragma unroll
+            for (int q = 0; q < ND; q++)
+                anti += __popc(own ^ nb[q]);
+        }
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            anti += __shfl_down_sync(0xffffffffu, anti, offset);
+            neg += __shfl_down_sync(0xffffffffu, neg, offset);
+        }
+        if (lane == 0)
+            energy[j] = latmc_ising_energy_per_site(r.J, r.h, (int64_t)W * 8 * ND - 2 * (int64_t)anti,
+                                                    (int64_t)W * 16 - 2 * (int64_t)neg, r.nsites);
+    }
+}
+
+template <int ND, bool HEATBATH, int CW>
+__global__ void __launch_bounds__(32 * CHAIN_MAX_WARPS)
+ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
+                 struct cuda_ens_round r, struct cuda_ens_chain_list list,
+                 struct cuda_ens_packed_member *members, unsigned long long *changed)
+{
+    extern __shared__ __align__(16) unsigned char sh[];
+    const struct chain_layout l = chain_layout_of(g.words, r.n_temperatures, CW);
+    uint32_t *spins = (uint32_t *)(sh + l.spins), *eps = (uint32_t *)(sh + l.eps);
+    uint32_t *geo = (uint32_t *)(sh + l.geo), *thr = (uint32_t *)(sh + l.thr);
+    int32_t *gid = (int32_t *)(sh + l.gid), *temp = (int32_t *)(sh + l.temp);
+    int32_t *at = (int32_t *)(sh + l.at), *dir = (int32_t *)(sh + l.dir);
+    unsigned long long *start = (unsigned long long *)(sh + l.start);
+    unsigned long long *flips = (unsigned long long *)(sh + l.flips);
+    double *energy = (double *)(sh + l.energy);
+    uint64_t *seed = (uint64_t *)(sh + l.seed);
+    double *ladder = (double *)(sh + l.ladder);
+    const int nT = r.n_temperatures, nR = r.n_replicas;
+    const uint32_t W = g.words, T = blockDim.x, tid = threadIdx.x;
+    const uint32_t lane = tid & 31u, warp = tid >> 5, warps = T >> 5;
+    const int64_t chain = blockIdx.x, s = chain / nR, rep = chain - s * nR;
+    const int64_t base = s * nT * nR + rep; /* slot (s, t, rep) = base + t nR */
+
+    /* the chain's members, local index j = their temperature at the list's start */
+    for (int j = (int)tid; j < nT; j += (int)T) {
+        const int m = d.member_at[base + (int64_t)j * nR];
+        gid[j] = m;
+        temp[j] = j;
+        at[j] = j;
+        dir[j] = d.rt_dir[m];
+        start[j] = d.rt_start[m];
+        seed[j] = members[m].seed;
+        ladder[j] = d.ladder[j];
+    }
+    for (uint32_t i = tid; i < (uint32_t)nT * 16; i += T)
+        thr[i] = d.thr_of_t[i / 16].t[i % 16];
+    for (uint32_t i = tid; i < (uint32_t)nT * 32; i += T)
+        flips[i] = 0;
+    for (uint32_t w = tid; w < W; w += T)
+        word_geometry(g, w, geo + 3 * w);
+    __syncthreads();
+    /* each warp its members' arrays, 16 bytes a load (the host checked the alignment) */
+    for (int j = (int)warp; j < nT; j += (int)warps) {
+        const struct cuda_ens_packed_member *mem = &members[gid[j]];
+        for (int c = 0; c < 2; c++) {
+            copy16(spins + (2 * j + c) * W, mem->colour[c], W, lane);
+            if constexpr (CW > 0)
+                copy16(eps + (2 * j + c) * W * CW, mem->eps[c], W * CW, lane);
+        }
+    }
+    __syncthreads();
+
+    uint64_t sweep = list.sweep0;
+    for (int seg = 0; seg < list.n; seg++) {
+        for (uint32_t k = 0; k < list.n_sweeps[seg]; k++, sweep++) {
+            /* before a round, the colour-1 pass also counts the members' sums: every bond
+             * joins the two colours, so a colour-1 word's new value against its colour-0
+             * neighbours (final in this sweep) counts each bond once, as the fused kernel's
+             * colour-0 walk does -- the same exact integers */
+            const bool measure = list.round_after[seg] && k + 1 == list.n_sweeps[seg];
+#pragma unroll
+            for (int colour = 0; colour < 2; colour++) {
+                for (int j = (int)warp; j < nT; j += (int)warps) {
+                    struct cuda_philox_folded f;
+                    latmc_philox_round_keys(seed[j], f.keys.k);
+                    cuda_philox_refold_named(&f, latmc_ising_rng_name(sweep, colour));
+                    const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
+                    uint32_t *own_words = spins + (2 * j + colour) * W;
+                    const uint32_t *other = spins + (2 * j + (colour ^ 1)) * W;
+                    const uint32_t *e = eps + (2 * j + colour) * W * CW;
+                    const unsigned char *table = (const unsigned char *)(thr + 16 * temp[j]);
+                    uint32_t n_changed = 0, anti = 0, neg = 0;
+                    /* four words in flight (one H200, 16^3 members, sweeps alone: 747
+                     * flips/ns, unrolled by 2 723, not unrolled 702; 64 registers, a few
+                     * bytes spilled in the 3D +-J kernels) */
+#pragma unroll 4
+                    for (uint32_t w = lane; w < W; w += 32) {
+                        const uint32_t own = own_words[w];
+                        uint32_t nb[ND];
+                        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
+                        uint32_t cls = own << 3;
+#pragma unroll
+                        for (int q = 0; q < ND; q++)
+                            cls += nb[q];
+                        const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * w);
+                        const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * w + 1);
+                        const uint32_t nw = packed_update_word<HEATBATH>(own, cls, u0, u1, table);
+                        n_changed += __popc(nw ^ own);
+                        own_words[w] = nw;
+                        if (colour == 1 && measure) {
+                            neg += __popc(nw) + __popc(other[w]);
+#pragma unroll
+                            for (int q = 0; q < ND; q++)
+                                anti += __popc(nw ^ nb[q]);
+                        }
+                    }
+                    flips[32 * j + lane] += n_changed; /* this lane's slot: no race */
+                    if (colour == 1 && measure) { /* the same for the whole warp */
+                        for (int offset = 16; offset > 0; offset >>= 1) {
+                            anti += __shfl_down_sync(0xffffffffu, anti, offset);
+                            neg += __shfl_down_sync(0xffffffffu, neg, offset);
+                        }
+                        const int64_t bonds = (int64_t)W * 8 * ND - 2 * (int64_t)anti;
+                        const int64_t sp = (int64_t)W * 16 - 2 * (int64_t)neg;
+                        if (lane == 0)
+                            energy[j] = latmc_ising_energy_per_site(r.J, r.h, bonds, sp,
+                                                                    r.nsites);
+                    }
+                }
+                /* a member is only ever its warp's: its next pass waits for this warp alone,
+                 * and the warps run their members' sweeps each at its own pace */
+                __syncwarp();
+            }
+        }
+        if (!list.round_after[seg])
+            continue;
+        if (list.n_sweeps[seg] == 0) /* a round right after another: sums from the words */
+            measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, energy);
+        __syncthreads(); /* every member's energy */
+        if (warp == 0) { /* the round: ens_exchange_kernel's, on the local map */
+            const uint64_t round = list.round[seg];
+            for (int t = (int)(round % 2) + 2 * (int)lane; t + 1 < nT; t += 64) {
+                const int a = at[t], b = at[t + 1];
+                const double delta = latmc_ens_exchange_delta(1.0, ladder[t], ladder[t + 1],
+                                                              energy[a], energy[b], r.nsites);
+                const uint32_t u = latmc_ens_exchange_draw(r.seed, r.stream, round,
+                                                           (uint64_t)chain * (uint64_t)(nT - 1) +
+                                                               (uint64_t)t);
+                if (latmc_ens_exchange_accept(delta, u)) {
+                    atomicAdd(&d.stats[2 + t], 1ull);
+                    at[t] = b;
+                    at[t + 1] = a;
+                    temp[a] = t + 1;
+                    temp[b] = t;
+                }
+            }
+            __syncwarp(); /* the chain's moves seen by every lane */
+            for (int t = (int)lane; t < nT; t += 32) {
+                const int j = at[t];
+                signed char dj = (signed char)dir[j];
+                uint64_t st = start[j], trip = 0;
+                if (latmc_ens_trip_step(&dj, &st, t, nT - 1, list.round_sweeps[seg], &trip)) {
+                    atomicAdd(&d.stats[0], 1ull);
+                    atomicAdd(&d.stats[1], (unsigned long long)trip);
+                }
+                dir[j] = dj;
+                start[j] = st;
+            }
+        }
+        __syncthreads();
+    }
+
+    /* everything back: spins, counters, the map and each member's thresholds */
+    for (int j = (int)warp; j < nT; j += (int)warps) {
+        const struct cuda_ens_packed_member *mem = &members[gid[j]];
+        for (int c = 0; c < 2; c++)
+            copy16(mem->colour[c], spins + (2 * j + c) * W, W, lane);
+        unsigned long long v = flips[32 * j + lane];
+        for (int offset = 16; offset > 0; offset >>= 1)
+            v += __shfl_down_sync(0xffffffffu, v, offset);
+        const int m = gid[j];
+        if (lane == 0) {
+            changed[m] = list.clear ? v : changed[m] + v;
+            d.temp_of[m] = temp[j];
+            d.rt_dir[m] = (signed char)dir[j];
+            d.rt_start[m] = start[j];
+            d.member_at[base + (int64_t)temp[j] * nR] = m;
+        }
+        if (lane < 16)
+            members[m].thr.t[lane] = thr[16 * temp[j] + lane];
+    }
+}
+
+template <int ND, bool HEATBATH, int CW>
+static cudaError_t chain_launch(cudaStream_t stream, const struct cuda_ens_chain_geom &g,
+                                const struct cuda_ens_temper_dev &d,
+                                const struct cuda_ens_round &r,
+                                const struct cuda_ens_chain_list &list,
+                                struct cuda_ens_packed_member *members,
+                                unsigned long long *changed, int *blocks_per_sm)
+{
+    const uint32_t shared = chain_layout_of(g.words, r.n_temperatures, CW).total;
+    const int warps = r.n_temperatures < CHAIN_MAX_WARPS ? r.n_temperatures : CHAIN_MAX_WARPS;
+    cudaError_t err = cudaFuncSetAttribute(ens_chain_kernel<ND, HEATBATH, CW>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)shared);
+    if (err != cudaSuccess)
+        return err;
+    if (blocks_per_sm) /* the question only */
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            blocks_per_sm, ens_chain_kernel<ND, HEATBATH, CW>, 32 * warps, shared);
+    const unsigned grid = (unsigned)((int64_t)r.n_samples * r.n_replicas);
+    ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, stream>>>(g, d, r, list,
+                                                                             members, changed);
+    return cudaGetLastError();
+}
+
+template <int ND>
+static cudaError_t chain_launch_nd(cudaStream_t stream, const struct cuda_ens_chain_geom &g,
+                                   const struct cuda_ens_temper_dev &d,
+                                   const struct cuda_ens_round &r,
+                                   const struct cuda_ens_chain_list &list,
+                                   struct cuda_ens_packed_member *members,
+                                   unsigned long long *changed, int *blocks_per_sm)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    if (g.coupled)
+        return g.heatbath
+                   ? chain_launch<ND, true, CW>(stream, g, d, r, list, members, changed, blocks_per_sm)
+                   : chain_launch<ND, false, CW>(stream, g, d, r, list, members, changed, blocks_per_sm);
+    return g.heatbath
+               ? chain_launch<ND, true, 0>(stream, g, d, r, list, members, changed, blocks_per_sm)
+               : chain_launch<ND, false, 0>(stream, g, d, r, list, members, changed, blocks_per_sm);
+}
+
+extern "C" struct cuda_ens_chain_geom cuda_ens_chain_geom_of(const struct latmc_lattice *g,
+                                                             int coupled, int algorithm)
+{
+    struct cuda_ens_chain_geom c;
+    c.wpr = (uint32_t)(g->lx / 16);
+    c.ly = (uint32_t)g->ly;
+    c.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    c.words = (uint32_t)(g->nsites / 16);
+    c.ndim = g->ndim;
+    c.coupled = coupled != 0;
+    c.heatbath = algorithm == LATMC_ALGO_HEATBATH;
+    return c;
+}
+
+extern "C" uint32_t cuda_ens_chain_shared(const struct cuda_ens_chain_geom *g, int n_temperatures)
+{
+    const int cw = !g->coupled ? 0 : g->ndim == 3 ? 2 : 1;
+    return chain_layout_of(g->words, n_temperatures, cw).total;
+}
+
+extern "C" cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda_ens_chain_geom *g,
+                                          const struct cuda_ens_temper_dev *d,
+                                          const struct cuda_ens_round *r,
+                                          const struct cuda_ens_chain_list *list,
+                                          struct cuda_ens_packed_member *members,
+                                          unsigned long long *changed, int *blocks_per_sm)
+{
+    static const struct cuda_ens_chain_list no_list {}; /* the question has none */
+    const struct cuda_ens_chain_list &l = list ? *list : no_list;
+    return g->ndim == 3
+               ? chain_launch_nd<6>(stream, *g, *d, *r, l, members, changed, blocks_per_sm)
+               : chain_launch_nd<4>(stream, *g, *d, *r, l, members, changed, blocks_per_sm);
+}
