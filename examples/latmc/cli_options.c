@@ -325,12 +325,24 @@ static bool only_for(const struct cli_options *opt, bool given, int model, const
     return true;
 }
 
+/* An option of the models with couplings (Ising: uniform or +-J; Heisenberg: also Gaussian;
+ * the library says which kinds a model takes). */
+static bool only_with_couplings(const struct cli_options *opt, bool given, const char *option)
+{
+    if (given && opt->model != LATMC_MODEL_ISING && opt->model != LATMC_MODEL_HEISENBERG) {
+        cli_usage_error("%s applies to the ising and heisenberg models only (this is %s)",
+                        option, names_of(names_models(), opt->model, "?"));
+        return false;
+    }
+    return true;
+}
+
 static bool check_combinations(const struct cli_options *opt)
 {
     if (!only_for(opt, opt->q_given, LATMC_MODEL_POTTS, "--q") ||
         !only_for(opt, opt->precision_given, LATMC_MODEL_PHI4, "--precision") ||
-        !only_for(opt, opt->couplings_given, LATMC_MODEL_HEISENBERG, "--couplings") ||
-        !only_for(opt, opt->coupling_seed_given, LATMC_MODEL_HEISENBERG, "--coupling-seed"))
+        !only_with_couplings(opt, opt->couplings_given, "--couplings") ||
+        !only_with_couplings(opt, opt->coupling_seed_given, "--coupling-seed"))
         return false;
     if (opt->checkpoint_every != 0 && opt->checkpoint_path == NULL) {
         cli_usage_error("--checkpoint-every needs --checkpoint FILE");

@@ -46,11 +46,14 @@ void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt
         add_u64(m, "q", (uint64_t)d.q);
     if (d.model == LATMC_MODEL_PHI4)
         add_str(m, "precision", names_of(names_precision, d.precision, "?"));
-    if (d.model == LATMC_MODEL_HEISENBERG) {
+    /* Ising: the couplings only when they are not the uniform ferromagnet's */
+    if (d.model == LATMC_MODEL_HEISENBERG ||
+        (d.model == LATMC_MODEL_ISING && d.couplings != LATMC_COUPLINGS_UNIFORM)) {
         add_str(m, "couplings", names_of(names_couplings, d.couplings, "?"));
         add_u64(m, "coupling_seed", d.coupling_seed);
-        add_u64(m, "replicas", (uint64_t)d.replicas);
     }
+    if (d.model == LATMC_MODEL_HEISENBERG)
+        add_u64(m, "replicas", (uint64_t)d.replicas);
     add_str(m, "algorithm", names_of(names_algorithm, d.algorithm, "?"));
     for (int key = 1; key < 64; key++) {
         const char *name = latmc_param_name(key);

@@ -113,6 +113,9 @@ static double print_model(FILE *out, const latmc_sim_desc *d)
         fprintf(out, ", q = %d", d->q);
     if (d->model == LATMC_MODEL_PHI4)
         fprintf(out, ", %s field", names_of(names_precision, d->precision, "?"));
+    if (d->model == LATMC_MODEL_ISING && d->couplings != LATMC_COUPLINGS_UNIFORM)
+        fprintf(out, ", %s couplings (seed %" PRIu64 ")",
+                names_of(names_couplings, d->couplings, "?"), d->coupling_seed);
     if (d->model == LATMC_MODEL_HEISENBERG)
         fprintf(out, ", %s couplings (seed %" PRIu64 "), %d replica%s",
                 names_of(names_couplings, d->couplings, "?"), d->coupling_seed, d->replicas,
