@@ -115,6 +115,20 @@ PHILOX8_ALWAYS_INLINE void philox8_avx2_rounds(const struct philox8_avx2 *pc, co
     }
 }
 
+/* The counters of `groups` groups of 8 blocks from b0, in pairs: pair 2g holds blocks
+ * (b, b+1, b+4, b+5), pair 2g+1 (b+2, b+3, b+6, b+7), b = b0 + 8g (the orders below). */
+PHILOX8_ALWAYS_INLINE void philox8_avx2_counters(uint64_t b0, __m256i *c, const int groups)
+{
+    const __m256i base = _mm256_set1_epi64x((long long)b0);
+#pragma GCC unroll 3
+    for (int g = 0; g < groups; g++) {
+        c[2 * g] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g, 8 * g + 1, 8 * g + 4,
+                                                             8 * g + 5));
+        c[2 * g + 1] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g + 2, 8 * g + 3,
+                                                                 8 * g + 6, 8 * g + 7));
+    }
+}
+
 /*
  * The 32 draws of blocks b .. b+7 of each of `groups` groups (group g: b = b0 + 8 g;
  * lane l of block b+i is draw 4 (b+i) + l, lib/rng_streams.h), in "block order":
@@ -129,14 +143,7 @@ PHILOX8_ALWAYS_INLINE void philox8_avx2_groups(const struct philox8_avx2 *pc, ui
                                                __m256i *d, const int groups)
 {
     __m256i c[6], u[6], v[6];
-    const __m256i base = _mm256_set1_epi64x((long long)b0);
-#pragma GCC unroll 3
-    for (int g = 0; g < groups; g++) {
-        c[2 * g] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g, 8 * g + 1, 8 * g + 4,
-                                                             8 * g + 5));
-        c[2 * g + 1] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g + 2, 8 * g + 3,
-                                                                 8 * g + 6, 8 * g + 7));
-    }
+    philox8_avx2_counters(b0, c, groups);
     philox8_avx2_rounds(pc, c, u, v, 2 * groups, 1);
 #pragma GCC unroll 6
     for (int i = 0; i < 2 * groups; i++) {
@@ -157,14 +164,7 @@ PHILOX8_ALWAYS_INLINE void philox8_avx2_pairs(const struct philox8_avx2 *pc, uin
                                               __m256i *d, const int groups)
 {
     __m256i c[6], u[6], v[6];
-    const __m256i base = _mm256_set1_epi64x((long long)b0);
-#pragma GCC unroll 3
-    for (int g = 0; g < groups; g++) {
-        c[2 * g] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g, 8 * g + 1, 8 * g + 4,
-                                                             8 * g + 5));
-        c[2 * g + 1] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g + 2, 8 * g + 3,
-                                                                 8 * g + 6, 8 * g + 7));
-    }
+    philox8_avx2_counters(b0, c, groups);
     philox8_avx2_rounds(pc, c, u, v, 2 * groups, 0);
 #pragma GCC unroll 6
     for (int i = 0; i < 2 * groups; i++) {

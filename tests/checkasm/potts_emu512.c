@@ -190,13 +190,6 @@ EMU int count_reached8(const uint32_t *t, uint32_t ub)
     return k;
 }
 
+#define POTTS_DSP_INIT potts_emu512_dsp_init
+#define POTTS_LEVEL "emu512"
 #include "potts_simd.h"
-
-void potts_emu512_dsp_init(struct cpu_potts_dsp *dsp)
-{
-    dsp->width = VW;
-    dsp->level = "emu512";
-    dsp->metropolis = metropolis_pass;
-    dsp->heatbath = heatbath_pass;
-    dsp->measure = measure_pass;
-}

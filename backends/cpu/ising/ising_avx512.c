@@ -25,6 +25,7 @@
 
 #include "ising_rules.h" /* latmc_wrap_* */
 #include "ising_split.h"
+#include "philox16_avx512.h"
 #include "philox_fold.h"
 
 #define AI static inline __attribute__((always_inline))
@@ -32,29 +33,17 @@
 /* ---- Philox, eight instances per register (one per 64-bit lane, words in low halves) ---- */
 
 struct philox16 {
-    __m512i k0[10], k1[10]; /* round keys */
-    __m512i a1;             /* round 1: c3 ^ k1[0] */
-    __m512i b2, c2;         /* round 2: lo(M1 c2) ^ k0[1]; hi(M0 r0) ^ k1[1] */
-    __m512i d3;             /* round 3: lo(M0 r0) ^ k1[2] */
+    struct latmc_philox16_fold f; /* round keys and folded constants (philox16_avx512.h) */
     __m512i m0, m1;
 };
 
 /* The vectors of one fold (lib/philox_fold.h computes the keys and constants). */
 static void philox16_setup(struct philox16 *pc, const struct latmc_philox_fold *f)
 {
-    for (int r = 0; r < 10; r++) {
-        pc->k0[r] = _mm512_set1_epi64((long long)f->k[r].v[0]);
-        pc->k1[r] = _mm512_set1_epi64((long long)f->k[r].v[1]);
-    }
-    pc->a1 = _mm512_set1_epi64((long long)f->a1);
-    pc->b2 = _mm512_set1_epi64((long long)f->a2);
-    pc->c2 = _mm512_set1_epi64((long long)f->a3);
-    pc->d3 = _mm512_set1_epi64((long long)f->a4);
+    latmc_philox16_fold_set(&pc->f, f);
     pc->m0 = _mm512_set1_epi64(LATMC_PHILOX_M0);
     pc->m1 = _mm512_set1_epi64(LATMC_PHILOX_M1);
 }
-
-#define XOR3 0x96 /* vpternlog truth table of a ^ b ^ c */
 
 /*
  * Ten rounds for `groups` (compile-time 1 or 2) groups of eight blocks, c[g] their block
@@ -63,37 +52,9 @@ static void philox16_setup(struct philox16 *pc, const struct latmc_philox_fold *
 AI void philox16_rounds(const struct philox16 *pc, const __m512i *c, __m512i x[][4],
                         const int groups)
 {
-    for (int g = 0; g < groups; g++) {            /* round 1 */
-        x[g][3] = _mm512_mul_epu32(c[g], pc->m0);
-        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(x[g][3], 32), pc->a1);
-    }
-    for (int g = 0; g < groups; g++) {            /* round 2 (x3 becomes a constant) */
-        x[g][1] = _mm512_mul_epu32(x[g][2], pc->m1);
-        x[g][0] = _mm512_xor_si512(_mm512_srli_epi64(x[g][1], 32), pc->b2);
-        x[g][2] = _mm512_xor_si512(x[g][3], pc->c2);
-    }
-    for (int g = 0; g < groups; g++) {            /* round 3 */
-        const __m512i p0 = _mm512_mul_epu32(x[g][0], pc->m0);
-        const __m512i p1 = _mm512_mul_epu32(x[g][2], pc->m1);
-        x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1], pc->k0[2], XOR3);
-        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(p0, 32), pc->d3);
-        x[g][1] = p1;
-        x[g][3] = p0;
-    }
-#pragma GCC unroll 7
-    for (int r = 3; r < 10; r++) {
-#pragma GCC unroll 2
-        for (int g = 0; g < groups; g++) {
-            const __m512i p0 = _mm512_mul_epu32(x[g][0], pc->m0);
-            const __m512i p1 = _mm512_mul_epu32(x[g][2], pc->m1);
-            x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1], pc->k0[r],
-                                                XOR3);
-            x[g][2] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x[g][3], pc->k1[r],
-                                                XOR3);
-            x[g][1] = p1;
-            x[g][3] = p0;
-        }
-    }
+#define ISING_FOLD_(g) (&pc->f) /* one fold for all groups */
+    LATMC_PHILOX16_ROUNDS(ISING_FOLD_, pc->m0, pc->m1, c, x, groups);
+#undef ISING_FOLD_
 }
 
 /* Block numbers b .. b+7 in the eight lanes. */

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "philox16_avx512.h"
 #include "philox_fold.h"
 
 typedef __m512i bvec;
@@ -70,77 +71,27 @@ static inline uint64_t b_count_total(bvec cnt)
     return q[0] + q[1] + q[2] + q[3] + q[4] + q[5] + q[6] + q[7];
 }
 
-/* One fold (lib/philox_fold.h) broadcast: the round keys and the folded constants. */
-struct philox16_fold {
-    __m512i k0[10], k1[10];
-    __m512i a1, a2, a3, a4;
-};
-
-/* The folds of subs 0, 1, 2. */
+/* The folds of subs 0, 1, 2 (philox16_avx512.h). */
 struct dphilox {
-    struct philox16_fold f[3];
+    struct latmc_philox16_fold f[3];
     __m512i m0, m1;
 };
 
 static void dphilox_setup(struct dphilox *p, const struct latmc_philox_fold f[3])
 {
-    for (int q = 0; q < 3; q++) {
-        for (int r = 0; r < 10; r++) {
-            p->f[q].k0[r] = _mm512_set1_epi64((long long)f[q].k[r].v[0]);
-            p->f[q].k1[r] = _mm512_set1_epi64((long long)f[q].k[r].v[1]);
-        }
-        p->f[q].a1 = _mm512_set1_epi64((long long)f[q].a1);
-        p->f[q].a2 = _mm512_set1_epi64((long long)f[q].a2);
-        p->f[q].a3 = _mm512_set1_epi64((long long)f[q].a3);
-        p->f[q].a4 = _mm512_set1_epi64((long long)f[q].a4);
-    }
+    for (int q = 0; q < 3; q++)
+        latmc_philox16_fold_set(&p->f[q], &f[q]);
     p->m0 = _mm512_set1_epi64(LATMC_PHILOX_M0);
     p->m1 = _mm512_set1_epi64(LATMC_PHILOX_M1);
 }
 
-#define XOR3 0x96 /* vpternlog truth table of a ^ b ^ c */
-
-/*
- * Ten rounds for `chains` sets of eight blocks (c[g]: their block numbers in the low
- * halves of the 64-bit lanes), chain g with fold fs[g] (lib/philox_fold.h's words, the
- * order of ising_avx512.c's philox16_rounds): x[g][w] = output word w of each block, in
- * the low halves.
- */
-BINLINE void rounds_of(const struct dphilox *p, const struct philox16_fold *const *fs,
+/* Ten rounds for `chains` sets of eight blocks, chain g with fold fs[g]. */
+BINLINE void rounds_of(const struct dphilox *p, const struct latmc_philox16_fold *const *fs,
                        const __m512i *c, __m512i x[][4], const int chains)
 {
-    for (int g = 0; g < chains; g++) { /* round 1 */
-        x[g][3] = _mm512_mul_epu32(c[g], p->m0);
-        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(x[g][3], 32), fs[g]->a1);
-    }
-    for (int g = 0; g < chains; g++) { /* round 2 (x3 becomes a constant) */
-        x[g][1] = _mm512_mul_epu32(x[g][2], p->m1);
-        x[g][0] = _mm512_xor_si512(_mm512_srli_epi64(x[g][1], 32), fs[g]->a2);
-        x[g][2] = _mm512_xor_si512(x[g][3], fs[g]->a3);
-    }
-    for (int g = 0; g < chains; g++) { /* round 3 */
-        const __m512i p0 = _mm512_mul_epu32(x[g][0], p->m0);
-        const __m512i p1 = _mm512_mul_epu32(x[g][2], p->m1);
-        x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1], fs[g]->k0[2],
-                                            XOR3);
-        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(p0, 32), fs[g]->a4);
-        x[g][1] = p1;
-        x[g][3] = p0;
-    }
-#pragma GCC unroll 7
-    for (int r = 3; r < 10; r++) {
-#pragma GCC unroll 4
-        for (int g = 0; g < chains; g++) {
-            const __m512i p0 = _mm512_mul_epu32(x[g][0], p->m0);
-            const __m512i p1 = _mm512_mul_epu32(x[g][2], p->m1);
-            x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1],
-                                                fs[g]->k0[r], XOR3);
-            x[g][2] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x[g][3],
-                                                fs[g]->k1[r], XOR3);
-            x[g][1] = p1;
-            x[g][3] = p0;
-        }
-    }
+#define DEC_FOLD_(g) (fs[g])
+    LATMC_PHILOX16_ROUNDS(DEC_FOLD_, p->m0, p->m1, c, x, chains);
+#undef DEC_FOLD_
 }
 
 /* Chains e (even lanes' blocks) and o (odd lanes') to lane order: dword 2 j from e's
@@ -159,8 +110,8 @@ PINLINE void dphilox_main(const struct dphilox *p, uint32_t blo, bvec *w)
                                        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                                          12, 13, 14, 15));
     const __m512i c[4] = { b, _mm512_srli_epi64(b, 32), b, _mm512_srli_epi64(b, 32) };
-    const struct philox16_fold *const fs[4] = { &p->f[0], &p->f[0], &p->f[1], &p->f[1] };
     __m512i x[4][4];
+    const struct latmc_philox16_fold *const fs[4] = { &p->f[0], &p->f[0], &p->f[1], &p->f[1] };
     rounds_of(p, fs, c, x, 4);
     lanes_of_chains(x[0], x[1], w);
     lanes_of_chains(x[2], x[3], w + 4);
@@ -170,8 +121,8 @@ PINLINE void dphilox_tail(const struct dphilox *p, const uint32_t *blo, bvec *w)
 {
     const __m512i b = _mm512_loadu_si512((const void *)blo);
     const __m512i c[2] = { b, _mm512_srli_epi64(b, 32) };
-    const struct philox16_fold *const fs[2] = { &p->f[2], &p->f[2] };
     __m512i x[2][4];
+    const struct latmc_philox16_fold *const fs[2] = { &p->f[2], &p->f[2] };
     rounds_of(p, fs, c, x, 2);
     lanes_of_chains(x[0], x[1], w);
 }

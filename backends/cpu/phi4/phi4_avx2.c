@@ -37,17 +37,8 @@
 #define PHI4_ISA avx2
 enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 
-#define PHI4_R float
-#define PHI4_S f
-#include "phi4_simd_tmpl.h"
-#undef PHI4_R
-#undef PHI4_S
-
-#define PHI4_R double
-#define PHI4_S d
-#include "phi4_simd_tmpl.h"
-#undef PHI4_R
-#undef PHI4_S
+#define PHI4_BODY "phi4_simd_tmpl.h"
+#include "phi4_precisions.h"
 
 /* The floats with bit patterns [first, last] (positive normal) where logq_one_f is farther
  * than PHI4_LOGQ_BOUND_F from the exact logarithm: the bound the float decision relies on

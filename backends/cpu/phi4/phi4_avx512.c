@@ -24,17 +24,8 @@
 #define PHI4_ISA avx512
 enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 
-#define PHI4_R float
-#define PHI4_S f
-#include "phi4_simd_tmpl.h"
-#undef PHI4_R
-#undef PHI4_S
-
-#define PHI4_R double
-#define PHI4_S d
-#include "phi4_simd_tmpl.h"
-#undef PHI4_R
-#undef PHI4_S
+#define PHI4_BODY "phi4_simd_tmpl.h"
+#include "phi4_precisions.h"
 
 void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp)
 {

@@ -1,6 +1,6 @@
 /*
  * The phi^4 step of the SIMD levels, written once: included by each level's file
- * (phi4_avx2.c, phi4_avx512.c) once per field type, with PHI4_R (float, double) and
+ * (phi4_avx2.c, phi4_avx512.c) once per field type (phi4_precisions.h), with PHI4_R (float, double) and
  * PHI4_S (f, d), which select the level's vector primitives name_S and the coefficients
  * t->S. What differs between levels is only in the primitives the level's header defines
  * before the inclusion (phi4_vec_avx2.h, phi4_vec_avx512.h):
@@ -8,8 +8,9 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
  *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
- *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask),
- *                    lane by lane the reference's;
+ *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
+ *                    written once in phi4_vec_hit.h over the primitives above), lane by
+ *                    lane the reference's;
  *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
  *                    lanes of a mask), count_sum_S;
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),

@@ -4,14 +4,5 @@
 #include "cpu_omp.h"
 #include "rng_streams.h"
 
-#define PHI4_R float
-#define PHI4_S f
-#include "phi4_sweep_impl.h"
-#undef PHI4_R
-#undef PHI4_S
-
-#define PHI4_R double
-#define PHI4_S d
-#include "phi4_sweep_impl.h"
-#undef PHI4_R
-#undef PHI4_S
+#define PHI4_BODY "phi4_sweep_impl.h"
+#include "phi4_precisions.h"

@@ -271,28 +271,6 @@ static inline __attribute__((always_inline)) void logn_d(const vec_d x[PHI4_LOG_
 }
 
 /*
- * One Metropolis hit on 8 lanes (latmc_phi4_hit): proposal n = o + step (step =
- * epsilon signed(r_eta)), accepted iff -dH > lg (lg = log(unit(r_u))); returns the new
- * values and sets *acc.
- */
-#define PHI4_DEFINE_HIT(S)                                                                        \
-    static inline __attribute__((always_inline))                                                   \
-    vec_##S hit_##S(vec_##S o, vec_##S step, vec_##S lg, vec_##S c, vec_##S site,           \
-                      vec_##S quartic, mask_##S *acc)                                            \
-    {                                                                                              \
-        const vec_##S n = add_##S(o, step);                                                       \
-        const vec_##S nn_oo = add_##S(mul_##S(n, n), mul_##S(o, o));                              \
-        const vec_##S inner = add_##S(site, mul_##S(quartic, nn_oo));                             \
-        /* dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c) */                              \
-        const vec_##S dh = mul_##S(sub_##S(n, o), sub_##S(mul_##S(add_##S(n, o), inner), c));     \
-        *acc = gt_##S(neg_##S(dh), lg);                                                            \
-        return select_##S(*acc, n, o);                                                             \
-    }
-PHI4_DEFINE_HIT(f)
-PHI4_DEFINE_HIT(d)
-#undef PHI4_DEFINE_HIT
-
-/*
  * The Metropolis decision with a cheap logarithm first (float). The decision is
  * -dH > L, L = latmc_math_logf(unit(r_u)) (doc/models/phi4.md). logq_one_f gives a with
  * |a - L| <= PHI4_LOGQ_BOUND_F for every unit value u in [2^-32, 1] (checked for every
@@ -328,55 +306,27 @@ static inline vec_f logq_one_f(vec_f u)
     return _mm256_fmadd_ps(bits, _mm256_set1_ps(0x1.62e43p-24f), p);
 }
 
-/* PHI4_LOG_N quick logarithms (float) or exact ones (double: its hit decides on them). */
-static inline __attribute__((always_inline)) void logq_f(const vec_f x[PHI4_LOG_N],
-                                                         vec_f out[PHI4_LOG_N])
-{
-    for (int i = 0; i < PHI4_LOG_N; i++)
-        out[i] = logq_one_f(x[i]);
-}
+/* The double hit decides on the exact logarithms (phi4_vec_hit.h's hitq_d). */
 static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_N],
                                                          vec_d out[PHI4_LOG_N])
 {
     logn_d(x, out);
 }
 
-/* hit_f with lq = logq_one_f(unit_f(r_u)) in place of the exact logarithm (above); sets
- * *acc to the accepted lanes. A lane neither surely accepted (t < -E) nor surely
- * rejected (t > E) -- |t| <= E, or NaN -- sends the vector to the exact logarithm. The
- * test is one vtestps of the two masks' union (not two movemasks and scalar compares), and
- * r_u is read only there. */
-static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
-                                                            vec_f c, vec_f site,
-                                                            vec_f quartic, const __m256i *r_u,
-                                                            mask_f *acc)
+/* a < b (false where unordered) */
+static inline mask_f lt_f(vec_f a, vec_f b)
 {
-    const vec_f n = add_f(o, step);
-    const vec_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
-    const vec_f inner = add_f(site, mul_f(quartic, nn_oo));
-    const vec_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
-    const vec_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
-    mask_f a = _mm256_cmp_ps(t, neg_f(e), _CMP_LT_OQ);
-    const mask_f sure = _mm256_or_ps(a, _mm256_cmp_ps(t, e, _CMP_GT_OQ));
-    /* testc: 1 iff every lane's sign bit of `sure` is set */
-    if (__builtin_expect(!_mm256_testc_ps(sure, _mm256_castsi256_ps(_mm256_set1_epi32(-1))), 0)) {
-        const vec_f u[PHI4_LOG_N] = { unit_f(*r_u), unit_f(*r_u) };
-        vec_f lg[PHI4_LOG_N];
-        logn_f(u, lg);
-        a = gt_f(neg_f(dh), lg[0]);
-    }
-    *acc = a;
-    return select_f(a, n, o);
+    return _mm256_cmp_ps(a, b, _CMP_LT_OQ);
 }
-
-/* The double hit decides on the exact logarithm (logq_d). */
-static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
-                                                            vec_d c, vec_d site,
-                                                            vec_d quartic, const __m256i *r_u,
-                                                            mask_d *acc)
+/* The union of two lane masks; whether every lane of a mask is set (one vtestps on the
+ * masks' sign bits, not a movemask and a scalar compare: hitq_f's test of sure lanes). */
+static inline mask_f mask_or_f(mask_f a, mask_f b)
 {
-    (void)r_u;
-    return hit_d(o, step, lg, c, site, quartic, acc);
+    return _mm256_or_ps(a, b);
+}
+static inline int mask_all_f(mask_f m)
+{
+    return _mm256_testc_ps(m, _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
 }
 
 /* Accepted hits, counted per lane in the vector unit: a mask lane is all ones (-1), so
@@ -410,5 +360,7 @@ static inline uint64_t count_sum_d(phi4_count n)
     _mm256_storeu_si256((__m256i *)w, n);
     return w[0] + w[1] + w[2] + w[3];
 }
+
+#include "phi4_vec_hit.h"
 
 #endif

@@ -175,34 +175,20 @@ static inline vec_f logq_one_f(vec_f u)
     return _mm512_fmadd_ps(k, _mm512_set1_ps(0x1.62e43p-1f), p);
 }
 
-static inline __attribute__((always_inline)) void logq_f(const vec_f x[PHI4_LOG_N],
-                                                         vec_f out[PHI4_LOG_N])
+/* a < b (false where unordered) */
+static inline mask_f lt_f(vec_f a, vec_f b)
 {
-    for (int i = 0; i < PHI4_LOG_N; i++)
-        out[i] = logq_one_f(x[i]);
+    return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
 }
-
-/* phi4_vec_avx2.h's hitq_f: dH in the reference's order, the quick logarithm's sure
- * decisions, the exact logarithm for the vector where some lane is unsure. */
-static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
-                                                          vec_f c, vec_f site, vec_f quartic,
-                                                          const __m512i *r_u, mask_f *acc)
+/* The union of two lane masks; whether every lane of a mask is set (phi4_vec_hit.h's
+ * hitq_f: one kortest). */
+static inline mask_f mask_or_f(mask_f a, mask_f b)
 {
-    const vec_f n = add_f(o, step);
-    const vec_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
-    const vec_f inner = add_f(site, mul_f(quartic, nn_oo));
-    const vec_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
-    const vec_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
-    mask_f a = _mm512_cmp_ps_mask(t, neg_f(e), _CMP_LT_OQ);
-    const mask_f rejected = _mm512_cmp_ps_mask(t, e, _CMP_GT_OQ);
-    if (__builtin_expect((mask_f)(a | rejected) != 0xffffu, 0)) {
-        const vec_f u[PHI4_LOG_N] = { unit_f(*r_u), unit_f(*r_u) };
-        vec_f lg[PHI4_LOG_N];
-        logn_f(u, lg);
-        a = gt_f(neg_f(dh), lg[0]);
-    }
-    *acc = a;
-    return select_f(a, n, o);
+    return (mask_f)(a | b);
+}
+static inline int mask_all_f(mask_f m)
+{
+    return m == 0xffffu;
 }
 
 /* ---- double: two __m512d, lanes 0-7 and 8-15; masks of 16 lanes ---- */
@@ -304,22 +290,6 @@ static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_
     }
 }
 
-/* One Metropolis hit on 16 lanes (latmc_phi4_hit), as phi4_vec_avx2.h's hit_d. */
-static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
-                                                          vec_d c, vec_d site, vec_d quartic,
-                                                          const __m512i *r_u, mask_d *acc)
-{
-    (void)r_u;
-    const vec_d n = add_d(o, step);
-    const vec_d nn_oo = add_d(mul_d(n, n), mul_d(o, o));
-    const vec_d inner = add_d(site, mul_d(quartic, nn_oo));
-    /* dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c) */
-    const vec_d dh = mul_d(sub_d(n, o), sub_d(mul_d(add_d(n, o), inner), c));
-    const mask_d a = gt_d(neg_d(dh), lg);
-    *acc = a;
-    return select_d(a, n, o);
-}
-
 /* Accepted hits of the valid lanes (phi4_vec_avx2.h counts in vectors; masks here are
  * k-registers, counted as bits). */
 typedef uint64_t phi4_count;
@@ -343,5 +313,7 @@ static inline uint64_t count_sum_d(phi4_count n)
 {
     return n;
 }
+
+#include "phi4_vec_hit.h"
 
 #endif

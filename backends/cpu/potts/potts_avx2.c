@@ -97,13 +97,6 @@ static inline int count_reached8(const uint32_t *t, uint32_t ub)
     return __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(gt)) | 0x100u);
 }
 
+#define POTTS_DSP_INIT cpu_potts_dsp_init_avx2
+#define POTTS_LEVEL "avx2"
 #include "potts_simd.h"
-
-void cpu_potts_dsp_init_avx2(struct cpu_potts_dsp *dsp)
-{
-    dsp->width = VW;
-    dsp->level = "avx2";
-    dsp->metropolis = metropolis_pass;
-    dsp->heatbath = heatbath_pass;
-    dsp->measure = measure_pass;
-}

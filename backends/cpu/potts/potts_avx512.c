@@ -81,13 +81,6 @@ static inline int count_reached8(const uint32_t *t, uint32_t ub)
     return __builtin_ctz((unsigned)gt | 0x100u);
 }
 
+#define POTTS_DSP_INIT cpu_potts_dsp_init_avx512
+#define POTTS_LEVEL "avx512"
 #include "potts_simd.h"
-
-void cpu_potts_dsp_init_avx512(struct cpu_potts_dsp *dsp)
-{
-    dsp->width = VW;
-    dsp->level = "avx512";
-    dsp->metropolis = metropolis_pass;
-    dsp->heatbath = heatbath_pass;
-    dsp->measure = measure_pass;
-}

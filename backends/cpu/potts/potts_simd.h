@@ -1,8 +1,10 @@
 /*
  * The Potts SIMD kernels, written once over a small set of vector primitives and compiled
  * per ISA: potts_avx2.c and potts_avx512.c define the primitives (the list is at the top
- * of potts_avx2.c) and include this file. Everything here is private to that translation
- * unit; the level's entry points are cpu_potts_dsp_init_<isa>() (potts_fast.h).
+ * of potts_avx2.c), POTTS_DSP_INIT (the name of the level's entry point,
+ * cpu_potts_dsp_init_<isa>(), potts_fast.h) and POTTS_LEVEL (the level's name), and
+ * include this file, which defines that entry point; everything else here is private to
+ * that translation unit.
  *
  * One chunk = VW sites of one colour with consecutive within-colour indices j0 .. j0+VW-1
  * (j0 a multiple of VW), one byte per site, in the split layout of potts_fast.h. Their
@@ -680,4 +682,14 @@ static void measure_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e,
                          int64_t *matches, int64_t *count)
 {
     (p->ndim == 2 ? measure_2d : measure_3d)(p, b, e, matches, count);
+}
+
+/* The level's table entries. */
+void POTTS_DSP_INIT(struct cpu_potts_dsp *dsp)
+{
+    dsp->width = VW;
+    dsp->level = POTTS_LEVEL;
+    dsp->metropolis = metropolis_pass;
+    dsp->heatbath = heatbath_pass;
+    dsp->measure = measure_pass;
 }

@@ -1,0 +1,92 @@
+/*
+ * The Metropolis hit of the phi^4 SIMD levels, written once over the level's primitives:
+ * included at the end of phi4_vec_avx2.h and phi4_vec_avx512.h, after vec_S, mask_S,
+ * add_S, sub_S, mul_S, neg_S, gt_S, select_S, set1_f, lt_f, unit_f, logn_f, logq_one_f,
+ * PHI4_LOGQ_BOUND_F, phi4_iv and the two lane-mask primitives mask_or_f and mask_all_f.
+ * Each function performs, lane by lane, the operations of latmc_phi4_hit (lib/phi4.h) in
+ * its order, so every level decides as the reference does, bit for bit.
+ */
+#ifndef LATMC_CPU_PHI4_VEC_HIT_H
+#define LATMC_CPU_PHI4_VEC_HIT_H
+
+/*
+ * dH of the proposal n = o + step (o the old value, c the neighbour sum times kappa's
+ * coefficient, site and quartic the action's coefficients), in the reference's order:
+ * dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c). Sets *n.
+ */
+#define PHI4_DEFINE_DH(S)                                                                         \
+    static inline __attribute__((always_inline)) vec_##S dh_##S(                                  \
+        vec_##S o, vec_##S step, vec_##S c, vec_##S site, vec_##S quartic, vec_##S *n)           \
+    {                                                                                              \
+        *n = add_##S(o, step);                                                                     \
+        const vec_##S nn_oo = add_##S(mul_##S(*n, *n), mul_##S(o, o));                            \
+        const vec_##S inner = add_##S(site, mul_##S(quartic, nn_oo));                             \
+        return mul_##S(sub_##S(*n, o), sub_##S(mul_##S(add_##S(*n, o), inner), c));              \
+    }
+PHI4_DEFINE_DH(f)
+PHI4_DEFINE_DH(d)
+#undef PHI4_DEFINE_DH
+
+/*
+ * One Metropolis hit on W lanes (latmc_phi4_hit): proposal n = o + step (step =
+ * epsilon signed(r_eta)), accepted iff -dH > lg (lg = log(unit(r_u))); returns the new
+ * values and sets *acc.
+ */
+#define PHI4_DEFINE_HIT(S)                                                                        \
+    static inline __attribute__((always_inline)) vec_##S hit_##S(                                 \
+        vec_##S o, vec_##S step, vec_##S lg, vec_##S c, vec_##S site, vec_##S quartic,           \
+        mask_##S *acc)                                                                             \
+    {                                                                                              \
+        vec_##S n;                                                                                 \
+        const vec_##S dh = dh_##S(o, step, c, site, quartic, &n);                                 \
+        *acc = gt_##S(neg_##S(dh), lg);                                                            \
+        return select_##S(*acc, n, o);                                                             \
+    }
+PHI4_DEFINE_HIT(f)
+PHI4_DEFINE_HIT(d)
+#undef PHI4_DEFINE_HIT
+
+/* PHI4_LOG_N quick logarithms (float; logq_one_f, the level's polynomial with its bound
+ * PHI4_LOGQ_BOUND_F) or exact ones (double: its hit decides on them, logq_d). */
+static inline __attribute__((always_inline)) void logq_f(const vec_f x[PHI4_LOG_N],
+                                                         vec_f out[PHI4_LOG_N])
+{
+    for (int i = 0; i < PHI4_LOG_N; i++)
+        out[i] = logq_one_f(x[i]);
+}
+
+/*
+ * hit_f with lq = logq_one_f(unit_f(r_u)) in place of the exact logarithm; sets *acc to
+ * the accepted lanes. With t = RN(dH + lq) and E = PHI4_LOGQ_BOUND_F (phi4_vec_avx2.h
+ * proves it): t < -E is surely accepted, t > E surely rejected, as the reference decides;
+ * a lane neither -- |t| <= E, or NaN -- sends the vector to the exact logarithm (about 4
+ * vectors in 10^4), and r_u is read only there.
+ */
+static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
+                                                          vec_f c, vec_f site, vec_f quartic,
+                                                          const phi4_iv *r_u, mask_f *acc)
+{
+    vec_f n;
+    const vec_f dh = dh_f(o, step, c, site, quartic, &n);
+    const vec_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
+    mask_f a = lt_f(t, neg_f(e));
+    if (__builtin_expect(!mask_all_f(mask_or_f(a, gt_f(t, e))), 0)) {
+        const vec_f u[PHI4_LOG_N] = { unit_f(*r_u), unit_f(*r_u) };
+        vec_f lg[PHI4_LOG_N];
+        logn_f(u, lg);
+        a = gt_f(neg_f(dh), lg[0]);
+    }
+    *acc = a;
+    return select_f(a, n, o);
+}
+
+/* The double hit decides on the exact logarithm (logq_d): lg is log(unit(r_u)) already. */
+static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
+                                                          vec_d c, vec_d site, vec_d quartic,
+                                                          const phi4_iv *r_u, mask_d *acc)
+{
+    (void)r_u;
+    return hit_d(o, step, lg, c, site, quartic, acc);
+}
+
+#endif
