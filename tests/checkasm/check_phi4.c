@@ -32,6 +32,7 @@
 #if CHECKASM_PHI4_EMU512
 /* phi4_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
 void cpu_phi4_dsp_init_avx512_emulated(struct cpu_phi4_dsp *dsp);
+int64_t cpu_phi4_avx512_emulated_logq_violations(uint32_t first, uint32_t last);
 #endif
 
 /* The level's table, or 0 when this build has no phi^4 kernels for it. */
@@ -481,25 +482,36 @@ static void bench_step(int precision, int64_t L)
 }
 
 /*
- * The AVX2 float decision tries a quick logarithm first and falls back to the exact one
- * only where the two could decide differently: that is exact only if the quick one stays
- * within its bound of the exact one for every value the draws give. Every float in
- * [2^-32, 1] is checked, a superset of the unit values (r + 1) 2^-32 rounded. (The AVX-512
- * level uses the same polynomial and bound, phi4_vec_avx512.h.)
+ * The float decision of the AVX2 and AVX-512 levels tries a quick logarithm first and falls
+ * back to the exact one only where the two could decide differently: that is exact only if
+ * the quick one stays within its bound of the exact one for every value the draws give.
+ * Every float in [2^-32, 1] is checked, a superset of the unit values (r + 1) 2^-32
+ * rounded, on each level's own form of the polynomial (phi4_vec_avx2.h, phi4_vec_avx512.h;
+ * AVX-512 natively where the CPU has it, else emulated).
  */
-static void check_quick_log(const struct checkasm_level *lv)
+static void check_quick_log(const struct checkasm_level *lv, const char *level)
 {
-#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
     const uint32_t first = 0x2f800000u /* 2^-32 */, last = 0x3f800000u /* 1 */;
-    const int64_t bad = cpu_phi4_avx2_logq_violations(first, last);
+    int64_t bad = -1;
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+    if (strcmp(level, "avx2") == 0)
+        bad = cpu_phi4_avx2_logq_violations(first, last);
+#endif
+#if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
+    if (!lv->emulated && strcmp(level, "avx512") == 0)
+        bad = cpu_phi4_avx512_logq_violations(first, last);
+#endif
+#if CHECKASM_PHI4_EMU512
+    if (lv->emulated && strcmp(level, "avx512") == 0)
+        bad = cpu_phi4_avx512_emulated_logq_violations(first, last);
+#endif
+    if (bad < 0)
+        return; /* a level without a quick logarithm (C) */
     if (bad)
         checkasm_fail("phi4.quick_log_f", lv->name, "%lld floats in [2^-32, 1] beyond the bound",
                       (long long)bad);
     else
         checkasm_ok("phi4.quick_log_f", lv->name, "every float in [2^-32, 1] within its bound");
-#else
-    (void)lv;
-#endif
 }
 
 void checkasm_check_phi4(void)
@@ -516,8 +528,7 @@ void checkasm_check_phi4(void)
         check_steps(&levels[l], &dsp, DOUBLE);
         check_segments(&levels[l], &dsp, FLOAT);
         check_segments(&levels[l], &dsp, DOUBLE);
-        if (!levels[l].emulated && strcmp(dsp.level, "avx2") == 0)
-            check_quick_log(&levels[l]);
+        check_quick_log(&levels[l], dsp.level);
     }
     if (checkasm_bench_on()) {
         bench_step(FLOAT, checkasm_quick() ? 8 : 32);

@@ -63,9 +63,11 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
 unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags);
 void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp);   /* in phi4_avx2.c (-mavx2) */
 void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp); /* in phi4_avx512.c */
-/* How many floats with bit patterns [first, last] the AVX2 level's quick logarithm misses
- * by more than its bound (phi4_vec_avx2.h; the test checks every unit value). AVX2 only. */
+/* How many floats with bit patterns [first, last] a level's quick logarithm misses by more
+ * than its bound (phi4_vec_avx2.h, phi4_vec_avx512.h: two forms of the polynomial; the test
+ * checks every unit value on each). */
 int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last);
+int64_t cpu_phi4_avx512_logq_violations(uint32_t first, uint32_t last);
 
 /* Position of site (x, row) in the colour-transposed layout. */
 static inline int64_t phi4_transposed_pos(const struct phi4_geom *g, int64_t x, int64_t row)

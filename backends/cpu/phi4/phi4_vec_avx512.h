@@ -158,8 +158,12 @@ static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_
     latmc_logf_avx512_n(x, out);
 }
 
-/* The quick logarithm of phi4_vec_avx2.h (logq_one_f there: the same polynomial, the same
- * fused operations, so the same values and the same bound PHI4_LOGQ_BOUND_F). */
+/* The quick logarithm (phi4_vec_avx2.h's argument for the decision holds with any a within
+ * PHI4_LOGQ_BOUND_F of the exact logarithm): here ln u = k ln 2 + p(m) with the exponent k
+ * taken from u's bits and p the degree-4 polynomial for ln m on [1, 2) -- not AVX2's form
+ * with the exponent folded into the coefficients, so not its values; the bound is checked
+ * for this form over every float of [2^-32, 1] (cpu_phi4_avx512_logq_violations, checkasm's
+ * phi4.quick_log_f on the AVX-512 level, native or emulated). */
 #define PHI4_LOGQ_BOUND_F 0x1p-13f
 static inline vec_f logq_one_f(vec_f u)
 {
