@@ -254,13 +254,14 @@ const char *latmc_sim_backend_name(const latmc_sim *sim)
 
 /* Common checks of set/get_param: the key exists and belongs to the sim's model. Records
  * the thread's message only: the caller records it on the sim where it may. */
-static int check_param_key(const latmc_sim *sim, int key)
+static int check_param_key(const latmc_sim *sim, int key, const char *fn)
 {
     if (!latmc_param_name(key))
-        return latmc_fail(LATMC_EINVAL, "unknown parameter key %d", key);
+        return latmc_fail(LATMC_EINVAL, "%s: unknown parameter key %d (enum latmc_param)", fn,
+                          key);
     if (!(sim->model->params & (1u << key)))
-        return latmc_fail(LATMC_EUNSUPPORTED, "parameter %s does not belong to the %s model",
-                          latmc_param_name(key), sim->model->name);
+        return latmc_fail(LATMC_EUNSUPPORTED, "%s: parameter %s does not belong to the %s model",
+                          fn, latmc_param_name(key), sim->model->name);
     return LATMC_OK;
 }
 
@@ -290,7 +291,7 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_set_param: sim is NULL");
-    int st = check_param_key(sim, key);
+    int st = check_param_key(sim, key, "latmc_sim_set_param");
     if (st == LATMC_OK)
         st = latmc_param_check(key, value);
     if (st == LATMC_OK)
@@ -314,7 +315,7 @@ int latmc_sim_get_param(const latmc_sim *sim, int key, double *value)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_param: sim is NULL");
     if (!value)
         return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_param: value is NULL");
-    int st = check_param_key(sim, key);
+    int st = check_param_key(sim, key, "latmc_sim_get_param");
     if (st < 0)
         return latmc_sim_log_failure(sim, st);
     *value = sim->param[key];

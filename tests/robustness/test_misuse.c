@@ -356,6 +356,13 @@ static void sim_calls(void **state)
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_J, 1e300), LATMC_EINVAL);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_MU2, 1.0), LATMC_EUNSUPPORTED);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_NOVER, 1.0), LATMC_EUNSUPPORTED);
+    /* the key's refusals name the function called */
+    EXPECT_NAMED("latmc_sim_set_param", latmc_sim_set_param(s, 99, 1.0), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_sim_set_param", latmc_sim_set_param(s, LATMC_PARAM_MU2, 1.0),
+                 LATMC_EUNSUPPORTED);
+    EXPECT_NAMED("latmc_sim_get_param", latmc_sim_get_param(s, -1, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_sim_get_param", latmc_sim_get_param(s, LATMC_PARAM_NOVER, &v),
+                 LATMC_EUNSUPPORTED);
     EXPECT(latmc_sim_get_param(s, LATMC_PARAM_BETA, NULL), LATMC_EINVAL);
     EXPECT(latmc_sim_get_param(s, 42, &v), LATMC_EINVAL);
     EXPECT(latmc_sim_get_param(s, LATMC_PARAM_EPSILON, &v), LATMC_EUNSUPPORTED);
