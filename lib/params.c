@@ -6,6 +6,7 @@
  * (latmc_params_check_joint()), since set_param sees one value at a time.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model.h"
@@ -70,8 +71,15 @@ int latmc_param_by_name(const char *name, int *key)
             return LATMC_OK;
         }
     }
-    return latmc_fail(LATMC_EINVAL, "unknown parameter name \"%s\" (known: beta J h mu2 g lambda "
-                      "epsilon nhit nloc nover decisions)", name);
+    /* the known names from the table itself, so that a new parameter is listed */
+    char known[256] = "";
+    size_t used = 0;
+    for (int k = 1; k <= LATMC_PARAM_MAX; k++)
+        if (param_defs[k].name && used < sizeof known)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                     used ? " " : "", param_defs[k].name);
+    return latmc_fail(LATMC_EINVAL, "latmc_param_by_name: unknown parameter name \"%.64s\" "
+                      "(known: %s)", name, known);
 }
 
 void latmc_param_defaults(double param[LATMC_PARAM_MAX + 1])

@@ -147,9 +147,8 @@ bool get_named_param(struct cli_options *opt, const char *arg)
     }
     memcpy(name, arg, len);
     name[len] = '\0';
-    if (latmc_param_by_name(name, &key) != LATMC_OK) {
-        cli_usage_error("--param: unknown parameter '%s' (expected beta, J, h, mu2, g, lambda, "
-                        "epsilon, nhit, nloc, nover or decisions)", name);
+    if (latmc_param_by_name(name, &key) != LATMC_OK) { /* the library lists the names */
+        cli_usage_error("--param: %s", latmc_last_error());
         return false;
     }
     char optname[96];
