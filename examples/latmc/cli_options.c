@@ -1,5 +1,6 @@
 /* latmc front end — command-line parsing (getopt_long), defaults, cross-option checks. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,11 @@ static const struct option long_opts[] = {
 };
 
 #define MAX_SITES    (INT64_C(1) << 46)
-#define MAX_SWEEPS   (UINT64_C(1) << 62)
+/* The library's random-number counters name 2^48 sweeps (phi^4: 2^48 / nloc): more could
+ * never run, so they are refused here at once instead of after years of sweeping. */
+#define MAX_SWEEPS   (UINT64_C(1) << 48)
 #define MAX_THREADS  4096
-#define SWEEPS_WHAT  "a non-negative integer up to 2^62"
+#define SWEEPS_WHAT  "a non-negative integer up to 2^48"
 
 static void set_defaults(struct cli_options *opt)
 {
@@ -344,6 +347,12 @@ static bool check_combinations(const struct cli_options *opt)
         !only_with_couplings(opt, opt->couplings_given, "--couplings") ||
         !only_with_couplings(opt, opt->coupling_seed_given, "--coupling-seed"))
         return false;
+    if (opt->therm + opt->sweeps > MAX_SWEEPS) { /* each at most 2^48: no overflow */
+        cli_usage_error("--therm %" PRIu64 " plus --sweeps %" PRIu64 " pass the 2^48 sweeps "
+                        "the library's random-number counters can name", opt->therm,
+                        opt->sweeps);
+        return false;
+    }
     if (opt->checkpoint_every != 0 && opt->checkpoint_path == NULL) {
         cli_usage_error("--checkpoint-every needs --checkpoint FILE");
         return false;
