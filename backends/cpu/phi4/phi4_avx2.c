@@ -40,29 +40,10 @@ enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 #define PHI4_BODY "phi4_simd_tmpl.h"
 #include "phi4_precisions.h"
 
-/* The floats with bit patterns [first, last] (positive normal) where logq_one_f is farther
- * than PHI4_LOGQ_BOUND_F from the exact logarithm: the bound the float decision relies on
- * (phi4_vec_avx2.h), for the test to check over every unit value. */
+/* The quick logarithm's misses of its bound (phi4_vec_hit.h), for checkasm. */
 int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last)
 {
-    int64_t bad = 0;
-    for (uint64_t b = first; b <= last; b += 16) {
-        uint32_t bits[16];
-        for (int i = 0; i < 16; i++)
-            bits[i] = b + (uint64_t)i <= last ? (uint32_t)(b + (uint64_t)i) : last;
-        __m256 u[2], exact[2];
-        u[0] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)bits));
-        u[1] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(bits + 8)));
-        latmc_logf_avx2_n(u, exact);
-        for (int v = 0; v < 2; v++) {
-            float q[8], l[8];
-            _mm256_storeu_ps(q, logq_one_f(u[v]));
-            _mm256_storeu_ps(l, exact[v]);
-            for (int i = 0; i < 8; i++)
-                bad += !(fabs((double)q[i] - (double)l[i]) <= (double)PHI4_LOGQ_BOUND_F);
-        }
-    }
-    return bad;
+    return phi4_logq_violations(first, last);
 }
 
 void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)

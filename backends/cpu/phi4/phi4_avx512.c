@@ -28,30 +28,11 @@ enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 #define PHI4_BODY "phi4_simd_tmpl.h"
 #include "phi4_precisions.h"
 
-/* The floats with bit patterns [first, last] (positive normal) where this level's
- * logq_one_f is farther than PHI4_LOGQ_BOUND_F from the exact logarithm: its own
- * polynomial form (the exponent taken apart, not folded into the coefficients as in
- * phi4_vec_avx2.h), so its own check over every unit value. */
+/* The quick logarithm's misses of its bound (phi4_vec_hit.h), for checkasm: this level's
+ * own form of the polynomial (phi4_vec_avx512.h), so its own check. */
 int64_t cpu_phi4_avx512_logq_violations(uint32_t first, uint32_t last)
 {
-    int64_t bad = 0;
-    for (uint64_t b = first; b <= last; b += 16 * PHI4_LOG_N) {
-        uint32_t bits[16 * PHI4_LOG_N];
-        for (int i = 0; i < 16 * PHI4_LOG_N; i++)
-            bits[i] = b + (uint64_t)i <= last ? (uint32_t)(b + (uint64_t)i) : last;
-        vec_f u[PHI4_LOG_N], exact[PHI4_LOG_N];
-        for (int v = 0; v < PHI4_LOG_N; v++)
-            u[v] = _mm512_castsi512_ps(_mm512_loadu_si512((const void *)(bits + 16 * v)));
-        logn_f(u, exact);
-        for (int v = 0; v < PHI4_LOG_N; v++) {
-            float q[16], l[16];
-            _mm512_storeu_ps(q, logq_one_f(u[v]));
-            _mm512_storeu_ps(l, exact[v]);
-            for (int i = 0; i < 16; i++)
-                bad += !(fabs((double)q[i] - (double)l[i]) <= (double)PHI4_LOGQ_BOUND_F);
-        }
-    }
-    return bad;
+    return phi4_logq_violations(first, last);
 }
 
 void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp)

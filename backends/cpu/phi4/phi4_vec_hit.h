@@ -89,4 +89,36 @@ static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, v
     return hit_d(o, step, lg, c, site, quartic, acc);
 }
 
+/*
+ * The floats with bit patterns [first, last] (positive normal) where the level's
+ * logq_one_f is farther than PHI4_LOGQ_BOUND_F from its exact logarithm (logn_f): the
+ * bound the float decisions rely on, for checkasm's phi4.quick_log_f to check over every
+ * unit value (each level's own form of the polynomial; the levels export it as
+ * cpu_phi4_<level>_logq_violations). Needs <math.h> and <string.h>.
+ */
+static inline int64_t phi4_logq_violations(uint32_t first, uint32_t last)
+{
+    enum { N = PHI4_W * PHI4_LOG_N };
+    int64_t bad = 0;
+    for (uint64_t b = first; b <= last; b += N) {
+        float in[N];
+        for (int i = 0; i < N; i++) {
+            const uint32_t bits = b + (uint64_t)i <= last ? (uint32_t)(b + (uint64_t)i) : last;
+            memcpy(&in[i], &bits, sizeof bits);
+        }
+        vec_f u[PHI4_LOG_N], exact[PHI4_LOG_N];
+        for (int v = 0; v < PHI4_LOG_N; v++)
+            u[v] = load_f(in + PHI4_W * v);
+        logn_f(u, exact);
+        for (int v = 0; v < PHI4_LOG_N; v++) {
+            float q[PHI4_W], l[PHI4_W];
+            store_f(q, logq_one_f(u[v]));
+            store_f(l, exact[v]);
+            for (int i = 0; i < PHI4_W; i++)
+                bad += !(fabs((double)q[i] - (double)l[i]) <= (double)PHI4_LOGQ_BOUND_F);
+        }
+    }
+    return bad;
+}
+
 #endif
