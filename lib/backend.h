@@ -276,6 +276,11 @@ int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value);
  */
 uint64_t latmc_sim_max_sweeps(const latmc_sim *sim);
 
+/* latmc_sim_sweep refuses a sim whose acceptance counters hold more attempted updates than
+ * this (latmc_sim_reset_acceptance empties them): a call adds far less than as many again,
+ * so the counters stay within what a checkpoint loads (2^63, lib/checkpoint_format.h). */
+#define LATMC_SWEEP_MAX_ATTEMPTED (UINT64_C(1) << 62)
+
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;
 
 /*

@@ -283,7 +283,7 @@ int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsit
                           "1)", have_config);
     if (st->accepted > st->attempted || st->attempted > CKPT_MAX_ATTEMPTED)
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu accepted of %llu attempted updates "
-                          "(at most 2^62 attempted)", (unsigned long long)st->accepted,
+                          "(at most 2^63 attempted)", (unsigned long long)st->accepted,
                           (unsigned long long)st->attempted);
     if (st->spin_bytes != (st->have_config ? want_spins : 0))
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: a configuration of %llu bytes where the "

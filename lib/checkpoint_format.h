@@ -41,10 +41,13 @@
  * declares, so only small lattices may be saved and loaded that way (sites x replicas):
  * larger ones would let a few hundred bytes ask for gigabytes. */
 #define CKPT_MAX_EMPTY_SITES 65536
-/* Acceptance counters beyond this are refused: no run reaches it (14 years at 1e10
+/* Acceptance counters beyond this are refused: no run reaches it (29 years at 1e10
  * updates per second), and the counters of a sim loaded with more could wrap around 2^64
- * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load). */
-#define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 62)
+ * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load).
+ * latmc_sim_sweep refuses to sweep once a sim holds more than half of it
+ * (LATMC_SWEEP_MAX_ATTEMPTED, lib/backend.h), so that what a sim saves it loads again
+ * (another finding: loaded just under the bound, one sweep passed it). */
+#define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 63)
 /* Parameters a checkpoint's prefix stores, keys 1 .. CKPT_PARAMS (beta .. nover): fixed by
  * the format, not by LATMC_PARAM_MAX. The later keys CKPT_PARAMS + 1 .. CKPT_PARAMS_V3
  * (decisions) are in version 3's chain block; a file of version 1 or 2 has them at their

@@ -370,6 +370,10 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
         st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
                       "%llu sweeps the random-number counters can name",
                       (unsigned long long)n, (unsigned long long)max_sweeps);
+    if (st == LATMC_OK && sim->attempted > LATMC_SWEEP_MAX_ATTEMPTED)
+        st = SIM_FAIL(sim, LATMC_ESTATE, "latmc_sim_sweep: the acceptance counters hold %llu "
+                      "attempted updates, more than 2^62 (empty them with "
+                      "latmc_sim_reset_acceptance)", (unsigned long long)sim->attempted);
     /* collective on parts: the parameters are each part's own (set_param), so a part
      * whose parameters are refused fails the sweep on every part (none is left waiting
      * in the others' halo exchanges), and so do parameters that differ between the parts
