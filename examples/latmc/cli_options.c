@@ -316,25 +316,14 @@ static bool finish_lattice(struct cli_options *opt, const struct parse_state *ps
     return true;
 }
 
-/* An option of one model only (the library ignores its desc field for the others). */
-static bool only_for(const struct cli_options *opt, bool given, int model, const char *option)
+/* An option of some models only (the library ignores its desc field for the others):
+ * `models` a mask of (1 << model), `names` how the message lists them. */
+static bool only_for(const struct cli_options *opt, bool given, unsigned models,
+                     const char *names, const char *option)
 {
-    if (given && opt->model != model) {
-        cli_usage_error("%s applies to the %s model only (this is %s)", option,
-                        names_of(names_models(), model, "?"),
+    if (given && !(models & (1u << opt->model))) {
+        cli_usage_error("%s applies to the %s only (this is %s)", option, names,
                         names_of(names_models(), opt->model, "?"));
-        return false;
-    }
-    return true;
-}
-
-/* An option of the models with couplings (Ising: uniform or +-J; Heisenberg: also Gaussian;
- * the library says which kinds a model takes). */
-static bool only_with_couplings(const struct cli_options *opt, bool given, const char *option)
-{
-    if (given && opt->model != LATMC_MODEL_ISING && opt->model != LATMC_MODEL_HEISENBERG) {
-        cli_usage_error("%s applies to the ising and heisenberg models only (this is %s)",
-                        option, names_of(names_models(), opt->model, "?"));
         return false;
     }
     return true;
@@ -342,10 +331,16 @@ static bool only_with_couplings(const struct cli_options *opt, bool given, const
 
 static bool check_combinations(const struct cli_options *opt)
 {
-    if (!only_for(opt, opt->q_given, LATMC_MODEL_POTTS, "--q") ||
-        !only_for(opt, opt->precision_given, LATMC_MODEL_PHI4, "--precision") ||
-        !only_with_couplings(opt, opt->couplings_given, "--couplings") ||
-        !only_with_couplings(opt, opt->coupling_seed_given, "--coupling-seed"))
+    /* the models with couplings: Ising (uniform or +-J), Heisenberg (also Gaussian); the
+     * library says which kinds a model takes */
+    const unsigned coupled = (1u << LATMC_MODEL_ISING) | (1u << LATMC_MODEL_HEISENBERG);
+    if (!only_for(opt, opt->q_given, 1u << LATMC_MODEL_POTTS, "potts model", "--q") ||
+        !only_for(opt, opt->precision_given, 1u << LATMC_MODEL_PHI4, "phi4 model",
+                  "--precision") ||
+        !only_for(opt, opt->couplings_given, coupled, "ising and heisenberg models",
+                  "--couplings") ||
+        !only_for(opt, opt->coupling_seed_given, coupled, "ising and heisenberg models",
+                  "--coupling-seed"))
         return false;
     if (opt->therm + opt->sweeps > MAX_SWEEPS) { /* each at most 2^48: no overflow */
         cli_usage_error("--therm %" PRIu64 " plus --sweeps %" PRIu64 " pass the 2^48 sweeps "

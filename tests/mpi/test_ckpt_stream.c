@@ -235,6 +235,18 @@ static void *load_part(void *arg)
     return NULL;
 }
 
+/* `path` loaded by latmc_sim_load_part on n parts over one hub, each with its job. */
+static void load_on_parts(struct hub *hub, struct job *jobs, int n, const char *path)
+{
+    for (int p = 0; p < n; p++) {
+        memset(&jobs[p], 0, sizeof jobs[p]);
+        jobs[p].hub = hub;
+        jobs[p].rank = p;
+        jobs[p].path = path;
+    }
+    run_parts(hub, n, load_part, jobs, sizeof jobs[0]);
+}
+
 /*
  * The file loaded by latmc_sim_load and on n parts by latmc_sim_load_part: every part
  * must fail with the plain load's status, its message holding `want` (which the plain
@@ -255,13 +267,7 @@ static void expect_load_verdict(const char *path, int n, int status, const char 
 
     struct hub hub;
     struct job jobs[MAX_PARTS];
-    for (int p = 0; p < n; p++) {
-        memset(&jobs[p], 0, sizeof jobs[p]);
-        jobs[p].hub = &hub;
-        jobs[p].rank = p;
-        jobs[p].path = path;
-    }
-    run_parts(&hub, n, load_part, jobs, sizeof jobs[0]);
+    load_on_parts(&hub, jobs, n, path);
     for (int p = 0; p < n; p++)
         if (jobs[p].status != status || !strstr(jobs[p].msg, want) || jobs[p].got_sim)
             fail_msg("%s: part %d of %d: %s: %s (the plain load: %s, '%s')", what, p, n,
@@ -703,13 +709,7 @@ static void chain_corpus_verdicts(void **state)
         enum { n = 2 };
         struct hub hub;
         struct job jobs[n];
-        for (int p = 0; p < n; p++) {
-            memset(&jobs[p], 0, sizeof jobs[p]);
-            jobs[p].hub = &hub;
-            jobs[p].rank = p;
-            jobs[p].path = path;
-        }
-        run_parts(&hub, n, load_part, jobs, sizeof jobs[0]);
+        load_on_parts(&hub, jobs, n, path);
         for (int p = 0; p < n; p++)
             if (jobs[p].status != plain || jobs[p].got_sim != valid ||
                 (!valid && !strstr(jobs[p].msg, why)))
