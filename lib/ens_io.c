@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "checkpoint_desc.h"
+#include "checkpoint_format.h"
 #include "checkpoint_io.h"
 #include "ens_internal.h"
 #include "model.h"
@@ -223,7 +224,10 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
         e->pair_accepted[t] = ckpt_get_u64(&r);
     for (int t = 0; t < nT; t++) {
         e->pair_attempted[t] = ckpt_get_u64(&r);
-        bad = bad || e->pair_accepted[t] > e->pair_attempted[t];
+        /* the sim loader's bound on its counters, and for the same reason: more could wrap
+         * around in the next rounds (latmc_ens_sweep refuses past half of it) */
+        bad = bad || e->pair_accepted[t] > e->pair_attempted[t] ||
+              e->pair_attempted[t] > CKPT_MAX_ATTEMPTED;
     }
     for (int m = 0; m < M; m++) {
         unsigned char dir = 0;
