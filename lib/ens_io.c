@@ -250,7 +250,8 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
             latmc_ens_destroy(&e);
             return corrupt(path, "truncated member");
         }
-        st = latmc_sim_deserialize(ctx, r.buf + r.pos, (size_t)n, &e->members[m]);
+        st = ckpt_deserialize(ctx, r.buf + r.pos, (size_t)n, NULL, NULL, "latmc_ens_load",
+                              &e->members[m]);
         r.pos += (size_t)n;
         if (st < 0 || !member_fits(e, m, e->members[m])) {
             char why[LATMC_ERRMSG_SIZE];
