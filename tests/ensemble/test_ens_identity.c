@@ -24,6 +24,7 @@
 #include "latmc_math.h"
 #include "philox.h"
 #include "sim_helpers.h"
+#include "test_files.h"
 
 static latmc_ctx *ctx;
 
@@ -379,13 +380,18 @@ static void test_threads_identical(void **state)
     ladder = wide_ladder;
 }
 
+/* A fresh temporary directory (dir: "/tmp/latmc-ens-XXXXXX") and the path run.ens in it. */
+static void temp_ens_path(char *dir, char *path, size_t size)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, size, "%s/run.ens", dir);
+}
+
 static void test_save_load_continues(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/latmc-ens-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof path, "%s/run.ens", dir);
+    char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
+    temp_ens_path(dir, path, sizeof path);
     latmc_ens *a = tempering_ensemble(2);
     assert_int_equal(latmc_ens_sweep(a, 61), LATMC_OK);
     assert_int_equal(latmc_ens_save(a, path), LATMC_OK);
@@ -435,29 +441,6 @@ static void test_save_load_continues(void **state)
     latmc_ens_destroy(&b);
 }
 
-/* A whole file into memory (caller frees), and back. */
-static unsigned char *read_whole(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(*n);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, *n, f), *n);
-    fclose(f);
-    return p;
-}
-
-static void write_whole(const char *path, const unsigned char *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* An ensemble loaded from `bytes` (resealed, ens_format.h) sweeps once (3 sweeps, one
  * exchange round) past latmc_sim_sweep's bound on attempted updates (2^62); what it saves
  * then loads, and the next sweep is refused (LATMC_ESTATE, naming `remedy`) with nothing
@@ -466,7 +449,7 @@ static latmc_ens *past_the_bound(const char *path, unsigned char *bytes, size_t 
                                  const char *remedy)
 {
     ens_reseal(bytes, n);
-    write_whole(path, bytes, n);
+    test_write_file(path, bytes, n);
     latmc_ens *e = NULL, *back = NULL;
     assert_int_equal(latmc_ens_load(ctx, path, &e), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
@@ -499,16 +482,14 @@ static void test_counters_bound(void **state)
 {
     (void)state;
     const uint64_t bound = UINT64_C(1) << 62;
-    char dir[] = "/tmp/latmc-ens-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof path, "%s/run.ens", dir);
+    char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
+    temp_ens_path(dir, path, sizeof path);
     latmc_ens *e = tempering_ensemble(1);
     assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
     assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
     latmc_ens_destroy(&e);
     size_t n = 0;
-    unsigned char *saved = read_whole(path, &n), *p = malloc(n);
+    unsigned char *saved = test_read_file(path, &n), *p = malloc(n);
     assert_non_null(p);
     const struct ens_layout l = ens_layout_of(saved, n);
     assert_true(l.members != 0 && l.n_temps == 4);
@@ -524,7 +505,7 @@ static void test_counters_bound(void **state)
     /* past the loader's bound: the file is refused (an exchange round could wrap it) */
     ckpt_put_le(p + l.attempted, (bound << 1) + 1, 8);
     ens_reseal(p, n);
-    write_whole(path, p, n);
+    test_write_file(path, p, n);
     latmc_ens *bad = (latmc_ens *)&bad;
     assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_ECORRUPT);
     assert_null(bad);
