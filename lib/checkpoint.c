@@ -181,7 +181,7 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
 
 int ckpt_corrupt(const char *what)
 {
-    return latmc_fail(LATMC_ECORRUPT, "checkpoint: %s", what);
+    return latmc_fail(LATMC_ECORRUPT, "%s", what);
 }
 
 int ckpt_read_desc(struct ckpt_reader *r, latmc_sim_desc *d)
@@ -199,7 +199,7 @@ static bool ckpt_known_version(uint32_t version)
 
 static int unknown_version(uint32_t version)
 {
-    return latmc_fail(LATMC_ECORRUPT, "checkpoint: format version %u; this liblatmc reads "
+    return latmc_fail(LATMC_ECORRUPT, "format version %u; this liblatmc reads "
                       "versions %u to %u", version, CKPT_VERSION_STATE, CKPT_VERSION_CHAIN);
 }
 
@@ -224,7 +224,7 @@ int ckpt_check_head(const unsigned char *p, size_t size, uint32_t *version)
                                            : "bad byte-order mark");
     uint64_t total = ckpt_get_u64(&r);
     if (total != size)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: header says %llu bytes, have %zu "
+        return latmc_fail(LATMC_ECORRUPT, "header says %llu bytes, have %zu "
                           "(truncated or extended)", (unsigned long long)total, size);
     return LATMC_OK;
 }
@@ -251,7 +251,7 @@ static int ckpt_take_param(const struct latmc_model_def *model, int k, double v,
     if (latmc_param_check(k, v) != LATMC_OK) {
         char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value%s is out of range "
+        return latmc_fail(LATMC_ECORRUPT, "a parameter value%s is out of range "
                           "(%s)", where, why);
     }
     st->param[k] = v;
@@ -279,18 +279,18 @@ int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsit
     const uint64_t sites = (uint64_t)nsites * (uint64_t)d->replicas;
     const uint64_t want_spins = sites * model->site_bytes(d);
     if (have_config > 1)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the has-configuration flag is %u (0 or "
+        return latmc_fail(LATMC_ECORRUPT, "the has-configuration flag is %u (0 or "
                           "1)", have_config);
     if (st->accepted > st->attempted || st->attempted > CKPT_MAX_ATTEMPTED)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu accepted of %llu attempted updates "
+        return latmc_fail(LATMC_ECORRUPT, "%llu accepted of %llu attempted updates "
                           "(at most 2^63 attempted)", (unsigned long long)st->accepted,
                           (unsigned long long)st->attempted);
     if (st->spin_bytes != (st->have_config ? want_spins : 0))
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: a configuration of %llu bytes where the "
+        return latmc_fail(LATMC_ECORRUPT, "a configuration of %llu bytes where the "
                           "desc implies %llu", (unsigned long long)st->spin_bytes,
                           (unsigned long long)(st->have_config ? want_spins : 0));
     if (!st->have_config && sites > CKPT_MAX_EMPTY_SITES)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: holds no configuration for its lattice "
+        return latmc_fail(LATMC_ECORRUPT, "holds no configuration for its lattice "
                           "of %llu sites x replicas; only lattices of at most %d may be saved "
                           "without one", (unsigned long long)sites, CKPT_MAX_EMPTY_SITES);
     return LATMC_OK;
@@ -304,7 +304,7 @@ int ckpt_parse_chain_block(struct ckpt_reader *r, const latmc_sim_desc *d,
     if (r->truncated)
         return ckpt_corrupt("truncated");
     if (keys != CKPT_PARAMS_V3)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the chain block holds parameters up to "
+        return latmc_fail(LATMC_ECORRUPT, "the chain block holds parameters up to "
                           "key %u; this format version has them up to %d", keys,
                           CKPT_PARAMS_V3);
     for (int k = CKPT_PARAMS + 1; k <= CKPT_PARAMS_V3; k++) {
@@ -319,7 +319,7 @@ int ckpt_parse_chain_block(struct ckpt_reader *r, const latmc_sim_desc *d,
     if (r->truncated)
         return ckpt_corrupt("truncated");
     if (app > 1)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the application-data flag of the chain "
+        return latmc_fail(LATMC_ECORRUPT, "the application-data flag of the chain "
                           "block is %u (0 or 1)", app);
     st->has_app = app == 1;
     return LATMC_OK;
@@ -339,7 +339,7 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     st->ncouplings = ckpt_get_u64(r);
     const uint64_t want_couplings = latmc_model_has_couplings(model, d) ? (uint64_t)nsites * (uint64_t)d->ndim : 0;
     if (st->ncouplings != want_couplings)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc implies "
+        return latmc_fail(LATMC_ECORRUPT, "%llu couplings where the desc implies "
                           "%llu", (unsigned long long)st->ncouplings,
                           (unsigned long long)want_couplings);
     if (r->truncated || st->ncouplings * sizeof(float) > r->len - r->pos)
@@ -379,7 +379,7 @@ int ckpt_parse(const unsigned char *p, size_t size, struct ckpt_parsed *out)
     if (st == LATMC_EINVAL) {
         char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
+        return latmc_fail(LATMC_ECORRUPT, "its desc is invalid: %s", why);
     }
     if (st < 0)
         return st;
@@ -405,16 +405,16 @@ static int check_values(const struct ckpt_parsed *c, void **spins, float **coupl
         /* Copy out: the bytes may be unaligned for float. */
         float *copy = malloc(st->ncouplings * sizeof(float));
         if (!copy)
-            return latmc_fail(LATMC_ENOMEM, "checkpoint: cannot allocate the couplings");
+            return latmc_fail(LATMC_ENOMEM, "cannot allocate the couplings");
         memcpy(copy, st->couplings, st->ncouplings * sizeof(float));
         for (uint64_t i = 0; i < st->ncouplings && status == LATMC_OK; i++)
             if (!isfinite(copy[i]))
                 status = ckpt_corrupt("a coupling is not finite");
         if (status == LATMC_OK && probe.model->check_couplings &&
             probe.model->check_couplings(&probe, copy, (size_t)st->ncouplings,
-                                         "checkpoint") < 0) {
+                                         "in the file") < 0) {
             snprintf(why, sizeof why, "%s", latmc_thread_error());
-            status = latmc_fail(LATMC_ECORRUPT, "checkpoint: a coupling is not a value the "
+            status = latmc_fail(LATMC_ECORRUPT, "a coupling is not a value the "
                                 "model takes (%s)", why);
         }
         if (status < 0) {
@@ -428,7 +428,7 @@ static int check_values(const struct ckpt_parsed *c, void **spins, float **coupl
         if (!copy) {
             free(*couplings);
             *couplings = NULL;
-            return latmc_fail(LATMC_ENOMEM, "checkpoint: cannot allocate the configuration");
+            return latmc_fail(LATMC_ENOMEM, "cannot allocate the configuration");
         }
         memcpy(copy, st->spins, st->spin_bytes);
         if (probe.model->check_spins(&probe, copy) < 0) {
@@ -436,7 +436,7 @@ static int check_values(const struct ckpt_parsed *c, void **spins, float **coupl
             free(copy);
             free(*couplings);
             *couplings = NULL;
-            return latmc_fail(LATMC_ECORRUPT, "checkpoint: the configuration holds invalid "
+            return latmc_fail(LATMC_ECORRUPT, "the configuration holds invalid "
                               "values (%s)", why);
         }
         *spins = copy;
@@ -477,30 +477,21 @@ int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st)
 }
 
 /* The parts a deserialized sim is cut into (n_parts 0: an ordinary sim). */
-struct part_args {
-    int rank, n_parts;
-    const latmc_transport *transport;
-};
-
-static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
-                       const struct part_args *part, const latmc_sim_desc *where,
-                       latmc_sim **out);
-
 int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_sim **out)
 {
-    const struct part_args none = { 0, 0, NULL };
-    return deserialize(ctx, buf, size, &none, NULL, out);
+    const char *fn = "latmc_sim_deserialize";
+    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, NULL, NULL, fn, out), fn, NULL);
 }
 
 int latmc_sim_deserialize_on(latmc_ctx *ctx, const void *buf, size_t size,
                              const latmc_sim_desc *where, latmc_sim **out)
 {
+    const char *fn = "latmc_sim_deserialize_on";
     if (out)
         *out = NULL;
     if (!where)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize_on: where is NULL");
-    const struct part_args none = { 0, 0, NULL };
-    return deserialize(ctx, buf, size, &none, where, out);
+        return latmc_fail(LATMC_EINVAL, "%s: where is NULL", fn);
+    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, NULL, where, fn, out), fn, NULL);
 }
 
 /*
@@ -527,25 +518,27 @@ static int place(latmc_sim_desc *stored, const latmc_sim_desc *where, const char
 int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int rank,
                                int n_parts, const latmc_transport *transport, latmc_sim **out)
 {
-    const struct part_args part = { rank, n_parts, transport };
+    const char *fn = "latmc_sim_deserialize_part";
+    const struct ckpt_part_args part = { rank, n_parts, transport };
     if (!transport && out)
         *out = NULL;
     if (!transport)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize_part: transport is NULL");
-    return deserialize(ctx, buf, size, &part, NULL, out);
+        return latmc_fail(LATMC_EINVAL, "%s: transport is NULL", fn);
+    /* n_parts 0: an ordinary sim, as before the parts (kept as it was) */
+    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, n_parts ? &part : NULL, NULL, fn,
+                                           out), fn, NULL);
 }
 
 /* Every part parses the same bytes, so every check below fails alike on every part; the
  * creation and the state's application are agreed on (lib/part.h). */
-static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
-                       const struct part_args *part, const latmc_sim_desc *where,
-                       latmc_sim **out)
+int ckpt_deserialize(latmc_ctx *ctx, const void *buf, size_t size,
+                     const struct ckpt_part_args *part, const latmc_sim_desc *where,
+                     const char *fn, latmc_sim **out)
 {
     if (out)
         *out = NULL;
     if (!ctx || !buf || !out)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize%s: %s is NULL",
-                          part->n_parts ? "_part" : "",
+        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn,
                           !ctx ? "ctx" : !buf ? "buf" : "out");
     struct ckpt_parsed c;
     int st = ckpt_parse(buf, size, &c);
@@ -554,7 +547,7 @@ static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
     if (st == LATMC_OK)
         st = check_values(&c, &spins, &couplings);
     latmc_sim *sim = NULL;
-    if (part->n_parts) {
+    if (part) {
         /* a desc the file stores is an ordinary sim's: its n_parts is not stored */
         if (st == LATMC_OK)
             c.desc.n_parts = 0;
@@ -571,7 +564,7 @@ static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
         }
     } else {
         if (st == LATMC_OK && where)
-            st = place(&c.desc, where, "latmc_sim_deserialize_on");
+            st = place(&c.desc, where, fn);
         if (st == LATMC_OK)
             st = latmc_sim_create(ctx, &c.desc, &sim);
         if (st == LATMC_OK && (st = apply_state(sim, &c.state, spins, couplings)) < 0)
@@ -657,7 +650,7 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
     if (latmc_desc_validate(&d, &valid, &nsites) < 0) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
+        return latmc_fail(LATMC_ECORRUPT, "its desc is invalid: %s", why);
     }
     if (ckpt_get_u32(&r) != CKPT_PARAMS)
         return ckpt_corrupt("unexpected number of parameters");
@@ -677,13 +670,13 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
         struct ckpt_reader b = { block, sizeof block, 0, false };
         const uint32_t keys = ckpt_get_u32(&b);
         if (keys != CKPT_PARAMS_V3)
-            return latmc_fail(LATMC_ECORRUPT, "checkpoint: the chain block holds parameters "
+            return latmc_fail(LATMC_ECORRUPT, "the chain block holds parameters "
                               "up to key %u; this format version has them up to %d", keys,
                               CKPT_PARAMS_V3);
         b.pos = sizeof block - 4;
         const uint32_t flag = ckpt_get_u32(&b);
         if (flag > 1)
-            return latmc_fail(LATMC_ECORRUPT, "checkpoint: the application-data flag of the "
+            return latmc_fail(LATMC_ECORRUPT, "the application-data flag of the "
                               "chain block is %u (0 or 1)", flag);
         app_section = flag == 1;
         *want += sizeof block;
@@ -723,7 +716,7 @@ int ckpt_open_file(const char *path, const char *fn, int *fd_out, uint64_t *size
             goto done;
         }
         if (declared != file_size || file_size > CKPT_MAX_BYTES) {
-            st = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu bytes, its header declares %llu "
+            st = latmc_fail(LATMC_ECORRUPT, "%llu bytes, its header declares %llu "
                             "(truncated, extended or damaged)%s",
                             (unsigned long long)file_size, (unsigned long long)declared,
                             file_size > CKPT_MAX_BYTES ? "; beyond the format's limit" : "");
@@ -737,7 +730,7 @@ int ckpt_open_file(const char *path, const char *fn, int *fd_out, uint64_t *size
             (st = implied_file_size(fd, prefix, path, fn, &want)) < 0)
             goto done;
         if (want != file_size) {
-            st = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu bytes, where its desc implies %llu "
+            st = latmc_fail(LATMC_ECORRUPT, "%llu bytes, where its desc implies %llu "
                             "(truncated, extended or damaged)", (unsigned long long)file_size,
                             (unsigned long long)want);
             goto done;
@@ -782,20 +775,18 @@ done:
     return st;
 }
 
-/* Name the file and the function in a failure's message: "checkpoint: 'PATH' (FN): why"
- * for what the file holds (the front end matches "checkpoint: "), "FN: 'PATH': why" for
- * anything else (latmc_sim_create's refusals of the stored desc, ...). */
 int ckpt_name_file(int status, const char *fn, const char *path)
 {
-    static const char prefix[] = "checkpoint: ";
+    if (status >= 0)
+        return status;
     char why[LATMC_ERRMSG_SIZE];
     snprintf(why, sizeof why, "%s", latmc_thread_error());
-    if (strncmp(why, fn, strlen(fn)) == 0)
-        return status; /* already says which call and file */
-    if (strncmp(why, prefix, sizeof prefix - 1) == 0)
-        return latmc_fail(status, "%s'%s' (%s): %s", prefix, path, fn,
-                          why + sizeof prefix - 1);
-    return latmc_fail(status, "%s: '%s': %s", fn, path, why);
+    const size_t n = strlen(fn);
+    if (strncmp(why, fn, n) == 0 && why[n] == ':')
+        return status; /* already says which call (and file) */
+    if (path)
+        return latmc_fail(status, "%s: '%s': %s", fn, path, why);
+    return latmc_fail(status, "%s: %s", fn, why);
 }
 
 /* latmc_sim_load and latmc_sim_load_on (where NULL: the stored placement). */
@@ -811,8 +802,7 @@ static int load(latmc_ctx *ctx, const char *path, const latmc_sim_desc *where, c
     size_t len = 0;
     int st = ckpt_read_file(path, fn, &bytes, &len);
     if (st == LATMC_OK)
-        st = where ? latmc_sim_deserialize_on(ctx, bytes, len, where, out)
-                   : latmc_sim_deserialize(ctx, bytes, len, out);
+        st = ckpt_deserialize(ctx, bytes, len, NULL, where, fn, out);
     free(bytes);
     if (st < 0) {
         st = ckpt_name_file(st, fn, path);

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <latmc/part.h>
+
 #include "checkpoint_io.h"
 #include "internal.h"
 #include "params.h"
@@ -113,7 +115,8 @@ void ckpt_put_chain_block(struct ckpt_writer *w, const latmc_sim *sim, bool app)
 /* The configuration's bytes (0 without one) and the couplings' count (0: none). */
 void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings);
 
-/* LATMC_ECORRUPT with "checkpoint: what". */
+/* LATMC_ECORRUPT with `what` alone: the public function that read the bytes names itself
+ * and the file in front of it (ckpt_name_file). */
 int ckpt_corrupt(const char *what);
 /* The envelope's checks but the checksum, on the first CKPT_HEADER_BYTES of `size`. */
 int ckpt_check_head(const unsigned char *p, size_t size, uint32_t *version);
@@ -137,8 +140,21 @@ int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st);
 int ckpt_open_file(const char *path, const char *fn, int *fd, uint64_t *size);
 /* The whole file into memory (*bytes the caller's to free), after those checks. */
 int ckpt_read_file(const char *path, const char *fn, unsigned char **bytes, size_t *size);
-/* The file and function named in the thread's last failure's message. */
+/* The public function called (and the file, where path is not NULL) named in front of the
+ * thread's last failure's message: "FN: 'PATH': why" or "FN: why"; a message that starts
+ * with FN already is left alone. Returns status. */
 int ckpt_name_file(int status, const char *fn, const char *path);
+/* A part of a shared lattice to deserialize into (latmc_sim_deserialize_part). */
+struct ckpt_part_args {
+    int rank, n_parts;
+    const latmc_transport *transport;
+};
+/* latmc_sim_deserialize's body, its failures not named (the caller names them: the
+ * loaders of files with their path, latmc_ens_load with the member's number): part NULL for
+ * an ordinary sim (placed by where, if not NULL); fn the call, for its argument checks. */
+int ckpt_deserialize(latmc_ctx *ctx, const void *buf, size_t size,
+                     const struct ckpt_part_args *part, const latmc_sim_desc *where,
+                     const char *fn, latmc_sim **out);
 
 /* The checkpoint_part.c half: latmc_sim_save(_app_data) of a part of n_parts > 1. */
 int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *app,

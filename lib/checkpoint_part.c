@@ -377,7 +377,7 @@ static int read_head(const char *path, const char *fn, int *fd, struct load_head
         (st = latmc_desc_validate(&d, &valid, &nsites)) == LATMC_EINVAL) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        st = latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
+        st = latmc_fail(LATMC_ECORRUPT, "its desc is invalid: %s", why);
     }
     if (st == LATMC_OK)
         st = ckpt_parse_head(&r, &valid, nsites, &state);
@@ -436,7 +436,7 @@ static void check_spin_chunk(const latmc_sim *sim, const void *data, int64_t sit
     if (sim->model->check_spins(&probe, data) < 0) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        *values = latmc_fail(LATMC_ECORRUPT, "checkpoint: the configuration holds invalid "
+        *values = latmc_fail(LATMC_ECORRUPT, "the configuration holds invalid "
                              "values (%s)", why);
     }
 }
@@ -454,10 +454,10 @@ static void check_coupling_chunk(const latmc_sim *sim, const float *c, size_t co
     latmc_sim probe;
     chunk_probe(&probe, sim, 0);
     if (sim->model->check_couplings &&
-        sim->model->check_couplings(&probe, c, count, "checkpoint") < 0) {
+        sim->model->check_couplings(&probe, c, count, "in the file") < 0) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        *values = latmc_fail(LATMC_ECORRUPT, "checkpoint: a coupling is not a value the "
+        *values = latmc_fail(LATMC_ECORRUPT, "a coupling is not a value the "
                              "model takes (%s)", why);
     }
 }
@@ -600,7 +600,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
         coupling_fault = in->st == LATMC_OK && count != state->ncouplings;
         in->count_fault = coupling_fault;
         if (coupling_fault)
-            *values = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc "
+            *values = latmc_fail(LATMC_ECORRUPT, "%llu couplings where the desc "
                                  "implies %llu", (unsigned long long)count,
                                  (unsigned long long)state->ncouplings);
     }
@@ -740,7 +740,8 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
         size_t len = 0;
         st = ckpt_read_file(path, fn, &bytes, &len);
         if (st == LATMC_OK)
-            st = latmc_sim_deserialize_part(ctx, bytes, len, 0, 1, transport, out);
+            st = ckpt_deserialize(ctx, bytes, len, &(struct ckpt_part_args){ 0, 1, transport },
+                                  NULL, fn, out);
         free(bytes);
         if (st < 0) {
             st = ckpt_name_file(st, fn, path);
@@ -888,7 +889,7 @@ int ckpt_file_app_data(const char *path, const char *fn, void *buf, size_t capac
     if (st == LATMC_OK) {
         const uint64_t count = in_u64(&in);
         if (in.st == LATMC_OK && count != ncouplings)
-            values = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc "
+            values = latmc_fail(LATMC_ECORRUPT, "%llu couplings where the desc "
                                 "implies %llu", (unsigned long long)count,
                                 (unsigned long long)ncouplings);
     }

@@ -518,7 +518,9 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
     e->all_config = true; /* have_config never goes back to false */
     /* The whole call within the counters, refused at once: with rounds the members sweep
      * in periods that would each pass latmc_sim_sweep's check (members in step share one
-     * count and nloc) */
+     * count and nloc; their acceptance counters are checked after each batched call,
+     * lib/ens_exec.c batch_done). The acceptance counters, the members' and the pairs',
+     * as latmc_sim_sweep's: what the ensemble saves loads again. */
     for (int m = 0; m < (e->members_in_step ? 1 : e->n_members); m++) {
         const latmc_sim *sim = e->members[m];
         const uint64_t max = latmc_sim_max_sweeps(sim);
@@ -526,7 +528,18 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
             return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_sweep: member %d: %llu more sweeps "
                             "would pass the %llu sweeps the random-number counters can name",
                             m, (unsigned long long)n, (unsigned long long)max);
+        if (sim->attempted > LATMC_SWEEP_MAX_ATTEMPTED)
+            return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d's acceptance "
+                            "counters hold %llu attempted updates, more than 2^62 (its own "
+                            "configuration given back by latmc_ens_set_spins empties them)",
+                            m, (unsigned long long)sim->attempted);
     }
+    for (int t = 0; t + 1 < e->layout.n_temperatures; t++)
+        if (e->pair_attempted[t] > LATMC_SWEEP_MAX_ATTEMPTED)
+            return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: the exchange counters of the "
+                            "pair %d, %d hold %llu attempts, more than 2^62 (latmc_ens_set_ladder "
+                            "empties them)", t, t + 1,
+                            (unsigned long long)e->pair_attempted[t]);
     /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's. */
     const int dev = latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)

@@ -123,6 +123,9 @@ static int batch_done(latmc_ens *e, uint64_t n, int st)
                 sim->sweeps += n;
                 sim->accepted += counts[m];
                 sim->attempted += counts[M + m];
+                /* past latmc_sim_sweep's bound: latmc_ens_sweep checks every member next */
+                if (sim->attempted > LATMC_SWEEP_MAX_ATTEMPTED)
+                    e->members_in_step = false;
             }
         }
     if (st < 0 && st != LATMC_EUNSUPPORTED) {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "checkpoint_desc.h"
+#include "checkpoint_format.h"
 #include "checkpoint_io.h"
 #include "ens_internal.h"
 #include "model.h"
@@ -223,7 +224,10 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
         e->pair_accepted[t] = ckpt_get_u64(&r);
     for (int t = 0; t < nT; t++) {
         e->pair_attempted[t] = ckpt_get_u64(&r);
-        bad = bad || e->pair_accepted[t] > e->pair_attempted[t];
+        /* the sim loader's bound on its counters, and for the same reason: more could wrap
+         * around in the next rounds (latmc_ens_sweep refuses past half of it) */
+        bad = bad || e->pair_accepted[t] > e->pair_attempted[t] ||
+              e->pair_attempted[t] > CKPT_MAX_ATTEMPTED;
     }
     for (int m = 0; m < M; m++) {
         unsigned char dir = 0;
@@ -246,7 +250,8 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
             latmc_ens_destroy(&e);
             return corrupt(path, "truncated member");
         }
-        st = latmc_sim_deserialize(ctx, r.buf + r.pos, (size_t)n, &e->members[m]);
+        st = ckpt_deserialize(ctx, r.buf + r.pos, (size_t)n, NULL, NULL, "latmc_ens_load",
+                              &e->members[m]);
         r.pos += (size_t)n;
         if (st < 0 || !member_fits(e, m, e->members[m])) {
             char why[LATMC_ERRMSG_SIZE];

@@ -469,7 +469,9 @@ LATMC_API int latmc_sim_init_spins(latmc_sim *sim, int how);
  * @return LATMC_OK; LATMC_EINVAL (sim NULL, or the sweep number would pass what the
  *         random-number counters can name: 2^48 / nloc sweeps); LATMC_ESTATE (no
  *         configuration yet, checked before n = 0; parameters whose weight is not
- *         normalisable: phi^4 with g = 0 and mu2 <= 0); or the backend's failure (e.g.
+ *         normalisable: phi^4 with g = 0 and mu2 <= 0; acceptance counters holding more
+ *         than 2^62 attempted updates, which latmc_sim_reset_acceptance() empties: a
+ *         checkpoint takes up to 2^63); or the backend's failure (e.g.
  *         LATMC_EDEVICE; the sweeps are then not counted).
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1

@@ -1,6 +1,7 @@
 /*
  * Every allocation failed in turn (issue 13, "Keep the campaigns"): for sims of every model
- * (Ising, Ising +-J, Potts, phi^4 float, Heisenberg with couplings and two replicas),
+ * (Ising, Ising +-J, Potts, phi^4 float, Heisenberg with couplings and two replicas; the
+ * test fails naming a model of the library that has no variant here),
  * each operation -- create and initialise, sweep and measure, save, load, deserialize --
  * is run with its 1st, 2nd, 3rd, ... allocation made by liblatmc failing, until it runs
  * with none failed. Each run must end cleanly: LATMC_ENOMEM (or LATMC_OK where the library
@@ -32,6 +33,7 @@
 #include <latmc/latmc.h>
 
 #include "library_code.h"
+#include "sim_helpers.h"
 
 /* ---- the interposed allocator ---- */
 
@@ -431,6 +433,13 @@ int main(void)
     variants[nv].desc.couplings = LATMC_COUPLINGS_GAUSSIAN;
     variants[nv].desc.coupling_seed = 4;
     variants[nv++].desc.replicas = 2;
+    /* every model of the library has a variant here (a model added without one fails) */
+    const int uncovered = test_model_without_case(variants, (size_t)nv, desc.model);
+    if (uncovered != LATMC_MODEL_NONE) {
+        printf("FAIL: the model %s has no variant in main's list\n",
+               latmc_model_name(uncovered));
+        failures++;
+    }
 
     for (int i = 0; i < nv; i++) {
         /* A checkpoint of this variant, for load and deserialize; one unarmed run of every

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "latmc/latmc.h"
+#include "test_files.h"
 
 #define LX 64
 #define LY 12
@@ -70,28 +71,6 @@ static int teardown(void **state)
     return rmdir(dir);
 }
 
-static unsigned char *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    *n = (size_t)ftell(f);
-    rewind(f);
-    unsigned char *p = malloc(*n);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, *n, f), *n);
-    fclose(f);
-    return p;
-}
-
-static void write_all(const char *path, const unsigned char *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    fclose(f);
-}
-
 static void expect_same(latmc_sim *a, latmc_sim *b)
 {
     int8_t sa[LX * LY], sb[LX * LY];
@@ -120,7 +99,7 @@ static void test_restart(void **state)
             const char *path = path_in_dir("a.ckpt");
             assert_int_equal(latmc_sim_save(sim, path), LATMC_OK);
             size_t n = 0;
-            unsigned char *bytes = read_all(path, &n);
+            unsigned char *bytes = test_read_file(path, &n);
             assert_int_equal(bytes[8], 3); /* format version 3 */
             assert_int_equal(latmc_sim_sweep(sim, 4), LATMC_OK);
 
@@ -170,12 +149,12 @@ static void test_versions(void **state)
     for (int dec = 0; dec <= 1; dec++) {
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, dec), LATMC_OK);
         assert_int_equal(latmc_sim_save(sim, a), LATMC_OK);
-        bytes = read_all(a, &n);
+        bytes = test_read_file(a, &n);
         assert_int_equal(bytes[8], dec ? 3 : 1);
         free(bytes);
         assert_int_equal(latmc_checkpoint_app_data(a, NULL, 0, &size), LATMC_ESTATE);
         assert_int_equal(latmc_sim_save_app_data(sim, a, app, sizeof app), LATMC_OK);
-        bytes = read_all(a, &n);
+        bytes = test_read_file(a, &n);
         assert_int_equal(bytes[8], dec ? 3 : 2);
         free(bytes);
         unsigned char back[5] = { 0 };
@@ -210,7 +189,7 @@ static void reseal(unsigned char *p, size_t n)
 static void expect_corrupt(latmc_ctx *ctx, const unsigned char *p, size_t n, const char *what)
 {
     const char *bad = path_in_dir("bad.ckpt");
-    write_all(bad, p, n);
+    test_write_file(bad, p, n);
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_load(ctx, bad, &sim), LATMC_ECORRUPT);
     assert_null(sim);
@@ -241,7 +220,7 @@ static void test_damage(void **state)
         assert_int_equal(with_app ? latmc_sim_save_app_data(sim, a, app, sizeof app)
                                   : latmc_sim_save(sim, a), LATMC_OK);
         size_t n = 0;
-        unsigned char *good = read_all(a, &n);
+        unsigned char *good = test_read_file(a, &n);
         unsigned char *p = malloc(n + 16);
         assert_non_null(p);
         /* the chain block: after the configuration (1 byte a site), the coupling count and

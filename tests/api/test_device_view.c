@@ -1,5 +1,6 @@
 /*
  * latmc_sim_device_view: its argument checks and the CPU backend's refusal (every run),
+ * a case of every model of the library (every run: a model without one fails, named),
  * and, with LATMC_TEST_DEVICE=cuda, the views of the CUDA sims: device, address, dtype,
  * shape and byte strides in the API's order for each model and layout (the data itself is
  * compared with latmc_sim_get_spins by python/tests/test_gpu.py, which has cupy to read
@@ -51,8 +52,33 @@ static latmc_device_view fresh_view(void)
     return v;
 }
 
-/* Bad arguments, no configuration yet, and the CPU backend's refusal with its reason;
- * the view is left untouched by every failure. */
+struct view_case {
+    const char *what;
+    int model, ndim;
+    int64_t l;
+    int replicas, precision;
+    int dtype, elem, components;
+    int soa; /* the components are separate arrays (Heisenberg) */
+};
+
+/* One case or more of each model (every_model_has_a_case checks it). */
+static const struct view_case cases[] = {
+    { "ising 2D (packed kernels)", LATMC_MODEL_ISING, 2, 32, 1, 0, LATMC_DTYPE_INT8, 1, 1, 0 },
+    { "ising 3D", LATMC_MODEL_ISING, 3, 8, 1, 0, LATMC_DTYPE_INT8, 1, 1, 0 },
+    { "potts 2D", LATMC_MODEL_POTTS, 2, 12, 1, 0, LATMC_DTYPE_UINT8, 1, 1, 0 },
+    { "phi4 float", LATMC_MODEL_PHI4, 2, 16, 1, LATMC_PRECISION_FLOAT,
+      LATMC_DTYPE_FLOAT32, 4, 1, 0 },
+    { "phi4 double 3D", LATMC_MODEL_PHI4, 3, 16, 1, LATMC_PRECISION_DOUBLE,
+      LATMC_DTYPE_FLOAT64, 8, 1, 0 },
+    { "heisenberg 3D, 2 replicas", LATMC_MODEL_HEISENBERG, 3, 8, 2,
+      LATMC_PRECISION_FLOAT, LATMC_DTYPE_FLOAT32, 4, 3, 1 },
+    { "heisenberg 2D", LATMC_MODEL_HEISENBERG, 2, 8, 1, LATMC_PRECISION_DOUBLE,
+      LATMC_DTYPE_FLOAT32, 4, 3, 1 },
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+/* Bad arguments, no configuration yet, and the CPU backend's refusal with its reason, for
+ * a sim of each case (so of every model); the view is left untouched by every failure. */
 static void cpu_refuses(void **state)
 {
     (void)state;
@@ -65,25 +91,31 @@ static void cpu_refuses(void **state)
     assert_non_null(strstr(latmc_last_error(), "struct_size"));
     v.struct_size = 5000;
     assert_int_equal(latmc_sim_device_view(sim, &v), LATMC_EINVAL);
-    v = fresh_view();
-    before = v;
-    assert_int_equal(latmc_sim_device_view(sim, &v), LATMC_ESTATE);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_device_view(sim, &v), LATMC_EUNSUPPORTED);
-    assert_non_null(strstr(latmc_last_error(), "host memory"));
-    assert_non_null(strstr(latmc_sim_last_error(sim), "latmc_sim_get_spins"));
-    assert_memory_equal(&v, &before, sizeof v);
     latmc_sim_destroy(&sim);
+    for (size_t i = 0; i < N_CASES; i++) {
+        const struct view_case *c = &cases[i];
+        print_message("%s on the CPU\n", c->what);
+        sim = make(c->model, c->ndim, c->l, c->replicas, c->precision, LATMC_DEVICE_CPU);
+        v = fresh_view();
+        before = v;
+        assert_int_equal(latmc_sim_device_view(sim, &v), LATMC_ESTATE);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_device_view(sim, &v), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "host memory"));
+        assert_non_null(strstr(latmc_sim_last_error(sim), "latmc_sim_get_spins"));
+        assert_memory_equal(&v, &before, sizeof v);
+        latmc_sim_destroy(&sim);
+    }
 }
 
-struct view_case {
-    const char *what;
-    int model, ndim;
-    int64_t l;
-    int replicas, precision;
-    int dtype, elem, components;
-    int soa; /* the components are separate arrays (Heisenberg) */
-};
+/* Every model of the library has a case (checked in every run, the GPU's or not). */
+static void every_model_has_a_case(void **state)
+{
+    (void)state;
+    const int uncovered = test_model_without_case(cases, N_CASES, model);
+    if (uncovered != LATMC_MODEL_NONE)
+        fail_msg("model %s has no case in cases[]", latmc_model_name(uncovered));
+}
 
 /* The expected shape and strides, written out from doc/conventions.md's order. */
 static void check_view(const struct view_case *c, const latmc_device_view *v)
@@ -132,20 +164,7 @@ static void check_view(const struct view_case *c, const latmc_device_view *v)
 static void cuda_views(void **state)
 {
     (void)state;
-    static const struct view_case cases[] = {
-        { "ising 2D (packed kernels)", LATMC_MODEL_ISING, 2, 32, 1, 0, LATMC_DTYPE_INT8, 1, 1, 0 },
-        { "ising 3D", LATMC_MODEL_ISING, 3, 8, 1, 0, LATMC_DTYPE_INT8, 1, 1, 0 },
-        { "potts 2D", LATMC_MODEL_POTTS, 2, 12, 1, 0, LATMC_DTYPE_UINT8, 1, 1, 0 },
-        { "phi4 float", LATMC_MODEL_PHI4, 2, 16, 1, LATMC_PRECISION_FLOAT,
-          LATMC_DTYPE_FLOAT32, 4, 1, 0 },
-        { "phi4 double 3D", LATMC_MODEL_PHI4, 3, 16, 1, LATMC_PRECISION_DOUBLE,
-          LATMC_DTYPE_FLOAT64, 8, 1, 0 },
-        { "heisenberg 3D, 2 replicas", LATMC_MODEL_HEISENBERG, 3, 8, 2,
-          LATMC_PRECISION_FLOAT, LATMC_DTYPE_FLOAT32, 4, 3, 1 },
-        { "heisenberg 2D", LATMC_MODEL_HEISENBERG, 2, 8, 1, LATMC_PRECISION_DOUBLE,
-          LATMC_DTYPE_FLOAT32, 4, 3, 1 },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < N_CASES; i++) {
         const struct view_case *c = &cases[i];
         latmc_sim *sim = make(c->model, c->ndim, c->l, c->replicas, c->precision,
                               LATMC_DEVICE_CUDA);
@@ -171,10 +190,12 @@ int main(void)
         return 1;
     int failed;
     if (test_device() == LATMC_DEVICE_CUDA) {
-        const struct CMUnitTest tests[] = { cmocka_unit_test(cuda_views) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(every_model_has_a_case),
+                                            cmocka_unit_test(cuda_views) };
         failed = cmocka_run_group_tests_name("device_view_cuda", tests, NULL, NULL);
     } else {
-        const struct CMUnitTest tests[] = { cmocka_unit_test(cpu_refuses) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(every_model_has_a_case),
+                                            cmocka_unit_test(cpu_refuses) };
         failed = cmocka_run_group_tests_name("device_view_cpu", tests, NULL, NULL);
     }
     latmc_ctx_destroy(&ctx);

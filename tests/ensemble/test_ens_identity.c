@@ -19,10 +19,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../fuzz/ens_format.h"
 #include "ens_test_helpers.h"
 #include "latmc_math.h"
 #include "philox.h"
 #include "sim_helpers.h"
+#include "test_files.h"
 
 static latmc_ctx *ctx;
 
@@ -378,13 +380,18 @@ static void test_threads_identical(void **state)
     ladder = wide_ladder;
 }
 
+/* A fresh temporary directory (dir: "/tmp/latmc-ens-XXXXXX") and the path run.ens in it. */
+static void temp_ens_path(char *dir, char *path, size_t size)
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, size, "%s/run.ens", dir);
+}
+
 static void test_save_load_continues(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/latmc-ens-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof path, "%s/run.ens", dir);
+    char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
+    temp_ens_path(dir, path, sizeof path);
     latmc_ens *a = tempering_ensemble(2);
     assert_int_equal(latmc_ens_sweep(a, 61), LATMC_OK);
     assert_int_equal(latmc_ens_save(a, path), LATMC_OK);
@@ -432,6 +439,96 @@ static void test_save_load_continues(void **state)
     rmdir(dir);
     latmc_ens_destroy(&a);
     latmc_ens_destroy(&b);
+}
+
+/* An ensemble loaded from `bytes` (resealed, ens_format.h) sweeps once (3 sweeps, one
+ * exchange round) past latmc_sim_sweep's bound on attempted updates (2^62); what it saves
+ * then loads, and the next sweep is refused (LATMC_ESTATE, naming `remedy`) with nothing
+ * changed. Returns the refused ensemble. */
+static latmc_ens *past_the_bound(const char *path, unsigned char *bytes, size_t n,
+                                 const char *remedy)
+{
+    ens_reseal(bytes, n);
+    test_write_file(path, bytes, n);
+    latmc_ens *e = NULL, *back = NULL;
+    assert_int_equal(latmc_ens_load(ctx, path, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    assert_int_equal(latmc_ens_load(ctx, path, &back), LATMC_OK);
+    latmc_ens_destroy(&e);
+    struct ens_state before, after;
+    uint64_t count = 0, count_after = 0;
+    capture(back, &before);
+    assert_int_equal(latmc_ens_sweep_count(back, &count), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(back, 3), LATMC_ESTATE);
+    print_message("refused: %s\n", latmc_ens_last_error(back));
+    assert_true(strncmp(latmc_last_error(), "latmc_ens_sweep: ", 17) == 0);
+    assert_non_null(strstr(latmc_last_error(), "2^62"));
+    assert_non_null(strstr(latmc_ens_last_error(back), remedy));
+    capture(back, &after);
+    assert_int_equal(latmc_ens_sweep_count(back, &count_after), LATMC_OK);
+    assert_int_equal(count_after, count);
+    assert_same_state(&before, &after);
+    free(before.spins);
+    free(after.spins);
+    return back;
+}
+
+/* The acceptance counters the ensemble file keeps, its exchange pairs' and its members',
+ * bound as a sim's (latmc_sim_sweep refuses past 2^62 attempted, the loader past 2^63), so
+ * that what an ensemble saves it loads again: members on the CUDA backend sweep as one
+ * batch, whose bookkeeping is the ensemble's own. */
+static void test_counters_bound(void **state)
+{
+    (void)state;
+    const uint64_t bound = UINT64_C(1) << 62;
+    char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
+    temp_ens_path(dir, path, sizeof path);
+    latmc_ens *e = tempering_ensemble(1);
+    assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    latmc_ens_destroy(&e);
+    size_t n = 0;
+    unsigned char *saved = test_read_file(path, &n), *p = malloc(n);
+    assert_non_null(p);
+    const struct ens_layout l = ens_layout_of(saved, n);
+    assert_true(l.members != 0 && l.n_temps == 4);
+
+    /* the pairs' attempts at the bound; latmc_ens_set_ladder empties them */
+    memcpy(p, saved, n);
+    for (size_t t = 0; t < 3; t++)
+        ckpt_put_le(p + l.attempted + 8 * t, bound, 8);
+    e = past_the_bound(path, p, n, "latmc_ens_set_ladder");
+    assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_BETA, ladder, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    latmc_ens_destroy(&e);
+    /* past the loader's bound: the file is refused (an exchange round could wrap it) */
+    ckpt_put_le(p + l.attempted, (bound << 1) + 1, 8);
+    ens_reseal(p, n);
+    test_write_file(path, p, n);
+    latmc_ens *bad = (latmc_ens *)&bad;
+    assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_ECORRUPT);
+    assert_null(bad);
+
+    /* member 5's updates at the bound; its own configuration given back empties them */
+    memcpy(p, saved, n);
+    const size_t at = ens_member_offset(p, n, &l, 5) + 8;
+    assert_true(at > 8);
+    ckpt_put_le(p + ckpt_config_offset(p + at) + at - 20, bound, 8);
+    e = past_the_bound(path, p, n, "latmc_ens_set_spins");
+    size_t bytes = 0;
+    assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
+    unsigned char *spins = malloc(bytes);
+    assert_non_null(spins);
+    assert_int_equal(latmc_ens_get_spins(e, 5, spins, bytes), LATMC_OK);
+    assert_int_equal(latmc_ens_set_spins(e, 5, spins, bytes), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    latmc_ens_destroy(&e);
+    free(spins);
+    free(p);
+    free(saved);
+    remove(path);
+    rmdir(dir);
 }
 
 /* CUDA members against CPU members: the same ensemble, the same state (Ising, Potts). */
@@ -516,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_exchange_rule),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_save_load_continues),
+        cmocka_unit_test(test_counters_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

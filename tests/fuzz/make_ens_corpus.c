@@ -209,6 +209,11 @@ static void accepted_above(unsigned char *p, size_t *n)
     const struct ens_layout l = L(p, *n);
     ckpt_put_le(p + l.accepted, ckpt_get_le(p + l.attempted, 8) + 1, 8);
 }
+static void attempted_above_2_63(unsigned char *p, size_t *n)
+{
+    const struct ens_layout l = L(p, *n); /* an exchange round could wrap it around 2^64 */
+    ckpt_put_le(p + l.attempted, (UINT64_C(1) << 63) + 1, 8);
+}
 static void rt_dir_3(unsigned char *p, size_t *n)
 {
     const struct ens_layout l = L(p, *n);
@@ -299,6 +304,7 @@ int main(int argc, char **argv)
     damaged("map-duplicate", ising, true, map_duplicate);
     damaged("map-out-of-range", pmj, true, map_out_of_range);
     damaged("accepted-above-attempted", ising, true, accepted_above);
+    damaged("pair-attempted-2^63+1", ising, true, attempted_above_2_63);
     damaged("round-trip-direction-3", ising, true, rt_dir_3);
     damaged("exchange-without-temperatures", fresh, true, every_without_temps);
     damaged("sweeps-plus-1", phi4, true, sweeps_plus_1);

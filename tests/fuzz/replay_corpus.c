@@ -6,7 +6,8 @@
  * may crash. Files named otherwise fail the test, so nothing enters the corpus without a
  * stated expectation. Each file also goes through latmc_sim_load and
  * latmc_checkpoint_app_data by its path, which must agree with latmc_sim_deserialize (the
- * same code; *size 0 on failure; a section exactly in the version-2 files). Also checks
+ * same code; *size 0 on failure; a section exactly in the version-2 files); each refusal
+ * names the function called first ("latmc_sim_load: 'PATH': why"). Also checks
  * that the corpus has a valid file of each of the 16 variants the library runs (model x
  * algorithm x precision x couplings x replicas x 2D/3D), one without a configuration and
  * one with application data.
@@ -51,8 +52,21 @@ static void variant_name(const latmc_sim_desc *d, char *buf, size_t size)
 
 static bool seen[NREQUIRED], seen_empty, seen_app;
 
+/* Whether the thread's last message names the function called first, and the file where
+ * path is not NULL: "FN: 'PATH': why" or "FN: why" (doc/checkpoints.md, "Messages"). */
+static bool names_call(const char *fn, const char *path)
+{
+    char want[4200];
+    if (path)
+        snprintf(want, sizeof want, "%s: '%s': ", fn, path);
+    else
+        snprintf(want, sizeof want, "%s: ", fn);
+    return strncmp(latmc_last_error(), want, strlen(want)) == 0;
+}
+
 /* The same file by its path: latmc_sim_load gives `want`, latmc_checkpoint_app_data too
- * (or, for a valid file, LATMC_OK with a section / LATMC_ESTATE without). */
+ * (or, for a valid file, LATMC_OK with a section / LATMC_ESTATE without); a refusal names
+ * the function and the file. */
 static const char *by_path(const char *path, int want, bool version2)
 {
     latmc_sim *sim = NULL;
@@ -60,8 +74,12 @@ static const char *by_path(const char *path, int want, bool version2)
     latmc_sim_destroy(&sim);
     if (st != want)
         return "latmc_sim_load disagrees with latmc_sim_deserialize";
+    if (want != LATMC_OK && !names_call("latmc_sim_load", path))
+        return "latmc_sim_load's refusal does not start with \"latmc_sim_load: 'PATH': \"";
     size_t size = 12345;
     st = latmc_checkpoint_app_data(path, NULL, 0, &size);
+    if (want != LATMC_OK && st == want && !names_call("latmc_checkpoint_app_data", path))
+        return "latmc_checkpoint_app_data's refusal does not name it and the file";
     if (want != LATMC_OK)
         return st == want && size == 0 ? NULL : "latmc_checkpoint_app_data disagrees";
     if (st != (version2 ? LATMC_OK : LATMC_ESTATE) || (!version2 && size != 0))
@@ -187,7 +205,9 @@ static int replay(const char *dir, const char *name, int *models_seen)
     } else {
         char refusal[512];
         snprintf(refusal, sizeof refusal, "%s", latmc_last_error());
-        const char *why = st == LATMC_ECORRUPT ? by_path(path, st, version2) : NULL;
+        const char *why = st == LATMC_ECORRUPT && !names_call("latmc_sim_deserialize", NULL)
+                              ? "the refusal does not start with \"latmc_sim_deserialize: \""
+                          : st == LATMC_ECORRUPT ? by_path(path, st, version2) : NULL;
         if (why != NULL) {
             printf("FAIL %s: %s\n", name, why);
             result = 1;

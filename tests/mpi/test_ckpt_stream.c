@@ -696,10 +696,11 @@ static void chain_corpus_verdicts(void **state)
         latmc_sim *sim = NULL;
         assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
         const int plain = latmc_sim_load(ctx, path, &sim);
-        char why[512];
+        char why[512], named[600];
         const char *msg = latmc_last_error();
-        const char *after = strstr(msg, "(latmc_sim_load): ");
-        snprintf(why, sizeof why, "%s", after ? after + strlen("(latmc_sim_load): ") : msg);
+        snprintf(named, sizeof named, "latmc_sim_load: '%s': ", path); /* the reason after */
+        snprintf(why, sizeof why, "%s",
+                 strncmp(msg, named, strlen(named)) == 0 ? msg + strlen(named) : msg);
         latmc_sim_destroy(&sim);
         latmc_ctx_destroy(&ctx);
         const bool valid = strncmp(e->d_name, "valid-", 6) == 0;

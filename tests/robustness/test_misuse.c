@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "../fuzz/ckpt_format.h"
 #include "sim_helpers.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -463,6 +464,69 @@ static void sim_calls(void **state)
     latmc_sim_destroy(&s);
 }
 
+/* A sim's serialization with its acceptance counters set to accepted of attempted (the
+ * u64 fields 28 and 20 bytes before the configuration, ckpt_format.h), resealed. */
+static latmc_sim *with_counters(latmc_sim *s, uint64_t accepted, uint64_t attempted)
+{
+    size_t n = 0;
+    EXPECT(latmc_sim_serialize(s, NULL, 0, &n), LATMC_OK);
+    unsigned char *buf = malloc(n);
+    assert_non_null(buf);
+    EXPECT(latmc_sim_serialize(s, buf, n, &n), LATMC_OK);
+    const size_t cfg = ckpt_config_offset(buf);
+    ckpt_put_le(buf + cfg - 28, accepted, 8);
+    ckpt_put_le(buf + cfg - 20, attempted, 8);
+    ckpt_reseal(buf, n);
+    latmc_sim *back = NULL;
+    EXPECT(latmc_sim_deserialize(ctx, buf, n, &back), LATMC_OK);
+    free(buf);
+    return back;
+}
+
+/* What a sweep may change, for comparison before and after a refusal. */
+struct sim_snapshot {
+    uint64_t sweeps, accepted, attempted;
+    int8_t spins[64];
+};
+
+static struct sim_snapshot snapshot(latmc_sim *s)
+{
+    struct sim_snapshot z;
+    memset(&z, 0, sizeof z);
+    EXPECT(latmc_sim_sweep_count(s, &z.sweeps), LATMC_OK);
+    EXPECT(latmc_sim_acceptance_counts(s, &z.accepted, &z.attempted), LATMC_OK);
+    EXPECT(latmc_sim_get_spins(s, z.spins, sizeof z.spins), LATMC_OK);
+    return z;
+}
+
+/* latmc_sim_sweep refuses a sim holding more than 2^62 attempted updates (the loader takes
+ * up to 2^63, so that whatever a sim saves loads again): at 2^62 a sweep runs and passes
+ * it, the file it then writes loads, and the next sweep is refused (LATMC_ESTATE, the
+ * message naming latmc_sim_reset_acceptance) with nothing changed. */
+static void sweep_past_the_counters_bound(void **state)
+{
+    (void)state;
+    const uint64_t bound = UINT64_C(1) << 62;
+    latmc_sim *s = sim_of(LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 1); /* 8 x 8 */
+    EXPECT_SIM(s, latmc_sim_init_spins(s, LATMC_INIT_HOT), LATMC_OK);
+    latmc_sim *at = with_counters(s, bound / 2, bound);
+    latmc_sim_destroy(&s);
+    EXPECT_SIM(at, latmc_sim_sweep(at, 1), LATMC_OK); /* at the bound: not more than it */
+    struct sim_snapshot z = snapshot(at);
+    assert_true(z.attempted == bound + 64);
+    latmc_sim *past = with_counters(at, z.accepted, z.attempted); /* the saved file loads */
+    latmc_sim_destroy(&at);
+    z = snapshot(past);
+    EXPECT_NAMED("latmc_sim_sweep", latmc_sim_sweep(past, 1), LATMC_ESTATE);
+    assert_non_null(strstr(latmc_last_error(), "latmc_sim_reset_acceptance"));
+    assert_non_null(strstr(latmc_sim_last_error(past), "latmc_sim_reset_acceptance"));
+    const struct sim_snapshot after = snapshot(past);
+    assert_memory_equal(&after, &z, sizeof z);
+    EXPECT(latmc_sim_reset_acceptance(past), LATMC_OK);
+    EXPECT_SIM(past, latmc_sim_sweep(past, 1), LATMC_OK);
+    latmc_sim_destroy(&past);
+}
+
 static void files_and_bytes(void **state)
 {
     (void)state;
@@ -797,6 +861,7 @@ int main(void)
         cmocka_unit_test(null_sim),
         cmocka_unit_test(sim_calls),
         cmocka_unit_test(files_and_bytes),
+        cmocka_unit_test(sweep_past_the_counters_bound),
         cmocka_unit_test(acc_calls),
         cmocka_unit_test(app_data_acc_and_ensemble_calls),
         cmocka_unit_test(out_of_memory),

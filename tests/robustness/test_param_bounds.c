@@ -74,14 +74,11 @@ static void expected_range(int key, double *lo, double *hi)
 static void every_range_reported_and_enforced(void **state)
 {
     (void)state;
-    /* every model of the library has its case (numbered 1, 2, ...: latmc_model_name) */
-    for (int id = 1; latmc_model_name(id) != NULL; id++) {
-        bool found = false;
-        for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
-            found = found || models[m].model == id;
-        if (!found)
-            fail_msg("model %s has no case in models[]", latmc_model_name(id));
-    }
+    /* every model of the library has its case */
+    const int uncovered = test_model_without_case(models, sizeof models / sizeof models[0],
+                                                  model);
+    if (uncovered != LATMC_MODEL_NONE)
+        fail_msg("model %s has no case in models[]", latmc_model_name(uncovered));
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {

@@ -237,6 +237,34 @@ static inline uint64_t test_rng_next(uint64_t *state)
 }
 
 /*
+ * A test that goes over the models by a table of its own cases: the first model of the
+ * library (latmc_model_name, numbered 1, 2, ... without gaps: lib/model_list.h) that no
+ * case names, or LATMC_MODEL_NONE when each has one. So a model added to the library
+ * without its case fails the test, named, instead of going unchecked. Use through
+ * test_model_without_case(table, count, member): member is the path of the case's model
+ * number (an int) inside one element, e.g. model or desc.model.
+ */
+static inline int test_model_without_case_(const int *first_model, size_t count,
+                                           size_t stride)
+{
+    const char *base = (const char *)first_model;
+    for (int m = 1; latmc_model_name(m) != NULL; m++) {
+        bool found = false;
+        for (size_t i = 0; i < count && !found; i++) {
+            int model;
+            memcpy(&model, base + i * stride, sizeof model);
+            found = model == m;
+        }
+        if (!found)
+            return m;
+    }
+    return LATMC_MODEL_NONE;
+}
+
+#define test_model_without_case(table, count, member)                                      \
+    test_model_without_case_(&(table)[0].member, (count), sizeof (table)[0])
+
+/*
  * |a - b| <= tol, printing both values when it fails (cmocka 1.1 has no double asserts).
  * Use after including <cmocka.h> and <math.h>.
  */
