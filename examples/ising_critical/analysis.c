@@ -201,7 +201,8 @@ bool analyse(const struct study *s, int deg, int window, struct analysis *a)
     for (int l = 0; l < s->nL; l++)
         for (int t = 0; t < s->nT; t++) {
             point_estimates(s, l, t, &a->pt[l][t]);
-            a->have_xi = a->have_xi && !isnan(a->pt[l][t].xil);
+            for (int r = 0; r < s->R; r++)
+                a->have_xi = a->have_xi && study_chain(s, l, t, r)->has_k;
         }
     if (!crossings(s, a, Q_U4, deg, window, a->pair))
         return false;

@@ -55,7 +55,8 @@ struct analysis {
      * others show the drift. */
     bool found;
     double tc, dtc, u;
-    /* The same for xi/L (have_xi: every size has |m(k_min)|^2). Its crossings have smaller
+    /* The same for xi/L (have_xi: every chain measured |m(k_min)|^2; a point whose xi/L
+     * is not finite all the same has no crossing through it). Its crossings have smaller
      * corrections to scaling than U4's; xi/L at Tc tends to 0.9050488292 (Salas and Sokal
      * 2000). */
     bool have_xi;

@@ -53,12 +53,18 @@ static void print_xi(const struct study *s, const struct analysis *a)
 {
     const struct critical_refs *ref = critical_refs(s->dim);
     if (!a->have_xi) {
-        printf("\nxi/L: not measured (a size ran where the backend has no |m(k_min)|^2)\n");
+        printf("\nxi/L: not measured (a chain ran where the backend has no |m(k_min)|^2: "
+               "stderr says why)\n");
         return;
     }
     printf("\nSecond-moment correlation length over L, xi/L = sqrt(<m^2>/<|m(kmin)|^2> - 1) / "
            "(2 L sin(pi/L))\n");
     print_table(s, a, true);
+    for (int l = 0; l < s->nL; l++)
+        for (int t = 0; t < s->nT; t++)
+            if (!isfinite(a->pt[l][t].xil))
+                printf("xi/L not finite at L = %d, T = %.4f (stderr names the first "
+                       "|m(k_min)|^2 outside [0, 1], if any)\n", s->L[l], s->T[t]);
     printf("\nCrossings of xi/L(T), fitted as U4:\n");
     print_pairs(s, a, a->xpair, "xi/L");
     if (a->xfound)

@@ -12,9 +12,10 @@
 enum { MAX_L = 8, MAX_T = 32, MAX_R = 64 };
 
 /* Means over one chain's measurements (per site); mk2 = <|m(k_min)|^2> (NaN where the
- * backend has no Fourier reduction). */
+ * backend has no Fourier reduction: has_k false). */
 struct chain_means {
     double m2, m4, absm, e, e2, mk2;
+    bool has_k;
 };
 
 struct study {

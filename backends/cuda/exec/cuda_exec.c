@@ -924,9 +924,13 @@ static size_t phase_doubles(const latmc_sim *sim)
 }
 
 /* Box b's device copy of the core's phase tables (the same at every call of a sim: copied
- * once; the copy from pageable memory is complete when cudaMemcpy returns) and its tiles
- * (plane_bytes a plane), room for one more plane than it owns: the modes, their sum
- * (measure_kmin_tiles). On the current device, made on first use. */
+ * once) and its tiles (plane_bytes a plane), room for one more plane than it owns: the
+ * modes, their sum (measure_kmin_tiles). On the current device, made on first use. The
+ * copy is waited for on the box's stream: a cudaMemcpy from pageable memory returns once
+ * the data are staged, before the DMA has landed, and the box's streams are non-blocking
+ * (not ordered after the legacy stream's copy), so a kernel read the table before it was
+ * there (NaN or garbage modes on a busy GPU, issue 30's chains); the tile kernels run on
+ * either of the box's streams, hence the wait rather than the stream order. */
 static cudaError_t tile_buffers(struct cuda_box *b, const double *phases, size_t phase_bytes,
                                 size_t plane_bytes)
 {
@@ -934,7 +938,10 @@ static cudaError_t tile_buffers(struct cuda_box *b, const double *phases, size_t
     if (!b->mode_phases) {
         err = cudaMalloc((void **)&b->mode_phases, phase_bytes);
         if (err == cudaSuccess)
-            err = cudaMemcpy(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice);
+            err = cudaMemcpyAsync(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice,
+                                  b->ex.stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(b->ex.stream);
         if (err != cudaSuccess) {
             cudaFree(b->mode_phases);
             b->mode_phases = NULL;
@@ -1139,9 +1146,12 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
             err = cudaMalloc((void **)&b->phases, phase_doubles * sizeof(double) +
                                                       (size_t)entries * sizeof(int64_t) +
                                                       out_bytes);
+        /* on the stream of the transform that reads them: a cudaMemcpy (legacy stream,
+         * pageable source) returns before its DMA lands and the box's stream is not
+         * ordered after it (tile_buffers) */
         if (err == cudaSuccess)
-            err = cudaMemcpy(b->phases, phases, phase_doubles * sizeof(double),
-                             cudaMemcpyHostToDevice);
+            err = cudaMemcpyAsync(b->phases, phases, phase_doubles * sizeof(double),
+                                  cudaMemcpyHostToDevice, b->ex.stream);
         if (err == cudaSuccess)
             b->phases_of = phases;
     }

@@ -454,6 +454,10 @@ const struct row rows[] = {
       "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda devices=2 cuda,boxes=7" },
     { "ising3d_sw", 3, { 44, 40, 42 },
       "threads=2 threads=3,boxes=2 cuda cold,cuda devices=2 cuda,boxes=4 cold,devices=3" },
+    /* cubic in 3D, so that M2_KMIN is compared too (the xi/L of ising_critical --dim 3
+     * --algo sw --device cuda): one box transforms its projections on the device, boxes
+     * and devices on the host */
+    { "ising3d_sw", 3, { 48, 48, 48 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2" },
     /* CUDA: many threads joining one spanning cluster concurrently; x extent 2 (the x
      * wrap doubles a pair's bond); rows that are not a multiple of a warp */
     { "ising2d_sw", 2, { 1024, 1024, 0 }, "cuda cold,cuda devices=2 cold,cuda,boxes=3" },
