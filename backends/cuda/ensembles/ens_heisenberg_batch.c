@@ -187,9 +187,18 @@ static int copy_couplings(struct heis_batch *b)
         for (size_t i = 0; i < n && st == LATMC_OK; i++)
             for (int mu = 0; mu < b->shape.ndim; mu++)
                 soa[(size_t)mu * n + i] = aos[(size_t)b->shape.ndim * i + (size_t)mu];
+        /* on the stream the sweeps run on, and waited for: a cudaMemcpy (the legacy
+         * stream, a pageable source) returns before its DMA lands, and the sims' streams
+         * are non-blocking, so a sweep could read couplings not yet there; the wait also
+         * lets soa be refilled for the next copy (once per batch: no cost that matters) */
         if (st == LATMC_OK)
-            st = cuda_check(cudaMemcpy(b->J + slot[m] * per, soa, per * sizeof(float),
-                                       cudaMemcpyHostToDevice), "copying couplings");
+            st = cuda_check(cudaMemcpyAsync(b->J + slot[m] * per, soa, per * sizeof(float),
+                                            cudaMemcpyHostToDevice,
+                                            cuda_sim_of(members[0])->stream),
+                            "copying couplings");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[0])->stream),
+                            "copying couplings");
     }
     free(aos);
     free(prev);
