@@ -255,6 +255,10 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK && wolff)
         st = cuda_check(cudaMemset(sb->wolff, 0, sizeof *sb->wolff),
                         "clearing the Wolff counters");
+    /* the memset runs on the legacy stream, which the box's non-blocking streams are not
+     * ordered after: wait for it here, once, before any kernel adds to the counters */
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaDeviceSynchronize(), "clearing the Wolff counters");
     return st;
 }
 
