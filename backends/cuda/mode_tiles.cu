@@ -185,13 +185,29 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
         return cudaSuccess;
     const int C = cuda_tiles_components(src);
     const int64_t lx = r->extent[0], rows = r->ndim == 3 ? r->extent[1] : 1;
-    if (!cuda_tiles_rows_of(scratch, C, r))
-        return cudaErrorMemoryAllocation;
+    const size_t need = 3 * (size_t)C * (size_t)r->planes * (size_t)rows;
+    if (scratch->doubles < need) {
+        cuda_tiles_scratch_free(scratch);
+        const cudaError_t err = cudaMalloc((void **)&scratch->rows, need * sizeof(double));
+        if (err != cudaSuccess) {
+            scratch->rows = NULL;
+            return err;
+        }
+        scratch->doubles = need;
+    }
+    /* the tables: cos then sin of each axis in turn */
+    const double *cos_of[3], *sin_of[3], *at = phases;
+    for (int mu = 0; mu < r->ndim; mu++) {
+        cos_of[mu] = at;
+        sin_of[mu] = at + r->extent[mu];
+        at += 2 * r->extent[mu];
+    }
+    const int last = r->ndim - 1;
     const unsigned row_blocks = (unsigned)((r->planes * rows * LANES + ROW_THREADS - 1) /
                                            ROW_THREADS);
 #define LAUNCH_ROWS(T, K, R)                                                                \
     tile_rows_kernel<T, K, R><<<row_blocks, ROW_THREADS, 0, stream>>>(                      \
-        (const T *)src->data, src->stride, lx, rows, r->planes, phases, phases + lx,         \
+        (const T *)src->data, src->stride, lx, rows, r->planes, cos_of[0], sin_of[0],       \
         scratch->rows)
     /* the sources there are: Heisenberg's spins (3 floats, one or two replicas), phi^4's
      * field (a float or a double) */
@@ -206,44 +222,9 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
     else
         return cudaErrorInvalidValue; /* a source no leaf has (a bug in the leaf) */
 #undef LAUNCH_ROWS
-    const cudaError_t err = cudaGetLastError();
-    return err != cudaSuccess ? err : cuda_mode_tiles_of_rows(stream, C, r, phases, scratch, tiles);
-}
-
-extern "C" double *cuda_tiles_rows_of(struct cuda_tiles_scratch *scratch, int C,
-                                      const struct cuda_tiles_range *r)
-{
-    const int64_t rows = r->ndim == 3 ? r->extent[1] : 1;
-    const size_t need = 3 * (size_t)C * (size_t)r->planes * (size_t)rows;
-    if (scratch->doubles < need) {
-        cuda_tiles_scratch_free(scratch);
-        if (cudaMalloc((void **)&scratch->rows, need * sizeof(double)) != cudaSuccess) {
-            (void)cudaGetLastError();
-            scratch->rows = NULL;
-            return NULL;
-        }
-        scratch->doubles = need;
-    }
-    return scratch->rows;
-}
-
-extern "C" cudaError_t cuda_mode_tiles_of_rows(cudaStream_t stream, int C,
-                                               const struct cuda_tiles_range *r,
-                                               const double *phases,
-                                               const struct cuda_tiles_scratch *scratch,
-                                               double *tiles)
-{
-    if (r->planes <= 0)
-        return cudaSuccess;
-    const int64_t rows = r->ndim == 3 ? r->extent[1] : 1;
-    /* the tables: cos then sin of each axis in turn */
-    const double *cos_of[3], *sin_of[3], *at = phases;
-    for (int mu = 0; mu < r->ndim; mu++) {
-        cos_of[mu] = at;
-        sin_of[mu] = at + r->extent[mu];
-        at += 2 * r->extent[mu];
-    }
-    const int last = r->ndim - 1;
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
     const int64_t items = (int64_t)C * r->planes, warps = PLANE_THREADS / 32;
     tile_planes_kernel<<<(unsigned)((items + warps - 1) / warps), PLANE_THREADS,
                          0, stream>>>(scratch->rows, C, r->ndim, rows, r->planes, r->global_p0,

@@ -1057,21 +1057,7 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
     cudaStream_t stream = b->ex.stream;
     void *dev_sums = b->sums;
     cudaError_t err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-    /* the tiles in the sums' own pass where the leaf has one for this lattice */
-    bool fused = false;
-    if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
-        double *plane_sums = NULL;
-        err = x->leaf->measure_planes_tiles(sim, &own, stream, &plane_sums, b->mode_phases,
-                                            b->mode_tiles);
-        fused = err == cudaSuccess;
-        if (fused)
-            dev_sums = plane_sums;
-        else if (err == cudaErrorNotSupported)
-            err = cudaSuccess;
-    }
-    if (fused) {
-        /* nothing more: the tiles follow the sums on the box's stream */
-    } else if (err == cudaSuccess && per_plane) {
+    if (err == cudaSuccess && per_plane) {
         double *plane_sums = NULL;
         err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
         dev_sums = plane_sums;
@@ -1083,11 +1069,11 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
     /* the tiles on the box's other stream (idle, as the box is between steps), beside the
      * sums: both read the configuration only, and each kernel's idle slots (the chains of
      * additions wait for each other) take the other's blocks */
-    cudaStream_t side = fused ? stream : b->ex.border_stream;
+    cudaStream_t side = b->ex.border_stream;
     double *dev_modes = b->mode_tiles + td * (size_t)b->ex.planes;
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(x->stage, dev_sums, sums_bytes, cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess && !fused)
+    if (err == cudaSuccess)
         err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
     if (err == cudaSuccess)
         err = cuda_tiles_total(side, b->mode_tiles, b->ex.planes, (int)td, dev_modes);

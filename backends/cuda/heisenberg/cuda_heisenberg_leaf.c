@@ -551,48 +551,6 @@ static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
     return cuda_mode_tiles(stream, &src, &range, phases, &h->mode_rows, tiles);
 }
 
-/* heis_measure_planes and heis_mode_tiles in one kernel (the chunk sums' kernel makes the
- * tiles' rows from its copy of the sites: heisenberg_cuda.h), where it takes L_x. */
-static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
-                                             const struct cuda_box_range *r,
-                                             cudaStream_t stream, double **out,
-                                             const double *phases, double *tiles)
-{
-    const latmc_sim_desc *d = &sim->desc;
-    const struct cuda_box *b = r->box;
-    struct heis_box *h = own_of(b);
-    struct cuda_heis_geom g = h->geom[0];
-    if (!cuda_heis_measure_tiles_fits(&g))
-        return cudaErrorNotSupported;
-    size_t at = 0;
-    if (!r->whole) {
-        if (g.ndim == 3)
-            g.lz = (int)r->planes + 1;
-        else
-            g.ly = (int)r->planes + 1;
-        g.n = h->n_local;
-        at = (size_t)(r->p0 * h->plane_sites);
-    }
-    const struct cuda_tiles_range range = {
-        .ndim = d->ndim,
-        .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
-        .planes = r->planes,
-        .global_p0 = r->global_p0,
-    };
-    const int C = COMPONENTS + (h->nrep == 2 ? COMPONENTS * COMPONENTS : 0);
-    double *rows = cuda_tiles_rows_of(&h->mode_rows, C, &range);
-    if (!rows)
-        return cudaErrorMemoryAllocation;
-    *out = h->plane_sums;
-    cudaError_t err = cuda_heis_measure_planes_tiles(
-        stream, &g, buffer(b, h->cur) + at, h->J + at, h->rows_per_chunk,
-        r->planes * h->rows_per_plane / h->rows_per_chunk, h->partials, h->plane_sums, phases,
-        phases + d->extent[0], rows, h->rows_per_plane, r->planes);
-    if (err == cudaSuccess)
-        err = cuda_mode_tiles_of_rows(stream, C, &range, phases, &h->mode_rows, tiles);
-    return err;
-}
-
 /* The configuration's buffer (latmc_sim_device_view: components N floats apart, replicas
  * 3 N; it changes at every pass). */
 static cudaError_t heis_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
@@ -641,7 +599,6 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .wire_arrays = heis_wire_arrays,                                                     \
         .empty_step = heis_empty_step,                                                       \
         .mode_tiles = heis_mode_tiles,                                                       \
-        .measure_planes_tiles = heis_measure_planes_tiles,                                   \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
     }
 

@@ -95,22 +95,6 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
                                      long long rows_per_chunk, long long nchunks,
                                      double *partials, double *plane_sums);
 
-/*
- * The same, and in the same kernel (the sites it has in shared memory) the rows of the
- * Fourier modes' tiles (mode_tiles.h: replica 0's spin, and the replicas' products with
- * two), each row's x-direction re, im and total of component c at
- * rows_out[3 (y C planes + c planes + q)], as cuda_mode_tiles' first kernel makes them
- * (the same doubles), for cuda_mode_tiles_of_rows; cos_x, sin_x: the phase table of
- * axis x. Where cuda_heis_measure_tiles_fits (L_x a multiple of 32), else
- * cudaErrorInvalidValue, nothing launched.
- */
-bool cuda_heis_measure_tiles_fits(const struct cuda_heis_geom *g);
-cudaError_t cuda_heis_measure_planes_tiles(
-    cudaStream_t stream, const struct cuda_heis_geom *g, const float *spins, const float *J,
-    long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
-    long long planes);
-
 #ifdef __cplusplus
 }
 #else

@@ -28,7 +28,6 @@
  * each lane computes the calls of its own site.
  */
 #include <cuda_pipeline.h>
-#include <string.h>
 
 #include "heisenberg_cuda.h"
 #include "cuda_launch.cuh"
@@ -603,29 +602,11 @@ extern "C" cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, l
 #define HEIS_TILE_PITCH (HEIS_TILE_SITES + 1) /* a chunk's row in shared memory: no bank
                                                  conflicts between the chunks' threads */
 #define HEIS_TILE_THREADS 256
-/* With the tiles of the modes (TC their components: 3, or 3 + 9 with two replicas): warps
- * after the sums' 8, a thread per (chunk, lane x mod 4, set of 3 or 4 components). */
-#define HEIS_MODE_THREADS(TC) ((TC) == 0 ? 0 : (TC) == 3 ? 64 : 192)
-#define HEIS_MODE_PER(TC) ((TC) == 12 ? 4 : 3)
-/* Resident blocks an SM asked of the compiler (registers: 64 K / (threads x blocks)): the
- * sums' loads want many warps in flight, the modes' threads registers for their doubles */
-#define HEIS_CHUNK_BLOCKS(TC) ((TC) == 0 ? 0 : (TC) == 3 ? 3 : 2) /* 0: none asked */
 
-/* The tiles' rows (mode_tiles.h's tile_rows_kernel, the same doubles in the same order),
- * from the chunk sums' kernel's copy of the sites in shared memory. */
-struct heis_mode_rows {
-    const double *cx, *sx;  /* cos and sin of 2 pi x / L_x */
-    double *out;            /* the rows' x re, im and total: mode_tiles.cu's scratch */
-    long long rows_per_plane, planes;
-};
-
-template <int TC>
-__global__ void __launch_bounds__(HEIS_TILE_THREADS + HEIS_MODE_THREADS(TC),
-                                  HEIS_CHUNK_BLOCKS(TC))
+__global__ void __launch_bounds__(HEIS_TILE_THREADS)
 heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                        const float *__restrict__ J, long long rows_per_chunk,
-                       long long nchunks, int ngroups, double *partials,
-                       const struct heis_mode_rows mr)
+                       long long nchunks, int ngroups, double *partials)
 {
     __shared__ double bond[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
     __shared__ float s0t[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
@@ -648,21 +629,10 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
     const long long my_chunk = chunk0 + cb;
     const bool accumulates = group < ngroups && cb < HEIS_TILE_CHUNKS && my_chunk < nchunks;
     double acc[3] = { 0.0, 0.0, 0.0 };
-    /* the modes' threads (TC > 0; L_x a multiple of HEIS_TILE_SITES, so that a tile lies
-     * in one row): chunk mc, lane ml (the sites x = ml mod 4, in x order), components
-     * mset PER .. + PER - 1; the four lanes of a (chunk, set) side by side in a warp */
-    constexpr int PER = HEIS_MODE_PER(TC);
-    const int mt = t - HEIS_TILE_THREADS;
-    const bool moder = TC > 0 && mt >= 0;
-    const int mset = moder ? mt / 64 : 0, mc = moder ? (mt % 64) / 4 : 0, ml = mt & 3;
-    double mre[PER], mim[PER], msum[PER];
-#pragma unroll
-    for (int u = 0; u < PER; u++)
-        mre[u] = mim[u] = msum[u] = 0.0;
     __syncthreads();
     for (int j0 = 0; j0 < chunk_sites; j0 += HEIS_TILE_SITES) {
         /* every thread: sites of the tile, one warp a chunk's 32 consecutive sites */
-        for (int item = t; item < HEIS_TILE_CHUNKS * HEIS_TILE_SITES; item += (int)blockDim.x) {
+        for (int item = t; item < HEIS_TILE_CHUNKS * HEIS_TILE_SITES; item += HEIS_TILE_THREADS) {
             const int c = item / HEIS_TILE_SITES, j = item % HEIS_TILE_SITES;
             const int at = j0 + j;
             if (chunk0 + c >= nchunks || at >= chunk_sites)
@@ -709,53 +679,6 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                 }
             }
         }
-        if (TC > 0 && moder) {
-            /* the lane's sites of the tile in x order: v cos, v sin and v of each of its
-             * components (replica 0's, then the replicas' products s0_m s1_n at 3 + 3 m + n),
-             * each product and sum rounded alone, as tile_rows_kernel */
-            const int x0 = j0 % g.lx, k0 = mc * HEIS_TILE_PITCH;
-            const int jend = chunk0 + mc < nchunks ? HEIS_TILE_SITES : 0; /* sites there */
-#pragma unroll 2
-            for (int j = ml; j < jend; j += 4) {
-                const double cxv = mr.cx[x0 + j], sxv = mr.sx[x0 + j];
-#pragma unroll
-                for (int u = 0; u < PER; u++) {
-                    const int c = mset * PER + u;
-                    const double v =
-                        c < 3 ? (double)s0t[c < 3 ? c : 0][k0 + j]
-                              : __dmul_rn((double)s0t[c < 3 ? 0 : (c - 3) / 3][k0 + j],
-                                          (double)s1t[c < 3 ? 0 : (c - 3) % 3][k0 + j]);
-                    mre[u] = __dadd_rn(mre[u], __dmul_rn(v, cxv));
-                    mim[u] = __dadd_rn(mim[u], __dmul_rn(v, sxv));
-                    msum[u] = __dadd_rn(msum[u], v);
-                }
-            }
-            if (x0 + HEIS_TILE_SITES == g.lx) { /* the row's end: (l0 + l1) + (l2 + l3) */
-                const unsigned all = 0xffffffffu;
-#pragma unroll
-                for (int u = 0; u < PER; u++)
-                    for (int d = 1; d < 4; d *= 2) {
-                        mre[u] = __dadd_rn(mre[u], __shfl_down_sync(all, mre[u], d));
-                        mim[u] = __dadd_rn(mim[u], __shfl_down_sync(all, mim[u], d));
-                        msum[u] = __dadd_rn(msum[u], __shfl_down_sync(all, msum[u], d));
-                    }
-                if (ml == 0 && chunk0 + mc < nchunks) {
-                    const long long row = (chunk0 + mc) * rows_per_chunk + j0 / g.lx;
-                    const long long q = row / mr.rows_per_plane, y = row % mr.rows_per_plane;
-#pragma unroll
-                    for (int u = 0; u < PER; u++) {
-                        const int c = mset * PER + u;
-                        double *o = mr.out + 3 * (y * TC * mr.planes + c * mr.planes + q);
-                        o[0] = mre[u];
-                        o[1] = mim[u];
-                        o[2] = msum[u];
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < PER; u++)
-                    mre[u] = mim[u] = msum[u] = 0.0;
-            }
-        }
         __syncthreads();
     }
     if (!accumulates)
@@ -771,23 +694,11 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
 
 static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heis_geom &g,
                                      const float *spins, const float *J, long long rows_per_chunk,
-                                     long long nchunks, int ngroups, double *partials,
-                                     const struct heis_mode_rows *mr)
+                                     long long nchunks, int ngroups, double *partials)
 {
     const long long blocks = (nchunks + HEIS_TILE_CHUNKS - 1) / HEIS_TILE_CHUNKS;
-    struct heis_mode_rows none;
-    memset(&none, 0, sizeof none);
-    if (!mr)
-        heis_chunk_sums_kernel<0><<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
-            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, none);
-    else if (g.nrep == 2)
-        heis_chunk_sums_kernel<12><<<(unsigned)blocks,
-                                     HEIS_TILE_THREADS + HEIS_MODE_THREADS(12), 0, stream>>>(
-            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, *mr);
-    else
-        heis_chunk_sums_kernel<3><<<(unsigned)blocks,
-                                    HEIS_TILE_THREADS + HEIS_MODE_THREADS(3), 0, stream>>>(
-            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, *mr);
+    heis_chunk_sums_kernel<<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
+        g, spins, J, rows_per_chunk, nchunks, ngroups, partials);
     return cudaGetLastError();
 }
 
@@ -818,12 +729,11 @@ __global__ void heis_plane_total_kernel(double *partials, long long nchunks,
 static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_heis_geom *g,
                                         const float *spins, const float *J,
                                         long long rows_per_chunk, long long nchunks,
-                                        double *partials, double *plane_sums,
-                                        const struct heis_mode_rows *mr)
+                                        double *partials, double *plane_sums)
 {
     const int ngroups = g->nrep == 2 ? 5 : 2;
     cudaError_t err = launch_chunk_sums(stream, *g, spins, J, rows_per_chunk, nchunks, ngroups,
-                                        partials, mr);
+                                        partials);
     if (err != cudaSuccess)
         return err;
     const long long rows_per_plane = g->ndim == 3 ? g->ly : 1; /* rows_per_chunk divides it */
@@ -842,23 +752,5 @@ extern "C" cudaError_t cuda_heis_measure_planes(cudaStream_t stream,
                                                 double *partials, double *plane_sums)
 {
     return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
-                                plane_sums, NULL);
-}
-
-extern "C" bool cuda_heis_measure_tiles_fits(const struct cuda_heis_geom *g)
-{
-    return g->lx % HEIS_TILE_SITES == 0;
-}
-
-extern "C" cudaError_t cuda_heis_measure_planes_tiles(
-    cudaStream_t stream, const struct cuda_heis_geom *g, const float *spins, const float *J,
-    long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
-    long long planes)
-{
-    if (!cuda_heis_measure_tiles_fits(g))
-        return cudaErrorInvalidValue;
-    const struct heis_mode_rows mr = { cos_x, sin_x, rows_out, rows_per_plane, planes };
-    return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
-                                plane_sums, &mr);
+                                plane_sums);
 }
