@@ -83,7 +83,7 @@ static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda
     return p;
 }
 
-static dim3 grid_of(const struct fold_geom &p)
+static inline dim3 grid_of(const struct fold_geom &p)
 {
     const int64_t across = (p.cols + CUDA_THREADS - 1) / CUDA_THREADS;
     return dim3((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));

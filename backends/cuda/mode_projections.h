@@ -62,12 +62,19 @@ cudaError_t cuda_byte_measure_projections(cudaStream_t stream, const struct latm
  * Potts, four sites a thread (potts/potts_fold.cu), where cuda_potts_fold_fits (q <= 16,
  * L_x a multiple of 4; else cudaErrorInvalidValue, nothing launched): the measurement's
  * sums added to *sums (cleared by the caller) and, where proj is not NULL, the projections
- * to proj (as above), from one read of the range.
+ * to proj (as above), from one read of the range (q <= 4: cuda_potts_measure_planes).
  */
 bool cuda_potts_fold_fits(const struct latmc_lattice *g, int q);
 cudaError_t cuda_potts_measure_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                     const uint8_t *sites, const struct cuda_proj_range *r,
                                     int q, struct latmc_potts_sums *sums, int64_t *proj);
+
+/* The same for q <= 4 (L_x a multiple of 4), counted from the states' bit planes
+ * (potts/potts_planes.cu); cuda_potts_measure_fold takes this kernel where it fits. */
+bool cuda_potts_planes_fits(const struct latmc_lattice *g, int q);
+cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_lattice *g,
+                                      const uint8_t *sites, const struct cuda_proj_range *r,
+                                      int q, struct latmc_potts_sums *sums, int64_t *proj);
 
 /*
  * The modes from a box's projections on the device (all the lattice's: one box alone),

@@ -2,7 +2,8 @@
  * Potts' measurement (matches, populations) and, optionally, its Fourier modes'
  * projections (mode_projections.h: each state's P_x, P_y in 3D, P_last) from one read of a
  * range of planes, four sites a thread: the Potts leaf's measurement kernel and its folded
- * pass (q <= 16, L_x a multiple of 4).
+ * pass (q <= 16, L_x a multiple of 4), for q >= 5: q <= 4 goes to potts_planes.cu, which
+ * counts the states' two bit planes instead of each state.
  *
  * A thread takes a column of words (4 consecutive x of the byte layout) of every row of a
  * chunk of rows (measure_fold.cuh), in row order, the loads of a few rows issued before it
@@ -215,6 +216,8 @@ extern "C" cudaError_t cuda_potts_measure_fold(cudaStream_t stream,
         return cudaSuccess;
     if (!cuda_potts_fold_fits(g, q))
         return cudaErrorInvalidValue;
+    if (cuda_potts_planes_fits(g, q)) /* q <= 4: the states' bit planes (potts_planes.cu) */
+        return cuda_potts_measure_planes(stream, g, sites, r, q, sums, proj);
     const struct fold_geom p = geom_of(g, r, g->lx / 4);
     const dim3 grid = grid_of(p);
     const uint32_t *w = (const uint32_t *)sites; /* rows of L_x bytes: 4-byte aligned */

@@ -291,6 +291,12 @@ const struct row rows[] = {
     { "potts3_metropolis", 2, { 24, 24, 0 }, CUDA_DEVICES(2) " cuda,boxes=2 cuda,parts=2" },
     { "potts5_heatbath", 2, { 30, 30, 0 }, "cuda devices=3" },
     { "potts3_heatbath", 3, { 12, 12, 12 }, "cuda devices=2" },
+    /* q <= 4, the bit planes' kernel (potts_planes.cu): 16 sites a thread, a row of 65
+     * (one partial block of 4 warps across) and 128 thread columns, q = 2, 3, 4; 3D */
+    { "potts3_metropolis", 2, { 1040, 1040, 0 }, "cuda" },
+    { "potts2_heatbath", 2, { 1024, 1024, 0 }, "cuda" },
+    { "potts4_heatbath", 2, { 2048, 2048, 0 }, "cuda" },
+    { "potts4_heatbath", 3, { 40, 40, 40 }, "cuda" },
     { "potts3_metropolis", 2, { 6, 6, 0 }, ENS " cuda,ens" },
     { "potts3_metropolis", 2, { 24, 24, 0 }, DEVICES },
 
