@@ -1,7 +1,11 @@
 /*
- * Swendsen-Wang's kernels on one box holding the whole lattice (cuda_sw.h). One thread
- * per site in a grid-stride loop; a site is a 32-bit index (the core refuses cluster
- * updates on 2^32 sites or more).
+ * Swendsen-Wang's kernels on one box holding the whole lattice (cuda_sw.h). Grid-stride
+ * loops; a site is a 32-bit index (the core refuses cluster updates on 2^32 sites or
+ * more). The bonds, the flattening, the decisions and the flip take four sites a thread
+ * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
+ * their labels as one uint4, so that a thread keeps several loads in flight (one site a
+ * thread left these kernels waiting on latency); else, and in the union pass, one site a
+ * thread. The tiles' pass is one site a thread, a block a tile.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
@@ -49,6 +53,7 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
  * after the decisions a cluster's root keeps its decision in its byte (1: keep). */
 #define SW_TILE_ROOT 0x80u
 #define SW_BOND_BITS 0x07u
+#define SW_TILE_ROOTS 0x80808080u /* the marks of four sites' bytes in a word */
 /* Blocks of the counting flip kernel: a few per SM of any current GPU, enough to fill it. */
 #define SW_COUNT_BLOCKS 2048u
 
@@ -251,6 +256,51 @@ __global__ void sw_flatten_kernel(struct cuda_sw_box b)
     }
 }
 
+/* Pass 3 four own sites a thread (sw_words): their marks read as one word of bonds, their
+ * labels as one uint4, and the finds of the marked ones stepped together, so that a thread
+ * keeps up to four loads in flight (one site a thread left the kernel waiting on latency).
+ * The result is pass 3's: the forest is fixed once pass 2 has run, so every find of a
+ * tree ends at its root whatever it reads on the way. */
+__global__ void sw_flatten4_kernel(struct cuda_sw_box b)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        const uint32_t marks = *(const uint32_t *)(b.bonds + i0) & SW_TILE_ROOTS;
+        if (!marks)
+            continue;
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
+        uint32_t x[4];
+        unsigned live = 0; /* bit s: site i0 + s's find still walks */
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            x[s] = p[s];
+            if (marks >> (8 * s) & SW_TILE_ROOT && p[s] != i0 + (uint32_t)s)
+                live |= 1u << s;
+        }
+        const unsigned walked = live;
+        while (live) {
+#pragma unroll
+            for (int s = 0; s < 4; s++) {
+                if (!(live >> s & 1u))
+                    continue;
+                const uint32_t q = __ldcg(b.labels + x[s]);
+                if (q == x[s])
+                    live &= ~(1u << s);
+                else
+                    x[s] = q;
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (walked >> s & 1u && x[s] != p[s])
+                b.labels[i0 + (uint32_t)s] = x[s];
+    }
+}
+
 /* The decision of every cluster, drawn at its name (its root's global site), into the
  * root's bonds byte: Ising 1 keep, 0 flip (q = 0); Potts its new colour (q >= 2). As
  * latmc_cluster_decide without a field. */
@@ -266,6 +316,37 @@ __global__ void sw_decide_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
+/* The decisions four own sites a thread (sw_words): their marks and the decisions written
+ * back as one word of bonds (the other bytes as they were), the labels as one uint4. */
+__global__ void sw_decide4_kernel(struct cuda_sw_box b, uint64_t seed,
+                                  struct latmc_rng_name name, uint64_t keep, int q)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        uint32_t word = *(const uint32_t *)(b.bonds + i0);
+        const uint32_t marks = word & SW_TILE_ROOTS;
+        if (!marks)
+            continue;
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
+        bool any = false;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            const uint32_t r = i0 + (uint32_t)s;
+            if (!(marks >> (8 * s) & SW_TILE_ROOT) || p[s] != r)
+                continue;
+            const uint32_t d = sw_decision(seed, name, sw_global(b, r), keep, q);
+            word = (word & ~(0xffu << (8 * s))) | d << (8 * s);
+            any = true;
+        }
+        if (any)
+            *(uint32_t *)(b.bonds + i0) = word;
+    }
+}
+
 /* Every site takes its cluster's decision; counts the sites that changed. */
 template <bool POTTS>
 __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
@@ -277,6 +358,50 @@ __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed
         flipped += sw_take_decision<POTTS>(b.spins, i, b.bonds[sw_root(b, i)]);
     }
     cuda_warp_add(changed, flipped);
+}
+
+/* The flip four own sites a thread (sw_words): their tile roots read as one uint4, the
+ * four roots' labels and decisions then loaded together, the spins as one word. */
+template <bool POTTS>
+__global__ void sw_flip4_kernel(struct cuda_sw_box b, unsigned long long *changed)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    unsigned long long flipped = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        const uint4 t4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t t[4] = { t4.x, t4.y, t4.z, t4.w };
+        uint32_t r[4], d[4];
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            r[s] = b.labels[t[s]];
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            d[s] = b.bonds[r[s]];
+        const uint32_t old = *(const uint32_t *)(b.spins + i0);
+        uint32_t four = old;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            const int8_t o = (int8_t)(old >> (8 * s));
+            const int8_t v = POTTS ? (int8_t)d[s] : d[s] ? o : (int8_t)-o;
+            four = (four & ~(0xffu << (8 * s))) | (uint32_t)(uint8_t)v << (8 * s);
+            flipped += v != o;
+        }
+        if (four != old)
+            *(uint32_t *)(b.spins + i0) = four;
+    }
+    cuda_warp_add(changed, flipped);
+}
+
+/* The four-site kernels apply (flattening, decisions, flip): the own sites start at a
+ * multiple of 4 of the storage (their words of bonds and spins, uint4 of labels) and are
+ * a multiple of 4. */
+static bool sw_words(const struct cuda_sw_box *b)
+{
+    const uint64_t plane = b->g.ndim == 3 ? (uint64_t)(b->g.lx * b->g.ly) : (uint64_t)b->g.lx;
+    return (uint64_t)b->p0 * plane % 4 == 0 && (uint64_t)b->np * plane % 4 == 0;
 }
 
 /* The grouped bonds kernel applies: the own sites start at a multiple of 4 of the storage
@@ -342,7 +467,10 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
         err = cudaGetLastError();
     }
     if (err == cudaSuccess) {
-        sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
+        if (sw_words(b))
+            sw_flatten4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(*b);
+        else
+            sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     return err;
@@ -352,8 +480,12 @@ extern "C" cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_
                                       uint64_t seed, struct latmc_rng_name name,
                                       uint64_t keep_threshold, int q)
 {
-    sw_decide_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(
-        *b, seed, name, keep_threshold, q);
+    if (sw_words(b))
+        sw_decide4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+    else
+        sw_decide_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
     return cudaGetLastError();
 }
 
@@ -362,9 +494,14 @@ extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_b
 {
     /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
      * per 32 sites, would serialise in the L2 */
-    const unsigned grid = cuda_grid(own_sites(b));
+    const bool words = sw_words(b);
+    const unsigned grid = cuda_grid(words ? own_sites(b) / 4 : own_sites(b));
     const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
-    if (q)
+    if (words && q)
+        sw_flip4_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    else if (words)
+        sw_flip4_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    else if (q)
         sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
     else
         sw_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
