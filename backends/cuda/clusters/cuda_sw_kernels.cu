@@ -165,41 +165,63 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
 }
 
 /* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
- * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). */
+ * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). A warp
+ * holds whole rows of the tile (tx = 32 or 16), so its bonds along x come as one ballot:
+ * the runs they join need no union, each site's parent starts as its run's first site
+ * (the smallest of the run, as a union would have left it). Of the bonds along y (z) only
+ * the first of each stretch that joins the same two runs is united: where the bond beside
+ * it (x - 1) is active too and both rows' runs go on from x - 1 to x, the four sites are
+ * already one piece. The pieces, their roots (smallest local sites) and so the labels are
+ * those the unions of every bond give, in any order. */
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
     __shared__ uint32_t parent[CUDA_THREADS];
+    __shared__ uint32_t runs[CUDA_THREADS / 32]; /* each warp's bonds along x, lane l to l + 1 */
     const struct tile_shape t = tile_of(b.g.ndim);
     const struct own_shape o = own_of(b);
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
-    const uint32_t me = threadIdx.x;
+    const uint64_t tiles = (uint64_t)nx * ny * nz;
+    const uint32_t me = threadIdx.x, lane = me & 31u, warp = me & ~31u;
+    const uint32_t upto = 0xffffffffu >> (31u - lane); /* lanes 0 .. lane */
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
-    for (uint64_t tile = blockIdx.x; tile < (uint64_t)nx * ny * nz; tile += gridDim.x) {
+    const uint32_t up_y = me + t.tx, up_z = me + t.tx * t.ty;
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const uint32_t gx = (uint32_t)(tile % nx), rest = (uint32_t)(tile / nx);
         const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
         const bool valid = x < o.ex && y < o.ey && z < o.ez;
         const uint32_t i = first + x + o.ex * (y + o.ey * z);
-        parent[me] = me;
-        __syncthreads();
         const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
-        if (bits & 1u && inside_tile(x, t.tx, o.ex))
-            unite_shared(parent, me, me + 1);
-        if (bits & 2u && inside_tile(y, t.ty, o.ey))
-            unite_shared(parent, me, me + t.tx);
-        if (bits & 4u && inside_tile(z, t.tz, o.ez))
-            unite_shared(parent, me, me + t.tx * t.ty);
+        /* bit l: the bond from lane l to l + 1 (never across a row's end: inside_tile) */
+        const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && inside_tile(x, t.tx, o.ex));
+        const uint32_t ylink = __ballot_sync(0xffffffffu, bits & 2u && inside_tile(y, t.ty, o.ey));
+        const uint32_t zlink = __ballot_sync(0xffffffffu, bits & 4u && inside_tile(z, t.tz, o.ez));
+        /* a run starts at lane l unless the bond from l - 1 joins it */
+        const uint32_t start = warp + 31u - __clz(~(link << 1) & upto);
+        parent[me] = start;
+        if (lane == 0)
+            runs[me >> 5] = link;
         __syncthreads();
-        const uint32_t r = find_shared(parent, me);
+        /* the bond beside (from x - 1) is active and both runs go on from x - 1 to x */
+        const bool go_on = lane > 0 && (link >> (lane - 1) & 1u);
+        if (ylink >> lane & 1u &&
+            !(go_on && ylink >> (lane - 1) & 1u && runs[up_y >> 5] >> ((up_y - 1) & 31u) & 1u))
+            unite_shared(parent, start, up_y);
+        if (zlink >> lane & 1u &&
+            !(go_on && zlink >> (lane - 1) & 1u && runs[up_z >> 5] >> ((up_z - 1) & 31u) & 1u))
+            unite_shared(parent, start, up_z);
+        __syncthreads();
+        const uint32_t r = find_shared(parent, start);
         /* the local root's site (a valid one: it is joined to this site by bonds) */
         const uint32_t rx = r % t.tx, ry = r / t.tx % t.ty, rz = r / (t.tx * t.ty);
         if (valid)
             b.labels[i] = first + x0 + rx + o.ex * (y0 + ry + o.ey * (z0 + rz));
         if (valid && r == me)
             b.bonds[i] = (uint8_t)(bits | SW_TILE_ROOT);
-        __syncthreads(); /* parent[] is the next tile's */
+        if (tile + gridDim.x < tiles)
+            __syncthreads(); /* parent[] and runs[] are the next tile's */
     }
 }
 
