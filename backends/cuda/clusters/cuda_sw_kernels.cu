@@ -4,8 +4,8 @@
  * more). The bonds, the flattening, the decisions and the flip take four sites a thread
  * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
  * their labels as one uint4, so that a thread keeps several loads in flight (one site a
- * thread left these kernels waiting on latency); else, and in the union pass, one site a
- * thread. The tiles' pass is one site a thread, a block a tile.
+ * thread left these kernels waiting on latency); else one site a thread. The tiles' pass
+ * is one site a thread, a block a tile; the union pass a thread per tile edge site.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
@@ -15,8 +15,10 @@
  *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; one block each): the bonds inside a
  *      tile joined in shared memory, every site's parent then its tile-local root's
  *      global index (the tile's order of sites is the lattice's, so a local root, the
- *      smallest local index of its piece, is its smallest site);
- *   2. the bonds that leave a tile (and the wraps) joined in global memory;
+ *      smallest local index of its piece, is its smallest site; the runs along x from
+ *      warp ballots, sw_tile_kernel);
+ *   2. the bonds that leave a tile (and the wraps) joined in global memory, a thread per
+ *      site that can hold one (edge_slots);
  *   3. the tiles' roots flattened to their clusters' roots; every other site's parent is
  *      its tile's root, so its cluster's name is two reads away (labels[labels[i]]).
  * The decisions are drawn at the clusters' roots only and kept in their bonds bytes; the
