@@ -32,12 +32,17 @@ __device__ __forceinline__ uint32_t sw_draw(uint64_t seed, struct latmc_rng_name
 }
 
 /* A cluster's decision drawn at its name r (as latmc_cluster_decide without a field):
- * q = 0 Ising 1 keep, 0 flip; q >= 2 Potts its new colour. */
+ * q = 0 Ising 1 keep, 0 flip; q >= 2 Potts its new colour; sw_decision_of: from its draw u
+ * (lane r mod 4 of block r / 4). */
+__device__ __forceinline__ uint8_t sw_decision_of(uint32_t u, uint64_t keep, int q)
+{
+    return (uint8_t)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
+}
+
 __device__ __forceinline__ uint8_t sw_decision(uint64_t seed, struct latmc_rng_name name,
                                                uint32_t r, uint64_t keep, int q)
 {
-    const uint32_t u = sw_draw(seed, name, r);
-    return (uint8_t)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
+    return sw_decision_of(sw_draw(seed, name, r), keep, q);
 }
 
 

@@ -1,7 +1,11 @@
 /*
- * Swendsen-Wang's kernels on one box holding the whole lattice (cuda_sw.h). One thread
- * per site in a grid-stride loop; a site is a 32-bit index (the core refuses cluster
- * updates on 2^32 sites or more).
+ * Swendsen-Wang's kernels on one box holding the whole lattice (cuda_sw.h). Grid-stride
+ * loops; a site is a 32-bit index (the core refuses cluster updates on 2^32 sites or
+ * more). The bonds, the flattening, the decisions and the flip take four sites a thread
+ * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
+ * their labels as one uint4, so that a thread keeps several loads in flight (one site a
+ * thread left these kernels waiting on latency); else one site a thread. The tiles' pass
+ * is one site a thread, a block a tile; the union pass a thread per tile edge site.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
@@ -11,8 +15,10 @@
  *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; one block each): the bonds inside a
  *      tile joined in shared memory, every site's parent then its tile-local root's
  *      global index (the tile's order of sites is the lattice's, so a local root, the
- *      smallest local index of its piece, is its smallest site);
- *   2. the bonds that leave a tile (and the wraps) joined in global memory;
+ *      smallest local index of its piece, is its smallest site; the runs along x from
+ *      warp ballots, sw_tile_kernel);
+ *   2. the bonds that leave a tile (and the wraps) joined in global memory, a thread per
+ *      site that can hold one (edge_slots);
  *   3. the tiles' roots flattened to their clusters' roots; every other site's parent is
  *      its tile's root, so its cluster's name is two reads away (labels[labels[i]]).
  * The decisions are drawn at the clusters' roots only and kept in their bonds bytes; the
@@ -49,6 +55,7 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
  * after the decisions a cluster's root keeps its decision in its byte (1: keep). */
 #define SW_TILE_ROOT 0x80u
 #define SW_BOND_BITS 0x07u
+#define SW_TILE_ROOTS 0x80808080u /* the marks of four sites' bytes in a word */
 /* Blocks of the counting flip kernel: a few per SM of any current GPU, enough to fill it. */
 #define SW_COUNT_BLOCKS 2048u
 
@@ -160,72 +167,140 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
 }
 
 /* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
- * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). */
+ * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). A warp
+ * holds whole rows of the tile (tx = 32 or 16), so its bonds along x come as one ballot:
+ * the runs they join need no union, each site's parent starts as its run's first site
+ * (the smallest of the run, as a union would have left it). Of the bonds along y (z) only
+ * the first of each stretch that joins the same two runs is united: where the bond beside
+ * it (x - 1) is active too and both rows' runs go on from x - 1 to x, the four sites are
+ * already one piece. The pieces, their roots (smallest local sites) and so the labels are
+ * those the unions of every bond give, in any order. */
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
     __shared__ uint32_t parent[CUDA_THREADS];
+    __shared__ uint32_t runs[CUDA_THREADS / 32]; /* each warp's bonds along x, lane l to l + 1 */
     const struct tile_shape t = tile_of(b.g.ndim);
     const struct own_shape o = own_of(b);
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
-    const uint32_t me = threadIdx.x;
+    const uint64_t tiles = (uint64_t)nx * ny * nz;
+    const uint32_t me = threadIdx.x, lane = me & 31u, warp = me & ~31u;
+    const uint32_t upto = 0xffffffffu >> (31u - lane); /* lanes 0 .. lane */
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
-    for (uint64_t tile = blockIdx.x; tile < (uint64_t)nx * ny * nz; tile += gridDim.x) {
-        const uint32_t gx = (uint32_t)(tile % nx), rest = (uint32_t)(tile / nx);
+    const uint32_t up_y = me + t.tx, up_z = me + t.tx * t.ty;
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        /* 32-bit divisions: a tile holds a site, so tile < 2^32 */
+        const uint32_t gx = (uint32_t)tile % nx, rest = (uint32_t)tile / nx;
         const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
         const bool valid = x < o.ex && y < o.ey && z < o.ez;
         const uint32_t i = first + x + o.ex * (y + o.ey * z);
-        parent[me] = me;
-        __syncthreads();
         const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
-        if (bits & 1u && inside_tile(x, t.tx, o.ex))
-            unite_shared(parent, me, me + 1);
-        if (bits & 2u && inside_tile(y, t.ty, o.ey))
-            unite_shared(parent, me, me + t.tx);
-        if (bits & 4u && inside_tile(z, t.tz, o.ez))
-            unite_shared(parent, me, me + t.tx * t.ty);
+        /* bit l: the bond from lane l to l + 1 (never across a row's end: inside_tile) */
+        const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && inside_tile(x, t.tx, o.ex));
+        const uint32_t ylink = __ballot_sync(0xffffffffu, bits & 2u && inside_tile(y, t.ty, o.ey));
+        const uint32_t zlink = __ballot_sync(0xffffffffu, bits & 4u && inside_tile(z, t.tz, o.ez));
+        /* a run starts at lane l unless the bond from l - 1 joins it */
+        const uint32_t start = warp + 31u - __clz(~(link << 1) & upto);
+        parent[me] = start;
+        if (lane == 0)
+            runs[me >> 5] = link;
         __syncthreads();
-        const uint32_t r = find_shared(parent, me);
+        /* the bond beside (from x - 1) is active and both runs go on from x - 1 to x */
+        const bool go_on = lane > 0 && (link >> (lane - 1) & 1u);
+        if (ylink >> lane & 1u &&
+            !(go_on && ylink >> (lane - 1) & 1u && runs[up_y >> 5] >> ((up_y - 1) & 31u) & 1u))
+            unite_shared(parent, start, up_y);
+        if (zlink >> lane & 1u &&
+            !(go_on && zlink >> (lane - 1) & 1u && runs[up_z >> 5] >> ((up_z - 1) & 31u) & 1u))
+            unite_shared(parent, start, up_z);
+        __syncthreads();
+        const uint32_t r = find_shared(parent, start);
         /* the local root's site (a valid one: it is joined to this site by bonds) */
         const uint32_t rx = r % t.tx, ry = r / t.tx % t.ty, rz = r / (t.tx * t.ty);
         if (valid)
             b.labels[i] = first + x0 + rx + o.ex * (y0 + ry + o.ey * (z0 + rz));
         if (valid && r == me)
             b.bonds[i] = (uint8_t)(bits | SW_TILE_ROOT);
-        __syncthreads(); /* parent[] is the next tile's */
+        if (tile + gridDim.x < tiles)
+            __syncthreads(); /* parent[] and runs[] are the next tile's */
     }
 }
 
+/* The sites of a tile that can hold a bond leaving it: those whose coordinate along some
+ * axis is the tile's last (a tile at the lattice's or box's end may be cut short): 2D
+ * tx + ty - 1 of 256 (39), 3D tx ty + (tz - 1)(tx + ty - 1) (121). */
+__host__ __device__ static inline uint32_t edge_slots(int ndim)
+{
+    const struct tile_shape t = tile_of(ndim);
+    return ndim == 3 ? t.tx * t.ty + (t.tz - 1) * (t.tx + t.ty - 1) : t.tx + t.ty - 1;
+}
+
 /* Pass 2: the bonds that pass 1 left, those leaving a tile or wrapping; a box's bonds
- * across its upper face along the last axis are the faces' (cuda_sw_faces.cu). */
+ * across its upper face along the last axis are the faces' (cuda_sw_faces.cu). A thread
+ * per edge site of a tile (edge_slots), each once: the last plane (3D), then in each other
+ * plane the last row, then the last column; so the threads of a warp mostly have bonds to
+ * join (a thread per site left 85 % of them idle in 2D, 53 % in 3D). */
+template <int ND>
 __global__ void sw_union_kernel(struct cuda_sw_box b)
 {
     const struct own_shape o = own_of(b);
-    const uint64_t n = (uint64_t)o.ex * o.ey * o.ez;
-    const struct tile_shape t = tile_of(b.g.ndim);
-    const unsigned last = 1u << (b.g.ndim - 1);
+    const struct tile_shape t = tile_of(ND);
+    const uint32_t first = sw_own_site(b, 0);
+    const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
+    const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
+    const uint32_t slots = edge_slots(ND), row = t.tx + t.ty - 1; /* constants */
+    const uint64_t n = (uint64_t)nx * ny * nz * slots;
+    const unsigned last = 1u << (ND - 1);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i = sw_own_site(b, (uint32_t)k);
+        const uint32_t tile = (uint32_t)(k / slots); /* a tile holds a site: < 2^32 */
+        const uint32_t s = (uint32_t)(k % slots);
+        const uint32_t gx = tile % nx, rest = tile / nx;
+        const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
+        /* the tile's last coordinates (local) */
+        const uint32_t lx = min(t.tx, o.ex - x0) - 1, ly = min(t.ty, o.ey - y0) - 1;
+        const uint32_t lz = min(t.tz, o.ez - z0) - 1;
+        uint32_t mx, my, mz;
+        if (ND == 3 && s < t.tx * t.ty) { /* the last plane */
+            mx = s % t.tx;
+            my = s / t.tx;
+            mz = lz;
+        } else {
+            const uint32_t r = ND == 3 ? (s - t.tx * t.ty) % row : s;
+            mz = ND == 3 ? (s - t.tx * t.ty) / row : 0;
+            if (mz >= lz && ND == 3)
+                continue; /* the last plane's, or past the tile's end */
+            if (r < t.tx) { /* the last row */
+                mx = r;
+                my = ly;
+            } else {        /* the last column, the last row's site left out */
+                mx = lx;
+                my = r - t.tx;
+                if (my >= ly)
+                    continue;
+            }
+        }
+        if (mx > lx || my > ly)
+            continue;
+        const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
+        const uint32_t i = first + x + o.ex * (y + o.ey * z);
         unsigned bits = b.bonds[i] & SW_BOND_BITS;
         if (!bits)
             continue;
-        const uint32_t x = (uint32_t)k % o.ex, row = (uint32_t)k / o.ex, y = row % o.ey,
-                       z = row / o.ey;
         if (inside_tile(x, t.tx, o.ex))
             bits &= ~1u;
         if (inside_tile(y, t.ty, o.ey))
             bits &= ~2u;
         if (inside_tile(z, t.tz, o.ez))
             bits &= ~4u;
-        if (!b.wrap && (b.g.ndim == 3 ? z : y) + 1 == b.np)
+        if (!b.wrap && (ND == 3 ? z : y) + 1 == b.np)
             bits &= ~last; /* across the box's upper face */
         if (!bits)
             continue;
         uint32_t j[3];
         neighbours(b.g, i, j);
-        for (int mu = 0; mu < b.g.ndim; mu++)
+        for (int mu = 0; mu < ND; mu++)
             if (bits >> mu & 1u)
                 unite(b.labels, i, j[mu]);
     }
@@ -251,6 +326,51 @@ __global__ void sw_flatten_kernel(struct cuda_sw_box b)
     }
 }
 
+/* Pass 3 four own sites a thread (sw_words): their marks read as one word of bonds, their
+ * labels as one uint4, and the finds of the marked ones stepped together, so that a thread
+ * keeps up to four loads in flight (one site a thread left the kernel waiting on latency).
+ * The result is pass 3's: the forest is fixed once pass 2 has run, so every find of a
+ * tree ends at its root whatever it reads on the way. */
+__global__ void sw_flatten4_kernel(struct cuda_sw_box b)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        const uint32_t marks = *(const uint32_t *)(b.bonds + i0) & SW_TILE_ROOTS;
+        if (!marks)
+            continue;
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
+        uint32_t x[4];
+        unsigned live = 0; /* bit s: site i0 + s's find still walks */
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            x[s] = p[s];
+            if (marks >> (8 * s) & SW_TILE_ROOT && p[s] != i0 + (uint32_t)s)
+                live |= 1u << s;
+        }
+        const unsigned walked = live;
+        while (live) {
+#pragma unroll
+            for (int s = 0; s < 4; s++) {
+                if (!(live >> s & 1u))
+                    continue;
+                const uint32_t q = __ldcg(b.labels + x[s]);
+                if (q == x[s])
+                    live &= ~(1u << s);
+                else
+                    x[s] = q;
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (walked >> s & 1u && x[s] != p[s])
+                b.labels[i0 + (uint32_t)s] = x[s];
+    }
+}
+
 /* The decision of every cluster, drawn at its name (its root's global site), into the
  * root's bonds byte: Ising 1 keep, 0 flip (q = 0); Potts its new colour (q >= 2). As
  * latmc_cluster_decide without a field. */
@@ -266,6 +386,52 @@ __global__ void sw_decide_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
+/* The decisions four own sites a thread (sw_words): their marks and the decisions written
+ * back as one word of bonds (the other bytes as they were), the labels as one uint4.
+ * GROUPED (sw_grouped): the word's first global site is a multiple of 4. */
+template <bool GROUPED>
+__global__ void sw_decide4_kernel(struct cuda_sw_box b, uint64_t seed,
+                                  struct latmc_rng_name name, uint64_t keep, int q)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        uint32_t word = *(const uint32_t *)(b.bonds + i0);
+        const uint32_t marks = word & SW_TILE_ROOTS;
+        if (!marks)
+            continue;
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
+        unsigned roots = 0; /* bit s: site i0 + s is its cluster's root */
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (marks >> (8 * s) & SW_TILE_ROOT && p[s] == i0 + (uint32_t)s)
+                roots |= 1u << s;
+        if (!roots)
+            continue;
+        const uint32_t g0 = sw_global(b, i0);
+        if (GROUPED) {
+            /* the four names are the lanes of one block: one Philox block for the word
+             * (a warp with a root at each of the four places ran four) */
+            const latmc_philox_ctr c = latmc_rng_name_block(seed, name, g0 >> 2);
+#pragma unroll
+            for (int s = 0; s < 4; s++)
+                if (roots >> s & 1u)
+                    word = (word & ~(0xffu << (8 * s))) |
+                           (uint32_t)sw_decision_of(lane_of(c, (unsigned)s), keep, q) << (8 * s);
+        } else {
+#pragma unroll
+            for (int s = 0; s < 4; s++)
+                if (roots >> s & 1u)
+                    word = (word & ~(0xffu << (8 * s))) |
+                           (uint32_t)sw_decision(seed, name, g0 + (uint32_t)s, keep, q) << (8 * s);
+        }
+        *(uint32_t *)(b.bonds + i0) = word;
+    }
+}
+
 /* Every site takes its cluster's decision; counts the sites that changed. */
 template <bool POTTS>
 __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
@@ -277,6 +443,50 @@ __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed
         flipped += sw_take_decision<POTTS>(b.spins, i, b.bonds[sw_root(b, i)]);
     }
     cuda_warp_add(changed, flipped);
+}
+
+/* The flip four own sites a thread (sw_words): their tile roots read as one uint4, the
+ * four roots' labels and decisions then loaded together, the spins as one word. */
+template <bool POTTS>
+__global__ void sw_flip4_kernel(struct cuda_sw_box b, unsigned long long *changed)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    unsigned long long flipped = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        const uint4 t4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t t[4] = { t4.x, t4.y, t4.z, t4.w };
+        uint32_t r[4], d[4];
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            r[s] = b.labels[t[s]];
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            d[s] = b.bonds[r[s]];
+        const uint32_t old = *(const uint32_t *)(b.spins + i0);
+        uint32_t four = old;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            const int8_t o = (int8_t)(old >> (8 * s));
+            const int8_t v = POTTS ? (int8_t)d[s] : d[s] ? o : (int8_t)-o;
+            four = (four & ~(0xffu << (8 * s))) | (uint32_t)(uint8_t)v << (8 * s);
+            flipped += v != o;
+        }
+        if (four != old)
+            *(uint32_t *)(b.spins + i0) = four;
+    }
+    cuda_warp_add(changed, flipped);
+}
+
+/* The four-site kernels apply (flattening, decisions, flip): the own sites start at a
+ * multiple of 4 of the storage (their words of bonds and spins, uint4 of labels) and are
+ * a multiple of 4. */
+static bool sw_words(const struct cuda_sw_box *b)
+{
+    const uint64_t plane = b->g.ndim == 3 ? (uint64_t)(b->g.lx * b->g.ly) : (uint64_t)b->g.lx;
+    return (uint64_t)b->p0 * plane % 4 == 0 && (uint64_t)b->np * plane % 4 == 0;
 }
 
 /* The grouped bonds kernel applies: the own sites start at a multiple of 4 of the storage
@@ -338,11 +548,18 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
                      0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
-        sw_union_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
+        const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
+        if (b->g.ndim == 3)
+            sw_union_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(*b);
+        else
+            sw_union_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     if (err == cudaSuccess) {
-        sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
+        if (sw_words(b))
+            sw_flatten4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(*b);
+        else
+            sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     return err;
@@ -352,8 +569,15 @@ extern "C" cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_
                                       uint64_t seed, struct latmc_rng_name name,
                                       uint64_t keep_threshold, int q)
 {
-    sw_decide_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(
-        *b, seed, name, keep_threshold, q);
+    if (sw_grouped(b))
+        sw_decide4_kernel<true><<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+    else if (sw_words(b))
+        sw_decide4_kernel<false><<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+    else
+        sw_decide_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
     return cudaGetLastError();
 }
 
@@ -362,9 +586,14 @@ extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_b
 {
     /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
      * per 32 sites, would serialise in the L2 */
-    const unsigned grid = cuda_grid(own_sites(b));
+    const bool words = sw_words(b);
+    const unsigned grid = cuda_grid(words ? own_sites(b) / 4 : own_sites(b));
     const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
-    if (q)
+    if (words && q)
+        sw_flip4_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    else if (words)
+        sw_flip4_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    else if (q)
         sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
     else
         sw_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
