@@ -21,7 +21,7 @@
 #include "cuda_philox.cuh"
 #include "ens_ising_batch.h"
 #include "ens_exchange_rule.h"
-#include "ising_packed.cuh"
+#include "ens_packed_word.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
@@ -84,26 +84,20 @@ __device__ __forceinline__ void chain_neighbours(const uint32_t *other, const ui
                                                  uint32_t nb[ND])
 {
     const uint32_t g0 = geo[3 * w], g1 = geo[3 * w + 1], g2 = geo[3 * w + 2];
-    nb[0] = other[w];
-    nb[2] = other[g0 & 0xffffu];
-    nb[3] = other[g0 >> 16];
-    if constexpr (ND == 6) {
-        nb[4] = other[g1 & 0xffffu];
-        nb[5] = other[g1 >> 16];
-    }
-    if ((g2 >> 31) ^ (uint32_t)colour)
-        nb[1] = __funnelshift_r(nb[0], other[g2 & 0xffffu], 4);
-    else
-        nb[1] = __funnelshift_l(other[(g2 >> 16) & 0x7fffu], nb[0], 4);
-    if constexpr (CW > 0) {
-        uint32_t e[CW];
+    struct ens_word_nbrs n;
+    n.w = w;
+    n.y_up = g0 & 0xffffu;
+    n.y_down = g0 >> 16;
+    n.z_up = g1 & 0xffffu;
+    n.z_down = g1 >> 16;
+    n.next = g2 & 0xffffu;
+    n.prev = (g2 >> 16) & 0x7fffu;
+    n.right = ((g2 >> 31) ^ (uint32_t)colour) != 0;
+    uint32_t e[CW > 0 ? CW : 1];
 #pragma unroll
-        for (int q = 0; q < CW; q++)
-            e[q] = eps[CW * w + q];
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            nb[d] ^= (e[d / 4] >> (d % 4)) & 0x11111111u;
-    }
+    for (int q = 0; q < CW; q++)
+        e[q] = eps[CW * w + q];
+    ens_neighbours<ND, CW>(other, n, e, nb);
 }
 
 /* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
@@ -135,9 +129,7 @@ static __device__ void measure_from_words(const uint32_t *spins, const uint32_t 
             neg += __popc(own) + __popc(c1[w]);
             uint32_t nb[ND];
             chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb);
-#pragma unroll
-            for (int q = 0; q < ND; q++)
-                anti += __popc(own ^ nb[q]);
+            anti += ens_anti_bonds<ND>(own, nb);
         }
         for (int offset = 16; offset > 0; offset >>= 1) {
             anti += __shfl_down_sync(0xffffffffu, anti, offset);
@@ -229,20 +221,13 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                         const uint32_t own = own_words[w];
                         uint32_t nb[ND];
                         chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
-                        uint32_t cls = own << 3;
-#pragma unroll
-                        for (int q = 0; q < ND; q++)
-                            cls += nb[q];
-                        const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * w);
-                        const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * w + 1);
-                        const uint32_t nw = packed_update_word<HEATBATH>(own, cls, u0, u1, table);
+                        const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, w,
+                                                             ens_decide_table<HEATBATH>{ table });
                         n_changed += __popc(nw ^ own);
                         own_words[w] = nw;
                         if (colour == 1 && measure) {
                             neg += __popc(nw) + __popc(other[w]);
-#pragma unroll
-                            for (int q = 0; q < ND; q++)
-                                anti += __popc(nw ^ nb[q]);
+                            anti += ens_anti_bonds<ND>(nw, nb);
                         }
                     }
                     flips[32 * j + lane] += n_changed; /* this lane's slot: no race */
@@ -322,46 +307,44 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     }
 }
 
+/* One launch's arguments (blocks_per_sm: only the occupancy asked, nothing launched). */
+struct chain_args {
+    cudaStream_t stream;
+    const struct cuda_ens_chain_geom &g;
+    const struct cuda_ens_temper_dev &d;
+    const struct cuda_ens_round &r;
+    const struct cuda_ens_chain_list &list;
+    struct cuda_ens_packed_member *members;
+    unsigned long long *changed;
+    int *blocks_per_sm;
+};
+
 template <int ND, bool HEATBATH, int CW>
-static cudaError_t chain_launch(cudaStream_t stream, const struct cuda_ens_chain_geom &g,
-                                const struct cuda_ens_temper_dev &d,
-                                const struct cuda_ens_round &r,
-                                const struct cuda_ens_chain_list &list,
-                                struct cuda_ens_packed_member *members,
-                                unsigned long long *changed, int *blocks_per_sm)
+static cudaError_t chain_launch(const struct chain_args &a)
 {
-    const uint32_t shared = chain_layout_of(g.words, r.n_temperatures, CW).total;
-    const int warps = r.n_temperatures < CHAIN_MAX_WARPS ? r.n_temperatures : CHAIN_MAX_WARPS;
+    const uint32_t shared = chain_layout_of(a.g.words, a.r.n_temperatures, CW).total;
+    const int warps = a.r.n_temperatures < CHAIN_MAX_WARPS ? a.r.n_temperatures : CHAIN_MAX_WARPS;
     cudaError_t err = cudaFuncSetAttribute(ens_chain_kernel<ND, HEATBATH, CW>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)shared);
     if (err != cudaSuccess)
         return err;
-    if (blocks_per_sm) /* the question only */
+    if (a.blocks_per_sm) /* the question only */
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            blocks_per_sm, ens_chain_kernel<ND, HEATBATH, CW>, 32 * warps, shared);
-    const unsigned grid = (unsigned)((int64_t)r.n_samples * r.n_replicas);
-    ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, stream>>>(g, d, r, list,
-                                                                             members, changed);
+            a.blocks_per_sm, ens_chain_kernel<ND, HEATBATH, CW>, 32 * warps, shared);
+    const unsigned grid = (unsigned)((int64_t)a.r.n_samples * a.r.n_replicas);
+    ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, a.stream>>>(
+        a.g, a.d, a.r, a.list, a.members, a.changed);
     return cudaGetLastError();
 }
 
 template <int ND>
-static cudaError_t chain_launch_nd(cudaStream_t stream, const struct cuda_ens_chain_geom &g,
-                                   const struct cuda_ens_temper_dev &d,
-                                   const struct cuda_ens_round &r,
-                                   const struct cuda_ens_chain_list &list,
-                                   struct cuda_ens_packed_member *members,
-                                   unsigned long long *changed, int *blocks_per_sm)
+static cudaError_t chain_launch_nd(const struct chain_args &a)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
-    if (g.coupled)
-        return g.heatbath
-                   ? chain_launch<ND, true, CW>(stream, g, d, r, list, members, changed, blocks_per_sm)
-                   : chain_launch<ND, false, CW>(stream, g, d, r, list, members, changed, blocks_per_sm);
-    return g.heatbath
-               ? chain_launch<ND, true, 0>(stream, g, d, r, list, members, changed, blocks_per_sm)
-               : chain_launch<ND, false, 0>(stream, g, d, r, list, members, changed, blocks_per_sm);
+    if (a.g.coupled)
+        return a.g.heatbath ? chain_launch<ND, true, CW>(a) : chain_launch<ND, false, CW>(a);
+    return a.g.heatbath ? chain_launch<ND, true, 0>(a) : chain_launch<ND, false, 0>(a);
 }
 
 extern "C" struct cuda_ens_chain_geom cuda_ens_chain_geom_of(const struct latmc_lattice *g,
@@ -392,8 +375,7 @@ extern "C" cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda
                                           unsigned long long *changed, int *blocks_per_sm)
 {
     static const struct cuda_ens_chain_list no_list {}; /* the question has none */
-    const struct cuda_ens_chain_list &l = list ? *list : no_list;
-    return g->ndim == 3
-               ? chain_launch_nd<6>(stream, *g, *d, *r, l, members, changed, blocks_per_sm)
-               : chain_launch_nd<4>(stream, *g, *d, *r, l, members, changed, blocks_per_sm);
+    const struct chain_args a = { stream, *g, *d, *r, list ? *list : no_list, members, changed,
+                                  blocks_per_sm };
+    return g->ndim == 3 ? chain_launch_nd<6>(a) : chain_launch_nd<4>(a);
 }
