@@ -124,7 +124,8 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
                 const uint32_t own = own_words[w];
                 uint32_t nb[ND];
                 ens_neighbours<ND, CW>(other, n, eps + CW * w, nb);
-                const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, w,
+                const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, ens_block_product(2 * w),
+                                                     ens_block_product(2 * w + 1),
                                                      ens_decide_column<HEATBATH>{ col });
                 n_changed += __popc(nw ^ own);
                 own_words[w] = nw;
@@ -220,8 +221,9 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
                     const uint32_t own = own_words[a.w];
                     uint32_t nb[ND];
                     ens_neighbours<ND, CW>(other, a, e[colour][k], nb);
-                    const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, a.w,
-                                                         ens_decide_table<HEATBATH>{ table_bytes });
+                    const uint32_t nw = ens_new_word<ND>(
+                        own, nb, f, grp, ens_block_product(2 * a.w),
+                        ens_block_product(2 * a.w + 1), ens_decide_table<HEATBATH>{ table_bytes });
                     n_changed += __popc(nw ^ own);
                     own_words[a.w] = nw;
                 }

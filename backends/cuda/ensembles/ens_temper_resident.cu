@@ -27,6 +27,7 @@
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
 #define CHAIN_MAX_WARPS 32
+constexpr int CHAIN_WORDS_IN_FLIGHT = 4; /* a lane's words unrolled (chain_pass) */
 
 /* The shared memory of a block, in this order (16-byte aligned pieces). */
 struct chain_layout {
@@ -45,8 +46,8 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
     l.spins = 0;
     l.eps = up16(l.spins + n * 2 * words * 4);
     l.geo = up16(l.eps + n * 2 * words * (uint32_t)cw * 4);
-    l.thr = up16(l.geo + words * 3 * 4);
-    l.gid = up16(l.thr + n * 16 * 4);
+    l.thr = up16(l.geo + words * 16);
+    l.gid = up16(l.thr + n * 16 * 4 + 256); /* room to start the tables at a multiple of 256 */
     l.temp = up16(l.gid + n * 4);
     l.at = up16(l.temp + n * 4);
     l.dir = up16(l.at + n * 4);
@@ -59,10 +60,15 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
     return l;
 }
 
-/* A word's neighbours in shared memory: y up | y down << 16, z up | z down << 16, the
- * next | previous word of its row << 16 | colour 0's x parity << 31 (words < 2^15). */
+/*
+ * A word's neighbours in shared memory, as byte offsets from its colour's first word (< 2^16:
+ * at most 1024 words), so that a neighbour's address is one add: y up | y down << 16,
+ * z up | z down << 16, the word of its row that holds its other x neighbour in colour 0's
+ * pass | in colour 1's << 16 | colour 0's x parity (bit 0; the offsets are multiples of 4);
+ * 16 bytes a word, one load.
+ */
 static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32_t w,
-                                     uint32_t *geo)
+                                     uint4 *geo)
 {
     const uint32_t r = w / g.wpr, wi = w - r * g.wpr, z = r / g.ly, y = r - z * g.ly;
     const uint32_t row = r * g.wpr, plane = g.ly * g.wpr, vol = g.words;
@@ -72,32 +78,95 @@ static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32
     const uint32_t z_down = g.lz > 1 ? (z == 0 ? w + vol - plane : w - plane) : 0;
     const uint32_t next = row + (wi + 1 == g.wpr ? 0 : wi + 1);
     const uint32_t prev = row + (wi == 0 ? g.wpr - 1 : wi - 1);
-    geo[0] = y_up | y_down << 16;
-    geo[1] = z_up | z_down << 16;
-    geo[2] = next | prev << 16 | ((y + z) & 1u) << 31;
+    const uint32_t par0 = (y + z) & 1u; /* colour 0 takes the next word where 1 */
+    geo->x = 4 * y_up | 4 * y_down << 16;
+    geo->y = 4 * z_up | 4 * z_down << 16;
+    geo->z = 4 * (par0 ? next : prev) | 4 * (par0 ? prev : next) << 16 | par0;
+    geo->w = 0;
 }
 
-/* The 2 ndim neighbour words of word w of the colour `other` (couplings xor-ed in). */
+/* The 2 ndim neighbour words of word w of the colour `other` (couplings xor-ed in), in the
+ * pass of colour `colour` (the other x neighbour's side). */
 template <int ND, int CW>
-__device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint32_t *geo,
+__device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint4 *geo,
                                                  const uint32_t *eps, uint32_t w, int colour,
                                                  uint32_t nb[ND])
 {
-    const uint32_t g0 = geo[3 * w], g1 = geo[3 * w + 1], g2 = geo[3 * w + 2];
-    struct ens_word_nbrs n;
-    n.w = w;
-    n.y_up = g0 & 0xffffu;
-    n.y_down = g0 >> 16;
-    n.z_up = g1 & 0xffffu;
-    n.z_down = g1 >> 16;
-    n.next = g2 & 0xffffu;
-    n.prev = (g2 >> 16) & 0x7fffu;
-    n.right = ((g2 >> 31) ^ (uint32_t)colour) != 0;
+    const uint4 g = geo[w];
+    struct ens_word_nbrs n; /* byte offsets */
+    n.w = 4 * w;
+    n.y_up = g.x & 0xffffu;
+    n.y_down = g.x >> 16;
+    n.z_up = g.y & 0xffffu;
+    n.z_down = g.y >> 16;
+    n.next = n.prev = colour ? g.z >> 16 : g.z & 0xfffcu;
+    n.right = ((g.z & 1u) ^ (uint32_t)colour) != 0;
     uint32_t e[CW > 0 ? CW : 1];
 #pragma unroll
     for (int q = 0; q < CW; q++)
         e[q] = eps[CW * w + q];
-    ens_neighbours<ND, CW>(other, n, e, nb);
+    const unsigned char *bytes = (const unsigned char *)other;
+    ens_neighbours_at<ND, CW>([bytes](uint32_t off) { return *(const uint32_t *)(bytes + off); },
+                              n, e, nb);
+}
+
+/*
+ * packed_update_word's decision with the member's 16 thresholds at shared address
+ * window + 64 sub (window a multiple of 256, sub 0..3: four temperatures' tables a
+ * window): a byte permute puts the site's 4 x class | 64 sub under the window's upper
+ * bytes, so the address is that one instruction (no add to a per-warp table base).
+ */
+template <bool HEATBATH>
+struct chain_decide {
+    uint32_t window, sub; /* sub: 64 sub in every byte */
+    __device__ __forceinline__ uint32_t operator()(uint32_t own, uint32_t cls,
+                                                   const latmc_philox_ctr &u0,
+                                                   const latmc_philox_ctr &u1) const
+    {
+        const uint32_t window_ = window;
+        return packed_update_word_by<HEATBATH>(own, cls, u0, u1, sub, [window_](uint32_t x, int q) {
+            uint32_t t;
+            asm("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(__byte_perm(x, window_, 0x7650 | q)));
+            return t;
+        });
+    }
+};
+
+/*
+ * One member's pass of colour `colour`, by one warp (lane: the words lane, lane + 32, ...):
+ * this lane's flips; with MEASURE (colour 1 before a round) also its words' anti-aligned
+ * bonds and spins at -1 after the update, added to anti and neg (a loop of its own: the
+ * sweeps between rounds carry no measuring code). Four words in flight.
+ */
+template <int ND, bool HEATBATH, int CW, bool MEASURE>
+__device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32_t *other,
+                                               const uint32_t *e, const uint4 *geo, uint32_t W,
+                                               uint32_t lane, int colour,
+                                               const struct cuda_philox_folded &f,
+                                               const struct cuda_philox_group &grp,
+                                               const chain_decide<HEATBATH> &decide,
+                                               uint32_t &anti, uint32_t &neg)
+{
+    uint32_t n_changed = 0;
+    /* round 1's products of blocks 2 w and 2 w + 1 stepped by additions (integer-pipe
+     * adds instead of two wide multiplies a word, which share the pipe of the Philox
+     * rounds' 32) */
+    uint64_t p_even = ens_block_product(2 * lane);
+#pragma unroll CHAIN_WORDS_IN_FLIGHT
+    for (uint32_t w = lane; w < W; w += 32, p_even += 64 * (uint64_t)LATMC_PHILOX_M0) {
+        const uint32_t own = own_words[w];
+        uint32_t nb[ND];
+        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
+        const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, p_even,
+                                             p_even + LATMC_PHILOX_M0, decide);
+        n_changed += __popc(nw ^ own);
+        own_words[w] = nw;
+        if constexpr (MEASURE) {
+            neg += __popc(nw) + __popc(other[w]);
+            anti += ens_anti_bonds<ND>(nw, nb);
+        }
+    }
+    return n_changed;
 }
 
 /* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
@@ -116,7 +185,7 @@ static __device__ __forceinline__ void copy16(uint32_t *dst, const uint32_t *src
  * against their colour-1 neighbours, the fused kernel's walk), warp k members k, k + warps. */
 template <int ND, int CW>
 static __device__ void measure_from_words(const uint32_t *spins, const uint32_t *eps,
-                                          const uint32_t *geo, uint32_t W, int nT, uint32_t warp,
+                                          const uint4 *geo, uint32_t W, int nT, uint32_t warp,
                                           uint32_t warps, uint32_t lane,
                                           const struct cuda_ens_round &r, double *energy)
 {
@@ -150,7 +219,11 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     extern __shared__ __align__(16) unsigned char sh[];
     const struct chain_layout l = chain_layout_of(g.words, r.n_temperatures, CW);
     uint32_t *spins = (uint32_t *)(sh + l.spins), *eps = (uint32_t *)(sh + l.eps);
-    uint32_t *geo = (uint32_t *)(sh + l.geo), *thr = (uint32_t *)(sh + l.thr);
+    uint4 *geo = (uint4 *)(sh + l.geo);
+    /* the thresholds from a multiple of 256 in the shared window (chain_decide) */
+    const uint32_t thr_pad = (0u - (uint32_t)__cvta_generic_to_shared(sh + l.thr)) & 255u;
+    uint32_t *thr = (uint32_t *)(sh + l.thr + thr_pad);
+    const uint32_t thr_at = (uint32_t)__cvta_generic_to_shared(thr);
     int32_t *gid = (int32_t *)(sh + l.gid), *temp = (int32_t *)(sh + l.temp);
     int32_t *at = (int32_t *)(sh + l.at), *dir = (int32_t *)(sh + l.dir);
     unsigned long long *start = (unsigned long long *)(sh + l.start);
@@ -180,7 +253,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     for (uint32_t i = tid; i < (uint32_t)nT * 32; i += T)
         flips[i] = 0;
     for (uint32_t w = tid; w < W; w += T)
-        word_geometry(g, w, geo + 3 * w);
+        word_geometry(g, w, geo + w);
     __syncthreads();
     /* each warp its members' arrays, 16 bytes a load (the host checked the alignment) */
     for (int j = (int)warp; j < nT; j += (int)warps) {
@@ -211,25 +284,16 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                     uint32_t *own_words = spins + (2 * j + colour) * W;
                     const uint32_t *other = spins + (2 * j + (colour ^ 1)) * W;
                     const uint32_t *e = eps + (2 * j + colour) * W * CW;
-                    const unsigned char *table = (const unsigned char *)(thr + 16 * temp[j]);
-                    uint32_t n_changed = 0, anti = 0, neg = 0;
-                    /* four words in flight (one H200, 16^3 members, sweeps alone: 747
-                     * flips/ns, unrolled by 2 723, not unrolled 702; 64 registers, a few
-                     * bytes spilled in the 3D +-J kernels) */
-#pragma unroll 4
-                    for (uint32_t w = lane; w < W; w += 32) {
-                        const uint32_t own = own_words[w];
-                        uint32_t nb[ND];
-                        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
-                        const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, w,
-                                                             ens_decide_table<HEATBATH>{ table });
-                        n_changed += __popc(nw ^ own);
-                        own_words[w] = nw;
-                        if (colour == 1 && measure) {
-                            neg += __popc(nw) + __popc(other[w]);
-                            anti += ens_anti_bonds<ND>(nw, nb);
-                        }
-                    }
+                    const uint32_t t = (uint32_t)temp[j];
+                    const chain_decide<HEATBATH> decide = { thr_at + 256 * (t / 4),
+                                                            0x40404040u * (t % 4) };
+                    uint32_t anti = 0, neg = 0;
+                    const uint32_t n_changed =
+                        colour == 1 && measure
+                            ? chain_pass<ND, HEATBATH, CW, true>(own_words, other, e, geo, W, lane,
+                                                                 colour, f, grp, decide, anti, neg)
+                            : chain_pass<ND, HEATBATH, CW, false>(own_words, other, e, geo, W, lane,
+                                                                  colour, f, grp, decide, anti, neg);
                     flips[32 * j + lane] += n_changed; /* this lane's slot: no race */
                     if (colour == 1 && measure) { /* the same for the whole warp */
                         for (int offset = 16; offset > 0; offset >>= 1) {
