@@ -10,7 +10,8 @@
  *
  * The chain is the one the per-round launches give, bit for bit: each pass of a member is the
  * fused kernel's (ens_ising_packed_kernels.cu: the same Philox names, blocks 2 w and 2 w + 1
- * of word w, the same packed_update_word), the sums the same exact integers, the decisions
+ * of word w, the same word step, ens_packed_word.cuh, and packed_update_word's decisions),
+ * the sums the same exact integers, the decisions
  * and round trips ens_exchange_kernels.cu's (lib/ens_exchange_rule.h, the same draws).
  * Only the order of work differs: warp k updates members k, k + warps, ..., its lanes the
  * member's words lane, lane + 32, ... A member being one warp's, only the rounds wait for
