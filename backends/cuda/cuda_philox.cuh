@@ -110,13 +110,13 @@ cuda_philox_group_of(const struct cuda_philox_folded &f, uint64_t block)
     return g;
 }
 
-/* The draws of block `block` of the group g (its low 32 bits are enough). */
+/* The draws of the block of the group g whose low 32 bits b give p0 = M0 b (round 1's
+ * product: a caller walking its blocks may step it by additions instead). */
 __host__ __device__ __forceinline__ latmc_philox_ctr
-cuda_philox_folded_draws(const struct cuda_philox_folded &f, const struct cuda_philox_group &g,
-                         uint32_t block_low)
+cuda_philox_folded_draws_p0(const struct cuda_philox_folded &f,
+                            const struct cuda_philox_group &g, uint64_t p0)
 {
     /* round 1: only the c0 product is per block */
-    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * block_low;
     const uint32_t r1_2 = (uint32_t)(p0 >> 32) ^ f.c3_k0, r1_3 = (uint32_t)p0;
     /* round 2: only the c2 product is per block */
     const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * r1_2;
@@ -131,6 +131,14 @@ cuda_philox_folded_draws(const struct cuda_philox_folded &f, const struct cuda_p
     for (int round = 2; round < 10; round++)
         c = latmc_philox_round(c, f.keys.k[round]);
     return c;
+}
+
+/* The draws of block `block` of the group g (its low 32 bits are enough). */
+__host__ __device__ __forceinline__ latmc_philox_ctr
+cuda_philox_folded_draws(const struct cuda_philox_folded &f, const struct cuda_philox_group &g,
+                         uint32_t block_low)
+{
+    return cuda_philox_folded_draws_p0(f, g, (uint64_t)LATMC_PHILOX_M0 * block_low);
 }
 
 #endif

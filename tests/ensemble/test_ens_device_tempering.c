@@ -10,8 +10,10 @@
  * and continued, and a second device ensemble swept between the calls (the module's
  * batch state touched from outside). The ctx's debug log must say that the rounds ran
  * on the device, so the test cannot pass on the host's rounds alone. Also a round every
- * third sweep. The meson tests run it with the rounds per launch and with the chains
- * resident (LATMC_CUDA_TEMPER).
+ * third sweep; and two shapes the resident kernel handles apart: 40 temperatures a chain
+ * (more than a block's 32 warps: warps take two members) and 2D members (heat bath). The
+ * meson tests run it with the rounds per launch and with the chains resident
+ * (LATMC_CUDA_TEMPER).
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -25,7 +27,16 @@
 #include "ens_test_helpers.h"
 #include "sim_helpers.h"
 
+/* An ensemble's shape: members of extent[0..ndim-1] sites, +-J couplings, ns samples x
+ * nt temperatures x nr replicas, betas beta0 + dbeta t. */
+struct shape {
+    int ndim, extent[3], algorithm, ns, nt, nr;
+    double beta0, dbeta;
+};
+
 enum { NS = 2, NT = 8, NR = 2, M = NS * NT * NR, L = 16 };
+/* 16^3 +-J Metropolis: close enough for swaps and round trips */
+static const struct shape cube = { 3, { L, L, L }, LATMC_ALGO_METROPOLIS, NS, NT, NR, 0.30, 0.01 };
 
 static latmc_ctx *ctx;
 static int device_rounds_logged;
@@ -54,45 +65,76 @@ static int teardown(void **state)
     return 0;
 }
 
-static latmc_ens *tempering_ensemble(int device, uint64_t seed, uint64_t every)
+static latmc_ens *shaped_ensemble(const struct shape *sh, int device, uint64_t seed,
+                                  uint64_t every)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_ISING;
-    d.ndim = 3;
-    d.extent[0] = d.extent[1] = d.extent[2] = L;
+    d.ndim = sh->ndim;
+    for (int k = 0; k < sh->ndim; k++)
+        d.extent[k] = sh->extent[k];
     d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.algorithm = sh->algorithm;
     d.device = device;
-    latmc_ens_layout l = ens_test_layout(NS, NT, NR, seed, 2);
+    latmc_ens_layout l = ens_test_layout(sh->ns, sh->nt, sh->nr, seed, 2);
     latmc_ens *e = NULL;
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
-    double beta[NT];
-    for (int t = 0; t < NT; t++) /* close enough for swaps and round trips at 16^3 */
-        beta[t] = 0.30 + 0.01 * t;
-    assert_int_equal(latmc_ens_set_temperatures(e, beta, NT), LATMC_OK);
+    double *beta = malloc((size_t)sh->nt * sizeof *beta);
+    assert_non_null(beta);
+    for (int t = 0; t < sh->nt; t++)
+        beta[t] = sh->beta0 + sh->dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, sh->nt), LATMC_OK);
+    free(beta);
     assert_int_equal(latmc_ens_set_exchange(e, every), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
     return e;
 }
 
+static latmc_ens *tempering_ensemble(int device, uint64_t seed, uint64_t every)
+{
+    return shaped_ensemble(&cube, device, seed, every);
+}
+
 struct state {
-    int temp[M];
-    uint64_t acc[NT - 1], att[NT - 1], trips;
-    double trip_mean, energy[M];
+    int m, nt;
+    int *temp;
+    uint64_t *acc, *att, trips;
+    double trip_mean, *energy;
     unsigned char *spins;
     size_t bytes;
 };
 
 static void capture(latmc_ens *e, struct state *s)
 {
-    for (int m = 0; m < M; m++)
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    assert_int_equal(latmc_ens_get_layout(e, &l), LATMC_OK);
+    const int nt = l.n_temperatures;
+    s->m = l.n_samples * nt * l.n_replicas;
+    s->nt = nt;
+    s->temp = malloc((size_t)s->m * sizeof *s->temp);
+    s->energy = malloc((size_t)s->m * sizeof *s->energy);
+    s->acc = calloc((size_t)nt, sizeof *s->acc);
+    s->att = calloc((size_t)nt, sizeof *s->att);
+    assert_true(s->temp && s->energy && s->acc && s->att);
+    for (int m = 0; m < s->m; m++)
         assert_int_equal(latmc_ens_temperature_of(e, m, &s->temp[m]), LATMC_OK);
-    assert_int_equal(latmc_ens_exchange_counts(e, s->acc, s->att, NT - 1), LATMC_OK);
+    assert_int_equal(latmc_ens_exchange_counts(e, s->acc, s->att, nt - 1), LATMC_OK);
     assert_int_equal(latmc_ens_round_trips(e, &s->trips, &s->trip_mean), LATMC_OK);
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_TEMPERATURE,
-                                           s->energy, M), LATMC_OK);
+                                           s->energy, s->m), LATMC_OK);
     s->spins = ens_test_all_spins(e, &s->bytes);
     assert_non_null(s->spins);
+}
+
+static void release(struct state *s)
+{
+    free(s->temp);
+    free(s->energy);
+    free(s->acc);
+    free(s->att);
+    free(s->spins);
 }
 
 static void assert_same(latmc_ens *gpu, latmc_ens *cpu)
@@ -100,16 +142,17 @@ static void assert_same(latmc_ens *gpu, latmc_ens *cpu)
     struct state a, b;
     capture(gpu, &a);
     capture(cpu, &b);
-    assert_memory_equal(a.temp, b.temp, sizeof a.temp);
-    assert_memory_equal(a.acc, b.acc, sizeof a.acc);
-    assert_memory_equal(a.att, b.att, sizeof a.att);
+    assert_int_equal(a.m, b.m);
+    assert_memory_equal(a.temp, b.temp, (size_t)a.m * sizeof *a.temp);
+    assert_memory_equal(a.acc, b.acc, (size_t)(a.nt - 1) * sizeof *a.acc);
+    assert_memory_equal(a.att, b.att, (size_t)(a.nt - 1) * sizeof *a.att);
     assert_int_equal(a.trips, b.trips);
     assert_true(a.trip_mean == b.trip_mean);
-    assert_memory_equal(a.energy, b.energy, sizeof a.energy);
+    assert_memory_equal(a.energy, b.energy, (size_t)a.m * sizeof *a.energy);
     assert_int_equal(a.bytes, b.bytes);
     assert_memory_equal(a.spins, b.spins, a.bytes);
-    free(a.spins);
-    free(b.spins);
+    release(&a);
+    release(&b);
 }
 
 static void test_every_sweep_matches_cpu(void **state)
@@ -140,6 +183,7 @@ static void test_every_sweep_matches_cpu(void **state)
     assert_true(device_rounds_logged >= 5); /* the rounds did run on the device */
     struct state s;
     capture(cpu, &s);
+    assert_int_equal(s.m, M);
     uint64_t total_acc = 0;
     for (int t = 0; t < NT - 1; t++) {
         assert_true(s.acc[t] > 0 && s.acc[t] < s.att[t]); /* every pair swapped, not always */
@@ -148,7 +192,7 @@ static void test_every_sweep_matches_cpu(void **state)
     assert_true(s.trips > 0); /* round trips happened, and agree */
     printf("1003 rounds: %llu swaps, %llu round trips of %.1f sweeps on average\n",
            (unsigned long long)total_acc, (unsigned long long)s.trips, s.trip_mean);
-    free(s.spins);
+    release(&s);
 
     /* the saved ensemble continues as the one that went on */
     latmc_ens *loaded = NULL;
@@ -182,6 +226,46 @@ static void test_every_third_sweep_matches_cpu(void **state)
     latmc_ens_destroy(&cpu);
 }
 
+/* A shape against the CPU: a round after every sweep in uneven calls, compared after
+ * each; swaps must have happened at every pair (else the maps agree trivially). */
+static void shape_matches_cpu(const struct shape *sh, uint64_t seed)
+{
+    latmc_ens *gpu = shaped_ensemble(sh, LATMC_DEVICE_CUDA, seed, 1);
+    latmc_ens *cpu = shaped_ensemble(sh, LATMC_DEVICE_CPU, seed, 1);
+    static const uint64_t calls[] = { 1, 2, 37, 60 };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        assert_int_equal(latmc_ens_sweep(gpu, calls[k]), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(cpu, calls[k]), LATMC_OK);
+        assert_same(gpu, cpu);
+    }
+    struct state s;
+    capture(cpu, &s);
+    for (int t = 0; t < sh->nt - 1; t++)
+        assert_true(s.acc[t] > 0 && s.acc[t] < s.att[t]);
+    release(&s);
+    latmc_ens_destroy(&gpu);
+    latmc_ens_destroy(&cpu);
+}
+
+/* 40 temperatures a chain: more members than a resident block's 32 warps (warps 0-7 take
+ * members k and k + 32), the round's pairs and round trips past lane 31. 16x8x8 +-J
+ * (64 words a colour). */
+static void test_many_temperatures_match_cpu(void **state)
+{
+    (void)state;
+    const struct shape sh = { 3, { 16, 8, 8 }, LATMC_ALGO_METROPOLIS, 1, 40, 2, 0.28, 0.004 };
+    shape_matches_cpu(&sh, 515);
+}
+
+/* 2D members (no z neighbours, one coupling word), heat bath: 64^2 +-J, 256 words a
+ * colour. */
+static void test_2d_heatbath_matches_cpu(void **state)
+{
+    (void)state;
+    const struct shape sh = { 2, { 64, 64, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.02 };
+    shape_matches_cpu(&sh, 2024);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -194,6 +278,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_sweep_matches_cpu),
         cmocka_unit_test(test_every_third_sweep_matches_cpu),
+        cmocka_unit_test(test_many_temperatures_match_cpu),
+        cmocka_unit_test(test_2d_heatbath_matches_cpu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

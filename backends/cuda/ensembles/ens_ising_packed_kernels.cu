@@ -24,7 +24,7 @@
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
 #include "ens_ising_batch.h"
-#include "ising_packed.cuh"
+#include "ens_packed_word.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <stdlib.h>
@@ -39,22 +39,43 @@ struct ens_packed_geom {
     int64_t items;       /* chunks x members */
 };
 
-/* The new word of 8 sites (packed_update_word with the thresholds in this thread's column
- * `col` of the shared table: entry `cls` at col[CUDA_THREADS cls]). */
-template <bool HEATBATH>
-__device__ __forceinline__ uint32_t ens_update_word(uint32_t own, uint32_t cls,
-                                                    const latmc_philox_ctr &u0,
-                                                    const latmc_philox_ctr &u1,
-                                                    const uint32_t *col)
+/* Word w's neighbour indices (ens_packed_word.cuh), `right` for colour 0. */
+template <int ND>
+static __device__ __forceinline__ struct ens_word_nbrs ens_word_nbrs_of(const struct ens_packed_geom &p,
+                                                                        uint32_t w)
 {
-    uint32_t w = HEATBATH ? 0u : own;
-#pragma unroll
-    for (int n = 0; n < 8; n++) {
-        const uint32_t t = col[CUDA_THREADS * ((cls >> (4 * n)) & 15u)];
-        packed_decide<HEATBATH>(w, n < 4 ? u0.v[n] : u1.v[n - 4], t, 1u << (4 * n));
-    }
-    return w;
+    const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
+    const uint32_t row = r * p.wpr, plane = p.ly * p.wpr, vol = p.words;
+    struct ens_word_nbrs n;
+    n.w = w;
+    n.next = row + (wi + 1 == p.wpr ? 0 : wi + 1);
+    n.prev = row + (wi == 0 ? p.wpr - 1 : wi - 1);
+    n.y_up = y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr;
+    n.y_down = y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr;
+    n.z_up = ND == 6 ? (z + 1 == p.lz ? w + plane - vol : w + plane) : 0;
+    n.z_down = ND == 6 ? (z == 0 ? w + vol - plane : w - plane) : 0;
+    n.right = ((y + z) & 1u) != 0;
+    return n;
 }
+
+/* The decision with the thresholds in this thread's column `col` of the shared table
+ * (packed_update_word's, entry `cls` at col[CUDA_THREADS cls]). */
+template <bool HEATBATH>
+struct ens_decide_column {
+    const uint32_t *col;
+    __device__ __forceinline__ uint32_t operator()(uint32_t own, uint32_t cls,
+                                                   const latmc_philox_ctr &u0,
+                                                   const latmc_philox_ctr &u1) const
+    {
+        uint32_t w = HEATBATH ? 0u : own;
+#pragma unroll
+        for (int n = 0; n < 8; n++) {
+            const uint32_t t = col[CUDA_THREADS * ((cls >> (4 * n)) & 15u)];
+            packed_decide<HEATBATH>(w, n < 4 ? u0.v[n] : u1.v[n - 4], t, 1u << (4 * n));
+        }
+        return w;
+    }
+};
 
 template <int NW, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
@@ -90,43 +111,22 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
 #pragma unroll
             for (int k = 0; k < NW; k++) {
                 const uint32_t w = w0 + k, row_start = w - wi;
-                const int par = (int)((colour + y + z) & 1u);
-                const int64_t y_up = (y + 1 == p.ly ? -(int64_t)(p.ly - 1) : 1) * p.wpr;
-                const int64_t y_down = (y == 0 ? (int64_t)(p.ly - 1) : -1) * p.wpr;
+                const uint32_t plane = p.ly * p.wpr;
+                struct ens_word_nbrs n;
+                n.w = w;
+                n.y_up = y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr;
+                n.y_down = y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr;
+                n.z_up = ND == 6 ? (z + 1 == p.lz ? w - (p.lz - 1) * plane : w + plane) : 0;
+                n.z_down = ND == 6 ? (z == 0 ? w + (p.lz - 1) * plane : w - plane) : 0;
+                n.next = row_start + (wi + 1 == p.wpr ? 0 : wi + 1);
+                n.prev = row_start + (wi == 0 ? p.wpr - 1 : wi - 1);
+                n.right = ((colour + y + z) & 1u) != 0;
                 const uint32_t own = own_words[w];
                 uint32_t nb[ND];
-                nb[0] = other[w];
-                nb[2] = other[w + y_up];
-                nb[3] = other[w + y_down];
-                if constexpr (ND == 6) {
-                    const int64_t plane = (int64_t)p.ly * p.wpr;
-                    const int64_t z_up = (z + 1 == p.lz ? -(int64_t)(p.lz - 1) : 1) * plane;
-                    const int64_t z_down = (z == 0 ? (int64_t)(p.lz - 1) : -1) * plane;
-                    nb[4] = other[w + z_up];
-                    nb[5] = other[w + z_down];
-                }
-                /* the other x neighbour: nibble m + 1 (par 1) or m - 1 (par 0), the
-                 * missing nibble from the next / previous word of the row (periodic) */
-                if (par)
-                    nb[1] = __funnelshift_r(nb[0], other[row_start + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
-                else
-                    nb[1] = __funnelshift_l(other[row_start + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
-                if constexpr (CW > 0) {
-                    uint32_t e[CW];
-#pragma unroll
-                    for (int q = 0; q < CW; q++)
-                        e[q] = eps[CW * (int64_t)w + q];
-#pragma unroll
-                    for (int d = 0; d < ND; d++)
-                        nb[d] ^= (e[d / 4] >> (d % 4)) & 0x11111111u;
-                }
-                uint32_t cls = own << 3;
-#pragma unroll
-                for (int d = 0; d < ND; d++)
-                    cls += nb[d];
-                const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * w);
-                const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * w + 1);
-                const uint32_t nw = ens_update_word<HEATBATH>(own, cls, u0, u1, col);
+                ens_neighbours<ND, CW>(other, n, eps + CW * w, nb);
+                const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, ens_block_product(2 * w),
+                                                     ens_block_product(2 * w + 1),
+                                                     ens_decide_column<HEATBATH>{ col });
                 n_changed += __popc(nw ^ own);
                 own_words[w] = nw;
                 /* the next word: along the row, then the next row */
@@ -162,12 +162,6 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
 #define ENS_FUSED_MAX_WPT 4
 #define ENS_FUSED_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
 
-struct ens_word_at {
-    uint32_t w;                  /* the word (same index in both colours) */
-    uint32_t next, prev;         /* the next / previous word of its row (periodic) */
-    uint32_t y_up, y_down, z_up, z_down;
-    uint32_t par0;               /* x parity of colour 0 in its row: (y + z) & 1 */
-};
 
 template <int WPT, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
@@ -187,21 +181,11 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
     }
     if (tid < 16)
         table[tid] = mem->thr.t[tid];
-    struct ens_word_at at[WPT];
+    /* this thread's words and their neighbours (right: colour 0's x parity in its row) */
+    struct ens_word_nbrs at[WPT];
 #pragma unroll
-    for (int k = 0; k < WPT; k++) {
-        const uint32_t w = tid + k * T, r = w / p.wpr, wi = w - r * p.wpr;
-        const uint32_t z = r / p.ly, y = r - z * p.ly, row = r * p.wpr;
-        const uint32_t plane = p.ly * p.wpr, vol = p.words;
-        at[k].w = w;
-        at[k].next = row + (wi + 1 == p.wpr ? 0 : wi + 1);
-        at[k].prev = row + (wi == 0 ? p.wpr - 1 : wi - 1);
-        at[k].y_up = y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr;
-        at[k].y_down = y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr;
-        at[k].z_up = ND == 6 ? (z + 1 == p.lz ? w + plane - vol : w + plane) : 0;
-        at[k].z_down = ND == 6 ? (z == 0 ? w + vol - plane : w - plane) : 0;
-        at[k].par0 = (y + z) & 1u;
-    }
+    for (int k = 0; k < WPT; k++)
+        at[k] = ens_word_nbrs_of<ND>(p, tid + k * T);
     /* this thread's coupling words, both colours (read-only: registers) */
     uint32_t e[2][WPT][CW > 0 ? CW : 1];
     if constexpr (CW > 0) {
@@ -231,34 +215,15 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
             const uint32_t *other = words + (colour ? 0 : p.words);
 #pragma unroll
             for (int k = 0; k < WPT; k++) {
-                const struct ens_word_at &a = at[k];
+                struct ens_word_nbrs a = at[k];
                 if (a.w < p.words) {
+                    a.right = a.right != (colour != 0);
                     const uint32_t own = own_words[a.w];
                     uint32_t nb[ND];
-                    nb[0] = other[a.w];
-                    nb[2] = other[a.y_up];
-                    nb[3] = other[a.y_down];
-                    if constexpr (ND == 6) {
-                        nb[4] = other[a.z_up];
-                        nb[5] = other[a.z_down];
-                    }
-                    if (a.par0 ^ (uint32_t)colour)
-                        nb[1] = __funnelshift_r(nb[0], other[a.next], 4);
-                    else
-                        nb[1] = __funnelshift_l(other[a.prev], nb[0], 4);
-                    if constexpr (CW > 0) {
-#pragma unroll
-                        for (int d = 0; d < ND; d++)
-                            nb[d] ^= (e[colour][k][d / 4] >> (d % 4)) & 0x11111111u;
-                    }
-                    uint32_t cls = own << 3;
-#pragma unroll
-                    for (int d = 0; d < ND; d++)
-                        cls += nb[d];
-                    const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * a.w);
-                    const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * a.w + 1);
-                    const uint32_t nw =
-                        packed_update_word<HEATBATH>(own, cls, u0, u1, table_bytes);
+                    ens_neighbours<ND, CW>(other, a, e[colour][k], nb);
+                    const uint32_t nw = ens_new_word<ND>(
+                        own, nb, f, grp, ens_block_product(2 * a.w),
+                        ens_block_product(2 * a.w + 1), ens_decide_table<HEATBATH>{ table_bytes });
                     n_changed += __popc(nw ^ own);
                     own_words[a.w] = nw;
                 }
@@ -291,30 +256,13 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         int64_t mine = 0;
 #pragma unroll
         for (int k = 0; k < WPT; k++) {
-            const struct ens_word_at &a = at[k];
+            const struct ens_word_nbrs &a = at[k];
             if (a.w < p.words) {
                 const uint32_t own = c0[a.w];
+                neg += __popc(own) + __popc(c1[a.w]);
                 uint32_t nb[ND];
-                nb[0] = c1[a.w];
-                neg += __popc(own) + __popc(nb[0]);
-                nb[2] = c1[a.y_up];
-                nb[3] = c1[a.y_down];
-                if constexpr (ND == 6) {
-                    nb[4] = c1[a.z_up];
-                    nb[5] = c1[a.z_down];
-                }
-                if (a.par0)
-                    nb[1] = __funnelshift_r(nb[0], c1[a.next], 4);
-                else
-                    nb[1] = __funnelshift_l(c1[a.prev], nb[0], 4);
-                if constexpr (CW > 0) {
-#pragma unroll
-                    for (int d = 0; d < ND; d++)
-                        nb[d] ^= (e[0][k][d / 4] >> (d % 4)) & 0x11111111u;
-                }
-#pragma unroll
-                for (int d = 0; d < ND; d++)
-                    anti += __popc(own ^ nb[d]);
+                ens_neighbours<ND, CW>(c1, a, e[0][k], nb);
+                anti += ens_anti_bonds<ND>(own, nb);
                 mine++;
             }
         }
@@ -349,32 +297,18 @@ ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed
 {
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
     const uint32_t *c0 = mem->colour[0], *c1 = mem->colour[1];
-    const uint32_t plane = p.ly * p.wpr, vol = p.words;
     uint64_t anti = 0, neg = 0;
     for (uint32_t w = threadIdx.x; w < p.words; w += blockDim.x) {
-        const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
-        const uint32_t row = r * p.wpr, own = c0[w];
+        const struct ens_word_nbrs n = ens_word_nbrs_of<ND>(p, w);
+        const uint32_t own = c0[w];
+        neg += __popc(own) + __popc(c1[w]);
+        uint32_t e[CW > 0 ? CW : 1];
+#pragma unroll
+        for (int q = 0; q < CW; q++)
+            e[q] = mem->eps[0][CW * w + q];
         uint32_t nb[ND];
-        nb[0] = c1[w];
-        neg += __popc(own) + __popc(nb[0]); /* before the couplings touch nb */
-        nb[2] = c1[y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr];
-        nb[3] = c1[y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr];
-        if constexpr (ND == 6) {
-            nb[4] = c1[z + 1 == p.lz ? w + plane - vol : w + plane];
-            nb[5] = c1[z == 0 ? w + vol - plane : w - plane];
-        }
-        if ((y + z) & 1u) /* colour 0's x parity in this row */
-            nb[1] = __funnelshift_r(nb[0], c1[row + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
-        else
-            nb[1] = __funnelshift_l(c1[row + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
-        if constexpr (CW > 0) {
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                nb[d] ^= (mem->eps[0][CW * w + d / 4] >> (d % 4)) & 0x11111111u;
-        }
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            anti += __popc(own ^ nb[d]);
+        ens_neighbours<ND, CW>(c1, n, e, nb);
+        anti += ens_anti_bonds<ND>(own, nb);
     }
     /* each thread's share: its colour-0 sites' bonds and its words' sites; the shares add
      * up exactly (integers) to the member's sums */
@@ -437,6 +371,20 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
         launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
 }
 
+/* The geometry of n_members members in items of nw words (the fused kernel: nw 1). */
+static struct ens_packed_geom ens_packed_geom_of(const struct latmc_lattice *g, int64_t n_members,
+                                                 int nw)
+{
+    struct ens_packed_geom p;
+    p.wpr = (uint32_t)(g->lx / 16);
+    p.ly = (uint32_t)g->ly;
+    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    p.words = (uint32_t)(g->nsites / 16);
+    p.chunks = p.words / (uint32_t)nw;
+    p.items = (int64_t)p.chunks * n_members;
+    return p;
+}
+
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
 {
     return g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
@@ -449,13 +397,7 @@ extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
                                                int64_t n_members, int coupled,
                                                struct latmc_ising_sums *sums)
 {
-    struct ens_packed_geom p;
-    p.wpr = (uint32_t)(g->lx / 16);
-    p.ly = (uint32_t)g->ly;
-    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
-    p.words = (uint32_t)(g->nsites / 16);
-    p.chunks = p.words;
-    p.items = n_members;
+    const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, 1);
     const unsigned threads = ens_fused_threads(p.words), grid = (unsigned)n_members;
     if (g->ndim == 3) {
         if (coupled)
@@ -478,13 +420,7 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
                                               unsigned long long *changed, int clear,
                                               struct latmc_ising_sums *sums)
 {
-    struct ens_packed_geom p;
-    p.wpr = (uint32_t)(g->lx / 16);
-    p.ly = (uint32_t)g->ly;
-    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
-    p.words = (uint32_t)(g->nsites / 16);
-    p.chunks = p.words;
-    p.items = n_members;
+    const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, 1);
     const unsigned threads = ens_fused_threads(p.words);
     const int wpt = (int)((p.words + threads - 1) / threads);
     const int wpt2 = wpt <= 1 ? 1 : wpt <= 2 ? 2 : 4;
@@ -564,14 +500,8 @@ extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,
                                                     int colour,
                                                     unsigned long long *changed)
 {
-    struct ens_packed_geom p;
-    p.wpr = (uint32_t)(g->lx / 16);
-    p.ly = (uint32_t)g->ly;
-    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
-    p.words = (uint32_t)(g->nsites / 16);
-    const int nw = ens_words_per_item(p.words, n_members);
-    p.chunks = p.words / (uint32_t)nw;
-    p.items = (int64_t)p.chunks * n_members;
+    const int nw = ens_words_per_item((uint32_t)(g->nsites / 16), n_members);
+    const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, nw);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     if (g->ndim == 3)
         launch_nw<6>(stream, p, nw, members, coupled != 0, hb, name, colour, changed);

@@ -10,7 +10,8 @@
  *
  * The chain is the one the per-round launches give, bit for bit: each pass of a member is the
  * fused kernel's (ens_ising_packed_kernels.cu: the same Philox names, blocks 2 w and 2 w + 1
- * of word w, the same packed_update_word), the sums the same exact integers, the decisions
+ * of word w, the same word step, ens_packed_word.cuh, and packed_update_word's decisions),
+ * the sums the same exact integers, the decisions
  * and round trips ens_exchange_kernels.cu's (lib/ens_exchange_rule.h, the same draws).
  * Only the order of work differs: warp k updates members k, k + warps, ..., its lanes the
  * member's words lane, lane + 32, ... A member being one warp's, only the rounds wait for
@@ -21,12 +22,13 @@
 #include "cuda_philox.cuh"
 #include "ens_ising_batch.h"
 #include "ens_exchange_rule.h"
-#include "ising_packed.cuh"
+#include "ens_packed_word.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
 #define CHAIN_MAX_WARPS 32
+constexpr int CHAIN_WORDS_IN_FLIGHT = 4; /* a lane's words unrolled (chain_pass) */
 
 /* The shared memory of a block, in this order (16-byte aligned pieces). */
 struct chain_layout {
@@ -45,8 +47,8 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
     l.spins = 0;
     l.eps = up16(l.spins + n * 2 * words * 4);
     l.geo = up16(l.eps + n * 2 * words * (uint32_t)cw * 4);
-    l.thr = up16(l.geo + words * 3 * 4);
-    l.gid = up16(l.thr + n * 16 * 4);
+    l.thr = up16(l.geo + words * 16);
+    l.gid = up16(l.thr + n * 16 * 4 + 256); /* room to start the tables at a multiple of 256 */
     l.temp = up16(l.gid + n * 4);
     l.at = up16(l.temp + n * 4);
     l.dir = up16(l.at + n * 4);
@@ -59,10 +61,15 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
     return l;
 }
 
-/* A word's neighbours in shared memory: y up | y down << 16, z up | z down << 16, the
- * next | previous word of its row << 16 | colour 0's x parity << 31 (words < 2^15). */
+/*
+ * A word's neighbours in shared memory, as byte offsets from its colour's first word (< 2^16:
+ * at most 1024 words), so that a neighbour's address is one add: y up | y down << 16,
+ * z up | z down << 16, the word of its row that holds its other x neighbour in colour 0's
+ * pass | in colour 1's << 16 | colour 0's x parity (bit 0; the offsets are multiples of 4);
+ * 16 bytes a word, one load.
+ */
 static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32_t w,
-                                     uint32_t *geo)
+                                     uint4 *geo)
 {
     const uint32_t r = w / g.wpr, wi = w - r * g.wpr, z = r / g.ly, y = r - z * g.ly;
     const uint32_t row = r * g.wpr, plane = g.ly * g.wpr, vol = g.words;
@@ -72,38 +79,95 @@ static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32
     const uint32_t z_down = g.lz > 1 ? (z == 0 ? w + vol - plane : w - plane) : 0;
     const uint32_t next = row + (wi + 1 == g.wpr ? 0 : wi + 1);
     const uint32_t prev = row + (wi == 0 ? g.wpr - 1 : wi - 1);
-    geo[0] = y_up | y_down << 16;
-    geo[1] = z_up | z_down << 16;
-    geo[2] = next | prev << 16 | ((y + z) & 1u) << 31;
+    const uint32_t par0 = (y + z) & 1u; /* colour 0 takes the next word where 1 */
+    geo->x = 4 * y_up | 4 * y_down << 16;
+    geo->y = 4 * z_up | 4 * z_down << 16;
+    geo->z = 4 * (par0 ? next : prev) | 4 * (par0 ? prev : next) << 16 | par0;
+    geo->w = 0;
 }
 
-/* The 2 ndim neighbour words of word w of the colour `other` (couplings xor-ed in). */
+/* The 2 ndim neighbour words of word w of the colour `other` (couplings xor-ed in), in the
+ * pass of colour `colour` (the other x neighbour's side). */
 template <int ND, int CW>
-__device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint32_t *geo,
+__device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint4 *geo,
                                                  const uint32_t *eps, uint32_t w, int colour,
                                                  uint32_t nb[ND])
 {
-    const uint32_t g0 = geo[3 * w], g1 = geo[3 * w + 1], g2 = geo[3 * w + 2];
-    nb[0] = other[w];
-    nb[2] = other[g0 & 0xffffu];
-    nb[3] = other[g0 >> 16];
-    if constexpr (ND == 6) {
-        nb[4] = other[g1 & 0xffffu];
-        nb[5] = other[g1 >> 16];
-    }
-    if ((g2 >> 31) ^ (uint32_t)colour)
-        nb[1] = __funnelshift_r(nb[0], other[g2 & 0xffffu], 4);
-    else
-        nb[1] = __funnelshift_l(other[(g2 >> 16) & 0x7fffu], nb[0], 4);
-    if constexpr (CW > 0) {
-        uint32_t e[CW];
+    const uint4 g = geo[w];
+    struct ens_word_nbrs n; /* byte offsets */
+    n.w = 4 * w;
+    n.y_up = g.x & 0xffffu;
+    n.y_down = g.x >> 16;
+    n.z_up = g.y & 0xffffu;
+    n.z_down = g.y >> 16;
+    n.next = n.prev = colour ? g.z >> 16 : g.z & 0xfffcu;
+    n.right = ((g.z & 1u) ^ (uint32_t)colour) != 0;
+    uint32_t e[CW > 0 ? CW : 1];
 #pragma unroll
-        for (int q = 0; q < CW; q++)
-            e[q] = eps[CW * w + q];
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            nb[d] ^= (e[d / 4] >> (d % 4)) & 0x11111111u;
+    for (int q = 0; q < CW; q++)
+        e[q] = eps[CW * w + q];
+    const unsigned char *bytes = (const unsigned char *)other;
+    ens_neighbours_at<ND, CW>([bytes](uint32_t off) { return *(const uint32_t *)(bytes + off); },
+                              n, e, nb);
+}
+
+/*
+ * packed_update_word's decision with the member's 16 thresholds at shared address
+ * window + 64 sub (window a multiple of 256, sub 0..3: four temperatures' tables a
+ * window): a byte permute puts the site's 4 x class | 64 sub under the window's upper
+ * bytes, so the address is that one instruction (no add to a per-warp table base).
+ */
+template <bool HEATBATH>
+struct chain_decide {
+    uint32_t window, sub; /* sub: 64 sub in every byte */
+    __device__ __forceinline__ uint32_t operator()(uint32_t own, uint32_t cls,
+                                                   const latmc_philox_ctr &u0,
+                                                   const latmc_philox_ctr &u1) const
+    {
+        const uint32_t window_ = window;
+        return packed_update_word_by<HEATBATH>(own, cls, u0, u1, sub, [window_](uint32_t x, int q) {
+            uint32_t t;
+            asm("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(__byte_perm(x, window_, 0x7650 | q)));
+            return t;
+        });
     }
+};
+
+/*
+ * One member's pass of colour `colour`, by one warp (lane: the words lane, lane + 32, ...):
+ * this lane's flips; with MEASURE (colour 1 before a round) also its words' anti-aligned
+ * bonds and spins at -1 after the update, added to anti and neg (a loop of its own: the
+ * sweeps between rounds carry no measuring code). Four words in flight.
+ */
+template <int ND, bool HEATBATH, int CW, bool MEASURE>
+__device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32_t *other,
+                                               const uint32_t *e, const uint4 *geo, uint32_t W,
+                                               uint32_t lane, int colour,
+                                               const struct cuda_philox_folded &f,
+                                               const struct cuda_philox_group &grp,
+                                               const chain_decide<HEATBATH> &decide,
+                                               uint32_t &anti, uint32_t &neg)
+{
+    uint32_t n_changed = 0;
+    /* round 1's products of blocks 2 w and 2 w + 1 stepped by additions (integer-pipe
+     * adds instead of two wide multiplies a word, which share the pipe of the Philox
+     * rounds' 32) */
+    uint64_t p_even = ens_block_product(2 * lane);
+#pragma unroll CHAIN_WORDS_IN_FLIGHT
+    for (uint32_t w = lane; w < W; w += 32, p_even += 64 * (uint64_t)LATMC_PHILOX_M0) {
+        const uint32_t own = own_words[w];
+        uint32_t nb[ND];
+        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
+        const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, p_even,
+                                             p_even + LATMC_PHILOX_M0, decide);
+        n_changed += __popc(nw ^ own);
+        own_words[w] = nw;
+        if constexpr (MEASURE) {
+            neg += __popc(nw) + __popc(other[w]);
+            anti += ens_anti_bonds<ND>(nw, nb);
+        }
+    }
+    return n_changed;
 }
 
 /* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
@@ -122,7 +186,7 @@ static __device__ __forceinline__ void copy16(uint32_t *dst, const uint32_t *src
  * against their colour-1 neighbours, the fused kernel's walk), warp k members k, k + warps. */
 template <int ND, int CW>
 static __device__ void measure_from_words(const uint32_t *spins, const uint32_t *eps,
-                                          const uint32_t *geo, uint32_t W, int nT, uint32_t warp,
+                                          const uint4 *geo, uint32_t W, int nT, uint32_t warp,
                                           uint32_t warps, uint32_t lane,
                                           const struct cuda_ens_round &r, double *energy)
 {
@@ -135,9 +199,7 @@ static __device__ void measure_from_words(const uint32_t *spins, const uint32_t 
             neg += __popc(own) + __popc(c1[w]);
             uint32_t nb[ND];
             chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb);
-#pragma unroll
-            for (int q = 0; q < ND; q++)
-                anti += __popc(own ^ nb[q]);
+            anti += ens_anti_bonds<ND>(own, nb);
         }
         for (int offset = 16; offset > 0; offset >>= 1) {
             anti += __shfl_down_sync(0xffffffffu, anti, offset);
@@ -158,7 +220,11 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     extern __shared__ __align__(16) unsigned char sh[];
     const struct chain_layout l = chain_layout_of(g.words, r.n_temperatures, CW);
     uint32_t *spins = (uint32_t *)(sh + l.spins), *eps = (uint32_t *)(sh + l.eps);
-    uint32_t *geo = (uint32_t *)(sh + l.geo), *thr = (uint32_t *)(sh + l.thr);
+    uint4 *geo = (uint4 *)(sh + l.geo);
+    /* the thresholds from a multiple of 256 in the shared window (chain_decide) */
+    const uint32_t thr_pad = (0u - (uint32_t)__cvta_generic_to_shared(sh + l.thr)) & 255u;
+    uint32_t *thr = (uint32_t *)(sh + l.thr + thr_pad);
+    const uint32_t thr_at = (uint32_t)__cvta_generic_to_shared(thr);
     int32_t *gid = (int32_t *)(sh + l.gid), *temp = (int32_t *)(sh + l.temp);
     int32_t *at = (int32_t *)(sh + l.at), *dir = (int32_t *)(sh + l.dir);
     unsigned long long *start = (unsigned long long *)(sh + l.start);
@@ -188,7 +254,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     for (uint32_t i = tid; i < (uint32_t)nT * 32; i += T)
         flips[i] = 0;
     for (uint32_t w = tid; w < W; w += T)
-        word_geometry(g, w, geo + 3 * w);
+        word_geometry(g, w, geo + w);
     __syncthreads();
     /* each warp its members' arrays, 16 bytes a load (the host checked the alignment) */
     for (int j = (int)warp; j < nT; j += (int)warps) {
@@ -219,32 +285,16 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                     uint32_t *own_words = spins + (2 * j + colour) * W;
                     const uint32_t *other = spins + (2 * j + (colour ^ 1)) * W;
                     const uint32_t *e = eps + (2 * j + colour) * W * CW;
-                    const unsigned char *table = (const unsigned char *)(thr + 16 * temp[j]);
-                    uint32_t n_changed = 0, anti = 0, neg = 0;
-                    /* four words in flight (one H200, 16^3 members, sweeps alone: 747
-                     * flips/ns, unrolled by 2 723, not unrolled 702; 64 registers, a few
-                     * bytes spilled in the 3D +-J kernels) */
-#pragma unroll 4
-                    for (uint32_t w = lane; w < W; w += 32) {
-                        const uint32_t own = own_words[w];
-                        uint32_t nb[ND];
-                        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
-                        uint32_t cls = own << 3;
-#pragma unroll
-                        for (int q = 0; q < ND; q++)
-                            cls += nb[q];
-                        const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * w);
-                        const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * w + 1);
-                        const uint32_t nw = packed_update_word<HEATBATH>(own, cls, u0, u1, table);
-                        n_changed += __popc(nw ^ own);
-                        own_words[w] = nw;
-                        if (colour == 1 && measure) {
-                            neg += __popc(nw) + __popc(other[w]);
-#pragma unroll
-                            for (int q = 0; q < ND; q++)
-                                anti += __popc(nw ^ nb[q]);
-                        }
-                    }
+                    const uint32_t t = (uint32_t)temp[j];
+                    const chain_decide<HEATBATH> decide = { thr_at + 256 * (t / 4),
+                                                            0x40404040u * (t % 4) };
+                    uint32_t anti = 0, neg = 0;
+                    const uint32_t n_changed =
+                        colour == 1 && measure
+                            ? chain_pass<ND, HEATBATH, CW, true>(own_words, other, e, geo, W, lane,
+                                                                 colour, f, grp, decide, anti, neg)
+                            : chain_pass<ND, HEATBATH, CW, false>(own_words, other, e, geo, W, lane,
+                                                                  colour, f, grp, decide, anti, neg);
                     flips[32 * j + lane] += n_changed; /* this lane's slot: no race */
                     if (colour == 1 && measure) { /* the same for the whole warp */
                         for (int offset = 16; offset > 0; offset >>= 1) {
@@ -322,46 +372,44 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     }
 }
 
+/* One launch's arguments (blocks_per_sm: only the occupancy asked, nothing launched). */
+struct chain_args {
+    cudaStream_t stream;
+    const struct cuda_ens_chain_geom &g;
+    const struct cuda_ens_temper_dev &d;
+    const struct cuda_ens_round &r;
+    const struct cuda_ens_chain_list &list;
+    struct cuda_ens_packed_member *members;
+    unsigned long long *changed;
+    int *blocks_per_sm;
+};
+
 template <int ND, bool HEATBATH, int CW>
-static cudaError_t chain_launch(cudaStream_t stream, const struct cuda_ens_chain_geom &g,
-                                const struct cuda_ens_temper_dev &d,
-                                const struct cuda_ens_round &r,
-                                const struct cuda_ens_chain_list &list,
-                                struct cuda_ens_packed_member *members,
-                                unsigned long long *changed, int *blocks_per_sm)
+static cudaError_t chain_launch(const struct chain_args &a)
 {
-    const uint32_t shared = chain_layout_of(g.words, r.n_temperatures, CW).total;
-    const int warps = r.n_temperatures < CHAIN_MAX_WARPS ? r.n_temperatures : CHAIN_MAX_WARPS;
+    const uint32_t shared = chain_layout_of(a.g.words, a.r.n_temperatures, CW).total;
+    const int warps = a.r.n_temperatures < CHAIN_MAX_WARPS ? a.r.n_temperatures : CHAIN_MAX_WARPS;
     cudaError_t err = cudaFuncSetAttribute(ens_chain_kernel<ND, HEATBATH, CW>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)shared);
     if (err != cudaSuccess)
         return err;
-    if (blocks_per_sm) /* the question only */
+    if (a.blocks_per_sm) /* the question only */
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            blocks_per_sm, ens_chain_kernel<ND, HEATBATH, CW>, 32 * warps, shared);
-    const unsigned grid = (unsigned)((int64_t)r.n_samples * r.n_replicas);
-    ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, stream>>>(g, d, r, list,
-                                                                             members, changed);
+            a.blocks_per_sm, ens_chain_kernel<ND, HEATBATH, CW>, 32 * warps, shared);
+    const unsigned grid = (unsigned)((int64_t)a.r.n_samples * a.r.n_replicas);
+    ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, a.stream>>>(
+        a.g, a.d, a.r, a.list, a.members, a.changed);
     return cudaGetLastError();
 }
 
 template <int ND>
-static cudaError_t chain_launch_nd(cudaStream_t stream, const struct cuda_ens_chain_geom &g,
-                                   const struct cuda_ens_temper_dev &d,
-                                   const struct cuda_ens_round &r,
-                                   const struct cuda_ens_chain_list &list,
-                                   struct cuda_ens_packed_member *members,
-                                   unsigned long long *changed, int *blocks_per_sm)
+static cudaError_t chain_launch_nd(const struct chain_args &a)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
-    if (g.coupled)
-        return g.heatbath
-                   ? chain_launch<ND, true, CW>(stream, g, d, r, list, members, changed, blocks_per_sm)
-                   : chain_launch<ND, false, CW>(stream, g, d, r, list, members, changed, blocks_per_sm);
-    return g.heatbath
-               ? chain_launch<ND, true, 0>(stream, g, d, r, list, members, changed, blocks_per_sm)
-               : chain_launch<ND, false, 0>(stream, g, d, r, list, members, changed, blocks_per_sm);
+    if (a.g.coupled)
+        return a.g.heatbath ? chain_launch<ND, true, CW>(a) : chain_launch<ND, false, CW>(a);
+    return a.g.heatbath ? chain_launch<ND, true, 0>(a) : chain_launch<ND, false, 0>(a);
 }
 
 extern "C" struct cuda_ens_chain_geom cuda_ens_chain_geom_of(const struct latmc_lattice *g,
@@ -392,8 +440,7 @@ extern "C" cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda
                                           unsigned long long *changed, int *blocks_per_sm)
 {
     static const struct cuda_ens_chain_list no_list {}; /* the question has none */
-    const struct cuda_ens_chain_list &l = list ? *list : no_list;
-    return g->ndim == 3
-               ? chain_launch_nd<6>(stream, *g, *d, *r, l, members, changed, blocks_per_sm)
-               : chain_launch_nd<4>(stream, *g, *d, *r, l, members, changed, blocks_per_sm);
+    const struct chain_args a = { stream, *g, *d, *r, list ? *list : no_list, members, changed,
+                                  blocks_per_sm };
+    return g->ndim == 3 ? chain_launch_nd<6>(a) : chain_launch_nd<4>(a);
 }

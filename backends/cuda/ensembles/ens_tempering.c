@@ -242,7 +242,7 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
 }
 
 /* The resident kernel runs lists with a round more often than every this many sweeps. */
-#define RESIDENT_SWEEPS_PER_ROUND 8
+#define RESIDENT_SWEEPS_PER_ROUND 11
 
 /*
  * Whether lists may run with the chains resident (ens_temper_resident.cu): where a block holds
@@ -283,11 +283,12 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
 /*
  * Whether this list runs resident: where the chains fit and fill the device (above) and its
  * rounds are frequent. The resident kernel's sweeps are slower than the fused kernel's
- * (one H200, 4096 x 16^3 +-J, 20 sweeps a call: 747 against 826-853 flips/ns; one block of
- * 32 warps an SM, a member a warp, the neighbours through a shared geometry table), its
- * rounds far cheaper (about 3.4 us against about 24 us for a launched round with the fused
- * kernel's relaunch): break-even near a round every 8 sweeps (measured: every 3 sweeps
- * 690 against 600, every 10 sweeps 703 against 747). LATMC_CUDA_TEMPER=resident (where it
+ * (one H200, 4096 x 16^3 +-J, 20 sweeps a call: ~436 against ~396 us a call; one block of
+ * 32 warps an SM, a member a warp, the pass's Philox fold on the vector pipe and two more
+ * wide multiplies a word), its rounds far cheaper (~2.8 us against ~25 us for a launched
+ * round with the fused kernel's relaunch): break-even near a round every 11 sweeps
+ * (measured: every 10 sweeps 760 against 752 flips/ns, every 20 758 against 797, every 3
+ * 746 resident). LATMC_CUDA_TEMPER=resident (where it
  * fits) or =launches chooses.
  */
 static bool resident_list(struct cuda_ens_temper *t, const struct latmc_step_call *calls,

@@ -26,10 +26,33 @@ __device__ __forceinline__ void packed_decide(uint32_t &w, uint32_t u, uint32_t 
 
 /*
  * The new word of 8 sites: own their spins (nibbles 0 / 1), cls their classes (nibbles),
- * u0 / u1 the draws of their two Philox blocks (nibbles 0-3 / 4-7), table_bytes the
- * 16-entry threshold table in shared memory. Per site: a byte permute pulls 4 x class out
- * of one of two pre-shifted copies of cls, a shared load reads the threshold (16 distinct
- * words: distinct banks, no conflict), then packed_decide.
+ * u0 / u1 the draws of their two Philox blocks (nibbles 0-3 / 4-7). Per site the threshold
+ * is threshold(x, q): x one of two pre-shifted copies of cls whose byte q holds
+ * 4 x class | sub (sub: bits 6 and 7 of every byte, the caller's), then packed_decide.
+ */
+template <bool HEATBATH, typename Threshold>
+__device__ __forceinline__ uint32_t packed_update_word_by(uint32_t own, uint32_t cls,
+                                                          const latmc_philox_ctr &u0,
+                                                          const latmc_philox_ctr &u1,
+                                                          uint32_t sub,
+                                                          const Threshold &threshold)
+{
+    /* byte q of even4 = 4 x class of nibble 2q, of odd4 = 4 x class of nibble 2q+1 */
+    const uint32_t even4 = ((cls << 2) & 0x3c3c3c3cu) | sub;
+    const uint32_t odd4 = ((cls >> 2) & 0x3c3c3c3cu) | sub;
+    uint32_t w = HEATBATH ? 0u : own;
+#pragma unroll
+    for (int n = 0; n < 8; n++) {
+        const uint32_t t = threshold(n & 1 ? odd4 : even4, n >> 1);
+        packed_decide<HEATBATH>(w, n < 4 ? u0.v[n] : u1.v[n - 4], t, 1u << (4 * n));
+    }
+    return w;
+}
+
+/*
+ * The same with table_bytes the 16-entry threshold table in shared memory: a byte permute
+ * pulls 4 x class out of one of the two copies, a shared load reads the threshold (16
+ * distinct words: distinct banks, no conflict).
  */
 template <bool HEATBATH>
 __device__ __forceinline__ uint32_t packed_update_word(uint32_t own, uint32_t cls,
@@ -37,16 +60,10 @@ __device__ __forceinline__ uint32_t packed_update_word(uint32_t own, uint32_t cl
                                                        const latmc_philox_ctr &u1,
                                                        const unsigned char *table_bytes)
 {
-    /* byte q of even4 = 4 x class of nibble 2q, of odd4 = 4 x class of nibble 2q+1 */
-    const uint32_t even4 = (cls << 2) & 0x3c3c3c3cu, odd4 = (cls >> 2) & 0x3c3c3c3cu;
-    uint32_t w = HEATBATH ? 0u : own;
-#pragma unroll
-    for (int n = 0; n < 8; n++) {
-        const uint32_t off = __byte_perm(n & 1 ? odd4 : even4, 0, 0x4440 | (n >> 1));
-        const uint32_t t = *(const uint32_t *)(table_bytes + off);
-        packed_decide<HEATBATH>(w, n < 4 ? u0.v[n] : u1.v[n - 4], t, 1u << (4 * n));
-    }
-    return w;
+    return packed_update_word_by<HEATBATH>(
+        own, cls, u0, u1, 0u, [table_bytes](uint32_t x, int q) {
+            return *(const uint32_t *)(table_bytes + __byte_perm(x, 0, 0x4440 | q));
+        });
 }
 
 #endif
