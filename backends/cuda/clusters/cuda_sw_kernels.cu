@@ -39,16 +39,26 @@
 #include "cuda_sw.h"
 #include "cuda_sw_device.cuh"
 
-/* The neighbour of site i = x + L_x (y + L_y z) in direction +mu, periodic. */
-__device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32_t i,
-                                           uint32_t *j)
+/* The neighbour of site i = x + L_x (y + L_y z) in direction +mu, periodic, from its
+ * coordinates (local: the stored lattice's). */
+__device__ __forceinline__ void neighbours_at(const struct latmc_lattice &g, uint32_t i,
+                                              uint32_t x, uint32_t y, uint32_t z, uint32_t *j)
 {
     const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
-    const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
     const uint32_t plane = lx * ly;
     j[0] = x + 1 == lx ? i - x : i + 1;
     j[1] = y + 1 == ly ? i - y * lx : i + lx;
     j[2] = g.ndim == 3 ? (z + 1 == lz ? i - z * plane : i + plane) : i;
+}
+
+/* The same from i alone: its coordinates cost three divisions by the extents (run-time
+ * divisors, some 20 instructions each), which the kernels that know them skip. */
+__device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32_t i,
+                                           uint32_t *j)
+{
+    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly;
+    const uint32_t x = i % lx, row = i / lx;
+    neighbours_at(g, i, x, row % ly, row / ly, j);
 }
 
 /* Bit 7 of a site's bonds byte: the site is the root of its tile's piece (pass 1), and
@@ -87,11 +97,21 @@ __global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
         for (int q = 0; q < ND; q++)
             eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
         uint32_t out = 0;
+        /* the first site's coordinates, then each next site's by a step along x */
+        const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, row0 = i0 / lx;
+        uint32_t cx = i0 - row0 * lx, cy = row0 % ly, cz = row0 / ly;
 #pragma unroll
         for (int s = 0; s < 4; s++) {
             const uint32_t i = i0 + (uint32_t)s;
+            if (s > 0 && ++cx == lx) {
+                cx = 0;
+                if (++cy == ly) {
+                    cy = 0;
+                    cz++;
+                }
+            }
             uint32_t j[3];
-            neighbours(b.g, i, j);
+            neighbours_at(b.g, i, cx, cy, cz, j);
             const int8_t si = (int8_t)(four >> (8 * s));
             unsigned bits = 0;
 #pragma unroll
@@ -139,11 +159,20 @@ struct tile_shape {
     uint32_t tx, ty, tz;
 };
 
-static_assert(32 * 8 == CUDA_THREADS && 16 * 4 * 4 == CUDA_THREADS, "a tile is a block");
+/* The shape as constants of the kernels (template ND): the divisions and remainders by
+ * the tile's extents are shifts and masks, not run-time divisions. */
+template <int ND> struct tile_dims {
+    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : 8, tz = ND == 3 ? 4 : 1;
+};
+
+static_assert(tile_dims<2>::tx * tile_dims<2>::ty == CUDA_THREADS &&
+                  tile_dims<3>::tx * tile_dims<3>::ty * tile_dims<3>::tz == CUDA_THREADS,
+              "a tile is a block");
 
 __host__ __device__ static inline struct tile_shape tile_of(int ndim)
 {
-    const struct tile_shape t2 = { 32, 8, 1 }, t3 = { 16, 4, 4 };
+    const struct tile_shape t2 = { tile_dims<2>::tx, tile_dims<2>::ty, tile_dims<2>::tz };
+    const struct tile_shape t3 = { tile_dims<3>::tx, tile_dims<3>::ty, tile_dims<3>::tz };
     return ndim == 3 ? t3 : t2;
 }
 
@@ -174,12 +203,14 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
  * the first of each stretch that joins the same two runs is united: where the bond beside
  * it (x - 1) is active too and both rows' runs go on from x - 1 to x, the four sites are
  * already one piece. The pieces, their roots (smallest local sites) and so the labels are
- * those the unions of every bond give, in any order. */
+ * those the unions of every bond give, in any order. ND (2 or 3) makes the tile's
+ * extents constants: a block's one tile took some 14 run-time divisions a thread. */
+template <int ND>
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
     __shared__ uint32_t parent[CUDA_THREADS];
     __shared__ uint32_t runs[CUDA_THREADS / 32]; /* each warp's bonds along x, lane l to l + 1 */
-    const struct tile_shape t = tile_of(b.g.ndim);
+    const tile_dims<ND> t;
     const struct own_shape o = own_of(b);
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
@@ -190,9 +221,10 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
     const uint32_t up_y = me + t.tx, up_z = me + t.tx * t.ty;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        /* 32-bit divisions: a tile holds a site, so tile < 2^32 */
-        const uint32_t gx = (uint32_t)tile % nx, rest = (uint32_t)tile / nx;
-        const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
+        /* 32-bit divisions: a tile holds a site, so tile < 2^32; in 2D nz = 1, rest < ny */
+        const uint32_t rest = (uint32_t)tile / nx, gx = (uint32_t)tile - rest * nx;
+        const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
+        const uint32_t x0 = gx * t.tx, y0 = (rest - ry0 * ny) * t.ty, z0 = ry0 * t.tz;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
         const bool valid = x < o.ex && y < o.ey && z < o.ez;
         const uint32_t i = first + x + o.ex * (y + o.ey * z);
@@ -246,7 +278,7 @@ template <int ND>
 __global__ void sw_union_kernel(struct cuda_sw_box b)
 {
     const struct own_shape o = own_of(b);
-    const struct tile_shape t = tile_of(ND);
+    const tile_dims<ND> t;
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
@@ -256,8 +288,9 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t tile = (uint32_t)(k / slots); /* a tile holds a site: < 2^32 */
         const uint32_t s = (uint32_t)(k % slots);
-        const uint32_t gx = tile % nx, rest = tile / nx;
-        const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
+        const uint32_t rest = tile / nx, gx = tile - rest * nx; /* 2D: nz = 1, rest < ny */
+        const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
+        const uint32_t x0 = gx * t.tx, y0 = (rest - ry0 * ny) * t.ty, z0 = ry0 * t.tz;
         /* the tile's last coordinates (local) */
         const uint32_t lx = min(t.tx, o.ex - x0) - 1, ly = min(t.ty, o.ey - y0) - 1;
         const uint32_t lz = min(t.tz, o.ez - z0) - 1;
@@ -298,8 +331,9 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
             bits &= ~last; /* across the box's upper face */
         if (!bits)
             continue;
+        /* the stored lattice's coordinates: the own ones, the last axis from plane p0 */
         uint32_t j[3];
-        neighbours(b.g, i, j);
+        neighbours_at(b.g, i, x, ND == 3 ? y : b.p0 + y, ND == 3 ? b.p0 + z : 0u, j);
         for (int mu = 0; mu < ND; mu++)
             if (bits >> mu & 1u)
                 unite(b.labels, i, j[mu]);
@@ -544,8 +578,11 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
                           ((o.ez + t.tz - 1) / t.tz);
-    sw_tile_kernel<<<tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS, CUDA_THREADS,
-                     0, stream>>>(*b);
+    const unsigned tile_blocks = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
+    if (b->g.ndim == 3)
+        sw_tile_kernel<3><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+    else
+        sw_tile_kernel<2><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
