@@ -1,7 +1,7 @@
 /* The built-in CPU backend: state, threads, and dispatch to the model's kernels. */
 #include <stdlib.h>
 
-#include "cpu_backend.h"
+#include "cpu_exec.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "model.h"
@@ -158,13 +158,6 @@ static int cpu_params_changed(latmc_sim *sim)
         for (int i = 0; i < cpu_state_count(st); i++)
             st->kernels->params_changed(sim, cpu_state_at(st, i));
     return LATMC_OK;
-}
-
-void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
-                    struct latmc_step pair[2])
-{
-    pair[0] = call->step;
-    pair[1] = sim->model->step_of(sim, call->sweep, call->step.index + 1);
 }
 
 /*

@@ -1,4 +1,5 @@
-/* Internal to the CPU backend: its per-sim state and the per-model kernel tables. */
+/* Internal to the CPU backend: its per-sim state and the per-model kernel tables, which the
+ * executor and the models share (the executor's own declarations: cpu_exec.h). */
 #ifndef LATMC_CPU_BACKEND_H
 #define LATMC_CPU_BACKEND_H
 
@@ -161,70 +162,18 @@ struct cpu_model_kernels {
 };
 
 /*
- * Whether calls[c] and calls[c + 1] are the two parts of one fused pair (lib/box.h): with
- * nothing to exchange between them, they run as one LATMC_STEP_PAIR_WHOLE call, which
- * saves the team a barrier and keeps a box's ends in the members' bands.
+ * What the executor (cpu_backend.c, cpu_boxes.c) and the models' kernels both call
+ * (cpu_shared.c, the layer below both: it calls neither, so no kernel calls back up into
+ * the executor that calls it through its table).
  */
-static inline bool cpu_is_pair_start(const struct latmc_step_call *calls, int n_calls, int c)
-{
-    return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
-           calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
-           calls[c + 1].step.index == calls[c].step.index;
-}
-
-static inline struct latmc_step_call cpu_pair_whole(const struct latmc_step_call *calls, int c)
-{
-    struct latmc_step_call whole = calls[c];
-    whole.part = LATMC_STEP_PAIR_WHOLE;
-    whole.last = calls[c + 1].last;
-    return whole;
-}
-
 /* The two steps of the fused pair a PAIR call starts with (lib/box.h): the call's step and
  * the next one of the model's schedule (model_def.step_of), each with its names. */
 void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
                     struct latmc_step pair[2]);
 
-/* Slab-only storage of `box` (a box of sim->plan) in st: st->lattice, st->global as the
- * whole lattice, set before, become the slab's local lattice and the whole one. */
-void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box);
-
-/*
- * In-process boxes with their own memory (cpu_boxes.c): a sim of desc.n_parts = k > 1
- * (not a part of a shared lattice) whose model's kernels take slab storage holds k states,
- * each a slab of its own with its halos (struct cpu_slab); the steps write the border
- * planes into the neighbours' halos as they go (copy_step_sites, run_pair_own_boxes;
- * else a copy through the per-plane forms after a barrier). The whole-lattice
- * ops run on every state in turn (cpu_state_count, cpu_state_at: 1 and st itself for a
- * sim of one state).
- */
+/* The states of a sim: 1 and st itself for a sim of one state, else its in-process boxes'
+ * (cpu_exec.h), so that the whole-lattice ops run on every state in turn. */
 int cpu_state_count(const struct cpu_state *st);
 struct cpu_state *cpu_state_at(struct cpu_state *st, int i);
-bool cpu_boxes_wanted(const latmc_sim *sim, const struct cpu_state *st, int n_boxes);
-int cpu_boxes_create(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
-                     int n_boxes);
-void cpu_boxes_destroy(struct cpu_state *st);
-int cpu_boxes_init_spins(latmc_sim *sim, struct cpu_state *st, int how);
-int cpu_boxes_measure(latmc_sim *sim, struct cpu_state *st, void *sums);
-int cpu_boxes_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                             void *sums);
-int cpu_boxes_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                         void *buf);
-int cpu_boxes_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                         const void *buf);
-int cpu_boxes_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
-                                  int64_t p1, float *buf);
-int cpu_boxes_run_steps(latmc_sim *sim, struct cpu_state *st,
-                        const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
-                        uint64_t *attempted);
-/* Whether the plan's boxes (a step call's) are not the storage's, after
- * latmc_sim_set_parts; recut then moves the state into storage for them. */
-bool cpu_boxes_recut_needed(const latmc_sim *sim, const struct cpu_state *st,
-                            const struct latmc_box *boxes, int n_boxes);
-int cpu_boxes_recut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
-                    int n_boxes);
-
-/* NULL when the CPU backend has no kernels for the model (cpu_models.c). */
-const struct cpu_model_kernels *cpu_model_kernels_get(int model);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * In-process boxes with their own memory (cpu_backend.h; issue "the core plans every
+ * In-process boxes with their own memory (cpu_exec.h; issue "the core plans every
  * sweep over boxes", item 4): a sim cut into k > 1 boxes (desc.n_parts) keeps one CPU state
  * per box, each holding its slab and halo planes only (struct cpu_slab, the storage of a
  * part of a lattice shared by processes). The member that updates a box's border plane
@@ -13,27 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_backend.h"
+#include "cpu_exec.h"
 #include "cpu_omp.h"
 #include "model.h"
-
-struct cpu_boxes {
-    int n;
-    int64_t planes;            /* the boxes' planes: the lattice's along the cut axis */
-    struct cpu_state *box;     /* n states, box i the slab of plan box i */
-    unsigned char *halo_buf;   /* n buffers of halo_bytes: a box's halo in transit */
-    size_t halo_bytes;
-};
-
-int cpu_state_count(const struct cpu_state *st)
-{
-    return st->boxes ? st->boxes->n : 1;
-}
-
-struct cpu_state *cpu_state_at(struct cpu_state *st, int i)
-{
-    return st->boxes ? &st->boxes->box[i] : st;
-}
 
 bool cpu_boxes_wanted(const latmc_sim *sim, const struct cpu_state *st, int n_boxes)
 {

@@ -1,6 +1,6 @@
 /* The models the CPU backend runs: the kernel table `cpu_<m>_kernels` of each model of
  * lib/model_list.h (every model runs on the CPU). */
-#include "cpu_backend.h"
+#include "cpu_exec.h"
 
 #define LATMC_MODEL(m) extern const struct cpu_model_kernels cpu_##m##_kernels;
 #include "model_list.h"

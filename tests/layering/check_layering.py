@@ -12,6 +12,11 @@
   (e) No file of backends/cuda/exec/ names a model (an LATMC_MODEL_ identifier in its code,
       comments and strings aside): the executor has no model branch, whatever differs by
       model is a member of the leaf table.
+  The CPU backend the same way: (c) and (d)'s cycles between backends/cpu's files; no file
+  of a model's folder reaches cpu_exec.h (the executor's own header) or calls a function
+  or variable of the executor's files (CPU_EXECUTOR): the executor calls the kernels
+  through their table, which is no name, so the model's call back up is the one edge of
+  such a circle the call graph sees; (e) for the executor's files.
 
 Usage: check_layering.py SOURCE_ROOT   (exit 0: the rules hold; 1: a breach, listed)
        check_layering.py --self-test   (plants each breach in a scratch tree; exit 0 when
@@ -26,8 +31,9 @@ build; (a) is what catches it.
 
 What the textual call graph sees, and its limits:
 - Definitions: top-level function bodies and initialised (or plain) file-scope variables,
-  after comments, strings and preprocessor lines are removed; `static` ones in a .c/.cu are
-  seen only by their own file, those of a header only by the files that include it
+  after comments, strings and preprocessor lines are removed; `static` ones (the word, or
+  a macro of the file that expands to it, as the SIMD levels' `AI` primitives, which
+  their template header calls) in a .c/.cu are seen only by their own file, those of a header only by the files that include it
   (transitively).
 - References: the identifiers inside function bodies and variable initialisers (not after
   `.` or `->`), plus the bodies of the macros a file uses (its own and its headers'), so a
@@ -47,6 +53,10 @@ SOURCE_EXT = ('.c', '.h', '.cu', '.cuh')
 HEADER_EXT = ('.h', '.cuh')
 MODEL_NAME = re.compile(r'\bLATMC_MODEL_[A-Z0-9_]+')
 CUDA = 'backends/cuda'
+CPU = 'backends/cpu'
+# the CPU executor (the ops, run_steps, the boxes, the kernel tables) and its own header
+CPU_EXECUTOR = ('cpu_backend.c', 'cpu_boxes.c', 'cpu_models.c', 'cpu_module.c')
+CPU_EXEC_H = 'cpu_exec.h'
 NOT_NAMES = {
     # keywords and attribute-like words that precede '(' without naming a function
     'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined', '__attribute__',
@@ -278,10 +288,18 @@ def parse_file(text):
             cur = []
         else:
             cur.append(t)
+    # a macro whose body says `static` (`#define AI static inline ...`), or names such a
+    # macro, makes what it heads static too
+    static_words, grew = {'static'}, True
+    while grew:
+        more = {m for m, body in macros.items() if body & static_words} - static_words
+        static_words |= more
+        grew = bool(more)
     for item in items:
         if not item or item[0] == 'typedef':
             continue
-        static = 'static' in item[:item.index('{')] if '{' in item else 'static' in item
+        head_words = set(item[:item.index('{')] if '{' in item else item)
+        static = bool(head_words & static_words)
         if '{' in item and item[item.index('{') - 1] == ')' and '=' not in item[:item.index('{')]:
             head, body = item[:item.index('{')], item[item.index('{'):]
             # the name: the identifier before the parameter list closing the head
@@ -359,6 +377,34 @@ def call_graph(root, files, include_edges):
 
 # ---- the rules ----
 
+def graphs(root, files, inc_edges):
+    """The include graph between a backend's own files, and their call graph."""
+    own = set(files)
+    inc = {f: {t for t in inc_edges.get(f, ()) if t in own} for f in files}
+    return inc, call_graph(root, files, inc)
+
+
+def cycles(where, files, inc, calls):
+    """(c) and (d) of a backend's files: no include cycle, no call cycle, none of both."""
+    out = ['(c) include cycle in %s: %s' % (where, ', '.join(comp)) for comp in sccs(files, inc)]
+    for comp in sccs(files, {a: set(b) for a, b in calls.items()}):
+        inside = set(comp)
+        lines = ['  %s -> %s (%s)' % (a, b, ', '.join(sorted(calls[a][b])[:4]))
+                 for a in comp for b in sorted(calls.get(a, ())) if b in inside]
+        out.append('(d) call cycle in %s (%d files):\n%s' % (where, len(comp), '\n'.join(lines)))
+    # both kinds of edge together: a header whose inline code calls a file that includes it
+    both = {f: set(inc.get(f, ())) | set(calls.get(f, ())) for f in files}
+    out += ['(d) include-and-call cycle in %s: %s' % (where, ', '.join(comp))
+            for comp in sccs(files, both)]
+    return out
+
+
+def model_branches(root, f, table):
+    return ['(e) executor file %s names the model %s: a model branch belongs in the %s'
+            % (f, m, table)
+            for m in sorted(set(MODEL_NAME.findall(strip_comments(read(root, f)))))]
+
+
 def check(root):
     breaches = []
     lib_files = source_files(root, 'lib')
@@ -382,10 +428,8 @@ def check(root):
                                 'other\'s headers' % (rel, name, target))
 
     cuda_files = [f for f in backend_files if f.startswith(CUDA + '/')]
-    cuda_set = set(cuda_files)
-    cuda_inc = {f: {t for t in inc_edges.get(f, ()) if t in cuda_set} for f in cuda_files}
-    for comp in sccs(cuda_files, cuda_inc):
-        breaches.append('(c) include cycle in backends/cuda: ' + ', '.join(comp))
+    cuda_inc, cuda_calls = graphs(root, cuda_files, inc_edges)
+    breaches += cycles(CUDA, cuda_files, cuda_inc, cuda_calls)
     leaf_prefixes = tuple('%s/%s/' % (CUDA, d) for d in model_names(root) + list(LEAF_STEP_DIRS))
     upper = {CUDA + '/exec/cuda_exec.h', CUDA + '/cuda_backend.h'}
     for f in cuda_files:
@@ -399,25 +443,32 @@ def check(root):
                 if t.startswith(leaf_prefixes):
                     breaches.append('(c) executor file %s reaches leaf header %s: %s'
                                     % (f, t, path_to(reach, t)))
-
     for f in cuda_files:
         if f.startswith(CUDA + '/exec/'):
-            for m in sorted(set(MODEL_NAME.findall(strip_comments(read(root, f))))):
-                breaches.append('(e) executor file %s names the model %s: a model branch '
-                                'belongs in the leaf table' % (f, m))
+            breaches += model_branches(root, f, 'leaf table')
 
-    calls = call_graph(root, cuda_files, cuda_inc)
-    for comp in sccs(cuda_files, {a: set(b) for a, b in calls.items()}):
-        inside = set(comp)
-        lines = ['  %s -> %s (%s)' % (a, b, ', '.join(sorted(calls[a][b])[:4]))
-                 for a in comp for b in sorted(calls.get(a, ())) if b in inside]
-        breaches.append('(d) call cycle in backends/cuda (%d files):\n%s'
-                        % (len(comp), '\n'.join(lines)))
-    # both kinds of edge together: a header whose inline code calls a file that includes it
-    both = {f: set(cuda_inc.get(f, ())) | set(calls.get(f, ())) for f in cuda_files}
-    for comp in sccs(cuda_files, both):
-        breaches.append('(d) include-and-call cycle in backends/cuda: ' + ', '.join(comp))
-    return breaches, calls
+    # the CPU backend: its executor calls a model's kernels through their table (never a
+    # name), so the call back up that would close the circle is the model's call
+    cpu_files = [f for f in backend_files if f.startswith(CPU + '/')]
+    cpu_inc, cpu_calls = graphs(root, cpu_files, inc_edges)
+    breaches += cycles(CPU, cpu_files, cpu_inc, cpu_calls)
+    model_prefixes = tuple('%s/%s/' % (CPU, m) for m in model_names(root))
+    executor = {CPU + '/' + f for f in CPU_EXECUTOR}
+    for f in cpu_files:
+        if f.startswith(model_prefixes):
+            reach = closure(f, cpu_inc)
+            for t in sorted(reach):
+                if t == CPU + '/' + CPU_EXEC_H:
+                    breaches.append('(c) model file %s reaches %s: %s'
+                                    % (f, t, path_to(reach, t)))
+            for t in sorted(cpu_calls.get(f, ())):
+                if t in executor:
+                    breaches.append('(d) model file %s calls the executor file %s (%s): the '
+                                    'executor calls the kernels, the kernels call only a '
+                                    'layer below both' % (f, t, ', '.join(sorted(cpu_calls[f][t]))))
+        if f in executor:
+            breaches += model_branches(root, f, 'kernels\' table')
+    return breaches, cuda_calls, cpu_calls
 
 
 # ---- the self-test: every rule must be able to fail ----
@@ -426,9 +477,21 @@ CLEAN = {
     'include/latmc/latmc.h': '',
     'lib/model.h': '#include "latmc/latmc.h"\nint model_f(void);\n',
     'lib/model.c': '#include "model.h"\nint model_f(void) { return 1; }\n',
-    'backends/cpu/cpu_backend.h': '#include "model.h"\nint cpu_f(void);\n',
-    'backends/cpu/cpu_backend.c': '#include "cpu_backend.h"\n'
-                                  'int cpu_f(void) { return model_f(); }\n',
+    'backends/cpu/cpu_backend.h': '#include "model.h"\nint cpu_f(void);\nint shared_f(void);\n',
+    'backends/cpu/cpu_exec.h': '#include "cpu_backend.h"\nint boxes_f(void);\n',
+    'backends/cpu/cpu_backend.c': '#include "cpu_exec.h"\n'
+                                  'int cpu_f(void) { return model_f() + boxes_f(); }\n',
+    'backends/cpu/cpu_boxes.c': '#include "cpu_exec.h"\n'
+                                'int boxes_f(void) { return shared_f(); }\n',
+    'backends/cpu/cpu_shared.c': '#include "cpu_exec.h"\nint shared_f(void) { return 0; }\n',
+    'backends/cpu/potts/potts_kernels.c': '#include "cpu_backend.h"\n'
+                                          'int potts_f(void) { return shared_f(); }\n',
+    # a template over its includer's primitives, static through a macro of a macro
+    'backends/cpu/potts/potts_tmpl.h': 'static int run_all(void) { return prim(); }\n',
+    'backends/cpu/potts/potts_avx2.c': '#define AI static inline\n#define PI AI\n'
+                                       'PI int prim(void) { return 1; }\n'
+                                       '#include "potts_tmpl.h"\n'
+                                       'int avx2_f(void) { return run_all(); }\n',
     'lib/model_list.h': '/* LATMC_MODEL(none) in a comment */\nLATMC_MODEL(potts)\n',
     'backends/cuda/meson.build': "x = include_directories(['.', 'exec'] + latmc_model_tokens)\n",
     'backends/cuda/cuda_backend.h': 'int top_f(void);\n',
@@ -496,6 +559,31 @@ PLANTED = [
                         'backends/cuda/exec/storage.c':
                         '#include "cuda_leaf.h"\n#include "cuda_backend.h"\n'
                         'int storage_f(void) { return AGAIN(); }\n'}),
+    # the CPU backend: a model's kernels calling the executor back (cpu_pair_steps in
+    # cpu_backend.c, called by Ising's kernels, which it calls through their table)
+    ('(d) model file backends/cpu/potts/potts_kernels.c calls the executor file '
+     'backends/cpu/cpu_backend.c', {'backends/cpu/potts/potts_kernels.c':
+                                    '#include "cpu_backend.h"\n'
+                                    'int potts_f(void) { return cpu_f(); }\n'}),
+    ('(c) model file backends/cpu/potts/potts_kernels.c reaches backends/cpu/cpu_exec.h',
+     {'backends/cpu/potts/potts_kernels.c': '#include "cpu_exec.h"\n'
+                                            'int potts_f(void) { return shared_f(); }\n'}),
+    # the boxes calling the backend that calls them
+    ('(d) call cycle in backends/cpu', {'backends/cpu/cpu_boxes.c':
+                                        '#include "cpu_exec.h"\n'
+                                        'int boxes_f(void) { return cpu_f(); }\n'}),
+    ('(c) include cycle in backends/cpu', {'backends/cpu/cpu_backend.h':
+                                           '#include "cpu_exec.h"\n' +
+                                           CLEAN['backends/cpu/cpu_backend.h']}),
+    # the template's primitive not static: the header calls the file that includes it
+    ('(d) include-and-call cycle in backends/cpu', {'backends/cpu/potts/potts_avx2.c':
+                                                    'int prim(void) { return 1; }\n'
+                                                    '#include "potts_tmpl.h"\n'
+                                                    'int avx2_f(void) { return run_all(); }\n'}),
+    ('(e) executor file backends/cpu/cpu_boxes.c', {'backends/cpu/cpu_boxes.c':
+                                                   '#include "cpu_exec.h"\n'
+                                                   'int boxes_f(int m) '
+                                                   '{ return m == LATMC_MODEL_POTTS; }\n'}),
 ]
 
 
@@ -511,13 +599,13 @@ def self_test():
     failures = []
     with tempfile.TemporaryDirectory(prefix='latmc-layering-') as d:
         write_tree(os.path.join(d, 'clean'), CLEAN)
-        found, _ = check(os.path.join(d, 'clean'))
+        found = check(os.path.join(d, 'clean'))[0]
         if found:
             failures.append('the clean tree is refused:\n  ' + '\n  '.join(found))
         for n, (rule, change) in enumerate(PLANTED):
             root = os.path.join(d, 'planted%d' % n)
             write_tree(root, dict(CLEAN, **change))
-            found, _ = check(root)
+            found = check(root)[0]
             if not any(b.startswith(rule) for b in found):
                 failures.append('planted breach %d of %s not reported (got: %s)'
                                 % (n, rule, found))
@@ -536,16 +624,18 @@ def main(argv):
         print(__doc__)
         return 2
     root = argv[1]
-    breaches, calls = check(root)
+    breaches, cuda_calls, cpu_calls = check(root)
     if len(argv) == 3:
-        for a in sorted(calls):
-            for b in sorted(calls[a]):
-                print('%s -> %s: %s' % (a, b, ', '.join(sorted(calls[a][b]))))
+        for calls in (cuda_calls, cpu_calls):
+            for a in sorted(calls):
+                for b in sorted(calls[a]):
+                    print('%s -> %s: %s' % (a, b, ', '.join(sorted(calls[a][b]))))
     for b in breaches:
         print(b)
-    n_edges = sum(len(v) for v in calls.values())
-    print('layering: %d breach(es); backends/cuda call graph: %d files calling, %d edges'
-          % (len(breaches), len(calls), n_edges))
+    print('layering: %d breach(es); call graphs: backends/cuda %d files calling, %d edges; '
+          'backends/cpu %d files calling, %d edges'
+          % (len(breaches), len(cuda_calls), sum(len(v) for v in cuda_calls.values()),
+             len(cpu_calls), sum(len(v) for v in cpu_calls.values())))
     return 1 if breaches else 0
 
 
