@@ -531,6 +531,104 @@ static void test_counters_bound(void **state)
     rmdir(dir);
 }
 
+/* `p` (n bytes, a copy of `saved`) with the 8-byte field at `off` set to v, written to path
+ * and loaded: the load's status (the ensemble in *out where it loaded). */
+static int load_with(const char *path, const unsigned char *saved, unsigned char *p, size_t n,
+                     size_t off, uint64_t v, latmc_ens **out)
+{
+    memcpy(p, saved, n);
+    ckpt_put_le(p + off, v, 8);
+    ens_reseal(p, n);
+    test_write_file(path, p, n);
+    *out = (latmc_ens *)out;
+    const int st = latmc_ens_load(ctx, path, out);
+    if (st != LATMC_OK)
+        assert_null(*out);
+    return st;
+}
+
+/* The round-trip statistics the ensemble file keeps (the count, the sum of the trips'
+ * sweeps, each member's start) and its round count, bound as the exchange counters: the
+ * loader refuses what the next rounds could wrap around 2^64 (a count or sum past 2^63, a
+ * trip started after the ensemble's sweep count, more rounds than sweeps), latmc_ens_sweep
+ * refuses a count or sum past 2^62 (latmc_ens_set_ladder empties them) before any member
+ * sweeps. */
+static void test_round_trips_bound(void **state)
+{
+    (void)state;
+    const uint64_t bound = UINT64_C(1) << 62;
+    char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
+    temp_ens_path(dir, path, sizeof path);
+    latmc_ens *e = tempering_ensemble(1);
+    assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    latmc_ens_destroy(&e);
+    size_t n = 0;
+    unsigned char *saved = test_read_file(path, &n), *p = malloc(n);
+    assert_non_null(p);
+    const struct ens_layout l = ens_layout_of(saved, n);
+    assert_true(l.members != 0 && l.n_members == 32);
+    const size_t count = l.rt_count, sum = l.rt_count + 8, sweeps = l.every + 8,
+                 rounds = l.every + 16;
+    assert_int_equal(ckpt_get_le(saved + sweeps, 8), 6);
+    assert_int_equal(ckpt_get_le(saved + rounds, 8), 2);
+
+    /* past the loader's bounds: refused, naming the statistics */
+    const struct {
+        size_t off;
+        uint64_t v;
+    } refused[] = { { count, (bound << 1) + 1 }, { sum, (bound << 1) + 1 },
+                    { count, UINT64_MAX }, { sum, UINT64_MAX },
+                    { l.rt_start + 8 * 5, 7 }, { rounds, 7 } };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        assert_int_equal(load_with(path, saved, p, n, refused[i].off, refused[i].v, &e),
+                         LATMC_ECORRUPT);
+        assert_non_null(strstr(latmc_last_error(), "statistics"));
+    }
+    /* at them: loads (a count of 2^62 sweeps on, 2^63 and a start at the sweep count too) */
+    const struct {
+        size_t off;
+        uint64_t v;
+    } taken[] = { { count, bound }, { sum, bound }, { l.rt_start + 8 * 5, 6 }, { rounds, 6 } };
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+        assert_int_equal(load_with(path, saved, p, n, taken[i].off, taken[i].v, &e), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+        latmc_ens_destroy(&e);
+    }
+    assert_int_equal(load_with(path, saved, p, n, count, bound << 1, &e), LATMC_OK);
+    latmc_ens_destroy(&e);
+
+    /* past latmc_sim_sweep's bound: the sweep is refused with nothing changed, the remedy
+     * sweeps again */
+    const size_t past[2] = { count, sum };
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(load_with(path, saved, p, n, past[i], bound + 1, &e), LATMC_OK);
+        struct ens_state before, after;
+        uint64_t swept = 0, swept_after = 0;
+        capture(e, &before);
+        assert_int_equal(latmc_ens_sweep_count(e, &swept), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_ESTATE);
+        print_message("refused: %s\n", latmc_ens_last_error(e));
+        assert_true(strncmp(latmc_last_error(), "latmc_ens_sweep: ", 17) == 0);
+        assert_non_null(strstr(latmc_last_error(), "round-trip"));
+        assert_non_null(strstr(latmc_last_error(), "2^62"));
+        assert_non_null(strstr(latmc_ens_last_error(e), "latmc_ens_set_ladder"));
+        capture(e, &after);
+        assert_int_equal(latmc_ens_sweep_count(e, &swept_after), LATMC_OK);
+        assert_int_equal(swept_after, swept);
+        assert_same_state(&before, &after);
+        free(before.spins);
+        free(after.spins);
+        assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_BETA, ladder, 4), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+        latmc_ens_destroy(&e);
+    }
+    free(p);
+    free(saved);
+    remove(path);
+    rmdir(dir);
+}
+
 /* CUDA members against CPU members: the same ensemble, the same state (Ising, Potts). */
 static void test_cpu_cuda_identical(void **state)
 {
@@ -614,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_save_load_continues),
         cmocka_unit_test(test_counters_bound),
+        cmocka_unit_test(test_round_trips_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
