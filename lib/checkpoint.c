@@ -476,7 +476,6 @@ int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st)
     return LATMC_OK;
 }
 
-/* The parts a deserialized sim is cut into (n_parts 0: an ordinary sim). */
 int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_sim **out)
 {
     const char *fn = "latmc_sim_deserialize";
@@ -520,13 +519,20 @@ int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int
 {
     const char *fn = "latmc_sim_deserialize_part";
     const struct ckpt_part_args part = { rank, n_parts, transport };
-    if (!transport && out)
+    if (out)
         *out = NULL;
-    if (!transport)
-        return latmc_fail(LATMC_EINVAL, "%s: transport is NULL", fn);
-    /* n_parts 0: an ordinary sim, as before the parts (kept as it was) */
-    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, n_parts ? &part : NULL, NULL, fn,
-                                           out), fn, NULL);
+    if (!ctx || !buf || !transport || !out)
+        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn,
+                          !ctx ? "ctx" : !buf ? "buf" : !transport ? "transport" : "out");
+    /* as latmc_sim_load_part: n_parts 0 is no count of parts (it used to make an ordinary
+     * sim, the transport dropped, where the caller asked for a part) */
+    if (n_parts < 1 || rank < 0 || rank >= n_parts)
+        return latmc_fail(LATMC_EINVAL, "%s: rank %d of n_parts %d (need n_parts >= 1 and "
+                          "0 <= rank < n_parts)", fn, rank, n_parts);
+    const int st = latmc_part_check_transport(transport);
+    if (st < 0)
+        return st;
+    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, &part, NULL, fn, out), fn, NULL);
 }
 
 /* Every part parses the same bytes, so every check below fails alike on every part; the
