@@ -519,17 +519,8 @@ int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int
 {
     const char *fn = "latmc_sim_deserialize_part";
     const struct ckpt_part_args part = { rank, n_parts, transport };
-    if (out)
-        *out = NULL;
-    if (!ctx || !buf || !transport || !out)
-        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn,
-                          !ctx ? "ctx" : !buf ? "buf" : !transport ? "transport" : "out");
-    /* as latmc_sim_load_part: n_parts 0 is no count of parts (it used to make an ordinary
-     * sim, the transport dropped, where the caller asked for a part) */
-    if (n_parts < 1 || rank < 0 || rank >= n_parts)
-        return latmc_fail(LATMC_EINVAL, "%s: rank %d of n_parts %d (need n_parts >= 1 and "
-                          "0 <= rank < n_parts)", fn, rank, n_parts);
-    const int st = latmc_part_check_transport(transport);
+    /* as latmc_sim_load_part's: n_parts 0 once made an ordinary sim, the transport dropped */
+    const int st = ckpt_part_check_args(fn, ctx, buf, "buf", rank, n_parts, transport, out);
     if (st < 0)
         return st;
     return ckpt_name_file(ckpt_deserialize(ctx, buf, size, &part, NULL, fn, out), fn, NULL);
