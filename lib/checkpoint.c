@@ -476,7 +476,6 @@ int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st)
     return LATMC_OK;
 }
 
-/* The parts a deserialized sim is cut into (n_parts 0: an ordinary sim). */
 int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_sim **out)
 {
     const char *fn = "latmc_sim_deserialize";
@@ -520,13 +519,11 @@ int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int
 {
     const char *fn = "latmc_sim_deserialize_part";
     const struct ckpt_part_args part = { rank, n_parts, transport };
-    if (!transport && out)
-        *out = NULL;
-    if (!transport)
-        return latmc_fail(LATMC_EINVAL, "%s: transport is NULL", fn);
-    /* n_parts 0: an ordinary sim, as before the parts (kept as it was) */
-    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, n_parts ? &part : NULL, NULL, fn,
-                                           out), fn, NULL);
+    /* as latmc_sim_load_part's: n_parts 0 once made an ordinary sim, the transport dropped */
+    const int st = ckpt_part_check_args(fn, ctx, buf, "buf", rank, n_parts, transport, out);
+    if (st < 0)
+        return st;
+    return ckpt_name_file(ckpt_deserialize(ctx, buf, size, &part, NULL, fn, out), fn, NULL);
 }
 
 /* Every part parses the same bytes, so every check below fails alike on every part; the

@@ -149,6 +149,13 @@ struct ckpt_part_args {
     int rank, n_parts;
     const latmc_transport *transport;
 };
+/* The part loaders' arguments (latmc_sim_load_part, latmc_sim_deserialize_part), checked
+ * before any communication: *out NULL first; NULLs (src, the file or the bytes, named
+ * src_name), then rank and n_parts as latmc_sim_create_part takes them, then the
+ * transport's fields. LATMC_OK or the refusal, named by fn. */
+int ckpt_part_check_args(const char *fn, const latmc_ctx *ctx, const void *src,
+                         const char *src_name, int rank, int n_parts,
+                         const latmc_transport *transport, latmc_sim **out);
 /* latmc_sim_deserialize's body, its failures not named (the caller names them: the
  * loaders of files with their path, latmc_ens_load with the member's number): part NULL for
  * an ordinary sim (placed by where, if not NULL); fn the call, for its argument checks. */

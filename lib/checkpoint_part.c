@@ -718,19 +718,27 @@ static int refused_or_damaged(int st, int fd, uint64_t size, int rank,
     return ckpt_name_file(st, fn, path);
 }
 
+int ckpt_part_check_args(const char *fn, const latmc_ctx *ctx, const void *src,
+                         const char *src_name, int rank, int n_parts,
+                         const latmc_transport *transport, latmc_sim **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !src || !transport || !out)
+        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn,
+                          !ctx ? "ctx" : !src ? src_name : !transport ? "transport" : "out");
+    /* n_parts 0 is no count of parts: an ordinary sim is latmc_sim_load's or _deserialize's */
+    if (n_parts < 1 || rank < 0 || rank >= n_parts)
+        return latmc_fail(LATMC_EINVAL, "%s: rank %d of n_parts %d (need n_parts >= 1 and "
+                          "0 <= rank < n_parts)", fn, rank, n_parts);
+    return latmc_part_check_transport(transport);
+}
+
 int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
                         const latmc_transport *transport, latmc_sim **out)
 {
     const char *fn = "latmc_sim_load_part";
-    if (out)
-        *out = NULL;
-    if (!ctx || !path || !transport || !out)
-        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn,
-                          !ctx ? "ctx" : !path ? "path" : !transport ? "transport" : "out");
-    if (n_parts < 1 || rank < 0 || rank >= n_parts)
-        return latmc_fail(LATMC_EINVAL, "%s: rank %d of n_parts %d (need n_parts >= 1 and "
-                          "0 <= rank < n_parts)", fn, rank, n_parts);
-    int st = latmc_part_check_transport(transport);
+    int st = ckpt_part_check_args(fn, ctx, path, "path", rank, n_parts, transport, out);
     if (st < 0)
         return st;
     if (n_parts == 1) {

@@ -540,6 +540,13 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
                             "pair %d, %d hold %llu attempts, more than 2^62 (latmc_ens_set_ladder "
                             "empties them)", t, t + 1,
                             (unsigned long long)e->pair_attempted[t]);
+    /* The round-trip statistics likewise (the host's copy: where the device runs the
+     * rounds it is behind by the trips since the last sync, nowhere near 2^62 more) */
+    if (e->rt_count > LATMC_SWEEP_MAX_ATTEMPTED || e->rt_sum_sweeps > LATMC_SWEEP_MAX_ATTEMPTED)
+        return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: the round-trip statistics hold "
+                        "%llu trips of %llu sweeps in all, more than 2^62 (latmc_ens_set_ladder "
+                        "empties them)", (unsigned long long)e->rt_count,
+                        (unsigned long long)e->rt_sum_sweeps);
     /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's. */
     const int dev = latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)

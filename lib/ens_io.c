@@ -205,8 +205,11 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     e->sweeps = ckpt_get_u64(&r);
     e->rounds = ckpt_get_u64(&r);
     const struct latmc_model_def *model = latmc_model_get(e->desc.model);
+    /* a round follows at least one sweep (lib/ens.c, lib/ens_temper.c): more rounds than
+     * sweeps never were, and a round number past the sweeps' would name draws beyond them */
     bool bad = have_temps > 2 || (e->every > 0 && (!e->have_temps || nT < 2)) ||
-               (e->have_temps && !(model->params & (1u << e->ladder_key)));
+               (e->have_temps && !(model->params & (1u << e->ladder_key))) ||
+               e->rounds > e->sweeps;
     /* The map: a permutation of 0..n_T-1 over each (sample, replica). */
     for (int m = 0; m < M; m++) {
         const uint32_t t = ckpt_get_u32(&r);
@@ -235,10 +238,17 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
         bad = bad || dir > 2;
         e->rt_dir[m] = (signed char)(dir - 1);
     }
-    for (int m = 0; m < M; m++)
+    /* A trip starts at a sweep already done (a later start would make the next trip's
+     * length, sweeps - start, wrap around 2^64); the count and the sum of the trips'
+     * sweeps within the exchange counters' bound, for the same reason as theirs
+     * (latmc_ens_sweep refuses past half of it). */
+    for (int m = 0; m < M; m++) {
         e->rt_start[m] = ckpt_get_u64(&r);
+        bad = bad || e->rt_start[m] > e->sweeps;
+    }
     e->rt_count = ckpt_get_u64(&r);
     e->rt_sum_sweeps = ckpt_get_u64(&r);
+    bad = bad || e->rt_count > CKPT_MAX_ATTEMPTED || e->rt_sum_sweeps > CKPT_MAX_ATTEMPTED;
     if (bad || r.truncated) {
         latmc_ens_destroy(&e);
         return corrupt(path, "inconsistent temperatures, map or statistics");

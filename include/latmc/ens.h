@@ -249,8 +249,9 @@ LATMC_API int latmc_ens_init_spins(latmc_ens *ens, int how);
  *         temperatures; a member's acceptance counters or a pair's exchange counters hold
  *         more than 2^62 attempts, as latmc_sim_sweep() refuses: latmc_ens_set_spins()
  *         of the member's own configuration, or latmc_ens_set_ladder(), empties them;
- *         refused before any runs); a member's failure (members may then differ in sweep
- *         count: destroy the ensemble).
+ *         the round-trip statistics hold more than 2^62 trips or 2^62 sweeps of trips:
+ *         latmc_ens_set_ladder() empties them; refused before any runs); a member's
+ *         failure (members may then differ in sweep count: destroy the ensemble).
  * @since 0.2
  */
 LATMC_API int latmc_ens_sweep(latmc_ens *ens, uint64_t n);

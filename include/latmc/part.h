@@ -146,6 +146,12 @@ LATMC_API int latmc_sim_create_part(latmc_ctx *ctx, const latmc_sim_desc *desc, 
  * checkpoint bytes (e.g. read by one part and broadcast), so every part holds the whole
  * state once; latmc_sim_load_part() streams a file instead. Collective, like
  * latmc_sim_create_part(); the stored desc's n_parts is ignored (checkpoints do not store it).
+ * @param[in]  rank      this part, 0 <= rank < n_parts.
+ * @param[in]  n_parts   how many parts, >= 1 (an ordinary sim: latmc_sim_deserialize()).
+ * @return LATMC_OK, or the same failure on every part: LATMC_ECORRUPT, LATMC_ENOMEM,
+ *         LATMC_EUNSUPPORTED, and those of latmc_sim_create_part(); LATMC_EINVAL without
+ *         any communication for NULL arguments, n_parts < 1, a rank outside [0, n_parts)
+ *         or a transport latmc_sim_create_part() refuses.
  * @since 0.2
  */
 LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size,
@@ -162,13 +168,15 @@ LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t
  * first finding in latmc_sim_load()'s order; any failure leaves no sim.
  * Collective, like latmc_sim_create_part(); `path` is read on part 0 only (it must not be
  * NULL on any part). The sim continues the saved chain bit-identically.
+ * @param[in]  rank      this part, 0 <= rank < n_parts.
+ * @param[in]  n_parts   how many parts, >= 1 (an ordinary sim: latmc_sim_load()).
  * @return LATMC_OK, or the same failure on every part: LATMC_EIO (part 0 cannot read the
  *         file), LATMC_ECORRUPT, LATMC_ENOMEM, LATMC_EUNSUPPORTED (a file of format
  *         version 3, the Ising decisions = 1 chain, on parts whose backend does not run
  *         that chain: it is never continued as another), and those of
  *         latmc_sim_create_part();
- *         LATMC_EINVAL without any communication for NULL arguments, a rank outside
- *         [0, n_parts) or a transport latmc_sim_create_part() refuses.
+ *         LATMC_EINVAL without any communication for NULL arguments, n_parts < 1, a
+ *         rank outside [0, n_parts) or a transport latmc_sim_create_part() refuses.
  * @since 0.2
  */
 LATMC_API int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,

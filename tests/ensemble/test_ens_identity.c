@@ -441,12 +441,34 @@ static void test_save_load_continues(void **state)
     latmc_ens_destroy(&b);
 }
 
+/* The next sweep of e is refused (LATMC_ESTATE, past 2^62, naming `what` and `remedy`)
+ * with nothing changed. */
+static void assert_sweep_refused(latmc_ens *e, const char *what, const char *remedy)
+{
+    struct ens_state before, after;
+    uint64_t count = 0, count_after = 0;
+    capture(e, &before);
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_ESTATE);
+    print_message("refused: %s\n", latmc_ens_last_error(e));
+    assert_true(strncmp(latmc_last_error(), "latmc_ens_sweep: ", 17) == 0);
+    assert_non_null(strstr(latmc_last_error(), what));
+    assert_non_null(strstr(latmc_last_error(), "2^62"));
+    assert_non_null(strstr(latmc_ens_last_error(e), remedy));
+    capture(e, &after);
+    assert_int_equal(latmc_ens_sweep_count(e, &count_after), LATMC_OK);
+    assert_int_equal(count_after, count);
+    assert_same_state(&before, &after);
+    free(before.spins);
+    free(after.spins);
+}
+
 /* An ensemble loaded from `bytes` (resealed, ens_format.h) sweeps once (3 sweeps, one
  * exchange round) past latmc_sim_sweep's bound on attempted updates (2^62); what it saves
- * then loads, and the next sweep is refused (LATMC_ESTATE, naming `remedy`) with nothing
+ * then loads, and the next sweep is refused (naming `what` and `remedy`) with nothing
  * changed. Returns the refused ensemble. */
 static latmc_ens *past_the_bound(const char *path, unsigned char *bytes, size_t n,
-                                 const char *remedy)
+                                 const char *what, const char *remedy)
 {
     ens_reseal(bytes, n);
     test_write_file(path, bytes, n);
@@ -456,22 +478,40 @@ static latmc_ens *past_the_bound(const char *path, unsigned char *bytes, size_t 
     assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
     assert_int_equal(latmc_ens_load(ctx, path, &back), LATMC_OK);
     latmc_ens_destroy(&e);
-    struct ens_state before, after;
-    uint64_t count = 0, count_after = 0;
-    capture(back, &before);
-    assert_int_equal(latmc_ens_sweep_count(back, &count), LATMC_OK);
-    assert_int_equal(latmc_ens_sweep(back, 3), LATMC_ESTATE);
-    print_message("refused: %s\n", latmc_ens_last_error(back));
-    assert_true(strncmp(latmc_last_error(), "latmc_ens_sweep: ", 17) == 0);
-    assert_non_null(strstr(latmc_last_error(), "2^62"));
-    assert_non_null(strstr(latmc_ens_last_error(back), remedy));
-    capture(back, &after);
-    assert_int_equal(latmc_ens_sweep_count(back, &count_after), LATMC_OK);
-    assert_int_equal(count_after, count);
-    assert_same_state(&before, &after);
-    free(before.spins);
-    free(after.spins);
+    assert_sweep_refused(back, what, remedy);
     return back;
+}
+
+/* A tempering ensemble swept 6 times (2 exchange rounds) saved at `path` in a new
+ * temporary directory: its bytes, a buffer of their size to edit, their layout. */
+struct saved_ens {
+    char dir[32], path[256];
+    unsigned char *bytes, *copy;
+    size_t n;
+    struct ens_layout l;
+};
+
+static void saved_tempering(struct saved_ens *s)
+{
+    snprintf(s->dir, sizeof s->dir, "/tmp/latmc-ens-XXXXXX");
+    temp_ens_path(s->dir, s->path, sizeof s->path);
+    latmc_ens *e = tempering_ensemble(1);
+    assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, s->path), LATMC_OK);
+    latmc_ens_destroy(&e);
+    s->bytes = test_read_file(s->path, &s->n);
+    s->copy = malloc(s->n);
+    assert_true(s->bytes && s->copy);
+    s->l = ens_layout_of(s->bytes, s->n);
+    assert_true(s->l.members != 0 && s->l.n_temps == 4 && s->l.n_members == 32);
+}
+
+static void saved_free(struct saved_ens *s)
+{
+    free(s->copy);
+    free(s->bytes);
+    remove(s->path);
+    rmdir(s->dir);
 }
 
 /* The acceptance counters the ensemble file keeps, its exchange pairs' and its members',
@@ -482,23 +522,19 @@ static void test_counters_bound(void **state)
 {
     (void)state;
     const uint64_t bound = UINT64_C(1) << 62;
-    char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
-    temp_ens_path(dir, path, sizeof path);
-    latmc_ens *e = tempering_ensemble(1);
-    assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
-    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
-    latmc_ens_destroy(&e);
-    size_t n = 0;
-    unsigned char *saved = test_read_file(path, &n), *p = malloc(n);
-    assert_non_null(p);
-    const struct ens_layout l = ens_layout_of(saved, n);
-    assert_true(l.members != 0 && l.n_temps == 4);
+    struct saved_ens s;
+    saved_tempering(&s);
+    const char *path = s.path;
+    unsigned char *saved = s.bytes, *p = s.copy;
+    const size_t n = s.n;
+    const struct ens_layout l = s.l;
+    latmc_ens *e = NULL;
 
     /* the pairs' attempts at the bound; latmc_ens_set_ladder empties them */
     memcpy(p, saved, n);
     for (size_t t = 0; t < 3; t++)
         ckpt_put_le(p + l.attempted + 8 * t, bound, 8);
-    e = past_the_bound(path, p, n, "latmc_ens_set_ladder");
+    e = past_the_bound(path, p, n, "exchange counters", "latmc_ens_set_ladder");
     assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_BETA, ladder, 4), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
     latmc_ens_destroy(&e);
@@ -515,7 +551,7 @@ static void test_counters_bound(void **state)
     const size_t at = ens_member_offset(p, n, &l, 5) + 8;
     assert_true(at > 8);
     ckpt_put_le(p + ckpt_config_offset(p + at) + at - 20, bound, 8);
-    e = past_the_bound(path, p, n, "latmc_ens_set_spins");
+    e = past_the_bound(path, p, n, "acceptance counters", "latmc_ens_set_spins");
     size_t bytes = 0;
     assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
     unsigned char *spins = malloc(bytes);
@@ -525,10 +561,75 @@ static void test_counters_bound(void **state)
     assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
     latmc_ens_destroy(&e);
     free(spins);
-    free(p);
-    free(saved);
-    remove(path);
-    rmdir(dir);
+    saved_free(&s);
+}
+
+/* The saved ensemble's bytes with the 8-byte field at `off` set to v, written to its path
+ * and loaded: the load's status (the ensemble in *out where it loaded). */
+static int load_with(struct saved_ens *s, size_t off, uint64_t v, latmc_ens **out)
+{
+    memcpy(s->copy, s->bytes, s->n);
+    ckpt_put_le(s->copy + off, v, 8);
+    ens_reseal(s->copy, s->n);
+    test_write_file(s->path, s->copy, s->n);
+    *out = (latmc_ens *)out;
+    const int st = latmc_ens_load(ctx, s->path, out);
+    if (st != LATMC_OK)
+        assert_null(*out);
+    return st;
+}
+
+/* The round-trip statistics the ensemble file keeps (the count, the sum of the trips'
+ * sweeps, each member's start) and its round count, bound as the exchange counters: the
+ * loader refuses what the next rounds could wrap around 2^64 (a count or sum past 2^63, a
+ * trip started after the ensemble's sweep count, more rounds than sweeps), latmc_ens_sweep
+ * refuses a count or sum past 2^62 (latmc_ens_set_ladder empties them) before any member
+ * sweeps. */
+static void test_round_trips_bound(void **state)
+{
+    (void)state;
+    const uint64_t bound = UINT64_C(1) << 62;
+    struct saved_ens s;
+    saved_tempering(&s);
+    latmc_ens *e = NULL;
+    const size_t count = s.l.rt_count, sum = s.l.rt_count + 8, sweeps = s.l.every + 8,
+                 rounds = s.l.every + 16;
+    assert_int_equal(ckpt_get_le(s.bytes + sweeps, 8), 6);
+    assert_int_equal(ckpt_get_le(s.bytes + rounds, 8), 2);
+
+    /* past the loader's bounds: refused, naming the statistics */
+    const struct field_value {
+        size_t off;
+        uint64_t v;
+    } refused[] = { { count, (bound << 1) + 1 }, { sum, (bound << 1) + 1 },
+                    { count, UINT64_MAX }, { sum, UINT64_MAX },
+                    { s.l.rt_start + 8 * 5, 7 }, { rounds, 7 } };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        assert_int_equal(load_with(&s, refused[i].off, refused[i].v, &e), LATMC_ECORRUPT);
+        assert_non_null(strstr(latmc_last_error(), "statistics"));
+    }
+    /* at the bounds: loads and sweeps (a count or sum of 2^62, a trip started at the sweep
+     * count, as many rounds as sweeps); a count of 2^63 loads */
+    const struct field_value taken[] = { { count, bound }, { sum, bound }, { s.l.rt_start + 8 * 5, 6 }, { rounds, 6 } };
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+        assert_int_equal(load_with(&s, taken[i].off, taken[i].v, &e), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+        latmc_ens_destroy(&e);
+    }
+    assert_int_equal(load_with(&s, count, bound << 1, &e), LATMC_OK);
+    latmc_ens_destroy(&e);
+
+    /* past latmc_sim_sweep's bound: the sweep is refused with nothing changed, the remedy
+     * sweeps again */
+    const size_t past[2] = { count, sum };
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(load_with(&s, past[i], bound + 1, &e), LATMC_OK);
+        assert_sweep_refused(e, "round-trip statistics", "latmc_ens_set_ladder");
+        assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_BETA, ladder, 4), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+        latmc_ens_destroy(&e);
+    }
+    saved_free(&s);
 }
 
 /* CUDA members against CPU members: the same ensemble, the same state (Ising, Potts). */
@@ -614,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_save_load_continues),
         cmocka_unit_test(test_counters_bound),
+        cmocka_unit_test(test_round_trips_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

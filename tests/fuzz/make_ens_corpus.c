@@ -214,6 +214,26 @@ static void attempted_above_2_63(unsigned char *p, size_t *n)
     const struct ens_layout l = L(p, *n); /* an exchange round could wrap it around 2^64 */
     ckpt_put_le(p + l.attempted, (UINT64_C(1) << 63) + 1, 8);
 }
+static void rt_count_above_2_63(unsigned char *p, size_t *n)
+{
+    const struct ens_layout l = L(p, *n); /* the next trips could wrap it around 2^64 */
+    ckpt_put_le(p + l.rt_count, (UINT64_C(1) << 63) + 1, 8);
+}
+static void rt_sum_above_2_63(unsigned char *p, size_t *n)
+{
+    const struct ens_layout l = L(p, *n); /* the trips' sweeps in all: likewise */
+    ckpt_put_le(p + l.rt_count + 8, (UINT64_C(1) << 63) + 1, 8);
+}
+static void rt_start_after_sweeps(unsigned char *p, size_t *n)
+{
+    const struct ens_layout l = L(p, *n); /* the trip's length, sweeps - start, would wrap */
+    ckpt_put_le(p + l.rt_start, ckpt_get_le(p + l.every + 8, 8) + 1, 8);
+}
+static void rounds_above_sweeps(unsigned char *p, size_t *n)
+{
+    const struct ens_layout l = L(p, *n); /* a round follows at least one sweep */
+    ckpt_put_le(p + l.every + 16, ckpt_get_le(p + l.every + 8, 8) + 1, 8);
+}
 static void rt_dir_3(unsigned char *p, size_t *n)
 {
     const struct ens_layout l = L(p, *n);
@@ -305,6 +325,10 @@ int main(int argc, char **argv)
     damaged("map-out-of-range", pmj, true, map_out_of_range);
     damaged("accepted-above-attempted", ising, true, accepted_above);
     damaged("pair-attempted-2^63+1", ising, true, attempted_above_2_63);
+    damaged("round-trips-2^63+1", ising, true, rt_count_above_2_63);
+    damaged("round-trip-sweeps-2^63+1", ising, true, rt_sum_above_2_63);
+    damaged("round-trip-start-after-sweeps", ising, true, rt_start_after_sweeps);
+    damaged("rounds-above-sweeps", ising, true, rounds_above_sweeps);
     damaged("round-trip-direction-3", ising, true, rt_dir_3);
     damaged("exchange-without-temperatures", fresh, true, every_without_temps);
     damaged("sweeps-plus-1", phi4, true, sweeps_plus_1);

@@ -745,6 +745,14 @@ static void misuse(void **state)
     assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, NULL, &sim), LATMC_EINVAL);
     assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, NULL), LATMC_EINVAL);
     assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 3, 2, &t, &sim), LATMC_EINVAL);
+    /* n_parts 0 is no count of parts (it made an ordinary sim and dropped the transport) */
+    sim = (latmc_sim *)&t;
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 0, &t, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "latmc_sim_deserialize_part: "));
+    assert_non_null(strstr(latmc_last_error(), "n_parts 0"));
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, -1, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "rank -1"));
     b[nb / 2] ^= 1;
     assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, &sim), LATMC_ECORRUPT);
     assert_null(sim);
