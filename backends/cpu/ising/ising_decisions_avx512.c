@@ -20,6 +20,8 @@ typedef __m512i bvec;
 #define DEC_LEVEL_RANGE_PASS cpu_ising_decisions_range_pass_avx512
 #define DEC_LEVEL_NAME "avx512"
 #define DEC_LEVEL_DSP_INIT cpu_ising_dec_dsp_init_avx512
+/* a batch's whole groups two at a time in 64-byte vectors (group_codes_pair) */
+#define DEC_PAIRS 1
 
 /* The primitives are inlined into every variant, except in checkasm's copy with emulated
  * intrinsics (tests/checkasm/meson.build), which would take many minutes to compile so:

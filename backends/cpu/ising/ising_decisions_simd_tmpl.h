@@ -205,6 +205,67 @@ DINLINE void group_codes(const struct dec_simd *d, const struct run_rows *rr, in
     *spin = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(own, 7));
 }
 
+#ifdef DEC_PAIRS
+/*
+ * The AVX-512 level's form of group_codes for groups jx and jx + 32 of one half-row (a
+ * batch's run of whole groups): 64-byte loads take both, and a vptestmb per class gives
+ * both groups' masks at once (bit i of the 64 = byte i: group jx in bits 0 .. 31), stored
+ * as mk[c][i], mk[c][i + 1]. The same masks as two group_codes calls.
+ */
+static inline __m512i load64(const uint8_t *p)
+{
+    return _mm512_loadu_si512((const void *)p);
+}
+
+DINLINE void group_codes_pair(const struct dec_simd *d, const struct run_rows *rr, int64_t jx,
+                              uint32_t (*mk)[NB], uint32_t *always, uint32_t *spin, int i,
+                              const int bonds, const int nrows, const int nopen)
+{
+    const __m512i one = _mm512_set1_epi8(1);
+    __m512i xp = load64(rr->oth + jx), xm = load64(rr->oth + jx - 1);
+    if (bonds) {
+        xp = _mm512_xor_si512(xp, _mm512_and_si512(load64(rr->ownb + jx), one));
+        xm = _mm512_xor_si512(xm, _mm512_and_si512(load64(rr->othb + jx - 1), one));
+    }
+    __m512i k = _mm512_add_epi8(xp, xm);
+#pragma GCC unroll 4
+    for (int m = 0; m < nrows; m++) {
+        __m512i nb = load64(rr->nb[m] + jx);
+        if (bonds) {
+            const __m512i bits = _mm512_srl_epi16(load64(rr->nbb[m] + jx),
+                                                  _mm_cvtsi32_si128(1 + m / 2));
+            nb = _mm512_xor_si512(nb, _mm512_and_si512(bits, one));
+        }
+        k = _mm512_add_epi8(k, nb);
+    }
+    const __m512i own = load64(rr->own + jx);
+    const __m512i idx = _mm512_or_si512(k, _mm512_slli_epi16(own, 3));
+    const __m512i table = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)d->code));
+    const __m512i code = _mm512_shuffle_epi8(table, idx);
+    uint64_t w;
+    for (int c = 0; c < nopen; c++) {
+        w = (uint64_t)_mm512_test_epi8_mask(code, _mm512_set1_epi8((char)(1 << c)));
+        memcpy(&mk[c][i], &w, sizeof w);
+    }
+    w = (uint64_t)_mm512_movepi8_mask(code);
+    memcpy(&always[i], &w, sizeof w);
+    w = (uint64_t)_mm512_test_epi8_mask(own, one);
+    memcpy(&spin[i], &w, sizeof w);
+}
+
+/* Flip the lanes in flip[0] and flip[1] of the groups at bytes jx and jx + 32 of `row`:
+ * bytes masked by the 64 bits xor 1. */
+DINLINE void group_flip_pair(uint8_t *row, int64_t jx, const uint32_t *flip)
+{
+    uint64_t f;
+    memcpy(&f, flip, sizeof f);
+    const __m512i v = load64(row + jx);
+    _mm512_storeu_si512((void *)(row + jx),
+                        _mm512_xor_si512(v, _mm512_maskz_mov_epi8((__mmask64)f,
+                                                                  _mm512_set1_epi8(1))));
+}
+#endif
+
 /* Flip the lanes in `flip` of the group at byte jx of half-row `row` (pads: group_pads). */
 DINLINE void group_flip_only(uint8_t *row, int64_t jx, const uint32_t *flip)
 {
@@ -370,6 +431,11 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
 #define SLOT_RR(i) (contiguous ? rr0 : sl[i].rr)
 #define SLOT_JX(i) (contiguous ? jx0 + 32 * (i) : sl[i].jx)
     if (contiguous) {
+#ifdef DEC_PAIRS
+#pragma GCC unroll 8
+        for (int i = 0; i < NB; i += 2)
+            group_codes_pair(d, rr0, jx0 + 32 * i, mk, al, sp, i, bonds, nrows, nopen);
+#else
 #pragma GCC unroll 16
         for (int i = 0; i < NB; i++) {
             uint32_t m[MAX_OPEN];
@@ -377,6 +443,7 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
             for (int c = 0; c < nopen; c++)
                 mk[c][i] = m[c];
         }
+#endif
     } else { /* a loop: the slots' pointers are loaded anyway, and the file compiles faster */
 #pragma GCC unroll 1
         for (int i = 0; i < NB; i++) {
@@ -414,9 +481,15 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     b_count_add(cnt, flip);
     const struct cpu_ising_split *spl = d->v->split;
     if (contiguous) {
+#ifdef DEC_PAIRS
+#pragma GCC unroll 8
+        for (int i = 0; i < NB; i += 2)
+            group_flip_pair(rr0->own, jx0 + 32 * i, &fl[i]);
+#else
 #pragma GCC unroll 16
         for (int i = 0; i < NB; i++)
             group_flip_only(rr0->own, jx0 + 32 * i, &fl[i]);
+#endif
         group_pads(spl, rr0->own, jx0, 32 * NB);
     } else {
         for (int i = 0; i < n; i++)
