@@ -528,10 +528,15 @@ int main(int argc, char **argv)
     if (simd_b[0])
         parse_setting(simd_b, b_only, &nb, "--compare-env");
     b = a;
-    for (int i = 0; i < nb; i++) { /* later settings win: apply_env sets them in order */
-        if (b.nenv == MAX_SETTINGS)
+    for (int i = 0; i < nb; i++) { /* B's own setting of a variable A sets replaces A's */
+        int at = 0;
+        while (at < b.nenv && strcmp(b.env[at].name, b_only[i].name) != 0)
+            at++;
+        if (at == MAX_SETTINGS)
             usage_error("more than 16 %s settings", "--compare-env");
-        b.env[b.nenv++] = b_only[i];
+        b.env[at] = b_only[i];
+        if (at == b.nenv)
+            b.nenv++;
     }
     if (compare_device)
         b.desc.device = compare_device;
