@@ -507,20 +507,15 @@ int latmc_ens_init_spins(latmc_ens *e, int how)
     return LATMC_OK;
 }
 
-int latmc_ens_sweep(latmc_ens *e, uint64_t n)
+/*
+ * The whole call within the counters, refused at once: with rounds the members sweep in
+ * periods that would each pass latmc_sim_sweep's check (members in step share one count and
+ * nloc; their acceptance counters are checked after each batched call, lib/ens_exec.c
+ * batch_done). The acceptance counters, the members' and the pairs', and the round-trip
+ * statistics as latmc_sim_sweep's: what the ensemble saves loads again.
+ */
+static int counters_allow(latmc_ens *e, uint64_t n)
 {
-    if (!e)
-        return latmc_fail(LATMC_EINVAL, "latmc_ens_sweep: ens is NULL");
-    for (int m = 0; m < e->n_members && !e->all_config; m++)
-        if (!e->members[m]->have_config)
-            return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
-                            "yet (latmc_ens_init_spins)", m);
-    e->all_config = true; /* have_config never goes back to false */
-    /* The whole call within the counters, refused at once: with rounds the members sweep
-     * in periods that would each pass latmc_sim_sweep's check (members in step share one
-     * count and nloc; their acceptance counters are checked after each batched call,
-     * lib/ens_exec.c batch_done). The acceptance counters, the members' and the pairs',
-     * as latmc_sim_sweep's: what the ensemble saves loads again. */
     for (int m = 0; m < (e->members_in_step ? 1 : e->n_members); m++) {
         const latmc_sim *sim = e->members[m];
         const uint64_t max = latmc_sim_max_sweeps(sim);
@@ -540,13 +535,28 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
                             "pair %d, %d hold %llu attempts, more than 2^62 (latmc_ens_set_ladder "
                             "empties them)", t, t + 1,
                             (unsigned long long)e->pair_attempted[t]);
-    /* The round-trip statistics likewise (the host's copy: where the device runs the
-     * rounds it is behind by the trips since the last sync, nowhere near 2^62 more) */
+    /* the host's copy of the round trips: where the device runs the rounds it is behind by
+     * the trips since the last sync, nowhere near 2^62 more */
     if (e->rt_count > LATMC_SWEEP_MAX_ATTEMPTED || e->rt_sum_sweeps > LATMC_SWEEP_MAX_ATTEMPTED)
         return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: the round-trip statistics hold "
                         "%llu trips of %llu sweeps in all, more than 2^62 (latmc_ens_set_ladder "
                         "empties them)", (unsigned long long)e->rt_count,
                         (unsigned long long)e->rt_sum_sweeps);
+    return LATMC_OK;
+}
+
+int latmc_ens_sweep(latmc_ens *e, uint64_t n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_sweep: ens is NULL");
+    for (int m = 0; m < e->n_members && !e->all_config; m++)
+        if (!e->members[m]->have_config)
+            return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
+                            "yet (latmc_ens_init_spins)", m);
+    e->all_config = true; /* have_config never goes back to false */
+    const int allowed = counters_allow(e, n);
+    if (allowed < 0)
+        return allowed;
     /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's. */
     const int dev = latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)

@@ -156,6 +156,7 @@ static int choose_geometry(struct heis_batch *b)
 static int copy_couplings(struct heis_batch *b)
 {
     latmc_sim *const *members = b->members;
+    const cudaStream_t stream = cuda_sim_of(members[0])->stream; /* the sweeps' */
     const size_t n = (size_t)b->shape.n, per = n * (size_t)b->shape.ndim;
     float *aos = malloc(per * sizeof *aos), *prev = malloc(per * sizeof *prev);
     float *soa = malloc(per * sizeof *soa);
@@ -193,11 +194,10 @@ static int copy_couplings(struct heis_batch *b)
          * lets soa be refilled for the next copy (once per batch: no cost that matters) */
         if (st == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(b->J + slot[m] * per, soa, per * sizeof(float),
-                                            cudaMemcpyHostToDevice,
-                                            cuda_sim_of(members[0])->stream),
+                                            cudaMemcpyHostToDevice, stream),
                             "copying couplings");
         if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[0])->stream),
+            st = cuda_check(cudaStreamSynchronize(stream),
                             "copying couplings");
     }
     free(aos);
