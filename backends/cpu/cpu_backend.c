@@ -167,7 +167,7 @@ static int fused_pairs(latmc_sim *sim, struct cpu_state *st, const struct latmc_
     if (!st->kernels->fuse_pairs)
         return 0;
     int n_pairs = 0;
-    while (cpu_is_pair_start(calls, n_calls, c + 2 * n_pairs))
+    while (c + 2 * n_pairs < n_calls && cpu_is_pair_start(calls, n_calls, c + 2 * n_pairs))
         n_pairs++;
     return n_pairs >= 2 ? st->kernels->fuse_pairs(sim, st, &calls[c], n_pairs, team_size) : 0;
 }

@@ -388,7 +388,9 @@ static void check_mode(const struct checkasm_level *lv, const struct cpu_heisenb
     }
     if (checkasm_failures() == before && ran) {
         char what[80];
-        snprintf(what, sizeof what, "%zu lattices, 1 or 3 boxes, 1 to 3 threads", ran);
+        snprintf(what, sizeof what, mode == FUSED ? "%zu lattices, 1 to 3 threads"
+                                                  : "%zu lattices, 1 or 3 boxes, 1 to 3 threads",
+                 ran);
         checkasm_ok(mode == PLAIN        ? "heisenberg.step"
                     : mode == PAIR_WHOLE ? "heisenberg.pair_soa whole"
                     : mode == FUSED      ? "heisenberg.or_passes_soa"

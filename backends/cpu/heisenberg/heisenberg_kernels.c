@@ -242,9 +242,13 @@ static int heisenberg_fuse_pairs(latmc_sim *sim, struct cpu_state *st,
     const struct heisenberg_state *w = hwhole(st);
     if (!w->dsp.or_passes_soa || !(heisenberg_step_caps(sim, st) & LATMC_STEP_CAP_PAIR))
         return 0;
+    /* the size rule first: most lattices stop here, before any step is looked at */
+    const int most = cpu_heisenberg_fused_passes(&st->lattice, team_size, n_pairs);
+    if (!most)
+        return 0;
     const int colour = calls[0].step.colour;
     int k = 0;
-    for (; k < n_pairs; k++) {
+    for (; k < most; k++) {
         struct latmc_step pair[2];
         cpu_pair_steps(sim, &calls[2 * k], pair);
         if (pair[0].kind != LATMC_STEP_OVERRELAX || pair[1].kind != LATMC_STEP_OVERRELAX ||
@@ -252,7 +256,7 @@ static int heisenberg_fuse_pairs(latmc_sim *sim, struct cpu_state *st,
             !boxes_cover(st, &calls[2 * k]))
             break;
     }
-    return cpu_heisenberg_fused_passes(&st->lattice, team_size, k);
+    return k >= 2 ? k : 0;
 }
 
 /* k passes that heisenberg_fuse_pairs took, as one wavefront (heisenberg_simd_tmpl.h says
