@@ -160,14 +160,27 @@ static int cpu_params_changed(latmc_sim *sim)
     return LATMC_OK;
 }
 
+/* The fused pairs from calls[c] the kernels run as one (cpu_backend.h), or 0. */
+static int fused_pairs(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *calls,
+                       int n_calls, int c, int team_size)
+{
+    if (!st->kernels->fuse_pairs)
+        return 0;
+    int n_pairs = 0;
+    while (c + 2 * n_pairs < n_calls && cpu_is_pair_start(calls, n_calls, c + 2 * n_pairs))
+        n_pairs++;
+    return n_pairs >= 2 ? st->kernels->fuse_pairs(sim, st, &calls[c], n_pairs, team_size) : 0;
+}
+
 /*
  * Steps calls[0 .. n) of the plan in order, in one thread team: every member runs its share
  * of a step (the model's run_step, cpu_omp.h), then waits at one barrier for the others
  * before the next step, which may read what this one wrote. This is the whole cost of a
  * step boundary, as between the colours of a 1-box sweep: no fork and join per step. The
  * boxes of a sim all live in this backend's one lattice, so the halo exchange between
- * steps has nothing to copy (lib/plan.c gives a list only then). Counts are integers,
- * added in any order.
+ * steps has nothing to copy (lib/plan.c gives a list only then). Consecutive fused pairs
+ * that the kernels take as one (fuse_pairs: Heisenberg's overrelaxation passes) run as one
+ * call. Counts are integers, added in any order.
  */
 static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                          uint64_t *accepted, uint64_t *attempted)
@@ -188,7 +201,11 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
     if (!cpu_use_threads(sim->n_threads, st->lattice.nsites / 2)) {
         const struct cpu_team alone = cpu_team_alone();
         for (int c = 0; c < n_calls; c++) {
-            if (cpu_is_pair_start(calls, n_calls, c)) {
+            const int k = fused_pairs(sim, st, calls, n_calls, c, 1);
+            if (k) {
+                st->kernels->run_pairs(sim, st, &calls[c], k, &alone, accepted, attempted);
+                c += 2 * k - 1;
+            } else if (cpu_is_pair_start(calls, n_calls, c)) {
                 const struct latmc_step_call whole = cpu_pair_whole(calls, c);
                 st->kernels->run_step(sim, st, &whole, &alone, accepted, attempted);
                 c++;
@@ -206,7 +223,11 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         for (int c = 0; c < n_calls; c++) {
             if (c > 0)
                 cpu_team_barrier(&team);
-            if (cpu_is_pair_start(calls, n_calls, c)) {
+            const int k = fused_pairs(sim, st, calls, n_calls, c, team.size);
+            if (k) {
+                st->kernels->run_pairs(sim, st, &calls[c], k, &team, &acc, &att);
+                c += 2 * k - 1;
+            } else if (cpu_is_pair_start(calls, n_calls, c)) {
                 const struct latmc_step_call whole = cpu_pair_whole(calls, c);
                 st->kernels->run_step(sim, st, &whole, &team, &acc, &att);
                 c++;

@@ -159,6 +159,18 @@ struct cpu_model_kernels {
      * for a sim of one box in one state (phi^4's chunk schedule, phi4_chunks.h): the steps
      * of one sweep of the kernels' own chain, which run_step then gets as LATMC_STEP_OWN. */
     int (*own_steps)(latmc_sim *sim, struct cpu_state *st);
+    /* Appended. Optional (NULL: pair by pair): fused pairs run as one. fuse_pairs says how
+     * many of the n_pairs consecutive fused pairs at calls (calls[2i] a PAIR_INTERIOR,
+     * calls[2i + 1] its PAIR_BORDER) run_pairs takes as one call, from the first, on one
+     * state holding the lattice with a team of team_size members: k >= 2, or 0 (none; the
+     * same answer for every member). run_pairs runs member team's share of those 2k
+     * calls, as run_step runs a call's (Heisenberg: overrelaxation passes as one
+     * wavefront). */
+    int (*fuse_pairs)(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *calls,
+                      int n_pairs, int team_size);
+    void (*run_pairs)(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *calls,
+                      int k, const struct cpu_team *team, uint64_t *accepted,
+                      uint64_t *attempted);
 };
 
 /*

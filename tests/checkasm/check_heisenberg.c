@@ -11,6 +11,9 @@
  *             INTERIOR part on every box followed by the BORDER part on every box (as the
  *             core runs it between halo exchanges), where the level has a pair and L_x / 2
  *             is a multiple of 4.
+ *   or_passes_soa  the overrelaxation passes of consecutive sweeps fused, as many at once
+ *             as every thread's band allows (4 planes a pass), the heat-bath passes between
+ *             them as pairs; compared at the end of every fused run (1 to 3 threads).
  * Cases: 2D and 3D, extents 2 to 256 with rows of whole vectors and rows that are not;
  * heat bath with 0 to 3 overrelaxation passes, overrelaxation alone; uniform, Gaussian and
  * +-J couplings and couplings with zeros (+0 and -0: zero local fields, the heat bath's
@@ -56,7 +59,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_heisenberg_dsp 
     return strcmp(dsp->level, lv->name) == 0 && dsp->soa;
 }
 
-enum { PLAIN = 0, PAIR_WHOLE = 1, PAIR_PARTS = 2 };
+enum { PLAIN = 0, PAIR_WHOLE = 1, PAIR_PARTS = 2, FUSED = 3 };
 
 struct heis_case {
     int ndim;
@@ -177,13 +180,43 @@ static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct la
     return n;
 }
 
+/* The level's fused overrelaxation passes (k of them, colour 0 first) on `threads`
+ * members. */
+static void level_fused(const struct cpu_heisenberg_dsp *dsp, const struct latmc_lattice *g,
+                        struct cpu_heisenberg_soa *s, int replicas,
+                        const struct latmc_heisenberg_params *p, int k, int threads)
+{
+#ifdef _OPENMP
+    if (threads > 1) {
+        LATMC_OMP(parallel num_threads(threads))
+        {
+            const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
+            dsp->or_passes_soa(g, s, replicas, p, 0, k, &team);
+        }
+        return;
+    }
+#else
+    (void)threads;
+#endif
+    const struct cpu_team alone = cpu_team_alone();
+    dsp->or_passes_soa(g, s, replicas, p, 0, k, &alone);
+}
+
+/* The most passes or_passes_soa takes at once with `threads` members: every band at
+ * least 4 planes a pass (the kernel's rule, heisenberg_simd_tmpl.h; no cache budget). */
+static int fused_max(const struct latmc_lattice *g, int threads)
+{
+    return (int)((g->ndim == 3 ? g->lz : g->ly) / threads / 4);
+}
+
 /* One case at one level in one mode; 0 after a mismatch (reported). */
 static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg_dsp *dsp,
                     const struct heis_case *c, int mode)
 {
-    const char *func = mode == PLAIN ? "heisenberg.step" : mode == PAIR_WHOLE
-                                                                   ? "heisenberg.pair_soa whole"
-                                                                   : "heisenberg.pair_soa parts";
+    const char *func = mode == PLAIN        ? "heisenberg.step"
+                       : mode == PAIR_WHOLE ? "heisenberg.pair_soa whole"
+                       : mode == FUSED      ? "heisenberg.or_passes_soa"
+                                            : "heisenberg.pair_soa parts";
     struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
     g.nsites = g.lx * g.ly * g.lz;
     const size_t nspin = 3 * (size_t)g.nsites * (size_t)c->replicas;
@@ -213,16 +246,33 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg
     struct latmc_box b[3];
     const int nb = make_boxes(&g, c->boxes, b);
     const int passes = latmc_heisenberg_passes(c->heatbath, c->nover);
-    int ok = 1;
+    const int kmax = fused_max(&g, c->threads);
+    int ok = 1, pending = 0; /* FUSED: overrelaxation passes done by the reference only */
     for (int k = 0; ok && k < c->sweeps; k++) {
         const uint64_t sweep = c->first_sweep + (uint64_t)k;
         const struct heis_names names = sweep_names(sweep);
         for (int pass = 0; ok && pass < passes; pass++) {
             const bool hb = latmc_heisenberg_step_is_heatbath(c->heatbath, 2 * pass);
             uint64_t na = 0, nl = 0;
+            const bool ends = k + 1 == c->sweeps && pass + 1 == passes;
+            if (mode == FUSED && hb && pending) { /* the run before this heat bath */
+                level_fused(dsp, &g, &s, c->replicas, &p, pending, c->threads);
+                pending = 0;
+            }
             for (int colour = 0; colour < 2; colour++)
                 na += ref_step(&g, ref, c->replicas, J, &p, hb, colour, seed, names, b, nb);
-            if (mode == PLAIN) {
+            if (mode == FUSED) {
+                if (!hb) {
+                    na = 0;
+                    if (++pending < kmax && !ends)
+                        continue; /* compared when the run is done */
+                    level_fused(dsp, &g, &s, c->replicas, &p, pending, c->threads);
+                    pending = 0;
+                } else {
+                    nl = level_call(dsp, &g, &s, c->replicas, &p, hb, 0, LATMC_STEP_PAIR_WHOLE,
+                                    seed, names, b, nb, c->threads);
+                }
+            } else if (mode == PLAIN) {
                 for (int colour = 0; colour < 2; colour++)
                     nl += level_call(dsp, &g, &s, c->replicas, &p, hb, colour, -1, seed, names,
                                      b, nb, c->threads);
@@ -302,6 +352,14 @@ static const struct heis_case cases[] = {
     { 2, 64, 12, 1, 2, B, 1, 1, 2, 0.5, -0.3, 3, 0, 3, 1 },
     { 2, 10, 14, 1, 1, G, 0, 0, 2, 1.0, 0.0, 3, 0, 3, 1 },
     { 2, 8, 6, 1, 1, G, 0, 1, 0, 50.0, 1e3, 3, 0, 1, 1 },
+    /* fused overrelaxation runs (or_passes_soa): long runs across sweeps, heat bath
+     * between runs, bands of 2 and 3 threads, planes not a multiple of the team */
+    { 3, 16, 8, 24, 2, G, 0, 0, 6, 1.0, 0.3, 2, 0, 1, 1 },
+    { 3, 8, 6, 32, 1, B, 1, 1, 5, 1.0, 0.0, 2, 0, 1, 2 },
+    { 3, 16, 4, 38, 2, G, 0, 0, 4, 1.0, 1e3, 2, 0, 3, 3 },
+    { 3, 32, 4, 18, 1, U, 0, 1, 3, 0.5, 0.0, 3, 0, 1, 1 },
+    { 2, 16, 42, 1, 2, G, 1, 0, 5, 1.0, -0.3, 2, 0, 1, 2 },
+    { 2, 64, 24, 1, 1, G, 0, 1, 7, 1.0, 0.0, 2, 0, 1, 1 },
     /* sweep numbers past 2^32 */
     { 3, 16, 8, 8, 1, G, 0, 1, 1, 1.0, 0.0, 2, (UINT64_C(1) << 40) + 7, 3, 1 },
     /* threads sharing a step (the reference's team shares need >= 32768 sites) */
@@ -319,16 +377,24 @@ static void check_mode(const struct checkasm_level *lv, const struct cpu_heisenb
     for (size_t i = 0; i < n; i++) {
         if (mode != PLAIN && (!dsp->pair_soa || (cases[i].lx / 2) % dsp->row_lanes != 0))
             continue; /* the pair is offered only there (heisenberg_step_caps) */
+        if (mode == FUSED && (!dsp->or_passes_soa || fused_max(&(struct latmc_lattice){
+                                  cases[i].ndim, cases[i].lx, cases[i].ly, cases[i].lz, 0 },
+                                  cases[i].threads) < 2 ||
+                              (cases[i].heatbath && cases[i].nover < 2)))
+            continue; /* runs of at least 2 passes: the backend fuses no fewer */
         ran++;
         if (!run_case(lv, dsp, &cases[i], mode))
             return; /* one report per function and level */
     }
     if (checkasm_failures() == before && ran) {
         char what[80];
-        snprintf(what, sizeof what, "%zu lattices, 1 or 3 boxes, 1 to 3 threads", ran);
-        checkasm_ok(mode == PLAIN ? "heisenberg.step" : mode == PAIR_WHOLE
-                                                                ? "heisenberg.pair_soa whole"
-                                                                : "heisenberg.pair_soa parts",
+        snprintf(what, sizeof what, mode == FUSED ? "%zu lattices, 1 to 3 threads"
+                                                  : "%zu lattices, 1 or 3 boxes, 1 to 3 threads",
+                 ran);
+        checkasm_ok(mode == PLAIN        ? "heisenberg.step"
+                    : mode == PAIR_WHOLE ? "heisenberg.pair_soa whole"
+                    : mode == FUSED      ? "heisenberg.or_passes_soa"
+                                         : "heisenberg.pair_soa parts",
                     lv->name, what);
     }
 }
@@ -414,6 +480,7 @@ void checkasm_check_heisenberg(void)
         check_mode(&levels[l], &dsp, PLAIN);
         check_mode(&levels[l], &dsp, PAIR_WHOLE);
         check_mode(&levels[l], &dsp, PAIR_PARTS);
+        check_mode(&levels[l], &dsp, FUSED);
     }
     if (checkasm_bench_on()) {
         const int64_t L = checkasm_quick() ? 8 : 64;

@@ -21,5 +21,6 @@ void cpu_heisenberg_dsp_init_avx512(struct cpu_heisenberg_dsp *dsp)
     dsp->soa = true;
     dsp->step = step_boxes_simd;
     dsp->pair_soa = pair_boxes_simd;
+    dsp->or_passes_soa = or_passes_simd;
     dsp->row_lanes = HEIS_W;
 }

@@ -24,7 +24,39 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
     dsp->step = step_c;
     dsp->pair_soa = NULL;
     dsp->row_lanes = 1;
+    dsp->or_passes_soa = NULL;
     CPU_DSP_LEVELS(cpu_heisenberg_dsp_init, dsp, simd_flags);
+}
+
+/*
+ * The fused passes' window: 2K + 2 planes of both colours' spins (48 bytes a site) and the
+ * couplings (12), per member, kept in the last-level cache. Budget: 16 MiB a member and
+ * 32 MiB a team (measured on the EPYC Zen 4 of doc/PERFORMANCE.md, 32 MiB of L3 for its 2
+ * cores: at 128^3 K = 5 to 8 gave 2.7 ns an update, K = 3 3.1, pairs 4.4; a team that
+ * would need more than 32 MiB takes fewer passes, or none). Only a lattice whose replica
+ * outgrows a member's budget is fused: one that the cache holds already gains nothing
+ * (64^3: 15 MiB, the same 2.4 ns either way) and the seams' extra distance costs.
+ */
+enum { FUSED_SITE_BYTES = 60 };
+static const int64_t fused_member_bytes = INT64_C(16) << 20, fused_team_bytes = INT64_C(32) << 20;
+
+int cpu_heisenberg_fused_passes(const struct latmc_lattice *g, int team_size, int available)
+{
+    const int64_t planes = cpu_heisenberg_planes(g), members = team_size > 0 ? team_size : 1;
+    const int64_t plane_bytes = g->nsites / planes * FUSED_SITE_BYTES;
+    if (g->nsites * FUSED_SITE_BYTES <= fused_member_bytes)
+        return 0;
+    const int64_t budget = fused_member_bytes < fused_team_bytes / members
+                               ? fused_member_bytes
+                               : fused_team_bytes / members;
+    const int64_t by_band = planes / members / 4;
+    const int64_t by_cache = (budget / plane_bytes - 2) / 2;
+    int64_t k = available;
+    if (k > by_band)
+        k = by_band;
+    if (k > by_cache)
+        k = by_cache;
+    return k >= 2 ? (int)k : 0;
 }
 
 unsigned cpu_heisenberg_dsp_flags(const struct latmc_lattice *g, unsigned simd_flags)

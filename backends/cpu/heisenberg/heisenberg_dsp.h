@@ -87,7 +87,20 @@ struct cpu_heisenberg_dsp {
     /* Appended. Sites per vector of the level (4 AVX2, 8 AVX-512): pair_soa walks rows of
      * whole vectors, so the pair is offered where L_x / 2 is a multiple of it. */
     int row_lanes;
+    /* Appended. Optional (NULL: pass by pass): `passes` overrelaxation passes of every
+     * replica (each colour `colour`, then 1 - colour) on the whole lattice in the SoA
+     * layout, as one temporal wavefront over the planes; L_x / 2 a multiple of row_lanes
+     * and `passes` at most cpu_heisenberg_fused_passes(g, team->size, ...). */
+    void (*or_passes_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                          int replicas, const struct latmc_heisenberg_params *p, int colour,
+                          int passes, const struct cpu_team *team);
 };
+
+/* How many of `available` overrelaxation passes or_passes_soa takes in one call on
+ * lattice g with a team of team_size members: the most whose wavefront windows fit the
+ * cache budget and whose bands hold 4 planes a pass, or 0 where that is below 2 (the
+ * pair alone is then as good). */
+int cpu_heisenberg_fused_passes(const struct latmc_lattice *g, int team_size, int available);
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);
 /* The flags a sim on lattice g builds its table with: simd_flags without AVX-512 where

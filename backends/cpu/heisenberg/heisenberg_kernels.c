@@ -216,6 +216,63 @@ static unsigned heisenberg_step_caps(latmc_sim *sim, struct cpu_state *st)
                : 0u;
 }
 
+/* Whether a call's boxes are consecutive slabs that cover the lattice's planes. */
+static bool boxes_cover(const struct cpu_state *st, const struct latmc_step_call *call)
+{
+    int64_t next = 0;
+    for (int i = 0; i < call->n_boxes; i++) {
+        const struct latmc_box *b = &call->boxes[i];
+        if (b->origin[b->axis] != next)
+            return false;
+        next += b->extent[b->axis];
+    }
+    return next == cpu_heisenberg_planes(&st->lattice);
+}
+
+/*
+ * Consecutive pairs of overrelaxation steps (passes), each colour c then 1 - c, on the
+ * whole lattice, where the level has the fused passes: as many as it takes at once
+ * (cpu_heisenberg_fused_passes), or 0. Overrelaxation draws nothing, so passes of
+ * consecutive sweeps fuse as well; a heat-bath pass ends the run (it stays a pair).
+ */
+static int heisenberg_fuse_pairs(latmc_sim *sim, struct cpu_state *st,
+                                 const struct latmc_step_call *calls, int n_pairs,
+                                 int team_size)
+{
+    const struct heisenberg_state *w = hwhole(st);
+    if (!w->dsp.or_passes_soa || !(heisenberg_step_caps(sim, st) & LATMC_STEP_CAP_PAIR))
+        return 0;
+    /* the size rule first: most lattices stop here, before any step is looked at */
+    const int most = cpu_heisenberg_fused_passes(&st->lattice, team_size, n_pairs);
+    if (!most)
+        return 0;
+    const int colour = calls[0].step.colour;
+    int k = 0;
+    for (; k < most; k++) {
+        struct latmc_step pair[2];
+        cpu_pair_steps(sim, &calls[2 * k], pair);
+        if (pair[0].kind != LATMC_STEP_OVERRELAX || pair[1].kind != LATMC_STEP_OVERRELAX ||
+            pair[0].colour != colour || pair[1].colour != 1 - colour ||
+            !boxes_cover(st, &calls[2 * k]))
+            break;
+    }
+    return k >= 2 ? k : 0;
+}
+
+/* k passes that heisenberg_fuse_pairs took, as one wavefront (heisenberg_simd_tmpl.h says
+ * why it is the chain of the k pairs); overrelaxation counts no updates. */
+static void heisenberg_run_pairs(latmc_sim *sim, struct cpu_state *st,
+                                 const struct latmc_step_call *calls, int k,
+                                 const struct cpu_team *team, uint64_t *accepted,
+                                 uint64_t *attempted)
+{
+    (void)accepted;
+    (void)attempted;
+    struct heisenberg_state *w = hwhole(st);
+    w->dsp.or_passes_soa(&st->lattice, &w->soa, w->ref.replicas, sim->model_data,
+                         calls[0].step.colour, k, team);
+}
+
 /* SIMD levels: the float copy of planes [p0, p1) of every replica from the SoA arrays. */
 static void export_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1)
 {
@@ -449,6 +506,8 @@ const struct cpu_model_kernels cpu_heisenberg_kernels = {
     .set_couplings = heisenberg_set_couplings,
     .run_step = heisenberg_run_step,
     .step_caps = heisenberg_step_caps,
+    .fuse_pairs = heisenberg_fuse_pairs,
+    .run_pairs = heisenberg_run_pairs,
     .measure_planes = heisenberg_measure_planes,
     .get_planes = heisenberg_get_planes,
     .set_planes = heisenberg_set_planes,

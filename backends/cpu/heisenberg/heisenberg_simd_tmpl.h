@@ -807,3 +807,98 @@ static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisen
     return per_plane * (uint64_t)(2 * planes - (whole ? 0 : 2 * (int64_t)n_boxes));
 }
 
+
+/* ---- fused overrelaxation passes: a temporal wavefront over the planes ---- */
+
+/*
+ * K overrelaxation passes in one walk over the planes (along the cut axis), so that a
+ * window of about 2K + 2 planes stays in the cache while every site takes its K updates.
+ * Why it is the chain bit for bit. Number the half-passes h = 0 .. 2K - 1 (pass h / 2,
+ * colour c_h = colour for even h, 1 - colour for odd h). Half-pass h on plane q writes
+ * colour c_h of q and reads colour 1 - c_h of planes q - 1, q, q + 1 (nearest neighbours).
+ * In the plain order it reads the values half-pass h - 1 left there, and it overwrites the
+ * values of c_h that half-pass h - 1 read on q - 1, q, q + 1. So the one rule is: (h, q)
+ * comes after (h - 1, q - 1), (h - 1, q) and (h - 1, q + 1) (overrelaxation draws nothing:
+ * the values are all an update depends on). Any order that keeps it computes the plain
+ * chain's values, for every site and half-pass.
+ *  (1) The wavefront: at time t, half-passes h = 0, 1, ... on plane t - h. (h - 1, q + 1)
+ *      is at the same time, earlier in h; (h - 1, q) one time before, (h - 1, q - 1) two.
+ *  (2) Bands: member i of the team takes planes [a, b) and does (h, q) for
+ *      a + h <= q < b - h only (a trapezoid, in the wavefront's order). Its reads of
+ *      another band's planes are plane a - 1 (and b) at h = 0, colour 1 - c_0, which the
+ *      neighbours only write at h >= 1, on planes up to a - 2 (from b + 1): none. So the
+ *      bands run without waiting for each other.
+ *  (3) After one barrier, the seams: at each band start B (plane 0 meeting plane P - 1
+ *      across the periodic wrap, for member 0), the half-passes the trapezoids left,
+ *      (h, q) for B - h <= q < B + h, in the wavefront's order. Their reads at h - 1 lie
+ *      in [B - h - 1, B + h]: in the seam, or done in (2) when the bands are at least 2h
+ *      planes wide. Seams touch planes [B - 2K, B + 2K - 1] only: disjoint from every other
+ *      seam when every band holds at least 4K planes (so no seam writes what another
+ *      reads). With one member the single seam is the wrap, so no plane's old values need
+ *      be kept aside for the last planes.
+ * K = 1 is the pair (pair_boxes_simd) with its bands' ends done after the barrier.
+ * Memory: the trapezoid's wavefront touches planes t - 2K .. t + 1, each array once per
+ * K passes instead of once per pass; the seams (4K planes a member) come from farther.
+ */
+struct heis_fused {
+    struct heis_pass pass[2][2]; /* [h mod 2][replica] */
+    int64_t rpp, planes, halves;
+};
+
+static void fused_half(const struct heis_fused *w, int r, int64_t h, int64_t q)
+{
+    q %= w->planes;
+    if (q < 0)
+        q += w->planes;
+    update_rows(&w->pass[h & 1][r], 1, q * w->rpp, (q + 1) * w->rpp);
+}
+
+/* (2): the trapezoid of band [a, b), replica r, in the wavefront's order. */
+static void fused_band(const struct heis_fused *w, int r, int64_t a, int64_t b)
+{
+    const int64_t H = w->halves;
+    for (int64_t t = a; t < b + H - 1; t++)
+        for (int64_t h = 0; h < H; h++) {
+            const int64_t q = t - h;
+            if (q >= a + h && q < b - h)
+                fused_half(w, r, h, q);
+        }
+}
+
+/* (3): the seam at plane B, replica r: (h, q) with B - h <= q < B + h, so t = q + h in
+ * [B, B + 2H). */
+static void fused_seam(const struct heis_fused *w, int r, int64_t B)
+{
+    const int64_t H = w->halves;
+    for (int64_t t = B; t < B + 2 * H; t++)
+        for (int64_t h = 1; h < H; h++) {
+            const int64_t q = t - h;
+            if (q >= B - h && q < B + h)
+                fused_half(w, r, h, q);
+        }
+}
+
+/*
+ * `passes` overrelaxation passes (colour `colour` first in each) of every replica on the
+ * whole lattice, SoA layout, L_x / 2 a multiple of W; every member's band at least
+ * 4 passes planes (cpu_heisenberg_fused_passes). The replicas one after the other.
+ */
+static void or_passes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                           int replicas, const struct latmc_heisenberg_params *prm, int colour,
+                           int passes, const struct cpu_team *team)
+{
+    struct heis_fused w;
+    const struct latmc_rng_name none = { 0 }; /* overrelaxation draws nothing */
+    passes_setup(w.pass[0], g, s, replicas, prm, false, colour, NULL, none);
+    passes_setup(w.pass[1], g, s, replicas, prm, false, 1 - colour, NULL, none);
+    w.rpp = cpu_heisenberg_rows_per_plane(g);
+    w.planes = cpu_heisenberg_planes(g);
+    w.halves = 2 * (int64_t)passes;
+    int64_t a, b;
+    cpu_team_share(team, w.planes, &a, &b);
+    for (int r = 0; r < replicas; r++)
+        fused_band(&w, r, a, b);
+    cpu_team_barrier(team);
+    for (int r = 0; r < replicas; r++)
+        fused_seam(&w, r, a);
+}

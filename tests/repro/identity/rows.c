@@ -381,6 +381,12 @@ const struct row rows[] = {
     { "heis_overrelax_r2", 3, { 2, 180, 190 }, "threads=3" },
     { "heis_gauss_r2", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
     { "heis_uniform_r1", 3, { 18, 38, 96 }, TEAMS(3, 5, 7) },
+    /* a replica past a member's cache budget (heisenberg_dsp.c): the overrelaxation passes
+     * fused, across sweeps and between heat-bath passes, on 1 to 3 threads */
+    { "heis_overrelax_r2", 3, { 16, 8, 2400 },
+      "simd=avx512 simd=avx2 simd=avx512,threads=2 simd=avx512,threads=3 simd=avx2,threads=2" },
+    { "heis_gauss_r2", 3, { 16, 8, 2400 }, "simd=avx512 simd=avx2,threads=2" },
+    { "heis_pmj_overrelax", 2, { 16, 20000, 0 }, "simd=avx512,threads=3 simd=avx2" },
     /* parts: two replicas, Gaussian couplings; rows of 3 sites of a colour */
     { "heis_gauss_r2", 3, { 4, 4, 8 }, PARTS_ALL " " MPI },
     { "heis_gauss_r2", 3, { 6, 2, 8 }, PARTS },
