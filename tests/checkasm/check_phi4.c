@@ -306,8 +306,9 @@ static const struct phi4_case cases[] = {
  * segments_f / segments_d (the chunk schedule's colour step) of one case at one level
  * against the C level's: every step a new set of segments, one per row of about half the
  * rows, each a random run [m0, m1) of the row's numbers of the colour (whole vector groups,
- * parts of one, groups shared with the next row's segment where the rows are short), on
- * one thread as the chunk schedule calls it. 0 after a mismatch (reported).
+ * parts of one, groups shared with the next row's segment where the rows are short), a
+ * whole row, or 4 or 8 numbers from a multiple of 4 or 8 (two consecutive segments of W/2
+ * share a paired group), on one thread as the chunk schedule calls it. 0 after a mismatch (reported).
  */
 static int run_segments_case(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
                              const struct cpu_phi4_dsp *c_dsp, const struct phi4_case *c,
@@ -346,9 +347,17 @@ static int run_segments_case(const struct checkasm_level *lv, const struct cpu_p
                 continue;
             int64_t m0 = (int64_t)(checkasm_rand() % (uint64_t)per_row);
             int64_t m1 = m0 + 1 + (int64_t)(checkasm_rand() % (uint64_t)(per_row - m0));
-            if (checkasm_rand() % 2) { /* a whole row, as chunks as wide as vectors give */
+            const uint64_t kind = checkasm_rand() % 3;
+            const int64_t h = 4 << (checkasm_rand() % 2);
+            if (kind == 1) { /* a whole row, as chunks as wide as vectors give */
                 m0 = 0;
                 m1 = per_row;
+            } else if (kind == 2 && per_row >= h) {
+                /* h = 4 or 8 numbers from a multiple of h, as chunks of 32 or 64 sites
+                 * give with 8 colours: two of them in a row fill one paired group (half
+                 * W each) of AVX2 or AVX-512 */
+                m0 = h * (int64_t)(checkasm_rand() % (uint64_t)(per_row / h));
+                m1 = m0 + h;
             }
             segs[ns++] = (struct phi4_range){ r * per_row + m0, r * per_row + m1 };
         }

@@ -160,14 +160,15 @@ static void chunks_match_definition(void **state)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     const int F = LATMC_PRECISION_FLOAT, D = LATMC_PRECISION_DOUBLE;
     const struct chunk_case cases[] = {
-        /* 2D, 8 colours: rows of 4 numbers per colour and chunk (half an AVX2 group) */
+        /* 2D, 8 colours: rows of 4 numbers per colour and chunk (two rows a paired AVX2
+         * group) */
         { { 2, { 64, 32, 0 }, D, -0.5, 2.0, 2.0, 0.9, 3, 2 }, "32x8", { 32, 8, 1 } },
         /* 2D, 5 colours: W = 20 */
         { { 2, { 40, 20, 0 }, F, 0.3, 1.0, INFINITY, 1.1, 2, 2 }, "20x5", { 20, 5, 1 } },
         /* 3D, CUDA's default shape: 32 x 8 x 8 on 64 x 16 x 16 */
         { { 3, { 64, 16, 16 }, F, -0.5, 1.5, 4.0, 1.0, 2, 3 }, "cuda", { 32, 8, 8 } },
-        /* 3D, rows of 8 numbers per colour (whole AVX2 groups), 65536 sites: the team splits
-         * every sub-grid's 64 chunks */
+        /* 3D, rows of 8 numbers per colour (whole AVX2 groups, paired AVX-512 groups), 65536
+         * sites: the team splits every sub-grid's 64 chunks */
         { { 3, { 128, 32, 16 }, F, 0.25, 0.0, 0.5, 0.5, 2, 2 }, "64x4x4", { 64, 4, 4 } },
         { { 3, { 128, 32, 16 }, D, -1.0, 2.0, INFINITY, 1.2, 1, 2 }, "32x8x2", { 32, 8, 2 } },
         /* 2D, 65536 sites, whole AVX2 groups, chunks taller than one batch of rows */

@@ -25,6 +25,14 @@ unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags)
     return simd_flags;
 }
 
+unsigned cpu_phi4_chunk_dsp_flags(int64_t s, unsigned simd_flags)
+{
+    /* s = 8: paired AVX-512 groups; s = 4: paired AVX2 groups, a quarter of AVX-512's */
+    if (s != 8 && s % 16 != 0 && (s % 8 == 0 || s == 4))
+        simd_flags &= ~(unsigned)CPU_FLAG_AVX512;
+    return simd_flags;
+}
+
 /* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. The natural
  * side is row `nat_row` of its buffer, the transposed side row `row` of the field. */
 static void convert_row(const struct phi4_geom *g, const char *src, char *dst, int size,

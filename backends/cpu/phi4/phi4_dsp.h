@@ -44,7 +44,8 @@ struct cpu_phi4_dsp {
      * colour's numbers of one row of a chunk), and the segments of one call are disjoint;
      * the order of the numbers does not matter (sites of one colour do not interact), so
      * this is cpu_phi4_step_f/_d on boxes = the segments, with the SIMD levels' groups
-     * gathered from the segments instead of from consecutive numbers. */
+     * gathered from the segments instead of from consecutive numbers (two consecutive
+     * segments of W/2 numbers, each from a multiple of W/2, share one group). */
     uint64_t (*segments_f)(const struct phi4_geom *g, float *phi,
                            const struct latmc_phi4_tables *t, uint64_t seed,
                            struct latmc_rng_name name, int colour, const struct phi4_range *segs,
@@ -61,6 +62,12 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
  * ncolours a multiple of 8 but not of 16, e.g. 3D 64^3: every group would take the
  * row-by-row path). Every level computes the same chain: this chooses speed only. */
 unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags);
+/* The same for a sim on the chunk schedule whose segments hold s numbers of a colour
+ * (cpu_phi4_chunk_segment): the SIMD levels fill a group of W with one segment's W
+ * numbers, or with two segments of W/2 (paired groups, phi4_simd_tmpl.h), so s = 8
+ * (b_x = 64 with 8 colours) takes AVX-512 and s = 4 (b_x = 32) AVX2; otherwise the rule
+ * above on s (s a multiple of 8 but not of 16, e.g. 24: AVX2). */
+unsigned cpu_phi4_chunk_dsp_flags(int64_t s, unsigned simd_flags);
 void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp);   /* in phi4_avx2.c (-mavx2) */
 void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp); /* in phi4_avx512.c */
 /* How many floats with bit patterns [first, last] a level's quick logarithm misses by more

@@ -102,12 +102,10 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
         if (cst < 0)
             memset(&p->chunks, 0, sizeof p->chunks);
     }
-    unsigned flags = cpu_phi4_dsp_flags(&p->geom, st->simd_flags);
-    /* chunk rows of 8 numbers per colour fill AVX2's groups and half of AVX-512's: the
-     * AVX2 level there (the same chain at every level: speed only) */
-    if (p->chunks.on && cpu_phi4_chunk_segment(&p->geom, &p->chunks) % 16 != 0 &&
-        cpu_phi4_chunk_segment(&p->geom, &p->chunks) % 8 == 0)
-        flags &= ~(unsigned)CPU_FLAG_AVX512;
+    unsigned flags = p->chunks.on
+                         ? cpu_phi4_chunk_dsp_flags(cpu_phi4_chunk_segment(&p->geom, &p->chunks),
+                                                    st->simd_flags)
+                         : cpu_phi4_dsp_flags(&p->geom, st->simd_flags);
     cpu_phi4_dsp_init(&p->dsp, flags);
     p->single = sim->desc.precision == LATMC_PRECISION_FLOAT;
     const size_t rows = (size_t)(st->lattice.ly * st->lattice.lz);

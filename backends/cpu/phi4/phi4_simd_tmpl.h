@@ -5,7 +5,8 @@
  * t->S. What differs between levels is only in the primitives the level's header defines
  * before the inclusion (phi4_vec_avx2.h, phi4_vec_avx512.h):
  *   PHI4_W           lanes per vector (sites per group): 8 (AVX2), 16 (AVX-512);
- *   vec_S, mask_S    W field values, a mask of W lanes; load_S, store_S, set1_S, add_S,
+ *   vec_S, mask_S    W field values, a mask of W lanes; load_S, load2_S (lanes
+ *                    [0, W/2) and [W/2, W) from two places), store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
  *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
  *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
@@ -122,6 +123,46 @@ static inline V PHI4_FN(phi4_simd_at)(const struct PHI4_FN(phi4_simd_nbh) *w, in
     return v;
 }
 
+/*
+ * The neighbourhood sums in the order of phi4_neighbour_sums (lib/phi4.h), written once for
+ * every way of loading: AT(dx, dy, dz) gives the W values at that offset (literal -2 .. 2),
+ * accumulated into the V variables near (c01), far (c02) and diag (c11), which start at 0.
+ */
+#define PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag)                                   \
+    do {                                                                                   \
+        near = PHI4_FN(add)(near, AT(1, 0, 0));                                            \
+        near = PHI4_FN(add)(near, AT(-1, 0, 0));                                           \
+        far = PHI4_FN(add)(far, AT(2, 0, 0));                                              \
+        far = PHI4_FN(add)(far, AT(-2, 0, 0));                                             \
+        near = PHI4_FN(add)(near, AT(0, 1, 0));                                            \
+        near = PHI4_FN(add)(near, AT(0, -1, 0));                                           \
+        far = PHI4_FN(add)(far, AT(0, 2, 0));                                              \
+        far = PHI4_FN(add)(far, AT(0, -2, 0));                                             \
+        if (three) {                                                                       \
+            near = PHI4_FN(add)(near, AT(0, 0, 1));                                        \
+            near = PHI4_FN(add)(near, AT(0, 0, -1));                                       \
+            far = PHI4_FN(add)(far, AT(0, 0, 2));                                          \
+            far = PHI4_FN(add)(far, AT(0, 0, -2));                                         \
+        }                                                                                  \
+        diag = PHI4_FN(add)(diag, AT(1, 1, 0));                                            \
+        diag = PHI4_FN(add)(diag, AT(1, -1, 0));                                           \
+        diag = PHI4_FN(add)(diag, AT(-1, 1, 0));                                           \
+        diag = PHI4_FN(add)(diag, AT(-1, -1, 0));                                          \
+        if (three) {                                                                       \
+            diag = PHI4_FN(add)(diag, AT(1, 0, 1));                                        \
+            diag = PHI4_FN(add)(diag, AT(1, 0, -1));                                       \
+            diag = PHI4_FN(add)(diag, AT(-1, 0, 1));                                       \
+            diag = PHI4_FN(add)(diag, AT(-1, 0, -1));                                      \
+            diag = PHI4_FN(add)(diag, AT(0, 1, 1));                                        \
+            diag = PHI4_FN(add)(diag, AT(0, 1, -1));                                       \
+            diag = PHI4_FN(add)(diag, AT(0, -1, 1));                                       \
+            diag = PHI4_FN(add)(diag, AT(0, -1, -1));                                      \
+        }                                                                                  \
+    } while (0)
+/* A row distance from a pass's table t of 5 (t[d + 2]), 0 for the literal d = 0 without a
+ * load (the tables hold 0 there). */
+#define PHI4_SIMD_ROW(t, d) ((d) != 0 ? (t)[(d) + 2] : 0)
+
 /* The neighbourhood sums of W sites of one row, in the order of phi4_neighbour_sums. */
 static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_sums)(
     const struct PHI4_FN(phi4_simd_pass) *p, int64_t y, int64_t z, int r, int64_t m0, V *c01,
@@ -132,34 +173,7 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_sums)(
     PHI4_FN(phi4_simd_nbh_of)(p, y, z, r, m0, &w);
     V near = PHI4_FN(set1)(0), far = PHI4_FN(set1)(0), diag = PHI4_FN(set1)(0);
 #define AT(dx, dy, dz) PHI4_FN(phi4_simd_at)(&w, dx, dy, dz)
-    near = PHI4_FN(add)(near, AT(1, 0, 0));
-    near = PHI4_FN(add)(near, AT(-1, 0, 0));
-    far = PHI4_FN(add)(far, AT(2, 0, 0));
-    far = PHI4_FN(add)(far, AT(-2, 0, 0));
-    near = PHI4_FN(add)(near, AT(0, 1, 0));
-    near = PHI4_FN(add)(near, AT(0, -1, 0));
-    far = PHI4_FN(add)(far, AT(0, 2, 0));
-    far = PHI4_FN(add)(far, AT(0, -2, 0));
-    if (three) {
-        near = PHI4_FN(add)(near, AT(0, 0, 1));
-        near = PHI4_FN(add)(near, AT(0, 0, -1));
-        far = PHI4_FN(add)(far, AT(0, 0, 2));
-        far = PHI4_FN(add)(far, AT(0, 0, -2));
-    }
-    diag = PHI4_FN(add)(diag, AT(1, 1, 0));
-    diag = PHI4_FN(add)(diag, AT(1, -1, 0));
-    diag = PHI4_FN(add)(diag, AT(-1, 1, 0));
-    diag = PHI4_FN(add)(diag, AT(-1, -1, 0));
-    if (three) {
-        diag = PHI4_FN(add)(diag, AT(1, 0, 1));
-        diag = PHI4_FN(add)(diag, AT(1, 0, -1));
-        diag = PHI4_FN(add)(diag, AT(-1, 0, 1));
-        diag = PHI4_FN(add)(diag, AT(-1, 0, -1));
-        diag = PHI4_FN(add)(diag, AT(0, 1, 1));
-        diag = PHI4_FN(add)(diag, AT(0, 1, -1));
-        diag = PHI4_FN(add)(diag, AT(0, -1, 1));
-        diag = PHI4_FN(add)(diag, AT(0, -1, -1));
-    }
+    PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
 #undef AT
     *c01 = near;
     *c02 = far;
@@ -286,36 +300,11 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_stencil_sums
     const bool hi[5], V *c01, V *c02, V *c11)
 {
     const int64_t *dy = st->dy, *dz = st->dz;
-#define AT(dx, d) PHI4_FN(phi4_simd_stencil_at)(st, d, (dx) + 2, may_fix, lo, hi)
+#define AT(dx, ry, rz)                                                                    \
+    PHI4_FN(phi4_simd_stencil_at)(st, PHI4_SIMD_ROW(dy, ry) + PHI4_SIMD_ROW(dz, rz), (dx) + 2, \
+                                  may_fix, lo, hi)
     V near = PHI4_FN(set1)(0), far = near, diag = near;
-    near = PHI4_FN(add)(near, AT(1, 0));
-    near = PHI4_FN(add)(near, AT(-1, 0));
-    far = PHI4_FN(add)(far, AT(2, 0));
-    far = PHI4_FN(add)(far, AT(-2, 0));
-    near = PHI4_FN(add)(near, AT(0, dy[3]));
-    near = PHI4_FN(add)(near, AT(0, dy[1]));
-    far = PHI4_FN(add)(far, AT(0, dy[4]));
-    far = PHI4_FN(add)(far, AT(0, dy[0]));
-    if (three) {
-        near = PHI4_FN(add)(near, AT(0, dz[3]));
-        near = PHI4_FN(add)(near, AT(0, dz[1]));
-        far = PHI4_FN(add)(far, AT(0, dz[4]));
-        far = PHI4_FN(add)(far, AT(0, dz[0]));
-    }
-    diag = PHI4_FN(add)(diag, AT(1, dy[3]));
-    diag = PHI4_FN(add)(diag, AT(1, dy[1]));
-    diag = PHI4_FN(add)(diag, AT(-1, dy[3]));
-    diag = PHI4_FN(add)(diag, AT(-1, dy[1]));
-    if (three) {
-        diag = PHI4_FN(add)(diag, AT(1, dz[3]));
-        diag = PHI4_FN(add)(diag, AT(1, dz[1]));
-        diag = PHI4_FN(add)(diag, AT(-1, dz[3]));
-        diag = PHI4_FN(add)(diag, AT(-1, dz[1]));
-        diag = PHI4_FN(add)(diag, AT(0, dy[3] + dz[3]));
-        diag = PHI4_FN(add)(diag, AT(0, dy[3] + dz[1]));
-        diag = PHI4_FN(add)(diag, AT(0, dy[1] + dz[3]));
-        diag = PHI4_FN(add)(diag, AT(0, dy[1] + dz[1]));
-    }
+    PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
 #undef AT
     *c01 = near;
     *c02 = far;
@@ -471,6 +460,102 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_full)(
     q->o = o;
     q->c = PHI4_FN(phi4_simd_coef)(p->k, c01, c02, c11);
     phi4_pre_of(p->keys, word0, word1, word2, &q->pre);
+}
+
+/*
+ * Paired groups (the chunk schedule's segments of W/2 numbers: b_x = 64 with 8 colours on
+ * AVX-512, b_x = 32 on AVX2): lanes [0, W/2) are the W/2 numbers of one segment, lanes
+ * [W/2, W) those of another, each half in one row, so that such segments fill whole
+ * vectors. Each half keeps its own row's addressing; every lane's sums are the very
+ * additions, in the very order, of the same neighbours as in a group of its own.
+ */
+struct PHI4_FN(phi4_simd_half) {
+    const PHI4_R *c;                 /* the half's first site */
+    const int64_t *dx_off, *dy, *dz; /* the cursor's tables (phi4_simd_stencil) */
+    bool lo[5], hi[5];               /* per x offset: its first lane (m = 0) wraps backwards,
+                                      * its last (m = n - 1) forwards */
+};
+
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
+    const struct PHI4_FN(phi4_simd_pass) *p, const struct PHI4_FN(phi4_simd_cursor) *cur,
+    struct PHI4_FN(phi4_simd_half) *h)
+{
+    const int *carry = p->sub_carry[cur->r];
+    const bool first = cur->m == 0, last = cur->m + PHI4_W / 2 == p->n;
+    h->c = cur->sub + cur->m;
+    h->dx_off = cur->dx;
+    h->dy = cur->dy;
+    h->dz = cur->dz;
+    for (int k = 0; k < 5; k++) {
+        h->lo[k] = first && carry[k] < 0;
+        h->hi[k] = last && carry[k] > 0;
+    }
+}
+
+/* The W values at offset (dx = k - 2, ry, rz) of the two halves; the lanes that wrap around
+ * their row's end read the sub-row's other end (as phi4_simd_stencil_at). */
+static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_pair_at)(
+    const struct PHI4_FN(phi4_simd_half) *a, const struct PHI4_FN(phi4_simd_half) *b, int k,
+    int ry, int rz, int64_t n)
+{
+    enum { H = PHI4_W / 2 };
+    const PHI4_R *pa = a->c + PHI4_SIMD_ROW(a->dy, ry) + PHI4_SIMD_ROW(a->dz, rz) + a->dx_off[k];
+    const PHI4_R *pb = b->c + PHI4_SIMD_ROW(b->dy, ry) + PHI4_SIMD_ROW(b->dz, rz) + b->dx_off[k];
+    V v = PHI4_FN(load2)(pa, pb);
+    if (k != 2) {
+        if (a->lo[k])
+            v = PHI4_FN(set_lane)(v, 0, pa[n]);
+        else if (a->hi[k])
+            v = PHI4_FN(set_lane)(v, H - 1, pa[H - 1 - n]);
+        if (b->lo[k])
+            v = PHI4_FN(set_lane)(v, H, pb[n]);
+        else if (b->hi[k])
+            v = PHI4_FN(set_lane)(v, PHI4_W - 1, pb[H - 1 - n]);
+    }
+    return v;
+}
+
+/* Load the paired group of the W/2 numbers from ja (cursor a) and from jb (cursor b), each
+ * a multiple of W/2 and the first of W/2 numbers of one row: values, coefficients, Philox
+ * invariants (blocks ja/4 .. and jb/4 .., W/8 each). */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_pair)(
+    const struct PHI4_FN(phi4_simd_pass) *p, const struct PHI4_FN(phi4_simd_cursor) *ca,
+    const struct PHI4_FN(phi4_simd_cursor) *cb, int64_t ja, int64_t jb,
+    struct PHI4_FN(phi4_simd_group) *q)
+{
+    enum { H = PHI4_W / 2 };
+    const int three = p->g->lat.ndim == 3;
+    struct PHI4_FN(phi4_simd_half) a, b;
+    PHI4_FN(phi4_simd_half_of)(p, ca, &a);
+    PHI4_FN(phi4_simd_half_of)(p, cb, &b);
+    V near = PHI4_FN(set1)(0), far = near, diag = near;
+#define AT(dx, ry, rz) PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, ry, rz, p->n)
+    PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+#undef AT
+    q->o = PHI4_FN(load2)(a.c, b.c);
+    q->c = PHI4_FN(phi4_simd_coef)(p->k, near, far, diag);
+    q->valid = (1u << PHI4_W) - 1u;
+    q->valid_mask = PHI4_FN(lanes)(0, PHI4_W);
+    q->npieces = 2;
+    q->piece_at[0] = (PHI4_R *)a.c;
+    q->piece_from[0] = 0;
+    q->piece_to[0] = H;
+    q->piece_at[1] = (PHI4_R *)b.c - H; /* where lane 0 would be */
+    q->piece_from[1] = H;
+    q->piece_to[1] = PHI4_W;
+    /* lane l of a half is number j + l of its segment: block j/4 + l/4, lane l mod 4 */
+    const uint64_t origin = (uint64_t)(p->g->j_origin / 4);
+    uint32_t word0[PHI4_W / 4], word1[PHI4_W / 4], word2 = 0;
+    for (int i = 0; i < PHI4_W / 4; i++) {
+        const uint64_t blk = origin + (i < PHI4_W / 8 ? (uint64_t)ja / 4 + (uint64_t)i
+                                                      : (uint64_t)jb / 4 + (uint64_t)(i - PHI4_W / 8));
+        const latmc_philox_ctr x = latmc_rng_name_counter(p->name, blk);
+        word0[i] = x.v[0];
+        word1[i] = x.v[1];
+        word2 = x.v[2];
+    }
+    phi4_pre_of(p->keys, phi4_iv_pairs(word0), phi4_iv_pairs(word1), phi4_iv_set1(word2),
+                &q->pre);
 }
 
 /* Only the group's valid lanes: another box's lanes of the group may be written by another
@@ -809,6 +894,28 @@ uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
     return PHI4_FN(phi4_simd_boxes_blocks)(&p, colour, boxes, n_boxes, u0, u1);
 }
 
+/* Where segment i starts: one row below segment i - 1 (a chunk's next row) without
+ * divisions, else from the number (a few divisions, ~a quarter of a group's hits where
+ * every row segment is one group). */
+static inline void PHI4_FN(phi4_simd_segment_cursor)(const struct PHI4_FN(phi4_simd_pass) *p,
+                                                     int colour, const struct phi4_range *segs,
+                                                     int i, struct PHI4_FN(phi4_simd_cursor) *c)
+{
+    if (i > 0 && segs[i].j0 == segs[i - 1].j0 + p->n) {
+        const int64_t m = c->m;
+        PHI4_FN(phi4_simd_next_row)(p, c);
+        c->m = m;
+    } else {
+        PHI4_FN(phi4_simd_cursor_at)(p, colour, segs[i].j0, c);
+    }
+}
+
+/* A segment that is one half of a paired group: W/2 numbers from a multiple of W/2. */
+static inline bool PHI4_FN(phi4_simd_half_segment)(const struct phi4_range *s)
+{
+    return s->j1 - s->j0 == PHI4_W / 2 && s->j0 % (PHI4_W / 2) == 0;
+}
+
 /*
  * The chunk schedule's colour step (phi4_dsp.h, segments_f/_d): the groups that the
  * segments touch, each loaded with its segment's lanes only (a group shared with another
@@ -838,15 +945,18 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
     uint64_t accepted = 0;
     int ng = 0;
     for (int i = 0; i < n_segs; i++) {
-        /* the segment's first number: one row below the last segment's (a chunk's next
-         * row) without divisions, else from the number (a few divisions, ~a quarter of a
-         * group's hits where every row segment is one group) */
-        if (i > 0 && segs[i].j0 == segs[i - 1].j0 + p.n) {
-            const int64_t m = first.m;
-            PHI4_FN(phi4_simd_next_row)(&p, &first);
-            first.m = m;
-        } else {
-            PHI4_FN(phi4_simd_cursor_at)(&p, colour, segs[i].j0, &first);
+        PHI4_FN(phi4_simd_segment_cursor)(&p, colour, segs, i, &first);
+        /* two segments of W/2 numbers (each a multiple of W/2 on): one paired group */
+        if (i + 1 < n_segs && PHI4_FN(phi4_simd_half_segment)(&segs[i]) &&
+            PHI4_FN(phi4_simd_half_segment)(&segs[i + 1])) {
+            const struct PHI4_FN(phi4_simd_cursor) a = first;
+            PHI4_FN(phi4_simd_segment_cursor)(&p, colour, segs, ++i, &first);
+            PHI4_FN(phi4_simd_load_pair)(&p, &a, &first, segs[i - 1].j0, segs[i].j0, &q[ng]);
+            if (++ng == G) {
+                accepted += PHI4_FN(phi4_simd_hits)(&p, colour, q);
+                ng = 0;
+            }
+            continue;
         }
         /* the loads move the cursor on, through the segment's groups */
         struct PHI4_FN(phi4_simd_cursor) cur = first;
@@ -870,6 +980,8 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
     return accepted;
 }
 
+#undef PHI4_SIMD_SUMS_ORDER
+#undef PHI4_SIMD_ROW
 #undef V
 #undef M
 #undef PHI4_FN

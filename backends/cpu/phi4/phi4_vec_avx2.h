@@ -81,6 +81,11 @@ static inline vec_f load_f(const float *p)
 {
     return _mm256_loadu_ps(p);
 }
+/* Lanes 0-3 from a, 4-7 from b (the paired groups of the chunk schedule). */
+static inline vec_f load2_f(const float *a, const float *b)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1);
+}
 static inline void store_f(float *p, vec_f v)
 {
     _mm256_storeu_ps(p, v);
@@ -176,6 +181,10 @@ static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_
 static inline vec_d load_d(const double *p)
 {
     return (vec_d){ _mm256_loadu_pd(p), _mm256_loadu_pd(p + 4) };
+}
+static inline vec_d load2_d(const double *a, const double *b)
+{
+    return (vec_d){ _mm256_loadu_pd(a), _mm256_loadu_pd(b) };
 }
 static inline void store_d(double *p, vec_d v)
 {

@@ -79,6 +79,11 @@ static inline vec_f load_f(const float *p)
 {
     return _mm512_loadu_ps(p);
 }
+/* Lanes 0-7 from a, 8-15 from b (the paired groups of the chunk schedule). */
+static inline vec_f load2_f(const float *a, const float *b)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(a)), _mm256_loadu_ps(b), 1);
+}
 static inline void store_f(float *p, vec_f v)
 {
     _mm512_storeu_ps(p, v);
@@ -205,6 +210,10 @@ typedef __mmask16 mask_d;
 static inline vec_d load_d(const double *p)
 {
     return (vec_d){ _mm512_loadu_pd(p), _mm512_loadu_pd(p + 8) };
+}
+static inline vec_d load2_d(const double *a, const double *b)
+{
+    return (vec_d){ _mm512_loadu_pd(a), _mm512_loadu_pd(b) };
 }
 static inline void store_d(double *p, vec_d v)
 {
