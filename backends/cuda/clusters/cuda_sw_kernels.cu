@@ -195,6 +195,20 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
     return c % t + 1 < t && c + 1 < l;
 }
 
+/* The origin (x0, y0, z0) of tile `tile` among nx x ny x nz (32-bit divisions: a tile
+ * holds a site, so tile < 2^32; in 2D nz = 1, the rest < ny). */
+template <int ND>
+__device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t ny,
+                                            uint32_t *x0, uint32_t *y0, uint32_t *z0)
+{
+    const tile_dims<ND> t;
+    const uint32_t rest = tile / nx, gx = tile - rest * nx;
+    const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
+    *x0 = gx * t.tx;
+    *y0 = (rest - ry0 * ny) * t.ty;
+    *z0 = ry0 * t.tz;
+}
+
 /* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
  * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). A warp
  * holds whole rows of the tile (tx = 32 or 16), so its bonds along x come as one ballot:
@@ -204,7 +218,10 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
  * it (x - 1) is active too and both rows' runs go on from x - 1 to x, the four sites are
  * already one piece. The pieces, their roots (smallest local sites) and so the labels are
  * those the unions of every bond give, in any order. ND (2 or 3) makes the tile's
- * extents constants: a block's one tile took some 14 run-time divisions a thread. */
+ * extents constants: a block's one tile took some 14 run-time divisions a thread.
+ * The grid is one wave of resident blocks (sw_wave), each walking many tiles with the
+ * next tile's bonds byte loaded before this tile's work: a block a tile (a million blocks
+ * at 16384^2) paid the block's start and a DRAM latency per 256 sites. */
 template <int ND>
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
@@ -215,20 +232,33 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
-    const uint64_t tiles = (uint64_t)nx * ny * nz;
+    const uint64_t tiles = (uint64_t)nx * ny * nz; /* < 2^32: a tile holds a site */
     const uint32_t me = threadIdx.x, lane = me & 31u, warp = me & ~31u;
     const uint32_t upto = 0xffffffffu >> (31u - lane); /* lanes 0 .. lane */
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
     const uint32_t up_y = me + t.tx, up_z = me + t.tx * t.ty;
-    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        /* 32-bit divisions: a tile holds a site, so tile < 2^32; in 2D nz = 1, rest < ny */
-        const uint32_t rest = (uint32_t)tile / nx, gx = (uint32_t)tile - rest * nx;
-        const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
-        const uint32_t x0 = gx * t.tx, y0 = (rest - ry0 * ny) * t.ty, z0 = ry0 * t.tz;
+    uint64_t tile = blockIdx.x;
+    /* this thread's site of the next tile and its bonds byte (0: none, no mark yet) */
+    uint32_t nx0 = 0, ny0 = 0, nz0 = 0, ni = 0;
+    bool nvalid = false;
+    unsigned nbits = 0;
+    if (tile < tiles) {
+        tile_origin<ND>((uint32_t)tile, nx, ny, &nx0, &ny0, &nz0);
+        nvalid = nx0 + mx < o.ex && ny0 + my < o.ey && nz0 + mz < o.ez;
+        ni = first + nx0 + mx + o.ex * (ny0 + my + o.ey * (nz0 + mz));
+        nbits = nvalid ? b.bonds[ni] : 0u;
+    }
+    for (; tile < tiles; tile += gridDim.x) {
+        const uint32_t x0 = nx0, y0 = ny0, z0 = nz0, i = ni;
+        const bool valid = nvalid;
+        const unsigned bits = nbits;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
-        const bool valid = x < o.ex && y < o.ey && z < o.ez;
-        const uint32_t i = first + x + o.ex * (y + o.ey * z);
-        const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
+        if (tile + gridDim.x < tiles) {
+            tile_origin<ND>((uint32_t)(tile + gridDim.x), nx, ny, &nx0, &ny0, &nz0);
+            nvalid = nx0 + mx < o.ex && ny0 + my < o.ey && nz0 + mz < o.ez;
+            ni = first + nx0 + mx + o.ex * (ny0 + my + o.ey * (nz0 + mz));
+            nbits = nvalid ? b.bonds[ni] : 0u;
+        }
         /* bit l: the bond from lane l to l + 1 (never across a row's end: inside_tile) */
         const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && inside_tile(x, t.tx, o.ex));
         const uint32_t ylink = __ballot_sync(0xffffffffu, bits & 2u && inside_tile(y, t.ty, o.ey));
@@ -288,9 +318,8 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t tile = (uint32_t)(k / slots); /* a tile holds a site: < 2^32 */
         const uint32_t s = (uint32_t)(k % slots);
-        const uint32_t rest = tile / nx, gx = tile - rest * nx; /* 2D: nz = 1, rest < ny */
-        const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
-        const uint32_t x0 = gx * t.tx, y0 = (rest - ry0 * ny) * t.ty, z0 = ry0 * t.tz;
+        uint32_t x0, y0, z0;
+        tile_origin<ND>(tile, nx, ny, &x0, &y0, &z0);
         /* the tile's last coordinates (local) */
         const uint32_t lx = min(t.tx, o.ex - x0) - 1, ly = min(t.ty, o.ey - y0) - 1;
         const uint32_t lz = min(t.tz, o.ez - z0) - 1;
@@ -466,6 +495,79 @@ __global__ void sw_decide4_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
+/* Pass 3 and the decisions in one pass, four own sites a thread (sw_words; GROUPED as
+ * sw_decide4_kernel's): a word's marked sites (the tiles' roots) are either their
+ * clusters' roots, whose decisions are drawn into their bytes, or flattened to their
+ * clusters' roots (sw_flatten4_kernel's finds, stepped together). One read of the bonds
+ * and of the marked words' labels instead of two: the finds read only the labels, and a
+ * word's bytes are this thread's. */
+template <bool GROUPED>
+__global__ void sw_settle4_kernel(struct cuda_sw_box b, uint64_t seed,
+                                  struct latmc_rng_name name, uint64_t keep, int q)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        uint32_t word = *(const uint32_t *)(b.bonds + i0);
+        const uint32_t marks = word & SW_TILE_ROOTS;
+        if (!marks)
+            continue;
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
+        uint32_t x[4];
+        unsigned live = 0, roots = 0; /* bit s: site i0 + s's find walks; it is a root */
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            x[s] = p[s];
+            if (marks >> (8 * s) & SW_TILE_ROOT) {
+                if (p[s] != i0 + (uint32_t)s)
+                    live |= 1u << s;
+                else
+                    roots |= 1u << s;
+            }
+        }
+        const unsigned walked = live;
+        if (roots) {
+            const uint32_t g0 = sw_global(b, i0);
+            if (GROUPED) { /* the four names are one block's lanes (sw_decide4_kernel) */
+                const latmc_philox_ctr c = latmc_rng_name_block(seed, name, g0 >> 2);
+#pragma unroll
+                for (int s = 0; s < 4; s++)
+                    if (roots >> s & 1u)
+                        word = (word & ~(0xffu << (8 * s))) |
+                               (uint32_t)sw_decision_of(lane_of(c, (unsigned)s), keep, q)
+                                   << (8 * s);
+            } else {
+#pragma unroll
+                for (int s = 0; s < 4; s++)
+                    if (roots >> s & 1u)
+                        word = (word & ~(0xffu << (8 * s))) |
+                               (uint32_t)sw_decision(seed, name, g0 + (uint32_t)s, keep, q)
+                                   << (8 * s);
+            }
+            *(uint32_t *)(b.bonds + i0) = word;
+        }
+        while (live) {
+#pragma unroll
+            for (int s = 0; s < 4; s++) {
+                if (!(live >> s & 1u))
+                    continue;
+                const uint32_t nq = __ldcg(b.labels + x[s]);
+                if (nq == x[s])
+                    live &= ~(1u << s);
+                else
+                    x[s] = nq;
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (walked >> s & 1u && x[s] != p[s])
+                b.labels[i0 + (uint32_t)s] = x[s];
+    }
+}
+
 /* Every site takes its cluster's decision; counts the sites that changed. */
 template <bool POTTS>
 __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
@@ -480,17 +582,24 @@ __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed
 }
 
 /* The flip four own sites a thread (sw_words): their tile roots read as one uint4, the
- * four roots' labels and decisions then loaded together, the spins as one word. */
+ * four roots' labels and decisions then loaded together, the spins as one word. The next
+ * word's tile roots are loaded before this word's gathers (a grid of one wave, each
+ * thread many words: the three dependent loads of a word left it waiting). */
 template <bool POTTS>
 __global__ void sw_flip4_kernel(struct cuda_sw_box b, unsigned long long *changed)
 {
     const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
     const uint32_t first = sw_own_site(b, 0);
+    const uint64_t stride = (uint64_t)cuda_item_stride();
     unsigned long long flipped = 0;
-    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
-         k += (uint64_t)cuda_item_stride()) {
+    uint64_t k = (uint64_t)cuda_first_item();
+    uint4 next = k < groups ? *(const uint4 *)(b.labels + first + (uint32_t)(4 * k))
+                            : make_uint4(0, 0, 0, 0);
+    for (; k < groups; k += stride) {
         const uint32_t i0 = first + (uint32_t)(4 * k);
-        const uint4 t4 = *(const uint4 *)(b.labels + i0);
+        const uint4 t4 = next;
+        if (k + stride < groups)
+            next = *(const uint4 *)(b.labels + first + (uint32_t)(4 * (k + stride)));
         const uint32_t t[4] = { t4.x, t4.y, t4.z, t4.w };
         uint32_t r[4], d[4];
 #pragma unroll
@@ -537,6 +646,38 @@ static int64_t own_sites(const struct cuda_sw_box *b)
     return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
 }
 
+#define SW_KNOWN_DEVICES 64 /* waves remembered per device (k boxes on k devices) */
+
+/* Blocks of CUDA_THREADS for `blocks` blocks' work: at most one wave of Kernel's resident
+ * blocks on the current device (each block then walks several blocks' work), else
+ * `blocks` capped as cuda_grid caps it. */
+template <auto Kernel> static unsigned sw_wave(int64_t blocks)
+{
+    static thread_local int known[SW_KNOWN_DEVICES]; /* 0: not asked yet */
+    const unsigned capped = blocks < 1 ? 1u : blocks < CUDA_MAX_BLOCKS ? (unsigned)blocks
+                                                                        : CUDA_MAX_BLOCKS;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError(); /* the launch reports a real problem */
+        return capped;
+    }
+    const bool cached = device >= 0 && device < SW_KNOWN_DEVICES;
+    int wave = cached ? known[device] : 0;
+    if (wave == 0) {
+        int sms = 0, per_sm = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+                cudaSuccess || sms * per_sm <= 0) {
+            (void)cudaGetLastError();
+            return capped;
+        }
+        wave = sms * per_sm;
+        if (cached)
+            known[device] = wave;
+    }
+    return capped < (unsigned)wave ? capped : (unsigned)wave;
+}
+
 template <int ND>
 static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, int flip, uint64_t thr)
@@ -572,17 +713,16 @@ extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_b
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b)
+extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_box *b)
 {
     const struct tile_shape t = tile_of(b->g.ndim);
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
                           ((o.ez + t.tz - 1) / t.tz);
-    const unsigned tile_blocks = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
     if (b->g.ndim == 3)
-        sw_tile_kernel<3><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<3><<<sw_wave<sw_tile_kernel<3>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     else
-        sw_tile_kernel<2><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<2><<<sw_wave<sw_tile_kernel<2>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
@@ -592,14 +732,22 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
             sw_union_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
-    if (err == cudaSuccess) {
-        if (sw_words(b))
-            sw_flatten4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(*b);
-        else
-            sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
-        err = cudaGetLastError();
-    }
     return err;
+}
+
+extern "C" cudaError_t cuda_sw_flatten(cudaStream_t stream, const struct cuda_sw_box *b)
+{
+    if (sw_words(b))
+        sw_flatten4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(*b);
+    else
+        sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b)
+{
+    const cudaError_t err = cuda_sw_link(stream, b);
+    return err == cudaSuccess ? cuda_sw_flatten(stream, b) : err;
 }
 
 extern "C" cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b,
@@ -627,9 +775,11 @@ extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_b
     const unsigned grid = cuda_grid(words ? own_sites(b) / 4 : own_sites(b));
     const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
     if (words && q)
-        sw_flip4_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+        sw_flip4_kernel<true><<<sw_wave<sw_flip4_kernel<true>>(blocks), CUDA_THREADS, 0,
+                                stream>>>(*b, changed);
     else if (words)
-        sw_flip4_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+        sw_flip4_kernel<false><<<sw_wave<sw_flip4_kernel<false>>(blocks), CUDA_THREADS, 0,
+                                 stream>>>(*b, changed);
     else if (q)
         sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
     else
@@ -642,5 +792,27 @@ extern "C" cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_bo
                                     uint64_t keep_threshold, int q, unsigned long long *changed)
 {
     const cudaError_t err = cuda_sw_decide(stream, b, seed, name, keep_threshold, q);
+    return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
+}
+
+extern "C" cudaError_t cuda_sw_settle_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                           uint64_t seed, struct latmc_rng_name name,
+                                           uint64_t keep_threshold, int q,
+                                           unsigned long long *changed)
+{
+    cudaError_t err;
+    if (sw_grouped(b)) {
+        sw_settle4_kernel<true><<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+        err = cudaGetLastError();
+    } else if (sw_words(b)) {
+        sw_settle4_kernel<false><<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+        err = cudaGetLastError();
+    } else {
+        err = cuda_sw_flatten(stream, b);
+        if (err == cudaSuccess)
+            err = cuda_sw_decide(stream, b, seed, name, keep_threshold, q);
+    }
     return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
 }
