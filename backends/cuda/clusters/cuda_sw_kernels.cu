@@ -129,6 +129,61 @@ __global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
+/* sw_bonds_kernel where the rows are whole words too (L_x a multiple of 4, so a word's
+ * four sites share their row): the neighbours' spins along y and z are the words at
+ * i0 + L_x and i0 + L_x L_y (or their wraps), along x the word shifted by a site and the
+ * next word's first byte (or the row's first), compared four bytes at once (__vcmpeq4):
+ * three or four loads a word instead of 2 ND + 1, and no neighbour indices per site. */
+template <int ND, bool EPS>
+__global__ void sw_bonds_rows_kernel(struct cuda_sw_box b, uint64_t seed,
+                                     struct latmc_rng_name name, int flip, uint64_t thr)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
+    const uint32_t plane = lx * ly;
+    const bool every = thr > 0xffffffffu; /* every draw < thr */
+    const uint32_t thr32 = (uint32_t)thr;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        latmc_philox_ctr c[ND];
+#pragma unroll
+        for (int q = 0; q < ND; q++)
+            c[q] = latmc_rng_name_block(seed, name,
+                                        (uint64_t)ND * (b.g0 / 4 + k) + (uint64_t)q);
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        const uint32_t row0 = i0 / lx, cx = i0 - row0 * lx, cy = row0 % ly, cz = row0 / ly;
+        const uint32_t four = *(const uint32_t *)(b.spins + i0);
+        const uint32_t next = cx + 4 == lx ? i0 + 4 - lx : i0 + 4;
+        const uint32_t right = four >> 8 | (uint32_t)(uint8_t)b.spins[next] << 24;
+        const uint32_t iy = cy + 1 == ly ? i0 - cy * lx : i0 + lx;
+        uint32_t same[3];
+        same[0] = __vcmpeq4(four, right);
+        same[1] = __vcmpeq4(four, *(const uint32_t *)(b.spins + iy));
+        if (ND == 3) {
+            const uint32_t iz = cz + 1 == lz ? i0 - cz * plane : i0 + plane;
+            same[2] = __vcmpeq4(four, *(const uint32_t *)(b.spins + iz));
+        }
+        uint32_t eps_neg[ND];
+#pragma unroll
+        for (int q = 0; q < ND; q++)
+            eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
+        uint32_t out = 0;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+#pragma unroll
+            for (int mu = 0; mu < ND; mu++) {
+                const int m = ND * s + mu; /* the draw's (and coupling's) place */
+                const uint32_t u = lane_of(c[m >> 2], (unsigned)(m & 3));
+                const uint32_t neg = EPS ? eps_neg[m >> 2] >> (8 * (m & 3) + 7) & 1u : 0u;
+                const uint32_t sat = (same[mu] >> (8 * s) & 1u) ^ neg ^ (uint32_t)flip;
+                out |= (sat & (uint32_t)(every || u < thr32)) << (8 * s + mu);
+            }
+        }
+        *(uint32_t *)(b.bonds + i0) = out;
+    }
+}
+
 /* The same rule one own site a thread, each draw from its block (a box whose own sites
  * do not start or end at a multiple of 4 of the lattice, or of its storage). */
 template <int ND, bool EPS>
@@ -218,10 +273,7 @@ __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t
  * it (x - 1) is active too and both rows' runs go on from x - 1 to x, the four sites are
  * already one piece. The pieces, their roots (smallest local sites) and so the labels are
  * those the unions of every bond give, in any order. ND (2 or 3) makes the tile's
- * extents constants: a block's one tile took some 14 run-time divisions a thread.
- * The grid is one wave of resident blocks (sw_wave), each walking many tiles with the
- * next tile's bonds byte loaded before this tile's work: a block a tile (a million blocks
- * at 16384^2) paid the block's start and a DRAM latency per 256 sites. */
+ * extents constants: a block's one tile took some 14 run-time divisions a thread. */
 template <int ND>
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
@@ -232,33 +284,18 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
-    const uint64_t tiles = (uint64_t)nx * ny * nz; /* < 2^32: a tile holds a site */
+    const uint64_t tiles = (uint64_t)nx * ny * nz;
     const uint32_t me = threadIdx.x, lane = me & 31u, warp = me & ~31u;
     const uint32_t upto = 0xffffffffu >> (31u - lane); /* lanes 0 .. lane */
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
     const uint32_t up_y = me + t.tx, up_z = me + t.tx * t.ty;
-    uint64_t tile = blockIdx.x;
-    /* this thread's site of the next tile and its bonds byte (0: none, no mark yet) */
-    uint32_t nx0 = 0, ny0 = 0, nz0 = 0, ni = 0;
-    bool nvalid = false;
-    unsigned nbits = 0;
-    if (tile < tiles) {
-        tile_origin<ND>((uint32_t)tile, nx, ny, &nx0, &ny0, &nz0);
-        nvalid = nx0 + mx < o.ex && ny0 + my < o.ey && nz0 + mz < o.ez;
-        ni = first + nx0 + mx + o.ex * (ny0 + my + o.ey * (nz0 + mz));
-        nbits = nvalid ? b.bonds[ni] : 0u;
-    }
-    for (; tile < tiles; tile += gridDim.x) {
-        const uint32_t x0 = nx0, y0 = ny0, z0 = nz0, i = ni;
-        const bool valid = nvalid;
-        const unsigned bits = nbits;
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        uint32_t x0, y0, z0;
+        tile_origin<ND>((uint32_t)tile, nx, ny, &x0, &y0, &z0);
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
-        if (tile + gridDim.x < tiles) {
-            tile_origin<ND>((uint32_t)(tile + gridDim.x), nx, ny, &nx0, &ny0, &nz0);
-            nvalid = nx0 + mx < o.ex && ny0 + my < o.ey && nz0 + mz < o.ez;
-            ni = first + nx0 + mx + o.ex * (ny0 + my + o.ey * (nz0 + mz));
-            nbits = nvalid ? b.bonds[ni] : 0u;
-        }
+        const bool valid = x < o.ex && y < o.ey && z < o.ez;
+        const uint32_t i = first + x + o.ex * (y + o.ey * z);
+        const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
         /* bit l: the bond from lane l to l + 1 (never across a row's end: inside_tile) */
         const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && inside_tile(x, t.tx, o.ex));
         const uint32_t ylink = __ballot_sync(0xffffffffu, bits & 2u && inside_tile(y, t.ty, o.ey));
@@ -347,25 +384,34 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
             continue;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
         const uint32_t i = first + x + o.ex * (y + o.ey * z);
-        unsigned bits = b.bonds[i] & SW_BOND_BITS;
-        if (!bits)
-            continue;
+        /* the directions whose bond would leave the tile here (or wrap) */
+        unsigned leaving = (1u << ND) - 1u;
         if (inside_tile(x, t.tx, o.ex))
-            bits &= ~1u;
+            leaving &= ~1u;
         if (inside_tile(y, t.ty, o.ey))
-            bits &= ~2u;
-        if (inside_tile(z, t.tz, o.ez))
-            bits &= ~4u;
+            leaving &= ~2u;
+        if (ND == 3 && inside_tile(z, t.tz, o.ez))
+            leaving &= ~4u;
         if (!b.wrap && (ND == 3 ? z : y) + 1 == b.np)
-            bits &= ~last; /* across the box's upper face */
-        if (!bits)
+            leaving &= ~last; /* across the box's upper face */
+        if (!leaving)
             continue;
         /* the stored lattice's coordinates: the own ones, the last axis from plane p0 */
         uint32_t j[3];
         neighbours_at(b.g, i, x, ND == 3 ? y : b.p0 + y, ND == 3 ? b.p0 + z : 0u, j);
+        /* the parents of i and of the far ends loaded with the bonds byte, not after it:
+         * a union's finds then start a step on, and most end at that step (a tile root's
+         * label is itself), so a union waits on two loads instead of five */
+        const uint32_t pi = __ldcg(b.labels + i);
+        uint32_t pj[3];
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++)
+            pj[mu] = leaving >> mu & 1u ? __ldcg(b.labels + j[mu]) : 0u;
+        const unsigned bits = b.bonds[i] & leaving;
+#pragma unroll
         for (int mu = 0; mu < ND; mu++)
             if (bits >> mu & 1u)
-                unite(b.labels, i, j[mu]);
+                unite_from(b.labels, i, pi, j[mu], pj[mu]);
     }
 }
 
@@ -582,24 +628,17 @@ __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed
 }
 
 /* The flip four own sites a thread (sw_words): their tile roots read as one uint4, the
- * four roots' labels and decisions then loaded together, the spins as one word. The next
- * word's tile roots are loaded before this word's gathers (a grid of one wave, each
- * thread many words: the three dependent loads of a word left it waiting). */
+ * four roots' labels and decisions then loaded together, the spins as one word. */
 template <bool POTTS>
 __global__ void sw_flip4_kernel(struct cuda_sw_box b, unsigned long long *changed)
 {
     const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
     const uint32_t first = sw_own_site(b, 0);
-    const uint64_t stride = (uint64_t)cuda_item_stride();
     unsigned long long flipped = 0;
-    uint64_t k = (uint64_t)cuda_first_item();
-    uint4 next = k < groups ? *(const uint4 *)(b.labels + first + (uint32_t)(4 * k))
-                            : make_uint4(0, 0, 0, 0);
-    for (; k < groups; k += stride) {
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
         const uint32_t i0 = first + (uint32_t)(4 * k);
-        const uint4 t4 = next;
-        if (k + stride < groups)
-            next = *(const uint4 *)(b.labels + first + (uint32_t)(4 * (k + stride)));
+        const uint4 t4 = *(const uint4 *)(b.labels + i0);
         const uint32_t t[4] = { t4.x, t4.y, t4.z, t4.w };
         uint32_t r[4], d[4];
 #pragma unroll
@@ -646,43 +685,21 @@ static int64_t own_sites(const struct cuda_sw_box *b)
     return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
 }
 
-#define SW_KNOWN_DEVICES 64 /* waves remembered per device (k boxes on k devices) */
-
-/* Blocks of CUDA_THREADS for `blocks` blocks' work: at most one wave of Kernel's resident
- * blocks on the current device (each block then walks several blocks' work), else
- * `blocks` capped as cuda_grid caps it. */
-template <auto Kernel> static unsigned sw_wave(int64_t blocks)
-{
-    static thread_local int known[SW_KNOWN_DEVICES]; /* 0: not asked yet */
-    const unsigned capped = blocks < 1 ? 1u : blocks < CUDA_MAX_BLOCKS ? (unsigned)blocks
-                                                                        : CUDA_MAX_BLOCKS;
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError(); /* the launch reports a real problem */
-        return capped;
-    }
-    const bool cached = device >= 0 && device < SW_KNOWN_DEVICES;
-    int wave = cached ? known[device] : 0;
-    if (wave == 0) {
-        int sms = 0, per_sm = 0;
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
-                cudaSuccess || sms * per_sm <= 0) {
-            (void)cudaGetLastError();
-            return capped;
-        }
-        wave = sms * per_sm;
-        if (cached)
-            known[device] = wave;
-    }
-    return capped < (unsigned)wave ? capped : (unsigned)wave;
-}
-
 template <int ND>
 static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, int flip, uint64_t thr)
 {
     const int64_t sites = own_sites(b);
+    if (sw_grouped(b) && b->g.lx % 4 == 0) {
+        const unsigned grid = cuda_grid(sites / 4);
+        if (b->eps)
+            sw_bonds_rows_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name,
+                                                                             flip, thr);
+        else
+            sw_bonds_rows_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name,
+                                                                              flip, thr);
+        return;
+    }
     if (sw_grouped(b)) {
         const unsigned grid = cuda_grid(sites / 4);
         if (b->eps)
@@ -719,10 +736,11 @@ extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_bo
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
                           ((o.ez + t.tz - 1) / t.tz);
+    const unsigned tile_blocks = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
     if (b->g.ndim == 3)
-        sw_tile_kernel<3><<<sw_wave<sw_tile_kernel<3>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<3><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
     else
-        sw_tile_kernel<2><<<sw_wave<sw_tile_kernel<2>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<2><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
@@ -775,11 +793,9 @@ extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_b
     const unsigned grid = cuda_grid(words ? own_sites(b) / 4 : own_sites(b));
     const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
     if (words && q)
-        sw_flip4_kernel<true><<<sw_wave<sw_flip4_kernel<true>>(blocks), CUDA_THREADS, 0,
-                                stream>>>(*b, changed);
+        sw_flip4_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
     else if (words)
-        sw_flip4_kernel<false><<<sw_wave<sw_flip4_kernel<false>>(blocks), CUDA_THREADS, 0,
-                                 stream>>>(*b, changed);
+        sw_flip4_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
     else if (q)
         sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
     else
