@@ -5,14 +5,15 @@
  * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
  * their labels as one uint4, so that a thread keeps several loads in flight (one site a
  * thread left these kernels waiting on latency); else one site a thread. The tiles' pass
- * is one site a thread, a block a tile; the union pass a thread per tile edge site.
+ * is one site a thread, a block a tile at a time (four waves of blocks, each walking
+ * tiles: sw_tile_grid); the union pass a thread per tile edge site.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
  * smaller sites, a union hangs the larger of the two roots under the smaller with
  * atomicMin and retries from the value it displaced, so once every bond is joined each
  * tree's root is its smallest site whatever order the threads ran in. Three passes:
- *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; one block each): the bonds inside a
+ *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; a block each): the bonds inside a
  *      tile joined in shared memory, every site's parent then its tile-local root's
  *      global index (the tile's order of sites is the lattice's, so a local root, the
  *      smallest local index of its piece, is its smallest site; the runs along x from
@@ -689,6 +690,30 @@ static int64_t own_sites(const struct cuda_sw_box *b)
     return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
 }
 
+/* Waves of resident blocks in the tiles' grid: each block then walks several tiles, its
+ * set-up (~45 of a warp's ~150 instructions a tile) paid once for them. One H200, 16384^2
+ * and 512^3: a block a tile (a million blocks) 24.1 and 34.1 ps a site and sweep, one wave
+ * 24.7 and 35.3, four waves 23.9 and 33.9. */
+#define SW_TILE_WAVES 4
+
+/* The tiles' grid: SW_TILE_WAVES waves of Kernel's resident blocks on the current device,
+ * or a block a tile (capped as cuda_grid caps it) where that is fewer or the device is not
+ * known. */
+template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles)
+{
+    const unsigned capped = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+            cudaSuccess || sms * per_sm <= 0) {
+        (void)cudaGetLastError(); /* the launch reports a real problem */
+        return capped;
+    }
+    const unsigned waves = (unsigned)(SW_TILE_WAVES * sms * per_sm);
+    return capped < waves ? capped : waves;
+}
+
 template <int ND>
 static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, int flip, uint64_t thr)
@@ -740,11 +765,10 @@ extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_bo
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
                           ((o.ez + t.tz - 1) / t.tz);
-    const unsigned tile_blocks = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
     if (b->g.ndim == 3)
-        sw_tile_kernel<3><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<3><<<sw_tile_grid<sw_tile_kernel<3>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     else
-        sw_tile_kernel<2><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<2><<<sw_tile_grid<sw_tile_kernel<2>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
