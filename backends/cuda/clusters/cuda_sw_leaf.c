@@ -127,7 +127,8 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     const int q = potts ? sim->desc.q : 0;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    sb->swept |= step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
+    sb->swept |=
+        step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
     switch (step->kind) {
     case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
