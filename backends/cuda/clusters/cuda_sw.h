@@ -62,6 +62,11 @@ cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint
  * piece in the box). */
 cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b);
 
+/* cuda_sw_label in two parts: the unions (a tile root's label then a parent in the forest
+ * of its cluster, not yet its root), and the flattening. */
+cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_box *b);
+cudaError_t cuda_sw_flatten(cudaStream_t stream, const struct cuda_sw_box *b);
+
 /* Each cluster's decision drawn at its name: q = 0 (Ising) it keeps its spins iff the draw
  * < keep_threshold, else flips; q >= 2 (Potts) its new colour floor(u q / 2^32). Adds the
  * sites changed to *changed. Overwrites the bonds (the roots' decisions). A box joined to
@@ -70,6 +75,12 @@ cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b);
 cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, uint64_t keep_threshold, int q,
                          unsigned long long *changed);
+/* cuda_sw_flatten and cuda_sw_flip on labels that cuda_sw_link left, the flattening and
+ * the decisions in one pass over the bonds (a box alone, without a field: no join reads the
+ * labels between). */
+cudaError_t cuda_sw_settle_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                uint64_t seed, struct latmc_rng_name name,
+                                uint64_t keep_threshold, int q, unsigned long long *changed);
 cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                            struct latmc_rng_name name, uint64_t keep_threshold, int q);
 cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,

@@ -57,15 +57,33 @@ __device__ __forceinline__ uint32_t find_root_in(const uint32_t *parent, uint32_
     return x;
 }
 
-/* Join the trees of a and b: the larger root under the smaller (atomicMin); a union that
- * finds its root already moved retries from the value it displaced (smaller, so this
- * ends). */
+/* A parent read past L1 (global: other blocks move them) or plainly (a block's shared
+ * memory). */
 template <bool Shared>
-__device__ __forceinline__ void unite_in(uint32_t *parent, uint32_t a, uint32_t b)
+__device__ __forceinline__ uint32_t parent_of(const uint32_t *parent, uint32_t x)
+{
+    return Shared ? parent[x] : __ldcg(parent + x);
+}
+
+/* Join the trees of a and b, whose parents pa and pb were read (at any time: a stale
+ * parent is still an ancestor): the larger root under the smaller (atomicMin); a union
+ * that finds its root already moved retries from the value it displaced (smaller, so this
+ * ends). The two finds are stepped together, so that their loads wait once a step. */
+template <bool Shared>
+__device__ __forceinline__ void unite_from_in(uint32_t *parent, uint32_t a, uint32_t pa,
+                                              uint32_t b, uint32_t pb)
 {
     for (;;) {
-        a = find_root_in<Shared>(parent, a);
-        b = find_root_in<Shared>(parent, b);
+        while (pa != a || pb != b) {
+            if (pa != a) {
+                a = pa;
+                pa = parent_of<Shared>(parent, a);
+            }
+            if (pb != b) {
+                b = pb;
+                pb = parent_of<Shared>(parent, b);
+            }
+        }
         if (a == b)
             return;
         if (a > b) {
@@ -77,7 +95,16 @@ __device__ __forceinline__ void unite_in(uint32_t *parent, uint32_t a, uint32_t 
         if (old == b)
             return;
         b = old;
+        pa = parent_of<Shared>(parent, a);
+        pb = parent_of<Shared>(parent, b);
     }
+}
+
+template <bool Shared>
+__device__ __forceinline__ void unite_in(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    unite_from_in<Shared>(parent, a, parent_of<Shared>(parent, a), b,
+                          parent_of<Shared>(parent, b));
 }
 
 /* Global labels (a box's whole lattice) and a block's tile in shared memory. */
@@ -89,6 +116,12 @@ __device__ __forceinline__ uint32_t find_root(const uint32_t *parent, uint32_t x
 __device__ __forceinline__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
 {
     unite_in<false>(parent, a, b);
+}
+
+__device__ __forceinline__ void unite_from(uint32_t *parent, uint32_t a, uint32_t pa, uint32_t b,
+                                           uint32_t pb)
+{
+    unite_from_in<false>(parent, a, pa, b, pb);
 }
 
 __device__ __forceinline__ uint32_t find_shared(const uint32_t *parent, uint32_t x)

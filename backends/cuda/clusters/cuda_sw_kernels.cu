@@ -5,14 +5,15 @@
  * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
  * their labels as one uint4, so that a thread keeps several loads in flight (one site a
  * thread left these kernels waiting on latency); else one site a thread. The tiles' pass
- * is one site a thread, a block a tile; the union pass a thread per tile edge site.
+ * is one site a thread, a block a tile at a time (four waves of blocks, each walking
+ * tiles: sw_tile_grid); the union pass a thread per tile edge site.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
  * smaller sites, a union hangs the larger of the two roots under the smaller with
  * atomicMin and retries from the value it displaced, so once every bond is joined each
  * tree's root is its smallest site whatever order the threads ran in. Three passes:
- *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; one block each): the bonds inside a
+ *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; a block each): the bonds inside a
  *      tile joined in shared memory, every site's parent then its tile-local root's
  *      global index (the tile's order of sites is the lattice's, so a local root, the
  *      smallest local index of its piece, is its smallest site; the runs along x from
@@ -22,9 +23,13 @@
  *   3. the tiles' roots flattened to their clusters' roots; every other site's parent is
  *      its tile's root, so its cluster's name is two reads away (labels[labels[i]]).
  * The decisions are drawn at the clusters' roots only and kept in their bonds bytes; the
- * flip reads them there. The bonds: four sites a thread, whose draws are whole blocks.
- * A find reads the parents around L1 (__ldcg): a stale parent is still an ancestor, so a
- * find always ends, and the atomicMin's old value tells a union whether it won.
+ * flip reads them there. A box alone without a field flattens in the flip's first pass,
+ * which draws the decisions too (sw_settle4_kernel: cuda_sw_link, cuda_sw_settle_flip).
+ * The bonds: four sites a thread, whose draws are whole blocks (where L_x is a multiple
+ * of 4, the neighbours' spins as words: sw_bonds_rows_kernel). A find reads the parents
+ * around L1 (__ldcg): a stale parent is still an ancestor, so a find always ends, and the
+ * atomicMin's old value tells a union whether it won; a union steps its two finds
+ * together (unite_from_in).
  *
  * A box of several (cuda_sw_box.wrap = 0) runs the same passes on its own planes only,
  * never across its faces along the last axis: the labels are local sites, a piece's root
@@ -129,6 +134,61 @@ __global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
+/* sw_bonds_kernel where the rows are whole words too (L_x a multiple of 4, so a word's
+ * four sites share their row): the neighbours' spins along y and z are the words at
+ * i0 + L_x and i0 + L_x L_y (or their wraps), along x the word shifted by a site and the
+ * next word's first byte (or the row's first), compared four bytes at once (__vcmpeq4):
+ * three or four loads a word instead of 2 ND + 1, and no neighbour indices per site. */
+template <int ND, bool EPS>
+__global__ void sw_bonds_rows_kernel(struct cuda_sw_box b, uint64_t seed,
+                                     struct latmc_rng_name name, int flip, uint64_t thr)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
+    const uint32_t plane = lx * ly;
+    const bool every = thr > 0xffffffffu; /* every draw < thr */
+    const uint32_t thr32 = (uint32_t)thr;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        latmc_philox_ctr c[ND];
+#pragma unroll
+        for (int q = 0; q < ND; q++)
+            c[q] = latmc_rng_name_block(seed, name,
+                                        (uint64_t)ND * (b.g0 / 4 + k) + (uint64_t)q);
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        const uint32_t row0 = i0 / lx, cx = i0 - row0 * lx, cy = row0 % ly, cz = row0 / ly;
+        const uint32_t four = *(const uint32_t *)(b.spins + i0);
+        const uint32_t next = cx + 4 == lx ? i0 + 4 - lx : i0 + 4;
+        const uint32_t right = four >> 8 | (uint32_t)(uint8_t)b.spins[next] << 24;
+        const uint32_t iy = cy + 1 == ly ? i0 - cy * lx : i0 + lx;
+        uint32_t same[3];
+        same[0] = __vcmpeq4(four, right);
+        same[1] = __vcmpeq4(four, *(const uint32_t *)(b.spins + iy));
+        if (ND == 3) {
+            const uint32_t iz = cz + 1 == lz ? i0 - cz * plane : i0 + plane;
+            same[2] = __vcmpeq4(four, *(const uint32_t *)(b.spins + iz));
+        }
+        uint32_t eps_neg[ND];
+#pragma unroll
+        for (int q = 0; q < ND; q++)
+            eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
+        uint32_t out = 0;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+#pragma unroll
+            for (int mu = 0; mu < ND; mu++) {
+                const int m = ND * s + mu; /* the draw's (and coupling's) place */
+                const uint32_t u = lane_of(c[m >> 2], (unsigned)(m & 3));
+                const uint32_t neg = EPS ? eps_neg[m >> 2] >> (8 * (m & 3) + 7) & 1u : 0u;
+                const uint32_t sat = (same[mu] >> (8 * s) & 1u) ^ neg ^ (uint32_t)flip;
+                out |= (sat & (uint32_t)(every || u < thr32)) << (8 * s + mu);
+            }
+        }
+        *(uint32_t *)(b.bonds + i0) = out;
+    }
+}
+
 /* The same rule one own site a thread, each draw from its block (a box whose own sites
  * do not start or end at a multiple of 4 of the lattice, or of its storage). */
 template <int ND, bool EPS>
@@ -195,6 +255,20 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
     return c % t + 1 < t && c + 1 < l;
 }
 
+/* The origin (x0, y0, z0) of tile `tile` among nx x ny x nz (32-bit divisions: a tile
+ * holds a site, so tile < 2^32; in 2D nz = 1, the rest < ny). */
+template <int ND>
+__device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t ny,
+                                            uint32_t *x0, uint32_t *y0, uint32_t *z0)
+{
+    const tile_dims<ND> t;
+    const uint32_t rest = tile / nx, gx = tile - rest * nx;
+    const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
+    *x0 = gx * t.tx;
+    *y0 = (rest - ry0 * ny) * t.ty;
+    *z0 = ry0 * t.tz;
+}
+
 /* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
  * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). A warp
  * holds whole rows of the tile (tx = 32 or 16), so its bonds along x come as one ballot:
@@ -221,10 +295,8 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
     const uint32_t up_y = me + t.tx, up_z = me + t.tx * t.ty;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        /* 32-bit divisions: a tile holds a site, so tile < 2^32; in 2D nz = 1, rest < ny */
-        const uint32_t rest = (uint32_t)tile / nx, gx = (uint32_t)tile - rest * nx;
-        const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
-        const uint32_t x0 = gx * t.tx, y0 = (rest - ry0 * ny) * t.ty, z0 = ry0 * t.tz;
+        uint32_t x0, y0, z0;
+        tile_origin<ND>((uint32_t)tile, nx, ny, &x0, &y0, &z0);
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
         const bool valid = x < o.ex && y < o.ey && z < o.ez;
         const uint32_t i = first + x + o.ex * (y + o.ey * z);
@@ -288,9 +360,8 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t tile = (uint32_t)(k / slots); /* a tile holds a site: < 2^32 */
         const uint32_t s = (uint32_t)(k % slots);
-        const uint32_t rest = tile / nx, gx = tile - rest * nx; /* 2D: nz = 1, rest < ny */
-        const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
-        const uint32_t x0 = gx * t.tx, y0 = (rest - ry0 * ny) * t.ty, z0 = ry0 * t.tz;
+        uint32_t x0, y0, z0;
+        tile_origin<ND>(tile, nx, ny, &x0, &y0, &z0);
         /* the tile's last coordinates (local) */
         const uint32_t lx = min(t.tx, o.ex - x0) - 1, ly = min(t.ty, o.ey - y0) - 1;
         const uint32_t lz = min(t.tz, o.ez - z0) - 1;
@@ -318,25 +389,34 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
             continue;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
         const uint32_t i = first + x + o.ex * (y + o.ey * z);
-        unsigned bits = b.bonds[i] & SW_BOND_BITS;
-        if (!bits)
-            continue;
+        /* the directions whose bond would leave the tile here (or wrap) */
+        unsigned leaving = (1u << ND) - 1u;
         if (inside_tile(x, t.tx, o.ex))
-            bits &= ~1u;
+            leaving &= ~1u;
         if (inside_tile(y, t.ty, o.ey))
-            bits &= ~2u;
-        if (inside_tile(z, t.tz, o.ez))
-            bits &= ~4u;
+            leaving &= ~2u;
+        if (ND == 3 && inside_tile(z, t.tz, o.ez))
+            leaving &= ~4u;
         if (!b.wrap && (ND == 3 ? z : y) + 1 == b.np)
-            bits &= ~last; /* across the box's upper face */
-        if (!bits)
+            leaving &= ~last; /* across the box's upper face */
+        if (!leaving)
             continue;
         /* the stored lattice's coordinates: the own ones, the last axis from plane p0 */
         uint32_t j[3];
         neighbours_at(b.g, i, x, ND == 3 ? y : b.p0 + y, ND == 3 ? b.p0 + z : 0u, j);
+        /* the parents of i and of the far ends loaded with the bonds byte, not after it:
+         * a union's finds then start a step on, and most end at that step (a tile root's
+         * label is itself), so a union waits on two loads instead of five */
+        const uint32_t pi = __ldcg(b.labels + i);
+        uint32_t pj[3];
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++)
+            pj[mu] = leaving >> mu & 1u ? __ldcg(b.labels + j[mu]) : 0u;
+        const unsigned bits = b.bonds[i] & leaving;
+#pragma unroll
         for (int mu = 0; mu < ND; mu++)
             if (bits >> mu & 1u)
-                unite(b.labels, i, j[mu]);
+                unite_from(b.labels, i, pi, j[mu], pj[mu]);
     }
 }
 
@@ -466,6 +546,79 @@ __global__ void sw_decide4_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
+/* Pass 3 and the decisions in one pass, four own sites a thread (sw_words; GROUPED as
+ * sw_decide4_kernel's): a word's marked sites (the tiles' roots) are either their
+ * clusters' roots, whose decisions are drawn into their bytes, or flattened to their
+ * clusters' roots (sw_flatten4_kernel's finds, stepped together). One read of the bonds
+ * and of the marked words' labels instead of two: the finds read only the labels, and a
+ * word's bytes are this thread's. */
+template <bool GROUPED>
+__global__ void sw_settle4_kernel(struct cuda_sw_box b, uint64_t seed,
+                                  struct latmc_rng_name name, uint64_t keep, int q)
+{
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i0 = first + (uint32_t)(4 * k);
+        uint32_t word = *(const uint32_t *)(b.bonds + i0);
+        const uint32_t marks = word & SW_TILE_ROOTS;
+        if (!marks)
+            continue;
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
+        uint32_t x[4];
+        unsigned live = 0, roots = 0; /* bit s: site i0 + s's find walks; it is a root */
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            x[s] = p[s];
+            if (marks >> (8 * s) & SW_TILE_ROOT) {
+                if (p[s] != i0 + (uint32_t)s)
+                    live |= 1u << s;
+                else
+                    roots |= 1u << s;
+            }
+        }
+        const unsigned walked = live;
+        if (roots) {
+            const uint32_t g0 = sw_global(b, i0);
+            if (GROUPED) { /* the four names are one block's lanes (sw_decide4_kernel) */
+                const latmc_philox_ctr c = latmc_rng_name_block(seed, name, g0 >> 2);
+#pragma unroll
+                for (int s = 0; s < 4; s++)
+                    if (roots >> s & 1u)
+                        word = (word & ~(0xffu << (8 * s))) |
+                               (uint32_t)sw_decision_of(lane_of(c, (unsigned)s), keep, q)
+                                   << (8 * s);
+            } else {
+#pragma unroll
+                for (int s = 0; s < 4; s++)
+                    if (roots >> s & 1u)
+                        word = (word & ~(0xffu << (8 * s))) |
+                               (uint32_t)sw_decision(seed, name, g0 + (uint32_t)s, keep, q)
+                                   << (8 * s);
+            }
+            *(uint32_t *)(b.bonds + i0) = word;
+        }
+        while (live) {
+#pragma unroll
+            for (int s = 0; s < 4; s++) {
+                if (!(live >> s & 1u))
+                    continue;
+                const uint32_t nq = __ldcg(b.labels + x[s]);
+                if (nq == x[s])
+                    live &= ~(1u << s);
+                else
+                    x[s] = nq;
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (walked >> s & 1u && x[s] != p[s])
+                b.labels[i0 + (uint32_t)s] = x[s];
+    }
+}
+
 /* Every site takes its cluster's decision; counts the sites that changed. */
 template <bool POTTS>
 __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
@@ -537,11 +690,45 @@ static int64_t own_sites(const struct cuda_sw_box *b)
     return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
 }
 
+/* Waves of resident blocks in the tiles' grid: each block then walks several tiles, its
+ * set-up (~45 of a warp's ~150 instructions a tile) paid once for them. One H200, 16384^2
+ * and 512^3: a block a tile (a million blocks) 24.1 and 34.1 ps a site and sweep, one wave
+ * 24.7 and 35.3, four waves 23.9 and 33.9. */
+#define SW_TILE_WAVES 4
+
+/* The tiles' grid: SW_TILE_WAVES waves of Kernel's resident blocks on the current device,
+ * or a block a tile (capped as cuda_grid caps it) where that is fewer or the device is not
+ * known. */
+template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles)
+{
+    const unsigned capped = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+            cudaSuccess || sms * per_sm <= 0) {
+        (void)cudaGetLastError(); /* the launch reports a real problem */
+        return capped;
+    }
+    const unsigned waves = (unsigned)(SW_TILE_WAVES * sms * per_sm);
+    return capped < waves ? capped : waves;
+}
+
 template <int ND>
 static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, int flip, uint64_t thr)
 {
     const int64_t sites = own_sites(b);
+    if (sw_grouped(b) && b->g.lx % 4 == 0) {
+        const unsigned grid = cuda_grid(sites / 4);
+        if (b->eps)
+            sw_bonds_rows_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name,
+                                                                             flip, thr);
+        else
+            sw_bonds_rows_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name,
+                                                                              flip, thr);
+        return;
+    }
     if (sw_grouped(b)) {
         const unsigned grid = cuda_grid(sites / 4);
         if (b->eps)
@@ -572,17 +759,16 @@ extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_b
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b)
+extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_box *b)
 {
     const struct tile_shape t = tile_of(b->g.ndim);
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
                           ((o.ez + t.tz - 1) / t.tz);
-    const unsigned tile_blocks = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
     if (b->g.ndim == 3)
-        sw_tile_kernel<3><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<3><<<sw_tile_grid<sw_tile_kernel<3>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     else
-        sw_tile_kernel<2><<<tile_blocks, CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_kernel<2><<<sw_tile_grid<sw_tile_kernel<2>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
@@ -592,14 +778,22 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
             sw_union_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
-    if (err == cudaSuccess) {
-        if (sw_words(b))
-            sw_flatten4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(*b);
-        else
-            sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
-        err = cudaGetLastError();
-    }
     return err;
+}
+
+extern "C" cudaError_t cuda_sw_flatten(cudaStream_t stream, const struct cuda_sw_box *b)
+{
+    if (sw_words(b))
+        sw_flatten4_kernel<<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(*b);
+    else
+        sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b)
+{
+    const cudaError_t err = cuda_sw_link(stream, b);
+    return err == cudaSuccess ? cuda_sw_flatten(stream, b) : err;
 }
 
 extern "C" cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b,
@@ -642,5 +836,27 @@ extern "C" cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_bo
                                     uint64_t keep_threshold, int q, unsigned long long *changed)
 {
     const cudaError_t err = cuda_sw_decide(stream, b, seed, name, keep_threshold, q);
+    return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
+}
+
+extern "C" cudaError_t cuda_sw_settle_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                           uint64_t seed, struct latmc_rng_name name,
+                                           uint64_t keep_threshold, int q,
+                                           unsigned long long *changed)
+{
+    cudaError_t err;
+    if (sw_grouped(b)) {
+        sw_settle4_kernel<true><<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+        err = cudaGetLastError();
+    } else if (sw_words(b)) {
+        sw_settle4_kernel<false><<<cuda_grid(own_sites(b) / 4), CUDA_THREADS, 0, stream>>>(
+            *b, seed, name, keep_threshold, q);
+        err = cudaGetLastError();
+    } else {
+        err = cuda_sw_flatten(stream, b);
+        if (err == cudaSuccess)
+            err = cuda_sw_decide(stream, b, seed, name, keep_threshold, q);
+    }
     return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
 }

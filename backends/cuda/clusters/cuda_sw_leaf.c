@@ -55,7 +55,20 @@ struct sw_box {
                         first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
     unsigned long long *stats; /* sw_cluster_stats' three words (device) */
     bool swept; /* a cluster sweep left its labels (the statistics describe them) */
+    bool linked; /* the label step left them unflattened (cuda_sw_link): the flip's pass
+                    flattens them with the decisions (cuda_sw_settle_flip), any other
+                    reader first (sw_settled) */
 };
+
+/* Labels flattened for a reader other than cuda_sw_settle_flip. */
+static cudaError_t sw_settled(struct sw_box *sb, cudaStream_t stream,
+                              const struct cuda_sw_box *k)
+{
+    if (!sb->linked)
+        return cudaSuccess;
+    sb->linked = false;
+    return cuda_sw_flatten(stream, k);
+}
 
 static int64_t sw_halo(const latmc_sim *sim)
 {
@@ -109,21 +122,33 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     if (r->p0 != r->box->halo || r->planes != r->box->ex.planes)
         return cudaErrorInvalidValue; /* the joined layout: the whole box (cuda_leaf.h) */
     const struct cuda_sw_box k = kernel_box(sim, r->box);
-    const struct sw_box *sb = r->box->own;
+    struct sw_box *sb = r->box->own;
     const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
     const int q = potts ? sim->desc.q : 0;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    ((struct sw_box *)sb)->swept |= step->kind == LATMC_STEP_CLUSTER_FLIP ||
-                                    step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
+    sb->swept |=
+        step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
     switch (step->kind) {
     case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
                              step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
-        ((struct sw_box *)sb)->label_sweep = step->rng_sweep;
-        return cuda_sw_label(stream, &k);
+        sb->label_sweep = step->rng_sweep;
+        /* a box alone, Swendsen-Wang without a field: nothing reads the labels before the
+         * flip, whose pass over the bonds flattens them too */
+        sb->linked = !sb->faces && beta_h == 0.0 &&
+                     sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG;
+        return sb->linked ? cuda_sw_link(stream, &k) : cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP: {
+        if (!sb->faces && beta_h == 0.0 && sb->linked) {
+            sb->linked = false;
+            return cuda_sw_settle_flip(stream, &k, sim->desc.seed, step->rng,
+                                       step->cluster_threshold, q, changed);
+        }
+        const cudaError_t flat = sw_settled(sb, stream, &k);
+        if (flat != cudaSuccess)
+            return flat;
         if (beta_h != 0.0) { /* one box: the decisions from the clusters' sums (cuda_wolff.h) */
             const cudaError_t err = cuda_sw_field_decide(stream, &k, sim->desc.seed,
                                                          step->rng_sweep, beta_h, q, sb->sums);
@@ -140,7 +165,10 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                                        step->cluster_threshold, q);
         return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
     }
-    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff: the seed site's cluster only */
+    case LATMC_STEP_CLUSTER_FLIP_SEED: { /* Wolff: the seed site's cluster only */
+        const cudaError_t flat = sw_settled(sb, stream, &k);
+        if (flat != cudaSuccess)
+            return flat;
         if (sb->faces) /* a part: the cluster named at the join (sw_part_faces) */
             return cuda_wolff_part_flip(stream, &k, sb->faces->face, sb->faces->target,
                                         sim->desc.seed, step->rng_sweep, q, sb->wolff, changed);
@@ -148,6 +176,7 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                                (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
                                                                  sim->nsites),
                                beta_h, q, sb->wolff, changed);
+    }
     default:
         return cudaErrorInvalidValue; /* sw_check_steps refuses a non-cluster schedule */
     }
@@ -401,6 +430,8 @@ static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
                         "allocating the clusters' sizes on the device");
     const struct cuda_sw_box k = kernel_box(sim, b);
     unsigned long long host[3] = { 0, 0, 0 };
+    if (st == LATMC_OK)
+        st = cuda_check(sw_settled(sb, b->ex.stream, &k), "flattening the clusters' labels");
     if (st == LATMC_OK)
         st = cuda_check(cuda_cluster_stats(b->ex.stream, &k, wolff ? sb->wolff : NULL,
                                            sb->sums, sb->stats),
