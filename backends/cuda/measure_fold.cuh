@@ -13,10 +13,11 @@
 #include "mode_projections.h"
 
 /* The transform of the counts (measure_projections.cu) is launched programmatically after
- * the counting kernel: the counting kernel's blocks let it start at once (its blocks take
- * an SM's room as the counting blocks leave it), and it waits for the counts (all the
- * counting kernel's blocks done and their writes seen) before it reads them. sm_90 on;
- * before, the launch is ordinary and both are nothing. */
+ * the counting kernel: once every counting block has reached its last chunk's end (and
+ * let it), its blocks start (taking an SM's room as the counting blocks leave it), load
+ * their phases and wait for the counts (all the counting kernel's blocks done and their
+ * writes seen) before they read them: no launch gap between the two. sm_90 on; before,
+ * the launch is ordinary and both are nothing. */
 __device__ __forceinline__ void fold_let_transform_start(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
