@@ -12,6 +12,26 @@
 #include "cuda_launch.cuh"
 #include "mode_projections.h"
 
+/* The transform of the counts (measure_projections.cu) is launched programmatically after
+ * the counting kernel: once every counting block has reached its last chunk's end (and
+ * let it), its blocks start (taking an SM's room as the counting blocks leave it), load
+ * their phases and wait for the counts (all the counting kernel's blocks done and their
+ * writes seen) before they read them: no launch gap between the two. sm_90 on; before,
+ * the launch is ordinary and both are nothing. */
+__device__ __forceinline__ void fold_let_transform_start(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void fold_wait_for_counts(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 #define FOLD_WARPS (CUDA_THREADS / 32)
 #define ROW_BATCH 32              /* rows between two additions of the rows' sums */
 #define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */

@@ -238,6 +238,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                 }
             }
         }
+        if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
+            fold_let_transform_start();
         __syncthreads(); /* every thread's counters in shared memory */
         /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
          * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
@@ -438,6 +440,8 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
                 }
             }
         }
+        if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
+            fold_let_transform_start();
         if (!POTTS) {
             if (in && column != 0)
                 atomicAdd(proj + x, (unsigned long long)column);
@@ -506,111 +510,181 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
 /* ---- the transform (lib/modes.h, latmc_modes_chain_sum) ---- */
 
 #define MODES_CHAINS 64 /* LATMC_MODES_CHAINS (lib/modes.h) */
-#define TRANSFORM_THREADS 512
+#define TRANSFORM_CHAINS 4 /* chains a block: 32 bytes of a sector of each term row */
+#define TRANSFORM_GROUPS (MODES_CHAINS / TRANSFORM_CHAINS) /* blocks a part */
+#define TRANSFORM_THREADS 256
 #define TRANSFORM_PER_THREAD 8 /* terms a thread loads for a tile */
-#define TRANSFORM_TILE (TRANSFORM_THREADS * TRANSFORM_PER_THREAD) /* 64 x 64 terms */
+#define TRANSFORM_TILE (TRANSFORM_THREADS * TRANSFORM_PER_THREAD) /* its chains' terms */
+#define TRANSFORM_STEPS (TRANSFORM_TILE / TRANSFORM_CHAINS) /* terms a chain, a tile */
 
-/* Thread t's terms of the tile at x0: x0 + t + u TRANSFORM_THREADS, loaded (0 past L). */
+/* Thread t's terms of the tile of the block's chains j0 .. j0 + 3 from term u0 of a chain:
+ * entry i = t + v TRANSFORM_THREADS is chain j0 + i % 4's term u0 + i / 4, x = j + 64 u
+ * (0 past L): the block's four x of a term row side by side, a 32-byte sector. */
 struct transform_loads {
     long long p[TRANSFORM_PER_THREAD];
     double t[TRANSFORM_PER_THREAD];
 };
 
-__device__ __forceinline__ void transform_load(struct transform_loads &l, const long long *p,
-                                               const double *table, int64_t x0, int64_t L)
+__device__ __forceinline__ int64_t transform_x(int v, int j0, int64_t u0)
+{
+    const int i = (int)threadIdx.x + v * TRANSFORM_THREADS;
+    return j0 + i % TRANSFORM_CHAINS + (u0 + i / TRANSFORM_CHAINS) * (int64_t)MODES_CHAINS;
+}
+
+/* The phases first (they do not depend on the measurement), then the projections. */
+__device__ __forceinline__ void transform_load_phases(struct transform_loads &l,
+                                                      const double *table, int j0, int64_t u0,
+                                                      int64_t L)
 {
 #pragma unroll
-    for (int u = 0; u < TRANSFORM_PER_THREAD; u++) {
-        const int64_t x = x0 + threadIdx.x + (int64_t)u * TRANSFORM_THREADS;
-        l.p[u] = x < L ? p[x] : 0;
-        l.t[u] = x < L ? table[x] : 0.0;
+    for (int v = 0; v < TRANSFORM_PER_THREAD; v++) {
+        const int64_t x = transform_x(v, j0, u0);
+        l.t[v] = x < L ? table[x] : 0.0;
     }
+}
+
+__device__ __forceinline__ void transform_load_proj(struct transform_loads &l, const long long *p,
+                                                    int j0, int64_t u0, int64_t L)
+{
+#pragma unroll
+    for (int v = 0; v < TRANSFORM_PER_THREAD; v++) {
+        const int64_t x = transform_x(v, j0, u0);
+        l.p[v] = x < L ? p[x] : 0;
+    }
+}
+
+__device__ __forceinline__ void transform_load(struct transform_loads &l, const long long *p,
+                                               const double *table, int j0, int64_t u0,
+                                               int64_t L)
+{
+    transform_load_phases(l, table, j0, u0, L);
+    transform_load_proj(l, p, j0, u0, L);
 }
 
 #define TRANSFORM_LOADS_AHEAD 16 /* a chain's products read from shared memory together */
 
-/* The tile's rounded products into shared memory, then chain j (thread j < 64) adds its
- * terms x = j mod 64 of the tile in increasing x, the first n of its 64 (those within L);
- * two barriers a tile. The chain reads TRANSFORM_LOADS_AHEAD products before it adds them:
- * the loads unconditional, so none waits inside the chain of additions (a load under the
- * addition's condition did: one shared-memory latency per term). */
+/* The tile's rounded products into shared memory, then chain j0 + c (thread c < 4) adds
+ * its terms u0 .. of the tile in increasing x, those within L (n of the chain's); two
+ * barriers a tile. The chain reads TRANSFORM_LOADS_AHEAD products before it adds them:
+ * the loads unconditional, so none waits inside the chain of additions. */
 __device__ __forceinline__ void transform_tile(const struct transform_loads &l, double *prod,
-                                               int64_t x0, int64_t L, double &sum)
+                                               int64_t u0, int64_t n, double &sum)
 {
 #pragma unroll
-    for (int u = 0; u < TRANSFORM_PER_THREAD; u++)
-        prod[threadIdx.x + u * TRANSFORM_THREADS] = __dmul_rn(__ll2double_rn(l.p[u]), l.t[u]);
+    for (int v = 0; v < TRANSFORM_PER_THREAD; v++)
+        prod[threadIdx.x + v * TRANSFORM_THREADS] = __dmul_rn(__ll2double_rn(l.p[v]), l.t[v]);
     __syncthreads();
-    if (threadIdx.x < MODES_CHAINS) {
-        constexpr int PER_CHAIN = TRANSFORM_TILE / MODES_CHAINS;
-        const int64_t left = L - x0 - (int64_t)threadIdx.x; /* terms from the chain's first */
-        const int n = left <= 0 ? 0
-                                : (left >= (int64_t)PER_CHAIN * MODES_CHAINS
-                                       ? PER_CHAIN
-                                       : (int)((left + MODES_CHAINS - 1) / MODES_CHAINS));
-        for (int u0 = 0; u0 < n; u0 += TRANSFORM_LOADS_AHEAD) {
+    if (threadIdx.x < TRANSFORM_CHAINS) {
+        const int64_t left = n - u0;
+        const int m = left <= 0 ? 0 : (left >= TRANSFORM_STEPS ? TRANSFORM_STEPS : (int)left);
+        for (int s0 = 0; s0 < m; s0 += TRANSFORM_LOADS_AHEAD) {
             double v[TRANSFORM_LOADS_AHEAD];
 #pragma unroll
-            for (int j = 0; j < TRANSFORM_LOADS_AHEAD; j++)
-                v[j] = prod[(u0 + j) * MODES_CHAINS + (int)threadIdx.x];
+            for (int k = 0; k < TRANSFORM_LOADS_AHEAD; k++)
+                v[k] = prod[(s0 + k) * TRANSFORM_CHAINS + (int)threadIdx.x];
 #pragma unroll
-            for (int j = 0; j < TRANSFORM_LOADS_AHEAD; j++)
-                if (u0 + j < n)
-                    sum = __dadd_rn(sum, v[j]);
+            for (int k = 0; k < TRANSFORM_LOADS_AHEAD; k++)
+                if (s0 + k < m)
+                    sum = __dadd_rn(sum, v[k]);
         }
     }
     __syncthreads();
 }
 
-/* A block per part (component k, axis mu, real or imaginary). Chain j's terms in
- * increasing x, each product and sum rounded alone (no fused multiply-add), then the
- * chains added in pairs level by level, as on the host. The chains' additions wait for
- * each other; so every thread of the block loads the terms of the tiles two ahead and
- * makes their products, and the 64 chains only add them from shared memory. */
+/* A row of TRANSFORM_GROUPS blocks per part (component k, axis mu, real or imaginary),
+ * block g the chains 4 g .. 4 g + 3. Chain j's terms in increasing x, each product and sum
+ * rounded alone (no fused multiply-add); the chains' sums into partial, and the part's
+ * last block (its counter, cleared with the projections) adds the 64 in pairs level by
+ * level, as on the host. A chain's 1024 additions (L = 65536) wait for each other; spread
+ * over 16 blocks a part, the loads of a chain's terms and their products come from a
+ * whole block each (one block a part, 512 threads, read its 1 MiB through one SM and added
+ * 64 chains: 23 us at 65536^2 on an H200; now 13.7). */
 __global__ void __launch_bounds__(TRANSFORM_THREADS)
 projections_transform_kernel(struct cuda_proj_transform t, const long long *proj,
-                             const double *phases, double *modes)
+                             const double *phases, double *modes, double *partial,
+                             unsigned *done)
 {
     __shared__ double prod[TRANSFORM_TILE];
     __shared__ double part[MODES_CHAINS];
-    const int im = (int)(blockIdx.x & 1u), axis = (int)(blockIdx.x >> 1);
+    __shared__ bool last;
+    const int axis2 = (int)blockIdx.y, im = axis2 & 1, axis = axis2 >> 1;
     const int mu = axis % t.ndim, k = axis / t.ndim;
     const int64_t L = t.extent[mu];
     const long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
     const double *table = phases + t.phase_at[mu] + (im ? L : 0);
+    const int j0 = (int)blockIdx.x * TRANSFORM_CHAINS;
+    const int j = j0 + (int)threadIdx.x; /* the chain of threads 0 .. 3 */
+    const int64_t n = j < L ? (L - j + MODES_CHAINS - 1) / MODES_CHAINS : 0; /* its terms */
+    const int64_t steps = (L + MODES_CHAINS - 1) / MODES_CHAINS; /* the longest chain's */
     double sum = 0;
     struct transform_loads a, b;
-    transform_load(a, p, table, 0, L);
-    transform_load(b, p, table, TRANSFORM_TILE, L);
-    for (int64_t x0 = 0; x0 < L; x0 += 2 * TRANSFORM_TILE) {
-        transform_tile(a, prod, x0, L, sum);
-        transform_load(a, p, table, x0 + 2 * TRANSFORM_TILE, L);
-        if (x0 + TRANSFORM_TILE < L)
-            transform_tile(b, prod, x0 + TRANSFORM_TILE, L, sum);
-        transform_load(b, p, table, x0 + 3 * TRANSFORM_TILE, L);
+    transform_load_phases(a, table, j0, 0, L);
+    transform_load_phases(b, table, j0, TRANSFORM_STEPS, L);
+    fold_wait_for_counts(); /* launched early (programmatic launch): the counts are ready */
+    transform_load_proj(a, p, j0, 0, L);
+    transform_load_proj(b, p, j0, TRANSFORM_STEPS, L);
+    for (int64_t u0 = 0; u0 < steps; u0 += 2 * TRANSFORM_STEPS) {
+        transform_tile(a, prod, u0, n, sum);
+        if (u0 + 2 * TRANSFORM_STEPS < steps)
+            transform_load(a, p, table, j0, u0 + 2 * TRANSFORM_STEPS, L);
+        if (u0 + TRANSFORM_STEPS < steps)
+            transform_tile(b, prod, u0 + TRANSFORM_STEPS, n, sum);
+        if (u0 + 3 * TRANSFORM_STEPS < steps)
+            transform_load(b, p, table, j0, u0 + 3 * TRANSFORM_STEPS, L);
     }
-    const int j = (int)threadIdx.x;
-    if (j < MODES_CHAINS)
-        part[j] = sum;
+    double *mine = partial + (int64_t)axis2 * MODES_CHAINS;
+    if (threadIdx.x < TRANSFORM_CHAINS)
+        mine[j] = sum;
+    __threadfence(); /* the sums seen by the part's last block */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd(done + axis2, 1u) == TRANSFORM_GROUPS - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    const int c = (int)threadIdx.x;
+    if (c < MODES_CHAINS)
+        part[c] = __ldcg(mine + c);
     __syncthreads();
     for (int width = MODES_CHAINS; width > 1; width /= 2) {
-        const double v = j < width / 2 ? __dadd_rn(part[2 * j], part[2 * j + 1]) : 0.0;
+        const double v = c < width / 2 ? __dadd_rn(part[2 * c], part[2 * c + 1]) : 0.0;
         __syncthreads();
-        if (j < width / 2)
-            part[j] = v;
+        if (c < width / 2)
+            part[c] = v;
         __syncthreads();
     }
-    if (j == 0)
+    if (c == 0)
         modes[2 * axis + im] = part[0];
+}
+
+extern "C" size_t cuda_projections_transform_scratch(const struct cuda_proj_transform *t)
+{
+    const size_t parts = (size_t)t->components * (size_t)t->ndim * 2;
+    return parts * (MODES_CHAINS * sizeof(double) + sizeof(unsigned));
 }
 
 extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
                                                   const struct cuda_proj_transform *t,
                                                   const int64_t *proj, const double *phases,
-                                                  double *modes)
+                                                  double *modes, void *scratch)
 {
-    const unsigned blocks = (unsigned)(t->components * t->ndim * 2);
-    projections_transform_kernel<<<blocks, TRANSFORM_THREADS, 0, stream>>>(
-        *t, (const long long *)proj, phases, modes);
-    return cudaGetLastError();
+    const unsigned parts = (unsigned)(t->components * t->ndim * 2);
+    double *partial = (double *)scratch;
+    unsigned *done = (unsigned *)(partial + (size_t)parts * MODES_CHAINS);
+    /* a programmatic launch (sm_90): the blocks start as the counting kernel's blocks
+     * leave (it lets them, fold_let_transform_start), load their phases and wait for its
+     * counts (fold_wait_for_counts) instead of for a launch after it; elsewhere an
+     * ordinary launch */
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(TRANSFORM_GROUPS, parts);
+    cfg.blockDim = dim3(TRANSFORM_THREADS);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, projections_transform_kernel, *t, (const long long *)proj,
+                              phases, modes, partial, done);
 }

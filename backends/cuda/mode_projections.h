@@ -90,7 +90,10 @@ struct cuda_proj_transform {
 };
 cudaError_t cuda_projections_transform(cudaStream_t stream, const struct cuda_proj_transform *t,
                                        const int64_t *proj, const double *phases,
-                                       double *modes);
+                                       double *modes, void *scratch);
+/* The bytes of the transform's scratch (device): the chains' sums and a counter per part;
+ * the counters zero when the transform starts (cleared with the projections). */
+size_t cuda_projections_transform_scratch(const struct cuda_proj_transform *t);
 
 #ifdef __cplusplus
 }

@@ -1125,12 +1125,14 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     const size_t phase_doubles = 2 * (size_t)proj_at;
     const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
     const size_t ss = sim->model->sums_size;
-    /* one device buffer (made once a sim): the phase tables, the projections, the sums
-     * and the modes, so that one clear covers the projections and the sums and one copy
-     * brings the sums and the modes (a measurement's own clear and copy, no more) */
+    /* one device buffer (made once a sim): the phase tables, the projections, the sums,
+     * the modes and the transform's scratch, so that one clear covers the projections, the
+     * sums and the transform's counters and one copy brings the sums and the modes (a
+     * measurement's own clear and copy, no more) */
     const int64_t entries = projection_entries(sim, x);
     const size_t sums_bytes = (ss + sizeof(double) - 1) / sizeof(double) * sizeof(double);
     const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double);
+    const size_t scratch_bytes = cuda_projections_transform_scratch(&t);
     struct cuda_box *b = &x->box[0];
     int st = cuda_box_set_device(b->ex.device);
     if (st == LATMC_OK)
@@ -1145,7 +1147,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
         if (!b->phases)
             err = cudaMalloc((void **)&b->phases, phase_doubles * sizeof(double) +
                                                       (size_t)entries * sizeof(int64_t) +
-                                                      out_bytes);
+                                                      out_bytes + scratch_bytes);
         /* on the stream of the transform that reads them: a cudaMemcpy (legacy stream,
          * pageable source) returns before its DMA lands and the box's stream is not
          * ordered after it (tile_buffers) */
@@ -1158,14 +1160,18 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     int64_t *dev_proj = (int64_t *)(b->phases + phase_doubles);
     char *dev_sums = (char *)(dev_proj + entries);
     double *dev_modes = (double *)(dev_sums + sums_bytes);
+    void *dev_scratch = dev_modes + mode_doubles;
     const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+    /* one clear: the projections, the sums, (the modes,) the transform's counters */
     if (err == cudaSuccess)
-        err = cudaMemsetAsync(dev_proj, 0, (size_t)entries * sizeof(int64_t) + sums_bytes,
+        err = cudaMemsetAsync(dev_proj, 0,
+                              (size_t)entries * sizeof(int64_t) + out_bytes + scratch_bytes,
                               b->ex.stream);
     if (err == cudaSuccess)
         err = x->leaf->measure_projections(sim, &own, b->ex.stream, dev_sums, dev_proj);
     if (err == cudaSuccess)
-        err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes);
+        err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes,
+                                         dev_scratch);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(x->stage, dev_sums, out_bytes, cudaMemcpyDeviceToHost,
                               b->ex.stream);

@@ -163,6 +163,8 @@ potts4_fold_kernel(struct fold_geom p, const uint32_t *words, int q,
                 }
             }
         }
+        if (PROJ && c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
+            fold_let_transform_start();
         /* the chunk's columns: the thread's own counters (no barrier needed to read them) */
         for (int a = 0; a < q; a++) {
             uint32_t *pair = &col[2 * a * CUDA_THREADS + threadIdx.x];

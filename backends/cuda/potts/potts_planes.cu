@@ -68,7 +68,7 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
     constexpr int AHEAD = PL_AHEAD;
     constexpr int XS = 4 * W; /* sites a thread */
     /* PROJ: rows[chunk] (c0 | c1 << 16), rows01[chunk] (NP 3), then the columns
-     * colsum[NP][XS][32 wx] (thread-major: a lane's own entries in distinct banks) */
+     * colsum[NP][XS][32 wx + 1] (thread-major: a lane's own entries in distinct banks) */
     extern __shared__ uint32_t pl_shared[];
     const int across = 32 * wx;
     uint32_t *rows = pl_shared;
@@ -84,7 +84,8 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
     const int64_t next_g = gc + 1 == p.cols ? 0 : gc + 1;
     const int64_t plane = p.ly * p.cols;
     const int64_t block_cols = min((int64_t)across, p.cols - (int64_t)blockIdx.x * across);
-    const int ncol = NP * XS * across;
+    const int pitch = across + 1; /* a column count's row: x = u apart in distinct banks */
+    const int ncol = NP * XS * pitch;
     if (PROJ) {
         for (int k = threadIdx.x; k < (NP == 3 ? 2 : 1) * (int)p.chunk + ncol; k += CUDA_THREADS)
             pl_shared[k] = 0;
@@ -201,7 +202,7 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                                 for (int b = 0; b < 4; b++) {
                                     const uint32_t n = (colb[a][j] >> (8 * b)) & 0xFFu;
                                     if (n)
-                                        atomicAdd(&colsum[((a * XS) + 4 * j + b) * across + tx],
+                                        atomicAdd(&colsum[((a * XS) + 4 * j + b) * pitch + tx],
                                                   n);
                                 }
                                 colb[a][j] = 0;
@@ -223,6 +224,8 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
         if (in)
             sites += (uint64_t)XS * (uint64_t)(send - sfirst);
         if (PROJ) {
+            if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
+                fold_let_transform_start();
             __syncthreads();
             const long long len = end - first;
             /* the rows: states from the planes, one atomic per row and state */
@@ -240,14 +243,16 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     if (a < q)
                         add_row_entries(p, first + t, n[a], proj + a * p.per_state);
             }
-            /* the columns: one atomic per state and x */
+            /* the columns: one atomic per state and x, consecutive x in consecutive lanes
+             * (4 in a 32-byte sector of the L2: a quarter of the sectors' operations of
+             * a thread's x XS apart) */
             for (int e = threadIdx.x; e < XS * across; e += CUDA_THREADS) {
-                const int u = e / across, t = e - u * across;
+                const int t = e / XS, u = e - t * XS;
                 uint32_t cnt[3];
 #pragma unroll
                 for (int a = 0; a < NP; a++) {
-                    cnt[a] = colsum[(a * XS + u) * across + t];
-                    colsum[(a * XS + u) * across + t] = 0;
+                    cnt[a] = colsum[(a * XS + u) * pitch + t];
+                    colsum[(a * XS + u) * pitch + t] = 0;
                 }
                 const int64_t gt = (int64_t)blockIdx.x * across + t;
                 if (gt >= p.cols)
@@ -321,7 +326,7 @@ static void launch_planes(cudaStream_t stream, const struct fold_geom &p, int wx
     const int np = q == 4 ? 3 : 2;
     const size_t shared =
         PROJ ? sizeof(uint32_t) * ((np == 3 ? 2 : 1) * (size_t)p.chunk +
-                                   (size_t)np * 4 * W * 32 * (size_t)wx)
+                                   (size_t)np * 4 * W * (32 * (size_t)wx + 1))
              : 0;
     if (np == 3)
         potts_planes_kernel<PROJ, THREE, W, 3><<<grid, CUDA_THREADS, shared, stream>>>(
