@@ -169,33 +169,27 @@ __device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_b
 }
 
 /*
- * The same without a reduction per row, for a layout with few warps across a row (packed
- * Ising: L_x / 512 or fewer). Each lane writes its part of a row's sum, offset into
- * 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the warp's ROW_BATCH
- * rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i fall in distinct
- * banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a __dp4a each) into
- * the warp's entry of `sums` (two batches' buffers alternate), and after a block barrier
- * warp 0's lane k adds the block's warps' entries of row k and hands them on: one atomic
- * per row, block and entry, consecutive entries in consecutive lanes. (One atomic per row
- * and warp, without the barrier, put 32 warps' additions into each row's entry at
- * 65536^2, serialised in the L2: 0.03 ms, the whole extra cost of the folded kernel over
- * the measurement's.) Every thread of the block calls it once per row (the block walks
- * its rows together).
+ * The same without barriers and without a reduction per row, for a layout with few warps
+ * across a row (packed Ising: L_x / 512 or fewer). Each lane writes its part of a row's
+ * sum, offset into 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the
+ * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i
+ * fall in distinct banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a
+ * __dp4a each) and hands the row's sum to its entries: one atomic per row, warp and entry,
+ * consecutive entries in consecutive lanes. No warp waits for another, and a row costs a
+ * lane one byte store instead of a warp reduction.
  */
 #define ROW_PITCH_WORDS 9 /* 32 bytes of a row and one word of padding */
 
 struct warp_rows {
     int k;          /* rows of the batch so far */
-    int buf;        /* the batch's buffer of sums */
     int64_t first;  /* the batch's first row */
 };
 
 __device__ __forceinline__ void warp_row_done(const struct fold_geom &p, struct warp_rows &wr,
-                                              uint32_t *rows,
-                                              int (*sums)[FOLD_WARPS][ROW_BATCH], unsigned u,
-                                              int offset, bool last, unsigned long long *proj)
+                                              uint32_t *rows, unsigned u, int offset,
+                                              bool last, unsigned long long *proj)
 {
-    const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x >> 5);
+    const int lane = (int)(threadIdx.x & 31u);
     ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
     if (++wr.k < ROW_BATCH && !last)
         return;
@@ -206,21 +200,11 @@ __device__ __forceinline__ void warp_row_done(const struct fold_geom &p, struct 
 #pragma unroll
         for (int i = 0; i < 8; i++)
             total = __dp4a(row[i], 0x01010101u, total);
-        sums[wr.buf][warp][lane] = (int)total - 32 * offset;
+        add_row_entries(p, wr.first + lane, (long long)total - 32LL * offset, proj);
     }
-    /* the warps' sums written, and every warp's rows read before its next batch's bytes;
-     * warp 0 reads this buffer before the barrier of the batch after next, which reuses it */
-    __syncthreads();
-    if (warp == 0 && lane < wr.k) {
-        long long total = 0;
-#pragma unroll
-        for (int w = 0; w < FOLD_WARPS; w++)
-            total += sums[wr.buf][w][lane];
-        add_row_entries(p, wr.first + lane, total, proj);
-    }
+    __syncwarp(); /* the rows read before the next batch's writes */
     wr.first += wr.k;
     wr.k = 0;
-    wr.buf ^= 1;
 }
 
 #endif

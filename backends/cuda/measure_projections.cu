@@ -14,17 +14,16 @@
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
  *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
  *   - P_y (3D) and P_last: packed, each lane's part of a row's sum stored as a byte of the
- *     row in shared memory, and every ROW_BATCH rows lane k adds row k's bytes, the
- *     block's warps' sums are added after a barrier and handed on, one atomic per row,
- *     block and entry (measure_fold.cuh, warp_row_done: no warp reduction per row);
- *     bytes, a row's sum is its warps' sums (one warp
+ *     row in shared memory, and every ROW_BATCH rows lane k adds row k's bytes and hands
+ *     them on, one atomic per row, warp and entry (measure_fold.cuh, warp_row_done: no
+ *     warp reduction per row, no barrier); bytes, a row's sum is its warps' sums (one warp
  *     reduction each) added in shared memory, every ROW_BATCH rows one warp adding them,
  *     one atomic per row, block and entry (row_done; two buffers alternate, so one barrier
  *     per batch suffices). Consecutive entries in consecutive lanes.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
- * chunk and per row and block (some 37 MB of atomics in the L2 for 66 chunks and 4 blocks
- * across a row: one chunk per resident block). Then, one box alone, the transform of the
+ * chunk and per row and warp (some 52 MB of atomics in the L2 for 66 chunks and 32 warps a
+ * row: one chunk per resident block). Then, one box alone, the transform of the
  * projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
  * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
@@ -89,7 +88,6 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int SLOTS = 8 * NW;
     __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
     __shared__ uint32_t row_bytes_of[FOLD_WARPS][ROW_BATCH * ROW_PITCH_WORDS];
-    __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -103,7 +101,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
-        struct warp_rows wr = { 0, 0, first };
+        struct warp_rows wr = { 0, first };
 #pragma unroll
         for (int s = 0; s < SLOTS; s++)
             cnt[s][threadIdx.x] = 0;
@@ -232,7 +230,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     pending = 0;
                 }
                 /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
-                warp_row_done(p, wr, row_bytes_of[threadIdx.x >> 5], row_sums,
+                warp_row_done(p, wr, row_bytes_of[threadIdx.x >> 5],
                               in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end, proj);
                 if (++y == p.ly) {
                     y = 0;
