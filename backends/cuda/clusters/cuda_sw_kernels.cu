@@ -440,6 +440,60 @@ __global__ void sw_flatten_kernel(struct cuda_sw_box b)
     }
 }
 
+/* The finds of a word's marked sites that are not roots (bit s of live: site i0 + s, from
+ * its label p[s], now at x[s]), stepped together so that a thread keeps up to four loads in
+ * flight, then the labels that changed written back. The forest is fixed while they walk
+ * (pass 2 has run), so each find ends at its root whatever it reads on the way. */
+__device__ __forceinline__ void finish_finds4(uint32_t *labels, uint32_t i0,
+                                              const uint32_t p[4], uint32_t x[4],
+                                              unsigned live)
+{
+    const unsigned walked = live;
+    while (live) {
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            if (!(live >> s & 1u))
+                continue;
+            const uint32_t q = __ldcg(labels + x[s]);
+            if (q == x[s])
+                live &= ~(1u << s);
+            else
+                x[s] = q;
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+        if (walked >> s & 1u && x[s] != p[s])
+            labels[i0 + (uint32_t)s] = x[s];
+}
+
+/* A word of four bonds bytes with the decisions of its clusters' roots (bit s of roots:
+ * site i0 + s, global site g0 + s) drawn into their bytes, the other bytes as they were.
+ * GROUPED (sw_grouped): g0 is a multiple of 4, so the four names are the lanes of one
+ * Philox block, drawn once for the word (a warp with a root at each of the four places
+ * would otherwise run four). */
+template <bool GROUPED>
+__device__ __forceinline__ uint32_t decide_roots4(uint32_t word, unsigned roots, uint32_t g0,
+                                                  uint64_t seed, struct latmc_rng_name name,
+                                                  uint64_t keep, int q)
+{
+    if (GROUPED) {
+        const latmc_philox_ctr c = latmc_rng_name_block(seed, name, g0 >> 2);
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (roots >> s & 1u)
+                word = (word & ~(0xffu << (8 * s))) |
+                       (uint32_t)sw_decision_of(lane_of(c, (unsigned)s), keep, q) << (8 * s);
+    } else {
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+            if (roots >> s & 1u)
+                word = (word & ~(0xffu << (8 * s))) |
+                       (uint32_t)sw_decision(seed, name, g0 + (uint32_t)s, keep, q) << (8 * s);
+    }
+    return word;
+}
+
 /* Pass 3 four own sites a thread (sw_words): their marks read as one word of bonds, their
  * labels as one uint4, and the finds of the marked ones stepped together, so that a thread
  * keeps up to four loads in flight (one site a thread left the kernel waiting on latency).
@@ -465,23 +519,7 @@ __global__ void sw_flatten4_kernel(struct cuda_sw_box b)
             if (marks >> (8 * s) & SW_TILE_ROOT && p[s] != i0 + (uint32_t)s)
                 live |= 1u << s;
         }
-        const unsigned walked = live;
-        while (live) {
-#pragma unroll
-            for (int s = 0; s < 4; s++) {
-                if (!(live >> s & 1u))
-                    continue;
-                const uint32_t q = __ldcg(b.labels + x[s]);
-                if (q == x[s])
-                    live &= ~(1u << s);
-                else
-                    x[s] = q;
-            }
-        }
-#pragma unroll
-        for (int s = 0; s < 4; s++)
-            if (walked >> s & 1u && x[s] != p[s])
-                b.labels[i0 + (uint32_t)s] = x[s];
+        finish_finds4(b.labels, i0, p, x, live);
     }
 }
 
@@ -525,24 +563,8 @@ __global__ void sw_decide4_kernel(struct cuda_sw_box b, uint64_t seed,
                 roots |= 1u << s;
         if (!roots)
             continue;
-        const uint32_t g0 = sw_global(b, i0);
-        if (GROUPED) {
-            /* the four names are the lanes of one block: one Philox block for the word
-             * (a warp with a root at each of the four places ran four) */
-            const latmc_philox_ctr c = latmc_rng_name_block(seed, name, g0 >> 2);
-#pragma unroll
-            for (int s = 0; s < 4; s++)
-                if (roots >> s & 1u)
-                    word = (word & ~(0xffu << (8 * s))) |
-                           (uint32_t)sw_decision_of(lane_of(c, (unsigned)s), keep, q) << (8 * s);
-        } else {
-#pragma unroll
-            for (int s = 0; s < 4; s++)
-                if (roots >> s & 1u)
-                    word = (word & ~(0xffu << (8 * s))) |
-                           (uint32_t)sw_decision(seed, name, g0 + (uint32_t)s, keep, q) << (8 * s);
-        }
-        *(uint32_t *)(b.bonds + i0) = word;
+        *(uint32_t *)(b.bonds + i0) =
+            decide_roots4<GROUPED>(word, roots, sw_global(b, i0), seed, name, keep, q);
     }
 }
 
@@ -579,43 +601,10 @@ __global__ void sw_settle4_kernel(struct cuda_sw_box b, uint64_t seed,
                     roots |= 1u << s;
             }
         }
-        const unsigned walked = live;
-        if (roots) {
-            const uint32_t g0 = sw_global(b, i0);
-            if (GROUPED) { /* the four names are one block's lanes (sw_decide4_kernel) */
-                const latmc_philox_ctr c = latmc_rng_name_block(seed, name, g0 >> 2);
-#pragma unroll
-                for (int s = 0; s < 4; s++)
-                    if (roots >> s & 1u)
-                        word = (word & ~(0xffu << (8 * s))) |
-                               (uint32_t)sw_decision_of(lane_of(c, (unsigned)s), keep, q)
-                                   << (8 * s);
-            } else {
-#pragma unroll
-                for (int s = 0; s < 4; s++)
-                    if (roots >> s & 1u)
-                        word = (word & ~(0xffu << (8 * s))) |
-                               (uint32_t)sw_decision(seed, name, g0 + (uint32_t)s, keep, q)
-                                   << (8 * s);
-            }
-            *(uint32_t *)(b.bonds + i0) = word;
-        }
-        while (live) {
-#pragma unroll
-            for (int s = 0; s < 4; s++) {
-                if (!(live >> s & 1u))
-                    continue;
-                const uint32_t nq = __ldcg(b.labels + x[s]);
-                if (nq == x[s])
-                    live &= ~(1u << s);
-                else
-                    x[s] = nq;
-            }
-        }
-#pragma unroll
-        for (int s = 0; s < 4; s++)
-            if (walked >> s & 1u && x[s] != p[s])
-                b.labels[i0 + (uint32_t)s] = x[s];
+        if (roots)
+            *(uint32_t *)(b.bonds + i0) =
+                decide_roots4<GROUPED>(word, roots, sw_global(b, i0), seed, name, keep, q);
+        finish_finds4(b.labels, i0, p, x, live);
     }
 }
 
