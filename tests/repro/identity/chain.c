@@ -318,6 +318,7 @@ static const char *outer_mask(void)
 
 static void set_mask(const char *level)
 {
+    (void)outer_mask(); /* the process's value, read before the first change */
     if (level)
         setenv("LATMC_CPU_MASK", level, 1);
     else

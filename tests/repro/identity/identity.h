@@ -43,10 +43,10 @@ struct spec {
 };
 
 /* A layout: how the chain is run. Parsed from text (layout.c); every field 0 / NULL is the
- * reference's choice. */
+ * reference's choice, but the SIMD level (the reference's is "c"). */
 struct place {
     int threads;         /* desc.n_threads (0: 1) */
-    const char *simd;    /* LATMC_CPU_MASK at creation (NULL: "c") */
+    const char *simd;    /* LATMC_CPU_MASK at creation (NULL: the process's own) */
     int boxes;           /* desc.n_parts (CPU or one GPU) */
     bool cuda;           /* the CUDA backend */
     int devices;         /* desc.n_devices (slab i on GPU i mod GPUs) */

@@ -78,7 +78,7 @@ static bool place_token(const char *tok, struct place *p)
         return p->mpi = true;
     if (KEY("max_ranks") && v)
         return count_of(v, &p->max_ranks) && p->max_ranks > 0;
-    if (KEY("one") && !v) /* the reference's placement: one box, one thread, the CPU */
+    if (KEY("one") && !v) /* one box, one thread, the CPU (at the process's level) */
         return true;
 #undef KEY
     return false;

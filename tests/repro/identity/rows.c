@@ -71,6 +71,8 @@
 #define CHUNK_SCRIPTS                                                                      \
     "serialize,then.threads=2 simd=c,save,then.threads=3 simd=avx2,threads=2,save,then.one " \
     "simd=avx512,threads=3 cold,threads=2 setspins,simd=c,threads=3"
+/* the chunk schedule's paired groups: the levels, teams, a checkpoint between teams */
+#define PAIRED "simd=avx2 simd=avx512 threads=3 simd=avx2,threads=3 threads=2,save,then.threads=3"
 #define CHUNK_CUDA "cuda cuda,save,then.one threads=2,save,then.cuda cold,cuda"
 /* the bit-sliced decisions on one GPU, checkpoints (format version 3) to and from the CPU */
 #define BITSLICED_CUDA                                                                     \
@@ -339,6 +341,11 @@ const struct row rows[] = {
     { "phi4_chunks_cuda_float", 3, { 64, 32, 32 }, LEVELS " " THREADS " " CHUNK_CUDA },
     { "phi4_chunks2d_double_lambda", 2, { 256, 256, 0 },
       LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
+    /* paired groups (specs.c), on 1 and 3 threads (>= 65536 sites), a checkpoint between */
+    { "phi4_chunks2d_c5_float_lambda", 2, { 480, 300, 0 }, PAIRED },
+    { "phi4_chunks2d_c5_double", 2, { 480, 300, 0 }, PAIRED },
+    { "phi4_chunks_rows3_double", 3, { 128, 24, 32 }, PAIRED },
+    { "phi4_chunks_rows3_float", 3, { 64, 48, 32 }, PAIRED },
     { "phi4_double", 2, { 40, 40, 0 }, PARTS_ALL " " MPI },
     { "phi4_double_lambda", 2, { 16, 32, 0 }, PARTS },
     { "phi4_double", 3, { 8, 8, 16 }, PARTS },
@@ -387,6 +394,14 @@ const struct row rows[] = {
       "simd=avx512 simd=avx2 simd=avx512,threads=2 simd=avx512,threads=3 simd=avx2,threads=2" },
     { "heis_gauss_r2", 3, { 16, 8, 2400 }, "simd=avx512 simd=avx2,threads=2" },
     { "heis_pmj_overrelax", 2, { 16, 20000, 0 }, "simd=avx512,threads=3 simd=avx2" },
+    /* ... bands of exactly 4K planes (24 planes: K = 2 on 3 threads, K = 3 on 2), a set of
+     * the spins, a checkpoint and a recut between the calls; 70 planes on 3 threads (bands
+     * of 23 and 24); a replica just past the budget (16 x 8 x 2200: 16.1 MiB) */
+    { "heis_overrelax_r2", 3, { 128, 96, 24 },
+      "threads=3 threads=2 threads=3,setspins one,then.threads=3,serialize recut=2,threads=3" },
+    { "heis_overrelax_r1_float", 3, { 128, 96, 24 }, "threads=3" },
+    { "heis_overrelax_r2", 3, { 64, 64, 70 }, "threads=3" },
+    { "heis_gauss_r2", 3, { 16, 8, 2200 }, "threads=1 threads=3" },
     /* parts: two replicas, Gaussian couplings; rows of 3 sites of a colour */
     { "heis_gauss_r2", 3, { 4, 4, 8 }, PARTS_ALL " " MPI },
     { "heis_gauss_r2", 3, { 6, 2, 8 }, PARTS },

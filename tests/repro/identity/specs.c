@@ -121,6 +121,13 @@ const struct spec specs[] = {
     PHI4_CHUNKS("phi4_chunks_double", LATMC_PRECISION_DOUBLE, INFINITY, "32x8x2"),
     PHI4_CHUNKS("phi4_chunks_cuda_float", LATMC_PRECISION_FLOAT, 2.5, "cuda"),
     PHI4_CHUNKS("phi4_chunks2d_double_lambda", LATMC_PRECISION_DOUBLE, 1.5, "64x32"),
+    /* paired groups (two segments of W/2 numbers in one vector): 5 colours, AVX-512's
+     * (s = 8) and AVX2's (s = 4); chunks of 3 and 5 rows, so that a pair's halves lie in
+     * rows of different y, of different z, or a half is left alone */
+    PHI4_CHUNKS("phi4_chunks2d_c5_float_lambda", LATMC_PRECISION_FLOAT, 2.5, "40x5"),
+    PHI4_CHUNKS("phi4_chunks2d_c5_double", LATMC_PRECISION_DOUBLE, 1.5, "20x5"),
+    PHI4_CHUNKS("phi4_chunks_rows3_double", LATMC_PRECISION_DOUBLE, 2.5, "64x3x2"),
+    PHI4_CHUNKS("phi4_chunks_rows3_float", LATMC_PRECISION_FLOAT, 2.5, "32x3x4"),
     /* a finite Lambda made infinite between the sweep calls: the halo the update reads
      * goes from 2 planes to 1 */
     { .name = "phi4_float_relambda", .model = LATMC_MODEL_PHI4,
