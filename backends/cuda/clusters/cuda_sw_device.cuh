@@ -66,7 +66,10 @@ __device__ __forceinline__ uint32_t parent_of(const uint32_t *parent, uint32_t x
 }
 
 /* Join the trees of a and b, whose parents pa and pb were read (at any time: a stale
- * parent is still an ancestor): the larger root under the smaller (atomicMin); a union
+ * parent is a smaller site of the same cluster, though not always an ancestor while
+ * other unions run -- an atomicMin that finds its root already moved hangs it under its
+ * own smaller root and leaves the parent it displaced to its retry -- so the unions from
+ * it join the same clusters): the larger root under the smaller (atomicMin); a union
  * that finds its root already moved retries from the value it displaced (smaller, so this
  * ends). The two finds are stepped together, so that their loads wait once a step. */
 template <bool Shared>

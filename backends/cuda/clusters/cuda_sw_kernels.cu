@@ -27,9 +27,10 @@
  * which draws the decisions too (sw_settle4_kernel: cuda_sw_link, cuda_sw_settle_flip).
  * The bonds: four sites a thread, whose draws are whole blocks (where L_x is a multiple
  * of 4, the neighbours' spins as words: sw_bonds_rows_kernel). A find reads the parents
- * around L1 (__ldcg): a stale parent is still an ancestor, so a find always ends, and the
- * atomicMin's old value tells a union whether it won; a union steps its two finds
- * together (unite_from_in).
+ * around L1 (__ldcg): a stale parent is a smaller site of the same cluster (in pass 2 not
+ * always an ancestor: see unite_from_in; in pass 3, the forest fixed, an ancestor), so a
+ * find always ends, and the atomicMin's old value tells a union whether it won; a union
+ * steps its two finds together (unite_from_in).
  *
  * A box of several (cuda_sw_box.wrap = 0) runs the same passes on its own planes only,
  * never across its faces along the last axis: the labels are local sites, a piece's root
