@@ -83,8 +83,6 @@ cudaError_t cuda_sw_settle_flip(cudaStream_t stream, const struct cuda_sw_box *b
                                 uint64_t keep_threshold, int q, unsigned long long *changed);
 cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                            struct latmc_rng_name name, uint64_t keep_threshold, int q);
-cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
-                          unsigned long long *changed);
 
 /* Every site takes its cluster's decision, kept in its root's bonds byte (cuda_sw_flip,
  * cuda_wolff.h's decisions in a field): q = 0 (Ising) keep or flip, q >= 2 the colour.
