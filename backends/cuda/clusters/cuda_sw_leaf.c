@@ -66,8 +66,12 @@ static cudaError_t sw_settled(struct sw_box *sb, cudaStream_t stream,
 {
     if (!sb->linked)
         return cudaSuccess;
-    sb->linked = false;
-    return cuda_sw_flatten(stream, k);
+    /* cleared only once the flattening is launched: after a failed launch the next reader
+     * flattens again (flattening flat labels changes nothing) */
+    const cudaError_t err = cuda_sw_flatten(stream, k);
+    if (err == cudaSuccess)
+        sb->linked = false;
+    return err;
 }
 
 static int64_t sw_halo(const latmc_sim *sim)
@@ -142,9 +146,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         return sb->linked ? cuda_sw_link(stream, &k) : cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP: {
         if (!sb->faces && beta_h == 0.0 && sb->linked) {
-            sb->linked = false;
-            return cuda_sw_settle_flip(stream, &k, sim->desc.seed, step->rng,
-                                       step->cluster_threshold, q, changed);
+            const cudaError_t err = cuda_sw_settle_flip(stream, &k, sim->desc.seed, step->rng,
+                                                        step->cluster_threshold, q, changed);
+            if (err == cudaSuccess) /* else a later reader flattens them (sw_settled) */
+                sb->linked = false;
+            return err;
         }
         const cudaError_t flat = sw_settled(sb, stream, &k);
         if (flat != cudaSuccess)
