@@ -75,6 +75,29 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
 /* Blocks of the counting flip kernel: a few per SM of any current GPU, enough to fill it. */
 #define SW_COUNT_BLOCKS 2048u
 
+/* The draws of word k (sw_bonds_kernel's comment): the ND whole Philox blocks from
+ * ND (g0 / 4 + k) on, lane m & 3 of block m >> 2 the draw of the word's bond m. */
+template <int ND>
+__device__ __forceinline__ void word_draws(const struct cuda_sw_box &b, uint64_t seed,
+                                           struct latmc_rng_name name, uint64_t k,
+                                           latmc_philox_ctr c[ND])
+{
+#pragma unroll
+    for (int q = 0; q < ND; q++)
+        c[q] = latmc_rng_name_block(seed, name, (uint64_t)ND * (b.g0 / 4 + k) + (uint64_t)q);
+}
+
+/* The 4 ND couplings of the word at i0: ND whole 32-bit words from ND i0 (byte m of the
+ * word's bond m: +1 or -1, its top bit the sign); all 0 without couplings (EPS false). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void word_couplings(const struct cuda_sw_box &b, uint32_t i0,
+                                               uint32_t eps_neg[ND])
+{
+#pragma unroll
+    for (int q = 0; q < ND; q++)
+        eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
+}
+
 /* Four own sites a thread, local i0 = first + 4 k .. + 3, global g0 + 4 k .. + 3: their
  * draws nd (g0 + 4 k) .. + 4 nd - 1 are the nd whole blocks from nd (g0 / 4 + k) on, each
  * computed once (sw_grouped: first, g0 and the own sites multiples of 4).
@@ -91,17 +114,11 @@ __global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
          k += (uint64_t)cuda_item_stride()) {
         latmc_philox_ctr c[ND];
-#pragma unroll
-        for (int q = 0; q < ND; q++)
-            c[q] = latmc_rng_name_block(seed, name,
-                                        (uint64_t)ND * (b.g0 / 4 + k) + (uint64_t)q);
+        word_draws<ND>(b, seed, name, k, c);
         const uint32_t i0 = first + (uint32_t)(4 * k);
         const uint32_t four = *(const uint32_t *)(b.spins + i0);
-        /* the 4 ND couplings of the four sites: ND whole 32-bit words from ND i0 */
         uint32_t eps_neg[ND];
-#pragma unroll
-        for (int q = 0; q < ND; q++)
-            eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
+        word_couplings<ND, EPS>(b, i0, eps_neg);
         uint32_t out = 0;
         /* the first site's coordinates, then each next site's by a step along x */
         const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, row0 = i0 / lx;
@@ -153,10 +170,7 @@ __global__ void sw_bonds_rows_kernel(struct cuda_sw_box b, uint64_t seed,
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
          k += (uint64_t)cuda_item_stride()) {
         latmc_philox_ctr c[ND];
-#pragma unroll
-        for (int q = 0; q < ND; q++)
-            c[q] = latmc_rng_name_block(seed, name,
-                                        (uint64_t)ND * (b.g0 / 4 + k) + (uint64_t)q);
+        word_draws<ND>(b, seed, name, k, c);
         const uint32_t i0 = first + (uint32_t)(4 * k);
         const uint32_t row0 = i0 / lx, cx = i0 - row0 * lx, cy = row0 % ly, cz = row0 / ly;
         const uint32_t four = *(const uint32_t *)(b.spins + i0);
@@ -171,9 +185,7 @@ __global__ void sw_bonds_rows_kernel(struct cuda_sw_box b, uint64_t seed,
             same[2] = __vcmpeq4(four, *(const uint32_t *)(b.spins + iz));
         }
         uint32_t eps_neg[ND];
-#pragma unroll
-        for (int q = 0; q < ND; q++)
-            eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
+        word_couplings<ND, EPS>(b, i0, eps_neg);
         uint32_t out = 0;
 #pragma unroll
         for (int s = 0; s < 4; s++) {
