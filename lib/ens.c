@@ -254,6 +254,10 @@ int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_e
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
         latmc_sim_desc d = { .struct_size = sizeof d };
         latmc_ens_member_desc(e, m, &d);
+        /* AUTO: cluster members run on the CPU (the GPU's batched ensembles are of colour
+         * steps; asked for by name, the GPU refuses them below) */
+        if (d.device == LATMC_DEVICE_AUTO && latmc_cluster_algorithm(d.algorithm))
+            d.device = LATMC_DEVICE_CPU;
         st = latmc_sim_create(ctx, &d, &e->members[m]);
         if (st < 0) {
             char why[LATMC_ERRMSG_SIZE];

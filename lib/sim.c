@@ -169,13 +169,19 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
                   "only, desc.n_parts = %d)", ops->name, d.n_parts);
         sim->ops = ops = &latmc_cpu_backend_ops;
     }
+    sim->part = part; /* latmc_cluster_check_sim asks */
     if (latmc_cluster_algorithm(d.algorithm) && ops != &latmc_cpu_backend_ops &&
         d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1 && d.device_index == 0) {
-        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (the %s algorithm goes "
-                  "to a GPU only when asked for: desc.device = LATMC_DEVICE_CUDA)", latmc_algorithm_name(d.algorithm));
-        sim->ops = ops = &latmc_cpu_backend_ops;
+        /* AUTO: the GPU labels the clusters of one box (any field; the same chain bit for
+         * bit); several boxes or parts go to the CPU, which also runs a field there, and
+         * so do the embedded clusters */
+        const bool one_box = !part && d.n_parts <= 1;
+        if (!one_box || latmc_cluster_check_sim(sim) < 0) {
+            latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", one_box
+                      ? latmc_thread_error() : "the GPU runs clusters in a field on one box only");
+            sim->ops = ops = &latmc_cpu_backend_ops;
+        }
     }
-    sim->part = part; /* latmc_cluster_check_sim asks */
     if (latmc_cluster_algorithm(d.algorithm) && (st = latmc_cluster_check_sim(sim)) < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         sim->part = NULL; /* still the caller's */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim_helpers.h"
 #include "thread_parts.h"
@@ -301,11 +302,34 @@ static void refusals_ising_potts(void **state)
         assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_EUNSUPPORTED);
         assert_non_null(strstr(latmc_last_error(), "ensembles of Swendsen-Wang members"));
         assert_null(ens);
-        /* AUTO takes the CPU */
+        /* AUTO takes the GPU for one box (any field); the CPU for several boxes (where
+         * it alone runs a field) and for the members of ensembles: the same chains */
         d.device = LATMC_DEVICE_AUTO;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
         latmc_sim_destroy(&sim);
+        latmc_sim_desc w = d;
+        for (int k = 0; k < 2; k++) {
+            w.algorithm = k == 0 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+            w.n_parts = 2;
+            assert_int_equal(latmc_sim_create(ctx, &w, &sim), LATMC_OK);
+            assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+            latmc_sim_destroy(&sim);
+        }
+        assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(ens, 2), LATMC_OK);
+        char dir[] = "/tmp/latmc-cluster-auto-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char path[sizeof dir + 16];
+        snprintf(path, sizeof path, "%s/ens.latmc", dir);
+        assert_int_equal(latmc_ens_save(ens, path), LATMC_OK);
+        latmc_ens *back = NULL;
+        assert_int_equal(latmc_ens_load(ctx, path, &back), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(back, 1), LATMC_OK);
+        latmc_ens_destroy(&back);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(dir), 0);
+        latmc_ens_destroy(&ens);
     } else {
         printf("no CUDA backend here: its cluster steps and refusals not checked\n");
     }
