@@ -136,7 +136,9 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
  * ensembles/ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls), whose
  * standalone sims run the byte kernels (+-J with L_x = 16 or 32) or the packed ones: 3D
  * and 2D, uniform and +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and
- * a member read and written between calls. On the CPU the same comparisons hold. */
+ * a member read and written between calls; 2D L = 256 +-J, whose rows hold whole groups of
+ * 8 words (the rows kernel, and with LATMC_ENS_ISING_SWEEP=words the word-by-word one, on
+ * CUDA). On the CPU the same comparisons hold. */
 static void test_ising_packed_lattices_standalone(void **state)
 {
     (void)state;
@@ -148,6 +150,12 @@ static void test_ising_packed_lattices_standalone(void **state)
     d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
     d.algorithm = LATMC_ALGO_HEATBATH;
     members_match_standalone_poked(d, 0, 0, true);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 256);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone_poked(d, 0, 0, true);
+    assert_int_equal(setenv("LATMC_ENS_ISING_SWEEP", "words", 1), 0);
+    members_match_standalone_poked(d, 0, 0, true);
+    assert_int_equal(unsetenv("LATMC_ENS_ISING_SWEEP"), 0);
 }
 
 /* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/

@@ -15,6 +15,13 @@
  * kernels that runs. Unlike the single-lattice kernel each word finds its own neighbours,
  * so a chunk may span rows and +-J needs no 4-word groups (L_x = 16 is one word a row).
  *
+ * Where a member's row holds a whole number of groups of NW >= 4 words (and always for
+ * uniform couplings), the rows kernel (below) runs instead: a block's threads walk the
+ * groups of one member exactly as the single-lattice kernel walks its lattice
+ * (ising_packed_groups.cuh: vector loads, one table of 16 thresholds a block), so the
+ * member is its standalone sim by construction; LATMC_ENS_ISING_SWEEP=words keeps the
+ * word-by-word kernel for every member (the tests compare both).
+ *
  * Per-member values: the Philox round keys and the fold of the first rounds are computed
  * per item from the member's seed (the single-lattice kernels get them from the host); the
  * 16 thresholds go into this thread's column of a shared table, table[class][thread]: every
@@ -25,9 +32,11 @@
 #include "cuda_philox.cuh"
 #include "ens_ising_batch.h"
 #include "ens_packed_word.cuh"
+#include "ising_packed_groups.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
@@ -147,6 +156,29 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
             atomicAdd(&changed[m], (unsigned long long)n_changed);
         }
     }
+}
+
+/*
+ * The rows kernel: blockIdx.y is member m0 + blockIdx.y, whose groups the block's threads
+ * walk as ising_packed_sweep_kernel walks a lattice (packed_sweep_groups: the same code),
+ * with the member's thresholds in the block's table and the pass's fold of its seed.
+ */
+template <int NW, int ND, bool HEATBATH, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_packed_rows_kernel(struct packed_geom p, struct packed_stride st,
+                       const struct cuda_ens_packed_member *members, struct latmc_rng_name name,
+                       int colour, unsigned long long *changed)
+{
+    __shared__ uint32_t table[16];
+    const struct cuda_ens_packed_member *mem = &members[blockIdx.y];
+    if (threadIdx.x < 16)
+        table[threadIdx.x] = mem->thr.t[threadIdx.x];
+    __syncthreads();
+    const struct cuda_philox_folded draws = cuda_philox_fold_named(mem->seed, name);
+    const unsigned long long n_changed = packed_sweep_groups<NW, ND, HEATBATH, CW>(
+        p, st, mem->colour[colour], mem->colour[colour ^ 1], CW > 0 ? mem->eps[colour] : NULL,
+        (const unsigned char *)table, draws, colour);
+    cuda_warp_add(&changed[blockIdx.y], n_changed);
 }
 
 /*
@@ -492,6 +524,75 @@ static void launch_nw(cudaStream_t stream, struct ens_packed_geom p, int nw,
     }
 }
 
+/* Groups per thread of the rows kernel: enough that the per-thread fold and the block's
+ * table are paid over several groups, few enough that the members' blocks fill the device. */
+#define ENS_ROWS_GROUPS_PER_THREAD 8
+#define ENS_ROWS_MAX_MEMBERS 65535 /* grid.y */
+
+template <int NW, int ND, bool HB, int CW>
+static void launch_rows_one(cudaStream_t stream, const struct packed_geom &p,
+                            const struct cuda_ens_packed_member *members, int64_t n_members,
+                            struct latmc_rng_name name, int colour, unsigned long long *changed)
+{
+    const int64_t groups = p.nrows * p.groups;
+    const int64_t per_block = (int64_t)CUDA_THREADS * ENS_ROWS_GROUPS_PER_THREAD;
+    const unsigned gx = (unsigned)((groups + per_block - 1) / per_block);
+    const struct packed_stride st = packed_stride_of(p, gx);
+    for (int64_t m0 = 0; m0 < n_members; m0 += ENS_ROWS_MAX_MEMBERS) {
+        const int64_t n = n_members - m0 < ENS_ROWS_MAX_MEMBERS ? n_members - m0
+                                                                : ENS_ROWS_MAX_MEMBERS;
+        ens_packed_rows_kernel<NW, ND, HB, CW><<<dim3(gx, (unsigned)n), CUDA_THREADS, 0, stream>>>(
+            p, st, members + m0, name, colour, changed + m0);
+    }
+}
+
+template <int NW, int ND>
+static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                        const struct cuda_ens_packed_member *members, int64_t n_members,
+                        bool coupled, bool heatbath, struct latmc_rng_name name, int colour,
+                        unsigned long long *changed)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    const struct packed_geom p = packed_geom_of(g, NW);
+    if constexpr (NW >= 4) {
+        if (coupled) {
+            if (heatbath)
+                launch_rows_one<NW, ND, true, CW>(stream, p, members, n_members, name, colour, changed);
+            else
+                launch_rows_one<NW, ND, false, CW>(stream, p, members, n_members, name, colour, changed);
+            return;
+        }
+    }
+    if (heatbath)
+        launch_rows_one<NW, ND, true, 0>(stream, p, members, n_members, name, colour, changed);
+    else
+        launch_rows_one<NW, ND, false, 0>(stream, p, members, n_members, name, colour, changed);
+}
+
+template <int ND>
+static void launch_rows_nw(cudaStream_t stream, const struct latmc_lattice *g, int nw,
+                           const struct cuda_ens_packed_member *members, int64_t n_members,
+                           bool coupled, bool heatbath, struct latmc_rng_name name, int colour,
+                           unsigned long long *changed)
+{
+    switch (nw) {
+    case 8: launch_rows<8, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
+    case 4: launch_rows<4, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
+    case 2: launch_rows<2, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
+    default: launch_rows<1, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
+    }
+}
+
+/* The rows kernel serves members whose rows hold whole groups: uniform couplings always,
+ * +-J with groups of 4 or 8 words (the coupling words' vector loads). */
+static bool ens_rows_fit(int nw, bool coupled)
+{
+    const char *env = getenv("LATMC_ENS_ISING_SWEEP");
+    if (env && strcmp(env, "words") == 0)
+        return false;
+    return !coupled || nw >= 4;
+}
+
 extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,
                                                     const struct latmc_lattice *g,
                                                     const struct cuda_ens_packed_member *members,
@@ -500,9 +601,19 @@ extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,
                                                     int colour,
                                                     unsigned long long *changed)
 {
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const int rows_nw = packed_words_per_thread(g);
+    if (ens_rows_fit(rows_nw, coupled != 0)) {
+        if (g->ndim == 3)
+            launch_rows_nw<6>(stream, g, rows_nw, members, n_members, coupled != 0, hb, name,
+                              colour, changed);
+        else
+            launch_rows_nw<4>(stream, g, rows_nw, members, n_members, coupled != 0, hb, name,
+                              colour, changed);
+        return cudaGetLastError();
+    }
     const int nw = ens_words_per_item((uint32_t)(g->nsites / 16), n_members);
     const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, nw);
-    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     if (g->ndim == 3)
         launch_nw<6>(stream, p, nw, members, coupled != 0, hb, name, colour, changed);
     else

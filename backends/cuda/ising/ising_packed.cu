@@ -25,174 +25,9 @@
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
 #include "ising_packed.cuh"
+#include "ising_packed_groups.cuh"
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
-
-/* Where a thread's group of words sits, and its rows' neighbours (in words). */
-struct packed_geom {
-    int64_t rows;         /* L_y L_z */
-    int64_t ly, lz;
-    int64_t wpr;          /* words per row: L_x / 16 */
-    int64_t groups;       /* groups per row: wpr / NW */
-    /* The rows a kernel walks, [row0, row0 + nrows) (all rows but on a box of several
-     * devices: doc/cuda.md, "Several GPUs"), and the global index of word 0, which names
-     * the Philox blocks: a box's words are numbered as in the whole lattice. */
-    int64_t row0, nrows;
-    int64_t word_offset;
-};
-
-struct packed_site {
-    int64_t base;         /* index of the group's first word (same in both colours) */
-    int64_t row_start;    /* index of its row's first word */
-    int64_t y_up, y_down; /* word offsets to the rows y + 1, y - 1 */
-    int64_t z_up, z_down; /* and z + 1, z - 1 (3D) */
-    int par;              /* x parity of the updated colour in this row */
-};
-
-/*
- * A thread's walk over the groups, item s = first + t stride, kept as (group g, y, z)
- * and advanced by the stride's own decomposition (computed once on the host): no
- * division per group.
- */
-struct packed_stride {
-    int64_t items;        /* groups in all: rows x groups per row */
-    int64_t stride;       /* threads of the grid */
-    int64_t g, y, z;      /* stride = g + groups (y + L_y z) */
-};
-
-struct packed_walk {
-    int64_t s, g, y, z;
-};
-
-__device__ __forceinline__ struct packed_walk packed_walk_start(const struct packed_geom &p)
-{
-    struct packed_walk w;
-    w.s = cuda_first_item();
-    const int64_t r0 = latmc_div(w.s, p.groups);
-    const int64_t r = r0 + p.row0;
-    w.g = w.s - r0 * p.groups;
-    w.z = latmc_div(r, p.ly);
-    w.y = r - w.z * p.ly;
-    return w;
-}
-
-__device__ __forceinline__ void packed_walk_next(const struct packed_geom &p,
-                                                 const struct packed_stride &st,
-                                                 struct packed_walk &w)
-{
-    w.s += st.stride;
-    w.g += st.g;
-    w.y += st.y;
-    w.z += st.z;
-    if (w.g >= p.groups) {
-        w.g -= p.groups;
-        w.y++;
-    }
-    if (w.y >= p.ly) {
-        w.y -= p.ly;
-        w.z++;
-    }
-}
-
-template <int NW>
-__device__ __forceinline__ struct packed_site packed_locate(const struct packed_geom &p,
-                                                            const struct packed_walk &w,
-                                                            int colour)
-{
-    struct packed_site at;
-    at.row_start = (w.y + p.ly * w.z) * p.wpr;
-    at.base = at.row_start + w.g * NW;
-    at.y_up = (w.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr;
-    at.y_down = (w.y == 0 ? p.ly - 1 : -1) * p.wpr;
-    const int64_t plane = p.ly * p.wpr;
-    at.z_up = (w.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane;
-    at.z_down = (w.z == 0 ? p.lz - 1 : -1) * plane;
-    at.par = (int)((colour + w.y + w.z) & 1);
-    return at;
-}
-
-template <int NW> __device__ __forceinline__ void words_load(const uint32_t *p, uint32_t *w)
-{
-    if (NW >= 4) {
-#pragma unroll
-        for (int i = 0; i < NW / 4; i++) {
-            const uint4 v = ((const uint4 *)p)[i];
-            w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
-        }
-    } else if (NW == 2) {
-        const uint2 v = *(const uint2 *)p;
-        w[0] = v.x; w[1] = v.y;
-    } else {
-        w[0] = *p;
-    }
-}
-
-template <int NW> __device__ __forceinline__ void words_store(uint32_t *p, const uint32_t *w)
-{
-    if (NW >= 4) {
-#pragma unroll
-        for (int i = 0; i < NW / 4; i++)
-            ((uint4 *)p)[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
-    } else if (NW == 2)
-        *(uint2 *)p = make_uint2(w[0], w[1]);
-    else
-        *p = w[0];
-}
-
-/*
- * The 2 ndim neighbour words of each of the group's words (nb[d][k]: direction d, word k),
- * from the other colour's array. Direction 0 is the same words, 1 the nibble-shifted ones.
- */
-template <int NW, int ND>
-__device__ __forceinline__ void packed_neighbours(const uint32_t *other, const struct packed_geom &p,
-                                                  const struct packed_site &at,
-                                                  uint32_t (&nb)[ND][NW])
-{
-    const uint32_t *o = other + at.base;
-    words_load<NW>(o, nb[0]);
-    words_load<NW>(o + at.y_up, nb[2]);
-    words_load<NW>(o + at.y_down, nb[3]);
-    if (ND == 6) {
-        words_load<NW>(o + at.z_up, nb[4]);
-        words_load<NW>(o + at.z_down, nb[5]);
-    }
-    const int64_t first = at.base - at.row_start, last = first + NW - 1;
-    if (at.par) {
-        /* x + 1: nibble m + 1, the last nibble from the next word (periodic in x) */
-        const uint32_t next = other[at.row_start + (last + 1 == p.wpr ? 0 : last + 1)];
-#pragma unroll
-        for (int k = 0; k < NW; k++)
-            nb[1][k] = __funnelshift_r(nb[0][k], k + 1 < NW ? nb[0][k + 1] : next, 4);
-    } else {
-        /* x - 1: nibble m - 1, the first nibble from the previous word */
-        const uint32_t prev = other[at.row_start + (first == 0 ? p.wpr - 1 : first - 1)];
-#pragma unroll
-        for (int k = 0; k < NW; k++)
-            nb[1][k] = __funnelshift_l(k > 0 ? nb[0][k - 1] : prev, nb[0][k], 4);
-    }
-}
-
-/*
- * +-J: a site's coupling bits, nibble-packed like its spin (ising_packed.h): bit b of the
- * nibble in coupling word q is set when the bond to neighbour direction 4 q + b (the
- * directions of packed_neighbours) is -1. CW coupling words per spin word. XOR-ing a
- * neighbour word with its direction's bits turns "neighbour at -1" into "eps s_j = -1",
- * the count the class needs. Uniform sims: no coupling words (CW = 0).
- */
-template <int NW, int ND, int CW>
-__device__ __forceinline__ void packed_apply_couplings(const uint32_t *eps_words, int64_t base,
-                                                       uint32_t (&nb)[ND][NW])
-{
-    if constexpr (CW > 0) {
-        uint32_t e[CW * NW];
-        words_load<CW * NW>(eps_words + CW * base, e);
-#pragma unroll
-        for (int k = 0; k < NW; k++)
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                nb[d][k] ^= (e[CW * k + d / 4] >> (d % 4)) & 0x11111111u;
-    }
-}
 
 /* Blocks of the conversion kernels: at most 8192, so that on large lattices each thread
  * strides over many words. */
@@ -252,35 +87,8 @@ ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_
             table[i] = thr.t[i];
     }
     __syncthreads();
-    const unsigned char *table_bytes = (const unsigned char *)table;
-    unsigned long long n_changed = 0;
-    for (struct packed_walk wk = packed_walk_start(p); wk.s < st.items;
-         packed_walk_next(p, st, wk)) {
-        const struct packed_site at = packed_locate<NW>(p, wk, colour);
-        uint32_t own[NW], nb[ND][NW];
-        words_load<NW>(own_words + at.base, own);
-        packed_neighbours<NW, ND>(other, p, at, nb);
-        packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
-        /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
-         * (base is a multiple of NW) */
-        const uint64_t block0 = 2 * (uint64_t)(at.base + p.word_offset);
-        const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
-#pragma unroll
-        for (int k = 0; k < NW; k++) {
-            uint32_t cls = own[k] << 3;
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                cls += nb[d][k];
-            const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
-                                                                 (uint32_t)block0 + 2 * k);
-            const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
-                                                                 (uint32_t)block0 + 2 * k + 1);
-            const uint32_t w = packed_update_word<HEATBATH>(own[k], cls, u0, u1, table_bytes);
-            n_changed += __popc(w ^ own[k]);
-            own[k] = w;
-        }
-        words_store<NW>(own_words + at.base, own);
-    }
+    const unsigned long long n_changed = packed_sweep_groups<NW, ND, HEATBATH, CW>(
+        p, st, own_words, other, own_eps, (const unsigned char *)table, draws, colour);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -438,52 +246,17 @@ __global__ void ising_pack_couplings_kernel(struct packed_geom p, struct latmc_l
 
 /* ---- launchers ---- */
 
-static struct packed_stride stride_of(const struct packed_geom &p, unsigned grid)
-{
-    struct packed_stride st;
-    st.items = p.nrows * p.groups;
-    st.stride = (int64_t)grid * CUDA_THREADS;
-    const int64_t rows = st.stride / p.groups;
-    st.g = st.stride - rows * p.groups;
-    st.z = rows / p.ly; /* past the lattice: the walk ends there anyway */
-    st.y = rows - st.z * p.ly;
-    return st;
-}
-
-static struct packed_geom geom_of(const struct latmc_lattice *g, int nw)
-{
-    struct packed_geom p;
-    p.ly = g->ly;
-    p.lz = g->ndim == 3 ? g->lz : 1;
-    p.rows = p.ly * p.lz;
-    p.wpr = g->lx / 16;
-    p.groups = p.wpr / nw;
-    p.row0 = 0;
-    p.nrows = p.rows;
-    p.word_offset = 0;
-    return p;
-}
-
 /* The geometry restricted to rows->row0 .. (NULL: the whole lattice). */
 static struct packed_geom geom_rows(const struct latmc_lattice *g, int nw,
                                     const struct cuda_ising_rows *rows)
 {
-    struct packed_geom p = geom_of(g, nw);
+    struct packed_geom p = packed_geom_of(g, nw);
     if (rows) {
         p.row0 = rows->row0;
         p.nrows = rows->nrows;
         p.word_offset = rows->row_offset * p.wpr;
     }
     return p;
-}
-
-/* Words per thread of the update kernels: 8 (two 16-byte accesses; the per-group address
- * work shared by 64 sites: 12 % faster than 4 words in 2D, 9 % in 3D on an H200) where the
- * row allows it, else 4, 2 or 1. */
-static int words_per_thread(const struct latmc_lattice *g)
-{
-    const int64_t wpr = g->lx / 16;
-    return wpr % 8 == 0 ? 8 : wpr % 4 == 0 ? 4 : wpr % 2 == 0 ? 2 : 1;
 }
 
 extern "C" bool cuda_ising_packed_allowed(void)
@@ -515,7 +288,7 @@ extern "C" cudaError_t cuda_ising_pack_couplings_planes(cudaStream_t stream,
 {
     if (p1 <= p0)
         return cudaSuccess;
-    struct packed_geom p = geom_of(g, 1);
+    struct packed_geom p = packed_geom_of(g, 1);
     const int64_t plane_rows = g->ndim == 3 ? g->ly : 1;
     p.row0 = p0 * plane_rows;
     p.nrows = (p1 - p0) * plane_rows;
@@ -581,7 +354,7 @@ extern "C" cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct la
 {
     if (nrows <= 0)
         return cudaSuccess;
-    struct packed_geom p = geom_of(g, 1);
+    struct packed_geom p = packed_geom_of(g, 1);
     p.row0 = row0;
     p.nrows = nrows;
     ising_pack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
@@ -596,7 +369,7 @@ extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct 
 {
     if (nrows <= 0)
         return cudaSuccess;
-    struct packed_geom p = geom_of(g, 1);
+    struct packed_geom p = packed_geom_of(g, 1);
     p.row0 = row0;
     p.nrows = nrows;
     ising_unpack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
@@ -614,7 +387,7 @@ static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_
     const unsigned grid = resident_grid<ising_packed_sweep_kernel<NW, ND, HB, CW>>(
         p.nrows * p.groups);
     ising_packed_sweep_kernel<NW, ND, HB, CW><<<grid, CUDA_THREADS, 0, stream>>>(
-        p, stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
+        p, packed_stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
 }
 
 /* +-J (own_eps set) only where NW >= 4 (cuda_ising_packed_fits_couplings). */
@@ -664,7 +437,7 @@ extern "C" cudaError_t cuda_ising_packed_sweep_rows(
         return cudaSuccess;
     const struct cuda_philox_folded draws = cuda_philox_fold_named(seed, name);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
-    const int nw = words_per_thread(g);
+    const int nw = packed_words_per_thread(g);
     if (nw == 8) {
         if (g->ndim == 3) launch_sweep<8, 6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
         else              launch_sweep<8, 4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
@@ -694,12 +467,12 @@ static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
     if constexpr (NW >= 4) {
         if (eps0) {
             ising_packed_measure_kernel<NW, ND, CW><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, stride_of(p, grid), colour0, colour1, eps0, sums);
+                p, packed_stride_of(p, grid), colour0, colour1, eps0, sums);
             return;
         }
     }
     ising_packed_measure_kernel<NW, ND, 0><<<grid, CUDA_THREADS, 0, stream>>>(
-        p, stride_of(p, grid), colour0, colour1, NULL, sums);
+        p, packed_stride_of(p, grid), colour0, colour1, NULL, sums);
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure(cudaStream_t stream,
@@ -721,7 +494,7 @@ extern "C" cudaError_t cuda_ising_packed_measure_rows(cudaStream_t stream,
 {
     if (rows && rows->nrows <= 0)
         return cudaSuccess;
-    const int nw = words_per_thread(g) == 8 ? 4 : words_per_thread(g); /* 4 is plenty here */
+    const int nw = packed_words_per_thread(g) == 8 ? 4 : packed_words_per_thread(g); /* 4 is plenty here */
     if (g->ndim == 3) {
         if (nw == 4)      launch_measure<4, 6>(stream, g, rows, colour0, colour1, eps0, sums);
         else if (nw == 2) launch_measure<2, 6>(stream, g, rows, colour0, colour1, eps0, sums);
