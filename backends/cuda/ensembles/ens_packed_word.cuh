@@ -1,9 +1,11 @@
 /*
  * One word of an ensemble member on the multi-spin coded layout (ising_packed.h), as every
  * ensemble Ising kernel sees it: the per-colour and fused kernels
- * (ens_ising_packed_kernels.cu) and the resident tempering chains (ens_temper_resident.cu)
- * differ only in where the neighbour indices and the thresholds come from, so the word's
- * neighbours, couplings, class sum, draws, decision and bond count are written once here.
+ * (ens_ising_packed_kernels.cu) differ only in where the neighbour indices and the
+ * thresholds come from, so the word's neighbours, couplings, class sum, draws, decision and
+ * bond count are written once here. The resident tempering chains (ens_temper_resident.cu)
+ * take the draws, the block products and the bond count from here and write the same
+ * neighbours, class sums and decisions with fewer ALU-pipe instructions of their own.
  * Device only; everything inlines into its kernel (the callers' generated code is what it
  * was with these lines written out).
  */

@@ -10,7 +10,8 @@
  *
  * The chain is the one the per-round launches give, bit for bit: each pass of a member is the
  * fused kernel's (ens_ising_packed_kernels.cu: the same Philox names, blocks 2 w and 2 w + 1
- * of word w, the same word step, ens_packed_word.cuh, and packed_update_word's decisions),
+ * of word w, the same class sums and packed_update_word's decisions, here written for the
+ * ALU pipe's sake with fewer logic operations: chain_neighbours, chain_decide, chain_pass),
  * the sums the same exact integers, the decisions
  * and round trips ens_exchange_kernels.cu's (lib/ens_exchange_rule.h, the same draws).
  * Only the order of work differs: warp k updates members k, k + warps, ..., its lanes the
@@ -47,8 +48,8 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
     l.spins = 0;
     l.eps = up16(l.spins + n * 2 * words * 4);
     l.geo = up16(l.eps + n * 2 * words * (uint32_t)cw * 4);
-    l.thr = up16(l.geo + words * 16);
-    l.gid = up16(l.thr + n * 16 * 4 + 256); /* room to start the tables at a multiple of 256 */
+    l.thr = up16(l.geo + words * 48);
+    l.gid = up16(l.thr + n * 16 * 8 + 256); /* room to start the tables at a multiple of 256 */
     l.temp = up16(l.gid + n * 4);
     l.at = up16(l.temp + n * 4);
     l.dir = up16(l.at + n * 4);
@@ -62,11 +63,22 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
 }
 
 /*
+ * Multipliers the kernel takes as a parameter: not knowing their values, the compiler keeps
+ * the products that use them as multiplies (IMAD, on the FMA pipe) instead of turning them
+ * into shifts and adds, which take the ALU pipe that binds this kernel (doc/PERFORMANCE.md).
+ */
+struct chain_muls {
+    uint32_t sixteen, seven;
+    uint32_t fix[2]; /* -(7 - ND) for ND = 4, 6 (the measuring pass) */
+    uint32_t shr[4]; /* 2^(32 - k): the high word of e shr[k] is e >> k (k = 1..3) */
+};
+
+/*
  * A word's neighbours in shared memory, as byte offsets from its colour's first word (< 2^16:
- * at most 1024 words), so that a neighbour's address is one add: y up | y down << 16,
- * z up | z down << 16, the word of its row that holds its other x neighbour in colour 0's
- * pass | in colour 1's << 16 | colour 0's x parity (bit 0; the offsets are multiples of 4);
- * 16 bytes a word, one load.
+ * at most 1024 words), each in a word of its own so that a neighbour's address is one add
+ * and nothing is unpacked: three 16-byte entries a word, y up, y down, z up, z down; then for
+ * colour 0's pass and colour 1's the x neighbour as a funnel shift of two words (lo, hi, the
+ * shift: the other x neighbour's word next, hi = next and 4 bits; prev, lo = prev and 28).
  */
 static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32_t w,
                                      uint4 *geo)
@@ -80,58 +92,89 @@ static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32
     const uint32_t next = row + (wi + 1 == g.wpr ? 0 : wi + 1);
     const uint32_t prev = row + (wi == 0 ? g.wpr - 1 : wi - 1);
     const uint32_t par0 = (y + z) & 1u; /* colour 0 takes the next word where 1 */
-    geo->x = 4 * y_up | 4 * y_down << 16;
-    geo->y = 4 * z_up | 4 * z_down << 16;
-    geo->z = 4 * (par0 ? next : prev) | 4 * (par0 ? prev : next) << 16 | par0;
-    geo->w = 0;
+    geo[0] = make_uint4(4 * y_up, 4 * y_down, 4 * z_up, 4 * z_down);
+    for (uint32_t c = 0; c < 2; c++) {
+        const bool right = (par0 ^ c) != 0; /* the missing nibble from the next word */
+        geo[1 + c] = right ? make_uint4(4 * w, 4 * next, 4, 0)
+                           : make_uint4(4 * prev, 4 * w, 28, 0);
+    }
 }
 
 /* The 2 ndim neighbour words of word w of the colour `other` (couplings xor-ed in), in the
- * pass of colour `colour` (the other x neighbour's side). */
+ * pass of colour `colour`; raw0: the first x neighbour's word as stored (the measuring
+ * pass's count of spins). */
 template <int ND, int CW>
 __device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint4 *geo,
                                                  const uint32_t *eps, uint32_t w, int colour,
-                                                 uint32_t nb[ND])
+                                                 const struct chain_muls &m, uint32_t nb[ND],
+                                                 uint32_t &raw0)
 {
-    const uint4 g = geo[w];
-    struct ens_word_nbrs n; /* byte offsets */
-    n.w = 4 * w;
-    n.y_up = g.x & 0xffffu;
-    n.y_down = g.x >> 16;
-    n.z_up = g.y & 0xffffu;
-    n.z_down = g.y >> 16;
-    n.next = n.prev = colour ? g.z >> 16 : g.z & 0xfffcu;
-    n.right = ((g.z & 1u) ^ (uint32_t)colour) != 0;
-    uint32_t e[CW > 0 ? CW : 1];
-#pragma unroll
-    for (int q = 0; q < CW; q++)
-        e[q] = eps[CW * w + q];
+    const uint4 a = geo[3 * w], x = geo[3 * w + 1 + colour];
     const unsigned char *bytes = (const unsigned char *)other;
-    ens_neighbours_at<ND, CW>([bytes](uint32_t off) { return *(const uint32_t *)(bytes + off); },
-                              n, e, nb);
+    const auto word = [bytes](uint32_t off) { return *(const uint32_t *)(bytes + off); };
+    nb[0] = raw0 = word(4 * w);
+    nb[1] = __funnelshift_r(word(x.x), word(x.y), x.z);
+    nb[2] = word(a.x);
+    nb[3] = word(a.y);
+    if constexpr (ND == 6) {
+        nb[4] = word(a.z);
+        nb[5] = word(a.w);
+    }
+    if constexpr (CW > 0) {
+        uint32_t e[CW];
+#pragma unroll
+        for (int q = 0; q < CW; q++)
+            e[q] = eps[CW * w + q];
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            nb[d] ^= (d % 4 == 0 ? e[d / 4] : __umulhi(e[d / 4], m.shr[d % 4])) & 0x11111111u;
+    }
 }
 
 /*
- * packed_update_word's decision with the member's 16 thresholds at shared address
- * window + 64 sub (window a multiple of 256, sub 0..3: four temperatures' tables a
- * window): a byte permute puts the site's 4 x class | 64 sub under the window's upper
- * bytes, so the address is that one instruction (no add to a per-warp table base).
+ * The decisions of a word's 8 sites (packed_update_word's) with the member's 16 table entries
+ * at shared address window + 128 sub + 8 class (window a multiple of 256, sub 0..1: two
+ * temperatures' tables a window; a byte permute puts 8 x class | 128 sub under the window's
+ * upper bytes). Each entry is the 64-bit c with u + c >= 2^32 exactly where the site's draw
+ * u crosses its threshold t: Metropolis c = ~t (u > t: the site keeps its spin), heat bath
+ * c = 2^32 - t (u >= t: the site's new spin is -1). The add's carry (an add with carry out)
+ * goes into the result by a multiply-add with carry in, carries = 16 carries + hi(c) +
+ * carry, sites 7 down to 0: one integer add on the ALU pipe and one IMAD.X on the FMA pipe
+ * a site, instead of a compare and a predicated logic operation both on the ALU pipe.
+ * Returns the carries, bit 4 n for site n.
  */
 template <bool HEATBATH>
 struct chain_decide {
-    uint32_t window, sub; /* sub: 64 sub in every byte */
-    __device__ __forceinline__ uint32_t operator()(uint32_t own, uint32_t cls,
-                                                   const latmc_philox_ctr &u0,
-                                                   const latmc_philox_ctr &u1) const
+    uint32_t window, sub; /* sub: 128 sub in every byte */
+    __device__ __forceinline__ uint32_t operator()(uint32_t cls, const latmc_philox_ctr &u0,
+                                                   const latmc_philox_ctr &u1,
+                                                   const struct chain_muls &m) const
     {
-        const uint32_t window_ = window;
-        return packed_update_word_by<HEATBATH>(own, cls, u0, u1, sub, [window_](uint32_t x, int q) {
-            uint32_t t;
-            asm("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(__byte_perm(x, window_, 0x7650 | q)));
-            return t;
-        });
+        /* byte q of even8 = 8 x class of nibble 2q, of odd8 = 8 x class of nibble 2q+1 */
+        const uint32_t even8 = ((cls << 3) & 0x78787878u) | sub;
+        const uint32_t odd8 = (__umulhi(cls, m.shr[1]) & 0x78787878u) | sub; /* cls >> 1 */
+        uint32_t carries = 0;
+#pragma unroll
+        for (int n = 7; n >= 0; n--) {
+            const uint32_t at = __byte_perm(n & 1 ? odd8 : even8, window, 0x7650 | (n >> 1));
+            const uint32_t u = n < 4 ? u0.v[n] : u1.v[n - 4];
+            uint2 c;
+            asm("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(c.x), "=r"(c.y) : "r"(at));
+            asm("{\n\t.reg .u32 lo;\n\t"
+                "add.cc.u32 lo, %1, %2;\n\t"
+                "madc.lo.u32 %0, %0, %3, %4;\n\t}"
+                : "+r"(carries) : "r"(u), "r"(c.x), "r"(m.sixteen), "r"(c.y));
+        }
+        return carries;
     }
 };
+
+/* A table entry of chain_decide from the threshold t. */
+template <bool HEATBATH>
+__device__ __forceinline__ uint64_t chain_entry(uint32_t t)
+{
+    return HEATBATH ? (1ull << 32) - t : (uint64_t)~t;
+}
 
 /*
  * One member's pass of colour `colour`, by one warp (lane: the words lane, lane + 32, ...):
@@ -146,28 +189,52 @@ __device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32
                                                const struct cuda_philox_folded &f,
                                                const struct cuda_philox_group &grp,
                                                const chain_decide<HEATBATH> &decide,
-                                               uint32_t &anti, uint32_t &neg)
+                                               const struct chain_muls &m, uint32_t &anti,
+                                               uint32_t &neg)
 {
-    uint32_t n_changed = 0;
-    /* round 1's products of blocks 2 w and 2 w + 1 stepped by additions (integer-pipe
-     * adds instead of two wide multiplies a word, which share the pipe of the Philox
-     * rounds' 32) */
-    uint64_t p_even = ens_block_product(2 * lane);
+    /* Metropolis: the sites kept (no carry) counted, the flips the rest at the end */
+    uint32_t counted = 0;
+    /* the measuring pass's nibble sums (its bytes + 15 x its high nibbles; 16 x those) */
+    uint32_t sum_bytes = 0, sum_high = 0;
+    /* round 1's products of blocks 2 w and 2 w + 1 as two wide multiplies (FMA pipe), not
+     * stepped by 64-bit adds (an ALU add with carry out each) */
 #pragma unroll CHAIN_WORDS_IN_FLIGHT
-    for (uint32_t w = lane; w < W; w += 32, p_even += 64 * (uint64_t)LATMC_PHILOX_M0) {
+    for (uint32_t w = lane; w < W; w += 32) {
+        const uint64_t p_even = ens_block_product(2 * w), p_odd = ens_block_product(2 * w + 1);
         const uint32_t own = own_words[w];
-        uint32_t nb[ND];
-        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb);
-        const uint32_t nw = ens_new_word<ND>(own, nb, f, grp, p_even,
-                                             p_even + LATMC_PHILOX_M0, decide);
-        n_changed += __popc(nw ^ own);
+        uint32_t nb[ND], raw0;
+        chain_neighbours<ND, CW>(other, geo, e, w, colour, m, nb, raw0);
+        /* the class of each site: own spin x 8 plus its neighbours (a nibble each) */
+        uint32_t cls = own << 3;
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            cls += nb[d];
+        const latmc_philox_ctr u0 = cuda_philox_folded_draws_p0(f, grp, p_even);
+        const latmc_philox_ctr u1 = cuda_philox_folded_draws_p0(f, grp, p_odd);
+        const uint32_t carries = decide(cls, u0, u1, m);
+        uint32_t nw;
+        if constexpr (HEATBATH) {
+            nw = carries;
+            counted += __popc(nw ^ own);
+        } else {
+            nw = own ^ carries ^ 0x11111111u; /* the sites without a carry flip */
+            counted += __popc(carries);
+        }
         own_words[w] = nw;
         if constexpr (MEASURE) {
-            neg += __popc(nw) + __popc(other[w]);
-            anti += ens_anti_bonds<ND>(nw, nb);
+            /* a site's anti-aligned bonds from its class (the neighbours are the class's
+             * low 3 bits, the same after the update): n1 where its new spin is 0, ND - n1
+             * where 1; (n1 ^ 7 s) - (7 - ND) s is that, a nibble each with no borrow */
+            const uint32_t flipped = (cls ^ nw * m.seven) & 0x77777777u;
+            const uint32_t bonds = nw * m.fix[ND == 6] + flipped;
+            sum_bytes = __dp4a(bonds, 0x01010101u, sum_bytes);
+            sum_high = __dp4a(bonds & 0xf0f0f0f0u, 0x01010101u, sum_high);
+            neg += __popc(nw) + __popc(raw0);
         }
     }
-    return n_changed;
+    if constexpr (MEASURE)
+        anti += sum_bytes - 15 * (sum_high >> 4);
+    return HEATBATH ? counted : 8 * (W / 32) - counted;
 }
 
 /* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
@@ -188,7 +255,8 @@ template <int ND, int CW>
 static __device__ void measure_from_words(const uint32_t *spins, const uint32_t *eps,
                                           const uint4 *geo, uint32_t W, int nT, uint32_t warp,
                                           uint32_t warps, uint32_t lane,
-                                          const struct cuda_ens_round &r, double *energy)
+                                          const struct cuda_ens_round &r,
+                                          const struct chain_muls &m, double *energy)
 {
     for (int j = (int)warp; j < nT; j += (int)warps) {
         const uint32_t *c0 = spins + 2 * j * W, *c1 = c0 + W;
@@ -196,9 +264,9 @@ static __device__ void measure_from_words(const uint32_t *spins, const uint32_t 
         uint32_t anti = 0, neg = 0;
         for (uint32_t w = lane; w < W; w += 32) {
             const uint32_t own = c0[w];
-            neg += __popc(own) + __popc(c1[w]);
-            uint32_t nb[ND];
-            chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb);
+            uint32_t nb[ND], raw0;
+            chain_neighbours<ND, CW>(c1, geo, e0, w, 0, m, nb, raw0);
+            neg += __popc(own) + __popc(raw0);
             anti += ens_anti_bonds<ND>(own, nb);
         }
         for (int offset = 16; offset > 0; offset >>= 1) {
@@ -215,7 +283,8 @@ template <int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(32 * CHAIN_MAX_WARPS)
 ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                  struct cuda_ens_round r, struct cuda_ens_chain_list list,
-                 struct cuda_ens_packed_member *members, unsigned long long *changed)
+                 struct cuda_ens_packed_member *members, unsigned long long *changed,
+                 struct chain_muls mul)
 {
     extern __shared__ __align__(16) unsigned char sh[];
     const struct chain_layout l = chain_layout_of(g.words, r.n_temperatures, CW);
@@ -223,7 +292,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     uint4 *geo = (uint4 *)(sh + l.geo);
     /* the thresholds from a multiple of 256 in the shared window (chain_decide) */
     const uint32_t thr_pad = (0u - (uint32_t)__cvta_generic_to_shared(sh + l.thr)) & 255u;
-    uint32_t *thr = (uint32_t *)(sh + l.thr + thr_pad);
+    uint64_t *thr = (uint64_t *)(sh + l.thr + thr_pad); /* chain_decide's entries */
     const uint32_t thr_at = (uint32_t)__cvta_generic_to_shared(thr);
     int32_t *gid = (int32_t *)(sh + l.gid), *temp = (int32_t *)(sh + l.temp);
     int32_t *at = (int32_t *)(sh + l.at), *dir = (int32_t *)(sh + l.dir);
@@ -250,11 +319,11 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
         ladder[j] = d.ladder[j];
     }
     for (uint32_t i = tid; i < (uint32_t)nT * 16; i += T)
-        thr[i] = d.thr_of_t[i / 16].t[i % 16];
+        thr[i] = chain_entry<HEATBATH>(d.thr_of_t[i / 16].t[i % 16]);
     for (uint32_t i = tid; i < (uint32_t)nT * 32; i += T)
         flips[i] = 0;
     for (uint32_t w = tid; w < W; w += T)
-        word_geometry(g, w, geo + w);
+        word_geometry(g, w, geo + 3 * w);
     __syncthreads();
     /* each warp its members' arrays, 16 bytes a load (the host checked the alignment) */
     for (int j = (int)warp; j < nT; j += (int)warps) {
@@ -286,15 +355,17 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                     const uint32_t *other = spins + (2 * j + (colour ^ 1)) * W;
                     const uint32_t *e = eps + (2 * j + colour) * W * CW;
                     const uint32_t t = (uint32_t)temp[j];
-                    const chain_decide<HEATBATH> decide = { thr_at + 256 * (t / 4),
-                                                            0x40404040u * (t % 4) };
+                    const chain_decide<HEATBATH> decide = { thr_at + 256 * (t / 2),
+                                                            0x80808080u * (t % 2) };
                     uint32_t anti = 0, neg = 0;
                     const uint32_t n_changed =
                         colour == 1 && measure
                             ? chain_pass<ND, HEATBATH, CW, true>(own_words, other, e, geo, W, lane,
-                                                                 colour, f, grp, decide, anti, neg)
+                                                                 colour, f, grp, decide, mul,
+                                                                 anti, neg)
                             : chain_pass<ND, HEATBATH, CW, false>(own_words, other, e, geo, W, lane,
-                                                                  colour, f, grp, decide, anti, neg);
+                                                                  colour, f, grp, decide, mul,
+                                                                  anti, neg);
                     flips[32 * j + lane] += n_changed; /* this lane's slot: no race */
                     if (colour == 1 && measure) { /* the same for the whole warp */
                         for (int offset = 16; offset > 0; offset >>= 1) {
@@ -316,7 +387,8 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
         if (!list.round_after[seg])
             continue;
         if (list.n_sweeps[seg] == 0) /* a round right after another: sums from the words */
-            measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, energy);
+            measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, mul,
+                                       energy);
         __syncthreads(); /* every member's energy */
         if (warp == 0) { /* the round: ens_exchange_kernel's, on the local map */
             const uint64_t round = list.round[seg];
@@ -368,7 +440,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
             d.member_at[base + (int64_t)temp[j] * nR] = m;
         }
         if (lane < 16)
-            members[m].thr.t[lane] = thr[16 * temp[j] + lane];
+            members[m].thr.t[lane] = d.thr_of_t[temp[j]].t[lane]; /* not the entries */
     }
 }
 
@@ -398,8 +470,15 @@ static cudaError_t chain_launch(const struct chain_args &a)
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             a.blocks_per_sm, ens_chain_kernel<ND, HEATBATH, CW>, 32 * warps, shared);
     const unsigned grid = (unsigned)((int64_t)a.r.n_samples * a.r.n_replicas);
+    struct chain_muls mul;
+    mul.sixteen = 16;
+    mul.seven = 7;
+    mul.fix[0] = 0u - (7 - 4);
+    mul.fix[1] = 0u - (7 - 6);
+    for (int k = 0; k < 4; k++)
+        mul.shr[k] = k ? 1u << (32 - k) : 0;
     ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, a.stream>>>(
-        a.g, a.d, a.r, a.list, a.members, a.changed);
+        a.g, a.d, a.r, a.list, a.members, a.changed, mul);
     return cudaGetLastError();
 }
 

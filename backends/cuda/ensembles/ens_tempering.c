@@ -284,12 +284,13 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
  * Whether this list runs resident: where the chains fit and fill the device (above) and its
  * rounds are frequent. The resident kernel's sweeps are slower than the fused kernel's
  * (one H200, 4096 x 16^3 +-J, 20 sweeps a call: ~436 against ~396 us a call; one block of
- * 32 warps an SM, a member a warp, the pass's Philox fold on the vector pipe and two more
- * wide multiplies a word), its rounds far cheaper (~2.8 us against ~25 us for a launched
- * round with the fused kernel's relaunch): break-even near a round every 11 sweeps
- * (measured: every 10 sweeps 760 against 752 flips/ns, every 20 758 against 797, every 3
- * 746 resident). LATMC_CUDA_TEMPER=resident (where it
- * fits) or =launches chooses.
+ * 32 warps an SM, a member a warp, the pass's Philox fold on the vector pipe), its rounds
+ * far cheaper (~2.8 us against ~25 us for a launched round with the fused kernel's
+ * relaunch): break-even near a round every 11 sweeps (measured: every 10 sweeps 760
+ * against 752 flips/ns, every 20 758 against 797, every 3 746 resident). Since then the
+ * resident sweeps run ~3-10 % faster (doc/PERFORMANCE.md), which moves the break-even
+ * toward ~13 sweeps by the sweeps' figures alone; not measured, so 11 stays.
+ * LATMC_CUDA_TEMPER=resident (where it fits) or =launches chooses.
  */
 static bool resident_list(struct cuda_ens_temper *t, const struct latmc_step_call *calls,
                           int n_calls)
