@@ -3,8 +3,9 @@
  * packed layout.
  *
  * One thread takes one group of 32 sites of the updated colour (on the 1-bit layout with
- * an even number of words a row, two neighbouring groups; for 2D Metropolis at h = 0 the
- * same pair column of a band of rows, ising_bitsliced_march_kernel) and, per neighbour
+ * an even number of words a row, two neighbouring groups; for 2D Metropolis and heat bath
+ * at h = 0 the same pair column of a band of rows, ising_bitsliced_march_kernel) and, per
+ * neighbour
  * direction, one 32-bit word of the other colour that holds the 32 neighbours in that
  * direction, one per bit:
  * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
@@ -22,9 +23,12 @@
  * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
  * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
- * inputs in ten logic operations, in 3D from two full adders, KEY_RUN). Then the planes, four per Philox block
+ * inputs in ten logic operations, in 3D from two full adders, KEY_RUN; heat bath at h = 0
+ * folds the counts m and 2 ndim - m into one class, KEY_SYM: ndim a plane, 2D's from the
+ * inputs in nine operations, 3D's from two full adders). Then the planes, four per Philox block
  * (lib/bitslice_decision.h's step; the leading planes that are zero in every open class
- * two at a time, Metropolis at h = 0): blocks 0 and 1 for every group, the groups still
+ * two at a time, Metropolis at h = 0; KEY_SYM compares planes 0 .. 7 from the bottom, one
+ * majority a plane, group_planes_first_sym): blocks 0 and 1 for every group, the groups still
  * undecided queued in their warp's queue in shared memory and finished by the warp's
  * lanes together (doc/models/ising-decisions.md, "The tail"), and the accept mask into
  * the words.
@@ -50,7 +54,17 @@
  * table: 2D's come from the four inputs in ten logic operations, 3D's (one group of the
  * 1-bit layout) from two full adders of three inputs each (group_classes).
  */
-enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3 };
+/*
+ * KEY_SYM: heat bath at h = 0 (sym_classes, on the host), where the thresholds of the
+ * counts m and 2 ndim - m are each other's complement (T_{2 ndim - m} = 2^32 - 1 - T_m, as
+ * floor(p 2^32) + floor((1 - p) 2^32) is wherever p 2^32 is not whole) and T_ndim = 2^31:
+ * a lane with m > ndim (mask s) compares with the complement of the threshold of m' =
+ * 2 ndim - m, so threshold plane b is s ^ OR_{m' < ndim} (lanes of m' & bit b of T_m')
+ * (plane 0: ~s, every T_m' >= 2^31; T_ndim's lanes have no bit past plane 0): ndim open
+ * classes a plane instead of 2 ndim + 1 (the classes A, B (, C) of m' = 0, 1 (, 2) in
+ * open_mask[0 .. KB - 2], s in open_mask[KB - 1]).
+ */
+enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3, KEY_SYM = 4 };
 #define BS_CODES 14
 
 struct bs_params {
@@ -378,6 +392,35 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
         st.s.accept = ~st.s.undecided;
         return;
     }
+    if (KEY == KEY_SYM && ND == 4 && BITS) {
+        /* m (neighbours at -1) in {0, 4}: all four equal; {1, 3}: odd; s: m >= 3 */
+        const uint32_t x = nb_p[0] ^ nb_p[1], y = nb_p[2] ^ nb_p[3];
+        const uint32_t c01 = nb_p[0] & nb_p[1], c23 = nb_p[2] & nb_p[3];
+        st.open_mask[0] = ~(x | y | (nb_p[0] ^ nb_p[2]));
+        st.open_mask[1] = x ^ y;
+        st.open_mask[KB - 1] = (c01 & (c23 | y)) | (c23 & x);
+        st.s.accept = 0;
+        st.s.undecided = ~0u; /* every lane open (sym_classes) */
+        return;
+    }
+    if (KEY == KEY_SYM && ND == 6 && BITS) {
+        /* m = sa + sb + 2 (ca + cb) from two full adders, its bits c0, c1, c2: m' = 0 (m 0
+         * or 6: c0 = 0, c1 = c2), 1 (1 or 5: c0 = 1, c1 = 0), 2 (2 or 4: c0 = 0, c1 != c2);
+         * s: m >= 4 = c2 */
+        const uint32_t sa = nb_p[0] ^ nb_p[1] ^ nb_p[2];
+        const uint32_t sb = nb_p[3] ^ nb_p[4 % ND] ^ nb_p[5 % ND];
+        const uint32_t ca = (nb_p[0] & nb_p[1]) | (nb_p[2] & (nb_p[0] ^ nb_p[1]));
+        const uint32_t cb = (nb_p[3] & nb_p[4 % ND]) | (nb_p[5 % ND] & (nb_p[3] ^ nb_p[4 % ND]));
+        const uint32_t k = sa & sb, c0 = sa ^ sb, c1 = ca ^ cb ^ k;
+        const uint32_t c2 = (ca & cb) | (k & (ca ^ cb));
+        st.open_mask[0] = ~c0 & ~(c1 ^ c2);
+        st.open_mask[1] = c0 & ~c1;
+        st.open_mask[2 % KB] = ~c0 & (c1 ^ c2);
+        st.open_mask[KB - 1] = c2;
+        st.s.accept = 0;
+        st.s.undecided = ~0u;
+        return;
+    }
     /* bit-sliced counts of the neighbours at -1 (KEY_DIFF, KEY_RUN: that differ from the
      * site) */
     uint32_t c0 = 0, c1 = 0, c2 = 0;
@@ -547,9 +590,32 @@ __device__ __forceinline__ latmc_philox_ctr group_block(const struct bs_params &
     return cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
 }
 
+/* Plane b of the lanes' thresholds from their classes: one AND-OR per open class (zero
+ * beyond p.n_open), or KEY_SYM's s ^ (A & T_0's bit) ^ (B & T_1's bit) ... */
+template <int KEY, int KB>
+__device__ __forceinline__ uint32_t threshold_plane(const struct bs_params &p,
+                                                    const uint32_t (&mask)[KB], int b)
+{
+    uint32_t tb = 0;
+    if constexpr (KEY == KEY_SYM) {
+        tb = ~mask[KB - 1];
+        if (b > 0) {
+            tb = mask[KB - 1];
+#pragma unroll
+            for (int c = 0; c < KB - 1; c++)
+                tb ^= mask[c] & p.plane[c][b];
+        }
+    } else {
+#pragma unroll
+        for (int c = 0; c < KB; c++)
+            tb |= mask[c] & p.plane[c][b];
+    }
+    return tb;
+}
+
 /* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
  * the group is undecided. */
-template <int KB, int Q0, int Q1>
+template <int KB, int Q0, int Q1, int KEY = KEY_M>
 __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
                                              bs_group<KB> &st)
 {
@@ -559,11 +625,16 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
             break;
         const latmc_philox_ctr u = group_block(p, g, q);
 #pragma unroll
-        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++)
+        {
             uint32_t tb = 0;
+            if constexpr (KEY == KEY_SYM) {
+                tb = threshold_plane<KEY, KB>(p, st.open_mask, 4 * q + l);
+            } else {
 #pragma unroll
-            for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
-                tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+                for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+                    tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+            }
             latmc_bitslice_plane(&st.s, u.v[l], tb);
         }
     }
@@ -572,28 +643,56 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 /* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
  * two independent chains of Philox rounds side by side (a warp almost always needs both),
  * and planes past the last undecided lane change nothing. */
-template <int KB, int ZP = 0>
+/* KEY_SYM (every lane open): the 8 planes compared from the bottom, u's top byte less than
+ * T's iff at plane b (7 .. 0) T's bit is 1 and u's 0, or they are equal and the planes
+ * below say less: the majority of (t, ~w, less), one operation a plane instead of two;
+ * the lanes equal on all 8 stay undecided. The same state as 8 steps from the top: a lane
+ * accepted iff its first differing plane has T's bit 1. */
+template <int KB>
+__device__ __forceinline__ void group_planes_first_sym(const struct bs_params &p,
+                                                       const latmc_philox_ctr &u0,
+                                                       const latmc_philox_ctr &u1,
+                                                       bs_group<KB> &st)
+{
+    uint32_t less = 0, equal = ~0u;
+#pragma unroll
+    for (int b = 2 * LATMC_ISING_PLANES_PER_BLOCK - 1; b >= 0; b--) {
+        const uint32_t w = b < 4 ? u0.v[b] : u1.v[b - 4];
+        const uint32_t t = threshold_plane<KEY_SYM, KB>(p, st.open_mask, b);
+        less = (t & ~w) | ((t | ~w) & less);
+        equal &= ~(w ^ t);
+    }
+    st.s.accept |= st.s.undecided & less;
+    st.s.undecided &= equal;
+    st.s.planes = 2 * LATMC_ISING_PLANES_PER_BLOCK;
+}
+
+template <int KB, int ZP = 0, int KEY = KEY_M>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
     const latmc_philox_ctr u0 = group_block(p, g, 0);
     const latmc_philox_ctr u1 = group_block(p, g, 1);
-    /* planes b < ZP: every open class's threshold bit is 0 (p.zero_planes >= ZP), so no
-     * lane is accepted there and a lane stays undecided iff its bit is 0: two planes an
-     * operation */
+    if constexpr (KEY == KEY_SYM) {
+        group_planes_first_sym<KB>(p, u0, u1, st);
+    } else {
+        /* planes b < ZP: every open class's threshold bit is 0 (p.zero_planes >= ZP), so
+         * no lane is accepted there and a lane stays undecided iff its bit is 0: two
+         * planes an operation */
 #pragma unroll
-    for (int b = 0; b < ZP; b += 2) {
-        const uint32_t w0 = b < 4 ? u0.v[b] : u1.v[b - 4];
-        const uint32_t w1 = b + 1 >= ZP ? 0u : b + 1 < 4 ? u0.v[b + 1] : u1.v[b - 3];
-        st.s.undecided &= ~(w0 | w1);
-    }
+        for (int b = 0; b < ZP; b += 2) {
+            const uint32_t w0 = b < 4 ? u0.v[b] : u1.v[b - 4];
+            const uint32_t w1 = b + 1 >= ZP ? 0u : b + 1 < 4 ? u0.v[b + 1] : u1.v[b - 3];
+            st.s.undecided &= ~(w0 | w1);
+        }
 #pragma unroll
-    for (int b = ZP; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
-        uint32_t tb = 0;
+        for (int b = ZP; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
+            uint32_t tb = 0;
 #pragma unroll
-        for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
-            tb |= st.open_mask[c] & p.plane[c][b];
-        latmc_bitslice_plane(&st.s, b < 4 ? u0.v[b] : u1.v[b - 4], tb);
+            for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+                tb |= st.open_mask[c] & p.plane[c][b];
+            latmc_bitslice_plane(&st.s, b < 4 ? u0.v[b] : u1.v[b - 4], tb);
+        }
     }
 }
 
@@ -654,7 +753,7 @@ template <int KB> struct bs_queue {
 };
 
 /* Entry `slot` of the queue: its remaining planes, and the words written. */
-template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false, int KEY = KEY_M>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
                                                            const bs_queue<KB> &q, int slot)
@@ -678,21 +777,26 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
 #pragma unroll
         for (int b = 8; b < 16; b++) {
             uint32_t tb = 0;
+            if constexpr (KEY == KEY_SYM) {
+                tb = threshold_plane<KEY, KB>(p, st.open_mask, b);
+            } else {
 #pragma unroll
-            for (int c = 0; c < KB; c++)
-                tb |= st.open_mask[c] & p.plane[c][b];
+                for (int c = 0; c < KB; c++)
+                    tb |= st.open_mask[c] & p.plane[c][b];
+            }
             latmc_bitslice_plane(&st.s, b < 12 ? u2.v[b - 8] : u3.v[b - 12], tb);
         }
-        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS, KEY>(p, qg, st);
     } else {
-        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, KEY>(p, qg, st);
     }
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
 
 /* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
  * every lane), the queue emptied by the warp first where they would not fit. */
-template <int KB, bool HEATBATH, bool BITS, bool F23 = false, typename C = unsigned long long>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false, typename C = unsigned long long,
+          int KEY = KEY_M>
 __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
                                           bool rows4, bs_queue<KB> &q, int &n, int lane,
                                           bool queued, int64_t g, const bs_group<KB> &st,
@@ -703,7 +807,8 @@ __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *o
     if (n + add > 32) {
         __syncwarp();
         if (lane < n)
-            n_changed += (C)queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
+            n_changed += (C)queue_finish<KB, HEATBATH, BITS, F23, KEY>(p, own_words, rows4, q,
+                                                                       lane);
         n = 0;
         __syncwarp();
     }
@@ -765,15 +870,15 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             bool q0 = false, q1 = false;
             if (in) {
                 pair_start<ND, KEY, KB, EPS>(p, own_words, other, colour, k, st0, st1);
-                group_planes_first<KB, ZP>(p, g0, st0);
-                group_planes_first<KB, ZP>(p, g0 + 1, st1);
+                group_planes_first<KB, ZP, KEY>(p, g0, st0);
+                group_planes_first<KB, ZP, KEY>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
                 q1 = st1.s.undecided != 0;
             }
-            queue_put<KB, HEATBATH, true, F23>(p, own_words, rows4, q, q_n, lane, q0, g0,
-                                               st0, n_changed);
-            queue_put<KB, HEATBATH, true, F23>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1,
-                                               st1, n_changed);
+            queue_put<KB, HEATBATH, true, F23, unsigned long long, KEY>(
+                p, own_words, rows4, q, q_n, lane, q0, g0, st0, n_changed);
+            queue_put<KB, HEATBATH, true, F23, unsigned long long, KEY>(
+                p, own_words, rows4, q, q_n, lane, q1, g0 + 1, st1, n_changed);
             if (in && !q0 && !q1) {
                 const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
                 const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
@@ -796,11 +901,11 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             if (g < p.groups) {
                 nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
                 group_start<ND, KEY, KB, BITS, EPS>(p, own_words, other, colour, k, nvalid, st);
-                group_planes_first<KB>(p, g, st);
+                group_planes_first<KB, 0, KEY>(p, g, st);
                 queued = st.s.undecided != 0;
             }
-            queue_put<KB, HEATBATH, BITS>(p, own_words, rows4, q, q_n, lane, queued, g, st,
-                                          n_changed);
+            queue_put<KB, HEATBATH, BITS, false, unsigned long long, KEY>(
+                p, own_words, rows4, q, q_n, lane, queued, g, st, n_changed);
             if (!queued && g < p.groups)
                 n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
                                                          st.s.accept);
@@ -808,7 +913,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     }
     __syncwarp();
     if (lane < q_n)
-        n_changed += queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
+        n_changed += queue_finish<KB, HEATBATH, BITS, F23, KEY>(p, own_words, rows4, q, lane);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -875,15 +980,15 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                 zd = *(const uint2 *)(other + zd_i);
             }
             pair_from_words<ND, KEY, KB, EPS>(p, g0, ow, cen, side, par, up, dn, zu, zd, st0, st1);
-            group_planes_first<KB, ZP>(p, g0, st0);
-            group_planes_first<KB, ZP>(p, g0 + 1, st1);
+            group_planes_first<KB, ZP, KEY>(p, g0, st0);
+            group_planes_first<KB, ZP, KEY>(p, g0 + 1, st1);
             q0 = st0.s.undecided != 0;
             q1 = st1.s.undecided != 0;
         }
-        queue_put<KB, HEATBATH, true, F23>(p, own_words, true, q, q_n, lane, q0, g0, st0,
-                                           n_changed);
-        queue_put<KB, HEATBATH, true, F23>(p, own_words, true, q, q_n, lane, q1, g0 + 1, st1,
-                                           n_changed);
+        queue_put<KB, HEATBATH, true, F23, uint32_t, KEY>(p, own_words, true, q, q_n, lane, q0,
+                                                          g0, st0, n_changed);
+        queue_put<KB, HEATBATH, true, F23, uint32_t, KEY>(p, own_words, true, q, q_n, lane, q1,
+                                                          g0 + 1, st1, n_changed);
         if (in && !q0 && !q1) {
             const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
             const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
@@ -904,8 +1009,8 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
     }
     __syncwarp();
     if (lane < q_n)
-        n_changed += (uint32_t)queue_finish<KB, HEATBATH, true, F23>(p, own_words, true, q,
-                                                                     lane);
+        n_changed += (uint32_t)queue_finish<KB, HEATBATH, true, F23, KEY>(p, own_words, true,
+                                                                          q, lane);
     cuda_warp_add(changed, (unsigned long long)n_changed);
 }
 
@@ -982,6 +1087,27 @@ static int classes_of(const struct latmc_ising_tables *tables, int algorithm, in
             run = run && p->member[q][c] == (c < p->n_open && q == c ? ~0u : 0u) &&
                   p->always[c] == (c >= p->n_open ? ~0u : 0u);
     return run ? KEY_RUN : key;
+}
+
+/* KEY_SYM's conditions (heat bath, the thresholds by the count m of neighbours at -1):
+ * T_m = 2^32 - 1 - T_{2 ndim - m} and 2^31 < T_m < 2^32 for m < ndim, T_ndim = 2^31; then
+ * p->plane[q] holds T_q's bits, q < ndim (threshold_plane). Anything else (a field, beta 0
+ * or infinite, J < 0, p 2^32 whole) keeps KEY_M. */
+static bool sym_classes(const struct latmc_ising_tables *tables, int nd, struct bs_params *p)
+{
+    const int nn = 2 * nd;
+    uint64_t t[7];
+    for (int m = 0; m <= nn; m++)
+        t[m] = latmc_ising_site_threshold(tables, LATMC_ALGO_HEATBATH, 1, nn - m);
+    if (t[nd] != (UINT64_C(1) << 31))
+        return false;
+    for (int m = 0; m < nd; m++)
+        if (t[m] <= (UINT64_C(1) << 31) || t[m] >> 32 || t[m] + t[nn - m] != UINT32_MAX)
+            return false;
+    for (int q = 0; q < nd; q++)
+        for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+            p->plane[q][b] = 0u - (uint32_t)((t[q] >> (31 - b)) & 1u);
+    return true;
 }
 
 /* Blocks of a launch: one resident wave (every thread walks many groups, the walk's
@@ -1086,13 +1212,28 @@ static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t 
     }
 }
 
+/* Heat bath at h = 0 with its classes folded (KEY_SYM) on pairs with indices in 31 bits: 2D
+ * marches down bands of rows as Metropolis does, 3D walks; the flush draws blocks 2 and 3
+ * side by side. */
+template <int ND, int KB, bool HB, bool EPS>
+static void launch_sym_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                             const uint32_t *other, int colour, unsigned long long *changed)
+{
+    if constexpr (ND == 4)
+        launch_march<ND, KEY_SYM, KB, HB, EPS, 0>(stream, p, own, other, colour, changed);
+    else
+        launch_two<ND, KEY_SYM, KB, HB, EPS, true, true, true, true, 0>(stream, p, own, other,
+                                                                        colour, changed);
+}
+
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
- * spill with two groups): pairs of groups (p's walk, first and end count pairs). */
+ * spill with two groups; KEY_SYM: 3D's 3 and s): pairs of groups (p's walk, first and end
+ * count pairs). */
 template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
-    if constexpr (BITS && KB <= 3) {
+    if constexpr (BITS && (KB <= 3 || KEY == KEY_SYM)) {
         if (p.wpr % 2 == 0) {
             p.gpr = p.wpr / 2;
             p.g_begin /= 2;
@@ -1102,6 +1243,8 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                 p.words < ((int64_t)1 << 31)) {
                 if constexpr (KEY == KEY_RUN && KB == ND / 2)
                     launch_run_pairs<ND, KEY, KB, HB, EPS>(stream, p, own, other, colour, changed);
+                else if constexpr (KEY == KEY_SYM)
+                    launch_sym_pairs<ND, KB, HB, EPS>(stream, p, own, other, colour, changed);
                 else
                     launch_two<ND, KEY, KB, HB, EPS, BITS, true, true>(stream, p, own, other,
                                                                        colour, changed);
@@ -1121,6 +1264,13 @@ static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool h
                        uint32_t *own, const uint32_t *other, int colour,
                        unsigned long long *changed)
 {
+    if constexpr (BITS) {
+        if (hb && key == KEY_SYM) { /* the classes m' < ndim and s */
+            launch<ND, KEY_SYM, ND / 2 + 1, true, EPS, BITS>(stream, p, own, other, colour,
+                                                             changed);
+            return;
+        }
+    }
     if (hb && key == KEY_M && p.n_open <= 2)
         launch<ND, KEY_M, 2, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (hb && key == KEY_M)
@@ -1197,7 +1347,10 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
         if (p.groups <= p.g_begin)
             return cudaSuccess;
     }
-    const int key = classes_of(tables, algorithm, g->ndim, &p);
+    int key = classes_of(tables, algorithm, g->ndim, &p);
+    if (bits && algorithm == LATMC_ALGO_HEATBATH && key == KEY_M &&
+        sym_classes(tables, g->ndim, &p))
+        key = KEY_SYM;
     const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
         p.names[q] = latmc_ising_plane_name(&names, q);

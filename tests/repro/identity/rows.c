@@ -160,6 +160,19 @@ const struct row rows[] = {
     { "ising2d_bitsliced_pmj_heatbath", 2, { 40, 22, 0 }, BOXES " " LEVELS " " PARTS },
     { "ising_bitsliced_pmj_h0", 2, { 128, 24, 0 }, BITSLICED_DEVICES },
     { "ising_bitsliced_pmj_h0", 2, { 640, 40000, 0 }, "cuda cuda,boxes=2 devices=2" },
+    /* ... heat bath at h = 0 (the field switched off between the calls): the classes folded
+     * (KEY_SYM), two groups a thread marching down bands of rows (2D: rows of 2 and 5
+     * pairs, more bands than a wave, row ranges of boxes and devices), one group a thread
+     * (an odd number of words a row), 3D's pairs; +-J */
+    { "ising_bitsliced_heatbath_h0", 2, { 128, 40, 0 },
+      BITSLICED_CUDA " cuda,ens cuda,boxes=2 devices=2" },
+    { "ising_bitsliced_heatbath_h0", 2, { 192, 30, 0 }, "cuda cuda,boxes=3" },
+    { "ising_bitsliced_heatbath_h0", 2, { 640, 40000, 0 }, "cuda cuda,boxes=2 devices=3" },
+    { "ising_bitsliced_heatbath_h0", 3, { 128, 6, 8 }, "cuda cold,cuda cuda,boxes=2 devices=2" },
+    { "ising_bitsliced_heatbath_h0", 3, { 256, 40, 2000 }, "cuda" },
+    { "ising_bitsliced_pmj_heatbath_h0", 2, { 128, 40, 0 },
+      "cuda setspins,cuda cuda,boxes=2 devices=2" },
+    { "ising_bitsliced_pmj_heatbath_h0", 3, { 128, 6, 8 }, "cuda cuda,boxes=2" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },

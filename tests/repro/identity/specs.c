@@ -96,6 +96,19 @@ const struct spec specs[] = {
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
       .values = { 0.6, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
       .change_value = 0.0, .cuda_is_cpu = true },
+    /* heat bath with the field switched off between the sweep calls: at h = 0 the
+     * thresholds of m and 2 ndim - m neighbours at -1 are each other's complement (CUDA's
+     * kernel folds the classes: KEY_SYM), uniform and +-J */
+    { .name = "ising_bitsliced_heatbath_h0", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_HEATBATH, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
+      .values = { 0.42, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
+      .change_value = 0.0, .cuda_is_cpu = true },
+    { .name = "ising_bitsliced_pmj_heatbath_h0", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_HEATBATH, .couplings = LATMC_COUPLINGS_BIMODAL, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
+      .values = { 0.6, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
+      .change_value = 0.0, .cuda_is_cpu = true },
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
     POTTS("potts2_heatbath", LATMC_ALGO_HEATBATH, 2, 0.95),
     POTTS("potts3_metropolis", LATMC_ALGO_METROPOLIS, 3, 0.95),
