@@ -39,6 +39,7 @@
  * cuda_sw_faces.cu.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cluster_bonds.h"
 #include "cuda_launch.cuh"
@@ -234,17 +235,17 @@ struct tile_shape {
 
 /* The shape as constants of the kernels (template ND): the divisions and remainders by
  * the tile's extents are shifts and masks, not run-time divisions. */
-template <int ND> struct tile_dims {
-    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : 8, tz = ND == 3 ? 4 : 1;
+template <int ND, uint32_t R = 8> struct tile_dims {
+    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : R, tz = ND == 3 ? 4 : 1;
 };
 
 static_assert(tile_dims<2>::tx * tile_dims<2>::ty == CUDA_THREADS &&
                   tile_dims<3>::tx * tile_dims<3>::ty * tile_dims<3>::tz == CUDA_THREADS,
               "a tile is a block");
 
-__host__ __device__ static inline struct tile_shape tile_of(int ndim)
+template <uint32_t R = 8> __host__ __device__ static inline struct tile_shape tile_of(int ndim)
 {
-    const struct tile_shape t2 = { tile_dims<2>::tx, tile_dims<2>::ty, tile_dims<2>::tz };
+    const struct tile_shape t2 = { tile_dims<2, R>::tx, tile_dims<2, R>::ty, tile_dims<2, R>::tz };
     const struct tile_shape t3 = { tile_dims<3>::tx, tile_dims<3>::ty, tile_dims<3>::tz };
     return ndim == 3 ? t3 : t2;
 }
@@ -270,11 +271,11 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
 
 /* The origin (x0, y0, z0) of tile `tile` among nx x ny x nz (32-bit divisions: a tile
  * holds a site, so tile < 2^32; in 2D nz = 1, the rest < ny). */
-template <int ND>
+template <int ND, uint32_t R = 8>
 __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t ny,
                                             uint32_t *x0, uint32_t *y0, uint32_t *z0)
 {
-    const tile_dims<ND> t;
+    const tile_dims<ND, R> t;
     const uint32_t rest = tile / nx, gx = tile - rest * nx;
     const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
     *x0 = gx * t.tx;
@@ -345,12 +346,120 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
     }
 }
 
+/* Of the y bonds yl between two rows (bit l: lane l's), those that join two runs no
+ * earlier bond of the same stretch joins: bit l of both is set where both rows' runs go
+ * on from l to l + 1, so a bond at l is implied by one at t < l where both's bits t .. l - 1
+ * are all set. reach (bit l: a bond at some t <= l with both's bits t .. l - 1 set) is the
+ * carry chain of an addition with generate yl and propagate both << 1 (carry into bit l +
+ * 1: bit l + 1 of (A + B) ^ A ^ B with A & B = yl, A ^ B = propagate without yl). */
+__device__ __forceinline__ uint32_t first_y_bonds(uint32_t yl, uint32_t both)
+{
+    const uint32_t prop = both << 1; /* bit l: the runs go on from l - 1 to l */
+    const uint32_t a = yl | (prop & ~yl);
+    const uint32_t carry = (a + yl) ^ a ^ yl; /* bit l: reach at l - 1 */
+    return yl & ~(prop & carry);
+}
+
+/* Pass 1 in 2D, a warp per tile of 32 x R sites (tile_dims<2, R>; the union pass takes
+ * the same R): lane l holds column x0 + l of all R rows, so the bonds along y are a
+ * lane's own and the block's barriers are gone (a warp's __syncwarp between its phases;
+ * the warp's parents and bonds bytes are its own part of the block's shared memory). The R
+ * rows' bonds bytes are loaded together, then kept in shared memory (registers would hold
+ * R of them and their addresses). Per row pair (r, r + 1) only the first y bond of each
+ * stretch where both rows' runs go on along x is united (first_y_bonds). Local index
+ * 32 r + l orders the tile's sites as the lattice does, so a piece's root (the smallest
+ * local index, whatever order the unions ran in) is its smallest site. */
+template <uint32_t R, bool C>
+__global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_sw_box b)
+{
+    constexpr uint32_t TX = tile_dims<2, R>::tx, WARPS = CUDA_THREADS / 32;
+    static_assert(TX == 32 && R <= 32, "a tile's row is a warp; todo holds its rows");
+    __shared__ uint32_t parents[WARPS][TX * R];
+    __shared__ uint8_t bytes[WARPS][TX * R];
+    __shared__ uint32_t links[WARPS][R];
+    const uint32_t lane = threadIdx.x & 31u, w = threadIdx.x >> 5;
+    uint32_t *parent = parents[w];
+    uint8_t *sbits = bytes[w];
+    uint32_t *slink = links[w];
+    const struct own_shape o = own_of(b);
+    const uint32_t first = sw_own_site(b, 0);
+    const uint32_t nx = (o.ex + TX - 1) / TX, ny = (o.ey + R - 1) / R;
+    const uint64_t tiles = (uint64_t)nx * ny;
+    const uint32_t upto = 0xffffffffu >> (31u - lane); /* lanes 0 .. lane */
+    for (uint64_t tile = (uint64_t)blockIdx.x * WARPS + w; tile < tiles;
+         tile += (uint64_t)gridDim.x * WARPS) {
+        const uint32_t gy = (uint32_t)tile / nx, gx = (uint32_t)tile - gy * nx;
+        const uint32_t x0 = gx * TX, y0 = gy * R, x = x0 + lane;
+        const uint32_t rows = min(R, o.ey - y0); /* the tile's rows (warp-uniform) */
+        const bool xin = x < o.ex;
+        const bool xon = lane + 1 < TX && x + 1 < o.ex; /* inside_tile(x, TX, ex) */
+        const uint32_t i0 = first + x + o.ex * y0;      /* row r: i0 + r ex */
+#pragma unroll
+        for (uint32_t r0 = 0; r0 < R; r0 += 8) { /* 8 loads in flight, then their stores */
+            uint32_t v[8];
+#pragma unroll
+            for (uint32_t r = 0; r < 8; r++)
+                v[r] = xin && r0 + r < rows ? b.bonds[i0 + (r0 + r) * o.ex] : 0u; /* no mark */
+#pragma unroll
+            for (uint32_t r = 0; r < 8; r++)
+                sbits[TX * (r0 + r) + lane] = (uint8_t)v[r];
+        }
+        /* bit r: this lane's y bond from row r to r + 1 is united (all ballots before any
+         * union: the lanes diverge only there) */
+        uint32_t todo = 0, link_up = 0, yl_up = 0; /* row r - 1's */
+#pragma unroll 4
+        for (uint32_t r = 0; r < R; r++) {
+            const uint32_t bits = sbits[TX * r + lane];
+            /* bit l: the bond from lane l to l + 1; a run starts at l unless l - 1 joins it */
+            const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && xon);
+            parent[TX * r + lane] = TX * r + 31u - __clz(~(link << 1) & upto);
+            if (C && lane == 0)
+                slink[r] = link;
+            if (r > 0)
+                todo |= (first_y_bonds(yl_up, link_up & link) >> lane & 1u) << (r - 1);
+            link_up = link;
+            yl_up = __ballot_sync(0xffffffffu, bits & 2u && r + 1 < rows);
+        }
+        __syncwarp();
+        /* from the sites: their parents are their runs' first sites (or, once united,
+         * smaller sites of the same piece: unite_from_in) */
+        while (todo) {
+            const uint32_t r = (uint32_t)__ffs(todo) - 1u;
+            todo &= todo - 1u;
+            unite_shared(parent, TX * r + lane, TX * (r + 1) + lane);
+        }
+        __syncwarp();
+#pragma unroll 4
+        for (uint32_t r = 0; r < R; r++) {
+            if (!xin || r >= rows)
+                continue;
+            uint32_t root;
+            if (C) {
+                /* from the run's first site, whose parent then becomes the root (every
+                 * read of it, before or after, an ancestor: the forest is fixed), so that
+                 * the finds of the rows below that pass through it stop there */
+                const uint32_t start = TX * r + 31u - __clz(~(slink[r] << 1) & upto);
+                root = find_shared(parent, start);
+                if (start == TX * r + lane && root != start)
+                    atomicMin(parent + start, root);
+            } else {
+                root = find_shared(parent, TX * r + lane);
+            }
+            const uint32_t i = i0 + r * o.ex;
+            b.labels[i] = first + x0 + (root & 31u) + o.ex * (y0 + (root >> 5));
+            if (root == TX * r + lane)
+                b.bonds[i] = (uint8_t)(sbits[TX * r + lane] | SW_TILE_ROOT);
+        }
+        __syncwarp(); /* parent[] and sbits[] are the next tile's */
+    }
+}
+
 /* The sites of a tile that can hold a bond leaving it: those whose coordinate along some
  * axis is the tile's last (a tile at the lattice's or box's end may be cut short): 2D
  * tx + ty - 1 of 256 (39), 3D tx ty + (tz - 1)(tx + ty - 1) (121). */
-__host__ __device__ static inline uint32_t edge_slots(int ndim)
+template <uint32_t R = 8> __host__ __device__ static inline uint32_t edge_slots(int ndim)
 {
-    const struct tile_shape t = tile_of(ndim);
+    const struct tile_shape t = tile_of<R>(ndim);
     return ndim == 3 ? t.tx * t.ty + (t.tz - 1) * (t.tx + t.ty - 1) : t.tx + t.ty - 1;
 }
 
@@ -359,22 +468,22 @@ __host__ __device__ static inline uint32_t edge_slots(int ndim)
  * per edge site of a tile (edge_slots), each once: the last plane (3D), then in each other
  * plane the last row, then the last column; so the threads of a warp mostly have bonds to
  * join (a thread per site left 85 % of them idle in 2D, 53 % in 3D). */
-template <int ND>
+template <int ND, uint32_t R = 8>
 __global__ void sw_union_kernel(struct cuda_sw_box b)
 {
     const struct own_shape o = own_of(b);
-    const tile_dims<ND> t;
+    const tile_dims<ND, R> t;
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
-    const uint32_t slots = edge_slots(ND), row = t.tx + t.ty - 1; /* constants */
+    const uint32_t slots = edge_slots<R>(ND), row = t.tx + t.ty - 1; /* constants */
     const uint64_t n = (uint64_t)nx * ny * nz * slots;
     const unsigned last = 1u << (ND - 1);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t tile = (uint32_t)(k / slots); /* a tile holds a site: < 2^32 */
         const uint32_t s = (uint32_t)(k % slots);
         uint32_t x0, y0, z0;
-        tile_origin<ND>(tile, nx, ny, &x0, &y0, &z0);
+        tile_origin<ND, R>(tile, nx, ny, &x0, &y0, &z0);
         /* the tile's last coordinates (local) */
         const uint32_t lx = min(t.tx, o.ex - x0) - 1, ly = min(t.ty, o.ey - y0) - 1;
         const uint32_t lz = min(t.tz, o.ez - z0) - 1;
@@ -701,9 +810,10 @@ static int64_t own_sites(const struct cuda_sw_box *b)
 /* The tiles' grid: SW_TILE_WAVES waves of Kernel's resident blocks on the current device,
  * or a block a tile (capped as cuda_grid caps it) where that is fewer or the device is not
  * known. */
-template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles)
+template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles, int64_t per_block = 1)
 {
-    const unsigned capped = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
+    const int64_t blocks = (tiles + per_block - 1) / per_block;
+    const unsigned capped = blocks < CUDA_MAX_BLOCKS ? (unsigned)blocks : CUDA_MAX_BLOCKS;
     int device = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
@@ -712,7 +822,11 @@ template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles)
         (void)cudaGetLastError(); /* the launch reports a real problem */
         return capped;
     }
-    const unsigned waves = (unsigned)(SW_TILE_WAVES * sms * per_sm);
+    int nw = SW_TILE_WAVES;
+    const char *ev = getenv("LATMC_SWT_WAVES"); /* TEMPORARY: experiment only */
+    if (ev && atoi(ev) > 0)
+        nw = atoi(ev);
+    const unsigned waves = (unsigned)(nw * sms * per_sm);
     return capped < waves ? capped : waves;
 }
 
@@ -761,8 +875,50 @@ extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_b
     return cudaGetLastError();
 }
 
+/* TEMPORARY (experiment): the 2D rows of a tile, LATMC_SWT_R (8, 16 or 32; the warp per
+ * tile kernel) or LATMC_SWT_OLD (a block a tile of 32 x 8). */
+static int swt_rows(void)
+{
+    const char *e = getenv("LATMC_SWT_OLD");
+    if (e && *e)
+        return 0;
+    e = getenv("LATMC_SWT_R");
+    const int r = e ? atoi(e) : 16;
+    return r == 8 || r == 32 ? r : 16;
+}
+
+template <uint32_t R, bool C>
+static cudaError_t link_rows(cudaStream_t stream, const struct cuda_sw_box *b)
+{
+    const struct tile_shape t = tile_of<R>(2);
+    const struct own_shape o = own_of(*b);
+    const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty);
+    sw_tile_rows_kernel<R, C><<<sw_tile_grid<sw_tile_rows_kernel<R, C>>(tiles, CUDA_THREADS / 32),
+                                CUDA_THREADS, 0, stream>>>(*b);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess) {
+        sw_union_kernel<2, R><<<cuda_grid(tiles * edge_slots<R>(2)), CUDA_THREADS, 0, stream>>>(*b);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
 extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_box *b)
 {
+    if (b->g.ndim == 2) {
+        const char *c = getenv("LATMC_SWT_C"); /* TEMPORARY */
+        const bool comp = !(c && *c == '0');
+        switch (swt_rows()) {
+        case 8:
+            return comp ? link_rows<8, true>(stream, b) : link_rows<8, false>(stream, b);
+        case 16:
+            return comp ? link_rows<16, true>(stream, b) : link_rows<16, false>(stream, b);
+        case 32:
+            return comp ? link_rows<32, true>(stream, b) : link_rows<32, false>(stream, b);
+        default:
+            break;
+        }
+    }
     const struct tile_shape t = tile_of(b->g.ndim);
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
