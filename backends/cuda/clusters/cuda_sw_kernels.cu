@@ -5,19 +5,20 @@
  * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
  * their labels as one uint4, so that a thread keeps several loads in flight (one site a
  * thread left these kernels waiting on latency); else one site a thread. The tiles' pass
- * is one site a thread, a block a tile at a time (four waves of blocks, each walking
- * tiles: sw_tile_grid); the union pass a thread per tile edge site.
+ * is in 3D one site a thread, a block a tile at a time, in 2D a warp a tile, a lane a
+ * column (four waves of blocks, each walking tiles: sw_tile_grid); the union pass a
+ * thread per tile edge site.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
  * smaller sites, a union hangs the larger of the two roots under the smaller with
  * atomicMin and retries from the value it displaced, so once every bond is joined each
  * tree's root is its smallest site whatever order the threads ran in. Three passes:
- *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; a block each): the bonds inside a
- *      tile joined in shared memory, every site's parent then its tile-local root's
- *      global index (the tile's order of sites is the lattice's, so a local root, the
- *      smallest local index of its piece, is its smallest site; the runs along x from
- *      warp ballots, sw_tile_kernel);
+ *   1. tiles (32 x 32 sites in 2D, a warp each; 16 x 4 x 4 in 3D, a block each): the
+ *      bonds inside a tile joined in shared memory, every site's parent then its
+ *      tile-local root's global index (the tile's order of sites is the lattice's, so a
+ *      local root, the smallest local index of its piece, is its smallest site; the runs
+ *      along x from warp ballots, sw_tile_rows_kernel, sw_tile_kernel);
  *   2. the bonds that leave a tile (and the wraps) joined in global memory, a thread per
  *      site that can hold one (edge_slots);
  *   3. the tiles' roots flattened to their clusters' roots; every other site's parent is
@@ -39,7 +40,6 @@
  * cuda_sw_faces.cu.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "cluster_bonds.h"
 #include "cuda_launch.cuh"
@@ -228,24 +228,24 @@ __global__ void sw_bonds_sites_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
-/* The tiles of pass 1: TX x TY x TZ sites, one block of CUDA_THREADS threads each. */
+/* The tiles of pass 1: TX x TY x TZ sites, in 3D one block of CUDA_THREADS threads each
+ * (sw_tile_kernel), in 2D one warp each (sw_tile_rows_kernel). */
 struct tile_shape {
     uint32_t tx, ty, tz;
 };
 
 /* The shape as constants of the kernels (template ND): the divisions and remainders by
  * the tile's extents are shifts and masks, not run-time divisions. */
-template <int ND, uint32_t R = 8> struct tile_dims {
-    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : R, tz = ND == 3 ? 4 : 1;
+template <int ND> struct tile_dims {
+    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : 32, tz = ND == 3 ? 4 : 1;
 };
 
-static_assert(tile_dims<2>::tx * tile_dims<2>::ty == CUDA_THREADS &&
-                  tile_dims<3>::tx * tile_dims<3>::ty * tile_dims<3>::tz == CUDA_THREADS,
-              "a tile is a block");
+static_assert(tile_dims<3>::tx * tile_dims<3>::ty * tile_dims<3>::tz == CUDA_THREADS,
+              "a 3D tile is a block");
 
-template <uint32_t R = 8> __host__ __device__ static inline struct tile_shape tile_of(int ndim)
+__host__ __device__ static inline struct tile_shape tile_of(int ndim)
 {
-    const struct tile_shape t2 = { tile_dims<2, R>::tx, tile_dims<2, R>::ty, tile_dims<2, R>::tz };
+    const struct tile_shape t2 = { tile_dims<2>::tx, tile_dims<2>::ty, tile_dims<2>::tz };
     const struct tile_shape t3 = { tile_dims<3>::tx, tile_dims<3>::ty, tile_dims<3>::tz };
     return ndim == 3 ? t3 : t2;
 }
@@ -271,11 +271,11 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
 
 /* The origin (x0, y0, z0) of tile `tile` among nx x ny x nz (32-bit divisions: a tile
  * holds a site, so tile < 2^32; in 2D nz = 1, the rest < ny). */
-template <int ND, uint32_t R = 8>
+template <int ND>
 __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t ny,
                                             uint32_t *x0, uint32_t *y0, uint32_t *z0)
 {
-    const tile_dims<ND, R> t;
+    const tile_dims<ND> t;
     const uint32_t rest = tile / nx, gx = tile - rest * nx;
     const uint32_t ry0 = ND == 3 ? rest / ny : 0u;
     *x0 = gx * t.tx;
@@ -283,9 +283,10 @@ __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t
     *z0 = ry0 * t.tz;
 }
 
-/* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
- * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). A warp
- * holds whole rows of the tile (tx = 32 or 16), so its bonds along x come as one ballot:
+/* Pass 1 in 3D (the file's comment; 2D: sw_tile_rows_kernel): blockDim.x = tx ty tz =
+ * CUDA_THREADS; the tiles cover the own sites, own coordinates (x, y, z) at local site
+ * first + x + ex (y + ey z). A warp holds whole rows of the tile (tx = 16: two rows), so
+ * its bonds along x come as one ballot:
  * the runs they join need no union, each site's parent starts as its run's first site
  * (the smallest of the run, as a union would have left it). Of the bonds along y (z) only
  * the first of each stretch that joins the same two runs is united: where the bond beside
@@ -296,6 +297,8 @@ __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t
 template <int ND>
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
+    static_assert(tile_dims<ND>::tx * tile_dims<ND>::ty * tile_dims<ND>::tz == CUDA_THREADS,
+                  "a tile is a block");
     __shared__ uint32_t parent[CUDA_THREADS];
     __shared__ uint32_t runs[CUDA_THREADS / 32]; /* each warp's bonds along x, lane l to l + 1 */
     const tile_dims<ND> t;
@@ -360,19 +363,27 @@ __device__ __forceinline__ uint32_t first_y_bonds(uint32_t yl, uint32_t both)
     return yl & ~(prop & carry);
 }
 
-/* Pass 1 in 2D, a warp per tile of 32 x R sites (tile_dims<2, R>; the union pass takes
- * the same R): lane l holds column x0 + l of all R rows, so the bonds along y are a
- * lane's own and the block's barriers are gone (a warp's __syncwarp between its phases;
- * the warp's parents and bonds bytes are its own part of the block's shared memory). The R
- * rows' bonds bytes are loaded together, then kept in shared memory (registers would hold
- * R of them and their addresses). Per row pair (r, r + 1) only the first y bond of each
- * stretch where both rows' runs go on along x is united (first_y_bonds). Local index
- * 32 r + l orders the tile's sites as the lattice does, so a piece's root (the smallest
- * local index, whatever order the unions ran in) is its smallest site. */
-template <uint32_t R, bool C>
+/* Pass 1 in 2D, a warp per tile of 32 x 32 sites (tile_dims<2>): lane l holds column
+ * x0 + l of all R rows, so the bonds along y are a lane's own and no block barrier is
+ * needed (the warp's __syncwarp between its phases; its parents, bonds bytes and rows'
+ * runs are its own part of the block's shared memory, no other warp reads them). A block
+ * a tile of 32 x 8 paid three barriers a tile, and its set-up (the tile's origin, a
+ * division) in each of its warps; a tile of 32 x 32 leaves the union pass 63 edge sites
+ * of 1024 instead of 39 of 256. The rows' bonds bytes are loaded 8 at a time, then kept in
+ * shared memory (registers would hold all R and their addresses). Per row pair (r, r + 1)
+ * only the first y bond of each stretch where both rows' runs go on along x is united
+ * (first_y_bonds). Local index 32 r + l orders the tile's sites as the lattice does, so a
+ * piece's root (the smallest local index, whatever order the unions ran in) is its
+ * smallest site.
+ * Shared memory: in the union phase the lanes' unions read parents plainly while others'
+ * atomicMin move them (unite_from_in: any value read is a smaller site of the same piece,
+ * as in sw_tile_kernel's block); in the last phase the forest is fixed but for each run's
+ * first lane setting its first site's parent to the root its find reached (atomicMin: the
+ * root, an ancestor, is the smallest value of the tree), so every other lane's find reads
+ * there the old parent or the root, both ancestors, and ends at the same root. */
 __global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_sw_box b)
 {
-    constexpr uint32_t TX = tile_dims<2, R>::tx, WARPS = CUDA_THREADS / 32;
+    constexpr uint32_t TX = tile_dims<2>::tx, R = tile_dims<2>::ty, WARPS = CUDA_THREADS / 32;
     static_assert(TX == 32 && R <= 32, "a tile's row is a warp; todo holds its rows");
     __shared__ uint32_t parents[WARPS][TX * R];
     __shared__ uint8_t bytes[WARPS][TX * R];
@@ -413,7 +424,7 @@ __global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_
             /* bit l: the bond from lane l to l + 1; a run starts at l unless l - 1 joins it */
             const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && xon);
             parent[TX * r + lane] = TX * r + 31u - __clz(~(link << 1) & upto);
-            if (C && lane == 0)
+            if (lane == 0)
                 slink[r] = link;
             if (r > 0)
                 todo |= (first_y_bonds(yl_up, link_up & link) >> lane & 1u) << (r - 1);
@@ -433,18 +444,12 @@ __global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_
         for (uint32_t r = 0; r < R; r++) {
             if (!xin || r >= rows)
                 continue;
-            uint32_t root;
-            if (C) {
-                /* from the run's first site, whose parent then becomes the root (every
-                 * read of it, before or after, an ancestor: the forest is fixed), so that
-                 * the finds of the rows below that pass through it stop there */
-                const uint32_t start = TX * r + 31u - __clz(~(slink[r] << 1) & upto);
-                root = find_shared(parent, start);
-                if (start == TX * r + lane && root != start)
-                    atomicMin(parent + start, root);
-            } else {
-                root = find_shared(parent, TX * r + lane);
-            }
+            /* from the run's first site, whose parent then becomes the root, so that the
+             * finds of the rows below that pass through it stop there */
+            const uint32_t start = TX * r + 31u - __clz(~(slink[r] << 1) & upto);
+            const uint32_t root = find_shared(parent, start);
+            if (start == TX * r + lane && root != start)
+                atomicMin(parent + start, root);
             const uint32_t i = i0 + r * o.ex;
             b.labels[i] = first + x0 + (root & 31u) + o.ex * (y0 + (root >> 5));
             if (root == TX * r + lane)
@@ -457,9 +462,9 @@ __global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_
 /* The sites of a tile that can hold a bond leaving it: those whose coordinate along some
  * axis is the tile's last (a tile at the lattice's or box's end may be cut short): 2D
  * tx + ty - 1 of 256 (39), 3D tx ty + (tz - 1)(tx + ty - 1) (121). */
-template <uint32_t R = 8> __host__ __device__ static inline uint32_t edge_slots(int ndim)
+__host__ __device__ static inline uint32_t edge_slots(int ndim)
 {
-    const struct tile_shape t = tile_of<R>(ndim);
+    const struct tile_shape t = tile_of(ndim);
     return ndim == 3 ? t.tx * t.ty + (t.tz - 1) * (t.tx + t.ty - 1) : t.tx + t.ty - 1;
 }
 
@@ -468,22 +473,22 @@ template <uint32_t R = 8> __host__ __device__ static inline uint32_t edge_slots(
  * per edge site of a tile (edge_slots), each once: the last plane (3D), then in each other
  * plane the last row, then the last column; so the threads of a warp mostly have bonds to
  * join (a thread per site left 85 % of them idle in 2D, 53 % in 3D). */
-template <int ND, uint32_t R = 8>
+template <int ND>
 __global__ void sw_union_kernel(struct cuda_sw_box b)
 {
     const struct own_shape o = own_of(b);
-    const tile_dims<ND, R> t;
+    const tile_dims<ND> t;
     const uint32_t first = sw_own_site(b, 0);
     const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
     const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
-    const uint32_t slots = edge_slots<R>(ND), row = t.tx + t.ty - 1; /* constants */
+    const uint32_t slots = edge_slots(ND), row = t.tx + t.ty - 1; /* constants */
     const uint64_t n = (uint64_t)nx * ny * nz * slots;
     const unsigned last = 1u << (ND - 1);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t tile = (uint32_t)(k / slots); /* a tile holds a site: < 2^32 */
         const uint32_t s = (uint32_t)(k % slots);
         uint32_t x0, y0, z0;
-        tile_origin<ND, R>(tile, nx, ny, &x0, &y0, &z0);
+        tile_origin<ND>(tile, nx, ny, &x0, &y0, &z0);
         /* the tile's last coordinates (local) */
         const uint32_t lx = min(t.tx, o.ex - x0) - 1, ly = min(t.ty, o.ey - y0) - 1;
         const uint32_t lz = min(t.tz, o.ez - z0) - 1;
@@ -804,12 +809,13 @@ static int64_t own_sites(const struct cuda_sw_box *b)
 /* Waves of resident blocks in the tiles' grid: each block then walks several tiles, its
  * set-up (~45 of a warp's ~150 instructions a tile) paid once for them. One H200, 16384^2
  * and 512^3: a block a tile (a million blocks) 24.1 and 34.1 ps a site and sweep, one wave
- * 24.7 and 35.3, four waves 23.9 and 33.9. */
+ * 24.7 and 35.3, four waves 23.9 and 33.9 (2D then a block a tile too; its warp a tile
+ * was measured with four waves only). */
 #define SW_TILE_WAVES 4
 
 /* The tiles' grid: SW_TILE_WAVES waves of Kernel's resident blocks on the current device,
- * or a block a tile (capped as cuda_grid caps it) where that is fewer or the device is not
- * known. */
+ * or a block per per_block tiles (3D 1, 2D 8: a warp a tile; capped as cuda_grid caps it)
+ * where that is fewer or the device is not known. */
 template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles, int64_t per_block = 1)
 {
     const int64_t blocks = (tiles + per_block - 1) / per_block;
@@ -822,11 +828,7 @@ template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles, int64_t per_b
         (void)cudaGetLastError(); /* the launch reports a real problem */
         return capped;
     }
-    int nw = SW_TILE_WAVES;
-    const char *ev = getenv("LATMC_SWT_WAVES"); /* TEMPORARY: experiment only */
-    if (ev && atoi(ev) > 0)
-        nw = atoi(ev);
-    const unsigned waves = (unsigned)(nw * sms * per_sm);
+    const unsigned waves = (unsigned)(SW_TILE_WAVES * sms * per_sm);
     return capped < waves ? capped : waves;
 }
 
@@ -875,50 +877,8 @@ extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_b
     return cudaGetLastError();
 }
 
-/* TEMPORARY (experiment): the 2D rows of a tile, LATMC_SWT_R (8, 16 or 32; the warp per
- * tile kernel) or LATMC_SWT_OLD (a block a tile of 32 x 8). */
-static int swt_rows(void)
-{
-    const char *e = getenv("LATMC_SWT_OLD");
-    if (e && *e)
-        return 0;
-    e = getenv("LATMC_SWT_R");
-    const int r = e ? atoi(e) : 16;
-    return r == 8 || r == 32 ? r : 16;
-}
-
-template <uint32_t R, bool C>
-static cudaError_t link_rows(cudaStream_t stream, const struct cuda_sw_box *b)
-{
-    const struct tile_shape t = tile_of<R>(2);
-    const struct own_shape o = own_of(*b);
-    const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty);
-    sw_tile_rows_kernel<R, C><<<sw_tile_grid<sw_tile_rows_kernel<R, C>>(tiles, CUDA_THREADS / 32),
-                                CUDA_THREADS, 0, stream>>>(*b);
-    cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess) {
-        sw_union_kernel<2, R><<<cuda_grid(tiles * edge_slots<R>(2)), CUDA_THREADS, 0, stream>>>(*b);
-        err = cudaGetLastError();
-    }
-    return err;
-}
-
 extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_box *b)
 {
-    if (b->g.ndim == 2) {
-        const char *c = getenv("LATMC_SWT_C"); /* TEMPORARY */
-        const bool comp = !(c && *c == '0');
-        switch (swt_rows()) {
-        case 8:
-            return comp ? link_rows<8, true>(stream, b) : link_rows<8, false>(stream, b);
-        case 16:
-            return comp ? link_rows<16, true>(stream, b) : link_rows<16, false>(stream, b);
-        case 32:
-            return comp ? link_rows<32, true>(stream, b) : link_rows<32, false>(stream, b);
-        default:
-            break;
-        }
-    }
     const struct tile_shape t = tile_of(b->g.ndim);
     const struct own_shape o = own_of(*b);
     const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
@@ -926,7 +886,8 @@ extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_bo
     if (b->g.ndim == 3)
         sw_tile_kernel<3><<<sw_tile_grid<sw_tile_kernel<3>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     else
-        sw_tile_kernel<2><<<sw_tile_grid<sw_tile_kernel<2>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_rows_kernel<<<sw_tile_grid<sw_tile_rows_kernel>(tiles, CUDA_THREADS / 32),
+                              CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
