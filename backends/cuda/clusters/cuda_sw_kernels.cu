@@ -5,19 +5,20 @@
  * where the own sites allow words (sw_grouped, sw_words), their bytes read as one word and
  * their labels as one uint4, so that a thread keeps several loads in flight (one site a
  * thread left these kernels waiting on latency); else one site a thread. The tiles' pass
- * is one site a thread, a block a tile at a time (four waves of blocks, each walking
- * tiles: sw_tile_grid); the union pass a thread per tile edge site.
+ * is in 3D one site a thread, a block a tile at a time, in 2D a warp a tile, a lane a
+ * column (four waves of blocks, each walking tiles: sw_tile_grid); the union pass a
+ * thread per tile edge site.
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
  * smaller sites, a union hangs the larger of the two roots under the smaller with
  * atomicMin and retries from the value it displaced, so once every bond is joined each
  * tree's root is its smallest site whatever order the threads ran in. Three passes:
- *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; a block each): the bonds inside a
- *      tile joined in shared memory, every site's parent then its tile-local root's
- *      global index (the tile's order of sites is the lattice's, so a local root, the
- *      smallest local index of its piece, is its smallest site; the runs along x from
- *      warp ballots, sw_tile_kernel);
+ *   1. tiles (32 x 32 sites in 2D, a warp each; 16 x 4 x 4 in 3D, a block each): the
+ *      bonds inside a tile joined in shared memory, every site's parent then its
+ *      tile-local root's global index (the tile's order of sites is the lattice's, so a
+ *      local root, the smallest local index of its piece, is its smallest site; the runs
+ *      along x from warp ballots, sw_tile_rows_kernel, sw_tile_kernel);
  *   2. the bonds that leave a tile (and the wraps) joined in global memory, a thread per
  *      site that can hold one (edge_slots);
  *   3. the tiles' roots flattened to their clusters' roots; every other site's parent is
@@ -227,7 +228,8 @@ __global__ void sw_bonds_sites_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
-/* The tiles of pass 1: TX x TY x TZ sites, one block of CUDA_THREADS threads each. */
+/* The tiles of pass 1: TX x TY x TZ sites, in 3D one block of CUDA_THREADS threads each
+ * (sw_tile_kernel), in 2D one warp each (sw_tile_rows_kernel). */
 struct tile_shape {
     uint32_t tx, ty, tz;
 };
@@ -235,12 +237,11 @@ struct tile_shape {
 /* The shape as constants of the kernels (template ND): the divisions and remainders by
  * the tile's extents are shifts and masks, not run-time divisions. */
 template <int ND> struct tile_dims {
-    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : 8, tz = ND == 3 ? 4 : 1;
+    static constexpr uint32_t tx = ND == 3 ? 16 : 32, ty = ND == 3 ? 4 : 32, tz = ND == 3 ? 4 : 1;
 };
 
-static_assert(tile_dims<2>::tx * tile_dims<2>::ty == CUDA_THREADS &&
-                  tile_dims<3>::tx * tile_dims<3>::ty * tile_dims<3>::tz == CUDA_THREADS,
-              "a tile is a block");
+static_assert(tile_dims<3>::tx * tile_dims<3>::ty * tile_dims<3>::tz == CUDA_THREADS,
+              "a 3D tile is a block");
 
 __host__ __device__ static inline struct tile_shape tile_of(int ndim)
 {
@@ -282,9 +283,10 @@ __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t
     *z0 = ry0 * t.tz;
 }
 
-/* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
- * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). A warp
- * holds whole rows of the tile (tx = 32 or 16), so its bonds along x come as one ballot:
+/* Pass 1 in 3D (the file's comment; 2D: sw_tile_rows_kernel): blockDim.x = tx ty tz =
+ * CUDA_THREADS; the tiles cover the own sites, own coordinates (x, y, z) at local site
+ * first + x + ex (y + ey z). A warp holds whole rows of the tile (tx = 16: two rows), so
+ * its bonds along x come as one ballot:
  * the runs they join need no union, each site's parent starts as its run's first site
  * (the smallest of the run, as a union would have left it). Of the bonds along y (z) only
  * the first of each stretch that joins the same two runs is united: where the bond beside
@@ -295,6 +297,8 @@ __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t
 template <int ND>
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
+    static_assert(tile_dims<ND>::tx * tile_dims<ND>::ty * tile_dims<ND>::tz == CUDA_THREADS,
+                  "a tile is a block");
     __shared__ uint32_t parent[CUDA_THREADS];
     __shared__ uint32_t runs[CUDA_THREADS / 32]; /* each warp's bonds along x, lane l to l + 1 */
     const tile_dims<ND> t;
@@ -342,6 +346,116 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
             b.bonds[i] = (uint8_t)(bits | SW_TILE_ROOT);
         if (tile + gridDim.x < tiles)
             __syncthreads(); /* parent[] and runs[] are the next tile's */
+    }
+}
+
+/* Of the y bonds yl between two rows (bit l: lane l's), those that join two runs no
+ * earlier bond of the same stretch joins: bit l of both is set where both rows' runs go
+ * on from l to l + 1, so a bond at l is implied by one at t < l where both's bits t .. l - 1
+ * are all set. reach (bit l: a bond at some t <= l with both's bits t .. l - 1 set) is the
+ * carry chain of an addition with generate yl and propagate both << 1 (carry into bit l +
+ * 1: bit l + 1 of (A + B) ^ A ^ B with A & B = yl, A ^ B = propagate without yl). */
+__device__ __forceinline__ uint32_t first_y_bonds(uint32_t yl, uint32_t both)
+{
+    const uint32_t prop = both << 1; /* bit l: the runs go on from l - 1 to l */
+    const uint32_t a = yl | (prop & ~yl);
+    const uint32_t carry = (a + yl) ^ a ^ yl; /* bit l: reach at l - 1 */
+    return yl & ~(prop & carry);
+}
+
+/* Pass 1 in 2D, a warp per tile of 32 x 32 sites (tile_dims<2>): lane l holds column
+ * x0 + l of all R rows, so the bonds along y are a lane's own and no block barrier is
+ * needed (the warp's __syncwarp between its phases; its parents, bonds bytes and rows'
+ * runs are its own part of the block's shared memory, no other warp reads them). A block
+ * a tile of 32 x 8 paid three barriers a tile, and its set-up (the tile's origin, a
+ * division) in each of its warps; a tile of 32 x 32 leaves the union pass 63 edge sites
+ * of 1024 instead of 39 of 256. The rows' bonds bytes are loaded 8 at a time, then kept in
+ * shared memory (registers would hold all R and their addresses). Per row pair (r, r + 1)
+ * only the first y bond of each stretch where both rows' runs go on along x is united
+ * (first_y_bonds). Local index 32 r + l orders the tile's sites as the lattice does, so a
+ * piece's root (the smallest local index, whatever order the unions ran in) is its
+ * smallest site.
+ * Shared memory: in the union phase the lanes' unions read parents plainly while others'
+ * atomicMin move them (unite_from_in: any value read is a smaller site of the same piece,
+ * as in sw_tile_kernel's block); in the last phase the forest is fixed but for each run's
+ * first lane setting its first site's parent to the root its find reached (atomicMin: the
+ * root, an ancestor, is the smallest value of the tree), so every other lane's find reads
+ * there the old parent or the root, both ancestors, and ends at the same root. */
+__global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_sw_box b)
+{
+    constexpr uint32_t TX = tile_dims<2>::tx, R = tile_dims<2>::ty, WARPS = CUDA_THREADS / 32;
+    static_assert(TX == 32 && R <= 32, "a tile's row is a warp; todo holds its rows");
+    __shared__ uint32_t parents[WARPS][TX * R];
+    __shared__ uint8_t bytes[WARPS][TX * R];
+    __shared__ uint32_t links[WARPS][R];
+    const uint32_t lane = threadIdx.x & 31u, w = threadIdx.x >> 5;
+    uint32_t *parent = parents[w];
+    uint8_t *sbits = bytes[w];
+    uint32_t *slink = links[w];
+    const struct own_shape o = own_of(b);
+    const uint32_t first = sw_own_site(b, 0);
+    const uint32_t nx = (o.ex + TX - 1) / TX, ny = (o.ey + R - 1) / R;
+    const uint64_t tiles = (uint64_t)nx * ny;
+    const uint32_t upto = 0xffffffffu >> (31u - lane); /* lanes 0 .. lane */
+    for (uint64_t tile = (uint64_t)blockIdx.x * WARPS + w; tile < tiles;
+         tile += (uint64_t)gridDim.x * WARPS) {
+        const uint32_t gy = (uint32_t)tile / nx, gx = (uint32_t)tile - gy * nx;
+        const uint32_t x0 = gx * TX, y0 = gy * R, x = x0 + lane;
+        const uint32_t rows = min(R, o.ey - y0); /* the tile's rows (warp-uniform) */
+        const bool xin = x < o.ex;
+        const bool xon = lane + 1 < TX && x + 1 < o.ex; /* inside_tile(x, TX, ex) */
+        const uint32_t i0 = first + x + o.ex * y0;      /* row r: i0 + r ex */
+#pragma unroll
+        for (uint32_t r0 = 0; r0 < R; r0 += 8) { /* 8 loads in flight, then their stores */
+            uint32_t v[8];
+#pragma unroll
+            for (uint32_t r = 0; r < 8; r++)
+                v[r] = xin && r0 + r < rows ? b.bonds[i0 + (r0 + r) * o.ex] : 0u; /* no mark */
+#pragma unroll
+            for (uint32_t r = 0; r < 8; r++)
+                sbits[TX * (r0 + r) + lane] = (uint8_t)v[r];
+        }
+        /* bit r: this lane's y bond from row r to r + 1 is united (all ballots before any
+         * union: the lanes diverge only there) */
+        uint32_t todo = 0, link_up = 0, yl_up = 0; /* row r - 1's */
+#pragma unroll 4
+        for (uint32_t r = 0; r < R; r++) {
+            const uint32_t bits = sbits[TX * r + lane];
+            /* bit l: the bond from lane l to l + 1; a run starts at l unless l - 1 joins it */
+            const uint32_t link = __ballot_sync(0xffffffffu, bits & 1u && xon);
+            parent[TX * r + lane] = TX * r + 31u - __clz(~(link << 1) & upto);
+            if (lane == 0)
+                slink[r] = link;
+            if (r > 0)
+                todo |= (first_y_bonds(yl_up, link_up & link) >> lane & 1u) << (r - 1);
+            link_up = link;
+            yl_up = __ballot_sync(0xffffffffu, bits & 2u && r + 1 < rows);
+        }
+        __syncwarp();
+        /* from the sites: their parents are their runs' first sites (or, once united,
+         * smaller sites of the same piece: unite_from_in) */
+        while (todo) {
+            const uint32_t r = (uint32_t)__ffs(todo) - 1u;
+            todo &= todo - 1u;
+            unite_shared(parent, TX * r + lane, TX * (r + 1) + lane);
+        }
+        __syncwarp();
+#pragma unroll 4
+        for (uint32_t r = 0; r < R; r++) {
+            if (!xin || r >= rows)
+                continue;
+            /* from the run's first site, whose parent then becomes the root, so that the
+             * finds of the rows below that pass through it stop there */
+            const uint32_t start = TX * r + 31u - __clz(~(slink[r] << 1) & upto);
+            const uint32_t root = find_shared(parent, start);
+            if (start == TX * r + lane && root != start)
+                atomicMin(parent + start, root);
+            const uint32_t i = i0 + r * o.ex;
+            b.labels[i] = first + x0 + (root & 31u) + o.ex * (y0 + (root >> 5));
+            if (root == TX * r + lane)
+                b.bonds[i] = (uint8_t)(sbits[TX * r + lane] | SW_TILE_ROOT);
+        }
+        __syncwarp(); /* parent[] and sbits[] are the next tile's */
     }
 }
 
@@ -695,15 +809,17 @@ static int64_t own_sites(const struct cuda_sw_box *b)
 /* Waves of resident blocks in the tiles' grid: each block then walks several tiles, its
  * set-up (~45 of a warp's ~150 instructions a tile) paid once for them. One H200, 16384^2
  * and 512^3: a block a tile (a million blocks) 24.1 and 34.1 ps a site and sweep, one wave
- * 24.7 and 35.3, four waves 23.9 and 33.9. */
+ * 24.7 and 35.3, four waves 23.9 and 33.9 (2D then a block a tile too; its warp a tile
+ * was measured with four waves only). */
 #define SW_TILE_WAVES 4
 
 /* The tiles' grid: SW_TILE_WAVES waves of Kernel's resident blocks on the current device,
- * or a block a tile (capped as cuda_grid caps it) where that is fewer or the device is not
- * known. */
-template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles)
+ * or a block per per_block tiles (3D 1, 2D 8: a warp a tile; capped as cuda_grid caps it)
+ * where that is fewer or the device is not known. */
+template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles, int64_t per_block = 1)
 {
-    const unsigned capped = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
+    const int64_t blocks = (tiles + per_block - 1) / per_block;
+    const unsigned capped = blocks < CUDA_MAX_BLOCKS ? (unsigned)blocks : CUDA_MAX_BLOCKS;
     int device = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
@@ -770,7 +886,8 @@ extern "C" cudaError_t cuda_sw_link(cudaStream_t stream, const struct cuda_sw_bo
     if (b->g.ndim == 3)
         sw_tile_kernel<3><<<sw_tile_grid<sw_tile_kernel<3>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
     else
-        sw_tile_kernel<2><<<sw_tile_grid<sw_tile_kernel<2>>(tiles), CUDA_THREADS, 0, stream>>>(*b);
+        sw_tile_rows_kernel<<<sw_tile_grid<sw_tile_rows_kernel>(tiles, CUDA_THREADS / 32),
+                              CUDA_THREADS, 0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
         const unsigned grid = cuda_grid(tiles * edge_slots(b->g.ndim));
