@@ -13,17 +13,17 @@
  *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
  *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
- *   - P_y (3D) and P_last: the block's row sums in a window of ROW_WINDOW rows in shared
- *     memory (measure_fold.cuh), each warp adding its part of a row with a shared atomic
- *     (no barrier inside a window), handed to the entries at the window's end, one global
- *     atomic per row, block and entry, consecutive entries in consecutive lanes. Packed,
- *     each lane's part of a row's sum is stored as a byte of the row in shared memory and
- *     every ROW_BATCH rows lane k adds row k's bytes (warp_row_done: no warp reduction per
- *     row); bytes (Ising), one warp reduction a row and warp.
+ *   - P_y (3D) and P_last: packed, each lane's part of a row's sum stored as a byte of the
+ *     row in shared memory, and every ROW_BATCH rows lane k adds row k's bytes and hands
+ *     them on, one atomic per row, warp and entry (measure_fold.cuh, warp_row_done: no
+ *     warp reduction per row, no barrier); bytes, a row's sum is its warps' sums (one warp
+ *     reduction each) added in shared memory, every ROW_BATCH rows one warp adding them,
+ *     one atomic per row, block and entry (row_done; two buffers alternate, so one barrier
+ *     per batch suffices). Consecutive entries in consecutive lanes.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
- * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks
- * across a row: one chunk per resident block; 32 warps' atomics a row before, 52 MB). Then, one box alone, the transform of the
+ * chunk and per row and warp (some 52 MB of atomics in the L2 for 66 chunks and 32 warps a
+ * row: one chunk per resident block). Then, one box alone, the transform of the
  * projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
  * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
@@ -88,7 +88,6 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int SLOTS = 8 * NW;
     __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
     __shared__ uint32_t row_bytes_of[FOLD_WARPS][ROW_BATCH * ROW_PITCH_WORDS];
-    __shared__ int row_window[ROW_WINDOW]; /* the block's row sums (measure_fold.cuh) */
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -98,14 +97,11 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
-    for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
-        row_window[k] = 0;
-    __syncthreads();
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
-        struct warp_rows wr = { 0, 0 };
+        struct warp_rows wr = { 0, first };
 #pragma unroll
         for (int s = 0; s < SLOTS; s++)
             cnt[s][threadIdx.x] = 0;
@@ -234,26 +230,17 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     pending = 0;
                 }
                 /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
-                warp_row_done(wr, row_bytes_of[threadIdx.x >> 5], row_window,
-                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end);
+                warp_row_done(p, wr, row_bytes_of[threadIdx.x >> 5],
+                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end, proj);
                 if (++y == p.ly) {
                     y = 0;
                     z++;
                 }
             }
-            /* a window full (ROW_WINDOW is a multiple of AHEAD: at a group's end) and
-             * the chunk longer: the window to the entries */
-            if (wr.at == ROW_WINDOW && r0 + AHEAD < end) {
-                __syncthreads();
-                flush_row_window(p, row_window, r0 + AHEAD - ROW_WINDOW, ROW_WINDOW, proj);
-                __syncthreads();
-                wr.at = 0;
-            }
         }
         if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
-        __syncthreads(); /* every thread's counters and row sums in shared memory */
-        flush_row_window(p, row_window, end - wr.at, wr.at, proj);
+        __syncthreads(); /* every thread's counters in shared memory */
         /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
          * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
          * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
@@ -271,7 +258,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             if (v != 0)
                 atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
         }
-        __syncthreads(); /* the counters and the window free for the next chunk */
+        __syncthreads(); /* the counters free for the next chunk */
     }
     /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
     const int nd2 = THREE ? 6 : 4;
@@ -330,11 +317,8 @@ extern "C" cudaError_t cuda_ising_packed_measure_projections(
 /*
  * A thread: site x of the rows of its chunks. Bonds in the positive directions (x + 1,
  * y + 1, z + 1) as the byte measurements count them. Ising: the column's sum in a register,
- * a row's sum one warp reduction a warp, added by lane 0 into the block's window of row
- * sums in shared memory (measure_fold.cuh: a shared atomic, no barrier), handed to proj at
- * the window's end (flush_row_window: one atomic per row and block). Potts: each state's
- * column counts in shared memory (a thread's own counters: no conflicts), each state's
- * row counts added in shared memory by
+ * the rows' through row_done. Potts: each state's column counts in shared memory (a
+ * thread's own counters: no conflicts), each state's row counts added in shared memory by
  * the lanes holding it (one __match_any_sync a row, as potts_measure_kernel), handed to proj
  * every ROW_BATCH rows by the whole block; the populations are the columns' totals.
  */
@@ -345,7 +329,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
 {
     extern __shared__ unsigned potts_shared[]; /* Potts: q x CUDA_THREADS column counters,
                                                  2 x q x ROW_BATCH row counters */
-    __shared__ int row_window[POTTS ? 1 : ROW_WINDOW]; /* Ising: the block's row sums */
+    __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
     __shared__ unsigned long long population[FOLD_POTTS_STATES];
     unsigned *col_count = potts_shared;
     unsigned *row_count = potts_shared + q * CUDA_THREADS;
@@ -363,10 +347,6 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
         for (int k = threadIdx.x; k < q; k += CUDA_THREADS)
             population[k] = 0;
         __syncthreads();
-    } else {
-        for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
-            row_window[k] = 0;
-        __syncthreads();
     }
     int64_t bonds = 0, total = 0;
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
@@ -374,7 +354,6 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
         struct row_batches rb = { 0, 0, first };
-        int window_rows = 0; /* Ising: the window's rows so far */
         long long column = 0;
         unsigned s = 0, up = 0;
         for (int64_t r0 = first; r0 < end; r0 += BYTES_AHEAD) {
@@ -428,10 +407,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
                         total += v;
                         column += v;
                     }
-                    const int row_sum = warp_sum(in ? v : 0);
-                    if (lane == 0 && row_sum != 0)
-                        atomicAdd(&row_window[window_rows], row_sum);
-                    window_rows++;
+                    row_done(p, rb, row_sums, in ? v : 0, r + 1 == end, proj);
                 } else {
                     if (in) {
                         bonds += (s == right) + (s == up) + (THREE && s == zup);
@@ -463,24 +439,12 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
                     z++;
                 }
             }
-            /* Ising: a window full (ROW_WINDOW is a multiple of BYTES_AHEAD: at a
-             * group's end) and the chunk longer: the window to the entries */
-            if (!POTTS && window_rows == ROW_WINDOW && r0 + BYTES_AHEAD < end) {
-                __syncthreads();
-                flush_row_window(p, row_window, r0 + BYTES_AHEAD - ROW_WINDOW, ROW_WINDOW,
-                                 proj);
-                __syncthreads();
-                window_rows = 0;
-            }
         }
         if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
         if (!POTTS) {
             if (in && column != 0)
                 atomicAdd(proj + x, (unsigned long long)column);
-            __syncthreads(); /* every warp's row sums in the window */
-            flush_row_window(p, row_window, end - window_rows, window_rows, proj);
-            __syncthreads(); /* the window cleared before the next chunk's rows */
         } else {
             __syncthreads(); /* the last batch's counters cleared by all */
             for (int a = 0; a < q; a++) {
