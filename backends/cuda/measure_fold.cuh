@@ -135,59 +135,45 @@ __device__ __forceinline__ void add_row_entries(const struct fold_geom &p, int64
     }
 }
 
-/*
- * The rows' sums of one chunk, each row's warps' sums added in shared memory and handed
- * to the proj entries every ROW_BATCH rows by warp 0. Every thread of the block calls
- * row_done once per row (the block walks its rows together).
- */
+/* The byte Potts kernel's rows (measure_projections.cu): its state counts of ROW_BATCH rows
+ * in shared memory, two buffers alternating, handed to the entries by the whole block. */
 struct row_batches {
     int buf, k;
     int64_t first;  /* the batch's first row */
 };
 
-__device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_batches &rb,
-                                         int (*sums)[FOLD_WARPS][ROW_BATCH], int v, bool last,
-                                         unsigned long long *proj)
-{
-    const int s = warp_sum(v);
-    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    if (lane == 0)
-        sums[rb.buf][warp][rb.k] = s;
-    if (++rb.k < ROW_BATCH && !last)
-        return;
-    __syncthreads();
-    if (warp == 0 && (int)lane < rb.k) {
-        long long total = 0;
-#pragma unroll
-        for (int w = 0; w < FOLD_WARPS; w++)
-            total += sums[rb.buf][w][lane];
-        add_row_entries(p, rb.first + lane, total, proj);
-    }
-    rb.first += rb.k;
-    rb.k = 0;
-    rb.buf ^= 1;
-}
-
 /*
- * The same without barriers and without a reduction per row, for a layout with few warps
- * across a row (packed Ising: L_x / 512 or fewer). Each lane writes its part of a row's
+ * The rows of packed Ising: no barriers and no reduction per row, for a layout with few
+ * warps across a row (L_x / 512 or fewer). Each lane writes its part of a row's
  * sum, offset into 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the
  * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i
  * fall in distinct banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a
- * __dp4a each) and hands the row's sum to its entries: one atomic per row, warp and entry,
- * consecutive entries in consecutive lanes. No warp waits for another, and a row costs a
- * lane one byte store instead of a warp reduction.
+ * __dp4a each) and adds the row's sum into the block's window of row sums in shared memory
+ * (a shared atomic, consecutive rows in consecutive lanes: no barrier, the block's warps
+ * in any order). The window (a chunk's rows: the launches cap a chunk at ROW_WINDOW rows,
+ * so that no barrier sits inside the walk) goes to the entries after the chunk's barrier,
+ * one global atomic per row, block and entry (flush_row_window): at 65536^2 four
+ * blocks across a row instead of 32 warps (2.1M 64-bit global atomics -> 0.26M). No warp
+ * waits for another inside a window, and a row costs a lane one byte store instead of a
+ * warp reduction.
  */
 #define ROW_PITCH_WORDS 9 /* 32 bytes of a row and one word of padding */
+/* rows of the block's row sums (4 KiB), the longest chunk of the Ising fold kernels; a
+ * smaller one only to test many chunks (a diagnostic build's -DROW_WINDOW=32) */
+#ifndef ROW_WINDOW
+#define ROW_WINDOW 1024
+#endif
 
 struct warp_rows {
-    int k;          /* rows of the batch so far */
-    int64_t first;  /* the batch's first row */
+    int k;   /* rows of the batch so far */
+    int at;  /* the batch's first row in the window; after a batch, the window's rows */
 };
 
-__device__ __forceinline__ void warp_row_done(const struct fold_geom &p, struct warp_rows &wr,
-                                              uint32_t *rows, unsigned u, int offset,
-                                              bool last, unsigned long long *proj)
+/* Batches start at the window's start and ROW_WINDOW is a multiple of ROW_BATCH: a batch
+ * ends at the window's end by itself (at == ROW_WINDOW after it), last marks the chunk's
+ * last row. */
+__device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *rows,
+                                              int *window, unsigned u, int offset, bool last)
 {
     const int lane = (int)(threadIdx.x & 31u);
     ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
@@ -200,11 +186,28 @@ __device__ __forceinline__ void warp_row_done(const struct fold_geom &p, struct 
 #pragma unroll
         for (int i = 0; i < 8; i++)
             total = __dp4a(row[i], 0x01010101u, total);
-        add_row_entries(p, wr.first + lane, (long long)total - 32LL * offset, proj);
+        const int v = (int)total - 32 * offset; /* |v| <= 32 x 32 NW: an int */
+        if (v != 0)
+            atomicAdd(window + wr.at + lane, v);
     }
     __syncwarp(); /* the rows read before the next batch's writes */
-    wr.first += wr.k;
+    wr.at += wr.k;
     wr.k = 0;
+}
+
+/* The block's window of n rows from window_first into the proj entries, and cleared: called
+ * by every thread after a barrier (every warp's additions done), followed by another before
+ * the window is added to again. */
+__device__ __forceinline__ void flush_row_window(const struct fold_geom &p, int *window,
+                                                 int64_t window_first, int n,
+                                                 unsigned long long *proj)
+{
+#pragma unroll 1
+    for (int i = (int)threadIdx.x; i < n; i += CUDA_THREADS) {
+        const int v = window[i];
+        window[i] = 0;
+        add_row_entries(p, window_first + i, (long long)v, proj);
+    }
 }
 
 #endif

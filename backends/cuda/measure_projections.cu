@@ -13,17 +13,17 @@
  *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
  *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
- *   - P_y (3D) and P_last: packed, each lane's part of a row's sum stored as a byte of the
- *     row in shared memory, and every ROW_BATCH rows lane k adds row k's bytes and hands
- *     them on, one atomic per row, warp and entry (measure_fold.cuh, warp_row_done: no
- *     warp reduction per row, no barrier); bytes, a row's sum is its warps' sums (one warp
- *     reduction each) added in shared memory, every ROW_BATCH rows one warp adding them,
- *     one atomic per row, block and entry (row_done; two buffers alternate, so one barrier
- *     per batch suffices). Consecutive entries in consecutive lanes.
+ *   - P_y (3D) and P_last: the block's row sums of its chunk (at most ROW_WINDOW rows) in
+ *     shared memory (measure_fold.cuh), each warp adding its part of a row with a shared
+ *     atomic (no barrier inside a chunk), handed to the entries at the chunk's end, one
+ *     global atomic per row, block and entry, consecutive entries in consecutive lanes.
+ *     Packed, each lane's part of a row's sum is stored as a byte of the row in shared
+ *     memory and every ROW_BATCH rows lane k adds row k's bytes (warp_row_done: no warp
+ *     reduction per row); bytes (Ising), one warp reduction a row and warp.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
- * chunk and per row and warp (some 52 MB of atomics in the L2 for 66 chunks and 32 warps a
- * row: one chunk per resident block). Then, one box alone, the transform of the
+ * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks
+ * across a row: one chunk per resident block). Then, one box alone, the transform of the
  * projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
  * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
@@ -88,6 +88,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int SLOTS = 8 * NW;
     __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
     __shared__ uint32_t row_bytes_of[FOLD_WARPS][ROW_BATCH * ROW_PITCH_WORDS];
+    __shared__ int row_window[ROW_WINDOW]; /* the block's row sums (measure_fold.cuh) */
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -97,11 +98,14 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
+    for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
+        row_window[k] = 0;
+    __syncthreads();
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
-        struct warp_rows wr = { 0, first };
+        struct warp_rows wr = { 0, 0 };
 #pragma unroll
         for (int s = 0; s < SLOTS; s++)
             cnt[s][threadIdx.x] = 0;
@@ -230,8 +234,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     pending = 0;
                 }
                 /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
-                warp_row_done(p, wr, row_bytes_of[threadIdx.x >> 5],
-                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end, proj);
+                warp_row_done(wr, row_bytes_of[threadIdx.x >> 5], row_window,
+                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end);
                 if (++y == p.ly) {
                     y = 0;
                     z++;
@@ -240,7 +244,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         }
         if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
-        __syncthreads(); /* every thread's counters in shared memory */
+        __syncthreads(); /* every thread's counters and row sums in shared memory */
+        flush_row_window(p, row_window, end - wr.at, wr.at, proj);
         /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
          * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
          * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
@@ -258,7 +263,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             if (v != 0)
                 atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
         }
-        __syncthreads(); /* the counters free for the next chunk */
+        __syncthreads(); /* the counters and the window free for the next chunk */
     }
     /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
     const int nd2 = THREE ? 6 : 4;
@@ -274,7 +279,13 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
                                const uint32_t *eps0, const struct cuda_proj_range *r,
                                struct latmc_ising_sums *sums, unsigned long long *out)
 {
-    const struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    /* a chunk's rows fit the block's window of row sums: no barrier inside a chunk (one in
+     * the walk costs the warps' convergence at every row: measured slower) */
+    if (p.chunk > ROW_WINDOW) {
+        p.chunk = ROW_WINDOW;
+        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
+    }
     const dim3 grid = grid_of(p);
     if (g->ndim == 3) {
         if (eps0)
@@ -317,8 +328,11 @@ extern "C" cudaError_t cuda_ising_packed_measure_projections(
 /*
  * A thread: site x of the rows of its chunks. Bonds in the positive directions (x + 1,
  * y + 1, z + 1) as the byte measurements count them. Ising: the column's sum in a register,
- * the rows' through row_done. Potts: each state's column counts in shared memory (a
- * thread's own counters: no conflicts), each state's row counts added in shared memory by
+ * a row's sum one warp reduction a warp, added by lane 0 into the block's window of row
+ * sums in shared memory (measure_fold.cuh: a shared atomic, no barrier), handed to proj at
+ * the window's end (flush_row_window: one atomic per row and block). Potts: each state's
+ * column counts in shared memory (a thread's own counters: no conflicts), each state's
+ * row counts added in shared memory by
  * the lanes holding it (one __match_any_sync a row, as potts_measure_kernel), handed to proj
  * every ROW_BATCH rows by the whole block; the populations are the columns' totals.
  */
@@ -329,7 +343,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
 {
     extern __shared__ unsigned potts_shared[]; /* Potts: q x CUDA_THREADS column counters,
                                                  2 x q x ROW_BATCH row counters */
-    __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
+    __shared__ int row_window[POTTS ? 1 : ROW_WINDOW]; /* Ising: the block's row sums */
     __shared__ unsigned long long population[FOLD_POTTS_STATES];
     unsigned *col_count = potts_shared;
     unsigned *row_count = potts_shared + q * CUDA_THREADS;
@@ -347,6 +361,10 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
         for (int k = threadIdx.x; k < q; k += CUDA_THREADS)
             population[k] = 0;
         __syncthreads();
+    } else {
+        for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
+            row_window[k] = 0;
+        __syncthreads();
     }
     int64_t bonds = 0, total = 0;
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
@@ -354,6 +372,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
         struct row_batches rb = { 0, 0, first };
+        int window_rows = 0; /* Ising: the window's rows so far */
         long long column = 0;
         unsigned s = 0, up = 0;
         for (int64_t r0 = first; r0 < end; r0 += BYTES_AHEAD) {
@@ -407,7 +426,10 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
                         total += v;
                         column += v;
                     }
-                    row_done(p, rb, row_sums, in ? v : 0, r + 1 == end, proj);
+                    const int row_sum = warp_sum(in ? v : 0);
+                    if (lane == 0 && row_sum != 0)
+                        atomicAdd(&row_window[window_rows], row_sum);
+                    window_rows++;
                 } else {
                     if (in) {
                         bonds += (s == right) + (s == up) + (THREE && s == zup);
@@ -445,6 +467,9 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
         if (!POTTS) {
             if (in && column != 0)
                 atomicAdd(proj + x, (unsigned long long)column);
+            __syncthreads(); /* every warp's row sums in the window */
+            flush_row_window(p, row_window, end - window_rows, window_rows, proj);
+            __syncthreads(); /* the window cleared before the next chunk's rows */
         } else {
             __syncthreads(); /* the last batch's counters cleared by all */
             for (int a = 0; a < q; a++) {
@@ -487,7 +512,11 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
         return cudaSuccess;
     if (!cuda_byte_measure_projections_fits(potts_q))
         return cudaErrorInvalidValue;
-    const struct fold_geom p = geom_of(g, r, g->lx);
+    struct fold_geom p = geom_of(g, r, g->lx);
+    if (potts_q == 0 && p.chunk > ROW_WINDOW) { /* Ising: a chunk fits the row window */
+        p.chunk = ROW_WINDOW;
+        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
+    }
     const dim3 grid = grid_of(p);
     const uint8_t *s = (const uint8_t *)sites;
     unsigned long long *out = (unsigned long long *)proj;

@@ -17,8 +17,8 @@
  *     word (at most 4, a warp 128: no carries); q <= 4: each lane's word stored in shared
  *     memory, and every ROW_BATCH rows lane k adds row k's 32 words (no warp reduction
  *     per row), else one warp reduction per 4 states and row; the warps' sums added in
- *     shared memory and handed to the entries every ROW_BATCH rows, as measure_fold.cuh's
- *     row_done.
+ *     shared memory and handed to the entries every ROW_BATCH rows by the whole block (two
+ *     buffers alternating: one barrier a batch).
  * Integers added with atomics: the sums and projections are the one-site-a-thread
  * kernels' exactly (and the CPU's).
  */
