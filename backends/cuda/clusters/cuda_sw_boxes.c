@@ -74,7 +74,7 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     if (st == LATMC_OK && first)
         st = cuda_check(cudaEventCreateWithFlags(&f->joined, cudaEventDisableTiming),
                         "creating a cluster event");
-    if (st == LATMC_OK && latmc_part_many(sim))
+    if (st == LATMC_OK && (latmc_part_many(sim) || d->algorithm == LATMC_ALGO_WOLFF))
         st = cuda_box_alloc_on((void **)&f->target, 4, b->ex.device, "the Wolff cluster's "
                                "name");
     if (st < 0) {
@@ -85,8 +85,69 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     return LATMC_OK;
 }
 
+/* The name of the Wolff seed's piece (its root's global site) where this part holds
+ * seed_site, else UINT32_MAX: two reads of the labels. */
+static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
+                      cudaStream_t stream, uint32_t *name)
+{
+    *name = UINT32_MAX;
+    const int64_t own = seed_site - (int64_t)kb->g0;
+    if (seed_site < 0 || own < 0 || own >= (int64_t)kb->np * ps)
+        return LATMC_OK;
+    uint32_t at = kb->p0 * ps + (uint32_t)own;
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 2 && err == cudaSuccess; k++) { /* labels[labels[i]] */
+        err = cudaMemcpyAsync(&at, kb->labels + at, 4, cudaMemcpyDeviceToHost, stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(stream);
+    }
+    if (err == cudaSuccess)
+        *name = kb->g0 + (at - kb->p0 * ps);
+    return cuda_check(err, "reading the Wolff seed's cluster");
+}
+
+/* Wolff on k boxes: the box that holds seed_site, the name of the seed's piece and a face
+ * slot of it in that box's face buffer (before the join a slot holds its piece's name), or
+ * -1 where the piece reaches no face; waits for the box's labels and faces. */
+static int seed_slot(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
+                     struct cuda_sw_faces *const *faces, int64_t seed_site, int *owner,
+                     uint32_t *name, int64_t *slot)
+{
+    *owner = -1;
+    *slot = -1;
+    const uint32_t ps = faces[0]->ps;
+    for (int i = 0; i < n && *owner < 0; i++) {
+        int st = cuda_box_set_device(box[i].ex.device);
+        if (st == LATMC_OK)
+            st = seed_piece(&kb[i], ps, seed_site, box[i].ex.border_stream, name);
+        if (st < 0)
+            return st;
+        if (*name == UINT32_MAX)
+            continue;
+        *owner = i;
+        uint32_t *names = malloc(2 * (size_t)ps * 4);
+        if (!names)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA Wolff: cannot allocate the face names");
+        cudaError_t err = cudaMemcpyAsync(names, faces[i]->face + 2 * (size_t)ps,
+                                          2 * (size_t)ps * 4, cudaMemcpyDeviceToHost,
+                                          box[i].ex.border_stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(box[i].ex.border_stream);
+        for (uint32_t s = 0; err == cudaSuccess && s < 2 * ps && *slot < 0; s++)
+            if (names[s] == *name)
+                *slot = s;
+        free(names);
+        if ((st = cuda_check(err, "reading the Wolff seed's faces")) < 0)
+            return st;
+    }
+    if (*owner < 0)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no box holds the seed site %lld "
+                               "(a bug)", (long long)seed_site);
+    return LATMC_OK;
+}
+
 int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
-                       struct cuda_sw_faces *const *faces)
+                       struct cuda_sw_faces *const *faces, int64_t seed_site)
 {
     const char *what = "joining the clusters across the boxes' faces";
     struct cuda_sw_faces *j = faces[0];
@@ -109,6 +170,11 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
             err = cudaEventRecord(faces[i]->sent, e->border_stream);
         st = cuda_check(err, what);
     }
+    int owner = -1;
+    uint32_t seed_name = UINT32_MAX;
+    int64_t slot = -1;
+    if (st == LATMC_OK && seed_site >= 0)
+        st = seed_slot(box, n, kb, faces, seed_site, &owner, &seed_name, &slot);
     struct cuda_box_exec *e0 = &box[0].ex;
     if (st == LATMC_OK)
         st = cuda_box_set_device(e0->device);
@@ -122,6 +188,25 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
         err = cuda_box_copy_to(e0, j->gathered + i * words + 2 * (size_t)ps, &box[i].ex,
                                faces[i]->face + 2 * (size_t)ps, 2 * (size_t)ps * 4,
                                e0->border_stream);
+    /* Wolff: the seed's cluster's name to every box: the joined name of its piece's face
+     * slot, or the piece's own (it reaches no face; pageable: copied before the call
+     * returns) */
+    for (int i = 0; i < n && seed_site >= 0 && st == LATMC_OK && err == cudaSuccess; i++) {
+        if (!faces[i]->target)
+            return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: box %d holds no cluster name "
+                                   "(a bug in the module)", i);
+        if (slot >= 0) {
+            err = cuda_box_copy_to(e0, j->gathered + (size_t)owner * words + 2 * (size_t)ps +
+                                           (size_t)slot,
+                                   &box[i].ex, faces[i]->target, 4, e0->border_stream);
+        } else if ((st = cuda_box_set_device(box[i].ex.device)) == LATMC_OK) {
+            /* on box i's stream, before its wait for `joined` and its flip */
+            err = cudaMemcpyAsync(faces[i]->target, &seed_name, 4, cudaMemcpyHostToDevice,
+                                  box[i].ex.border_stream);
+        }
+    }
+    if (st == LATMC_OK && seed_site >= 0 && slot < 0)
+        st = cuda_box_set_device(e0->device);
     if (st == LATMC_OK && err == cudaSuccess)
         err = cudaEventRecord(j->joined, e0->border_stream);
     if (st == LATMC_OK)
@@ -131,27 +216,6 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
             st = cuda_check(cudaStreamWaitEvent(box[i].ex.border_stream, j->joined, 0), what);
     }
     return st;
-}
-
-/* The name of the Wolff seed's piece (its root's global site) where this part holds
- * seed_site, else UINT32_MAX: two reads of the labels. */
-static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
-                      cudaStream_t stream, uint32_t *name)
-{
-    *name = UINT32_MAX;
-    const int64_t own = seed_site - (int64_t)kb->g0;
-    if (seed_site < 0 || own < 0 || own >= (int64_t)kb->np * ps)
-        return LATMC_OK;
-    uint32_t at = kb->p0 * ps + (uint32_t)own;
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 2 && err == cudaSuccess; k++) { /* labels[labels[i]] */
-        err = cudaMemcpyAsync(&at, kb->labels + at, 4, cudaMemcpyDeviceToHost, stream);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(stream);
-    }
-    if (err == cudaSuccess)
-        *name = kb->g0 + (at - kb->p0 * ps);
-    return cuda_check(err, "reading the Wolff seed's cluster");
 }
 
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,

@@ -24,7 +24,8 @@ struct cuda_sw_faces {
     int n;
     uint32_t *gathered, *parent, *least;
     cudaEvent_t joined;
-    /* a part's: the Wolff seed's cluster's name after the join (device word) */
+    /* Wolff (a part's, or each of k boxes'): the seed's cluster's name after the join
+     * (device word) */
     uint32_t *target;
 };
 
@@ -37,9 +38,12 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
 
 /* After every box's labels were enqueued on its border stream: the faces out, the join on
  * the first box, the joined names back; every box's border stream then waits for them.
- * kb[i], faces[i]: box i's kernel view and face state. A library status. */
+ * kb[i], faces[i]: box i's kernel view and face state. Wolff (seed_site >= 0; -1:
+ * Swendsen-Wang): also the seed's cluster's name into every box's faces[i]->target (the
+ * box holding the seed is read at the host: its piece's name and face slot). A library
+ * status. */
 int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
-                       struct cuda_sw_faces *const *faces);
+                       struct cuda_sw_faces *const *faces, int64_t seed_site);
 
 /* A part of a lattice shared by processes (f made for its box, on its device, current):
  * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*). The record: the

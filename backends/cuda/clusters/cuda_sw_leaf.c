@@ -9,16 +9,15 @@
  * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
  * What it runs: one box alone on one GPU (its halo its own wrap), any field, Swendsen-Wang
- * or Wolff; or, Swendsen-Wang without a field only, k boxes of the lattice on one GPU or
- * several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are joined
- * across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the executor's
- * joined layout), or, Swendsen-Wang and Wolff without a field, the box of a part of a
- * lattice shared by processes (MPI ranks), whose faces the core gathers and every part
+ * or Wolff; or, Swendsen-Wang and Wolff without a field, k boxes of the lattice on one GPU
+ * or several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are
+ * joined across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the
+ * executor's joined layout; Wolff's seed's cluster named there), or the box of a part of
+ * a lattice shared by processes (MPI ranks), whose faces the core gathers and every part
  * joins (part_faces; Wolff's seed's cluster named there). Ising with uniform or +-J
  * couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It refuses
- * at create what it does not run (Wolff on k boxes of one process; the core refuses the
- * embedded clusters of phi^4 and Heisenberg on CUDA), and a field on k boxes or parts at
- * the sweep. Wolff's attempted
+ * a field on k boxes or parts at the sweep (the core refuses the embedded clusters of
+ * phi^4 and Heisenberg on CUDA at create). Wolff's attempted
  * updates are its clusters' sites, counted on the device and read once per call
  * (read_attempted).
  */
@@ -175,7 +174,8 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         const cudaError_t flat = sw_settled(sb, stream, &k);
         if (flat != cudaSuccess)
             return flat;
-        if (sb->faces) /* a part: the cluster named at the join (sw_part_faces) */
+        if (sb->faces) /* k boxes or a part: the cluster named at the join (sw_join,
+                        * sw_part_faces) */
             return cuda_wolff_part_flip(stream, &k, sb->faces->face, sb->faces->target,
                                         sim->desc.seed, step->rng_sweep, q, sb->wolff, changed);
         return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
@@ -254,13 +254,6 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
                                wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
-    if (wolff && !latmc_part_many(sim) && (b->halo != 0 || sim->plan->n_boxes > 1))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU, "
-                               "or the parts of a lattice shared by processes, only in this "
-                               "version (desc.n_parts = %d, desc.n_devices = %d: its "
-                               "cluster's seed is not joined across the boxes of one "
-                               "process); use one box, Swendsen-Wang, or the CPU",
-                               d->n_parts, d->n_devices);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
@@ -353,8 +346,13 @@ static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
         kb[i] = kernel_box(sim, &box[i]);
         faces[i] = ((const struct sw_box *)box[i].own)->faces;
     }
+    /* Wolff: the seed's cluster named at the join for every box */
+    const int64_t seed_site = sim->desc.algorithm == LATMC_ALGO_WOLFF
+                                  ? latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
+                                                            sim->nsites)
+                                  : -1;
     if (st == LATMC_OK)
-        st = cuda_sw_boxes_join(box, n, kb, faces);
+        st = cuda_sw_boxes_join(box, n, kb, faces, seed_site);
     free(kb);
     free(faces);
     return st;

@@ -541,8 +541,9 @@ static void launch_rows_one(cudaStream_t stream, const struct packed_geom &p,
     for (int64_t m0 = 0; m0 < n_members; m0 += ENS_ROWS_MAX_MEMBERS) {
         const int64_t n = n_members - m0 < ENS_ROWS_MAX_MEMBERS ? n_members - m0
                                                                 : ENS_ROWS_MAX_MEMBERS;
-        ens_packed_rows_kernel<NW, ND, HB, CW><<<dim3(gx, (unsigned)n), CUDA_THREADS, 0, stream>>>(
-            p, st, members + m0, name, colour, changed + m0);
+        ens_packed_rows_kernel<NW, ND, HB, CW>
+            <<<dim3(gx, (unsigned)n), CUDA_THREADS, 0, stream>>>(p, st, members + m0, name,
+                                                                 colour, changed + m0);
     }
 }
 
@@ -557,9 +558,11 @@ static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g,
     if constexpr (NW >= 4) {
         if (coupled) {
             if (heatbath)
-                launch_rows_one<NW, ND, true, CW>(stream, p, members, n_members, name, colour, changed);
+                launch_rows_one<NW, ND, true, CW>(stream, p, members, n_members, name, colour,
+                                                  changed);
             else
-                launch_rows_one<NW, ND, false, CW>(stream, p, members, n_members, name, colour, changed);
+                launch_rows_one<NW, ND, false, CW>(stream, p, members, n_members, name, colour,
+                                                   changed);
             return;
         }
     }
@@ -575,12 +578,16 @@ static void launch_rows_nw(cudaStream_t stream, const struct latmc_lattice *g, i
                            bool coupled, bool heatbath, struct latmc_rng_name name, int colour,
                            unsigned long long *changed)
 {
+#define ENS_ROWS_CASE(NW)                                                                  \
+    launch_rows<NW, ND>(stream, g, members, n_members, coupled, heatbath, name, colour,       \
+                        changed)
     switch (nw) {
-    case 8: launch_rows<8, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
-    case 4: launch_rows<4, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
-    case 2: launch_rows<2, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
-    default: launch_rows<1, ND>(stream, g, members, n_members, coupled, heatbath, name, colour, changed); break;
+    case 8: ENS_ROWS_CASE(8); break;
+    case 4: ENS_ROWS_CASE(4); break;
+    case 2: ENS_ROWS_CASE(2); break;
+    default: ENS_ROWS_CASE(1); break;
     }
+#undef ENS_ROWS_CASE
 }
 
 /* The rows kernel serves members whose rows hold whole groups: uniform couplings always,

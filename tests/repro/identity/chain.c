@@ -508,10 +508,10 @@ static bool is_cluster(const struct spec *s)
 }
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
- * creation, or at the sweep: a field on k boxes or parts), or NULL: Swendsen-Wang of Ising
- * (uniform or +-J couplings) and Potts on one box (any field), k boxes on one GPU or
- * several, or parts over threads or MPI ranks (no field), Wolff on one box on one GPU (any
- * field) or on parts (no field) (backends/cuda/clusters/). */
+ * creation, or at the sweep: a field on k boxes or parts), or NULL: Swendsen-Wang and
+ * Wolff of Ising (uniform or +-J couplings) and Potts on one box (any field), k boxes on
+ * one GPU or several, or parts over threads or MPI ranks (no field)
+ * (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
@@ -525,8 +525,6 @@ static const char *cuda_cluster_lacks(const struct spec *s, const struct layout 
                "one batch yet)";
     const bool parts = (p->mpi && mpi_size() > 1) || p->parts > 1;
     const bool boxes = p->boxes > 1 || p->devices > 1 || parts;
-    if ((p->boxes > 1 || p->devices > 1) && s->algorithm == LATMC_ALGO_WOLFF)
-        return "CUDA's Wolff runs one box on one GPU or parts only (not boxes of one process)";
     bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
     for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
         field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;

@@ -517,13 +517,14 @@ const struct row rows[] = {
     { "ising_sw_afm", 2, { 512, 256, 0 }, "cuda cuda,boxes=3" },
     { "ising_pmj_sw_field", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3 cuda" },
     { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5 cuda" },
-    { "ising2d_wolff", 2, { 256, 256, 0 }, "threads=2 threads=3,boxes=2 cuda" },
-    { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2 cuda" },
+    { "ising2d_wolff", 2, { 256, 256, 0 },
+      "threads=2 threads=3,boxes=2 cuda cuda,boxes=3 devices=2" },
+    { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2 cuda cuda,boxes=4" },
     /* CUDA in a field: the clusters' sums by label (a warp's sites of one cluster added
      * once), many clusters and one spanning one; Wolff's one cluster from a cold start
      * (most of the lattice), in 3D across partial tiles, and in a field */
     { "ising2d_sw_field", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
-    { "ising2d_wolff", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
+    { "ising2d_wolff", 2, { 1024, 1024, 0 }, "cuda cold,cuda cold,cuda,boxes=3 devices=2" },
     { "ising3d_wolff_field", 3, { 34, 18, 22 }, "cuda cold,cuda" },
     /* embedded clusters (every part holds the whole lattice for the step); 5 units of
      * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
