@@ -319,6 +319,9 @@ static void refusals_ising_potts(void **state)
             latmc_sim_destroy(&sim);
         }
         assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_OK);
+        const double betas[2] = { 0.3, 0.4 };
+        assert_int_equal(latmc_ens_set_temperatures(ens, betas, 2), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(ens, LATMC_INIT_HOT), LATMC_OK);
         assert_int_equal(latmc_ens_sweep(ens, 2), LATMC_OK);
         char dir[] = "/tmp/latmc-cluster-auto-XXXXXX";
         assert_non_null(mkdtemp(dir));
