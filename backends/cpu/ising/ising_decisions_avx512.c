@@ -92,7 +92,9 @@ BINLINE void rounds_of(const struct dphilox *p, const struct latmc_philox16_fold
                        const __m512i *c, __m512i x[][4], const int chains)
 {
 #define DEC_FOLD_(g) (fs[g])
-    LATMC_PHILOX16_ROUNDS(DEC_FOLD_, p->m0, p->m1, c, x, chains);
+#define DEC_KEYS_(g) (&p->f[0]) /* every fold's keys: those of the one seed */
+    LATMC_PHILOX16_ROUNDS_KEYS(DEC_FOLD_, DEC_KEYS_, p->m0, p->m1, c, x, chains);
+#undef DEC_KEYS_
 #undef DEC_FOLD_
 }
 

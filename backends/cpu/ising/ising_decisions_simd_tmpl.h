@@ -519,7 +519,10 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
  * six of two lines each per row), and the rows come from L3 or memory one load latency
  * after another. So fetch ahead the rows that row r + 4 brings in: both halves of row
  * r + 4 and, in 3D, of row r + 4 + L_y (plane z + 1), as ising_simd_tmpl.h's row cursor
- * does.
+ * does. In 2D into L2 (T1), not L1: the wavefront's own rows (both colours of rows
+ * r - 1 .. r + 2: 16 KiB at 4096^2) want L1, and rows fetched ahead into it pushed them
+ * out (2D 4096^2 on Zen 4: 3.5 -> 4.4 flips/ns); in 3D into L1 (T0: T1 there took 256^3
+ * from 2.0 to 1.3 flips/ns; doc/PERFORMANCE.md).
  */
 DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, const int three,
                                  const int bonds)
@@ -529,19 +532,22 @@ DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, co
         rpf -= sp->rows;
     while (rzpf >= sp->rows)
         rzpf -= sp->rows;
+    /* _mm_prefetch wants a constant hint */
+#define DEC_PF_HINT three ? _MM_HINT_T0 : _MM_HINT_T1
     for (int par = 0; par < 2; par++)
         for (int64_t o = -1; o < sp->half + 1; o += 64) {
-            _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, DEC_PF_HINT);
             if (three)
-                _mm_prefetch((const char *)cpu_ising_split_row(sp, rzpf, par) + o, _MM_HINT_T0);
+                _mm_prefetch((const char *)cpu_ising_split_row(sp, rzpf, par) + o, DEC_PF_HINT);
             if (bonds) {
                 _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rpf, par) + o,
-                             _MM_HINT_T0);
+                             DEC_PF_HINT);
                 if (three)
                     _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rzpf, par) + o,
-                                 _MM_HINT_T0);
+                                 DEC_PF_HINT);
             }
         }
+#undef DEC_PF_HINT
 }
 
 /* Site s (global, the first of its row's colour-`colour` sites) to the first such site of
