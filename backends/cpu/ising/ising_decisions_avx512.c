@@ -22,6 +22,8 @@ typedef __m512i bvec;
 #define DEC_LEVEL_DSP_INIT cpu_ising_dec_dsp_init_avx512
 /* a batch's whole groups two at a time in 64-byte vectors (group_codes_pair) */
 #define DEC_PAIRS 1
+/* a batch's undecided groups go to the tail queue by vpcompressd (queue_compress) */
+#define DEC_COMPRESS 1
 
 /* The primitives are inlined into every variant, except in checkasm's copy with emulated
  * intrinsics (tests/checkasm/meson.build), which would take many minutes to compile so:
@@ -53,6 +55,12 @@ BINLINE void b_plane(bvec *acc, bvec *und, bvec w, bvec tb)
 }
 
 BINLINE uint32_t b_nonzero_lanes(bvec x) { return (uint32_t)_mm512_test_epi32_mask(x, x); }
+
+/* The lanes of x in `keep` packed to dst[0 ..] (64 bytes written: dst has room). */
+BINLINE void queue_compress(uint32_t *dst, uint32_t keep, bvec x)
+{
+    _mm512_storeu_si512((void *)dst, _mm512_maskz_compress_epi32((__mmask16)keep, x));
+}
 
 /* Set bits per byte (a nibble table), summed into the eight 64-bit lanes of *cnt. */
 PINLINE void b_count_add(bvec *cnt, bvec x)

@@ -66,6 +66,9 @@
 struct dec_simd {
     const struct cpu_ising_dec_view *v;
     int metropolis;
+    /* no class code 0 (T = 0) for any k and spin: a lane of a whole group is either in
+     * an open class or always accepted, so "always" is the complement of the open masks */
+    int no_never;
     int n_open;
     uint64_t open_t[MAX_OPEN];
     /* (k + 8 s) -> code byte, s the spin byte (0 / 1); heat bath: the same for both s */
@@ -102,6 +105,10 @@ static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int
             }
             d->code[k + 8 * s_up] = code;
         }
+    d->no_never = 1;
+    for (int s_up = 0; s_up < 2; s_up++)
+        for (int k = 0; k <= kmax; k++)
+            d->no_never &= d->code[k + 8 * s_up] != 0;
     for (int b = 0; b < LATMC_BITSLICE_PLANES; b++) {
         d->plane_classes[b] = 0;
         for (int c = 0; c < d->n_open; c++)
@@ -247,10 +254,14 @@ DINLINE void group_codes_pair(const struct dec_simd *d, const struct run_rows *r
         w = (uint64_t)_mm512_test_epi8_mask(code, _mm512_set1_epi8((char)(1 << c)));
         memcpy(&mk[c][i], &w, sizeof w);
     }
-    w = (uint64_t)_mm512_movepi8_mask(code);
-    memcpy(&always[i], &w, sizeof w);
-    w = (uint64_t)_mm512_test_epi8_mask(own, one);
-    memcpy(&spin[i], &w, sizeof w);
+    if (!d->no_never) { /* else decide_batch takes the complement of the open masks */
+        w = (uint64_t)_mm512_movepi8_mask(code);
+        memcpy(&always[i], &w, sizeof w);
+    }
+    if (!d->metropolis) { /* Metropolis flips the accepted lanes: no spins wanted */
+        w = (uint64_t)_mm512_test_epi8_mask(own, one);
+        memcpy(&spin[i], &w, sizeof w);
+    }
 }
 
 /* Flip the lanes in flip[0] and flip[1] of the groups at bytes jx and jx + 32 of `row`:
@@ -308,14 +319,15 @@ static inline int dec_popcount32(uint32_t x)
 }
 
 /* The groups undecided after their batch's planes, waiting for plane block 2, lane by
- * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). */
+ * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). Room
+ * for 2 NB: a batch may append its NB lanes whole (b_compress_store) to a queue of up to
+ * NB - 1, which then runs its first NB and keeps the rest. Every group queued has block
+ * >> 32 = d->fold_hi (the queue runs before the folds change). */
 struct tail_queue {
     int n;
-    _Alignas(64) uint32_t blo[NB], und[NB], spin[NB];
-    _Alignas(64) uint32_t m[MAX_OPEN][NB]; /* the open classes' masks */
-    uint8_t *row[NB];
-    int64_t jx[NB];
-    uint64_t g[NB];
+    _Alignas(64) uint32_t blo[2 * NB], und[2 * NB], spin[2 * NB], jx[2 * NB];
+    _Alignas(64) uint32_t m[MAX_OPEN][2 * NB]; /* the open classes' masks */
+    uint8_t *row[2 * NB];
 };
 
 /* Plane b of the thresholds of the open classes' masks m[c][i] (the scalar rest's form). */
@@ -336,7 +348,8 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
     struct latmc_bitslice s = { und, acc, MAIN_PLANES + TAIL_PLANES };
     for (int qb = (MAIN_PLANES + TAIL_PLANES) / LATMC_ISING_PLANES_PER_BLOCK;
          qb < LATMC_ISING_DECISION_BLOCKS && s.undecided; qb++) {
-        const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, q->g[i], qb);
+        const uint64_t g = ((uint64_t)d->fold_hi << 32) | q->blo[i];
+        const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, g, qb);
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
             latmc_bitslice_plane(&s, r.v[l],
                                  threshold_plane(d, q, i, LATMC_ISING_PLANES_PER_BLOCK * qb + l));
@@ -345,12 +358,14 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
 }
 
 /*
- * The queue's groups: planes 8 .. 11 side by side, the rest by the reference rule from
- * plane 12; then their deferred lanes flip. Returns the spins changed.
+ * The queue's first NB groups (all if fewer): planes 8 .. 11 side by side, the rest by the
+ * reference rule from plane 12; then their deferred lanes flip, and the groups after
+ * them move to the front. Returns the spins changed.
  */
 DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
-    for (int i = q->n; i < NB; i++) {
+    const int nq = q->n < NB ? q->n : NB;
+    for (int i = nq; i < NB; i++) {
         q->und[i] = q->spin[i] = 0;
         q->blo[i] = q->blo[0];
         for (int c = 0; c < nopen; c++)
@@ -371,7 +386,7 @@ DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const 
     _Alignas(64) uint32_t und[NB], acc[NB], flip[NB];
     b_store(und, u);
     b_store(acc, a);
-    for (int i = 0; i < q->n; i++)
+    for (int i = 0; i < nq; i++)
         if (und[i])
             acc[i] = tail_rest(d, q, i, und[i], acc[i]);
     /* the deferred lanes: Metropolis flips the accepted, heat bath sets them to the
@@ -382,9 +397,18 @@ DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const 
     bvec cnt = b_zero();
     b_count_add(&cnt, f);
     const struct cpu_ising_split *sp = d->v->split;
-    for (int i = 0; i < q->n; i++)
+    for (int i = 0; i < nq; i++)
         group_flip(sp, q->row[i], q->jx[i], &flip[i]);
-    q->n = 0;
+    q->n -= nq;
+    if (q->n > 0) { /* fewer than NB: lanes NB .. 2 NB - 1 hold them */
+        b_store(q->blo, b_load(q->blo + NB));
+        b_store(q->und, b_load(q->und + NB));
+        b_store(q->spin, b_load(q->spin + NB));
+        b_store(q->jx, b_load(q->jx + NB));
+        for (int c = 0; c < nopen; c++)
+            b_store(q->m[c], b_load(q->m[c] + NB));
+        memcpy(q->row, q->row + NB, NB * sizeof q->row[0]);
+    }
     return b_count_total(cnt);
 }
 
@@ -459,6 +483,9 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
             }
         }
     }
+    /* after the class codes: their loads go first (from L2/L3 at 4096^2); Philox first
+     * was 2 % faster in L2 but 1-5 % slower at 4096^2, Philox in two halves between the
+     * codes 4 % slower in L2 */
     bvec w[MAIN_PLANES];
     dphilox_main(&d->pc, (uint32_t)g, w);
     bvec m[MAX_OPEN], und = b_zero();
@@ -466,7 +493,12 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
         m[c] = b_load(mk[c]);
         und = b_or(und, m[c]);
     }
+#ifdef DEC_PAIRS
+    /* group_codes_pair left al unset: every lane of a whole group not open is always */
+    bvec acc = contiguous && d->no_never ? b_andnot(und, b_ones()) : b_load(al);
+#else
     bvec acc = b_load(al);
+#endif
     for (int b = 0; b < MAIN_PLANES; b++) {
         bvec tb = b_and(m[0], d->sel[0][b]);
         for (int c = 1; c < nopen; c++)
@@ -495,6 +527,32 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
         for (int i = 0; i < n; i++)
             group_flip(spl, sl[i].rr->own, sl[i].jx, &fl[i]);
     }
+#ifdef DEC_COMPRESS
+    if (contiguous) {
+        /* the groups with undecided lanes appended whole: each array's kept lanes packed
+         * by one vpcompressd (lanes past them are written but not counted), no branch per
+         * group; the queue runs once it holds NB */
+        const uint32_t keep = b_nonzero_lanes(und);
+        const int e = q->n;
+        const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                               14, 15);
+        queue_compress(q->und + e, keep, und);
+        if (!d->metropolis)
+            queue_compress(q->spin + e, keep, b_load(sp));
+        queue_compress(q->blo + e, keep, _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)g), iota));
+        queue_compress(q->jx + e, keep, _mm512_add_epi32(_mm512_set1_epi32((int)jx0),
+                                                         _mm512_slli_epi32(iota, 5)));
+        for (int c = 0; c < nopen; c++)
+            queue_compress(q->m[c] + e, keep, m[c]);
+        const __m512i own = _mm512_set1_epi64((long long)(uintptr_t)rr0->own);
+        _mm512_storeu_si512((void *)(q->row + e), own);
+        _mm512_storeu_si512((void *)(q->row + e + 8), own);
+        q->n = e + dec_popcount32(keep);
+        if (q->n >= NB)
+            *changed += tail_run(d, q, nopen);
+        return;
+    }
+#endif
     /* the groups with undecided lanes, one bit each */
     for (uint32_t left = b_nonzero_lanes(b_load(un)); left; left &= left - 1) {
         const int i = __builtin_ctz(left);
@@ -502,8 +560,7 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
             *changed += tail_run(d, q, nopen);
         const int e = q->n++;
         q->row[e] = SLOT_RR(i)->own;
-        q->jx[e] = SLOT_JX(i);
-        q->g[e] = (uint64_t)(g + i);
+        q->jx[e] = (uint32_t)SLOT_JX(i);
         q->blo[e] = (uint32_t)(g + i);
         q->und[e] = un[i];
         q->spin[e] = sp[i];
