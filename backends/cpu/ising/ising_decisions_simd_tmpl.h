@@ -38,10 +38,12 @@
  *   b_nonzero_lanes(x)        bit i: lane i of x is not 0
  *   b_count_add(cnt, x)       add the set bits of x to the counter vector *cnt;
  *   b_count_total(cnt)        its total
- *   struct dphilox, dphilox_setup(p, f) (f: the folds of subs 0, 1, 2 of one block >> 32)
+ *   DEC_SUBS                  the subs whose folds struct dphilox holds (4: 0 .. 3)
+ *   struct dphilox, dphilox_setup(p, f) (f: the folds of subs 0 .. DEC_SUBS - 1 of one
+ *                             block >> 32)
  *   dphilox_main(p, blo, w)   w[4 q + l] = output l of block (blo + i, sub q) in lane i,
  *                             q = 0, 1 (planes 0 .. 7)
- *   dphilox_tail(p, blo, w)   w[l] = output l of block (blo[i], sub 2) in lane i
+ *   dphilox_tail(p, q, blo, w) w[l] = output l of block (blo[i], sub q) in lane i (q = 2, 3)
  *   DEC_LEVEL_ENTRY, DEC_LEVEL_PREPARE, DEC_LEVEL_RANGE_PASS
  *                             the level's entry points (cpu_ising_decisions_range_<isa>,
  *                             _prepare_<isa>, _range_pass_<isa>: ising_decisions.h)
@@ -56,9 +58,14 @@
 #include "ising_decisions.h"
 
 #define DINLINE static inline __attribute__((always_inline))
+#ifndef DEC_KO_REST_
+#define DEC_KO_REST_(x) x
+#endif
 
 #define MAIN_PLANES 8   /* planes every batch draws: blocks of subs 0 and 1 */
-#define TAIL_PLANES 4   /* the queue's planes: the block of sub 2 */
+#define TAIL_PLANES 4   /* the queue's planes per block: subs 2 and 3 */
+#define TAIL_BLOCKS (DEC_SUBS - 2) /* 2: planes 8 .. 15 in the queue's vectors */
+#define VEC_PLANES (MAIN_PLANES + TAIL_BLOCKS * TAIL_PLANES)
 #define MAX_OPEN 7      /* distinct open thresholds: at most one class per k (2D 5, 3D 7) */
 #define ALWAYS_BIT 7    /* the code bit of T = 2^32 */
 
@@ -74,7 +81,7 @@ struct dec_simd {
     /* (k + 8 s) -> code byte, s the spin byte (0 / 1); heat bath: the same for both s */
     uint8_t code[16];
     /* all ones where open class c's T has bit 31 - b, b = 0 .. 11 */
-    bvec sel[MAX_OPEN][MAIN_PLANES + TAIL_PLANES];
+    bvec sel[MAX_OPEN][VEC_PLANES];
     uint32_t plane_classes[LATMC_BITSLICE_PLANES]; /* bit c: open class c's T has bit 31 - b */
     struct latmc_ising_plane_names names;
     struct dphilox pc;
@@ -115,7 +122,7 @@ static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int
             d->plane_classes[b] |= (uint32_t)((d->open_t[c] >> (31 - b)) & 1u) << c;
     }
     for (int c = 0; c < MAX_OPEN; c++)
-        for (int b = 0; b < MAIN_PLANES + TAIL_PLANES; b++)
+        for (int b = 0; b < VEC_PLANES; b++)
             d->sel[c][b] = (d->plane_classes[b] >> c) & 1u ? b_ones() : b_zero();
     d->names = *names;
     d->fold_hi = -1;
@@ -124,8 +131,8 @@ static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int
 /* The folds of subs sub0 .. sub0 + 2 for blocks of one value of block >> 32. */
 static void dec_simd_fold(struct dec_simd *d, int64_t hi)
 {
-    struct latmc_philox_fold f[3];
-    for (int q = 0; q < 3; q++)
+    struct latmc_philox_fold f[DEC_SUBS];
+    for (int q = 0; q < DEC_SUBS; q++)
         f[q] = latmc_philox_fold_name(d->names.seed, latmc_ising_plane_name(&d->names, q),
                                       (uint32_t)hi);
     dphilox_setup(&d->pc, f);
@@ -340,13 +347,13 @@ static inline uint32_t threshold_plane(const struct dec_simd *d, const struct ta
     return tb;
 }
 
-/* The rare rest of queue lane i: planes 12 .. 31 by the reference rule. */
+/* The rare rest of queue lane i: planes 16 .. 31 by the reference rule. */
 static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
                                                     const struct tail_queue *q, int i,
                                                     uint32_t und, uint32_t acc)
 {
-    struct latmc_bitslice s = { und, acc, MAIN_PLANES + TAIL_PLANES };
-    for (int qb = (MAIN_PLANES + TAIL_PLANES) / LATMC_ISING_PLANES_PER_BLOCK;
+    struct latmc_bitslice s = { und, acc, VEC_PLANES };
+    for (int qb = VEC_PLANES / LATMC_ISING_PLANES_PER_BLOCK;
          qb < LATMC_ISING_DECISION_BLOCKS && s.undecided; qb++) {
         const uint64_t g = ((uint64_t)d->fold_hi << 32) | q->blo[i];
         const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, g, qb);
@@ -358,37 +365,45 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
 }
 
 /*
- * The queue's first NB groups (all if fewer): planes 8 .. 11 side by side, the rest by the
- * reference rule from plane 12; then their deferred lanes flip, and the groups after
- * them move to the front. Returns the spins changed.
+ * The queue's first NB groups (all if fewer): planes 8 .. 11 side by side, planes 12 .. 15
+ * likewise where a lane is left (2/3 of the runs at beta_c, 2D: one Philox call instead
+ * of a scalar block per group left, 1 in 15 of them), the rest by the reference rule from
+ * plane 16; then their deferred lanes flip, and the groups after them move to the front.
+ * Returns the spins changed.
  */
 DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
     const int nq = q->n < NB ? q->n : NB;
+#ifdef DEC_KO_TAILRUN
+    if (q->n > 0) { q->n -= nq; return 0; }
+#endif
     for (int i = nq; i < NB; i++) {
         q->und[i] = q->spin[i] = 0;
         q->blo[i] = q->blo[0];
         for (int c = 0; c < nopen; c++)
             q->m[c][i] = 0;
     }
-    bvec w[TAIL_PLANES];
-    dphilox_tail(&d->pc, q->blo, w);
     const bvec und0 = b_load(q->und);
     bvec u = und0, a = b_zero(), mv[MAX_OPEN];
     for (int c = 0; c < nopen; c++)
         mv[c] = b_load(q->m[c]);
-    for (int l = 0; l < TAIL_PLANES; l++) {
-        bvec tb = b_and(mv[0], d->sel[0][MAIN_PLANES + l]);
-        for (int c = 1; c < nopen; c++)
-            tb = b_or_and(tb, mv[c], d->sel[c][MAIN_PLANES + l]);
-        b_plane(&a, &u, w[l], tb);
+    for (int t = 0; t < TAIL_BLOCKS && (t == 0 || b_nonzero_lanes(u)); t++) {
+        bvec w[TAIL_PLANES];
+        dphilox_tail(&d->pc, 2 + t, q->blo, w);
+        for (int l = 0; l < TAIL_PLANES; l++) {
+            const int b = MAIN_PLANES + TAIL_PLANES * t + l;
+            bvec tb = b_and(mv[0], d->sel[0][b]);
+            for (int c = 1; c < nopen; c++)
+                tb = b_or_and(tb, mv[c], d->sel[c][b]);
+            b_plane(&a, &u, w[l], tb);
+        }
     }
     _Alignas(64) uint32_t und[NB], acc[NB], flip[NB];
     b_store(und, u);
     b_store(acc, a);
     for (int i = 0; i < nq; i++)
         if (und[i])
-            acc[i] = tail_rest(d, q, i, und[i], acc[i]);
+            DEC_KO_REST_(acc[i] = tail_rest(d, q, i, und[i], acc[i]));
     /* the deferred lanes: Metropolis flips the accepted, heat bath sets them to the
      * accepted value */
     a = b_load(acc);
