@@ -288,6 +288,13 @@ DINLINE void group_flip_pair(uint8_t *row, int64_t jx, const uint32_t *flip)
 DINLINE void group_flip_only(uint8_t *row, int64_t jx, const uint32_t *flip)
 {
     uint8_t *own = row + jx;
+#ifdef DEC_PAIRS /* AVX-512 BW/VL: the 32 bits as a byte mask */
+    __mmask32 k;
+    memcpy(&k, flip, sizeof k);
+    _mm256_storeu_si256((__m256i *)(void *)own,
+                        _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)own),
+                                         _mm256_maskz_mov_epi8(k, _mm256_set1_epi8(1))));
+#else
     /* byte i gets byte i / 8 of flip, keeps its bit i mod 8, and becomes 0 or 1 */
     const __m256i spread = _mm256_shuffle_epi8(
         _mm256_set1_epi32((int)*flip),
@@ -298,6 +305,7 @@ DINLINE void group_flip_only(uint8_t *row, int64_t jx, const uint32_t *flip)
                                            _mm256_set1_epi8(1));
     _mm256_storeu_si256((__m256i *)own,
                         _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)own), bytes));
+#endif
 }
 
 /* After flips in bytes [jx, jx + len) of half-row `row`: its pads repeat its ends. */
@@ -529,6 +537,10 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     const struct cpu_ising_split *spl = d->v->split;
     if (contiguous) {
 #ifdef DEC_PAIRS
+        /* each pair's 64 bits as a mask register straight from fl (kmovq k, m64): GCC
+         * would otherwise take them out of the vector, 2-3 more instructions a pair */
+        __asm__("" : : "m"(fl) : );
+        __asm__("" : "+m"(fl));
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i += 2)
             group_flip_pair(rr0->own, jx0 + 32 * i, &fl[i]);
