@@ -18,12 +18,16 @@
  * - The tail ("The tail" in the doc): a group still undecided after plane 7 (probability
  *   0.12 with 32 open lanes) goes to a queue with its state; the queue's NB groups, from
  *   anywhere in the range, take plane block 2 (planes 8 .. 11) in one NB-block call with
- *   their own block numbers, and the few still undecided after plane 11 (0.008 per
- *   group) finish with the scalar reference rule. The decided lanes of a group flip at
- *   once, the rest when the queue is run: same-colour sites do not read each other, so
- *   the order of the flips within a step changes nothing.
- * Per group of 32 sites: 2.1 Philox blocks (a group alone needs 2.0 on average; the
- * earlier "all eight run to the slowest" needed 2.7) and 8.5 planes of vector logic.
+ *   their own block numbers, and block 3 (planes 12 .. 15) likewise where a lane is left
+ *   (0.008 per group); the few still undecided after plane 15 finish with the scalar
+ *   reference rule. The decided lanes of a group flip at once, the rest when the queue
+ *   is run: same-colour sites do not read each other, so the order of the flips within a
+ *   step changes nothing.
+ * Per group of 32 sites (2D Metropolis at beta_c): the chain names 1.94 Philox blocks
+ * (blocks 0 .. 3 until the group is decided; tests/physics/validate_ising_decisions'
+ * planes); the batches draw 2 and the queue's runs 0.21 more (counted at 4096^2: block 2
+ * 0.137, block 3 0.069, scalar 0.0004; the runs are 73 % full, one part-empty at each
+ * range's end), with 8.5 planes of vector logic.
  *
  * Groups that do not lie whole in one half-row (rows of fewer than 32 sites per colour
  * or not a multiple of 32, the ends of a thread's, box's or part's range) take the C path
