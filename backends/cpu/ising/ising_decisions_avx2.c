@@ -62,7 +62,7 @@ static inline uint64_t b_count_total(bvec cnt)
     return q[0] + q[1] + q[2] + q[3];
 }
 
-/* The folds of subs 0, 1, 2 (philox_avx2.h's form). */
+/* The folds of subs 0 .. DEC_SUBS - 1 (philox_avx2.h's form). */
 struct dphilox {
     struct philox8_avx2 f[DEC_SUBS];
 };

@@ -47,7 +47,8 @@
  *                             block >> 32)
  *   dphilox_main(p, blo, w)   w[4 q + l] = output l of block (blo + i, sub q) in lane i,
  *                             q = 0, 1 (planes 0 .. 7)
- *   dphilox_tail(p, q, blo, w) w[l] = output l of block (blo[i], sub q) in lane i (q = 2, 3)
+ *   dphilox_tail(p, q, blo, w) w[l] = output l of block (blo[i], sub q) in lane i,
+ *                             q = 2, 3
  *   DEC_LEVEL_ENTRY, DEC_LEVEL_PREPARE, DEC_LEVEL_RANGE_PASS
  *                             the level's entry points (cpu_ising_decisions_range_<isa>,
  *                             _prepare_<isa>, _range_pass_<isa>: ising_decisions.h)
@@ -62,9 +63,6 @@
 #include "ising_decisions.h"
 
 #define DINLINE static inline __attribute__((always_inline))
-#ifndef DEC_KO_REST_
-#define DEC_KO_REST_(x) x
-#endif
 
 #define MAIN_PLANES 8   /* planes every batch draws: blocks of subs 0 and 1 */
 #define TAIL_PLANES 4   /* the queue's planes per block: subs 2 and 3 */
@@ -84,7 +82,7 @@ struct dec_simd {
     uint64_t open_t[MAX_OPEN];
     /* (k + 8 s) -> code byte, s the spin byte (0 / 1); heat bath: the same for both s */
     uint8_t code[16];
-    /* all ones where open class c's T has bit 31 - b, b = 0 .. 11 */
+    /* all ones where open class c's T has bit 31 - b, b = 0 .. 15 (VEC_PLANES) */
     bvec sel[MAX_OPEN][VEC_PLANES];
     uint32_t plane_classes[LATMC_BITSLICE_PLANES]; /* bit c: open class c's T has bit 31 - b */
     struct latmc_ising_plane_names names;
@@ -132,7 +130,7 @@ static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int
     d->fold_hi = -1;
 }
 
-/* The folds of subs sub0 .. sub0 + 2 for blocks of one value of block >> 32. */
+/* The folds of subs sub0 .. sub0 + DEC_SUBS - 1 for blocks of one value of block >> 32. */
 static void dec_simd_fold(struct dec_simd *d, int64_t hi)
 {
     struct latmc_philox_fold f[DEC_SUBS];
@@ -339,7 +337,7 @@ static inline int dec_popcount32(uint32_t x)
 
 /* The groups undecided after their batch's planes, waiting for plane block 2, lane by
  * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). Room
- * for 2 NB: a batch may append its NB lanes whole (b_compress_store) to a queue of up to
+ * for 2 NB: a batch may append its NB lanes whole (queue_compress) to a queue of up to
  * NB - 1, which then runs its first NB and keeps the rest. Every group queued has block
  * >> 32 = d->fold_hi (the queue runs before the folds change). */
 struct tail_queue {
@@ -386,9 +384,6 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
 DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
     const int nq = q->n < NB ? q->n : NB;
-#ifdef DEC_KO_TAILRUN
-    if (q->n > 0) { q->n -= nq; return 0; }
-#endif
     for (int i = nq; i < NB; i++) {
         q->und[i] = q->spin[i] = 0;
         q->blo[i] = q->blo[0];
@@ -415,7 +410,7 @@ DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const 
     b_store(acc, a);
     for (int i = 0; i < nq; i++)
         if (und[i])
-            DEC_KO_REST_(acc[i] = tail_rest(d, q, i, und[i], acc[i]));
+            acc[i] = tail_rest(d, q, i, und[i], acc[i]);
     /* the deferred lanes: Metropolis flips the accepted, heat bath sets them to the
      * accepted value */
     a = b_load(acc);
@@ -543,7 +538,7 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
 #ifdef DEC_PAIRS
         /* each pair's 64 bits as a mask register straight from fl (kmovq k, m64): GCC
          * would otherwise take them out of the vector, 2-3 more instructions a pair */
-        __asm__("" : : "m"(fl) : );
+        __asm__("" : : "m"(fl));
         __asm__("" : "+m"(fl));
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i += 2)
@@ -570,7 +565,8 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
         queue_compress(q->und + e, keep, und);
         if (!d->metropolis)
             queue_compress(q->spin + e, keep, b_load(sp));
-        queue_compress(q->blo + e, keep, _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)g), iota));
+        queue_compress(q->blo + e, keep,
+                       _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)g), iota));
         queue_compress(q->jx + e, keep, _mm512_add_epi32(_mm512_set1_epi32((int)jx0),
                                                          _mm512_slli_epi32(iota, 5)));
         for (int c = 0; c < nopen; c++)
@@ -621,7 +617,7 @@ DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, co
     while (rzpf >= sp->rows)
         rzpf -= sp->rows;
     /* _mm_prefetch wants a constant hint */
-#define DEC_PF_HINT three ? _MM_HINT_T0 : _MM_HINT_T1
+#define DEC_PF_HINT (three ? _MM_HINT_T0 : _MM_HINT_T1)
     for (int par = 0; par < 2; par++)
         for (int64_t o = -1; o < sp->half + 1; o += 64) {
             _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, DEC_PF_HINT);
