@@ -46,6 +46,14 @@ static inline void latmc_philox16_fold_set(struct latmc_philox16_fold *v,
  * chains are interleaved round by round (independent dependency chains).
  */
 #define LATMC_PHILOX16_ROUNDS(FOLD, m0, m1, c, x, chains)                                          \
+    LATMC_PHILOX16_ROUNDS_KEYS(FOLD, FOLD, m0, m1, c, x, chains)
+
+/*
+ * The same with the round keys of chain g read from KEYS(g)'s k0, k1 (the folded
+ * constants still from FOLD(g)): chains whose folds share a seed share their keys, and
+ * with KEYS the same address for all of them each round's two keys are loaded once.
+ */
+#define LATMC_PHILOX16_ROUNDS_KEYS(FOLD, KEYS, m0, m1, c, x, chains)                               \
     do {                                                                                           \
         for (int g = 0; g < (chains); g++) { /* round 1 */                                         \
             (x)[g][3] = _mm512_mul_epu32((c)[g], (m0));                                            \
@@ -60,7 +68,7 @@ static inline void latmc_philox16_fold_set(struct latmc_philox16_fold *v,
             const __m512i p0_ = _mm512_mul_epu32((x)[g][0], (m0));                                 \
             const __m512i p1_ = _mm512_mul_epu32((x)[g][2], (m1));                                 \
             (x)[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1_, 32), (x)[g][1],           \
-                                                  FOLD(g)->k0[2], LATMC_PHILOX16_XOR3);            \
+                                                  KEYS(g)->k0[2], LATMC_PHILOX16_XOR3);            \
             (x)[g][2] = _mm512_xor_si512(_mm512_srli_epi64(p0_, 32), FOLD(g)->a4);                 \
             (x)[g][1] = p1_;                                                                       \
             (x)[g][3] = p0_;                                                                       \
@@ -72,9 +80,9 @@ static inline void latmc_philox16_fold_set(struct latmc_philox16_fold *v,
                 const __m512i p0_ = _mm512_mul_epu32((x)[g][0], (m0));                             \
                 const __m512i p1_ = _mm512_mul_epu32((x)[g][2], (m1));                             \
                 (x)[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1_, 32), (x)[g][1],       \
-                                                      FOLD(g)->k0[r], LATMC_PHILOX16_XOR3);        \
+                                                      KEYS(g)->k0[r], LATMC_PHILOX16_XOR3);        \
                 (x)[g][2] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0_, 32), (x)[g][3],       \
-                                                      FOLD(g)->k1[r], LATMC_PHILOX16_XOR3);        \
+                                                      KEYS(g)->k1[r], LATMC_PHILOX16_XOR3);        \
                 (x)[g][1] = p1_;                                                                   \
                 (x)[g][3] = p0_;                                                                   \
             }                                                                                      \

@@ -10,6 +10,8 @@
 
 typedef __m256i bvec;
 #define NB 8
+/* Philox subs whose folds a pass keeps: planes 0 .. 15 (ising_decisions_simd_tmpl.h) */
+#define DEC_SUBS 4
 #define DEC_LEVEL_ENTRY cpu_ising_decisions_range_avx2
 #define DEC_LEVEL_PREPARE cpu_ising_decisions_prepare_avx2
 #define DEC_LEVEL_RANGE_PASS cpu_ising_decisions_range_pass_avx2
@@ -60,14 +62,14 @@ static inline uint64_t b_count_total(bvec cnt)
     return q[0] + q[1] + q[2] + q[3];
 }
 
-/* The folds of subs 0, 1, 2 (philox_avx2.h's form). */
+/* The folds of subs 0 .. DEC_SUBS - 1 (philox_avx2.h's form). */
 struct dphilox {
-    struct philox8_avx2 f[3];
+    struct philox8_avx2 f[DEC_SUBS];
 };
 
-static void dphilox_setup(struct dphilox *p, const struct latmc_philox_fold f[3])
+static void dphilox_setup(struct dphilox *p, const struct latmc_philox_fold f[DEC_SUBS])
 {
-    for (int q = 0; q < 3; q++)
+    for (int q = 0; q < DEC_SUBS; q++)
         philox8_avx2_setup(&p->f[q], &f[q], 0);
 }
 
@@ -130,11 +132,11 @@ BINLINE void dphilox_main(const struct dphilox *p, uint32_t blo, bvec *w)
     lanes_of_pairs(u + 2, v + 2, w + 4);
 }
 
-static inline void dphilox_tail(const struct dphilox *p, const uint32_t *blo, bvec *w)
+static inline void dphilox_tail(const struct dphilox *p, int q, const uint32_t *blo, bvec *w)
 {
     const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)blo);
     const __m256i c[2] = { b, _mm256_srli_epi64(b, 32) };
-    const struct philox8_avx2 *const pcs[2] = { &p->f[2], &p->f[2] };
+    const struct philox8_avx2 *const pcs[2] = { &p->f[q], &p->f[q] };
     __m256i u[2], v[2];
     rounds_of(pcs, c, u, v, 2);
     lanes_of_pairs(u, v, w);

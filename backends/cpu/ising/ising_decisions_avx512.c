@@ -15,6 +15,8 @@
 
 typedef __m512i bvec;
 #define NB 16
+/* Philox subs whose folds a pass keeps: planes 0 .. 15 (ising_decisions_simd_tmpl.h) */
+#define DEC_SUBS 4
 #define DEC_LEVEL_ENTRY cpu_ising_decisions_range_avx512
 #define DEC_LEVEL_PREPARE cpu_ising_decisions_prepare_avx512
 #define DEC_LEVEL_RANGE_PASS cpu_ising_decisions_range_pass_avx512
@@ -22,6 +24,8 @@ typedef __m512i bvec;
 #define DEC_LEVEL_DSP_INIT cpu_ising_dec_dsp_init_avx512
 /* a batch's whole groups two at a time in 64-byte vectors (group_codes_pair) */
 #define DEC_PAIRS 1
+/* a batch's undecided groups go to the tail queue by vpcompressd (queue_compress) */
+#define DEC_COMPRESS 1
 
 /* The primitives are inlined into every variant, except in checkasm's copy with emulated
  * intrinsics (tests/checkasm/meson.build), which would take many minutes to compile so:
@@ -54,6 +58,12 @@ BINLINE void b_plane(bvec *acc, bvec *und, bvec w, bvec tb)
 
 BINLINE uint32_t b_nonzero_lanes(bvec x) { return (uint32_t)_mm512_test_epi32_mask(x, x); }
 
+/* The lanes of x in `keep` packed to dst[0 ..] (64 bytes written: dst has room). */
+BINLINE void queue_compress(uint32_t *dst, uint32_t keep, bvec x)
+{
+    _mm512_storeu_si512((void *)dst, _mm512_maskz_compress_epi32((__mmask16)keep, x));
+}
+
 /* Set bits per byte (a nibble table), summed into the eight 64-bit lanes of *cnt. */
 PINLINE void b_count_add(bvec *cnt, bvec x)
 {
@@ -73,26 +83,40 @@ static inline uint64_t b_count_total(bvec cnt)
     return q[0] + q[1] + q[2] + q[3] + q[4] + q[5] + q[6] + q[7];
 }
 
-/* The folds of subs 0, 1, 2 (philox16_avx512.h). */
+/* A sub's folded words (philox16_avx512.h: struct latmc_philox16_fold's a1 .. a4). */
+struct dec_fold_a {
+    __m512i a1, a2, a3, a4;
+};
+
+/* The folds of subs 0 .. DEC_SUBS - 1: the round keys once (every sub's fold has the
+ * seed's keys) and each sub's folded words. */
 struct dphilox {
-    struct latmc_philox16_fold f[3];
+    struct latmc_philox16_fold k; /* the keys (its a1 .. a4: sub 0's, unused) */
+    struct dec_fold_a f[DEC_SUBS];
     __m512i m0, m1;
 };
 
-static void dphilox_setup(struct dphilox *p, const struct latmc_philox_fold f[3])
+static void dphilox_setup(struct dphilox *p, const struct latmc_philox_fold f[DEC_SUBS])
 {
-    for (int q = 0; q < 3; q++)
-        latmc_philox16_fold_set(&p->f[q], &f[q]);
+    latmc_philox16_fold_set(&p->k, &f[0]);
+    for (int q = 0; q < DEC_SUBS; q++) {
+        p->f[q].a1 = _mm512_set1_epi64((long long)f[q].a1);
+        p->f[q].a2 = _mm512_set1_epi64((long long)f[q].a2);
+        p->f[q].a3 = _mm512_set1_epi64((long long)f[q].a3);
+        p->f[q].a4 = _mm512_set1_epi64((long long)f[q].a4);
+    }
     p->m0 = _mm512_set1_epi64(LATMC_PHILOX_M0);
     p->m1 = _mm512_set1_epi64(LATMC_PHILOX_M1);
 }
 
 /* Ten rounds for `chains` sets of eight blocks, chain g with fold fs[g]. */
-BINLINE void rounds_of(const struct dphilox *p, const struct latmc_philox16_fold *const *fs,
+BINLINE void rounds_of(const struct dphilox *p, const struct dec_fold_a *const *fs,
                        const __m512i *c, __m512i x[][4], const int chains)
 {
 #define DEC_FOLD_(g) (fs[g])
-    LATMC_PHILOX16_ROUNDS(DEC_FOLD_, p->m0, p->m1, c, x, chains);
+#define DEC_KEYS_(g) (&p->k) /* every fold's keys: those of the one seed */
+    LATMC_PHILOX16_ROUNDS_KEYS(DEC_FOLD_, DEC_KEYS_, p->m0, p->m1, c, x, chains);
+#undef DEC_KEYS_
 #undef DEC_FOLD_
 }
 
@@ -113,18 +137,18 @@ PINLINE void dphilox_main(const struct dphilox *p, uint32_t blo, bvec *w)
                                                          12, 13, 14, 15));
     const __m512i c[4] = { b, _mm512_srli_epi64(b, 32), b, _mm512_srli_epi64(b, 32) };
     __m512i x[4][4];
-    const struct latmc_philox16_fold *const fs[4] = { &p->f[0], &p->f[0], &p->f[1], &p->f[1] };
+    const struct dec_fold_a *const fs[4] = { &p->f[0], &p->f[0], &p->f[1], &p->f[1] };
     rounds_of(p, fs, c, x, 4);
     lanes_of_chains(x[0], x[1], w);
     lanes_of_chains(x[2], x[3], w + 4);
 }
 
-PINLINE void dphilox_tail(const struct dphilox *p, const uint32_t *blo, bvec *w)
+PINLINE void dphilox_tail(const struct dphilox *p, int q, const uint32_t *blo, bvec *w)
 {
     const __m512i b = _mm512_loadu_si512((const void *)blo);
     const __m512i c[2] = { b, _mm512_srli_epi64(b, 32) };
     __m512i x[2][4];
-    const struct latmc_philox16_fold *const fs[2] = { &p->f[2], &p->f[2] };
+    const struct dec_fold_a *const fs[2] = { &p->f[q], &p->f[q] };
     rounds_of(p, fs, c, x, 2);
     lanes_of_chains(x[0], x[1], w);
 }

@@ -18,12 +18,16 @@
  * - The tail ("The tail" in the doc): a group still undecided after plane 7 (probability
  *   0.12 with 32 open lanes) goes to a queue with its state; the queue's NB groups, from
  *   anywhere in the range, take plane block 2 (planes 8 .. 11) in one NB-block call with
- *   their own block numbers, and the few still undecided after plane 11 (0.008 per
- *   group) finish with the scalar reference rule. The decided lanes of a group flip at
- *   once, the rest when the queue is run: same-colour sites do not read each other, so
- *   the order of the flips within a step changes nothing.
- * Per group of 32 sites: 2.1 Philox blocks (a group alone needs 2.0 on average; the
- * earlier "all eight run to the slowest" needed 2.7) and 8.5 planes of vector logic.
+ *   their own block numbers, and block 3 (planes 12 .. 15) likewise where a lane is left
+ *   (0.008 per group); the few still undecided after plane 15 finish with the scalar
+ *   reference rule. The decided lanes of a group flip at once, the rest when the queue
+ *   is run: same-colour sites do not read each other, so the order of the flips within a
+ *   step changes nothing.
+ * Per group of 32 sites (2D Metropolis at beta_c): the chain names 1.94 Philox blocks
+ * (blocks 0 .. 3 until the group is decided; tests/physics/validate_ising_decisions'
+ * planes); the batches draw 2 and the queue's runs 0.21 more (counted at 4096^2: block 2
+ * 0.137, block 3 0.069, scalar 0.0004; the runs are 73 % full, one part-empty at each
+ * range's end), with 8.5 planes of vector logic.
  *
  * Groups that do not lie whole in one half-row (rows of fewer than 32 sites per colour
  * or not a multiple of 32, the ends of a thread's, box's or part's range) take the C path
@@ -38,10 +42,13 @@
  *   b_nonzero_lanes(x)        bit i: lane i of x is not 0
  *   b_count_add(cnt, x)       add the set bits of x to the counter vector *cnt;
  *   b_count_total(cnt)        its total
- *   struct dphilox, dphilox_setup(p, f) (f: the folds of subs 0, 1, 2 of one block >> 32)
+ *   DEC_SUBS                  the subs whose folds struct dphilox holds (4: 0 .. 3)
+ *   struct dphilox, dphilox_setup(p, f) (f: the folds of subs 0 .. DEC_SUBS - 1 of one
+ *                             block >> 32)
  *   dphilox_main(p, blo, w)   w[4 q + l] = output l of block (blo + i, sub q) in lane i,
  *                             q = 0, 1 (planes 0 .. 7)
- *   dphilox_tail(p, blo, w)   w[l] = output l of block (blo[i], sub 2) in lane i
+ *   dphilox_tail(p, q, blo, w) w[l] = output l of block (blo[i], sub q) in lane i,
+ *                             q = 2, 3
  *   DEC_LEVEL_ENTRY, DEC_LEVEL_PREPARE, DEC_LEVEL_RANGE_PASS
  *                             the level's entry points (cpu_ising_decisions_range_<isa>,
  *                             _prepare_<isa>, _range_pass_<isa>: ising_decisions.h)
@@ -58,7 +65,9 @@
 #define DINLINE static inline __attribute__((always_inline))
 
 #define MAIN_PLANES 8   /* planes every batch draws: blocks of subs 0 and 1 */
-#define TAIL_PLANES 4   /* the queue's planes: the block of sub 2 */
+#define TAIL_PLANES 4   /* the queue's planes per block: subs 2 and 3 */
+#define TAIL_BLOCKS (DEC_SUBS - 2) /* 2: planes 8 .. 15 in the queue's vectors */
+#define VEC_PLANES (MAIN_PLANES + TAIL_BLOCKS * TAIL_PLANES)
 #define MAX_OPEN 7      /* distinct open thresholds: at most one class per k (2D 5, 3D 7) */
 #define ALWAYS_BIT 7    /* the code bit of T = 2^32 */
 
@@ -66,12 +75,15 @@
 struct dec_simd {
     const struct cpu_ising_dec_view *v;
     int metropolis;
+    /* no class code 0 (T = 0) for any k and spin: a lane of a whole group is either in
+     * an open class or always accepted, so "always" is the complement of the open masks */
+    int no_never;
     int n_open;
     uint64_t open_t[MAX_OPEN];
     /* (k + 8 s) -> code byte, s the spin byte (0 / 1); heat bath: the same for both s */
     uint8_t code[16];
-    /* all ones where open class c's T has bit 31 - b, b = 0 .. 11 */
-    bvec sel[MAX_OPEN][MAIN_PLANES + TAIL_PLANES];
+    /* all ones where open class c's T has bit 31 - b, b = 0 .. 15 (VEC_PLANES) */
+    bvec sel[MAX_OPEN][VEC_PLANES];
     uint32_t plane_classes[LATMC_BITSLICE_PLANES]; /* bit c: open class c's T has bit 31 - b */
     struct latmc_ising_plane_names names;
     struct dphilox pc;
@@ -102,23 +114,27 @@ static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int
             }
             d->code[k + 8 * s_up] = code;
         }
+    d->no_never = 1;
+    for (int s_up = 0; s_up < 2; s_up++)
+        for (int k = 0; k <= kmax; k++)
+            d->no_never &= d->code[k + 8 * s_up] != 0;
     for (int b = 0; b < LATMC_BITSLICE_PLANES; b++) {
         d->plane_classes[b] = 0;
         for (int c = 0; c < d->n_open; c++)
             d->plane_classes[b] |= (uint32_t)((d->open_t[c] >> (31 - b)) & 1u) << c;
     }
     for (int c = 0; c < MAX_OPEN; c++)
-        for (int b = 0; b < MAIN_PLANES + TAIL_PLANES; b++)
+        for (int b = 0; b < VEC_PLANES; b++)
             d->sel[c][b] = (d->plane_classes[b] >> c) & 1u ? b_ones() : b_zero();
     d->names = *names;
     d->fold_hi = -1;
 }
 
-/* The folds of subs sub0 .. sub0 + 2 for blocks of one value of block >> 32. */
+/* The folds of subs sub0 .. sub0 + DEC_SUBS - 1 for blocks of one value of block >> 32. */
 static void dec_simd_fold(struct dec_simd *d, int64_t hi)
 {
-    struct latmc_philox_fold f[3];
-    for (int q = 0; q < 3; q++)
+    struct latmc_philox_fold f[DEC_SUBS];
+    for (int q = 0; q < DEC_SUBS; q++)
         f[q] = latmc_philox_fold_name(d->names.seed, latmc_ising_plane_name(&d->names, q),
                                       (uint32_t)hi);
     dphilox_setup(&d->pc, f);
@@ -247,10 +263,14 @@ DINLINE void group_codes_pair(const struct dec_simd *d, const struct run_rows *r
         w = (uint64_t)_mm512_test_epi8_mask(code, _mm512_set1_epi8((char)(1 << c)));
         memcpy(&mk[c][i], &w, sizeof w);
     }
-    w = (uint64_t)_mm512_movepi8_mask(code);
-    memcpy(&always[i], &w, sizeof w);
-    w = (uint64_t)_mm512_test_epi8_mask(own, one);
-    memcpy(&spin[i], &w, sizeof w);
+    if (!d->no_never) { /* else decide_batch takes the complement of the open masks */
+        w = (uint64_t)_mm512_movepi8_mask(code);
+        memcpy(&always[i], &w, sizeof w);
+    }
+    if (!d->metropolis) { /* Metropolis flips the accepted lanes: no spins wanted */
+        w = (uint64_t)_mm512_test_epi8_mask(own, one);
+        memcpy(&spin[i], &w, sizeof w);
+    }
 }
 
 /* Flip the lanes in flip[0] and flip[1] of the groups at bytes jx and jx + 32 of `row`:
@@ -270,6 +290,13 @@ DINLINE void group_flip_pair(uint8_t *row, int64_t jx, const uint32_t *flip)
 DINLINE void group_flip_only(uint8_t *row, int64_t jx, const uint32_t *flip)
 {
     uint8_t *own = row + jx;
+#ifdef DEC_PAIRS /* AVX-512 BW/VL: the 32 bits as a byte mask */
+    __mmask32 k;
+    memcpy(&k, flip, sizeof k);
+    _mm256_storeu_si256((__m256i *)(void *)own,
+                        _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)own),
+                                         _mm256_maskz_mov_epi8(k, _mm256_set1_epi8(1))));
+#else
     /* byte i gets byte i / 8 of flip, keeps its bit i mod 8, and becomes 0 or 1 */
     const __m256i spread = _mm256_shuffle_epi8(
         _mm256_set1_epi32((int)*flip),
@@ -280,6 +307,7 @@ DINLINE void group_flip_only(uint8_t *row, int64_t jx, const uint32_t *flip)
                                            _mm256_set1_epi8(1));
     _mm256_storeu_si256((__m256i *)own,
                         _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)own), bytes));
+#endif
 }
 
 /* After flips in bytes [jx, jx + len) of half-row `row`: its pads repeat its ends. */
@@ -308,14 +336,15 @@ static inline int dec_popcount32(uint32_t x)
 }
 
 /* The groups undecided after their batch's planes, waiting for plane block 2, lane by
- * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). */
+ * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). Room
+ * for 2 NB: a batch may append its NB lanes whole (queue_compress) to a queue of up to
+ * NB - 1, which then runs its first NB and keeps the rest. Every group queued has block
+ * >> 32 = d->fold_hi (the queue runs before the folds change). */
 struct tail_queue {
     int n;
-    _Alignas(64) uint32_t blo[NB], und[NB], spin[NB];
-    _Alignas(64) uint32_t m[MAX_OPEN][NB]; /* the open classes' masks */
-    uint8_t *row[NB];
-    int64_t jx[NB];
-    uint64_t g[NB];
+    _Alignas(64) uint32_t blo[2 * NB], und[2 * NB], spin[2 * NB], jx[2 * NB];
+    _Alignas(64) uint32_t m[MAX_OPEN][2 * NB]; /* the open classes' masks */
+    uint8_t *row[2 * NB];
 };
 
 /* Plane b of the thresholds of the open classes' masks m[c][i] (the scalar rest's form). */
@@ -328,15 +357,16 @@ static inline uint32_t threshold_plane(const struct dec_simd *d, const struct ta
     return tb;
 }
 
-/* The rare rest of queue lane i: planes 12 .. 31 by the reference rule. */
+/* The rare rest of queue lane i: planes 16 .. 31 by the reference rule. */
 static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
                                                     const struct tail_queue *q, int i,
                                                     uint32_t und, uint32_t acc)
 {
-    struct latmc_bitslice s = { und, acc, MAIN_PLANES + TAIL_PLANES };
-    for (int qb = (MAIN_PLANES + TAIL_PLANES) / LATMC_ISING_PLANES_PER_BLOCK;
+    struct latmc_bitslice s = { und, acc, VEC_PLANES };
+    for (int qb = VEC_PLANES / LATMC_ISING_PLANES_PER_BLOCK;
          qb < LATMC_ISING_DECISION_BLOCKS && s.undecided; qb++) {
-        const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, q->g[i], qb);
+        const uint64_t g = ((uint64_t)d->fold_hi << 32) | q->blo[i];
+        const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, g, qb);
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
             latmc_bitslice_plane(&s, r.v[l],
                                  threshold_plane(d, q, i, LATMC_ISING_PLANES_PER_BLOCK * qb + l));
@@ -345,33 +375,40 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
 }
 
 /*
- * The queue's groups: planes 8 .. 11 side by side, the rest by the reference rule from
- * plane 12; then their deferred lanes flip. Returns the spins changed.
+ * The queue's first NB groups (all if fewer): planes 8 .. 11 side by side, planes 12 .. 15
+ * likewise where a lane is left (2/3 of the runs at beta_c, 2D: one Philox call instead
+ * of a scalar block per group left, 1 in 15 of them), the rest by the reference rule from
+ * plane 16; then their deferred lanes flip, and the groups after them move to the front.
+ * Returns the spins changed.
  */
 DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
-    for (int i = q->n; i < NB; i++) {
+    const int nq = q->n < NB ? q->n : NB;
+    for (int i = nq; i < NB; i++) {
         q->und[i] = q->spin[i] = 0;
         q->blo[i] = q->blo[0];
         for (int c = 0; c < nopen; c++)
             q->m[c][i] = 0;
     }
-    bvec w[TAIL_PLANES];
-    dphilox_tail(&d->pc, q->blo, w);
     const bvec und0 = b_load(q->und);
     bvec u = und0, a = b_zero(), mv[MAX_OPEN];
     for (int c = 0; c < nopen; c++)
         mv[c] = b_load(q->m[c]);
-    for (int l = 0; l < TAIL_PLANES; l++) {
-        bvec tb = b_and(mv[0], d->sel[0][MAIN_PLANES + l]);
-        for (int c = 1; c < nopen; c++)
-            tb = b_or_and(tb, mv[c], d->sel[c][MAIN_PLANES + l]);
-        b_plane(&a, &u, w[l], tb);
+    for (int t = 0; t < TAIL_BLOCKS && (t == 0 || b_nonzero_lanes(u)); t++) {
+        bvec w[TAIL_PLANES];
+        dphilox_tail(&d->pc, 2 + t, q->blo, w);
+        for (int l = 0; l < TAIL_PLANES; l++) {
+            const int b = MAIN_PLANES + TAIL_PLANES * t + l;
+            bvec tb = b_and(mv[0], d->sel[0][b]);
+            for (int c = 1; c < nopen; c++)
+                tb = b_or_and(tb, mv[c], d->sel[c][b]);
+            b_plane(&a, &u, w[l], tb);
+        }
     }
     _Alignas(64) uint32_t und[NB], acc[NB], flip[NB];
     b_store(und, u);
     b_store(acc, a);
-    for (int i = 0; i < q->n; i++)
+    for (int i = 0; i < nq; i++)
         if (und[i])
             acc[i] = tail_rest(d, q, i, und[i], acc[i]);
     /* the deferred lanes: Metropolis flips the accepted, heat bath sets them to the
@@ -382,9 +419,18 @@ DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const 
     bvec cnt = b_zero();
     b_count_add(&cnt, f);
     const struct cpu_ising_split *sp = d->v->split;
-    for (int i = 0; i < q->n; i++)
+    for (int i = 0; i < nq; i++)
         group_flip(sp, q->row[i], q->jx[i], &flip[i]);
-    q->n = 0;
+    q->n -= nq;
+    if (q->n > 0) { /* fewer than NB: lanes NB .. 2 NB - 1 hold them */
+        b_store(q->blo, b_load(q->blo + NB));
+        b_store(q->und, b_load(q->und + NB));
+        b_store(q->spin, b_load(q->spin + NB));
+        b_store(q->jx, b_load(q->jx + NB));
+        for (int c = 0; c < nopen; c++)
+            b_store(q->m[c], b_load(q->m[c] + NB));
+        memcpy(q->row, q->row + NB, NB * sizeof q->row[0]);
+    }
     return b_count_total(cnt);
 }
 
@@ -459,6 +505,9 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
             }
         }
     }
+    /* after the class codes: their loads go first (from L2/L3 at 4096^2); Philox first
+     * was 2 % faster in L2 but 1-5 % slower at 4096^2, Philox in two halves between the
+     * codes 4 % slower in L2 */
     bvec w[MAIN_PLANES];
     dphilox_main(&d->pc, (uint32_t)g, w);
     bvec m[MAX_OPEN], und = b_zero();
@@ -466,7 +515,12 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
         m[c] = b_load(mk[c]);
         und = b_or(und, m[c]);
     }
+#ifdef DEC_PAIRS
+    /* group_codes_pair left al unset: every lane of a whole group not open is always */
+    bvec acc = contiguous && d->no_never ? b_andnot(und, b_ones()) : b_load(al);
+#else
     bvec acc = b_load(al);
+#endif
     for (int b = 0; b < MAIN_PLANES; b++) {
         bvec tb = b_and(m[0], d->sel[0][b]);
         for (int c = 1; c < nopen; c++)
@@ -482,6 +536,10 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     const struct cpu_ising_split *spl = d->v->split;
     if (contiguous) {
 #ifdef DEC_PAIRS
+        /* each pair's 64 bits as a mask register straight from fl (kmovq k, m64): GCC
+         * would otherwise take them out of the vector, 2-3 more instructions a pair */
+        __asm__("" : : "m"(fl));
+        __asm__("" : "+m"(fl));
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i += 2)
             group_flip_pair(rr0->own, jx0 + 32 * i, &fl[i]);
@@ -495,6 +553,33 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
         for (int i = 0; i < n; i++)
             group_flip(spl, sl[i].rr->own, sl[i].jx, &fl[i]);
     }
+#ifdef DEC_COMPRESS
+    if (contiguous) {
+        /* the groups with undecided lanes appended whole: each array's kept lanes packed
+         * by one vpcompressd (lanes past them are written but not counted), no branch per
+         * group; the queue runs once it holds NB */
+        const uint32_t keep = b_nonzero_lanes(und);
+        const int e = q->n;
+        const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                               14, 15);
+        queue_compress(q->und + e, keep, und);
+        if (!d->metropolis)
+            queue_compress(q->spin + e, keep, b_load(sp));
+        queue_compress(q->blo + e, keep,
+                       _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)g), iota));
+        queue_compress(q->jx + e, keep, _mm512_add_epi32(_mm512_set1_epi32((int)jx0),
+                                                         _mm512_slli_epi32(iota, 5)));
+        for (int c = 0; c < nopen; c++)
+            queue_compress(q->m[c] + e, keep, m[c]);
+        const __m512i own = _mm512_set1_epi64((long long)(uintptr_t)rr0->own);
+        _mm512_storeu_si512((void *)(q->row + e), own);
+        _mm512_storeu_si512((void *)(q->row + e + 8), own);
+        q->n = e + dec_popcount32(keep);
+        if (q->n >= NB)
+            *changed += tail_run(d, q, nopen);
+        return;
+    }
+#endif
     /* the groups with undecided lanes, one bit each */
     for (uint32_t left = b_nonzero_lanes(b_load(un)); left; left &= left - 1) {
         const int i = __builtin_ctz(left);
@@ -502,8 +587,7 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
             *changed += tail_run(d, q, nopen);
         const int e = q->n++;
         q->row[e] = SLOT_RR(i)->own;
-        q->jx[e] = SLOT_JX(i);
-        q->g[e] = (uint64_t)(g + i);
+        q->jx[e] = (uint32_t)SLOT_JX(i);
         q->blo[e] = (uint32_t)(g + i);
         q->und[e] = un[i];
         q->spin[e] = sp[i];
@@ -519,7 +603,10 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
  * six of two lines each per row), and the rows come from L3 or memory one load latency
  * after another. So fetch ahead the rows that row r + 4 brings in: both halves of row
  * r + 4 and, in 3D, of row r + 4 + L_y (plane z + 1), as ising_simd_tmpl.h's row cursor
- * does.
+ * does. In 2D into L2 (T1), not L1: the wavefront's own rows (both colours of rows
+ * r - 1 .. r + 2: 16 KiB at 4096^2) want L1, and rows fetched ahead into it pushed them
+ * out (2D 4096^2 on Zen 4: 3.5 -> 4.4 flips/ns); in 3D into L1 (T0: T1 there took 256^3
+ * from 2.0 to 1.3 flips/ns; doc/PERFORMANCE.md).
  */
 DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, const int three,
                                  const int bonds)
@@ -529,19 +616,22 @@ DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, co
         rpf -= sp->rows;
     while (rzpf >= sp->rows)
         rzpf -= sp->rows;
+    /* _mm_prefetch wants a constant hint */
+#define DEC_PF_HINT (three ? _MM_HINT_T0 : _MM_HINT_T1)
     for (int par = 0; par < 2; par++)
         for (int64_t o = -1; o < sp->half + 1; o += 64) {
-            _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, DEC_PF_HINT);
             if (three)
-                _mm_prefetch((const char *)cpu_ising_split_row(sp, rzpf, par) + o, _MM_HINT_T0);
+                _mm_prefetch((const char *)cpu_ising_split_row(sp, rzpf, par) + o, DEC_PF_HINT);
             if (bonds) {
                 _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rpf, par) + o,
-                             _MM_HINT_T0);
+                             DEC_PF_HINT);
                 if (three)
                     _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rzpf, par) + o,
-                                 _MM_HINT_T0);
+                                 DEC_PF_HINT);
             }
         }
+#undef DEC_PF_HINT
 }
 
 /* Site s (global, the first of its row's colour-`colour` sites) to the first such site of
