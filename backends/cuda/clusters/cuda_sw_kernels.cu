@@ -461,7 +461,8 @@ __global__ void __launch_bounds__(CUDA_THREADS) sw_tile_rows_kernel(struct cuda_
 
 /* The sites of a tile that can hold a bond leaving it: those whose coordinate along some
  * axis is the tile's last (a tile at the lattice's or box's end may be cut short): 2D
- * tx + ty - 1 of 256 (39), 3D tx ty + (tz - 1)(tx + ty - 1) (121). */
+ * tx + ty - 1 (63 of the 32 x 32 tiles' 1024), 3D tx ty + (tz - 1)(tx + ty - 1) (121 of
+ * 256). */
 __host__ __device__ static inline uint32_t edge_slots(int ndim)
 {
     const struct tile_shape t = tile_of(ndim);

@@ -234,6 +234,8 @@ __device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32
     }
     if constexpr (MEASURE)
         anti += sum_bytes - 15 * (sum_high >> 4);
+    /* Metropolis: every lane took W / 32 words (W a multiple of 32: the chains run only
+     * such members, ens_tempering.c's resident_fits), 8 sites each */
     return HEATBATH ? counted : 8 * (W / 32) - counted;
 }
 

@@ -504,6 +504,9 @@ const struct row rows[] = {
     { "ising3d_sw", 3, { 2, 6, 12 }, "one cuda cuda,boxes=6 devices=5" },
     { "ising3d_sw", 3, { 34, 18, 22 }, "cuda devices=3" },
     { "ising2d_sw", 2, { 30, 94, 0 }, "cuda cuda,boxes=2 devices=3 cold,cuda,boxes=5" },
+    /* the 2D tiles of 32 x 32: a second column of tiles cut short in x, rows of tiles cut
+     * short in y */
+    { "ising2d_sw", 2, { 48, 70, 0 }, "threads=2 cuda cuda,boxes=3 cold,cuda" },
     { "ising_pmj_sw_h0", 3, { 40, 42, 44 },
       "threads=2 threads=3,boxes=3 parts=2,threads=2 cuda devices=3" },
     { "potts3_sw", 3, { 42, 42, 42 },
