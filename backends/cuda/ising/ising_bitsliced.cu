@@ -949,6 +949,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
  * row y + 1, the word beside the pair and the planes z +- 1 (3D). Rows p.row0 ..
  * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
  * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
+ * FOLD (heat bath at h = 0): the blocks from their names' fold (bs_fold).
  */
 template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, int ZP, bool FOLD = false>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
