@@ -67,6 +67,15 @@
 enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3, KEY_SYM = 4 };
 #define BS_CODES 14
 
+/* FOLD (the heat-bath march, where every block of the launch has the same block >> 32,
+ * fold_blocks on the host): block q's draws from cuda_philox.cuh's fold of its name, the
+ * first two rounds' shared products computed on the host: two wide multiplies a block
+ * instead of four, and no counter words to assemble. */
+struct bs_fold {
+    uint32_t p1_lo_k1, c3_k0;   /* cuda_philox_folded's */
+    struct cuda_philox_group g; /* the launch's block >> 32 */
+};
+
 struct bs_params {
     int64_t words;         /* packed words of one colour's array (1-bit: 4 per group) */
     int64_t groups;        /* the end of the groups updated (the lattice's: ceil(words / 4)) */
@@ -82,8 +91,12 @@ struct bs_params {
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
-     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
-    uint32_t member[BS_CODES][BS_CODES];
+     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open.
+     * KEY_SYM reads no member: the march's FOLD keeps block q's fold there (bs_fold). */
+    union {
+        uint32_t member[BS_CODES][BS_CODES];
+        struct bs_fold fold[LATMC_ISING_DECISION_BLOCKS];
+    };
     uint32_t always[BS_CODES];
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
@@ -583,10 +596,20 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
     group_classes<ND, KEY, KB, BITS>(p, own_p, nb_p, nvalid, st);
 }
 
-/* Planes 4q .. 4q + 3 of group g (named g + name_shift). */
+/* Planes 4q .. 4q + 3 of group g (named g + name_shift); FOLD: the same draws from block
+ * q's fold (bs_fold: only the block's low 32 bits vary). */
+template <bool FOLD = false>
 __device__ __forceinline__ latmc_philox_ctr group_block(const struct bs_params &p, int64_t g,
                                                         int q)
 {
+    if constexpr (FOLD) {
+        struct cuda_philox_folded f;
+        f.keys = p.keys;
+        f.c1_high = f.p1_hi_k0 = 0; /* (group_of's words: on the host) */
+        f.p1_lo_k1 = p.fold[q].p1_lo_k1;
+        f.c3_k0 = p.fold[q].c3_k0;
+        return cuda_philox_folded_draws(f, p.fold[q].g, (uint32_t)(g + p.name_shift));
+    }
     return cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
 }
 
@@ -615,7 +638,7 @@ __device__ __forceinline__ uint32_t threshold_plane(const struct bs_params &p,
 
 /* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
  * the group is undecided. */
-template <int KB, int Q0, int Q1, int KEY = KEY_M>
+template <int KB, int Q0, int Q1, int KEY = KEY_M, bool FOLD = false>
 __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
                                              bs_group<KB> &st)
 {
@@ -623,7 +646,7 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
     for (int q = Q0; q < Q1; q++) {
         if (!st.s.undecided)
             break;
-        const latmc_philox_ctr u = group_block(p, g, q);
+        const latmc_philox_ctr u = group_block<FOLD>(p, g, q);
 #pragma unroll
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++)
         {
@@ -667,12 +690,12 @@ __device__ __forceinline__ void group_planes_first_sym(const struct bs_params &p
     st.s.planes = 2 * LATMC_ISING_PLANES_PER_BLOCK;
 }
 
-template <int KB, int ZP = 0, int KEY = KEY_M>
+template <int KB, int ZP = 0, int KEY = KEY_M, bool FOLD = false>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
-    const latmc_philox_ctr u0 = group_block(p, g, 0);
-    const latmc_philox_ctr u1 = group_block(p, g, 1);
+    const latmc_philox_ctr u0 = group_block<FOLD>(p, g, 0);
+    const latmc_philox_ctr u1 = group_block<FOLD>(p, g, 1);
     if constexpr (KEY == KEY_SYM) {
         group_planes_first_sym<KB>(p, u0, u1, st);
     } else {
@@ -753,7 +776,8 @@ template <int KB> struct bs_queue {
 };
 
 /* Entry `slot` of the queue: its remaining planes, and the words written. */
-template <int KB, bool HEATBATH, bool BITS, bool F23 = false, int KEY = KEY_M>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false, int KEY = KEY_M,
+          bool FOLD = false>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
                                                            const bs_queue<KB> &q, int slot)
@@ -772,8 +796,8 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
         st.open_mask[c] = q.mask[c][slot];
     if (F23) { /* blocks 2 and 3 side by side: a warp's 32 queued groups almost always
                   need block 3 in one of them */
-        const latmc_philox_ctr u2 = group_block(p, qg, 2);
-        const latmc_philox_ctr u3 = group_block(p, qg, 3);
+        const latmc_philox_ctr u2 = group_block<FOLD>(p, qg, 2);
+        const latmc_philox_ctr u3 = group_block<FOLD>(p, qg, 3);
 #pragma unroll
         for (int b = 8; b < 16; b++) {
             uint32_t tb = 0;
@@ -786,9 +810,9 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
             }
             latmc_bitslice_plane(&st.s, b < 12 ? u2.v[b - 8] : u3.v[b - 12], tb);
         }
-        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS, KEY>(p, qg, st);
+        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS, KEY, FOLD>(p, qg, st);
     } else {
-        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, KEY>(p, qg, st);
+        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, KEY, FOLD>(p, qg, st);
     }
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
@@ -796,7 +820,7 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
 /* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
  * every lane), the queue emptied by the warp first where they would not fit. */
 template <int KB, bool HEATBATH, bool BITS, bool F23 = false, typename C = unsigned long long,
-          int KEY = KEY_M>
+          int KEY = KEY_M, bool FOLD = false>
 __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
                                           bool rows4, bs_queue<KB> &q, int &n, int lane,
                                           bool queued, int64_t g, const bs_group<KB> &st,
@@ -807,8 +831,8 @@ __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *o
     if (n + add > 32) {
         __syncwarp();
         if (lane < n)
-            n_changed += (C)queue_finish<KB, HEATBATH, BITS, F23, KEY>(p, own_words, rows4, q,
-                                                                       lane);
+            n_changed += (C)queue_finish<KB, HEATBATH, BITS, F23, KEY, FOLD>(p, own_words,
+                                                                             rows4, q, lane);
         n = 0;
         __syncwarp();
     }
@@ -925,8 +949,9 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
  * row y + 1, the word beside the pair and the planes z +- 1 (3D). Rows p.row0 ..
  * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
  * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
+ * FOLD (heat bath at h = 0): the blocks from their names' fold (bs_fold).
  */
-template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, int ZP>
+template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, int ZP, bool FOLD = false>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                              const uint32_t *other, int colour, unsigned long long *changed)
@@ -980,15 +1005,15 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                 zd = *(const uint2 *)(other + zd_i);
             }
             pair_from_words<ND, KEY, KB, EPS>(p, g0, ow, cen, side, par, up, dn, zu, zd, st0, st1);
-            group_planes_first<KB, ZP, KEY>(p, g0, st0);
-            group_planes_first<KB, ZP, KEY>(p, g0 + 1, st1);
+            group_planes_first<KB, ZP, KEY, FOLD>(p, g0, st0);
+            group_planes_first<KB, ZP, KEY, FOLD>(p, g0 + 1, st1);
             q0 = st0.s.undecided != 0;
             q1 = st1.s.undecided != 0;
         }
-        queue_put<KB, HEATBATH, true, F23, uint32_t, KEY>(p, own_words, true, q, q_n, lane, q0,
-                                                          g0, st0, n_changed);
-        queue_put<KB, HEATBATH, true, F23, uint32_t, KEY>(p, own_words, true, q, q_n, lane, q1,
-                                                          g0 + 1, st1, n_changed);
+        queue_put<KB, HEATBATH, true, F23, uint32_t, KEY, FOLD>(p, own_words, true, q, q_n, lane,
+                                                                q0, g0, st0, n_changed);
+        queue_put<KB, HEATBATH, true, F23, uint32_t, KEY, FOLD>(p, own_words, true, q, q_n, lane,
+                                                                q1, g0 + 1, st1, n_changed);
         if (in && !q0 && !q1) {
             const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
             const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
@@ -1009,8 +1034,8 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
     }
     __syncwarp();
     if (lane < q_n)
-        n_changed += (uint32_t)queue_finish<KB, HEATBATH, true, F23, KEY>(p, own_words, true,
-                                                                          q, lane);
+        n_changed += (uint32_t)queue_finish<KB, HEATBATH, true, F23, KEY, FOLD>(p, own_words,
+                                                                                true, q, lane);
     cuda_warp_add(changed, (unsigned long long)n_changed);
 }
 
@@ -1155,15 +1180,16 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP>
+template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP, bool FOLD = false>
 static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                          const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t P = p.gpr; /* pairs a row */
     p.row0 = p.g_begin / P;
     p.nrows = (p.groups - p.g_begin) / P;
-    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP>>(
-                             (int64_t)1 << 40) * CUDA_THREADS;
+    const int64_t wave =
+        resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP, FOLD>>(
+            (int64_t)1 << 40) * CUDA_THREADS;
     int64_t bands = wave / P;
     if (bands < 1)
         bands = 1;
@@ -1172,7 +1198,7 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
     p.rpb = (p.nrows + bands - 1) / bands;
     p.bands = (p.nrows + p.rpb - 1) / p.rpb;
     const int64_t blocks = (p.bands * P + CUDA_THREADS - 1) / CUDA_THREADS;
-    ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP>
+    ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP, FOLD>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
@@ -1212,16 +1238,40 @@ static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t 
     }
 }
 
+/* FOLD's words (bs_fold) where the blocks of the launch, the groups 2 p.g_begin ..
+ * 2 p.groups - 1 named + p.name_shift (pairs), have one block >> 32; else false (a box
+ * whose names cross a multiple of 2^32: more than 2^32 groups a colour). */
+static bool fold_blocks(struct bs_params &p)
+{
+    const uint64_t first = (uint64_t)(2 * p.g_begin + p.name_shift);
+    const uint64_t last = (uint64_t)(2 * p.groups - 1 + p.name_shift);
+    if (first >> 32 != last >> 32)
+        return false;
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
+        struct cuda_philox_folded f;
+        f.keys = p.keys;
+        cuda_philox_refold_named(&f, p.names[q]);
+        p.fold[q].p1_lo_k1 = f.p1_lo_k1;
+        p.fold[q].c3_k0 = f.c3_k0;
+        p.fold[q].g = cuda_philox_group_of(f, first);
+    }
+    return true;
+}
+
 /* Heat bath at h = 0 with its classes folded (KEY_SYM) on pairs with indices in 31 bits: 2D
- * marches down bands of rows as Metropolis does, 3D walks; the flush draws blocks 2 and 3
- * side by side. */
+ * marches down bands of rows as Metropolis does (its draws folded, FOLD, where fold_blocks
+ * allows), 3D walks; the flush draws blocks 2 and 3 side by side. */
 template <int ND, int KB, bool HB, bool EPS>
 static void launch_sym_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
-    if constexpr (ND == 4)
-        launch_march<ND, KEY_SYM, KB, HB, EPS, 0>(stream, p, own, other, colour, changed);
-    else
+    if constexpr (ND == 4) {
+        if (fold_blocks(p))
+            launch_march<ND, KEY_SYM, KB, HB, EPS, 0, true>(stream, p, own, other, colour,
+                                                            changed);
+        else
+            launch_march<ND, KEY_SYM, KB, HB, EPS, 0>(stream, p, own, other, colour, changed);
+    } else
         launch_two<ND, KEY_SYM, KB, HB, EPS, true, true, true, true, 0>(stream, p, own, other,
                                                                         colour, changed);
 }
