@@ -75,6 +75,18 @@ __device__ __forceinline__ uint32_t ens_anti_bonds(uint32_t own, const uint32_t 
  * (cuda_philox_folded_draws_p0), and the decision by `decide(own, cls, u0, u1)` (the
  * caller's threshold table).
  */
+/* The class of each of a word's 8 sites: its own spin x 8 plus its neighbours, a nibble
+ * each (at most 6 + 8: no carry between nibbles). */
+template <int ND>
+__device__ __forceinline__ uint32_t ens_word_class(uint32_t own, const uint32_t nb[ND])
+{
+    uint32_t cls = own << 3;
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        cls += nb[d];
+    return cls;
+}
+
 template <int ND, typename Decide>
 __device__ __forceinline__ uint32_t ens_new_word(uint32_t own, const uint32_t nb[ND],
                                                  const struct cuda_philox_folded &f,
@@ -82,10 +94,7 @@ __device__ __forceinline__ uint32_t ens_new_word(uint32_t own, const uint32_t nb
                                                  uint64_t p_even, uint64_t p_odd,
                                                  const Decide &decide)
 {
-    uint32_t cls = own << 3;
-#pragma unroll
-    for (int d = 0; d < ND; d++)
-        cls += nb[d];
+    const uint32_t cls = ens_word_class<ND>(own, nb);
     const latmc_philox_ctr u0 = cuda_philox_folded_draws_p0(f, grp, p_even);
     const latmc_philox_ctr u1 = cuda_philox_folded_draws_p0(f, grp, p_odd);
     return decide(own, cls, u0, u1);

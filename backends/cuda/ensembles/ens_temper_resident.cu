@@ -204,11 +204,7 @@ __device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32
         const uint32_t own = own_words[w];
         uint32_t nb[ND], raw0;
         chain_neighbours<ND, CW>(other, geo, e, w, colour, m, nb, raw0);
-        /* the class of each site: own spin x 8 plus its neighbours (a nibble each) */
-        uint32_t cls = own << 3;
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            cls += nb[d];
+        const uint32_t cls = ens_word_class<ND>(own, nb);
         const latmc_philox_ctr u0 = cuda_philox_folded_draws_p0(f, grp, p_even);
         const latmc_philox_ctr u1 = cuda_philox_folded_draws_p0(f, grp, p_odd);
         const uint32_t carries = decide(cls, u0, u1, m);
