@@ -622,6 +622,24 @@ __device__ __forceinline__ uint32_t decide_roots4(uint32_t word, unsigned roots,
     return word;
 }
 
+/* The word of four own sites from i0 (sw_words): its bonds bytes and their tile-root marks,
+ * and, where any site is marked, the four labels into p (one uint4). Returns the marks (0:
+ * none, p not read). */
+__device__ __forceinline__ uint32_t sw_marked_word(const struct cuda_sw_box &b, uint32_t i0,
+                                                   uint32_t &word, uint32_t p[4])
+{
+    word = *(const uint32_t *)(b.bonds + i0);
+    const uint32_t marks = word & SW_TILE_ROOTS;
+    if (marks) {
+        const uint4 l4 = *(const uint4 *)(b.labels + i0);
+        p[0] = l4.x;
+        p[1] = l4.y;
+        p[2] = l4.z;
+        p[3] = l4.w;
+    }
+    return marks;
+}
+
 /* Pass 3 four own sites a thread (sw_words): their marks read as one word of bonds, their
  * labels as one uint4, and the finds of the marked ones stepped together, so that a thread
  * keeps up to four loads in flight (one site a thread left the kernel waiting on latency).
@@ -634,11 +652,10 @@ __global__ void sw_flatten4_kernel(struct cuda_sw_box b)
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
          k += (uint64_t)cuda_item_stride()) {
         const uint32_t i0 = first + (uint32_t)(4 * k);
-        const uint32_t marks = *(const uint32_t *)(b.bonds + i0) & SW_TILE_ROOTS;
+        uint32_t word, p[4];
+        const uint32_t marks = sw_marked_word(b, i0, word, p);
         if (!marks)
             continue;
-        const uint4 l4 = *(const uint4 *)(b.labels + i0);
-        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
         uint32_t x[4];
         unsigned live = 0; /* bit s: site i0 + s's find still walks */
 #pragma unroll
@@ -678,12 +695,10 @@ __global__ void sw_decide4_kernel(struct cuda_sw_box b, uint64_t seed,
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
          k += (uint64_t)cuda_item_stride()) {
         const uint32_t i0 = first + (uint32_t)(4 * k);
-        uint32_t word = *(const uint32_t *)(b.bonds + i0);
-        const uint32_t marks = word & SW_TILE_ROOTS;
+        uint32_t word, p[4];
+        const uint32_t marks = sw_marked_word(b, i0, word, p);
         if (!marks)
             continue;
-        const uint4 l4 = *(const uint4 *)(b.labels + i0);
-        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
         unsigned roots = 0; /* bit s: site i0 + s is its cluster's root */
 #pragma unroll
         for (int s = 0; s < 4; s++)
@@ -711,12 +726,10 @@ __global__ void sw_settle4_kernel(struct cuda_sw_box b, uint64_t seed,
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
          k += (uint64_t)cuda_item_stride()) {
         const uint32_t i0 = first + (uint32_t)(4 * k);
-        uint32_t word = *(const uint32_t *)(b.bonds + i0);
-        const uint32_t marks = word & SW_TILE_ROOTS;
+        uint32_t word, p[4];
+        const uint32_t marks = sw_marked_word(b, i0, word, p);
         if (!marks)
             continue;
-        const uint4 l4 = *(const uint4 *)(b.labels + i0);
-        const uint32_t p[4] = { l4.x, l4.y, l4.z, l4.w };
         uint32_t x[4];
         unsigned live = 0, roots = 0; /* bit s: site i0 + s's find walks; it is a root */
 #pragma unroll
