@@ -239,6 +239,15 @@ int latmc_ens_member_desc(const latmc_ens *e, int m, latmc_sim_desc *out)
     return LATMC_OK;
 }
 
+bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out)
+{
+    latmc_ens_member_desc(e, m, out);
+    if (out->device != LATMC_DEVICE_AUTO || !latmc_cluster_algorithm(out->algorithm))
+        return false;
+    out->device = LATMC_DEVICE_CPU;
+    return true;
+}
+
 int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_ens_layout *layout,
                      latmc_ens **out)
 {
@@ -253,11 +262,7 @@ int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_e
         return st;
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
         latmc_sim_desc d = { .struct_size = sizeof d };
-        latmc_ens_member_desc(e, m, &d);
-        /* AUTO: cluster members run on the CPU (the GPU's batched ensembles are of colour
-         * steps; asked for by name, the GPU refuses them below) */
-        if (d.device == LATMC_DEVICE_AUTO && latmc_cluster_algorithm(d.algorithm))
-            d.device = LATMC_DEVICE_CPU;
+        latmc_ens_member_placed(e, m, &d); /* asked for by name, the GPU refuses below */
         st = latmc_sim_create(ctx, &d, &e->members[m]);
         if (st < 0) {
             char why[LATMC_ERRMSG_SIZE];

@@ -103,6 +103,11 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
 /* Home temperature map, statistics and round trips reset. */
 void latmc_ens_reset_map(latmc_ens *e);
 
+/* Member m's desc (latmc_ens_member_desc) where the member runs: with device AUTO, a
+ * cluster algorithm's members on the CPU (the GPU's batched ensembles are of colour steps).
+ * Returns whether that placement differs from the desc's own. */
+bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out);
+
 /*
  * Execution (lib/ens_exec.c): the only code that decides how members run.
  * latmc_ens_exec_sweeps: n sweeps of every member; latmc_ens_exec_observable: `key` of

@@ -25,7 +25,6 @@
 #include "checkpoint_desc.h"
 #include "checkpoint_format.h"
 #include "checkpoint_io.h"
-#include "cluster_sweep.h"
 #include "ens_internal.h"
 #include "model.h"
 #include "safe_file.h"
@@ -261,16 +260,11 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
             latmc_ens_destroy(&e);
             return corrupt(path, "truncated member");
         }
-        /* AUTO: cluster members on the CPU, as latmc_ens_create places them (a file
-         * written before it did stores AUTO, which would now pick the GPU) */
-        latmc_sim_desc cpu = { .struct_size = sizeof cpu };
-        const bool to_cpu = e->desc.device == LATMC_DEVICE_AUTO &&
-                            latmc_cluster_algorithm(e->desc.algorithm);
-        if (to_cpu) {
-            latmc_ens_member_desc(e, m, &cpu);
-            cpu.device = LATMC_DEVICE_CPU;
-        }
-        st = ckpt_deserialize(ctx, r.buf + r.pos, (size_t)n, NULL, to_cpu ? &cpu : NULL,
+        /* placed as latmc_ens_create places them (a file written before it did stores
+         * AUTO for cluster members, which would now pick the GPU) */
+        latmc_sim_desc placed = { .struct_size = sizeof placed };
+        const bool moved = latmc_ens_member_placed(e, m, &placed);
+        st = ckpt_deserialize(ctx, r.buf + r.pos, (size_t)n, NULL, moved ? &placed : NULL,
                               "latmc_ens_load", &e->members[m]);
         r.pos += (size_t)n;
         if (st < 0 || !member_fits(e, m, e->members[m])) {
