@@ -85,6 +85,16 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     return LATMC_OK;
 }
 
+/* The first slot of a face buffer's 2 ps names (before the join: each slot's piece's
+ * name) that holds `name`, or -1. */
+static int64_t face_slot(const uint32_t *names, uint32_t ps, uint32_t name)
+{
+    for (uint32_t s = 0; s < 2 * ps; s++)
+        if (names[s] == name)
+            return s;
+    return -1;
+}
+
 /* The name of the Wolff seed's piece (its root's global site) where this part holds
  * seed_site, else UINT32_MAX: two reads of the labels. */
 static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
@@ -133,9 +143,8 @@ static int seed_slot(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
                                           box[i].ex.border_stream);
         if (err == cudaSuccess)
             err = cudaStreamSynchronize(box[i].ex.border_stream);
-        for (uint32_t s = 0; err == cudaSuccess && s < 2 * ps && *slot < 0; s++)
-            if (names[s] == *name)
-                *slot = s;
+        if (err == cudaSuccess)
+            *slot = face_slot(names, ps, *name);
         free(names);
         if ((st = cuda_check(err, "reading the Wolff seed's faces")) < 0)
             return st;
@@ -257,9 +266,7 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
             continue;
         owner = p;
         seed_name = rec[words];
-        for (uint32_t s = 0; s < 2 * f->ps && slot < 0; s++)
-            if (rec[2 * (size_t)f->ps + s] == seed_name)
-                slot = s;
+        slot = face_slot(rec + 2 * (size_t)f->ps, f->ps, seed_name);
         break;
     }
     /* the records to the device (pageable: copied before the call returns), side by side
