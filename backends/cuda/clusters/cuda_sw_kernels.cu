@@ -292,8 +292,9 @@ __device__ __forceinline__ void tile_origin(uint32_t tile, uint32_t nx, uint32_t
  * the first of each stretch that joins the same two runs is united: where the bond beside
  * it (x - 1) is active too and both rows' runs go on from x - 1 to x, the four sites are
  * already one piece. The pieces, their roots (smallest local sites) and so the labels are
- * those the unions of every bond give, in any order. ND (2 or 3) makes the tile's
- * extents constants: a block's one tile took some 14 run-time divisions a thread. */
+ * those the unions of every bond give, in any order. ND (3: the one instance; a 2D tile is
+ * a warp's, not a block's) makes the tile's extents constants: a block's one tile took
+ * some 14 run-time divisions a thread. */
 template <int ND>
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
