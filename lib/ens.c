@@ -469,12 +469,22 @@ int latmc_ens_set_param(latmc_ens *e, int key, double value)
     int st = latmc_ens_sync(e); /* the members' parameters where the map says */
     if (st < 0)
         return st;
+    /* decisions = 2: the ensemble's chain of member lanes (lib/ens_lanes.c), not a
+     * member's value (a sim refuses 2); the members' own value stays as it was */
+    if (key == LATMC_PARAM_DECISIONS && value == 2.0) {
+        if ((st = latmc_ens_lanes_check(e, "latmc_ens_set_param")) < 0)
+            return latmc_ens_record_failure(e, st);
+        e->lanes = true;
+        return LATMC_OK;
+    }
     /* The first member checks key and value; they are the same for all. */
     st = latmc_sim_set_param(e->members[0], key, value);
     if (st < 0)
         return latmc_ens_record_failure(e, st);
     for (int m = 1; m < e->n_members; m++)
         latmc_sim_set_param(e->members[m], key, value);
+    if (key == LATMC_PARAM_DECISIONS)
+        e->lanes = false; /* 0 or 1: each member its own sim's chain again */
     return LATMC_OK;
 }
 
@@ -566,8 +576,9 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
     const int allowed = counters_allow(e, n);
     if (allowed < 0)
         return allowed;
-    /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's. */
-    const int dev = latmc_ens_temper_sweep(e, n);
+    /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's
+     * (always with member lanes: the CPU's, lib/ens_lanes.c). */
+    const int dev = e->lanes ? LATMC_EUNSUPPORTED : latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)
         return dev;
     const int sync = latmc_ens_sync(e);

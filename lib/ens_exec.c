@@ -171,6 +171,8 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 {
+    if (e->lanes) /* the ensemble's own chain: members in groups of 32 (lib/ens_lanes.c) */
+        return latmc_ens_lanes_sweeps(e, n);
     const int batched = batched_sweeps(e, n);
     if (batched != LATMC_EUNSUPPORTED)
         return batched;

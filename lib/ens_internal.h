@@ -24,6 +24,8 @@ enum {
     LATMC_STREAM_ENS_SAMPLE_DISORDER = 14, /* key layout.coupling_seed, block = sample */
     LATMC_STREAM_ENS_EXCHANGE      = 15  /* key layout.seed, sweep field = exchange round */
 };
+/* Stream 12 (key layout.seed): the planes of the member lanes' chain,
+ * LATMC_STREAM_ENS_LANES in lib/ens_lanes_rules.h. */
 
 /* At most this many members (indices stay ints, per-member arrays stay small). */
 #define LATMC_ENS_MAX_MEMBERS (1 << 24)
@@ -60,6 +62,11 @@ struct latmc_ens {
      * members' ladder parameters are those of temp_of before it; latmc_ens_sync brings
      * them back. */
     bool map_on_device;
+
+    /* The ensemble's chain: false, each member its own sim's chain (its parameter
+     * decisions 0 or 1); true, the member lanes (ensemble parameter decisions = 2,
+     * lib/ens_lanes.c, doc/ensembles.md "Member lanes"). */
+    bool lanes;
 
     double *scratch;           /* n_members doubles (energies of a round) */
     /* What the batched path (lib/ens_exec.c) knows without walking the members: every
@@ -124,6 +131,12 @@ struct latmc_batch_rounds; /* lib/plan.h */
  * done; LATMC_EUNSUPPORTED, nothing done, where the backend does not run them. */
 int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds);
 int latmc_ens_resolve_threads(int requested);
+
+/* The member lanes (lib/ens_lanes.c): LATMC_OK where the ensemble can run them, else
+ * LATMC_EUNSUPPORTED with the reason (thread's error only; `fn` names the caller); n
+ * sweeps of every member by them (the members' counters advanced, e->sweeps not). */
+int latmc_ens_lanes_check(const latmc_ens *e, const char *fn);
+int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n);
 
 /* An accepted swap's parameter move: a takes value_a of `key`, b value_b (lib/ens_exchange.c). */
 void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,

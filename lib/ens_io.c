@@ -2,11 +2,13 @@
  * Ensemble files: the whole ensemble in one checksummed file, replaced atomically
  * (lib/safe_file.c). Layout (little-endian, doc/ensembles.md):
  *
- *   "LATMCENS"  u32 format version 1  u32 byte-order mark  u64 total size
+ *   "LATMCENS"  u32 format version (1, or 2 with member lanes)  u32 byte-order mark
+ *   u64 total size
  *   layout: u32 n_samples, n_temperatures, n_replicas, n_threads; u64 seed, coupling_seed
  *   member desc: u32 16, then 16 u64 fields (as in a checkpoint)
  *   u32 ladder: 0 no temperatures yet, 1 beta, 2 phi^4's mu2; n_T f64 its values
  *   u64 every, sweeps, rounds
+ *   version 2 only: u32 the ensemble's chain, 2 = member lanes (lib/ens_lanes.c)
  *   M u32 temperature of each member
  *   n_T u64 accepted, n_T u64 attempted (per pair; the last entry unused)
  *   M u8 round-trip direction + 1, M u64 round-trip start, u64 count, u64 sum
@@ -31,6 +33,10 @@
 
 #define ENS_MAGIC "LATMCENS"
 #define ENS_FORMAT_VERSION 1u
+/* Files of the member lanes' chain (decisions = 2): version 2, the chain after the
+ * rounds; all others stay version 1, byte for byte what they were. */
+#define ENS_FORMAT_VERSION_LANES 2u
+#define ENS_CHAIN_LANES 2u
 #define ENS_ENDIAN_MARK 0x01020304u
 #define ENS_HEADER_BYTES (8 + 4 + 4 + 8)
 
@@ -39,7 +45,7 @@ static void put_head(struct ckpt_writer *w, const latmc_ens *e)
 {
     const int M = e->n_members, nT = e->layout.n_temperatures;
     ckpt_put_bytes(w, ENS_MAGIC, 8);
-    ckpt_put_u32(w, ENS_FORMAT_VERSION);
+    ckpt_put_u32(w, e->lanes ? ENS_FORMAT_VERSION_LANES : ENS_FORMAT_VERSION);
     const uint32_t mark = ENS_ENDIAN_MARK;
     ckpt_put_bytes(w, &mark, 4);
     ckpt_put_u64(w, 0); /* total size, patched */
@@ -56,6 +62,8 @@ static void put_head(struct ckpt_writer *w, const latmc_ens *e)
     ckpt_put_u64(w, e->every);
     ckpt_put_u64(w, e->sweeps);
     ckpt_put_u64(w, e->rounds);
+    if (e->lanes)
+        ckpt_put_u32(w, ENS_CHAIN_LANES);
     for (int m = 0; m < M; m++)
         ckpt_put_u32(w, (uint32_t)e->temp_of[m]);
     for (int t = 0; t < nT; t++)
@@ -162,7 +170,8 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     if (size < ENS_HEADER_BYTES + 8 || memcmp(p, ENS_MAGIC, 8) != 0)
         return corrupt(path, "not a liblatmc ensemble file");
     struct ckpt_reader r = { p, size, 8, false };
-    if (ckpt_get_u32(&r) != ENS_FORMAT_VERSION)
+    const uint32_t version = ckpt_get_u32(&r);
+    if (version != ENS_FORMAT_VERSION && version != ENS_FORMAT_VERSION_LANES)
         return corrupt(path, "unknown format version");
     uint32_t mark;
     ckpt_get_bytes(&r, &mark, 4);
@@ -204,12 +213,15 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     e->every = ckpt_get_u64(&r);
     e->sweeps = ckpt_get_u64(&r);
     e->rounds = ckpt_get_u64(&r);
+    const uint32_t chain = version == ENS_FORMAT_VERSION_LANES ? ckpt_get_u32(&r) : 0u;
+    e->lanes = chain == ENS_CHAIN_LANES;
     const struct latmc_model_def *model = latmc_model_get(e->desc.model);
     /* a round follows at least one sweep (lib/ens.c, lib/ens_temper.c): more rounds than
      * sweeps never were, and a round number past the sweeps' would name draws beyond them */
     bool bad = have_temps > 2 || (e->every > 0 && (!e->have_temps || nT < 2)) ||
                (e->have_temps && !(model->params & (1u << e->ladder_key))) ||
-               e->rounds > e->sweeps;
+               e->rounds > e->sweeps ||
+               (version == ENS_FORMAT_VERSION_LANES && chain != ENS_CHAIN_LANES);
     /* The map: a permutation of 0..n_T-1 over each (sample, replica). */
     for (int m = 0; m < M; m++) {
         const uint32_t t = ckpt_get_u32(&r);
@@ -279,6 +291,13 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     if (r.pos != size - 8) {
         latmc_ens_destroy(&e);
         return corrupt(path, "trailing bytes");
+    }
+    /* the member lanes continue only where they run, never as another chain */
+    if (e->lanes && (st = latmc_ens_lanes_check(e, "latmc_ens_load")) < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        latmc_ens_destroy(&e);
+        return latmc_fail(st, "latmc_ens_load: '%s': %s", path, why);
     }
     e->desc.n_threads = 1;
     *out = e;

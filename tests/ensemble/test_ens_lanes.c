@@ -1,0 +1,736 @@
+/*
+ * The ensemble chain of member lanes (latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2),
+ * doc/ensembles.md "Member lanes"):
+ *  - the library against this test's own implementation of the definition, bit for bit
+ *    (2D and 3D, uniform and +-J, Metropolis and heat bath, a field, a partial last group):
+ *    every lane's u rebuilt from all 32 planes and compared with its threshold, no early
+ *    stop, the counters written out from doc/conventions.md's layout;
+ *  - the same chain for any thread count, any split of the sweeps into calls, a save and
+ *    load in the middle, with tempering on; members 0 .. 39 of 40 and of 64 members equal
+ *    (the last group's absent lanes change nothing);
+ *  - statistics: <e> and <|m|> per temperature against exact enumeration on 4x4 (uniform
+ *    with and without a field, +-J), both algorithms; every decision of 2D +-J runs read
+ *    off consecutive configurations: accept frequency per (temperature, class) against p
+ *    (chi^2) and two lanes of one word against independence; 3D +-J <e> against the
+ *    default chain's at three temperatures;
+ *  - refusals: a sim (decisions 2 is the ensemble's), other models and algorithms, CUDA
+ *    members (LATMC_EUNSUPPORTED with a message; run where a CUDA ensemble can be made).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ens_test_helpers.h"
+#include "philox.h"
+
+static latmc_ctx *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+/* ---- the test's own implementation of the definition ---- */
+
+struct lat {
+    int nd, L[3];
+    int N;
+};
+
+static struct lat lat_of(const latmc_sim_desc *d)
+{
+    struct lat g = { d->ndim, { (int)d->extent[0], (int)d->extent[1],
+                                d->ndim == 3 ? (int)d->extent[2] : 1 }, 0 };
+    g.N = g.L[0] * g.L[1] * g.L[2];
+    return g;
+}
+
+/* Neighbour of i in direction mu (0 .. nd-1), step +1 or -1. */
+static int nbr(const struct lat *g, int i, int mu, int step)
+{
+    int c[3] = { i % g->L[0], (i / g->L[0]) % g->L[1], i / (g->L[0] * g->L[1]) };
+    c[mu] = (c[mu] + step + g->L[mu]) % g->L[mu];
+    return c[0] + g->L[0] * (c[1] + g->L[1] * c[2]);
+}
+
+/* floor(p 2^32) in [0, 2^32] (doc/conventions.md, "Integer decisions"). */
+static uint64_t thr(double p)
+{
+    if (!(p > 0.0))
+        return 0;
+    if (p >= 1.0)
+        return UINT64_C(1) << 32;
+    return (uint64_t)ldexp(p, 32);
+}
+
+/* The site's threshold: Metropolis flips s with min(1, exp(-beta dE)), dE = 2 s (J n + h);
+ * heat bath sets +1 with 1 / (1 + exp(-2 beta (J n + h))). */
+static uint64_t site_threshold(int algo, double beta, double J, double h, int s, int n)
+{
+    if (algo == LATMC_ALGO_HEATBATH)
+        return thr(beta == 0.0 ? 0.5 : 1.0 / (1.0 + exp(-2.0 * beta * (J * n + h))));
+    if (beta == 0.0)
+        return thr(1.0);
+    const double de = 2.0 * s * (J * n + h);
+    return thr(de <= 0.0 ? 1.0 : exp(-beta * de));
+}
+
+/* Output b % 4 of the Philox block (block, key seed, sweep, stream 12, phase c, sub b / 4),
+ * the counter words written out as doc/conventions.md lays them out. */
+static uint32_t plane(uint64_t seed, uint64_t block, uint64_t sweep, int c, int b)
+{
+    latmc_philox_ctr ctr;
+    ctr.v[0] = (uint32_t)block;
+    ctr.v[1] = (uint32_t)((block >> 32) & 0xffffu) | (uint32_t)((sweep >> 32) << 16);
+    ctr.v[2] = (uint32_t)sweep;
+    ctr.v[3] = (12u << 24) | ((uint32_t)c << 16) | (uint32_t)(b / 4);
+    latmc_philox_key key = { { (uint32_t)seed, (uint32_t)(seed >> 32) } };
+    return latmc_philox4x32_10(ctr, key).v[b % 4];
+}
+
+/* n sweeps from sweep number s0 of M members: spins[m][i], eps[m][nd i + mu], beta[m]. */
+static void own_sweeps(const struct lat *g, int M, int8_t **spins, float **eps,
+                       const double *beta, double J, double h, int algo, uint64_t seed,
+                       uint64_t s0, uint64_t n)
+{
+    for (uint64_t sw = s0; sw < s0 + n; sw++)
+        for (int c = 0; c < 2; c++)
+            for (int i = 0; i < g->N; i++) {
+                const int x = i % g->L[0], y = (i / g->L[0]) % g->L[1],
+                          z = i / (g->L[0] * g->L[1]);
+                if ((x + y + z) % 2 != c)
+                    continue;
+                for (int grp = 0; grp * 32 < M; grp++) {
+                    uint32_t W[32];
+                    for (int b = 0; b < 32; b++)
+                        W[b] = plane(seed, (uint64_t)grp * (uint64_t)g->N + (uint64_t)i, sw, c,
+                                     b);
+                    for (int l = 0; l < 32 && grp * 32 + l < M; l++) {
+                        const int m = grp * 32 + l;
+                        int nsum = 0;
+                        for (int mu = 0; mu < g->nd; mu++) {
+                            const int up = nbr(g, i, mu, 1), dn = nbr(g, i, mu, -1);
+                            const double eu = eps ? eps[m][g->nd * i + mu] : 1.0;
+                            const double ed = eps ? eps[m][g->nd * dn + mu] : 1.0;
+                            nsum += (int)eu * spins[m][up] + (int)ed * spins[m][dn];
+                        }
+                        uint64_t u = 0;
+                        for (int b = 0; b < 32; b++)
+                            u |= (uint64_t)((W[b] >> l) & 1u) << (31 - b);
+                        const int s = spins[m][i];
+                        const bool acc = u < site_threshold(algo, beta[m], J, h, s, nsum);
+                        spins[m][i] = (int8_t)(algo == LATMC_ALGO_HEATBATH ? (acc ? 1 : -1)
+                                                                          : (acc ? -s : s));
+                    }
+                }
+            }
+}
+
+/* ---- ensembles ---- */
+
+static latmc_sim_desc lanes_desc(int nd, int L0, int L1, int L2, int couplings, int algo)
+{
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, nd, L0);
+    d.extent[1] = L1;
+    if (nd == 3)
+        d.extent[2] = L2;
+    d.couplings = couplings;
+    d.algorithm = algo;
+    return d;
+}
+
+static latmc_ens *lanes_ens(latmc_sim_desc d, int ns, int nt, int nr, uint64_t seed,
+                            int threads, const double *betas, uint64_t every, double h)
+{
+    latmc_ens_layout l = ens_test_layout(ns, nt, nr, seed, threads);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(e, betas, nt), LATMC_OK);
+    if (h != 0.0)
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, h), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, every), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+/* Member m's couplings (those of a standalone sim of its desc: the same draws). */
+static float *member_couplings(latmc_ens *e, int m, int N, int nd)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    assert_int_equal(latmc_ens_member_desc(e, m, &d), LATMC_OK);
+    d.device = LATMC_DEVICE_CPU;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    float *eps = malloc((size_t)N * (size_t)nd * sizeof *eps);
+    assert_non_null(eps);
+    assert_int_equal(latmc_sim_get_couplings(sim, eps, (size_t)N * (size_t)nd), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    return eps;
+}
+
+static int n_members(latmc_ens *e)
+{
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    latmc_ens_get_layout(e, &l);
+    return l.n_samples * l.n_temperatures * l.n_replicas;
+}
+
+/* The library's sweeps against own_sweeps from the same start, member by member. */
+static void check_definition(latmc_sim_desc d, int ns, int nt, int nr, double h, int threads)
+{
+    const double betas[8] = { 0.1, 0.25, 0.35, 0.42, 0.5, 0.65, 0.8, 1.1 };
+    assert_true(nt <= 8);
+    const uint64_t seed = 0x9a11e5u + (uint64_t)d.algorithm;
+    latmc_ens *e = lanes_ens(d, ns, nt, nr, seed, threads, betas, 0, h);
+    const struct lat g = lat_of(&d);
+    const int M = n_members(e);
+    int8_t **spins = calloc((size_t)M, sizeof *spins);
+    float **eps = d.couplings == LATMC_COUPLINGS_BIMODAL ? calloc((size_t)M, sizeof *eps) : NULL;
+    double *beta = calloc((size_t)M, sizeof *beta);
+    assert_true(spins && beta);
+    for (int m = 0; m < M; m++) {
+        spins[m] = malloc((size_t)g.N);
+        assert_int_equal(latmc_ens_get_spins(e, m, spins[m], (size_t)g.N), LATMC_OK);
+        if (eps)
+            eps[m] = member_couplings(e, m, g.N, g.nd);
+        int t = -1;
+        assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
+        beta[m] = betas[t];
+    }
+    /* two calls: the second starts from the members the first wrote back */
+    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 1), LATMC_OK);
+    own_sweeps(&g, M, spins, eps, beta, 1.0, h, d.algorithm, seed, 0, 3);
+    int8_t *got = malloc((size_t)g.N);
+    for (int m = 0; m < M; m++) {
+        assert_int_equal(latmc_ens_get_spins(e, m, got, (size_t)g.N), LATMC_OK);
+        if (memcmp(got, spins[m], (size_t)g.N) != 0)
+            fail_msg("member %d of %d differs from the definition", m, M);
+    }
+    /* the members' counters: spins changed over 3 N attempts */
+    double *accs = malloc((size_t)M * sizeof *accs);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, accs,
+                                           (size_t)M), LATMC_OK);
+    for (int m = 0; m < M; m++)
+        assert_true(accs[m] > 0.0 && accs[m] < 1.0);
+    uint64_t count = 0;
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(count, 3);
+    for (int m = 0; m < M; m++) {
+        free(spins[m]);
+        if (eps)
+            free(eps[m]);
+    }
+    free(accs);
+    free(got);
+    free(spins);
+    free(eps);
+    free(beta);
+    latmc_ens_destroy(&e);
+}
+
+static void test_definition(void **state)
+{
+    (void)state;
+    /* 3D +-J Metropolis, 40 members: a partial second group */
+    check_definition(lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS),
+                     5, 8, 1, 0.0, 1);
+    /* 3D +-J heat bath on an uneven box, two replicas */
+    check_definition(lanes_desc(3, 4, 2, 6, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH),
+                     3, 4, 2, 0.0, 2);
+    /* 2D uniform with a field, both algorithms */
+    check_definition(lanes_desc(2, 8, 6, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS),
+                     2, 6, 3, 0.3, 2);
+    check_definition(lanes_desc(2, 8, 6, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH),
+                     1, 8, 4, -0.2, 1);
+    /* 2D +-J Metropolis, 70 members (three groups) */
+    check_definition(lanes_desc(2, 4, 4, 0, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS),
+                     7, 5, 2, 0.0, 3);
+}
+
+/* Everything a run leaves: spins, temperatures, pair statistics, energies. */
+struct run_state {
+    size_t bytes;
+    unsigned char *spins;
+    int temp[128];
+    uint64_t acc[16], att[16];
+    double energy[128];
+};
+
+static void capture(latmc_ens *e, struct run_state *s)
+{
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    latmc_ens_get_layout(e, &l);
+    const int M = n_members(e);
+    assert_true(M <= 128 && l.n_temperatures <= 16);
+    s->spins = ens_test_all_spins(e, &s->bytes);
+    assert_non_null(s->spins);
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_temperature_of(e, m, &s->temp[m]), LATMC_OK);
+    assert_int_equal(latmc_ens_exchange_counts(e, s->acc, s->att, l.n_temperatures - 1),
+                     LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, s->energy,
+                                           (size_t)M), LATMC_OK);
+}
+
+static void assert_same(const struct run_state *a, const struct run_state *b, int M, int nT)
+{
+    assert_int_equal(a->bytes, b->bytes);
+    assert_memory_equal(a->spins, b->spins, a->bytes);
+    assert_memory_equal(a->temp, b->temp, (size_t)M * sizeof a->temp[0]);
+    assert_memory_equal(a->acc, b->acc, (size_t)(nT - 1) * sizeof a->acc[0]);
+    assert_memory_equal(a->att, b->att, (size_t)(nT - 1) * sizeof a->att[0]);
+    assert_memory_equal(a->energy, b->energy, (size_t)M * sizeof a->energy[0]);
+}
+
+static const double ladder[12] = { 0.2, 0.25, 0.3, 0.35, 0.4, 0.45,
+                                   0.5, 0.55, 0.6, 0.7, 0.8, 0.9 };
+
+/* 3 samples x 12 T x 2 R = 72 members (two full groups and one of 8) of 8^3 +-J,
+ * a tempering round after every sweep: 36864 site updates a sweep, enough for a team. */
+static latmc_ens *tempering(int threads)
+{
+    return lanes_ens(lanes_desc(3, 8, 8, 8, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS),
+                     3, 12, 2, 77, threads, ladder, 1, 0.0);
+}
+
+static void test_threads_batching_files(void **state)
+{
+    (void)state;
+    const int M = 72, nT = 12, total = 30;
+    latmc_ens *a = tempering(1);
+    assert_int_equal(latmc_ens_sweep(a, (uint64_t)total), LATMC_OK);
+    struct run_state sa, sb, sc;
+    capture(a, &sa);
+
+    latmc_ens *b = tempering(3);
+    const int calls[] = { 1, 2, 5, 7, 15 };
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(latmc_ens_sweep(b, (uint64_t)calls[i]), LATMC_OK);
+    capture(b, &sb);
+    assert_same(&sa, &sb, M, nT);
+
+    char dir[] = "/tmp/latmc-lanes-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.ens", dir);
+    latmc_ens *c = tempering(2);
+    assert_int_equal(latmc_ens_sweep(c, 13), LATMC_OK);
+    assert_int_equal(latmc_ens_save(c, path), LATMC_OK);
+    latmc_ens_destroy(&c);
+    assert_int_equal(latmc_ens_load(ctx, path, &c), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(c, (uint64_t)(total - 13)), LATMC_OK);
+    capture(c, &sc);
+    assert_same(&sa, &sc, M, nT);
+    /* the file says which chain: version 2 */
+    FILE *f = fopen(path, "rb");
+    unsigned char head[12];
+    assert_int_equal(fread(head, 1, 12, f), 12);
+    fclose(f);
+    assert_int_equal(head[8], 2);
+    remove(path);
+    rmdir(dir);
+
+    /* the chain differs from the members' own (decisions 0): not a no-op */
+    latmc_ens *d = tempering(1);
+    assert_int_equal(latmc_ens_set_param(d, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(d, (uint64_t)total), LATMC_OK);
+    struct run_state sd;
+    capture(d, &sd);
+    assert_true(memcmp(sa.spins, sd.spins, sa.bytes) != 0);
+
+    free(sa.spins);
+    free(sb.spins);
+    free(sc.spins);
+    free(sd.spins);
+    latmc_ens_destroy(&a);
+    latmc_ens_destroy(&b);
+    latmc_ens_destroy(&c);
+    latmc_ens_destroy(&d);
+}
+
+/* 40 members and 64 with the same first five samples: members 0 .. 39 equal. */
+static void test_padding(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH);
+    latmc_ens *a = lanes_ens(d, 5, 8, 1, 5, 1, ladder, 1, 0.0);
+    latmc_ens *b = lanes_ens(d, 8, 8, 1, 5, 2, ladder, 1, 0.0);
+    assert_int_equal(latmc_ens_sweep(a, 12), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(b, 12), LATMC_OK);
+    struct run_state sa, sb;
+    capture(a, &sa);
+    capture(b, &sb);
+    assert_memory_equal(sa.spins, sb.spins, sa.bytes);
+    assert_memory_equal(sa.temp, sb.temp, 40 * sizeof sa.temp[0]);
+    free(sa.spins);
+    free(sb.spins);
+    latmc_ens_destroy(&a);
+    latmc_ens_destroy(&b);
+}
+
+/* Chains switched between sweeps: 0, then 2, then 1; the members' sweep counts advance. */
+static void test_switch(void **state)
+{
+    (void)state;
+    latmc_ens *e = tempering(2);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    uint64_t count = 0;
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(count, 9);
+    /* a file of chain 1 is version 1 (the members' checkpoints hold their parameter) */
+    char dir[] = "/tmp/latmc-lanes-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.ens", dir);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    FILE *f = fopen(path, "rb");
+    unsigned char head[12];
+    assert_int_equal(fread(head, 1, 12, f), 12);
+    fclose(f);
+    assert_int_equal(head[8], 1);
+    remove(path);
+    rmdir(dir);
+    latmc_ens_destroy(&e);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    /* a sim: 2 is not one of its chains */
+    latmc_sim_desc d = lanes_desc(2, 4, 4, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS);
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 2), LATMC_EINVAL);
+    latmc_sim_destroy(&sim);
+    latmc_ens_layout l = ens_test_layout(1, 2, 1, 3, 1);
+    struct { int model, algo; } no[] = {
+        { LATMC_MODEL_POTTS, LATMC_ALGO_METROPOLIS },
+        { LATMC_MODEL_ISING, LATMC_ALGO_WOLFF },
+        { LATMC_MODEL_ISING, LATMC_ALGO_SWENDSEN_WANG },
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        latmc_sim_desc dd = ens_test_desc(no[i].model, 2, 4);
+        dd.algorithm = no[i].algo;
+        if (no[i].model == LATMC_MODEL_POTTS)
+            dd.q = 3, dd.extent[0] = dd.extent[1] = 6;
+        latmc_ens *e = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &dd, &l, &e), LATMC_OK);
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_ens_last_error(e), "member lanes"));
+        latmc_ens_destroy(&e);
+    }
+}
+
+/* CUDA members refuse the chain until its kernel exists (run where a CUDA ensemble can be
+ * made; skipped otherwise). */
+static void test_cuda_refuses(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS);
+    d.device = LATMC_DEVICE_CUDA;
+    latmc_ens_layout l = ens_test_layout(1, 2, 1, 3, 1);
+    latmc_ens *e = NULL;
+    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK) {
+        skip();
+        return;
+    }
+    const double b[2] = { 0.3, 0.4 };
+    assert_int_equal(latmc_ens_set_temperatures(e, b, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_EUNSUPPORTED);
+    assert_non_null(strstr(latmc_ens_last_error(e), "CPU backend only"));
+    /* nothing changed: the members' own chain runs */
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+    latmc_ens_destroy(&e);
+}
+
+/* ---- statistics ---- */
+
+/* Exact <e> (per site) and <|m|> of a 4x4 lattice with couplings eps (NULL: uniform). */
+static void exact_4x4(const float *eps, double beta, double h, double *e_out, double *m_out)
+{
+    const struct lat g = { 2, { 4, 4, 1 }, 16 };
+    double z = 0, se = 0, sm = 0;
+    double wmax = -1e300;
+    /* the largest exponent first, for a stable sum */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t c = 0; c < (1u << 16); c++) {
+            int bonds = 0, mag = 0;
+            for (int i = 0; i < 16; i++) {
+                const int s = (c >> i) & 1 ? -1 : 1;
+                mag += s;
+                for (int mu = 0; mu < 2; mu++) {
+                    const int j = nbr(&g, i, mu, 1);
+                    const int sj = (c >> j) & 1 ? -1 : 1;
+                    bonds += (eps ? (int)eps[2 * i + mu] : 1) * s * sj;
+                }
+            }
+            const double E = -(double)bonds - h * mag;
+            const double x = -beta * E;
+            if (pass == 0) {
+                if (x > wmax)
+                    wmax = x;
+                continue;
+            }
+            const double w = exp(x - wmax);
+            z += w;
+            se += w * E / 16.0;
+            sm += w * fabs(mag / 16.0);
+        }
+    *e_out = se / z;
+    *m_out = sm / z;
+}
+
+/* Per temperature: the mean and error of `key` over nr replicas' bin means. */
+static void run_means(latmc_ens *e, int nt, int nr, int key, int bins, int per_bin,
+                      double *mean, double *err, double *mean2, double *err2, int key2)
+{
+    const int M = nt * nr;
+    double *v = malloc((size_t)M * sizeof *v), *v2 = malloc((size_t)M * sizeof *v2);
+    double *bin = calloc((size_t)M, sizeof *bin), *bin2 = calloc((size_t)M, sizeof *bin2);
+    double *s1 = calloc((size_t)nt, sizeof *s1), *sq = calloc((size_t)nt, sizeof *sq);
+    double *t1 = calloc((size_t)nt, sizeof *t1), *tq = calloc((size_t)nt, sizeof *tq);
+    assert_int_equal(latmc_ens_sweep(e, 500), LATMC_OK); /* thermalise */
+    for (int b = 0; b < bins; b++) {
+        memset(bin, 0, (size_t)M * sizeof *bin);
+        memset(bin2, 0, (size_t)M * sizeof *bin2);
+        for (int k = 0; k < per_bin; k++) {
+            assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+            assert_int_equal(latmc_ens_observables(e, key, LATMC_ENS_BY_TEMPERATURE, v,
+                                                   (size_t)M), LATMC_OK);
+            assert_int_equal(latmc_ens_observables(e, key2, LATMC_ENS_BY_TEMPERATURE, v2,
+                                                   (size_t)M), LATMC_OK);
+            for (int i = 0; i < M; i++) {
+                bin[i] += v[i] / per_bin;
+                bin2[i] += v2[i] / per_bin;
+            }
+        }
+        for (int i = 0; i < M; i++) {
+            const int t = (i / nr) % nt;
+            s1[t] += bin[i];
+            sq[t] += bin[i] * bin[i];
+            t1[t] += bin2[i];
+            tq[t] += bin2[i] * bin2[i];
+        }
+    }
+    const double n = (double)bins * nr;
+    for (int t = 0; t < nt; t++) {
+        mean[t] = s1[t] / n;
+        err[t] = sqrt((sq[t] / n - mean[t] * mean[t]) / (n - 1));
+        mean2[t] = t1[t] / n;
+        err2[t] = sqrt((tq[t] / n - mean2[t] * mean2[t]) / (n - 1));
+    }
+    free(v);
+    free(v2);
+    free(bin);
+    free(bin2);
+    free(s1);
+    free(sq);
+    free(t1);
+    free(tq);
+}
+
+/* 4x4: one sample x 4 T x 16 replicas (two groups), every temperature against exact. */
+static void check_exact(int couplings, int algo, double h, uint64_t every)
+{
+    const double betas[4] = { 0.2, 0.35, 0.44, 0.6 };
+    latmc_sim_desc d = lanes_desc(2, 4, 4, 0, couplings, algo);
+    latmc_ens *e = lanes_ens(d, 1, 4, 16, 31 + (uint64_t)algo, 2, betas, every, h);
+    float *eps = couplings == LATMC_COUPLINGS_BIMODAL ? member_couplings(e, 0, 16, 2) : NULL;
+    double me[4], ee[4], mm[4], em[4];
+    run_means(e, 4, 16, LATMC_OBS_ENERGY, 40, 50, me, ee, mm, em, LATMC_OBS_ABS_MAGNETIZATION);
+    for (int t = 0; t < 4; t++) {
+        double xe, xm;
+        exact_4x4(eps, betas[t], h, &xe, &xm);
+        const double ze = (me[t] - xe) / ee[t], zm = (mm[t] - xm) / em[t];
+        printf("# 4x4 %s %s h=%g beta %.2f: <e> %.5f +- %.5f exact %.5f (%+.2f sigma), "
+               "<|m|> %.5f +- %.5f exact %.5f (%+.2f sigma)\n",
+               couplings == LATMC_COUPLINGS_BIMODAL ? "+-J" : "uniform",
+               algo == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis", h, betas[t], me[t],
+               ee[t], xe, ze, mm[t], em[t], xm, zm);
+        assert_true(fabs(ze) < 4.5);
+        assert_true(fabs(zm) < 4.5);
+    }
+    free(eps);
+    latmc_ens_destroy(&e);
+}
+
+static void test_exact_enumeration(void **state)
+{
+    (void)state;
+    check_exact(LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS, 0.0, 0);
+    check_exact(LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH, 0.25, 0);
+    check_exact(LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS, 0.0, 5);
+    check_exact(LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH, 0.0, 5);
+}
+
+/*
+ * Every decision of 2D 8x8 +-J runs (one sample x 8 T x 4 R: one group), read off the
+ * configurations before and after each sweep: colour 0's classes from the configuration
+ * before, colour 1's from colour 0 after. Accept counts per (temperature, spin, k) against
+ * n p (chi^2 over the classes with 0 < p < 1), and lanes l, l + 1 of one site: the sum of
+ * (a_l - p_l)(a_l+1 - p_l+1) against its standard deviation under independence.
+ */
+static void check_decisions(int algo)
+{
+    const double betas[8] = { 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.85, 1.0 };
+    latmc_sim_desc d = lanes_desc(2, 8, 8, 0, LATMC_COUPLINGS_BIMODAL, algo);
+    latmc_ens *e = lanes_ens(d, 1, 8, 4, 4242 + (uint64_t)algo, 1, betas, 0, 0.0);
+    const struct lat g = lat_of(&d);
+    const int M = 32, N = g.N, sweeps = 3000;
+    float *eps = member_couplings(e, 0, N, 2);
+    int8_t *before = malloc((size_t)M * N), *after = malloc((size_t)M * N);
+    double n_cls[8][2][5] = { { { 0 } } }, a_cls[8][2][5] = { { { 0 } } };
+    double cov = 0, var = 0;
+    for (int m = 0; m < M; m++)
+        latmc_ens_get_spins(e, m, after + (size_t)m * N, (size_t)N);
+    for (int sw = 0; sw < sweeps; sw++) {
+        memcpy(before, after, (size_t)M * N);
+        assert_int_equal(latmc_ens_sweep(e, 1), LATMC_OK);
+        for (int m = 0; m < M; m++)
+            latmc_ens_get_spins(e, m, after + (size_t)m * N, (size_t)N);
+        for (int i = 0; i < N; i++) {
+            const int c = (i % 8 + i / 8) % 2;
+            double prev_a = 0, prev_p = -1;
+            for (int m = 0; m < M; m++) {
+                const int8_t *cfg = c == 0 ? before + (size_t)m * N : after + (size_t)m * N;
+                int nsum = 0;
+                for (int mu = 0; mu < 2; mu++) {
+                    const int up = nbr(&g, i, mu, 1), dn = nbr(&g, i, mu, -1);
+                    nsum += (int)eps[2 * i + mu] * cfg[up] + (int)eps[2 * dn + mu] * cfg[dn];
+                }
+                const int s = before[(size_t)m * N + i], now = after[(size_t)m * N + i];
+                const int t = m / 4; /* no exchanges: member m at its home temperature */
+                const double u = (double)site_threshold(algo, betas[t], 1.0, 0.0, s, nsum) /
+                                 4294967296.0;
+                const int a = algo == LATMC_ALGO_HEATBATH ? now == 1 : now != s;
+                const int k = (nsum + 4) / 2;
+                n_cls[t][s > 0][k] += 1;
+                a_cls[t][s > 0][k] += a;
+                /* lanes m - 1 and m of one word, both undecided before the planes */
+                if (prev_p > 0 && prev_p < 1 && u > 0 && u < 1 && m % 2 == 1) {
+                    cov += (prev_a - prev_p) * (a - u);
+                    var += prev_p * (1 - prev_p) * u * (1 - u);
+                }
+                prev_a = a;
+                prev_p = u;
+            }
+        }
+    }
+    double chi2 = 0;
+    int dof = 0;
+    for (int t = 0; t < 8; t++)
+        for (int s = 0; s < 2; s++)
+            for (int k = 0; k < 5; k++) {
+                const double n = n_cls[t][s][k];
+                const double p = (double)site_threshold(algo, betas[t], 1.0, 0.0, s ? 1 : -1,
+                                                        2 * k - 4) / 4294967296.0;
+                if (n * p * (1 - p) < 20)
+                    continue;
+                chi2 += (a_cls[t][s][k] - n * p) * (a_cls[t][s][k] - n * p) / (n * p * (1 - p));
+                dof++;
+            }
+    const double z = cov / sqrt(var);
+    printf("# decisions %s: chi^2 = %.1f for %d classes, lanes pair z = %+.2f\n",
+           algo == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis", chi2, dof, z);
+    assert_true(dof >= 10);
+    assert_true(chi2 < dof + 5.0 * sqrt(2.0 * dof));
+    assert_true(fabs(z) < 4.5);
+    free(eps);
+    free(before);
+    free(after);
+    latmc_ens_destroy(&e);
+}
+
+static void test_decision_statistics(void **state)
+{
+    (void)state;
+    check_decisions(LATMC_ALGO_METROPOLIS);
+    check_decisions(LATMC_ALGO_HEATBATH);
+}
+
+/* 3D 4^3 +-J: <e> and <|m|> per temperature of the lanes against the default chain's,
+ * two samples x 3 T x 16 R each (the same couplings). */
+static void test_against_default_chain(void **state)
+{
+    (void)state;
+    const double betas[3] = { 0.3, 0.6, 0.9 };
+    latmc_sim_desc d = lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS);
+    for (int s = 0; s < 2; s++) {
+        double me[2][3], ee[2][3], mm[2][3], em[2][3];
+        for (int chain = 0; chain < 2; chain++) {
+            /* one sample a run, the same coupling seed: the same disorder */
+            latmc_ens *e = lanes_ens(d, 1, 3, 16, 900 + (uint64_t)s, 2, betas, 0, 0.0);
+            if (chain == 0)
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
+            run_means(e, 3, 16, LATMC_OBS_ENERGY, 40, 40, me[chain], ee[chain], mm[chain],
+                      em[chain], LATMC_OBS_ABS_MAGNETIZATION);
+            latmc_ens_destroy(&e);
+        }
+        for (int t = 0; t < 3; t++) {
+            const double ze = (me[1][t] - me[0][t]) / hypot(ee[0][t], ee[1][t]);
+            const double zm = (mm[1][t] - mm[0][t]) / hypot(em[0][t], em[1][t]);
+            printf("# 4^3 +-J run %d beta %.1f: <e> lanes %.5f +- %.5f, chain 0 %.5f +- %.5f "
+                   "(%+.2f sigma); <|m|> %+.2f sigma\n", s, betas[t], me[1][t], ee[1][t],
+                   me[0][t], ee[0][t], ze, zm);
+            assert_true(fabs(ze) < 4.5);
+            assert_true(fabs(zm) < 4.5);
+        }
+    }
+}
+
+int main(void)
+{
+    /* LATMC_TEST_DEVICE=cuda: the refusal alone, skipped (77) without a usable GPU */
+    const char *dev = getenv("LATMC_TEST_DEVICE");
+    if (dev && strcmp(dev, "cuda") == 0) {
+        latmc_ctx *c = NULL;
+        latmc_sim *sim = NULL;
+        latmc_sim_desc d = lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL,
+                                      LATMC_ALGO_METROPOLIS);
+        d.device = LATMC_DEVICE_CUDA;
+        const bool gpu = latmc_ctx_create(&c) == LATMC_OK &&
+                         latmc_sim_create(c, &d, &sim) == LATMC_OK;
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&c);
+        if (!gpu)
+            return 77;
+        const struct CMUnitTest cuda[] = { cmocka_unit_test(test_cuda_refuses) };
+        return cmocka_run_group_tests(cuda, setup, teardown);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_definition),
+        cmocka_unit_test(test_threads_batching_files),
+        cmocka_unit_test(test_padding),
+        cmocka_unit_test(test_switch),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_cuda_refuses),
+        cmocka_unit_test(test_exact_enumeration),
+        cmocka_unit_test(test_decision_statistics),
+        cmocka_unit_test(test_against_default_chain),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
