@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "ens_internal.h"
 #include "ens_lanes_rules.h"
+#include "ens_lanes_sliced.h"
 #include "model.h"
 #include "thread_probe.h"
 
@@ -126,7 +127,40 @@ static int unpack(latmc_ens *e, const struct lanes_state *s, uint64_t n, int8_t 
     return LATMC_OK;
 }
 
-static void run_group(const latmc_ens *e, const struct lanes_state *s, int g, uint64_t n)
+/* n sweeps of group g by the bit-sliced form (lib/ens_lanes_sliced.h): the reference's
+ * words from class masks and threshold planes instead of a loop over lanes. */
+static void run_group_sliced(const latmc_ens *e, const struct lanes_state *s,
+                             const struct latmc_ens_lanes_group *grp, int g, uint64_t n,
+                             uint64_t *changed)
+{
+    struct latmc_ens_lanes_classes cls;
+    latmc_ens_lanes_classes_make(&cls, grp->tables, grp->active, e->desc.algorithm,
+                                 e->desc.ndim);
+    const int64_t half = s->geom.nsites / 2;
+    for (uint64_t k = 0; k < n; k++)
+        for (int c = 0; c < 2; c++) {
+            const struct latmc_rng_name name = latmc_ens_lanes_name(e->sweeps + k, c);
+            for (int64_t j = 0; j < half; j++) {
+                int planes = 0;
+                uint32_t ch = latmc_ens_lanes_update_site_sliced(
+                    &s->geom, grp, &cls, e->layout.seed, name, (uint64_t)g,
+                    latmc_checkerboard_site(&s->geom, c, j), &planes);
+                for (; ch; ch &= ch - 1)
+                    changed[__builtin_ctz(ch)]++;
+            }
+        }
+}
+
+/* LATMC_ENS_LANES=reference in the environment: the per-lane reference instead (the
+ * tests compare both; the chain is the same). */
+static bool use_reference(void)
+{
+    const char *v = getenv("LATMC_ENS_LANES");
+    return v && strcmp(v, "reference") == 0;
+}
+
+static void run_group(const latmc_ens *e, const struct lanes_state *s, int g, uint64_t n,
+                      bool reference)
 {
     const int64_t N = e->nsites;
     const int nd = e->desc.ndim;
@@ -140,6 +174,10 @@ static void run_group(const latmc_ens *e, const struct lanes_state *s, int g, ui
         .active = present == LATMC_ENS_LANES ? 0xffffffffu : (1u << present) - 1u,
     };
     uint64_t *changed = s->changed + (size_t)g * LATMC_ENS_LANES;
+    if (!reference) {
+        run_group_sliced(e, s, &grp, g, n, changed);
+        return;
+    }
     for (uint64_t k = 0; k < n; k++)
         (void)latmc_ens_lanes_sweep_group(&s->geom, &grp, e->desc.algorithm, e->layout.seed,
                                           e->sweeps + k, (uint64_t)g, changed);
@@ -184,14 +222,15 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n)
         st = ENS_FAIL(e, st, "latmc_ens_sweep: the team over member groups: %s", why);
         goto out;
     }
+    const bool reference = use_reference();
     if (nt == 1)
         for (int g = 0; g < s.groups; g++)
-            run_group(e, &s, g, n);
+            run_group(e, &s, g, n, reference);
     else {
         const int G = s.groups;
         LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
         for (int g = 0; g < G; g++)
-            run_group(e, &s, g, n);
+            run_group(e, &s, g, n, reference);
     }
     st = unpack(e, &s, n, spins);
 out:

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ens_test_helpers.h"
+#include "ens_lanes_sliced.h" /* latmc_ens_lanes_sums */
 #include "philox.h"
 
 static latmc_ctx *ctx;
@@ -365,6 +366,93 @@ static void test_threads_batching_files(void **state)
     latmc_ens_destroy(&b);
     latmc_ens_destroy(&c);
     latmc_ens_destroy(&d);
+}
+
+/* The per-lane reference (LATMC_ENS_LANES=reference) and the bit-sliced path the CPU
+ * runs by default: the same run, bit for bit (2D heat bath with a field, 3D +-J
+ * Metropolis and heat bath with tempering, a partial group). */
+static void test_reference_equals_sliced(void **state)
+{
+    (void)state;
+    const struct { latmc_sim_desc d; int ns, nt, nr; double h; uint64_t every; } runs[] = {
+        { lanes_desc(2, 6, 8, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH), 2, 8, 3, 0.4, 0 },
+        { lanes_desc(3, 4, 6, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 3, 6, 2, 0.0, 1 },
+        { lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH), 5, 4, 2, -0.3, 2 },
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        struct run_state sr, ss;
+        for (int ref = 0; ref < 2; ref++) {
+            if (ref)
+                assert_int_equal(setenv("LATMC_ENS_LANES", "reference", 1), 0);
+            latmc_ens *e = lanes_ens(runs[i].d, runs[i].ns, runs[i].nt, runs[i].nr, 606, 2,
+                                     ladder, runs[i].every, runs[i].h);
+            assert_int_equal(latmc_ens_sweep(e, 9), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 11), LATMC_OK);
+            capture(e, ref ? &sr : &ss);
+            latmc_ens_destroy(&e);
+            unsetenv("LATMC_ENS_LANES");
+        }
+        const int M = runs[i].ns * runs[i].nt * runs[i].nr;
+        assert_same(&sr, &ss, M, runs[i].nt);
+        free(sr.spins);
+        free(ss.spins);
+    }
+}
+
+/* The bit-sliced per-lane sums (lib/ens_lanes_sliced.h, what a kernel's exchange round
+ * counts) from words the test packs itself: every member's energy and magnetisation as
+ * the ensemble measures them (2D uniform, 3D +-J, partial groups). */
+static void test_lane_sums(void **state)
+{
+    (void)state;
+    const latmc_sim_desc ds[2] = {
+        lanes_desc(2, 6, 4, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS),
+        lanes_desc(3, 4, 6, 2, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH),
+    };
+    for (int c = 0; c < 2; c++) {
+        latmc_ens *e = lanes_ens(ds[c], 5, 4, 2, 88, 1, ladder, 1, 0.0);
+        assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
+        const struct lat g = lat_of(&ds[c]);
+        const int M = n_members(e), G = (M + 31) / 32;
+        struct latmc_lattice geom = { g.nd, g.L[0], g.L[1], g.L[2], g.N };
+        uint32_t *spin = calloc((size_t)G * g.N, sizeof *spin);
+        uint32_t *bond = calloc((size_t)G * g.N * g.nd, sizeof *bond);
+        int8_t *cfg = malloc((size_t)g.N);
+        for (int m = 0; m < M; m++) {
+            assert_int_equal(latmc_ens_get_spins(e, m, cfg, (size_t)g.N), LATMC_OK);
+            float *eps = ds[c].couplings == LATMC_COUPLINGS_BIMODAL
+                             ? member_couplings(e, m, g.N, g.nd) : NULL;
+            for (int i = 0; i < g.N; i++) {
+                spin[(size_t)(m / 32) * g.N + i] |= (uint32_t)(cfg[i] < 0) << (m % 32);
+                for (int mu = 0; eps && mu < g.nd; mu++)
+                    bond[((size_t)(m / 32) * g.N + i) * g.nd + mu] |=
+                        (uint32_t)(eps[g.nd * i + mu] < 0) << (m % 32);
+            }
+            free(eps);
+        }
+        double en[128], mag[128];
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en,
+                                               (size_t)M), LATMC_OK);
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
+                                               mag, (size_t)M), LATMC_OK);
+        for (int grp = 0; grp < G; grp++) {
+            const struct latmc_ens_lanes_group lg = {
+                spin + (size_t)grp * g.N,
+                ds[c].couplings == LATMC_COUPLINGS_BIMODAL ? bond + (size_t)grp * g.N * g.nd
+                                                           : NULL,
+                NULL, 0 };
+            int64_t bonds[32], spins[32];
+            latmc_ens_lanes_sums(&geom, &lg, bonds, spins);
+            for (int l = 0; l < 32 && grp * 32 + l < M; l++) {
+                assert_true(-(double)bonds[l] / g.N == en[grp * 32 + l]);
+                assert_true((double)spins[l] / g.N == mag[grp * 32 + l]);
+            }
+        }
+        free(spin);
+        free(bond);
+        free(cfg);
+        latmc_ens_destroy(&e);
+    }
 }
 
 /* 40 members and 64 with the same first five samples: members 0 .. 39 equal. */
@@ -724,6 +812,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_definition),
         cmocka_unit_test(test_threads_batching_files),
+        cmocka_unit_test(test_reference_equals_sliced),
+        cmocka_unit_test(test_lane_sums),
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_refusals),

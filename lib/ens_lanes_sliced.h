@@ -1,0 +1,205 @@
+/*
+ * Internal: the member lanes' chain (lib/ens_lanes_rules.h) computed bit-sliced, the form a
+ * fast kernel takes (host-and-device C, LATMC_HOSTDEV): the same words, bit for bit, with
+ * no per-lane loop.
+ *
+ * Per group and call (the lanes' tables do not change inside a call) the thresholds are
+ * sorted into classes: key = (spin, k) for Metropolis (2 (2 ndim + 1) keys), k for heat bath
+ * (2 ndim + 1), and for each key three lane masks and 32 threshold planes:
+ *   always[key]  lanes whose threshold is 2^32 (accept without a plane)
+ *   open[key]    lanes with 0 < T < 2^32
+ *   plane[key][b] bit l = bit 31 - b of lane l's threshold
+ * so a site's threshold plane b is the OR over keys of (the site's lanes of that key) &
+ * plane[key][b]: each lane gets the bit of its own threshold, as the reference's
+ * latmc_bitslice_threshold_plane, in one AND-OR a key present.
+ * A site's keys come from a bit-sliced count of the neighbours at -1 after the couplings
+ * (s_j XOR c_ij, the lane's eps_ij s_j = -1): cnt in 0 .. 2 ndim, k = 2 ndim - cnt.
+ */
+#ifndef LATMC_LIB_ENS_LANES_SLICED_H
+#define LATMC_LIB_ENS_LANES_SLICED_H
+
+#include "ens_lanes_rules.h"
+
+#define LATMC_ENS_LANES_KEYS (2 * LATMC_ISING_MAX_K)
+
+struct latmc_ens_lanes_classes {
+    int heatbath;                                  /* keys k; else (spin < 0) * 7 + k */
+    int nk;                                        /* 2 ndim + 1 */
+    uint32_t always[LATMC_ENS_LANES_KEYS];
+    uint32_t open[LATMC_ENS_LANES_KEYS];
+    uint32_t plane[LATMC_ENS_LANES_KEYS][LATMC_BITSLICE_PLANES];
+};
+
+/* The classes of a group's `active` lanes from their tables. */
+LATMC_HOSTDEV void latmc_ens_lanes_classes_make(struct latmc_ens_lanes_classes *c,
+                                                const struct latmc_ising_tables *tables,
+                                                uint32_t active, int algorithm, int ndim)
+{
+    c->heatbath = algorithm == LATMC_ALGO_HEATBATH;
+    c->nk = 2 * ndim + 1;
+    for (int key = 0; key < LATMC_ENS_LANES_KEYS; key++) {
+        c->always[key] = c->open[key] = 0;
+        for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+            c->plane[key][b] = 0;
+        const int neg = key / LATMC_ISING_MAX_K, k = key % LATMC_ISING_MAX_K;
+        if (k >= c->nk || (c->heatbath && neg))
+            continue;
+        for (int l = 0; l < LATMC_ENS_LANES; l++) {
+            if (!((active >> l) & 1u))
+                continue;
+            const uint64_t t = latmc_ising_site_threshold(&tables[l], algorithm,
+                                                          (int8_t)(neg ? -1 : 1), k);
+            if (t >> 32)
+                c->always[key] |= 1u << l;
+            else if (t != 0)
+                c->open[key] |= 1u << l;
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                c->plane[key][b] |= (uint32_t)((t >> (31 - b)) & 1u) << l;
+        }
+    }
+}
+
+/* Add the one-bit word x into the bit-sliced count (c0, c1, c2) (at most 7). */
+LATMC_HOSTDEV void latmc_ens_lanes_count(uint32_t *c0, uint32_t *c1, uint32_t *c2, uint32_t x)
+{
+    const uint32_t carry0 = *c0 & x;
+    *c0 ^= x;
+    const uint32_t carry1 = *c1 & carry0;
+    *c1 ^= carry0;
+    *c2 |= carry1;
+}
+
+/*
+ * latmc_ens_lanes_update_site, bit-sliced: the same new word (returned: the lanes that
+ * changed) from the same planes. `c` from latmc_ens_lanes_classes_make with the group's
+ * tables and active lanes.
+ */
+LATMC_HOSTDEV uint32_t latmc_ens_lanes_update_site_sliced(const struct latmc_lattice *g,
+                                                          const struct latmc_ens_lanes_group *grp,
+                                                          const struct latmc_ens_lanes_classes *c,
+                                                          uint64_t seed, struct latmc_rng_name name,
+                                                          uint64_t group, struct latmc_site s,
+                                                          int *planes)
+{
+    const int nd = g->ndim;
+    const int64_t lx = g->lx, ly = g->ly;
+    const int64_t row = s.index - s.x;
+    int64_t nb[6];
+    nb[0] = row + latmc_wrap_up(s.x, lx);
+    nb[1] = row + latmc_wrap_down(s.x, lx);
+    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    if (nd == 3) {
+        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
+        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
+    }
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
+    for (int d = 0; d < 2 * nd; d++) {
+        uint32_t x = grp->spin[nb[d]];
+        if (grp->bond)
+            x ^= grp->bond[(d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2];
+        latmc_ens_lanes_count(&c0, &c1, &c2, x);
+    }
+    const uint32_t w = grp->spin[s.index];
+    /* the site's lanes of each key present */
+    uint32_t lanes[LATMC_ENS_LANES_KEYS];
+    int key_of[LATMC_ENS_LANES_KEYS], n = 0;
+    struct latmc_bitslice st;
+    st.accept = st.undecided = 0;
+    st.planes = 0;
+    for (int cnt = 0; cnt <= 2 * nd; cnt++) {
+        const uint32_t m = ((cnt & 1) ? c0 : ~c0) & ((cnt & 2) ? c1 : ~c1) &
+                           ((cnt & 4) ? c2 : ~c2) & grp->active;
+        if (!m)
+            continue;
+        const int k = 2 * nd - cnt;
+        for (int neg = 0; neg < (c->heatbath ? 1 : 2); neg++) {
+            const uint32_t lk = c->heatbath ? m : m & (neg ? w : ~w);
+            const int key = neg * LATMC_ISING_MAX_K + k;
+            if (!lk)
+                continue;
+            st.accept |= lk & c->always[key];
+            if (lk & c->open[key]) {
+                st.undecided |= lk & c->open[key];
+                lanes[n] = lk & c->open[key];
+                key_of[n++] = key;
+            }
+        }
+    }
+    const uint64_t block = latmc_ens_lanes_block(group, (uint64_t)g->nsites, (uint64_t)s.index);
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
+        const latmc_philox_ctr r = latmc_ens_lanes_planes(seed, name, block, q);
+        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK && st.undecided; p++) {
+            uint32_t tb = 0;
+            for (int i = 0; i < n; i++)
+                tb |= lanes[i] & c->plane[key_of[i]][4 * q + p];
+            latmc_bitslice_plane(&st, r.v[p], tb);
+        }
+    }
+    *planes = st.planes;
+    /* Metropolis: accepted lanes flip; heat bath: accepted lanes +1, the others -1 */
+    const uint32_t nw = c->heatbath ? (w & ~grp->active) | (grp->active & ~st.accept)
+                                    : w ^ st.accept;
+    grp->spin[s.index] = nw;
+    return w ^ nw;
+}
+
+/*
+ * Every lane's integer sums (lib/ising.h's latmc_ising_sums: bonds = sum of eps_ij s_i s_j
+ * over each bond once, spins = sum of s_i) from a group's words, bit-sliced: per site and
+ * positive direction mu the word d = s_i ^ s_j ^ c_ij (bit l set where lane l's bond is
+ * unsatisfied, eps s_i s_j = -1) and the spin word (bit set: -1) are added into
+ * bit-sliced counters (plane k of a counter holds bit k of every lane's count), turned
+ * into numbers once at the end: bonds = N ndim - 2 unsatisfied, spins = N - 2 negative.
+ * What an exchange round needs of each member (its energy -J bonds - h spins), without
+ * a member's configuration; any other count of the same integers gives the same round.
+ */
+#define LATMC_ENS_LANES_COUNTER_PLANES 48
+
+LATMC_HOSTDEV void latmc_ens_lanes_counter_add(uint32_t *planes, uint32_t x)
+{
+    for (int k = 0; x && k < LATMC_ENS_LANES_COUNTER_PLANES; k++) {
+        const uint32_t carry = planes[k] & x;
+        planes[k] ^= x;
+        x = carry;
+    }
+}
+
+LATMC_HOSTDEV int64_t latmc_ens_lanes_counter_lane(const uint32_t *planes, int l)
+{
+    int64_t v = 0;
+    for (int k = 0; k < LATMC_ENS_LANES_COUNTER_PLANES; k++)
+        v |= (int64_t)((planes[k] >> l) & 1u) << k;
+    return v;
+}
+
+LATMC_HOSTDEV void latmc_ens_lanes_sums(const struct latmc_lattice *g,
+                                        const struct latmc_ens_lanes_group *grp,
+                                        int64_t bonds[LATMC_ENS_LANES],
+                                        int64_t spins[LATMC_ENS_LANES])
+{
+    uint32_t unsat[LATMC_ENS_LANES_COUNTER_PLANES], neg[LATMC_ENS_LANES_COUNTER_PLANES];
+    for (int k = 0; k < LATMC_ENS_LANES_COUNTER_PLANES; k++)
+        unsat[k] = neg[k] = 0;
+    const int nd = g->ndim;
+    for (int64_t i = 0; i < g->nsites; i++) {
+        const int64_t x = i % g->lx, row = i / g->lx, y = row % g->ly, z = row / g->ly;
+        const uint32_t w = grp->spin[i];
+        latmc_ens_lanes_counter_add(neg, w);
+        for (int mu = 0; mu < nd; mu++) {
+            const int64_t j = mu == 0 ? i - x + latmc_wrap_up(x, g->lx)
+                            : mu == 1 ? x + g->lx * (latmc_wrap_up(y, g->ly) + g->ly * z)
+                                      : x + g->lx * (y + g->ly * latmc_wrap_up(z, g->lz));
+            uint32_t d = w ^ grp->spin[j];
+            if (grp->bond)
+                d ^= grp->bond[nd * i + mu];
+            latmc_ens_lanes_counter_add(unsat, d);
+        }
+    }
+    for (int l = 0; l < LATMC_ENS_LANES; l++) {
+        bonds[l] = g->nsites * nd - 2 * latmc_ens_lanes_counter_lane(unsat, l);
+        spins[l] = g->nsites - 2 * latmc_ens_lanes_counter_lane(neg, l);
+    }
+}
+
+#endif /* LATMC_LIB_ENS_LANES_SLICED_H */
