@@ -116,6 +116,7 @@ static void ens_free(latmc_ens *e)
     free(e->status);
     free(e->counts);
     free(e->batch_sums);
+    latmc_ens_lanes_free(e);
     if (e->ctx)
         latmc_ctx_unref(e->ctx);
     free(e);
@@ -483,8 +484,12 @@ int latmc_ens_set_param(latmc_ens *e, int key, double value)
         return latmc_ens_record_failure(e, st);
     for (int m = 1; m < e->n_members; m++)
         latmc_sim_set_param(e->members[m], key, value);
-    if (key == LATMC_PARAM_DECISIONS)
-        e->lanes = false; /* 0 or 1: each member its own sim's chain again */
+    if (key == LATMC_PARAM_DECISIONS && e->lanes) {
+        /* 0 or 1: each member its own sim's chain again (the members flushed by the sync
+         * above; the words forgotten: the members' own sweeps will change them) */
+        e->lanes = false;
+        return latmc_ens_lanes_drop(e);
+    }
     return LATMC_OK;
 }
 
@@ -514,7 +519,11 @@ int latmc_ens_init_spins(latmc_ens *e, int how)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_init_spins: ens is NULL");
-    const int sync = latmc_ens_sync(e); /* the members as the map says, before they change */
+    /* the members as the map says, before they change; the member lanes' words, flushed
+     * by the sync, forgotten before anything is written (the next sweep packs again) */
+    int sync = latmc_ens_sync(e);
+    if (sync == LATMC_OK)
+        sync = latmc_ens_lanes_drop(e);
     if (sync < 0)
         return sync;
     for (int m = 0; m < e->n_members; m++) {
@@ -581,7 +590,8 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
     const int dev = e->lanes ? LATMC_EUNSUPPORTED : latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)
         return dev;
-    const int sync = latmc_ens_sync(e);
+    /* the map; the members' configurations stay where the member lanes keep newer ones */
+    const int sync = latmc_ens_sync_map(e);
     if (sync < 0)
         return sync;
     /* Sweep up to each multiple of `every`, then exchange: the rounds follow the sweep
@@ -664,6 +674,8 @@ int latmc_ens_set_spins(latmc_ens *e, int m, const void *buf, size_t bytes)
     int st = check_member(e, "latmc_ens_set_spins", m);
     if (st == LATMC_OK)
         st = latmc_ens_sync(e);
+    if (st == LATMC_OK) /* the member lanes' words are forgotten before the member changes */
+        st = latmc_ens_lanes_drop(e);
     if (st == LATMC_OK && (st = latmc_sim_set_spins(e->members[m], buf, bytes)) < 0)
         return latmc_ens_record_failure(e, st);
     return st;

@@ -89,7 +89,9 @@ int latmc_ens_exchange_round(latmc_ens *e)
     /* the quantity conjugate to the ladder's parameter, per site: H/N, or sum phi^2 / N */
     const bool mu2 = e->ladder_key == LATMC_PARAM_MU2;
     double *energy = e->scratch;
-    int st = latmc_ens_sync(e); /* the device's rounds first, where it ran some */
+    /* the device's rounds first, where it ran some (the members' configurations may lag
+     * the member lanes' words: the round reads its energies from them) */
+    int st = latmc_ens_sync_map(e);
     if (st == LATMC_OK)
         st = latmc_ens_exec_round_values(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
     if (st < 0)

@@ -273,6 +273,11 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
     const int M = e->n_members;
+    if (e->lanes_words) { /* from the member lanes' words where the members lag them */
+        const int st = latmc_ens_lanes_round_values(e, key, values);
+        if (st != LATMC_EUNSUPPORTED)
+            return st;
+    }
     if (ops != &latmc_cpu_backend_ops && e->all_config &&
         LATMC_BACKEND_OP(ops, ens_measure) && !latmc_part_many(e->members[0])) {
         const struct latmc_model_def *model = e->members[0]->model;

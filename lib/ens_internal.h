@@ -67,6 +67,7 @@ struct latmc_ens {
      * decisions 0 or 1); true, the member lanes (ensemble parameter decisions = 2,
      * lib/ens_lanes.c, doc/ensembles.md "Member lanes"). */
     bool lanes;
+    struct latmc_ens_lanes_words *lanes_words; /* their words between calls, or NULL */
 
     double *scratch;           /* n_members doubles (energies of a round) */
     /* What the batched path (lib/ens_exec.c) knows without walking the members: every
@@ -137,6 +138,16 @@ int latmc_ens_resolve_threads(int requested);
  * sweeps of every member by them (the members' counters advanced, e->sweeps not). */
 int latmc_ens_lanes_check(const latmc_ens *e, const char *fn);
 int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n);
+/* The words stay between calls. latmc_ens_lanes_flush: the members brought up to them
+ * (latmc_ens_sync calls it: every reader of a member). latmc_ens_lanes_drop: flush, then
+ * forget them (a member's spins written from outside, the chain switched off; the next
+ * call packs the members again). latmc_ens_lanes_round_values: an exchange round's
+ * values from the words where the members lag them, else LATMC_EUNSUPPORTED (measure the
+ * members). latmc_ens_lanes_free: at destruction. */
+int latmc_ens_lanes_flush(latmc_ens *e);
+int latmc_ens_lanes_drop(latmc_ens *e);
+int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values);
+void latmc_ens_lanes_free(latmc_ens *e);
 
 /* An accepted swap's parameter move: a takes value_a of `key`, b value_b (lib/ens_exchange.c). */
 void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
@@ -152,6 +163,9 @@ void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double va
  */
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n);
 int latmc_ens_sync(latmc_ens *e);
+/* latmc_ens_sync's map and statistics alone, the members' configurations left where they
+ * are (the sweeps and their exchange rounds, which run on the member lanes' words). */
+int latmc_ens_sync_map(latmc_ens *e);
 
 /* One exchange round (lib/ens_exchange.c). */
 int latmc_ens_exchange_round(latmc_ens *e);

@@ -58,78 +58,211 @@ int latmc_ens_lanes_check(const latmc_ens *e, const char *fn)
     return LATMC_OK;
 }
 
-/* The packed state of one call. */
-struct lanes_state {
+/*
+ * The words, kept between calls: `current` while they hold the members' configurations
+ * (packed at the first call, dropped when a member's spins are written from outside:
+ * latmc_ens_lanes_drop), `stale` while the members lag them (a call's sweeps; every
+ * reader of a member flushes first through latmc_ens_sync). The coupling words are
+ * packed once: an ensemble's members never change their couplings. The tables are read
+ * from the members at every call (exchanges and set_param change them between calls).
+ */
+struct latmc_ens_lanes_words {
     struct latmc_lattice geom;
     int groups;
     uint32_t *spin;                        /* groups x N */
     uint32_t *bond;                        /* groups x ndim N, or NULL */
     struct latmc_ising_tables *tables;     /* groups x 32 (absent lanes zero) */
     uint64_t *changed;                     /* groups x 32 */
+    int8_t *bytes;                         /* N: one member's configuration */
+    bool current, stale;
 };
 
-static void lanes_free(struct lanes_state *s)
+/* The call's state as the group loops read it. */
+typedef struct latmc_ens_lanes_words lanes_state;
+
+void latmc_ens_lanes_free(latmc_ens *e)
 {
-    free(s->spin);
-    free(s->bond);
-    free(s->tables);
-    free(s->changed);
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (!w)
+        return;
+    free(w->spin);
+    free(w->bond);
+    free(w->tables);
+    free(w->changed);
+    free(w->bytes);
+    free(w);
+    e->lanes_words = NULL;
 }
 
-/* The members' spins, couplings and tables into the words. */
-static int pack(latmc_ens *e, struct lanes_state *s, int8_t *spins, float *eps)
+/* The words of every group, the couplings packed. */
+static int lanes_alloc(latmc_ens *e)
 {
     const int64_t N = e->nsites;
     const int nd = e->desc.ndim;
-    for (int m = 0; m < e->n_members; m++) {
-        latmc_sim *sim = e->members[m];
-        const size_t g = (size_t)(m / LATMC_ENS_LANES);
-        const uint32_t bit = 1u << (m % LATMC_ENS_LANES);
-        int st = latmc_sim_get_spins(sim, spins, (size_t)N);
-        if (st < 0)
-            return ENS_FAIL(e, st, "latmc_ens_sweep: member %d's spins: %s", m,
-                            latmc_sim_last_error(sim));
-        uint32_t *w = s->spin + g * (size_t)N;
-        for (int64_t i = 0; i < N; i++)
-            w[i] |= spins[i] < 0 ? bit : 0u;
-        if (s->bond) {
-            if ((st = latmc_sim_get_couplings(sim, eps, (size_t)N * (size_t)nd)) < 0)
-                return ENS_FAIL(e, st, "latmc_ens_sweep: member %d's couplings: %s", m,
-                                latmc_sim_last_error(sim));
-            uint32_t *b = s->bond + g * (size_t)N * (size_t)nd;
-            for (int64_t i = 0; i < N * nd; i++)
-                b[i] |= eps[i] < 0.0f ? bit : 0u;
-        }
-        memcpy(&s->tables[m], sim->model_data, sizeof s->tables[m]);
+    const bool coupled = e->desc.couplings == LATMC_COUPLINGS_BIMODAL;
+    struct latmc_ens_lanes_words *w = calloc(1, sizeof *w);
+    if (!w)
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the member lanes");
+    e->lanes_words = w;
+    w->geom.ndim = nd;
+    w->geom.lx = e->desc.extent[0];
+    w->geom.ly = e->desc.extent[1];
+    w->geom.lz = nd == 3 ? e->desc.extent[2] : 1;
+    w->geom.nsites = N;
+    w->groups = (e->n_members + LATMC_ENS_LANES - 1) / LATMC_ENS_LANES;
+    const size_t lanes = (size_t)w->groups * LATMC_ENS_LANES;
+    w->spin = calloc((size_t)w->groups * (size_t)N, sizeof *w->spin);
+    w->bond = coupled ? calloc((size_t)w->groups * (size_t)N * (size_t)nd, sizeof *w->bond)
+                      : NULL;
+    w->tables = calloc(lanes, sizeof *w->tables);
+    w->changed = calloc(lanes, sizeof *w->changed);
+    w->bytes = malloc((size_t)N);
+    float *eps = coupled ? malloc((size_t)N * (size_t)nd * sizeof *eps) : NULL;
+    if (!w->spin || (coupled && (!w->bond || !eps)) || !w->tables || !w->changed || !w->bytes) {
+        free(eps);
+        latmc_ens_lanes_free(e);
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the words of %d "
+                        "groups of %lld sites", (int)(lanes / LATMC_ENS_LANES), (long long)N);
     }
+    for (int m = 0; coupled && m < e->n_members; m++) {
+        latmc_sim *sim = e->members[m];
+        const int st = latmc_sim_get_couplings(sim, eps, (size_t)N * (size_t)nd);
+        if (st < 0) {
+            free(eps);
+            latmc_ens_lanes_free(e);
+            return ENS_FAIL(e, st, "latmc_ens_sweep: member %d's couplings: %s", m,
+                            latmc_sim_last_error(sim));
+        }
+        uint32_t *b = w->bond + (size_t)(m / LATMC_ENS_LANES) * (size_t)N * (size_t)nd;
+        const uint32_t bit = 1u << (m % LATMC_ENS_LANES);
+        for (int64_t i = 0; i < N * nd; i++)
+            b[i] |= eps[i] < 0.0f ? bit : 0u;
+    }
+    free(eps);
     return LATMC_OK;
 }
 
-/* The words back into the members, with latmc_sim_sweep's bookkeeping of n sweeps. */
-static int unpack(latmc_ens *e, const struct lanes_state *s, uint64_t n, int8_t *spins)
+/* The members' configurations into the words. */
+static int pack(latmc_ens *e, struct latmc_ens_lanes_words *w)
 {
     const int64_t N = e->nsites;
+    memset(w->spin, 0, (size_t)w->groups * (size_t)N * sizeof *w->spin);
     for (int m = 0; m < e->n_members; m++) {
         latmc_sim *sim = e->members[m];
-        const uint32_t *w = s->spin + (size_t)(m / LATMC_ENS_LANES) * (size_t)N;
-        const int l = m % LATMC_ENS_LANES;
-        for (int64_t i = 0; i < N; i++)
-            spins[i] = (int8_t)latmc_ens_lanes_spin(w[i], l);
-        const uint64_t accepted = sim->accepted, attempted = sim->attempted;
-        const int st = latmc_sim_set_spins(sim, spins, (size_t)N); /* empties the counters */
+        const int st = latmc_sim_get_spins(sim, w->bytes, (size_t)N);
         if (st < 0)
             return ENS_FAIL(e, st, "latmc_ens_sweep: member %d's spins: %s", m,
                             latmc_sim_last_error(sim));
-        sim->sweeps += n;
-        sim->accepted = accepted + s->changed[m];
-        sim->attempted = attempted + n * (uint64_t)N;
+        uint32_t *word = w->spin + (size_t)(m / LATMC_ENS_LANES) * (size_t)N;
+        const uint32_t bit = 1u << (m % LATMC_ENS_LANES);
+        for (int64_t i = 0; i < N; i++)
+            word[i] |= w->bytes[i] < 0 ? bit : 0u;
     }
+    w->current = true;
+    return LATMC_OK;
+}
+
+int latmc_ens_lanes_flush(latmc_ens *e)
+{
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (!w || !w->stale)
+        return LATMC_OK;
+    const int64_t N = e->nsites;
+    for (int m = 0; m < e->n_members; m++) {
+        latmc_sim *sim = e->members[m];
+        const uint32_t *word = w->spin + (size_t)(m / LATMC_ENS_LANES) * (size_t)N;
+        const int l = m % LATMC_ENS_LANES;
+        for (int64_t i = 0; i < N; i++)
+            w->bytes[i] = (int8_t)latmc_ens_lanes_spin(word[i], l);
+        /* set_spins empties the counters: the sweeps' own, kept */
+        const uint64_t accepted = sim->accepted, attempted = sim->attempted;
+        const int st = latmc_sim_set_spins(sim, w->bytes, (size_t)N);
+        if (st < 0)
+            return ENS_FAIL(e, st, "ensemble: member %d's configuration from the member "
+                            "lanes: %s", m, latmc_sim_last_error(sim));
+        sim->accepted = accepted;
+        sim->attempted = attempted;
+    }
+    w->stale = false;
+    return LATMC_OK;
+}
+
+int latmc_ens_lanes_drop(latmc_ens *e)
+{
+    const int st = latmc_ens_lanes_flush(e);
+    if (st == LATMC_OK && e->lanes_words)
+        e->lanes_words->current = false;
+    return st;
+}
+
+/* Group g's view of the words. */
+static struct latmc_ens_lanes_group group_of(const latmc_ens *e, const lanes_state *s, int g)
+{
+    const int64_t N = e->nsites;
+    const int nd = e->desc.ndim;
+    const int M = e->n_members;
+    const int present = M - g * LATMC_ENS_LANES < LATMC_ENS_LANES ? M - g * LATMC_ENS_LANES
+                                                                 : LATMC_ENS_LANES;
+    const struct latmc_ens_lanes_group grp = {
+        .spin = s->spin + (size_t)g * (size_t)N,
+        .bond = s->bond ? s->bond + (size_t)g * (size_t)N * (size_t)nd : NULL,
+        .tables = s->tables + (size_t)g * LATMC_ENS_LANES,
+        .active = present == LATMC_ENS_LANES ? 0xffffffffu : (1u << present) - 1u,
+    };
+    return grp;
+}
+
+/* Threads for `items` site updates over the groups (1 below a team's worth). */
+static int group_threads(const latmc_ens *e, const lanes_state *s, double items)
+{
+    int nt = items < LANES_OMP_MIN_ITEMS ? 1 : e->layout.n_threads;
+    return nt > s->groups ? s->groups : nt;
+}
+
+static int team(latmc_ens *e, int nt, const char *what)
+{
+    const int st = nt > 1 ? latmc_team_ready(nt) : LATMC_OK;
+    if (st == LATMC_OK)
+        return LATMC_OK;
+    char why[LATMC_ERRMSG_SIZE];
+    snprintf(why, sizeof why, "%s", latmc_thread_error());
+    return ENS_FAIL(e, st, "%s: the team over member groups: %s", what, why);
+}
+
+int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
+{
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (!w || !w->current || !w->stale)
+        return LATMC_EUNSUPPORTED; /* the members hold it: measure them */
+    const int G = w->groups, nt = group_threads(e, w, (double)e->n_members * (double)e->nsites);
+    int st = team(e, nt, "exchange round");
+    if (st < 0)
+        return st;
+    int64_t *sums = malloc((size_t)G * LATMC_ENS_LANES * 2 * sizeof *sums);
+    if (!sums)
+        return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the lanes' sums");
+    LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1) if(nt > 1))
+    for (int g = 0; g < G; g++) {
+        const struct latmc_ens_lanes_group grp = group_of(e, w, g);
+        int64_t *b = sums + (size_t)g * LATMC_ENS_LANES * 2;
+        latmc_ens_lanes_sums(&w->geom, &grp, b, b + LATMC_ENS_LANES);
+    }
+    for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
+        const int64_t *b = sums + (size_t)(m / LATMC_ENS_LANES) * LATMC_ENS_LANES * 2;
+        const struct latmc_ising_sums one = { b[m % LATMC_ENS_LANES],
+                                              b[LATMC_ENS_LANES + m % LATMC_ENS_LANES] };
+        latmc_sim *sim = e->members[m];
+        st = sim->model->observable(sim, &one, key, &values[m]);
+    }
+    free(sums);
+    if (st < 0)
+        return ENS_FAIL(e, st, "exchange round: an observable: %s", latmc_thread_error());
     return LATMC_OK;
 }
 
 /* n sweeps of group g by the bit-sliced form (lib/ens_lanes_sliced.h): the reference's
  * words from class masks and threshold planes instead of a loop over lanes. */
-static void run_group_sliced(const latmc_ens *e, const struct lanes_state *s,
+static void run_group_sliced(const latmc_ens *e, const lanes_state *s,
                              const struct latmc_ens_lanes_group *grp, int g, uint64_t n,
                              uint64_t *changed)
 {
@@ -159,20 +292,10 @@ static bool use_reference(void)
     return v && strcmp(v, "reference") == 0;
 }
 
-static void run_group(const latmc_ens *e, const struct lanes_state *s, int g, uint64_t n,
+static void run_group(const latmc_ens *e, const lanes_state *s, int g, uint64_t n,
                       bool reference)
 {
-    const int64_t N = e->nsites;
-    const int nd = e->desc.ndim;
-    const int M = e->n_members;
-    const int present = M - g * LATMC_ENS_LANES < LATMC_ENS_LANES ? M - g * LATMC_ENS_LANES
-                                                                 : LATMC_ENS_LANES;
-    const struct latmc_ens_lanes_group grp = {
-        .spin = s->spin + (size_t)g * (size_t)N,
-        .bond = s->bond ? s->bond + (size_t)g * (size_t)N * (size_t)nd : NULL,
-        .tables = s->tables + (size_t)g * LATMC_ENS_LANES,
-        .active = present == LATMC_ENS_LANES ? 0xffffffffu : (1u << present) - 1u,
-    };
+    const struct latmc_ens_lanes_group grp = group_of(e, s, g);
     uint64_t *changed = s->changed + (size_t)g * LATMC_ENS_LANES;
     if (!reference) {
         run_group_sliced(e, s, &grp, g, n, changed);
@@ -188,54 +311,39 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n)
     int st = latmc_ens_lanes_check(e, "latmc_ens_sweep");
     if (st < 0)
         return latmc_ens_record_failure(e, st);
+    if (!e->lanes_words && (st = lanes_alloc(e)) < 0)
+        return st;
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (!w->current && (st = pack(e, w)) < 0)
+        return st;
     const int64_t N = e->nsites;
-    const int nd = e->desc.ndim;
-    const bool coupled = e->desc.couplings == LATMC_COUPLINGS_BIMODAL;
-    struct lanes_state s = { 0 };
-    s.geom.ndim = nd;
-    s.geom.lx = e->desc.extent[0];
-    s.geom.ly = e->desc.extent[1];
-    s.geom.lz = nd == 3 ? e->desc.extent[2] : 1;
-    s.geom.nsites = N;
-    s.groups = (e->n_members + LATMC_ENS_LANES - 1) / LATMC_ENS_LANES;
-    const size_t lanes = (size_t)s.groups * LATMC_ENS_LANES;
-    s.spin = calloc((size_t)s.groups * (size_t)N, sizeof *s.spin);
-    s.bond = coupled ? calloc((size_t)s.groups * (size_t)N * (size_t)nd, sizeof *s.bond) : NULL;
-    s.tables = calloc(lanes, sizeof *s.tables);
-    s.changed = calloc(lanes, sizeof *s.changed);
-    int8_t *spins = malloc((size_t)N);
-    float *eps = coupled ? malloc((size_t)N * (size_t)nd * sizeof *eps) : NULL;
-    if (!s.spin || (coupled && (!s.bond || !eps)) || !s.tables || !s.changed || !spins) {
-        st = ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the words of %d "
-                      "groups of %lld sites", s.groups, (long long)N);
-        goto out;
-    }
-    if ((st = pack(e, &s, spins, eps)) < 0)
-        goto out;
-    const double items = (double)e->n_members * (double)N * (double)n;
-    int nt = items < LANES_OMP_MIN_ITEMS ? 1 : e->layout.n_threads;
-    if (nt > s.groups)
-        nt = s.groups;
-    if (nt > 1 && (st = latmc_team_ready(nt)) < 0) {
-        char why[LATMC_ERRMSG_SIZE];
-        snprintf(why, sizeof why, "%s", latmc_thread_error());
-        st = ENS_FAIL(e, st, "latmc_ens_sweep: the team over member groups: %s", why);
-        goto out;
-    }
+    for (int m = 0; m < e->n_members; m++)
+        memcpy(&w->tables[m], e->members[m]->model_data, sizeof w->tables[m]);
+    memset(w->changed, 0, (size_t)w->groups * LATMC_ENS_LANES * sizeof *w->changed);
+    const int nt = group_threads(e, w, (double)e->n_members * (double)N * (double)n);
+    if ((st = team(e, nt, "latmc_ens_sweep")) < 0)
+        return st;
     const bool reference = use_reference();
     if (nt == 1)
-        for (int g = 0; g < s.groups; g++)
-            run_group(e, &s, g, n, reference);
+        for (int g = 0; g < w->groups; g++)
+            run_group(e, w, g, n, reference);
     else {
-        const int G = s.groups;
+        const int G = w->groups;
         LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
         for (int g = 0; g < G; g++)
-            run_group(e, &s, g, n, reference);
+            run_group(e, w, g, n, reference);
     }
-    st = unpack(e, &s, n, spins);
-out:
-    free(spins);
-    free(eps);
-    lanes_free(&s);
-    return st;
+    /* latmc_sim_sweep's bookkeeping; the configurations follow at the next flush */
+    for (int m = 0; m < e->n_members; m++) {
+        latmc_sim *sim = e->members[m];
+        sim->sweeps += n;
+        sim->accepted += w->changed[m];
+        sim->attempted += n * (uint64_t)N;
+        sim->sums_valid = false;
+        sim->modes_valid = false;
+    }
+    w->stale = true;
+    /* the reference keeps nothing between calls: every member written back, the rounds
+     * measured on the members (the tests compare both ways) */
+    return reference ? latmc_ens_lanes_drop(e) : LATMC_OK;
 }

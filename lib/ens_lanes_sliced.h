@@ -182,20 +182,22 @@ LATMC_HOSTDEV void latmc_ens_lanes_sums(const struct latmc_lattice *g,
     for (int k = 0; k < LATMC_ENS_LANES_COUNTER_PLANES; k++)
         unsat[k] = neg[k] = 0;
     const int nd = g->ndim;
-    for (int64_t i = 0; i < g->nsites; i++) {
-        const int64_t x = i % g->lx, row = i / g->lx, y = row % g->ly, z = row / g->ly;
-        const uint32_t w = grp->spin[i];
-        latmc_ens_lanes_counter_add(neg, w);
-        for (int mu = 0; mu < nd; mu++) {
-            const int64_t j = mu == 0 ? i - x + latmc_wrap_up(x, g->lx)
-                            : mu == 1 ? x + g->lx * (latmc_wrap_up(y, g->ly) + g->ly * z)
-                                      : x + g->lx * (y + g->ly * latmc_wrap_up(z, g->lz));
-            uint32_t d = w ^ grp->spin[j];
-            if (grp->bond)
-                d ^= grp->bond[nd * i + mu];
-            latmc_ens_lanes_counter_add(unsat, d);
-        }
-    }
+    int64_t i = 0;
+    for (int64_t z = 0; z < g->lz; z++)
+        for (int64_t y = 0; y < g->ly; y++)
+            for (int64_t x = 0; x < g->lx; x++, i++) {
+                const uint32_t w = grp->spin[i];
+                latmc_ens_lanes_counter_add(neg, w);
+                const int64_t j[3] = { i - x + latmc_wrap_up(x, g->lx),
+                                       x + g->lx * (latmc_wrap_up(y, g->ly) + g->ly * z),
+                                       x + g->lx * (y + g->ly * latmc_wrap_up(z, g->lz)) };
+                for (int mu = 0; mu < nd; mu++) {
+                    uint32_t d = w ^ grp->spin[j[mu]];
+                    if (grp->bond)
+                        d ^= grp->bond[nd * i + mu];
+                    latmc_ens_lanes_counter_add(unsat, d);
+                }
+            }
     for (int l = 0; l < LATMC_ENS_LANES; l++) {
         bonds[l] = g->nsites * nd - 2 * latmc_ens_lanes_counter_lane(unsat, l);
         spins[l] = g->nsites - 2 * latmc_ens_lanes_counter_lane(neg, l);

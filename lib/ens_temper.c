@@ -110,6 +110,13 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 
 int latmc_ens_sync(latmc_ens *e)
 {
+    const int st = latmc_ens_sync_map(e);
+    /* and the members' configurations where the member lanes hold newer ones */
+    return st == LATMC_OK ? latmc_ens_lanes_flush(e) : st;
+}
+
+int latmc_ens_sync_map(latmc_ens *e)
+{
     if (!e->map_on_device)
         return LATMC_OK;
     const int M = e->n_members, nT = e->layout.n_temperatures, nR = e->layout.n_replicas;

@@ -216,17 +216,24 @@ static void check_definition(latmc_sim_desc d, int ns, int nt, int nr, double h,
         assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
         beta[m] = betas[t];
     }
-    /* two calls: the second starts from the members the first wrote back */
-    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
-    assert_int_equal(latmc_ens_sweep(e, 1), LATMC_OK);
-    own_sweeps(&g, M, spins, eps, beta, 1.0, h, d.algorithm, seed, 0, 3);
+    /* two calls, member 3 read (the words written back) and written with site 0
+     * flipped between them (the words packed again) */
     int8_t *got = malloc((size_t)g.N);
+    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+    own_sweeps(&g, M, spins, eps, beta, 1.0, h, d.algorithm, seed, 0, 2);
+    assert_int_equal(latmc_ens_get_spins(e, 3, got, (size_t)g.N), LATMC_OK);
+    assert_memory_equal(got, spins[3], (size_t)g.N);
+    got[0] = (int8_t)-got[0];
+    spins[3][0] = (int8_t)-spins[3][0];
+    assert_int_equal(latmc_ens_set_spins(e, 3, got, (size_t)g.N), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 1), LATMC_OK);
+    own_sweeps(&g, M, spins, eps, beta, 1.0, h, d.algorithm, seed, 2, 1);
     for (int m = 0; m < M; m++) {
         assert_int_equal(latmc_ens_get_spins(e, m, got, (size_t)g.N), LATMC_OK);
         if (memcmp(got, spins[m], (size_t)g.N) != 0)
             fail_msg("member %d of %d differs from the definition", m, M);
     }
-    /* the members' counters: spins changed over 3 N attempts */
+    /* the members' counters (set_spins emptied member 3's): in (0, 1) */
     double *accs = malloc((size_t)M * sizeof *accs);
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, accs,
                                            (size_t)M), LATMC_OK);
