@@ -342,7 +342,7 @@ int latmc_ens_member_at(const latmc_ens *e, int s, int t, int r, int *member)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_member_at: ens is NULL");
     int st = check_coords(e, "latmc_ens_member_at", s, t, r, member);
     if (st == LATMC_OK) /* a cache fill: e is logically const */
-        st = latmc_ens_sync((latmc_ens *)e);
+        st = latmc_ens_sync_map((latmc_ens *)e);
     if (st == LATMC_OK)
         *member = e->member_at[ens_slot_index(e, s, t, r)];
     return st;
@@ -364,7 +364,7 @@ int latmc_ens_temperature_of(const latmc_ens *e, int m, int *t)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_temperature_of: t is NULL");
     int st = check_member(e, "latmc_ens_temperature_of", m);
     if (st == LATMC_OK) /* a cache fill: e is logically const */
-        st = latmc_ens_sync((latmc_ens *)e);
+        st = latmc_ens_sync_map((latmc_ens *)e);
     if (st == LATMC_OK)
         *t = e->temp_of[m];
     return st;

@@ -136,7 +136,7 @@ int latmc_ens_exchange_counts(const latmc_ens *e, uint64_t *accepted, uint64_t *
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_exchange_counts: %s",
                         !accepted || !attempted ? "a NULL argument"
                                                 : "n is not n_temperatures - 1");
-    const int st = latmc_ens_sync((latmc_ens *)e); /* a cache fill: e is logically const */
+    const int st = latmc_ens_sync_map((latmc_ens *)e); /* a cache fill: e is logically const */
     if (st < 0)
         return st;
     for (int t = 0; t < n; t++) {
@@ -152,7 +152,7 @@ int latmc_ens_round_trips(const latmc_ens *e, uint64_t *count, double *mean_swee
         return latmc_fail(LATMC_EINVAL, "latmc_ens_round_trips: ens is NULL");
     if (!count || !mean_sweeps)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_round_trips: a NULL argument");
-    const int st = latmc_ens_sync((latmc_ens *)e); /* a cache fill: e is logically const */
+    const int st = latmc_ens_sync_map((latmc_ens *)e); /* a cache fill: e is logically const */
     if (st < 0)
         return st;
     *count = e->rt_count;

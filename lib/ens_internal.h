@@ -164,7 +164,8 @@ void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double va
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n);
 int latmc_ens_sync(latmc_ens *e);
 /* latmc_ens_sync's map and statistics alone, the members' configurations left where they
- * are (the sweeps and their exchange rounds, which run on the member lanes' words). */
+ * are: the sweeps and their exchange rounds (which run on the member lanes' words) and
+ * the readers of the map and the statistics alone. */
 int latmc_ens_sync_map(latmc_ens *e);
 
 /* One exchange round (lib/ens_exchange.c). */
