@@ -14,6 +14,13 @@
  * latmc_bitslice_threshold_plane, in one AND-OR a key present.
  * A site's keys come from a bit-sliced count of the neighbours at -1 after the couplings
  * (s_j XOR c_ij, the lane's eps_ij s_j = -1): cnt in 0 .. 2 ndim, k = 2 ndim - cnt.
+ *
+ * Metropolis where every lane's tables are symmetric, metropolis[1][k] =
+ * metropolis[0][2 ndim - k] (h = 0: the flip's cost depends on s_i n alone), takes the
+ * kernels' form: key u = the count of unsatisfied bonds (s_i XOR s_j XOR c_ij, bit set
+ * where eps_ij s_i s_j = -1), one key per u whatever the spin: a lane with spin -1 has
+ * k = u, one with spin +1 k = 2 ndim - u, and both thresholds are metropolis[0][u]. Half
+ * the keys (three open in 3D at the usual temperatures, u = 0, 1, 2), the same words.
  */
 #ifndef LATMC_LIB_ENS_LANES_SLICED_H
 #define LATMC_LIB_ENS_LANES_SLICED_H
@@ -24,6 +31,7 @@
 
 struct latmc_ens_lanes_classes {
     int heatbath;                                  /* keys k; else (spin < 0) * 7 + k */
+    int by_unsat;                                  /* Metropolis, symmetric: keys u */
     int nk;                                        /* 2 ndim + 1 */
     uint32_t always[LATMC_ENS_LANES_KEYS];
     uint32_t open[LATMC_ENS_LANES_KEYS];
@@ -37,18 +45,24 @@ LATMC_HOSTDEV void latmc_ens_lanes_classes_make(struct latmc_ens_lanes_classes *
 {
     c->heatbath = algorithm == LATMC_ALGO_HEATBATH;
     c->nk = 2 * ndim + 1;
+    c->by_unsat = !c->heatbath;
+    for (int l = 0; l < LATMC_ENS_LANES && c->by_unsat; l++)
+        for (int k = 0; k < c->nk && ((active >> l) & 1u); k++)
+            if (tables[l].metropolis[1][k] != tables[l].metropolis[0][2 * ndim - k])
+                c->by_unsat = 0;
     for (int key = 0; key < LATMC_ENS_LANES_KEYS; key++) {
         c->always[key] = c->open[key] = 0;
         for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
             c->plane[key][b] = 0;
         const int neg = key / LATMC_ISING_MAX_K, k = key % LATMC_ISING_MAX_K;
-        if (k >= c->nk || (c->heatbath && neg))
+        if (k >= c->nk || ((c->heatbath || c->by_unsat) && neg))
             continue;
         for (int l = 0; l < LATMC_ENS_LANES; l++) {
             if (!((active >> l) & 1u))
                 continue;
-            const uint64_t t = latmc_ising_site_threshold(&tables[l], algorithm,
-                                                          (int8_t)(neg ? -1 : 1), k);
+            /* by_unsat: key u's threshold, metropolis[0][u] (spin -1, k = u) */
+            const uint64_t t = latmc_ising_site_threshold(
+                &tables[l], algorithm, (int8_t)(neg || c->by_unsat ? -1 : 1), k);
             if (t >> 32)
                 c->always[key] |= 1u << l;
             else if (t != 0)
@@ -93,14 +107,16 @@ LATMC_HOSTDEV uint32_t latmc_ens_lanes_update_site_sliced(const struct latmc_lat
         nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
         nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
     }
+    const uint32_t w = grp->spin[s.index];
+    /* the neighbours at -1 after the couplings, or (by_unsat) the unsatisfied bonds */
+    const uint32_t own = c->by_unsat ? w : 0u;
     uint32_t c0 = 0, c1 = 0, c2 = 0;
     for (int d = 0; d < 2 * nd; d++) {
-        uint32_t x = grp->spin[nb[d]];
+        uint32_t x = grp->spin[nb[d]] ^ own;
         if (grp->bond)
             x ^= grp->bond[(d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2];
         latmc_ens_lanes_count(&c0, &c1, &c2, x);
     }
-    const uint32_t w = grp->spin[s.index];
     /* the site's lanes of each key present */
     uint32_t lanes[LATMC_ENS_LANES_KEYS];
     int key_of[LATMC_ENS_LANES_KEYS], n = 0;
@@ -112,9 +128,10 @@ LATMC_HOSTDEV uint32_t latmc_ens_lanes_update_site_sliced(const struct latmc_lat
                            ((cnt & 4) ? c2 : ~c2) & grp->active;
         if (!m)
             continue;
-        const int k = 2 * nd - cnt;
-        for (int neg = 0; neg < (c->heatbath ? 1 : 2); neg++) {
-            const uint32_t lk = c->heatbath ? m : m & (neg ? w : ~w);
+        const int k = c->by_unsat ? cnt : 2 * nd - cnt; /* by_unsat: the key u = cnt */
+        const int one_key = c->heatbath || c->by_unsat;
+        for (int neg = 0; neg < (one_key ? 1 : 2); neg++) {
+            const uint32_t lk = one_key ? m : m & (neg ? w : ~w);
             const int key = neg * LATMC_ISING_MAX_K + k;
             if (!lk)
                 continue;
