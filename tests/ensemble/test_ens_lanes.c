@@ -673,6 +673,87 @@ static void check_exact(int couplings, int algo, double h, uint64_t every)
     latmc_ens_destroy(&e);
 }
 
+/* Exact P(E) of a 4x4 lattice (E = -sum eps s s, h = 0): levels bonds = -32 .. 32. */
+static void exact_levels_4x4(const float *eps, double beta, double p[65])
+{
+    const struct lat g = { 2, { 4, 4, 1 }, 16 };
+    double w[65] = { 0 }, z = 0;
+    for (uint32_t c = 0; c < (1u << 16); c++) {
+        int bonds = 0;
+        for (int i = 0; i < 16; i++)
+            for (int mu = 0; mu < 2; mu++) {
+                const int j = nbr(&g, i, mu, 1);
+                bonds += (eps ? (int)eps[2 * i + mu] : 1) * (((c >> i) ^ (c >> j)) & 1 ? -1 : 1);
+            }
+        w[bonds + 32] += 1;
+    }
+    for (int b = 0; b < 65; b++)
+        z += w[b] * exp(beta * (b - 32) - beta * 32);
+    for (int b = 0; b < 65; b++)
+        p[b] = w[b] * exp(beta * (b - 32) - beta * 32) / z;
+}
+
+/*
+ * One member's whole stationary distribution of the energy against exact enumeration:
+ * 4x4, one sample x 2 T x 16 replicas (one group), the energy of every member read every
+ * 10 sweeps (nearly independent at these temperatures), a chi^2 over the levels with an
+ * expected count of 10 or more (the rest pooled).
+ */
+static void check_levels(int couplings, int algo)
+{
+    const double betas[2] = { 0.3, 0.44 };
+    latmc_sim_desc d = lanes_desc(2, 4, 4, 0, couplings, algo);
+    latmc_ens *e = lanes_ens(d, 1, 2, 16, 515 + (uint64_t)algo, 1, betas, 0, 0.0);
+    float *eps = couplings == LATMC_COUPLINGS_BIMODAL ? member_couplings(e, 0, 16, 2) : NULL;
+    double count[2][65] = { { 0 } }, v[32];
+    const int samples = 2500;
+    assert_int_equal(latmc_ens_sweep(e, 200), LATMC_OK);
+    for (int k = 0; k < samples; k++) {
+        assert_int_equal(latmc_ens_sweep(e, 10), LATMC_OK);
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_TEMPERATURE, v,
+                                               32), LATMC_OK);
+        for (int i = 0; i < 32; i++) {
+            const int bonds = (int)lround(-v[i] * 16.0);
+            assert_true(bonds >= -32 && bonds <= 32);
+            count[i / 16][bonds + 32] += 1;
+        }
+    }
+    for (int t = 0; t < 2; t++) {
+        double p[65], chi2 = 0, rest_n = 0, rest_p = 0;
+        exact_levels_4x4(eps, betas[t], p);
+        const double n = 16.0 * samples;
+        int dof = -1;
+        for (int b = 0; b < 65; b++) {
+            if (n * p[b] >= 10) {
+                chi2 += (count[t][b] - n * p[b]) * (count[t][b] - n * p[b]) / (n * p[b]);
+                dof++;
+            }
+            else {
+                rest_n += count[t][b];
+                rest_p += p[b];
+            }
+        }
+        if (n * rest_p >= 10) {
+            chi2 += (rest_n - n * rest_p) * (rest_n - n * rest_p) / (n * rest_p);
+            dof++;
+        }
+        printf("# 4x4 %s %s beta %.2f: P(E) chi^2 = %.1f for %d degrees of freedom\n",
+               couplings == LATMC_COUPLINGS_BIMODAL ? "+-J" : "uniform",
+               algo == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis", betas[t], chi2, dof);
+        assert_true(dof >= 4);
+        assert_true(chi2 < dof + 5.0 * sqrt(2.0 * dof));
+    }
+    free(eps);
+    latmc_ens_destroy(&e);
+}
+
+static void test_energy_distribution(void **state)
+{
+    (void)state;
+    check_levels(LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS);
+    check_levels(LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH);
+}
+
 static void test_exact_enumeration(void **state)
 {
     (void)state;
@@ -826,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cuda_refuses),
         cmocka_unit_test(test_exact_enumeration),
+        cmocka_unit_test(test_energy_distribution),
         cmocka_unit_test(test_decision_statistics),
         cmocka_unit_test(test_against_default_chain),
     };
