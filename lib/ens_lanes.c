@@ -229,6 +229,14 @@ static int team(latmc_ens *e, int nt, const char *what)
     return ENS_FAIL(e, st, "%s: the team over member groups: %s", what, why);
 }
 
+/* Group g's lanes' bonds and spins into sums[64 g ..] (32 bonds, then 32 spins). */
+static void group_sums(const latmc_ens *e, const lanes_state *w, int g, int64_t *sums)
+{
+    const struct latmc_ens_lanes_group grp = group_of(e, w, g);
+    int64_t *b = sums + (size_t)g * LATMC_ENS_LANES * 2;
+    latmc_ens_lanes_sums(&w->geom, &grp, b, b + LATMC_ENS_LANES);
+}
+
 int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
 {
     struct latmc_ens_lanes_words *w = e->lanes_words;
@@ -241,11 +249,13 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
     int64_t *sums = malloc((size_t)G * LATMC_ENS_LANES * 2 * sizeof *sums);
     if (!sums)
         return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the lanes' sums");
-    LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1) if(nt > 1))
-    for (int g = 0; g < G; g++) {
-        const struct latmc_ens_lanes_group grp = group_of(e, w, g);
-        int64_t *b = sums + (size_t)g * LATMC_ENS_LANES * 2;
-        latmc_ens_lanes_sums(&w->geom, &grp, b, b + LATMC_ENS_LANES);
+    if (nt == 1) /* a serial loop never enters the construct (lib/ens_exec.c says why) */
+        for (int g = 0; g < G; g++)
+            group_sums(e, w, g, sums);
+    else {
+        LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
+        for (int g = 0; g < G; g++)
+            group_sums(e, w, g, sums);
     }
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
         const int64_t *b = sums + (size_t)(m / LATMC_ENS_LANES) * LATMC_ENS_LANES * 2;
