@@ -2,14 +2,17 @@
  * The ensemble chain of member lanes (ensemble parameter decisions = 2, doc/ensembles.md,
  * "Member lanes"): whether an ensemble can run it, and its sweeps on the CPU.
  *
- * A call packs the members' configurations (and +-J couplings) into one word per site
- * and group of 32 members, runs its sweeps group by group with the reference of
- * lib/ens_lanes_rules.h on the ensemble's OpenMP threads (a group's n sweeps depend on
- * nothing outside the group, so any thread count and schedule gives the same words), and
- * writes each member's configuration back with its counters advanced as latmc_sim_sweep
- * would (sweeps, accepted = spins changed, attempted = sites): between calls the members
- * are ordinary sims, so the exchange rounds, observables, overlaps, spins and files read
- * them unchanged.
+ * The members are packed into one word per site and group of 32 members (couplings once,
+ * spins at the first call and after a member was written from outside) and the words
+ * kept between calls. A call runs its sweeps group by group on the ensemble's OpenMP
+ * threads, bit-sliced (lib/ens_lanes_sliced.h; LATMC_ENS_LANES=reference: the per-lane
+ * reference of lib/ens_lanes_rules.h), a group's n sweeps depending on nothing outside
+ * the group, so any thread count and schedule gives the same words; the members'
+ * counters advance as latmc_sim_sweep's would (sweeps, accepted = spins changed,
+ * attempted = sites). Their configurations follow when something reads a member
+ * (latmc_ens_lanes_flush, from latmc_ens_sync); the exchange rounds take their energies
+ * from the words (latmc_ens_lanes_round_values). Between the calls and the readers the
+ * members are ordinary sims: observables, overlaps, spins and files read them unchanged.
  */
 #include <stdio.h>
 #include <stdlib.h>
