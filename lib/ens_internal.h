@@ -4,8 +4,9 @@
  * Every member is a latmc_sim of its own; the one place that decides how members execute
  * is lib/ens_exec.c: a batch of the core's plan where the backend runs one
  * (latmc_plan_sweep_batch: one CUDA launch per step for all members, or its fused
- * multi-sweep kernels), else the public sim functions member by member. Nothing else
- * here knows how a member is swept.
+ * multi-sweep kernels), else the public sim functions member by member, or, with the
+ * ensemble's own chain of member lanes (decisions = 2), lib/ens_lanes.c, which it calls.
+ * Nothing else here knows how a member is swept.
  */
 #ifndef LATMC_LIB_ENS_INTERNAL_H
 #define LATMC_LIB_ENS_INTERNAL_H
