@@ -138,6 +138,9 @@ int latmc_ens_resolve_threads(int requested);
  * LATMC_EUNSUPPORTED with the reason (thread's error only; `fn` names the caller); n
  * sweeps of every member by them (the members' counters advanced, e->sweeps not). */
 int latmc_ens_lanes_check(const latmc_ens *e, const char *fn);
+/* The same without the placement: whether the members' model, algorithm and size have
+ * the chain at all (a file that says otherwise is damaged). */
+int latmc_ens_lanes_check_chain(const latmc_ens *e, const char *fn);
 int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n);
 /* The words stay between calls. latmc_ens_lanes_flush: the members brought up to them
  * (latmc_ens_sync calls it: every reader of a member). latmc_ens_lanes_drop: flush, then

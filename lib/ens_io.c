@@ -292,7 +292,14 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
         latmc_ens_destroy(&e);
         return corrupt(path, "trailing bytes");
     }
-    /* the member lanes continue only where they run, never as another chain */
+    /* the member lanes: of members that have the chain (else the file is damaged: this
+     * library writes no other), continued only where they run, never as another chain */
+    if (e->lanes && (st = latmc_ens_lanes_check_chain(e, "latmc_ens_load")) < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        latmc_ens_destroy(&e);
+        return corrupt(path, why);
+    }
     if (e->lanes && (st = latmc_ens_lanes_check(e, "latmc_ens_load")) < 0) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());

@@ -36,7 +36,7 @@
 /* As lib/ens_exec.c: below this many site updates a call runs on the calling thread. */
 #define LANES_OMP_MIN_ITEMS 32768.0
 
-int latmc_ens_lanes_check(const latmc_ens *e, const char *fn)
+int latmc_ens_lanes_check_chain(const latmc_ens *e, const char *fn)
 {
     const latmc_sim *m0 = e->members[0];
     if (e->desc.model != LATMC_MODEL_ISING)
@@ -49,15 +49,24 @@ int latmc_ens_lanes_check(const latmc_ens *e, const char *fn)
     if (e->desc.ndim != 2 && e->desc.ndim != 3)
         return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes) runs 2D and 3D "
                           "lattices, not ndim = %d", fn, e->desc.ndim);
-    if (m0->ops != &latmc_cpu_backend_ops)
-        return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes) runs on the CPU "
-                          "backend only in this version; the members are on the %s backend",
-                          fn, m0->ops->name);
     const uint64_t groups = ((uint64_t)e->n_members + LATMC_ENS_LANES - 1) / LATMC_ENS_LANES;
     if ((double)groups * (double)e->nsites > (double)LATMC_RNG_MAX_BLOCK)
         return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes): %llu groups "
                           "of %lld sites name more blocks than the counter holds (2^48)", fn,
                           (unsigned long long)groups, (long long)e->nsites);
+    return LATMC_OK;
+}
+
+int latmc_ens_lanes_check(const latmc_ens *e, const char *fn)
+{
+    const int st = latmc_ens_lanes_check_chain(e, fn);
+    if (st < 0)
+        return st;
+    const latmc_sim *m0 = e->members[0];
+    if (m0->ops != &latmc_cpu_backend_ops)
+        return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes) runs on the CPU "
+                          "backend only in this version; the members are on the %s backend",
+                          fn, m0->ops->name);
     return LATMC_OK;
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../fuzz/ens_format.h" /* the file's offsets, its checksum */
 #include "ens_test_helpers.h"
 #include "ens_lanes_sliced.h" /* latmc_ens_lanes_sums */
 #include "philox.h"
@@ -348,12 +349,26 @@ static void test_threads_batching_files(void **state)
     assert_int_equal(latmc_ens_sweep(c, (uint64_t)(total - 13)), LATMC_OK);
     capture(c, &sc);
     assert_same(&sa, &sc, M, nT);
-    /* the file says which chain: version 2 */
+    /* the file says which chain: version 2, the chain (2) after the sweep and round
+     * counts; another chain value, resealed, is a damaged file */
     FILE *f = fopen(path, "rb");
-    unsigned char head[12];
-    assert_int_equal(fread(head, 1, 12, f), 12);
+    assert_non_null(f);
+    unsigned char *bytes = malloc(1 << 20);
+    const size_t n = fread(bytes, 1, 1 << 20, f);
     fclose(f);
-    assert_int_equal(head[8], 2);
+    assert_true(n > 1000 && n < (1 << 20));
+    assert_int_equal(ckpt_get_le(bytes + ENS_OFF_VERSION, 4), 2);
+    const size_t chain_at = ENS_OFF_LADDER_VALUES + 8 * 12 + 24;
+    assert_int_equal(ckpt_get_le(bytes + chain_at, 4), 2);
+    ckpt_put_le(bytes + chain_at, 3, 4);
+    ckpt_put_le(bytes + n - 8, ckpt_fnv1a(bytes, n - 8), 8);
+    f = fopen(path, "wb");
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+    latmc_ens *bad = (latmc_ens *)&bad;
+    assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_ECORRUPT);
+    assert_null(bad);
+    free(bytes);
     remove(path);
     rmdir(dir);
 
