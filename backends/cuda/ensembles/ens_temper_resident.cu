@@ -68,7 +68,7 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
  * Multipliers the kernel takes as a parameter: not knowing their values, the compiler keeps
  * the products that use them as multiplies (IMAD, on the FMA-heavy pipe) instead of turning
  * them into shifts and adds (ALU pipe). The two pipes are balanced by hand: Philox's wide
- * multiplies (34 a word, two issue cycles each) keep the FMA-heavy pipe the busier one, so
+ * multiplies (34 a word, each twice an IMAD's time on that pipe) keep the FMA-heavy pipe the busier one, so
  * only these products are multiplies and the other shifts stay shifts (doc/PERFORMANCE.md).
  */
 struct chain_muls {
