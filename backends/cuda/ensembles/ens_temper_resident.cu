@@ -26,6 +26,8 @@
 #include "ens_packed_word.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
+#include <cuda_pipeline.h>
+
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
 #define CHAIN_MAX_WARPS 32
@@ -64,13 +66,14 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
 
 /*
  * Multipliers the kernel takes as a parameter: not knowing their values, the compiler keeps
- * the products that use them as multiplies (IMAD, on the FMA pipe) instead of turning them
- * into shifts and adds, which take the ALU pipe that binds this kernel (doc/PERFORMANCE.md).
+ * the products that use them as multiplies (IMAD, on the FMA-heavy pipe) instead of turning
+ * them into shifts and adds (ALU pipe). The two pipes are balanced by hand: Philox's wide
+ * multiplies (34 a word, each twice an IMAD's time on that pipe) keep the FMA-heavy pipe the busier one, so
+ * only these products are multiplies and the other shifts stay shifts (doc/PERFORMANCE.md).
  */
 struct chain_muls {
     uint32_t sixteen, seven;
     uint32_t fix[2]; /* -(7 - ND) for ND = 4, 6 (the measuring pass) */
-    uint32_t shr[4]; /* 2^(32 - k): the high word of e shr[k] is e >> k (k = 1..3) */
 };
 
 /*
@@ -106,8 +109,7 @@ static __device__ void word_geometry(const struct cuda_ens_chain_geom &g, uint32
 template <int ND, int CW>
 __device__ __forceinline__ void chain_neighbours(const uint32_t *other, const uint4 *geo,
                                                  const uint32_t *eps, uint32_t w, int colour,
-                                                 const struct chain_muls &m, uint32_t nb[ND],
-                                                 uint32_t &raw0)
+                                                 uint32_t nb[ND], uint32_t &raw0)
 {
     const uint4 a = geo[3 * w], x = geo[3 * w + 1 + colour];
     const unsigned char *bytes = (const unsigned char *)other;
@@ -127,7 +129,7 @@ __device__ __forceinline__ void chain_neighbours(const uint32_t *other, const ui
             e[q] = eps[CW * w + q];
 #pragma unroll
         for (int d = 0; d < ND; d++)
-            nb[d] ^= (d % 4 == 0 ? e[d / 4] : __umulhi(e[d / 4], m.shr[d % 4])) & 0x11111111u;
+            nb[d] ^= (e[d / 4] >> (d % 4)) & 0x11111111u;
     }
 }
 
@@ -152,7 +154,7 @@ struct chain_decide {
     {
         /* byte q of even8 = 8 x class of nibble 2q, of odd8 = 8 x class of nibble 2q+1 */
         const uint32_t even8 = ((cls << 3) & 0x78787878u) | sub;
-        const uint32_t odd8 = (__umulhi(cls, m.shr[1]) & 0x78787878u) | sub; /* cls >> 1 */
+        const uint32_t odd8 = ((cls >> 1) & 0x78787878u) | sub;
         uint32_t carries = 0;
 #pragma unroll
         for (int n = 7; n >= 0; n--) {
@@ -196,14 +198,16 @@ __device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32
     uint32_t counted = 0;
     /* the measuring pass's nibble sums (its bytes + 15 x its high nibbles; 16 x those) */
     uint32_t sum_bytes = 0, sum_high = 0;
-    /* round 1's products of blocks 2 w and 2 w + 1 as two wide multiplies (FMA pipe), not
-     * stepped by 64-bit adds (an ALU add with carry out each) */
+    /* round 1's products of blocks 2 w and 2 w + 1 stepped by 64-bit adds (ALU pipe), not
+     * two wide multiplies a word on the FMA-heavy pipe, which binds */
+    uint64_t p_next = ens_block_product(2 * lane);
 #pragma unroll CHAIN_WORDS_IN_FLIGHT
     for (uint32_t w = lane; w < W; w += 32) {
-        const uint64_t p_even = ens_block_product(2 * w), p_odd = ens_block_product(2 * w + 1);
+        const uint64_t p_even = p_next, p_odd = p_even + LATMC_PHILOX_M0;
+        p_next += 64ull * LATMC_PHILOX_M0; /* word w + 32 */
         const uint32_t own = own_words[w];
         uint32_t nb[ND], raw0;
-        chain_neighbours<ND, CW>(other, geo, e, w, colour, m, nb, raw0);
+        chain_neighbours<ND, CW>(other, geo, e, w, colour, nb, raw0);
         const uint32_t cls = ens_word_class<ND>(own, nb);
         const latmc_philox_ctr u0 = cuda_philox_folded_draws_p0(f, grp, p_even);
         const latmc_philox_ctr u1 = cuda_philox_folded_draws_p0(f, grp, p_odd);
@@ -236,7 +240,7 @@ __device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32
 }
 
 /* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
- * time, several loads in flight. */
+ * time, several loads in flight (the write-back). */
 static __device__ __forceinline__ void copy16(uint32_t *dst, const uint32_t *src, uint32_t n,
                                               uint32_t lane)
 {
@@ -247,14 +251,22 @@ static __device__ __forceinline__ void copy16(uint32_t *dst, const uint32_t *src
         d4[i] = s4[i];
 }
 
+/* The same as asynchronous copies (cp.async: no registers, every piece of the lane in
+ * flight at once; completed by this thread's __pipeline_wait_prior). */
+static __device__ __forceinline__ void copy16_async(uint32_t *dst, const uint32_t *src, uint32_t n,
+                                                    uint32_t lane)
+{
+    for (uint32_t i = lane; i < n / 4; i += 32)
+        __pipeline_memcpy_async((uint4 *)dst + i, (const uint4 *)src + i, 16);
+}
+
 /* The members' energies per site from their words (each bond once: the colour-0 words
  * against their colour-1 neighbours, the fused kernel's walk), warp k members k, k + warps. */
 template <int ND, int CW>
 static __device__ void measure_from_words(const uint32_t *spins, const uint32_t *eps,
                                           const uint4 *geo, uint32_t W, int nT, uint32_t warp,
                                           uint32_t warps, uint32_t lane,
-                                          const struct cuda_ens_round &r,
-                                          const struct chain_muls &m, double *energy)
+                                          const struct cuda_ens_round &r, double *energy)
 {
     for (int j = (int)warp; j < nT; j += (int)warps) {
         const uint32_t *c0 = spins + 2 * j * W, *c1 = c0 + W;
@@ -263,7 +275,7 @@ static __device__ void measure_from_words(const uint32_t *spins, const uint32_t 
         for (uint32_t w = lane; w < W; w += 32) {
             const uint32_t own = c0[w];
             uint32_t nb[ND], raw0;
-            chain_neighbours<ND, CW>(c1, geo, e0, w, 0, m, nb, raw0);
+            chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb, raw0);
             neg += __popc(own) + __popc(raw0);
             anti += ens_anti_bonds<ND>(own, nb);
         }
@@ -305,6 +317,18 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     const int64_t chain = blockIdx.x, s = chain / nR, rep = chain - s * nR;
     const int64_t base = s * nT * nR + rep; /* slot (s, t, rep) = base + t nR */
 
+    /* each warp's members' arrays first, as asynchronous copies (cp.async: every lane's
+     * 16-byte pieces in flight at once, no registers), done while the block sets up the
+     * rest; the host checked the alignment */
+    for (int j = (int)warp; j < nT; j += (int)warps) {
+        const struct cuda_ens_packed_member *mem = &members[d.member_at[base + (int64_t)j * nR]];
+        for (int c = 0; c < 2; c++) {
+            copy16_async(spins + (2 * j + c) * W, mem->colour[c], W, lane);
+            if constexpr (CW > 0)
+                copy16_async(eps + (2 * j + c) * W * CW, mem->eps[c], W * CW, lane);
+        }
+    }
+    __pipeline_commit();
     /* the chain's members, local index j = their temperature at the list's start */
     for (int j = (int)tid; j < nT; j += (int)T) {
         const int m = d.member_at[base + (int64_t)j * nR];
@@ -322,16 +346,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
         flips[i] = 0;
     for (uint32_t w = tid; w < W; w += T)
         word_geometry(g, w, geo + 3 * w);
-    __syncthreads();
-    /* each warp its members' arrays, 16 bytes a load (the host checked the alignment) */
-    for (int j = (int)warp; j < nT; j += (int)warps) {
-        const struct cuda_ens_packed_member *mem = &members[gid[j]];
-        for (int c = 0; c < 2; c++) {
-            copy16(spins + (2 * j + c) * W, mem->colour[c], W, lane);
-            if constexpr (CW > 0)
-                copy16(eps + (2 * j + c) * W * CW, mem->eps[c], W * CW, lane);
-        }
-    }
+    __pipeline_wait_prior(0); /* this thread's copies */
     __syncthreads();
 
     uint64_t sweep = list.sweep0;
@@ -385,8 +400,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
         if (!list.round_after[seg])
             continue;
         if (list.n_sweeps[seg] == 0) /* a round right after another: sums from the words */
-            measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, mul,
-                                       energy);
+            measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, energy);
         __syncthreads(); /* every member's energy */
         if (warp == 0) { /* the round: ens_exchange_kernel's, on the local map */
             const uint64_t round = list.round[seg];
@@ -473,8 +487,6 @@ static cudaError_t chain_launch(const struct chain_args &a)
     mul.seven = 7;
     mul.fix[0] = 0u - (7 - 4);
     mul.fix[1] = 0u - (7 - 6);
-    for (int k = 0; k < 4; k++)
-        mul.shr[k] = k ? 1u << (32 - k) : 0;
     ens_chain_kernel<ND, HEATBATH, CW><<<grid, 32 * warps, shared, a.stream>>>(
         a.g, a.d, a.r, a.list, a.members, a.changed, mul);
     return cudaGetLastError();

@@ -242,7 +242,7 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
 }
 
 /* The resident kernel runs lists with a round more often than every this many sweeps. */
-#define RESIDENT_SWEEPS_PER_ROUND 11
+#define RESIDENT_SWEEPS_PER_ROUND 24
 
 /*
  * Whether lists may run with the chains resident (ens_temper_resident.cu): where a block holds
@@ -282,15 +282,15 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
 
 /*
  * Whether this list runs resident: where the chains fit and fill the device (above) and its
- * rounds are frequent. The resident kernel's sweeps are slower than the fused kernel's
- * (one H200, 4096 x 16^3 +-J, 20 sweeps a call: ~436 against ~396 us a call; one block of
- * 32 warps an SM, a member a warp, the pass's Philox fold on the vector pipe), its rounds
- * far cheaper (~2.8 us against ~25 us for a launched round with the fused kernel's
- * relaunch): break-even near a round every 11 sweeps (measured: every 10 sweeps 760
- * against 752 flips/ns, every 20 758 against 797, every 3 746 resident). Since then the
- * resident sweeps run ~3-10 % faster (doc/PERFORMANCE.md), which moves the break-even
- * toward ~13 sweeps by the sweeps' figures alone; not measured, so 11 stays.
- * LATMC_CUDA_TEMPER=resident (where it fits) or =launches chooses.
+ * rounds are frequent. The resident kernel's sweeps are a little slower than the fused
+ * kernel's (one H200, 4096 x 16^3 +-J as 64 x 32 T x 2 R: ~0.7 us a sweep more, one block
+ * of 32 warps an SM, a member a warp), its rounds far cheaper (~3 us against ~23 us for a
+ * launched round with the fused kernel's relaunch): break-even near a round every ~30
+ * sweeps (calls of 260 sweeps, both ways forced: resident ahead every 10 / 13 / 20 sweeps,
+ * 935 / 936 / 942 against 861 / 888 / 922 flips/ns; calls of 20 sweeps every 13 / 20: 800 /
+ * 808 against 756 / 783; every 30, lists without a round forced resident too: 780 against
+ * 793). 24 keeps to the measured side of it. LATMC_CUDA_TEMPER=resident (where it fits) or
+ * =launches chooses.
  */
 static bool resident_list(struct cuda_ens_temper *t, const struct latmc_step_call *calls,
                           int n_calls)
