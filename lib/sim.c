@@ -171,16 +171,13 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
     }
     sim->part = part; /* latmc_cluster_check_sim asks */
     if (latmc_cluster_algorithm(d.algorithm) && ops != &latmc_cpu_backend_ops &&
-        d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1 && d.device_index == 0) {
-        /* AUTO: the GPU labels the clusters of one box (any field; the same chain bit for
-         * bit); several boxes or parts go to the CPU, which also runs a field there, and
-         * so do the embedded clusters */
-        const bool one_box = !part && d.n_parts <= 1;
-        if (!one_box || latmc_cluster_check_sim(sim) < 0) {
-            latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", one_box
-                      ? latmc_thread_error() : "the GPU runs clusters in a field on one box only");
-            sim->ops = ops = &latmc_cpu_backend_ops;
-        }
+        d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1 && d.device_index == 0 &&
+        latmc_cluster_check_sim(sim) < 0) {
+        /* AUTO: the GPU labels the clusters of Ising and Potts sims (one box, boxes or
+         * parts, any field; the same chain bit for bit); the embedded clusters go to the
+         * CPU */
+        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", latmc_thread_error());
+        sim->ops = ops = &latmc_cpu_backend_ops;
     }
     if (latmc_cluster_algorithm(d.algorithm) && (st = latmc_cluster_check_sim(sim)) < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());

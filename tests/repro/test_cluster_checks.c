@@ -258,20 +258,33 @@ static void refusals_ising_potts(void **state)
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
         latmc_sim_destroy(&sim);
-        /* boxes on the GPU (their labels joined across the faces; the identity matrix
-         * compares the chains): sweeps run, a field is refused there too */
+        /* boxes on the GPU (their labels joined across the faces, in a field with the
+         * pieces' sums; the identity matrix compares the chains and the cluster
+         * observables with the CPU's): sweeps run, in a field too, and the clusters are
+         * counted */
         d.n_parts = 3;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_ESTATE);
         assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
-        assert_non_null(strstr(latmc_sim_last_error(sim), "without a field"));
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+        assert_true(v >= 1.0 && v <= 64.0 && v == (double)(int64_t)v);
+        double largest = 0, m2 = 0;
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &largest),
+                         LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &m2), LATMC_OK);
+        /* sum of squared sizes of v clusters of 64 sites, the largest L: between
+         * 64^2 / v and L 64 */
+        assert_true(largest > 0.0 && largest <= 1.0 && m2 * v >= 1.0 - 1e-12 &&
+                    m2 <= largest + 1e-12);
         latmc_sim_destroy(&sim);
         d.n_parts = 0;
         /* Wolff on boxes (Ising uniform and +-J, Potts): sweeps run (the identity matrix
-         * compares the chains), a field is refused at the sweep */
+         * compares the chains), in a field too; the last cluster, counted on the boxes,
+         * is the last sweep's attempts */
         struct {
             int model, couplings, n_parts;
         } boxes[] = {
@@ -291,8 +304,12 @@ static void refusals_ising_potts(void **state)
             assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
             assert_int_equal(latmc_sim_sweep(sim, 3), LATMC_OK);
             assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
-            assert_non_null(strstr(latmc_sim_last_error(sim), "without a field"));
+            assert_int_equal(latmc_sim_reset_acceptance(sim), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+            assert_int_equal(latmc_sim_acceptance_counts(sim, &accepted, &attempted), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &v),
+                             LATMC_OK);
+            assert_true(v * 144.0 == (double)attempted && attempted >= 1);
             latmc_sim_destroy(&sim);
         }
         /* ensembles of CUDA Swendsen-Wang members: refused (their batched kernels are
@@ -304,8 +321,8 @@ static void refusals_ising_potts(void **state)
         assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_EUNSUPPORTED);
         assert_non_null(strstr(latmc_last_error(), "ensembles of Swendsen-Wang members"));
         assert_null(ens);
-        /* AUTO takes the GPU for one box (any field); the CPU for several boxes (where
-         * it alone runs a field) and for the members of ensembles: the same chains */
+        /* AUTO takes the GPU for one box and for several (any field); the CPU for the
+         * members of ensembles: the same chains */
         d.device = LATMC_DEVICE_AUTO;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_string_equal(latmc_sim_backend_name(sim), "cuda");
@@ -315,7 +332,7 @@ static void refusals_ising_potts(void **state)
             w.algorithm = k == 0 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
             w.n_parts = 2;
             assert_int_equal(latmc_sim_create(ctx, &w, &sim), LATMC_OK);
-            assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+            assert_string_equal(latmc_sim_backend_name(sim), "cuda");
             latmc_sim_destroy(&sim);
         }
         assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_OK);
@@ -374,11 +391,11 @@ static void antiferro_part(int rank, int n, const latmc_transport *t, void *arg)
     latmc_ctx_destroy(&ctx);
 }
 
-/* CUDA parts of a lattice shared by processes, Swendsen-Wang and Wolff: refused in a
- * field at the sweep on every part (the clusters' sums are not joined across the parts:
- * the parts' joins of the faces still run in full, so none is left waiting), then swept
- * without one. status[rank]: LATMC_OK where all went as expected, 77 without a CUDA
- * backend. (The chains themselves: the identity matrix's cuda,parts and mpi,cuda rows.) */
+/* CUDA parts of a lattice shared by processes, Swendsen-Wang and Wolff: swept in a field
+ * (the pieces' sums joined across the parts with their names) and without one; the
+ * cluster observables refused on a part (the parts do not count them). status[rank]:
+ * LATMC_OK where all went as expected, 77 without a CUDA backend. (The chains
+ * themselves: the identity matrix's cuda,parts and mpi,cuda rows.) */
 static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *arg)
 {
     int *status = arg;
@@ -396,26 +413,28 @@ static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *a
         st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
         if (st == LATMC_OK)
             st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
-        /* beta first: the field that is refused is beta h (beta's default 0 makes none) */
         if (st == LATMC_OK)
             st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4);
         if (st == LATMC_OK)
             st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
-        if (st == LATMC_OK) {
-            st = latmc_sim_sweep(sim, 2);
-            if (st != LATMC_EUNSUPPORTED || !strstr(latmc_last_error(), "without a field")) {
-                printf("part %d, algorithm %d in a field: status %d (%s)\n", rank,
-                       d.algorithm, st, latmc_last_error());
-                st = LATMC_EBACKEND;
-            } else {
-                st = LATMC_OK;
-            }
-        }
+        if (st == LATMC_OK && (st = latmc_sim_sweep(sim, 2)) != LATMC_OK)
+            printf("part %d, algorithm %d in a field: status %d (%s)\n", rank, d.algorithm,
+                   st, latmc_last_error());
         if (st == LATMC_OK)
             st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0);
         if (st == LATMC_OK && (st = latmc_sim_sweep(sim, 2)) != LATMC_OK)
             printf("part %d, algorithm %d without a field: status %d (%s)\n", rank,
                    d.algorithm, st, latmc_last_error());
+        uint64_t sweeps = 0;
+        if (st == LATMC_OK && (latmc_sim_sweep_count(sim, &sweeps) != LATMC_OK || sweeps != 4))
+            st = LATMC_EBACKEND;
+        double v = 0;
+        if (st == LATMC_OK &&
+            latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v) != LATMC_EUNSUPPORTED) {
+            printf("part %d, algorithm %d: the cluster observables not refused\n", rank,
+                   d.algorithm);
+            st = LATMC_EBACKEND;
+        }
         latmc_sim_destroy(&sim);
     }
     status[rank] = st;
@@ -434,7 +453,7 @@ static void refusals_parts(void **state)
     void *cuda_args[2] = { cuda, cuda };
     assert_int_equal(thread_parts_run(2, NULL, cuda_cluster_part, cuda_args, NULL), 0);
     if (cuda[0] == 77) {
-        printf("no CUDA backend here: its refusals of clusters on parts not checked\n");
+        printf("no CUDA backend here: its clusters on parts not checked\n");
         return;
     }
     for (int p = 0; p < 2; p++)

@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: Swendsen-Wang on the device (Ising with uniform or +-J
- * couplings of either sign, q-state Potts; no field), as the three cluster steps of
+ * couplings of either sign, q-state Potts; a field: cuda_wolff.h), as the three cluster steps of
  * the plan (lib/step.h: LATMC_STEP_CLUSTER_BONDS, _LABEL, _FLIP; doc/clusters.md defines
  * the chain, lib/cluster_bonds.h its draws). The leaf (cuda_sw_leaf.c) holds the
  * configuration in the API's layout (one byte per site) and a box's labels and bonds;

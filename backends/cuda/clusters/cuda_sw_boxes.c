@@ -14,6 +14,7 @@
  * overwrite names the first box still reads.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cuda_check.h"
@@ -31,6 +32,7 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
     cudaFree(f->gathered);
     cudaFree(f->parent);
     cudaFree(f->least);
+    cudaFree(f->jsum);
     cudaFree(f->target);
     if (f->sent)
         cudaEventDestroy(f->sent);
@@ -71,11 +73,14 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     if (st == LATMC_OK && first)
         st = cuda_box_alloc_on((void **)&f->least, nodes * 4, b->ex.device,
                                "joined cluster faces");
+    if (st == LATMC_OK && first) /* the components' sums in a field */
+        st = cuda_box_alloc_on((void **)&f->jsum, nodes * 8, b->ex.device,
+                               "joined cluster faces");
     if (st == LATMC_OK && first)
         st = cuda_check(cudaEventCreateWithFlags(&f->joined, cudaEventDisableTiming),
                         "creating a cluster event");
     if (st == LATMC_OK && (latmc_part_many(sim) || d->algorithm == LATMC_ALGO_WOLFF))
-        st = cuda_box_alloc_on((void **)&f->target, 4, b->ex.device, "the Wolff cluster's "
+        st = cuda_box_alloc_on((void **)&f->target, 16, b->ex.device, "the Wolff cluster's "
                                "name");
     if (st < 0) {
         cuda_sw_boxes_destroy(f);
@@ -96,11 +101,14 @@ static int64_t face_slot(const uint32_t *names, uint32_t ps, uint32_t name)
 }
 
 /* The name of the Wolff seed's piece (its root's global site) where this part holds
- * seed_site, else UINT32_MAX: two reads of the labels. */
+ * seed_site, else UINT32_MAX: two reads of the labels; in a field (sums) also its sum
+ * (else 0). */
 static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
-                      cudaStream_t stream, uint32_t *name)
+                      const long long *sums, cudaStream_t stream, uint32_t *name,
+                      long long *sum)
 {
     *name = UINT32_MAX;
+    *sum = 0;
     const int64_t own = seed_site - (int64_t)kb->g0;
     if (seed_site < 0 || own < 0 || own >= (int64_t)kb->np * ps)
         return LATMC_OK;
@@ -111,17 +119,31 @@ static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_si
         if (err == cudaSuccess)
             err = cudaStreamSynchronize(stream);
     }
+    if (err == cudaSuccess && sums)
+        err = cudaMemcpyAsync(sum, sums + at, sizeof *sum, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess && sums)
+        err = cudaStreamSynchronize(stream);
     if (err == cudaSuccess)
         *name = kb->g0 + (at - kb->p0 * ps);
     return cuda_check(err, "reading the Wolff seed's cluster");
 }
 
+/* The seed's cluster as the Wolff flip reads it (cuda_sw_boxes.h: target). */
+static void target_words(uint32_t name, long long sum, uint32_t out[4])
+{
+    out[0] = name;
+    out[1] = 0;
+    out[2] = (uint32_t)(unsigned long long)sum;
+    out[3] = (uint32_t)((unsigned long long)sum >> 32);
+}
+
 /* Wolff on k boxes: the box that holds seed_site, the name of the seed's piece and a face
  * slot of it in that box's face buffer (before the join a slot holds its piece's name), or
- * -1 where the piece reaches no face; waits for the box's labels and faces. */
+ * -1 where the piece reaches no face, and in a field the piece's sum; waits for the box's
+ * labels and faces. */
 static int seed_slot(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
                      struct cuda_sw_faces *const *faces, int64_t seed_site, int *owner,
-                     uint32_t *name, int64_t *slot)
+                     uint32_t *name, long long *sum, int64_t *slot)
 {
     *owner = -1;
     *slot = -1;
@@ -129,7 +151,8 @@ static int seed_slot(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
     for (int i = 0; i < n && *owner < 0; i++) {
         int st = cuda_box_set_device(box[i].ex.device);
         if (st == LATMC_OK)
-            st = seed_piece(&kb[i], ps, seed_site, box[i].ex.border_stream, name);
+            st = seed_piece(&kb[i], ps, seed_site, faces[i]->sums, box[i].ex.border_stream,
+                            name, sum);
         if (st < 0)
             return st;
         if (*name == UINT32_MAX)
@@ -162,6 +185,8 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
     struct cuda_sw_faces *j = faces[0];
     const uint32_t ps = j->ps;
     const size_t words = (size_t)cuda_sw_face_words(ps);
+    const int field = j->sums != NULL; /* every box's alike: the sim's beta h */
+    const size_t used = (size_t)cuda_sw_face_words_used(ps, field);
     if (!j->gathered || j->n != n)
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: the first of %d boxes "
                                "holds no join (a bug in the module)", n);
@@ -171,19 +196,20 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
         if ((st = cuda_box_set_device(e->device)) < 0)
             break;
         cudaError_t err = cuda_sw_faces_out(e->border_stream, &kb[i], faces[i]->scratch,
-                                            faces[i]->face);
+                                            faces[i]->sums, faces[i]->face);
         if (err == cudaSuccess)
             err = cuda_box_copy_to(e, faces[i]->face, &box[0].ex, j->gathered + i * words,
-                                   words * 4, e->border_stream);
+                                   used * 4, e->border_stream);
         if (err == cudaSuccess)
             err = cudaEventRecord(faces[i]->sent, e->border_stream);
         st = cuda_check(err, what);
     }
     int owner = -1;
     uint32_t seed_name = UINT32_MAX;
+    long long seed_sum = 0;
     int64_t slot = -1;
     if (st == LATMC_OK && seed_site >= 0)
-        st = seed_slot(box, n, kb, faces, seed_site, &owner, &seed_name, &slot);
+        st = seed_slot(box, n, kb, faces, seed_site, &owner, &seed_name, &seed_sum, &slot);
     struct cuda_box_exec *e0 = &box[0].ex;
     if (st == LATMC_OK)
         st = cuda_box_set_device(e0->device);
@@ -191,27 +217,34 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
     for (int i = 1; i < n && st == LATMC_OK && err == cudaSuccess; i++)
         err = cudaStreamWaitEvent(e0->border_stream, faces[i]->sent, 0);
     if (st == LATMC_OK && err == cudaSuccess)
-        err = cuda_sw_faces_join(e0->border_stream, j->gathered, j->parent, j->least, n, ps);
-    /* each box's joined names into its face buffer's names */
+        err = cuda_sw_faces_join(e0->border_stream, j->gathered, j->parent, j->least, j->jsum,
+                                 n, ps, field);
+    /* each box's joined names (in a field and its sums) into its face buffer's: the
+     * names, the bonds between them unchanged */
     for (int i = 0; i < n && st == LATMC_OK && err == cudaSuccess; i++)
         err = cuda_box_copy_to(e0, j->gathered + i * words + 2 * (size_t)ps, &box[i].ex,
-                               faces[i]->face + 2 * (size_t)ps, 2 * (size_t)ps * 4,
+                               faces[i]->face + 2 * (size_t)ps, (used - 2 * (size_t)ps) * 4,
                                e0->border_stream);
-    /* Wolff: the seed's cluster's name to every box: the joined name of its piece's face
-     * slot, or the piece's own (it reaches no face; pageable: copied before the call
-     * returns) */
+    /* Wolff: the seed's cluster's name (and sum) to every box: the joined name of its
+     * piece's face slot, or the piece's own (it reaches no face; pageable: copied before
+     * the call returns) */
+    uint32_t own_target[4];
+    target_words(seed_name, seed_sum, own_target);
     for (int i = 0; i < n && seed_site >= 0 && st == LATMC_OK && err == cudaSuccess; i++) {
         if (!faces[i]->target)
             return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: box %d holds no cluster name "
                                    "(a bug in the module)", i);
         if (slot >= 0) {
-            err = cuda_box_copy_to(e0, j->gathered + (size_t)owner * words + 2 * (size_t)ps +
-                                           (size_t)slot,
-                                   &box[i].ex, faces[i]->target, 4, e0->border_stream);
+            const uint32_t *at = j->gathered + (size_t)owner * words;
+            err = cuda_box_copy_to(e0, at + 2 * (size_t)ps + (size_t)slot, &box[i].ex,
+                                   faces[i]->target, 4, e0->border_stream);
+            if (err == cudaSuccess && field)
+                err = cuda_box_copy_to(e0, at + 5 * (size_t)ps + 2 * (size_t)slot, &box[i].ex,
+                                       faces[i]->target + 2, 8, e0->border_stream);
         } else if ((st = cuda_box_set_device(box[i].ex.device)) == LATMC_OK) {
             /* on box i's stream, before its wait for `joined` and its flip */
-            err = cudaMemcpyAsync(faces[i]->target, &seed_name, 4, cudaMemcpyHostToDevice,
-                                  box[i].ex.border_stream);
+            err = cudaMemcpyAsync(faces[i]->target, own_target, sizeof own_target,
+                                  cudaMemcpyHostToDevice, box[i].ex.border_stream);
         }
     }
     if (st == LATMC_OK && seed_site >= 0 && slot < 0)
@@ -232,7 +265,8 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        int rank, int64_t seed_site)
 {
     const char *what_s = "joining the clusters across the parts' faces";
-    const size_t words = (size_t)cuda_sw_face_words(f->ps), record = (words + 1) * 4;
+    const size_t words = (size_t)cuda_sw_face_words(f->ps), record = (words + 3) * 4;
+    const int field = f->sums != NULL; /* every part's alike: the sim's beta h */
     cudaStream_t stream = box->ex.border_stream; /* the steps' (launch_joined) */
     if (what == LATMC_CLUSTER_FACES_SIZE) {
         *bytes = record;
@@ -244,12 +278,18 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                                rank, f->n);
     if (what == LATMC_CLUSTER_FACES_OUT) {
         uint32_t *rec = host;
-        int st = seed_piece(kb, f->ps, seed_site, stream, &rec[words]);
+        long long sum = 0;
+        int st = seed_piece(kb, f->ps, seed_site, f->sums, stream, &rec[words], &sum);
         if (st < 0)
             return st;
-        cudaError_t err = cuda_sw_faces_out(stream, kb, f->scratch, f->face);
+        rec[words + 1] = (uint32_t)(unsigned long long)sum;
+        rec[words + 2] = (uint32_t)((unsigned long long)sum >> 32);
+        cudaError_t err = cuda_sw_faces_out(stream, kb, f->scratch, f->sums, f->face);
+        /* the sums' words only in a field (the record's size is fixed: zeros without) */
+        const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field);
+        memset(rec + used, 0, (words - used) * 4);
         if (err == cudaSuccess)
-            err = cudaMemcpyAsync(rec, f->face, words * 4, cudaMemcpyDeviceToHost, stream);
+            err = cudaMemcpyAsync(rec, f->face, used * 4, cudaMemcpyDeviceToHost, stream);
         if (err == cudaSuccess)
             err = cudaStreamSynchronize(stream);
         return cuda_check(err, what_s);
@@ -257,7 +297,7 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
     /* Wolff: the part that holds the seed, and a face slot of the seed's piece (before the
      * join, a slot's name is its piece's root's) */
     int owner = -1;
-    uint32_t seed_name = UINT32_MAX;
+    uint32_t own_target[4] = { UINT32_MAX, 0, 0, 0 }; /* the seed's piece's name, sum */
     int64_t slot = -1;
     for (int p = 0; p < f->n && seed_site >= 0; p++) {
         const uint32_t *rec = (const uint32_t *)(const void *)((const unsigned char *)host +
@@ -265,30 +305,37 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
         if (rec[words] == UINT32_MAX)
             continue;
         owner = p;
-        seed_name = rec[words];
-        slot = face_slot(rec + 2 * (size_t)f->ps, f->ps, seed_name);
+        own_target[0] = rec[words];
+        own_target[2] = rec[words + 1];
+        own_target[3] = rec[words + 2];
+        slot = face_slot(rec + 2 * (size_t)f->ps, f->ps, own_target[0]);
         break;
     }
     /* the records to the device (pageable: copied before the call returns), side by side
      * as cuda_sw_faces_join reads them */
     cudaError_t err = cudaSuccess;
+    const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field);
     for (int p = 0; p < f->n && err == cudaSuccess; p++)
         err = cudaMemcpyAsync(f->gathered + (size_t)p * words,
-                              (const unsigned char *)host + (size_t)p * *bytes, words * 4,
+                              (const unsigned char *)host + (size_t)p * *bytes, used * 4,
                               cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
-        err = cuda_sw_faces_join(stream, f->gathered, f->parent, f->least, f->n, f->ps);
-    if (err == cudaSuccess) /* this part's joined names into its face buffer's */
+        err = cuda_sw_faces_join(stream, f->gathered, f->parent, f->least, f->jsum, f->n,
+                                 f->ps, field);
+    if (err == cudaSuccess) /* this part's joined names (and sums) into its face buffer's */
         err = cudaMemcpyAsync(f->face + 2 * (size_t)f->ps,
                               f->gathered + (size_t)rank * words + 2 * (size_t)f->ps,
-                              2 * (size_t)f->ps * 4, cudaMemcpyDeviceToDevice, stream);
+                              (used - 2 * (size_t)f->ps) * 4, cudaMemcpyDeviceToDevice, stream);
+    const uint32_t *at = f->gathered + (size_t)(owner >= 0 ? owner : 0) * words;
     if (err == cudaSuccess && owner >= 0 && slot >= 0) /* the seed's cluster's joined name */
-        err = cudaMemcpyAsync(f->target,
-                              f->gathered + (size_t)owner * words + 2 * (size_t)f->ps +
-                                  (size_t)slot,
-                              4, cudaMemcpyDeviceToDevice, stream);
-    else if (err == cudaSuccess && seed_site >= 0) /* a piece inside its part: its name */
-        err = cudaMemcpyAsync(f->target, &seed_name, 4, cudaMemcpyHostToDevice, stream);
+        err = cudaMemcpyAsync(f->target, at + 2 * (size_t)f->ps + (size_t)slot, 4,
+                              cudaMemcpyDeviceToDevice, stream);
+    if (err == cudaSuccess && owner >= 0 && slot >= 0 && field) /* and its joined sum */
+        err = cudaMemcpyAsync(f->target + 2, at + 5 * (size_t)f->ps + 2 * (size_t)slot, 8,
+                              cudaMemcpyDeviceToDevice, stream);
+    else if (err == cudaSuccess && seed_site >= 0 && slot < 0) /* a piece inside its part */
+        err = cudaMemcpyAsync(f->target, own_target, sizeof own_target, cudaMemcpyHostToDevice,
+                              stream);
     if (err == cudaSuccess && seed_site >= 0 && owner < 0)
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no part holds the seed site %lld "
                                "(a bug)", (long long)seed_site);

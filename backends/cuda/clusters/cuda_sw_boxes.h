@@ -19,13 +19,18 @@ struct cuda_sw_faces {
     uint32_t *face;       /* the box's face buffer (cuda_sw_face_words(ps) words) */
     uint32_t *scratch;    /* one word per stored site */
     cudaEvent_t sent;     /* the face buffer is in the first box's gathered array */
+    /* in a field: the box's pieces' sums at their roots (cuda_sw_piece_sums, the leaf's
+     * array, set at each label step), written into the faces; NULL without a field */
+    const long long *sums;
     /* the first box's (origin 0), or every part's: every box's face buffer, the join's
-     * arrays, and the event after the joined names went back to every box */
+     * arrays (jsum: the components' sums in a field), and the event after the joined
+     * names went back to every box */
     int n;
     uint32_t *gathered, *parent, *least;
+    long long *jsum;
     cudaEvent_t joined;
-    /* Wolff (a part's, or each of k boxes'): the seed's cluster's name after the join
-     * (device word) */
+    /* Wolff (a part's, or each of k boxes'): the seed's cluster after the join (device
+     * words): [0] its name, [2] and [3] its sum in a field (an int64, low word first) */
     uint32_t *target;
 };
 
@@ -40,21 +45,25 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
  * the first box, the joined names back; every box's border stream then waits for them.
  * kb[i], faces[i]: box i's kernel view and face state. Wolff (seed_site >= 0; -1:
  * Swendsen-Wang): also the seed's cluster's name into every box's faces[i]->target (the
- * box holding the seed is read at the host: its piece's name and face slot). A library
- * status. */
+ * box holding the seed is read at the host: its piece's name and face slot), and in a
+ * field its joined sum. In a field (faces[i]->sums set) the faces carry the pieces' sums
+ * and the join adds them. A library status. */
 int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *const *faces, int64_t seed_site);
 
 /* A part of a lattice shared by processes (f made for its box, on its device, current):
  * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*). The record: the
  * face buffer, then one word, the name of the Wolff seed's piece (its root's global site)
- * on the part that holds the seed site, else UINT32_MAX (seed_site < 0: Swendsen-Wang).
+ * on the part that holds the seed site, else UINT32_MAX (seed_site < 0: Swendsen-Wang),
+ * then that piece's sum (two words, low first; 0 without a field or elsewhere).
  * SIZE: the record's bytes; OUT: the box's record into host after its labels (kb: its
- * kernel view), waited for; JOIN: every part's records at host, *bytes apart, in part
+ * kernel view), waited for, its pieces' sums in the faces in a field (f->sums) and
+ * two words more, the seed's piece's sum; JOIN: every part's records at host, *bytes apart, in part
  * order, joined on the device as the first box joins k boxes, this part's (rank's) joined
  * names into its face buffer, and (Wolff) the seed's cluster's name into f->target: the
  * joined name of a face slot of the seed's piece, or the piece's own (it reaches no
- * face), all on its border stream. A library status. */
+ * face), and in a field its sum (joined across the faces, or the piece's), all on its
+ * border stream. A library status. */
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
                        int rank, int64_t seed_site);

@@ -8,16 +8,16 @@
  * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
  * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), any field, Swendsen-Wang
- * or Wolff; or, Swendsen-Wang and Wolff without a field, k boxes of the lattice on one GPU
- * or several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are
- * joined across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the
- * executor's joined layout; Wolff's seed's cluster named there), or the box of a part of
- * a lattice shared by processes (MPI ranks), whose faces the core gathers and every part
- * joins (part_faces; Wolff's seed's cluster named there). Ising with uniform or +-J
- * couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It refuses
- * a field on k boxes or parts at the sweep (the core refuses the embedded clusters of
- * phi^4 and Heisenberg on CUDA at create). Wolff's attempted
+ * What it runs: Swendsen-Wang or Wolff, any field, on one box alone on one GPU (its halo
+ * its own wrap); or on k boxes of the lattice on one GPU or several (desc.n_parts,
+ * desc.n_devices; a halo plane each side), whose labels are joined across the faces
+ * after each box's own (cuda_sw_boxes.h: the leaf's join, the executor's joined layout;
+ * Wolff's seed's cluster named there; in a field the pieces' sums, summed at the label
+ * step, joined with them); or on the box of a part of a lattice shared by processes (MPI
+ * ranks), whose faces the core gathers and every part joins (part_faces; the same).
+ * Ising with uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core
+ * refuses J < 0; it refuses the embedded clusters of phi^4 and Heisenberg on CUDA at
+ * create). Wolff's attempted
  * updates are its clusters' sites, counted on the device and read once per call
  * (read_attempted).
  */
@@ -50,8 +50,9 @@ struct sw_box {
     struct cuda_wolff_counts *wolff;
     unsigned long long wolff_seen;
     uint64_t label_sweep; /* the sweep of the last label step (a part's Wolff seed) */
-    long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
-                        first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
+    long long *sums; /* in a field: the clusters' (k boxes: the pieces') sums (device; made
+                        on the first sweep in a field, sw_check_steps or box_sums, or by
+                        sw_cluster_stats) */
     unsigned long long *stats; /* sw_cluster_stats' three words (device) */
     bool swept; /* a cluster sweep left its labels (the statistics describe them) */
     bool linked; /* the label step left them unflattened (cuda_sw_link): the flip's pass
@@ -117,6 +118,32 @@ static struct cuda_sw_box kernel_box(const latmc_sim *sim, const struct cuda_box
     return k;
 }
 
+/* The box's sums array, made the first time a sweep in a field or the statistics of k
+ * boxes need it (on the box's device, current). */
+static cudaError_t box_sums(struct sw_box *sb, const struct cuda_box *b)
+{
+    if (sb->sums)
+        return cudaSuccess;
+    return cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums);
+}
+
+/* k boxes or a part, after the labels: in a field every piece's sum at its root, which
+ * the faces carry into the join (cuda_sw_faces_out); without, no sums in the faces. */
+static cudaError_t sw_label_sums(struct sw_box *sb, const struct cuda_box *b,
+                                 cudaStream_t stream, const struct cuda_sw_box *k, double beta_h,
+                                 int q)
+{
+    sb->faces->sums = NULL;
+    if (beta_h == 0.0)
+        return cudaSuccess;
+    cudaError_t err = box_sums(sb, b);
+    if (err == cudaSuccess)
+        err = cuda_sw_piece_sums(stream, k, q, sb->sums);
+    if (err == cudaSuccess)
+        sb->faces->sums = sb->sums;
+    return err;
+}
+
 static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *r,
                              uint64_t sweep, const struct latmc_step *step,
                              cudaStream_t stream, unsigned long long *changed)
@@ -142,7 +169,14 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
          * flip, whose pass over the bonds flattens them too */
         sb->linked = !sb->faces && beta_h == 0.0 &&
                      sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG;
-        return sb->linked ? cuda_sw_link(stream, &k) : cuda_sw_label(stream, &k);
+        if (sb->linked)
+            return cuda_sw_link(stream, &k);
+        if (!sb->faces)
+            return cuda_sw_label(stream, &k);
+        {
+            const cudaError_t err = cuda_sw_label(stream, &k);
+            return err == cudaSuccess ? sw_label_sums(sb, r->box, stream, &k, beta_h, q) : err;
+        }
     case LATMC_STEP_CLUSTER_FLIP: {
         if (!sb->faces && beta_h == 0.0 && sb->linked) {
             const cudaError_t err = cuda_sw_settle_flip(stream, &k, sim->desc.seed, step->rng,
@@ -154,9 +188,21 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         const cudaError_t flat = sw_settled(sb, stream, &k);
         if (flat != cudaSuccess)
             return flat;
-        if (beta_h != 0.0) { /* one box: the decisions from the clusters' sums (cuda_wolff.h) */
+        if (beta_h != 0.0 && !sb->faces) { /* one box: the decisions from the clusters'
+                                              * sums (cuda_wolff.h) */
             const cudaError_t err = cuda_sw_field_decide(stream, &k, sim->desc.seed,
                                                          step->rng_sweep, beta_h, q, sb->sums);
+            return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
+        }
+        if (beta_h != 0.0) { /* k boxes: the pieces' sums (the label step's), the face
+                              * pieces' joined */
+            if (!sb->faces->sums)
+                return cudaErrorInvalidValue; /* the label step summed them (a bug) */
+            cudaError_t err = cuda_sw_field_decide_roots(stream, &k, sim->desc.seed,
+                                                         step->rng_sweep, beta_h, q, sb->sums);
+            if (err == cudaSuccess)
+                err = cuda_sw_faces_field_decide(stream, &k, sb->faces->face, sim->desc.seed,
+                                                 step->rng_sweep, beta_h, q);
             return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
         }
         if (!sb->faces)
@@ -174,10 +220,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         const cudaError_t flat = sw_settled(sb, stream, &k);
         if (flat != cudaSuccess)
             return flat;
-        if (sb->faces) /* k boxes or a part: the cluster named at the join (sw_join,
-                        * sw_part_faces) */
+        if (sb->faces) /* k boxes or a part: the cluster named (and in a field summed) at
+                        * the join (sw_join, sw_part_faces) */
             return cuda_wolff_part_flip(stream, &k, sb->faces->face, sb->faces->target,
-                                        sim->desc.seed, step->rng_sweep, q, sb->wolff, changed);
+                                        sim->desc.seed, step->rng_sweep, beta_h, q, sb->wolff,
+                                        changed);
         return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
                                (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
                                                                  sim->nsites),
@@ -375,25 +422,17 @@ static int sw_part_faces(const latmc_sim *sim, struct cuda_box *b, int what, voi
                               seed_site);
 }
 
-/* A field: one box only (a cluster's decision needs its sum, not joined across boxes);
- * Swendsen-Wang's clusters' sums allocated for the first such sweep. */
+/* A box alone: Swendsen-Wang's clusters' sums allocated for the first sweep in a field
+ * (k boxes and parts: box_sums at their label steps; only box 0 is asked here). */
 static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 {
     struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    if (beta_h != 0.0 && sb->faces)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: %s on CUDA runs on k "
-                               "boxes or parts without a field only in this version (beta h = "
-                               "%g; the clusters' sums are not joined across boxes); use one "
-                               "box or the CPU",
-                               sim->desc.algorithm == LATMC_ALGO_WOLFF ? "Wolff"
-                                                                       : "Swendsen-Wang",
-                               beta_h);
-    if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
+    if (beta_h == 0.0 || sb->sums || sb->faces ||
+        sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
         return LATMC_OK;
-    return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),
-                      "allocating the clusters' sums of Swendsen-Wang in a field on the "
-                      "device");
+    return cuda_check(box_sums(sb, b), "allocating the clusters' sums of Swendsen-Wang in a "
+                      "field on the device");
 }
 
 /* Wolff: the sites of its clusters are the updates attempted, counted on the device. */
@@ -418,20 +457,16 @@ static int sw_read_attempted(const latmc_sim *sim, struct cuda_box *b, uint64_t 
     return st;
 }
 
-/* The cluster observables: what the last sweep built, counted from the labels it left. */
-static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
-                            struct latmc_cluster_stats *out)
+/* The cluster observables of one box alone: what the last sweep built, counted from the
+ * labels it left. */
+static int box_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
+                             struct latmc_cluster_stats *out)
 {
     struct sw_box *sb = b->own;
-    if (!sb->swept)
-        return cuda_core->fail(LATMC_ESTATE, "no cluster sweep yet (the cluster observables "
-                               "describe the clusters of the last sweep)");
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
     int st = LATMC_OK;
-    if (!wolff && !sb->sums)
-        st = cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites *
-                                                           sizeof *sb->sums),
-                        "allocating the clusters' sizes on the device");
+    if (!wolff)
+        st = cuda_check(box_sums(sb, b), "allocating the clusters' sizes on the device");
     const struct cuda_sw_box k = kernel_box(sim, b);
     unsigned long long host[3] = { 0, 0, 0 };
     if (st == LATMC_OK)
@@ -452,6 +487,105 @@ static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
         out->size2_sum = wolff ? (double)host[1] : (double)host[2];
     }
     return st;
+}
+
+/* Swendsen-Wang on k boxes, box i's part: its pieces' sizes, the interior ones' counted
+ * into its three words, the face slots' sizes into its face buffer, which goes to the
+ * first box's gathered array (as at the join), event `sent`. */
+static int boxes_sizes_out(const latmc_sim *sim, struct cuda_box *box, int i)
+{
+    struct cuda_box *b = &box[i];
+    struct sw_box *sb = b->own, *first = box[0].own;
+    struct cuda_sw_faces *f = sb->faces;
+    const struct cuda_sw_box k = kernel_box(sim, b);
+    cudaStream_t stream = b->ex.border_stream;
+    const size_t words = (size_t)cuda_sw_face_words(f->ps);
+    int st = cuda_box_set_device(b->ex.device);
+    if (st < 0)
+        return st;
+    cudaError_t err = box_sums(sb, b);
+    if (err == cudaSuccess)
+        err = cuda_sw_piece_sums(stream, &k, 1, sb->sums); /* sizes */
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(sb->stats, 0, 3 * sizeof *sb->stats, stream);
+    if (err == cudaSuccess)
+        err = cuda_sw_interior_stats(stream, &k, f->scratch, sb->sums, sb->stats);
+    if (err == cudaSuccess)
+        err = cuda_sw_faces_sizes(stream, &k, sb->sums, f->face);
+    if (err == cudaSuccess)
+        err = cuda_box_copy_to(&b->ex, f->face, &box[0].ex, first->faces->gathered + i * words,
+                               words * 4, stream);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(f->sent, stream);
+    return cuda_check(err, "counting the clusters of the boxes");
+}
+
+/* The cluster observables of k boxes (their streams idle, the last sweep's labels, faces
+ * and join in place): Wolff's cluster is its sites on every box (c->n, counted by its
+ * flip); Swendsen-Wang's interior pieces are clusters of their own, counted on each box,
+ * and the clusters that reach a face the components of the faces' join run again on the
+ * sizes (the same graph: the face buffers' reps and bonds are the last join's). Integers
+ * throughout: the CPU's values. */
+static int boxes_cluster_stats(const latmc_sim *sim, struct cuda_box *box, int n,
+                               struct latmc_cluster_stats *out)
+{
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    const struct sw_box *first = box[0].own;
+    struct cuda_sw_faces *j = first->faces;
+    if (!j || !j->gathered || j->n != n)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: the first of %d boxes "
+                               "holds no join (a bug in the module)", n);
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK && !wolff; i++)
+        st = boxes_sizes_out(sim, box, i);
+    cudaStream_t s0 = box[0].ex.border_stream;
+    if (st == LATMC_OK)
+        st = cuda_box_set_device(box[0].ex.device);
+    cudaError_t err = cudaSuccess;
+    for (int i = 1; i < n && st == LATMC_OK && !wolff && err == cudaSuccess; i++)
+        err = cudaStreamWaitEvent(s0, ((const struct sw_box *)box[i].own)->faces->sent, 0);
+    if (st == LATMC_OK && !wolff && err == cudaSuccess)
+        err = cuda_sw_faces_join(s0, j->gathered, j->parent, j->least, j->jsum, n, j->ps, 1);
+    if (st == LATMC_OK && !wolff && err == cudaSuccess)
+        err = cuda_sw_join_stats(s0, j->parent, j->jsum, n, j->ps, first->stats);
+    if (st == LATMC_OK)
+        st = cuda_check(err, "counting the clusters of the boxes");
+    unsigned long long clusters = 0, largest = 0, size2 = 0;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        const struct sw_box *sb = box[i].own;
+        unsigned long long host[3] = { 0, 0, 0 };
+        if ((st = cuda_box_set_device(box[i].ex.device)) < 0)
+            break;
+        err = wolff ? cudaMemcpyAsync(&host[1], &sb->wolff->n, sizeof host[1],
+                                      cudaMemcpyDeviceToHost, box[i].ex.border_stream)
+                    : cudaMemcpyAsync(host, sb->stats, sizeof host, cudaMemcpyDeviceToHost,
+                                      box[i].ex.border_stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(box[i].ex.border_stream);
+        if ((st = cuda_check(err, "reading the cluster statistics")) < 0)
+            break;
+        clusters += host[0];
+        largest = wolff ? largest + host[1] : host[1] > largest ? host[1] : largest;
+        size2 += host[2];
+    }
+    if (st == LATMC_OK) { /* as lib/cluster_sw.c and cluster_wolff.c fill them */
+        out->clusters = wolff ? 1 : (int64_t)clusters;
+        out->largest = (int64_t)largest;
+        out->size2_sum = wolff ? (double)largest : (double)size2;
+    }
+    return st;
+}
+
+/* The cluster observables: what the last sweep built, counted from the labels it left
+ * (box: the sim's n boxes, their streams idle; a part's box is refused by the executor). */
+static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *box, int n,
+                            struct latmc_cluster_stats *out)
+{
+    for (int i = 0; i < n; i++)
+        if (!((const struct sw_box *)box[i].own)->swept)
+            return cuda_core->fail(LATMC_ESTATE, "no cluster sweep yet (the cluster "
+                                   "observables describe the clusters of the last sweep)");
+    return n == 1 ? box_cluster_stats(sim, box, out) : boxes_cluster_stats(sim, box, n, out);
 }
 
 static const struct cuda_leaf cuda_sw_ising_leaf = {

@@ -35,8 +35,9 @@ extern "C" {
 struct cuda_wolff_counts {
     unsigned long long sites; /* the sites of every sweep's cluster: the updates attempted
                                  (never reset; the leaf reads its growth per call) */
-    unsigned long long n;     /* this sweep's cluster: its sites and magnetisation (a */
-    unsigned long long m;     /* field only; m two's complement), cleared per sweep */
+    unsigned long long n;     /* this sweep's cluster: its sites and magnetisation (one */
+    unsigned long long m;     /* box in a field; m two's complement), cleared per sweep;
+                                 on k boxes and parts n its sites on the box, every sweep */
     uint32_t root;            /* its name */
     uint32_t decision;        /* Ising 1 keep, 0 flip; Potts the new colour */
 };
@@ -48,23 +49,39 @@ cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b, ui
                             uint64_t sweep, uint32_t seed_site, double beta_h, int q,
                             struct cuda_wolff_counts *c, unsigned long long *changed);
 
-/* Wolff on a part of a lattice shared by processes, its faces joined with every part's
- * (cuda_sw_part_faces): the own sites of the cluster named *target (a device word) -- its
- * interior piece by its root's name, its face pieces by their joined names (face: the
- * box's face buffer) -- take the cluster's update without a field, drawn at that name.
- * Overwrites the roots' bonds bytes; adds the sites changed to *changed and the
- * cluster's sites here to c->sites (the core adds the parts' counts). */
+/* Wolff on a part of a lattice shared by processes, or on one of k boxes, its faces
+ * joined with every part's (cuda_sw_part_faces, cuda_sw_boxes_join): the own sites of
+ * the cluster named target[0] (a device word) -- its interior piece by its root's name,
+ * its face pieces by their joined names (face: the box's face buffer) -- take the
+ * cluster's update drawn at that name; in a field beta_h != 0 from the cluster's whole
+ * magnetisation (Ising) or size (Potts), target[2], target[3] (an int64, low word
+ * first). Overwrites the roots' bonds bytes; adds the sites changed to *changed and the
+ * cluster's sites here to c->sites, and sets c->n to them (the core adds the parts'
+ * counts; the boxes' cluster observables add the boxes'). */
 cudaError_t cuda_wolff_part_flip(cudaStream_t stream, const struct cuda_sw_box *b,
                                  const uint32_t *face, const uint32_t *target, uint64_t seed,
-                                 uint64_t sweep, int q, struct cuda_wolff_counts *c,
-                                 unsigned long long *changed);
+                                 uint64_t sweep, double beta_h, int q,
+                                 struct cuda_wolff_counts *c, unsigned long long *changed);
 
 /* Every cluster's decision in a field beta_h != 0, drawn at its name from its
  * magnetisation (q = 0) or size (Potts), into its root's bonds byte as cuda_sw_apply reads
- * it; sums: one int64 per site (device), overwritten. */
+ * it; sums: one int64 per site (device), overwritten. A box alone: cuda_sw_piece_sums
+ * then cuda_sw_field_decide_roots. */
 cudaError_t cuda_sw_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                  uint64_t seed, uint64_t sweep, double beta_h, int q,
                                  long long *sums);
+
+/* Every piece's magnetisation (q = 0) or size (q != 0) over box b's own sites, at its
+ * root in sums (one int64 per stored site; the own planes' overwritten): on k boxes after
+ * the labels, for the faces' join (cuda_sw_faces_out). */
+cudaError_t cuda_sw_piece_sums(cudaStream_t stream, const struct cuda_sw_box *b, int q,
+                               long long *sums);
+
+/* Every own root's decision in a field from its piece's sum, drawn at its global site
+ * (on k boxes the face pieces' are drawn again at their joined names). */
+cudaError_t cuda_sw_field_decide_roots(cudaStream_t stream, const struct cuda_sw_box *b,
+                                       uint64_t seed, uint64_t sweep, double beta_h, int q,
+                                       const long long *sums);
 
 /* What the last cluster sweep built, from the labels it left, into the device words
  * out[0 .. 2] (cleared here): the clusters, the largest one's sites, the sum of the

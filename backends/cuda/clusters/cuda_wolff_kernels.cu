@@ -90,31 +90,43 @@ __global__ void wolff_flip_kernel(struct cuda_sw_box b, struct cuda_wolff_counts
     cuda_warp_add(&c->sites, sites);
 }
 
-/* Wolff on a part: every own site of a marked piece (cuda_sw_faces_mark) takes the update
- * of the cluster named *target without a field (Ising flips; Potts takes one of the other
- * colours, drawn at the name, from the site's colour, which is the cluster's); counts the
- * sites changed and the cluster's sites here. */
+/* Wolff on a part (or one of k boxes): every own site of a marked piece
+ * (cuda_sw_faces_mark) takes the update of the cluster named target[0]: without a field
+ * Ising flips and Potts takes one of the other colours, drawn at the name, from the
+ * site's colour, which is the cluster's; in a field the heat bath of wolff_decide_kernel
+ * from the cluster's sum (magnetisation or size) joined across the boxes, target[2..3]
+ * as an int64 (low, high). Counts the sites changed and the cluster's sites here (into
+ * c->sites and this sweep's c->n). */
 template <bool POTTS>
 __global__ void wolff_part_flip_kernel(struct cuda_sw_box b, const uint32_t *target,
-                                       uint64_t seed, uint64_t sweep, int q,
+                                       uint64_t seed, uint64_t sweep, double beta_h, int q,
                                        struct cuda_wolff_counts *c, unsigned long long *changed)
 {
     const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
-    const uint32_t t = *target;
+    const uint32_t t = target[0];
+    const long long sum = (long long)((unsigned long long)target[3] << 32 | target[2]);
+    const uint32_t u = latmc_cluster_decide_draw(seed, sweep, t);
+    /* in a field one decision for the cluster (Potts: its colour; Ising: keep) */
+    const uint32_t field_d =
+        beta_h == 0.0 ? 0u
+        : POTTS       ? (uint32_t)latmc_cluster_potts_colour(
+                      u, latmc_cluster_zero_threshold(beta_h, q, sum), q)
+                      : (uint32_t)latmc_cluster_ising_keep(
+                      u, latmc_cluster_keep_threshold(beta_h, sum));
     unsigned long long sites = 0, flipped = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = sw_own_site(b, (uint32_t)k);
         if (!b.bonds[sw_root(b, i)])
             continue;
         sites++;
-        const uint32_t d = POTTS ? (uint32_t)latmc_cluster_potts_other(
-                                       latmc_cluster_decide_draw(seed, sweep, t),
-                                       (uint8_t)b.spins[i], q)
-                                 : 0u;
+        const uint32_t d = POTTS && beta_h == 0.0
+                               ? (uint32_t)latmc_cluster_potts_other(u, (uint8_t)b.spins[i], q)
+                               : field_d;
         flipped += sw_take_decision<POTTS>(b.spins, i, d);
     }
     cuda_warp_add(changed, flipped);
     cuda_warp_add(&c->sites, sites);
+    cuda_warp_add(&c->n, sites);
 }
 
 /* A field: every cluster's magnetisation (Ising) or size (Potts) at its root, sums[r]
@@ -124,14 +136,15 @@ __global__ void wolff_part_flip_kernel(struct cuda_sw_box b, const uint32_t *tar
 template <bool POTTS>
 __global__ void sw_sums_kernel(struct cuda_sw_box b, long long *sums)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b); /* the own sites */
     const unsigned lane = threadIdx.x & 31u;
     for (uint64_t k0 = (uint64_t)cuda_first_item() - lane; k0 < n;
          k0 += (uint64_t)cuda_item_stride()) {
         const uint64_t k = k0 + lane;
         const bool valid = k < n;
-        const uint32_t r = valid ? sw_root(b, (uint32_t)k) : UINT32_MAX; /* not a site */
-        const int8_t v = valid ? b.spins[k] : 0;
+        const uint32_t i = valid ? sw_own_site(b, (uint32_t)k) : 0u;
+        const uint32_t r = valid ? sw_root(b, i) : UINT32_MAX; /* not a site */
+        const int8_t v = valid ? b.spins[i] : 0;
         const unsigned same = __match_any_sync(0xffffffffu, r);
         const unsigned up = __ballot_sync(0xffffffffu, valid && (POTTS || v > 0));
         const unsigned down = __ballot_sync(0xffffffffu, valid && !POTTS && v < 0);
@@ -144,17 +157,18 @@ __global__ void sw_sums_kernel(struct cuda_sw_box b, long long *sums)
 
 /* A field: every cluster's decision at its root, as latmc_cluster_decide: Ising keep iff
  * u < floor(2^32 / (1 + exp(-2 beta h M))), Potts colour 0 below floor(2^32 / (1 + (q - 1)
- * exp(-beta h n))), else one of the others. */
+ * exp(-beta h n))), else one of the others; drawn at the root's global site (a box's
+ * face pieces drawn again at their joined names: cuda_sw_faces_field_decide). */
 template <bool POTTS>
 __global__ void sw_field_decide_kernel(struct cuda_sw_box b, const long long *sums,
                                        uint64_t seed, uint64_t sweep, double beta_h, int q)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b); /* the own sites */
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t r = (uint32_t)k;
+        const uint32_t r = sw_own_site(b, (uint32_t)k);
         if (b.labels[r] != r)
             continue; /* a root's label is itself; every other site's a smaller site */
-        const uint32_t u = latmc_cluster_decide_draw(seed, sweep, r);
+        const uint32_t u = latmc_cluster_decide_draw(seed, sweep, sw_global(b, r));
         b.bonds[r] = (uint8_t)(POTTS ? latmc_cluster_potts_colour(
                                            u, latmc_cluster_zero_threshold(beta_h, q, sums[r]), q)
                                      : latmc_cluster_ising_keep(
@@ -228,30 +242,46 @@ extern "C" cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw
     return err;
 }
 
+extern "C" cudaError_t cuda_sw_piece_sums(cudaStream_t stream, const struct cuda_sw_box *b,
+                                          int q, long long *sums)
+{
+    const int64_t own = (int64_t)b->np * sw_plane_sites(*b);
+    /* the own planes' sums only: the kernels below read no other */
+    cudaError_t err = cudaMemsetAsync(sums + (size_t)b->p0 * sw_plane_sites(*b), 0,
+                                      (size_t)own * sizeof *sums, stream);
+    if (err == cudaSuccess) {
+        if (q)
+            sw_sums_kernel<true><<<cuda_grid(own), CUDA_THREADS, 0, stream>>>(*b, sums);
+        else
+            sw_sums_kernel<false><<<cuda_grid(own), CUDA_THREADS, 0, stream>>>(*b, sums);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_sw_field_decide_roots(cudaStream_t stream,
+                                                  const struct cuda_sw_box *b, uint64_t seed,
+                                                  uint64_t sweep, double beta_h, int q,
+                                                  const long long *sums)
+{
+    const unsigned grid = cuda_grid((int64_t)b->np * sw_plane_sites(*b));
+    if (q)
+        sw_field_decide_kernel<true><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed, sweep,
+                                                                        beta_h, q);
+    else
+        sw_field_decide_kernel<false><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed, sweep,
+                                                                         beta_h, q);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_sw_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                             uint64_t seed, uint64_t sweep, double beta_h,
                                             int q, long long *sums)
 {
-    const unsigned grid = cuda_grid(b->g.nsites);
-    cudaError_t err =
-        cudaMemsetAsync(sums, 0, (size_t)b->g.nsites * sizeof *sums, stream);
-    if (err == cudaSuccess) {
-        if (q)
-            sw_sums_kernel<true><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums);
-        else
-            sw_sums_kernel<false><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums);
-        err = cudaGetLastError();
-    }
-    if (err == cudaSuccess) {
-        if (q)
-            sw_field_decide_kernel<true><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed,
-                                                                            sweep, beta_h, q);
-        else
-            sw_field_decide_kernel<false><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed,
-                                                                             sweep, beta_h, q);
-        err = cudaGetLastError();
-    }
-    return err;
+    const cudaError_t err = cuda_sw_piece_sums(stream, b, q, sums);
+    return err == cudaSuccess ? cuda_sw_field_decide_roots(stream, b, seed, sweep, beta_h, q,
+                                                           sums)
+                              : err;
 }
 
 extern "C" cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda_sw_box *b,
@@ -265,11 +295,7 @@ extern "C" cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda
         return cudaGetLastError();
     }
     if (err == cudaSuccess) /* every cluster's size at its root */
-        err = cudaMemsetAsync(sums, 0, (size_t)b->g.nsites * sizeof *sums, stream);
-    if (err == cudaSuccess) {
-        sw_sums_kernel<true><<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b, sums);
-        err = cudaGetLastError();
-    }
+        err = cuda_sw_piece_sums(stream, b, 1, sums);
     if (err == cudaSuccess) {
         sw_stats_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, sums, out);
         err = cudaGetLastError();
@@ -279,21 +305,21 @@ extern "C" cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda
 
 extern "C" cudaError_t cuda_wolff_part_flip(cudaStream_t stream, const struct cuda_sw_box *b,
                                             const uint32_t *face, const uint32_t *target,
-                                            uint64_t seed, uint64_t sweep, int q,
+                                            uint64_t seed, uint64_t sweep, double beta_h, int q,
                                             struct cuda_wolff_counts *c,
                                             unsigned long long *changed)
 {
     cudaError_t err = cuda_sw_faces_mark(stream, b, face, target);
+    if (err == cudaSuccess) /* this sweep's sites here (the boxes' cluster observables) */
+        err = cudaMemsetAsync(&c->n, 0, sizeof c->n, stream);
     const unsigned blocks = count_blocks((int64_t)b->np * sw_plane_sites(*b));
     if (err == cudaSuccess) {
         if (q)
-            wolff_part_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, target, seed,
-                                                                             sweep, q, c,
-                                                                             changed);
+            wolff_part_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(
+                *b, target, seed, sweep, beta_h, q, c, changed);
         else
-            wolff_part_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, target, seed,
-                                                                              sweep, q, c,
-                                                                              changed);
+            wolff_part_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(
+                *b, target, seed, sweep, beta_h, q, c, changed);
         err = cudaGetLastError();
     }
     return err;

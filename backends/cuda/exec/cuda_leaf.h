@@ -249,10 +249,10 @@ struct cuda_leaf {
      * once the boxes' streams are idle; `attempted` then counts what it does not. */
     int (*read_attempted)(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted);
     /* Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED): what the last
-     * cluster sweep built on box b, a box alone (ops.cluster_stats, lib/backend.h), from
-     * the labels it left; a library status (LATMC_ESTATE: no cluster sweep yet). The
-     * box's streams are idle. */
-    int (*cluster_stats)(const latmc_sim *sim, struct cuda_box *b,
+     * cluster sweep built on the sim's n boxes of one process (ops.cluster_stats,
+     * lib/backend.h), from the labels it left; a library status (LATMC_ESTATE: no cluster
+     * sweep yet). The boxes' streams are idle. */
+    int (*cluster_stats)(const latmc_sim *sim, struct cuda_box *box, int n,
                          struct latmc_cluster_stats *out);
     /* ---- appended for Swendsen-Wang on several boxes (issue 30) ---- */
     /* Optional (NULL: the border/interior split of cuda_exec.c): the leaf's steps read and

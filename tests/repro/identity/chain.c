@@ -508,10 +508,9 @@ static bool is_cluster(const struct spec *s)
 }
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
- * creation, or at the sweep: a field on k boxes or parts), or NULL: Swendsen-Wang and
- * Wolff of Ising (uniform or +-J couplings) and Potts on one box (any field), k boxes on
- * one GPU or several, or parts over threads or MPI ranks (no field)
- * (backends/cuda/clusters/). */
+ * creation), or NULL: Swendsen-Wang and Wolff of Ising (uniform or +-J couplings) and
+ * Potts, any field, on one box, k boxes on one GPU or several, or parts over threads or
+ * MPI ranks (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
@@ -523,13 +522,7 @@ static const char *cuda_cluster_lacks(const struct spec *s, const struct layout 
     if (l->ens)
         return "CUDA's cluster updates run no ensemble members (no labels of members in "
                "one batch yet)";
-    const bool parts = (p->mpi && mpi_size() > 1) || p->parts > 1;
-    const bool boxes = p->boxes > 1 || p->devices > 1 || parts;
-    bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
-    for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
-        field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
-    if (boxes && field)
-        return "CUDA's clusters on k boxes or parts run without a field only";
+    (void)p;
     return NULL;
 }
 

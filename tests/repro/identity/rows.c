@@ -433,9 +433,9 @@ const struct row rows[] = {
      * merged), cuts changed between the calls, checkpoints continued on other cuts and on
      * parts, parts over threads and MPI ranks (the labels joined across the parts' faces),
      * other scripts, ensemble members; CUDA on one GPU for Swendsen-Wang and Wolff of Ising
-     * (uniform and +-J, J of either sign) and Potts, with and without a field, on boxes
-     * and devices (Swendsen-Wang) and parts over threads and MPI ranks (both) without a
-     * field (its other placements and specs skipped, saying why). */
+     * (uniform and +-J, J of either sign) and Potts, with and without a field, on one box,
+     * boxes and devices and parts over threads and MPI ranks (its other placements and
+     * specs skipped, saying why). */
 #define CLUSTER_BOXES                                                                      \
     "one threads=2 boxes=2 boxes=3 threads=2,boxes=3 simd=c,boxes=5 boxes=3,recut=2 "      \
     "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
@@ -529,6 +529,17 @@ const struct row rows[] = {
     { "ising2d_sw_field", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
     { "ising2d_wolff", 2, { 1024, 1024, 0 }, "cuda cold,cuda cold,cuda,boxes=3 devices=2" },
     { "ising3d_wolff_field", 3, { 34, 18, 22 }, "cuda cold,cuda" },
+    /* CUDA in a field on k boxes, devices and parts: the pieces' sums joined across the
+     * faces with their names (many pieces and spanning clusters; Wolff's cluster inside
+     * one box or across the faces, from hot and cold starts) */
+    { "ising2d_sw_field", 2, { 1024, 1024, 0 },
+      "cuda,boxes=2 cuda,boxes=3 devices=2 cold,cuda,boxes=3" },
+    { "ising_pmj_sw_field", 3, { 40, 42, 44 }, "cuda,boxes=3 devices=2" },
+    { "potts3_sw_field", 2, { 270, 252, 0 }, "cuda,boxes=2 cuda,boxes=3 devices=2" },
+    { "ising3d_wolff_field", 3, { 34, 18, 22 },
+      "cuda,boxes=2 cuda,boxes=3 devices=2 cold,cuda,boxes=3 cuda,parts=3" },
+    { "potts3_wolff_field", 2, { 256, 260, 0 },
+      "cuda,boxes=2 cuda,boxes=3 devices=2 cold,devices=2 cuda,parts=2" },
     /* embedded clusters (every part holds the whole lattice for the step); 5 units of
      * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },
@@ -749,5 +760,10 @@ const struct row rows[] = {
     { "ising2d_wolff", 2, { 256, 512, 0 }, "mpi,cuda cold,mpi,cuda mpi,cuda,save" },
     { "potts3_wolff", 2, { 256, 260, 0 }, "mpi,cuda cold,mpi,cuda" },
     { "ising_pmj_wolff", 3, { 16, 12, 20 }, "mpi,cuda" },
+    /* in a field (the pieces' sums in the faces' records, joined on every part) */
+    { "ising2d_sw_field", 2, { 256, 512, 0 }, "mpi,cuda cold,mpi,cuda" },
+    { "potts3_sw_field", 3, { 42, 42, 42 }, "mpi,cuda" },
+    { "ising3d_wolff_field", 3, { 16, 12, 20 }, "mpi,cuda cold,mpi,cuda" },
+    { "potts3_wolff_field", 2, { 256, 260, 0 }, "mpi,cuda" },
 };
 const size_t n_rows = sizeof rows / sizeof rows[0];
