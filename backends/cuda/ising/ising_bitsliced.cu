@@ -866,7 +866,8 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
  * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
 /* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
- * are zero in every open class (p.zero_planes >= ZP; group_planes_first). */
+ * are zero in every open class (p.zero_planes >= ZP; group_planes_first); FOLD: the blocks
+ * from their names' fold (bs_fold; KEY_RUN and KEY_SYM pairs only). */
 template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, bool BITS, bool TWO, bool SMALL,
           bool F23 = false, int ZP = 0, bool FOLD = false>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
