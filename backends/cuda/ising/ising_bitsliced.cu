@@ -67,10 +67,11 @@
 enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3, KEY_SYM = 4 };
 #define BS_CODES 14
 
-/* FOLD (the heat-bath march, where every block of the launch has the same block >> 32,
- * fold_blocks on the host): block q's draws from cuda_philox.cuh's fold of its name, the
- * first two rounds' shared products computed on the host: two wide multiplies a block
- * instead of four, and no counter words to assemble. */
+/* FOLD (the pair kernels of Metropolis and heat bath at h = 0, KEY_RUN and KEY_SYM, where
+ * every block of the launch has the same block >> 32, fold_blocks on the host): block q's
+ * draws from cuda_philox.cuh's fold of its name, the first two rounds' shared products
+ * computed on the host: two wide multiplies a block instead of four, and no counter words
+ * to assemble. */
 struct bs_fold {
     uint32_t p1_lo_k1, c3_k0;   /* cuda_philox_folded's */
     struct cuda_philox_group g; /* the launch's block >> 32 */
@@ -92,7 +93,8 @@ struct bs_params {
     int n_open;            /* open classes: 0 < T < 2^32 */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
      * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open.
-     * KEY_SYM reads no member: the march's FOLD keeps block q's fold there (bs_fold). */
+     * KEY_SYM, and KEY_RUN's classes of a pair (group_classes' early returns), read no
+     * member: their kernels' FOLD keeps block q's fold there (bs_fold). */
     union {
         uint32_t member[BS_CODES][BS_CODES];
         struct bs_fold fold[LATMC_ISING_DECISION_BLOCKS];
@@ -864,9 +866,10 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
  * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
 /* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
- * are zero in every open class (p.zero_planes >= ZP; group_planes_first). */
+ * are zero in every open class (p.zero_planes >= ZP; group_planes_first); FOLD: the blocks
+ * from their names' fold (bs_fold; KEY_RUN and KEY_SYM pairs only). */
 template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, bool BITS, bool TWO, bool SMALL,
-          bool F23 = false, int ZP = 0>
+          bool F23 = false, int ZP = 0, bool FOLD = false>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
@@ -894,14 +897,14 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             bool q0 = false, q1 = false;
             if (in) {
                 pair_start<ND, KEY, KB, EPS>(p, own_words, other, colour, k, st0, st1);
-                group_planes_first<KB, ZP, KEY>(p, g0, st0);
-                group_planes_first<KB, ZP, KEY>(p, g0 + 1, st1);
+                group_planes_first<KB, ZP, KEY, FOLD>(p, g0, st0);
+                group_planes_first<KB, ZP, KEY, FOLD>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
                 q1 = st1.s.undecided != 0;
             }
-            queue_put<KB, HEATBATH, true, F23, unsigned long long, KEY>(
+            queue_put<KB, HEATBATH, true, F23, unsigned long long, KEY, FOLD>(
                 p, own_words, rows4, q, q_n, lane, q0, g0, st0, n_changed);
-            queue_put<KB, HEATBATH, true, F23, unsigned long long, KEY>(
+            queue_put<KB, HEATBATH, true, F23, unsigned long long, KEY, FOLD>(
                 p, own_words, rows4, q, q_n, lane, q1, g0 + 1, st1, n_changed);
             if (in && !q0 && !q1) {
                 const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
@@ -937,7 +940,8 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     }
     __syncwarp();
     if (lane < q_n)
-        n_changed += queue_finish<KB, HEATBATH, BITS, F23, KEY>(p, own_words, rows4, q, lane);
+        n_changed += queue_finish<KB, HEATBATH, BITS, F23, KEY, FOLD>(p, own_words, rows4, q,
+                                                                      lane);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -949,7 +953,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
  * row y + 1, the word beside the pair and the planes z +- 1 (3D). Rows p.row0 ..
  * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
  * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
- * FOLD (heat bath at h = 0): the blocks from their names' fold (bs_fold).
+ * FOLD (Metropolis and heat bath at h = 0): the blocks from their names' fold (bs_fold).
  */
 template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, int ZP, bool FOLD = false>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
@@ -1162,13 +1166,13 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
 }
 
 template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL,
-          bool F23 = false, int ZP = 0>
+          bool F23 = false, int ZP = 0, bool FOLD = false>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
     const int64_t blocks = resident_blocks<
-        ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP>>(tiles);
+        ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP, FOLD>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -1176,7 +1180,7 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP, FOLD>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
@@ -1202,20 +1206,49 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
+/* FOLD's words (bs_fold) where the blocks of the launch, the groups 2 p.g_begin ..
+ * 2 p.groups - 1 named + p.name_shift (pairs), have one block >> 32; else false (a box
+ * whose names cross a multiple of 2^32: more than 2^32 groups a colour). */
+static bool fold_blocks(struct bs_params &p)
+{
+    const uint64_t first = (uint64_t)(2 * p.g_begin + p.name_shift);
+    const uint64_t last = (uint64_t)(2 * p.groups - 1 + p.name_shift);
+    if (first >> 32 != last >> 32)
+        return false;
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
+        struct cuda_philox_folded f;
+        f.keys = p.keys;
+        cuda_philox_refold_named(&f, p.names[q]);
+        p.fold[q].p1_lo_k1 = f.p1_lo_k1;
+        p.fold[q].c3_k0 = f.c3_k0;
+        p.fold[q].g = cuda_philox_group_of(f, first);
+    }
+    return true;
+}
+
 /* Metropolis at h = 0 on pairs with indices in 31 bits (2D: two open classes, 3D: three):
  * 2D marches down bands of rows, 3D walks (in 3D the march's rows are short and its bands
  * split a warp: 4 % slower in an A/B); both take the leading planes that are zero in every
- * open class two at a time (at most 3: the 12 % of groups that go on reach block 2 anyway)
- * and draw the flush's blocks 2 and 3 side by side. */
+ * open class two at a time (at most 3: the 12 % of groups that go on reach block 2 anyway),
+ * draw the flush's blocks 2 and 3 side by side, and draw their blocks from the fold of their
+ * names (FOLD) where fold_blocks allows (KEY_RUN's pair classes read no member). */
 template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP>
 static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
-    if constexpr (ND == 4)
-        launch_march<ND, KEY, KB, HB, EPS, ZP>(stream, p, own, other, colour, changed);
-    else
+    const bool fold = fold_blocks(p);
+    if constexpr (ND == 4) {
+        if (fold)
+            launch_march<ND, KEY, KB, HB, EPS, ZP, true>(stream, p, own, other, colour, changed);
+        else
+            launch_march<ND, KEY, KB, HB, EPS, ZP>(stream, p, own, other, colour, changed);
+    } else if (fold) {
+        launch_two<ND, KEY, KB, HB, EPS, true, true, true, true, ZP, true>(stream, p, own, other,
+                                                                           colour, changed);
+    } else {
         launch_two<ND, KEY, KB, HB, EPS, true, true, true, true, ZP>(stream, p, own, other,
                                                                      colour, changed);
+    }
 }
 
 template <int ND, int KEY, int KB, bool HB, bool EPS>
@@ -1238,42 +1271,28 @@ static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t 
     }
 }
 
-/* FOLD's words (bs_fold) where the blocks of the launch, the groups 2 p.g_begin ..
- * 2 p.groups - 1 named + p.name_shift (pairs), have one block >> 32; else false (a box
- * whose names cross a multiple of 2^32: more than 2^32 groups a colour). */
-static bool fold_blocks(struct bs_params &p)
-{
-    const uint64_t first = (uint64_t)(2 * p.g_begin + p.name_shift);
-    const uint64_t last = (uint64_t)(2 * p.groups - 1 + p.name_shift);
-    if (first >> 32 != last >> 32)
-        return false;
-    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
-        struct cuda_philox_folded f;
-        f.keys = p.keys;
-        cuda_philox_refold_named(&f, p.names[q]);
-        p.fold[q].p1_lo_k1 = f.p1_lo_k1;
-        p.fold[q].c3_k0 = f.c3_k0;
-        p.fold[q].g = cuda_philox_group_of(f, first);
-    }
-    return true;
-}
-
 /* Heat bath at h = 0 with its classes folded (KEY_SYM) on pairs with indices in 31 bits: 2D
- * marches down bands of rows as Metropolis does (its draws folded, FOLD, where fold_blocks
- * allows), 3D walks; the flush draws blocks 2 and 3 side by side. */
+ * marches down bands of rows as Metropolis does, 3D walks; the flush draws blocks 2 and 3
+ * side by side; the draws from the fold of their names (FOLD) where fold_blocks allows. */
 template <int ND, int KB, bool HB, bool EPS>
 static void launch_sym_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
+    const bool fold = fold_blocks(p);
     if constexpr (ND == 4) {
-        if (fold_blocks(p))
+        if (fold)
             launch_march<ND, KEY_SYM, KB, HB, EPS, 0, true>(stream, p, own, other, colour,
                                                             changed);
         else
             launch_march<ND, KEY_SYM, KB, HB, EPS, 0>(stream, p, own, other, colour, changed);
-    } else
+    } else if (fold) {
+        launch_two<ND, KEY_SYM, KB, HB, EPS, true, true, true, true, 0, true>(stream, p, own,
+                                                                              other, colour,
+                                                                              changed);
+    } else {
         launch_two<ND, KEY_SYM, KB, HB, EPS, true, true, true, true, 0>(stream, p, own, other,
                                                                         colour, changed);
+    }
 }
 
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
