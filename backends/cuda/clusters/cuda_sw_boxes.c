@@ -4,10 +4,15 @@
  * cuda_leaf.h: join), so the join orders those streams alone:
  *
  *   box i:  labels, faces out, its face buffer copied into the first box's gathered
- *           array (a device copy, or a peer copy between GPUs), event `sent`;
+ *           array (a device copy, or a peer copy between GPUs); Wolff, the box that
+ *           holds the seed: its piece and face slot found and copied to the first box's
+ *           seed record; event `sent`;
  *   box 0:  waits for every `sent`, joins, copies each box's joined names back into its
- *           face buffer, event `joined`;
+ *           face buffer (Wolff: the seed's cluster into every box's target), event
+ *           `joined`;
  *   box i:  waits for `joined` before its flip step (which reads its face buffer).
+ *
+ * The host waits for none of it.
  *
  * The next join's copies into the gathered array come after `joined` on each box's
  * stream (the flip and the next sweep's bonds and labels follow it), so they never
@@ -34,6 +39,7 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
     cudaFree(f->least);
     cudaFree(f->jsum);
     cudaFree(f->target);
+    cudaFree(f->seed);
     if (f->sent)
         cudaEventDestroy(f->sent);
     if (f->joined)
@@ -82,6 +88,8 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     if (st == LATMC_OK && (latmc_part_many(sim) || d->algorithm == LATMC_ALGO_WOLFF))
         st = cuda_box_alloc_on((void **)&f->target, 16, b->ex.device, "the Wolff cluster's "
                                "name");
+    if (st == LATMC_OK && d->algorithm == LATMC_ALGO_WOLFF && !latmc_part_many(sim))
+        st = cuda_box_alloc_on((void **)&f->seed, 16, b->ex.device, "the Wolff seed's piece");
     if (st < 0) {
         cuda_sw_boxes_destroy(f);
         return st;
@@ -128,54 +136,19 @@ static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_si
     return cuda_check(err, "reading the Wolff seed's cluster");
 }
 
-/* The seed's cluster as the Wolff flip reads it (cuda_sw_boxes.h: target). */
-static void target_words(uint32_t name, long long sum, uint32_t out[4])
+/* Wolff on k boxes: the box that holds seed_site (-1: none) and the seed's local site
+ * there, from the boxes' own planes (no device read). */
+static int seed_box(int n, const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
+                    uint32_t *local)
 {
-    out[0] = name;
-    out[1] = 0;
-    out[2] = (uint32_t)(unsigned long long)sum;
-    out[3] = (uint32_t)((unsigned long long)sum >> 32);
-}
-
-/* Wolff on k boxes: the box that holds seed_site, the name of the seed's piece and a face
- * slot of it in that box's face buffer (before the join a slot holds its piece's name), or
- * -1 where the piece reaches no face, and in a field the piece's sum; waits for the box's
- * labels and faces. */
-static int seed_slot(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
-                     struct cuda_sw_faces *const *faces, int64_t seed_site, int *owner,
-                     uint32_t *name, long long *sum, int64_t *slot)
-{
-    *owner = -1;
-    *slot = -1;
-    const uint32_t ps = faces[0]->ps;
-    for (int i = 0; i < n && *owner < 0; i++) {
-        int st = cuda_box_set_device(box[i].ex.device);
-        if (st == LATMC_OK)
-            st = seed_piece(&kb[i], ps, seed_site, faces[i]->sums, box[i].ex.border_stream,
-                            name, sum);
-        if (st < 0)
-            return st;
-        if (*name == UINT32_MAX)
-            continue;
-        *owner = i;
-        uint32_t *names = malloc(2 * (size_t)ps * 4);
-        if (!names)
-            return cuda_core->fail(LATMC_ENOMEM, "CUDA Wolff: cannot allocate the face names");
-        cudaError_t err = cudaMemcpyAsync(names, faces[i]->face + 2 * (size_t)ps,
-                                          2 * (size_t)ps * 4, cudaMemcpyDeviceToHost,
-                                          box[i].ex.border_stream);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(box[i].ex.border_stream);
-        if (err == cudaSuccess)
-            *slot = face_slot(names, ps, *name);
-        free(names);
-        if ((st = cuda_check(err, "reading the Wolff seed's faces")) < 0)
-            return st;
+    for (int i = 0; i < n; i++) {
+        const int64_t own = seed_site - (int64_t)kb[i].g0;
+        if (own >= 0 && own < (int64_t)kb[i].np * ps) {
+            *local = kb[i].p0 * ps + (uint32_t)own;
+            return i;
+        }
     }
-    if (*owner < 0)
-        return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no box holds the seed site %lld "
-                               "(a bug)", (long long)seed_site);
-    return LATMC_OK;
+    return -1;
 }
 
 int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
@@ -190,6 +163,13 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
     if (!j->gathered || j->n != n)
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: the first of %d boxes "
                                "holds no join (a bug in the module)", n);
+    /* Wolff: the box that holds the seed finds its piece and face slot on the device
+     * (cuda_sw_seed_find) and sends them to the first box with its faces */
+    uint32_t seed_local = 0;
+    const int owner = seed_site >= 0 ? seed_box(n, kb, ps, seed_site, &seed_local) : -1;
+    if (seed_site >= 0 && (owner < 0 || !j->seed || !j->target))
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no box holds the seed site %lld, "
+                               "or the first box no seed record (a bug)", (long long)seed_site);
     int st = LATMC_OK;
     for (int i = 0; i < n && st == LATMC_OK; i++) {
         struct cuda_box_exec *e = &box[i].ex;
@@ -200,16 +180,16 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
         if (err == cudaSuccess)
             err = cuda_box_copy_to(e, faces[i]->face, &box[0].ex, j->gathered + i * words,
                                    used * 4, e->border_stream);
+        if (err == cudaSuccess && i == owner)
+            err = cuda_sw_seed_find(e->border_stream, &kb[i], seed_local, faces[i]->face,
+                                    faces[i]->sums, faces[i]->seed);
+        if (err == cudaSuccess && i == owner && i > 0)
+            err = cuda_box_copy_to(e, faces[i]->seed, &box[0].ex, j->seed, 16,
+                                   e->border_stream);
         if (err == cudaSuccess)
             err = cudaEventRecord(faces[i]->sent, e->border_stream);
         st = cuda_check(err, what);
     }
-    int owner = -1;
-    uint32_t seed_name = UINT32_MAX;
-    long long seed_sum = 0;
-    int64_t slot = -1;
-    if (st == LATMC_OK && seed_site >= 0)
-        st = seed_slot(box, n, kb, faces, seed_site, &owner, &seed_name, &seed_sum, &slot);
     struct cuda_box_exec *e0 = &box[0].ex;
     if (st == LATMC_OK)
         st = cuda_box_set_device(e0->device);
@@ -226,29 +206,17 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
                                faces[i]->face + 2 * (size_t)ps, (used - 2 * (size_t)ps) * 4,
                                e0->border_stream);
     /* Wolff: the seed's cluster's name (and sum) to every box: the joined name of its
-     * piece's face slot, or the piece's own (it reaches no face; pageable: copied before
-     * the call returns) */
-    uint32_t own_target[4];
-    target_words(seed_name, seed_sum, own_target);
-    for (int i = 0; i < n && seed_site >= 0 && st == LATMC_OK && err == cudaSuccess; i++) {
+     * piece's face slot, or the piece's own (it reaches no face) */
+    if (st == LATMC_OK && err == cudaSuccess && seed_site >= 0)
+        err = cuda_sw_seed_target(e0->border_stream, j->gathered + (size_t)owner * words, ps,
+                                  j->seed, field, j->target);
+    for (int i = 1; i < n && seed_site >= 0 && st == LATMC_OK && err == cudaSuccess; i++) {
         if (!faces[i]->target)
             return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: box %d holds no cluster name "
                                    "(a bug in the module)", i);
-        if (slot >= 0) {
-            const uint32_t *at = j->gathered + (size_t)owner * words;
-            err = cuda_box_copy_to(e0, at + 2 * (size_t)ps + (size_t)slot, &box[i].ex,
-                                   faces[i]->target, 4, e0->border_stream);
-            if (err == cudaSuccess && field)
-                err = cuda_box_copy_to(e0, at + 5 * (size_t)ps + 2 * (size_t)slot, &box[i].ex,
-                                       faces[i]->target + 2, 8, e0->border_stream);
-        } else if ((st = cuda_box_set_device(box[i].ex.device)) == LATMC_OK) {
-            /* on box i's stream, before its wait for `joined` and its flip */
-            err = cudaMemcpyAsync(faces[i]->target, own_target, sizeof own_target,
-                                  cudaMemcpyHostToDevice, box[i].ex.border_stream);
-        }
+        err = cuda_box_copy_to(e0, j->target, &box[i].ex, faces[i]->target, 16,
+                               e0->border_stream);
     }
-    if (st == LATMC_OK && seed_site >= 0 && slot < 0)
-        st = cuda_box_set_device(e0->device);
     if (st == LATMC_OK && err == cudaSuccess)
         err = cudaEventRecord(j->joined, e0->border_stream);
     if (st == LATMC_OK)

@@ -32,6 +32,9 @@ struct cuda_sw_faces {
     /* Wolff (a part's, or each of k boxes'): the seed's cluster after the join (device
      * words): [0] its name, [2] and [3] its sum in a field (an int64, low word first) */
     uint32_t *target;
+    /* Wolff on k boxes (each box's): the seed's piece where the box holds the seed, and on
+     * the first box the record the join reads (cuda_sw_seed_find: 4 device words) */
+    uint32_t *seed;
 };
 
 /* The face state of box b of a sim of sim->plan->n_boxes boxes (on its device, current),
@@ -45,8 +48,8 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
  * the first box, the joined names back; every box's border stream then waits for them.
  * kb[i], faces[i]: box i's kernel view and face state. Wolff (seed_site >= 0; -1:
  * Swendsen-Wang): also the seed's cluster's name into every box's faces[i]->target (the
- * box holding the seed is read at the host: its piece's name and face slot), and in a
- * field its joined sum. In a field (faces[i]->sums set) the faces carry the pieces' sums
+ * box holding the seed finds its piece and face slot on the device and sends them with
+ * its faces: no host wait), and in a field its joined sum. In a field (faces[i]->sums set) the faces carry the pieces' sums
  * and the join adds them. A library status. */
 int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *const *faces, int64_t seed_site);

@@ -223,6 +223,49 @@ __global__ void join_stats_kernel(const uint32_t *parent, const long long *jsum,
     }
 }
 
+/* Wolff on k boxes: the seed's piece and its first face slot (cuda_sw_seed_find), one
+ * block: the smallest matching slot by a shared atomicMin. */
+__global__ void seed_find_kernel(struct cuda_sw_box b, uint32_t seed_local, const uint32_t *face,
+                                 const long long *sums, uint32_t *rec)
+{
+    __shared__ uint32_t first;
+    const uint32_t ps = sw_plane_sites(b), r = sw_root(b, seed_local), name = sw_global(b, r);
+    if (threadIdx.x == 0)
+        first = UINT32_MAX;
+    __syncthreads();
+    for (uint32_t f = threadIdx.x; f < 2 * ps; f += blockDim.x)
+        if (face[2 * ps + f] == name)
+            atomicMin(&first, f);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned long long sum = sums ? (unsigned long long)sums[r] : 0ull;
+        rec[0] = name;
+        rec[1] = first;
+        rec[2] = (uint32_t)sum;
+        rec[3] = (uint32_t)(sum >> 32);
+    }
+}
+
+/* After the join: the seed's cluster (cuda_sw_seed_target). */
+__global__ void seed_target_kernel(const uint32_t *face, uint32_t ps, const uint32_t *rec,
+                                   int field, uint32_t *target)
+{
+    const uint32_t slot = rec[1];
+    uint32_t name = rec[0], lo = rec[2], hi = rec[3];
+    if (slot != UINT32_MAX) {
+        name = face[2 * ps + slot];
+        if (field) {
+            const unsigned long long sum = (unsigned long long)face_sum(face, ps, slot);
+            lo = (uint32_t)sum;
+            hi = (uint32_t)(sum >> 32);
+        }
+    }
+    target[0] = name;
+    target[1] = 0;
+    target[2] = lo;
+    target[3] = hi;
+}
+
 /* Wolff on a part, pass 1: every own root marked (its bonds byte) iff its own name is the
  * seed's cluster's, *target: an interior piece is a whole cluster. */
 __global__ void mark_roots_kernel(struct cuda_sw_box b, const uint32_t *target)
@@ -291,6 +334,21 @@ extern "C" cudaError_t cuda_sw_faces_field_decide(cudaStream_t stream,
 {
     faces_field_decide_kernel<<<cuda_grid(2 * (int64_t)sw_plane_sites(*b)), CUDA_THREADS, 0,
                                 stream>>>(*b, face, seed, sweep, beta_h, q);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_sw_seed_find(cudaStream_t stream, const struct cuda_sw_box *b,
+                                         uint32_t seed_local, const uint32_t *face,
+                                         const long long *sums, uint32_t *rec)
+{
+    seed_find_kernel<<<1, 1024, 0, stream>>>(*b, seed_local, face, sums, rec);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_sw_seed_target(cudaStream_t stream, const uint32_t *face, uint32_t ps,
+                                           const uint32_t *rec, int field, uint32_t *target)
+{
+    seed_target_kernel<<<1, 1, 0, stream>>>(face, ps, rec, field, target);
     return cudaGetLastError();
 }
 

@@ -88,6 +88,22 @@ cudaError_t cuda_sw_faces_field_decide(cudaStream_t stream, const struct cuda_sw
 cudaError_t cuda_sw_faces_mark(cudaStream_t stream, const struct cuda_sw_box *b,
                                const uint32_t *face, const uint32_t *target);
 
+/* Wolff on k boxes, on the box that holds the seed site (its local site seed_local) after
+ * cuda_sw_faces_out: rec[0] the name of the seed's piece, rec[1] the first slot of face
+ * whose name (before the join: its piece's) is that name, or UINT32_MAX where the piece
+ * reaches no face, rec[2] and rec[3] the piece's sum (sums at its root; 0 where sums is
+ * NULL) as an int64, low word first. One block: the host does not wait for it. */
+cudaError_t cuda_sw_seed_find(cudaStream_t stream, const struct cuda_sw_box *b,
+                              uint32_t seed_local, const uint32_t *face,
+                              const long long *sums, uint32_t *rec);
+
+/* After the join, on the first box: the seed's cluster into target[0 .. 3] as
+ * cuda_wolff_part_flip reads it -- rec's slot's joined name (and in a field its joined
+ * sum) in face, the joined face buffer of the seed's box, or rec's own where the piece
+ * reaches no face. One thread. */
+cudaError_t cuda_sw_seed_target(cudaStream_t stream, const uint32_t *face, uint32_t ps,
+                                const uint32_t *rec, int field, uint32_t *target);
+
 /* The cluster observables on k boxes: into out[0 .. 2] (added to) the clusters, the
  * largest one's sites (atomicMax) and the sum of the clusters' squared sizes of box b's
  * interior pieces (those that reach no face: scratch as cuda_sw_faces_out left it),
