@@ -72,13 +72,16 @@ template <auto Kernel> static unsigned resident_grid(int64_t items)
     return grid < wave ? grid : wave;
 }
 
-template <int NW, int ND, bool HEATBATH, int CW>
-__global__ void __launch_bounds__(CUDA_THREADS)
-ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_t *own_words,
-                          const uint32_t *other, const uint32_t *own_eps,
-                          struct cuda_ising_packed_thresholds thr,
-                          struct cuda_philox_folded draws, int colour,
-                          unsigned long long *changed)
+/* A block's part of a colour's update: the thresholds into shared memory, then the
+ * walk (packed_sweep_groups; EARLY: its loads all issued first). */
+template <int NW, int ND, bool HEATBATH, int CW, bool EARLY>
+__device__ __forceinline__ void packed_sweep_block(const struct packed_geom &p,
+                                                   const struct packed_stride &st,
+                                                   uint32_t *own_words, const uint32_t *other,
+                                                   const uint32_t *own_eps,
+                                                   const struct cuda_ising_packed_thresholds &thr,
+                                                   const struct cuda_philox_folded &draws,
+                                                   int colour, unsigned long long *changed)
 {
     __shared__ uint32_t table[16];
     if (threadIdx.x == 0) {
@@ -87,9 +90,40 @@ ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_
             table[i] = thr.t[i];
     }
     __syncthreads();
-    const unsigned long long n_changed = packed_sweep_groups<NW, ND, HEATBATH, CW>(
+    const unsigned long long n_changed = packed_sweep_groups<NW, ND, HEATBATH, CW, EARLY>(
         p, st, own_words, other, own_eps, (const unsigned char *)table, draws, colour);
     cuda_warp_add(changed, n_changed);
+}
+
+template <int NW, int ND, bool HEATBATH, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_t *own_words,
+                          const uint32_t *other, const uint32_t *own_eps,
+                          struct cuda_ising_packed_thresholds thr,
+                          struct cuda_philox_folded draws, int colour,
+                          unsigned long long *changed)
+{
+    packed_sweep_block<NW, ND, HEATBATH, CW, false>(p, st, own_words, other, own_eps, thr,
+                                                    draws, colour, changed);
+}
+
+/*
+ * 3D +-J: all loads of a group issued first (packed_sweep_groups' EARLY) and three blocks
+ * an SM (at most 80 registers, none spilled), 24 warps to hide them instead of 16: on an
+ * H200 3D +-J 1024^3 906 flips/ns against 846, 512^3 827 against 761, 256^3 (with
+ * sweep_grid's one group a thread) 649 against 602 (doc/PERFORMANCE.md).
+ */
+#define PACKED_PMJ3_BLOCKS_PER_SM 3
+template <int NW, bool HEATBATH>
+__global__ void __launch_bounds__(CUDA_THREADS, PACKED_PMJ3_BLOCKS_PER_SM)
+ising_packed_pmj3_kernel(struct packed_geom p, struct packed_stride st, uint32_t *own_words,
+                         const uint32_t *other, const uint32_t *own_eps,
+                         struct cuda_ising_packed_thresholds thr,
+                         struct cuda_philox_folded draws, int colour,
+                         unsigned long long *changed)
+{
+    packed_sweep_block<NW, 6, HEATBATH, 2, true>(p, st, own_words, other, own_eps, thr,
+                                                 draws, colour, changed);
 }
 
 /*
@@ -377,6 +411,35 @@ extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct 
     return cudaGetLastError();
 }
 
+/*
+ * The grid of a sweep kernel: the resident wave, or, where a thread of the wave would take
+ * fewer than two groups (few groups: 3D +-J 256^3 has 131,072 of 8 words against 101,376
+ * threads of three blocks an SM), one group a thread: the hardware then gives each SM its
+ * next block as one finishes, where the wave's walk would leave some threads two groups
+ * and others one (256^3 on an H200: 649 flips/ns against 578). Only the 3D +-J kernel
+ * (few_by_items) sizes its grid so; the others keep the wave.
+ */
+template <auto Kernel>
+static unsigned sweep_grid(int64_t items, bool few_by_items)
+{
+    const unsigned wave = resident_grid<Kernel>(items);
+    if (few_by_items && items < 2 * (int64_t)wave * CUDA_THREADS)
+        return cuda_grid(items);
+    return wave;
+}
+
+template <auto Kernel>
+static void launch_kernel(cudaStream_t stream, const struct packed_geom &p, bool few_by_items,
+                          uint32_t *own, const uint32_t *other, const uint32_t *own_eps,
+                          const struct cuda_ising_packed_thresholds *thr,
+                          const struct cuda_philox_folded &draws, int colour,
+                          unsigned long long *changed)
+{
+    const unsigned grid = sweep_grid<Kernel>(p.nrows * p.groups, few_by_items);
+    Kernel<<<grid, CUDA_THREADS, 0, stream>>>(p, packed_stride_of(p, grid), own, other,
+                                              own_eps, *thr, draws, colour, changed);
+}
+
 template <int NW, int ND, bool HB, int CW>
 static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_t *own,
                        const uint32_t *other, const uint32_t *own_eps,
@@ -384,10 +447,13 @@ static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_
                        const struct cuda_philox_folded &draws, int colour,
                        unsigned long long *changed)
 {
-    const unsigned grid = resident_grid<ising_packed_sweep_kernel<NW, ND, HB, CW>>(
-        p.nrows * p.groups);
-    ising_packed_sweep_kernel<NW, ND, HB, CW><<<grid, CUDA_THREADS, 0, stream>>>(
-        p, packed_stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
+    if constexpr (ND == 6 && CW > 0)
+        launch_kernel<ising_packed_pmj3_kernel<NW, HB>>(stream, p, true, own, other, own_eps,
+                                                        thr, draws, colour, changed);
+    else
+        launch_kernel<ising_packed_sweep_kernel<NW, ND, HB, CW>>(stream, p, false, own, other,
+                                                                 own_eps, thr, draws, colour,
+                                                                 changed);
 }
 
 /* +-J (own_eps set) only where NW >= 4 (cuda_ising_packed_fits_couplings). */

@@ -159,6 +159,42 @@ __device__ __forceinline__ void packed_neighbours(const uint32_t *other, const s
 }
 
 /*
+ * The same words with every load issued before any is used: the word beside the group
+ * that the shift needs is chosen by selects, not loaded behind the branch on the parity,
+ * so that ptxas issues it, and whatever the caller loaded before, with the others (behind
+ * the branch it would wait for them: one more memory latency a group).
+ */
+template <int NW, int ND>
+__device__ __forceinline__ void packed_neighbours_early(const uint32_t *other,
+                                                        const struct packed_geom &p,
+                                                        const struct packed_site &at,
+                                                        uint32_t (&nb)[ND][NW])
+{
+    const uint32_t *o = other + at.base;
+    const int64_t first = at.base - at.row_start, last = first + NW - 1;
+    /* par = 1: the next word's first nibble, par = 0: the previous word's last one */
+    const int64_t beside = at.par ? (last + 1 == p.wpr ? 0 : last + 1)
+                                  : (first == 0 ? p.wpr - 1 : first - 1);
+    const uint32_t edge = other[at.row_start + beside];
+    words_load<NW>(o, nb[0]);
+    words_load<NW>(o + at.y_up, nb[2]);
+    words_load<NW>(o + at.y_down, nb[3]);
+    if (ND == 6) {
+        words_load<NW>(o + at.z_up, nb[4]);
+        words_load<NW>(o + at.z_down, nb[5]);
+    }
+    if (at.par) {
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            nb[1][k] = __funnelshift_r(nb[0][k], k + 1 < NW ? nb[0][k + 1] : edge, 4);
+    } else {
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            nb[1][k] = __funnelshift_l(k > 0 ? nb[0][k - 1] : edge, nb[0][k], 4);
+    }
+}
+
+/*
  * +-J: a site's coupling bits, nibble-packed like its spin (ising_packed.h): bit b of the
  * nibble in coupling word q is set when the bond to neighbour direction 4 q + b (the
  * directions of packed_neighbours) is -1. CW coupling words per spin word. XOR-ing a
@@ -181,13 +217,36 @@ __device__ __forceinline__ void packed_apply_couplings(const uint32_t *eps_words
 }
 
 
+/* packed_apply_couplings in two steps: the coupling words loaded (first, in the early
+ * walk), then xor-ed into the neighbour words. */
+template <int NW, int CW>
+__device__ __forceinline__ void packed_load_couplings(const uint32_t *eps_words, int64_t base,
+                                                      uint32_t (&e)[CW * NW])
+{
+    words_load<CW * NW>(eps_words + CW * base, e);
+}
+
+template <int NW, int ND, int CW>
+__device__ __forceinline__ void packed_xor_couplings(const uint32_t (&e)[CW * NW],
+                                                     uint32_t (&nb)[ND][NW])
+{
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            nb[d][k] ^= (e[CW * k + d / 4] >> (d % 4)) & 0x11111111u;
+}
+
 /*
  * The groups of this thread's walk, colour `colour` updated in own_words from the other
  * colour's words (own_eps: the +-J coupling words, CW per spin word; NULL with CW = 0),
  * the thresholds in the 16-entry shared table table_bytes, the draws from the pass's fold:
- * returns the flips.
+ * returns the flips. EARLY (+-J only): a group's coupling words are loaded first and the
+ * neighbours by packed_neighbours_early, so that all its loads are in flight at once
+ * (the 3D +-J kernel of ising_packed.cu; the other callers keep the order below, their
+ * code as it was).
  */
-template <int NW, int ND, bool HEATBATH, int CW>
+template <int NW, int ND, bool HEATBATH, int CW, bool EARLY = false>
 __device__ __forceinline__ unsigned long long packed_sweep_groups(
     const struct packed_geom &p, const struct packed_stride &st, uint32_t *own_words,
     const uint32_t *other, const uint32_t *own_eps, const unsigned char *table_bytes,
@@ -198,9 +257,17 @@ __device__ __forceinline__ unsigned long long packed_sweep_groups(
          packed_walk_next(p, st, wk)) {
         const struct packed_site at = packed_locate<NW>(p, wk, colour);
         uint32_t own[NW], nb[ND][NW];
-        words_load<NW>(own_words + at.base, own);
-        packed_neighbours<NW, ND>(other, p, at, nb);
-        packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
+        if constexpr (EARLY && CW > 0) {
+            uint32_t e[CW * NW];
+            packed_load_couplings<NW, CW>(own_eps, at.base, e);
+            words_load<NW>(own_words + at.base, own);
+            packed_neighbours_early<NW, ND>(other, p, at, nb);
+            packed_xor_couplings<NW, ND, CW>(e, nb);
+        } else {
+            words_load<NW>(own_words + at.base, own);
+            packed_neighbours<NW, ND>(other, p, at, nb);
+            packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
+        }
         /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
          * (base is a multiple of NW) */
         const uint64_t block0 = 2 * (uint64_t)(at.base + p.word_offset);

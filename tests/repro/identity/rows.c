@@ -574,6 +574,11 @@ const struct row rows[] = {
     { "ising_pmj_metropolis", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
     { "ising3d_heatbath", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
     { "ising_pmj_heatbath", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
+    /* 3D +-J in groups of 8 words (L_x a multiple of 128): one group a thread (fewer groups
+     * than two waves' threads) and the wave's walk (230,400 groups) */
+    { "ising_pmj_metropolis", 3, { 128, 6, 10 }, "cuda cold,cuda" },
+    { "ising_pmj_heatbath", 3, { 128, 6, 10 }, "cuda" },
+    { "ising_pmj_metropolis", 3, { 128, 480, 480 }, "cuda" },
     { "potts2_metropolis", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
     { "potts3_heatbath", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
     { "potts5_metropolis", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
