@@ -623,7 +623,7 @@ __device__ __forceinline__ void transform_tile(const struct transform_loads &l, 
 /* A row of TRANSFORM_GROUPS blocks per part (component k, axis mu, real or imaginary),
  * block g the chains 4 g .. 4 g + 3. Chain j's terms in increasing x, each product and sum
  * rounded alone (no fused multiply-add); the chains' sums into partial, and the part's
- * last block (its counter, cleared with the projections) adds the 64 in pairs level by
+ * last block (its counter, which it sets back to zero) adds the 64 in pairs level by
  * level, as on the host. A chain's 1024 additions (L = 65536) wait for each other; spread
  * over 16 blocks a part, the loads of a chain's terms and their products come from a
  * whole block each (one block a part, 512 threads, read its 1 MiB through one SM and added
