@@ -623,23 +623,23 @@ __device__ __forceinline__ void transform_tile(const struct transform_loads &l, 
 /* A row of TRANSFORM_GROUPS blocks per part (component k, axis mu, real or imaginary),
  * block g the chains 4 g .. 4 g + 3. Chain j's terms in increasing x, each product and sum
  * rounded alone (no fused multiply-add); the chains' sums into partial, and the part's
- * last block (its counter, cleared with the projections) adds the 64 in pairs level by
+ * last block (its counter, which it sets back to zero) adds the 64 in pairs level by
  * level, as on the host. A chain's 1024 additions (L = 65536) wait for each other; spread
  * over 16 blocks a part, the loads of a chain's terms and their products come from a
  * whole block each (one block a part, 512 threads, read its 1 MiB through one SM and added
  * 64 chains: 23 us at 65536^2 on an H200; now 13.7). */
 __global__ void __launch_bounds__(TRANSFORM_THREADS)
-projections_transform_kernel(struct cuda_proj_transform t, const long long *proj,
+projections_transform_kernel(struct cuda_proj_transform t, long long *proj,
                              const double *phases, double *modes, double *partial,
-                             unsigned *done)
+                             unsigned *done, unsigned *read)
 {
     __shared__ double prod[TRANSFORM_TILE];
     __shared__ double part[MODES_CHAINS];
-    __shared__ bool last;
+    __shared__ bool last, second;
     const int axis2 = (int)blockIdx.y, im = axis2 & 1, axis = axis2 >> 1;
     const int mu = axis % t.ndim, k = axis / t.ndim;
     const int64_t L = t.extent[mu];
-    const long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
+    long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
     const double *table = phases + t.phase_at[mu] + (im ? L : 0);
     const int j0 = (int)blockIdx.x * TRANSFORM_CHAINS;
     const int j = j0 + (int)threadIdx.x; /* the chain of threads 0 .. 3 */
@@ -665,10 +665,26 @@ projections_transform_kernel(struct cuda_proj_transform t, const long long *proj
     if (threadIdx.x < TRANSFORM_CHAINS)
         mine[j] = sum;
     __threadfence(); /* the sums seen by the part's last block */
-    __syncthreads();
-    if (threadIdx.x == 0)
+    __syncthreads(); /* (and every load of the block's projections used) */
+    /* the projections cleared for the next measurement: the real and the imaginary
+     * part's blocks of chains j0 .. j0 + 3 read the same entries; the second of the two
+     * to be done clears them (and the pair's counter) */
+    if (threadIdx.x == 0) {
+        unsigned *pair = read + (int64_t)axis * TRANSFORM_GROUPS + blockIdx.x;
+        second = atomicAdd(pair, 1u) == 1;
+        if (second)
+            *pair = 0;
         last = atomicAdd(done + axis2, 1u) == TRANSFORM_GROUPS - 1;
+        if (last)
+            done[axis2] = 0;
+    }
     __syncthreads();
+    if (second)
+        for (int64_t i = threadIdx.x; i < TRANSFORM_CHAINS * steps; i += TRANSFORM_THREADS) {
+            const int64_t x = j0 + i % TRANSFORM_CHAINS + i / TRANSFORM_CHAINS * MODES_CHAINS;
+            if (x < L)
+                p[x] = 0;
+        }
     if (!last)
         return;
     __threadfence();
@@ -690,17 +706,19 @@ projections_transform_kernel(struct cuda_proj_transform t, const long long *proj
 extern "C" size_t cuda_projections_transform_scratch(const struct cuda_proj_transform *t)
 {
     const size_t parts = (size_t)t->components * (size_t)t->ndim * 2;
-    return parts * (MODES_CHAINS * sizeof(double) + sizeof(unsigned));
+    return parts * (MODES_CHAINS * sizeof(double) + sizeof(unsigned)) +
+           parts / 2 * TRANSFORM_GROUPS * sizeof(unsigned);
 }
 
 extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
                                                   const struct cuda_proj_transform *t,
-                                                  const int64_t *proj, const double *phases,
+                                                  int64_t *proj, const double *phases,
                                                   double *modes, void *scratch)
 {
     const unsigned parts = (unsigned)(t->components * t->ndim * 2);
     double *partial = (double *)scratch;
     unsigned *done = (unsigned *)(partial + (size_t)parts * MODES_CHAINS);
+    unsigned *read = done + parts;
     /* a programmatic launch (sm_90): the blocks start as the counting kernel's blocks
      * leave (it lets them, fold_let_transform_start), load their phases and wait for its
      * counts (fold_wait_for_counts) instead of for a launch after it; elsewhere an
@@ -714,6 +732,6 @@ extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, projections_transform_kernel, *t, (const long long *)proj,
-                              phases, modes, partial, done);
+    return cudaLaunchKernelEx(&cfg, projections_transform_kernel, *t, (long long *)proj,
+                              phases, modes, partial, done, read);
 }

@@ -82,17 +82,20 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
  * rounded products and additions, then added in pairs), so the host's bits: modes
  * (device) gets components x ndim x 2 doubles, as latmc_modes_of_projections. Axis mu's
  * projections at proj_at[mu] (+ k per_state for component k), its cosines at phase_at[mu]
- * of the phase tables and its sines L_mu after.
+ * of the phase tables and its sines L_mu after. The projections are zero again after it
+ * (read and cleared): the next count needs no clear.
  */
 struct cuda_proj_transform {
     int ndim, components;
     int64_t extent[3], proj_at[3], phase_at[3], per_state;
 };
 cudaError_t cuda_projections_transform(cudaStream_t stream, const struct cuda_proj_transform *t,
-                                       const int64_t *proj, const double *phases,
+                                       int64_t *proj, const double *phases,
                                        double *modes, void *scratch);
-/* The bytes of the transform's scratch (device): the chains' sums and a counter per part;
- * the counters zero when the transform starts (cleared with the projections). */
+/* The bytes of the transform's scratch (device): the chains' sums and its counters. The
+ * counters and the projections zero when the transform starts (cleared once, when made),
+ * and the transform leaves them so: each block pair clears the projections it read, the
+ * last block of a pair or part its counter. */
 size_t cuda_projections_transform_scratch(const struct cuda_proj_transform *t);
 
 #ifdef __cplusplus

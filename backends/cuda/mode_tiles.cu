@@ -13,8 +13,8 @@
  * Two kernels: the rows (four threads per row, one per lane, each a serial sum over its
  * sites of every component, reading each site's values once, ROW_AHEAD sites' loads in
  * flight together; the lanes combined by two shuffles in exactly that pairing), into the
- * scratch; then the planes (a warp per plane and component, its lanes loading 32 rows at
- * a time, a serial sum over the rows).
+ * scratch; then the planes (a thread per plane and component, a serial sum over the rows,
+ * PLANE_AHEAD rows' loads in flight together).
  * Every product and sum is rounded on its own (__dmul_rn, __dadd_rn: no fused
  * multiply-adds, as the module's -fmad=false), so each tile equals the CPU's bit for bit.
  */
@@ -23,9 +23,14 @@
 #include "mode_tiles.h"
 
 #define LANES 4          /* MODES_LANES of lib/modes_planes.c */
-#define ROW_THREADS 256
-#define PLANE_THREADS 128
-#define ROW_AHEAD 8      /* a row thread's sites loaded together */
+#define ROW_THREADS 128 /* blocks of 256: two replicas' FSS 0.285 against 0.245 (H200) */
+#define PLANE_THREADS 32 /* a warp a block: the planes' few threads over many SMs */
+#define PLANE_AHEAD 16   /* rows a planes' thread loads together */
+/* a row thread's sites loaded together: 8, 4 with two replicas (their 12 components'
+ * accumulators take 72 registers; fewer loads in flight a thread, twice the threads) */
+#define ROW_AHEAD(R) ((R) == 2 ? 4 : 8)
+/* the x phases in shared memory up to this L_x (32 KiB), else read from global memory */
+#define ROW_PHASES_MAX 2048
 
 /*
  * Thread t: lane t mod LANES of group g = t / LANES = q rows + y, row y of plane q (the
@@ -33,14 +38,30 @@
  * values are read once: replica 0's K components (and replica 1's), and the tile's C
  * components made from them (the replicas' products exact in double). Out: the row's
  * x-direction re, im and its total of component c at 3 (y C planes + c planes + q), so
- * that the planes' threads (c planes + q) read consecutive rows of the scratch.
+ * that the planes' threads (c planes + q) read consecutive rows of the scratch. The x
+ * phases come from the block's copy in shared memory where L_x <= ROW_PHASES_MAX, read
+ * at their use (not held in registers ahead with the sites' values): 76 and 125 registers
+ * a thread (one and two replicas; 95 and 190 before), 24 and 16 warps a SM (16 and 8).
+ * ncu at 256^3 on an H200: two replicas 171 us (216 before), one replica 77.6 (74).
  */
 template <typename T, int K, int R>
-__global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows,
-                                 int64_t planes, const double *cx, const double *sx,
-                                 double *out)
+__global__ void __launch_bounds__(ROW_THREADS, R == 2 ? 4 : 6)
+tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows, int64_t planes,
+                 const double *cx, const double *sx, double *out)
 {
     constexpr int C = K + (R == 2 ? K * K : 0);
+    constexpr int AHEAD = ROW_AHEAD(R);
+    extern __shared__ double row_phases[]; /* cos then sin of x, L_x each */
+    const bool in_shared = lx <= ROW_PHASES_MAX;
+    if (in_shared) {
+        for (int64_t x = threadIdx.x; x < lx; x += blockDim.x) {
+            row_phases[x] = cx[x];
+            row_phases[lx + x] = sx[x];
+        }
+        __syncthreads();
+    }
+    const double *cos_of = in_shared ? row_phases : cx;
+    const double *sin_of = in_shared ? row_phases + lx : sx;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int lane = (int)(t % LANES);
     const int64_t g = t / LANES;
@@ -51,13 +72,12 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
         re[c] = im[c] = sum[c] = 0.0;
     if (valid) {
         const int64_t row0 = g * lx;
-        /* ROW_AHEAD sites' loads in flight before they are added (the additions wait for
+        /* AHEAD sites' loads in flight before they are added (the additions wait for
          * each other; the loads need not) */
-        for (int64_t x0 = lane; x0 < lx; x0 += LANES * ROW_AHEAD) {
-            T va[ROW_AHEAD][K], vb[ROW_AHEAD][R == 2 ? K : 1];
-            double cos_x[ROW_AHEAD], sin_x[ROW_AHEAD];
+        for (int64_t x0 = lane; x0 < lx; x0 += LANES * AHEAD) {
+            T va[AHEAD][K], vb[AHEAD][R == 2 ? K : 1];
 #pragma unroll
-            for (int u = 0; u < ROW_AHEAD; u++) {
+            for (int u = 0; u < AHEAD; u++) {
                 const int64_t x = x0 + LANES * u;
                 if (x >= lx)
                     break;
@@ -68,20 +88,20 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
                     if (R == 2)
                         vb[u][R == 2 ? k : 0] = data[(int64_t)(K + k) * stride + i];
                 }
-                cos_x[u] = cx[x];
-                sin_x[u] = sx[x];
             }
 #pragma unroll
-            for (int u = 0; u < ROW_AHEAD; u++) {
-                if (x0 + LANES * u >= lx)
+            for (int u = 0; u < AHEAD; u++) {
+                const int64_t x = x0 + LANES * u;
+                if (x >= lx)
                     break;
+                const double cos_x = cos_of[x], sin_x = sin_of[x];
 #pragma unroll
                 for (int c = 0; c < C; c++) {
                     const double v = c < K ? (double)va[u][c < K ? c : 0]
                                            : __dmul_rn((double)va[u][c < K ? 0 : (c - K) / K],
                                                        (double)vb[u][c < K || R != 2 ? 0 : (c - K) % K]);
-                    re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x[u]));
-                    im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x[u]));
+                    re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x));
+                    im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x));
                     sum[c] = __dadd_rn(sum[c], v);
                 }
             }
@@ -109,54 +129,60 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
     }
 }
 
-/* Warp (c, q): plane q's tile entries of component c from its rows, in row order. The
- * lanes load 32 rows at a time (their loads in flight together) and every lane adds them
- * all in row order, taking each from its lane by a shuffle; lane 0 writes. */
-__global__ void tile_planes_kernel(const double *rows_in, int C, int ndim, int64_t rows,
-                                   int64_t planes, int64_t global_p0, const double *cy,
-                                   const double *sy, const double *cp, const double *sp,
-                                   double *tiles)
+/* Thread t = c planes + q: plane q's tile entries of component c from its rows, in row
+ * order, PLANE_AHEAD rows' loads (and their y phases) in flight before it adds them; a
+ * warp's threads read consecutive items of each row (coalesced). Before, a warp per item
+ * added its lanes' rows through shuffles: 31 / 48 us at 256^3 (one / two replicas, ncu on
+ * an H200), now 24 / 25. */
+__global__ void __launch_bounds__(PLANE_THREADS)
+tile_planes_kernel(const double *rows_in, int C, int ndim, int64_t rows, int64_t planes,
+                   int64_t global_p0, const double *cy, const double *sy, const double *cp,
+                   const double *sp, double *tiles)
 {
-    const int64_t t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const int lane = (int)(threadIdx.x & 31u);
-    if (t >= (int64_t)C * planes) /* the whole warp */
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (int64_t)C * planes)
         return;
     const int c = (int)(t / planes);
     const int64_t q = t % planes;
     const int64_t step = 3 * (int64_t)C * planes; /* from one row to the next */
-    const unsigned all = 0xffffffffu;
+    const double *in = rows_in + 3 * t;
+    const bool three = ndim == 3;
     double xr = 0.0, xi = 0.0, yr = 0.0, yi = 0.0, total = 0.0;
-    for (int64_t y0 = 0; y0 < rows; y0 += 32) {
-        const int64_t y = y0 + lane;
-        double r0 = 0.0, r1 = 0.0, r2 = 0.0, c_y = 0.0, s_y = 0.0;
-        if (y < rows) {
-            const double *r = rows_in + y * step + 3 * t;
-            r0 = r[0];
-            r1 = r[1];
-            r2 = r[2];
-            if (ndim == 3) {
-                c_y = cy[y];
-                s_y = sy[y];
+    for (int64_t y0 = 0; y0 < rows; y0 += PLANE_AHEAD) {
+        double r0[PLANE_AHEAD], r1[PLANE_AHEAD], r2[PLANE_AHEAD], c_y[PLANE_AHEAD],
+            s_y[PLANE_AHEAD];
+#pragma unroll
+        for (int u = 0; u < PLANE_AHEAD; u++) {
+            const int64_t y = y0 + u;
+            if (y >= rows)
+                break;
+            const double *r = in + y * step;
+            r0[u] = r[0];
+            r1[u] = r[1];
+            r2[u] = r[2];
+            if (three) {
+                c_y[u] = cy[y];
+                s_y[u] = sy[y];
             }
         }
-        const int n = rows - y0 < 32 ? (int)(rows - y0) : 32;
-        for (int k = 0; k < n; k++) {
-            const double row = __shfl_sync(all, r2, k);
-            xr = __dadd_rn(xr, __shfl_sync(all, r0, k));
-            xi = __dadd_rn(xi, __shfl_sync(all, r1, k));
-            if (ndim == 3) {
-                yr = __dadd_rn(yr, __dmul_rn(row, __shfl_sync(all, c_y, k)));
-                yi = __dadd_rn(yi, __dmul_rn(row, __shfl_sync(all, s_y, k)));
+#pragma unroll
+        for (int u = 0; u < PLANE_AHEAD; u++) {
+            if (y0 + u >= rows)
+                break;
+            const double row = r2[u];
+            xr = __dadd_rn(xr, r0[u]);
+            xi = __dadd_rn(xi, r1[u]);
+            if (three) {
+                yr = __dadd_rn(yr, __dmul_rn(row, c_y[u]));
+                yi = __dadd_rn(yi, __dmul_rn(row, s_y[u]));
             }
             total = __dadd_rn(total, row);
         }
     }
-    if (lane != 0)
-        return;
     double *tile = tiles + q * (int64_t)C * ndim * 2 + (int64_t)c * ndim * 2;
     tile[0] = xr;
     tile[1] = xi;
-    if (ndim == 3) {
+    if (three) {
         tile[2] = yr;
         tile[3] = yi;
     }
@@ -205,8 +231,9 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
     const int last = r->ndim - 1;
     const unsigned row_blocks = (unsigned)((r->planes * rows * LANES + ROW_THREADS - 1) /
                                            ROW_THREADS);
+    const size_t phase_bytes = lx <= ROW_PHASES_MAX ? 2 * (size_t)lx * sizeof(double) : 0;
 #define LAUNCH_ROWS(T, K, R)                                                                \
-    tile_rows_kernel<T, K, R><<<row_blocks, ROW_THREADS, 0, stream>>>(                      \
+    tile_rows_kernel<T, K, R><<<row_blocks, ROW_THREADS, phase_bytes, stream>>>(            \
         (const T *)src->data, src->stride, lx, rows, r->planes, cos_of[0], sin_of[0],       \
         scratch->rows)
     /* the sources there are: Heisenberg's spins (3 floats, one or two replicas), phi^4's
@@ -225,8 +252,8 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    const int64_t items = (int64_t)C * r->planes, warps = PLANE_THREADS / 32;
-    tile_planes_kernel<<<(unsigned)((items + warps - 1) / warps), PLANE_THREADS,
+    const int64_t items = (int64_t)C * r->planes;
+    tile_planes_kernel<<<(unsigned)((items + PLANE_THREADS - 1) / PLANE_THREADS), PLANE_THREADS,
                          0, stream>>>(scratch->rows, C, r->ndim, rows, r->planes, r->global_p0,
                                       r->ndim == 3 ? cos_of[1] : NULL,
                                       r->ndim == 3 ? sin_of[1] : NULL, cos_of[last],
