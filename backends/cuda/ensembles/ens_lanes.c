@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
@@ -92,6 +93,13 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     return st;
 }
 
+/* LATMC_ENS_LANES=plain in the environment: the kernel's plain form (the tests compare). */
+static int plain_form(void)
+{
+    const char *v = getenv("LATMC_ENS_LANES");
+    return v && strcmp(v, "plain") == 0;
+}
+
 static int ask(latmc_sim *const *members, int n)
 {
     const struct cuda_sim *cs0 = cuda_sim_of(members[0]);
@@ -141,7 +149,7 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
             st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
                                                   job->seed, job->sweep0, job->n_sweeps,
                                                   l->spin, l->bond, l->tables, l->changed,
-                                                  l->in_shared),
+                                                  l->in_shared, plain_form()),
                             "the member lanes' sweeps");
         if (st == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(job->changed, l->changed,

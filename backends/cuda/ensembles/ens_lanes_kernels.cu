@@ -13,7 +13,9 @@
  * thread counts the lanes' changed spins in bit-sliced 8-plane counters, added into the
  * block's 64-bit per-lane counters every 255 words. Nothing of a group depends on another
  * group, on the block size or on the order of a colour's sites: the CPU's words, bit for
- * bit.
+ * bit. Two forms of the site update: the plain one calls the CPU's function itself
+ * (LATMC_ENS_LANES=plain in the environment), the default one (lanes_site_fast) the same
+ * steps with the dimension, the couplings and the kind of classes compiled in.
  */
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h"
@@ -48,6 +50,8 @@ __device__ __forceinline__ void lanes_ctr_add(lanes_ctr *c, uint32_t x, unsigned
 {
 #pragma unroll
     for (int k = 0; k < LANES_CTR_PLANES; k++) {
+        if (!x) /* the carry dies after about two planes */
+            break;
         const uint32_t carry = c->p[k] & x;
         c->p[k] ^= x;
         x = carry;
@@ -100,6 +104,124 @@ __device__ void lanes_classes_build(struct latmc_ens_lanes_classes *c,
     }
 }
 
+/*
+ * latmc_ens_lanes_update_site_sliced with the dimension, the couplings and the classes'
+ * kind known at compile time (MODE 0: heat bath, keys k; 1: Metropolis by unsatisfied
+ * bonds, keys u; 2: Metropolis, keys (spin, k)), so that the site's lanes of each key stay
+ * in registers: the same keys, masks, planes and comparison in the same order, the same
+ * word. Keys whose lanes at this site are none read no plane word.
+ */
+template <int ND, bool COUPLED, int MODE>
+__device__ __forceinline__ uint32_t lanes_site_fast(const struct latmc_lattice &g, uint32_t *sp,
+                                                    const uint32_t *bd,
+                                                    const struct latmc_ens_lanes_classes *c,
+                                                    uint32_t active, uint64_t seed,
+                                                    struct latmc_rng_name name, uint64_t group,
+                                                    struct latmc_site s)
+{
+    const int64_t lx = g.lx, ly = g.ly;
+    const int64_t row = s.index - s.x;
+    int64_t nb[6];
+    nb[0] = row + latmc_wrap_up(s.x, lx);
+    nb[1] = row + latmc_wrap_down(s.x, lx);
+    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    if (ND == 3) {
+        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g.lz));
+        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g.lz));
+    }
+    const uint32_t w = sp[s.index];
+    const uint32_t own = MODE == 1 ? w : 0u;
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int d = 0; d < 2 * ND; d++) {
+        uint32_t x = sp[nb[d]] ^ own;
+        if (COUPLED)
+            x ^= bd[(d & 1) ? ND * nb[d] + d / 2 : ND * s.index + d / 2];
+        latmc_ens_lanes_count(&c0, &c1, &c2, x);
+    }
+    constexpr int NK = 2 * ND + 1, SETS = MODE == 2 ? 2 : 1;
+    uint32_t lanes[NK * SETS];
+    struct latmc_bitslice st;
+    st.accept = st.undecided = 0;
+    st.planes = 0;
+#pragma unroll
+    for (int cnt = 0; cnt < NK; cnt++) {
+        const uint32_t m = ((cnt & 1) ? c0 : ~c0) & ((cnt & 2) ? c1 : ~c1) &
+                           ((cnt & 4) ? c2 : ~c2) & active;
+#pragma unroll
+        for (int neg = 0; neg < SETS; neg++) {
+            const int k = MODE == 1 ? cnt : 2 * ND - cnt;
+            const int key = neg * LATMC_ISING_MAX_K + k;
+            const uint32_t lk = SETS == 1 ? m : m & (neg ? w : ~w);
+            st.accept |= lk & c->always[key];
+            const uint32_t o = lk & c->open[key];
+            st.undecided |= o;
+            lanes[cnt * SETS + neg] = o;
+        }
+    }
+    const uint64_t block = latmc_ens_lanes_block(group, (uint64_t)g.nsites, (uint64_t)s.index);
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
+        const latmc_philox_ctr r = latmc_ens_lanes_planes(seed, name, block, q);
+#pragma unroll
+        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+            if (!st.undecided)
+                break;
+            uint32_t tb = 0;
+#pragma unroll
+            for (int i = 0; i < NK * SETS; i++) {
+                const int cnt = i / SETS, neg = i % SETS;
+                const int key = neg * LATMC_ISING_MAX_K + (MODE == 1 ? cnt : 2 * ND - cnt);
+                if (lanes[i])
+                    tb |= lanes[i] & c->plane[key][4 * q + p];
+            }
+            latmc_bitslice_plane(&st, r.v[p], tb);
+        }
+    }
+    const uint32_t nw = MODE == 0 ? (w & ~active) | (active & ~st.accept) : w ^ st.accept;
+    sp[s.index] = nw;
+    return w ^ nw;
+}
+
+/* Every sweep of the call on the block's group by lanes_site_fast. */
+template <int ND, bool COUPLED, int MODE>
+__device__ void lanes_sweeps_fast(const struct latmc_lattice &g, uint32_t *sp, const uint32_t *bd,
+                                  const struct latmc_ens_lanes_classes *c, uint32_t active,
+                                  uint64_t seed, uint64_t sweep0, uint64_t n_sweeps, int group,
+                                  lanes_ctr *ctr, unsigned long long *block_changed)
+{
+    const int64_t half = g.nsites / 2;
+    for (uint64_t k = 0; k < n_sweeps; k++)
+        for (int col = 0; col < 2; col++) {
+            const struct latmc_rng_name name = latmc_ens_lanes_name(sweep0 + k, col);
+            for (int64_t j = threadIdx.x; j < half; j += blockDim.x) {
+                const uint32_t ch = lanes_site_fast<ND, COUPLED, MODE>(
+                    g, sp, bd, c, active, seed, name, (uint64_t)group,
+                    latmc_checkerboard_site(&g, col, j));
+                lanes_ctr_add(ctr, ch, block_changed);
+            }
+            __syncthreads();
+        }
+}
+
+template <int ND, bool COUPLED>
+__device__ void lanes_sweeps_fast_mode(const struct latmc_lattice &g, uint32_t *sp,
+                                       const uint32_t *bd, const struct latmc_ens_lanes_classes *c,
+                                       uint32_t active, uint64_t seed, uint64_t sweep0,
+                                       uint64_t n_sweeps, int group, lanes_ctr *ctr,
+                                       unsigned long long *block_changed)
+{
+    if (c->heatbath)
+        lanes_sweeps_fast<ND, COUPLED, 0>(g, sp, bd, c, active, seed, sweep0, n_sweeps, group,
+                                          ctr, block_changed);
+    else if (c->by_unsat)
+        lanes_sweeps_fast<ND, COUPLED, 1>(g, sp, bd, c, active, seed, sweep0, n_sweeps, group,
+                                          ctr, block_changed);
+    else
+        lanes_sweeps_fast<ND, COUPLED, 2>(g, sp, bd, c, active, seed, sweep0, n_sweeps, group,
+                                          ctr, block_changed);
+}
+
 __device__ __forceinline__ uint32_t lanes_active(int n_members, int group)
 {
     const int present = n_members - 32 * group;
@@ -110,7 +232,7 @@ __global__ void __launch_bounds__(LANES_THREADS)
 ens_lanes_sweeps_kernel(struct latmc_lattice g, int n_members, int algorithm, uint64_t seed,
                         uint64_t sweep0, uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
                         const struct latmc_ising_tables *tables, unsigned long long *changed,
-                        int in_shared)
+                        int in_shared, int plain)
 {
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
@@ -145,7 +267,21 @@ ens_lanes_sweeps_kernel(struct latmc_lattice g, int n_members, int algorithm, ui
         ctr.p[k] = 0;
     ctr.n = 0;
     const int64_t half = N / 2;
-    for (uint64_t k = 0; k < n_sweeps; k++)
+    if (!plain) {
+        if (nd == 3 && b)
+            lanes_sweeps_fast_mode<3, true>(g, s, b, &cls, active, seed, sweep0, n_sweeps, group,
+                                            &ctr, block_changed);
+        else if (nd == 3)
+            lanes_sweeps_fast_mode<3, false>(g, s, b, &cls, active, seed, sweep0, n_sweeps,
+                                             group, &ctr, block_changed);
+        else if (b)
+            lanes_sweeps_fast_mode<2, true>(g, s, b, &cls, active, seed, sweep0, n_sweeps, group,
+                                            &ctr, block_changed);
+        else
+            lanes_sweeps_fast_mode<2, false>(g, s, b, &cls, active, seed, sweep0, n_sweeps,
+                                             group, &ctr, block_changed);
+    }
+    for (uint64_t k = 0; k < (plain ? n_sweeps : 0); k++)
         for (int c = 0; c < 2; c++) {
             const struct latmc_rng_name name = latmc_ens_lanes_name(sweep0 + k, c);
             for (int64_t j = threadIdx.x; j < half; j += blockDim.x) {
@@ -182,7 +318,8 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
                                              uint64_t sweep0, uint64_t n_sweeps, uint32_t *spin,
                                              const uint32_t *bond,
                                              const struct latmc_ising_tables *tables,
-                                             unsigned long long *changed, int in_shared)
+                                             unsigned long long *changed, int in_shared,
+                                             int plain)
 {
     const unsigned groups = (unsigned)((n_members + 31) / 32);
     const size_t shared = in_shared ? cuda_ens_lanes_shared_bytes(g, bond != NULL) : 0;
@@ -194,7 +331,7 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
     }
     ens_lanes_sweeps_kernel<<<groups, lanes_threads(g->nsites / 2), shared, stream>>>(
         *g, n_members, algorithm, seed, sweep0, n_sweeps, spin, bond, tables, changed,
-        in_shared);
+        in_shared, plain);
     return cudaGetLastError();
 }
 
