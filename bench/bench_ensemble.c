@@ -10,6 +10,11 @@
  *                          [--temperatures T --replicas R --exchange K]
  *                          [--model ising|heisenberg --gaussian --precision float|double
  *                           --algo heatbath|overrelax --nover K --lattice-replicas R]
+ *                          [--param NAME=VALUE]...
+ *
+ * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
+ * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
+ * the lattice keeps its own parameters (a sim refuses decisions = 2).
  *
  * Heisenberg (--model heisenberg; couplings +-J with --bimodal, Gaussian with --gaussian,
  * else uniform; heat bath + nover overrelaxation passes, float by default): rates are
@@ -155,6 +160,17 @@ static int tempering_breakdown(latmc_ens *e, long members, long exchange, long s
     return 0;
 }
 
+/* The --param settings on the ensemble: the first failure's status. */
+static int set_params(latmc_ens *e, const int *key, const double *value, int n)
+{
+    for (int k = 0; k < n; k++) {
+        const int st = latmc_ens_set_param(e, key[k], value[k]);
+        if (st != LATMC_OK)
+            return st;
+    }
+    return LATMC_OK;
+}
+
 int bench_ensemble_main(int argc, char **argv)
 {
     long members = 64, L = 16, dim = 3, big = 0, threads = 2, sweeps = 50, repeat = 5;
@@ -163,6 +179,10 @@ int bench_ensemble_main(int argc, char **argv)
     bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
     long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
+    enum { MAX_PARAMS = 8 };
+    int param_key[MAX_PARAMS];
+    double param_value[MAX_PARAMS];
+    int n_params = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--bimodal") == 0 || strcmp(a, "--gaussian") == 0) {
@@ -176,6 +196,7 @@ int bench_ensemble_main(int argc, char **argv)
                    "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
                    "         [--model ising|heisenberg] [--gaussian] [--precision float|double]\n"
                    "         [--algo heatbath|overrelax] [--nover K] [--lattice-replicas R]\n"
+                   "         [--param NAME=VALUE]... (the ensemble's; decisions=2: member lanes)\n"
                    "Rates: best of R alternating runs of N sweeps each. With --exchange K, also\n"
                    "per period of K sweeps (medians over R repeats of max(1, N/K) periods):\n"
                    "  the sweeps without and with the round; the round, their difference in\n"
@@ -209,7 +230,20 @@ int bench_ensemble_main(int argc, char **argv)
             overrelax = strcmp(v, "overrelax") == 0;
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
             device = strcmp(v, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
-        else {
+        else if (strcmp(a, "--param") == 0 && v && n_params < MAX_PARAMS) {
+            const char *eq = strchr(v, '=');
+            char name[64];
+            char *end = NULL;
+            const size_t len = eq ? (size_t)(eq - v) : 0;
+            if (!eq || len == 0 || len >= sizeof name)
+                return fail("--param", "needs NAME=VALUE");
+            memcpy(name, v, len);
+            name[len] = '\0';
+            param_value[n_params] = strtod(eq + 1, &end);
+            if (end == eq + 1 || *end || latmc_param_by_name(name, &param_key[n_params]) != 0)
+                return fail("--param", "unknown name or bad value");
+            n_params++;
+        } else {
             fprintf(stderr, "latmc-bench --ensemble: unknown option %s\n", a);
             return 2;
         }
@@ -265,6 +299,7 @@ int bench_ensemble_main(int argc, char **argv)
         latmc_ens_set_temperatures(e, betas, (int)n_temps) ||
         (heis && latmc_ens_set_param(e, LATMC_PARAM_NOVER, (double)nover)) ||
         (exchange > 0 && latmc_ens_set_exchange(e, (uint64_t)exchange)) ||
+        set_params(e, param_key, param_value, n_params) ||
         latmc_ens_init_spins(e, LATMC_INIT_HOT) || latmc_ens_sweep(e, 1)) {
         free(betas);
         rc = fail("ensemble", e ? latmc_ens_last_error(e) : latmc_last_error());
@@ -327,6 +362,8 @@ int bench_ensemble_main(int argc, char **argv)
            "(%.2f ps per update)\n", big, dim, model, cpl, pow((double)big, (double)dim),
            heis ? lattice_reps : 1, heis && lattice_reps > 1 ? "s" : "", where, threads, best_s,
            unit, 1000.0 / best_s);
+    for (int k = 0; k < n_params; k++)
+        printf("ensemble parameter: %s = %g\n", latmc_param_name(param_key[k]), param_value[k]);
     printf("ensemble / lattice = %.3f (best of %ld alternating runs of %ld sweeps, beta %g)\n",
            best_e / best_s, repeat, sweeps, beta);
     if (device == LATMC_DEVICE_CPU)

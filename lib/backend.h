@@ -12,6 +12,7 @@
 #include "internal.h"
 
 struct latmc_ens_temper; /* below */
+struct latmc_ens_lanes_job; /* below */
 struct latmc_cluster_stats; /* lib/cluster_sweep.h */
 
 struct latmc_backend_ops {
@@ -215,6 +216,15 @@ struct latmc_backend_ops {
      * clusters that reach the faces and keep this part's joined names for its flip. A
      * library status. */
     int (*cluster_faces)(latmc_sim *sim, int what, void *buf, size_t *bytes);
+
+    /* Appended (module ABI 12). Optional (NULL: the members refuse the chain): the
+     * ensemble chain of member lanes (ensemble decisions = 2, doc/ensembles.md "Member
+     * lanes", lib/ens_lanes.c) on the members' device, its words kept there between
+     * calls; struct latmc_ens_lanes_job says what. Members as for ens_measure. A backend
+     * op and not the batch plan's steps: the chain is the ensemble's, not a step of its
+     * members, and its state (the group words) outlives the calls, where the core loads,
+     * fetches and measures it. */
+    int (*ens_lanes)(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
 };
 
 /* The backend's op `member` where its table (of its build's size) has one and sets it,
@@ -223,6 +233,45 @@ struct latmc_backend_ops {
     ((ops)->size >= offsetof(struct latmc_backend_ops, member) + sizeof (ops)->member        \
          ? (ops)->member                                                                    \
          : NULL)
+
+/*
+ * A job of ops.ens_lanes (lib/ens_lanes.c). The words of groups g = 0 .. groups - 1 (32
+ * members each, the last one's lanes past n_members absent), in lib/ens_lanes_rules.h's
+ * layout: spin[g N + i], bond[g ndim N + ndim i + mu].
+ *   LATMC_ENS_LANES_ASK: LATMC_OK where the backend runs the chain for these members,
+ *     LATMC_EUNSUPPORTED with the reason where not; nothing done.
+ *   LATMC_ENS_LANES_LOAD: spin and bond (NULL: uniform) onto the device; from now on the
+ *     device's words are the chain's state.
+ *   LATMC_ENS_LANES_SWEEPS: n_sweeps sweeps numbered sweep0 .. of every group with the
+ *     lanes' tables (groups x 32, absent lanes zero), exactly lib/ens_lanes_rules.h's;
+ *     changed[32 g + l] set to lane l's spins that changed.
+ *   LATMC_ENS_LANES_SUMS: every lane's latmc_ens_lanes_sums into sums[64 g + l] (bonds)
+ *     and sums[64 g + 32 + l] (spins).
+ *   LATMC_ENS_LANES_FETCH: the device's spin words into spin.
+ */
+enum {
+    LATMC_ENS_LANES_ASK = 0,
+    LATMC_ENS_LANES_LOAD = 1,
+    LATMC_ENS_LANES_SWEEPS = 2,
+    LATMC_ENS_LANES_SUMS = 3,
+    LATMC_ENS_LANES_FETCH = 4,
+};
+
+struct latmc_ising_tables;
+struct latmc_ens_lanes_job {
+    int what;
+    int ndim;
+    int64_t extent[3];                       /* extent[2] = 1 in 2D */
+    int groups, n_members;
+    int algorithm;
+    uint64_t seed;                           /* the ensemble's layout.seed */
+    uint64_t sweep0, n_sweeps;               /* SWEEPS */
+    uint32_t *spin;                          /* LOAD, FETCH: groups x N words */
+    const uint32_t *bond;                    /* LOAD: groups x ndim N words, or NULL */
+    const struct latmc_ising_tables *tables; /* SWEEPS */
+    uint64_t *changed;                       /* SWEEPS: groups x 32 */
+    int64_t *sums;                           /* SUMS: groups x 64 */
+};
 
 enum {
     LATMC_CLUSTER_FACES_SIZE = 0,

@@ -13,6 +13,9 @@
  * (latmc_ens_lanes_flush, from latmc_ens_sync); the exchange rounds take their energies
  * from the words (latmc_ens_lanes_round_values). Between the calls and the readers the
  * members are ordinary sims: observables, overlaps, spins and files read them unchanged.
+ * Members on another backend run the chain through its ops.ens_lanes (lib/backend.h): the
+ * same packing and bookkeeping here, the words kept on the device between calls (loaded
+ * when packed, fetched when flushed), the sweeps and the rounds' sums counted there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,17 +60,54 @@ int latmc_ens_lanes_check_chain(const latmc_ens *e, const char *fn)
     return LATMC_OK;
 }
 
+typedef int (*lanes_op)(latmc_sim *const *members, int n_members,
+                        struct latmc_ens_lanes_job *job);
+
+/* The members' backend's ops.ens_lanes, NULL on the CPU backend (the chain runs here). */
+static lanes_op device_op(const latmc_ens *e)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    return ops == &latmc_cpu_backend_ops ? NULL : LATMC_BACKEND_OP(ops, ens_lanes);
+}
+
+/* A job of `what` with the ensemble's shape filled in. */
+static struct latmc_ens_lanes_job job_of(const latmc_ens *e, int what)
+{
+    struct latmc_ens_lanes_job j;
+    memset(&j, 0, sizeof j);
+    j.what = what;
+    j.ndim = e->desc.ndim;
+    j.extent[0] = e->desc.extent[0];
+    j.extent[1] = e->desc.extent[1];
+    j.extent[2] = e->desc.ndim == 3 ? e->desc.extent[2] : 1;
+    j.n_members = e->n_members;
+    j.groups = (e->n_members + LATMC_ENS_LANES - 1) / LATMC_ENS_LANES;
+    j.algorithm = e->desc.algorithm;
+    j.seed = e->layout.seed;
+    return j;
+}
+
 int latmc_ens_lanes_check(const latmc_ens *e, const char *fn)
 {
-    const int st = latmc_ens_lanes_check_chain(e, fn);
+    int st = latmc_ens_lanes_check_chain(e, fn);
     if (st < 0)
         return st;
     const latmc_sim *m0 = e->members[0];
-    if (m0->ops != &latmc_cpu_backend_ops)
-        return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes) runs on the CPU "
-                          "backend only in this version; the members are on the %s backend",
-                          fn, m0->ops->name);
-    return LATMC_OK;
+    if (m0->ops == &latmc_cpu_backend_ops)
+        return LATMC_OK;
+    const lanes_op op = device_op(e);
+    if (!op)
+        return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes) does not run "
+                          "on the %s backend (the members')", fn, m0->ops->name);
+    struct latmc_ens_lanes_job ask = job_of(e, LATMC_ENS_LANES_ASK);
+    st = op(e->members, e->n_members, &ask);
+    if (st == LATMC_EUNSUPPORTED) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_last_error());
+        return latmc_fail(st, "%s: decisions = 2 (member lanes) on the %s backend: %s", fn,
+                          m0->ops->name, why);
+    }
+    return st;
 }
 
 /*
@@ -87,6 +127,7 @@ struct latmc_ens_lanes_words {
     uint64_t *changed;                     /* groups x 32 */
     int8_t *bytes;                         /* N: one member's configuration */
     bool current, stale;
+    lanes_op dev;                          /* the backend's: the words live there */
 };
 
 /* The call's state as the group loops read it. */
@@ -116,6 +157,7 @@ static int lanes_alloc(latmc_ens *e)
     if (!w)
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the member lanes");
     e->lanes_words = w;
+    w->dev = device_op(e);
     w->geom.ndim = nd;
     w->geom.lx = e->desc.extent[0];
     w->geom.ly = e->desc.extent[1];
@@ -170,6 +212,15 @@ static int pack(latmc_ens *e, struct latmc_ens_lanes_words *w)
         for (int64_t i = 0; i < N; i++)
             word[i] |= w->bytes[i] < 0 ? bit : 0u;
     }
+    if (w->dev) { /* the device's words from now on */
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_LOAD);
+        job.spin = w->spin;
+        job.bond = w->bond;
+        const int st = w->dev(e->members, e->n_members, &job);
+        if (st < 0)
+            return ENS_FAIL(e, st, "latmc_ens_sweep: the member lanes onto the %s device: %s",
+                            e->members[0]->ops->name, latmc_last_error());
+    }
     w->current = true;
     return LATMC_OK;
 }
@@ -180,6 +231,14 @@ int latmc_ens_lanes_flush(latmc_ens *e)
     if (!w || !w->stale)
         return LATMC_OK;
     const int64_t N = e->nsites;
+    if (w->dev) {
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_FETCH);
+        job.spin = w->spin;
+        const int st = w->dev(e->members, e->n_members, &job);
+        if (st < 0)
+            return ENS_FAIL(e, st, "ensemble: the member lanes from the %s device: %s",
+                            e->members[0]->ops->name, latmc_last_error());
+    }
     for (int m = 0; m < e->n_members; m++) {
         latmc_sim *sim = e->members[m];
         const uint32_t *word = w->spin + (size_t)(m / LATMC_ENS_LANES) * (size_t)N;
@@ -254,14 +313,23 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
     struct latmc_ens_lanes_words *w = e->lanes_words;
     if (!w || !w->current || !w->stale)
         return LATMC_EUNSUPPORTED; /* the members hold it: measure them */
-    const int G = w->groups, nt = group_threads(e, w, (double)e->n_members * (double)e->nsites);
+    const int G = w->groups;
+    const int nt = w->dev ? 1 : group_threads(e, w, (double)e->n_members * (double)e->nsites);
     int st = team(e, nt, "exchange round");
     if (st < 0)
         return st;
     int64_t *sums = malloc((size_t)G * LATMC_ENS_LANES * 2 * sizeof *sums);
     if (!sums)
         return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the lanes' sums");
-    if (nt == 1) /* a serial loop never enters the construct (lib/ens_exec.c says why) */
+    if (w->dev) {
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SUMS);
+        job.sums = sums;
+        if ((st = w->dev(e->members, e->n_members, &job)) < 0) {
+            free(sums);
+            return ENS_FAIL(e, st, "exchange round: the member lanes' sums on the %s device: "
+                            "%s", e->members[0]->ops->name, latmc_last_error());
+        }
+    } else if (nt == 1) /* a serial loop never enters the construct (lib/ens_exec.c says why) */
         for (int g = 0; g < G; g++)
             group_sums(e, w, g, sums);
     else {
@@ -328,6 +396,25 @@ static void run_group(const latmc_ens *e, const lanes_state *s, int g, uint64_t 
                                           e->sweeps + k, (uint64_t)g, changed);
 }
 
+/* n sweeps of every group on the ensemble's threads. */
+static int run_groups(latmc_ens *e, const lanes_state *w, uint64_t n, bool reference)
+{
+    const int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
+    const int st = team(e, nt, "latmc_ens_sweep");
+    if (st < 0)
+        return st;
+    if (nt == 1)
+        for (int g = 0; g < w->groups; g++)
+            run_group(e, w, g, n, reference);
+    else {
+        const int G = w->groups;
+        LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
+        for (int g = 0; g < G; g++)
+            run_group(e, w, g, n, reference);
+    }
+    return LATMC_OK;
+}
+
 int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n)
 {
     int st = latmc_ens_lanes_check(e, "latmc_ens_sweep");
@@ -342,19 +429,18 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n)
     for (int m = 0; m < e->n_members; m++)
         memcpy(&w->tables[m], e->members[m]->model_data, sizeof w->tables[m]);
     memset(w->changed, 0, (size_t)w->groups * LATMC_ENS_LANES * sizeof *w->changed);
-    const int nt = group_threads(e, w, (double)e->n_members * (double)N * (double)n);
-    if ((st = team(e, nt, "latmc_ens_sweep")) < 0)
-        return st;
     const bool reference = use_reference();
-    if (nt == 1)
-        for (int g = 0; g < w->groups; g++)
-            run_group(e, w, g, n, reference);
-    else {
-        const int G = w->groups;
-        LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
-        for (int g = 0; g < G; g++)
-            run_group(e, w, g, n, reference);
-    }
+    if (w->dev) { /* the backend's kernel: the same words (the reference is the CPU's) */
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SWEEPS);
+        job.sweep0 = e->sweeps;
+        job.n_sweeps = n;
+        job.tables = w->tables;
+        job.changed = w->changed;
+        if ((st = w->dev(e->members, e->n_members, &job)) < 0)
+            return ENS_FAIL(e, st, "latmc_ens_sweep: the member lanes on the %s device: %s",
+                            e->members[0]->ops->name, latmc_last_error());
+    } else if ((st = run_groups(e, w, n, reference)) < 0)
+        return st;
     /* latmc_sim_sweep's bookkeeping; the configurations follow at the next flush */
     for (int m = 0; m < e->n_members; m++) {
         latmc_sim *sim = e->members[m];

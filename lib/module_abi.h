@@ -29,7 +29,8 @@
  * struct latmc_step_call gains device_map, round, round_sweeps). */
 /* 11: ops.cluster_faces (the clusters of Swendsen-Wang and Wolff on a device's part joined
  * across the parts of a lattice shared by processes). */
-#define LATMC_MODULE_ABI_VERSION 11u
+/* 12: ops.ens_lanes (the ensemble chain of member lanes on a device). */
+#define LATMC_MODULE_ABI_VERSION 12u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

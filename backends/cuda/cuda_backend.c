@@ -18,6 +18,7 @@
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "ens_ising_batch.h"
+#include "ens_lanes.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -37,6 +38,7 @@ static void release(struct cuda_sim *cs)
 {
     cuda_ens_batch_free(cs->ens_batch);
     cuda_ens_temper_free(cs->ens_temper);
+    cuda_ens_lanes_free(cs->ens_lanes);
     cuda_exec_destroy(cs->exec); /* owns the lone box's stream (cs->stream) */
     (void)cudaGetLastError();
     free(cs);
@@ -376,4 +378,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure_kmin = cuda_measure_kmin,
     .cluster_stats = cuda_cluster_stats, /* clusters/cuda_sw_leaf.c */
     .cluster_faces = cuda_cluster_faces, /* clusters/cuda_sw_boxes.c */
+    .ens_lanes = cuda_ens_lanes,         /* ensembles/ens_lanes.c */
 };

@@ -27,6 +27,8 @@ struct cuda_sim {
      * until its first upload). Kept here, not in the batch, so that
      * ensembles/ens_ising_batch.c never calls the tempering file that calls it. */
     struct cuda_ens_temper *ens_temper;
+    /* The member lanes' words of that ensemble (ensembles/ens_lanes.c; NULL until loaded). */
+    struct cuda_ens_lanes *ens_lanes;
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)

@@ -13,8 +13,9 @@
  *    off consecutive configurations: accept frequency per (temperature, class) against p
  *    (chi^2) and two lanes of one word against independence; 3D +-J <e> against the
  *    default chain's at three temperatures;
- *  - refusals: a sim (decisions 2 is the ensemble's), other models and algorithms, CUDA
- *    members (LATMC_EUNSUPPORTED with a message; run where a CUDA ensemble can be made).
+ *  - refusals: a sim (decisions 2 is the ensemble's), other models and algorithms;
+ *  - CUDA members: the same chain as the CPU's, bit for bit (spins, counters, rounds; run
+ *    where a CUDA ensemble can be made).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -554,27 +555,86 @@ static void test_refusals(void **state)
     }
 }
 
-/* CUDA members refuse the chain until its kernel exists (run where a CUDA ensemble can be
- * made; skipped otherwise). */
-static void test_cuda_refuses(void **state)
+/* One run of the chain on `device`: two calls of 9 and 11 sweeps with member 3 read,
+ * changed and written back between them (the device's words fetched, dropped and loaded
+ * again), then everything it leaves and each member's acceptance (its counters: accepted
+ * = spins changed, attempted). NULL where an ensemble cannot be made on the device. */
+static latmc_ens *device_run(latmc_sim_desc d, int device, int ns, int nt, int nr, double h,
+                             uint64_t every, struct run_state *out, double *acc)
+{
+    d.device = device;
+    latmc_ens_layout l = ens_test_layout(ns, nt, nr, 4242, 1);
+    latmc_ens *e = NULL;
+    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK)
+        return NULL;
+    assert_int_equal(latmc_ens_set_temperatures(e, ladder, nt), LATMC_OK);
+    if (h != 0.0)
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, h), LATMC_OK);
+    const int st = latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2);
+    if (st != LATMC_OK)
+        fail_msg("decisions = 2 on device %d: %s", device, latmc_ens_last_error(e));
+    assert_int_equal(latmc_ens_set_exchange(e, every), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    const int64_t N = d.extent[0] * d.extent[1] * (d.ndim == 3 ? d.extent[2] : 1);
+    int8_t *one = malloc((size_t)N);
+    assert_non_null(one);
+    assert_int_equal(latmc_ens_sweep(e, 9), LATMC_OK);
+    assert_int_equal(latmc_ens_get_spins(e, 3, one, (size_t)N), LATMC_OK);
+    one[N / 2] = (int8_t)-one[N / 2];
+    assert_int_equal(latmc_ens_set_spins(e, 3, one, (size_t)N), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 11), LATMC_OK);
+    free(one);
+    capture(e, out);
+    const int M = ns * nt * nr;
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, acc,
+                                           (size_t)M), LATMC_OK);
+    return e;
+}
+
+/* CUDA = CPU bit for bit (run where a CUDA ensemble can be made; skipped otherwise): the
+ * members' spins, temperatures, pair statistics, energies and counters after sweeps and
+ * exchange rounds; partial last groups, +-J and uniform, a field, 2D and 3D, Metropolis
+ * and heat bath, words in shared memory (up to 16^3 +-J) and in global memory (32^3 +-J). */
+static void test_cuda_equals_cpu(void **state)
 {
     (void)state;
-    latmc_sim_desc d = lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS);
-    d.device = LATMC_DEVICE_CUDA;
-    latmc_ens_layout l = ens_test_layout(1, 2, 1, 3, 1);
-    latmc_ens *e = NULL;
-    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK) {
-        skip();
-        return;
+    const struct { latmc_sim_desc d; int ns, nt, nr; double h; uint64_t every; } runs[] = {
+        { lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 5, 8, 1, 0.0, 1 },
+        { lanes_desc(3, 4, 2, 6, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH), 3, 4, 2, 0.0, 2 },
+        { lanes_desc(2, 8, 6, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS), 2, 6, 3, 0.3, 0 },
+        { lanes_desc(2, 8, 6, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH), 1, 8, 4, -0.2, 3 },
+        { lanes_desc(2, 4, 4, 0, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 7, 5, 2, 0.0, 1 },
+        { lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 3, 12, 2, 0.0, 1 },
+        { lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH), 2, 12, 2, 0.0, 0 },
+        { lanes_desc(3, 32, 32, 32, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 1, 10, 4, 0.0, 2 },
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        struct run_state sc, sg;
+        const int M = runs[i].ns * runs[i].nt * runs[i].nr;
+        double *acc_c = malloc((size_t)M * sizeof *acc_c), *acc_g = malloc((size_t)M * sizeof *acc_g);
+        assert_true(acc_c && acc_g);
+        latmc_ens *g = device_run(runs[i].d, LATMC_DEVICE_CUDA, runs[i].ns, runs[i].nt,
+                                  runs[i].nr, runs[i].h, runs[i].every, &sg, acc_g);
+        if (!g) {
+            free(acc_c);
+            free(acc_g);
+            skip();
+            return;
+        }
+        latmc_ens *c = device_run(runs[i].d, LATMC_DEVICE_CPU, runs[i].ns, runs[i].nt,
+                                  runs[i].nr, runs[i].h, runs[i].every, &sc, acc_c);
+        assert_non_null(c);
+        assert_same(&sc, &sg, M, runs[i].nt);
+        assert_memory_equal(acc_c, acc_g, (size_t)M * sizeof *acc_c);
+        for (int m = 0; m < M; m++)
+            assert_true(acc_g[m] > 0.0 && acc_g[m] < 1.0);
+        free(sc.spins);
+        free(sg.spins);
+        free(acc_c);
+        free(acc_g);
+        latmc_ens_destroy(&c);
+        latmc_ens_destroy(&g);
     }
-    const double b[2] = { 0.3, 0.4 };
-    assert_int_equal(latmc_ens_set_temperatures(e, b, 2), LATMC_OK);
-    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_EUNSUPPORTED);
-    assert_non_null(strstr(latmc_ens_last_error(e), "CPU backend only"));
-    /* nothing changed: the members' own chain runs */
-    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
-    latmc_ens_destroy(&e);
 }
 
 /* ---- statistics ---- */
@@ -895,7 +955,7 @@ static void test_against_default_chain(void **state)
 
 int main(void)
 {
-    /* LATMC_TEST_DEVICE=cuda: the refusal alone, skipped (77) without a usable GPU */
+    /* LATMC_TEST_DEVICE=cuda: CUDA = CPU alone, skipped (77) without a usable GPU */
     const char *dev = getenv("LATMC_TEST_DEVICE");
     if (dev && strcmp(dev, "cuda") == 0) {
         latmc_ctx *c = NULL;
@@ -909,7 +969,7 @@ int main(void)
         latmc_ctx_destroy(&c);
         if (!gpu)
             return 77;
-        const struct CMUnitTest cuda[] = { cmocka_unit_test(test_cuda_refuses) };
+        const struct CMUnitTest cuda[] = { cmocka_unit_test(test_cuda_equals_cpu) };
         return cmocka_run_group_tests(cuda, setup, teardown);
     }
     const struct CMUnitTest tests[] = {
@@ -920,7 +980,7 @@ int main(void)
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_cuda_refuses),
+        cmocka_unit_test(test_cuda_equals_cpu),
         cmocka_unit_test(test_exact_enumeration),
         cmocka_unit_test(test_energy_distribution),
         cmocka_unit_test(test_decision_statistics),

@@ -1,0 +1,176 @@
+/*
+ * ops.ens_lanes of the CUDA module (lib/backend.h; doc/ensembles.md "Member lanes"): the
+ * group words of an ensemble's member lanes in device memory between calls, kept in member
+ * 0's cuda_sim and freed with it; the sweeps and the rounds' sums by ens_lanes_kernels.cu.
+ * Every member must be a lattice alone on member 0's device (an ensemble's members are).
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "ens_lanes.h"
+
+struct cuda_ens_lanes {
+    int groups, ndim;
+    int64_t nsites;
+    bool coupled;
+    int in_shared;                       /* the words fit a block's shared memory */
+    uint32_t *spin, *bond;               /* groups x N, groups x ndim N (or NULL) */
+    struct latmc_ising_tables *tables;   /* groups x 32 */
+    unsigned long long *changed;         /* groups x 32 */
+    long long *sums;                     /* groups x 64 */
+};
+
+void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
+{
+    if (!l)
+        return;
+    cudaFree(l->spin);
+    cudaFree(l->bond);
+    cudaFree(l->tables);
+    cudaFree(l->changed);
+    cudaFree(l->sums);
+    free(l);
+}
+
+static struct latmc_lattice lattice_of(const struct latmc_ens_lanes_job *job)
+{
+    struct latmc_lattice g;
+    g.ndim = job->ndim;
+    g.lx = job->extent[0];
+    g.ly = job->extent[1];
+    g.lz = job->extent[2];
+    g.nsites = g.lx * g.ly * g.lz;
+    return g;
+}
+
+/* The state for the job's shape (a new one where the shape changed). */
+static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job, bool coupled)
+{
+    struct cuda_ens_lanes *l = cs->ens_lanes;
+    const struct latmc_lattice g = lattice_of(job);
+    if (l && l->groups == job->groups && l->ndim == job->ndim && l->nsites == g.nsites &&
+        l->coupled == coupled)
+        return LATMC_OK;
+    cuda_ens_lanes_free(l);
+    cs->ens_lanes = l = calloc(1, sizeof *l);
+    if (!l)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the member lanes' state");
+    l->groups = job->groups;
+    l->ndim = job->ndim;
+    l->nsites = g.nsites;
+    l->coupled = coupled;
+    const size_t words = (size_t)job->groups * (size_t)g.nsites;
+    const size_t lanes = (size_t)job->groups * 32;
+    int st = cuda_check(cudaMalloc((void **)&l->spin, words * sizeof *l->spin),
+                        "the member lanes' spin words");
+    if (st == LATMC_OK && coupled)
+        st = cuda_check(cudaMalloc((void **)&l->bond,
+                                   words * (size_t)job->ndim * sizeof *l->bond),
+                        "the member lanes' bond words");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&l->tables, lanes * sizeof *l->tables),
+                        "the member lanes' tables");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&l->changed, lanes * sizeof *l->changed),
+                        "the member lanes' counters");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&l->sums, lanes * 2 * sizeof *l->sums),
+                        "the member lanes' sums");
+    int optin = 0;
+    if (st == LATMC_OK)
+        st = cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                               cs->device), "the device's shared memory");
+    /* the kernel's static shared memory (the classes, the counters) beside the words */
+    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024;
+    l->in_shared = cuda_ens_lanes_shared_bytes(&g, coupled) + fixed <= (size_t)optin;
+    if (st < 0) {
+        cuda_ens_lanes_free(l);
+        cs->ens_lanes = NULL;
+    }
+    return st;
+}
+
+/* LATMC_ENS_LANES=plain in the environment: the kernel's plain form (the tests compare). */
+static int plain_form(void)
+{
+    const char *v = getenv("LATMC_ENS_LANES");
+    return v && strcmp(v, "plain") == 0;
+}
+
+static int ask(latmc_sim *const *members, int n)
+{
+    const struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    for (int m = 0; m < n; m++) {
+        const struct cuda_sim *cs = cuda_sim_of(members[m]);
+        if (!cs->stream || cs->device != cs0->device)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "member %d is not a lattice alone on "
+                                   "device %d (member 0's)", m, cs0->device);
+    }
+    return LATMC_OK;
+}
+
+int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job *job)
+{
+    if (job->what == LATMC_ENS_LANES_ASK)
+        return ask(members, n);
+    struct cuda_sim *cs = cuda_sim_of(members[0]);
+    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+    if (st < 0)
+        return st;
+    const struct latmc_lattice g = lattice_of(job);
+    const size_t words = (size_t)job->groups * (size_t)g.nsites;
+    const size_t lanes = (size_t)job->groups * 32;
+    const cudaStream_t s = cs->stream;
+    if (job->what == LATMC_ENS_LANES_LOAD) {
+        if ((st = state_for(cs, job, job->bond != NULL)) < 0)
+            return st;
+        struct cuda_ens_lanes *l = cs->ens_lanes;
+        st = cuda_check(cudaMemcpyAsync(l->spin, job->spin, words * sizeof *l->spin,
+                                        cudaMemcpyHostToDevice, s), "the member lanes' spins");
+        if (st == LATMC_OK && job->bond)
+            st = cuda_check(cudaMemcpyAsync(l->bond, job->bond,
+                                            words * (size_t)g.ndim * sizeof *l->bond,
+                                            cudaMemcpyHostToDevice, s),
+                            "the member lanes' bonds");
+        return st == LATMC_OK ? cuda_check(cudaStreamSynchronize(s), "loading the member lanes")
+                              : st;
+    }
+    struct cuda_ens_lanes *l = cs->ens_lanes;
+    if (!l || l->groups != job->groups || l->nsites != g.nsites)
+        return cuda_core->fail(LATMC_ESTATE, "CUDA: the member lanes were not loaded");
+    switch (job->what) {
+    case LATMC_ENS_LANES_SWEEPS:
+        st = cuda_check(cudaMemcpyAsync(l->tables, job->tables, lanes * sizeof *l->tables,
+                                        cudaMemcpyHostToDevice, s), "the member lanes' tables");
+        if (st == LATMC_OK)
+            st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
+                                                  job->seed, job->sweep0, job->n_sweeps,
+                                                  l->spin, l->bond, l->tables, l->changed,
+                                                  l->in_shared, plain_form()),
+                            "the member lanes' sweeps");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(job->changed, l->changed,
+                                            lanes * sizeof *l->changed,
+                                            cudaMemcpyDeviceToHost, s),
+                            "the member lanes' counters");
+        break;
+    case LATMC_ENS_LANES_SUMS:
+        st = cuda_check(cuda_ens_lanes_sums(s, &g, job->n_members, l->spin, l->bond, l->sums),
+                        "the member lanes' sums");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(job->sums, l->sums, lanes * 2 * sizeof *l->sums,
+                                            cudaMemcpyDeviceToHost, s),
+                            "the member lanes' sums");
+        break;
+    case LATMC_ENS_LANES_FETCH:
+        st = cuda_check(cudaMemcpyAsync(job->spin, l->spin, words * sizeof *l->spin,
+                                        cudaMemcpyDeviceToHost, s), "the member lanes' spins");
+        break;
+    default:
+        return cuda_core->fail(LATMC_EINVAL, "CUDA: member lanes job %d", job->what);
+    }
+    return st == LATMC_OK ? cuda_check(cudaStreamSynchronize(s), "the member lanes") : st;
+}

@@ -1,0 +1,59 @@
+/*
+ * Internal to the CUDA module: the ensemble chain of member lanes (ensemble decisions = 2,
+ * doc/ensembles.md "Member lanes") on the device. The group words (lib/ens_lanes_rules.h's
+ * layout) stay in device memory between calls; one thread block per group of 32 members
+ * runs every sweep of a call with the group's words in shared memory (where they fit), each
+ * site by latmc_ens_lanes_update_site_sliced, the CPU's function, so the words, the draws
+ * and the counters are the CPU path's bit for bit.
+ */
+#ifndef LATMC_CUDA_ENS_LANES_H
+#define LATMC_CUDA_ENS_LANES_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ising.h"
+#include "lattice_numbering.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Shared memory bytes a block asks for to hold its group's words (spins, and bonds where
+ * coupled); the kernel reads global memory where the device cannot give them. */
+size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled);
+
+/* n sweeps numbered sweep0 .. of groups = ceil(n_members / 32) groups: spin (groups x N
+ * words), bond (groups x ndim N, NULL uniform), tables (groups x 32, the lanes' own),
+ * changed[32 g + l] set to lane l's spins that changed. in_shared: the block's words in
+ * shared memory (cuda_ens_lanes_shared_bytes, within the device's opt-in limit). plain:
+ * each site by latmc_ens_lanes_update_site_sliced itself (else its compiled-in form, the
+ * same words). */
+cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                  int n_members, int algorithm, uint64_t seed, uint64_t sweep0,
+                                  uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
+                                  const struct latmc_ising_tables *tables,
+                                  unsigned long long *changed, int in_shared, int plain);
+
+/* Every lane's latmc_ens_lanes_sums: sums[64 g + l] bonds, sums[64 g + 32 + l] spins. */
+cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,
+                                int n_members, const uint32_t *spin, const uint32_t *bond,
+                                long long *sums);
+
+#ifdef __cplusplus
+}
+
+#else /* the C side */
+
+#include "backend.h"
+
+/* ops.ens_lanes (lib/backend.h); the state kept in member 0's cuda_sim (ens_lanes), freed
+ * with it. */
+struct cuda_ens_lanes;
+int cuda_ens_lanes(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
+void cuda_ens_lanes_free(struct cuda_ens_lanes *l);
+
+#endif
+
+#endif
