@@ -100,6 +100,22 @@ static int plain_form(void)
     return v && strcmp(v, "plain") == 0;
 }
 
+/* The kernel's form (ens_lanes.h): -1 plain, 0 heat bath, 1 Metropolis with every present
+ * lane's tables symmetric (latmc_ens_lanes_classes_make's test), 2 other Metropolis. */
+static int kernel_mode(const struct latmc_ens_lanes_job *job)
+{
+    if (plain_form())
+        return -1;
+    if (job->algorithm == LATMC_ALGO_HEATBATH)
+        return 0;
+    const int nk = 2 * job->ndim + 1;
+    for (int m = 0; m < job->n_members; m++)
+        for (int k = 0; k < nk; k++)
+            if (job->tables[m].metropolis[1][k] != job->tables[m].metropolis[0][2 * job->ndim - k])
+                return 2;
+    return 1;
+}
+
 static int ask(latmc_sim *const *members, int n)
 {
     const struct cuda_sim *cs0 = cuda_sim_of(members[0]);
@@ -149,7 +165,8 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
             st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
                                                   job->seed, job->sweep0, job->n_sweeps,
                                                   l->spin, l->bond, l->tables, l->changed,
-                                                  l->in_shared, plain_form()),
+                                                  l->in_shared,
+                                                  kernel_mode(job)),
                             "the member lanes' sweeps");
         if (st == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(job->changed, l->changed,
