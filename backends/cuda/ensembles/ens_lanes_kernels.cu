@@ -123,7 +123,7 @@ struct lanes_geom32 {
 };
 
 template <int ND, bool COUPLED, int MODE>
-__host__ __device__ __forceinline__ uint32_t lanes_site_fast(const lanes_geom32 &g, uint32_t *sp,
+__device__ __forceinline__ uint32_t lanes_site_fast(const lanes_geom32 &g, uint32_t *sp,
                                                     const uint32_t *bd,
                                                     const struct latmc_ens_lanes_classes *c,
                                                     uint32_t active, uint64_t seed,
