@@ -289,7 +289,8 @@ ens_lanes_plain_kernel(struct latmc_lattice g, int n_members, int algorithm, uin
 }
 
 /* The default form: one kernel per dimension, couplings and kind of classes (MODE of
- * lanes_site_fast), each allocated its registers alone. */
+ * lanes_site_fast), each allocated its registers alone; the words always in shared memory
+ * (known so to the compiler: shared loads, not generic ones). */
 template <int ND, bool COUPLED, int MODE>
 __global__ void __launch_bounds__(LANES_THREADS)
 ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint64_t seed,
@@ -300,13 +301,18 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
     __shared__ unsigned long long block_changed[32];
+    (void)in_shared; /* always: the host launches this form only so */
     const int group = (int)blockIdx.x;
     const int64_t N = g.nsites;
     uint32_t *gs = spin + (size_t)group * (size_t)N;
     const uint32_t *gb = COUPLED ? bond + (size_t)group * (size_t)N * (size_t)ND : NULL;
-    uint32_t *s;
-    const uint32_t *b;
-    lanes_words_in(g, gs, gb, in_shared, lanes_words, &s, &b);
+    uint32_t *s = lanes_words;
+    const uint32_t *b = lanes_words + N;
+    for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
+        s[i] = gs[i];
+    if (COUPLED)
+        for (int64_t i = threadIdx.x; i < N * ND; i += blockDim.x)
+            lanes_words[N + i] = gb[i];
     if (threadIdx.x < 32)
         block_changed[threadIdx.x] = 0;
     const uint32_t active = lanes_active(n_members, group);
@@ -333,7 +339,7 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
             }
             __syncthreads();
         }
-    lanes_words_out(g, gs, s, in_shared, &ctr, block_changed, changed, group);
+    lanes_words_out(g, gs, s, 1, &ctr, block_changed, changed, group);
 }
 
 static unsigned lanes_threads(int64_t items)
@@ -369,10 +375,11 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
 {
     const unsigned groups = (unsigned)((n_members + 31) / 32);
     const size_t shared = in_shared ? cuda_ens_lanes_shared_bytes(g, bond != NULL) : 0;
-    /* the fast form's 32-bit site arithmetic: ndim N < 2^31 */
+    /* the fast form: its words in shared memory, its site arithmetic in 32 bits (ndim N <
+     * 2^31); else the plain form */
     const bool fits32 = g->nsites * (int64_t)g->ndim < ((int64_t)1 << 31);
     lanes_kernel k = ens_lanes_plain_kernel;
-    if (mode >= 0 && fits32)
+    if (mode >= 0 && fits32 && in_shared)
         k = g->ndim == 3 ? (bond ? lanes_fast_of<3, true>(mode) : lanes_fast_of<3, false>(mode))
                          : (bond ? lanes_fast_of<2, true>(mode) : lanes_fast_of<2, false>(mode));
     if (shared) {
