@@ -21,7 +21,11 @@ struct cuda_ens_lanes {
     struct latmc_ising_tables *tables;   /* groups x 32 */
     unsigned long long *changed;         /* groups x 32 */
     long long *sums;                     /* groups x 64 */
+    unsigned long long *chunk;           /* host: a launch's counters (groups x 32) */
 };
+
+/* Sweeps per launch: a launch stays short (as the fused ensemble kernels'). */
+#define LANES_MAX_SWEEPS 1024u
 
 void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
 {
@@ -32,6 +36,7 @@ void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
     cudaFree(l->tables);
     cudaFree(l->changed);
     cudaFree(l->sums);
+    free(l->chunk);
     free(l);
 }
 
@@ -79,6 +84,8 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&l->sums, lanes * 2 * sizeof *l->sums),
                         "the member lanes' sums");
+    if (st == LATMC_OK && !(l->chunk = malloc(lanes * sizeof *l->chunk)))
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the member lanes' counters");
     int optin = 0;
     if (st == LATMC_OK)
         st = cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
@@ -98,6 +105,22 @@ static int plain_form(void)
 {
     const char *v = getenv("LATMC_ENS_LANES");
     return v && strcmp(v, "plain") == 0;
+}
+
+/* The kernel's form (ens_lanes.h): -1 plain, 0 heat bath, 1 Metropolis with every present
+ * lane's tables symmetric (latmc_ens_lanes_classes_make's test), 2 other Metropolis. */
+static int kernel_mode(const struct latmc_ens_lanes_job *job)
+{
+    if (plain_form())
+        return -1;
+    if (job->algorithm == LATMC_ALGO_HEATBATH)
+        return 0;
+    const int nk = 2 * job->ndim + 1;
+    for (int m = 0; m < job->n_members; m++)
+        for (int k = 0; k < nk; k++)
+            if (job->tables[m].metropolis[1][k] != job->tables[m].metropolis[0][2 * job->ndim - k])
+                return 2;
+    return 1;
 }
 
 static int ask(latmc_sim *const *members, int n)
@@ -145,17 +168,28 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
     case LATMC_ENS_LANES_SWEEPS:
         st = cuda_check(cudaMemcpyAsync(l->tables, job->tables, lanes * sizeof *l->tables,
                                         cudaMemcpyHostToDevice, s), "the member lanes' tables");
-        if (st == LATMC_OK)
+        for (size_t i = 0; i < lanes; i++)
+            job->changed[i] = 0;
+        /* launches of at most LANES_MAX_SWEEPS sweeps, their counts added here */
+        for (uint64_t done = 0; st == LATMC_OK && done < job->n_sweeps;) {
+            const uint64_t k = job->n_sweeps - done < LANES_MAX_SWEEPS ? job->n_sweeps - done
+                                                                       : LANES_MAX_SWEEPS;
             st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
-                                                  job->seed, job->sweep0, job->n_sweeps,
-                                                  l->spin, l->bond, l->tables, l->changed,
-                                                  l->in_shared, plain_form()),
+                                                  job->seed, job->sweep0 + done, k, l->spin,
+                                                  l->bond, l->tables, l->changed,
+                                                  l->in_shared, kernel_mode(job)),
                             "the member lanes' sweeps");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(job->changed, l->changed,
-                                            lanes * sizeof *l->changed,
-                                            cudaMemcpyDeviceToHost, s),
-                            "the member lanes' counters");
+            if (st == LATMC_OK)
+                st = cuda_check(cudaMemcpyAsync(l->chunk, l->changed,
+                                                lanes * sizeof *l->changed,
+                                                cudaMemcpyDeviceToHost, s),
+                                "the member lanes' counters");
+            if (st == LATMC_OK)
+                st = cuda_check(cudaStreamSynchronize(s), "the member lanes' sweeps");
+            for (size_t i = 0; st == LATMC_OK && i < lanes; i++)
+                job->changed[i] += l->chunk[i];
+            done += k;
+        }
         break;
     case LATMC_ENS_LANES_SUMS:
         st = cuda_check(cuda_ens_lanes_sums(s, &g, job->n_members, l->spin, l->bond, l->sums),

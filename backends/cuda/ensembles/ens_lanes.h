@@ -27,14 +27,16 @@ size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled);
 /* n sweeps numbered sweep0 .. of groups = ceil(n_members / 32) groups: spin (groups x N
  * words), bond (groups x ndim N, NULL uniform), tables (groups x 32, the lanes' own),
  * changed[32 g + l] set to lane l's spins that changed. in_shared: the block's words in
- * shared memory (cuda_ens_lanes_shared_bytes, within the device's opt-in limit). plain:
- * each site by latmc_ens_lanes_update_site_sliced itself (else its compiled-in form, the
- * same words). */
+ * shared memory (cuda_ens_lanes_shared_bytes, within the device's opt-in limit). mode: -1
+ * each site by latmc_ens_lanes_update_site_sliced itself (the plain form); else its form
+ * compiled in for the kind of classes: 0 heat bath, 1 Metropolis where every lane's tables
+ * are symmetric (keys u, lib/ens_lanes_sliced.h), 2 Metropolis otherwise (keys (spin, k)
+ * in every group: the same words). */
 cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   int n_members, int algorithm, uint64_t seed, uint64_t sweep0,
                                   uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
                                   const struct latmc_ising_tables *tables,
-                                  unsigned long long *changed, int in_shared, int plain);
+                                  unsigned long long *changed, int in_shared, int mode);
 
 /* Every lane's latmc_ens_lanes_sums: sums[64 g + l] bonds, sums[64 g + 32 + l] spins. */
 cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,

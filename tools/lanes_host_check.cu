@@ -1,0 +1,100 @@
+// Host check (no GPU needed): the CUDA member-lanes kernel's fast site function
+// (backends/cuda/ensembles/ens_lanes_kernels.cu, lanes_site_fast, every form, forced classes as
+// the kernels build them) against the CPU's latmc_ens_lanes_update_site_sliced, word for word.
+// Run: tools/lanes-host-check.sh BUILD_DIR (a configured build tree, for lib/ generated headers).
+// Host check: lanes_site_fast (all modes, forced classes) == latmc_ens_lanes_update_site_sliced
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "ens_lanes_kernels.cu"
+
+static uint64_t rs = 88172645463325252ull;
+static uint64_t rnd() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return rs; }
+
+static uint64_t rthr() {
+    switch (rnd() % 4) { case 0: return 0; case 1: return 1ull << 32; default: return rnd() & 0xffffffffull; }
+}
+
+/* lanes_classes_build serially, force as the device's */
+static void classes_host(latmc_ens_lanes_classes *c, const latmc_ising_tables *t, uint32_t active, int algo, int nd, int force)
+{
+    int heat = algo == LATMC_ALGO_HEATBATH, nk = 2 * nd + 1;
+    int all = 1;
+    for (int l = 0; l < 32; l++) if ((active >> l) & 1u)
+        for (int k = 0; k < nk && !heat; k++) if (t[l].metropolis[1][k] != t[l].metropolis[0][2 * nd - k]) all = 0;
+    int by = !heat && (force < 0 ? all : force);
+    c->heatbath = heat; c->nk = nk; c->by_unsat = by;
+    for (int key = 0; key < LATMC_ENS_LANES_KEYS; key++) {
+        int neg = key / LATMC_ISING_MAX_K, k = key % LATMC_ISING_MAX_K;
+        bool skip = k >= nk || ((heat || by) && neg);
+        c->always[key] = c->open[key] = 0;
+        for (int b = 0; b < 32; b++) c->plane[key][b] = 0;
+        for (int l = 0; l < 32; l++) {
+            uint64_t th = 0;
+            if (!skip && ((active >> l) & 1u)) th = latmc_ising_site_threshold(&t[l], algo, (int8_t)(neg || by ? -1 : 1), k);
+            if (th >> 32) c->always[key] |= 1u << l;
+            else if (th) c->open[key] |= 1u << l;
+            for (int b = 0; b < 32; b++) c->plane[key][b] |= (uint32_t)((th >> (31 - b)) & 1u) << l;
+        }
+    }
+}
+
+template <int ND, bool COUPLED, int MODE>
+static int check(int lx, int ly, int lz, int algo, bool sym, uint32_t active, int sweeps)
+{
+    latmc_lattice g; g.ndim = ND; g.lx = lx; g.ly = ly; g.lz = ND == 3 ? lz : 1; g.nsites = g.lx * g.ly * g.lz;
+    int N = (int)g.nsites;
+    latmc_ising_tables t[32];
+    for (int l = 0; l < 32; l++) {
+        for (int k = 0; k < 7; k++) { t[l].metropolis[0][k] = rthr(); t[l].heatbath[k] = rthr(); }
+        for (int k = 0; k < 7; k++) t[l].metropolis[1][k] = sym && k <= 2 * ND ? t[l].metropolis[0][2 * ND - k] : rthr();
+    }
+    std::vector<uint32_t> a(N), b(N), bond(COUPLED ? N * ND : 0);
+    for (int i = 0; i < N; i++) a[i] = b[i] = (uint32_t)rnd() & active;
+    for (auto &x : bond) x = (uint32_t)rnd() & active;
+    latmc_ens_lanes_classes cref, cfast;
+    latmc_ens_lanes_classes_make(&cref, t, active, algo, ND);
+    classes_host(&cfast, t, active, algo, ND, MODE == 0 ? -1 : MODE == 1 ? 1 : 0);
+    latmc_ens_lanes_group grp = { a.data(), COUPLED ? bond.data() : NULL, t, active };
+    lanes_geom32 g32 = { (uint32_t)g.lx, (uint32_t)g.ly, (uint32_t)g.lz, (uint32_t)(g.lx / 2), (uint32_t)(g.lx * g.ly) };
+    const uint64_t seed = 12345, group = 7;
+    long bad = 0, flips = 0;
+    for (int s = 0; s < sweeps; s++)
+        for (int c = 0; c < 2; c++) {
+            latmc_rng_name name = latmc_ens_lanes_name(100 + s, c);
+            for (int j = 0; j < N / 2; j++) {
+                int planes;
+                uint32_t ch1 = latmc_ens_lanes_update_site_sliced(&g, &grp, &cref, seed, name, group, latmc_checkerboard_site(&g, c, j), &planes);
+                uint32_t ch2 = lanes_site_fast<ND, COUPLED, MODE>(g32, b.data(), COUPLED ? bond.data() : NULL, &cfast, active, seed, name, group * (uint64_t)N, c, (uint32_t)j);
+                if (ch1 != ch2) bad++;
+                flips += __builtin_popcount(ch1);
+            }
+        }
+    if (memcmp(a.data(), b.data(), N * 4)) bad++;
+    printf("ND %d coupled %d mode %d %dx%dx%d algo %d sym %d active %08x: %s (%ld flips)\n", ND, (int)COUPLED, MODE, lx, ly, lz, algo, (int)sym, active, bad ? "DIFFER" : "same", flips);
+    return bad != 0;
+}
+
+int main()
+{
+    int f = 0;
+    const int M = LATMC_ALGO_METROPOLIS, H = LATMC_ALGO_HEATBATH;
+    for (uint32_t act : {0xffffffffu, 0x000000ffu}) {
+        f |= check<3, true, 1>(16, 16, 16, M, true, act, 3);
+        f |= check<3, true, 2>(16, 16, 16, M, true, act, 3);
+        f |= check<3, true, 2>(4, 2, 6, M, false, act, 5);
+        f |= check<3, true, 0>(4, 2, 6, H, false, act, 5);
+        f |= check<3, false, 1>(4, 4, 4, M, true, act, 5);
+        f |= check<3, false, 2>(6, 4, 8, M, false, act, 5);
+        f |= check<3, false, 0>(6, 4, 8, H, true, act, 5);
+        f |= check<2, true, 1>(4, 4, 1, M, true, act, 5);
+        f |= check<2, true, 2>(8, 6, 1, M, false, act, 5);
+        f |= check<2, false, 1>(8, 6, 1, M, true, act, 5);
+        f |= check<2, false, 2>(8, 6, 1, M, false, act, 5);
+        f |= check<2, false, 0>(8, 6, 1, H, false, act, 5);
+        f |= check<2, true, 0>(10, 4, 1, H, true, act, 5);
+        f |= check<3, true, 1>(32, 8, 4, M, true, act, 2);
+    }
+    printf("%s\n", f ? "FAIL" : "ALL SAME");
+    return f;
+}
