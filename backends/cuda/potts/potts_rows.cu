@@ -139,7 +139,7 @@ static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint
         view.nsites = r->planes * plane;
         spins += r->p0 * plane;
     }
-    const int nw = pr_words(&view, chain->colours);
+    const int nw = pr_words_hb(&view, chain->colours, chain->algorithm, chain->q);
     if (nw == 0 || (chain->algorithm == LATMC_ALGO_HEATBATH &&
                     !pr_hb_table_q(view.ndim, chain->q)))
         return 0;
