@@ -66,6 +66,14 @@
 /* Threads per block of the row kernels: one block per multiprocessor (<= 64 registers),
  * the whole block shares one table. */
 #define PR_THREADS 1024
+/* ... and of the multiset heat bath's 32-byte segments (pr_words_hb): 24 warps of up to 80
+ * registers, which hold a segment's rows without spilling */
+#define PR_THREADS_WIDE 768
+
+PR_HD int pr_threads(int nw)
+{
+    return nw == 8 ? PR_THREADS_WIDE : PR_THREADS;
+}
 
 /* What a launch of the row kernels needs to know (host-computed, passed by value). */
 struct pr_geom {
@@ -517,51 +525,6 @@ template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, 
 }
 
 /*
- * One segment of 32 bytes (NW = 8), the multiset heat bath (2D, 2 colours): the code of
- * pr_hb_segment's multiset path (the same sites, draws and decisions), ordered word pair by
- * word pair so that the wider segment fits 64 registers: a Philox block's four draws are the
- * four sites of words 2 blk and 2 blk + 1, so each pair is sorted, looked up and merged with
- * its block, and each 16-byte half stored and counted as soon as it is done (the rows'
- * registers free as it goes; all at the end, 48 bytes of the loop's state were spilled).
- */
-template <int NW, int OFF>
-PR_HD uint32_t pr_hb_segment_pairs(const struct pr_geom &g, uint8_t *spins, int64_t s,
-                                   uint32_t xs, uint32_t y, const uint32_t *table, uint32_t slot,
-                                   const struct cuda_philox_keys &keys)
-{
-    constexpr int W = 4 * NW, B = NW / 2;
-    static_assert(NW % 4 == 0, "whole 16-byte halves");
-    uint8_t *const own = spins + W * s;
-    pr_rows<2, NW> n;
-    pr_load_rows<2, 2, NW, OFF>(g, own, xs, y, 0, n);
-    uint32_t changed = 0;
-PR_UNROLL
-    for (int half = 0; half < NW / 4; half++) {
-        uint32_t nw[4];
-PR_UNROLL
-        for (int b = 0; b < 2; b++) {
-            const int blk = 2 * half + b;
-            const latmc_philox_ctr u =
-                cuda_philox_named_draws(keys, g.draws, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk);
-PR_UNROLL
-            for (int h = 0; h < 2; h++) {
-                /* word 2 blk + h: its sites at bytes OFF and OFF + 2 take lanes 2 h, 2 h + 1 */
-                const int wi = 2 * blk + h;
-                uint32_t ms[2];
-                pr_sort_slots<OFF>(n.w[wi], n.l[wi], n.r[wi], n.u[wi], n.d[wi], g.sort_w, ms);
-                const uint32_t k0 = pr_multiset_choice(table, slot * 16, ms[0], u.v[2 * h]);
-                const uint32_t k1 = pr_multiset_choice(table, slot * 16, ms[1], u.v[2 * h + 1]);
-                nw[2 * b + h] = (n.w[wi] & pr_keep_mask<2, OFF>(wi)) |
-                                pr_perm(k0, k1, OFF == 0 ? 0x1410u : 0x4101u);
-            }
-        }
-        pr_store<4>(own + 16 * half, nw);
-        changed += pr_count_changed<2, 2, 4, OFF>(nw, n.w + 4 * half);
-    }
-    return changed;
-}
-
-/*
  * One segment, heat bath. slot: the thread's table copy (thread index mod 8) for REPL.
  * Returns how many sites changed.
  */
@@ -775,10 +738,6 @@ template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step
     const struct cuda_philox_keys *keys;
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        if constexpr (NW == 8) /* the multiset heat bath's 32-byte segments */
-            return (g->colour + y) & 1u
-                       ? pr_hb_segment_pairs<NW, 1>(*g, spins, s, xs, y, table, slot, *keys)
-                       : pr_hb_segment_pairs<NW, 0>(*g, spins, s, xs, y, table, slot, *keys);
         switch (pr_offset<C>(g->colour, y, z)) {
         case 0:
             return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
