@@ -1,6 +1,6 @@
 /*
  * The fast Potts kernels: row segments (potts_rows.cuh says how they follow the chain of
- * doc/models/potts.md bit for bit). One block of PR_THREADS threads per multiprocessor,
+ * doc/models/potts.md bit for bit). One block of pr_threads() threads per multiprocessor,
  * grid-stride over the segments; each block first builds its decision table in shared
  * memory from the core's tables (device copy, refreshed at every latmc_sim_sweep call):
  * heat bath, the thresholds of every neighbour tuple; Metropolis, the 39 thresholds.

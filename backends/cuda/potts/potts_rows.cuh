@@ -33,7 +33,8 @@
  * t mod 8: the 8 threads of each quarter warp then always hit 8 different bank groups,
  * whatever their entries (no bank conflicts). 3D q = 4: 4096 entries of 16 bytes, one
  * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below), with 2 colours on the
- * table of the sorted neighbour multiset (330 entries, tops copied 8 times).
+ * table of the sorted neighbour multiset (330 entries, tops copied 8 times), in segments of
+ * 32 bytes where L_x allows (pr_words_hb), 768 threads a block.
  *
  * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
  * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
@@ -67,7 +68,9 @@
  * the whole block shares one table. */
 #define PR_THREADS 1024
 /* ... and of the multiset heat bath's 32-byte segments (pr_words_hb): 24 warps of up to 80
- * registers, which hold a segment's rows without spilling */
+ * registers, which hold a segment's rows without spilling. (At 1024 threads and 64
+ * registers the wider segment spilled and ran below the 16-byte one: one H200, 32768^2
+ * q = 8, 514-523 against 534 updates/ns; 896 threads, 72 registers: 502-506; 768: 556.) */
 #define PR_THREADS_WIDE 768
 
 PR_HD int pr_threads(int nw)
