@@ -4,9 +4,10 @@
  * the kernels call (segment loads, neighbour words, table build and lookup, proposals,
  * Philox draws, the grid-stride walk), driven by an emulated grid of a few threads, for
  * every kernel variant pr_dispatch() can pick: 2 and 3 colours, both segment widths of
- * each (and the multiset heat bath's 32 bytes), 2D and 3D, heat bath with every table layout (q = 2 .. 8 in 2D, 2 .. 4 in 3D) and
- * Metropolis (q up to 255), h != 0, J < 0, very low temperatures; after every colour pass
- * of every sweep the configuration and the count of changed sites must equal the CPU's.
+ * each (and the multiset heat bath's 32 bytes), 2D and 3D, heat bath with every table
+ * layout (q = 2 .. 8 in 2D, 2 .. 4 in 3D) and Metropolis (q up to 255), h != 0, J < 0,
+ * very low temperatures; after every colour pass of every sweep the configuration and the
+ * count of changed sites must equal the CPU's.
  *
  * What this cannot check is the device itself (vector loads, shared memory, the launch):
  * the backends conformance suite does that on a GPU (tests/backends/

@@ -823,31 +823,31 @@ static auto pr_dispatch_rows(Runner &r, struct pr_geom &g, int algorithm)
         g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
         return r.template hb<2, 2, 8, 7, true, false>(g);
     } else {
-    const int q = g.q;
-    if (algorithm != LATMC_ALGO_HEATBATH)
-        return r.template metro<NDIM, C, NW>(g);
-    if constexpr (NDIM == 2) {
-        if (q <= 4) {
-            g.radix = (uint32_t)q;
-            g.hi_mult = 0;
+        const int q = g.q;
+        if (algorithm != LATMC_ALGO_HEATBATH)
+            return r.template metro<NDIM, C, NW>(g);
+        if constexpr (NDIM == 2) {
+            if (q <= 4) {
+                g.radix = (uint32_t)q;
+                g.hi_mult = 0;
+                g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+                return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, false>(g)
+                              : r.template hb<NDIM, C, NW, 3, true, false>(g);
+            }
+            g.radix = 8;
+            g.hi_mult = 64;
             g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-            return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, false>(g)
-                          : r.template hb<NDIM, C, NW, 3, true, false>(g);
+            if constexpr (C == 2)
+                return r.template hb<NDIM, C, NW, 7, true, false>(g); /* the multiset table */
+            else
+                return r.template hb<NDIM, C, NW, 7, false, true>(g);
+        } else {
+            g.radix = (uint32_t)q;
+            g.hi_mult = (uint32_t)(q * q * q * q);
+            g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+            return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, true>(g)
+                          : r.template hb<NDIM, C, NW, 3, false, true>(g);
         }
-        g.radix = 8;
-        g.hi_mult = 64;
-        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-        if constexpr (C == 2)
-            return r.template hb<NDIM, C, NW, 7, true, false>(g); /* the multiset table */
-        else
-            return r.template hb<NDIM, C, NW, 7, false, true>(g);
-    } else {
-        g.radix = (uint32_t)q;
-        g.hi_mult = (uint32_t)(q * q * q * q);
-        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-        return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, true>(g)
-                      : r.template hb<NDIM, C, NW, 3, false, true>(g);
-    }
     }
 }
 
