@@ -4,9 +4,10 @@
  * the kernels call (segment loads, neighbour words, table build and lookup, proposals,
  * Philox draws, the grid-stride walk), driven by an emulated grid of a few threads, for
  * every kernel variant pr_dispatch() can pick: 2 and 3 colours, both segment widths of
- * each, 2D and 3D, heat bath with every table layout (q = 2 .. 8 in 2D, 2 .. 4 in 3D) and
- * Metropolis (q up to 255), h != 0, J < 0, very low temperatures; after every colour pass
- * of every sweep the configuration and the count of changed sites must equal the CPU's.
+ * each (and the multiset heat bath's 32 bytes), 2D and 3D, heat bath with every table
+ * layout (q = 2 .. 8 in 2D, 2 .. 4 in 3D) and Metropolis (q up to 255), h != 0, J < 0,
+ * very low temperatures; after every colour pass of every sweep the configuration and the
+ * count of changed sites must equal the CPU's.
  *
  * What this cannot check is the device itself (vector loads, shared memory, the launch):
  * the backends conformance suite does that on a GPU (tests/backends/
@@ -183,6 +184,10 @@ static void run_cases(const struct rows_case *cases, size_t count)
             run_case(c, nw, 37);
             ran = 1;
         }
+        if (pr_words_hb(&lat, colours, c->algorithm, c->q) == 8) { /* the multiset's 32 bytes */
+            run_case(c, 8, 1);
+            run_case(c, 8, 37);
+        }
         assert_true(ran); /* every case is meant for the row kernels */
     }
 }
@@ -202,6 +207,7 @@ static void heat_bath_2d(void **state)
         { 2, { 64, 18, 0 }, 8, HEATB, 1.4, 1, 0, 6 },
         { 2, { 16, 2, 0 }, 8, HEATB, 0.7, 1, 0.5, 7 },
         { 2, { 48, 12, 0 }, 6, HEATB, 1.25, 1, -0.4, 12 },  /* multiset table, q = 6 */
+        { 2, { 96, 10, 0 }, 7, HEATB, 1.3, 1, 0.3, 13 },    /* ... 32-byte segments, q = 7 */
         { 2, { 8, 4, 0 }, 3, HEATB, 0.5, 1, 0, 8 },
         { 2, { 32, 16, 0 }, 3, HEATB, 25.0, 1, -3.0, 9 },  /* zero weights */
         { 2, { 32, 16, 0 }, 8, HEATB, 25.0, -1, 2.5, 10 },

@@ -1,6 +1,6 @@
 /*
  * The fast Potts kernels: row segments (potts_rows.cuh says how they follow the chain of
- * doc/models/potts.md bit for bit). One block of PR_THREADS threads per multiprocessor,
+ * doc/models/potts.md bit for bit). One block of pr_threads() threads per multiprocessor,
  * grid-stride over the segments; each block first builds its decision table in shared
  * memory from the core's tables (device copy, refreshed at every latmc_sim_sweep call):
  * heat bath, the thresholds of every neighbour tuple; Metropolis, the 39 thresholds.
@@ -14,7 +14,7 @@
 #include "potts_range_kernels.h"
 
 template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
-__global__ void __launch_bounds__(PR_THREADS, 1)
+__global__ void __launch_bounds__(NW == 8 ? PR_THREADS_WIDE : PR_THREADS, 1)
 potts_hb_rows_kernel(const __grid_constant__ struct pr_geom g, uint8_t *spins,
                      const struct latmc_potts_tables *tables,
                      const __grid_constant__ struct cuda_philox_keys keys,
@@ -70,7 +70,7 @@ struct pr_launcher {
             if (err != cudaSuccess)
                 return err;
         }
-        kernel<<<grid, PR_THREADS, bytes, stream>>>(g, spins, tables, keys, changed);
+        kernel<<<grid, pr_threads(NW), bytes, stream>>>(g, spins, tables, keys, changed);
         return cudaGetLastError();
     }
 
@@ -98,7 +98,7 @@ struct pr_shared_bytes {
 
 /* Blocks: one per multiprocessor (a block fills one at <= 64 registers), fewer for small
  * lattices. *smem_max: the shared memory a block may have on this device (opt-in). */
-static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
+static cudaError_t pr_grid(int64_t nseg, int threads, unsigned *grid, int *smem_max)
 {
     int device = 0, sms = 0;
     cudaError_t err = cudaGetDevice(&device);
@@ -108,7 +108,7 @@ static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
         err = cudaDeviceGetAttribute(smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (err != cudaSuccess)
         return err;
-    int64_t blocks = (nseg + PR_THREADS - 1) / PR_THREADS;
+    int64_t blocks = (nseg + threads - 1) / threads;
     if (blocks > sms)
         blocks = sms;
     *grid = blocks < 1 ? 1u : (unsigned)blocks;
@@ -139,7 +139,7 @@ static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint
         view.nsites = r->planes * plane;
         spins += r->p0 * plane;
     }
-    const int nw = pr_words(&view, chain->colours);
+    const int nw = pr_words_hb(&view, chain->colours, chain->algorithm, chain->q);
     if (nw == 0 || (chain->algorithm == LATMC_ALGO_HEATBATH &&
                     !pr_hb_table_q(view.ndim, chain->q)))
         return 0;
@@ -150,11 +150,11 @@ static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint
     l.keys = cuda_philox_round_keys(chain->seed);
     l.changed = changed;
     int smem_max = 0;
-    if ((*err = pr_grid(view.nsites / (4 * nw), &l.grid, &smem_max)) != cudaSuccess)
+    if ((*err = pr_grid(view.nsites / (4 * nw), pr_threads(nw), &l.grid, &smem_max)) != cudaSuccess)
         return 1;
     struct pr_geom g = {}; /* set by pr_geom_init; initialised for the compiler's sake */
     if (!pr_geom_init(&g, &view, chain->colours, nw, chain->q, colour, rng,
-                      (int64_t)l.grid * PR_THREADS))
+                      (int64_t)l.grid * pr_threads(nw)))
         return 0;
     if (r) { /* the planes next to the range are read where they lie */
         if (view.ndim == 3) {

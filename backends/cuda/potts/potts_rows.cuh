@@ -33,7 +33,8 @@
  * t mod 8: the 8 threads of each quarter warp then always hit 8 different bank groups,
  * whatever their entries (no bank conflicts). 3D q = 4: 4096 entries of 16 bytes, one
  * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below), with 2 colours on the
- * table of the sorted neighbour multiset (330 entries, tops copied 8 times).
+ * table of the sorted neighbour multiset (330 entries, tops copied 8 times), in segments of
+ * 32 bytes where L_x allows (pr_words_hb), 768 threads a block.
  *
  * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
  * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
@@ -66,6 +67,16 @@
 /* Threads per block of the row kernels: one block per multiprocessor (<= 64 registers),
  * the whole block shares one table. */
 #define PR_THREADS 1024
+/* ... and of the multiset heat bath's 32-byte segments (pr_words_hb): 24 warps of up to 80
+ * registers, which hold a segment's rows without spilling. (At 1024 threads and 64
+ * registers the wider segment spilled and ran below the 16-byte one: one H200, 32768^2
+ * q = 8, 514-523 against 534 updates/ns; 896 threads, 72 registers: 502-506; 768: 556.) */
+#define PR_THREADS_WIDE 768
+
+PR_HD int pr_threads(int nw)
+{
+    return nw == 8 ? PR_THREADS_WIDE : PR_THREADS;
+}
 
 /* What a launch of the row kernels needs to know (host-computed, passed by value). */
 struct pr_geom {
@@ -771,6 +782,20 @@ static inline int pr_words(const struct latmc_lattice *lat, int colours)
     return lat->lx % 24 == 0 ? 6 : lat->lx % 12 == 0 ? 3 : 0;
 }
 
+/*
+ * The segment width of the 2D multiset heat bath (5 <= q <= 8, 2 colours): 32 bytes (16
+ * sites of the colour, four Philox blocks) where L_x allows, else pr_words'. The row
+ * loads, offsets, the walk and the count are then paid once per 16 updates instead of 8,
+ * and a thread has four independent Philox blocks to interleave with the lookups.
+ */
+static inline int pr_words_hb(const struct latmc_lattice *lat, int colours, int algorithm, int q)
+{
+    if (algorithm == LATMC_ALGO_HEATBATH && lat->ndim == 2 && colours == 2 && q >= 5 && q <= 8 &&
+        lat->lx % 32 == 0)
+        return 8;
+    return pr_words(lat, colours);
+}
+
 /* The heat bath has a table kernel for q <= 8 (2D) and q <= 4 (3D). */
 static inline bool pr_hb_table_q(int ndim, int q)
 {
@@ -791,39 +816,51 @@ static inline bool pr_hb_table_q(int ndim, int q)
 template <int NDIM, int C, int NW, class Runner>
 static auto pr_dispatch_rows(Runner &r, struct pr_geom &g, int algorithm)
 {
-    const int q = g.q;
-    if (algorithm != LATMC_ALGO_HEATBATH)
-        return r.template metro<NDIM, C, NW>(g);
-    if constexpr (NDIM == 2) {
-        if (q <= 4) {
-            g.radix = (uint32_t)q;
-            g.hi_mult = 0;
-            g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-            return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, false>(g)
-                          : r.template hb<NDIM, C, NW, 3, true, false>(g);
-        }
+    if constexpr (NW == 8) { /* pr_words_hb: the multiset heat bath only */
+        (void)algorithm;
         g.radix = 8;
         g.hi_mult = 64;
         g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-        if constexpr (C == 2)
-            return r.template hb<NDIM, C, NW, 7, true, false>(g); /* the multiset table */
-        else
-            return r.template hb<NDIM, C, NW, 7, false, true>(g);
+        return r.template hb<2, 2, 8, 7, true, false>(g);
     } else {
-        g.radix = (uint32_t)q;
-        g.hi_mult = (uint32_t)(q * q * q * q);
-        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-        return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, true>(g)
-                      : r.template hb<NDIM, C, NW, 3, false, true>(g);
+        const int q = g.q;
+        if (algorithm != LATMC_ALGO_HEATBATH)
+            return r.template metro<NDIM, C, NW>(g);
+        if constexpr (NDIM == 2) {
+            if (q <= 4) {
+                g.radix = (uint32_t)q;
+                g.hi_mult = 0;
+                g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+                return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, false>(g)
+                              : r.template hb<NDIM, C, NW, 3, true, false>(g);
+            }
+            g.radix = 8;
+            g.hi_mult = 64;
+            g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+            if constexpr (C == 2)
+                return r.template hb<NDIM, C, NW, 7, true, false>(g); /* the multiset table */
+            else
+                return r.template hb<NDIM, C, NW, 7, false, true>(g);
+        } else {
+            g.radix = (uint32_t)q;
+            g.hi_mult = (uint32_t)(q * q * q * q);
+            g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+            return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, true>(g)
+                          : r.template hb<NDIM, C, NW, 3, false, true>(g);
+        }
     }
 }
 
 template <int NDIM, class Runner>
 static auto pr_dispatch_dim(Runner &r, struct pr_geom &g, int colours, int nw, int algorithm)
 {
-    if (colours == 2)
+    if (colours == 2) {
+        if constexpr (NDIM == 2)
+            if (nw == 8)
+                return pr_dispatch_rows<NDIM, 2, 8>(r, g, algorithm);
         return nw == 4 ? pr_dispatch_rows<NDIM, 2, 4>(r, g, algorithm)
                        : pr_dispatch_rows<NDIM, 2, 2>(r, g, algorithm);
+    }
     return nw == 6 ? pr_dispatch_rows<NDIM, 3, 6>(r, g, algorithm)
                    : pr_dispatch_rows<NDIM, 3, 3>(r, g, algorithm);
 }

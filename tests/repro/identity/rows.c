@@ -305,6 +305,8 @@ const struct row rows[] = {
     /* CUDA on cubic lattices: M2_KMIN (each state's projections) compared too */
     { "potts3_metropolis", 2, { 24, 24, 0 }, CUDA_DEVICES(2) " cuda,boxes=2 cuda,parts=2" },
     { "potts5_heatbath", 2, { 30, 30, 0 }, "cuda devices=3" },
+    /* the multiset heat bath's 32-byte segments (L_x % 32 == 0), one GPU, boxes, parts */
+    { "potts5_heatbath", 2, { 64, 30, 0 }, "cuda cuda,boxes=2 cuda,parts=2" },
     { "potts3_heatbath", 3, { 12, 12, 12 }, "cuda devices=2" },
     /* q <= 4, the bit planes' kernel (potts_planes.cu): 16 sites a thread, a row of 65
      * (one partial block of 4 warps across) and 128 thread columns, q = 2, 3, 4; 3D */
