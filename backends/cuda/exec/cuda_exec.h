@@ -68,7 +68,8 @@ int cuda_exec_cluster_faces(const latmc_sim *sim, struct cuda_exec *x, int what,
 /*
  * What the sim's last cluster sweep built (ops.cluster_stats: lib/backend.h), from the
  * labels of its boxes (the leaf's cluster_stats), after the steps in flight.
- * LATMC_EUNSUPPORTED for a leaf without it, several boxes or a part.
+ * LATMC_EUNSUPPORTED for a leaf without it or a part (one box or several boxes of one
+ * process are counted).
  */
 int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
                             struct latmc_cluster_stats *out);
