@@ -53,7 +53,8 @@ int latmc_ens_lanes_check_chain(const latmc_ens *e, const char *fn)
         return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes) runs 2D and 3D "
                           "lattices, not ndim = %d", fn, e->desc.ndim);
     const uint64_t groups = ((uint64_t)e->n_members + LATMC_ENS_LANES - 1) / LATMC_ENS_LANES;
-    if ((double)groups * (double)e->nsites > (double)LATMC_RNG_MAX_BLOCK)
+    /* blocks 0 .. groups N - 1 (exact in doubles below 2^53) */
+    if ((double)groups * (double)e->nsites > (double)LATMC_RNG_MAX_BLOCK + 1.0)
         return latmc_fail(LATMC_EUNSUPPORTED, "%s: decisions = 2 (member lanes): %llu groups "
                           "of %lld sites name more blocks than the counter holds (2^48)", fn,
                           (unsigned long long)groups, (long long)e->nsites);
@@ -127,8 +128,19 @@ struct latmc_ens_lanes_words {
     uint64_t *changed;                     /* groups x 32 */
     int8_t *bytes;                         /* N: one member's configuration */
     bool current, stale;
+    /* a device's call of sweeps failed: its words may have advanced past the members'
+     * counters (a call is several launches), so nothing reads or continues them */
+    bool lost;
     lanes_op dev;                          /* the backend's: the words live there */
 };
+
+/* LATMC_ESTATE once a device's call of sweeps failed (w->lost); fn names the caller. */
+static int lanes_lost(latmc_ens *e, const char *fn)
+{
+    return ENS_FAIL(e, LATMC_ESTATE, "%s: the member lanes' configurations on the device "
+                    "were lost with a failed call of sweeps; load the ensemble from a "
+                    "checkpoint", fn);
+}
 
 /* The call's state as the group loops read it. */
 typedef struct latmc_ens_lanes_words lanes_state;
@@ -230,6 +242,8 @@ int latmc_ens_lanes_flush(latmc_ens *e)
     struct latmc_ens_lanes_words *w = e->lanes_words;
     if (!w || !w->stale)
         return LATMC_OK;
+    if (w->lost)
+        return lanes_lost(e, "ensemble");
     const int64_t N = e->nsites;
     if (w->dev) {
         struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_FETCH);
@@ -313,6 +327,8 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
     struct latmc_ens_lanes_words *w = e->lanes_words;
     if (!w || !w->current || !w->stale)
         return LATMC_EUNSUPPORTED; /* the members hold it: measure them */
+    if (w->lost)
+        return lanes_lost(e, "exchange round");
     const int G = w->groups;
     const int nt = w->dev ? 1 : group_threads(e, w, (double)e->n_members * (double)e->nsites);
     int st = team(e, nt, "exchange round");
@@ -423,6 +439,8 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n)
     if (!e->lanes_words && (st = lanes_alloc(e)) < 0)
         return st;
     struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (w->lost)
+        return lanes_lost(e, "latmc_ens_sweep");
     if (!w->current && (st = pack(e, w)) < 0)
         return st;
     const int64_t N = e->nsites;
@@ -436,9 +454,11 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n)
         job.n_sweeps = n;
         job.tables = w->tables;
         job.changed = w->changed;
-        if ((st = w->dev(e->members, e->n_members, &job)) < 0)
+        if ((st = w->dev(e->members, e->n_members, &job)) < 0) {
+            w->lost = w->stale = true; /* the next flush and sweep refuse (lanes_lost) */
             return ENS_FAIL(e, st, "latmc_ens_sweep: the member lanes on the %s device: %s",
                             e->members[0]->ops->name, latmc_last_error());
+        }
     } else if ((st = run_groups(e, w, n, reference)) < 0)
         return st;
     /* latmc_sim_sweep's bookkeeping; the configurations follow at the next flush */

@@ -52,4 +52,31 @@ __device__ __forceinline__ void cuda_warp_add(unsigned long long *dst, unsigned 
         atomicAdd(dst, v);
 }
 
+/*
+ * Dynamic shared memory past 48 KiB for kernel fn, `bytes` of it a launch: its attribute set
+ * to the device's whole opt-in room (less its static shared memory), never to this call's
+ * bytes. The attribute belongs to the kernel, for the whole process: were each call to set
+ * its own size, two threads launching it with different sizes (sims of different shapes,
+ * doc/cuda.md "Using it": different sims run concurrently) could each lower it under the
+ * other's launch. Every caller sets the same value, so the order does not matter.
+ * cudaErrorInvalidValue where bytes do not fit.
+ */
+static inline cudaError_t cuda_allow_shared(const void *fn, size_t bytes)
+{
+    int device = 0, optin = 0;
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err == cudaSuccess)
+        err = cudaFuncGetAttributes(&attr, fn);
+    if (err != cudaSuccess)
+        return err;
+    const size_t room = (size_t)optin > attr.sharedSizeBytes ? (size_t)optin - attr.sharedSizeBytes
+                                                             : 0;
+    if (bytes > room)
+        return cudaErrorInvalidValue;
+    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)room);
+}
+
 #endif

@@ -24,6 +24,7 @@
  */
 #include <cuda_runtime.h>
 
+#include "cuda_launch.cuh"
 #include "ens_heisenberg_batch.h"
 #include "heisenberg.h" /* latmc_heisenberg_rng_name */
 #include "philox.h"
@@ -382,9 +383,7 @@ static bool ens_heis_fast_ready(size_t smem)
     if (smem > (size_t)optin)
         return false;
     if (smem > 48 * 1024 &&
-        cudaFuncSetAttribute((const void *)ens_heis_measure_fast_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-            cudaSuccess) {
+        cuda_allow_shared((const void *)ens_heis_measure_fast_kernel, smem) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }

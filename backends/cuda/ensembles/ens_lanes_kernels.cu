@@ -18,6 +18,7 @@
  * steps with the dimension, the couplings and the kind of classes compiled in, one kernel
  * each (their registers allocated alone: one kernel holding every form spilled).
  */
+#include "cuda_launch.cuh"
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h"
 
@@ -383,8 +384,7 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
         k = g->ndim == 3 ? (bond ? lanes_fast_of<3, true>(mode) : lanes_fast_of<3, false>(mode))
                          : (bond ? lanes_fast_of<2, true>(mode) : lanes_fast_of<2, false>(mode));
     if (shared) {
-        const cudaError_t err =
-            cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+        const cudaError_t err = cuda_allow_shared((const void *)k, shared);
         if (err != cudaSuccess)
             return err;
     }

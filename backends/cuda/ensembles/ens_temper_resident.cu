@@ -473,9 +473,7 @@ static cudaError_t chain_launch(const struct chain_args &a)
 {
     const uint32_t shared = chain_layout_of(a.g.words, a.r.n_temperatures, CW).total;
     const int warps = a.r.n_temperatures < CHAIN_MAX_WARPS ? a.r.n_temperatures : CHAIN_MAX_WARPS;
-    cudaError_t err = cudaFuncSetAttribute(ens_chain_kernel<ND, HEATBATH, CW>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)shared);
+    cudaError_t err = cuda_allow_shared((const void *)ens_chain_kernel<ND, HEATBATH, CW>, shared);
     if (err != cudaSuccess)
         return err;
     if (a.blocks_per_sm) /* the question only */

@@ -65,8 +65,7 @@ struct pr_launcher {
         const size_t bytes = pr_hb_table_bytes<NT, REPL>(NDIM, g.radix);
         auto kernel = potts_hb_rows_kernel<NDIM, C, NW, NT, REPL, HI>;
         if (bytes > 48 * 1024) {
-            const cudaError_t err = cudaFuncSetAttribute(
-                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+            const cudaError_t err = cuda_allow_shared((const void *)kernel, bytes);
             if (err != cudaSuccess)
                 return err;
         }
