@@ -179,9 +179,12 @@ static int sweeps_read(latmc_sim *sim, uint64_t n, bool measured)
         if ((st = latmc_sim_sweep(sim, 1)) != LATMC_OK)
             break;
         double v; /* the observables first: the first read after the sweep */
-        for (int key = LATMC_OBS_ENERGY; key < N_OBS_KEYS; key++)
-            (void)latmc_sim_observable(sim, key, &v); /* a key not offered: its status */
-        if ((st = latmc_sim_get_spins(sim, spins, bytes)) != LATMC_OK)
+        for (int key = LATMC_OBS_ENERGY; key < N_OBS_KEYS && st == LATMC_OK; key++) {
+            const int got = latmc_sim_observable(sim, key, &v);
+            if (got != LATMC_OK && got != LATMC_EUNSUPPORTED) /* not offered: passed over */
+                st = got;
+        }
+        if (st != LATMC_OK || (st = latmc_sim_get_spins(sim, spins, bytes)) != LATMC_OK)
             break;
         st = latmc_sim_serialize(sim, NULL, 0, &ckpt_bytes);
         if (st == LATMC_EUNSUPPORTED) { /* as take_end */
