@@ -8,7 +8,8 @@
  * multiple of 64); every sim sweeps afterwards. A checkpoint of the chain loads where CUDA
  * runs it and continues it bit for bit (one device or two); loaded where it does not run
  * it is refused rather than continued as another chain. +-J couplings set between sweeps
- * (the 1-bit form's coupling bits made again) continue the CPU's chain bit for bit. The
+ * (the 1-bit form's coupling bits made again) continue the CPU's chain bit for bit, and so
+ * does a chain read (observables, spins) after every sweep with writes between. The
  * chains themselves are the identity matrix's CUDA rows (tests/repro/identity). Exits 77
  * (skipped, saying why) without a usable CUDA module and GPU.
  */
@@ -169,6 +170,118 @@ static void couplings_between_sweeps(int ndim, int64_t lx, int64_t ly, int64_t l
     latmc_sim_destroy(&cpu);
 }
 
+/* CUDA and the CPU at one point of the chain: the observables (read first, as a program
+ * reads them after a sweep), then the spins, bit for bit. */
+static void same_now(latmc_sim *gpu, latmc_sim *cpu, const char *when, int step)
+{
+    const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION, LATMC_OBS_M2_KMIN };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        double g = 0, c = 0;
+        const int sg = latmc_sim_observable(gpu, keys[i], &g);
+        const int sc = latmc_sim_observable(cpu, keys[i], &c);
+        if (sg != LATMC_OK || sc != LATMC_OK || memcmp(&g, &c, sizeof g) != 0)
+            print_error("%s (step %d): %s %.17g (%d) on CUDA, %.17g (%d) on the CPU\n", when,
+                        step, latmc_observable_name(keys[i]), g, sg, c, sc);
+        assert_int_equal(sg, LATMC_OK);
+        assert_int_equal(sc, LATMC_OK);
+        assert_memory_equal(&g, &c, sizeof g);
+    }
+    size_t n = 0, first = 0;
+    const size_t diff = spin_bytes_differing(gpu, cpu, &n, &first);
+    if (diff)
+        print_error("%s (step %d): %zu of %zu spins differ, the first at %zu\n", when, step,
+                    diff, n, first);
+    assert_int_equal(diff, 0);
+}
+
+/* Reads between the sweeps of a sim with decisions = 1 (CUDA's box alone keeps its 1-bit
+ * form across them: cuda_ising_packed.c, bits_read), and between them each kind of write
+ * (set_spins of other spins, a chain 0 sweep, a hot and a cold start, +-J couplings or the
+ * field set): the CPU's chain bit for bit after every sweep and every write, so that a
+ * 1-bit form kept across a write, or a read of packed arrays it left stale, fails. Cubic:
+ * M2_KMIN read too (after the first, measured with the sums: measure_projections). */
+static void reads_and_writes(int ndim, int64_t l, int couplings, double beta)
+{
+    latmc_sim_desc d = ising_desc(ndim, l, l, ndim == 3 ? l : 0, LATMC_ALGO_METROPOLIS, 1, 17);
+    d.couplings = couplings;
+    d.coupling_seed = 7;
+    latmc_sim *cpu = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
+    d.device = LATMC_DEVICE_CUDA;
+    latmc_sim *gpu = create_on(d, 1);
+    latmc_sim *both[2] = { gpu, cpu };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_BETA, beta), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(both[k], LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+    }
+    size_t bytes = 0, count = 0;
+    assert_int_equal(latmc_sim_spins_size(cpu, &bytes), LATMC_OK);
+    int8_t *spins = malloc(bytes);
+    assert_non_null(spins);
+    for (int step = 0; step < 12; step++) {
+        for (int k = 0; k < 2; k++)
+            assert_int_equal(latmc_sim_sweep(both[k], 1), LATMC_OK);
+        same_now(gpu, cpu, "after a sweep", step);
+        switch (step) {
+        case 2: /* other spins set: every 7th flipped */
+            assert_int_equal(latmc_sim_get_spins(cpu, spins, bytes), LATMC_OK);
+            for (size_t i = 0; i < bytes; i += 7)
+                spins[i] = (int8_t)-spins[i];
+            for (int k = 0; k < 2; k++)
+                assert_int_equal(latmc_sim_set_spins(both[k], spins, bytes), LATMC_OK);
+            break;
+        case 4: /* a sweep of chain 0 */
+            for (int k = 0; k < 2; k++) {
+                assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_DECISIONS, 0),
+                                 LATMC_OK);
+                assert_int_equal(latmc_sim_sweep(both[k], 1), LATMC_OK);
+                assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_DECISIONS, 1),
+                                 LATMC_OK);
+            }
+            break;
+        case 6:
+        case 9:
+            for (int k = 0; k < 2; k++)
+                assert_int_equal(latmc_sim_init_spins(both[k], step == 6 ? LATMC_INIT_HOT
+                                                                         : LATMC_INIT_COLD),
+                                 LATMC_OK);
+            break;
+        case 8: /* +-J: every 5th bond's sign flipped; uniform: the field */
+            if (couplings == LATMC_COUPLINGS_BIMODAL) {
+                assert_int_equal(latmc_sim_couplings_size(cpu, &count), LATMC_OK);
+                float *j = malloc(count * sizeof *j);
+                assert_non_null(j);
+                assert_int_equal(latmc_sim_get_couplings(gpu, j, count), LATMC_OK);
+                for (size_t i = 0; i < count; i += 5)
+                    j[i] = -j[i];
+                for (int k = 0; k < 2; k++)
+                    assert_int_equal(latmc_sim_set_couplings(both[k], j, count), LATMC_OK);
+                free(j);
+            } else {
+                for (int k = 0; k < 2; k++)
+                    assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_H, 0.1),
+                                     LATMC_OK);
+            }
+            break;
+        default:
+            continue;
+        }
+        same_now(gpu, cpu, "after a write", step);
+    }
+    free(spins);
+    latmc_sim_destroy(&gpu);
+    latmc_sim_destroy(&cpu);
+}
+
+static void reads_between_sweeps(void **state)
+{
+    (void)state;
+    reads_and_writes(3, 64, LATMC_COUPLINGS_UNIFORM, 0.3);
+    reads_and_writes(2, 128, LATMC_COUPLINGS_BIMODAL, 0.6);
+    reads_and_writes(3, 64, LATMC_COUPLINGS_BIMODAL, 0.6);
+}
+
 static void couplings_set(void **state)
 {
     (void)state;
@@ -194,6 +307,7 @@ int main(void)
         cmocka_unit_test(where_it_runs),
         cmocka_unit_test(checkpoint_placement),
         cmocka_unit_test(couplings_set),
+        cmocka_unit_test(reads_between_sweeps),
     };
     const int ret = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);

@@ -159,6 +159,51 @@ static int set_own_spins(latmc_sim *sim)
     return st;
 }
 
+/* The layout `measured`: n sweeps one call each, each followed by reads of everything a
+ * program reads between sweeps (collective on parts): every observable (Fourier modes
+ * included: after the first, a backend that can measures them with the sums), the
+ * configuration and a checkpoint in memory. A read must leave the chain as it is (CUDA Ising
+ * decisions = 1 keeps its 1-bit form across reads), so the end equals the reference's,
+ * which makes none of them; the values read are not compared (the end's are). */
+static int sweeps_read(latmc_sim *sim, uint64_t n, bool measured)
+{
+    if (!measured)
+        return latmc_sim_sweep(sim, n);
+    size_t bytes = 0, ckpt_bytes = 0;
+    int st = latmc_sim_spins_size(sim, &bytes);
+    unsigned char *spins = st == LATMC_OK ? malloc(bytes) : NULL;
+    unsigned char *ckpt = NULL;
+    if (st == LATMC_OK && !spins)
+        st = LATMC_ENOMEM;
+    for (uint64_t i = 0; i < n && st == LATMC_OK; i++) {
+        if ((st = latmc_sim_sweep(sim, 1)) != LATMC_OK)
+            break;
+        double v; /* the observables first: the first read after the sweep */
+        for (int key = LATMC_OBS_ENERGY; key < N_OBS_KEYS && st == LATMC_OK; key++) {
+            const int got = latmc_sim_observable(sim, key, &v);
+            if (got != LATMC_OK && got != LATMC_EUNSUPPORTED) /* not offered: passed over */
+                st = got;
+        }
+        if (st != LATMC_OK || (st = latmc_sim_get_spins(sim, spins, bytes)) != LATMC_OK)
+            break;
+        st = latmc_sim_serialize(sim, NULL, 0, &ckpt_bytes);
+        if (st == LATMC_EUNSUPPORTED) { /* as take_end */
+            st = LATMC_OK;
+            continue;
+        }
+        unsigned char *grown = st == LATMC_OK ? realloc(ckpt, ckpt_bytes) : NULL;
+        if (st == LATMC_OK && !grown)
+            st = LATMC_ENOMEM;
+        if (st == LATMC_OK) {
+            ckpt = grown;
+            st = latmc_sim_serialize(sim, ckpt, ckpt_bytes, &ckpt_bytes);
+        }
+    }
+    free(ckpt);
+    free(spins);
+    return st;
+}
+
 /* ---- placements ---- */
 
 static int n_gpus;
@@ -227,7 +272,7 @@ static void run_phase(struct job *j, int rank, int n, const latmc_transport *t)
         STEP("parameters", spec_set_params(j->s, sim));
         const int how = j->l->cold ? LATMC_INIT_COLD : LATMC_INIT_HOT;
         STEP("start", latmc_sim_init_spins(sim, how));
-        STEP("sweeps1", latmc_sim_sweep(sim, j->s->sweeps1));
+        STEP("sweeps1", sweeps_read(sim, j->s->sweeps1, j->l->measured));
         if (j->s->change_key)
             STEP("change", latmc_sim_set_param(sim, j->s->change_key, j->s->change_value));
         if (j->l->setspins)
@@ -287,7 +332,7 @@ static void run_phase(struct job *j, int rank, int n, const latmc_transport *t)
     }
     const bool ends_here = j->phase == 1 || j->l->mid == MID_NONE || j->l->mid == MID_RECUT;
     if (ends_here) {
-        STEP("sweeps2", latmc_sim_sweep(sim, j->s->sweeps2));
+        STEP("sweeps2", sweeps_read(sim, j->s->sweeps2, j->l->measured));
         STEP("read back", take_end(sim, &j->end[slot]));
     }
     j->status[slot] = st;

@@ -68,6 +68,9 @@ struct layout {
     bool cold;           /* a cold start (the reference too) instead of a hot one */
     bool setspins;       /* after sweeps1: the configuration read and set again (which
                             resets the acceptance counts; the reference too) */
+    bool measured;       /* every sweep a call of its own, followed by reads of everything
+                            (spins, every observable, a checkpoint in memory): reads never
+                            change the chain, so the reference runs without them */
     bool ens;            /* members of an ensemble against their standalone sims */
     char chunk[16];      /* LATMC_CUDA_PHI4_CHUNK ("": unset; "none": the site order) */
 };

@@ -19,6 +19,8 @@
  * The script (the reference runs it too):
  *   cold          a cold start (default: hot)
  *   setspins      after sweeps1, the configuration read and set again (resets acceptance)
+ *   measured      every sweep a call of its own, then the spins, every observable and a
+ *                 checkpoint read (not in the reference: reads leave the chain as it is)
  * And:
  *   ens           the spec's members in an ensemble (2 samples x 2 temperatures),
  *                 each against its standalone one-box CPU chain (latmc_ens_member_desc)
@@ -112,6 +114,8 @@ bool layout_parse(const char *text, struct layout *out, char *why, size_t why_si
             out->cold = true;
         } else if (strcmp(tok, "setspins") == 0) {
             out->setspins = true;
+        } else if (strcmp(tok, "measured") == 0) {
+            out->measured = true;
         } else if (strcmp(tok, "ens") == 0) {
             out->ens = true;
         } else if (strncmp(tok, "chunk=", 6) == 0 && strlen(tok + 6) > 0 &&
@@ -130,7 +134,7 @@ bool layout_parse(const char *text, struct layout *out, char *why, size_t why_si
         snprintf(why, why_size, "layout \"%s\": then.* without serialize or save", text);
         return false;
     }
-    if (out->ens && (any_then || out->setspins ||
+    if (out->ens && (any_then || out->setspins || out->measured ||
                      (out->mid != MID_NONE && out->mid != MID_SAVE))) {
         snprintf(why, why_size, "layout \"%s\": an ensemble takes cold and save only", text);
         return false;

@@ -155,6 +155,17 @@ const struct row rows[] = {
     { "ising_bitsliced_pmj_h0", 2, { 192, 30, 0 }, "cuda threads=2 boxes=2" },
     { "ising_bitsliced_pmj_h0", 3, { 128, 6, 8 }, "cuda cuda,boxes=2 devices=2" },
     { "ising3d_bitsliced_pmj", 3, { 64, 6, 10 }, BITSLICED_CUDA " cuda,boxes=2 devices=2" },
+    /* ... every sweep followed by reads of everything (spins, every observable, a
+     * checkpoint; layout `measured`): CUDA's box alone keeps its 1-bit form across reads
+     * and must drop it at every write (set_spins, a start, a change of the field); cubic,
+     * so that the Fourier modes are read too (with the sums after the first: the leaf's
+     * measure_projections), L_x a multiple of 64 (the 1-bit form); boxes with halos fold
+     * it back instead */
+    { "ising3d_bitsliced_metropolis", 3, { 64, 64, 64 },
+      "measured cuda,measured cuda,measured,setspins cuda,measured,cold cuda,measured,boxes=2" },
+    { "ising3d_bitsliced_pmj", 3, { 64, 64, 64 }, "cuda,measured cuda,measured,setspins" },
+    { "ising_bitsliced_metropolis_h0", 3, { 64, 64, 64 }, "cuda,measured" },
+    { "ising2d_bitsliced_heatbath", 2, { 128, 128, 0 }, "cuda,measured cuda,measured,boxes=2" },
     { "ising2d_bitsliced_pmj_heatbath", 2, { 64, 70, 0 },
       BITSLICED_CUDA " cuda,ens " BITSLICED_DEVICES },
     { "ising2d_bitsliced_pmj_heatbath", 2, { 40, 22, 0 }, BOXES " " LEVELS " " PARTS },
