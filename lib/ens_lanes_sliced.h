@@ -38,6 +38,17 @@ struct latmc_ens_lanes_classes {
     uint32_t plane[LATMC_ENS_LANES_KEYS][LATMC_BITSLICE_PLANES];
 };
 
+/* Whether a lane's Metropolis tables are symmetric (metropolis[1][k] = metropolis[0][2 ndim
+ * - k] for every k): then its thresholds depend only on the unsatisfied bonds, and the keys
+ * by unsatisfied bonds serve it (the one test of the CPU, the kernels and their host). */
+LATMC_HOSTDEV int latmc_ens_lanes_symmetric(const struct latmc_ising_tables *t, int ndim)
+{
+    for (int k = 0; k <= 2 * ndim; k++)
+        if (t->metropolis[1][k] != t->metropolis[0][2 * ndim - k])
+            return 0;
+    return 1;
+}
+
 /* The classes of a group's `active` lanes from their tables. */
 LATMC_HOSTDEV void latmc_ens_lanes_classes_make(struct latmc_ens_lanes_classes *c,
                                                 const struct latmc_ising_tables *tables,
@@ -47,9 +58,8 @@ LATMC_HOSTDEV void latmc_ens_lanes_classes_make(struct latmc_ens_lanes_classes *
     c->nk = 2 * ndim + 1;
     c->by_unsat = !c->heatbath;
     for (int l = 0; l < LATMC_ENS_LANES && c->by_unsat; l++)
-        for (int k = 0; k < c->nk && ((active >> l) & 1u); k++)
-            if (tables[l].metropolis[1][k] != tables[l].metropolis[0][2 * ndim - k])
-                c->by_unsat = 0;
+        if (((active >> l) & 1u) && !latmc_ens_lanes_symmetric(&tables[l], ndim))
+            c->by_unsat = 0;
     for (int key = 0; key < LATMC_ENS_LANES_KEYS; key++) {
         c->always[key] = c->open[key] = 0;
         for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)

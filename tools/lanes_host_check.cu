@@ -20,8 +20,8 @@ static void classes_host(latmc_ens_lanes_classes *c, const latmc_ising_tables *t
 {
     int heat = algo == LATMC_ALGO_HEATBATH, nk = 2 * nd + 1;
     int all = 1;
-    for (int l = 0; l < 32; l++) if ((active >> l) & 1u)
-        for (int k = 0; k < nk && !heat; k++) if (t[l].metropolis[1][k] != t[l].metropolis[0][2 * nd - k]) all = 0;
+    for (int l = 0; l < 32; l++)
+        if (((active >> l) & 1u) && !heat && !latmc_ens_lanes_symmetric(&t[l], nd)) all = 0;
     int by = !heat && (force < 0 ? all : force);
     c->heatbath = heat; c->nk = nk; c->by_unsat = by;
     for (int key = 0; key < LATMC_ENS_LANES_KEYS; key++) {

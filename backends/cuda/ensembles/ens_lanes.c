@@ -11,6 +11,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "ens_lanes.h"
+#include "ens_lanes_sliced.h" /* latmc_ens_lanes_symmetric */
 
 struct cuda_ens_lanes {
     int groups, ndim;
@@ -108,18 +109,16 @@ static int plain_form(void)
 }
 
 /* The kernel's form (ens_lanes.h): -1 plain, 0 heat bath, 1 Metropolis with every present
- * lane's tables symmetric (latmc_ens_lanes_classes_make's test), 2 other Metropolis. */
+ * lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis. */
 static int kernel_mode(const struct latmc_ens_lanes_job *job)
 {
     if (plain_form())
         return -1;
     if (job->algorithm == LATMC_ALGO_HEATBATH)
         return 0;
-    const int nk = 2 * job->ndim + 1;
     for (int m = 0; m < job->n_members; m++)
-        for (int k = 0; k < nk; k++)
-            if (job->tables[m].metropolis[1][k] != job->tables[m].metropolis[0][2 * job->ndim - k])
-                return 2;
+        if (!latmc_ens_lanes_symmetric(&job->tables[m], job->ndim))
+            return 2;
     return 1;
 }
 

@@ -75,10 +75,7 @@ __device__ void lanes_classes_build(struct latmc_ens_lanes_classes *c,
     const int nwarps = (int)(blockDim.x >> 5);
     const bool on = (active >> lane) & 1u;
     const int heatbath = algorithm == LATMC_ALGO_HEATBATH, nk = 2 * ndim + 1;
-    int sym = 1;
-    for (int k = 0; k < nk && on && !heatbath; k++)
-        if (tables[lane].metropolis[1][k] != tables[lane].metropolis[0][2 * ndim - k])
-            sym = 0;
+    const int sym = on && !heatbath ? latmc_ens_lanes_symmetric(&tables[lane], ndim) : 1;
     /* force_by_unsat 0 or 1: the kind the launch chose for every group (the host checked
      * that 1 holds for all lanes; 0, keys (spin, k), gives the same words as 1 where it
      * holds: both thresholds are metropolis[0][u]); -1: as the CPU decides per group */
