@@ -87,6 +87,33 @@ LATMC_HOSTDEV int latmc_ens_lanes_spin(uint32_t w, int l)
     return ((w >> l) & 1u) ? -1 : 1;
 }
 
+/* Site s's 2 ndim neighbour words (+x, -x, +y, -y, +z, -z) after their bonds: s_j XOR (J =
+ * -1), each lane's bit set where its eps_ij s_j is -1; +e_mu takes the site's own bond mu,
+ * -e_mu the neighbour's bond mu. The one neighbour rule of the reference and the
+ * bit-sliced form. */
+LATMC_HOSTDEV void latmc_ens_lanes_neighbours(const struct latmc_lattice *g,
+                                              const struct latmc_ens_lanes_group *grp,
+                                              struct latmc_site s, uint32_t nbw[6])
+{
+    const int nd = g->ndim;
+    const int64_t lx = g->lx, ly = g->ly;
+    const int64_t row = s.index - s.x;
+    int64_t nb[6];
+    nb[0] = row + latmc_wrap_up(s.x, lx);
+    nb[1] = row + latmc_wrap_down(s.x, lx);
+    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    if (nd == 3) {
+        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
+        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
+    }
+    for (int d = 0; d < 2 * nd; d++) {
+        nbw[d] = grp->spin[nb[d]];
+        if (grp->bond)
+            nbw[d] ^= grp->bond[(d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2];
+    }
+}
+
 /*
  * Site s of the group in the colour pass named `name`: every active lane's threshold from
  * its member's neighbour sum n = sum_j eps_ij s_j (k = (n + 2 ndim) / 2), spin and tables,
@@ -100,25 +127,8 @@ LATMC_HOSTDEV uint32_t latmc_ens_lanes_update_site(const struct latmc_lattice *g
                                                    struct latmc_site s, int *planes)
 {
     const int nd = g->ndim;
-    const int64_t lx = g->lx, ly = g->ly;
-    const int64_t row = s.index - s.x;
-    /* the 2 ndim neighbours and the words of their bonds: +e_mu the site's own bond mu,
-     * -e_mu the neighbour's bond mu */
-    int64_t nb[6];
-    nb[0] = row + latmc_wrap_up(s.x, lx);
-    nb[1] = row + latmc_wrap_down(s.x, lx);
-    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
-    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
-    if (nd == 3) {
-        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
-        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
-    }
     uint32_t nbw[6];
-    for (int d = 0; d < 2 * nd; d++) {
-        nbw[d] = grp->spin[nb[d]];
-        if (grp->bond) /* s_j XOR (J = -1): the lane's eps_ij s_j is -1 where set */
-            nbw[d] ^= grp->bond[(d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2];
-    }
+    latmc_ens_lanes_neighbours(g, grp, s, nbw);
     const uint32_t w = grp->spin[s.index];
     uint64_t t[LATMC_ENS_LANES];
     for (int l = 0; l < LATMC_ENS_LANES; l++) {

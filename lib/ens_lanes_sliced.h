@@ -106,27 +106,14 @@ LATMC_HOSTDEV uint32_t latmc_ens_lanes_update_site_sliced(const struct latmc_lat
                                                           int *planes)
 {
     const int nd = g->ndim;
-    const int64_t lx = g->lx, ly = g->ly;
-    const int64_t row = s.index - s.x;
-    int64_t nb[6];
-    nb[0] = row + latmc_wrap_up(s.x, lx);
-    nb[1] = row + latmc_wrap_down(s.x, lx);
-    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
-    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
-    if (nd == 3) {
-        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
-        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
-    }
+    uint32_t nbw[6];
+    latmc_ens_lanes_neighbours(g, grp, s, nbw);
     const uint32_t w = grp->spin[s.index];
     /* the neighbours at -1 after the couplings, or (by_unsat) the unsatisfied bonds */
     const uint32_t own = c->by_unsat ? w : 0u;
     uint32_t c0 = 0, c1 = 0, c2 = 0;
-    for (int d = 0; d < 2 * nd; d++) {
-        uint32_t x = grp->spin[nb[d]] ^ own;
-        if (grp->bond)
-            x ^= grp->bond[(d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2];
-        latmc_ens_lanes_count(&c0, &c1, &c2, x);
-    }
+    for (int d = 0; d < 2 * nd; d++)
+        latmc_ens_lanes_count(&c0, &c1, &c2, nbw[d] ^ own);
     /* the site's lanes of each key present */
     uint32_t lanes[LATMC_ENS_LANES_KEYS];
     int key_of[LATMC_ENS_LANES_KEYS], n = 0;
