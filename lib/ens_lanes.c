@@ -412,21 +412,53 @@ static void run_group(const latmc_ens *e, const lanes_state *s, int g, uint64_t 
                                           e->sweeps + k, (uint64_t)g, changed);
 }
 
+/* Groups a thread's turn takes where the CPU backend's ens_lanes runs them with SIMD
+ * across groups (a multiple of every level's width: AVX2 4, AVX-512 8). */
+#define LANES_CHUNK 16
+
+/* n sweeps of groups g0 .. g1 - 1: the CPU backend's vectors of groups (its ens_lanes,
+ * backends/cpu/ising/ising_lanes.c, at the members' SIMD level) as far as they go, the
+ * rest here one by one. The same words either way (test_ens_lanes compares the levels). */
+static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int g0, int g1,
+                      uint64_t n, bool reference)
+{
+    int done = 0;
+    if (simd) {
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SWEEPS);
+        job.group0 = g0;
+        job.groups = g1;
+        job.sweep0 = e->sweeps;
+        job.n_sweeps = n;
+        job.spin = s->spin;
+        job.bond = s->bond;
+        job.tables = s->tables;
+        job.changed = s->changed;
+        done = simd(e->members, e->n_members, &job);
+        done = done < 0 ? 0 : done;
+    }
+    for (int g = g0 + done; g < g1; g++)
+        run_group(e, s, g, n, reference);
+}
+
 /* n sweeps of every group on the ensemble's threads. */
 static int run_groups(latmc_ens *e, const lanes_state *w, uint64_t n, bool reference)
 {
-    const int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
+    const lanes_op simd = reference ? NULL : LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
+    const int G = w->groups;
+    const int per = simd ? LANES_CHUNK : 1;
+    const int chunks = (G + per - 1) / per;
+    int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
+    nt = nt > chunks ? chunks : nt;
     const int st = team(e, nt, "latmc_ens_sweep");
     if (st < 0)
         return st;
     if (nt == 1)
-        for (int g = 0; g < w->groups; g++)
-            run_group(e, w, g, n, reference);
+        for (int c = 0; c < chunks; c++)
+            run_chunk(e, w, simd, c * per, (c + 1) * per < G ? (c + 1) * per : G, n, reference);
     else {
-        const int G = w->groups;
         LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
-        for (int g = 0; g < G; g++)
-            run_group(e, w, g, n, reference);
+        for (int c = 0; c < chunks; c++)
+            run_chunk(e, w, simd, c * per, (c + 1) * per < G ? (c + 1) * per : G, n, reference);
     }
     return LATMC_OK;
 }

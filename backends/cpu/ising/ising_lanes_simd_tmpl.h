@@ -1,0 +1,240 @@
+/*
+ * The member lanes' sweeps over W groups at once (ising_lanes.h), written once over one
+ * SIMD level's primitives, which the level's file defines before the inclusion:
+ *   LV, LW                the vector (W 64-bit lanes) and W;
+ *   LANES_ENTRY           the level's entry (cpu_ising_lanes_fn);
+ *   LANES_KEYS, LANES_KEYS_INIT, LANES_PHILOX  philox_lanes_tmpl.h's keys and full Philox;
+ *   v_load32, v_store32   W 32-bit words to and from the low halves of the lanes;
+ *   v_load64, v_set1, v_and, v_or, v_xor, v_andnot (~a & b), v_add64, v_srl32, v_any.
+ * Each lane runs lib/ens_lanes_sliced.h's site update of its own group: its own classes
+ * (by key slot (neg, cnt) here, so groups of either key form share a vector), its own
+ * block g N + i; the words and changed counts equal the scalar form's bit for bit. Only the
+ * low 32 bits of a lane mean anything: the high halves of Philox's outputs are masked by
+ * the (zero-extended) lane masks before they reach a word.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ens_lanes_sliced.h"
+#include "lattice_numbering.h"
+
+/* Key slots (neg, cnt): 2 x (2 ndim + 1). */
+#define LS_SLOTS (2 * LATMC_ISING_MAX_K)
+/* Planes of the bit-sliced changed counters (a call's changes per lane < 2^64). */
+#define LS_CTR 64
+
+struct ls_tables {
+    _Alignas(64) uint64_t always[LS_SLOTS][LW];
+    _Alignas(64) uint64_t open[LS_SLOTS][LW];
+    _Alignas(64) uint64_t plane[LS_SLOTS][LATMC_BITSLICE_PLANES][LW];
+    _Alignas(64) uint64_t own[LW];     /* by_unsat lanes: all ones (count s_i ^ s_j ^ c) */
+    _Alignas(64) uint64_t active[LW];
+    _Alignas(64) uint64_t gN[LW];      /* the lane's first block, g N */
+    int slot[LS_SLOTS], nslot;         /* slots with an always or open lane */
+    int oslot[LS_SLOTS], noslot;       /* slots with an open lane */
+    int split;                         /* a lane with keys (spin, k): both neg slots */
+};
+
+/* The W groups' classes by slot: lane l's slot (neg, cnt) holds the key its scalar form
+ * gives cnt and a spin of sign neg (one-key lanes: the same key for both signs, so the
+ * union over neg of the lanes of a slot is the scalar form's lanes of that key). */
+static void ls_tables_make(struct ls_tables *t, const struct latmc_ens_lanes_job *job, int g0,
+                           int64_t N)
+{
+    const int nd = job->ndim, nk = 2 * nd + 1;
+    memset(t, 0, sizeof *t);
+    struct latmc_ens_lanes_classes c;
+    for (int l = 0; l < LW; l++) {
+        const int g = g0 + l;
+        const int present = job->n_members - g * LATMC_ENS_LANES;
+        const uint32_t active = present >= LATMC_ENS_LANES ? 0xffffffffu : (1u << present) - 1u;
+        latmc_ens_lanes_classes_make(&c, job->tables + (size_t)g * LATMC_ENS_LANES, active,
+                                     job->algorithm, nd);
+        const int one_key = c.heatbath || c.by_unsat;
+        t->split |= !one_key;
+        t->own[l] = c.by_unsat ? 0xffffffffu : 0u;
+        t->active[l] = active;
+        t->gN[l] = (uint64_t)g * (uint64_t)N;
+        for (int neg = 0; neg < 2; neg++)
+            for (int cnt = 0; cnt < nk; cnt++) {
+                const int k = c.by_unsat ? cnt : 2 * nd - cnt;
+                const int key = (one_key ? 0 : neg) * LATMC_ISING_MAX_K + k;
+                const int s = neg * LATMC_ISING_MAX_K + cnt;
+                t->always[s][l] = c.always[key];
+                t->open[s][l] = c.open[key];
+                for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                    t->plane[s][b][l] = c.plane[key][b];
+            }
+    }
+    for (int neg = 0; neg < (t->split ? 2 : 1); neg++)
+        for (int cnt = 0; cnt < nk; cnt++) {
+            const int s = neg * LATMC_ISING_MAX_K + cnt;
+            uint64_t any_a = 0, any_o = 0;
+            for (int l = 0; l < LW; l++) {
+                any_a |= t->always[s][l];
+                any_o |= t->open[s][l];
+            }
+            if (any_a | any_o)
+                t->slot[t->nslot++] = s;
+            if (any_o)
+                t->oslot[t->noslot++] = s;
+        }
+}
+
+/* One site of colour name `name` for the W groups (words ts: site-major, W per site). */
+static inline __attribute__((always_inline)) LV
+ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct latmc_lattice *g,
+        uint32_t *ts, const uint32_t *tb, int heatbath, struct latmc_rng_name name,
+        struct latmc_site s)
+{
+    const int nd = g->ndim;
+    const int64_t lx = g->lx, ly = g->ly;
+    const int64_t row = s.index - s.x;
+    int64_t nb[6];
+    nb[0] = row + latmc_wrap_up(s.x, lx);
+    nb[1] = row + latmc_wrap_down(s.x, lx);
+    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    if (nd == 3) {
+        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
+        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
+    }
+    const LV w = v_load32(ts + s.index * LW);
+    const LV own = v_and(v_load64(t->own), w);
+    LV c0 = v_set1(0), c1 = v_set1(0), c2 = v_set1(0);
+    for (int d = 0; d < 2 * nd; d++) {
+        LV x = v_load32(ts + nb[d] * LW);
+        if (tb)
+            x = v_xor(x, v_load32(tb + ((d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2) * LW));
+        x = v_xor(x, own);
+        const LV carry0 = v_and(c0, x);
+        c0 = v_xor(c0, x);
+        c2 = v_or(c2, v_and(c1, carry0));
+        c1 = v_xor(c1, carry0);
+    }
+    const LV active = v_load64(t->active);
+    const LV ones = v_set1(0xffffffffu);
+    const LV nc[3] = { v_xor(c0, ones), v_xor(c1, ones), v_xor(c2, ones) };
+    const LV pc[3] = { c0, c1, c2 };
+    const LV nw_mask = v_xor(w, ones);
+    LV acc = v_set1(0), und = v_set1(0);
+    LV lanes[LS_SLOTS];
+    for (int i = 0; i < t->nslot; i++) {
+        const int sl = t->slot[i], cnt = sl % LATMC_ISING_MAX_K, neg = sl / LATMC_ISING_MAX_K;
+        LV m = v_and(v_and((cnt & 1) ? pc[0] : nc[0], (cnt & 2) ? pc[1] : nc[1]),
+                     v_and((cnt & 4) ? pc[2] : nc[2], active));
+        if (t->split)
+            m = v_and(m, neg ? w : nw_mask);
+        acc = v_or(acc, v_and(m, v_load64(t->always[sl])));
+        lanes[sl] = v_and(m, v_load64(t->open[sl]));
+        und = v_or(und, lanes[sl]);
+    }
+    if (v_any(und)) {
+        const LV block = v_add64(v_load64(t->gN), v_set1((uint64_t)s.index));
+        const LV ctr1 = v_or(v_set1(name.c1), v_and(v_srl32(block), v_set1(0xffffu)));
+        const LV ctr2 = v_set1(name.c2);
+        for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
+            LV r[4] = { block, ctr1, ctr2, v_set1(latmc_rng_name_sub(name, (uint32_t)q).c3) };
+            LANES_PHILOX(keys, &r[0], &r[1], &r[2], &r[3]);
+            for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+                LV tbp = v_set1(0);
+                for (int i = 0; i < t->noslot; i++) {
+                    const int sl = t->oslot[i];
+                    tbp = v_or(tbp, v_and(lanes[sl], v_load64(t->plane[sl][4 * q + p])));
+                }
+                /* latmc_bitslice_plane: acc |= und & tb & ~w; und &= ~(w ^ tb) */
+                acc = v_or(acc, v_andnot(r[p], v_and(und, tbp)));
+                und = v_andnot(v_xor(r[p], tbp), und);
+            }
+            if (!v_any(und))
+                break;
+        }
+    }
+    /* Metropolis: accepted lanes flip; heat bath: accepted lanes +1, the others -1 */
+    const LV nw = heatbath ? v_or(v_andnot(active, w), v_andnot(acc, active)) : v_xor(w, acc);
+    v_store32(ts + s.index * LW, nw);
+    return v_xor(w, nw);
+}
+
+/* x into the bit-sliced counters ctr (plane k: bit k of every lane's count). */
+static inline __attribute__((always_inline)) void ls_count(LV *ctr, LV x)
+{
+    for (int k = 0; k < LS_CTR && v_any(x); k++) {
+        const LV carry = v_and(ctr[k], x);
+        ctr[k] = v_xor(ctr[k], x);
+        x = carry;
+    }
+}
+
+int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
+{
+    const int nd = job->ndim;
+    struct latmc_lattice geom;
+    memset(&geom, 0, sizeof geom);
+    geom.ndim = nd;
+    geom.lx = job->extent[0];
+    geom.ly = job->extent[1];
+    geom.lz = nd == 3 ? job->extent[2] : 1;
+    geom.nsites = geom.lx * geom.ly * geom.lz;
+    const int64_t N = geom.nsites, half = N / 2;
+    const int heatbath = job->algorithm == LATMC_ALGO_HEATBATH;
+    const int whole = (job->groups - job->group0) / LW * LW;
+    if (whole <= 0)
+        return 0;
+    const size_t sbytes = ((size_t)N * LW * sizeof(uint32_t) + 63) / 64 * 64;
+    const size_t bbytes = job->bond ? sbytes * (size_t)nd : 0;
+    uint32_t *ts = aligned_alloc(64, sbytes);
+    uint32_t *tb = job->bond ? aligned_alloc(64, bbytes) : NULL;
+    struct ls_tables *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
+    LV *ctr = aligned_alloc(64, LS_CTR * sizeof(LV));
+    if (!ts || (job->bond && !tb) || !t || !ctr) {
+        free(ts);
+        free(tb);
+        free(t);
+        free(ctr);
+        return 0; /* the caller's scalar form runs them */
+    }
+    struct LANES_KEYS keys;
+    LANES_KEYS_INIT(&keys, job->seed);
+    for (int g0 = job->group0; g0 < job->group0 + whole; g0 += LW) {
+        /* the W groups' words site-major */
+        for (int l = 0; l < LW; l++) {
+            const uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
+            for (int64_t i = 0; i < N; i++)
+                ts[i * LW + l] = sp[i];
+            if (tb) {
+                const uint32_t *bp = job->bond + (size_t)(g0 + l) * (size_t)N * (size_t)nd;
+                for (int64_t i = 0; i < N * nd; i++)
+                    tb[i * LW + l] = bp[i];
+            }
+        }
+        ls_tables_make(t, job, g0, N);
+        for (int k = 0; k < LS_CTR; k++)
+            ctr[k] = v_set1(0);
+        for (uint64_t k = 0; k < job->n_sweeps; k++)
+            for (int c = 0; c < 2; c++) {
+                const struct latmc_rng_name name = latmc_ens_lanes_name(job->sweep0 + k, c);
+                for (int64_t j = 0; j < half; j++)
+                    ls_count(ctr, ls_site(t, &keys, &geom, ts, tb, heatbath, name,
+                                          latmc_checkerboard_site(&geom, c, j)));
+            }
+        _Alignas(64) uint64_t plane[LW];
+        for (int k = 0; k < LS_CTR; k++) {
+            memcpy(plane, &ctr[k], sizeof plane);
+            for (int l = 0; l < LW; l++)
+                for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
+                    job->changed[(size_t)(g0 + l) * LATMC_ENS_LANES + __builtin_ctz(x)] +=
+                        (uint64_t)1 << k;
+        }
+        for (int l = 0; l < LW; l++) {
+            uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
+            for (int64_t i = 0; i < N; i++)
+                sp[i] = ts[i * LW + l];
+        }
+    }
+    free(ts);
+    free(tb);
+    free(t);
+    free(ctr);
+    return whole;
+}
