@@ -271,9 +271,10 @@ struct latmc_ens_lanes_job {
     const struct latmc_ising_tables *tables; /* SWEEPS */
     uint64_t *changed;                       /* SWEEPS: groups x 32 */
     int64_t *sums;                           /* SUMS: groups x 64 */
-    /* appended: the CPU backend's ens_lanes (SWEEPS only, on the host's words spin and
-     * bond, changed added to) runs groups group0 .. groups - 1 in whole vectors and
-     * returns how many it ran; lib/ens_lanes.c runs the rest. 0 for other backends. */
+    /* appended: the CPU backend's ens_lanes runs SWEEPS on the host's words (spin, bond;
+     * changed added to) for groups group0 .. groups - 1 in whole vectors of its SIMD level
+     * and returns how many it ran (lib/ens_lanes.c runs the rest); ASK returns that
+     * width (1: none). 0 for other backends. */
     int group0;
 };
 

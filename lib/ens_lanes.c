@@ -412,10 +412,6 @@ static void run_group(const latmc_ens *e, const lanes_state *s, int g, uint64_t 
                                           e->sweeps + k, (uint64_t)g, changed);
 }
 
-/* Groups a thread's turn takes where the CPU backend's ens_lanes runs them with SIMD
- * across groups (a multiple of every level's width: AVX2 4, AVX-512 8). */
-#define LANES_CHUNK 16
-
 /* n sweeps of groups g0 .. g1 - 1: the CPU backend's vectors of groups (its ens_lanes,
  * backends/cpu/ising/ising_lanes.c, at the members' SIMD level) as far as they go, the
  * rest here one by one. The same words either way (test_ens_lanes compares the levels). */
@@ -443,9 +439,16 @@ static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int g0,
 /* n sweeps of every group on the ensemble's threads. */
 static int run_groups(latmc_ens *e, const lanes_state *w, uint64_t n, bool reference)
 {
-    const lanes_op simd = reference ? NULL : LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
+    /* the CPU backend's vectors of groups: its width (ASK), a thread's turn one vector */
+    lanes_op simd = reference ? NULL : LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
+    int per = 1;
+    if (simd) {
+        struct latmc_ens_lanes_job ask = job_of(e, LATMC_ENS_LANES_ASK);
+        per = simd(e->members, e->n_members, &ask);
+        simd = per > 1 ? simd : NULL;
+        per = per > 1 ? per : 1;
+    }
     const int G = w->groups;
-    const int per = simd ? LANES_CHUNK : 1;
     const int chunks = (G + per - 1) / per;
     int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
     nt = nt > chunks ? chunks : nt;

@@ -1,7 +1,8 @@
 /*
  * The CPU backend's ops.ens_lanes (ising_lanes.h): the member lanes' sweeps at the members'
- * SIMD level (their sims' LATMC_CPU_MASK at creation). The words stay the host's: only
- * SWEEPS, on job->spin and job->bond, from lib/ens_lanes.c's group loop.
+ * SIMD level (their sims' LATMC_CPU_MASK at creation). The words stay the host's: ASK
+ * (the level's width: groups a vector) and SWEEPS, on job->spin and job->bond, from
+ * lib/ens_lanes.c's group loop.
  */
 #include <string.h>
 
@@ -21,10 +22,12 @@ void cpu_ising_lanes_dsp_init(struct cpu_ising_lanes_dsp *dsp, unsigned flags)
 int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job)
 {
     (void)n_members;
-    if (job->what != LATMC_ENS_LANES_SWEEPS)
-        return latmc_fail(LATMC_EUNSUPPORTED, "the CPU's member lanes keep the host's words");
     const struct cpu_state *st = members[0]->backend;
     struct cpu_ising_lanes_dsp dsp;
     cpu_ising_lanes_dsp_init(&dsp, st->simd_flags);
+    if (job->what == LATMC_ENS_LANES_ASK)
+        return dsp.width;
+    if (job->what != LATMC_ENS_LANES_SWEEPS)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the CPU's member lanes keep the host's words");
     return dsp.run ? dsp.run(job) : 0;
 }

@@ -26,7 +26,8 @@ void cpu_ising_lanes_dsp_init(struct cpu_ising_lanes_dsp *dsp, unsigned flags);
 void cpu_ising_lanes_dsp_init_avx2(struct cpu_ising_lanes_dsp *dsp);
 void cpu_ising_lanes_dsp_init_avx512(struct cpu_ising_lanes_dsp *dsp);
 
-/* ops.ens_lanes of the CPU backend (lib/backend.h's job; SWEEPS with group0 only). */
+/* ops.ens_lanes of the CPU backend (lib/backend.h's job): ASK returns the level's width,
+ * SWEEPS runs cpu_ising_lanes_fn's groups; the rest is lib/ens_lanes.c's. */
 int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
 
 #endif
