@@ -5,7 +5,8 @@
  * The members are packed into one word per site and group of 32 members (couplings once,
  * spins at the first call and after a member was written from outside) and the words
  * kept between calls. A call runs its sweeps group by group on the ensemble's OpenMP
- * threads, bit-sliced (lib/ens_lanes_sliced.h; LATMC_ENS_LANES=reference: the per-lane
+ * threads, bit-sliced (lib/ens_lanes_sliced.h; with SIMD, several groups a vector by the CPU
+ * backend's ops.ens_lanes, its width from ASK; LATMC_ENS_LANES=reference: the per-lane
  * reference of lib/ens_lanes_rules.h), a group's n sweeps depending on nothing outside
  * the group, so any thread count and schedule gives the same words; the members'
  * counters advance as latmc_sim_sweep's would (sweeps, accepted = spins changed,
