@@ -156,14 +156,42 @@ ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct l
     return v_xor(w, nw);
 }
 
-/* x into the bit-sliced counters ctr (plane k: bit k of every lane's count). */
-static inline __attribute__((always_inline)) void ls_count(LV *ctr, LV x)
+/* x into the bit-sliced counters ctr (plane k: bit k of every lane's count) at plane k0. */
+static inline void ls_count_at(LV *ctr, int k0, LV x)
 {
-    for (int k = 0; k < LS_CTR && v_any(x); k++) {
+    for (int k = k0; k < LS_CTR && v_any(x); k++) {
         const LV carry = v_and(ctr[k], x);
         ctr[k] = v_xor(ctr[k], x);
         x = carry;
     }
+}
+
+/* The sites' changed words are first added into four planes without tests (at most 15
+ * sites: no carry out of the top), then those into ctr: a carry through ctr's planes runs
+ * as long as any of the W x 32 lanes carries (about eight planes), once per 15 sites. */
+struct ls_small {
+    LV p[4];
+    int n;
+};
+
+static inline void ls_small_flush(struct ls_small *m, LV *ctr)
+{
+    for (int k = 0; k < 4; k++) {
+        ls_count_at(ctr, k, m->p[k]);
+        m->p[k] = v_set1(0);
+    }
+    m->n = 0;
+}
+
+static inline __attribute__((always_inline)) void ls_count(struct ls_small *m, LV *ctr, LV x)
+{
+    for (int k = 0; k < 4; k++) {
+        const LV carry = v_and(m->p[k], x);
+        m->p[k] = v_xor(m->p[k], x);
+        x = carry;
+    }
+    if (++m->n == 15)
+        ls_small_flush(m, ctr);
 }
 
 int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
@@ -211,13 +239,16 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
         ls_tables_make(t, job, g0, N);
         for (int k = 0; k < LS_CTR; k++)
             ctr[k] = v_set1(0);
+        struct ls_small small = { { v_set1(0), v_set1(0), v_set1(0), v_set1(0) }, 0 };
         for (uint64_t k = 0; k < job->n_sweeps; k++)
             for (int c = 0; c < 2; c++) {
                 const struct latmc_rng_name name = latmc_ens_lanes_name(job->sweep0 + k, c);
-                for (int64_t j = 0; j < half; j++)
-                    ls_count(ctr, ls_site(t, &keys, &geom, ts, tb, heatbath, name,
-                                          latmc_checkerboard_site(&geom, c, j)));
+                struct latmc_site site = latmc_checkerboard_site(&geom, c, 0);
+                for (int64_t j = 0; j < half; j++, latmc_checkerboard_next(&geom, c, &site))
+                    ls_count(&small, ctr,
+                             ls_site(t, &keys, &geom, ts, tb, heatbath, name, site));
             }
+        ls_small_flush(&small, ctr);
         _Alignas(64) uint64_t plane[LW];
         for (int k = 0; k < LS_CTR; k++) {
             memcpy(plane, &ctr[k], sizeof plane);
