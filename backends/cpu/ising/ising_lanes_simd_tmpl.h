@@ -1,11 +1,16 @@
 /*
  * The member lanes' sweeps over W groups at once (ising_lanes.h), written once over one
  * SIMD level's primitives, which the level's file defines before the inclusion:
- *   LV, LW                the vector (W 64-bit lanes) and W;
+ *   LV, LW, ls_e          the vector, its W lanes (one group each) and a lane's integer
+ *                         (uint64_t: the 32-bit word in a lane's low half; uint32_t);
  *   LANES_ENTRY           the level's entry (cpu_ising_lanes_fn);
- *   LANES_KEYS, LANES_KEYS_INIT, LANES_PHILOX  philox_lanes_tmpl.h's keys and full Philox;
- *   v_load32, v_store32   W 32-bit words to and from the low halves of the lanes;
- *   v_load64, v_set1, v_and, v_or, v_xor, v_andnot (~a & b), v_add64, v_srl32, v_any.
+ *   LANES_KEYS, LANES_KEYS_INIT  philox_lanes_tmpl.h's keys;
+ *   ls_draw(keys, gN, nl, i, name, q, r)  planes 4q .. 4q + 3 of the colour's name `name`
+ *                         in r[0 .. 3], lane l's from its block gN[l] + i (lanes from nl
+ *                         on: anything);
+ *   v_loadw, v_storew     a site's W words (uint32_t, site-major) to and from the lanes;
+ *   v_loadt               W ls_e of a table; v_zero, v_ones32 (0xffffffff in every lane);
+ *   v_and, v_or, v_xor, v_andnot (~a & b), v_any.
  * Each lane runs lib/ens_lanes_sliced.h's site update of its own group: its own classes
  * (by key slot (neg, cnt) here, so groups of either key form share a vector), its own
  * block g N + i; the words and changed counts equal the scalar form's bit for bit. Only the
@@ -24,27 +29,29 @@
 #define LS_CTR 64
 
 struct ls_tables {
-    _Alignas(64) uint64_t always[LS_SLOTS][LW];
-    _Alignas(64) uint64_t open[LS_SLOTS][LW];
-    _Alignas(64) uint64_t plane[LS_SLOTS][LATMC_BITSLICE_PLANES][LW];
-    _Alignas(64) uint64_t own[LW];     /* by_unsat lanes: all ones (count s_i ^ s_j ^ c) */
-    _Alignas(64) uint64_t active[LW];
+    _Alignas(64) ls_e always[LS_SLOTS][LW];
+    _Alignas(64) ls_e open[LS_SLOTS][LW];
+    _Alignas(64) ls_e plane[LS_SLOTS][LATMC_BITSLICE_PLANES][LW];
+    _Alignas(64) ls_e own[LW];     /* by_unsat lanes: all ones (count s_i ^ s_j ^ c) */
+    _Alignas(64) ls_e active[LW];
     _Alignas(64) uint64_t gN[LW];      /* the lane's first block, g N */
     int slot[LS_SLOTS], nslot;         /* slots with an always or open lane */
     int oslot[LS_SLOTS], noslot;       /* slots with an open lane */
     int split;                         /* a lane with keys (spin, k): both neg slots */
+    int nl;                            /* lanes holding a group (the rest: no lane active) */
 };
 
 /* The W groups' classes by slot: lane l's slot (neg, cnt) holds the key its scalar form
  * gives cnt and a spin of sign neg (one-key lanes: the same key for both signs, so the
  * union over neg of the lanes of a slot is the scalar form's lanes of that key). */
 static void ls_tables_make(struct ls_tables *t, const struct latmc_ens_lanes_job *job, int g0,
-                           int64_t N)
+                           int nl, int64_t N)
 {
     const int nd = job->ndim, nk = 2 * nd + 1;
     memset(t, 0, sizeof *t);
+    t->nl = nl;
     struct latmc_ens_lanes_classes c;
-    for (int l = 0; l < LW; l++) {
+    for (int l = 0; l < nl; l++) {
         const int g = g0 + l;
         const int present = job->n_members - g * LATMC_ENS_LANES;
         const uint32_t active = present >= LATMC_ENS_LANES ? 0xffffffffu : (1u << present) - 1u;
@@ -69,7 +76,7 @@ static void ls_tables_make(struct ls_tables *t, const struct latmc_ens_lanes_job
     for (int neg = 0; neg < (t->split ? 2 : 1); neg++)
         for (int cnt = 0; cnt < nk; cnt++) {
             const int s = neg * LATMC_ISING_MAX_K + cnt;
-            uint64_t any_a = 0, any_o = 0;
+            ls_e any_a = 0, any_o = 0;
             for (int l = 0; l < LW; l++) {
                 any_a |= t->always[s][l];
                 any_o |= t->open[s][l];
@@ -99,25 +106,25 @@ ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct l
         nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
         nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
     }
-    const LV w = v_load32(ts + s.index * LW);
-    const LV own = v_and(v_load64(t->own), w);
-    LV c0 = v_set1(0), c1 = v_set1(0), c2 = v_set1(0);
+    const LV w = v_loadw(ts + s.index * LW);
+    const LV own = v_and(v_loadt(t->own), w);
+    LV c0 = v_zero(), c1 = v_zero(), c2 = v_zero();
     for (int d = 0; d < 2 * nd; d++) {
-        LV x = v_load32(ts + nb[d] * LW);
+        LV x = v_loadw(ts + nb[d] * LW);
         if (tb)
-            x = v_xor(x, v_load32(tb + ((d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2) * LW));
+            x = v_xor(x, v_loadw(tb + ((d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2) * LW));
         x = v_xor(x, own);
         const LV carry0 = v_and(c0, x);
         c0 = v_xor(c0, x);
         c2 = v_or(c2, v_and(c1, carry0));
         c1 = v_xor(c1, carry0);
     }
-    const LV active = v_load64(t->active);
-    const LV ones = v_set1(0xffffffffu);
+    const LV active = v_loadt(t->active);
+    const LV ones = v_ones32();
     const LV nc[3] = { v_xor(c0, ones), v_xor(c1, ones), v_xor(c2, ones) };
     const LV pc[3] = { c0, c1, c2 };
     const LV nw_mask = v_xor(w, ones);
-    LV acc = v_set1(0), und = v_set1(0);
+    LV acc = v_zero(), und = v_zero();
     LV lanes[LS_SLOTS];
     for (int i = 0; i < t->nslot; i++) {
         const int sl = t->slot[i], cnt = sl % LATMC_ISING_MAX_K, neg = sl / LATMC_ISING_MAX_K;
@@ -125,22 +132,19 @@ ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct l
                      v_and((cnt & 4) ? pc[2] : nc[2], active));
         if (t->split)
             m = v_and(m, neg ? w : nw_mask);
-        acc = v_or(acc, v_and(m, v_load64(t->always[sl])));
-        lanes[sl] = v_and(m, v_load64(t->open[sl]));
+        acc = v_or(acc, v_and(m, v_loadt(t->always[sl])));
+        lanes[sl] = v_and(m, v_loadt(t->open[sl]));
         und = v_or(und, lanes[sl]);
     }
     if (v_any(und)) {
-        const LV block = v_add64(v_load64(t->gN), v_set1((uint64_t)s.index));
-        const LV ctr1 = v_or(v_set1(name.c1), v_and(v_srl32(block), v_set1(0xffffu)));
-        const LV ctr2 = v_set1(name.c2);
         for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
-            LV r[4] = { block, ctr1, ctr2, v_set1(latmc_rng_name_sub(name, (uint32_t)q).c3) };
-            LANES_PHILOX(keys, &r[0], &r[1], &r[2], &r[3]);
+            LV r[4];
+            ls_draw(keys, t->gN, t->nl, s.index, name, q, r);
             for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
-                LV tbp = v_set1(0);
+                LV tbp = v_zero();
                 for (int i = 0; i < t->noslot; i++) {
                     const int sl = t->oslot[i];
-                    tbp = v_or(tbp, v_and(lanes[sl], v_load64(t->plane[sl][4 * q + p])));
+                    tbp = v_or(tbp, v_and(lanes[sl], v_loadt(t->plane[sl][4 * q + p])));
                 }
                 /* latmc_bitslice_plane: acc |= und & tb & ~w; und &= ~(w ^ tb) */
                 acc = v_or(acc, v_andnot(r[p], v_and(und, tbp)));
@@ -152,7 +156,7 @@ ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct l
     }
     /* Metropolis: accepted lanes flip; heat bath: accepted lanes +1, the others -1 */
     const LV nw = heatbath ? v_or(v_andnot(active, w), v_andnot(acc, active)) : v_xor(w, acc);
-    v_store32(ts + s.index * LW, nw);
+    v_storew(ts + s.index * LW, nw);
     return v_xor(w, nw);
 }
 
@@ -178,7 +182,7 @@ static inline void ls_small_flush(struct ls_small *m, LV *ctr)
 {
     for (int k = 0; k < 4; k++) {
         ls_count_at(ctr, k, m->p[k]);
-        m->p[k] = v_set1(0);
+        m->p[k] = v_zero();
     }
     m->n = 0;
 }
@@ -206,7 +210,7 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
     geom.nsites = geom.lx * geom.ly * geom.lz;
     const int64_t N = geom.nsites, half = N / 2;
     const int heatbath = job->algorithm == LATMC_ALGO_HEATBATH;
-    const int whole = (job->groups - job->group0) / LW * LW;
+    const int whole = job->groups - job->group0; /* the last vector's lanes past it: none */
     if (whole <= 0)
         return 0;
     const size_t sbytes = ((size_t)N * LW * sizeof(uint32_t) + 63) / 64 * 64;
@@ -225,8 +229,14 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
     struct LANES_KEYS keys;
     LANES_KEYS_INIT(&keys, job->seed);
     for (int g0 = job->group0; g0 < job->group0 + whole; g0 += LW) {
-        /* the W groups' words site-major */
-        for (int l = 0; l < LW; l++) {
+        /* the W groups' words site-major (lanes without a group: zero, never active) */
+        const int nl = job->group0 + whole - g0 < LW ? job->group0 + whole - g0 : LW;
+        if (nl < LW) {
+            memset(ts, 0, sbytes);
+            if (tb)
+                memset(tb, 0, bbytes);
+        }
+        for (int l = 0; l < nl; l++) {
             const uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
             for (int64_t i = 0; i < N; i++)
                 ts[i * LW + l] = sp[i];
@@ -236,10 +246,10 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
                     tb[i * LW + l] = bp[i];
             }
         }
-        ls_tables_make(t, job, g0, N);
+        ls_tables_make(t, job, g0, nl, N);
         for (int k = 0; k < LS_CTR; k++)
-            ctr[k] = v_set1(0);
-        struct ls_small small = { { v_set1(0), v_set1(0), v_set1(0), v_set1(0) }, 0 };
+            ctr[k] = v_zero();
+        struct ls_small small = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
         for (uint64_t k = 0; k < job->n_sweeps; k++)
             for (int c = 0; c < 2; c++) {
                 const struct latmc_rng_name name = latmc_ens_lanes_name(job->sweep0 + k, c);
@@ -249,15 +259,15 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
                              ls_site(t, &keys, &geom, ts, tb, heatbath, name, site));
             }
         ls_small_flush(&small, ctr);
-        _Alignas(64) uint64_t plane[LW];
+        _Alignas(64) ls_e plane[LW];
         for (int k = 0; k < LS_CTR; k++) {
             memcpy(plane, &ctr[k], sizeof plane);
-            for (int l = 0; l < LW; l++)
+            for (int l = 0; l < nl; l++)
                 for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
                     job->changed[(size_t)(g0 + l) * LATMC_ENS_LANES + __builtin_ctz(x)] +=
                         (uint64_t)1 << k;
         }
-        for (int l = 0; l < LW; l++) {
+        for (int l = 0; l < nl; l++) {
             uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
             for (int64_t i = 0; i < N; i++)
                 sp[i] = ts[i * LW + l];
