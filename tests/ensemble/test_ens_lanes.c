@@ -449,8 +449,8 @@ static void level_run(latmc_sim_desc d, int groups, int threads, double h, const
 
 /* The CPU's vectors of groups at each SIMD level equal the scalar form (LATMC_CPU_MASK=c)
  * bit for bit: spins, counters, energies, with tempering; group counts around the widths
- * (AVX2 4, AVX-512 8 groups a vector: whole vectors and scalar tails), 2D and 3D, uniform and +-J,
- * both algorithms, with a field (classes by (spin, k)) and without (by unsatisfied bonds),
+ * (AVX2 4, AVX-512 16 groups a vector: whole and masked vectors), 2D and 3D, uniform and
+ * +-J, both algorithms, with a field (classes by (spin, k)) and without (by unsatisfied bonds),
  * one and two threads. Levels the CPU lacks run lower ones (still equal, less tested). */
 static void test_simd_levels_equal_scalar(void **state)
 {

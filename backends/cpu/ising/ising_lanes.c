@@ -29,5 +29,7 @@ int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_en
         return dsp.width;
     if (job->what != LATMC_ENS_LANES_SWEEPS)
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU's member lanes keep the host's words");
+    if (dsp.run_narrow && job->groups - job->group0 <= dsp.narrow)
+        return dsp.run_narrow(job);
     return dsp.run ? dsp.run(job) : 0;
 }

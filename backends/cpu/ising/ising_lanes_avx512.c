@@ -61,4 +61,7 @@ void cpu_ising_lanes_dsp_init_avx512(struct cpu_ising_lanes_dsp *dsp)
     dsp->run = cpu_ising_lanes_run_avx512;
     dsp->width = LW;
     dsp->level = "avx512";
+    /* at most eight groups: eight 64-bit lanes (one set of blocks, not two) */
+    dsp->run_narrow = cpu_ising_lanes_run_avx512_x8;
+    dsp->narrow = 8;
 }
