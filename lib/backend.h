@@ -271,6 +271,11 @@ struct latmc_ens_lanes_job {
     const struct latmc_ising_tables *tables; /* SWEEPS */
     uint64_t *changed;                       /* SWEEPS: groups x 32 */
     int64_t *sums;                           /* SUMS: groups x 64 */
+    /* appended: the CPU backend's ens_lanes runs SWEEPS on the host's words (spin, bond;
+     * changed added to) for groups group0 .. groups - 1 in vectors of its SIMD level and
+     * returns how many it ran (lib/ens_lanes.c runs the rest); ASK returns the vector's
+     * groups (1: no SIMD). 0 for other backends. */
+    int group0;
 };
 
 enum {

@@ -5,7 +5,8 @@
  * The members are packed into one word per site and group of 32 members (couplings once,
  * spins at the first call and after a member was written from outside) and the words
  * kept between calls. A call runs its sweeps group by group on the ensemble's OpenMP
- * threads, bit-sliced (lib/ens_lanes_sliced.h; LATMC_ENS_LANES=reference: the per-lane
+ * threads, bit-sliced (lib/ens_lanes_sliced.h; with SIMD, several groups a vector by the CPU
+ * backend's ops.ens_lanes, its width from ASK; LATMC_ENS_LANES=reference: the per-lane
  * reference of lib/ens_lanes_rules.h), a group's n sweeps depending on nothing outside
  * the group, so any thread count and schedule gives the same words; the members'
  * counters advance as latmc_sim_sweep's would (sweeps, accepted = spins changed,
@@ -412,21 +413,56 @@ static void run_group(const latmc_ens *e, const lanes_state *s, int g, uint64_t 
                                           e->sweeps + k, (uint64_t)g, changed);
 }
 
+/* n sweeps of groups g0 .. g1 - 1: the CPU backend's vectors of groups (its ens_lanes,
+ * backends/cpu/ising/ising_lanes.c, at the members' SIMD level) as far as they go, the
+ * rest here one by one. The same words either way (test_ens_lanes compares the levels). */
+static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int g0, int g1,
+                      uint64_t n, bool reference)
+{
+    int done = 0;
+    if (simd) {
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SWEEPS);
+        job.group0 = g0;
+        job.groups = g1;
+        job.sweep0 = e->sweeps;
+        job.n_sweeps = n;
+        job.spin = s->spin;
+        job.bond = s->bond;
+        job.tables = s->tables;
+        job.changed = s->changed;
+        done = simd(e->members, e->n_members, &job);
+        done = done < 0 ? 0 : done;
+    }
+    for (int g = g0 + done; g < g1; g++)
+        run_group(e, s, g, n, reference);
+}
+
 /* n sweeps of every group on the ensemble's threads. */
 static int run_groups(latmc_ens *e, const lanes_state *w, uint64_t n, bool reference)
 {
-    const int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
+    /* the CPU backend's vectors of groups: its width (ASK), a thread's turn one vector */
+    lanes_op simd = reference ? NULL : LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
+    int per = 1;
+    if (simd) {
+        struct latmc_ens_lanes_job ask = job_of(e, LATMC_ENS_LANES_ASK);
+        per = simd(e->members, e->n_members, &ask);
+        simd = per > 1 ? simd : NULL;
+        per = per > 1 ? per : 1;
+    }
+    const int G = w->groups;
+    const int chunks = (G + per - 1) / per;
+    int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
+    nt = nt > chunks ? chunks : nt;
     const int st = team(e, nt, "latmc_ens_sweep");
     if (st < 0)
         return st;
     if (nt == 1)
-        for (int g = 0; g < w->groups; g++)
-            run_group(e, w, g, n, reference);
+        for (int c = 0; c < chunks; c++)
+            run_chunk(e, w, simd, c * per, (c + 1) * per < G ? (c + 1) * per : G, n, reference);
     else {
-        const int G = w->groups;
         LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
-        for (int g = 0; g < G; g++)
-            run_group(e, w, g, n, reference);
+        for (int c = 0; c < chunks; c++)
+            run_chunk(e, w, simd, c * per, (c + 1) * per < G ? (c + 1) * per : G, n, reference);
     }
     return LATMC_OK;
 }

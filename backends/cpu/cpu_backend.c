@@ -4,6 +4,7 @@
 #include "cpu_exec.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
+#include "ising_lanes.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -359,4 +360,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .run_steps = cpu_run_steps,
     .get_coupling_planes = cpu_get_coupling_planes,
     .own_schedule = cpu_own_schedule,
+    .ens_lanes = cpu_ising_lanes_op, /* SWEEPS on the host's words (ising/ising_lanes.c) */
 };

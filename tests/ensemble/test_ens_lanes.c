@@ -422,6 +422,78 @@ static void test_reference_equals_sliced(void **state)
     }
 }
 
+/* A run at SIMD level `mask` (LATMC_CPU_MASK when the members are made: the level of the
+ * CPU backend's vectors of groups, backends/cpu/ising/ising_lanes.c): every member's
+ * spins, acceptance (its counters) and energy after two calls with tempering rounds. */
+static void level_run(latmc_sim_desc d, int groups, int threads, double h, const char *mask,
+                      unsigned char **spins, size_t *bytes, double *acc, double *energy)
+{
+    const double betas[4] = { 0.3, 0.44, 0.6, 0.9 };
+    assert_int_equal(setenv("LATMC_CPU_MASK", mask, 1), 0);
+    /* 32 groups - 4 members: the last group partial (28 lanes) */
+    latmc_ens *e = lanes_ens(d, 8 * groups - 1, 4, 1, 4242 + (uint64_t)groups, threads, betas,
+                             2, h);
+    unsetenv("LATMC_CPU_MASK");
+    const int M = n_members(e);
+    assert_int_equal(M, 32 * groups - 4);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 4), LATMC_OK);
+    *spins = ens_test_all_spins(e, bytes);
+    assert_non_null(*spins);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, acc,
+                                           (size_t)M), LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, energy,
+                                           (size_t)M), LATMC_OK);
+    latmc_ens_destroy(&e);
+}
+
+/* The CPU's vectors of groups at each SIMD level equal the scalar form (LATMC_CPU_MASK=c)
+ * bit for bit: spins, counters, energies, with tempering; group counts around the widths
+ * (AVX2 4, AVX-512 16 groups a vector: whole and masked vectors), 2D and 3D, uniform and
+ * +-J, both algorithms, with a field (classes by (spin, k)) and without (by unsatisfied bonds),
+ * one and two threads. Levels the CPU lacks run lower ones (still equal, less tested). */
+static void test_simd_levels_equal_scalar(void **state)
+{
+    (void)state;
+    const struct { latmc_sim_desc d; double h; } runs[] = {
+        { lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 0.0 },
+        { lanes_desc(2, 6, 8, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH), 0.3 },
+        { lanes_desc(2, 4, 6, 0, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), -0.2 },
+        { lanes_desc(3, 4, 4, 2, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH), 0.0 },
+        { lanes_desc(3, 2, 4, 4, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS), 0.0 },
+    };
+    const int group_counts[] = { 1, 7, 8, 9, 17, 33 };
+    const char *levels[] = { "avx2", "avx512" };
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+        for (size_t gi = 0; gi < sizeof group_counts / sizeof group_counts[0]; gi++) {
+            const int G = group_counts[gi], M = 32 * G - 4, threads = 1 + (int)(gi % 2);
+            double *acc[2], *en[2];
+            unsigned char *sp[2];
+            size_t bytes[2];
+            for (int i = 0; i < 2; i++) {
+                acc[i] = malloc((size_t)M * sizeof *acc[i]);
+                en[i] = malloc((size_t)M * sizeof *en[i]);
+                assert_true(acc[i] && en[i]);
+            }
+            level_run(runs[r].d, G, threads, runs[r].h, "c", &sp[0], &bytes[0], acc[0], en[0]);
+            for (size_t lv = 0; lv < 2; lv++) {
+                level_run(runs[r].d, G, 3 - threads, runs[r].h, levels[lv], &sp[1], &bytes[1],
+                          acc[1], en[1]);
+                if (bytes[0] != bytes[1] || memcmp(sp[0], sp[1], bytes[0]) != 0 ||
+                    memcmp(acc[0], acc[1], (size_t)M * sizeof *acc[0]) != 0 ||
+                    memcmp(en[0], en[1], (size_t)M * sizeof *en[0]) != 0)
+                    fail_msg("run %zu, %d groups: level %s differs from the scalar form", r, G,
+                             levels[lv]);
+                free(sp[1]);
+            }
+            free(sp[0]);
+            for (int i = 0; i < 2; i++) {
+                free(acc[i]);
+                free(en[i]);
+            }
+        }
+}
+
 /* The bit-sliced per-lane sums (lib/ens_lanes_sliced.h, what a kernel's exchange round
  * counts) from words the test packs itself: every member's energy and magnetisation as
  * the ensemble measures them (2D uniform, 3D +-J, partial groups). */
@@ -976,6 +1048,7 @@ int main(void)
         cmocka_unit_test(test_definition),
         cmocka_unit_test(test_threads_batching_files),
         cmocka_unit_test(test_reference_equals_sliced),
+        cmocka_unit_test(test_simd_levels_equal_scalar),
         cmocka_unit_test(test_lane_sums),
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_switch),

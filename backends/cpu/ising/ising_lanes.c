@@ -1,0 +1,35 @@
+/*
+ * The CPU backend's ops.ens_lanes (ising_lanes.h): the member lanes' sweeps at the members'
+ * SIMD level (their sims' LATMC_CPU_MASK at creation). The words stay the host's: ASK
+ * (the level's width: groups a vector) and SWEEPS, on job->spin and job->bond, from
+ * lib/ens_lanes.c's group loop.
+ */
+#include <string.h>
+
+#include "cpu_backend.h"
+#include "cpu_features.h"
+#include "internal.h"
+#include "ising_lanes.h"
+
+void cpu_ising_lanes_dsp_init(struct cpu_ising_lanes_dsp *dsp, unsigned flags)
+{
+    memset(dsp, 0, sizeof *dsp);
+    dsp->width = 1;
+    dsp->level = "c";
+    CPU_DSP_LEVELS(cpu_ising_lanes_dsp_init, dsp, flags);
+}
+
+int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job)
+{
+    (void)n_members;
+    const struct cpu_state *st = members[0]->backend;
+    struct cpu_ising_lanes_dsp dsp;
+    cpu_ising_lanes_dsp_init(&dsp, st->simd_flags);
+    if (job->what == LATMC_ENS_LANES_ASK)
+        return dsp.width;
+    if (job->what != LATMC_ENS_LANES_SWEEPS)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the CPU's member lanes keep the host's words");
+    if (dsp.run_narrow && job->groups - job->group0 <= dsp.narrow)
+        return dsp.run_narrow(job);
+    return dsp.run ? dsp.run(job) : 0;
+}

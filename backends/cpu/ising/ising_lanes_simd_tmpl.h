@@ -1,0 +1,281 @@
+/*
+ * The member lanes' sweeps over W groups at once (ising_lanes.h), written once over one
+ * SIMD level's primitives, which the level's file defines before the inclusion:
+ *   LV, LW, ls_e          the vector, its W lanes (one group each) and a lane's integer
+ *                         (uint64_t: the 32-bit word in a lane's low half; uint32_t);
+ *   LANES_ENTRY           the level's entry (cpu_ising_lanes_fn);
+ *   LANES_KEYS, LANES_KEYS_INIT  philox_lanes_tmpl.h's keys;
+ *   ls_draw(keys, gN, nl, i, name, q, r)  planes 4q .. 4q + 3 of the colour's name `name`
+ *                         in r[0 .. 3], lane l's from its block gN[l] + i (lanes from nl
+ *                         on: anything);
+ *   v_loadw, v_storew     a site's W words (uint32_t, site-major) to and from the lanes;
+ *   v_loadt               W ls_e of a table; v_zero, v_ones32 (0xffffffff in every lane);
+ *   v_and, v_or, v_xor, v_andnot (~a & b), v_any.
+ * Each lane runs lib/ens_lanes_sliced.h's site update of its own group: its own classes
+ * (by key slot (neg, cnt) here, so groups of either key form share a vector), its own
+ * block g N + i; the words and changed counts equal the scalar form's bit for bit. Only the
+ * low 32 bits of a lane mean anything: the high halves of Philox's outputs are masked by
+ * the (zero-extended) lane masks before they reach a word.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ens_lanes_sliced.h"
+#include "lattice_numbering.h"
+
+/* Key slots (neg, cnt): 2 x (2 ndim + 1). */
+#define LS_SLOTS (2 * LATMC_ISING_MAX_K)
+/* Planes of the bit-sliced changed counters (a call's changes per lane < 2^64). */
+#define LS_CTR 64
+
+struct ls_tables {
+    _Alignas(64) ls_e always[LS_SLOTS][LW];
+    _Alignas(64) ls_e open[LS_SLOTS][LW];
+    _Alignas(64) ls_e plane[LS_SLOTS][LATMC_BITSLICE_PLANES][LW];
+    _Alignas(64) ls_e own[LW];     /* by_unsat lanes: all ones (count s_i ^ s_j ^ c) */
+    _Alignas(64) ls_e active[LW];
+    _Alignas(64) uint64_t gN[LW];      /* the lane's first block, g N */
+    int slot[LS_SLOTS], nslot;         /* slots with an always or open lane */
+    int oslot[LS_SLOTS], noslot;       /* slots with an open lane */
+    int split;                         /* a lane with keys (spin, k): both neg slots */
+    int nl;                            /* lanes holding a group (the rest: no lane active) */
+};
+
+/* The W groups' classes by slot: lane l's slot (neg, cnt) holds the key its scalar form
+ * gives cnt and a spin of sign neg (one-key lanes: the same key for both signs, so the
+ * union over neg of the lanes of a slot is the scalar form's lanes of that key). */
+static void ls_tables_make(struct ls_tables *t, const struct latmc_ens_lanes_job *job, int g0,
+                           int nl, int64_t N)
+{
+    const int nd = job->ndim, nk = 2 * nd + 1;
+    memset(t, 0, sizeof *t);
+    t->nl = nl;
+    struct latmc_ens_lanes_classes c;
+    for (int l = 0; l < nl; l++) {
+        const int g = g0 + l;
+        const int present = job->n_members - g * LATMC_ENS_LANES;
+        const uint32_t active = present >= LATMC_ENS_LANES ? 0xffffffffu : (1u << present) - 1u;
+        latmc_ens_lanes_classes_make(&c, job->tables + (size_t)g * LATMC_ENS_LANES, active,
+                                     job->algorithm, nd);
+        const int one_key = c.heatbath || c.by_unsat;
+        t->split |= !one_key;
+        t->own[l] = c.by_unsat ? 0xffffffffu : 0u;
+        t->active[l] = active;
+        t->gN[l] = (uint64_t)g * (uint64_t)N;
+        for (int neg = 0; neg < 2; neg++)
+            for (int cnt = 0; cnt < nk; cnt++) {
+                const int k = c.by_unsat ? cnt : 2 * nd - cnt;
+                const int key = (one_key ? 0 : neg) * LATMC_ISING_MAX_K + k;
+                const int s = neg * LATMC_ISING_MAX_K + cnt;
+                t->always[s][l] = c.always[key];
+                t->open[s][l] = c.open[key];
+                for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                    t->plane[s][b][l] = c.plane[key][b];
+            }
+    }
+    for (int neg = 0; neg < (t->split ? 2 : 1); neg++)
+        for (int cnt = 0; cnt < nk; cnt++) {
+            const int s = neg * LATMC_ISING_MAX_K + cnt;
+            ls_e any_a = 0, any_o = 0;
+            for (int l = 0; l < LW; l++) {
+                any_a |= t->always[s][l];
+                any_o |= t->open[s][l];
+            }
+            if (any_a | any_o)
+                t->slot[t->nslot++] = s;
+            if (any_o)
+                t->oslot[t->noslot++] = s;
+        }
+}
+
+/* One site of colour name `name` for the W groups (words ts: site-major, W per site). */
+static inline __attribute__((always_inline)) LV
+ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct latmc_lattice *g,
+        uint32_t *ts, const uint32_t *tb, int heatbath, struct latmc_rng_name name,
+        struct latmc_site s)
+{
+    const int nd = g->ndim;
+    const int64_t lx = g->lx, ly = g->ly;
+    const int64_t row = s.index - s.x;
+    int64_t nb[6];
+    nb[0] = row + latmc_wrap_up(s.x, lx);
+    nb[1] = row + latmc_wrap_down(s.x, lx);
+    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    if (nd == 3) {
+        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
+        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
+    }
+    const LV w = v_loadw(ts + s.index * LW);
+    const LV own = v_and(v_loadt(t->own), w);
+    LV c0 = v_zero(), c1 = v_zero(), c2 = v_zero();
+    for (int d = 0; d < 2 * nd; d++) {
+        LV x = v_loadw(ts + nb[d] * LW);
+        if (tb)
+            x = v_xor(x, v_loadw(tb + ((d & 1) ? nd * nb[d] + d / 2 : nd * s.index + d / 2) * LW));
+        x = v_xor(x, own);
+        const LV carry0 = v_and(c0, x);
+        c0 = v_xor(c0, x);
+        c2 = v_or(c2, v_and(c1, carry0));
+        c1 = v_xor(c1, carry0);
+    }
+    const LV active = v_loadt(t->active);
+    const LV ones = v_ones32();
+    const LV nc[3] = { v_xor(c0, ones), v_xor(c1, ones), v_xor(c2, ones) };
+    const LV pc[3] = { c0, c1, c2 };
+    const LV nw_mask = v_xor(w, ones);
+    LV acc = v_zero(), und = v_zero();
+    LV lanes[LS_SLOTS];
+    for (int i = 0; i < t->nslot; i++) {
+        const int sl = t->slot[i], cnt = sl % LATMC_ISING_MAX_K, neg = sl / LATMC_ISING_MAX_K;
+        LV m = v_and(v_and((cnt & 1) ? pc[0] : nc[0], (cnt & 2) ? pc[1] : nc[1]),
+                     v_and((cnt & 4) ? pc[2] : nc[2], active));
+        if (t->split)
+            m = v_and(m, neg ? w : nw_mask);
+        acc = v_or(acc, v_and(m, v_loadt(t->always[sl])));
+        lanes[sl] = v_and(m, v_loadt(t->open[sl]));
+        und = v_or(und, lanes[sl]);
+    }
+    if (v_any(und)) {
+        for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
+            LV r[4];
+            ls_draw(keys, t->gN, t->nl, s.index, name, q, r);
+            for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+                LV tbp = v_zero();
+                for (int i = 0; i < t->noslot; i++) {
+                    const int sl = t->oslot[i];
+                    tbp = v_or(tbp, v_and(lanes[sl], v_loadt(t->plane[sl][4 * q + p])));
+                }
+                /* latmc_bitslice_plane: acc |= und & tb & ~w; und &= ~(w ^ tb) */
+                acc = v_or(acc, v_andnot(r[p], v_and(und, tbp)));
+                und = v_andnot(v_xor(r[p], tbp), und);
+            }
+            if (!v_any(und))
+                break;
+        }
+    }
+    /* Metropolis: accepted lanes flip; heat bath: accepted lanes +1, the others -1 */
+    const LV nw = heatbath ? v_or(v_andnot(active, w), v_andnot(acc, active)) : v_xor(w, acc);
+    v_storew(ts + s.index * LW, nw);
+    return v_xor(w, nw);
+}
+
+/* x into the bit-sliced counters ctr (plane k: bit k of every lane's count) at plane k0. */
+static inline void ls_count_at(LV *ctr, int k0, LV x)
+{
+    for (int k = k0; k < LS_CTR && v_any(x); k++) {
+        const LV carry = v_and(ctr[k], x);
+        ctr[k] = v_xor(ctr[k], x);
+        x = carry;
+    }
+}
+
+/* The sites' changed words are first added into four planes without tests (at most 15
+ * sites: no carry out of the top), then those into ctr: a carry through ctr's planes runs
+ * as long as any of the W x 32 lanes carries (about eight planes), once per 15 sites. */
+struct ls_small {
+    LV p[4];
+    int n;
+};
+
+static inline void ls_small_flush(struct ls_small *m, LV *ctr)
+{
+    for (int k = 0; k < 4; k++) {
+        ls_count_at(ctr, k, m->p[k]);
+        m->p[k] = v_zero();
+    }
+    m->n = 0;
+}
+
+static inline __attribute__((always_inline)) void ls_count(struct ls_small *m, LV *ctr, LV x)
+{
+    for (int k = 0; k < 4; k++) {
+        const LV carry = v_and(m->p[k], x);
+        m->p[k] = v_xor(m->p[k], x);
+        x = carry;
+    }
+    if (++m->n == 15)
+        ls_small_flush(m, ctr);
+}
+
+int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
+{
+    const int nd = job->ndim;
+    struct latmc_lattice geom;
+    memset(&geom, 0, sizeof geom);
+    geom.ndim = nd;
+    geom.lx = job->extent[0];
+    geom.ly = job->extent[1];
+    geom.lz = nd == 3 ? job->extent[2] : 1;
+    geom.nsites = geom.lx * geom.ly * geom.lz;
+    const int64_t N = geom.nsites, half = N / 2;
+    const int heatbath = job->algorithm == LATMC_ALGO_HEATBATH;
+    const int whole = job->groups - job->group0; /* the last vector's lanes past it: none */
+    if (whole <= 0)
+        return 0;
+    const size_t sbytes = ((size_t)N * LW * sizeof(uint32_t) + 63) / 64 * 64;
+    const size_t bbytes = job->bond ? sbytes * (size_t)nd : 0;
+    uint32_t *ts = aligned_alloc(64, sbytes);
+    uint32_t *tb = job->bond ? aligned_alloc(64, bbytes) : NULL;
+    struct ls_tables *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
+    LV *ctr = aligned_alloc(64, LS_CTR * sizeof(LV));
+    if (!ts || (job->bond && !tb) || !t || !ctr) {
+        free(ts);
+        free(tb);
+        free(t);
+        free(ctr);
+        return 0; /* the caller's scalar form runs them */
+    }
+    struct LANES_KEYS keys;
+    LANES_KEYS_INIT(&keys, job->seed);
+    for (int g0 = job->group0; g0 < job->group0 + whole; g0 += LW) {
+        /* the W groups' words site-major (lanes without a group: zero, never active) */
+        const int nl = job->group0 + whole - g0 < LW ? job->group0 + whole - g0 : LW;
+        if (nl < LW) {
+            memset(ts, 0, sbytes);
+            if (tb)
+                memset(tb, 0, bbytes);
+        }
+        for (int l = 0; l < nl; l++) {
+            const uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
+            for (int64_t i = 0; i < N; i++)
+                ts[i * LW + l] = sp[i];
+            if (tb) {
+                const uint32_t *bp = job->bond + (size_t)(g0 + l) * (size_t)N * (size_t)nd;
+                for (int64_t i = 0; i < N * nd; i++)
+                    tb[i * LW + l] = bp[i];
+            }
+        }
+        ls_tables_make(t, job, g0, nl, N);
+        for (int k = 0; k < LS_CTR; k++)
+            ctr[k] = v_zero();
+        struct ls_small small = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
+        for (uint64_t k = 0; k < job->n_sweeps; k++)
+            for (int c = 0; c < 2; c++) {
+                const struct latmc_rng_name name = latmc_ens_lanes_name(job->sweep0 + k, c);
+                struct latmc_site site = latmc_checkerboard_site(&geom, c, 0);
+                for (int64_t j = 0; j < half; j++, latmc_checkerboard_next(&geom, c, &site))
+                    ls_count(&small, ctr,
+                             ls_site(t, &keys, &geom, ts, tb, heatbath, name, site));
+            }
+        ls_small_flush(&small, ctr);
+        _Alignas(64) ls_e plane[LW];
+        for (int k = 0; k < LS_CTR; k++) {
+            memcpy(plane, &ctr[k], sizeof plane);
+            for (int l = 0; l < nl; l++)
+                for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
+                    job->changed[(size_t)(g0 + l) * LATMC_ENS_LANES + __builtin_ctz(x)] +=
+                        (uint64_t)1 << k;
+        }
+        for (int l = 0; l < nl; l++) {
+            uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
+            for (int64_t i = 0; i < N; i++)
+                sp[i] = ts[i * LW + l];
+        }
+    }
+    free(ts);
+    free(tb);
+    free(t);
+    free(ctr);
+    return whole;
+}
