@@ -87,26 +87,34 @@ LATMC_HOSTDEV int latmc_ens_lanes_spin(uint32_t w, int l)
     return ((w >> l) & 1u) ? -1 : 1;
 }
 
-/* Site s's 2 ndim neighbour words (+x, -x, +y, -y, +z, -z) after their bonds: s_j XOR (J =
- * -1), each lane's bit set where its eps_ij s_j is -1; +e_mu takes the site's own bond mu,
- * -e_mu the neighbour's bond mu. The one neighbour rule of the reference and the
- * bit-sliced form. */
+/* Site s's 2 ndim neighbours (+x, -x, +y, -y, +z, -z) into nb; the bond between s and
+ * neighbour d is word nd nb[d] + d / 2 for odd d (-e_mu: the neighbour's bond mu), else
+ * nd s.index + d / 2 (+e_mu: the site's own). The one neighbour rule of the reference, the
+ * bit-sliced form and the CPU's vectors of groups. */
+LATMC_HOSTDEV void latmc_ens_lanes_neighbour_sites(const struct latmc_lattice *g,
+                                                   struct latmc_site s, int64_t nb[6])
+{
+    const int64_t lx = g->lx, ly = g->ly;
+    const int64_t row = s.index - s.x;
+    nb[0] = row + latmc_wrap_up(s.x, lx);
+    nb[1] = row + latmc_wrap_down(s.x, lx);
+    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    if (g->ndim == 3) {
+        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
+        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
+    }
+}
+
+/* Site s's neighbour words after their bonds: s_j XOR (J = -1), each lane's bit set where
+ * its eps_ij s_j is -1. */
 LATMC_HOSTDEV void latmc_ens_lanes_neighbours(const struct latmc_lattice *g,
                                               const struct latmc_ens_lanes_group *grp,
                                               struct latmc_site s, uint32_t nbw[6])
 {
     const int nd = g->ndim;
-    const int64_t lx = g->lx, ly = g->ly;
-    const int64_t row = s.index - s.x;
     int64_t nb[6];
-    nb[0] = row + latmc_wrap_up(s.x, lx);
-    nb[1] = row + latmc_wrap_down(s.x, lx);
-    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
-    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
-    if (nd == 3) {
-        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
-        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
-    }
+    latmc_ens_lanes_neighbour_sites(g, s, nb);
     for (int d = 0; d < 2 * nd; d++) {
         nbw[d] = grp->spin[nb[d]];
         if (grp->bond)

@@ -95,17 +95,8 @@ ls_site(const struct ls_tables *t, const struct LANES_KEYS *keys, const struct l
         struct latmc_site s)
 {
     const int nd = g->ndim;
-    const int64_t lx = g->lx, ly = g->ly;
-    const int64_t row = s.index - s.x;
     int64_t nb[6];
-    nb[0] = row + latmc_wrap_up(s.x, lx);
-    nb[1] = row + latmc_wrap_down(s.x, lx);
-    nb[2] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
-    nb[3] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
-    if (nd == 3) {
-        nb[4] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
-        nb[5] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
-    }
+    latmc_ens_lanes_neighbour_sites(g, s, nb);
     const LV w = v_loadw(ts + s.index * LW);
     const LV own = v_and(v_loadt(t->own), w);
     LV c0 = v_zero(), c1 = v_zero(), c2 = v_zero();
