@@ -99,6 +99,8 @@ static double median_of(double *v, long n)
  * with rounds and without), as noisy as the calls are: the median and the range over the
  * repeats are printed, and "not resolved" where the range reaches zero or below (a round
  * cheaper than the calls' noise), never a difference of two separately chosen best times.
+ * The same difference in process CPU time (all threads) is printed too: what a round
+ * costs on a shared machine, where descheduling inflates the wall clock.
  * The measurement is what a round on the host pays for its energies (lib/ens_exchange.c);
  * CUDA Ising rounds on the device take their energies inside the sweep kernel instead, so
  * there it is a reference, not a part of the round.
@@ -108,20 +110,22 @@ static int tempering_breakdown(latmc_ens *e, long members, long exchange, long s
 {
     const long periods = sweeps / exchange > 0 ? sweeps / exchange : 1;
     const uint64_t n = (uint64_t)periods * (uint64_t)exchange;
-    double *t = malloc((size_t)(4 * repeat + members) * sizeof *t);
+    double *t = malloc((size_t)(6 * repeat + members) * sizeof *t);
     if (!t)
         return fail("round breakdown", "out of memory");
     double *t_off = t, *t_on = t + repeat, *t_round = t + 2 * repeat, *t_meas = t + 3 * repeat;
-    double *en = t + 4 * repeat;
+    double *c_off = t + 4 * repeat, *c_round = t + 5 * repeat; /* process CPU time */
+    double *en = t + 6 * repeat;
     int st = 0;
     for (long r = 0; r < repeat && !st; r++) {
         /* the map read first: where the device runs the rounds, the host's copy of it (and
          * the members' betas) comes back here, untimed */
         int t_of = 0;
         st = latmc_ens_set_exchange(e, 0) || latmc_ens_temperature_of(e, 0, &t_of);
-        double t0 = seconds();
+        double c0 = cpu_seconds(), t0 = seconds();
         st = st || latmc_ens_sweep(e, n);
         t_off[r] = seconds() - t0;
+        c_off[r] = cpu_seconds() - c0;
         t0 = seconds();
         st = st || latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en,
                                          (size_t)members);
@@ -134,10 +138,12 @@ static int tempering_breakdown(latmc_ens *e, long members, long exchange, long s
         st = st || latmc_ens_sweep_count(e, &count);
         if (!st)
             st = latmc_ens_sweep(e, (uint64_t)exchange - count % (uint64_t)exchange);
+        c0 = cpu_seconds();
         t0 = seconds();
         st = st || latmc_ens_sweep(e, n);
         t_on[r] = seconds() - t0;
         t_round[r] = (t_on[r] - t_off[r]) / (double)periods;
+        c_round[r] = (cpu_seconds() - c0 - c_off[r]) / (double)periods;
     }
     if (st) {
         free(t);
@@ -155,6 +161,8 @@ static int tempering_breakdown(latmc_ens *e, long members, long exchange, long s
     else
         printf("tempering round: not resolved (repeats %.1f .. %.1f us: within the sweep "
                "calls' noise)\n", lo, hi);
+    printf("tempering round, process CPU time: %.1f us (median of the repeats)\n",
+           median_of(c_round, repeat) * 1e6);
     printf("energies of every member (latmc_ens_observables): %.1f us\n", meas);
     free(t);
     return 0;

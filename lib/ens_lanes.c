@@ -26,6 +26,7 @@
 #include "ens_internal.h"
 #include "ens_lanes_rules.h"
 #include "ens_lanes_sliced.h"
+#include "ens_lanes_sums.h"
 #include "model.h"
 #include "thread_probe.h"
 

@@ -30,7 +30,7 @@
 
 #include "../fuzz/ens_format.h" /* the file's offsets, its checksum */
 #include "ens_test_helpers.h"
-#include "ens_lanes_sliced.h" /* latmc_ens_lanes_sums */
+#include "ens_lanes_sums.h" /* latmc_ens_lanes_sums */
 #include "philox.h"
 
 static latmc_ctx *ctx;
@@ -494,7 +494,87 @@ static void test_simd_levels_equal_scalar(void **state)
         }
 }
 
-/* The bit-sliced per-lane sums (lib/ens_lanes_sliced.h, what a kernel's exchange round
+static uint64_t sums_rng(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Lane l's sums read lane by lane: s_i = -1 where its bit is set, eps_ij likewise, each
+ * bond (i, i + e_mu) once with periodic wrap. */
+static void lane_sums_by_hand(int nd, const int64_t L[3], const uint32_t *spin,
+                              const uint32_t *bond, int l, int64_t *bonds, int64_t *spins)
+{
+    *bonds = *spins = 0;
+    for (int64_t z = 0; z < L[2]; z++)
+        for (int64_t y = 0; y < L[1]; y++)
+            for (int64_t x = 0; x < L[0]; x++) {
+                const int64_t i = x + L[0] * (y + L[1] * z);
+                const int si = (spin[i] >> l) & 1u ? -1 : 1;
+                *spins += si;
+                for (int mu = 0; mu < nd; mu++) {
+                    const int64_t xj = mu == 0 ? (x + 1) % L[0] : x;
+                    const int64_t yj = mu == 1 ? (y + 1) % L[1] : y;
+                    const int64_t zj = mu == 2 ? (z + 1) % L[2] : z;
+                    const int sj = (spin[xj + L[0] * (yj + L[1] * zj)] >> l) & 1u ? -1 : 1;
+                    const int eps = bond && ((bond[nd * i + mu] >> l) & 1u) ? -1 : 1;
+                    *bonds += eps * si * sj;
+                }
+            }
+}
+
+/* latmc_ens_lanes_sums (lib/ens_lanes_sums.h: carry-save planes, flushes, staged rows)
+ * against the count lane by lane, on random words: 2D and 3D, uniform and +-J, sizes whose
+ * word counts are no multiple of 32, rows longer than a staged piece, more words than one
+ * flush holds, a partial last group (lanes 5 .. 31 zero), all lanes -1 and all bonds
+ * unsatisfied (the largest counts, through every flush). */
+static void test_lane_sums_direct(void **state)
+{
+    (void)state;
+    static const struct { int nd; int64_t L[3]; } shapes[] = {
+        { 2, { 6, 4, 1 } },   { 2, { 5, 7, 1 } },   { 2, { 300, 21, 1 } }, { 3, { 4, 4, 4 } },
+        { 3, { 5, 3, 7 } },   { 3, { 16, 16, 16 } }, { 3, { 130, 3, 2 } }, { 2, { 1, 9, 1 } },
+    };
+    uint64_t seed = 20261124;
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+        const int nd = shapes[c].nd;
+        const int64_t N = shapes[c].L[0] * shapes[c].L[1] * shapes[c].L[2];
+        const struct latmc_lattice geom = { nd, shapes[c].L[0], shapes[c].L[1],
+                                            shapes[c].L[2], N };
+        uint32_t *spin = malloc((size_t)N * sizeof *spin);
+        uint32_t *bond = malloc((size_t)N * (size_t)nd * sizeof *bond);
+        assert_non_null(spin);
+        assert_non_null(bond);
+        for (int fill = 0; fill < 4; fill++)
+            for (int pm = 0; pm < 2; pm++) {
+                /* fill 0: random; 1: partial group; 2: all -1, bonds random; 3: all
+                 * bonds unsatisfied where +-J (spins +1, every bond -1) */
+                const uint32_t lanes = fill == 1 ? 0x1fu : 0xffffffffu;
+                for (int64_t i = 0; i < N; i++)
+                    spin[i] = fill == 2 ? 0xffffffffu
+                              : fill == 3 ? 0u : (uint32_t)sums_rng(&seed) & lanes;
+                for (int64_t i = 0; i < N * nd; i++)
+                    bond[i] = fill == 3 ? 0xffffffffu : (uint32_t)sums_rng(&seed) & lanes;
+                const struct latmc_ens_lanes_group grp = { spin, pm ? bond : NULL, NULL, lanes };
+                int64_t bonds[32], spins[32];
+                latmc_ens_lanes_sums(&geom, &grp, bonds, spins);
+                for (int l = 0; l < 32; l++) {
+                    int64_t b, sp;
+                    lane_sums_by_hand(nd, shapes[c].L, spin, pm ? bond : NULL, l, &b, &sp);
+                    if (bonds[l] != b || spins[l] != sp)
+                        fail_msg("shape %zu fill %d pm %d lane %d: bonds %lld (by hand %lld), "
+                                 "spins %lld (%lld)", c, fill, pm, l, (long long)bonds[l],
+                                 (long long)b, (long long)spins[l], (long long)sp);
+                }
+            }
+        free(spin);
+        free(bond);
+    }
+}
+
+/* The bit-sliced per-lane sums (lib/ens_lanes_sums.h, what a kernel's exchange round
  * counts) from words the test packs itself: every member's energy and magnetisation as
  * the ensemble measures them (2D uniform, 3D +-J, partial groups). */
 static void test_lane_sums(void **state)
@@ -1050,6 +1130,7 @@ int main(void)
         cmocka_unit_test(test_reference_equals_sliced),
         cmocka_unit_test(test_simd_levels_equal_scalar),
         cmocka_unit_test(test_lane_sums),
+        cmocka_unit_test(test_lane_sums_direct),
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_refusals),
