@@ -1,7 +1,11 @@
 /*
  * latmc-bench --ensemble: M members of L^d Ising or Heisenberg (an ensemble, threads over members,
  * each member single-threaded) against one lattice of the same number of sites (the
- * sim's own threads), in one run. Runs alternate (ensemble, lattice, ensemble, ...) so a
+ * sim's own threads), in one run. The lattice's extent (--big B, else the d-th root of
+ * M L^d) must be even (the checkerboard): the root is rounded to the nearest even extent,
+ * and a note printed where that lattice has another number of sites (rates are per site,
+ * so the comparison stands; e.g. 40 x 16^3 compares with 54^3, not 54.72^3); an odd --big
+ * is refused. Runs alternate (ensemble, lattice, ensemble, ...) so a
  * machine loaded by others slows both alike; the best of each is reported, as
  * flips (site updates) per nanosecond.
  *
@@ -262,8 +266,20 @@ int bench_ensemble_main(int argc, char **argv)
     const double passes = !heis ? 1.0 : overrelax ? (nover < 1 ? 1.0 : (double)nover)
                                                  : 1.0 + (double)nover;
     const double nsmall = pow((double)L, (double)dim) * passes;
-    if (big == 0) /* the lattice of the same number of sites, where one exists */
-        big = lround(pow((double)members * pow((double)L, (double)dim), 1.0 / (double)dim));
+    if (big % 2 != 0) {
+        fprintf(stderr, "latmc-bench --ensemble: --big %ld is odd (the lattice's checkerboard "
+                "needs even extents)\n", big);
+        return 2;
+    }
+    if (big == 0) { /* the even lattice nearest the same number of sites */
+        const double root = pow((double)members * pow((double)L, (double)dim), 1.0 / (double)dim);
+        big = 2 * lround(root / 2.0);
+        big = big < 2 ? 2 : big;
+        const double same = (double)members * pow((double)L, (double)dim);
+        if (fabs(pow((double)big, (double)dim) - same) > 0.5)
+            printf("lattice: %ld^%ld, the even extent nearest %.2f^%ld = %ld x %ld^%ld sites "
+                   "(rates are per site)\n", big, dim, root, dim, members, L, dim);
+    }
     const double nbig = pow((double)big, (double)dim) * passes * (double)(heis ? lattice_reps : 1);
 
     latmc_ctx *ctx = NULL;
