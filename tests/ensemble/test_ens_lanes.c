@@ -4,7 +4,8 @@
  *  - the library against this test's own implementation of the definition, bit for bit
  *    (2D and 3D, uniform and +-J, Metropolis and heat bath, a field, a partial last group):
  *    every lane's u rebuilt from all 32 planes and compared with its threshold, no early
- *    stop, the counters written out from doc/conventions.md's layout;
+ *    stop, the counters written out from doc/conventions.md's layout; the rounds' per-lane
+ *    sums against the members' measurements and against a count lane by lane;
  *  - the same chain for any thread count, any split of the sweeps into calls, a save and
  *    load in the middle, with tempering on; members 0 .. 39 of 40 and of 64 members equal
  *    (the last group's absent lanes change nothing);
