@@ -599,27 +599,29 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
 }
 
 /* Planes 4q .. 4q + 3 of group g (named g + name_shift); FOLD: the same draws from block
- * q's fold (bs_fold: only the block's low 32 bits vary). */
+ * q's fold (bs_fold: only the block's low 32 bits vary), its words read at index q + z (z:
+ * zero, queue_finish's opaque zero). */
 template <bool FOLD = false>
 __device__ __forceinline__ latmc_philox_ctr group_block(const struct bs_params &p, int64_t g,
-                                                        int q)
+                                                        int q, int z = 0)
 {
     if constexpr (FOLD) {
         struct cuda_philox_folded f;
         f.keys = p.keys;
         f.c1_high = f.p1_hi_k0 = 0; /* (group_of's words: on the host) */
-        f.p1_lo_k1 = p.fold[q].p1_lo_k1;
-        f.c3_k0 = p.fold[q].c3_k0;
-        return cuda_philox_folded_draws(f, p.fold[q].g, (uint32_t)(g + p.name_shift));
+        f.p1_lo_k1 = p.fold[q + z].p1_lo_k1;
+        f.c3_k0 = p.fold[q + z].c3_k0;
+        return cuda_philox_folded_draws(f, p.fold[q + z].g, (uint32_t)(g + p.name_shift));
     }
     return cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
 }
 
 /* Plane b of the lanes' thresholds from their classes: one AND-OR per open class (zero
- * beyond p.n_open), or KEY_SYM's s ^ (A & T_0's bit) ^ (B & T_1's bit) ... */
+ * beyond p.n_open), or KEY_SYM's s ^ (A & T_0's bit) ^ (B & T_1's bit) ...; the table read
+ * at b + z (z: zero, queue_finish's opaque zero). */
 template <int KEY, int KB>
 __device__ __forceinline__ uint32_t threshold_plane(const struct bs_params &p,
-                                                    const uint32_t (&mask)[KB], int b)
+                                                    const uint32_t (&mask)[KB], int b, int z = 0)
 {
     uint32_t tb = 0;
     if constexpr (KEY == KEY_SYM) {
@@ -628,12 +630,12 @@ __device__ __forceinline__ uint32_t threshold_plane(const struct bs_params &p,
             tb = mask[KB - 1];
 #pragma unroll
             for (int c = 0; c < KB - 1; c++)
-                tb ^= mask[c] & p.plane[c][b];
+                tb ^= mask[c] & p.plane[c][b + z];
         }
     } else {
 #pragma unroll
         for (int c = 0; c < KB; c++)
-            tb |= mask[c] & p.plane[c][b];
+            tb |= mask[c] & p.plane[c][b + z];
     }
     return tb;
 }
@@ -642,23 +644,23 @@ __device__ __forceinline__ uint32_t threshold_plane(const struct bs_params &p,
  * the group is undecided. */
 template <int KB, int Q0, int Q1, int KEY = KEY_M, bool FOLD = false>
 __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
-                                             bs_group<KB> &st)
+                                             bs_group<KB> &st, int z = 0)
 {
 #pragma unroll
     for (int q = Q0; q < Q1; q++) {
         if (!st.s.undecided)
             break;
-        const latmc_philox_ctr u = group_block<FOLD>(p, g, q);
+        const latmc_philox_ctr u = group_block<FOLD>(p, g, q, z);
 #pragma unroll
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++)
         {
             uint32_t tb = 0;
             if constexpr (KEY == KEY_SYM) {
-                tb = threshold_plane<KEY, KB>(p, st.open_mask, 4 * q + l);
+                tb = threshold_plane<KEY, KB>(p, st.open_mask, 4 * q + l, z);
             } else {
 #pragma unroll
                 for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
-                    tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+                    tb |= st.open_mask[c] & p.plane[c][4 * q + l + z];
             }
             latmc_bitslice_plane(&st.s, u.v[l], tb);
         }
@@ -796,25 +798,29 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
 #pragma unroll
     for (int c = 0; c < KB; c++)
         st.open_mask[c] = q.mask[c][slot];
+    /* FOLD: the tables and fold words indexed by a zero that the compiler cannot know
+     * (qg < 2^62), so that they are loaded here, where a flush needs them, and not hoisted
+     * into uniform registers reloaded on every row of the kernel's loop */
+    const int z = FOLD ? (int)(qg >> 62) : 0;
     if (F23) { /* blocks 2 and 3 side by side: a warp's 32 queued groups almost always
                   need block 3 in one of them */
-        const latmc_philox_ctr u2 = group_block<FOLD>(p, qg, 2);
-        const latmc_philox_ctr u3 = group_block<FOLD>(p, qg, 3);
+        const latmc_philox_ctr u2 = group_block<FOLD>(p, qg, 2, z);
+        const latmc_philox_ctr u3 = group_block<FOLD>(p, qg, 3, z);
 #pragma unroll
         for (int b = 8; b < 16; b++) {
             uint32_t tb = 0;
             if constexpr (KEY == KEY_SYM) {
-                tb = threshold_plane<KEY, KB>(p, st.open_mask, b);
+                tb = threshold_plane<KEY, KB>(p, st.open_mask, b, z);
             } else {
 #pragma unroll
                 for (int c = 0; c < KB; c++)
-                    tb |= st.open_mask[c] & p.plane[c][b];
+                    tb |= st.open_mask[c] & p.plane[c][b + z];
             }
             latmc_bitslice_plane(&st.s, b < 12 ? u2.v[b - 8] : u3.v[b - 12], tb);
         }
-        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS, KEY, FOLD>(p, qg, st);
+        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS, KEY, FOLD>(p, qg, st, z);
     } else {
-        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, KEY, FOLD>(p, qg, st);
+        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, KEY, FOLD>(p, qg, st, z);
     }
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
