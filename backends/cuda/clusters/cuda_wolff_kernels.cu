@@ -131,13 +131,20 @@ __global__ void wolff_part_flip_kernel(struct cuda_sw_box b, const uint32_t *tar
 
 /* A field: every cluster's magnetisation (Ising) or size (Potts) at its root, sums[r]
  * (cleared before). The lanes of a warp that share a cluster add once: their sum from the
- * warp's ballots (a large cluster would otherwise queue one atomic per site on its root).
- * The loop runs whole warps (k0 the warp's first site) so that the ballots see all lanes. */
+ * warp's ballots. Near T_c one cluster holds a finite fraction of the sites, and one
+ * atomic a warp on its root would still queue hundreds of thousands of atomics on one
+ * address; so each warp keeps one cluster "hot" -- the largest group of the last pass in
+ * which the previous hot cluster had no site -- and adds the hot cluster's sites to a
+ * register, flushed when the hot cluster changes and at the end (a bounded grid: many
+ * passes a warp). Integer sums, so the totals are the same for any grouping. The loop
+ * runs whole warps (k0 the warp's first site) so that the ballots see all lanes. */
 template <bool POTTS>
 __global__ void sw_sums_kernel(struct cuda_sw_box b, long long *sums)
 {
     const uint64_t n = (uint64_t)b.np * sw_plane_sites(b); /* the own sites */
     const unsigned lane = threadIdx.x & 31u;
+    uint32_t hot = UINT32_MAX; /* warp-uniform: the hot cluster's root (none yet) */
+    long long acc = 0;         /* warp-uniform: its sites' sum not yet added */
     for (uint64_t k0 = (uint64_t)cuda_first_item() - lane; k0 < n;
          k0 += (uint64_t)cuda_item_stride()) {
         const uint64_t k = k0 + lane;
@@ -145,14 +152,34 @@ __global__ void sw_sums_kernel(struct cuda_sw_box b, long long *sums)
         const uint32_t i = valid ? sw_own_site(b, (uint32_t)k) : 0u;
         const uint32_t r = valid ? sw_root(b, i) : UINT32_MAX; /* not a site */
         const int8_t v = valid ? b.spins[i] : 0;
-        const unsigned same = __match_any_sync(0xffffffffu, r);
         const unsigned up = __ballot_sync(0xffffffffu, valid && (POTTS || v > 0));
         const unsigned down = __ballot_sync(0xffffffffu, valid && !POTTS && v < 0);
-        if (valid && lane == (unsigned)__ffs(same) - 1u) {
+        const bool in_hot = valid && r == hot;
+        unsigned hm = __ballot_sync(0xffffffffu, in_hot);
+        /* the other lanes grouped by cluster; the hot and the invalid lanes have no leader */
+        const unsigned same = __match_any_sync(0xffffffffu, valid && !in_hot ? r : UINT32_MAX);
+        bool leader = valid && !in_hot && lane == (unsigned)__ffs(same) - 1u;
+        if (hm == 0u) { /* the hot cluster is not here: the largest group here becomes it */
+            const unsigned best = __reduce_max_sync(
+                0xffffffffu, leader ? ((unsigned)__popc(same) << 5) | lane : 0u);
+            if (best != 0u) {
+                if (lane == 0u && acc != 0)
+                    atomicAdd((unsigned long long *)&sums[hot], (unsigned long long)acc);
+                const unsigned src = best & 31u;
+                hot = __shfl_sync(0xffffffffu, r, src);
+                hm = __shfl_sync(0xffffffffu, same, src);
+                acc = 0;
+                leader = leader && lane != src;
+            }
+        }
+        acc += (long long)__popc(hm & up) - (long long)__popc(hm & down);
+        if (leader) {
             const long long sum = (long long)__popc(same & up) - (long long)__popc(same & down);
             atomicAdd((unsigned long long *)&sums[r], (unsigned long long)sum);
         }
     }
+    if (lane == 0u && acc != 0)
+        atomicAdd((unsigned long long *)&sums[hot], (unsigned long long)acc);
 }
 
 /* A field: every cluster's decision at its root, as latmc_cluster_decide: Ising keep iff
@@ -250,10 +277,11 @@ extern "C" cudaError_t cuda_sw_piece_sums(cudaStream_t stream, const struct cuda
     cudaError_t err = cudaMemsetAsync(sums + (size_t)b->p0 * sw_plane_sites(*b), 0,
                                       (size_t)own * sizeof *sums, stream);
     if (err == cudaSuccess) {
+        /* a bounded grid: each warp runs many passes and keeps its hot cluster's sum */
         if (q)
-            sw_sums_kernel<true><<<cuda_grid(own), CUDA_THREADS, 0, stream>>>(*b, sums);
+            sw_sums_kernel<true><<<count_blocks(own), CUDA_THREADS, 0, stream>>>(*b, sums);
         else
-            sw_sums_kernel<false><<<cuda_grid(own), CUDA_THREADS, 0, stream>>>(*b, sums);
+            sw_sums_kernel<false><<<count_blocks(own), CUDA_THREADS, 0, stream>>>(*b, sums);
         err = cudaGetLastError();
     }
     return err;
