@@ -35,6 +35,8 @@
  */
 #include "cuda_ising_bitsliced.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 #include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
@@ -1212,6 +1214,14 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
+/* LATMC_CUDA_BITS_FOLD=0: the unfolded draws everywhere, the kernels that lattices with more
+ * than 2^32 groups a colour run (no test lattice has that many: the tests compare this way). */
+static bool fold_allowed(void)
+{
+    const char *v = getenv("LATMC_CUDA_BITS_FOLD");
+    return !v || strcmp(v, "0") != 0;
+}
+
 /* FOLD's words (bs_fold) where the blocks of the launch, the groups 2 p.g_begin ..
  * 2 p.groups - 1 named + p.name_shift (pairs), have one block >> 32; else false (a box
  * whose names cross a multiple of 2^32: more than 2^32 groups a colour). */
@@ -1219,7 +1229,7 @@ static bool fold_blocks(struct bs_params &p)
 {
     const uint64_t first = (uint64_t)(2 * p.g_begin + p.name_shift);
     const uint64_t last = (uint64_t)(2 * p.groups - 1 + p.name_shift);
-    if (first >> 32 != last >> 32)
+    if (first >> 32 != last >> 32 || !fold_allowed())
         return false;
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
         struct cuda_philox_folded f;
