@@ -425,7 +425,9 @@ static void test_reference_equals_sliced(void **state)
 
 /* A run at SIMD level `mask` (LATMC_CPU_MASK when the members are made: the level of the
  * CPU backend's vectors of groups, backends/cpu/ising/ising_lanes.c): every member's
- * spins, acceptance (its counters) and energy after two calls with tempering rounds. */
+ * spins, acceptance (its counters) and energy after three calls with tempering rounds,
+ * the last member's spins written between the first two (the words packed again: the
+ * vectors' kept copies must take them) and read between the last two. */
 static void level_run(latmc_sim_desc d, int groups, int threads, double h, const char *mask,
                       unsigned char **spins, size_t *bytes, double *acc, double *energy)
 {
@@ -438,7 +440,17 @@ static void level_run(latmc_sim_desc d, int groups, int threads, double h, const
     const int M = n_members(e);
     assert_int_equal(M, 32 * groups - 4);
     assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    const int64_t N = d.extent[0] * d.extent[1] * (d.ndim == 3 ? d.extent[2] : 1);
+    int8_t *one = malloc((size_t)N);
+    assert_non_null(one);
+    assert_int_equal(latmc_ens_get_spins(e, M - 1, one, (size_t)N), LATMC_OK);
+    for (int64_t i = 0; i < N; i += 3)
+        one[i] = (int8_t)-one[i];
+    assert_int_equal(latmc_ens_set_spins(e, M - 1, one, (size_t)N), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(e, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_get_spins(e, 0, one, (size_t)N), LATMC_OK);
+    free(one);
+    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
     *spins = ens_test_all_spins(e, bytes);
     assert_non_null(*spins);
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, acc,
