@@ -208,8 +208,10 @@ struct latmc_backend_ops {
      * run as steps of the plan (lib/cluster_steps.c) joins its clusters across the parts
      * between its label step and its flip (lib/cluster_part_steps.c). The record is the
      * backend's own (its format the same on every part, which all run this backend):
-     * LATMC_CLUSTER_FACES_SIZE: *bytes the bytes of one part's record, the same on every
-     * part and every call, nothing done (buf NULL); LATMC_CLUSTER_FACES_OUT: after the
+     * LATMC_CLUSTER_FACES_SIZE: *bytes the bytes of one part's record for the sim's
+     * parameters as they stand (asked before every call of sweeps, after which the parts'
+     * parameters are agreed on: the same on every part), nothing done (buf NULL);
+     * LATMC_CLUSTER_FACES_OUT: after the
      * part's label step, its record into buf (*bytes bytes); LATMC_CLUSTER_FACES_JOIN:
      * buf holds every part's record in part order, *bytes bytes apart (at least a
      * record's size; n_parts of them): join the
