@@ -18,7 +18,8 @@
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
- * the lattice keeps its own parameters (a sim refuses decisions = 2).
+ * the lattice keeps its own parameters (a sim refuses decisions = 2). At most 8 of them
+ * (more are refused, saying so).
  *
  * Heisenberg (--model heisenberg; couplings +-J with --bimodal, Gaussian with --gaussian,
  * else uniform; heat bath + nover overrelaxation passes, float by default): rates are
@@ -242,7 +243,12 @@ int bench_ensemble_main(int argc, char **argv)
             overrelax = strcmp(v, "overrelax") == 0;
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
             device = strcmp(v, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
-        else if (strcmp(a, "--param") == 0 && v && n_params < MAX_PARAMS) {
+        else if (strcmp(a, "--param") == 0 && v) {
+            if (n_params == MAX_PARAMS) {
+                fprintf(stderr, "latmc-bench --ensemble: --param: at most %d settings\n",
+                        (int)MAX_PARAMS);
+                return 2;
+            }
             const char *eq = strchr(v, '=');
             char name[64];
             char *end = NULL;

@@ -208,8 +208,10 @@ struct latmc_backend_ops {
      * run as steps of the plan (lib/cluster_steps.c) joins its clusters across the parts
      * between its label step and its flip (lib/cluster_part_steps.c). The record is the
      * backend's own (its format the same on every part, which all run this backend):
-     * LATMC_CLUSTER_FACES_SIZE: *bytes the bytes of one part's record, the same on every
-     * part and every call, nothing done (buf NULL); LATMC_CLUSTER_FACES_OUT: after the
+     * LATMC_CLUSTER_FACES_SIZE: *bytes the bytes of one part's record for the sim's
+     * parameters as they stand (asked before every call of sweeps, after which the parts'
+     * parameters are agreed on: the same on every part), nothing done (buf NULL);
+     * LATMC_CLUSTER_FACES_OUT: after the
      * part's label step, its record into buf (*bytes bytes); LATMC_CLUSTER_FACES_JOIN:
      * buf holds every part's record in part order, *bytes bytes apart (at least a
      * record's size; n_parts of them): join the
@@ -248,6 +250,9 @@ struct latmc_backend_ops {
  *   LATMC_ENS_LANES_SUMS: every lane's latmc_ens_lanes_sums into sums[64 g + l] (bonds)
  *     and sums[64 g + 32 + l] (spins).
  *   LATMC_ENS_LANES_FETCH: the device's spin words into spin.
+ *   LATMC_ENS_LANES_KEEP (the CPU backend's, below): keep made for groups group0 ..
+ *     groups - 1, their bond words copied into it; LATMC_ENOMEM (keep unchanged) where it
+ *     cannot be allocated.
  */
 enum {
     LATMC_ENS_LANES_ASK = 0,
@@ -255,6 +260,18 @@ enum {
     LATMC_ENS_LANES_SWEEPS = 2,
     LATMC_ENS_LANES_SUMS = 3,
     LATMC_ENS_LANES_FETCH = 4,
+    LATMC_ENS_LANES_KEEP = 5,
+};
+
+/* The CPU backend's copy of one vector's groups in its own layout (site-major), kept by
+ * lib/ens_lanes.c between calls (one per vector of groups, freed with the ensemble) so
+ * that a call neither allocates nor copies the bonds, and copies the spins in only where
+ * the core's words changed since (spin_gen). */
+struct latmc_ens_lanes_keep {
+    void *mem;                 /* one block (free() frees it), or NULL */
+    int group0, groups, width; /* what it holds */
+    uint64_t spin_gen;         /* its spins equal the core's words while this equals the
+                                * job's spin_gen (0: never) */
 };
 
 struct latmc_ising_tables;
@@ -276,6 +293,11 @@ struct latmc_ens_lanes_job {
      * returns how many it ran (lib/ens_lanes.c runs the rest); ASK returns the vector's
      * groups (1: no SIMD). 0 for other backends. */
     int group0;
+    /* appended: the CPU backend's KEEP and SWEEPS: the vector's kept words (SWEEPS runs
+     * none, returning 0, unless KEEP made it for these groups); spin_gen: the core's count
+     * of its writes to spin (a keep whose spin_gen differs copies the spins in). */
+    struct latmc_ens_lanes_keep *keep;
+    uint64_t spin_gen;
 };
 
 enum {

@@ -28,8 +28,6 @@ enum { FACE_HEAD = 8 };
 int latmc_cluster_part_ready(latmc_sim *sim)
 {
     struct latmc_part *part = sim->part;
-    if (part->faces)
-        return LATMC_OK;
     if (!LATMC_BACKEND_OP(sim->ops, cluster_faces))
         return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend joins no "
                           "clusters across parts", sim->ops->name);
@@ -38,10 +36,17 @@ int latmc_cluster_part_ready(latmc_sim *sim)
     if (st < 0)
         return st;
     const size_t rec = FACE_HEAD + ((bytes + 7) & ~(size_t)7);
-    /* this part's record, then the gathered ones */
-    if (!(part->faces = malloc(rec * ((size_t)part->n_parts + 1))))
-        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster faces "
-                          "of %d parts (%zu bytes each)", part->n_parts, rec);
+    /* this part's record, then the gathered ones; made again only for larger records
+     * (the size depends on the parameters: a field's sums) */
+    if (rec > part->faces_room) {
+        unsigned char *faces = malloc(rec * ((size_t)part->n_parts + 1));
+        if (!faces)
+            return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
+                              "faces of %d parts (%zu bytes each)", part->n_parts, rec);
+        free(part->faces);
+        part->faces = faces;
+        part->faces_room = rec;
+    }
     part->face_bytes = rec;
     return LATMC_OK;
 }

@@ -134,6 +134,12 @@ struct latmc_ens_lanes_words {
      * counters (a call is several launches), so nothing reads or continues them */
     bool lost;
     lanes_op dev;                          /* the backend's: the words live there */
+    /* the CPU backend's vectors of groups: their words in its layout between calls (one
+     * per vector, made before a call's sweeps: lib/backend.h's latmc_ens_lanes_keep), and
+     * the count of this file's writes to spin (pack) that they compare with */
+    struct latmc_ens_lanes_keep *keeps;
+    int n_keeps;
+    uint64_t spin_gen;
 };
 
 /* LATMC_ESTATE once a device's call of sweeps failed (w->lost); fn names the caller. */
@@ -157,6 +163,9 @@ void latmc_ens_lanes_free(latmc_ens *e)
     free(w->tables);
     free(w->changed);
     free(w->bytes);
+    for (int c = 0; c < w->n_keeps; c++)
+        free(w->keeps[c].mem);
+    free(w->keeps);
     free(w);
     e->lanes_words = NULL;
 }
@@ -172,6 +181,7 @@ static int lanes_alloc(latmc_ens *e)
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the member lanes");
     e->lanes_words = w;
     w->dev = device_op(e);
+    w->spin_gen = 1;
     w->geom.ndim = nd;
     w->geom.lx = e->desc.extent[0];
     w->geom.ly = e->desc.extent[1];
@@ -214,6 +224,7 @@ static int lanes_alloc(latmc_ens *e)
 static int pack(latmc_ens *e, struct latmc_ens_lanes_words *w)
 {
     const int64_t N = e->nsites;
+    w->spin_gen++; /* the kept copies of the words copy them again */
     memset(w->spin, 0, (size_t)w->groups * (size_t)N * sizeof *w->spin);
     for (int m = 0; m < e->n_members; m++) {
         latmc_sim *sim = e->members[m];
@@ -414,15 +425,18 @@ static void run_group(const latmc_ens *e, const lanes_state *s, int g, uint64_t 
                                           e->sweeps + k, (uint64_t)g, changed);
 }
 
-/* n sweeps of groups g0 .. g1 - 1: the CPU backend's vectors of groups (its ens_lanes,
- * backends/cpu/ising/ising_lanes.c, at the members' SIMD level) as far as they go, the
- * rest here one by one. The same words either way (test_ens_lanes compares the levels). */
-static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int g0, int g1,
-                      uint64_t n, bool reference)
+/* n sweeps of groups g0 .. g1 - 1 (vector c): the CPU backend's vectors of groups (its
+ * ens_lanes, backends/cpu/ising/ising_lanes.c, at the members' SIMD level, on the words it
+ * keeps in s->keeps[c]) as far as they go, the rest here one by one. The same words either
+ * way (test_ens_lanes compares the levels). */
+static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int c, int g0,
+                      int g1, uint64_t n, bool reference)
 {
     int done = 0;
     if (simd) {
         struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SWEEPS);
+        job.keep = &s->keeps[c];
+        job.spin_gen = s->spin_gen;
         job.group0 = g0;
         job.groups = g1;
         job.sweep0 = e->sweeps;
@@ -433,13 +447,44 @@ static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int g0,
         job.changed = s->changed;
         done = simd(e->members, e->n_members, &job);
         done = done < 0 ? 0 : done;
+        if (done < g1 - g0) /* the words written here: the kept spins are behind them */
+            s->keeps[c].spin_gen = 0;
     }
     for (int g = g0 + done; g < g1; g++)
         run_group(e, s, g, n, reference);
 }
 
+/* The CPU backend's kept words of every vector of `per` groups (`chunks` of them), made
+ * before any sweep so that a failure leaves the chain as it was. */
+static int keeps_ready(latmc_ens *e, lanes_state *w, lanes_op simd, int per, int chunks)
+{
+    if (w->n_keeps != chunks) {
+        struct latmc_ens_lanes_keep *k = calloc((size_t)chunks, sizeof *k);
+        if (!k)
+            return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the member "
+                            "lanes' %d vectors of groups", chunks);
+        for (int c = 0; c < w->n_keeps; c++)
+            free(w->keeps[c].mem);
+        free(w->keeps);
+        w->keeps = k;
+        w->n_keeps = chunks;
+    }
+    for (int c = 0; c < chunks; c++) {
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_KEEP);
+        job.group0 = c * per;
+        job.groups = (c + 1) * per < w->groups ? (c + 1) * per : w->groups;
+        job.bond = w->bond;
+        job.keep = &w->keeps[c];
+        const int st = simd(e->members, e->n_members, &job);
+        if (st < 0)
+            return ENS_FAIL(e, st, "latmc_ens_sweep: the member lanes' vectors of groups: %s",
+                            latmc_last_error());
+    }
+    return LATMC_OK;
+}
+
 /* n sweeps of every group on the ensemble's threads. */
-static int run_groups(latmc_ens *e, const lanes_state *w, uint64_t n, bool reference)
+static int run_groups(latmc_ens *e, lanes_state *w, uint64_t n, bool reference)
 {
     /* the CPU backend's vectors of groups: its width (ASK), a thread's turn one vector */
     lanes_op simd = reference ? NULL : LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
@@ -454,16 +499,18 @@ static int run_groups(latmc_ens *e, const lanes_state *w, uint64_t n, bool refer
     const int chunks = (G + per - 1) / per;
     int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);
     nt = nt > chunks ? chunks : nt;
-    const int st = team(e, nt, "latmc_ens_sweep");
-    if (st < 0)
+    int st = team(e, nt, "latmc_ens_sweep");
+    if (st < 0 || (simd && (st = keeps_ready(e, w, simd, per, chunks)) < 0))
         return st;
     if (nt == 1)
         for (int c = 0; c < chunks; c++)
-            run_chunk(e, w, simd, c * per, (c + 1) * per < G ? (c + 1) * per : G, n, reference);
+            run_chunk(e, w, simd, c, c * per, (c + 1) * per < G ? (c + 1) * per : G, n,
+                      reference);
     else {
         LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
         for (int c = 0; c < chunks; c++)
-            run_chunk(e, w, simd, c * per, (c + 1) * per < G ? (c + 1) * per : G, n, reference);
+            run_chunk(e, w, simd, c, c * per, (c + 1) * per < G ? (c + 1) * per : G, n,
+                      reference);
     }
     return LATMC_OK;
 }

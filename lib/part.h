@@ -56,10 +56,13 @@ struct latmc_part {
     size_t *vote_bytes;
     /* Appended: a device's Swendsen-Wang clusters joined across the parts
      * (lib/cluster_part_steps.c): this part's face record then every part's, each
-     * face_bytes (a status word and the backend's record, ops.cluster_faces); allocated
-     * before the first such sweep (latmc_cluster_part_ready), NULL until then. */
+     * face_bytes (a status word and the backend's record, ops.cluster_faces, whose size
+     * may change with the parameters: set before every call of sweeps by
+     * latmc_cluster_part_ready, which allocates them, NULL until then, for records of up
+     * to faces_room bytes). */
     unsigned char *faces;
     size_t face_bytes;
+    size_t faces_room; /* appended */
 };
 
 /* Whether [buf, buf + bytes) lies in one of the part's halo buffers (the 4 of halo_buf, or

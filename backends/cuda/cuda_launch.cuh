@@ -9,6 +9,7 @@
 #ifndef LATMC_CUDA_LAUNCH_CUH
 #define LATMC_CUDA_LAUNCH_CUH
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <cuda_runtime.h>
@@ -59,24 +60,55 @@ __device__ __forceinline__ void cuda_warp_add(unsigned long long *dst, unsigned 
  * its own size, two threads launching it with different sizes (sims of different shapes,
  * doc/cuda.md "Using it": different sims run concurrently) could each lower it under the
  * other's launch. Every caller sets the same value, so the order does not matter.
+ * The room is asked and set once per (kernel, device) and kept (up to CUDA_SHARED_ROOMS
+ * pairs of each file's kernels; past them asked every time): later launches pay one
+ * cudaGetDevice, not four runtime calls. A lock keeps the table whole where threads
+ * launch at once; a pair enters it only once its attribute is set, so a launch that
+ * finds it never runs before the attribute does.
  * cudaErrorInvalidValue where bytes do not fit.
  */
+struct cuda_shared_room {
+    const void *fn;
+    int device;
+    size_t room;
+};
+enum { CUDA_SHARED_ROOMS = 32 };
+
 static inline cudaError_t cuda_allow_shared(const void *fn, size_t bytes)
 {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct cuda_shared_room rooms[CUDA_SHARED_ROOMS];
+    static int n_rooms;
     int device = 0, optin = 0;
-    cudaFuncAttributes attr;
     cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (err == cudaSuccess)
-        err = cudaFuncGetAttributes(&attr, fn);
     if (err != cudaSuccess)
         return err;
-    const size_t room = (size_t)optin > attr.sharedSizeBytes ? (size_t)optin - attr.sharedSizeBytes
-                                                             : 0;
-    if (bytes > room)
-        return cudaErrorInvalidValue;
-    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)room);
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_rooms; i++)
+        if (rooms[i].fn == fn && rooms[i].device == device) {
+            const size_t room = rooms[i].room;
+            pthread_mutex_unlock(&lock);
+            return bytes > room ? cudaErrorInvalidValue : cudaSuccess;
+        }
+    cudaFuncAttributes attr;
+    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err == cudaSuccess)
+        err = cudaFuncGetAttributes(&attr, fn);
+    size_t room = 0;
+    if (err == cudaSuccess) {
+        room = (size_t)optin > attr.sharedSizeBytes ? (size_t)optin - attr.sharedSizeBytes : 0;
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)room);
+    }
+    if (err == cudaSuccess && n_rooms < CUDA_SHARED_ROOMS) {
+        rooms[n_rooms].fn = fn;
+        rooms[n_rooms].device = device;
+        rooms[n_rooms].room = room;
+        n_rooms++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (err != cudaSuccess)
+        return err;
+    return bytes > room ? cudaErrorInvalidValue : cudaSuccess;
 }
 
 #endif

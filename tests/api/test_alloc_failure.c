@@ -4,7 +4,10 @@
  * test fails naming a model of the library that has no variant here),
  * each operation -- create and initialise, sweep and measure, save, load, deserialize --
  * is run with its 1st, 2nd, 3rd, ... allocation made by liblatmc failing, until it runs
- * with none failed. Each run must end cleanly: LATMC_ENOMEM (or LATMC_OK where the library
+ * with none failed; so is an ensemble's first call of sweeps on the member lanes
+ * (decisions = 2: its words, the CPU's kept site-major copies), which on failure must
+ * leave the ensemble as it was (its spins and sweep count) and then run as if it had not
+ * failed. Each run must end cleanly: LATMC_ENOMEM (or LATMC_OK where the library
  * falls back to a path that needs no memory: counted and printed), the output pointer NULL
  * on failure, no crash, and no block that liblatmc allocated left behind once the sim is
  * destroyed (checked here in every build, and by LeakSanitizer in the ASan build).
@@ -386,6 +389,100 @@ static void fail_each_allocation(const struct variant *v, enum op op, unsigned c
     printf("ok   %s %s: %ld allocations, each failed in turn\n", v->name, opname, k);
 }
 
+/* ---- the member lanes (ensemble decisions = 2) ---- */
+
+/* 3D +-J, 5 x 8 x 2 = 80 members (three groups of 32, the last partial) on the member
+ * lanes, hot start; tempering off, so that a call is the lanes' one call of sweeps. */
+static latmc_ens *lanes_make(void)
+{
+    static const double betas[8] = { 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0 };
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 3;
+    d.extent[0] = d.extent[1] = d.extent[2] = 4;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.algorithm = LATMC_ALGO_METROPOLIS;
+    d.device = LATMC_DEVICE_CPU;
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_samples = 5;
+    l.n_temperatures = 8;
+    l.n_replicas = 2;
+    l.seed = 11;
+    l.coupling_seed = 12;
+    l.n_threads = 2;
+    latmc_ens *e = NULL;
+    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK ||
+        latmc_ens_set_temperatures(e, betas, 8) != LATMC_OK ||
+        latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2) != LATMC_OK ||
+        latmc_ens_init_spins(e, LATMC_INIT_HOT) != LATMC_OK) {
+        printf("FAIL lanes: cannot make the ensemble: %s\n",
+               e ? latmc_ens_last_error(e) : latmc_last_error());
+        exit(1);
+    }
+    return e;
+}
+
+enum { LANES_M = 80, LANES_N = 64 };
+
+/* Every member's spins, concatenated. */
+static void lanes_spins(latmc_ens *e, int8_t *out)
+{
+    for (int m = 0; m < LANES_M; m++)
+        if (latmc_ens_get_spins(e, m, out + (size_t)m * LANES_N, LANES_N) != LATMC_OK) {
+            printf("FAIL lanes: member %d's spins: %s\n", m, latmc_ens_last_error(e));
+            exit(1);
+        }
+}
+
+static void lanes_each_allocation(void)
+{
+    static int8_t ref[LANES_M * LANES_N], start[LANES_M * LANES_N], now[LANES_M * LANES_N];
+    latmc_ens *r = lanes_make();
+    if (latmc_ens_sweep(r, 5) != LATMC_OK) {
+        printf("FAIL lanes: the run without failures: %s\n", latmc_ens_last_error(r));
+        exit(1);
+    }
+    lanes_spins(r, ref);
+    latmc_ens_destroy(&r);
+    long k;
+    for (k = 0; k < 100000; k++) {
+        latmc_ens *e = lanes_make();
+        lanes_spins(e, start);
+        atomic_store(&lib_calls, 0);
+        atomic_store(&injected, false);
+        fail_at = k;
+        atomic_store(&armed, true);
+        int st = latmc_ens_sweep(e, 5);
+        atomic_store(&armed, false);
+        const bool hit = atomic_load(&injected);
+        if (hit && st == LATMC_OK)
+            fallbacks++;
+        check(st == LATMC_OK || (hit && st == LATMC_ENOMEM), "lanes", "sweep", k,
+              latmc_strerror(st));
+        if (st != LATMC_OK && st != LATMC_ENOMEM)
+            printf("     message: %s\n", latmc_ens_last_error(e));
+        if (st == LATMC_ENOMEM) {
+            uint64_t count = 1;
+            check(latmc_ens_sweep_count(e, &count) == LATMC_OK && count == 0, "lanes",
+                  "sweep", k, "the failed call counted sweeps");
+            lanes_spins(e, now);
+            check(memcmp(now, start, sizeof now) == 0, "lanes", "sweep", k,
+                  "the failed call changed the members' spins");
+            st = latmc_ens_sweep(e, 5);
+            check(st == LATMC_OK, "lanes", "sweep again", k, latmc_ens_last_error(e));
+        }
+        lanes_spins(e, now);
+        check(memcmp(now, ref, sizeof now) == 0, "lanes", "sweep", k,
+              "the spins differ from the run without failures");
+        latmc_ens_destroy(&e);
+        if (!hit)
+            break;
+    }
+    printf("ok   lanes sweep: %ld allocations, each failed in turn\n", k);
+}
+
 static struct variant make_variant(const char *name, int model, int ndim, int64_t l,
                                    int algorithm)
 {
@@ -472,6 +569,7 @@ int main(void)
                 fail_each_allocation(&variants[i], (enum op)op, bytes, size);
         free(bytes);
     }
+    lanes_each_allocation();
     latmc_ctx_destroy(&ctx);
     unlink(path);
     unlink(scratch);

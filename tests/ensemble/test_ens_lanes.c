@@ -16,7 +16,9 @@
  *    default chain's at three temperatures;
  *  - refusals: a sim (decisions 2 is the ensemble's), other models and algorithms;
  *  - CUDA members: the same chain as the CPU's, bit for bit (spins, counters, rounds; run
- *    where a CUDA ensemble can be made).
+ *    where a CUDA ensemble can be made);
+ *  - calls of more sweeps than a CUDA launch takes (1024): the reference, the SIMD
+ *    vectors, small calls and CUDA, bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -425,7 +427,9 @@ static void test_reference_equals_sliced(void **state)
 
 /* A run at SIMD level `mask` (LATMC_CPU_MASK when the members are made: the level of the
  * CPU backend's vectors of groups, backends/cpu/ising/ising_lanes.c): every member's
- * spins, acceptance (its counters) and energy after two calls with tempering rounds. */
+ * spins, acceptance (its counters) and energy after three calls with tempering rounds,
+ * the last member's spins written between the first two (the words packed again: the
+ * vectors' kept copies must take them) and read between the last two. */
 static void level_run(latmc_sim_desc d, int groups, int threads, double h, const char *mask,
                       unsigned char **spins, size_t *bytes, double *acc, double *energy)
 {
@@ -438,7 +442,17 @@ static void level_run(latmc_sim_desc d, int groups, int threads, double h, const
     const int M = n_members(e);
     assert_int_equal(M, 32 * groups - 4);
     assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    const int64_t N = d.extent[0] * d.extent[1] * (d.ndim == 3 ? d.extent[2] : 1);
+    int8_t *one = malloc((size_t)N);
+    assert_non_null(one);
+    assert_int_equal(latmc_ens_get_spins(e, M - 1, one, (size_t)N), LATMC_OK);
+    for (int64_t i = 0; i < N; i += 3)
+        one[i] = (int8_t)-one[i];
+    assert_int_equal(latmc_ens_set_spins(e, M - 1, one, (size_t)N), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(e, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_get_spins(e, 0, one, (size_t)N), LATMC_OK);
+    free(one);
+    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
     *spins = ens_test_all_spins(e, bytes);
     assert_non_null(*spins);
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, acc,
@@ -790,6 +804,86 @@ static void test_cuda_equals_cpu(void **state)
     }
 }
 
+/* One run of `total` sweeps in calls of `per` (the last one shorter) on `device` with the
+ * member lanes' form `form` (LATMC_ENS_LANES; NULL: the default), exchange off: a call is
+ * one call of the lanes' sweeps; then everything it leaves and each member's acceptance.
+ * NULL where an ensemble cannot be made on the device. */
+static latmc_ens *long_run(latmc_sim_desc d, int device, const char *form, int ns, int nt,
+                           double h, uint64_t total, uint64_t per, struct run_state *out,
+                           double *acc)
+{
+    d.device = device;
+    latmc_ens_layout l = ens_test_layout(ns, nt, 1, 5150, 2);
+    latmc_ens *e = NULL;
+    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK)
+        return NULL;
+    assert_int_equal(latmc_ens_set_temperatures(e, ladder, nt), LATMC_OK);
+    if (h != 0.0)
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, h), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    if (form)
+        assert_int_equal(setenv("LATMC_ENS_LANES", form, 1), 0);
+    for (uint64_t done = 0; done < total; done += per)
+        assert_int_equal(latmc_ens_sweep(e, total - done < per ? total - done : per), LATMC_OK);
+    unsetenv("LATMC_ENS_LANES");
+    capture(e, out);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, acc,
+                                           (size_t)(ns * nt)), LATMC_OK);
+    return e;
+}
+
+/* Calls of more sweeps than a launch takes (the CUDA module's 1024,
+ * backends/cuda/ensembles/ens_lanes.c: 2100 = 1024 + 1024 + 52): one call on the CPU by
+ * the per-lane reference, by the SIMD vectors, the same sweeps in calls of 97, and on
+ * CUDA in one call (where a CUDA ensemble can be made; said otherwise), all bit for bit:
+ * spins, energies, counters. 3D +-J Metropolis (two groups, the last partial) and 2D
+ * heat bath with a field (three). */
+static void test_long_calls(void **state)
+{
+    (void)state;
+    const struct { latmc_sim_desc d; int ns, nt; double h; } runs[] = {
+        { lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 5, 8, 0.0 },
+        { lanes_desc(2, 6, 8, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH), 7, 10, 0.2 },
+    };
+    const uint64_t total = 2100;
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        const int M = runs[i].ns * runs[i].nt;
+        struct run_state ref, other;
+        double *acc_ref = malloc((size_t)M * sizeof *acc_ref), *acc = malloc((size_t)M * sizeof *acc);
+        assert_true(acc_ref && acc);
+        latmc_ens *e = long_run(runs[i].d, LATMC_DEVICE_CPU, "reference", runs[i].ns,
+                                runs[i].nt, runs[i].h, total, total, &ref, acc_ref);
+        assert_non_null(e);
+        latmc_ens_destroy(&e);
+        for (int m = 0; m < M; m++)
+            assert_true(acc_ref[m] > 0.0 && acc_ref[m] < 1.0);
+        const struct { int device; uint64_t per; const char *what; } ways[] = {
+            { LATMC_DEVICE_CPU, total, "CPU, one call" },
+            { LATMC_DEVICE_CPU, 97, "CPU, calls of 97" },
+            { LATMC_DEVICE_CUDA, total, "CUDA, one call" },
+        };
+        for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+            e = long_run(runs[i].d, ways[w].device, NULL, runs[i].ns, runs[i].nt, runs[i].h,
+                         total, ways[w].per, &other, acc);
+            if (!e) {
+                print_message("# run %zu, %s: not run (no CUDA ensemble here)\n", i,
+                              ways[w].what);
+                continue;
+            }
+            assert_same(&ref, &other, M, runs[i].nt);
+            assert_memory_equal(acc_ref, acc, (size_t)M * sizeof *acc);
+            print_message("# run %zu, %s: the reference's words bit for bit\n", i,
+                          ways[w].what);
+            free(other.spins);
+            latmc_ens_destroy(&e);
+        }
+        free(ref.spins);
+        free(acc_ref);
+        free(acc);
+    }
+}
+
 /* ---- statistics ---- */
 
 /* Exact <e> (per site) and <|m|> of a 4x4 lattice with couplings eps (NULL: uniform). */
@@ -1122,7 +1216,8 @@ int main(void)
         latmc_ctx_destroy(&c);
         if (!gpu)
             return 77;
-        const struct CMUnitTest cuda[] = { cmocka_unit_test(test_cuda_equals_cpu) };
+        const struct CMUnitTest cuda[] = { cmocka_unit_test(test_cuda_equals_cpu),
+                                           cmocka_unit_test(test_long_calls) };
         return cmocka_run_group_tests(cuda, setup, teardown);
     }
     const struct CMUnitTest tests[] = {
@@ -1136,6 +1231,7 @@ int main(void)
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cuda_equals_cpu),
+        cmocka_unit_test(test_long_calls),
         cmocka_unit_test(test_exact_enumeration),
         cmocka_unit_test(test_energy_distribution),
         cmocka_unit_test(test_decision_statistics),

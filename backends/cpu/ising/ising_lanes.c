@@ -4,6 +4,7 @@
  * (the level's width: groups a vector) and SWEEPS, on job->spin and job->bond, from
  * lib/ens_lanes.c's group loop.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "cpu_backend.h"
@@ -27,9 +28,12 @@ int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_en
     cpu_ising_lanes_dsp_init(&dsp, st->simd_flags);
     if (job->what == LATMC_ENS_LANES_ASK)
         return dsp.width;
-    if (job->what != LATMC_ENS_LANES_SWEEPS)
+    if (job->what != LATMC_ENS_LANES_SWEEPS && job->what != LATMC_ENS_LANES_KEEP)
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU's member lanes keep the host's words");
+    const bool sweeps = job->what == LATMC_ENS_LANES_SWEEPS;
     if (dsp.run_narrow && job->groups - job->group0 <= dsp.narrow)
-        return dsp.run_narrow(job);
-    return dsp.run ? dsp.run(job) : 0;
+        return sweeps ? dsp.run_narrow(job) : dsp.keep_narrow(job);
+    if (!dsp.run)
+        return sweeps ? 0 : latmc_fail(LATMC_EUNSUPPORTED, "no SIMD level for member lanes");
+    return sweeps ? dsp.run(job) : dsp.keep(job);
 }

@@ -12,17 +12,20 @@
 
 #include "backend.h"
 
-/* Runs groups job->group0 .. job->groups - 1 in vectors of the level's width from group0
- * (the last one's lanes past the last group inactive); returns how many it ran (all, or 0
- * when it cannot allocate its copy): the caller runs the rest. */
+/* run: groups job->group0 .. job->groups - 1 in vectors of the level's width from group0
+ * (the last one's lanes past the last group inactive), on the words kept in job->keep;
+ * returns how many it ran (all, or 0 where keep was not made for them by the level's
+ * keep): the caller runs the rest. keep: job->keep made for those groups (KEEP,
+ * lib/backend.h; LATMC_OK, or LATMC_ENOMEM with job->keep unchanged). */
 typedef int (*cpu_ising_lanes_fn)(const struct latmc_ens_lanes_job *job);
 
 struct cpu_ising_lanes_dsp {
     cpu_ising_lanes_fn run;   /* NULL: the C level (lib/ens_lanes.c's scalar form) */
+    cpu_ising_lanes_fn keep;
     int width;
     /* calls of at most `narrow` groups (a vector less than half full): narrower vectors
      * (AVX-512: eight 64-bit lanes), or NULL */
-    cpu_ising_lanes_fn run_narrow;
+    cpu_ising_lanes_fn run_narrow, keep_narrow;
     int narrow;
     const char *level;
 };
@@ -31,9 +34,10 @@ void cpu_ising_lanes_dsp_init(struct cpu_ising_lanes_dsp *dsp, unsigned flags);
 void cpu_ising_lanes_dsp_init_avx2(struct cpu_ising_lanes_dsp *dsp);
 void cpu_ising_lanes_dsp_init_avx512(struct cpu_ising_lanes_dsp *dsp);
 int cpu_ising_lanes_run_avx512_x8(const struct latmc_ens_lanes_job *job);
+int cpu_ising_lanes_keep_avx512_x8(const struct latmc_ens_lanes_job *job);
 
 /* ops.ens_lanes of the CPU backend (lib/backend.h's job): ASK returns the level's width,
- * SWEEPS runs cpu_ising_lanes_fn's groups; the rest is lib/ens_lanes.c's. */
+ * KEEP and SWEEPS run cpu_ising_lanes_fn's; the rest is lib/ens_lanes.c's. */
 int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
 
 #endif

@@ -14,6 +14,7 @@
 #define LW 4
 typedef uint64_t ls_e;
 #define LANES_ENTRY cpu_ising_lanes_run_avx2
+#define LANES_KEEP cpu_ising_lanes_keep_avx2
 #define LANES_KEYS latmc_philox_x4_keys
 #define LANES_KEYS_INIT latmc_philox_x4_keys_init
 
@@ -52,11 +53,13 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
 }
 
 int cpu_ising_lanes_run_avx2(const struct latmc_ens_lanes_job *job);
+int cpu_ising_lanes_keep_avx2(const struct latmc_ens_lanes_job *job);
 #include "ising_lanes_simd_tmpl.h"
 
 void cpu_ising_lanes_dsp_init_avx2(struct cpu_ising_lanes_dsp *dsp)
 {
     dsp->run = cpu_ising_lanes_run_avx2;
+    dsp->keep = cpu_ising_lanes_keep_avx2;
     dsp->width = LW;
     dsp->level = "avx2";
 }

@@ -14,6 +14,7 @@
 #define LW 16
 typedef uint32_t ls_e;
 #define LANES_ENTRY cpu_ising_lanes_run_avx512
+#define LANES_KEEP cpu_ising_lanes_keep_avx512
 #define LANES_KEYS latmc_philox_x8_keys
 #define LANES_KEYS_INIT latmc_philox_x8_keys_init
 
@@ -54,14 +55,17 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
 }
 
 int cpu_ising_lanes_run_avx512(const struct latmc_ens_lanes_job *job);
+int cpu_ising_lanes_keep_avx512(const struct latmc_ens_lanes_job *job);
 #include "ising_lanes_simd_tmpl.h"
 
 void cpu_ising_lanes_dsp_init_avx512(struct cpu_ising_lanes_dsp *dsp)
 {
     dsp->run = cpu_ising_lanes_run_avx512;
+    dsp->keep = cpu_ising_lanes_keep_avx512;
     dsp->width = LW;
     dsp->level = "avx512";
     /* at most eight groups: eight 64-bit lanes (one set of blocks, not two) */
     dsp->run_narrow = cpu_ising_lanes_run_avx512_x8;
+    dsp->keep_narrow = cpu_ising_lanes_keep_avx512_x8;
     dsp->narrow = 8;
 }

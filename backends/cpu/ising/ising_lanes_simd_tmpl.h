@@ -3,7 +3,7 @@
  * SIMD level's primitives, which the level's file defines before the inclusion:
  *   LV, LW, ls_e          the vector, its W lanes (one group each) and a lane's integer
  *                         (uint64_t: the 32-bit word in a lane's low half; uint32_t);
- *   LANES_ENTRY           the level's entry (cpu_ising_lanes_fn);
+ *   LANES_ENTRY, LANES_KEEP  the level's entries (cpu_ising_lanes_fn: run, keep);
  *   LANES_KEYS, LANES_KEYS_INIT  philox_lanes_tmpl.h's keys;
  *   ls_draw(keys, gN, nl, i, name, q, r)  planes 4q .. 4q + 3 of the colour's name `name`
  *                         in r[0 .. 3], lane l's from its block gN[l] + i (lanes from nl
@@ -17,6 +17,7 @@
  * low 32 bits of a lane mean anything: the high halves of Philox's outputs are masked by
  * the (zero-extended) lane masks before they reach a word.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,61 +190,107 @@ static inline __attribute__((always_inline)) void ls_count(struct ls_small *m, L
         ls_small_flush(m, ctr);
 }
 
-int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
+/* The geometry of the job's lattice (the checkerboard's walk). */
+static struct latmc_lattice ls_geom(const struct latmc_ens_lanes_job *job)
 {
-    const int nd = job->ndim;
     struct latmc_lattice geom;
     memset(&geom, 0, sizeof geom);
-    geom.ndim = nd;
+    geom.ndim = job->ndim;
     geom.lx = job->extent[0];
     geom.ly = job->extent[1];
-    geom.lz = nd == 3 ? job->extent[2] : 1;
+    geom.lz = job->ndim == 3 ? job->extent[2] : 1;
     geom.nsites = geom.lx * geom.ly * geom.lz;
+    return geom;
+}
+
+/* The keep's block (lib/backend.h's latmc_ens_lanes_keep): per vector of W groups its
+ * words site-major (W a site; lanes without a group zero), spins (sbytes) then bonds
+ * (bbytes, +-J only); after the vectors a call's tables and counters. */
+struct ls_block {
+    size_t sbytes, bbytes, vbytes, total;
+    int vectors;
+};
+
+static struct ls_block ls_block_of(const struct latmc_ens_lanes_job *job, int64_t N)
+{
+    struct ls_block b;
+    b.sbytes = ((size_t)N * LW * sizeof(uint32_t) + 63) / 64 * 64;
+    b.bbytes = job->bond ? b.sbytes * (size_t)job->ndim : 0;
+    b.vbytes = b.sbytes + b.bbytes;
+    b.vectors = (job->groups - job->group0 + LW - 1) / LW;
+    b.total = b.vbytes * (size_t)b.vectors + (sizeof(struct ls_tables) + 63) / 64 * 64 +
+              LS_CTR * sizeof(LV);
+    return b;
+}
+
+int LANES_KEEP(const struct latmc_ens_lanes_job *job)
+{
+    struct latmc_ens_lanes_keep *k = job->keep;
+    if (k->mem && k->group0 == job->group0 && k->groups == job->groups && k->width == LW)
+        return LATMC_OK;
+    const int64_t N = ls_geom(job).nsites;
+    const int nd = job->ndim, whole = job->groups - job->group0;
+    const struct ls_block b = ls_block_of(job, N);
+    unsigned char *mem = aligned_alloc(64, b.total);
+    if (!mem)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the site-major words of "
+                          "member groups %d .. %d (%zu bytes)", job->group0, job->groups - 1,
+                          b.total);
+    memset(mem, 0, b.vbytes * (size_t)b.vectors);
+    for (int v = 0; v < b.vectors && job->bond; v++) {
+        uint32_t *tb = (uint32_t *)(mem + b.vbytes * (size_t)v + b.sbytes);
+        const int g0 = job->group0 + v * LW, nl = whole - v * LW < LW ? whole - v * LW : LW;
+        for (int l = 0; l < nl; l++) {
+            const uint32_t *bp = job->bond + (size_t)(g0 + l) * (size_t)N * (size_t)nd;
+            for (int64_t i = 0; i < N * nd; i++)
+                tb[i * LW + l] = bp[i];
+        }
+    }
+    free(k->mem);
+    k->mem = mem;
+    k->group0 = job->group0;
+    k->groups = job->groups;
+    k->width = LW;
+    k->spin_gen = 0;
+    return LATMC_OK;
+}
+
+int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
+{
+    struct latmc_ens_lanes_keep *k = job->keep;
+    const int whole = job->groups - job->group0; /* the last vector's lanes past it: none */
+    if (whole <= 0 || !k || !k->mem || k->group0 != job->group0 || k->groups != job->groups ||
+        k->width != LW)
+        return 0; /* the caller's scalar form runs them */
+    const struct latmc_lattice geom = ls_geom(job);
     const int64_t N = geom.nsites, half = N / 2;
     const int heatbath = job->algorithm == LATMC_ALGO_HEATBATH;
-    const int whole = job->groups - job->group0; /* the last vector's lanes past it: none */
-    if (whole <= 0)
-        return 0;
-    const size_t sbytes = ((size_t)N * LW * sizeof(uint32_t) + 63) / 64 * 64;
-    const size_t bbytes = job->bond ? sbytes * (size_t)nd : 0;
-    uint32_t *ts = aligned_alloc(64, sbytes);
-    uint32_t *tb = job->bond ? aligned_alloc(64, bbytes) : NULL;
-    struct ls_tables *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
-    LV *ctr = aligned_alloc(64, LS_CTR * sizeof(LV));
-    if (!ts || (job->bond && !tb) || !t || !ctr) {
-        free(ts);
-        free(tb);
-        free(t);
-        free(ctr);
-        return 0; /* the caller's scalar form runs them */
-    }
+    const struct ls_block b = ls_block_of(job, N);
+    unsigned char *mem = k->mem;
+    struct ls_tables *t = (struct ls_tables *)(mem + b.vbytes * (size_t)b.vectors);
+    LV *ctr = (LV *)((unsigned char *)t + (sizeof *t + 63) / 64 * 64);
+    /* the kept spins are the core's words unless it wrote them since (or ran these
+     * groups itself) */
+    const bool spins_in = k->spin_gen != job->spin_gen;
     struct LANES_KEYS keys;
     LANES_KEYS_INIT(&keys, job->seed);
-    for (int g0 = job->group0; g0 < job->group0 + whole; g0 += LW) {
-        /* the W groups' words site-major (lanes without a group: zero, never active) */
-        const int nl = job->group0 + whole - g0 < LW ? job->group0 + whole - g0 : LW;
-        if (nl < LW) {
-            memset(ts, 0, sbytes);
-            if (tb)
-                memset(tb, 0, bbytes);
-        }
-        for (int l = 0; l < nl; l++) {
+    for (int v = 0; v < b.vectors; v++) {
+        const int g0 = job->group0 + v * LW, nl = whole - v * LW < LW ? whole - v * LW : LW;
+        uint32_t *ts = (uint32_t *)(mem + b.vbytes * (size_t)v);
+        const uint32_t *tb =
+            job->bond ? (const uint32_t *)(mem + b.vbytes * (size_t)v + b.sbytes) : NULL;
+        for (int l = 0; l < nl && spins_in; l++) {
             const uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
             for (int64_t i = 0; i < N; i++)
                 ts[i * LW + l] = sp[i];
-            if (tb) {
-                const uint32_t *bp = job->bond + (size_t)(g0 + l) * (size_t)N * (size_t)nd;
-                for (int64_t i = 0; i < N * nd; i++)
-                    tb[i * LW + l] = bp[i];
-            }
         }
         ls_tables_make(t, job, g0, nl, N);
-        for (int k = 0; k < LS_CTR; k++)
-            ctr[k] = v_zero();
+        for (int c = 0; c < LS_CTR; c++)
+            ctr[c] = v_zero();
         struct ls_small small = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
-        for (uint64_t k = 0; k < job->n_sweeps; k++)
+        for (uint64_t s = 0; s < job->n_sweeps; s++)
             for (int c = 0; c < 2; c++) {
-                const struct latmc_rng_name name = latmc_ens_lanes_name(job->sweep0 + k, c);
+                const struct latmc_rng_name name = latmc_ens_lanes_name(job->sweep0 + s, c);
                 struct latmc_site site = latmc_checkerboard_site(&geom, c, 0);
                 for (int64_t j = 0; j < half; j++, latmc_checkerboard_next(&geom, c, &site))
                     ls_count(&small, ctr,
@@ -251,22 +298,20 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
             }
         ls_small_flush(&small, ctr);
         _Alignas(64) ls_e plane[LW];
-        for (int k = 0; k < LS_CTR; k++) {
-            memcpy(plane, &ctr[k], sizeof plane);
+        for (int c = 0; c < LS_CTR; c++) {
+            memcpy(plane, &ctr[c], sizeof plane);
             for (int l = 0; l < nl; l++)
                 for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
                     job->changed[(size_t)(g0 + l) * LATMC_ENS_LANES + __builtin_ctz(x)] +=
-                        (uint64_t)1 << k;
+                        (uint64_t)1 << c;
         }
+        /* the core's words (its rounds' sums and the members read them) */
         for (int l = 0; l < nl; l++) {
             uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
             for (int64_t i = 0; i < N; i++)
                 sp[i] = ts[i * LW + l];
         }
     }
-    free(ts);
-    free(tb);
-    free(t);
-    free(ctr);
+    k->spin_gen = job->spin_gen;
     return whole;
 }

@@ -15,6 +15,7 @@
 #define LW 8
 typedef uint64_t ls_e;
 #define LANES_ENTRY cpu_ising_lanes_run_avx512_x8
+#define LANES_KEEP cpu_ising_lanes_keep_avx512_x8
 #define LANES_KEYS latmc_philox_x8_keys
 #define LANES_KEYS_INIT latmc_philox_x8_keys_init
 

@@ -230,32 +230,32 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
 
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
-                       int rank, int64_t seed_site)
+                       int rank, int64_t seed_site, int field)
 {
     const char *what_s = "joining the clusters across the parts' faces";
-    const size_t words = (size_t)cuda_sw_face_words(f->ps), record = (words + 3) * 4;
-    const int field = f->sums != NULL; /* every part's alike: the sim's beta h */
+    /* the sums' words only in a field: 20 ps bytes a record without, 36 ps with */
+    const size_t words = (size_t)cuda_sw_face_words(f->ps);
+    const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field), record = (used + 3) * 4;
     cudaStream_t stream = box->ex.border_stream; /* the steps' (launch_joined) */
     if (what == LATMC_CLUSTER_FACES_SIZE) {
         *bytes = record;
         return LATMC_OK;
     }
-    if (*bytes < record || !f->gathered || !f->target || rank < 0 || rank >= f->n)
+    /* the label step's sums (sw_label_sums) follow the same beta h */
+    if (*bytes < record || !f->gathered || !f->target || rank < 0 || rank >= f->n ||
+        (what == LATMC_CLUSTER_FACES_OUT && field != (f->sums != NULL)))
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's faces of %zu "
-                               "bytes (at least %zu), part %d of %d (a bug)", *bytes, record,
-                               rank, f->n);
+                               "bytes (at least %zu), part %d of %d, field %d, sums %s (a bug)",
+                               *bytes, record, rank, f->n, field, f->sums ? "made" : "none");
     if (what == LATMC_CLUSTER_FACES_OUT) {
         uint32_t *rec = host;
         long long sum = 0;
-        int st = seed_piece(kb, f->ps, seed_site, f->sums, stream, &rec[words], &sum);
+        int st = seed_piece(kb, f->ps, seed_site, f->sums, stream, &rec[used], &sum);
         if (st < 0)
             return st;
-        rec[words + 1] = (uint32_t)(unsigned long long)sum;
-        rec[words + 2] = (uint32_t)((unsigned long long)sum >> 32);
+        rec[used + 1] = (uint32_t)(unsigned long long)sum;
+        rec[used + 2] = (uint32_t)((unsigned long long)sum >> 32);
         cudaError_t err = cuda_sw_faces_out(stream, kb, f->scratch, f->sums, f->face);
-        /* the sums' words only in a field (the record's size is fixed: zeros without) */
-        const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field);
-        memset(rec + used, 0, (words - used) * 4);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(rec, f->face, used * 4, cudaMemcpyDeviceToHost, stream);
         if (err == cudaSuccess)
@@ -270,19 +270,18 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
     for (int p = 0; p < f->n && seed_site >= 0; p++) {
         const uint32_t *rec = (const uint32_t *)(const void *)((const unsigned char *)host +
                                                                (size_t)p * *bytes);
-        if (rec[words] == UINT32_MAX)
+        if (rec[used] == UINT32_MAX)
             continue;
         owner = p;
-        own_target[0] = rec[words];
-        own_target[2] = rec[words + 1];
-        own_target[3] = rec[words + 2];
+        own_target[0] = rec[used];
+        own_target[2] = rec[used + 1];
+        own_target[3] = rec[used + 2];
         slot = face_slot(rec + 2 * (size_t)f->ps, f->ps, own_target[0]);
         break;
     }
     /* the records to the device (pageable: copied before the call returns), side by side
      * as cuda_sw_faces_join reads them */
     cudaError_t err = cudaSuccess;
-    const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field);
     for (int p = 0; p < f->n && err == cudaSuccess; p++)
         err = cudaMemcpyAsync(f->gathered + (size_t)p * words,
                               (const unsigned char *)host + (size_t)p * *bytes, used * 4,

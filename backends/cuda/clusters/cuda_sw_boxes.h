@@ -55,10 +55,13 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
                        struct cuda_sw_faces *const *faces, int64_t seed_site);
 
 /* A part of a lattice shared by processes (f made for its box, on its device, current):
- * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*). The record: the
- * face buffer, then one word, the name of the Wolff seed's piece (its root's global site)
- * on the part that holds the seed site, else UINT32_MAX (seed_site < 0: Swendsen-Wang),
- * then that piece's sum (two words, low first; 0 without a field or elsewhere).
+ * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*). field: the sim's
+ * beta h != 0 (its parameters, the same on every part and at every step of a call). The
+ * record: the face buffer's words that a join reads (cuda_sw_face_words_used: the sums'
+ * only in a field), then one word, the name of the Wolff seed's piece (its root's global
+ * site) on the part that holds the seed site, else UINT32_MAX (seed_site < 0:
+ * Swendsen-Wang), then that piece's sum (two words, low first; 0 without a field or
+ * elsewhere).
  * SIZE: the record's bytes; OUT: the box's record into host after its labels (kb: its
  * kernel view), waited for, its pieces' sums in the faces in a field (f->sums) and
  * two words more, the seed's piece's sum; JOIN: every part's records at host, *bytes apart, in part
@@ -69,6 +72,6 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
  * border stream. A library status. */
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
-                       int rank, int64_t seed_site);
+                       int rank, int64_t seed_site, int field);
 
 #endif

@@ -418,8 +418,9 @@ static int sw_part_faces(const latmc_sim *sim, struct cuda_box *b, int what, voi
                                   ? latmc_cluster_seed_site(sim->desc.seed, sb->label_sweep,
                                                             sim->nsites)
                                   : -1;
+    const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
     return cuda_sw_part_faces(b, &k, sb->faces, what, host, bytes, sim->part->rank,
-                              seed_site);
+                              seed_site, beta_h != 0.0);
 }
 
 /* A box alone: Swendsen-Wang's clusters' sums allocated for the first sweep in a field
