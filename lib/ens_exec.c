@@ -152,20 +152,32 @@ static uint64_t batch_first(const latmc_ens *e)
     return e->members[0]->sweeps + e->lag_sweeps;
 }
 
-/* After a batched call of n sweeps that answered st: the members' bookkeeping of
- * latmc_sim_sweep (their sums stale whatever happened), kept by the ensemble where the call
- * succeeded (latmc_ens_exec_settle), and the ensemble's failure. */
-static int batch_done(latmc_ens *e, uint64_t n, int st)
+/*
+ * Where a batched call of n sweeps adds its counts: straight into the pending ones where
+ * the plan hands the backend one list (a failure then adds nothing, lib/box.h), else into
+ * the call's own (zero between calls), added to the pending ones once the call succeeded,
+ * so that a failed call counts nothing, as a failed latmc_sim_sweep.
+ */
+static uint64_t *batch_counts(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
+{
+    return latmc_plan_batch_one_list(e->members[0], n, rounds) ? e->pending : e->counts;
+}
+
+/* After a batched call of n sweeps that answered st, its counts in `counts` (batch_counts):
+ * the members' bookkeeping of latmc_sim_sweep (their sums stale whatever happened), kept by
+ * the ensemble where the call succeeded (latmc_ens_exec_settle), and the ensemble's
+ * failure. */
+static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
 {
     const int M = e->n_members;
-    uint64_t *counts = e->counts, *pending = e->pending;
+    uint64_t *pending = e->pending;
     if (st == LATMC_OK) {
-        /* the call's counts into the pending ones (the counts zero again for the next) */
+        if (counts != pending) /* the call's counts into the pending ones, zero again */
+            for (int m = 0; m < 2 * M; m++) {
+                pending[m] += counts[m];
+                counts[m] = 0;
+            }
         uint64_t most = 0;
-        for (int m = 0; m < 2 * M; m++) {
-            pending[m] += counts[m];
-            counts[m] = 0;
-        }
         for (int m = M; m < 2 * M; m++)
             most = pending[m] > most ? pending[m] : most;
         e->lag_sweeps += n;
@@ -184,7 +196,8 @@ static int batch_done(latmc_ens *e, uint64_t n, int st)
         return st;
     }
     if (st != LATMC_EUNSUPPORTED) { /* the sums stale, nothing counted (as latmc_sim_sweep) */
-        memset(counts, 0, 2 * (size_t)M * sizeof *counts);
+        if (counts != pending)
+            memset(counts, 0, 2 * (size_t)M * sizeof *counts);
         latmc_ens_exec_settle(e);
         for (int m = 0; m < M; m++)
             e->members[m]->sums_valid = false;
@@ -214,9 +227,9 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     if (st < 0)
         return st;
     const int M = e->n_members;
-    st = latmc_plan_sweep_batch_at(e->members, M, batch_first(e), n, e->counts,
-                                   e->counts + M);
-    return batch_done(e, n, st);
+    uint64_t *counts = batch_counts(e, n, NULL);
+    st = latmc_plan_sweep_batch_at(e->members, M, batch_first(e), n, counts, counts + M);
+    return batch_done(e, n, st, counts);
 }
 
 int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
@@ -225,11 +238,12 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
     if (st < 0)
         return st;
     const int M = e->n_members;
-    st = latmc_plan_sweep_batch_rounds_at(e->members, M, batch_first(e), n, rounds, e->counts,
-                                          e->counts + M);
+    uint64_t *counts = batch_counts(e, n, rounds);
+    st = latmc_plan_sweep_batch_rounds_at(e->members, M, batch_first(e), n, rounds, counts,
+                                          counts + M);
     if (st < 0 && st != LATMC_EUNSUPPORTED)
         e->members_in_step = false; /* some members may have swept, others not */
-    return batch_done(e, n, st);
+    return batch_done(e, n, st, counts);
 }
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)

@@ -435,6 +435,23 @@ int latmc_plan_sweep_batch_rounds_at(latmc_sim *const *members, int n_members, u
     return st;
 }
 
+bool latmc_plan_batch_one_list(latmc_sim *lead, uint64_t n,
+                               const struct latmc_batch_rounds *rounds)
+{
+    if (rounds) { /* a list of whole sweeps and rounds: a call per round and per stretch */
+        if (rounds->every == 0)
+            return true;
+        const uint64_t n_rounds = (rounds->sweeps + n) / rounds->every -
+                                  rounds->sweeps / rounds->every;
+        const uint64_t trailing = (rounds->sweeps + n) % rounds->every != 0; /* no round */
+        return 2 * n_rounds + trailing <= PLAN_BATCH;
+    }
+    /* the fused sweeps' one call, or where the backend refuses it the steps one by one
+     * (sweep_steps of a batch: never paired) */
+    const uint64_t steps = (uint64_t)sweep_length(lead, lead->plan, own_length(lead));
+    return steps == 0 || n <= PLAN_BATCH / steps;
+}
+
 /*
  * A new cut of a sim between sweeps. Nothing but the plan changes: the chain is the same
  * for every cut, and the backends that can take it (run_steps without

@@ -120,4 +120,11 @@ int latmc_plan_sweep_batch_rounds_at(latmc_sim *const *members, int n_members, u
                                      uint64_t n, const struct latmc_batch_rounds *rounds,
                                      uint64_t *accepted, uint64_t *attempted);
 
+/* Whether latmc_plan_sweep_batch_at (rounds NULL) or latmc_plan_sweep_batch_rounds_at of n
+ * sweeps hands the backend one list of calls at most (a backend adds a list's counts only
+ * once it succeeded, lib/box.h): then a failed call has added nothing to accepted and
+ * attempted, and a caller may pass the arrays that hold its totals. */
+bool latmc_plan_batch_one_list(latmc_sim *lead, uint64_t n,
+                               const struct latmc_batch_rounds *rounds);
+
 #endif
