@@ -90,7 +90,7 @@ struct latmc_step_call {
      * each one box alone (boxes[0], the whole lattice, whose halo is its own wrap), all at
      * sweep `sweep`; run_steps gets them with its sim = members[0], every call of a list
      * for the same batch, and adds member m's updates to accepted[m] and attempted[m]
-     * (arrays of n_members). It may answer LATMC_EUNSUPPORTED with nothing done, where the
+     * (arrays of n_members) once the list succeeded (nothing where it fails). It may answer LATMC_EUNSUPPORTED with nothing done, where the
      * members cannot run together (the core then sweeps them one by one), only on the
      * first list of a latmc_plan_sweep_batch call. n_members 0: one sim, as above. */
     struct latmc_sim *const *members;

@@ -115,6 +115,7 @@ static void ens_free(latmc_ens *e)
     free(e->scratch);
     free(e->status);
     free(e->counts);
+    free(e->pending);
     free(e->batch_sums);
     latmc_ens_lanes_free(e);
     if (e->ctx)
@@ -544,18 +545,23 @@ int latmc_ens_init_spins(latmc_ens *e, int how)
  */
 static int counters_allow(latmc_ens *e, uint64_t n)
 {
+    if (!e->members_in_step)
+        latmc_ens_exec_settle(e); /* every member's own counts */
     for (int m = 0; m < (e->members_in_step ? 1 : e->n_members); m++) {
         const latmc_sim *sim = e->members[m];
-        const uint64_t max = latmc_sim_max_sweeps(sim);
-        if (sim->sweeps > max || n > max - sim->sweeps)
+        const uint64_t max = latmc_sim_max_sweeps(sim), done = sim->sweeps + e->lag_sweeps;
+        /* the batched calls' counts the ensemble keeps for it (lib/ens_exec.c) */
+        const uint64_t attempted =
+            sim->attempted + (e->unsettled ? e->pending[e->n_members + m] : 0);
+        if (done > max || n > max - done)
             return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_sweep: member %d: %llu more sweeps "
                             "would pass the %llu sweeps the random-number counters can name",
                             m, (unsigned long long)n, (unsigned long long)max);
-        if (sim->attempted > LATMC_SWEEP_MAX_ATTEMPTED)
+        if (attempted > LATMC_SWEEP_MAX_ATTEMPTED)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d's acceptance "
                             "counters hold %llu attempted updates, more than 2^62 (its own "
                             "configuration given back by latmc_ens_set_spins empties them)",
-                            m, (unsigned long long)sim->attempted);
+                            m, (unsigned long long)attempted);
     }
     for (int t = 0; t + 1 < e->layout.n_temperatures; t++)
         if (e->pair_attempted[t] > LATMC_SWEEP_MAX_ATTEMPTED)

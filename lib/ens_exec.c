@@ -81,53 +81,127 @@ static int first_failure(latmc_ens *e, const char *what)
 }
 
 /*
+ * The members' bookkeeping of latmc_sim_sweep for the batched calls so far (their sweeps,
+ * accepted and attempted counts, sums stale), kept by the ensemble until now (batch_done):
+ * a short call then touches no member, where a pass over thousands of sims cost more than
+ * the rest of the call's host work (4096 members: tens of microseconds). Every path that
+ * reads or runs a member comes here first: latmc_ens_sync (every reader of the members,
+ * the map, statistics, parameters, configurations and checkpoints), the host's rounds and
+ * measurements, the members run one by one, the checks of every member.
+ */
+void latmc_ens_exec_settle(latmc_ens *e)
+{
+    if (!e->unsettled)
+        return;
+    const int M = e->n_members;
+    const uint64_t lag = e->lag_sweeps;
+    uint64_t *pending = e->pending, bound = 0;
+    for (int m = 0; m < M; m++) {
+        latmc_sim *sim = e->members[m];
+        sim->sums_valid = false;
+        sim->sweeps += lag;
+        sim->accepted += pending[m];
+        sim->attempted += pending[M + m];
+        bound = sim->attempted > bound ? sim->attempted : bound;
+    }
+    memset(pending, 0, 2 * (size_t)M * sizeof *pending);
+    e->lag_sweeps = 0;
+    e->unsettled = false;
+    e->attempted_bound = bound;
+    e->attempted_known = true;
+}
+
+/*
  * The members' checks of latmc_sim_sweep for a batched call of n sweeps (a batch of the plan,
  * with or without its exchange rounds): LATMC_OK, or LATMC_EUNSUPPORTED where anything differs (the core then
  * runs the members one by one, and latmc_sim_sweep reports what it refuses). Touching
  * thousands of sims costs more than a short call's kernel, so after one full pass they
  * are done per member only where they can differ: parameters of phi^4 (mu2 ladders; its
  * joint check); the sweep counts and boxes stay in step while every call succeeds
- * (members_in_step). Also makes the counts' array.
+ * (members_in_step; member 0's count is behind by lag_sweeps, as every member's). Also
+ * makes the counts' arrays.
  */
 static int batch_checks(latmc_ens *e, uint64_t n)
 {
     const int M = e->n_members;
     const bool full = !e->members_in_step || e->desc.model == LATMC_MODEL_PHI4;
+    if (full)
+        latmc_ens_exec_settle(e);
+    const uint64_t lag = e->lag_sweeps;
     for (int m = 0; m < (full ? M : 1); m++) {
         const latmc_sim *sim = e->members[m];
-        const uint64_t max_sweeps = latmc_sim_max_sweeps(sim);
+        const uint64_t max_sweeps = latmc_sim_max_sweeps(sim), done = sim->sweeps + lag;
         if (sim->plan->n_boxes > 1 || sim->sweeps != e->members[0]->sweeps ||
-            sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps ||
+            done > max_sweeps || n > max_sweeps - done ||
             latmc_params_check_joint(sim->desc.model, sim->param) < 0)
             return LATMC_EUNSUPPORTED;
     }
     e->members_in_step = true;
-    if (!e->counts && !(e->counts = malloc(2 * (size_t)M * sizeof *e->counts)))
+    if (!e->counts && !(e->counts = calloc(2 * (size_t)M, sizeof *e->counts)))
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the counts of %d "
                         "members", M);
-    memset(e->counts, 0, 2 * (size_t)M * sizeof *e->counts);
+    if (!e->pending && !(e->pending = calloc(2 * (size_t)M, sizeof *e->pending)))
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the counts of %d "
+                        "members", M);
     return LATMC_OK;
 }
 
-/* After a batched call of n sweeps that answered st: the members' bookkeeping of
- * latmc_sim_sweep (their sums stale whatever happened), and the ensemble's failure. */
-static int batch_done(latmc_ens *e, uint64_t n, int st)
+/* The members' sweep count before a batched call (all in step, batch_checks). */
+static uint64_t batch_first(const latmc_ens *e)
+{
+    return e->members[0]->sweeps + e->lag_sweeps;
+}
+
+/*
+ * Where a batched call of n sweeps adds its counts: straight into the pending ones where
+ * the plan hands the backend one list (a failure then adds nothing, lib/box.h), else into
+ * the call's own (zero between calls), added to the pending ones once the call succeeded,
+ * so that a failed call counts nothing, as a failed latmc_sim_sweep.
+ */
+static uint64_t *batch_counts(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
+{
+    return latmc_plan_batch_one_list(e->members[0], n, rounds) ? e->pending : e->counts;
+}
+
+/* After a batched call of n sweeps that answered st, its counts in `counts` (batch_counts):
+ * the members' bookkeeping of latmc_sim_sweep (their sums stale whatever happened), kept by
+ * the ensemble where the call succeeded (latmc_ens_exec_settle), and the ensemble's
+ * failure. */
+static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
 {
     const int M = e->n_members;
-    const uint64_t *counts = e->counts;
-    if (st != LATMC_EUNSUPPORTED)
-        for (int m = 0; m < M; m++) {
-            latmc_sim *sim = e->members[m];
-            sim->sums_valid = false;
-            if (st == LATMC_OK) {
-                sim->sweeps += n;
-                sim->accepted += counts[m];
-                sim->attempted += counts[M + m];
-                /* past latmc_sim_sweep's bound: latmc_ens_sweep checks every member next */
-                if (sim->attempted > LATMC_SWEEP_MAX_ATTEMPTED)
-                    e->members_in_step = false;
+    uint64_t *pending = e->pending;
+    if (st == LATMC_OK) {
+        if (counts != pending) /* the call's counts into the pending ones, zero again */
+            for (int m = 0; m < 2 * M; m++) {
+                pending[m] += counts[m];
+                counts[m] = 0;
             }
+        uint64_t most = 0;
+        for (int m = M; m < 2 * M; m++)
+            most = pending[m] > most ? pending[m] : most;
+        e->lag_sweeps += n;
+        e->unsettled = true;
+        if (!e->attempted_known) { /* once after the members ran otherwise */
+            uint64_t bound = 0;
+            for (int m = 0; m < M; m++)
+                bound = e->members[m]->attempted > bound ? e->members[m]->attempted : bound;
+            e->attempted_bound = bound;
+            e->attempted_known = true;
         }
+        /* past latmc_sim_sweep's bound (perhaps): latmc_ens_sweep checks every member next */
+        if (e->attempted_bound > LATMC_SWEEP_MAX_ATTEMPTED ||
+            most > LATMC_SWEEP_MAX_ATTEMPTED - e->attempted_bound)
+            e->members_in_step = false;
+        return st;
+    }
+    if (st != LATMC_EUNSUPPORTED) { /* the sums stale, nothing counted (as latmc_sim_sweep) */
+        if (counts != pending)
+            memset(counts, 0, 2 * (size_t)M * sizeof *counts);
+        latmc_ens_exec_settle(e);
+        for (int m = 0; m < M; m++)
+            e->members[m]->sums_valid = false;
+    }
     if (st < 0 && st != LATMC_EUNSUPPORTED) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
@@ -153,8 +227,9 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     if (st < 0)
         return st;
     const int M = e->n_members;
-    st = latmc_plan_sweep_batch(e->members, M, n, e->counts, e->counts + M);
-    return batch_done(e, n, st);
+    uint64_t *counts = batch_counts(e, n, NULL);
+    st = latmc_plan_sweep_batch_at(e->members, M, batch_first(e), n, counts, counts + M);
+    return batch_done(e, n, st, counts);
 }
 
 int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
@@ -163,19 +238,26 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
     if (st < 0)
         return st;
     const int M = e->n_members;
-    st = latmc_plan_sweep_batch_rounds(e->members, M, n, rounds, e->counts, e->counts + M);
+    uint64_t *counts = batch_counts(e, n, rounds);
+    st = latmc_plan_sweep_batch_rounds_at(e->members, M, batch_first(e), n, rounds, counts,
+                                          counts + M);
     if (st < 0 && st != LATMC_EUNSUPPORTED)
         e->members_in_step = false; /* some members may have swept, others not */
-    return batch_done(e, n, st);
+    return batch_done(e, n, st, counts);
 }
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 {
-    if (e->lanes) /* the ensemble's own chain: members in groups of 32 (lib/ens_lanes.c) */
+    if (e->lanes) { /* the ensemble's own chain: members in groups of 32 (lib/ens_lanes.c) */
+        latmc_ens_exec_settle(e);
+        e->attempted_known = false; /* the members' counts move outside batch_done */
         return latmc_ens_lanes_sweeps(e, n);
+    }
     const int batched = batched_sweeps(e, n);
     if (batched != LATMC_EUNSUPPORTED)
         return batched;
+    latmc_ens_exec_settle(e);
+    e->attempted_known = false;
     const int M = e->n_members;
     const int nt = member_threads(e, (double)M * (double)e->nsites * (double)n);
     int *status = e->status;
@@ -242,6 +324,7 @@ static int batched_measure(latmc_ens *e)
 
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
 {
+    latmc_ens_exec_settle(e);
     const int M = e->n_members, nt = member_threads(e, (double)M * (double)e->nsites);
     int *status = e->status;
     latmc_sim **members = e->members;

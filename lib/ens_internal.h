@@ -76,7 +76,19 @@ struct latmc_ens {
      * member's sweep count is e->sweeps with one box (true after a full check; false
      * again after any failed sweep call, which may leave the members uneven). */
     bool all_config, members_in_step;
-    uint64_t *counts;          /* 2 n_members: a batched call's accepted, attempted */
+    uint64_t *counts;          /* 2 n_members: a batched call's accepted, attempted (zero
+                                  between calls) */
+    /* The members' own bookkeeping of batched calls (lib/ens_exec.c), kept here until
+     * something reads the members (latmc_ens_exec_settle: every reader of a member goes
+     * through it), so that a short call touches no member: lag_sweeps sweeps not yet in any
+     * member's count (the members stay in step, each behind by the same), pending the
+     * accepted and attempted updates (2 n_members) not yet in theirs, and their sums stale
+     * (unsettled). attempted_bound: at least every member's own attempted count, where
+     * attempted_known (else worked out again by the next batched call). */
+    uint64_t lag_sweeps;
+    uint64_t *pending;
+    bool unsettled, attempted_known;
+    uint64_t attempted_bound;
     void *batch_sums;          /* n_members model sums (a batched measurement) */
     int *status;               /* n_members: per-member results of a parallel step */
     char errmsg[LATMC_ERRMSG_SIZE];
@@ -116,6 +128,11 @@ void latmc_ens_reset_map(latmc_ens *e);
  * cluster algorithm's members on the CPU (the GPU's batched ensembles are of colour steps).
  * Returns whether that placement differs from the desc's own. */
 bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out);
+
+/* The members' own counts and sums brought up to date with the batched calls since the
+ * last (sweeps, accepted, attempted, sums_valid false): before anything reads or runs a
+ * member other than a batched call. lib/ens_exec.c. */
+void latmc_ens_exec_settle(latmc_ens *e);
 
 /*
  * Execution (lib/ens_exec.c): the only code that decides how members run.

@@ -110,6 +110,7 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 
 int latmc_ens_sync(latmc_ens *e)
 {
+    latmc_ens_exec_settle(e); /* the members' own counts and sums (lib/ens_exec.c) */
     const int st = latmc_ens_sync_map(e);
     /* and the members' configurations where the member lanes hold newer ones */
     return st == LATMC_OK ? latmc_ens_lanes_flush(e) : st;

@@ -235,6 +235,7 @@ struct step_queue {
     int n_members;
     int flushes;               /* lists handed over so far */
     int n;
+    uint64_t first;            /* the sim's (or batch's) sweep count before the loop */
     struct latmc_step_call calls[PLAN_BATCH];
     uint64_t *accepted, *attempted;
     int failed; /* a part's latched failure (run_on_boxes) */
@@ -285,7 +286,7 @@ static int sweep_steps(struct step_queue *q, uint64_t n, unsigned caps)
     const int own = own_length(sim);
     const int n_steps = sweep_length(sim, q->plan, own);
     for (uint64_t k = 0; k < n; k++) {
-        const uint64_t sweep = sim->sweeps + k;
+        const uint64_t sweep = q->first + k;
         for (int s = 0; s < n_steps;) {
             const struct latmc_step step = concrete_step(sim, own > 0, sweep, s);
             int st;
@@ -317,7 +318,8 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
     const unsigned caps = latmc_cluster_as_steps(sim) ? 0u : latmc_plan_step_caps(sim);
     struct step_queue q = {
         .sim = sim, .plan = plan, .batched = !sim->halo && has_run_steps(sim->ops),
-        .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
+        .first = sim->sweeps, .accepted = accepted, .attempted = attempted,
+        .failed = LATMC_OK,
     };
     return sweep_steps(&q, n, caps);
 }
@@ -325,19 +327,19 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 /* A batch's queue, or LATMC_EUNSUPPORTED where the backend runs no batch of these
  * members (caps must hold `need` as well). */
 static int batch_queue(struct step_queue *q, latmc_sim *const *members, int n_members,
-                       unsigned need, uint64_t *accepted, uint64_t *attempted)
+                       uint64_t first, unsigned need, uint64_t *accepted, uint64_t *attempted)
 {
     if (n_members < 1)
         return LATMC_EUNSUPPORTED;
-    latmc_sim *first = members[0];
-    const unsigned caps = latmc_plan_step_caps(first);
-    if (!has_run_steps(first->ops) || (caps & (LATMC_STEP_CAP_BATCH | need)) !=
-                                          (LATMC_STEP_CAP_BATCH | need) ||
-        first->halo || first->plan->n_boxes != 1 || latmc_cluster_as_steps(first))
+    latmc_sim *lead = members[0];
+    const unsigned caps = latmc_plan_step_caps(lead);
+    if (!has_run_steps(lead->ops) || (caps & (LATMC_STEP_CAP_BATCH | need)) !=
+                                         (LATMC_STEP_CAP_BATCH | need) ||
+        lead->halo || lead->plan->n_boxes != 1 || latmc_cluster_as_steps(lead))
         return LATMC_EUNSUPPORTED;
     *q = (struct step_queue){
-        .sim = first, .plan = first->plan, .batched = true, .members = members,
-        .n_members = n_members, .accepted = accepted, .attempted = attempted,
+        .sim = lead, .plan = lead->plan, .batched = true, .members = members,
+        .n_members = n_members, .first = first, .accepted = accepted, .attempted = attempted,
         .failed = LATMC_OK,
     };
     return LATMC_OK;
@@ -358,12 +360,20 @@ static struct latmc_step_call sweeps_call(struct step_queue *q, uint64_t sweep, 
 int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
                            uint64_t *accepted, uint64_t *attempted)
 {
+    return n_members < 1 ? LATMC_EUNSUPPORTED
+                         : latmc_plan_sweep_batch_at(members, n_members, members[0]->sweeps, n,
+                                                     accepted, attempted);
+}
+
+int latmc_plan_sweep_batch_at(latmc_sim *const *members, int n_members, uint64_t first,
+                              uint64_t n, uint64_t *accepted, uint64_t *attempted)
+{
     struct step_queue q;
-    if (batch_queue(&q, members, n_members, 0u, accepted, attempted) < 0)
+    if (batch_queue(&q, members, n_members, first, 0u, accepted, attempted) < 0)
         return LATMC_EUNSUPPORTED;
     if ((latmc_plan_step_caps(q.sim) & LATMC_STEP_CAP_BATCH_SWEEPS) && n > 0) {
         /* the fused multi-sweep kernels, where the backend takes this batch so */
-        const struct latmc_step_call call = sweeps_call(&q, q.sim->sweeps, n);
+        const struct latmc_step_call call = sweeps_call(&q, first, n);
         int st = queue_call(&q, &call);
         if (st == LATMC_OK)
             st = queue_flush(&q);
@@ -379,13 +389,23 @@ int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint
                                   const struct latmc_batch_rounds *rounds,
                                   uint64_t *accepted, uint64_t *attempted)
 {
+    return n_members < 1 ? LATMC_EUNSUPPORTED
+                         : latmc_plan_sweep_batch_rounds_at(members, n_members,
+                                                            members[0]->sweeps, n, rounds,
+                                                            accepted, attempted);
+}
+
+int latmc_plan_sweep_batch_rounds_at(latmc_sim *const *members, int n_members, uint64_t first,
+                                     uint64_t n, const struct latmc_batch_rounds *rounds,
+                                     uint64_t *accepted, uint64_t *attempted)
+{
     struct step_queue q;
     if (rounds->every == 0 ||
-        batch_queue(&q, members, n_members,
+        batch_queue(&q, members, n_members, first,
                     LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE, accepted,
                     attempted) < 0)
         return LATMC_EUNSUPPORTED;
-    const uint64_t sweep0 = q.sim->sweeps;
+    const uint64_t sweep0 = first;
     uint64_t round = rounds->round;
     int st = LATMC_OK;
     for (uint64_t done = 0; done < n && st == LATMC_OK;) {
@@ -413,6 +433,23 @@ int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint
     if (st == LATMC_OK)
         st = queue_flush(&q);
     return st;
+}
+
+bool latmc_plan_batch_one_list(latmc_sim *lead, uint64_t n,
+                               const struct latmc_batch_rounds *rounds)
+{
+    if (rounds) { /* a list of whole sweeps and rounds: a call per round and per stretch */
+        if (rounds->every == 0)
+            return true;
+        const uint64_t n_rounds = (rounds->sweeps + n) / rounds->every -
+                                  rounds->sweeps / rounds->every;
+        const uint64_t trailing = (rounds->sweeps + n) % rounds->every != 0; /* no round */
+        return 2 * n_rounds + trailing <= PLAN_BATCH;
+    }
+    /* the fused sweeps' one call, or where the backend refuses it the steps one by one
+     * (sweep_steps of a batch: never paired) */
+    const uint64_t steps = (uint64_t)sweep_length(lead, lead->plan, own_length(lead));
+    return steps == 0 || n <= PLAN_BATCH / steps;
 }
 
 /*

@@ -88,6 +88,11 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
  */
 int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
                            uint64_t *accepted, uint64_t *attempted);
+/* The same with the members at sweep `first` (an ensemble whose members' own counts lag
+ * its batched calls, lib/ens_exec.c latmc_ens_exec_settle): the steps' sweep numbers from
+ * it, not from members[0]->sweeps. */
+int latmc_plan_sweep_batch_at(latmc_sim *const *members, int n_members, uint64_t first,
+                              uint64_t n, uint64_t *accepted, uint64_t *attempted);
 
 /*
  * Parallel tempering in the batch's plan: the exchange rounds of an ensemble whose
@@ -110,5 +115,16 @@ struct latmc_batch_rounds {
 int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t n,
                                   const struct latmc_batch_rounds *rounds,
                                   uint64_t *accepted, uint64_t *attempted);
+/* The same with the members at sweep `first` (latmc_plan_sweep_batch_at). */
+int latmc_plan_sweep_batch_rounds_at(latmc_sim *const *members, int n_members, uint64_t first,
+                                     uint64_t n, const struct latmc_batch_rounds *rounds,
+                                     uint64_t *accepted, uint64_t *attempted);
+
+/* Whether latmc_plan_sweep_batch_at (rounds NULL) or latmc_plan_sweep_batch_rounds_at of n
+ * sweeps hands the backend one list of calls at most (a backend adds a list's counts only
+ * once it succeeded, lib/box.h): then a failed call has added nothing to accepted and
+ * attempted, and a caller may pass the arrays that hold its totals. */
+bool latmc_plan_batch_one_list(latmc_sim *lead, uint64_t n,
+                               const struct latmc_batch_rounds *rounds);
 
 #endif

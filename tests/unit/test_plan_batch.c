@@ -11,7 +11,8 @@
  * (latmc_plan_sweep_batch_rounds): whole sweeps up to each ensemble sweep count that is a
  * multiple of the period, then the round as a LATMC_STEP_EXCHANGE call with its number and
  * that count, every call marked device_map, a sweep and its round never split between two
- * lists; nothing without LATMC_STEP_CAP_BATCH_EXCHANGE.
+ * lists; nothing without LATMC_STEP_CAP_BATCH_EXCHANGE. latmc_plan_batch_one_list says
+ * when a call is one list, as the plan then runs it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -302,6 +303,48 @@ static void exchange_rounds_as_steps(void **state)
     assert_int_equal(rec.lists, 2);
 }
 
+/* latmc_plan_batch_one_list says what the plan then does: one list at most (a failure then
+ * adds no count, lib/box.h), for rounds of every period and phase, and for the steps one by
+ * one (whole sweeps refused, or not declared); the members' sweep count given apart
+ * (latmc_plan_sweep_batch_at, an ensemble whose members' own counts lag) names the sweeps. */
+static void one_list_as_the_plan_runs(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    const unsigned all = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                         LATMC_STEP_CAP_BATCH_EXCHANGE;
+    const uint64_t every[] = { 1, 2, 3, 5 }, phase[] = { 0, 1, 4 };
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 3; j++)
+            for (uint64_t n = 1; n <= 80; n++) {
+                const struct latmc_batch_rounds r = { every[i], phase[j], 0 };
+                reset(all, 0, 0);
+                assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, n, &r, acc,
+                                                               att), LATMC_OK);
+                assert_int_equal(rec.lists <= 1, latmc_plan_batch_one_list(members[0], n, &r));
+            }
+    for (uint64_t n = 1; n <= 70; n++) {
+        reset(LATMC_STEP_CAP_BATCH, 0, 0);
+        assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, n, acc, att), LATMC_OK);
+        assert_int_equal(rec.lists <= 1, latmc_plan_batch_one_list(members[0], n, NULL));
+        reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 1, 0);
+        assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, n, acc, att), LATMC_OK);
+        assert_int_equal(rec.lists - 1 <= 1, latmc_plan_batch_one_list(members[0], n, NULL));
+    }
+    reset(all, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch_at(members, MEMBERS, 9, 4, acc, att), LATMC_OK);
+    assert_int_equal(rec.n, 1);
+    assert_int_equal(rec.calls[0].part, LATMC_STEP_SWEEPS);
+    assert_true(rec.calls[0].sweep == 9 && rec.calls[0].n_sweeps == 4);
+    const struct latmc_batch_rounds r = { 3, 7, 11 };
+    reset(all, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch_rounds_at(members, MEMBERS, 20, 4, &r, acc, att),
+                     LATMC_OK);
+    check_sweeps_call(0, 20, 2);
+    check_round_call(1, 22, 11, 9);
+    check_sweeps_call(2, 22, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +354,7 @@ int main(void)
         cmocka_unit_test(steps_without_whole_sweeps),
         cmocka_unit_test(refusals),
         cmocka_unit_test(exchange_rounds_as_steps),
+        cmocka_unit_test(one_list_as_the_plan_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

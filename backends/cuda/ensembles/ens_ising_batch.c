@@ -122,6 +122,11 @@ struct cuda_ens_batch {
     void *ov_dev;
     size_t ov_cap;
     uint64_t uploads;                 /* table uploads so far (host -> device) */
+    /* Whether the packed table's arrays all start at a multiple of 16 bytes, worked out for
+     * the table of upload aligned_at - 1 (0: not yet): a table changes only with an upload,
+     * so a call does not walk thousands of entries to ask again. */
+    uint64_t aligned_at;
+    bool aligned;
 };
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -567,6 +572,17 @@ unsigned cuda_ens_ising_caps(const latmc_sim *sim)
                 ? LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
 }
 
+/* Every member's packed arrays at a multiple of 16 bytes (they are where each member owns
+ * its allocations). */
+static bool packed_aligned(const struct cuda_ens_packed_member *table, int n, bool coupled)
+{
+    uintptr_t bits = 0;
+    for (int m = 0; m < n; m++)
+        for (int c = 0; c < 2; c++)
+            bits |= (uintptr_t)table[m].colour[c] | (coupled ? (uintptr_t)table[m].eps[c] : 0u);
+    return (bits & 15u) == 0;
+}
+
 /*
  * For ens_tempering.c: the members' packed table on the device as a batched sweep uses
  * it (batch_ready), where every member runs the fused kernel; LATMC_EUNSUPPORTED, with at
@@ -594,6 +610,11 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
                                 (size_t)n * sizeof(struct cuda_ens_ising_member));
     out->coupled = batch->coupled;
     out->uploads = batch->uploads;
+    if (batch->aligned_at != batch->uploads + 1) {
+        batch->aligned = packed_aligned(out->host, n, batch->coupled != 0);
+        batch->aligned_at = batch->uploads + 1;
+    }
+    out->aligned16 = batch->aligned;
     out->temper = &cs0->ens_temper;
     return LATMC_OK;
 }

@@ -205,6 +205,8 @@ struct cuda_ens_ready {
     unsigned long long *changed;               /* n host counters (page-locked if it can) */
     int coupled;
     uint64_t uploads;                          /* the batch's table uploads so far */
+    bool aligned16;                            /* every member's arrays at a multiple of 16
+                                                  bytes (worked out once per table) */
     struct cuda_ens_temper **temper;           /* cs0's tempering state (ens_temper) */
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);

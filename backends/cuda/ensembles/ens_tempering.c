@@ -310,17 +310,6 @@ static bool resident_list(struct cuda_ens_temper *t, const struct latmc_step_cal
     return rounds * RESIDENT_SWEEPS_PER_ROUND > sweeps;
 }
 
-/* The resident kernel copies 16 bytes at a time: every member's arrays must start at a
- * multiple of 16 (they do where each member owns its allocations). */
-static bool arrays_aligned(const struct cuda_ens_packed_member *host, int n, bool coupled)
-{
-    uintptr_t bits = 0;
-    for (int m = 0; m < n; m++)
-        for (int c = 0; c < 2; c++)
-            bits |= (uintptr_t)host[m].colour[c] | (coupled ? (uintptr_t)host[m].eps[c] : 0u);
-    return (bits & 15u) == 0;
-}
-
 /* One resident launch of the list gathered so far (then emptied). */
 static cudaError_t resident_flush(cudaStream_t stream, struct cuda_ens_temper *t,
                                   const struct cuda_ens_ready *ready,
@@ -420,8 +409,9 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     for (int c = 0; c < n_calls; c++)
         if (calls[c].part == LATMC_STEP_SWEEPS)
             tried += calls[c].n_sweeps * (uint64_t)first->nsites; /* one shape */
-    const bool resident = resident_list(t, calls, n_calls) &&
-                          arrays_aligned(ready.host, n, ready.coupled);
+    /* the resident kernel copies 16 bytes at a time: every member's arrays must start at a
+     * multiple of 16 (they do where each member owns its allocations) */
+    const bool resident = resident_list(t, calls, n_calls) && ready.aligned16;
     if (st == LATMC_OK && resident)
         st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
                         "launching resident tempering chains");
