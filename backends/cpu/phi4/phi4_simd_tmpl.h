@@ -8,7 +8,8 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, load2_S (lanes
  *                    [0, W/2) and [W/2, W) from two places), store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
- *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
+ *   signed_S, unit_S the draw conversions (unitq_S: the unit value logq_S reads, within
+ *                    the level's PHI4_UNITQ_SLACK_F), logq_S (PHI4_LOG_N logarithms at once) and
  *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
  *                    written once in phi4_vec_hit.h over the primitives above), lane by
  *                    lane the reference's;
@@ -679,6 +680,15 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
+    /* the groups' values and coefficients in registers across the hits (G = 8: 16 of the
+     * 32 zmm registers; AVX2 spills some, as q[] was in memory before): in q[] each
+     * decision's new value went through a store and a load into the next hit's chain */
+    V o[G], c[G];
+#pragma GCC unroll 16
+    for (int gi = 0; gi < G; gi++) {
+        o[gi] = q[gi].o;
+        c[gi] = q[gi].c;
+    }
     phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
@@ -709,21 +719,26 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
                 V u[PHI4_LOG_N];
                 for (int i = 0; i < PHI4_LOG_N; i++) {
                     xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed)(r_eta[hh][gi + i]));
-                    u[i] = PHI4_FN(unit)(r_u[hh][gi + i]);
+                    u[i] = PHI4_FN(unitq)(r_u[hh][gi + i]);
                 }
                 PHI4_FN(logq)(u, &lg[hh][gi]);
             }
         for (int hh = 0; hh < nh; hh++) {
-            for (int gi = 0; gi < G; gi++) {
-                M acc;
-                q[gi].o = PHI4_FN(hitq)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
-                                         &r_u[hh][gi], &acc);
-                accepted = PHI4_FN(count_add)(accepted, acc, q[gi].valid_mask);
+#pragma GCC unroll 16
+            for (int gi = 0; gi < G; gi += PHI4_HIT_N) {
+                M acc[PHI4_HIT_N];
+                PHI4_FN(hitq_n)(&o[gi], &xi[hh][gi], &lg[hh][gi], &c[gi], site, quartic,
+                                &r_u[hh][gi], acc);
+#pragma GCC unroll 16
+                for (int i = 0; i < PHI4_HIT_N; i++)
+                    accepted = PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask);
             }
         }
     }
-    for (int gi = 0; gi < G; gi++)
+    for (int gi = 0; gi < G; gi++) {
+        q[gi].o = o[gi];
         PHI4_FN(phi4_simd_store)(&q[gi]);
+    }
     return PHI4_FN(count_sum)(accepted);
 }
 
