@@ -471,10 +471,15 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_full)(
  * additions, in the very order, of the same neighbours as in a group of its own.
  */
 struct PHI4_FN(phi4_simd_half) {
-    const PHI4_R *c;                 /* the half's first site */
-    const int64_t *dx_off, *dy, *dz; /* the cursor's tables (phi4_simd_stencil) */
-    bool lo[5], hi[5];               /* per x offset: its first lane (m = 0) wraps backwards,
-                                      * its last (m = n - 1) forwards */
+    const PHI4_R *c; /* the half's first site */
+    /* the cursor's tables copied as values (phi4_simd_stencil: x offsets per dx + 2) and
+     * the 13 rows the stencil reaches as one distance each, [ry + 2][rz + 2]: read through
+     * the cursor's pointers, every load's address was a chain of spilled pointers and
+     * table loads (the paired loads were a third of a sweep's time at nloc 8, perf) */
+    int64_t dx[5];
+    int64_t row[5][5];
+    bool lo[5], hi[5]; /* per x offset: its first lane (m = 0) wraps backwards,
+                        * its last (m = n - 1) forwards */
 };
 
 static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
@@ -484,13 +489,18 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
     const int *carry = p->sub_carry[cur->r];
     const bool first = cur->m == 0, last = cur->m + PHI4_W / 2 == p->n;
     h->c = cur->sub + cur->m;
-    h->dx_off = cur->dx;
-    h->dy = cur->dy;
-    h->dz = cur->dz;
     for (int k = 0; k < 5; k++) {
+        h->dx[k] = cur->dx[k];
         h->lo[k] = first && carry[k] < 0;
         h->hi[k] = last && carry[k] > 0;
     }
+    for (int d = 0; d < 5; d++) {
+        h->row[d][2] = PHI4_SIMD_ROW(cur->dy, d - 2);
+        h->row[2][d] = PHI4_SIMD_ROW(cur->dz, d - 2);
+    }
+    for (int a = 1; a <= 3; a += 2)
+        for (int b = 1; b <= 3; b += 2)
+            h->row[a][b] = cur->dy[a] + cur->dz[b];
 }
 
 /* The W values at offset (dx = k - 2, ry, rz) of the two halves; the lanes that wrap around
@@ -500,8 +510,8 @@ static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_pair_at)(
     int ry, int rz, int64_t n)
 {
     enum { H = PHI4_W / 2 };
-    const PHI4_R *pa = a->c + PHI4_SIMD_ROW(a->dy, ry) + PHI4_SIMD_ROW(a->dz, rz) + a->dx_off[k];
-    const PHI4_R *pb = b->c + PHI4_SIMD_ROW(b->dy, ry) + PHI4_SIMD_ROW(b->dz, rz) + b->dx_off[k];
+    const PHI4_R *pa = a->c + a->row[ry + 2][rz + 2] + a->dx[k];
+    const PHI4_R *pb = b->c + b->row[ry + 2][rz + 2] + b->dx[k];
     V v = PHI4_FN(load2)(pa, pb);
     if (k != 2) {
         if (a->lo[k])
