@@ -191,4 +191,34 @@ static inline int64_t phi4_logq_violations(uint32_t first, uint32_t last)
     return bad;
 }
 
+/*
+ * The draws r in [first, last] (blocks of W consecutive values every `step`) where the
+ * decision's quick logarithm, logq_one_f(unitq_f(r)), is farther than PHI4_LOGQ_BOUND_F +
+ * PHI4_UNITQ_SLACK_F from the exact one of the exact unit value, latmc_math_logf(unit(r)):
+ * what hitq_f relies on (the slack's argument: phi4_vec_avx512.h's unitq_f), tested on
+ * draws, for checkasm's phi4.quick_unit_f (cpu_phi4_<level>_unitq_violations).
+ */
+static inline int64_t phi4_unitq_violations(uint64_t first, uint64_t last, uint64_t step)
+{
+    int64_t bad = 0;
+    for (uint64_t b = first; b <= last; b += step) {
+        uint32_t in[PHI4_W];
+        for (int i = 0; i < PHI4_W; i++)
+            in[i] = (uint32_t)(b + (uint64_t)i <= last ? b + (uint64_t)i : last);
+        phi4_iv r;
+        memcpy(&r, in, sizeof r);
+        const vec_f exact_u = unit_f(r);
+        const vec_f u[PHI4_LOG_N] = { exact_u, exact_u };
+        vec_f exact[PHI4_LOG_N];
+        logn_f(u, exact);
+        float q[PHI4_W], l[PHI4_W];
+        store_f(q, logq_one_f(unitq_f(r)));
+        store_f(l, exact[0]);
+        for (int i = 0; i < PHI4_W; i++)
+            bad += !(fabs((double)q[i] - (double)l[i]) <=
+                     (double)PHI4_LOGQ_BOUND_F + (double)PHI4_UNITQ_SLACK_F);
+    }
+    return bad;
+}
+
 #endif
