@@ -11,8 +11,8 @@
  *   signed_S, unit_S the draw conversions (unitq_S: the unit value logq_S reads, within
  *                    the level's PHI4_UNITQ_SLACK_F), logq_S (PHI4_LOG_N logarithms at once) and
  *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
- *                    written once in phi4_vec_hit.h over the primitives above), lane by
- *                    lane the reference's;
+ *                    written once in phi4_vec_hit.h over the primitives above) and hitq_n_S
+ *                    (PHI4_HIT_N of them, stage by stage), lane by lane the reference's;
  *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
  *                    lanes of a mask), count_sum_S;
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
