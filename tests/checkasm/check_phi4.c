@@ -33,6 +33,7 @@
 /* phi4_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
 void cpu_phi4_dsp_init_avx512_emulated(struct cpu_phi4_dsp *dsp);
 int64_t cpu_phi4_avx512_emulated_logq_violations(uint32_t first, uint32_t last);
+int64_t cpu_phi4_avx512_emulated_unitq_violations(uint64_t first, uint64_t last, uint64_t step);
 #endif
 
 /* The level's table, or 0 when this build has no phi^4 kernels for it. */
@@ -523,6 +524,41 @@ static void check_quick_log(const struct checkasm_level *lv, const char *level)
         checkasm_ok("phi4.quick_log_f", lv->name, "every float in [2^-32, 1] within its bound");
 }
 
+/*
+ * The quick logarithm reads a quick unit value (AVX-512: RN(RN(r) + 1) 2^-32, not
+ * RN(r + 1) 2^-32), and the decision widens its bound by the level's slack for it
+ * (phi4_vec_avx512.h argues the bound). Checked on draws: every r < 2^24 (where the two
+ * unit values are equal), then blocks of 16 consecutive draws every 4099 (4097 quick) up to
+ * 2^32 - 1, and the last 16.
+ */
+static void check_quick_unit(const struct checkasm_level *lv, const char *level)
+{
+    int64_t (*fn)(uint64_t, uint64_t, uint64_t) = NULL;
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+    if (strcmp(level, "avx2") == 0)
+        fn = cpu_phi4_avx2_unitq_violations;
+#endif
+#if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
+    if (!lv->emulated && strcmp(level, "avx512") == 0)
+        fn = cpu_phi4_avx512_unitq_violations;
+#endif
+#if CHECKASM_PHI4_EMU512
+    if (lv->emulated && strcmp(level, "avx512") == 0)
+        fn = cpu_phi4_avx512_emulated_unitq_violations;
+#endif
+    if (!fn)
+        return;
+    const uint64_t top = 0xffffffffu, step = checkasm_quick() ? 16 * 4097 : 16 * 4099;
+    const int64_t bad = fn(0, (1u << 24) - 1, 16) + fn(1u << 24, top, step) +
+                        fn(top - 15, top, 16);
+    if (bad)
+        checkasm_fail("phi4.quick_unit_f", lv->name, "%lld draws beyond the decision's bound",
+                      (long long)bad);
+    else
+        checkasm_ok("phi4.quick_unit_f", lv->name,
+                    "draws r < 2^24 and a sample up to 2^32 - 1 within the decision's bound");
+}
+
 void checkasm_check_phi4(void)
 {
     const struct checkasm_level *levels;
@@ -538,6 +574,7 @@ void checkasm_check_phi4(void)
         check_segments(&levels[l], &dsp, FLOAT);
         check_segments(&levels[l], &dsp, DOUBLE);
         check_quick_log(&levels[l], dsp.level);
+        check_quick_unit(&levels[l], dsp.level);
     }
     if (checkasm_bench_on()) {
         bench_step(FLOAT, checkasm_quick() ? 8 : 32);

@@ -46,6 +46,11 @@ int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last)
     return phi4_logq_violations(first, last);
 }
 
+int64_t cpu_phi4_avx2_unitq_violations(uint64_t first, uint64_t last, uint64_t step)
+{
+    return phi4_unitq_violations(first, last, step);
+}
+
 void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
 {
     dsp->level = "avx2";

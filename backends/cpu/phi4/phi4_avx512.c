@@ -35,6 +35,12 @@ int64_t cpu_phi4_avx512_logq_violations(uint32_t first, uint32_t last)
     return phi4_logq_violations(first, last);
 }
 
+/* The quick unit value's draws (phi4_vec_hit.h), for checkasm. */
+int64_t cpu_phi4_avx512_unitq_violations(uint64_t first, uint64_t last, uint64_t step)
+{
+    return phi4_unitq_violations(first, last, step);
+}
+
 void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp)
 {
     dsp->level = "avx512";

@@ -75,6 +75,10 @@ void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp); /* in phi4_avx512.c */
  * checks every unit value on each). */
 int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last);
 int64_t cpu_phi4_avx512_logq_violations(uint32_t first, uint32_t last);
+/* How many draws r in [first, last] (W consecutive every `step`) give a quick logarithm of
+ * the level's quick unit value beyond the bound its decision uses (phi4_vec_hit.h). */
+int64_t cpu_phi4_avx2_unitq_violations(uint64_t first, uint64_t last, uint64_t step);
+int64_t cpu_phi4_avx512_unitq_violations(uint64_t first, uint64_t last, uint64_t step);
 
 /* Position of site (x, row) in the colour-transposed layout. */
 static inline int64_t phi4_transposed_pos(const struct phi4_geom *g, int64_t x, int64_t row)

@@ -8,10 +8,11 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, load2_S (lanes
  *                    [0, W/2) and [W/2, W) from two places), store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
- *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
+ *   signed_S, unit_S the draw conversions (unitq_S: the unit value logq_S reads, within
+ *                    the level's PHI4_UNITQ_SLACK_F), logq_S (PHI4_LOG_N logarithms at once) and
  *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
- *                    written once in phi4_vec_hit.h over the primitives above), lane by
- *                    lane the reference's;
+ *                    written once in phi4_vec_hit.h over the primitives above) and hitq_n_S
+ *                    (PHI4_HIT_N of them, stage by stage), lane by lane the reference's;
  *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
  *                    lanes of a mask), count_sum_S;
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
@@ -470,10 +471,15 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_full)(
  * additions, in the very order, of the same neighbours as in a group of its own.
  */
 struct PHI4_FN(phi4_simd_half) {
-    const PHI4_R *c;                 /* the half's first site */
-    const int64_t *dx_off, *dy, *dz; /* the cursor's tables (phi4_simd_stencil) */
-    bool lo[5], hi[5];               /* per x offset: its first lane (m = 0) wraps backwards,
-                                      * its last (m = n - 1) forwards */
+    const PHI4_R *c; /* the half's first site */
+    /* the cursor's tables copied as values (phi4_simd_stencil: x offsets per dx + 2) and
+     * the 13 rows the stencil reaches as one distance each, [ry + 2][rz + 2]: read through
+     * the cursor's pointers, every load's address was a chain of spilled pointers and
+     * table loads (the paired loads were a third of a sweep's time at nloc 8, perf) */
+    int64_t dx[5];
+    int64_t row[5][5];
+    bool lo[5], hi[5]; /* per x offset: its first lane (m = 0) wraps backwards,
+                        * its last (m = n - 1) forwards */
 };
 
 static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
@@ -483,26 +489,31 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
     const int *carry = p->sub_carry[cur->r];
     const bool first = cur->m == 0, last = cur->m + PHI4_W / 2 == p->n;
     h->c = cur->sub + cur->m;
-    h->dx_off = cur->dx;
-    h->dy = cur->dy;
-    h->dz = cur->dz;
     for (int k = 0; k < 5; k++) {
+        h->dx[k] = cur->dx[k];
         h->lo[k] = first && carry[k] < 0;
         h->hi[k] = last && carry[k] > 0;
     }
+    for (int d = 0; d < 5; d++) {
+        h->row[d][2] = PHI4_SIMD_ROW(cur->dy, d - 2);
+        h->row[2][d] = PHI4_SIMD_ROW(cur->dz, d - 2);
+    }
+    for (int a = 1; a <= 3; a += 2)
+        for (int b = 1; b <= 3; b += 2)
+            h->row[a][b] = cur->dy[a] + cur->dz[b];
 }
 
 /* The W values at offset (dx = k - 2, ry, rz) of the two halves; the lanes that wrap around
  * their row's end read the sub-row's other end (as phi4_simd_stencil_at). */
 static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_pair_at)(
     const struct PHI4_FN(phi4_simd_half) *a, const struct PHI4_FN(phi4_simd_half) *b, int k,
-    int ry, int rz, int64_t n)
+    int ry, int rz, int64_t n, bool may_fix)
 {
     enum { H = PHI4_W / 2 };
-    const PHI4_R *pa = a->c + PHI4_SIMD_ROW(a->dy, ry) + PHI4_SIMD_ROW(a->dz, rz) + a->dx_off[k];
-    const PHI4_R *pb = b->c + PHI4_SIMD_ROW(b->dy, ry) + PHI4_SIMD_ROW(b->dz, rz) + b->dx_off[k];
+    const PHI4_R *pa = a->c + a->row[ry + 2][rz + 2] + a->dx[k];
+    const PHI4_R *pb = b->c + b->row[ry + 2][rz + 2] + b->dx[k];
     V v = PHI4_FN(load2)(pa, pb);
-    if (k != 2) {
+    if (may_fix && k != 2) {
         if (a->lo[k])
             v = PHI4_FN(set_lane)(v, 0, pa[n]);
         else if (a->hi[k])
@@ -529,9 +540,20 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_pair)(
     PHI4_FN(phi4_simd_half_of)(p, ca, &a);
     PHI4_FN(phi4_simd_half_of)(p, cb, &b);
     V near = PHI4_FN(set1)(0), far = near, diag = near;
-#define AT(dx, ry, rz) PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, ry, rz, p->n)
-    PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+    bool wraps = false;
+    for (int k = 0; k < 5; k++)
+        wraps |= a.lo[k] | a.hi[k] | b.lo[k] | b.hi[k];
+    if (wraps) {
+#define AT(dx, ry, rz) PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, ry, rz, p->n, true)
+        PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
 #undef AT
+    } else {
+        /* no lane of either half wraps (9/16 of the pairs at 128^3 with 64 x 16 x 16):
+         * straight-line loads, none of the 48 wrap tests */
+#define AT(dx, ry, rz) PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, ry, rz, p->n, false)
+        PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+#undef AT
+    }
     q->o = PHI4_FN(load2)(a.c, b.c);
     q->c = PHI4_FN(phi4_simd_coef)(p->k, near, far, diag);
     q->valid = (1u << PHI4_W) - 1u;
@@ -679,6 +701,15 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
+    /* the groups' values and coefficients in registers across the hits (G = 8: 16 of the
+     * 32 zmm registers; AVX2 spills some, as q[] was in memory before): in q[] each
+     * decision's new value went through a store and a load into the next hit's chain */
+    V o[G], c[G];
+#pragma GCC unroll 16
+    for (int gi = 0; gi < G; gi++) {
+        o[gi] = q[gi].o;
+        c[gi] = q[gi].c;
+    }
     phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
@@ -709,21 +740,26 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
                 V u[PHI4_LOG_N];
                 for (int i = 0; i < PHI4_LOG_N; i++) {
                     xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed)(r_eta[hh][gi + i]));
-                    u[i] = PHI4_FN(unit)(r_u[hh][gi + i]);
+                    u[i] = PHI4_FN(unitq)(r_u[hh][gi + i]);
                 }
                 PHI4_FN(logq)(u, &lg[hh][gi]);
             }
         for (int hh = 0; hh < nh; hh++) {
-            for (int gi = 0; gi < G; gi++) {
-                M acc;
-                q[gi].o = PHI4_FN(hitq)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
-                                         &r_u[hh][gi], &acc);
-                accepted = PHI4_FN(count_add)(accepted, acc, q[gi].valid_mask);
+#pragma GCC unroll 16
+            for (int gi = 0; gi < G; gi += PHI4_HIT_N) {
+                M acc[PHI4_HIT_N];
+                PHI4_FN(hitq_n)(&o[gi], &xi[hh][gi], &lg[hh][gi], &c[gi], site, quartic,
+                                &r_u[hh][gi], acc);
+#pragma GCC unroll 16
+                for (int i = 0; i < PHI4_HIT_N; i++)
+                    accepted = PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask);
             }
         }
     }
-    for (int gi = 0; gi < G; gi++)
+    for (int gi = 0; gi < G; gi++) {
+        q[gi].o = o[gi];
         PHI4_FN(phi4_simd_store)(&q[gi]);
+    }
     return PHI4_FN(count_sum)(accepted);
 }
 

@@ -170,6 +170,14 @@ static inline vec_f unit_f(__m256i r)
     return _mm256_fmadd_ps(hi, _mm256_set1_ps(0x1p-24f), lo_scaled);
 }
 
+/* The unit value the quick logarithm reads (phi4_vec_avx512.h's unitq_f has a cheaper
+ * one): here the exact one, so no slack on the decision's bound. */
+#define PHI4_UNITQ_SLACK_F 0.0f
+static inline vec_f unitq_f(__m256i r)
+{
+    return unit_f(r);
+}
+
 /* LATMC_LOG_AVX2_N logarithms at once (math_avx2.h). */
 enum { PHI4_LOG_N = LATMC_LOG_AVX2_N };
 static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_N],
@@ -315,6 +323,11 @@ static inline vec_f logq_one_f(vec_f u)
     return _mm256_fmadd_ps(bits, _mm256_set1_ps(0x1.62e43p-24f), p);
 }
 
+static inline vec_d unitq_d(__m256i r)
+{
+    return unit_d(r);
+}
+
 /* The double hit decides on the exact logarithms (phi4_vec_hit.h's hitq_d). */
 static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_N],
                                                          vec_d out[PHI4_LOG_N])
@@ -332,6 +345,10 @@ static inline mask_f lt_f(vec_f a, vec_f b)
 static inline mask_f mask_or_f(mask_f a, mask_f b)
 {
     return _mm256_or_ps(a, b);
+}
+static inline mask_f mask_and_f(mask_f a, mask_f b)
+{
+    return _mm256_and_ps(a, b);
 }
 static inline int mask_all_f(mask_f m)
 {

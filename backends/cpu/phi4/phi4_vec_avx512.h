@@ -156,6 +156,24 @@ static inline vec_f unit_f(__m512i r)
     return _mm512_fmadd_ps(hi, _mm512_set1_ps(0x1p-24f), lo_scaled);
 }
 
+/*
+ * The unit value the quick logarithm reads (phase 2 of phi4_simd_hits): u' = RN(RN(r) + 1)
+ * 2^-32, one vcvtudq2ps and one fused multiply-add (its product by 2^-32 exact), against
+ * the 6 instructions of unit_f's u = RN(r + 1) 2^-32. Equal for r < 2^24; above, both
+ * within 2 ulp of (r + 1) 2^-32, so |ln u' - ln u| < 2^-22, and with latmc_math_logf
+ * within 1 ulp (|L| < 32: ulp <= 2^-19), |logf(u') - logf(u)| < 2^-17. The quick
+ * logarithm's bound E holds at u' (a float of [2^-32, 1], checked for every one), so
+ * |logq(u') - logf(u)| < E + 2^-17: hitq_f decides with that wider bound
+ * (PHI4_UNITQ_SLACK_F), and its argument (phi4_vec_avx2.h) stands as written. The exact
+ * path still reads unit_f(r).
+ */
+#define PHI4_UNITQ_SLACK_F 0x1p-17f
+static inline vec_f unitq_f(__m512i r)
+{
+    return _mm512_fmadd_ps(_mm512_cvtepu32_ps(r), _mm512_set1_ps(0x1p-32f),
+                           _mm512_set1_ps(0x1p-32f));
+}
+
 enum { PHI4_LOG_N = LATMC_LOG_AVX512_N };
 static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_N],
                                                          vec_f out[PHI4_LOG_N])
@@ -172,11 +190,12 @@ static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_
 #define PHI4_LOGQ_BOUND_F 0x1p-13f
 static inline vec_f logq_one_f(vec_f u)
 {
-    const __m512i b = _mm512_castps_si512(u);
-    const __m512 k =
-        _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(b, 23), _mm512_set1_epi32(127)));
-    const __m512 m = _mm512_castsi512_ps(_mm512_or_si512(
-        _mm512_and_si512(b, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(0x3f800000)));
+    /* k = floor(log2 u) and m = u / 2^k in [1, 2) (u is a positive normal float): one
+     * vgetexpps and one vgetmantps give exactly the exponent field less 127, converted,
+     * and the mantissa with the exponent field of 1 (5 integer steps before; the same
+     * values, so the bound checked for this form holds unchanged) */
+    const __m512 k = _mm512_getexp_ps(u);
+    const __m512 m = _mm512_getmant_ps(u, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
     __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.bd681cp-5f), m, _mm512_set1_ps(0x1.bc58cap-2f));
     p = _mm512_fmadd_ps(p, m, _mm512_set1_ps(-0x1.70caa6p+0f));
     p = _mm512_fmadd_ps(p, m, _mm512_set1_ps(0x1.657baap+1f));
@@ -193,11 +212,16 @@ static inline mask_f lt_f(vec_f a, vec_f b)
  * hitq_f: one kortest). */
 static inline mask_f mask_or_f(mask_f a, mask_f b)
 {
-    return (mask_f)(a | b);
+    return _kor_mask16(a, b);
 }
+static inline mask_f mask_and_f(mask_f a, mask_f b)
+{
+    return _kand_mask16(a, b);
+}
+/* one kortestw: its carry flag is "all ones" */
 static inline int mask_all_f(mask_f m)
 {
-    return m == 0xffffu;
+    return _kortestc_mask16_u8(m, m);
 }
 
 /* ---- double: two __m512d, lanes 0-7 and 8-15; masks of 16 lanes ---- */
@@ -286,6 +310,12 @@ static inline vec_d unit_d(__m512i r)
     const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, off), _mm512_fmadd_pd(hi, scale, off) };
+}
+
+/* The double hit decides on the exact logarithm of the exact unit value. */
+static inline vec_d unitq_d(__m512i r)
+{
+    return unit_d(r);
 }
 
 /* The double hit decides on the exact logarithm: each vector's halves are the two chains

@@ -89,4 +89,80 @@ static inline simde__m512d latmc_emu_mm512_cvtps_pd(simde__m256 a)
 #define _mm512_cvtps_pd(a) latmc_emu_mm512_cvtps_pd(a)
 #endif
 
+
+/* For phi^4's AVX-512 Philox (the last round's swap of 32-bit halves), its quick unit value
+ * (uint32 -> float, rounded to nearest as vcvtudq2ps) and quick logarithm (exponent and
+ * mantissa of positive normal floats, as vgetexpps and vgetmantps with [1, 2) and the
+ * source's sign), and its decisions' mask logic; lane by lane in plain C (needs <math.h>,
+ * included here). */
+#include <math.h>
+#ifndef _mm512_shuffle_epi32
+static inline simde__m512i latmc_emu_mm512_shuffle_epi32(simde__m512i a, int imm)
+{
+    int32_t in[16], out[16];
+    simde_mm512_storeu_si512(in, a);
+    for (int i = 0; i < 16; i++)
+        out[i] = in[(i & ~3) + (imm >> (2 * (i & 3)) & 3)];
+    return simde_mm512_loadu_si512(out);
+}
+#define _mm512_shuffle_epi32(a, imm) latmc_emu_mm512_shuffle_epi32(a, (int)(imm))
+#endif
+#ifndef _mm512_cvtepu32_ps
+static inline simde__m512 latmc_emu_mm512_cvtepu32_ps(simde__m512i a)
+{
+    uint32_t in[16];
+    float out[16];
+    simde_mm512_storeu_si512(in, a);
+    for (int i = 0; i < 16; i++)
+        out[i] = (float)in[i];
+    return simde_mm512_loadu_ps(out);
+}
+#define _mm512_cvtepu32_ps(a) latmc_emu_mm512_cvtepu32_ps(a)
+#endif
+#ifndef _mm512_getexp_ps
+static inline simde__m512 latmc_emu_mm512_getexp_ps(simde__m512 a)
+{
+    float in[16], out[16];
+    simde_mm512_storeu_ps(in, a);
+    for (int i = 0; i < 16; i++) {
+        int e;
+        if (isnan(in[i]))
+            out[i] = in[i];
+        else if (in[i] == 0)
+            out[i] = -INFINITY;
+        else if (isinf(in[i]))
+            out[i] = INFINITY;
+        else {
+            (void)frexpf(in[i], &e);
+            out[i] = (float)(e - 1);
+        }
+    }
+    return simde_mm512_loadu_ps(out);
+}
+#define _mm512_getexp_ps(a) latmc_emu_mm512_getexp_ps(a)
+#endif
+#ifndef _mm512_getmant_ps
+/* only the interval [1, 2) with the source's sign, the one form the kernels use */
+static inline simde__m512 latmc_emu_mm512_getmant_ps(simde__m512 a)
+{
+    float in[16], out[16];
+    simde_mm512_storeu_ps(in, a);
+    for (int i = 0; i < 16; i++) {
+        int e;
+        out[i] = isfinite(in[i]) && in[i] != 0 ? 2 * frexpf(in[i], &e) : in[i];
+    }
+    return simde_mm512_loadu_ps(out);
+}
+#define _mm512_getmant_ps(a, interval, sign)                                                      \
+    ((void)sizeof(char[(interval) == _MM_MANT_NORM_1_2 && (sign) == _MM_MANT_SIGN_src ? 1 : -1]), \
+     latmc_emu_mm512_getmant_ps(a))
+#endif
+/* (GCC defines some of these as macros of its own intrinsics: replaced whatever they are) */
+#undef _kor_mask16
+#define _kor_mask16(a, b) ((simde__mmask16)((a) | (b)))
+#undef _kand_mask16
+#define _kand_mask16(a, b) ((simde__mmask16)((a) & (b)))
+#undef _kortestc_mask16_u8
+#define _kortestc_mask16_u8(a, b) ((unsigned char)((simde__mmask16)((a) | (b)) == 0xffff))
+
 #endif
