@@ -146,7 +146,7 @@ static int batch_done(latmc_ens *e, uint64_t n, int st)
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    if (e->members[0]->ops == &latmc_cpu_backend_ops ||
+    if (e->members[0]->ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
         !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;
     int st = batch_checks(e, n);
@@ -204,7 +204,7 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 static int batched_measure(latmc_ens *e)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (ops == &latmc_cpu_backend_ops ||
+    if (ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
         ops->size < offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure ||
         !ops->ens_measure)
         return LATMC_EUNSUPPORTED;
