@@ -278,7 +278,7 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
         if (st != LATMC_EUNSUPPORTED)
             return st;
     }
-    if (ops != &latmc_cpu_backend_ops && e->all_config &&
+    if (ops != &latmc_cpu_backend_ops && e->all_config && !ens_clustered(e) &&
         LATMC_BACKEND_OP(ops, ens_measure) && !latmc_part_many(e->members[0])) {
         const struct latmc_model_def *model = e->members[0]->model;
         if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))
