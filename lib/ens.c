@@ -272,12 +272,6 @@ int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_e
             latmc_fail(st, "latmc_ens_create: member %d: %s", m, why);
         }
     }
-    /* the module's ensembles batch the members' colour kernels and read their leaves'
-     * state: a cluster sim's leaf (CUDA Swendsen-Wang) has neither */
-    if (st == LATMC_OK && latmc_cluster_as_steps(e->members[0]))
-        st = latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: ensembles of %s members run "
-                        "on the CPU backend only in this version",
-                        latmc_algorithm_name(e->desc.algorithm));
     if (st < 0) {
         ens_free(e);
         return st;

@@ -64,7 +64,7 @@ void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double va
 {
     const struct latmc_backend_ops *ops = a->ops;
     bool fast = (a->desc.model == LATMC_MODEL_ISING || a->desc.model == LATMC_MODEL_HEISENBERG) &&
-                b->ops == ops &&
+                b->ops == ops && !latmc_cluster_as_steps(a) &&
                 LATMC_BACKEND_OP(ops, ens_swap_params) && a->param[key] == value_b && b->param[key] == value_a;
     for (int k = 0; fast && k <= LATMC_PARAM_MAX; k++)
         fast = k == key || a->param[k] == b->param[k] ||

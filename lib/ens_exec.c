@@ -220,7 +220,7 @@ static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    if (e->members[0]->ops == &latmc_cpu_backend_ops ||
+    if (e->members[0]->ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
         !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;
     int st = batch_checks(e, n);
@@ -286,7 +286,7 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 static int batched_measure(latmc_ens *e)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (ops == &latmc_cpu_backend_ops ||
+    if (ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
         ops->size < offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure ||
         !ops->ens_measure)
         return LATMC_EUNSUPPORTED;
@@ -361,7 +361,7 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
         if (st != LATMC_EUNSUPPORTED)
             return st;
     }
-    if (ops != &latmc_cpu_backend_ops && e->all_config &&
+    if (ops != &latmc_cpu_backend_ops && e->all_config && !ens_clustered(e) &&
         LATMC_BACKEND_OP(ops, ens_measure) && !latmc_part_many(e->members[0])) {
         const struct latmc_model_def *model = e->members[0]->model;
         if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))

@@ -12,6 +12,7 @@
 #define LATMC_LIB_ENS_INTERNAL_H
 
 #include <latmc/ens.h>
+#include "cluster_sweep.h"
 #include "internal.h"
 
 /*
@@ -115,6 +116,14 @@ static inline int ens_replica_of(const latmc_ens *e, int m)
 static inline int ens_slot_index(const latmc_ens *e, int s, int t, int r)
 {
     return (s * e->layout.n_temperatures + t) * e->layout.n_replicas + r;
+}
+
+/* Members whose backend labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff):
+ * they run one by one, as sims, since the backends' batched launches, measurements,
+ * overlaps, device tempering and table swaps are the colour steps'. */
+static inline bool ens_clustered(const latmc_ens *e)
+{
+    return latmc_cluster_as_steps(e->members[0]);
 }
 
 /* Allocate an ensemble with every array but no member (members[] all NULL); validates

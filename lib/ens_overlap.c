@@ -131,7 +131,7 @@ static double value_of(const struct overlap_values *v, int key)
 static int device_overlaps(latmc_ens *e, int key, double *values)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (e->desc.model != LATMC_MODEL_ISING || ops == &latmc_cpu_backend_ops ||
+    if (e->desc.model != LATMC_MODEL_ISING || ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
         key == LATMC_ENS_QKMIN2 || /* not among the device's sums: the host's */
         ops->size < offsetof(struct latmc_backend_ops, ens_overlaps) + sizeof ops->ens_overlaps ||
         !ops->ens_overlaps)

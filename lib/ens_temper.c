@@ -72,6 +72,7 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
     if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
         e->desc.model != LATMC_MODEL_ISING || e->layout.n_temperatures < 2 || !temper_ops(e) ||
+        ens_clustered(e) ||
         (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
     const bool load = !e->map_on_device;

@@ -554,8 +554,8 @@ static bool is_cluster(const struct spec *s)
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
  * creation), or NULL: Swendsen-Wang and Wolff of Ising (uniform or +-J couplings) and
- * Potts, any field, on one box, k boxes on one GPU or several, or parts over threads or
- * MPI ranks (backends/cuda/clusters/). */
+ * Potts, any field, on one box, k boxes on one GPU or several, parts over threads or
+ * MPI ranks, and ensemble members (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
@@ -564,9 +564,7 @@ static const char *cuda_cluster_lacks(const struct spec *s, const struct layout 
                "CPU)";
     if (s->couplings != LATMC_COUPLINGS_UNIFORM && s->couplings != LATMC_COUPLINGS_BIMODAL)
         return "CUDA's cluster updates run uniform and +-J couplings only";
-    if (l->ens)
-        return "CUDA's cluster updates run no ensemble members (no labels of members in "
-               "one batch yet)";
+    (void)l; /* ensemble members too: one by one (doc/clusters.md) */
     (void)p;
     return NULL;
 }

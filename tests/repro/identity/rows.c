@@ -457,7 +457,7 @@ const struct row rows[] = {
 /* one GPU, a checkpoint to and from the CPU, a cold start, the configuration set again;
  * boxes on one GPU and devices (the labels joined across the boxes' faces: 2, 3 and 5
  * boxes, uneven slabs where the planes do not divide), checkpoints between those and one
- * box; the rest (members, parts on CUDA) skips */
+ * box (CLUSTER_CUDA adds parts on CUDA and ensemble members) */
 #define CLUSTER_CUDA_BOXES                                                                 \
     "cuda,boxes=2 cuda,boxes=3 cuda,boxes=5 devices=2 devices=3 "                          \
     "cuda,boxes=3,save,then.devices=2 devices=2,serialize,then.one "                       \
