@@ -28,10 +28,32 @@
 
 static latmc_ctx *ctx;
 
+/* The CUDA Potts batch's debug lines since the last potts_log_reset (which code the members
+ * took: backends/cuda/ensembles/ens_potts_batch.c), so that a test of the batched launches
+ * fails where the members silently ran one by one. */
+static char potts_log[4096];
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    const size_t used = strlen(potts_log);
+    if (strstr(msg, "Potts members") && used + strlen(msg) + 2 < sizeof potts_log)
+        snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
+}
+
+static void potts_log_reset(void)
+{
+    potts_log[0] = '\0';
+}
+
 static int setup(void **state)
 {
     (void)state;
-    return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return -1;
+    latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
+    return 0;
 }
 
 static int teardown(void **state)
@@ -189,21 +211,45 @@ static void test_heisenberg_members_standalone(void **state)
 static void test_potts_members_standalone(void **state)
 {
     (void)state;
+    /* rows: the row kernels' code (else the reference's update); fused: whole sweeps a
+     * launch (else a launch a colour step) */
     static const struct {
-        int ndim, lx, ly, q, algorithm;
+        int ndim, lx, ly, q, algorithm, rows, fused;
     } cases[] = {
-        { 2, 16, 16, 3, LATMC_ALGO_HEATBATH },  { 2, 16, 16, 3, LATMC_ALGO_METROPOLIS },
-        { 2, 32, 32, 8, LATMC_ALGO_HEATBATH },  { 3, 16, 16, 4, LATMC_ALGO_HEATBATH },
-        { 3, 16, 16, 3, LATMC_ALGO_METROPOLIS }, { 2, 24, 15, 3, LATMC_ALGO_HEATBATH },
-        { 2, 256, 256, 3, LATMC_ALGO_METROPOLIS }, { 3, 6, 6, 5, LATMC_ALGO_HEATBATH },
-        { 2, 18, 9, 4, LATMC_ALGO_METROPOLIS },
+        { 2, 16, 16, 3, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 2, 16, 16, 3, LATMC_ALGO_METROPOLIS, 1, 1 },
+        { 2, 32, 32, 8, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 3, 16, 16, 4, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 3, 16, 16, 3, LATMC_ALGO_METROPOLIS, 1, 1 },
+        { 2, 24, 15, 3, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 2, 256, 256, 3, LATMC_ALGO_METROPOLIS, 1, 0 },
+        { 3, 6, 6, 5, LATMC_ALGO_HEATBATH, 0, 1 },
+        { 2, 18, 9, 4, LATMC_ALGO_METROPOLIS, 0, 1 },
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    /* all of them, then two small ones again a launch a colour step (LATMC_ENS_POTTS_SWEEP=
+     * steps: the row kernels' code and the reference's update in the per-step launch) */
+    const size_t n_cases = sizeof cases / sizeof cases[0];
+    for (size_t j = 0; j < n_cases + 2; j++) {
+        const size_t k = j < n_cases ? j : j == n_cases ? 0 : 7;
+        const bool steps = j >= n_cases;
+        if (steps)
+            assert_int_equal(setenv("LATMC_ENS_POTTS_SWEEP", "steps", 1), 0);
         latmc_sim_desc d = ens_test_desc(LATMC_MODEL_POTTS, cases[k].ndim, cases[k].lx);
         d.extent[1] = cases[k].ly;
         d.q = cases[k].q;
         d.algorithm = cases[k].algorithm;
+        potts_log_reset();
         members_match_standalone_poked(d, LATMC_PARAM_H, 0.1, true);
+        unsetenv("LATMC_ENS_POTTS_SWEEP");
+        if (ens_test_device != LATMC_DEVICE_CUDA)
+            continue;
+        char want[160];
+        snprintf(want, sizeof want, "12 Potts members in batched launches, the %s, %s",
+                 cases[k].rows ? "row kernels' code" : "reference update",
+                 cases[k].fused && !steps ? "whole sweeps a launch" : "a launch a colour step");
+        if (!strstr(potts_log, want) || !strstr(potts_log, "12 Potts members measured in one"))
+            fail_msg("case %zu%s: expected \"%s\" and the batched measurement, logged:\n%s", k,
+                     steps ? " (steps)" : "", want, potts_log);
     }
 }
 
@@ -731,12 +777,17 @@ static void test_potts_tempering_batched(void **state)
         for (int i = 0; i < 2; i++) {
             if (i == 1)
                 assert_int_equal(setenv("LATMC_ENS_POTTS_BATCH", "0", 1), 0);
+            potts_log_reset();
             latmc_ens *e = tempering_ensemble_of(d, 1);
             assert_int_equal(latmc_ens_sweep(e, c == 2 ? 7 : 31), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, c == 2 ? 5 : 29), LATMC_OK);
             capture(e, &s[i]);
             latmc_ens_destroy(&e);
             unsetenv("LATMC_ENS_POTTS_BATCH");
+            /* batched (launches and the rounds' energies) the first time, not the second */
+            assert_true((strstr(potts_log, "32 Potts members in batched launches") != NULL &&
+                         strstr(potts_log, "32 Potts members measured in one") != NULL) ==
+                        (i == 0));
         }
         assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
         assert_same_state(&s[0], &s[1]);

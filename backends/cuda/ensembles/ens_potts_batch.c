@@ -26,6 +26,9 @@
 
 /* "0": the members run one by one (the comparison of tests/ensemble/test_ens_identity.c). */
 #define ENS_POTTS_BATCH_ENV "LATMC_ENS_POTTS_BATCH"
+/* "steps": a launch a colour step for every member size (measurements: what the whole-sweep
+ * launches buy). */
+#define ENS_POTTS_SWEEP_ENV "LATMC_ENS_POTTS_SWEEP"
 /* Sweeps a launch: bounds one launch's time (a call of many sweeps is several). */
 #define ENS_POTTS_SWEEPS_PER_LAUNCH 256
 
@@ -39,6 +42,8 @@ struct potts_batch {
     struct cuda_ens_potts_member *dev_table;
     unsigned long long *dev_changed, *changed;  /* a counter a member */
     unsigned long long *dev_sums, *sums;        /* q + 1 a member (made on first use) */
+    unsigned logged;                            /* launch kinds logged (log_kind; 16:
+                                                   the measurement) */
 };
 
 static pthread_mutex_t batches_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -123,6 +128,14 @@ static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
         return NULL;
     }
     return b;
+}
+
+/* Whether members of this lattice take whole sweeps in one launch. */
+static bool whole_sweeps(const latmc_sim *sim)
+{
+    const char *env = getenv(ENS_POTTS_SWEEP_ENV);
+    return cuda_ens_potts_fused_fits(&cuda_sim_of(sim)->lattice) &&
+           !(env && strcmp(env, "steps") == 0);
 }
 
 /* The box of a member that is one box alone on the executor (cuda_exec_lone_box), or NULL. */
@@ -216,13 +229,12 @@ static bool potts_calls_ok(const latmc_sim *first, const struct latmc_step_call 
                            int n_calls, uint32_t *sub)
 {
     const int colours = first->model->sweep_schedule(first);
-    const struct cuda_sim *cs = cuda_sim_of(first);
     *sub = 0;
     for (int c = 0; c < n_calls; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_WHOLE && k->step.kind == LATMC_STEP_COLOUR)
             continue;
-        if (k->part != LATMC_STEP_SWEEPS || !cuda_ens_potts_fused_fits(&cs->lattice))
+        if (k->part != LATMC_STEP_SWEEPS || !whole_sweeps(first))
             return false;
         for (int s = 0; s < colours; s++) {
             const struct latmc_step step = first->model->step_of(first, k->sweep, s);
@@ -235,6 +247,19 @@ static bool potts_calls_ok(const latmc_sim *first, const struct latmc_step_call 
         *sub = k->step.sub;
     }
     return true;
+}
+
+/* Log each kind of launch a batch runs once (debug level: which code the members took; the
+ * tests check it). */
+static void log_kind(struct potts_batch *b, const latmc_sim *first, int rows, bool fused)
+{
+    const unsigned kind = 1u << ((rows ? 1 : 0) | (fused ? 2 : 0));
+    if (b->logged & kind)
+        return;
+    b->logged |= kind;
+    cuda_core->log(first->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d Potts members in batched "
+                   "launches, the %s, %s", b->n, rows ? "row kernels' code" : "reference update",
+                   fused ? "whole sweeps a launch" : "a launch a colour step");
 }
 
 /*
@@ -276,9 +301,11 @@ int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
                 run.sweep0 = k->sweep + done;
                 run.n_sweeps = left < ENS_POTTS_SWEEPS_PER_LAUNCH ? left
                                                                   : ENS_POTTS_SWEEPS_PER_LAUNCH;
+                int rows = 0;
                 st = cuda_check(cuda_ens_potts_steps(cs0->stream, &cs0->lattice, b->dev_table,
-                                                     n, &run, b->dev_changed),
+                                                     n, &run, b->dev_changed, &rows),
                                 "launching the members' sweeps");
+                log_kind(b, first, rows, true);
                 done += run.n_sweeps;
             }
             tried += k->n_sweeps * (uint64_t)first->nsites;
@@ -288,9 +315,11 @@ int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
         run.n_sweeps = 0;
         run.rng = k->step.rng;
         run.colour = k->step.colour;
+        int rows = 0;
         st = cuda_check(cuda_ens_potts_steps(cs0->stream, &cs0->lattice, b->dev_table, n, &run,
-                                             b->dev_changed),
+                                             b->dev_changed, &rows),
                         "launching the members' step");
+        log_kind(b, first, rows, false);
         if (k->step.index == 0) /* as the executor counts a sweep (cuda_exec_run_steps) */
             tried += (uint64_t)first->nsites;
     }
@@ -319,9 +348,7 @@ unsigned cuda_ens_potts_caps(const latmc_sim *sim)
 {
     if (sim->desc.model != LATMC_MODEL_POTTS || !local_algorithm(sim) || !member_box(sim))
         return 0u;
-    return LATMC_STEP_CAP_BATCH |
-           (cuda_ens_potts_fused_fits(&cuda_sim_of(sim)->lattice) ? LATMC_STEP_CAP_BATCH_SWEEPS
-                                                                  : 0u);
+    return LATMC_STEP_CAP_BATCH | (whole_sweeps(sim) ? LATMC_STEP_CAP_BATCH_SWEEPS : 0u);
 }
 
 /*
@@ -349,6 +376,11 @@ int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
         st = cuda_check(cuda_ens_potts_measure(cs0->stream, &cs0->lattice, b->dev_table, n, q,
                                                b->dev_sums),
                         "launching the members' measurement");
+    if (st == LATMC_OK && !(b->logged & 16u)) {
+        b->logged |= 16u;
+        cuda_core->log(members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d Potts members "
+                       "measured in one launch", n);
+    }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(b->sums, b->dev_sums, bytes, cudaMemcpyDeviceToHost,
                                         cs0->stream), "reading the members' sums");

@@ -46,11 +46,12 @@ int cuda_ens_potts_fused_fits(const struct latmc_lattice *lat);
 
 /* The run's steps on every member of the device table `members` (n of them), each
  * member's changed (heat bath) or accepted (Metropolis) sites added to changed[m]. Whole
- * sweeps only where cuda_ens_potts_fused_fits. */
+ * sweeps only where cuda_ens_potts_fused_fits. *rows: 1 where the row kernels' code ran,
+ * 0 where the reference's update did. */
 cudaError_t cuda_ens_potts_steps(cudaStream_t stream, const struct latmc_lattice *lat,
                                  const struct cuda_ens_potts_member *members, int n,
                                  const struct cuda_ens_potts_run *run,
-                                 unsigned long long *changed);
+                                 unsigned long long *changed, int *rows);
 
 /* The integer sums of every member (one block a member): q + 1 counters each at
  * out + (q + 1) m, the matches then the sites in each state (lib/potts.h). A member's

@@ -43,8 +43,8 @@ struct ens_potts_launch {
  * the first (the previous colour's writes, made by this block's threads, are then visible
  * to all of them; only one-block-a-member launches run more than one step).
  */
-template <class Body> __device__ __forceinline__ void ens_potts_each_step(const cuda_ens_potts_run &r,
-                                                                          Body &body)
+template <class Body>
+__device__ __forceinline__ void ens_potts_each_step(const cuda_ens_potts_run &r, Body &body)
 {
     if (r.n_sweeps == 0) {
         body(r.rng, r.colour);
@@ -234,8 +234,9 @@ static int blocks_per_member(int64_t items, int n, int sms)
 extern "C" cudaError_t cuda_ens_potts_steps(cudaStream_t stream, const struct latmc_lattice *lat,
                                             const struct cuda_ens_potts_member *members, int n,
                                             const struct cuda_ens_potts_run *run,
-                                            unsigned long long *changed)
+                                            unsigned long long *changed, int *rows)
 {
+    *rows = 0;
     int device = 0, sms = 0, smem_max = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
@@ -264,6 +265,7 @@ extern "C" cudaError_t cuda_ens_potts_steps(cudaStream_t stream, const struct la
             if (bytes + 1024 <= (size_t)smem_max) {
                 struct ens_potts_launcher l = { stream, (unsigned)n * (unsigned)L.bpm, &L,
                                                 members, changed };
+                *rows = 1;
                 return pr_dispatch(l, g, run->colours, nw, run->algorithm);
             }
         }
