@@ -379,15 +379,15 @@ int bench_ensemble_main(int argc, char **argv)
         best_s = fs > best_s ? fs : best_s;
         cpu_e = ce < cpu_e ? ce : cpu_e;
         cpu_s = cs < cpu_s ? cs : cpu_s;
-        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe,
-               heis ? "spin updates/ns" : "flips/ns", fs, heis ? "spin updates/ns" : "flips/ns");
+        const char *per = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
+        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe, per, fs, per);
     }
     if (exchange > 0 && (rc = tempering_breakdown(e, members, exchange, sweeps, repeat)) != 0)
         goto out;
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
     const char *model = heis ? "Heisenberg" : potts ? "Potts" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
-    const char *unit = heis ? "spin updates/ns" : "flips/ns";
+    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
     if (potts)
         printf("Potts: q = %ld, %s\n", q, metropolis ? "Metropolis" : "heat bath");
     if (heis)
