@@ -8,8 +8,9 @@
  *  - a saved and loaded ensemble continues exactly as the one that was not saved;
  *  - the documented seed derivation (doc/ensembles.md) is what the members get.
  * With LATMC_TEST_DEVICE=cuda the members run on the CUDA backend (meson: "... cuda",
- * skipped without a GPU), and a tempering ensemble of Ising +-J and of Potts must equal
- * the CPU's bit for bit.
+ * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
+ * CPU's bit for bit, and the batched launches of Heisenberg and Potts members the same
+ * members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0).
  */
 #include <stdarg.h>
 #include <stddef.h>
