@@ -221,7 +221,7 @@ extern "C" int cuda_ens_potts_fused_fits(const struct latmc_lattice *lat)
 }
 
 /* Blocks a member: enough for its items (a thread each), at least one, and no more than
- * needed for about two waves of blocks over the device's multiprocessors in all. */
+ * about two blocks an SM over all members (each block builds its member's table). */
 static int blocks_per_member(int64_t items, int n, int sms)
 {
     int64_t want = (items + ENS_POTTS_THREADS - 1) / ENS_POTTS_THREADS;
