@@ -22,9 +22,9 @@
 #include "potts_rules.h"
 
 /* Threads a block: a member of 64^2 (2D, 16-byte segments) is 256 segments a colour, one
- * a thread. At least 3 blocks an SM: <= 85 registers (the single-lattice kernels' 64 spill
- * here, the loop over the steps holding more; the tables limit most kernels to 2 or 3
- * blocks an SM anyway). */
+ * a thread. At least 3 blocks an SM: <= 85 registers (at the single-lattice kernels' 64
+ * several of these spill, the loop over the steps holding more; the larger tables, 3D
+ * q = 3's 93 KiB and 2D q >= 5's 128-202 KiB, allow 1 or 2 blocks an SM anyway). */
 #define ENS_POTTS_MIN_BLOCKS 3
 #define ENS_POTTS_THREADS 256
 /* Members of up to this many sites run whole sweeps in one launch, one block each (a
