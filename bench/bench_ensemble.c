@@ -1,6 +1,6 @@
 /*
- * latmc-bench --ensemble: M members of L^d Ising or Heisenberg (an ensemble, threads over members,
- * each member single-threaded) against one lattice of the same number of sites (the
+ * latmc-bench --ensemble: M members of L^d Ising, Potts or Heisenberg (an ensemble, threads
+ * over members, each member single-threaded) against one lattice of the same number of sites (the
  * sim's own threads), in one run. The lattice's extent (--big B, else the d-th root of
  * M L^d) must be even (the checkerboard): the root is rounded to the nearest even extent,
  * and a note printed where that lattice has another number of sites (rates are per site,
@@ -12,9 +12,13 @@
  *   latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B] [--threads T]
  *                          [--sweeps N] [--repeat R] [--beta B] [--bimodal] [--device cpu|cuda]
  *                          [--temperatures T --replicas R --exchange K]
- *                          [--model ising|heisenberg --gaussian --precision float|double
- *                           --algo heatbath|overrelax --nover K --lattice-replicas R]
+ *                          [--model ising|potts|heisenberg --q Q --gaussian
+ *                           --precision float|double
+ *                           --algo metropolis|heatbath|overrelax --nover K --lattice-replicas R]
  *                          [--param NAME=VALUE]...
+ *
+ * Potts (--model potts, --q Q, default 3; heat bath, or Metropolis with --algo metropolis):
+ * rates are site updates per ns.
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
@@ -190,6 +194,8 @@ int bench_ensemble_main(int argc, char **argv)
     long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
     bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
+    bool potts = false, metropolis = false;
+    long q = 3;
     long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
     enum { MAX_PARAMS = 8 };
@@ -207,8 +213,9 @@ int bench_ensemble_main(int argc, char **argv)
             printf("usage: latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B]\n"
                    "         [--threads T] [--sweeps N] [--repeat R] [--beta B] [--bimodal]\n"
                    "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
-                   "         [--model ising|heisenberg] [--gaussian] [--precision float|double]\n"
-                   "         [--algo heatbath|overrelax] [--nover K] [--lattice-replicas R]\n"
+                   "         [--model ising|potts|heisenberg] [--q Q] [--gaussian]\n"
+                   "         [--precision float|double]\n"
+                   "         [--algo metropolis|heatbath|overrelax] [--nover K] [--lattice-replicas R]\n"
                    "         [--param NAME=VALUE]... (the ensemble's; decisions=2: member lanes)\n"
                    "Rates: best of R alternating runs of N sweeps each. With --exchange K, also\n"
                    "per period of K sweeps (medians over R repeats of max(1, N/K) periods):\n"
@@ -235,12 +242,18 @@ int bench_ensemble_main(int argc, char **argv)
         else if (strcmp(a, "--beta") == 0 && v) beta = atof(v);
         else if (strcmp(a, "--nover") == 0) nover = arg_long(a, v, 0, 1000);
         else if (strcmp(a, "--lattice-replicas") == 0) lattice_reps = arg_long(a, v, 1, 2);
-        else if (strcmp(a, "--model") == 0 && v && (!strcmp(v, "ising") || !strcmp(v, "heisenberg")))
+        else if (strcmp(a, "--model") == 0 && v &&
+                 (!strcmp(v, "ising") || !strcmp(v, "heisenberg") || !strcmp(v, "potts"))) {
             heis = strcmp(v, "heisenberg") == 0;
+            potts = strcmp(v, "potts") == 0;
+        } else if (strcmp(a, "--q") == 0) q = arg_long(a, v, 2, 255);
         else if (strcmp(a, "--precision") == 0 && v && (!strcmp(v, "float") || !strcmp(v, "double")))
             dbl = strcmp(v, "double") == 0;
-        else if (strcmp(a, "--algo") == 0 && v && (!strcmp(v, "heatbath") || !strcmp(v, "overrelax")))
+        else if (strcmp(a, "--algo") == 0 && v && (!strcmp(v, "heatbath") || !strcmp(v, "overrelax") ||
+                                                    !strcmp(v, "metropolis"))) {
             overrelax = strcmp(v, "overrelax") == 0;
+            metropolis = strcmp(v, "metropolis") == 0;
+        }
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
             device = strcmp(v, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
         else if (strcmp(a, "--param") == 0 && v) {
@@ -296,7 +309,11 @@ int bench_ensemble_main(int argc, char **argv)
         return fail("ctx", latmc_last_error());
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
-    d.model = heis ? LATMC_MODEL_HEISENBERG : LATMC_MODEL_ISING;
+    d.model = heis ? LATMC_MODEL_HEISENBERG : potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING;
+    if (potts) {
+        d.q = (int)q;
+        d.algorithm = metropolis || overrelax ? LATMC_ALGO_METROPOLIS : LATMC_ALGO_HEATBATH;
+    }
     if (heis) {
         d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
         d.algorithm = overrelax ? LATMC_ALGO_OVERRELAX : LATMC_ALGO_HEATBATH;
@@ -368,15 +385,17 @@ int bench_ensemble_main(int argc, char **argv)
         best_s = fs > best_s ? fs : best_s;
         cpu_e = ce < cpu_e ? ce : cpu_e;
         cpu_s = cs < cpu_s ? cs : cpu_s;
-        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe,
-               heis ? "spin updates/ns" : "flips/ns", fs, heis ? "spin updates/ns" : "flips/ns");
+        const char *per = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
+        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe, per, fs, per);
     }
     if (exchange > 0 && (rc = tempering_breakdown(e, members, exchange, sweeps, repeat)) != 0)
         goto out;
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
-    const char *model = heis ? "Heisenberg" : "Ising";
+    const char *model = heis ? "Heisenberg" : potts ? "Potts" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
-    const char *unit = heis ? "spin updates/ns" : "flips/ns";
+    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
+    if (potts)
+        printf("Potts: q = %ld, %s\n", q, metropolis ? "Metropolis" : "heat bath");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);

@@ -8,8 +8,9 @@
  *  - a saved and loaded ensemble continues exactly as the one that was not saved;
  *  - the documented seed derivation (doc/ensembles.md) is what the members get.
  * With LATMC_TEST_DEVICE=cuda the members run on the CUDA backend (meson: "... cuda",
- * skipped without a GPU), and a tempering ensemble of Ising +-J and of Potts must equal
- * the CPU's bit for bit.
+ * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
+ * CPU's bit for bit, and the batched launches of Heisenberg and Potts members the same
+ * members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,10 +29,32 @@
 
 static latmc_ctx *ctx;
 
+/* The CUDA Potts batch's debug lines since the last potts_log_reset (which code the members
+ * took: backends/cuda/ensembles/ens_potts_batch.c), so that a test of the batched launches
+ * fails where the members silently ran one by one. */
+static char potts_log[4096];
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    const size_t used = strlen(potts_log);
+    if (strstr(msg, "Potts members") && used + strlen(msg) + 2 < sizeof potts_log)
+        snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
+}
+
+static void potts_log_reset(void)
+{
+    potts_log[0] = '\0';
+}
+
 static int setup(void **state)
 {
     (void)state;
-    return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return -1;
+    latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
+    return 0;
 }
 
 static int teardown(void **state)
@@ -41,11 +64,14 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Flip site 0 of a configuration read back (the state a caller's set_spins installs). */
-static void flip_first(int model, unsigned char *spins)
+/* Change site 0 of a configuration read back (the state a caller's set_spins installs):
+ * Ising flipped, Potts to the next state mod q. */
+static void flip_first(const latmc_sim_desc *d, unsigned char *spins)
 {
-    if (model == LATMC_MODEL_ISING)
+    if (d->model == LATMC_MODEL_ISING)
         spins[0] = (unsigned char)(int8_t)-(int8_t)spins[0];
+    else if (d->model == LATMC_MODEL_POTTS)
+        spins[0] = (unsigned char)((spins[0] + 1) % d->q);
     else
         spins[0] ^= 1u; /* not used by other models here */
 }
@@ -75,16 +101,17 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         for (int m = 0; m < 12; m++)
             assert_int_equal(latmc_ens_get_spins(e, m, b, bytes), LATMC_OK);
         assert_int_equal(latmc_ens_get_spins(e, 3, b, bytes), LATMC_OK);
-        flip_first(desc.model, b);
+        flip_first(&desc, b);
         assert_int_equal(latmc_ens_set_spins(e, 3, b, bytes), LATMC_OK);
     }
     assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
     double obs[12], mag[12], acc[12];
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, obs, 12),
                      LATMC_OK);
-    /* Ising: the magnetization (CUDA: the batched measurement) and each member's flips over
-     * its attempts (CUDA: the batched kernels' counters, set by a call's first launch) */
-    const bool has_m = desc.model == LATMC_MODEL_ISING;
+    /* Ising and Potts: the magnetization (CUDA Ising: the batched measurement) and each
+     * member's flips over its attempts (CUDA: the batched kernels' counters, set by a call's
+     * first launch) */
+    const bool has_m = desc.model == LATMC_MODEL_ISING || desc.model == LATMC_MODEL_POTTS;
     if (has_m) {
         assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
                                                mag, 12), LATMC_OK);
@@ -107,7 +134,7 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         if (poke && m == 3) {
             assert_int_equal(latmc_sim_sweep(sim, 7), LATMC_OK);
             assert_int_equal(latmc_sim_get_spins(sim, a, bytes), LATMC_OK);
-            flip_first(desc.model, a);
+            flip_first(&desc, a);
             assert_int_equal(latmc_sim_set_spins(sim, a, bytes), LATMC_OK);
             assert_int_equal(latmc_sim_sweep(sim, 5), LATMC_OK);
         } else {
@@ -171,6 +198,60 @@ static void test_heisenberg_members_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     d.precision = LATMC_PRECISION_FLOAT;
     members_match_standalone_poked(d, LATMC_PARAM_NOVER, 2, true);
+}
+
+/* Potts members of the CUDA ensembles' batched launches (backends/cuda/ensembles/
+ * ens_potts_kernels.cu): small members take whole sweeps in one launch, larger ones one
+ * launch a colour step, on the single-lattice row kernels' code where the lattice suits
+ * them (2D L = 16: 16-byte segments, q = 3 heat bath and Metropolis; 2D L = 32 q = 8: the
+ * multiset table's 32-byte segments; 3D L = 16 q = 4 heat bath, q = 3 Metropolis; 3
+ * colours on 24 x 15; 2D 256^2: several blocks a member, a launch a step), else on the
+ * reference's per-block update (3D L = 6, q = 5 heat bath; 2D 18 x 9, 3 colours). Each
+ * member read and written between calls, and each must be its standalone sim bit for bit
+ * (on CUDA its standalone CUDA sim; on the CPU the same comparisons hold). */
+static void test_potts_members_standalone(void **state)
+{
+    (void)state;
+    /* rows: the row kernels' code (else the reference's update); fused: whole sweeps a
+     * launch (else a launch a colour step) */
+    static const struct {
+        int ndim, lx, ly, q, algorithm, rows, fused;
+    } cases[] = {
+        { 2, 16, 16, 3, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 2, 16, 16, 3, LATMC_ALGO_METROPOLIS, 1, 1 },
+        { 2, 32, 32, 8, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 3, 16, 16, 4, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 3, 16, 16, 3, LATMC_ALGO_METROPOLIS, 1, 1 },
+        { 2, 24, 15, 3, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 2, 256, 256, 3, LATMC_ALGO_METROPOLIS, 1, 0 },
+        { 3, 6, 6, 5, LATMC_ALGO_HEATBATH, 0, 1 },
+        { 2, 18, 9, 4, LATMC_ALGO_METROPOLIS, 0, 1 },
+    };
+    /* all of them, then two small ones again a launch a colour step (LATMC_ENS_POTTS_SWEEP=
+     * steps: the row kernels' code and the reference's update in the per-step launch) */
+    const size_t n_cases = sizeof cases / sizeof cases[0];
+    for (size_t j = 0; j < n_cases + 2; j++) {
+        const size_t k = j < n_cases ? j : j == n_cases ? 0 : 7;
+        const bool steps = j >= n_cases;
+        if (steps)
+            assert_int_equal(setenv("LATMC_ENS_POTTS_SWEEP", "steps", 1), 0);
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_POTTS, cases[k].ndim, cases[k].lx);
+        d.extent[1] = cases[k].ly;
+        d.q = cases[k].q;
+        d.algorithm = cases[k].algorithm;
+        potts_log_reset();
+        members_match_standalone_poked(d, LATMC_PARAM_H, 0.1, true);
+        unsetenv("LATMC_ENS_POTTS_SWEEP");
+        if (ens_test_device != LATMC_DEVICE_CUDA)
+            continue;
+        char want[160];
+        snprintf(want, sizeof want, "12 Potts members in batched launches, the %s, %s",
+                 cases[k].rows ? "row kernels' code" : "reference update",
+                 cases[k].fused && !steps ? "whole sweeps a launch" : "a launch a colour step");
+        if (!strstr(potts_log, want) || !strstr(potts_log, "12 Potts members measured in one"))
+            fail_msg("case %zu%s: expected \"%s\" and the batched measurement, logged:\n%s", k,
+                     steps ? " (steps)" : "", want, potts_log);
+    }
 }
 
 /* The derivation doc/ensembles.md states, recomputed here from Philox itself. */
@@ -645,17 +726,21 @@ static void test_cpu_cuda_identical(void **state)
 {
     (void)state;
     static const double close_ladder[4] = { 0.2, 0.205, 0.21, 0.215 };
-    for (int model = 0; model < 4; model++) {
-        /* +-J Ising L = 4, Potts L = 4, uniform Ising L = 16 (CPU: the narrow-row kernels),
-         * +-J Ising L = 16 (CUDA: the ensembles' packed kernel, energies read from the
-         * packed state between sweeps) */
-        latmc_sim_desc d = ens_test_desc(model == 1 ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING, 3,
-                                         model >= 2 ? 16 : 4);
+    for (int model = 0; model < 5; model++) {
+        /* +-J Ising L = 4, Potts L = 4 (CUDA: the batched reference update), uniform Ising
+         * L = 16 (CPU: the narrow-row kernels), +-J Ising L = 16 (CUDA: the ensembles' packed
+         * kernel, energies read from the packed state between sweeps), Potts 2D L = 16 heat
+         * bath (CUDA: the batched row kernel, whole sweeps in one launch) */
+        const bool potts = model == 1 || model == 4;
+        latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING,
+                                         model == 4 ? 2 : 3, model >= 2 ? 16 : 4);
         ladder = model == 3 ? close_ladder : wide_ladder;
         if (model == 0 || model == 3)
             d.couplings = LATMC_COUPLINGS_BIMODAL;
-        else if (model == 1)
+        else if (potts)
             d.q = 3;
+        if (model == 4)
+            d.algorithm = LATMC_ALGO_HEATBATH;
         latmc_ens *gpu = tempering_ensemble_of(d, 1);
         d.device = LATMC_DEVICE_CPU;
         latmc_ens *cpu = tempering_ensemble_of(d, 2);
@@ -669,6 +754,46 @@ static void test_cpu_cuda_identical(void **state)
         free(b.spins);
         latmc_ens_destroy(&gpu);
         latmc_ens_destroy(&cpu);
+    }
+    ladder = wide_ladder;
+}
+
+/* CUDA Potts members with tempering on (betas moving between members: their device tables
+ * change between calls): the batched launches against the members run one by one
+ * (LATMC_ENS_POTTS_BATCH=0), the same state bit for bit; 2D L = 16 heat bath (row kernel,
+ * whole sweeps in one launch), 3D L = 4 Metropolis (the reference's update), 2D 256^2 q = 3
+ * heat bath (a launch a colour step). */
+static void test_potts_tempering_batched(void **state)
+{
+    (void)state;
+    static const double close_ladder[4] = { 0.9, 0.91, 0.92, 0.93 };
+    static const double big_ladder[4] = { 0.9, 0.9005, 0.901, 0.9015 };
+    for (int c = 0; c < 3; c++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_POTTS, c == 1 ? 3 : 2,
+                                         c == 0 ? 16 : c == 1 ? 4 : 256);
+        d.q = 3;
+        d.algorithm = c == 1 ? LATMC_ALGO_METROPOLIS : LATMC_ALGO_HEATBATH;
+        ladder = c == 0 ? close_ladder : c == 1 ? wide_ladder : big_ladder;
+        struct ens_state s[2];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_POTTS_BATCH", "0", 1), 0);
+            potts_log_reset();
+            latmc_ens *e = tempering_ensemble_of(d, 1);
+            assert_int_equal(latmc_ens_sweep(e, c == 2 ? 7 : 31), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, c == 2 ? 5 : 29), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            unsetenv("LATMC_ENS_POTTS_BATCH");
+            /* batched (launches and the rounds' energies) the first time, not the second */
+            assert_true((strstr(potts_log, "32 Potts members in batched launches") != NULL &&
+                         strstr(potts_log, "32 Potts members measured in one") != NULL) ==
+                        (i == 0));
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        assert_same_state(&s[0], &s[1]);
+        free(s[0].spins);
+        free(s[1].spins);
     }
     ladder = wide_ladder;
 }
@@ -708,9 +833,14 @@ int main(void)
     if (skip)
         return skip;
     ens_test_device = test_device();
+    /* LATMC_TEST_FILTER=test_potts*: only the tests whose names match (cmocka's pattern),
+     * e.g. under compute-sanitizer */
+    if (getenv("LATMC_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
     const struct CMUnitTest cuda_tests[] = {
         cmocka_unit_test(test_cpu_cuda_identical),
         cmocka_unit_test(test_heisenberg_tempering_batched),
+        cmocka_unit_test(test_potts_tempering_batched),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
@@ -718,6 +848,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ising_packed_lattices_standalone),
         cmocka_unit_test(test_heisenberg_members_standalone),
+        cmocka_unit_test(test_potts_members_standalone),
         cmocka_unit_test(test_seed_derivation),
         cmocka_unit_test(test_exchange_rule),
         cmocka_unit_test(test_threads_identical),

@@ -6,8 +6,8 @@
  * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map). This file routes
- * those calls and the capability question to the model's batch, through one table; the
- * batches keep their members' device tables between calls.
+ * those calls and the capability question to the model's batch (Ising, Heisenberg, Potts),
+ * through one table; the batches keep their members' device tables between calls.
  */
 #include <stddef.h>
 
@@ -15,6 +15,7 @@
 #include "cuda_check.h"
 #include "ens_heisenberg_batch.h"
 #include "ens_ising_batch.h"
+#include "ens_potts_batch.h"
 #include "model.h"
 
 /* The models that run as a batch: their capabilities for a sim, their list of calls. */
@@ -32,6 +33,7 @@ static const struct ens_batch_model batch_models[] = {
     { LATMC_MODEL_ISING, cuda_ens_ising_caps, cuda_ens_ising_run_steps,
       cuda_ens_temper_run_steps },
     { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps, NULL },
+    { LATMC_MODEL_POTTS, cuda_ens_potts_caps, cuda_ens_potts_run_steps, NULL },
 };
 
 static const struct ens_batch_model *batch_model(int model)

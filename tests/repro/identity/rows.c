@@ -326,6 +326,10 @@ const struct row rows[] = {
     { "potts4_heatbath", 2, { 2048, 2048, 0 }, "cuda" },
     { "potts4_heatbath", 3, { 40, 40, 40 }, "cuda" },
     { "potts3_metropolis", 2, { 6, 6, 0 }, ENS " cuda,ens" },
+    /* CUDA ensembles' Potts batch on the row kernels' code, whole sweeps a launch (2D) and
+     * 3D q = 4 (its one-copy table) */
+    { "potts3_heatbath", 2, { 16, 16, 0 }, ENS " cuda,ens" },
+    { "potts4_heatbath", 3, { 16, 16, 16 }, "ens cuda,ens" },
     { "potts3_metropolis", 2, { 24, 24, 0 }, DEVICES },
 
     /* ---- phi^4 (halo 2 with a finite Lambda) ---- */
