@@ -30,7 +30,10 @@
 /* 11: ops.cluster_faces (the clusters of Swendsen-Wang and Wolff on a device's part joined
  * across the parts of a lattice shared by processes). */
 /* 12: ops.ens_lanes (the ensemble chain of member lanes on a device). */
-#define LATMC_MODULE_ABI_VERSION 12u
+/* 13: the lanes' job LATMC_ENS_LANES_KEEP and struct latmc_ens_lanes_keep; ops.cluster_faces'
+ * LATMC_CLUSTER_FACES_SIZE and struct latmc_part's faces_room (a cluster part's record
+ * size asked before every call). */
+#define LATMC_MODULE_ABI_VERSION 13u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */
