@@ -24,6 +24,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
+#include "ens_batch_list.h"
 #include "cuda_heisenberg_leaf.h"
 #include "ens_heisenberg_batch.h"
 #include "heisenberg.h"
@@ -42,8 +43,7 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
 #define ENS_HEIS_BATCH_ENV "LATMC_ENS_HEIS_BATCH"
 
 struct heis_batch {
-    struct heis_batch *next;
-    latmc_sim *const *key;      /* the ensemble's member array */
+    struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
     latmc_sim **members;        /* the members it was built for (pointers compared) */
     int n, device, dbl, heatbath;
     ens_heis_shape shape;
@@ -57,8 +57,7 @@ struct heis_batch {
     int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, the leaf's */
 };
 
-static pthread_mutex_t batches_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct heis_batch *batches;
+static struct ens_batch_list batches = ENS_BATCH_LIST_INIT;
 
 static void batch_free(struct heis_batch *b)
 {
@@ -74,28 +73,14 @@ static void batch_free(struct heis_batch *b)
     free(b);
 }
 
-/* Remove and return the batch of `key` (NULL when there is none). */
 static struct heis_batch *take_batch(latmc_sim *const *key)
 {
-    pthread_mutex_lock(&batches_lock);
-    struct heis_batch **p = &batches, *b = NULL;
-    while (*p && (*p)->key != key)
-        p = &(*p)->next;
-    if (*p) {
-        b = *p;
-        *p = b->next;
-        b->next = NULL;
-    }
-    pthread_mutex_unlock(&batches_lock);
-    return b;
+    return (struct heis_batch *)ens_batch_take(&batches, key);
 }
 
 static void put_batch(struct heis_batch *b)
 {
-    pthread_mutex_lock(&batches_lock);
-    b->next = batches;
-    batches = b;
-    pthread_mutex_unlock(&batches_lock);
+    ens_batch_put(&batches, &b->link);
 }
 
 void cuda_ens_heis_release(latmc_sim *const *members, int n)
@@ -217,7 +202,7 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
         *st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
         return NULL;
     }
-    b->key = members;
+    b->link.key = members;
     b->n = n;
     b->device = cuda_sim_of(first)->device;
     b->dbl = first->desc.precision == LATMC_PRECISION_DOUBLE;

@@ -19,6 +19,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
+#include "ens_batch_list.h"
 #include "ens_potts_batch.h"
 #include "model.h"
 #include "potts.h"
@@ -33,8 +34,7 @@
 #define ENS_POTTS_SWEEPS_PER_LAUNCH 256
 
 struct potts_batch {
-    struct potts_batch *next;
-    latmc_sim *const *key;      /* the ensemble's member array */
+    struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
     latmc_sim **members;        /* the members it was built for (pointers compared) */
     int n, device;
     struct cuda_ens_potts_member *table, *last; /* host: this call's, the one on the device */
@@ -46,8 +46,7 @@ struct potts_batch {
                                                    the measurement) */
 };
 
-static pthread_mutex_t batches_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct potts_batch *batches;
+static struct ens_batch_list batches = ENS_BATCH_LIST_INIT;
 
 static void batch_free(struct potts_batch *b)
 {
@@ -64,28 +63,14 @@ static void batch_free(struct potts_batch *b)
     free(b);
 }
 
-/* Remove and return the batch of `key` (NULL when there is none). */
 static struct potts_batch *take_batch(latmc_sim *const *key)
 {
-    pthread_mutex_lock(&batches_lock);
-    struct potts_batch **p = &batches, *b = NULL;
-    while (*p && (*p)->key != key)
-        p = &(*p)->next;
-    if (*p) {
-        b = *p;
-        *p = b->next;
-        b->next = NULL;
-    }
-    pthread_mutex_unlock(&batches_lock);
-    return b;
+    return (struct potts_batch *)ens_batch_take(&batches, key);
 }
 
 static void put_batch(struct potts_batch *b)
 {
-    pthread_mutex_lock(&batches_lock);
-    b->next = batches;
-    batches = b;
-    pthread_mutex_unlock(&batches_lock);
+    ens_batch_put(&batches, &b->link);
 }
 
 void cuda_ens_potts_release(latmc_sim *const *members, int n)
@@ -105,7 +90,7 @@ static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
         *st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
         return NULL;
     }
-    b->key = members;
+    b->link.key = members;
     b->n = n;
     b->device = cuda_sim_of(members[0])->device;
     b->members = malloc((size_t)n * sizeof *b->members);

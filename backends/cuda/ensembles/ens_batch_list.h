@@ -1,0 +1,53 @@
+/*
+ * The batches the module keeps for ensembles between calls (the members' device table,
+ * sums, counters), found by the ensemble's member array, which is their key: a list under
+ * a mutex. A call takes its batch out of the list and puts it back when done, so that two
+ * threads never use one batch at once; the ensemble's destruction takes it out for good.
+ * A batch's struct starts with its struct ens_batch_link.
+ */
+#ifndef LATMC_CUDA_ENS_BATCH_LIST_H
+#define LATMC_CUDA_ENS_BATCH_LIST_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "internal.h" /* latmc_sim */
+
+struct ens_batch_link {
+    struct ens_batch_link *next;
+    latmc_sim *const *key; /* the ensemble's member array */
+};
+
+struct ens_batch_list {
+    pthread_mutex_t lock;
+    struct ens_batch_link *head;
+};
+
+#define ENS_BATCH_LIST_INIT { PTHREAD_MUTEX_INITIALIZER, NULL }
+
+/* Remove and return the batch of `key` (NULL when there is none). */
+static inline struct ens_batch_link *ens_batch_take(struct ens_batch_list *l,
+                                                    latmc_sim *const *key)
+{
+    pthread_mutex_lock(&l->lock);
+    struct ens_batch_link **p = &l->head, *b = NULL;
+    while (*p && (*p)->key != key)
+        p = &(*p)->next;
+    if (*p) {
+        b = *p;
+        *p = b->next;
+        b->next = NULL;
+    }
+    pthread_mutex_unlock(&l->lock);
+    return b;
+}
+
+static inline void ens_batch_put(struct ens_batch_list *l, struct ens_batch_link *b)
+{
+    pthread_mutex_lock(&l->lock);
+    b->next = l->head;
+    l->head = b;
+    pthread_mutex_unlock(&l->lock);
+}
+
+#endif
