@@ -14,7 +14,7 @@
  * sites of every component, reading each site's values once, ROW_AHEAD sites' loads in
  * flight together; the lanes combined by two shuffles in exactly that pairing), into the
  * scratch; then the planes (a thread per plane and component, a serial sum over the rows,
- * PLANE_AHEAD rows' loads in flight together).
+ * the block's threads loading the rows into shared memory for its few adding threads).
  * Every product and sum is rounded on its own (__dmul_rn, __dadd_rn: no fused
  * multiply-adds, as the module's -fmad=false), so each tile equals the CPU's bit for bit.
  */
@@ -24,8 +24,6 @@
 
 #define LANES 4          /* MODES_LANES of lib/modes_planes.c */
 #define ROW_THREADS 128 /* blocks of 256: two replicas' FSS 0.285 against 0.245 (H200) */
-#define PLANE_THREADS 32 /* a warp a block: the planes' few threads over many SMs */
-#define PLANE_AHEAD 16   /* rows a planes' thread loads together */
 /* a row thread's sites loaded together: 8, 4 with two replicas (their 12 components'
  * accumulators take 72 registers; fewer loads in flight a thread, twice the threads) */
 #define ROW_AHEAD(R) ((R) == 2 ? 4 : 8)
@@ -129,56 +127,87 @@ tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows, int64_
     }
 }
 
-/* Thread t = c planes + q: plane q's tile entries of component c from its rows, in row
- * order, PLANE_AHEAD rows' loads (and their y phases) in flight before it adds them; a
- * warp's threads read consecutive items of each row (coalesced). Before, a warp per item
- * added its lanes' rows through shuffles: 31 / 48 us at 256^3 (one / two replicas, ncu on
- * an H200), now 24 / 25. */
+/* Item t = c planes + q: plane q's tile entries of component c from its rows, in row
+ * order. A block takes PLANE_ITEMS consecutive items: all its threads load PLANE_ROWS rows
+ * of them at a time (PLANE_ROWS x 3 x PLANE_ITEMS doubles, a thread PLANE_LOADS, each row's
+ * items consecutive in memory) into shared memory, the next rows' loads in flight while
+ * lane i of warp 0 adds item i's rows of the last, in row order. (Before, a thread per
+ * item loaded its own rows 16 at a time: 24 / 25 us at 256^3 for one / two replicas, ncu
+ * on an H200, the few warps' loads in flight one round trip after another; now 10 / 12.) */
+#define PLANE_THREADS 256
+#define PLANE_ITEMS 8
+#define PLANE_ROWS 64
+#define PLANE_LOADS (PLANE_ROWS * 3 * PLANE_ITEMS / PLANE_THREADS) /* 6 */
+static_assert(PLANE_LOADS * PLANE_THREADS == PLANE_ROWS * 3 * PLANE_ITEMS, "whole loads");
+
 __global__ void __launch_bounds__(PLANE_THREADS)
 tile_planes_kernel(const double *rows_in, int C, int ndim, int64_t rows, int64_t planes,
                    int64_t global_p0, const double *cy, const double *sy, const double *cp,
                    const double *sp, double *tiles)
 {
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (int64_t)C * planes)
+    __shared__ double buf[2][PLANE_ROWS * 3 * PLANE_ITEMS];
+    __shared__ double phase[2][2][PLANE_ROWS];
+    const int64_t items = (int64_t)C * planes;
+    const int64_t i0 = (int64_t)blockIdx.x * PLANE_ITEMS;
+    const int64_t step = 3 * items; /* from one row to the next */
+    const int n_here = (int)min((int64_t)PLANE_ITEMS, items - i0) * 3; /* doubles a row */
+    const bool three = ndim == 3;
+    const double *in = rows_in + 3 * i0;
+    double v[PLANE_LOADS];
+    /* this thread's doubles of the rows y0 ..: element e = threadIdx.x + u PLANE_THREADS
+     * is row e / (3 PLANE_ITEMS), double e % (3 PLANE_ITEMS) of the block's items */
+#define PLANE_LOAD(Y0)                                                                      \
+    _Pragma("unroll") for (int u = 0; u < PLANE_LOADS; u++)                                 \
+    {                                                                                       \
+        const int e = (int)threadIdx.x + u * PLANE_THREADS;                                 \
+        const int r = e / (3 * PLANE_ITEMS), o = e % (3 * PLANE_ITEMS);                     \
+        v[u] = (Y0) + r < rows && o < n_here ? in[((Y0) + r) * step + o] : 0.0;             \
+    }
+#define PLANE_STORE(Y0, B)                                                                  \
+    _Pragma("unroll") for (int u = 0; u < PLANE_LOADS; u++)                                 \
+        buf[B][threadIdx.x + u * PLANE_THREADS] = v[u];                                     \
+    if (three && threadIdx.x < 2 * PLANE_ROWS) {                                            \
+        const int r = (int)threadIdx.x % PLANE_ROWS, k = (int)threadIdx.x / PLANE_ROWS;     \
+        if ((Y0) + r < rows)                                                                \
+            phase[B][k][r] = (k ? sy : cy)[(Y0) + r];                                       \
+    }
+    PLANE_LOAD(0);
+    PLANE_STORE(0, 0);
+    __syncthreads();
+    const int item = (int)threadIdx.x; /* warp 0's lanes < PLANE_ITEMS add */
+    const bool adds = item < PLANE_ITEMS && i0 + item < items;
+    double xr = 0.0, xi = 0.0, yr = 0.0, yi = 0.0, total = 0.0;
+    for (int64_t y0 = 0, b = 0; y0 < rows; y0 += PLANE_ROWS, b ^= 1) {
+        const bool more = y0 + PLANE_ROWS < rows;
+        if (more) { /* the next rows' loads in flight during the additions */
+            PLANE_LOAD(y0 + PLANE_ROWS);
+        }
+        if (adds) {
+            const int m = (int)min((int64_t)PLANE_ROWS, rows - y0);
+            const double *at = buf[b] + 3 * item;
+            for (int r = 0; r < m; r++) {
+                const double row = at[3 * r * PLANE_ITEMS + 2];
+                xr = __dadd_rn(xr, at[3 * r * PLANE_ITEMS]);
+                xi = __dadd_rn(xi, at[3 * r * PLANE_ITEMS + 1]);
+                if (three) {
+                    yr = __dadd_rn(yr, __dmul_rn(row, phase[b][0][r]));
+                    yi = __dadd_rn(yi, __dmul_rn(row, phase[b][1][r]));
+                }
+                total = __dadd_rn(total, row);
+            }
+        }
+        if (more) {
+            PLANE_STORE(y0 + PLANE_ROWS, b ^ 1);
+        }
+        __syncthreads();
+    }
+#undef PLANE_LOAD
+#undef PLANE_STORE
+    if (!adds)
         return;
+    const int64_t t = i0 + item;
     const int c = (int)(t / planes);
     const int64_t q = t % planes;
-    const int64_t step = 3 * (int64_t)C * planes; /* from one row to the next */
-    const double *in = rows_in + 3 * t;
-    const bool three = ndim == 3;
-    double xr = 0.0, xi = 0.0, yr = 0.0, yi = 0.0, total = 0.0;
-    for (int64_t y0 = 0; y0 < rows; y0 += PLANE_AHEAD) {
-        double r0[PLANE_AHEAD], r1[PLANE_AHEAD], r2[PLANE_AHEAD], c_y[PLANE_AHEAD],
-            s_y[PLANE_AHEAD];
-#pragma unroll
-        for (int u = 0; u < PLANE_AHEAD; u++) {
-            const int64_t y = y0 + u;
-            if (y >= rows)
-                break;
-            const double *r = in + y * step;
-            r0[u] = r[0];
-            r1[u] = r[1];
-            r2[u] = r[2];
-            if (three) {
-                c_y[u] = cy[y];
-                s_y[u] = sy[y];
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < PLANE_AHEAD; u++) {
-            if (y0 + u >= rows)
-                break;
-            const double row = r2[u];
-            xr = __dadd_rn(xr, r0[u]);
-            xi = __dadd_rn(xi, r1[u]);
-            if (three) {
-                yr = __dadd_rn(yr, __dmul_rn(row, c_y[u]));
-                yi = __dadd_rn(yi, __dmul_rn(row, s_y[u]));
-            }
-            total = __dadd_rn(total, row);
-        }
-    }
     double *tile = tiles + q * (int64_t)C * ndim * 2 + (int64_t)c * ndim * 2;
     tile[0] = xr;
     tile[1] = xi;
@@ -253,7 +282,7 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
     if (err != cudaSuccess)
         return err;
     const int64_t items = (int64_t)C * r->planes;
-    tile_planes_kernel<<<(unsigned)((items + PLANE_THREADS - 1) / PLANE_THREADS), PLANE_THREADS,
+    tile_planes_kernel<<<(unsigned)((items + PLANE_ITEMS - 1) / PLANE_ITEMS), PLANE_THREADS,
                          0, stream>>>(scratch->rows, C, r->ndim, rows, r->planes, r->global_p0,
                                       r->ndim == 3 ? cos_of[1] : NULL,
                                       r->ndim == 3 ? sin_of[1] : NULL, cos_of[last],
@@ -262,8 +291,10 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
 }
 
 /* Warp i: double i of the tiles, added over the planes in plane order from zero; the lanes
- * load 32 planes' values at a time (their loads in flight together) and lane 0 adds them
- * in plane order, taking each from its lane by a shuffle. */
+ * load TOTAL_AHEAD x 32 planes' values at a time (their loads in flight together: one
+ * round trip for up to 256 planes, where 32 a time took 8.6 us at 256^3, ncu on an H200;
+ * now 6.4) and lane 0 adds them in plane order, taking each from its lane by a shuffle. */
+#define TOTAL_AHEAD 8
 __global__ void tiles_total_kernel(const double *tiles, int64_t planes, int doubles,
                                    double *total)
 {
@@ -272,11 +303,22 @@ __global__ void tiles_total_kernel(const double *tiles, int64_t planes, int doub
     if (i >= doubles) /* the whole warp */
         return;
     double sum = 0.0;
-    for (int64_t q0 = 0; q0 < planes; q0 += 32) {
-        const double v = q0 + lane < planes ? tiles[(q0 + lane) * doubles + i] : 0.0;
-        const int n = planes - q0 < 32 ? (int)(planes - q0) : 32;
-        for (int k = 0; k < n; k++)
-            sum = __dadd_rn(sum, __shfl_sync(0xffffffffu, v, k));
+    for (int64_t q0 = 0; q0 < planes; q0 += 32 * TOTAL_AHEAD) {
+        double v[TOTAL_AHEAD];
+#pragma unroll
+        for (int u = 0; u < TOTAL_AHEAD; u++) {
+            const int64_t q = q0 + 32 * u + lane;
+            v[u] = q < planes ? tiles[q * doubles + i] : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < TOTAL_AHEAD; u++) {
+            const int64_t base = q0 + 32 * u;
+            if (base >= planes)
+                break;
+            const int n = planes - base < 32 ? (int)(planes - base) : 32;
+            for (int k = 0; k < n; k++)
+                sum = __dadd_rn(sum, __shfl_sync(0xffffffffu, v[u], k));
+        }
     }
     if (lane == 0)
         total[i] = sum;

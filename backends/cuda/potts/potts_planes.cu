@@ -8,9 +8,10 @@
  * of a word are one AND (and a shift) each, and a set of sites' counts of the three
  * planes give its states' counts exactly: n3 = c01, n1 = c0 - c01, n2 = c1 - c01,
  * n0 = sites - n1 - n2 - n3 (q <= 3: no state 3, c01 = 0, not counted).
- *   - matches: s ^ neighbour is 0 in a byte iff the states match; (d | d >> 1) & 0x01
- *     a byte marks a mismatch, the 2 or 3 directions' marks in bits 0..2 of a word, one
- *     popc a word; matches = ndim sites - mismatches;
+ *   - matches: s ^ neighbour is 0 in a byte iff the states match; the directions'
+ *     differences side by side in a byte (x in bits 0-1, y 2-3, z 4-5: a shift and an OR
+ *     each), e | e >> 1 masked to bits 0, 2 (and 4) marks the mismatches, one popc a word;
+ *     matches = ndim sites - mismatches;
  *   - the populations: the planes' per-row counts (below) summed by each thread;
  *   - the columns (with the projections): each word's planes added into byte counters in
  *     registers (at most 255 rows between two flushes into the block's column counts in
@@ -18,13 +19,12 @@
  *     atomic per state and x of the block;
  *   - the rows (with the projections): a thread's row counts of the planes packed in one
  *     word (fields of 16 bits; 10 with plane 01), one warp reduction a row, whose result
- *     lane k of the warp keeps for the batch's row k; every ROW_BATCH rows each lane adds
- *     its row into the block's row counts in shared memory (a shared atomic: no barrier),
- *     handed to the entries (one atomic per row and state of the block) at the chunk's end.
- *     q <= 3: the batch's end and the counters' flush are checked once per group of
- *     PL_AHEAD rows whose loads go together, not once per row (with them per row, the
- *     counting kernel executed 163 instructions a warp and row against the measurement
- *     kernel's 128: 145 against 117 us at 16384^2 on an H200; so 137).
+ *     lane 0 adds into the block's row counts in shared memory (a shared atomic, no
+ *     barrier), handed to the entries (one atomic per row and state of the block) at the
+ *     chunk's end. (Before, lane k kept row k of a batch of 32 and the lanes added the
+ *     batch's rows together: a compare and a select a row and a batch's bookkeeping.)
+ *     q <= 3: the counters' flush is checked once per group of PL_AHEAD rows whose loads
+ *     go together, not once per row.
  * The block: wx warps across a row (W words, 4 W sites, a thread) and 8 / wx warps down,
  * each warp a contiguous part of the chunk's rows; wx is chosen to make the fewest global
  * atomics (columns: L_x a chunk; rows: one a row and block across). Two barriers a chunk,
@@ -35,12 +35,12 @@
 #include "potts.h"
 
 #define PL_M 0x01010101u    /* a word's bytes' bit 0 */
+#define PL_M2 0x05050505u   /* bits 0 and 2 of each byte: two directions' mismatches */
+#define PL_M3 0x15151515u   /* bits 0, 2 and 4: three directions' */
 #define PL_CHUNK_MAX 2048   /* rows of a chunk: the block's row counts in shared memory */
 #define PL_WX_MAX 4         /* warps across: the block's column counts in shared memory */
 #define PL_FLUSH 255        /* rows between two flushes of the byte counters */
 #define PL_AHEAD (W == 4 ? 4 : (THREE ? 8 : 16)) /* rows whose loads are in flight */
-static_assert(ROW_BATCH % 16 == 0 && ROW_BATCH % 8 == 0 && ROW_BATCH % 4 == 0,
-              "a batch of rows ends with a group of PL_AHEAD rows");
 
 template <int W>
 __device__ __forceinline__ void pl_load(const uint32_t *words, int64_t at, uint32_t (&w)[W])
@@ -92,8 +92,8 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     struct latmc_potts_sums *sums, unsigned long long *proj)
 {
     constexpr int AHEAD = PL_AHEAD;
-    /* the batch's and the byte counters' bookkeeping once a group of AHEAD rows (q <= 3);
-     * with plane 01 too (q = 4) once a row: grouped, its registers spill (128) */
+    /* the byte counters' bookkeeping once a group of AHEAD rows (q <= 3); with plane 01
+     * too (q = 4) once a row: grouped, its registers spill (128) */
     constexpr bool GROUPED = NP == 2;
     constexpr int XS = 4 * W; /* sites a thread */
     /* PROJ: rows[chunk] (c0 | c1 << 16), rows01[chunk] (NP 3), then the columns
@@ -127,9 +127,8 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
         const int64_t sub = (end - first + wys - 1) / wys;
         const int64_t sfirst = min(first + wy * sub, end), send = min(sfirst + sub, end);
         int64_t z = sfirst / p.ly, y = sfirst - z * p.ly;
-        int k = 0, nb = 0, kd = (int)lane; /* kd: lane - k */
-        int64_t batch_first = sfirst;
-        uint32_t mine = 0, tot = 0, tot01 = 0, mis = 0;
+        int nb = 0;
+        uint32_t tot = 0, tot01 = 0, mis = 0;
         uint32_t colb[NP][W];
 #pragma unroll
         for (int a = 0; a < NP; a++)
@@ -184,13 +183,12 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                 for (int j = 0; j < W; j++) {
                     /* x + 1 of the word's 4 sites: its bytes 1..3 and the next word's 0 */
                     const uint32_t right = __byte_perm(s[j], j + 1 < W ? s[j + 1] : next, 0x4321);
-                    const uint32_t dx = s[j] ^ right, dy = s[j] ^ up[j];
-                    uint32_t m = ((dx | dx >> 1) & PL_M) | ((dy | dy >> 1) & PL_M) << 1;
-                    if (THREE) {
-                        const uint32_t dz = s[j] ^ z_above[THREE ? i : 0][j];
-                        m |= ((dz | dz >> 1) & PL_M) << 2;
-                    }
-                    nz += __popc(m);
+                    /* the states' two bits: the directions' differences side by side in
+                     * a byte (x bits 0-1, y 2-3, z 4-5), a mismatch a pair not 00 */
+                    uint32_t e = (s[j] ^ right) | (s[j] ^ up[j]) << 2;
+                    if (THREE)
+                        e |= (s[j] ^ z_above[THREE ? i : 0][j]) << 4;
+                    nz += __popc((e | e >> 1) & (THREE ? PL_M3 : PL_M2));
                     const uint32_t b0 = s[j] & PL_M, b1 = (s[j] >> 1) & PL_M;
                     p0 += b0;
                     p1 += b1;
@@ -210,23 +208,15 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     tot += c0 | c1 << 16;
                     tot01 += c01;
                 }
-                if (PROJ) { /* row k (+ i) of the batch: lane k (+ i) keeps it */
+                if (PROJ) { /* the warp's part of the row: lane 0 adds it to the block's */
                     const uint32_t packed =
                         !in ? 0u : (NP == 3 ? c0 | c1 << 10 | c01 << 20 : c0 | c1 << 16);
                     const uint32_t red = __reduce_add_sync(0xffffffffu, packed);
-                    if (GROUPED ? kd == i : (int)lane == k)
-                        mine = red;
-                    if (!GROUPED) {
-                        if (++k == ROW_BATCH || r + 1 == send) {
-                            if ((int)lane < k)
-                                pl_add_row<NP>(rows, rows01, batch_first + lane - first, mine);
-                            batch_first += k;
-                            k = 0;
-                        }
-                        if (++nb == PL_FLUSH || r + 1 == send) { /* byte counters: <= 255 */
-                            pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
-                            nb = 0;
-                        }
+                    if (lane == 0)
+                        pl_add_row<NP>(rows, rows01, r - first, red);
+                    if (!GROUPED && (++nb == PL_FLUSH || r + 1 == send)) { /* bytes <= 255 */
+                        pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
+                        nb = 0;
                     }
                 }
                 if (++y == p.ly) {
@@ -234,19 +224,9 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     z++;
                 }
             }
-            /* the batch's and the byte counters' bookkeeping once a group of AHEAD rows,
-             * not once a row (ROW_BATCH a multiple of AHEAD: a batch ends with a group) */
+            /* the byte counters' bookkeeping once a group of AHEAD rows, not once a row */
             if (PROJ && GROUPED) {
                 const bool last = r0 + ahead == send;
-                k += ahead;
-                kd -= ahead;
-                if (k == ROW_BATCH || last) {
-                    if ((int)lane < k)
-                        pl_add_row<NP>(rows, rows01, batch_first + lane - first, mine);
-                    batch_first += k;
-                    k = 0;
-                    kd = (int)lane;
-                }
                 nb += ahead; /* <= PL_FLUSH - AHEAD before the group: <= 255 after it */
                 if (nb > PL_FLUSH - AHEAD || last) {
                     pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
