@@ -91,8 +91,10 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     if (st == LATMC_OK)
         st = cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                                cs->device), "the device's shared memory");
-    /* the kernel's static shared memory (the classes, the counters) beside the words */
-    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024;
+    /* the kernel's static shared memory (the classes, the counters, the tail queue) beside
+     * the words */
+    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024 +
+                         CUDA_ENS_LANES_QUEUE * 8 + 8;
     l->in_shared = cuda_ens_lanes_shared_bytes(&g, coupled) + fixed <= (size_t)optin;
     if (st < 0) {
         cuda_ens_lanes_free(l);
@@ -101,25 +103,34 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     return st;
 }
 
-/* LATMC_ENS_LANES=plain in the environment: the kernel's plain form (the tests compare). */
-static int plain_form(void)
+/* LATMC_ENS_LANES=plain in the environment: the kernel's plain form; =keys: the default
+ * form without its register form (mode 1 where 3 would serve). The tests compare. */
+static int form_is(const char *name)
 {
     const char *v = getenv("LATMC_ENS_LANES");
-    return v && strcmp(v, "plain") == 0;
+    return v && strcmp(v, name) == 0;
 }
 
 /* The kernel's form (ens_lanes.h): -1 plain, 0 heat bath, 1 Metropolis with every present
- * lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis. */
+ * lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3 as 1 where
+ * moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u] = 2^32:
+ * h = 0 and dE <= 0 there), the register form. */
 static int kernel_mode(const struct latmc_ens_lanes_job *job)
 {
-    if (plain_form())
+    if (form_is("plain"))
         return -1;
     if (job->algorithm == LATMC_ALGO_HEATBATH)
         return 0;
-    for (int m = 0; m < job->n_members; m++)
+    int regs = 1;
+    for (int m = 0; m < job->n_members; m++) {
         if (!latmc_ens_lanes_symmetric(&job->tables[m], job->ndim))
             return 2;
-    return 1;
+        for (int u = job->ndim; u <= 2 * job->ndim; u++)
+            if (!(latmc_ising_site_threshold(&job->tables[m], LATMC_ALGO_METROPOLIS, -1, u) >>
+                  32))
+                regs = 0;
+    }
+    return regs && !form_is("keys") ? 3 : 1;
 }
 
 static int ask(latmc_sim *const *members, int n)
