@@ -64,7 +64,7 @@ static int check(int lx, int ly, int lz, int algo, bool sym, uint32_t active, in
     const cuda_philox_keys keys = cuda_philox_round_keys(12345);
     long tails = 0;
     latmc_ens_lanes_group grp = { a.data(), COUPLED ? bond.data() : NULL, t, active };
-    lanes_geom32 g32 = { (uint32_t)g.lx, (uint32_t)g.ly, (uint32_t)g.lz, (uint32_t)(g.lx / 2), (uint32_t)(g.lx * g.ly) };
+    const lanes_geom32 g32 = lanes_geom_of((uint32_t)g.lx, (uint32_t)g.ly, (uint32_t)g.lz);
     const uint64_t seed = 12345, group = 7;
     long bad = 0, flips = 0;
     for (int s = 0; s < sweeps; s++)
@@ -94,9 +94,28 @@ static int check(int lx, int ly, int lz, int algo, bool sym, uint32_t active, in
     return bad != 0;
 }
 
+/* lanes_divide against the division, every divisor 1 .. 4096 on edge and random n < 2^31 */
+static int check_div()
+{
+    long bad = 0;
+    for (uint32_t d = 1; d <= 4096; d++) {
+        const lanes_div v = lanes_div_of(d);
+        const uint32_t top = 0x7fffffffu;
+        const uint32_t ns[] = { 0, 1, d - 1, d, d + 1, top, top - 1, top - top % d, top - top % d - 1 };
+        for (uint32_t n : ns)
+            bad += lanes_divide(n, v) != n / d;
+        for (int k = 0; k < 2000; k++) {
+            const uint32_t n = (uint32_t)rnd() & top;
+            bad += lanes_divide(n, v) != n / d;
+        }
+    }
+    printf("lanes_divide: %s\n", bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
 int main()
 {
-    int f = 0;
+    int f = check_div();
     const int M = LATMC_ALGO_METROPOLIS, H = LATMC_ALGO_HEATBATH;
     for (uint32_t act : {0xffffffffu, 0x000000ffu}) {
         f |= check<3, true, 1>(16, 16, 16, M, true, act, 3);
