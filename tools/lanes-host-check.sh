@@ -7,7 +7,7 @@ set -e
 b=${1:-build}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-nvcc -std=c++14 -DLANES_HOST_CHECK -include vector -Ibackends/cuda/ensembles -Ibackends/cuda -Ilib \
+nvcc -std=c++14 -arch=sm_90 -DLANES_HOST_CHECK -include vector -Ibackends/cuda/ensembles -Ibackends/cuda -Ilib \
     -I"$b/lib" -Iinclude -I"$b/include" -O2 tools/lanes_host_check.cu -o "$t/check" 2>&1 |
     grep -v "pragma unroll" | grep -i error && exit 1
 "$t/check"

@@ -40,28 +40,62 @@ struct lanes_ctr {
     uint32_t n;
 };
 
-__device__ __forceinline__ void lanes_ctr_flush(lanes_ctr *c, unsigned long long *block)
+/* Lane l's count in the planes. */
+__device__ __forceinline__ uint32_t lanes_ctr_lane(const lanes_ctr *c, int l)
 {
-    for (int l = 0; l < 32; l++) {
-        uint32_t v = 0;
+    uint32_t v = 0;
 #pragma unroll
-        for (int k = 0; k < LANES_CTR_PLANES; k++)
-            v |= ((c->p[k] >> l) & 1u) << k;
-        if (v)
-            atomicAdd(&block[l], (unsigned long long)v);
-    }
+    for (int k = 0; k < LANES_CTR_PLANES; k++)
+        v |= ((c->p[k] >> l) & 1u) << k;
+    return v;
+}
+
+__device__ __forceinline__ void lanes_ctr_zero(lanes_ctr *c)
+{
 #pragma unroll
     for (int k = 0; k < LANES_CTR_PLANES; k++)
         c->p[k] = 0;
     c->n = 0;
 }
 
+/* A thread's counts into the block's, alone (a thread whose counter is full): the lanes of
+ * a warp start at different counters, so that no two of them wait on one address (the
+ * 64-bit shared atomicAdd is a compare-and-swap loop on sm_90). */
+__device__ __forceinline__ void lanes_ctr_flush(lanes_ctr *c, unsigned long long *block)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    for (int r = 0; r < 32; r++) {
+        const int l = (r + lane) & 31;
+        const uint32_t v = lanes_ctr_lane(c, l);
+        if (v)
+            atomicAdd(&block[l], (unsigned long long)v);
+    }
+    lanes_ctr_zero(c);
+}
+
+/* The same, the whole warp at once (every lane calls it): each lane's count summed over the
+ * warp (at most 32 x 255) and added by one thread, so a block's counter takes one atomic
+ * a warp instead of one a thread. */
+__device__ __forceinline__ void lanes_ctr_flush_warp(lanes_ctr *c, unsigned long long *block)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    uint32_t mine = 0;
+    for (int l = 0; l < 32; l++) {
+        const uint32_t s = __reduce_add_sync(LANES_FULL, lanes_ctr_lane(c, l));
+        if (l == lane)
+            mine = s;
+    }
+    if (mine)
+        atomicAdd(&block[lane], (unsigned long long)mine);
+    lanes_ctr_zero(c);
+}
+
 __device__ __forceinline__ void lanes_ctr_add(lanes_ctr *c, uint32_t x, unsigned long long *block)
 {
+    /* every plane, no test: 2 LOP3 a plane; the early exit when the carry died cost about
+     * 60 instructions a word in branches and moves (sm_90 SASS) */
 #pragma unroll
     for (int k = 0; k < LANES_CTR_PLANES; k++) {
-        if (!x) /* the carry dies after about two planes */
-            break;
         const uint32_t carry = c->p[k] & x;
         c->p[k] ^= x;
         x = carry;
@@ -527,21 +561,13 @@ __device__ __forceinline__ void lanes_words_out(const struct latmc_lattice &g, u
                                                 lanes_ctr *ctr, unsigned long long *block_changed,
                                                 unsigned long long *changed, int group)
 {
-    lanes_ctr_flush(ctr, block_changed);
+    lanes_ctr_flush_warp(ctr, block_changed); /* every thread of the block is here */
     if (in_shared)
         for (int64_t i = threadIdx.x; i < g.nsites; i += blockDim.x)
             gs[i] = s[i];
     __syncthreads();
     if (threadIdx.x < 32)
         changed[(size_t)group * 32 + threadIdx.x] = block_changed[threadIdx.x];
-}
-
-__device__ __forceinline__ void lanes_ctr_zero(lanes_ctr *ctr)
-{
-#pragma unroll
-    for (int k = 0; k < LANES_CTR_PLANES; k++)
-        ctr->p[k] = 0;
-    ctr->n = 0;
 }
 
 /* Both kernels' start: the group's words in (shared memory where in_shared), its counters
@@ -654,7 +680,6 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
     lanes_regs<ND> r;
     lanes_regs_load<ND>(&r, cls);
     __syncthreads();
-    const uint32_t lane = threadIdx.x & 31u;
     const uint32_t rounds = (half + blockDim.x - 1) / blockDim.x;
     const uint32_t every = LANES_QUEUE / blockDim.x; /* rounds between drains, >= 1 */
     for (uint64_t k = 0; k < n_sweeps; k++)
@@ -679,17 +704,8 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
                         g32, s, b, r, active, keys, pass, block0, col, j, &und);
                     lanes_ctr_add(ctr, ch, block_changed);
                 }
-                const uint32_t want = __ballot_sync(LANES_FULL, und != 0);
-                if (want) {
-                    const int leader = __ffs(want) - 1;
-                    uint32_t base = 0;
-                    if (lane == (uint32_t)leader)
-                        base = atomicAdd(&qn[col], (uint32_t)__popc(want));
-                    base = __shfl_sync(LANES_FULL, base, leader);
-                    if (und)
-                        queue[(base + __popc(want & ((1u << lane) - 1u))) % LANES_QUEUE] =
-                            make_uint2(j, und);
-                }
+                if (und) /* nvcc aggregates the warp's atomics into one */
+                    queue[atomicAdd(&qn[col], 1u) % LANES_QUEUE] = make_uint2(j, und);
             }
             __syncthreads();
             const uint32_t n = qn[col];
@@ -844,8 +860,8 @@ ens_lanes_sums_kernel(struct latmc_lattice g, const uint32_t *spin, const uint32
             lanes_ctr_add(&cu, d, unsat);
         }
     }
-    lanes_ctr_flush(&cu, unsat);
-    lanes_ctr_flush(&cn, neg);
+    lanes_ctr_flush_warp(&cu, unsat);
+    lanes_ctr_flush_warp(&cn, neg);
     __syncthreads();
     if (threadIdx.x < 32) {
         sums[(size_t)group * 64 + threadIdx.x] = (long long)(N * nd) - 2 * (long long)unsat[threadIdx.x];
