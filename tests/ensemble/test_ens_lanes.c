@@ -761,7 +761,8 @@ static latmc_ens *device_run(latmc_sim_desc d, int device, int ns, int nt, int n
 /* CUDA = CPU bit for bit (run where a CUDA ensemble can be made; skipped otherwise): the
  * members' spins, temperatures, pair statistics, energies and counters after sweeps and
  * exchange rounds; partial last groups, +-J and uniform, a field, 2D and 3D, Metropolis
- * and heat bath, words in shared memory (up to 16^3 +-J) and in global memory (32^3 +-J). */
+ * and heat bath, words in shared memory (up to 16^3 +-J, 24^3 uniform) and in global memory
+ * (32^3 +-J). */
 static void test_cuda_equals_cpu(void **state)
 {
     (void)state;
@@ -774,6 +775,9 @@ static void test_cuda_equals_cpu(void **state)
         { lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 3, 12, 2, 0.0, 1 },
         { lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH), 2, 12, 2, 0.0, 0 },
         { lanes_desc(3, 32, 32, 32, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 1, 10, 4, 0.0, 2 },
+        /* uniform 24^3: the words in shared memory, seven rounds of sites a colour, so the
+         * register form's tail queue is drained inside the colour as well as at its end */
+        { lanes_desc(3, 24, 24, 24, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS), 1, 8, 4, 0.0, 2 },
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         struct run_state sc, sg;

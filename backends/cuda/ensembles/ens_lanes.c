@@ -20,6 +20,8 @@ struct cuda_ens_lanes {
     int in_shared;                       /* the words fit a block's shared memory */
     uint32_t *spin, *bond;               /* groups x N, groups x ndim N (or NULL) */
     struct latmc_ising_tables *tables;   /* groups x 32 */
+    struct latmc_ising_tables *sent;     /* host: the tables last copied into `tables` */
+    bool sent_valid;
     unsigned long long *changed;         /* groups x 32 */
     long long *sums;                     /* groups x 64 */
     unsigned long long *chunk;           /* host: a launch's counters (groups x 32) */
@@ -38,6 +40,7 @@ void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
     cudaFree(l->changed);
     cudaFree(l->sums);
     free(l->chunk);
+    free(l->sent);
     free(l);
 }
 
@@ -85,14 +88,17 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&l->sums, lanes * 2 * sizeof *l->sums),
                         "the member lanes' sums");
-    if (st == LATMC_OK && !(l->chunk = malloc(lanes * sizeof *l->chunk)))
+    if (st == LATMC_OK && (!(l->chunk = malloc(lanes * sizeof *l->chunk)) ||
+                           !(l->sent = malloc(lanes * sizeof *l->sent))))
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the member lanes' counters");
     int optin = 0;
     if (st == LATMC_OK)
         st = cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                                cs->device), "the device's shared memory");
-    /* the kernel's static shared memory (the classes, the counters) beside the words */
-    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024;
+    /* the kernel's static shared memory (the classes, the counters, the tail queue) beside
+     * the words */
+    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024 +
+                         CUDA_ENS_LANES_QUEUE * 8 + 8;
     l->in_shared = cuda_ens_lanes_shared_bytes(&g, coupled) + fixed <= (size_t)optin;
     if (st < 0) {
         cuda_ens_lanes_free(l);
@@ -101,25 +107,34 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     return st;
 }
 
-/* LATMC_ENS_LANES=plain in the environment: the kernel's plain form (the tests compare). */
-static int plain_form(void)
+/* LATMC_ENS_LANES=plain in the environment: the kernel's plain form; =keys: the default
+ * form without its register form (mode 1 where 3 would serve). The tests compare. */
+static int form_is(const char *name)
 {
     const char *v = getenv("LATMC_ENS_LANES");
-    return v && strcmp(v, "plain") == 0;
+    return v && strcmp(v, name) == 0;
 }
 
 /* The kernel's form (ens_lanes.h): -1 plain, 0 heat bath, 1 Metropolis with every present
- * lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis. */
+ * lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3 as 1 where
+ * moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u] = 2^32:
+ * h = 0 and dE <= 0 there), the register form. */
 static int kernel_mode(const struct latmc_ens_lanes_job *job)
 {
-    if (plain_form())
+    if (form_is("plain"))
         return -1;
     if (job->algorithm == LATMC_ALGO_HEATBATH)
         return 0;
-    for (int m = 0; m < job->n_members; m++)
+    int regs = 1;
+    for (int m = 0; m < job->n_members; m++) {
         if (!latmc_ens_lanes_symmetric(&job->tables[m], job->ndim))
             return 2;
-    return 1;
+        for (int u = job->ndim; u <= 2 * job->ndim; u++)
+            if (!(latmc_ising_site_threshold(&job->tables[m], LATMC_ALGO_METROPOLIS, -1, u) >>
+                  32))
+                regs = 0;
+    }
+    return regs && !form_is("keys") ? 3 : 1;
 }
 
 static int ask(latmc_sim *const *members, int n)
@@ -165,8 +180,18 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the member lanes were not loaded");
     switch (job->what) {
     case LATMC_ENS_LANES_SWEEPS:
-        st = cuda_check(cudaMemcpyAsync(l->tables, job->tables, lanes * sizeof *l->tables,
-                                        cudaMemcpyHostToDevice, s), "the member lanes' tables");
+        /* the tables change only with the members' parameters (exchanges, set_param):
+         * copied where they differ from the last copy (4096 members: about 0.7 MB) */
+        if (!l->sent_valid || memcmp(l->sent, job->tables, lanes * sizeof *l->sent) != 0) {
+            l->sent_valid = false;
+            st = cuda_check(cudaMemcpyAsync(l->tables, job->tables, lanes * sizeof *l->tables,
+                                            cudaMemcpyHostToDevice, s),
+                            "the member lanes' tables");
+            if (st == LATMC_OK) {
+                memcpy(l->sent, job->tables, lanes * sizeof *l->sent);
+                l->sent_valid = true;
+            }
+        }
         for (size_t i = 0; i < lanes; i++)
             job->changed[i] = 0;
         /* launches of at most LANES_MAX_SWEEPS sweeps, their counts added here */

@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* Entries (8 bytes each) of the default form's tail queue, static shared memory beside the
+ * words (ens_lanes_kernels.cu, lanes_regs_sweeps). */
+#define CUDA_ENS_LANES_QUEUE 2048
+
 /* Shared memory bytes a block asks for to hold its group's words (spins, and bonds where
  * coupled); the kernel reads global memory where the device cannot give them. */
 size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled);
@@ -31,7 +35,8 @@ size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled);
  * each site by latmc_ens_lanes_update_site_sliced itself (the plain form); else its form
  * compiled in for the kind of classes: 0 heat bath, 1 Metropolis where every lane's tables
  * are symmetric (keys u, lib/ens_lanes_sliced.h), 2 Metropolis otherwise (keys (spin, k)
- * in every group: the same words). */
+ * in every group: the same words), 3 as 1 where every lane accepts at u >= ndim (the
+ * register form: planes 0 .. 7 of the keys u < ndim in registers, the tail queued). */
 cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   int n_members, int algorithm, uint64_t seed, uint64_t sweep0,
                                   uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,

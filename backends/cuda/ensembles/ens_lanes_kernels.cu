@@ -21,6 +21,14 @@
 #include "cuda_launch.cuh"
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h"
+#include "cuda_philox.cuh"
+
+/* The site functions: host-callable in the host check (tools/lanes-host-check.sh). */
+#ifdef LANES_HOST_CHECK
+#define LANES_FN __host__ __device__ __forceinline__
+#else
+#define LANES_FN __device__ __forceinline__
+#endif
 
 #define LANES_THREADS 1024
 #define LANES_FULL 0xffffffffu
@@ -32,28 +40,62 @@ struct lanes_ctr {
     uint32_t n;
 };
 
-__device__ __forceinline__ void lanes_ctr_flush(lanes_ctr *c, unsigned long long *block)
+/* Lane l's count in the planes. */
+__device__ __forceinline__ uint32_t lanes_ctr_lane(const lanes_ctr *c, int l)
 {
-    for (int l = 0; l < 32; l++) {
-        uint32_t v = 0;
+    uint32_t v = 0;
 #pragma unroll
-        for (int k = 0; k < LANES_CTR_PLANES; k++)
-            v |= ((c->p[k] >> l) & 1u) << k;
-        if (v)
-            atomicAdd(&block[l], (unsigned long long)v);
-    }
+    for (int k = 0; k < LANES_CTR_PLANES; k++)
+        v |= ((c->p[k] >> l) & 1u) << k;
+    return v;
+}
+
+__device__ __forceinline__ void lanes_ctr_zero(lanes_ctr *c)
+{
 #pragma unroll
     for (int k = 0; k < LANES_CTR_PLANES; k++)
         c->p[k] = 0;
     c->n = 0;
 }
 
+/* A thread's counts into the block's, alone (a thread whose counter is full): the lanes of
+ * a warp start at different counters, so that no two of them wait on one address (the
+ * 64-bit shared atomicAdd is a compare-and-swap loop on sm_90). */
+__device__ __forceinline__ void lanes_ctr_flush(lanes_ctr *c, unsigned long long *block)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    for (int r = 0; r < 32; r++) {
+        const int l = (r + lane) & 31;
+        const uint32_t v = lanes_ctr_lane(c, l);
+        if (v)
+            atomicAdd(&block[l], (unsigned long long)v);
+    }
+    lanes_ctr_zero(c);
+}
+
+/* The same, the whole warp at once (every lane calls it): each lane's count summed over the
+ * warp (at most 32 x 255) and added by one thread, so a block's counter takes one atomic
+ * a warp instead of one a thread. */
+__device__ __forceinline__ void lanes_ctr_flush_warp(lanes_ctr *c, unsigned long long *block)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    uint32_t mine = 0;
+    for (int l = 0; l < 32; l++) {
+        const uint32_t s = __reduce_add_sync(LANES_FULL, lanes_ctr_lane(c, l));
+        if (l == lane)
+            mine = s;
+    }
+    if (mine)
+        atomicAdd(&block[lane], (unsigned long long)mine);
+    lanes_ctr_zero(c);
+}
+
 __device__ __forceinline__ void lanes_ctr_add(lanes_ctr *c, uint32_t x, unsigned long long *block)
 {
+    /* every plane, no test: 2 LOP3 a plane; the early exit when the carry died cost about
+     * 60 instructions a word in branches and moves (sm_90 SASS) */
 #pragma unroll
     for (int k = 0; k < LANES_CTR_PLANES; k++) {
-        if (!x) /* the carry dies after about two planes */
-            break;
         const uint32_t carry = c->p[k] & x;
         c->p[k] ^= x;
         x = carry;
@@ -108,33 +150,122 @@ __device__ void lanes_classes_build(struct latmc_ens_lanes_classes *c,
 }
 
 /*
- * latmc_ens_lanes_update_site_sliced with the dimension, the couplings and the classes'
- * kind known at compile time (MODE 0: heat bath, keys k; 1: Metropolis by unsatisfied
- * bonds, keys u; 2: Metropolis, keys (spin, k)), so that the site's lanes of each key stay
- * in registers, and the site's place in 32-bit arithmetic (the host launches it where
- * ndim N < 2^31): the same neighbours, keys, masks, planes and comparison in the same
- * order, the same word. Keys whose lanes at this site are none read no plane word. Site
- * j of colour col: latmc_checkerboard_site's numbering.
+ * The Philox draws of the planes, folded where their inputs are shared (lib/philox_fold.h's
+ * fold, as cuda_philox_folded_draws does for the bit-sliced kernels). Block (g N + i, sub q)
+ * of a colour's name: the counter words c1, c2 are the sweep's and c3 the colour's and q's
+ * (c3 of sub q = c3 ^ q), so, with every block number below 2^32 (the host launches the
+ * default form only so), only c0 = g N + i and q vary in a launch's pass:
+ *   round 0: x0 = u0, x1 = u1 the pass's; x2 = hi(M0 c0) ^ a1 ^ q; x3 = lo(M0 c0)
+ *   round 1: y0 = hi(M1 x2) ^ a2; y1 = lo(M1 x2); y2 = lo(M0 c0) ^ a3; y3 the pass's
+ *   round 2: z0 = hi(M1 y2) ^ y1 ^ k0[2]; z1 = lo(M1 y2); z2 = hi(M0 y0) ^ a4; z3 = lo(M0 y0)
+ * M0 c0 and M1 y2 are the same for every sub q of a word: computed once a word
+ * (lanes_word_draws), then each block costs 16 wide multiplies instead of 20. The round keys
+ * come from the host (the kernel parameter, in the constant bank).
  */
-struct lanes_geom32 {
-    uint32_t lx, ly, lz, hx, plane;
+struct lanes_pass {
+    uint32_t a1, a2, a3, a4;
 };
 
-template <int ND, bool COUPLED, int MODE>
-__device__ __forceinline__ uint32_t lanes_site_fast(const lanes_geom32 &g, uint32_t *sp,
-                                                    const uint32_t *bd,
-                                                    const struct latmc_ens_lanes_classes *c,
-                                                    uint32_t active, uint64_t seed,
-                                                    struct latmc_rng_name name, uint64_t block0,
-                                                    int col, uint32_t j)
+struct lanes_word {
+    uint32_t h, l, sh, sl; /* hi, lo of M0 c0; hi, lo of M1 y2 */
+};
+
+LANES_FN lanes_pass lanes_pass_of(const struct cuda_philox_keys &keys, struct latmc_rng_name n)
 {
-    const uint32_t row = j / g.hx;
-    const uint32_t z = ND == 3 ? row / g.ly : 0u;
+    struct latmc_philox_fold f;
+    latmc_philox_fold_fill(&f, keys.k, n.c1, n.c2, n.c3);
+    lanes_pass p;
+    p.a1 = f.a1;
+    p.a2 = f.a2;
+    p.a3 = f.a3;
+    p.a4 = f.a4;
+    return p;
+}
+
+LANES_FN lanes_word lanes_word_draws(const lanes_pass &p, uint32_t c0)
+{
+    const uint64_t m = (uint64_t)LATMC_PHILOX_M0 * c0;
+    lanes_word w;
+    w.h = (uint32_t)(m >> 32);
+    w.l = (uint32_t)m;
+    const uint64_t s = (uint64_t)LATMC_PHILOX_M1 * (w.l ^ p.a3);
+    w.sh = (uint32_t)(s >> 32);
+    w.sl = (uint32_t)s;
+    return w;
+}
+
+/* Planes 4q .. 4q + 3 of the word: latmc_ens_lanes_planes(seed, name, block, q). */
+LANES_FN latmc_philox_ctr lanes_block_draws(const struct cuda_philox_keys &keys,
+                                            const lanes_pass &p, const lanes_word &w, uint32_t q)
+{
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * (w.h ^ p.a1 ^ q);
+    const uint32_t y0 = (uint32_t)(p1 >> 32) ^ p.a2;
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * y0;
+    latmc_philox_ctr c;
+    c.v[0] = w.sh ^ (uint32_t)p1 ^ keys.k[2].v[0];
+    c.v[1] = w.sl;
+    c.v[2] = (uint32_t)(p0 >> 32) ^ p.a4;
+    c.v[3] = (uint32_t)p0;
+#pragma unroll
+    for (int round = 3; round < 10; round++)
+        c = latmc_philox_round(c, keys.k[round]);
+    return c;
+}
+
+/*
+ * Site j of colour col (latmc_checkerboard_site's numbering) in 32-bit arithmetic (the host
+ * launches the default form where ndim N < 2^31): its natural index and neighbours (+x, -x,
+ * +y, -y, +z, -z). The divisions by L_x / 2 and L_y by multiplication (lanes_div): about 30
+ * instructions a site fewer than the division's.
+ */
+struct lanes_div {
+    uint32_t m, l; /* n / d = hi(2n m) >> l for every n < 2^31 */
+};
+
+/* l = ceil(log2 d), m = ceil(2^(31 + l) / d) (< 2^32; d = 2^l gives 2^31): n m / 2^(31 + l)
+ * exceeds n / d by less than n 2^l / (d 2^(31 + l)) < 1 / d, which never reaches the next
+ * integer, so its floor is floor(n / d). */
+LANES_FN lanes_div lanes_div_of(uint32_t d)
+{
+    lanes_div v;
+    v.l = 0;
+    while ((1ull << v.l) < d)
+        v.l++;
+    v.m = (uint32_t)((((uint64_t)1 << (31 + v.l)) + d - 1) / d);
+    return v;
+}
+
+LANES_FN uint32_t lanes_divide(uint32_t n, const lanes_div &v)
+{
+    return (uint32_t)(((uint64_t)(n << 1) * v.m) >> 32) >> v.l;
+}
+
+struct lanes_geom32 {
+    uint32_t lx, ly, lz, hx, plane;
+    lanes_div by_hx, by_ly;
+};
+
+LANES_FN lanes_geom32 lanes_geom_of(uint32_t lx, uint32_t ly, uint32_t lz)
+{
+    lanes_geom32 g;
+    g.lx = lx;
+    g.ly = ly;
+    g.lz = lz;
+    g.hx = lx / 2;
+    g.plane = lx * ly;
+    g.by_hx = lanes_div_of(g.hx);
+    g.by_ly = lanes_div_of(ly);
+    return g;
+}
+
+template <int ND>
+LANES_FN uint32_t lanes_site_of(const lanes_geom32 &g, int col, uint32_t j, uint32_t nb[6])
+{
+    const uint32_t row = lanes_divide(j, g.by_hx);
+    const uint32_t z = ND == 3 ? lanes_divide(row, g.by_ly) : 0u;
     const uint32_t y = row - z * g.ly;
     const uint32_t x = 2u * (j - row * g.hx) + (((uint32_t)col + y + z) & 1u);
     const uint32_t rowbase = g.lx * row, zb = z * g.plane;
-    const uint32_t i = x + rowbase;
-    uint32_t nb[6];
     nb[0] = rowbase + (x + 1u == g.lx ? 0u : x + 1u);
     nb[1] = rowbase + (x == 0u ? g.lx - 1u : x - 1u);
     nb[2] = x + g.lx * (y + 1u == g.ly ? 0u : y + 1u) + zb;
@@ -143,16 +274,71 @@ __device__ __forceinline__ uint32_t lanes_site_fast(const lanes_geom32 &g, uint3
         nb[4] = x + g.lx * y + (z + 1u == g.lz ? 0u : z + 1u) * g.plane;
         nb[5] = x + g.lx * y + (z == 0u ? g.lz - 1u : z - 1u) * g.plane;
     }
-    const uint32_t w = sp[i];
-    const uint32_t own = MODE == 1 ? w : 0u;
-    uint32_t c0 = 0, c1 = 0, c2 = 0;
+    return x + rowbase;
+}
+
+/* The bit-sliced count (c0, c1, c2) of the site's neighbours at -1 after the couplings,
+ * xored with `own` (own = the site's word: its unsatisfied bonds): the binary count that
+ * latmc_ens_lanes_count's additions give, by full adders (sum = a ^ b ^ c, carry = maj(a,
+ * b, c): one LOP3 each), 8 operations for 6 words instead of about 20. */
+LANES_FN uint32_t lanes_maj(uint32_t a, uint32_t b, uint32_t c)
+{
+    return (a & b) | (c & (a | b));
+}
+
+template <int ND, bool COUPLED>
+LANES_FN void lanes_count(const uint32_t *sp, const uint32_t *bd, uint32_t i, const uint32_t nb[6],
+                          uint32_t own, uint32_t *c0, uint32_t *c1, uint32_t *c2)
+{
+    uint32_t x[6];
 #pragma unroll
     for (int d = 0; d < 2 * ND; d++) {
-        uint32_t xw = sp[nb[d]] ^ own;
+        x[d] = sp[nb[d]] ^ own;
         if (COUPLED)
-            xw ^= bd[(d & 1) ? ND * nb[d] + d / 2 : ND * i + d / 2];
-        latmc_ens_lanes_count(&c0, &c1, &c2, xw);
+            x[d] ^= bd[(d & 1) ? ND * nb[d] + d / 2 : ND * i + d / 2];
     }
+    const uint32_t s1 = x[0] ^ x[1] ^ x[2], k1 = lanes_maj(x[0], x[1], x[2]);
+    if (ND == 3) {
+        const uint32_t s2 = x[3] ^ x[4] ^ x[5], k2 = lanes_maj(x[3], x[4], x[5]);
+        const uint32_t t = s1 & s2;
+        *c0 = s1 ^ s2;
+        *c1 = k1 ^ k2 ^ t;
+        *c2 = lanes_maj(k1, k2, t);
+    } else {
+        const uint32_t t = s1 & x[3];
+        *c0 = s1 ^ x[3];
+        *c1 = k1 ^ t;
+        *c2 = k1 & t;
+    }
+}
+
+/* The lanes whose count is `cnt` (compile-time), of the active ones. */
+template <int CNT>
+LANES_FN uint32_t lanes_of_count(uint32_t c0, uint32_t c1, uint32_t c2)
+{
+    return ((CNT & 1) ? c0 : ~c0) & ((CNT & 2) ? c1 : ~c1) & ((CNT & 4) ? c2 : ~c2);
+}
+
+/*
+ * latmc_ens_lanes_update_site_sliced with the dimension, the couplings and the classes'
+ * kind known at compile time (MODE 0: heat bath, keys k; 1: Metropolis by unsatisfied
+ * bonds, keys u; 2: Metropolis, keys (spin, k)), so that the site's lanes of each key stay
+ * in registers: the same neighbours, keys, masks, planes and comparison in the same order,
+ * the same word. Keys whose lanes at this site are none read no plane word. The form of
+ * every group the register form below does not take (heat bath, a field, keys outside
+ * u < ND open).
+ */
+template <int ND, bool COUPLED, int MODE>
+LANES_FN uint32_t lanes_site_fast(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
+                                  const struct latmc_ens_lanes_classes *c, uint32_t active,
+                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
+                                  uint32_t block0, int col, uint32_t j)
+{
+    uint32_t nb[6];
+    const uint32_t i = lanes_site_of<ND>(g, col, j, nb);
+    const uint32_t w = sp[i];
+    uint32_t c0, c1, c2;
+    lanes_count<ND, COUPLED>(sp, bd, i, nb, MODE == 1 ? w : 0u, &c0, &c1, &c2);
     constexpr int NK = 2 * ND + 1, SETS = MODE == 2 ? 2 : 1;
     uint32_t lanes[NK * SETS];
     struct latmc_bitslice st;
@@ -173,27 +359,174 @@ __device__ __forceinline__ uint32_t lanes_site_fast(const lanes_geom32 &g, uint3
             lanes[cnt * SETS + neg] = o;
         }
     }
-    const uint64_t block = block0 + i;
-    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
-        const latmc_philox_ctr r = latmc_ens_lanes_planes(seed, name, block, q);
+    if (st.undecided) {
+        for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
+            const latmc_philox_ctr r =
+                lanes_block_draws(keys, pass, lanes_word_draws(pass, block0 + i), (uint32_t)q);
 #pragma unroll
-        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
-            if (!st.undecided)
-                break;
-            uint32_t tb = 0;
+            for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+                if (!st.undecided)
+                    break;
+                uint32_t tb = 0;
 #pragma unroll
-            for (int n = 0; n < NK * SETS; n++) {
-                const int cnt = n / SETS, neg = n % SETS;
-                const int key = neg * LATMC_ISING_MAX_K + (MODE == 1 ? cnt : 2 * ND - cnt);
-                if (lanes[n])
-                    tb |= lanes[n] & c->plane[key][4 * q + p];
+                for (int n = 0; n < NK * SETS; n++) {
+                    const int cnt = n / SETS, neg = n % SETS;
+                    const int key = neg * LATMC_ISING_MAX_K + (MODE == 1 ? cnt : 2 * ND - cnt);
+                    if (lanes[n])
+                        tb |= lanes[n] & c->plane[key][4 * q + p];
+                }
+                latmc_bitslice_plane(&st, r.v[p], tb);
             }
-            latmc_bitslice_plane(&st, r.v[p], tb);
         }
     }
     const uint32_t nw = MODE == 0 ? (w & ~active) | (active & ~st.accept) : w ^ st.accept;
     sp[i] = nw;
     return w ^ nw;
+}
+
+/*
+ * The register form: Metropolis by unsatisfied bonds (MODE 1) in a group whose keys u >=
+ * ND accept in every active lane (h = 0, J > 0 or +-J, beta >= 0: dE <= 0), so that only
+ * the keys u < ND can be open. Their threshold planes 0 .. 7 sit in registers (lanes_regs,
+ * loaded once a call), planes 8 .. 31 stay in the classes' shared memory.
+ */
+template <int ND>
+struct lanes_regs {
+    uint32_t p[ND][8];         /* plane[u][b], b < 8 */
+    uint32_t open[ND], always[ND];
+};
+
+/* Whether a group's classes take the register form. */
+template <int ND>
+__device__ __forceinline__ bool lanes_regs_ok(const struct latmc_ens_lanes_classes *c,
+                                              uint32_t active)
+{
+    bool ok = c->by_unsat && !c->heatbath;
+    for (int u = ND; u <= 2 * ND; u++)
+        ok = ok && c->open[u] == 0 && c->always[u] == active;
+    return ok;
+}
+
+template <int ND>
+LANES_FN void lanes_regs_load(lanes_regs<ND> *r, const struct latmc_ens_lanes_classes *c)
+{
+#pragma unroll
+    for (int u = 0; u < ND; u++) {
+        r->open[u] = c->open[u];
+        r->always[u] = c->always[u];
+#pragma unroll
+        for (int b = 0; b < 8; b++)
+            r->p[u][b] = c->plane[u][b];
+    }
+}
+
+/* Plane b's threshold word for the lanes of the disjoint masks o[u] (others: any bits):
+ * ND - 1 selects. */
+template <int ND>
+LANES_FN uint32_t lanes_sel(const uint32_t o[ND], const lanes_regs<ND> &r, int b)
+{
+    if (ND == 2)
+        return (o[0] & r.p[0][b]) | (~o[0] & r.p[1][b]);
+    const uint32_t t12 = (o[1] & r.p[1][b]) | (~o[1] & r.p[ND - 1][b]);
+    return (o[0] & r.p[0][b]) | (~o[0] & t12);
+}
+
+/* The site's open lanes of each key u < ND (o[u]) and the lanes that accept without a
+ * plane; the count of unsatisfied bonds as in lanes_site_fast with MODE 1. */
+template <int ND, bool COUPLED>
+LANES_FN uint32_t lanes_regs_classes(const uint32_t *sp, const uint32_t *bd, uint32_t i,
+                                     const uint32_t nb[6], uint32_t w, const lanes_regs<ND> &r,
+                                     uint32_t active, uint32_t o[ND])
+{
+    uint32_t c0, c1, c2;
+    lanes_count<ND, COUPLED>(sp, bd, i, nb, w, &c0, &c1, &c2);
+    /* u >= ND: 3D c2 | (c1 & c0), 2D c1 | c2 */
+    uint32_t acc = (ND == 3 ? c2 | (c1 & c0) : c1 | c2) & active;
+    o[0] = lanes_of_count<0>(c0, c1, c2);
+    o[1] = lanes_of_count<1>(c0, c1, c2);
+    if (ND == 3)
+        o[ND - 1] = lanes_of_count<2>(c0, c1, c2);
+#pragma unroll
+    for (int u = 0; u < ND; u++) {
+        acc |= o[u] & r.always[u];
+        o[u] &= r.open[u];
+    }
+    return acc;
+}
+
+/*
+ * The register form's head: blocks 0 and 1 (planes 0 .. 7) for every open lane, compared
+ * from the bottom plane up (doc/models/ising-decisions.md: less = maj(t_b, ~W_b, less) is
+ * "u's top 8 bits < t's", equal = the lanes whose top 8 bits agree); the lanes decided so
+ * are written (the word's other lanes keep their bits), the equal ones returned in *und
+ * for the tail (lanes_regs_tail), which continues from plane 8 as the comparison from the
+ * top would: the same word. Returns the lanes that changed here.
+ */
+template <int ND, bool COUPLED>
+LANES_FN uint32_t lanes_regs_head(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
+                                  const lanes_regs<ND> &r, uint32_t active,
+                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
+                                  uint32_t block0, int col, uint32_t j, uint32_t *und)
+{
+    uint32_t nb[6], o[ND];
+    const uint32_t i = lanes_site_of<ND>(g, col, j, nb);
+    const uint32_t w = sp[i];
+    uint32_t acc = lanes_regs_classes<ND, COUPLED>(sp, bd, i, nb, w, r, active, o);
+    uint32_t any = o[0] | o[1];
+    if (ND == 3)
+        any |= o[ND - 1];
+    *und = 0;
+    if (any) {
+        const lanes_word wd = lanes_word_draws(pass, block0 + i);
+        uint32_t lt = 0, eq = LANES_FULL;
+#pragma unroll
+        for (int q = 1; q >= 0; q--) {
+            const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
+#pragma unroll
+            for (int p = 3; p >= 0; p--) {
+                const uint32_t t = lanes_sel<ND>(o, r, 4 * q + p), u = d.v[p];
+                lt = (t & ~u) | (lt & (t | ~u)); /* maj(t, ~u, lt) */
+                eq &= ~(t ^ u);
+            }
+        }
+        acc |= lt & any;
+        *und = eq & any;
+    }
+    sp[i] = w ^ acc;
+    return acc;
+}
+
+/* The tail of a word the head left undecided in lanes und: planes 8 .. from the classes,
+ * compared from the top. Returns the lanes that changed (the word rewritten). */
+template <int ND, bool COUPLED>
+LANES_FN uint32_t lanes_regs_tail(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
+                                  const struct latmc_ens_lanes_classes *c,
+                                  const lanes_regs<ND> &r, uint32_t active,
+                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
+                                  uint32_t block0, int col, uint32_t j, uint32_t und)
+{
+    uint32_t nb[6], o[ND];
+    const uint32_t i = lanes_site_of<ND>(g, col, j, nb);
+    const uint32_t w = sp[i]; /* the undecided lanes' bits as before the head */
+    (void)lanes_regs_classes<ND, COUPLED>(sp, bd, i, nb, w, r, active, o);
+    struct latmc_bitslice st;
+    st.accept = 0;
+    st.undecided = und;
+    st.planes = 8;
+    const lanes_word wd = lanes_word_draws(pass, block0 + i);
+    for (int q = 2; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
+        const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
+#pragma unroll
+        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int u = 0; u < ND; u++)
+                tb |= o[u] & c->plane[u][4 * q + p];
+            latmc_bitslice_plane(&st, d.v[p], tb);
+        }
+    }
+    sp[i] = w ^ st.accept;
+    return st.accept;
 }
 
 __device__ __forceinline__ uint32_t lanes_active(int n_members, int group)
@@ -228,7 +561,7 @@ __device__ __forceinline__ void lanes_words_out(const struct latmc_lattice &g, u
                                                 lanes_ctr *ctr, unsigned long long *block_changed,
                                                 unsigned long long *changed, int group)
 {
-    lanes_ctr_flush(ctr, block_changed);
+    lanes_ctr_flush_warp(ctr, block_changed); /* every thread of the block is here */
     if (in_shared)
         for (int64_t i = threadIdx.x; i < g.nsites; i += blockDim.x)
             gs[i] = s[i];
@@ -237,62 +570,161 @@ __device__ __forceinline__ void lanes_words_out(const struct latmc_lattice &g, u
         changed[(size_t)group * 32 + threadIdx.x] = block_changed[threadIdx.x];
 }
 
-__device__ __forceinline__ void lanes_ctr_zero(lanes_ctr *ctr)
+/* Both kernels' start: the group's words in (shared memory where in_shared), its counters
+ * zeroed, its classes built (force_by_unsat: lanes_classes_build's), the block in step. */
+struct lanes_start {
+    uint32_t *gs, *s;
+    const uint32_t *b;
+    uint32_t active;
+    int group;
+};
+
+__device__ __forceinline__ lanes_start lanes_block_start(
+    const struct latmc_lattice &g, int n_members, int algorithm, uint32_t *spin,
+    const uint32_t *bond, const struct latmc_ising_tables *tables, int in_shared,
+    uint32_t *words, struct latmc_ens_lanes_classes *cls, unsigned long long *block_changed,
+    int force_by_unsat)
 {
-#pragma unroll
-    for (int k = 0; k < LANES_CTR_PLANES; k++)
-        ctr->p[k] = 0;
-    ctr->n = 0;
+    lanes_start st;
+    st.group = (int)blockIdx.x;
+    const int64_t N = g.nsites;
+    st.gs = spin + (size_t)st.group * (size_t)N;
+    const uint32_t *gb = bond ? bond + (size_t)st.group * (size_t)N * (size_t)g.ndim : NULL;
+    lanes_words_in(g, st.gs, gb, in_shared, words, &st.s, &st.b);
+    if (threadIdx.x < 32)
+        block_changed[threadIdx.x] = 0;
+    st.active = lanes_active(n_members, st.group);
+    lanes_classes_build(cls, tables + (size_t)st.group * 32, st.active, algorithm, g.ndim,
+                        force_by_unsat);
+    __syncthreads();
+    return st;
 }
 
 /* The plain form: every site by latmc_ens_lanes_update_site_sliced itself. */
 __global__ void __launch_bounds__(LANES_THREADS)
 ens_lanes_plain_kernel(struct latmc_lattice g, int n_members, int algorithm, uint64_t seed,
-                       uint64_t sweep0, uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
+                       struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
+                       uint32_t *spin, const uint32_t *bond,
                        const struct latmc_ising_tables *tables, unsigned long long *changed,
                        int in_shared)
 {
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
     __shared__ unsigned long long block_changed[32];
-    const int group = (int)blockIdx.x;
-    const int64_t N = g.nsites;
-    uint32_t *gs = spin + (size_t)group * (size_t)N;
-    const uint32_t *gb = bond ? bond + (size_t)group * (size_t)N * (size_t)g.ndim : NULL;
-    uint32_t *s;
-    const uint32_t *b;
-    lanes_words_in(g, gs, gb, in_shared, lanes_words, &s, &b);
-    if (threadIdx.x < 32)
-        block_changed[threadIdx.x] = 0;
-    const uint32_t active = lanes_active(n_members, group);
-    lanes_classes_build(&cls, tables + (size_t)group * 32, active, algorithm, g.ndim, -1);
-    __syncthreads();
-    const struct latmc_ens_lanes_group grp = { s, b, NULL, active };
+    (void)keys;
+    const lanes_start st = lanes_block_start(g, n_members, algorithm, spin, bond, tables,
+                                             in_shared, lanes_words, &cls, block_changed, -1);
+    const struct latmc_ens_lanes_group grp = { st.s, st.b, NULL, st.active };
     lanes_ctr ctr;
     lanes_ctr_zero(&ctr);
-    const int64_t half = N / 2;
+    const int64_t half = g.nsites / 2;
     for (uint64_t k = 0; k < n_sweeps; k++)
         for (int c = 0; c < 2; c++) {
             const struct latmc_rng_name name = latmc_ens_lanes_name(sweep0 + k, c);
             for (int64_t j = threadIdx.x; j < half; j += blockDim.x) {
                 int planes = 0;
                 const uint32_t ch = latmc_ens_lanes_update_site_sliced(
-                    &g, &grp, &cls, seed, name, (uint64_t)group, latmc_checkerboard_site(&g, c, j),
-                    &planes);
+                    &g, &grp, &cls, seed, name, (uint64_t)st.group,
+                    latmc_checkerboard_site(&g, c, j), &planes);
                 lanes_ctr_add(&ctr, ch, block_changed);
             }
             __syncthreads();
         }
-    lanes_words_out(g, gs, s, in_shared, &ctr, block_changed, changed, group);
+    lanes_words_out(g, st.gs, st.s, in_shared, &ctr, block_changed, changed, st.group);
 }
 
-/* The default form: one kernel per dimension, couplings and kind of classes (MODE of
- * lanes_site_fast), each allocated its registers alone; the words always in shared memory
- * (known so to the compiler: shared loads, not generic ones). */
+/*
+ * The register form's colour pass with its tail queue: every thread runs the head of its
+ * sites; a word left undecided after plane 7 (about 10 % at beta 2/3) goes with its lanes
+ * to the block's queue (ring of LANES_QUEUE entries), which the block's threads then
+ * finish one entry a thread, at the end of the colour and every LANES_QUEUE / blockDim
+ * rounds of sites before the ring could overflow: a warp no longer runs to its slowest
+ * lane, and the tail's blocks run on as many threads as there are tail words. qn: the
+ * entries pushed this colour (qn[col], reset one colour ahead).
+ */
+#define LANES_QUEUE CUDA_ENS_LANES_QUEUE
+
+template <int ND, bool COUPLED>
+__device__ __forceinline__ void lanes_regs_drain(const lanes_geom32 &g32, uint32_t *s,
+                                                 const uint32_t *b,
+                                                 const struct latmc_ens_lanes_classes *cls,
+                                                 const lanes_regs<ND> &r, uint32_t active,
+                                                 const struct cuda_philox_keys &keys,
+                                                 const lanes_pass &pass, uint32_t block0,
+                                                 int col, const uint2 *queue, uint32_t from,
+                                                 uint32_t to, lanes_ctr *ctr,
+                                                 unsigned long long *block_changed)
+{
+    for (uint32_t e = from + threadIdx.x; e < to; e += blockDim.x) {
+        const uint2 q = queue[e % LANES_QUEUE];
+        const uint32_t ch = lanes_regs_tail<ND, COUPLED>(g32, s, b, cls, r, active, keys, pass,
+                                                         block0, col, q.x, q.y);
+        lanes_ctr_add(ctr, ch, block_changed);
+    }
+}
+
+template <int ND, bool COUPLED>
+__device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint32_t *s,
+                                                  const uint32_t *b,
+                                                  const struct latmc_ens_lanes_classes *cls,
+                                                  uint32_t active,
+                                                  const struct cuda_philox_keys &keys,
+                                                  uint64_t sweep0, uint64_t n_sweeps,
+                                                  uint32_t half, uint32_t block0, lanes_ctr *ctr,
+                                                  unsigned long long *block_changed)
+{
+    __shared__ uint2 queue[LANES_QUEUE];
+    __shared__ uint32_t qn[2];
+    if (threadIdx.x < 2)
+        qn[threadIdx.x] = 0;
+    lanes_regs<ND> r;
+    lanes_regs_load<ND>(&r, cls);
+    __syncthreads();
+    const uint32_t rounds = (half + blockDim.x - 1) / blockDim.x;
+    const uint32_t every = LANES_QUEUE / blockDim.x; /* rounds between drains, >= 1 */
+    for (uint64_t k = 0; k < n_sweeps; k++)
+        for (int col = 0; col < 2; col++) {
+            const lanes_pass pass = lanes_pass_of(keys, latmc_ens_lanes_name(sweep0 + k, col));
+            if (threadIdx.x == 0)
+                qn[col ^ 1] = 0; /* last read before the barrier ending the other colour */
+            uint32_t done = 0;
+            for (uint32_t t = 0; t < rounds; t++) {
+                if (t > 0 && t % every == 0) {
+                    __syncthreads();
+                    const uint32_t n = qn[col];
+                    lanes_regs_drain<ND, COUPLED>(g32, s, b, cls, r, active, keys, pass, block0,
+                                                  col, queue, done, n, ctr, block_changed);
+                    done = n;
+                    __syncthreads();
+                }
+                const uint32_t j = t * blockDim.x + threadIdx.x;
+                uint32_t und = 0;
+                if (j < half) {
+                    const uint32_t ch = lanes_regs_head<ND, COUPLED>(
+                        g32, s, b, r, active, keys, pass, block0, col, j, &und);
+                    lanes_ctr_add(ctr, ch, block_changed);
+                }
+                if (und) /* nvcc aggregates the warp's atomics into one */
+                    queue[atomicAdd(&qn[col], 1u) % LANES_QUEUE] = make_uint2(j, und);
+            }
+            __syncthreads();
+            const uint32_t n = qn[col];
+            lanes_regs_drain<ND, COUPLED>(g32, s, b, cls, r, active, keys, pass, block0, col,
+                                          queue, done, n, ctr, block_changed);
+            __syncthreads();
+        }
+}
+
+/* The default form: one kernel per dimension, couplings and kind of classes (MODE 0 .. 2 of
+ * lanes_site_fast; 3: the register form, Metropolis by unsatisfied bonds where every lane
+ * accepts the keys u >= ND, lanes_regs_ok), each allocated its registers alone (the
+ * register form beside lanes_site_fast in one kernel spilled); the words always in shared
+ * memory (known so to the compiler: shared loads, not generic ones). */
 template <int ND, bool COUPLED, int MODE>
 __global__ void __launch_bounds__(LANES_THREADS)
 ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint64_t seed,
-                      uint64_t sweep0, uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
+                      struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
+                      uint32_t *spin, const uint32_t *bond,
                       const struct latmc_ising_tables *tables, unsigned long long *changed,
                       int in_shared)
 {
@@ -300,44 +732,38 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
     __shared__ struct latmc_ens_lanes_classes cls;
     __shared__ unsigned long long block_changed[32];
     (void)in_shared; /* always: the host launches this form only so */
-    const int group = (int)blockIdx.x;
-    const int64_t N = g.nsites;
-    uint32_t *gs = spin + (size_t)group * (size_t)N;
-    const uint32_t *gb = COUPLED ? bond + (size_t)group * (size_t)N * (size_t)ND : NULL;
+    (void)seed;      /* its round keys are `keys` */
+    const lanes_start st = lanes_block_start(g, n_members, algorithm, spin,
+                                             COUPLED ? bond : NULL, tables, 1, lanes_words,
+                                             &cls, block_changed,
+                                             MODE == 0 ? -1 : MODE == 2 ? 0 : 1);
     uint32_t *s = lanes_words;
-    const uint32_t *b = lanes_words + N;
-    for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
-        s[i] = gs[i];
-    if (COUPLED)
-        for (int64_t i = threadIdx.x; i < N * ND; i += blockDim.x)
-            lanes_words[N + i] = gb[i];
-    if (threadIdx.x < 32)
-        block_changed[threadIdx.x] = 0;
-    const uint32_t active = lanes_active(n_members, group);
-    lanes_classes_build(&cls, tables + (size_t)group * 32, active, algorithm, ND,
-                        MODE == 0 ? -1 : MODE == 1 ? 1 : 0);
-    __syncthreads();
+    const uint32_t *b = lanes_words + g.nsites;
     lanes_ctr ctr;
     lanes_ctr_zero(&ctr);
-    lanes_geom32 g32;
-    g32.lx = (uint32_t)g.lx;
-    g32.ly = (uint32_t)g.ly;
-    g32.lz = (uint32_t)g.lz;
-    g32.hx = (uint32_t)(g.lx / 2);
-    g32.plane = (uint32_t)(g.lx * g.ly);
-    const uint32_t half = (uint32_t)(N / 2);
-    const uint64_t block0 = (uint64_t)group * (uint64_t)N;
-    for (uint64_t k = 0; k < n_sweeps; k++)
-        for (int col = 0; col < 2; col++) {
-            const struct latmc_rng_name name = latmc_ens_lanes_name(sweep0 + k, col);
-            for (uint32_t j = threadIdx.x; j < half; j += blockDim.x) {
-                const uint32_t ch = lanes_site_fast<ND, COUPLED, MODE>(
-                    g32, s, b, &cls, active, seed, name, block0, col, j);
-                lanes_ctr_add(&ctr, ch, block_changed);
+    const lanes_geom32 g32 = lanes_geom_of((uint32_t)g.lx, (uint32_t)g.ly, (uint32_t)g.lz);
+    /* every block number below 2^32 (the host's condition): c0 = block0 + i */
+    const uint32_t block0 = (uint32_t)((uint64_t)st.group * (uint64_t)g.nsites);
+    const uint32_t half = (uint32_t)(g.nsites / 2);
+    if (MODE == 3) {
+        if (!lanes_regs_ok<ND>(&cls, st.active))
+            __trap(); /* the host chose the form from the same tables: never */
+        lanes_regs_sweeps<ND, COUPLED>(g32, s, b, &cls, st.active, keys, sweep0, n_sweeps,
+                                       half, block0, &ctr, block_changed);
+    } else {
+        for (uint64_t k = 0; k < n_sweeps; k++)
+            for (int col = 0; col < 2; col++) {
+                const lanes_pass pass =
+                    lanes_pass_of(keys, latmc_ens_lanes_name(sweep0 + k, col));
+                for (uint32_t j = threadIdx.x; j < half; j += blockDim.x) {
+                    const uint32_t ch = lanes_site_fast<ND, COUPLED, MODE == 3 ? 1 : MODE>(
+                        g32, s, b, &cls, st.active, keys, pass, block0, col, j);
+                    lanes_ctr_add(&ctr, ch, block_changed);
+                }
+                __syncthreads();
             }
-            __syncthreads();
-        }
-    lanes_words_out(g, gs, s, 1, &ctr, block_changed, changed, group);
+    }
+    lanes_words_out(g, st.gs, s, 1, &ctr, block_changed, changed, st.group);
 }
 
 static unsigned lanes_threads(int64_t items)
@@ -351,7 +777,8 @@ extern "C" size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int
     return (size_t)g->nsites * (1u + (coupled ? (unsigned)g->ndim : 0u)) * sizeof(uint32_t);
 }
 
-typedef void (*lanes_kernel)(struct latmc_lattice, int, int, uint64_t, uint64_t, uint64_t,
+typedef void (*lanes_kernel)(struct latmc_lattice, int, int, uint64_t, struct cuda_philox_keys,
+                             uint64_t, uint64_t,
                              uint32_t *, const uint32_t *, const struct latmc_ising_tables *,
                              unsigned long long *, int);
 
@@ -360,7 +787,8 @@ static lanes_kernel lanes_fast_of(int mode)
 {
     return mode == 0 ? ens_lanes_fast_kernel<ND, COUPLED, 0>
          : mode == 1 ? ens_lanes_fast_kernel<ND, COUPLED, 1>
-                     : ens_lanes_fast_kernel<ND, COUPLED, 2>;
+         : mode == 2 ? ens_lanes_fast_kernel<ND, COUPLED, 2>
+                     : ens_lanes_fast_kernel<ND, COUPLED, 3>;
 }
 
 extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
@@ -376,8 +804,10 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
     /* the fast form: its words in shared memory, its site arithmetic in 32 bits (ndim N <
      * 2^31); else the plain form */
     const bool fits32 = g->nsites * (int64_t)g->ndim < ((int64_t)1 << 31);
+    /* and its Philox fold: every block number g N + i below 2^32 */
+    const bool blocks32 = (uint64_t)groups * (uint64_t)g->nsites <= ((uint64_t)1 << 32);
     lanes_kernel k = ens_lanes_plain_kernel;
-    if (mode >= 0 && fits32 && in_shared)
+    if (mode >= 0 && fits32 && blocks32 && in_shared)
         k = g->ndim == 3 ? (bond ? lanes_fast_of<3, true>(mode) : lanes_fast_of<3, false>(mode))
                          : (bond ? lanes_fast_of<2, true>(mode) : lanes_fast_of<2, false>(mode));
     if (shared) {
@@ -386,7 +816,8 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
             return err;
     }
     k<<<groups, lanes_threads(g->nsites / 2), shared, stream>>>(
-        *g, n_members, algorithm, seed, sweep0, n_sweeps, spin, bond, tables, changed,
+        *g, n_members, algorithm, seed, cuda_philox_round_keys(seed), sweep0, n_sweeps, spin,
+        bond, tables, changed,
         in_shared);
     return cudaGetLastError();
 }
@@ -429,8 +860,8 @@ ens_lanes_sums_kernel(struct latmc_lattice g, const uint32_t *spin, const uint32
             lanes_ctr_add(&cu, d, unsat);
         }
     }
-    lanes_ctr_flush(&cu, unsat);
-    lanes_ctr_flush(&cn, neg);
+    lanes_ctr_flush_warp(&cu, unsat);
+    lanes_ctr_flush_warp(&cn, neg);
     __syncthreads();
     if (threadIdx.x < 32) {
         sums[(size_t)group * 64 + threadIdx.x] = (long long)(N * nd) - 2 * (long long)unsat[threadIdx.x];
