@@ -11,7 +11,7 @@
  *     as accepted updates (alone or as a member, so both ways count alike), a list of
  *     calls counted only where it succeeds (lib/box.h); MOCK_FAIL_SWEEP=S in the
  *     environment fails the batch's lists that hold sweep S (LATMC_EDEVICE, nothing
- *     counted).
+ *     counted); a batch of Swendsen-Wang or Wolff members fails (LATMC_EBACKEND).
  * Like a real module it never links liblatmc: only the core services are used.
  */
 #include <stdlib.h>
@@ -96,6 +96,10 @@ static unsigned mock_step_caps(latmc_sim *sim)
 static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted)
 {
+    /* members that label clusters as steps never come here (lib/ens_exec.c ens_clustered) */
+    if (calls[0].members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
+        calls[0].members[0]->desc.algorithm == LATMC_ALGO_WOLFF)
+        return core->fail(LATMC_EBACKEND, "mock: cluster members in a batch");
     const char *fail = getenv("MOCK_FAIL_SWEEP");
     for (int c = 0; c < n_calls && fail && *fail; c++)
         if (calls[c].sweep == strtoull(fail, NULL, 10))

@@ -139,7 +139,8 @@ static void ens_sweep_failing(latmc_ens *e, uint64_t n, uint64_t at)
  * to the pending counts) and of several (the call's own, added once it succeeded), reads
  * between them, failed calls of one list and of several after pending counts (nothing of
  * the failed call counted, nothing before it lost), exchange rounds on the host, and a
- * save and load (which refuses members whose sweep count is not the ensemble's). */
+ * save and load (which refuses members whose sweep count is not the ensemble's); and
+ * Swendsen-Wang members on the module run one by one, never as a batch. */
 static void ens_batch_case(void)
 {
     latmc_ctx *ctx = NULL;
@@ -212,6 +213,21 @@ static void ens_batch_case(void)
     ens_check(e, &x, 100);
     ens_check(loaded, &x, 100);
     latmc_ens_destroy(&loaded);
+    latmc_ens_destroy(&e);
+    /* Swendsen-Wang members on the module (its steps as a sim's, lib/cluster_sweep.c) run
+     * one by one: the mock refuses a batch of them, so a batched call fails the sweep */
+    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    const int sw = latmc_ens_sweep(e, 5);
+    if (sw != LATMC_OK)
+        fail_msg("Swendsen-Wang members: %s", latmc_ens_last_error(e));
+    memset(x.accepted, 0, sizeof x.accepted);
+    memset(x.attempted, 0, sizeof x.attempted);
+    ens_expect_sweeps(&x, 0, 5);
+    ens_check(e, &x, 5);
     latmc_ens_destroy(&e);
     latmc_ctx_destroy(&ctx);
 }
