@@ -279,6 +279,13 @@ int bench_ensemble_main(int argc, char **argv)
             return 2;
         }
     }
+    /* the algorithms each model has here: nothing taken for another silently */
+    if ((potts && overrelax) || (heis && metropolis)) {
+        fprintf(stderr, "latmc-bench --ensemble: --algo %s: the %s members run %s\n",
+                overrelax ? "overrelax" : "metropolis", potts ? "Potts" : "Heisenberg",
+                potts ? "metropolis or heatbath" : "heatbath or overrelax");
+        return 2;
+    }
     if (lattice_reps == 0)
         lattice_reps = heis ? 2 : 1;
     /* updates per site and replica in a sweep: Heisenberg's passes */
@@ -312,7 +319,7 @@ int bench_ensemble_main(int argc, char **argv)
     d.model = heis ? LATMC_MODEL_HEISENBERG : potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING;
     if (potts) {
         d.q = (int)q;
-        d.algorithm = metropolis || overrelax ? LATMC_ALGO_METROPOLIS : LATMC_ALGO_HEATBATH;
+        d.algorithm = metropolis ? LATMC_ALGO_METROPOLIS : LATMC_ALGO_HEATBATH;
     }
     if (heis) {
         d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;

@@ -264,7 +264,7 @@ int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_e
         return st;
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
         latmc_sim_desc d = { .struct_size = sizeof d };
-        latmc_ens_member_placed(e, m, &d); /* asked for by name, the GPU refuses below */
+        latmc_ens_member_placed(e, m, &d); /* AUTO: cluster members on the CPU */
         st = latmc_sim_create(ctx, &d, &e->members[m]);
         if (st < 0) {
             char why[LATMC_ERRMSG_SIZE];

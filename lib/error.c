@@ -21,10 +21,16 @@ const char *latmc_strerror(int status)
 
 int latmc_fail(int status, const char *fmt, ...)
 {
+    /* formatted apart, then copied: a caller may pass the thread's last message (its
+     * cause, latmc_last_error()) as an argument, which formatting straight into the same
+     * buffer would overwrite before reading it */
+    char msg[LATMC_ERRMSG_SIZE];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(thread_error, sizeof thread_error, fmt, ap);
+    if (vsnprintf(msg, sizeof msg, fmt, ap) < 0)
+        msg[0] = '\0'; /* (an encoding error leaves the array unknown) */
     va_end(ap);
+    memcpy(thread_error, msg, strlen(msg) + 1);
     thread_fail_count++;
     return status;
 }

@@ -242,8 +242,9 @@ LATMC_API int latmc_ens_init_spins(latmc_ens *ens, int how);
  * n sweeps of every member; with exchanges on, an exchange round after every sweep whose
  * count is a multiple of `every`. CPU members run on the layout's threads, one member per
  * thread at a time (each member single-threaded): the result never depends on the thread
- * count. CUDA Ising members run together, one launch per colour for all of them; CUDA
- * members of other models one after the other (doc/ensembles.md, "Execution").
+ * count. CUDA Ising, Heisenberg and Potts members of a local update run together, one
+ * launch per step (or per stretch of whole sweeps) for all of them; other CUDA members
+ * (phi^4, Swendsen-Wang, Wolff) one after the other (doc/ensembles.md, "Execution").
  * @return LATMC_OK; LATMC_EINVAL (NULL, or more sweeps than latmc_sim_sweep() would take,
  *         refused before any runs); LATMC_ESTATE (no configuration; exchanges on need
  *         temperatures; a member's acceptance counters or a pair's exchange counters hold

@@ -464,6 +464,10 @@ static void lanes_each_allocation(void)
         if (st != LATMC_OK && st != LATMC_ENOMEM)
             printf("     message: %s\n", latmc_ens_last_error(e));
         if (st == LATMC_ENOMEM) {
+            /* the message names the allocation (a cause passed up through the thread's own
+             * last message, as the vectors' kept words' is, must survive its formatting) */
+            check(strstr(latmc_ens_last_error(e), "cannot allocate") != NULL, "lanes", "sweep",
+                  k, latmc_ens_last_error(e));
             uint64_t count = 1;
             check(latmc_ens_sweep_count(e, &count) == LATMC_OK && count == 0, "lanes",
                   "sweep", k, "the failed call counted sweeps");

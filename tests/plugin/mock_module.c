@@ -1,11 +1,17 @@
 /*
- * A mock backend module for the plugin suite, built four ways (MOCK_VARIANT):
+ * A mock backend module for the plugin suite, built six ways (MOCK_VARIANT):
  *   1 valid: a "CUDA" module with one fake device and a host-memory Ising backend whose
  *     sweeps change nothing (the loader and dispatch are under test, not physics);
  *   2 ABI mismatch: reports module ABI version 999;
  *   3 no symbol: exports no entry point;
  *   4 unavailable: init reports LATMC_EBACKEND through the core services;
- *   5 bad init: init returns a code outside liblatmc's list, with no message.
+ *   5 bad init: init returns a code outside liblatmc's list, with no message;
+ *   6 batch: the valid one whose sims also run as a batch of ensemble members
+ *     (LATMC_STEP_CAP_BATCH), each sweep counting a hash of its number and the sim's seed
+ *     as accepted updates (alone or as a member, so both ways count alike), a list of
+ *     calls counted only where it succeeds (lib/box.h); MOCK_FAIL_SWEEP=S in the
+ *     environment fails the batch's lists that hold sweep S (LATMC_EDEVICE, nothing
+ *     counted); a batch of Swendsen-Wang or Wolff members fails (LATMC_EBACKEND).
  * Like a real module it never links liblatmc: only the core services are used.
  */
 #include <stdlib.h>
@@ -70,15 +76,62 @@ static int mock_init_spins(latmc_sim *sim, int how)
     return LATMC_OK;
 }
 
+#if MOCK_VARIANT == 6
+/* A sweep's accepted updates of a sim (0 .. 7): a hash of its sweep number and seed, so
+ * that counts a list lost, counted twice or numbered from the wrong sweep show in the
+ * totals (tests/plugin/test_plugin.c computes the same). */
+static uint64_t mock_accepted(const latmc_sim *sim, uint64_t sweep)
+{
+    return ((sweep + 1) * UINT64_C(0x9E3779B97F4A7C15) + sim->desc.seed) >> 61;
+}
+
+static unsigned mock_step_caps(latmc_sim *sim)
+{
+    (void)sim;
+    return LATMC_STEP_CAP_BATCH;
+}
+
+/* A batch's list (calls[0].members, lib/box.h): every member's counts added once the whole
+ * list succeeded; the lists with sweep MOCK_FAIL_SWEEP fail with nothing counted. */
+static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
+                            uint64_t *accepted, uint64_t *attempted)
+{
+    /* members that label clusters as steps never come here (lib/ens_exec.c ens_clustered) */
+    if (calls[0].members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
+        calls[0].members[0]->desc.algorithm == LATMC_ALGO_WOLFF)
+        return core->fail(LATMC_EBACKEND, "mock: cluster members in a batch");
+    const char *fail = getenv("MOCK_FAIL_SWEEP");
+    for (int c = 0; c < n_calls && fail && *fail; c++)
+        if (calls[c].sweep == strtoull(fail, NULL, 10))
+            return core->fail(LATMC_EDEVICE, "mock: sweep %s fails", fail);
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].step.index == 0)
+            for (int m = 0; m < calls[c].n_members; m++) {
+                const latmc_sim *sim = calls[c].members[m];
+                accepted[m] += mock_accepted(sim, calls[c].sweep);
+                attempted[m] += (uint64_t)sim->nsites;
+            }
+    return LATMC_OK;
+}
+#endif
+
 /* The core's plan hands every sweep as steps (lib/plan.c): each site attempted once per
  * sweep, counted at its first step; nothing changes. */
 static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                           uint64_t *accepted, uint64_t *attempted)
 {
     (void)accepted;
+#if MOCK_VARIANT == 6
+    if (n_calls > 0 && calls[0].n_members > 0)
+        return mock_batch_steps(calls, n_calls, accepted, attempted);
+#endif
     for (int c = 0; c < n_calls; c++)
-        if (calls[c].step.index == 0)
+        if (calls[c].step.index == 0) {
             *attempted += (uint64_t)sim->nsites;
+#if MOCK_VARIANT == 6
+            *accepted += mock_accepted(sim, calls[c].sweep);
+#endif
+        }
     return LATMC_OK;
 }
 
@@ -115,6 +168,9 @@ static const struct latmc_backend_ops mock_ops = {
     .get_spins = mock_get_spins,
     .set_spins = mock_set_spins,
     .run_steps = mock_run_steps,
+#if MOCK_VARIANT == 6
+    .step_caps = mock_step_caps,
+#endif
 };
 
 static const struct latmc_module mock_module = {

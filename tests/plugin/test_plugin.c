@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "module_abi.h" /* LATMC_MODULE_ABI_VERSION, for the expected message */
 #include "sim_helpers.h"
@@ -86,10 +87,157 @@ static void expect_refused(const char *reason)
     latmc_ctx_destroy(&ctx);
 }
 
+/* ---- ensemble members as one batch (mock variant 6) ---- */
+
+enum { ENS_M = 6, ENS_SITES = 64 };
+
+/* What the mock counts (tests/plugin/mock_module.c, mock_accepted) and what each member's
+ * counters must hold: every sweep that succeeded, once, numbered from the ensemble's count. */
+struct ens_expect {
+    uint64_t seed[ENS_M], accepted[ENS_M], attempted[ENS_M];
+};
+
+static void ens_expect_sweeps(struct ens_expect *x, uint64_t from, uint64_t n)
+{
+    for (int m = 0; m < ENS_M; m++)
+        for (uint64_t s = from; s < from + n; s++) {
+            x->accepted[m] += ((s + 1) * UINT64_C(0x9E3779B97F4A7C15) + x->seed[m]) >> 61;
+            x->attempted[m] += ENS_SITES;
+        }
+}
+
+static void ens_check(latmc_ens *e, const struct ens_expect *x, uint64_t sweeps)
+{
+    uint64_t count = 0;
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(count, sweeps);
+    double v[ENS_M];
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, v,
+                                           ENS_M), LATMC_OK);
+    for (int m = 0; m < ENS_M; m++)
+        if (v[m] != (double)x->accepted[m] / (double)x->attempted[m])
+            fail_msg("member %d after %llu sweeps: acceptance %.17g, expected %llu / %llu", m,
+                     (unsigned long long)sweeps, v[m], (unsigned long long)x->accepted[m],
+                     (unsigned long long)x->attempted[m]);
+}
+
+/* A batched call of n sweeps that fails at sweep `at` (MOCK_FAIL_SWEEP): nothing counted,
+ * the ensemble's count where it was. */
+static void ens_sweep_failing(latmc_ens *e, uint64_t n, uint64_t at)
+{
+    char s[32];
+    snprintf(s, sizeof s, "%llu", (unsigned long long)at);
+    assert_int_equal(setenv("MOCK_FAIL_SWEEP", s, 1), 0);
+    const int st = latmc_ens_sweep(e, n);
+    unsetenv("MOCK_FAIL_SWEEP");
+    assert_int_equal(st, LATMC_EDEVICE);
+    assert_non_null(strstr(latmc_ens_last_error(e), "mock: sweep"));
+}
+
+/* The counts lib/ens_exec.c keeps for the members between batched calls reach each member
+ * once and numbered from the right sweep: calls of one list of the plan (the backend adds
+ * to the pending counts) and of several (the call's own, added once it succeeded), reads
+ * between them, failed calls of one list and of several after pending counts (nothing of
+ * the failed call counted, nothing before it lost), exchange rounds on the host, and a
+ * save and load (which refuses members whose sweep count is not the ensemble's); and
+ * Swendsen-Wang members on the module run one by one, never as a batch. */
+static void ens_batch_case(void)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d = cuda_desc();
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_samples = 2;
+    l.n_temperatures = 3;
+    l.seed = 5;
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    const double betas[3] = { 0.3, 0.4, 0.5 };
+    assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    struct ens_expect x;
+    memset(&x, 0, sizeof x);
+    for (int m = 0; m < ENS_M; m++) {
+        latmc_sim_desc md;
+        latmc_sim_desc_init(&md);
+        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+        x.seed[m] = md.seed;
+    }
+    /* 10 sweeps: one list (20 colour steps); 40: two (80); two calls pending at once */
+    assert_int_equal(latmc_ens_sweep(e, 10), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 40), LATMC_OK);
+    ens_expect_sweeps(&x, 0, 50);
+    ens_check(e, &x, 50);
+    assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
+    ens_expect_sweeps(&x, 50, 11);
+    ens_check(e, &x, 61);
+    /* pending counts, then a call of one list that fails, then one of two lists failing in
+     * its second (its first list's counts not kept either) */
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    ens_expect_sweeps(&x, 61, 3);
+    ens_sweep_failing(e, 4, 66);
+    ens_check(e, &x, 64);
+    assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+    ens_expect_sweeps(&x, 64, 2);
+    ens_sweep_failing(e, 50, 66 + 40);
+    ens_check(e, &x, 66);
+    /* batched again after the failures */
+    assert_int_equal(latmc_ens_sweep(e, 9), LATMC_OK);
+    ens_expect_sweeps(&x, 66, 9);
+    /* exchange rounds on the host (the mock has no device rounds): the members read between
+     * the calls of a sweep (uniform states: every swap taken) */
+    assert_int_equal(latmc_ens_set_exchange(e, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 13), LATMC_OK);
+    ens_expect_sweeps(&x, 75, 13);
+    ens_check(e, &x, 88);
+    assert_int_equal(latmc_ens_set_exchange(e, 0), LATMC_OK);
+    /* a save with counts pending, then the loaded ensemble continues as the saved one */
+    assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
+    ens_expect_sweeps(&x, 88, 7);
+    char dir[] = "/tmp/latmc-plugin-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/ens.ckpt", dir);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    latmc_ens *loaded = NULL;
+    const int st = latmc_ens_load(ctx, path, &loaded);
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(st, LATMC_OK);
+    ens_check(loaded, &x, 95);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(latmc_ens_sweep(k ? loaded : e, 5), LATMC_OK);
+    ens_expect_sweeps(&x, 95, 5);
+    ens_check(e, &x, 100);
+    ens_check(loaded, &x, 100);
+    latmc_ens_destroy(&loaded);
+    latmc_ens_destroy(&e);
+    /* Swendsen-Wang members on the module (its steps as a sim's, lib/cluster_sweep.c) run
+     * one by one: the mock refuses a batch of them, so a batched call fails the sweep */
+    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    const int sw = latmc_ens_sweep(e, 5);
+    if (sw != LATMC_OK)
+        fail_msg("Swendsen-Wang members: %s", latmc_ens_last_error(e));
+    memset(x.accepted, 0, sizeof x.accepted);
+    memset(x.attempted, 0, sizeof x.attempted);
+    ens_expect_sweeps(&x, 0, 5);
+    ens_check(e, &x, 5);
+    latmc_ens_destroy(&e);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void plugin_case(void **state)
 {
     (void)state;
-    if (strcmp(which, "valid") == 0) {
+    if (strcmp(which, "ens_batch") == 0) {
+        ens_batch_case();
+    } else if (strcmp(which, "valid") == 0) {
         latmc_ctx *ctx = NULL;
         assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
         assert_non_null(strstr(latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA), "loaded"));

@@ -165,10 +165,10 @@ static void ensemble_members(void **state)
 }
 
 
-/* An ensemble of 2 samples x 4 temperatures of desc d's members (d.device = CUDA) against
- * the same ensemble on the CPU: every member's configuration, energy and cluster count, and
- * the exchanges, equal after tempering with a round every 2 sweeps and a field set between
- * the calls. */
+/* An ensemble of 2 samples x 4 temperatures of desc d's members (d.device = CUDA, 64
+ * sites) against the same ensemble on the CPU: every member's configuration, energy and
+ * cluster count, and the exchanges, equal after tempering with a round every 2 sweeps and a
+ * field set between the calls. */
 static void cuda_cluster_ensemble(latmc_ctx *ctx, const latmc_sim_desc *d, int algorithm)
 {
     latmc_ens_layout layout;
@@ -366,6 +366,12 @@ static void refusals_ising_potts(void **state)
          * GPU, the CPU ensemble's chain (tempering, a field set between the calls) */
         cuda_cluster_ensemble(ctx, &d, LATMC_ALGO_SWENDSEN_WANG);
         cuda_cluster_ensemble(ctx, &d, LATMC_ALGO_WOLFF);
+        /* and Potts q = 3 members, which the module's Potts batch must leave to the one by
+         * one path too (its launches and its measurement are the local updates') */
+        latmc_sim_desc potts8 = d;
+        potts8.model = LATMC_MODEL_POTTS;
+        potts8.q = 3;
+        cuda_cluster_ensemble(ctx, &potts8, LATMC_ALGO_SWENDSEN_WANG);
         latmc_ens_layout layout;
         latmc_ens_layout_init(&layout);
         layout.n_temperatures = 2;

@@ -694,6 +694,8 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     const struct PHI4_FN(phi4_simd_pass) *p, int colour, struct PHI4_FN(phi4_simd_group) *q)
 {
     enum { G = PHI4_GROUPS, H = PHI4_HITS };
+    /* the decisions run PHI4_HIT_N groups at a time: a remainder would be left unhit */
+    _Static_assert(PHI4_GROUPS % PHI4_HIT_N == 0, "PHI4_GROUPS is a multiple of PHI4_HIT_N");
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
     /* the draws' part of word 3: lanes (b, eta), (b, u) of each block */
     const phi4_iv draw = phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);

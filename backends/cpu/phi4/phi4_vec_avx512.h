@@ -159,11 +159,12 @@ static inline vec_f unit_f(__m512i r)
 /*
  * The unit value the quick logarithm reads (phase 2 of phi4_simd_hits): u' = RN(RN(r) + 1)
  * 2^-32, one vcvtudq2ps and one fused multiply-add (its product by 2^-32 exact), against
- * the 6 instructions of unit_f's u = RN(r + 1) 2^-32. Equal for r < 2^24; above, both
- * within 2 ulp of (r + 1) 2^-32, so |ln u' - ln u| < 2^-22, and with latmc_math_logf
- * within 1 ulp (|L| < 32: ulp <= 2^-19), |logf(u') - logf(u)| < 2^-17. The quick
- * logarithm's bound E holds at u' (a float of [2^-32, 1], checked for every one), so
- * |logq(u') - logf(u)| < E + 2^-17: hitq_f decides with that wider bound
+ * the 6 instructions of unit_f's u = RN(r + 1) 2^-32. Equal for r < 2^24; above, u is
+ * within 1/2 ulp of (r + 1) 2^-32 and u' (two roundings) within 3/2 ulp of r's binade,
+ * so |u' / u - 1| < 2^-22 (1 + 2^-22) and |ln u' - ln u| < 2^-21; with latmc_math_logf
+ * within 1 ulp of ln (|L| < 32: ulp <= 2^-19), |logf(u') - logf(u)| < 2^-21 + 2^-18 <
+ * 2^-17. The quick logarithm's bound E holds at u' (a float of [2^-32, 1], checked for
+ * every one), so |logq(u') - logf(u)| < E + 2^-17: hitq_f decides with that wider bound
  * (PHI4_UNITQ_SLACK_F), and its argument (phi4_vec_avx2.h) stands as written. The exact
  * path still reads unit_f(r).
  */

@@ -352,7 +352,8 @@ int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
     const int q = members[0]->desc.q;
     const size_t per = (size_t)q + 1, bytes = (size_t)n * per * sizeof *b->sums;
     if (st == LATMC_OK && !b->dev_sums) {
-        b->sums = malloc(bytes);
+        if (!b->sums) /* kept where the device's allocation failed before */
+            b->sums = malloc(bytes);
         st = b->sums ? cuda_check(cudaMalloc((void **)&b->dev_sums, bytes),
                                   "cannot allocate device memory for the members' sums")
                      : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the members' sums");
