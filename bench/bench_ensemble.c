@@ -17,8 +17,8 @@
  *                           --algo metropolis|heatbath|overrelax --nover K --lattice-replicas R]
  *                          [--param NAME=VALUE]...
  *
- * Potts (--model potts, --q Q, default 3; heat bath, or Metropolis with --algo metropolis):
- * rates are site updates per ns.
+ * Ising: Metropolis, or heat bath with --algo heatbath. Potts (--model potts, --q Q, default
+ * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns.
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
@@ -194,7 +194,7 @@ int bench_ensemble_main(int argc, char **argv)
     long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
     bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
-    bool potts = false, metropolis = false;
+    bool potts = false, metropolis = false, algo_given = false;
     long q = 3;
     long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
@@ -253,6 +253,7 @@ int bench_ensemble_main(int argc, char **argv)
                                                     !strcmp(v, "metropolis"))) {
             overrelax = strcmp(v, "overrelax") == 0;
             metropolis = strcmp(v, "metropolis") == 0;
+            algo_given = true;
         }
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
             device = strcmp(v, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
@@ -280,10 +281,11 @@ int bench_ensemble_main(int argc, char **argv)
         }
     }
     /* the algorithms each model has here: nothing taken for another silently */
-    if ((potts && overrelax) || (heis && metropolis)) {
+    if ((!heis && overrelax) || (heis && metropolis)) {
         fprintf(stderr, "latmc-bench --ensemble: --algo %s: the %s members run %s\n",
-                overrelax ? "overrelax" : "metropolis", potts ? "Potts" : "Heisenberg",
-                potts ? "metropolis or heatbath" : "heatbath or overrelax");
+                overrelax ? "overrelax" : "metropolis",
+                potts ? "Potts" : heis ? "Heisenberg" : "Ising",
+                heis ? "heatbath or overrelax" : "metropolis or heatbath");
         return 2;
     }
     if (lattice_reps == 0)
@@ -325,6 +327,8 @@ int bench_ensemble_main(int argc, char **argv)
         d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
         d.algorithm = overrelax ? LATMC_ALGO_OVERRELAX : LATMC_ALGO_HEATBATH;
     }
+    if (!potts && !heis) /* Ising: Metropolis unless --algo heatbath */
+        d.algorithm = algo_given && !metropolis ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
     d.ndim = (int)dim;
     d.device = device;
     d.couplings = bimodal ? LATMC_COUPLINGS_BIMODAL
@@ -403,6 +407,8 @@ int bench_ensemble_main(int argc, char **argv)
     const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
     if (potts)
         printf("Potts: q = %ld, %s\n", q, metropolis ? "Metropolis" : "heat bath");
+    if (!potts && !heis)
+        printf("Ising: %s\n", d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);

@@ -249,7 +249,7 @@ static int ckpt_take_param(const struct latmc_model_def *model, int k, double v,
     if (!(model->params & (1u << k)))
         return LATMC_OK;
     if (latmc_param_check(k, v) != LATMC_OK) {
-        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        char why[LATMC_ERRMSG_SIZE]; /* the cause, copied before the new message is recorded */
         snprintf(why, sizeof why, "%s", latmc_thread_error());
         return latmc_fail(LATMC_ECORRUPT, "a parameter value%s is out of range "
                           "(%s)", where, why);
@@ -377,7 +377,7 @@ int ckpt_parse(const unsigned char *p, size_t size, struct ckpt_parsed *out)
         return st;
     st = latmc_desc_validate(&out->desc, &out->valid, &out->nsites);
     if (st == LATMC_EINVAL) {
-        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        char why[LATMC_ERRMSG_SIZE]; /* the cause, copied before the new message is recorded */
         snprintf(why, sizeof why, "%s", latmc_thread_error());
         return latmc_fail(LATMC_ECORRUPT, "its desc is invalid: %s", why);
     }

@@ -164,7 +164,7 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
             values[k] = value_of(&v, key);
         }
     else if (st != LATMC_EUNSUPPORTED) {
-        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        char why[LATMC_ERRMSG_SIZE]; /* the cause, copied before the new message is recorded */
         snprintf(why, sizeof why, "%s", latmc_thread_error());
         st = ENS_FAIL(e, st, "latmc_ens_overlaps: on the device: %s", why);
     }
