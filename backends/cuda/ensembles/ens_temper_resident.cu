@@ -468,38 +468,13 @@ struct chain_args {
     int *blocks_per_sm;
 };
 
-/*
- * cuda_allow_shared for kernel fn once per device (it sets the attribute to the device's whole
- * room, whatever `shared`): asking the driver again costs microseconds on every launch of a
- * short call. allowed[device] remembers the most bytes a launch there was allowed.
- */
-#define CHAIN_ALLOW_DEVICES 64
-static cudaError_t chain_allow(const void *fn, uint32_t shared, uint32_t *allowed)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-    const bool cached = device >= 0 && device < CHAIN_ALLOW_DEVICES;
-    if (cached && __atomic_load_n(&allowed[device], __ATOMIC_ACQUIRE) >= shared)
-        return cudaSuccess;
-    err = cuda_allow_shared(fn, shared);
-    if (err == cudaSuccess && cached) {
-        uint32_t had = __atomic_load_n(&allowed[device], __ATOMIC_RELAXED);
-        while (had < shared && !__atomic_compare_exchange_n(&allowed[device], &had, shared, true,
-                                                             __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-            ;
-    }
-    return err;
-}
-
 template <int ND, bool HEATBATH, int CW>
 static cudaError_t chain_launch(const struct chain_args &a)
 {
-    static uint32_t allowed[CHAIN_ALLOW_DEVICES]; /* this kernel's, per device */
     const uint32_t shared = chain_layout_of(a.g.words, a.r.n_temperatures, CW).total;
     const int warps = a.r.n_temperatures < CHAIN_MAX_WARPS ? a.r.n_temperatures : CHAIN_MAX_WARPS;
-    cudaError_t err = chain_allow((const void *)ens_chain_kernel<ND, HEATBATH, CW>, shared, allowed);
+    /* the attribute set once per kernel and device (cuda_allow_shared keeps it) */
+    cudaError_t err = cuda_allow_shared((const void *)ens_chain_kernel<ND, HEATBATH, CW>, shared);
     if (err != cudaSuccess)
         return err;
     if (a.blocks_per_sm) /* the question only */
