@@ -7,7 +7,7 @@
  * thread. Members on a backend that runs them as a batch of the plan (ops.run_steps with
  * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg and Potts of a local update) run together,
  * one launch per step for all of them (or its fused multi-sweep kernels); members the
- * backend does not batch (CUDA phi^4; CUDA Swendsen-Wang and Wolff, ens_clustered) run one
+ * backend does not batch (CUDA phi^4; CUDA Swendsen-Wang and Wolff, ens_batch_ops) run one
  * after the other (one launch per member and step, correct but slow).
  */
 #include <stddef.h>
@@ -220,8 +220,7 @@ static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    if (e->members[0]->ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
-        !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
+    if (!ens_batch_ops(e) || !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;
     int st = batch_checks(e, n);
     if (st < 0)
@@ -285,10 +284,8 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
  */
 static int batched_measure(latmc_ens *e)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
-        ops->size < offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure ||
-        !ops->ens_measure)
+    const struct latmc_backend_ops *ops = ens_batch_ops(e);
+    if (!ops || !LATMC_BACKEND_OP(ops, ens_measure))
         return LATMC_EUNSUPPORTED;
     const int M = e->n_members;
     bool all_valid = true;
@@ -354,15 +351,15 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
  */
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    const struct latmc_backend_ops *ops = ens_batch_ops(e);
     const int M = e->n_members;
     if (e->lanes_words) { /* from the member lanes' words where the members lag them */
         const int st = latmc_ens_lanes_round_values(e, key, values);
         if (st != LATMC_EUNSUPPORTED)
             return st;
     }
-    if (ops != &latmc_cpu_backend_ops && e->all_config && !ens_clustered(e) &&
-        LATMC_BACKEND_OP(ops, ens_measure) && !latmc_part_many(e->members[0])) {
+    if (ops && e->all_config && LATMC_BACKEND_OP(ops, ens_measure) &&
+        !latmc_part_many(e->members[0])) {
         const struct latmc_model_def *model = e->members[0]->model;
         if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))
             return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the sums of %d "

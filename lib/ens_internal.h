@@ -12,6 +12,7 @@
 #define LATMC_LIB_ENS_INTERNAL_H
 
 #include <latmc/ens.h>
+#include "backend.h"
 #include "cluster_sweep.h"
 #include "internal.h"
 
@@ -118,12 +119,14 @@ static inline int ens_slot_index(const latmc_ens *e, int s, int t, int r)
     return (s * e->layout.n_temperatures + t) * e->layout.n_replicas + r;
 }
 
-/* Members whose backend labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff):
- * they run one by one, as sims, since the backends' batched launches, measurements,
- * overlaps, device tempering and table swaps are the colour steps'. */
-static inline bool ens_clustered(const latmc_ens *e)
+/* The backend whose ensemble operations (batched launches, measurement, overlaps, device
+ * tempering) may take these members, or NULL: the CPU's (its host threads run the members)
+ * and members whose backend labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff:
+ * those operations are the local updates'), which run one by one, as sims. */
+static inline const struct latmc_backend_ops *ens_batch_ops(const latmc_ens *e)
 {
-    return latmc_cluster_as_steps(e->members[0]);
+    const latmc_sim *m0 = e->members[0];
+    return m0->ops == &latmc_cpu_backend_ops || latmc_cluster_as_steps(m0) ? NULL : m0->ops;
 }
 
 /* Allocate an ensemble with every array but no member (members[] all NULL); validates

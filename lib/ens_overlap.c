@@ -130,11 +130,10 @@ static double value_of(const struct overlap_values *v, int key)
  */
 static int device_overlaps(latmc_ens *e, int key, double *values)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (e->desc.model != LATMC_MODEL_ISING || ops == &latmc_cpu_backend_ops || ens_clustered(e) ||
+    const struct latmc_backend_ops *ops = ens_batch_ops(e);
+    if (e->desc.model != LATMC_MODEL_ISING || !ops ||
         key == LATMC_ENS_QKMIN2 || /* not among the device's sums: the host's */
-        ops->size < offsetof(struct latmc_backend_ops, ens_overlaps) + sizeof ops->ens_overlaps ||
-        !ops->ens_overlaps)
+        !LATMC_BACKEND_OP(ops, ens_overlaps))
         return LATMC_EUNSUPPORTED;
     const char *env = getenv("LATMC_ENS_OVERLAPS_HOST");
     if (env && strcmp(env, "1") == 0)

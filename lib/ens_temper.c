@@ -25,11 +25,8 @@
 
 static const struct latmc_backend_ops *temper_ops(const latmc_ens *e)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (ops == &latmc_cpu_backend_ops ||
-        ops->size < offsetof(struct latmc_backend_ops, ens_temper) + sizeof ops->ens_temper)
-        return NULL;
-    return ops->ens_temper ? ops : NULL;
+    const struct latmc_backend_ops *ops = ens_batch_ops(e);
+    return ops && LATMC_BACKEND_OP(ops, ens_temper) ? ops : NULL;
 }
 
 static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *member_at,
@@ -72,7 +69,6 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
     if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
         e->desc.model != LATMC_MODEL_ISING || e->layout.n_temperatures < 2 || !temper_ops(e) ||
-        ens_clustered(e) ||
         (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
     const bool load = !e->map_on_device;

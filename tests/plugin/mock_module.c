@@ -96,7 +96,7 @@ static unsigned mock_step_caps(latmc_sim *sim)
 static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted)
 {
-    /* members that label clusters as steps never come here (lib/ens_exec.c ens_clustered) */
+    /* members that label clusters as steps never come here (lib/ens_internal.h ens_batch_ops) */
     if (calls[0].members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
         calls[0].members[0]->desc.algorithm == LATMC_ALGO_WOLFF)
         return core->fail(LATMC_EBACKEND, "mock: cluster members in a batch");
