@@ -227,7 +227,7 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
         return st;
     const int M = e->n_members;
     uint64_t *counts = batch_counts(e, n, NULL);
-    st = latmc_plan_sweep_batch_at(e->members, M, batch_first(e), n, counts, counts + M);
+    st = latmc_plan_sweep_batch(e->members, M, batch_first(e), n, counts, counts + M);
     return batch_done(e, n, st, counts);
 }
 
@@ -238,7 +238,7 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
         return st;
     const int M = e->n_members;
     uint64_t *counts = batch_counts(e, n, rounds);
-    st = latmc_plan_sweep_batch_rounds_at(e->members, M, batch_first(e), n, rounds, counts,
+    st = latmc_plan_sweep_batch_rounds(e->members, M, batch_first(e), n, rounds, counts,
                                           counts + M);
     if (st < 0 && st != LATMC_EUNSUPPORTED)
         e->members_in_step = false; /* some members may have swept, others not */

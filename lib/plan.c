@@ -357,16 +357,8 @@ static struct latmc_step_call sweeps_call(struct step_queue *q, uint64_t sweep, 
     return call;
 }
 
-int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
-                           uint64_t *accepted, uint64_t *attempted)
-{
-    return n_members < 1 ? LATMC_EUNSUPPORTED
-                         : latmc_plan_sweep_batch_at(members, n_members, members[0]->sweeps, n,
-                                                     accepted, attempted);
-}
-
-int latmc_plan_sweep_batch_at(latmc_sim *const *members, int n_members, uint64_t first,
-                              uint64_t n, uint64_t *accepted, uint64_t *attempted)
+int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t first,
+                           uint64_t n, uint64_t *accepted, uint64_t *attempted)
 {
     struct step_queue q;
     if (batch_queue(&q, members, n_members, first, 0u, accepted, attempted) < 0)
@@ -385,19 +377,9 @@ int latmc_plan_sweep_batch_at(latmc_sim *const *members, int n_members, uint64_t
     return sweep_steps(&q, n, 0u);
 }
 
-int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t n,
-                                  const struct latmc_batch_rounds *rounds,
+int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t first,
+                                  uint64_t n, const struct latmc_batch_rounds *rounds,
                                   uint64_t *accepted, uint64_t *attempted)
-{
-    return n_members < 1 ? LATMC_EUNSUPPORTED
-                         : latmc_plan_sweep_batch_rounds_at(members, n_members,
-                                                            members[0]->sweeps, n, rounds,
-                                                            accepted, attempted);
-}
-
-int latmc_plan_sweep_batch_rounds_at(latmc_sim *const *members, int n_members, uint64_t first,
-                                     uint64_t n, const struct latmc_batch_rounds *rounds,
-                                     uint64_t *accepted, uint64_t *attempted)
 {
     struct step_queue q;
     if (rounds->every == 0 ||

@@ -79,20 +79,16 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 /*
  * The same loop for a batch: n sweeps of every member of members[0 .. n_members) (an
  * ensemble's members, lib/ens_exec.c: one desc but for seeds and parameters, one box each,
- * all at members[0]->sweeps), each step one call of ops.run_steps over all members
+ * all at sweep `first`: their own counts may lag the ensemble's batched calls,
+ * latmc_ens_exec_settle), each step one call of ops.run_steps over all members
  * (struct latmc_step_call::members), or whole sweeps in one call where the backend
  * declares LATMC_STEP_CAP_BATCH_SWEEPS and takes them (its fused kernels). Adds member
  * m's updates to accepted[m], attempted[m]. LATMC_EUNSUPPORTED with nothing done where
  * the backend does not run this batch (no LATMC_STEP_CAP_BATCH, or it refused it): the
  * core then sweeps the members one by one. The members' bookkeeping is the caller's.
  */
-int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
-                           uint64_t *accepted, uint64_t *attempted);
-/* The same with the members at sweep `first` (an ensemble whose members' own counts lag
- * its batched calls, lib/ens_exec.c latmc_ens_exec_settle): the steps' sweep numbers from
- * it, not from members[0]->sweeps. */
-int latmc_plan_sweep_batch_at(latmc_sim *const *members, int n_members, uint64_t first,
-                              uint64_t n, uint64_t *accepted, uint64_t *attempted);
+int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t first,
+                           uint64_t n, uint64_t *accepted, uint64_t *attempted);
 
 /*
  * Parallel tempering in the batch's plan: the exchange rounds of an ensemble whose
@@ -112,15 +108,11 @@ struct latmc_batch_rounds {
  * its first list; LATMC_EUNSUPPORTED with nothing done otherwise (the core then runs the
  * rounds itself, lib/ens_exchange.c). Adds member m's updates to accepted[m], attempted[m].
  */
-int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t n,
-                                  const struct latmc_batch_rounds *rounds,
+int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t first,
+                                  uint64_t n, const struct latmc_batch_rounds *rounds,
                                   uint64_t *accepted, uint64_t *attempted);
-/* The same with the members at sweep `first` (latmc_plan_sweep_batch_at). */
-int latmc_plan_sweep_batch_rounds_at(latmc_sim *const *members, int n_members, uint64_t first,
-                                     uint64_t n, const struct latmc_batch_rounds *rounds,
-                                     uint64_t *accepted, uint64_t *attempted);
 
-/* Whether latmc_plan_sweep_batch_at (rounds NULL) or latmc_plan_sweep_batch_rounds_at of n
+/* Whether latmc_plan_sweep_batch (rounds NULL) or latmc_plan_sweep_batch_rounds of n
  * sweeps hands the backend one list of calls at most (a backend adds a list's counts only
  * once it succeeded, lib/box.h): then a failed call has added nothing to accepted and
  * attempted, and a caller may pass the arrays that hold its totals. */

@@ -71,6 +71,8 @@ static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
 static struct latmc_backend_ops rec_ops;
 static latmc_ctx *ctx;
 static latmc_sim *members[MEMBERS];
+/* the members' own sweep count: where a batch starts unless a lagging ensemble says */
+#define S0 (members[0]->sweeps)
 
 static int setup(void **state)
 {
@@ -133,12 +135,12 @@ static void no_batch_without_the_capability(void **state)
     (void)state;
     uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
     reset(0u, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 3, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 3, acc, att), LATMC_EUNSUPPORTED);
     assert_int_equal(rec.lists, 0);
     reset(LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0); /* whole sweeps alone name no batch */
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 3, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 3, acc, att), LATMC_EUNSUPPORTED);
     assert_int_equal(rec.lists, 0);
-    assert_int_equal(latmc_plan_sweep_batch(members, 0, 3, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_plan_sweep_batch(members, 0, S0, 3, acc, att), LATMC_EUNSUPPORTED);
 }
 
 static void whole_sweeps_in_one_call(void **state)
@@ -146,7 +148,7 @@ static void whole_sweeps_in_one_call(void **state)
     (void)state;
     uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
     reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 300, acc, att), LATMC_OK);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 300, acc, att), LATMC_OK);
     assert_int_equal(rec.lists, 1);
     assert_int_equal(rec.n, 1);
     const struct latmc_step_call *c = &rec.calls[0];
@@ -188,7 +190,7 @@ static void steps_after_whole_sweeps_refused(void **state)
     (void)state;
     uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
     reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 1, 0);
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 40, acc, att), LATMC_OK);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 40, acc, att), LATMC_OK);
     /* the refused call, then 80 steps in lists of 64 and 16 */
     assert_int_equal(rec.lists, 3);
     assert_int_equal(rec.list_len[0], 1);
@@ -206,7 +208,7 @@ static void steps_without_whole_sweeps(void **state)
     (void)state;
     uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
     reset(LATMC_STEP_CAP_BATCH, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 3, acc, att), LATMC_OK);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 3, acc, att), LATMC_OK);
     assert_int_equal(rec.lists, 1);
     check_steps(0, 3);
 }
@@ -217,11 +219,12 @@ static void refusals(void **state)
     uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
     /* refused at its first list: nothing done, the core runs the members one by one */
     reset(LATMC_STEP_CAP_BATCH, 0, 1);
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 40, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 40, acc, att),
+                     LATMC_EUNSUPPORTED);
     assert_int_equal(rec.lists, 1);
     /* refused after a list ran: part of the steps are done, so it is a failure */
     reset(LATMC_STEP_CAP_BATCH, 0, 2);
-    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 40, acc, att), LATMC_EDEVICE);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, 40, acc, att), LATMC_EDEVICE);
     assert_int_equal(rec.lists, 2);
 }
 
@@ -257,7 +260,7 @@ static void exchange_rounds_as_steps(void **state)
      * after counts 9, 12, 15, and two sweeps without a round at the end */
     const struct latmc_batch_rounds rounds = { 3, 7, 11 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 10, &rounds, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 10, &rounds, acc, att),
                      LATMC_OK);
     assert_int_equal(rec.lists, 1);
     assert_int_equal(rec.n, 7);
@@ -274,7 +277,7 @@ static void exchange_rounds_as_steps(void **state)
     /* a round after every sweep: 40 pairs, 32 in the first list, no pair split */
     const struct latmc_batch_rounds each = { 1, 0, 0 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 40, &each, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 40, &each, acc, att),
                      LATMC_OK);
     assert_int_equal(rec.lists, 2);
     assert_int_equal(rec.list_len[0], 64);
@@ -287,26 +290,26 @@ static void exchange_rounds_as_steps(void **state)
     /* no rounds as steps without the capability, or without a period; a refusal of the
      * first list is "not here" with nothing done, of a later one a failure */
     reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 4, &rounds, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &rounds, acc, att),
                      LATMC_EUNSUPPORTED);
     const struct latmc_batch_rounds none = { 0, 7, 11 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 4, &none, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &none, acc, att),
                      LATMC_EUNSUPPORTED);
     assert_int_equal(rec.lists, 0);
     reset(all, 0, 1);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 4, &rounds, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &rounds, acc, att),
                      LATMC_EUNSUPPORTED);
     reset(all, 0, 2);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 40, &each, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 40, &each, acc, att),
                      LATMC_EDEVICE);
     assert_int_equal(rec.lists, 2);
 }
 
 /* latmc_plan_batch_one_list says what the plan then does: one list at most (a failure then
  * adds no count, lib/box.h), for rounds of every period and phase, and for the steps one by
- * one (whole sweeps refused, or not declared); the members' sweep count given apart
- * (latmc_plan_sweep_batch_at, an ensemble whose members' own counts lag) names the sweeps. */
+ * one (whole sweeps refused, or not declared); a first sweep other than the members' own
+ * count (an ensemble whose members' counts lag) names the sweeps. */
 static void one_list_as_the_plan_runs(void **state)
 {
     (void)state;
@@ -319,26 +322,26 @@ static void one_list_as_the_plan_runs(void **state)
             for (uint64_t n = 1; n <= 80; n++) {
                 const struct latmc_batch_rounds r = { every[i], phase[j], 0 };
                 reset(all, 0, 0);
-                assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, n, &r, acc,
+                assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, n, &r, acc,
                                                                att), LATMC_OK);
                 assert_int_equal(rec.lists <= 1, latmc_plan_batch_one_list(members[0], n, &r));
             }
     for (uint64_t n = 1; n <= 70; n++) {
         reset(LATMC_STEP_CAP_BATCH, 0, 0);
-        assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, n, acc, att), LATMC_OK);
+        assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, n, acc, att), LATMC_OK);
         assert_int_equal(rec.lists <= 1, latmc_plan_batch_one_list(members[0], n, NULL));
         reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 1, 0);
-        assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, n, acc, att), LATMC_OK);
+        assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, S0, n, acc, att), LATMC_OK);
         assert_int_equal(rec.lists - 1 <= 1, latmc_plan_batch_one_list(members[0], n, NULL));
     }
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_at(members, MEMBERS, 9, 4, acc, att), LATMC_OK);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 9, 4, acc, att), LATMC_OK);
     assert_int_equal(rec.n, 1);
     assert_int_equal(rec.calls[0].part, LATMC_STEP_SWEEPS);
     assert_true(rec.calls[0].sweep == 9 && rec.calls[0].n_sweeps == 4);
     const struct latmc_batch_rounds r = { 3, 7, 11 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds_at(members, MEMBERS, 20, 4, &r, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 20, 4, &r, acc, att),
                      LATMC_OK);
     check_sweeps_call(0, 20, 2);
     check_round_call(1, 22, 11, 9);
