@@ -454,6 +454,12 @@ static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int c, 
         run_group(e, s, g, n, reference);
 }
 
+/* The end of vector c of `per` groups among G. */
+static int chunk_end(int c, int per, int G)
+{
+    return (c + 1) * per < G ? (c + 1) * per : G;
+}
+
 /* The CPU backend's kept words of every vector of `per` groups (`chunks` of them), made
  * before any sweep so that a failure leaves the chain as it was. */
 static int keeps_ready(latmc_ens *e, lanes_state *w, lanes_op simd, int per, int chunks)
@@ -472,7 +478,7 @@ static int keeps_ready(latmc_ens *e, lanes_state *w, lanes_op simd, int per, int
     for (int c = 0; c < chunks; c++) {
         struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_KEEP);
         job.group0 = c * per;
-        job.groups = (c + 1) * per < w->groups ? (c + 1) * per : w->groups;
+        job.groups = chunk_end(c, per, w->groups);
         job.bond = w->bond;
         job.keep = &w->keeps[c];
         const int st = simd(e->members, e->n_members, &job);
@@ -504,13 +510,11 @@ static int run_groups(latmc_ens *e, lanes_state *w, uint64_t n, bool reference)
         return st;
     if (nt == 1)
         for (int c = 0; c < chunks; c++)
-            run_chunk(e, w, simd, c, c * per, (c + 1) * per < G ? (c + 1) * per : G, n,
-                      reference);
+            run_chunk(e, w, simd, c, c * per, chunk_end(c, per, G), n, reference);
     else {
         LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
         for (int c = 0; c < chunks; c++)
-            run_chunk(e, w, simd, c, c * per, (c + 1) * per < G ? (c + 1) * per : G, n,
-                      reference);
+            run_chunk(e, w, simd, c, c * per, chunk_end(c, per, G), n, reference);
     }
     return LATMC_OK;
 }
