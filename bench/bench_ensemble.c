@@ -300,10 +300,10 @@ int bench_ensemble_main(int argc, char **argv)
         return 2;
     }
     if (big == 0) { /* the even lattice nearest the same number of sites */
-        const double root = pow((double)members * pow((double)L, (double)dim), 1.0 / (double)dim);
+        const double same = (double)members * pow((double)L, (double)dim);
+        const double root = pow(same, 1.0 / (double)dim);
         big = 2 * lround(root / 2.0);
         big = big < 2 ? 2 : big;
-        const double same = (double)members * pow((double)L, (double)dim);
         if (fabs(pow((double)big, (double)dim) - same) > 0.5)
             printf("lattice: %ld^%ld, the even extent nearest %.2f^%ld = %ld x %ld^%ld sites "
                    "(rates are per site)\n", big, dim, root, dim, members, L, dim);
@@ -376,6 +376,7 @@ int bench_ensemble_main(int argc, char **argv)
         goto out;
     }
     double best_e = 0, best_s = 0, cpu_e = 1e300, cpu_s = 1e300;
+    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
     for (long r = 0; r < repeat; r++) {
         double t0 = seconds(), c0 = cpu_seconds();
         if (latmc_ens_sweep(e, (uint64_t)sweeps)) {
@@ -396,15 +397,13 @@ int bench_ensemble_main(int argc, char **argv)
         best_s = fs > best_s ? fs : best_s;
         cpu_e = ce < cpu_e ? ce : cpu_e;
         cpu_s = cs < cpu_s ? cs : cpu_s;
-        const char *per = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
-        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe, per, fs, per);
+        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe, unit, fs, unit);
     }
     if (exchange > 0 && (rc = tempering_breakdown(e, members, exchange, sweeps, repeat)) != 0)
         goto out;
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
     const char *model = heis ? "Heisenberg" : potts ? "Potts" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
-    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
     if (potts)
         printf("Potts: q = %ld, %s\n", q, metropolis ? "Metropolis" : "heat bath");
     if (!potts && !heis)
