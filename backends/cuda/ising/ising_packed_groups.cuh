@@ -125,6 +125,21 @@ template <int NW> __device__ __forceinline__ void words_store(uint32_t *p, const
         *p = w[0];
 }
 
+/* The group's own words of the other colour (direction 0) and those along y and z (o: the
+ * other colour's array at the group): every neighbour but the shifted direction 1. */
+template <int NW, int ND>
+__device__ __forceinline__ void group_words_load(const uint32_t *o, const struct packed_site &at,
+                                                 uint32_t (&nb)[ND][NW])
+{
+    words_load<NW>(o, nb[0]);
+    words_load<NW>(o + at.y_up, nb[2]);
+    words_load<NW>(o + at.y_down, nb[3]);
+    if (ND == 6) {
+        words_load<NW>(o + at.z_up, nb[4]);
+        words_load<NW>(o + at.z_down, nb[5]);
+    }
+}
+
 /*
  * The 2 ndim neighbour words of each of the group's words (nb[d][k]: direction d, word k),
  * from the other colour's array. Direction 0 is the same words, 1 the nibble-shifted ones.
@@ -135,13 +150,7 @@ __device__ __forceinline__ void packed_neighbours(const uint32_t *other, const s
                                                   uint32_t (&nb)[ND][NW])
 {
     const uint32_t *o = other + at.base;
-    words_load<NW>(o, nb[0]);
-    words_load<NW>(o + at.y_up, nb[2]);
-    words_load<NW>(o + at.y_down, nb[3]);
-    if (ND == 6) {
-        words_load<NW>(o + at.z_up, nb[4]);
-        words_load<NW>(o + at.z_down, nb[5]);
-    }
+    group_words_load<NW, ND>(o, at, nb);
     const int64_t first = at.base - at.row_start, last = first + NW - 1;
     if (at.par) {
         /* x + 1: nibble m + 1, the last nibble from the next word (periodic in x) */
@@ -176,13 +185,7 @@ __device__ __forceinline__ void packed_neighbours_early(const uint32_t *other,
     const int64_t beside = at.par ? (last + 1 == p.wpr ? 0 : last + 1)
                                   : (first == 0 ? p.wpr - 1 : first - 1);
     const uint32_t edge = other[at.row_start + beside];
-    words_load<NW>(o, nb[0]);
-    words_load<NW>(o + at.y_up, nb[2]);
-    words_load<NW>(o + at.y_down, nb[3]);
-    if (ND == 6) {
-        words_load<NW>(o + at.z_up, nb[4]);
-        words_load<NW>(o + at.z_down, nb[5]);
-    }
+    group_words_load<NW, ND>(o, at, nb);
     if (at.par) {
 #pragma unroll
         for (int k = 0; k < NW; k++)
