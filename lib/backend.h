@@ -215,8 +215,13 @@ struct latmc_backend_ops {
      * part's label step, its record into buf (*bytes bytes); LATMC_CLUSTER_FACES_JOIN:
      * buf holds every part's record in part order, *bytes bytes apart (at least a
      * record's size; n_parts of them): join the
-     * clusters that reach the faces and keep this part's joined names for its flip. A
-     * library status. */
+     * clusters that reach the faces and keep this part's joined names for its flip.
+     * LATMC_CLUSTER_FACES_STATS or'ed into `what` (module ABI 14; at the last sweep of
+     * each call, and its SIZE before the sweeps): the larger record that also carries
+     * what the part needs to count the clusters (the pieces that reach no face counted,
+     * the face pieces' sizes), joined on every part alike, so that cluster_stats then
+     * answers every part the same whole-lattice statistics with no message. A library
+     * status. */
     int (*cluster_faces)(latmc_sim *sim, int what, void *buf, size_t *bytes);
 
     /* Appended (module ABI 12). Optional (NULL: the members refuse the chain): the
@@ -304,6 +309,7 @@ enum {
     LATMC_CLUSTER_FACES_SIZE = 0,
     LATMC_CLUSTER_FACES_OUT = 1,
     LATMC_CLUSTER_FACES_JOIN = 2,
+    LATMC_CLUSTER_FACES_STATS = 8, /* a flag or'ed into the three above (cluster_faces) */
 };
 
 /*

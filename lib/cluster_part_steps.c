@@ -11,6 +11,12 @@
  * and a cluster's name is its smallest global site whatever the cut: the chain is the
  * one-box chain bit for bit.
  *
+ * The last sweep of each call (the one the cluster observables describe) sends the larger
+ * record with the statistics (LATMC_CLUSTER_FACES_STATS: each part's clusters that reach
+ * no face counted, and its face pieces' sizes, which every part joins as it joins the
+ * names), so that every part then counts the same clusters with no message more; the
+ * sweeps before it send the plain record.
+ *
  * Each record is preceded by a status word, so that a part whose step failed still takes
  * part in the gather (no part is left waiting) and the others then skip the join; the
  * sweep's failure is agreed on after the call (lib/part.c, latmc_part_sweep).
@@ -31,11 +37,16 @@ int latmc_cluster_part_ready(latmc_sim *sim)
     if (!LATMC_BACKEND_OP(sim->ops, cluster_faces))
         return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend joins no "
                           "clusters across parts", sim->ops->name);
-    size_t bytes = 0;
+    size_t bytes = 0, stats_bytes = 0;
     int st = sim->ops->cluster_faces(sim, LATMC_CLUSTER_FACES_SIZE, NULL, &bytes);
+    if (st == LATMC_OK) /* the last sweep's, with the cluster statistics */
+        st = sim->ops->cluster_faces(sim, LATMC_CLUSTER_FACES_SIZE | LATMC_CLUSTER_FACES_STATS,
+                                     NULL, &stats_bytes);
     if (st < 0)
         return st;
-    const size_t rec = FACE_HEAD + ((bytes + 7) & ~(size_t)7);
+    const size_t plain = FACE_HEAD + ((bytes + 7) & ~(size_t)7);
+    const size_t with_stats = FACE_HEAD + ((stats_bytes + 7) & ~(size_t)7);
+    const size_t rec = with_stats > plain ? with_stats : plain;
     /* this part's record, then the gathered ones; made again only for larger records
      * (the size depends on the parameters: a field's sums) */
     if (rec > part->faces_room) {
@@ -47,11 +58,12 @@ int latmc_cluster_part_ready(latmc_sim *sim)
         part->faces = faces;
         part->faces_room = rec;
     }
-    part->face_bytes = rec;
+    part->face_bytes = plain;
+    part->stats_face_bytes = with_stats;
     return LATMC_OK;
 }
 
-int latmc_cluster_part_join(latmc_sim *sim, int status)
+int latmc_cluster_part_join(latmc_sim *sim, int status, bool stats)
 {
     struct latmc_part *part = sim->part;
     const int n = part->n_parts;
@@ -63,11 +75,13 @@ int latmc_cluster_part_join(latmc_sim *sim, int status)
      * same state, since they are allocated together before the sweeps */
     if (!part->faces)
         return st;
-    const size_t rec = part->face_bytes;
+    const int flag = stats ? LATMC_CLUSTER_FACES_STATS : 0;
+    const size_t rec = stats ? part->stats_face_bytes : part->face_bytes;
     unsigned char *mine = part->faces, *all = mine + rec;
     size_t bytes = rec - FACE_HEAD;
     if (st >= 0)
-        st = sim->ops->cluster_faces(sim, LATMC_CLUSTER_FACES_OUT, mine + FACE_HEAD, &bytes);
+        st = sim->ops->cluster_faces(sim, LATMC_CLUSTER_FACES_OUT | flag, mine + FACE_HEAD,
+                                     &bytes);
     const int64_t failed = st < 0;
     memcpy(mine, &failed, sizeof failed);
     if (failed)
@@ -93,5 +107,5 @@ int latmc_cluster_part_join(latmc_sim *sim, int status)
     for (int p = 0; p < n; p++)
         memmove(all + (size_t)p * body, all + (size_t)p * rec + FACE_HEAD, body);
     bytes = body;
-    return sim->ops->cluster_faces(sim, LATMC_CLUSTER_FACES_JOIN, all, &bytes);
+    return sim->ops->cluster_faces(sim, LATMC_CLUSTER_FACES_JOIN | flag, all, &bytes);
 }

@@ -33,7 +33,9 @@
 /* 13: the lanes' job LATMC_ENS_LANES_KEEP and struct latmc_ens_lanes_keep; ops.cluster_faces'
  * LATMC_CLUSTER_FACES_SIZE and struct latmc_part's faces_room (a cluster part's record
  * size asked before every call). */
-#define LATMC_MODULE_ABI_VERSION 13u
+/* 14: ops.cluster_faces' flag LATMC_CLUSTER_FACES_STATS (the cluster observables on a
+ * device's parts) and struct latmc_part's stats_face_bytes, stats_sweep. */
+#define LATMC_MODULE_ABI_VERSION 14u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

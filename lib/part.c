@@ -329,7 +329,8 @@ static int part_halo_planes(latmc_sim *sim)
 static int part_exchange(latmc_sim *sim, const struct latmc_step *step, int status)
 {
     if (latmc_cluster_as_steps(sim) && step->kind == LATMC_STEP_CLUSTER_LABEL)
-        return latmc_cluster_part_join(sim, status);
+        return latmc_cluster_part_join(sim, status,
+                                       step->rng_sweep == sim->part->stats_sweep);
     if (latmc_cluster_as_steps(sim) && step->kind == LATMC_STEP_CLUSTER_BONDS)
         return LATMC_OK;
     return part_halo_planes(sim);
@@ -364,6 +365,7 @@ int latmc_part_fill_halos(latmc_sim *sim)
 int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
 {
     uint64_t count[2] = { 0, 0 };
+    sim->part->stats_sweep = sim->sweeps + n - 1; /* the cluster statistics' join */
     /* The plan's loop runs this part's box and exchanges halos after every step; a failed
      * step there is latched and the exchanges go on, so no part is left waiting. */
     int st = latmc_plan_sweep(sim, sim->plan, n, &count[0], &count[1]);

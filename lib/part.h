@@ -63,6 +63,12 @@ struct latmc_part {
     unsigned char *faces;
     size_t face_bytes;
     size_t faces_room; /* appended */
+    /* Appended: the record's bytes with the cluster statistics (LATMC_CLUSTER_FACES_STATS,
+     * a status word included; set with face_bytes), and the sweep whose join carries them:
+     * the last of the call of sweeps in progress (latmc_part_sweep), whose clusters the
+     * cluster observables describe. */
+    size_t stats_face_bytes;
+    uint64_t stats_sweep;
 };
 
 /* Whether [buf, buf + bytes) lies in one of the part's halo buffers (the 4 of halo_buf, or
@@ -144,9 +150,11 @@ int latmc_part_get_couplings(latmc_sim *sim, float *buf);
  * parameters), makes room for the joins; latmc_cluster_part_join, after each label step
  * (the part halo table's exchange), gathers every part's face record (ops.cluster_faces)
  * to every part, which joins them all (collective: runs in full whatever `status`, the
- * step's; a part that failed sends no record, and then no part joins). */
+ * step's; a part that failed sends no record, and then no part joins). stats: the join of
+ * the call's last sweep, whose records carry what every part needs to count the clusters
+ * (LATMC_CLUSTER_FACES_STATS: the cluster observables, with no message at their reads). */
 int latmc_cluster_part_ready(latmc_sim *sim);
-int latmc_cluster_part_join(latmc_sim *sim, int status);
+int latmc_cluster_part_join(latmc_sim *sim, int status, bool stats);
 
 /* The transport's gather and broadcast with its status checked (a failure recorded,
  * `what` naming it): LATMC_OK or a negative status. */

@@ -25,6 +25,7 @@
 #include "cuda_check.h"
 #include "cuda_sw_boxes.h"
 #include "cuda_sw_faces.h"
+#include "cuda_wolff.h"
 #include "part.h"
 #include "plan.h"
 
@@ -40,6 +41,7 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
     cudaFree(f->jsum);
     cudaFree(f->target);
     cudaFree(f->seed);
+    cudaFree(f->stats);
     if (f->sent)
         cudaEventDestroy(f->sent);
     if (f->joined)
@@ -90,6 +92,9 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
                                "name");
     if (st == LATMC_OK && d->algorithm == LATMC_ALGO_WOLFF && !latmc_part_many(sim))
         st = cuda_box_alloc_on((void **)&f->seed, 16, b->ex.device, "the Wolff seed's piece");
+    if (st == LATMC_OK && latmc_part_many(sim))
+        st = cuda_box_alloc_on((void **)&f->stats, 3 * sizeof *f->stats, b->ex.device,
+                               "the parts' cluster statistics");
     if (st < 0) {
         cuda_sw_boxes_destroy(f);
         return st;
@@ -110,13 +115,14 @@ static int64_t face_slot(const uint32_t *names, uint32_t ps, uint32_t name)
 
 /* The name of the Wolff seed's piece (its root's global site) where this part holds
  * seed_site, else UINT32_MAX: two reads of the labels; in a field (sums) also its sum
- * (else 0). */
+ * (else 0); *root: the root's stored site (UINT32_MAX where the part holds no seed). */
 static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
                       const long long *sums, cudaStream_t stream, uint32_t *name,
-                      long long *sum)
+                      long long *sum, uint32_t *root)
 {
     *name = UINT32_MAX;
     *sum = 0;
+    *root = UINT32_MAX;
     const int64_t own = seed_site - (int64_t)kb->g0;
     if (seed_site < 0 || own < 0 || own >= (int64_t)kb->np * ps)
         return LATMC_OK;
@@ -131,8 +137,10 @@ static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_si
         err = cudaMemcpyAsync(sum, sums + at, sizeof *sum, cudaMemcpyDeviceToHost, stream);
     if (err == cudaSuccess && sums)
         err = cudaStreamSynchronize(stream);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
         *name = kb->g0 + (at - kb->p0 * ps);
+        *root = at;
+    }
     return cuda_check(err, "reading the Wolff seed's cluster");
 }
 
@@ -228,36 +236,134 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
     return st;
 }
 
+/* The words a part's record carries more with the statistics: the face slots' sizes
+ * (4 ps), its pieces that reach no face counted (3 int64) and the Wolff seed's piece's
+ * sites (an int64), each int64 as two words, low first. */
+static size_t stats_words(uint32_t ps)
+{
+    return 4 * (size_t)ps + 8;
+}
+
+static void put_u64(uint32_t *w, unsigned long long v)
+{
+    w[0] = (uint32_t)v;
+    w[1] = (uint32_t)(v >> 32);
+}
+
+static unsigned long long get_u64(const uint32_t *w)
+{
+    return (unsigned long long)w[1] << 32 | w[0];
+}
+
+/* OUT's statistics into ext (host, stats_words(ps) words), after cuda_sw_faces_out (its
+ * scratch names each face piece's first slot): every own piece's sites at its root in
+ * sizes (Potts in a field: the label step's sums, already sizes), the pieces that reach
+ * no face counted (Swendsen-Wang), the face slots' sizes through the face buffer's sums
+ * (the plain record already copied out; the join writes them again), the seed's piece's
+ * sites (Wolff, root: its stored site, UINT32_MAX elsewhere); Ising in a field: the
+ * magnetisations summed again for the flip. The caller waits. */
+static cudaError_t stats_out(cudaStream_t stream, const struct cuda_sw_box *kb,
+                             struct cuda_sw_faces *f, long long *sizes, int q, int field,
+                             int wolff, uint32_t root, uint32_t *ext)
+{
+    const size_t ps = f->ps;
+    memset(ext, 0, stats_words(f->ps) * 4);
+    cudaError_t err = cudaSuccess;
+    if (!(field && q != 0))
+        err = cuda_sw_piece_sums(stream, kb, 1, sizes);
+    if (err == cudaSuccess && !wolff)
+        err = cudaMemsetAsync(f->stats, 0, 3 * sizeof *f->stats, stream);
+    if (err == cudaSuccess && !wolff)
+        err = cuda_sw_interior_stats(stream, kb, f->scratch, sizes, f->stats);
+    if (err == cudaSuccess)
+        err = cuda_sw_faces_sizes(stream, kb, sizes, f->face);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(ext, f->face + 5 * ps, 4 * ps * 4, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess && !wolff)
+        err = cudaMemcpyAsync(ext + 4 * ps, f->stats, 3 * sizeof *f->stats,
+                              cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess && wolff && root != UINT32_MAX)
+        err = cudaMemcpyAsync(ext + 4 * ps + 6, sizes + root, 8, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess && field && q == 0 && !wolff) /* sizes: the field's sums array */
+        err = cuda_sw_piece_sums(stream, kb, 0, sizes);
+    return err;
+}
+
+/* JOIN's statistics, after the names' join: every part's slot sizes (ext at `used` + 3 of
+ * each record) over the gathered sums, joined again on the same graph (the reps and bonds
+ * are the last join's), and the components' statistics into f->stats; the parts' pieces
+ * that reach no face added into f->inside. Wolff: its cluster's sites, the joined size of
+ * the seed's piece's face slot (owner, slot), or the piece's own where it reaches none. */
+static cudaError_t stats_join(cudaStream_t stream, struct cuda_sw_faces *f, const void *host,
+                              size_t bytes, size_t used, int wolff, int owner, int64_t slot)
+{
+    const size_t ps = f->ps, words = (size_t)cuda_sw_face_words(f->ps);
+    memset(f->inside, 0, sizeof f->inside);
+    cudaError_t err = cudaSuccess;
+    for (int p = 0; p < f->n && err == cudaSuccess; p++) {
+        const uint32_t *ext = (const uint32_t *)(const void *)((const unsigned char *)host +
+                                                               (size_t)p * bytes) + used + 3;
+        err = cudaMemcpyAsync(f->gathered + (size_t)p * words + 5 * ps, ext, 4 * ps * 4,
+                              cudaMemcpyHostToDevice, stream);
+        const unsigned long long largest = get_u64(ext + 4 * ps + 2);
+        f->inside[0] += get_u64(ext + 4 * ps);
+        f->inside[1] = largest > f->inside[1] ? largest : f->inside[1];
+        f->inside[2] += get_u64(ext + 4 * ps + 4);
+        if (wolff && p == owner && slot < 0)
+            f->inside[1] = get_u64(ext + 4 * ps + 6);
+    }
+    if (err == cudaSuccess)
+        err = cuda_sw_faces_join(stream, f->gathered, f->parent, f->least, f->jsum, f->n,
+                                 f->ps, 1);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(f->stats, 0, 3 * sizeof *f->stats, stream);
+    if (err == cudaSuccess && !wolff)
+        err = cuda_sw_join_stats(stream, f->parent, f->jsum, f->n, f->ps, f->stats);
+    if (err == cudaSuccess && wolff && slot >= 0)
+        err = cudaMemcpyAsync(f->stats + 1,
+                              f->gathered + (size_t)owner * words + 5 * ps + 2 * (size_t)slot,
+                              8, cudaMemcpyDeviceToDevice, stream);
+    return err;
+}
+
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
-                       int rank, int64_t seed_site, int field)
+                       int rank, int64_t seed_site, int field, long long *sizes, int q)
 {
     const char *what_s = "joining the clusters across the parts' faces";
-    /* the sums' words only in a field: 20 ps bytes a record without, 36 ps with */
+    const int stats = (what & LATMC_CLUSTER_FACES_STATS) != 0;
+    const int op = what & ~LATMC_CLUSTER_FACES_STATS, wolff = seed_site >= 0;
+    /* the sums' words only in a field: 20 ps bytes a record without, 36 ps with; the
+     * statistics 16 ps + 32 more */
     const size_t words = (size_t)cuda_sw_face_words(f->ps);
-    const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field), record = (used + 3) * 4;
+    const size_t used = (size_t)cuda_sw_face_words_used(f->ps, field);
+    const size_t record = (used + 3 + (stats ? stats_words(f->ps) : 0)) * 4;
     cudaStream_t stream = box->ex.border_stream; /* the steps' (launch_joined) */
-    if (what == LATMC_CLUSTER_FACES_SIZE) {
+    if (op == LATMC_CLUSTER_FACES_SIZE) {
         *bytes = record;
         return LATMC_OK;
     }
     /* the label step's sums (sw_label_sums) follow the same beta h */
-    if (*bytes < record || !f->gathered || !f->target || rank < 0 || rank >= f->n ||
-        (what == LATMC_CLUSTER_FACES_OUT && field != (f->sums != NULL)))
+    if (*bytes < record || !f->gathered || !f->target || !f->stats || rank < 0 ||
+        rank >= f->n || (stats && op == LATMC_CLUSTER_FACES_OUT && !sizes) ||
+        (op == LATMC_CLUSTER_FACES_OUT && field != (f->sums != NULL)))
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's faces of %zu "
                                "bytes (at least %zu), part %d of %d, field %d, sums %s (a bug)",
                                *bytes, record, rank, f->n, field, f->sums ? "made" : "none");
-    if (what == LATMC_CLUSTER_FACES_OUT) {
+    if (op == LATMC_CLUSTER_FACES_OUT) {
         uint32_t *rec = host;
         long long sum = 0;
-        int st = seed_piece(kb, f->ps, seed_site, f->sums, stream, &rec[used], &sum);
+        uint32_t root = UINT32_MAX;
+        f->counted = 0; /* until this sweep's join with the statistics */
+        int st = seed_piece(kb, f->ps, seed_site, f->sums, stream, &rec[used], &sum, &root);
         if (st < 0)
             return st;
-        rec[used + 1] = (uint32_t)(unsigned long long)sum;
-        rec[used + 2] = (uint32_t)((unsigned long long)sum >> 32);
+        put_u64(rec + used + 1, (unsigned long long)sum);
         cudaError_t err = cuda_sw_faces_out(stream, kb, f->scratch, f->sums, f->face);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(rec, f->face, used * 4, cudaMemcpyDeviceToHost, stream);
+        if (err == cudaSuccess && stats)
+            err = stats_out(stream, kb, f, sizes, q, field, wolff, root, rec + used + 3);
         if (err == cudaSuccess)
             err = cudaStreamSynchronize(stream);
         return cuda_check(err, what_s);
@@ -267,7 +373,7 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
     int owner = -1;
     uint32_t own_target[4] = { UINT32_MAX, 0, 0, 0 }; /* the seed's piece's name, sum */
     int64_t slot = -1;
-    for (int p = 0; p < f->n && seed_site >= 0; p++) {
+    for (int p = 0; p < f->n && wolff; p++) {
         const uint32_t *rec = (const uint32_t *)(const void *)((const unsigned char *)host +
                                                                (size_t)p * *bytes);
         if (rec[used] == UINT32_MAX)
@@ -279,6 +385,9 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
         slot = face_slot(rec + 2 * (size_t)f->ps, f->ps, own_target[0]);
         break;
     }
+    if (wolff && owner < 0)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no part holds the seed site %lld "
+                               "(a bug)", (long long)seed_site);
     /* the records to the device (pageable: copied before the call returns), side by side
      * as cuda_sw_faces_join reads them */
     cudaError_t err = cudaSuccess;
@@ -300,11 +409,35 @@ int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
     if (err == cudaSuccess && owner >= 0 && slot >= 0 && field) /* and its joined sum */
         err = cudaMemcpyAsync(f->target + 2, at + 5 * (size_t)f->ps + 2 * (size_t)slot, 8,
                               cudaMemcpyDeviceToDevice, stream);
-    else if (err == cudaSuccess && seed_site >= 0 && slot < 0) /* a piece inside its part */
+    else if (err == cudaSuccess && wolff && slot < 0) /* a piece inside its part */
         err = cudaMemcpyAsync(f->target, own_target, sizeof own_target, cudaMemcpyHostToDevice,
                               stream);
-    if (err == cudaSuccess && seed_site >= 0 && owner < 0)
-        return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no part holds the seed site %lld "
-                               "(a bug)", (long long)seed_site);
+    /* the statistics' join after the names' (the stream orders it after their copies) */
+    if (err == cudaSuccess && stats)
+        err = stats_join(stream, f, host, *bytes, used, wolff, owner, slot);
+    if (err == cudaSuccess && stats)
+        f->counted = 1;
     return cuda_check(err, what_s);
+}
+
+int cuda_sw_part_stats(struct cuda_box *box, struct cuda_sw_faces *f, int wolff,
+                       unsigned long long out[3])
+{
+    if (!f || !f->stats || !f->counted)
+        return cuda_core->fail(LATMC_ESTATE, "no cluster sweep counted the parts' clusters "
+                               "(the cluster observables describe the last sweep of a call "
+                               "that succeeded)");
+    unsigned long long dev[3] = { 0, 0, 0 };
+    cudaError_t err = cudaMemcpyAsync(dev, f->stats, sizeof dev, cudaMemcpyDeviceToHost,
+                                      box->ex.border_stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(box->ex.border_stream);
+    const int st = cuda_check(err, "reading the parts' cluster statistics");
+    if (st < 0)
+        return st;
+    const unsigned long long largest = dev[1] > f->inside[1] ? dev[1] : f->inside[1];
+    out[0] = wolff ? 1 : f->inside[0] + dev[0];
+    out[1] = largest;
+    out[2] = wolff ? largest : f->inside[2] + dev[2];
+    return LATMC_OK;
 }

@@ -35,6 +35,14 @@ struct cuda_sw_faces {
     /* Wolff on k boxes (each box's): the seed's piece where the box holds the seed, and on
      * the first box the record the join reads (cuda_sw_seed_find: 4 device words) */
     uint32_t *seed;
+    /* A part's cluster statistics, from the last join with LATMC_CLUSTER_FACES_STATS:
+     * those of the clusters that reach a face (device, 3 words as cuda_sw_join_stats adds
+     * them; Wolff: [1] its cluster's sites where that reaches a face), and on the host
+     * every part's clusters that reach none added (Wolff: [1] its cluster's sites where
+     * that lies inside one part); counted: they describe the last join. */
+    unsigned long long *stats;
+    unsigned long long inside[3];
+    int counted;
 };
 
 /* The face state of box b of a sim of sim->plan->n_boxes boxes (on its device, current),
@@ -69,9 +77,22 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
  * names into its face buffer, and (Wolff) the seed's cluster's name into f->target: the
  * joined name of a face slot of the seed's piece, or the piece's own (it reaches no
  * face), and in a field its sum (joined across the faces, or the piece's), all on its
- * border stream. A library status. */
+ * border stream. With LATMC_CLUSTER_FACES_STATS or'ed into `what` (sizes: one int64 per
+ * stored site, device, overwritten; q as cuda_sw_piece_sums'), the record carries 4 ps + 8
+ * words more: the face slots' sizes (int64 word pairs, as the sums), the part's pieces
+ * that reach no face counted (3 int64: clusters, largest, squared sizes; Swendsen-Wang),
+ * and the Wolff seed's piece's sites (an int64); OUT counts them (in a field for Ising the
+ * pieces' magnetisations summed again after, for the flip), JOIN joins the sizes on the
+ * same graph for cuda_sw_part_stats. A library status. */
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
-                       int rank, int64_t seed_site, int field);
+                       int rank, int64_t seed_site, int field, long long *sizes, int q);
+
+/* A part's cluster statistics (the clusters, the largest one's sites, the sum of the
+ * squared sizes; Wolff: 1, its cluster's sites twice) of the whole lattice, the same on
+ * every part, from the last join with the statistics (the box's border stream idle); a
+ * library status, LATMC_ESTATE where no join counted them. */
+int cuda_sw_part_stats(struct cuda_box *box, struct cuda_sw_faces *f, int wolff,
+                       unsigned long long out[3]);
 
 #endif

@@ -409,7 +409,7 @@ static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
 static int sw_part_faces(const latmc_sim *sim, struct cuda_box *b, int what, void *host,
                          size_t *bytes)
 {
-    const struct sw_box *sb = b->own;
+    struct sw_box *sb = b->own;
     if (!sb->faces)
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's box without "
                                "faces (a bug in the module)");
@@ -419,8 +419,16 @@ static int sw_part_faces(const latmc_sim *sim, struct cuda_box *b, int what, voi
                                                             sim->nsites)
                                   : -1;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    return cuda_sw_part_faces(b, &k, sb->faces, what, host, bytes, sim->part->rank,
-                              seed_site, beta_h != 0.0);
+    /* the cluster statistics (the call's last sweep): the pieces' sizes in the sums array */
+    const bool stats = (what & LATMC_CLUSTER_FACES_STATS) &&
+                       (what & ~LATMC_CLUSTER_FACES_STATS) == LATMC_CLUSTER_FACES_OUT;
+    const int st = stats ? cuda_check(box_sums(sb, b), "allocating the clusters' sizes on the "
+                                      "device")
+                         : LATMC_OK;
+    return st < 0 ? st
+                  : cuda_sw_part_faces(b, &k, sb->faces, what, host, bytes, sim->part->rank,
+                                       seed_site, beta_h != 0.0, sb->sums,
+                                       sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 0);
 }
 
 /* A box alone: Swendsen-Wang's clusters' sums allocated for the first sweep in a field
@@ -577,8 +585,24 @@ static int boxes_cluster_stats(const latmc_sim *sim, struct cuda_box *box, int n
     return st;
 }
 
+/* A part's box: the whole lattice's statistics, counted at the join of the call's last
+ * sweep (cuda_sw_part_stats), the same on every part. */
+static int part_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
+                              struct latmc_cluster_stats *out)
+{
+    unsigned long long v[3] = { 0, 0, 0 };
+    const int st = cuda_sw_part_stats(b, ((struct sw_box *)b->own)->faces,
+                                      sim->desc.algorithm == LATMC_ALGO_WOLFF, v);
+    if (st == LATMC_OK) {
+        out->clusters = (int64_t)v[0];
+        out->largest = (int64_t)v[1];
+        out->size2_sum = (double)v[2];
+    }
+    return st;
+}
+
 /* The cluster observables: what the last sweep built, counted from the labels it left
- * (box: the sim's n boxes, their streams idle; a part's box is refused by the executor). */
+ * (box: the sim's n boxes, their streams idle; a part's one box: at its joins). */
 static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *box, int n,
                             struct latmc_cluster_stats *out)
 {
@@ -586,6 +610,8 @@ static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *box, int n,
         if (!((const struct sw_box *)box[i].own)->swept)
             return cuda_core->fail(LATMC_ESTATE, "no cluster sweep yet (the cluster "
                                    "observables describe the clusters of the last sweep)");
+    if (latmc_part_many(sim))
+        return part_cluster_stats(sim, box, out);
     return n == 1 ? box_cluster_stats(sim, box, out) : boxes_cluster_stats(sim, box, n, out);
 }
 

@@ -1478,10 +1478,9 @@ int cuda_exec_cluster_faces(const latmc_sim *sim, struct cuda_exec *x, int what,
 int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
                             struct latmc_cluster_stats *out)
 {
-    if (!x->leaf->cluster_stats || x->part) /* a part's box: its own only */
+    if (!x->leaf->cluster_stats) /* a part's: counted at its joins (the leaf's) */
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim does not count "
-                               "its clusters on the device (parts do not)",
-                               sim->model->name);
+                               "its clusters on the device", sim->model->name);
     int st = cuda_box_set_device(x->box[0].ex.device);
     if (st == LATMC_OK) /* the steps in flight done */
         st = finish_all(x, "counting the clusters");

@@ -67,9 +67,9 @@ int cuda_exec_cluster_faces(const latmc_sim *sim, struct cuda_exec *x, int what,
 
 /*
  * What the sim's last cluster sweep built (ops.cluster_stats: lib/backend.h), from the
- * labels of its boxes (the leaf's cluster_stats), after the steps in flight.
- * LATMC_EUNSUPPORTED for a leaf without it or a part (one box or several boxes of one
- * process are counted).
+ * labels of its boxes (the leaf's cluster_stats), after the steps in flight: one box,
+ * several boxes of one process, or a part's box (counted at its joins). LATMC_EUNSUPPORTED
+ * for a leaf without it.
  */
 int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
                             struct latmc_cluster_stats *out);

@@ -249,9 +249,10 @@ struct cuda_leaf {
      * once the boxes' streams are idle; `attempted` then counts what it does not. */
     int (*read_attempted)(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted);
     /* Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED): what the last
-     * cluster sweep built on the sim's n boxes of one process (ops.cluster_stats,
-     * lib/backend.h), from the labels it left; a library status (LATMC_ESTATE: no cluster
-     * sweep yet). The boxes' streams are idle. */
+     * cluster sweep built on the sim's n boxes of one process, or on a part's box, of
+     * the whole lattice (ops.cluster_stats, lib/backend.h), from the labels it left (a
+     * part: counted at the join of the call's last sweep, part_faces); a library status
+     * (LATMC_ESTATE: no cluster sweep yet). The boxes' streams are idle. */
     int (*cluster_stats)(const latmc_sim *sim, struct cuda_box *box, int n,
                          struct latmc_cluster_stats *out);
     /* ---- appended for Swendsen-Wang on several boxes (issue 30) ---- */
@@ -306,7 +307,8 @@ struct cuda_leaf {
      * record as ops.cluster_faces (lib/backend.h): LATMC_CLUSTER_FACES_SIZE, the record's
      * bytes; _OUT, after the label step, the box's faces into host (waited for); _JOIN,
      * every part's record at host (*bytes apart), joined, the box's joined names kept for
-     * its flip (enqueued on the border stream, which the flip follows). A library
+     * its flip (enqueued on the border stream, which the flip follows); with
+     * LATMC_CLUSTER_FACES_STATS also the cluster statistics (cluster_stats). A library
      * status. */
     int (*part_faces)(const latmc_sim *sim, struct cuda_box *b, int what, void *host,
                       size_t *bytes);

@@ -70,6 +70,9 @@ static int take_end(latmc_sim *sim, struct chain_end *e)
     e->modes_everywhere = d.model == LATMC_MODEL_ISING || d.model == LATMC_MODEL_POTTS ||
                           d.model == LATMC_MODEL_PHI4 ||
                           d.model == LATMC_MODEL_HEISENBERG;
+    e->clusters_everywhere = (d.model == LATMC_MODEL_ISING || d.model == LATMC_MODEL_POTTS) &&
+                             (d.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
+                              d.algorithm == LATMC_ALGO_WOLFF);
     if ((st = latmc_sim_acceptance_counts(sim, &e->accepted, &e->attempted)) != LATMC_OK ||
         (st = latmc_sim_sweep_count(sim, &e->sweeps)) != LATMC_OK)
         return st;
@@ -112,9 +115,14 @@ bool chain_same(const struct chain_end *a, const struct chain_end *b, bool with_
          * backends only: a layout that does not offer one (LATMC_EUNSUPPORTED) is compared
          * on the others; but every model's M2_KMIN (and Heisenberg's OVERLAP2_KMIN) every
          * layout offers (on a cubic lattice, with two replicas: elsewhere every layout
-         * refuses it alike) */
-        const bool required = (k == LATMC_OBS_M2_KMIN || k == LATMC_OBS_OVERLAP2_KMIN) &&
-                              a->modes_everywhere;
+         * refuses it alike), and the cluster statistics of Ising and Potts every layout
+         * of a sim (ensemble members' ends, read otherwise, are not required) */
+        const bool cluster_key = k == LATMC_OBS_CLUSTERS || k == LATMC_OBS_LARGEST_CLUSTER ||
+                                 k == LATMC_OBS_CLUSTER_M2;
+        const bool required = ((k == LATMC_OBS_M2_KMIN || k == LATMC_OBS_OVERLAP2_KMIN) &&
+                               a->modes_everywhere) ||
+                              (cluster_key && a->clusters_everywhere &&
+                               b->clusters_everywhere);
         if (k > LATMC_OBS_OVERLAP2 && !required &&
             (a->obs_status[k] == LATMC_EUNSUPPORTED || b->obs_status[k] == LATMC_EUNSUPPORTED))
             continue;

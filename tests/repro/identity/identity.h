@@ -92,6 +92,9 @@ struct chain_end {
     int obs_status[N_OBS_KEYS];
     bool modes_everywhere; /* Ising, Potts, phi^4, Heisenberg: the Fourier modes' keys
                               are offered on every layout */
+    bool clusters_everywhere; /* Ising and Potts, Swendsen-Wang or Wolff: the cluster
+                                 observables are offered on every layout (one box, boxes,
+                                 parts, CPU and CUDA) */
     uint64_t accepted, attempted, sweeps;
     unsigned char *ckpt; /* latmc_sim_serialize's bytes */
     size_t ckpt_bytes;
