@@ -481,9 +481,13 @@ int latmc_ens_set_param(latmc_ens *e, int key, double value)
         latmc_sim_set_param(e->members[m], key, value);
     if (key == LATMC_PARAM_DECISIONS && e->lanes) {
         /* 0 or 1: each member its own sim's chain again (the members flushed by the sync
-         * above; the words forgotten: the members' own sweeps will change them) */
+         * above; the words freed, the CPU's kept copies with them: the members' own sweeps
+         * will change the configurations, and decisions = 2 again packs them anew) */
         e->lanes = false;
-        return latmc_ens_lanes_drop(e);
+        st = latmc_ens_lanes_drop(e);
+        if (st == LATMC_OK)
+            latmc_ens_lanes_free(e);
+        return st;
     }
     return LATMC_OK;
 }

@@ -694,6 +694,47 @@ static void test_switch(void **state)
     latmc_ens_destroy(&e);
 }
 
+/* Back and forth: 2, then 0 (the words freed), then 2 again (packed anew) in one
+ * ensemble, against the same switches where the last part runs on an ensemble loaded from
+ * a file written after the 0 part (it never had words): the same members, bit for bit. */
+static void test_switch_back(void **state)
+{
+    (void)state;
+    const int M = 72, nT = 12;
+    char dir[] = "/tmp/latmc-lanes-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.ens", dir);
+    latmc_ens *a = tempering(2);
+    assert_int_equal(latmc_ens_sweep(a, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(a, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(a, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_save(a, path), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(a, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(a, 5), LATMC_OK);
+    latmc_ens *b = NULL;
+    assert_int_equal(latmc_ens_load(ctx, path, &b), LATMC_OK);
+    remove(path);
+    rmdir(dir);
+    assert_int_equal(latmc_ens_set_param(b, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(b, 5), LATMC_OK);
+    struct run_state sa, sb;
+    capture(a, &sa);
+    capture(b, &sb);
+    assert_same(&sa, &sb, M, nT);
+    /* and the 0 part did run the default chain: the lanes' own 12 sweeps differ */
+    latmc_ens *c = tempering(2);
+    assert_int_equal(latmc_ens_sweep(c, 12), LATMC_OK);
+    struct run_state sc;
+    capture(c, &sc);
+    assert_true(memcmp(sa.spins, sc.spins, sa.bytes) != 0);
+    free(sa.spins);
+    free(sb.spins);
+    free(sc.spins);
+    latmc_ens_destroy(&a);
+    latmc_ens_destroy(&b);
+    latmc_ens_destroy(&c);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -1236,6 +1277,7 @@ int main(void)
         cmocka_unit_test(test_lane_sums_direct),
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_switch),
+        cmocka_unit_test(test_switch_back),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cuda_equals_cpu),
         cmocka_unit_test(test_long_calls),

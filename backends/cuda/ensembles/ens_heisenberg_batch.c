@@ -250,7 +250,12 @@ static struct cuda_box *member_box(const latmc_sim *sim)
     const struct cuda_sim *cs = cuda_sim_of(sim);
     const struct cuda_leaf *leaf = NULL;
     struct cuda_box *b = cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
-    return b && leaf->model == LATMC_MODEL_HEISENBERG ? b : NULL;
+    /* the local passes' leaf only (an embedded cluster step is not the batch's) */
+    return b && leaf->model == LATMC_MODEL_HEISENBERG &&
+                   sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG &&
+                   sim->desc.algorithm != LATMC_ALGO_WOLFF
+               ? b
+               : NULL;
 }
 
 /* Can these members run in one launch: Heisenberg, one replica each, one device, each one

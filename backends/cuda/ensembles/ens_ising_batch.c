@@ -36,13 +36,19 @@
 
 /*
  * The members' state, read through their leaf's accessors (ising/cuda_ising_leaf.h): each
- * Ising member is a sim of one box alone on the executor (cuda_exec_lone_box).
+ * Ising member is a sim of one box alone on the executor (cuda_exec_lone_box) on one of
+ * the local updates' leaves. NULL for any other member: a Swendsen-Wang or Wolff member
+ * (clusters/cuda_sw_leaf.c) keeps labels and bonds beside its spins and runs its own steps,
+ * so the batches never take it, whatever the core asks (lib/ens_internal.h's
+ * ens_batch_ops keeps such ensembles off the batched ops too).
  */
 static struct cuda_box *member_box(const latmc_sim *sim, const struct cuda_leaf **leaf)
 {
     struct cuda_exec *x = cuda_sim_of(sim)->exec;
     *leaf = NULL;
-    return x ? cuda_exec_lone_box(x, leaf) : NULL;
+    struct cuda_box *b = x ? cuda_exec_lone_box(x, leaf) : NULL;
+    return b && (*leaf == &cuda_ising_packed_leaf || *leaf == &cuda_ising_bytes_leaf) ? b
+                                                                                     : NULL;
 }
 
 /* Member sim's entry of the packed table (its packed arrays made current), or false with
