@@ -675,9 +675,9 @@ __device__ __forceinline__ void heis_tile_load(const cuda_heis_geom &g, const fl
  * (consecutive threads) are combined by the same two shuffles and the row's re, im and
  * total stored where tile_rows_kernel stores them; the step's 32 x phases in shared
  * memory. Every product and sum rounded alone, so the rows are that kernel's bits.
- * Two replicas keep the tile kernels beside the sums: their 12 components' doubles, on
- * every thread after its own sums, made the measurement with the modes 1.0 measurement
- * slower instead of 0.41 (one H200, 256^3).
+ * Two replicas keep the tile kernels beside the sums: with their 12 components' doubles
+ * made here, by every thread after its own sums, the modes added 1.0 of a measurement
+ * instead of 0.41 (one H200, 256^3).
  */
 struct heis_mode_rows {
     const double *cos_x, *sin_x; /* the phase table of axis x */
