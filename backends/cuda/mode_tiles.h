@@ -64,6 +64,19 @@ cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_tiles_source 
                             const struct cuda_tiles_range *r, const double *phases,
                             struct cuda_tiles_scratch *scratch, double *tiles);
 
+/*
+ * cuda_mode_tiles in two parts, for a kernel that makes the rows itself (Heisenberg's
+ * measurement, heisenberg_kernels.cu): the scratch for the rows of C components grown to
+ * the range (its rows then at scratch->rows, as cuda_heis_measure_planes_rows stores
+ * them), and the tiles from the rows in it (cuda_mode_tiles' second kernel), enqueued on
+ * `stream`.
+ */
+cudaError_t cuda_tiles_rows_of(struct cuda_tiles_scratch *scratch, int C,
+                               const struct cuda_tiles_range *r);
+cudaError_t cuda_mode_tiles_of_rows(cudaStream_t stream, int C, const struct cuda_tiles_range *r,
+                                    const double *phases, const struct cuda_tiles_scratch *scratch,
+                                    double *tiles);
+
 /* The sum of `planes` tiles of `doubles` doubles each (device), in plane order from zero
  * (the core's latmc_modes_combine: its additions, so its bits), into total (device):
  * one warp per double. Enqueued on `stream`. */

@@ -727,15 +727,16 @@ static void bit_identity(void **state)
  * CUDA: Heisenberg's modes reduced on the device (mode_tiles.cu) against the CPU backend's
  * on the same configuration, bit for bit: one box and several (desc.n_parts on one
  * device), one and two replicas, 2D and 3D, rows of L_x mod 4 = 0 and 2 (the lanes' last
- * sites), after the hot start and after the device's own sweeps (the configuration in the
- * other of its two buffers), read back and set on a CPU sim.
+ * sites) and of L_x a multiple of 32 (one box: the rows in the measurement's kernel,
+ * heisenberg_kernels.cu), after the hot start and after the device's own sweeps (the
+ * configuration in the other of its two buffers), read back and set on a CPU sim.
  */
 static void heisenberg_against_cpu(void **state)
 {
     (void)state;
     struct c { int ndim; int64_t L; int replicas, parts; } cases[] = {
         { 3, 18, 2, 1 }, { 3, 18, 2, 3 }, { 3, 12, 1, 2 }, { 2, 70, 1, 1 }, { 2, 70, 2, 2 },
-        { 2, 64, 2, 1 },
+        { 2, 64, 2, 1 }, { 3, 32, 1, 1 }, { 3, 32, 2, 1 }, { 3, 64, 2, 1 }, { 2, 96, 1, 1 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);

@@ -1064,7 +1064,22 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
     cudaStream_t stream = b->ex.stream;
     void *dev_sums = b->sums;
     cudaError_t err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-    if (err == cudaSuccess && per_plane) {
+    /* the tiles from the sums' own read of the configuration where the leaf can */
+    cudaStream_t side = b->ex.border_stream;
+    bool fused = false;
+    if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
+        double *plane_sums = NULL;
+        err = x->leaf->measure_planes_tiles(sim, &own, stream, &plane_sums, side,
+                                            b->mode_phases, b->mode_tiles);
+        fused = err == cudaSuccess;
+        if (fused)
+            dev_sums = plane_sums;
+        else if (err == cudaErrorNotSupported)
+            err = cudaSuccess;
+    }
+    if (fused) {
+        /* the tiles are on their way on the side stream */
+    } else if (err == cudaSuccess && per_plane) {
         double *plane_sums = NULL;
         err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
         dev_sums = plane_sums;
@@ -1076,11 +1091,10 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
     /* the tiles on the box's other stream (idle, as the box is between steps), beside the
      * sums: both read the configuration only, and each kernel's idle slots (the chains of
      * additions wait for each other) take the other's blocks */
-    cudaStream_t side = b->ex.border_stream;
     double *dev_modes = b->mode_tiles + td * (size_t)b->ex.planes;
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(x->stage, dev_sums, sums_bytes, cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && !fused)
         err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
     if (err == cudaSuccess)
         err = cuda_tiles_total(side, b->mode_tiles, b->ex.planes, (int)td, dev_modes);

@@ -312,6 +312,16 @@ struct cuda_leaf {
      * status. */
     int (*part_faces)(const latmc_sim *sim, struct cuda_box *b, int what, void *host,
                       size_t *bytes);
+    /* ---- appended for the tiles in the measurement's pass (issue 33) ---- */
+    /* Optional (NULL: measure_planes, and mode_tiles beside it): measure_planes on
+     * `stream` and mode_tiles of range r on `side` (ordered after what they need of
+     * `stream`) from one read of the configuration, each exactly what those give;
+     * cudaErrorNotSupported where the leaf's kernel does not take the range's lattice
+     * (nothing enqueued: the executor takes the two then). */
+    cudaError_t (*measure_planes_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
+                                        cudaStream_t stream, double **plane_sums,
+                                        cudaStream_t side, const double *phases,
+                                        double *tiles);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

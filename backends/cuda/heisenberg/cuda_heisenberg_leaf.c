@@ -73,6 +73,7 @@ struct heis_box {
     float *J;                       /* couplings, SoA over the local planes */
     double *partials, *plane_sums;  /* the reduction's chunks and planes of the own planes */
     struct cuda_tiles_scratch mode_rows; /* the Fourier modes' rows (made on first use) */
+    cudaEvent_t rows_done;          /* the measurement's rows made (made on first use) */
     long long rows_per_chunk, rows_per_plane;
     struct cuda_heis_geom geom[2];  /* [heat bath?] passes over the own planes */
 };
@@ -290,6 +291,8 @@ static void heis_box_destroy(struct cuda_box *b)
     cudaFree(h->partials);
     cudaFree(h->plane_sums);
     cuda_tiles_scratch_free(&h->mode_rows);
+    if (h->rows_done)
+        cudaEventDestroy(h->rows_done);
     free(h);
     b->own = NULL;
 }
@@ -551,6 +554,57 @@ static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
     return cuda_mode_tiles(stream, &src, &range, phases, &h->mode_rows, tiles);
 }
 
+/* heis_measure_planes on `stream` and heis_mode_tiles on `side` from one read of the
+ * configuration: the chunk sums' kernel makes the tiles' rows too (heisenberg_cuda.h),
+ * where it takes the lattice (one replica, L_x a multiple of 32); the planes' tiles
+ * follow on `side` once the rows are made, beside the planes' sums. */
+static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
+                                             const struct cuda_box_range *r,
+                                             cudaStream_t stream, double **out,
+                                             cudaStream_t side, const double *phases,
+                                             double *tiles)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const struct cuda_box *b = r->box;
+    struct heis_box *h = own_of(b);
+    struct cuda_heis_geom g = h->geom[0];
+    if (!cuda_heis_measure_rows_fits(&g))
+        return cudaErrorNotSupported;
+    size_t at = 0;
+    if (!r->whole) {
+        if (g.ndim == 3)
+            g.lz = (int)r->planes + 1;
+        else
+            g.ly = (int)r->planes + 1;
+        g.n = h->n_local;
+        at = (size_t)(r->p0 * h->plane_sites);
+    }
+    const struct cuda_tiles_range range = {
+        .ndim = d->ndim,
+        .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
+        .planes = r->planes,
+        .global_p0 = r->global_p0,
+    };
+    const int C = COMPONENTS; /* one replica */
+    cudaError_t err = cuda_tiles_rows_of(&h->mode_rows, C, &range);
+    if (err == cudaSuccess && !h->rows_done)
+        err = cudaEventCreateWithFlags(&h->rows_done, cudaEventDisableTiming);
+    if (err != cudaSuccess)
+        return err;
+    *out = h->plane_sums;
+    err = cuda_heis_measure_planes_rows(stream, &g, buffer(b, h->cur) + at, h->J + at,
+                                        h->rows_per_chunk,
+                                        r->planes * h->rows_per_plane / h->rows_per_chunk,
+                                        h->partials, h->plane_sums, phases, phases + d->extent[0],
+                                        h->mode_rows.rows, h->rows_per_plane, r->planes,
+                                        h->rows_done);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(side, h->rows_done, 0);
+    if (err == cudaSuccess)
+        err = cuda_mode_tiles_of_rows(side, C, &range, phases, &h->mode_rows, tiles);
+    return err;
+}
+
 /* The configuration's buffer (latmc_sim_device_view: components N floats apart, replicas
  * 3 N; it changes at every pass). */
 static cudaError_t heis_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
@@ -599,6 +653,7 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .wire_arrays = heis_wire_arrays,                                                     \
         .empty_step = heis_empty_step,                                                       \
         .mode_tiles = heis_mode_tiles,                                                       \
+        .measure_planes_tiles = heis_measure_planes_tiles,                                   \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
     }
 

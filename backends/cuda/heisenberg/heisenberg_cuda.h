@@ -14,6 +14,7 @@
 #ifndef LATMC_CUDA_HEISENBERG_H
 #define LATMC_CUDA_HEISENBERG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +95,23 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
                                      const float *spins, const float *J,
                                      long long rows_per_chunk, long long nchunks,
                                      double *partials, double *plane_sums);
+
+/*
+ * The same, and in the same kernel, from the sites it holds, the rows of the Fourier
+ * modes' tiles (mode_tiles.h: the spin's 3 components), each row's x-direction re, im and
+ * total of component c at rows_out[3 (y 3 planes + c planes + q)] (row y of plane q of the
+ * `planes` planes of rows_per_plane rows), the doubles cuda_mode_tiles' rows kernel makes,
+ * for cuda_mode_tiles_of_rows; `rows_done` recorded on `stream` once they are made, before
+ * the planes' sums. cos_x, sin_x: the phase table of axis x. Where
+ * cuda_heis_measure_rows_fits (one replica, L_x a multiple of 32), else
+ * cudaErrorInvalidValue, nothing launched.
+ */
+bool cuda_heis_measure_rows_fits(const struct cuda_heis_geom *g);
+cudaError_t cuda_heis_measure_planes_rows(
+    cudaStream_t stream, const struct cuda_heis_geom *g, const float *spins, const float *J,
+    long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
+    const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
+    long long planes, cudaEvent_t rows_done);
 
 #ifdef __cplusplus
 }

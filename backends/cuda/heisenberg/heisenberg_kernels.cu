@@ -665,10 +665,31 @@ __device__ __forceinline__ void heis_tile_load(const cuda_heis_geom &g, const fl
     }
 }
 
+/*
+ * The Fourier modes' rows in the same kernel (MODES 1; 0: the sums alone), one replica,
+ * where L_x is a multiple of 32, so that each 32-site step of a chunk lies in one row:
+ * mode_tiles.cu's tile_rows_kernel's additions, made by warps 2-7, which the sums'
+ * additions (warps 0-1) leave idle, from the sites the step already holds in shared memory
+ * (no second read of the configuration). Thread (component, chunk, lane) adds the step's
+ * sites x = lane mod 4 of its chunk's row in x order; at a row's end the four lanes
+ * (consecutive threads) are combined by the same two shuffles and the row's re, im and
+ * total stored where tile_rows_kernel stores them; the step's 32 x phases in shared
+ * memory. Every product and sum rounded alone, so the rows are that kernel's bits.
+ * Two replicas keep the tile kernels beside the sums: with their 12 components' doubles
+ * made here, by every thread after its own sums, the modes added 1.0 of a measurement
+ * instead of 0.41 (one H200, 256^3).
+ */
+struct heis_mode_rows {
+    const double *cos_x, *sin_x; /* the phase table of axis x */
+    double *out;                 /* the rows, as tile_rows_kernel's */
+    long long rows_per_plane, planes;
+};
+
+template <int MODES>
 __global__ void __launch_bounds__(HEIS_TILE_THREADS, HEIS_SUMS_BLOCKS)
 heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                        const float *__restrict__ J, long long rows_per_chunk,
-                       long long nchunks, int ngroups, double *partials)
+                       long long nchunks, int ngroups, double *partials, heis_mode_rows mr)
 {
     __shared__ double bond[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
     __shared__ float s0t[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
@@ -678,7 +699,7 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
     const long long chunk0 = (long long)blockIdx.x * HEIS_TILE_CHUNKS;
     const int chunk_sites = (int)(rows_per_chunk * g.lx); /* at most max(1024, L_x) */
     const float *s0 = spins, *s1 = spins + 3 * n;
-    const bool two = ngroups > 2;
+    const bool two = MODES ? false : ngroups > 2; /* known with the modes */
     const int t = (int)threadIdx.x;
     if (t < HEIS_TILE_CHUNKS) {
         const long long row = (chunk0 + t) * rows_per_chunk;
@@ -691,6 +712,15 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
     const long long my_chunk = chunk0 + cb;
     const bool accumulates = group < ngroups && cb < HEIS_TILE_CHUNKS && my_chunk < nchunks;
     double acc[3] = { 0.0, 0.0, 0.0 };
+    /* the modes' rows: thread t >= 64 their item (component, chunk, lane); its
+     * accumulators (re, im and the total) in shared memory, this thread's alone, so that
+     * they hold no registers across the steps (in registers the kernel spilled more) */
+    __shared__ double mphase[MODES ? 2 : 1][HEIS_TILE_SITES];
+    __shared__ double macc[MODES ? 3 * HEIS_TILE_THREADS : 1];
+    const bool modes = MODES && t >= 64;
+    if (modes)
+        for (int a = 0; a < 3; a++)
+            macc[a * HEIS_TILE_THREADS + t] = 0.0;
     __syncthreads();
     heis_site_loads l[HEIS_TILE_ITEMS];
     heis_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z, 0, l);
@@ -718,6 +748,11 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                 if (two)
                     s1t[c3][k] = l[u].s1[c3];
             }
+        }
+        if (MODES && t < 2 * HEIS_TILE_SITES) { /* the step's x phases (one row's) */
+            const int x = j0 % g.lx + t % HEIS_TILE_SITES;
+            mphase[t / HEIS_TILE_SITES][t % HEIS_TILE_SITES] =
+                t < HEIS_TILE_SITES ? mr.cos_x[x] : mr.sin_x[x];
         }
         __syncthreads();
         /* the next tile's loads in flight during this one's additions */
@@ -788,6 +823,41 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                 }
             }
         }
+        if (modes) { /* the lane's 8 sites of the step, in x order */
+            const int it = t - 64, c = it / 64, mcb = it % 64 / 4, mlane = it % 4;
+            const int k0 = mcb * HEIS_TILE_PITCH + mlane;
+            double *a = macc + t;
+            double re = a[0], im = a[HEIS_TILE_THREADS], sum = a[2 * HEIS_TILE_THREADS];
+#pragma unroll
+            for (int u = 0; u < HEIS_TILE_SITES / 4; u++) {
+                const double v = (double)s0t[c][k0 + 4 * u];
+                re = __dadd_rn(re, __dmul_rn(v, mphase[0][mlane + 4 * u]));
+                im = __dadd_rn(im, __dmul_rn(v, mphase[MODES ? 1 : 0][mlane + 4 * u]));
+                sum = __dadd_rn(sum, v);
+            }
+            /* the row's end: (l0 + l1) + (l2 + l3) by tile_rows_kernel's two shuffles (warps
+             * 2-7 whole), lane 0 stores, all start again from zero */
+            if ((j0 + HEIS_TILE_SITES) % g.lx == 0) {
+                const unsigned all = 0xffffffffu;
+                for (int d = 1; d < 4; d *= 2) {
+                    re = __dadd_rn(re, __shfl_down_sync(all, re, d));
+                    im = __dadd_rn(im, __shfl_down_sync(all, im, d));
+                    sum = __dadd_rn(sum, __shfl_down_sync(all, sum, d));
+                }
+                if (mlane == 0 && chunk0 + mcb < nchunks) {
+                    const long long row = (chunk0 + mcb) * rows_per_chunk + j0 / g.lx;
+                    const long long q = row / mr.rows_per_plane, y = row % mr.rows_per_plane;
+                    double *o = mr.out + 3 * (y * 3 * mr.planes + c * mr.planes + q);
+                    o[0] = re;
+                    o[1] = im;
+                    o[2] = sum;
+                }
+                re = im = sum = 0.0;
+            }
+            a[0] = re;
+            a[HEIS_TILE_THREADS] = im;
+            a[2 * HEIS_TILE_THREADS] = sum;
+        }
         __syncthreads();
     }
     if (!accumulates)
@@ -803,11 +873,17 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
 
 static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heis_geom &g,
                                      const float *spins, const float *J, long long rows_per_chunk,
-                                     long long nchunks, int ngroups, double *partials)
+                                     long long nchunks, int ngroups, double *partials,
+                                     const heis_mode_rows *mr)
 {
     const long long blocks = (nchunks + HEIS_TILE_CHUNKS - 1) / HEIS_TILE_CHUNKS;
-    heis_chunk_sums_kernel<<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
-        g, spins, J, rows_per_chunk, nchunks, ngroups, partials);
+    const heis_mode_rows none = { NULL, NULL, NULL, 1, 0 };
+    if (!mr)
+        heis_chunk_sums_kernel<0><<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
+            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, none);
+    else
+        heis_chunk_sums_kernel<1><<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
+            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, *mr);
     return cudaGetLastError();
 }
 
@@ -834,15 +910,19 @@ __global__ void heis_plane_total_kernel(double *partials, long long nchunks,
         p[0] = plane;
 }
 
-/* The chunk sums, then each plane's (into plane_sums, or in place: NULL). */
+/* The chunk sums (and with mr the modes' rows, then `rows_done` recorded), then each
+ * plane's (into plane_sums, or in place: NULL). */
 static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_heis_geom *g,
                                         const float *spins, const float *J,
                                         long long rows_per_chunk, long long nchunks,
-                                        double *partials, double *plane_sums)
+                                        double *partials, double *plane_sums,
+                                        const heis_mode_rows *mr, cudaEvent_t rows_done)
 {
     const int ngroups = g->nrep == 2 ? 5 : 2;
     cudaError_t err = launch_chunk_sums(stream, *g, spins, J, rows_per_chunk, nchunks, ngroups,
-                                        partials);
+                                        partials, mr);
+    if (err == cudaSuccess && mr)
+        err = cudaEventRecord(rows_done, stream);
     if (err != cudaSuccess)
         return err;
     const long long rows_per_plane = g->ndim == 3 ? g->ly : 1; /* rows_per_chunk divides it */
@@ -861,5 +941,23 @@ extern "C" cudaError_t cuda_heis_measure_planes(cudaStream_t stream,
                                                 double *partials, double *plane_sums)
 {
     return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
-                                plane_sums);
+                                plane_sums, NULL, NULL);
+}
+
+extern "C" bool cuda_heis_measure_rows_fits(const struct cuda_heis_geom *g)
+{
+    return g->nrep == 1 && g->lx % HEIS_TILE_SITES == 0;
+}
+
+extern "C" cudaError_t cuda_heis_measure_planes_rows(
+    cudaStream_t stream, const struct cuda_heis_geom *g, const float *spins, const float *J,
+    long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
+    const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
+    long long planes, cudaEvent_t rows_done)
+{
+    if (!cuda_heis_measure_rows_fits(g))
+        return cudaErrorInvalidValue;
+    const heis_mode_rows mr = { cos_x, sin_x, rows_out, rows_per_plane, planes };
+    return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
+                                plane_sums, &mr, rows_done);
 }
