@@ -165,7 +165,7 @@ __device__ __forceinline__ uint64_t ens_potts_walk(const struct pr_geom &g,
             at.yh -= k.half;
             at.z++;
         }
-        while (at.z >= g.lz) { /* into the next class (2D: every step) */
+        while (at.z >= g.lz) { /* into the next class (2D: where yh passes the last row) */
             at.z -= g.lz;
             at.p++;
         }
