@@ -132,9 +132,8 @@ struct ens_potts_place {
 
 /* The place of segment J (divisions: once a launch). J >= nseg: p >= c, nothing to walk. */
 template <int C>
-__device__ __forceinline__ struct ens_potts_place ens_potts_place_of(const struct pr_geom &g,
-                                                                     const struct ens_potts_classes &k,
-                                                                     int64_t J)
+__device__ __forceinline__ struct ens_potts_place
+ens_potts_place_of(const struct pr_geom &g, const struct ens_potts_classes &k, int64_t J)
 {
     const int64_t per_class = g.nseg / C, j = J % per_class, row = j / g.spr;
     const struct ens_potts_place at = { (uint32_t)(J / per_class), (uint32_t)(row / k.half),
