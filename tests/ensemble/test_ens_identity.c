@@ -204,8 +204,10 @@ static void test_heisenberg_members_standalone(void **state)
  * ens_potts_kernels.cu): small members take whole sweeps in one launch, larger ones one
  * launch a colour step, on the single-lattice row kernels' code where the lattice suits
  * them (2D L = 16: 16-byte segments, q = 3 heat bath and Metropolis; 2D L = 32 q = 8: the
- * multiset table's 32-byte segments; 3D L = 16 q = 4 heat bath, q = 3 Metropolis; 3
- * colours on 24 x 15; 2D 256^2: several blocks a member, a launch a step), else on the
+ * multiset table in 16-byte segments, 128^2 in its 32-byte ones; 3D L = 16 q = 4 heat
+ * bath, q = 3 Metropolis; 3D 32^3 q = 3: the member left in global memory, its copy would
+ * cost a block an SM; 3 colours on 24 x 15; 2D 256^2: several blocks a member, a launch a
+ * step), else on the
  * reference's per-block update (3D L = 6, q = 5 heat bath; 2D 18 x 9, 3 colours). Each
  * member read and written between calls, and each must be its standalone sim bit for bit
  * (on CUDA its standalone CUDA sim; on the CPU the same comparisons hold). */
@@ -226,6 +228,8 @@ static void test_potts_members_standalone(void **state)
         { 2, 256, 256, 3, LATMC_ALGO_METROPOLIS, 1, 0 },
         { 3, 6, 6, 5, LATMC_ALGO_HEATBATH, 0, 1 },
         { 2, 18, 9, 4, LATMC_ALGO_METROPOLIS, 0, 1 },
+        { 2, 128, 128, 8, LATMC_ALGO_HEATBATH, 1, 1 },
+        { 3, 32, 32, 3, LATMC_ALGO_HEATBATH, 1, 1 },
     };
     /* all of them, then two small ones again a launch a colour step (LATMC_ENS_POTTS_SWEEP=
      * steps: the row kernels' code and the reference's update in the per-step launch) */

@@ -10,6 +10,10 @@
  * at every call (one pass, no device work) and uploaded only when it changed, and the
  * members' counters. Batches are found by the ensemble's member array and freed when the
  * core releases it (cuda_ens_potts_release, from ens_measure with sums NULL).
+ *
+ * The environment's choices (ENS_POTTS_BATCH_ENV, ENS_POTTS_SWEEP_ENV) are read once per
+ * ensemble, when its batch is made (its first call), and kept in the batch: a process
+ * that changes them runs the next ensemble it makes that way.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -25,10 +29,11 @@
 #include "potts.h"
 #include "potts_rules.h"
 
-/* "0": the members run one by one (the comparison of tests/ensemble/test_ens_identity.c). */
+/* "0": the members run one by one, their tempering swaps the long way (the comparison of
+ * tests/ensemble/test_ens_identity.c). */
 #define ENS_POTTS_BATCH_ENV "LATMC_ENS_POTTS_BATCH"
-/* "steps": a launch a colour step for every member size (measurements: what the whole-sweep
- * launches buy). */
+/* "steps": a launch a colour step for every member size, whole sweeps too (measurements:
+ * what the whole-sweep launches buy). */
 #define ENS_POTTS_SWEEP_ENV "LATMC_ENS_POTTS_SWEEP"
 /* Sweeps a launch: bounds one launch's time (a call of many sweeps is several). */
 #define ENS_POTTS_SWEEPS_PER_LAUNCH 256
@@ -36,7 +41,11 @@
 struct potts_batch {
     struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
     latmc_sim **members;        /* the members it was built for (pointers compared) */
+    latmc_sim **sorted;         /* the same by address (cuda_ens_potts_swaps_batched) */
     int n, device;
+    bool one_by_one;            /* ENS_POTTS_BATCH_ENV "0" when made: no launches, only
+                                   the choice kept (nothing on the device) */
+    bool steps_only;            /* ENS_POTTS_SWEEP_ENV "steps" when made */
     struct cuda_ens_potts_member *table, *last; /* host: this call's, the one on the device */
     bool uploaded;
     struct cuda_ens_potts_member *dev_table;
@@ -57,6 +66,7 @@ static void batch_free(struct potts_batch *b)
     cudaFree(b->dev_sums);
     free(b->sums);
     free(b->members);
+    free(b->sorted);
     free(b->table);
     free(b->last);
     free(b->changed);
@@ -83,6 +93,19 @@ void cuda_ens_potts_release(latmc_sim *const *members, int n)
     }
 }
 
+static bool env_is(const char *name, const char *value)
+{
+    const char *env = getenv(name);
+    return env && strcmp(env, value) == 0;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    const uintptr_t x = (uintptr_t)*(latmc_sim *const *)a, y = (uintptr_t)*(latmc_sim *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ensemble's batch, made at its first call: the environment's choices read here. */
 static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
 {
     struct potts_batch *b = calloc(1, sizeof *b);
@@ -93,19 +116,25 @@ static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
     b->link.key = members;
     b->n = n;
     b->device = cuda_sim_of(members[0])->device;
+    b->one_by_one = env_is(ENS_POTTS_BATCH_ENV, "0");
+    b->steps_only = env_is(ENS_POTTS_SWEEP_ENV, "steps");
     b->members = malloc((size_t)n * sizeof *b->members);
+    b->sorted = malloc((size_t)n * sizeof *b->sorted);
     b->table = malloc((size_t)n * sizeof *b->table);
     b->last = malloc((size_t)n * sizeof *b->last);
     b->changed = malloc((size_t)n * sizeof *b->changed);
-    *st = b->members && b->table && b->last && b->changed
+    *st = b->members && b->sorted && b->table && b->last && b->changed
               ? LATMC_OK
               : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
     if (*st == LATMC_OK) {
         memcpy(b->members, members, (size_t)n * sizeof *b->members);
+        memcpy(b->sorted, members, (size_t)n * sizeof *b->sorted);
+        qsort(b->sorted, (size_t)n, sizeof *b->sorted, by_address);
+    }
+    if (*st == LATMC_OK && !b->one_by_one)
         *st = cuda_check(cudaMalloc((void **)&b->dev_table, (size_t)n * sizeof *b->table),
                          "cannot allocate device memory for the members' table");
-    }
-    if (*st == LATMC_OK)
+    if (*st == LATMC_OK && !b->one_by_one)
         *st = cuda_check(cudaMalloc((void **)&b->dev_changed, (size_t)n * sizeof *b->changed),
                          "cannot allocate device memory for the members' counters");
     if (*st < 0) {
@@ -115,12 +144,11 @@ static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
     return b;
 }
 
-/* Whether members of this lattice take whole sweeps in one launch. */
+/* Whether members of this lattice can take whole sweeps in one launch (the batch may still
+ * run them a launch a colour step: steps_only). */
 static bool whole_sweeps(const latmc_sim *sim)
 {
-    const char *env = getenv(ENS_POTTS_SWEEP_ENV);
-    return cuda_ens_potts_fused_fits(&cuda_sim_of(sim)->lattice) &&
-           !(env && strcmp(env, "steps") == 0);
+    return cuda_ens_potts_fused_fits(&cuda_sim_of(sim)->lattice);
 }
 
 /* The box of a member that is one box alone on the executor (cuda_exec_lone_box), or NULL. */
@@ -167,8 +195,7 @@ static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
 static struct potts_batch *ready_batch(latmc_sim *const *members, int n, bool same_sweeps,
                                        int *st)
 {
-    const char *env = getenv(ENS_POTTS_BATCH_ENV);
-    if (n < 1 || (env && strcmp(env, "0") == 0) || !batchable(members, n, same_sweeps)) {
+    if (n < 1 || !batchable(members, n, same_sweeps)) {
         *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
         return NULL;
     }
@@ -182,6 +209,11 @@ static struct potts_batch *ready_batch(latmc_sim *const *members, int n, bool sa
     }
     if (!b && !(b = new_batch(members, n, st)))
         return NULL;
+    if (b->one_by_one) { /* kept (the ensemble's choice), nothing launched */
+        put_batch(b);
+        *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
+        return NULL;
+    }
     for (int m = 0; m < n; m++) {
         const latmc_sim *sim = members[m];
         const struct cuda_box *box = member_box(sim); /* batchable: a box alone */
@@ -280,6 +312,23 @@ int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
     uint64_t tried = 0; /* site updates of each member (one shape) */
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS && b->steps_only) {
+            /* the same steps a launch each, named as the whole-sweep kernel names them */
+            run.n_sweeps = 0;
+            for (uint64_t s = 0; s < k->n_sweeps && st == LATMC_OK; s++)
+                for (int col = 0; col < run.colours && st == LATMC_OK; col++) {
+                    run.rng = latmc_rng_update_name(k->sweep + s, (uint32_t)col, sub);
+                    run.colour = col;
+                    int rows = 0;
+                    st = cuda_check(cuda_ens_potts_steps(cs0->stream, &cs0->lattice,
+                                                         b->dev_table, n, &run, b->dev_changed,
+                                                         &rows),
+                                    "launching the members' step");
+                    log_kind(b, first, rows, false);
+                }
+            tried += k->n_sweeps * (uint64_t)first->nsites;
+            continue;
+        }
         if (k->part == LATMC_STEP_SWEEPS) {
             for (uint64_t done = 0; done < k->n_sweeps && st == LATMC_OK;) {
                 const uint64_t left = k->n_sweeps - done;
@@ -328,7 +377,8 @@ int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
 }
 
 /* The batch layout's capabilities for Potts sims (lib/box.h): a box alone, a local
- * algorithm; whole sweeps for members small enough for one block each. */
+ * algorithm; whole sweeps for members small enough for one block each (whatever the
+ * environment: a batch of LATMC_ENS_POTTS_SWEEP=steps runs them a launch a step). */
 unsigned cuda_ens_potts_caps(const latmc_sim *sim)
 {
     if (sim->desc.model != LATMC_MODEL_POTTS || !local_algorithm(sim) || !member_box(sim))
@@ -383,4 +433,28 @@ int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
     }
     put_batch(b);
     return st;
+}
+
+static bool holds(const struct potts_batch *b, const latmc_sim *sim)
+{
+    return bsearch(&sim, b->sorted, (size_t)b->n, sizeof *b->sorted, by_address) != NULL;
+}
+
+/*
+ * cuda_ens_swap_params' question for a Potts member: whether its ensemble runs batched, so
+ * that a swap exchanges the device tables in place. The choice its batch keeps (the batch
+ * that holds it, by a search of the members by address); the environment where no batch
+ * holds it yet (the ensemble's first call is still to come).
+ */
+bool cuda_ens_potts_swaps_batched(const latmc_sim *sim)
+{
+    int found = -1;
+    pthread_mutex_lock(&batches.lock);
+    for (const struct ens_batch_link *l = batches.head; l && found < 0; l = l->next) {
+        const struct potts_batch *b = (const struct potts_batch *)l;
+        if (holds(b, sim))
+            found = !b->one_by_one;
+    }
+    pthread_mutex_unlock(&batches.lock);
+    return found >= 0 ? found != 0 : !env_is(ENS_POTTS_BATCH_ENV, "0");
 }

@@ -64,18 +64,25 @@ cudaError_t cuda_ens_potts_measure(cudaStream_t stream, const struct latmc_latti
 }
 #else
 
+#include <stdbool.h>
+
 #include "box.h"
 #include "internal.h"
 
 /* ens_potts_batch.c: a list of the plan's calls for Potts members (lib/box.h; colour steps
  * and, for small members, whole sweeps; LATMC_EUNSUPPORTED, nothing done, for anything else
  * or members that cannot run together), the batch layout's capabilities for a sim, the
- * members' sums (ens_measure: struct latmc_potts_sums each) and ens_release's part. */
+ * members' sums (ens_measure: struct latmc_potts_sums each), ens_release's part and the
+ * tempering swap's question. */
 int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
                              uint64_t *accepted, uint64_t *attempted);
 unsigned cuda_ens_potts_caps(const latmc_sim *sim);
 int cuda_ens_potts_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_potts_release(latmc_sim *const *members, int n_members);
+/* Whether a tempering swap of member `sim` may exchange the device tables in place: its
+ * ensemble runs batched (LATMC_ENS_POTTS_BATCH as read when the ensemble's batch was
+ * made). */
+bool cuda_ens_potts_swaps_batched(const latmc_sim *sim);
 
 #endif
 

@@ -2,9 +2,10 @@
  * Potts members of an ensemble in one launch (doc/ensembles.md, "Execution"): the grid
  * covers every member, `bpm` blocks a member (blockIdx.x / bpm is the member), and each
  * block runs the single-lattice kernels' own per-thread code on its member: the row
- * segments of potts/potts_rows.cuh (pr_walk with pr_hb_step or pr_metro_step, the decision
- * table built in shared memory from the member's device tables, as potts_rows.cu's blocks
- * build theirs), or, where the row kernels do not take the lattice, the reference's
+ * segments of potts/potts_rows.cuh (pr_hb_colour or pr_metro_colour, the decision table
+ * built in shared memory from the member's device tables, as potts_rows.cu's blocks build
+ * theirs; the segments walked by classes of rows, ens_potts_walk, so that a warp's lanes
+ * take one branch), or, where the row kernels do not take the lattice, the reference's
  * per-Philox-block update latmc_potts_step_lanes (lib/potts_rules.h, as potts_kernels.cu).
  * Each member's draws are its own seed's, named as its standalone sim names them; the
  * sites, draws and integer decisions are the single-lattice kernels', so every member is
@@ -14,7 +15,11 @@
  * (cuda_ens_potts_fused_fits: one block a member), every colour of n_sweeps sweeps: the
  * block builds its member's table once, and a block barrier separates the colours (a
  * colour's sites read only the other colours, which the block's threads wrote before it).
+ * The geometry stays in the parameter bank (each step's colour and draws in registers) and
+ * each thread places its segments once, so a step is its segments and one barrier.
  */
+#include <pthread.h>
+
 #include "cuda_kernel_choice.cuh"
 #include "cuda_launch.cuh"
 #include "ens_potts_batch.h"
@@ -23,16 +28,31 @@
 
 /* Threads a block: a member of 64^2 (2D, 16-byte segments) is 256 segments a colour, one
  * a thread. At least 3 blocks an SM: <= 85 registers (at the single-lattice kernels' 64
- * several of these spill, the loop over the steps holding more; the larger tables, 3D
- * q = 3's 93 KiB and 2D q >= 5's 128-202 KiB, allow 1 or 2 blocks an SM anyway). */
+ * several of these spill, the loop over the steps holding more; the larger tables, 2D
+ * q >= 5's 128-202 KiB, allow 1 block an SM anyway). */
 #define ENS_POTTS_MIN_BLOCKS 3
 #define ENS_POTTS_THREADS 256
 /* Members of up to this many sites run whole sweeps in one launch, one block each (a
  * thread then has at most 16 segments or Philox blocks a colour). */
 #define ENS_POTTS_FUSED_SITES 32768
 
+/*
+ * The row kernels' walk over a member's segments by classes of rows (ens_potts_walk): class
+ * p = (y + z) mod c holds the rows whose colour's sites sit at one offset in their groups of
+ * c bytes (potts_rows.cuh, pr_offset), so a warp's consecutive segments of one class all
+ * take one branch of the offset's switch. (In the natural order a warp of a 64^2 member
+ * spans 8 rows, of a 16^3 member 32: both offsets, half the lanes idle in each.) The
+ * members' segments counted as J = ((p lz + z) half + yh) spr + xs, the row
+ * y = c yh + ((p - z) mod c); a stride of the walk as the same digits.
+ */
+struct ens_potts_classes {
+    uint32_t half;               /* rows of a class in a plane: L_y / c */
+    uint32_t st_xs, st_yh, st_z; /* a stride's digits (st_z may pass L_z: classes) */
+};
+
 struct ens_potts_launch {
     struct pr_geom g;            /* the row kernels' geometry of one member (stride: bpm blocks) */
+    struct ens_potts_classes k;  /* the walk of the row kernels (ens_potts_walk) */
     struct latmc_lattice lat;    /* the reference kernel's */
     int bpm;                     /* blocks a member */
     struct cuda_ens_potts_run run;
@@ -59,25 +79,121 @@ __device__ __forceinline__ void ens_potts_each_step(const cuda_ens_potts_run &r,
         }
 }
 
-/* A row kernel's steps on its member: the shared geometry `g` set to each step's colour and
- * draws by thread 0 between barriers, then the thread's segments walked. */
-template <class Step> struct ens_potts_rows_body {
-    struct pr_geom *g;           /* shared */
-    Step step;
-    int64_t first;
+/* A segment of the row kernels' code (pr_hb_colour, pr_metro_colour) with the step's
+ * colour and draws held here, set by step() (the geometry is the launch's, in the
+ * parameter bank, as the single-lattice kernels read theirs). */
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct ens_hb_segment {
+    static constexpr int ndim = NDIM;
+    const struct pr_geom *g;
+    uint8_t *spins;
+    const uint32_t *table;
+    uint32_t slot;
+    const struct cuda_philox_keys *keys;
+    int colour;
+    struct latmc_rng_name draws;
+    __device__ void step(struct latmc_rng_name name, int c)
+    {
+        colour = c;
+        draws = name;
+    }
+    __device__ uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
+    {
+        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI>(*g, colour, draws, spins, s, xs, y, z,
+                                                       table, slot, *keys);
+    }
+};
+
+template <int NDIM, int C, int NW> struct ens_metro_segment {
+    static constexpr int ndim = NDIM;
+    const struct pr_geom *g;
+    uint8_t *spins;
+    const uint64_t *thr;
+    uint32_t slot;
+    const struct cuda_philox_keys *keys;
+    int colour;
+    struct latmc_rng_name draws, accept;
+    __device__ void step(struct latmc_rng_name name, int c)
+    {
+        colour = c;
+        draws = name;
+        accept = latmc_rng_name_sub(name, LATMC_POTTS_SUB_ACCEPT);
+    }
+    __device__ uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
+    {
+        return pr_metro_colour<NDIM, C, NW>(*g, colour, draws, accept, spins, s, xs, y, z, thr,
+                                            slot, *keys);
+    }
+};
+
+/* Where a walk stands: segment J's class and digits (ens_potts_classes). */
+struct ens_potts_place {
+    uint32_t p, z, yh, xs;
+};
+
+/* The place of segment J (divisions: once a launch). J >= nseg: p >= c, nothing to walk. */
+template <int C>
+__device__ __forceinline__ struct ens_potts_place
+ens_potts_place_of(const struct pr_geom &g, const struct ens_potts_classes &k, int64_t J)
+{
+    const int64_t per_class = g.nseg / C, j = J % per_class, row = j / g.spr;
+    const struct ens_potts_place at = { (uint32_t)(J / per_class), (uint32_t)(row / k.half),
+                                        (uint32_t)(row % k.half), (uint32_t)(j % g.spr) };
+    return at;
+}
+
+/* The segments from `at` on, a stride apart, class by class: each segment(s, xs, y, z). */
+template <int C, class Segment>
+__device__ __forceinline__ uint64_t ens_potts_walk(const struct pr_geom &g,
+                                                   const struct ens_potts_classes &k,
+                                                   struct ens_potts_place at,
+                                                   const Segment &segment)
+{
+    uint64_t count = 0;
+    while (at.p < C) {
+        const uint32_t y = C * at.yh + (at.p + C - at.z % C) % C; /* (y + z) mod c = p */
+        const int64_t s = ((int64_t)at.z * g.ly + y) * g.spr + at.xs;
+        count += segment(s, at.xs, y, Segment::ndim == 2 ? 0u : at.z);
+        at.xs += k.st_xs;
+        at.yh += k.st_yh;
+        if (at.xs >= g.spr) {
+            at.xs -= g.spr;
+            at.yh++;
+        }
+        at.z += k.st_z;
+        if (at.yh >= k.half) {
+            at.yh -= k.half;
+            at.z++;
+        }
+        while (at.z >= g.lz) { /* into the next class (2D: where yh passes the last row) */
+            at.z -= g.lz;
+            at.p++;
+        }
+    }
+    return count;
+}
+
+/* A row kernel's steps on its member: the thread's segments, placed once (the same ones
+ * every step), walked with each step's colour and draws. */
+template <int C, class Segment> struct ens_potts_rows_body {
+    Segment seg;
+    const struct ens_potts_classes *k;
+    struct ens_potts_place at;
     uint64_t count;
     __device__ void operator()(struct latmc_rng_name name, int colour)
     {
-        if (threadIdx.x == 0) {
-            g->colour = colour;
-            g->draws = name;
-            g->accept = latmc_rng_name_sub(name, LATMC_POTTS_SUB_ACCEPT);
-        }
-        __syncthreads();
-        count += pr_walk(*g, first, step);
-        __syncthreads(); /* every thread is done with g before thread 0 changes it */
+        seg.step(name, colour);
+        count += ens_potts_walk<C>(*seg.g, *k, at, seg);
     }
 };
+
+template <int C, class Segment>
+__device__ __forceinline__ ens_potts_rows_body<C, Segment>
+ens_potts_rows(const Segment &seg, const struct ens_potts_classes &k, int64_t first)
+{
+    const ens_potts_rows_body<C, Segment> b = { seg, &k,
+                                                ens_potts_place_of<C>(*seg.g, k, first), 0 };
+    return b;
+}
 
 template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
 __global__ void __launch_bounds__(ENS_POTTS_THREADS, ENS_POTTS_MIN_BLOCKS)
@@ -85,23 +201,20 @@ ens_potts_hb_kernel(const __grid_constant__ struct ens_potts_launch L,
                     const struct cuda_ens_potts_member *members, unsigned long long *changed)
 {
     extern __shared__ uint4 ens_pr_smem[];
-    __shared__ struct pr_geom g;
     __shared__ struct cuda_philox_keys keys;
     uint32_t *table = (uint32_t *)ens_pr_smem;
     const int m = (int)(blockIdx.x / (unsigned)L.bpm);
     const struct cuda_ens_potts_member me = members[m];
-    if (threadIdx.x == 0) {
-        g = L.g;
+    if (threadIdx.x == 0)
         latmc_philox_round_keys(me.seed, keys.k);
-    }
-    __syncthreads();
-    const int64_t entries = pr_hb_table_entries(NDIM, g.radix);
+    const int64_t entries = pr_hb_table_entries(NDIM, L.g.radix);
     for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
-        pr_hb_build_entry<NDIM, NT, REPL>(g, me.tables, (uint32_t)e, table);
+        pr_hb_build_entry<NDIM, NT, REPL>(L.g, me.tables, (uint32_t)e, table);
     __syncthreads();
-    ens_potts_rows_body<pr_hb_step<NDIM, C, NW, NT, REPL, HI>> body = {
-        &g, { &g, me.spins, table, threadIdx.x & 7u, &keys },
-        (int64_t)(blockIdx.x % (unsigned)L.bpm) * blockDim.x + threadIdx.x, 0 };
+    const ens_hb_segment<NDIM, C, NW, NT, REPL, HI> seg = { &L.g, me.spins, table,
+                                                            threadIdx.x & 7u, &keys, 0, {} };
+    auto body = ens_potts_rows<C>(seg, L.k, (int64_t)(blockIdx.x % (unsigned)L.bpm) *
+                                                   blockDim.x + threadIdx.x);
     ens_potts_each_step(L.run, body);
     cuda_warp_add(changed + m, body.count);
 }
@@ -112,20 +225,18 @@ ens_potts_metro_kernel(const __grid_constant__ struct ens_potts_launch L,
                        const struct cuda_ens_potts_member *members, unsigned long long *changed)
 {
     __shared__ uint64_t thr[PR_METRO_ENTRIES * 16];
-    __shared__ struct pr_geom g;
     __shared__ struct cuda_philox_keys keys;
     const int m = (int)(blockIdx.x / (unsigned)L.bpm);
     const struct cuda_ens_potts_member me = members[m];
-    if (threadIdx.x == 0) {
-        g = L.g;
+    if (threadIdx.x == 0)
         latmc_philox_round_keys(me.seed, keys.k);
-    }
     for (int i = threadIdx.x; i < PR_METRO_ENTRIES * 16; i += blockDim.x)
         thr[i] = pr_metro_entry(me.tables, i / 16);
     __syncthreads();
-    ens_potts_rows_body<pr_metro_step<NDIM, C, NW>> body = {
-        &g, { &g, me.spins, thr, threadIdx.x & 15u, &keys },
-        (int64_t)(blockIdx.x % (unsigned)L.bpm) * blockDim.x + threadIdx.x, 0 };
+    const ens_metro_segment<NDIM, C, NW> seg = { &L.g, me.spins, thr, threadIdx.x & 15u, &keys,
+                                                 0, {}, {} };
+    auto body = ens_potts_rows<C>(seg, L.k, (int64_t)(blockIdx.x % (unsigned)L.bpm) *
+                                                   blockDim.x + threadIdx.x);
     ens_potts_each_step(L.run, body);
     cuda_warp_add(changed + m, body.count);
 }
@@ -168,6 +279,54 @@ ens_potts_ref_kernel(const __grid_constant__ struct ens_potts_launch L,
 
 /* ---- launch ---- */
 
+/* The device's attributes the launches need, asked once per device and kept (as
+ * cuda_allow_shared keeps its rooms; a lock keeps the table whole where threads launch at
+ * once): a launch then pays one cudaGetDevice. */
+struct ens_potts_device {
+    int device, sms;
+    int smem_block; /* opt-in shared memory of a block */
+};
+enum { ENS_POTTS_DEVICES = 64 };
+
+static cudaError_t ens_potts_device_of(struct ens_potts_device *out)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct ens_potts_device known[ENS_POTTS_DEVICES];
+    static int n_known;
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_known; i++)
+        if (known[i].device == device) {
+            *out = known[i];
+            pthread_mutex_unlock(&lock);
+            return cudaSuccess;
+        }
+    struct ens_potts_device d = { device, 0, 0 };
+    err = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&d.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                     device);
+    if (err == cudaSuccess && n_known < ENS_POTTS_DEVICES)
+        known[n_known++] = d;
+    pthread_mutex_unlock(&lock);
+    *out = d;
+    return err;
+}
+
+/*
+ * The table's copies in the members' blocks: pr_dispatch's, but one copy for 3D q <= 3
+ * (729 entries: 11.7 KiB instead of 93, so an SM holds 3 blocks, not 2; its bank
+ * conflicts cost less than the third block buys: one H200, 4096 x 16^3 heat bath 337
+ * against 279 updates/ns). The same entries and lookups, the same decisions.
+ */
+template <int NDIM, int NT, bool REPL> constexpr bool ens_potts_repl()
+{
+    return REPL && !(NDIM == 3 && NT == 2);
+}
+
 /* Launches the batch kernel of what pr_dispatch() picks (potts_rows.cuh: the one place
  * that maps a lattice to a row kernel). */
 struct ens_potts_launcher {
@@ -180,8 +339,9 @@ struct ens_potts_launcher {
     template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
     cudaError_t hb(const struct pr_geom &g)
     {
-        const size_t bytes = pr_hb_table_bytes<NT, REPL>(NDIM, g.radix);
-        auto kernel = ens_potts_hb_kernel<NDIM, C, NW, NT, REPL, HI>;
+        constexpr bool R = ens_potts_repl<NDIM, NT, REPL>();
+        const size_t bytes = pr_hb_table_bytes<NT, R>(NDIM, g.radix);
+        auto kernel = ens_potts_hb_kernel<NDIM, C, NW, NT, R, HI>;
         if (bytes > 47 * 1024) { /* beside the static part, over the default 48 KiB */
             const cudaError_t err = cuda_allow_shared((const void *)kernel, bytes);
             if (err != cudaSuccess)
@@ -206,7 +366,7 @@ struct ens_potts_shared_bytes {
     template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
     size_t hb(const struct pr_geom &g)
     {
-        return pr_hb_table_bytes<NT, REPL>(NDIM, g.radix);
+        return pr_hb_table_bytes<NT, ens_potts_repl<NDIM, NT, REPL>()>(NDIM, g.radix);
     }
     template <int NDIM, int C, int NW> size_t metro(const struct pr_geom &g)
     {
@@ -237,12 +397,8 @@ extern "C" cudaError_t cuda_ens_potts_steps(cudaStream_t stream, const struct la
                                             unsigned long long *changed, int *rows)
 {
     *rows = 0;
-    int device = 0, sms = 0, smem_max = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    struct ens_potts_device dev;
+    const cudaError_t err = ens_potts_device_of(&dev);
     if (err != cudaSuccess)
         return err;
     struct ens_potts_launch L;
@@ -251,18 +407,28 @@ extern "C" cudaError_t cuda_ens_potts_steps(cudaStream_t stream, const struct la
     L.run = *run;
     const bool fused = run->n_sweeps != 0;
     /* the row kernels where the single lattice runs them (potts_rows.cu, rows_sweep) */
-    const int nw = pr_words_hb(lat, run->colours, run->algorithm, run->q);
+    int nw = pr_words_hb(lat, run->colours, run->algorithm, run->q);
+    /* whole sweeps: 16-byte segments where the 32-byte ones (2D q >= 5) leave threads of
+     * the member's block without a segment (64^2: 128 of 256) */
+    if (fused && nw == 8 && lat->nsites / 32 < ENS_POTTS_THREADS)
+        nw = pr_words(lat, run->colours);
     if (!cuda_reference_kernels_only() && nw != 0 &&
         (run->algorithm != LATMC_ALGO_HEATBATH || pr_hb_table_q(lat->ndim, run->q))) {
         const int64_t nseg = lat->nsites / (4 * nw);
-        L.bpm = fused ? 1 : blocks_per_member(nseg, n, sms);
+        L.bpm = fused ? 1 : blocks_per_member(nseg, n, dev.sms);
         struct pr_geom g;
         if (pr_geom_init(&g, lat, run->colours, nw, run->q, run->colour, run->rng,
                          (int64_t)L.bpm * ENS_POTTS_THREADS)) {
+            /* the walk by classes (every extent a multiple of the colours) */
+            const int64_t stride = (int64_t)L.bpm * ENS_POTTS_THREADS, st_rows = stride / g.spr;
+            L.k.half = g.ly / (uint32_t)run->colours;
+            L.k.st_xs = (uint32_t)(stride % g.spr);
+            L.k.st_yh = (uint32_t)(st_rows % L.k.half);
+            L.k.st_z = (uint32_t)(st_rows / L.k.half);
             struct ens_potts_shared_bytes size;
             const size_t bytes = pr_dispatch(size, g, run->colours, nw, run->algorithm);
-            /* with the static part (the geometry and the keys) */
-            if (bytes + 1024 <= (size_t)smem_max) {
+            /* with the static part (the keys) */
+            if (bytes + 1024 <= (size_t)dev.smem_block) {
                 struct ens_potts_launcher l = { stream, (unsigned)n * (unsigned)L.bpm, &L,
                                                 members, changed };
                 *rows = 1;
@@ -271,7 +437,7 @@ extern "C" cudaError_t cuda_ens_potts_steps(cudaStream_t stream, const struct la
         }
     }
     /* the reference kernel: a thread a Philox block of four sites of the colour */
-    L.bpm = fused ? 1 : blocks_per_member((lat->nsites / run->colours + 3) / 4, n, sms);
+    L.bpm = fused ? 1 : blocks_per_member((lat->nsites / run->colours + 3) / 4, n, dev.sms);
     ens_potts_ref_kernel<<<(unsigned)n * (unsigned)L.bpm, ENS_POTTS_THREADS, 0, stream>>>(
         L, members, changed);
     return cudaGetLastError();

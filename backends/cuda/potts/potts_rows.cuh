@@ -528,12 +528,14 @@ template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, 
 }
 
 /*
- * One segment, heat bath. slot: the thread's table copy (thread index mod 8) for REPL.
- * Returns how many sites changed.
+ * One segment, heat bath, with the step's draws `draws` (g.draws for a launch of one step).
+ * slot: the thread's table copy (thread index mod 8) for REPL. Returns how many sites
+ * changed.
  */
 template <int NDIM, int C, int NW, int OFF, int NT, bool REPL, bool HI>
-PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, uint8_t *spins, int64_t s, uint32_t xs,
-                             uint32_t y, uint32_t z, const uint32_t *table, uint32_t slot,
+PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, const struct latmc_rng_name &draws,
+                             uint8_t *spins, int64_t s, uint32_t xs, uint32_t y, uint32_t z,
+                             const uint32_t *table, uint32_t slot,
                              const struct cuda_philox_keys &keys)
 {
     constexpr int W = 4 * NW, B = NW / C;
@@ -572,7 +574,7 @@ PR_UNROLL
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const latmc_philox_ctr u =
-            cuda_philox_named_draws(keys, g.draws, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk);
+            cuda_philox_named_draws(keys, draws, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
@@ -632,10 +634,13 @@ PR_HD uint64_t pr_metro_entry(const struct latmc_potts_tables *t, int entry)
     return t->metropolis[row][a - b + 1];
 }
 
+/* One segment, Metropolis, the proposals' draws `draws` and the acceptances' `accept`
+ * (g.draws and g.accept for a launch of one step). */
 template <int NDIM, int C, int NW, int OFF>
-PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, uint8_t *spins, int64_t s, uint32_t xs,
-                                uint32_t y, uint32_t z, const uint64_t *thr, uint32_t slot,
-                                const struct cuda_philox_keys &keys)
+PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, const struct latmc_rng_name &draws,
+                                const struct latmc_rng_name &accept, uint8_t *spins, int64_t s,
+                                uint32_t xs, uint32_t y, uint32_t z, const uint64_t *thr,
+                                uint32_t slot, const struct cuda_philox_keys &keys)
 {
     constexpr int W = 4 * NW, B = NW / C;
     uint8_t *const own = spins + W * s;
@@ -651,8 +656,8 @@ PR_UNROLL
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const uint64_t block = (uint64_t)B * (uint64_t)(s + g.s_draw) + blk;
-        const latmc_philox_ctr u0 = cuda_philox_named_draws(keys, g.draws, block);
-        const latmc_philox_ctr u1 = cuda_philox_named_draws(keys, g.accept, block);
+        const latmc_philox_ctr u0 = cuda_philox_named_draws(keys, draws, block);
+        const latmc_philox_ctr u1 = cuda_philox_named_draws(keys, accept, block);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, bi = p % 4, sh = 8 * bi;
@@ -731,7 +736,45 @@ PR_HD uint64_t pr_walk(const struct pr_geom &g, int64_t first, Segment segment)
     return count;
 }
 
-/* The update of one segment with the template offset of its row. */
+/*
+ * One segment's update with the template offset of its row, for the colour `colour` and
+ * the draws `draws` (`accept`: Metropolis' acceptances), which the steps below take from g
+ * and the ensembles' whole sweeps give step by step.
+ */
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
+PR_HD uint32_t pr_hb_colour(const struct pr_geom &g, int colour,
+                            const struct latmc_rng_name &draws, uint8_t *spins, int64_t s,
+                            uint32_t xs, uint32_t y, uint32_t z, const uint32_t *table,
+                            uint32_t slot, const struct cuda_philox_keys &keys)
+{
+    switch (pr_offset<C>(colour, y, z)) {
+    case 0:
+        return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI>(g, draws, spins, s, xs, y, z, table, slot, keys);
+    case 1:
+        return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI>(g, draws, spins, s, xs, y, z, table, slot, keys);
+    default:
+        return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI>(g, draws, spins, s, xs, y, z, table, slot, keys);
+    }
+}
+
+template <int NDIM, int C, int NW>
+PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
+                               const struct latmc_rng_name &draws,
+                               const struct latmc_rng_name &accept, uint8_t *spins, int64_t s,
+                               uint32_t xs, uint32_t y, uint32_t z, const uint64_t *thr,
+                               uint32_t slot, const struct cuda_philox_keys &keys)
+{
+    switch (pr_offset<C>(colour, y, z)) {
+    case 0:
+        return pr_metro_segment<NDIM, C, NW, 0>(g, draws, accept, spins, s, xs, y, z, thr, slot, keys);
+    case 1:
+        return pr_metro_segment<NDIM, C, NW, 1>(g, draws, accept, spins, s, xs, y, z, thr, slot, keys);
+    default:
+        return pr_metro_segment<NDIM, C, NW, C - 1>(g, draws, accept, spins, s, xs, y, z, thr, slot, keys);
+    }
+}
+
+/* The update of one segment of a launch of one step (g's colour and draws). */
 template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step {
     static constexpr int ndim = NDIM;
     const struct pr_geom *g;
@@ -741,14 +784,8 @@ template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step
     const struct cuda_philox_keys *keys;
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        switch (pr_offset<C>(g->colour, y, z)) {
-        case 0:
-            return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
-        case 1:
-            return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
-        default:
-            return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
-        }
+        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI>(*g, g->colour, g->draws, spins, s, xs, y,
+                                                       z, table, slot, *keys);
     }
 };
 
@@ -761,14 +798,8 @@ template <int NDIM, int C, int NW> struct pr_metro_step {
     const struct cuda_philox_keys *keys;
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        switch (pr_offset<C>(g->colour, y, z)) {
-        case 0:
-            return pr_metro_segment<NDIM, C, NW, 0>(*g, spins, s, xs, y, z, thr, slot, *keys);
-        case 1:
-            return pr_metro_segment<NDIM, C, NW, 1>(*g, spins, s, xs, y, z, thr, slot, *keys);
-        default:
-            return pr_metro_segment<NDIM, C, NW, C - 1>(*g, spins, s, xs, y, z, thr, slot, *keys);
-        }
+        return pr_metro_colour<NDIM, C, NW>(*g, g->colour, g->draws, g->accept, spins, s, xs,
+                                            y, z, thr, slot, *keys);
     }
 };
 
