@@ -39,8 +39,6 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
 /* The geometry override: "THREADS,JSMEM" (threads a multiple of 32 up to 1024; JSMEM 1:
  * the couplings in shared memory as well), for measurements. */
 #define ENS_HEIS_GEOM_ENV "LATMC_ENS_HEIS_GEOM"
-/* "0": the members run one by one (the comparison of tests/ensemble/test_ens_identity.c). */
-#define ENS_HEIS_BATCH_ENV "LATMC_ENS_HEIS_BATCH"
 
 struct heis_batch {
     struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
@@ -286,8 +284,8 @@ static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
 static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool same_sweeps,
                                       int *st)
 {
-    const char *env = getenv(ENS_HEIS_BATCH_ENV);
-    if (n < 1 || !batchable(members, n, same_sweeps) || (env && strcmp(env, "0") == 0)) {
+    if (n < 1 || !batchable(members, n, same_sweeps) ||
+        cuda_sim_of(members[0])->ens_one_by_one) { /* LATMC_ENS_HEIS_BATCH=0 (cuda_backend.c) */
         *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
         return NULL;
     }
