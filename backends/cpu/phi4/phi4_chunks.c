@@ -36,7 +36,7 @@
  * kernel call's setup stay ~1 % of it.
  */
 #ifndef CPU_PHI4_PIECE_ROWS
-#define CPU_PHI4_PIECE_ROWS 32
+#define CPU_PHI4_PIECE_ROWS 64
 #endif
 
 /*
@@ -189,39 +189,72 @@ static long long claim(struct cpu_phi4_piece_counts *k, long long total, int pie
     return -1;
 }
 
+/* The piece of ticket `ticket` of chunk k, then its count. */
+static void run_ticket(const struct latmc_sim *sim, const struct phi4_geom *g,
+                       const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
+                       bool single, void *phi, const struct latmc_phi4_tables *t,
+                       uint64_t sweep, int sub, int64_t k, long long ticket,
+                       uint64_t *accepted)
+{
+    const int nc = g->colouring.ncolours, pieces = c->pieces;
+    const int64_t rows = (int64_t)c->b[1] * c->b[2];
+    const long long step = ticket / pieces;
+    const int piece = (int)(ticket % pieces);
+    int64_t at[3];
+    chunk_at(g, c, sub, k, at);
+    *accepted += run_rows(sim, g, c, dsp, single, phi, t, sweep, at, (uint32_t)(step / nc),
+                          (int)(step % nc), rows * piece / pieces, rows * (piece + 1) / pieces);
+    atomic_fetch_add_explicit(&c->counts[k].done, 1, memory_order_release);
+}
+
+#ifndef CPU_PHI4_STEAL_LEAST
+#define CPU_PHI4_STEAL_LEAST 1
+#endif
+
 /*
- * The sub-grid's chunks [first, first + count) (mod nk) in order: the first open piece
- * found is run. Returns 1 if one ran, 0 if none was open but some chunk is unfinished,
- * -1 if all of them are finished.
+ * One open piece of the sub-grid's chunks [first, first + count) (mod nk), run: `least`
+ * 0, the first found in order; 1, one of the chunk with the fewest pieces done (the
+ * furthest behind: the sub-grid ends when it does). Returns 1 if one ran, 0 if none was
+ * open but some chunk is unfinished, -1 if all of them are finished.
  */
 static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
                        const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
                        bool single, void *phi, const struct latmc_phi4_tables *t,
                        uint64_t sweep, int sub, int64_t nk, int64_t first, int64_t count,
-                       uint64_t *accepted)
+                       int least, uint64_t *accepted)
 {
-    const int nc = g->colouring.ncolours, pieces = c->pieces;
-    const long long total = (long long)t->nloc * nc * pieces;
-    const int64_t rows = (int64_t)c->b[1] * c->b[2];
+    const int pieces = c->pieces;
+    const long long total = (long long)t->nloc * g->colouring.ncolours * pieces;
     int unfinished = 0;
+    int64_t behind = -1;
+    long long behind_done = total;
     for (int64_t i = 0; i < count; i++) {
         const int64_t k = (first + i) % nk;
         struct cpu_phi4_piece_counts *kc = &c->counts[k];
-        if (atomic_load_explicit(&kc->done, memory_order_acquire) == total)
+        const long long done = atomic_load_explicit(&kc->done, memory_order_acquire);
+        if (done == total)
             continue;
         unfinished = 1;
-        const long long ticket = claim(kc, total, pieces);
-        if (ticket < 0)
+        if (least) {
+            const long long next = atomic_load_explicit(&kc->next, memory_order_relaxed);
+            if (next < total && done >= next - next % pieces && done < behind_done) {
+                behind = k;
+                behind_done = done;
+            }
             continue;
-        const long long step = ticket / pieces;
-        const int piece = (int)(ticket % pieces);
-        int64_t at[3];
-        chunk_at(g, c, sub, k, at);
-        *accepted += run_rows(sim, g, c, dsp, single, phi, t, sweep, at,
-                              (uint32_t)(step / nc), (int)(step % nc), rows * piece / pieces,
-                              rows * (piece + 1) / pieces);
-        atomic_fetch_add_explicit(&kc->done, 1, memory_order_release);
-        return 1;
+        }
+        const long long ticket = claim(kc, total, pieces);
+        if (ticket >= 0) {
+            run_ticket(sim, g, c, dsp, single, phi, t, sweep, sub, k, ticket, accepted);
+            return 1;
+        }
+    }
+    if (behind >= 0) {
+        const long long ticket = claim(&c->counts[behind], total, pieces);
+        if (ticket >= 0) {
+            run_ticket(sim, g, c, dsp, single, phi, t, sweep, sub, behind, ticket, accepted);
+            return 1;
+        }
     }
     return unfinished ? 0 : -1;
 }
@@ -271,7 +304,8 @@ uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom
     for (int own = 1; own >= 0; own--) {
         int r;
         while ((r = run_a_piece(sim, g, c, dsp, single, phi, t, sweep, sub, nk,
-                                own ? k0 : k1, own ? k1 - k0 : nk, &accepted)) >= 0) {
+                                own ? k0 : k1, own ? k1 - k0 : nk,
+                                own ? 0 : CPU_PHI4_STEAL_LEAST, &accepted)) >= 0) {
             if (r)
                 spins = 0;
             else
