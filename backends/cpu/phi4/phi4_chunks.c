@@ -8,11 +8,12 @@
  *
  * Why pieces (measured on the 16-core KVM guest of doc/PERFORMANCE.md, "Xeon 16"): with
  * each member's share of whole chunks and a barrier after each sub-grid, every sub-grid
- * waits for its slowest member, and in that guest a core's speed varies by up to 1.5x
- * from one moment to the next (other work on the host's cores), so 16 members reached
- * ~11x one. A member done with its share now takes pieces of rows of the others' open
- * colour steps, so the sub-grid ends when its work is done, not when its slowest member's
- * share is. Which member runs a piece changes no draw and no value.
+ * waited for its slowest member, and in that guest some cores run far slower than others
+ * for a while (other work on the host's cores: at 16 threads the members' busy times
+ * differed by up to 1.75x, the slowest set the time, 1.36x the mean). A member done with
+ * its share now takes open pieces of rows of the others' colour steps, so a sub-grid ends
+ * about when its work is done, not when its slowest member's share is. Which member runs
+ * a piece changes no draw and no value.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -29,11 +30,12 @@
 #include "step.h"
 
 /*
- * Rows of a chunk per piece of a colour step where they divide the chunk's rows: a piece
- * of a 64x16x16 float chunk is then 8 blocks of 8 AVX-512 groups (~25 us of hits at nhit
- * 8), short enough that the last pieces of a sub-grid spread over the team, long enough
- * that a piece's claim (two atomic operations on a line the owner mostly holds) and its
- * kernel call's setup stay ~1 % of it.
+ * Rows of a chunk per piece of a colour step, at least: a colour step of R rows is cut
+ * into max(1, R / CPU_PHI4_PIECE_ROWS) pieces of consecutive rows. At 64 x 16 x 16 float
+ * a piece is 16 blocks of 8 AVX-512 groups (~50 us of hits at nhit 8), 4 per colour step.
+ * Xeon 16, 16 threads (doc/PERFORMANCE.md): pieces of 64 and 128 rows alike, 32 rows
+ * slower (a piece's setup and claim, and more pieces run away from their chunk's cache),
+ * 256 (whole colour steps: no two members on one step) no faster than main.
  */
 #ifndef CPU_PHI4_PIECE_ROWS
 #define CPU_PHI4_PIECE_ROWS 64
@@ -65,7 +67,7 @@ static void finish(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
         c->n[mu] = ext[mu] / c->b[mu];
     c->on = true;
     const int64_t rows = (int64_t)c->b[1] * c->b[2];
-    c->pieces = rows % CPU_PHI4_PIECE_ROWS == 0 ? (int)(rows / CPU_PHI4_PIECE_ROWS) : 1;
+    c->pieces = rows >= 2 * CPU_PHI4_PIECE_ROWS ? (int)(rows / CPU_PHI4_PIECE_ROWS) : 1;
     /* no counts (no memory): each member runs its share of whole chunks */
     const size_t bytes = (size_t)sub_grid_chunks(g, c) * sizeof *c->counts;
     c->counts = aligned_alloc(_Alignof(struct cpu_phi4_piece_counts), bytes);
@@ -207,52 +209,30 @@ static void run_ticket(const struct latmc_sim *sim, const struct phi4_geom *g,
     atomic_fetch_add_explicit(&c->counts[k].done, 1, memory_order_release);
 }
 
-#ifndef CPU_PHI4_STEAL_LEAST
-#define CPU_PHI4_STEAL_LEAST 1
-#endif
-
 /*
- * One open piece of the sub-grid's chunks [first, first + count) (mod nk), run: `least`
- * 0, the first found in order; 1, one of the chunk with the fewest pieces done (the
- * furthest behind: the sub-grid ends when it does). Returns 1 if one ran, 0 if none was
- * open but some chunk is unfinished, -1 if all of them are finished.
+ * The first open piece of the sub-grid's chunks [first, first + count) (mod nk), in that
+ * order, run. Returns 1 if one ran, 0 if none was open but some chunk is unfinished, -1
+ * if all of them are finished. (A piece of the chunk with the fewest pieces done, the
+ * furthest behind, instead was no faster on the Xeon 16.)
  */
 static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
                        const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
                        bool single, void *phi, const struct latmc_phi4_tables *t,
                        uint64_t sweep, int sub, int64_t nk, int64_t first, int64_t count,
-                       int least, uint64_t *accepted)
+                       uint64_t *accepted)
 {
     const int pieces = c->pieces;
     const long long total = (long long)t->nloc * g->colouring.ncolours * pieces;
     int unfinished = 0;
-    int64_t behind = -1;
-    long long behind_done = total;
     for (int64_t i = 0; i < count; i++) {
         const int64_t k = (first + i) % nk;
         struct cpu_phi4_piece_counts *kc = &c->counts[k];
-        const long long done = atomic_load_explicit(&kc->done, memory_order_acquire);
-        if (done == total)
+        if (atomic_load_explicit(&kc->done, memory_order_acquire) == total)
             continue;
         unfinished = 1;
-        if (least) {
-            const long long next = atomic_load_explicit(&kc->next, memory_order_relaxed);
-            if (next < total && done >= next - next % pieces && done < behind_done) {
-                behind = k;
-                behind_done = done;
-            }
-            continue;
-        }
         const long long ticket = claim(kc, total, pieces);
         if (ticket >= 0) {
             run_ticket(sim, g, c, dsp, single, phi, t, sweep, sub, k, ticket, accepted);
-            return 1;
-        }
-    }
-    if (behind >= 0) {
-        const long long ticket = claim(&c->counts[behind], total, pieces);
-        if (ticket >= 0) {
-            run_ticket(sim, g, c, dsp, single, phi, t, sweep, sub, behind, ticket, accepted);
             return 1;
         }
     }
@@ -304,8 +284,7 @@ uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom
     for (int own = 1; own >= 0; own--) {
         int r;
         while ((r = run_a_piece(sim, g, c, dsp, single, phi, t, sweep, sub, nk,
-                                own ? k0 : k1, own ? k1 - k0 : nk,
-                                own ? 0 : CPU_PHI4_STEAL_LEAST, &accepted)) >= 0) {
+                                own ? k0 : k1, own ? k1 - k0 : nk, &accepted)) >= 0) {
             if (r)
                 spins = 0;
             else

@@ -60,8 +60,8 @@ static inline int64_t cpu_phi4_chunk_segment(const struct phi4_geom *g,
 
 /*
  * Sub-grid `sub` of sweep `sweep` (nloc passes of the colours in each chunk), field type
- * by `single`, run by every member of `team`; returns when all of the sub-grid is done,
- * with the accepted hits of the pieces this member ran.
+ * by `single`, run by every member of `team`; returns when the sub-grid is done (without
+ * counts: when the member's share is), with the accepted hits of the pieces it ran.
  */
 uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom *g,
                              const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
