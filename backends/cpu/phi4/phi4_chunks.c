@@ -239,9 +239,9 @@ static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
     return unfinished ? 0 : -1;
 }
 
-/* A member with nothing open waits: a short pause (the piece it waits for ends within
- * ~25 us), and the core to another thread after `spins` rounds in a row (more members
- * than free cores: the piece's holder may be the one waiting for the core). */
+/* A member with nothing open waits: a short pause (the piece it waits for is tens of
+ * microseconds long), and the core to another thread after 64 such rounds in a row (more
+ * members than free cores: the piece's holder may be the one waiting for the core). */
 static void wait_a_little(int *spins)
 {
 #if defined(__x86_64__) || defined(__i386__)
