@@ -5,9 +5,9 @@
  * created (unset or "none": the site order, the CPU's default chain, unchanged).
  *
  * A sweep is 2^ndim steps of the backend's own chain (ops.own_schedule), step p the
- * sub-grid p; inside a chunk nloc passes of the colours, each colour step one call of the
- * dsp's segments_f/_d on the chunk's rows, so that the chunk stays in L1/L2 across its
- * passes. The chunks of one sub-grid do not interact, and the sites of one colour step of
+ * sub-grid p; inside a chunk nloc passes of the colours, each colour step calls of the
+ * dsp's segments_f/_d on the chunk's rows (one call alone, one per piece in a team), so
+ * that the chunk stays in L1/L2 across its passes. The chunks of one sub-grid do not interact, and the sites of one colour step of
  * a chunk do not interact either: the members of the thread team take consecutive shares
  * of the chunks, run their colour steps in pieces of rows, and a member done with its
  * share takes pieces of the others' open colour steps (phi4_chunks.c), so the field does
