@@ -10,7 +10,8 @@
  *   acceptance counts exactly (accepted as counted here, attempted = N nloc nhit per
  *   sweep), for 1, 2 and 3 threads and every SIMD level (LATMC_CPU_MASK), float and
  *   double, 2D with 8 and 5 colours, 3D, explicit shapes and "cuda" (CUDA's default), on
- *   lattices large enough that the thread team really splits the sub-grids.
+ *   lattices large enough that the thread team really splits the sub-grids and, for
+ *   chunks of 128 rows or more, their colour steps into pieces of rows.
  * - default_is_site_order: unset, "" and "none" run the site order (the CPU's chain, the
  *   same field as without the variable), and a chunk shape gives another field.
  * - recut_runs_site_order: a cut into boxes (latmc_sim_set_parts) runs the site order while
@@ -171,6 +172,9 @@ static void chunks_match_definition(void **state)
          * sites: the team splits every sub-grid's 64 chunks */
         { { 3, { 128, 32, 16 }, F, 0.25, 0.0, 0.5, 0.5, 2, 2 }, "64x4x4", { 64, 4, 4 } },
         { { 3, { 128, 32, 16 }, D, -1.0, 2.0, INFINITY, 1.2, 1, 2 }, "32x8x2", { 32, 8, 2 } },
+        /* 3D, 200 rows a chunk: a team cuts each colour step into pieces of 66, 67 and 67
+         * rows, so that a piece may start or end inside a paired AVX-512 group (s = 8) */
+        { { 3, { 128, 40, 40 }, F, -0.2, 1.0, 2.0, 0.8, 2, 2 }, "64x20x10", { 64, 20, 10 } },
         /* 2D, 65536 sites, whole AVX2 groups, chunks taller than one batch of rows */
         { { 2, { 256, 256, 0 }, F, -0.3, 1.0, 1.5, 1.0, 1, 2 }, "64x64", { 64, 64, 1 } },
         { { 2, { 256, 1024, 0 }, D, 0.4, 0.5, INFINITY, 1.0, 1, 1 }, "128x512", { 128, 512, 1 } },

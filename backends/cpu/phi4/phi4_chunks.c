@@ -5,7 +5,18 @@
  * The shape rules are lib/phi4_chunk_shape.h's, the CUDA backend's too, so that a shape
  * the one takes the other takes and runs the same chain; "cuda" is that rule's default
  * shape (CUDA's), the site order where none fits.
+ *
+ * Why pieces (measured on the 16-core KVM guest of doc/PERFORMANCE.md, "Xeon 16"): with
+ * each member's share of whole chunks and a barrier after each sub-grid, every sub-grid
+ * waited for its slowest member, and in that guest some cores run far slower than others
+ * for a while (other work on the host's cores: at 16 threads the members' busy times
+ * differed by up to 1.75x, the slowest set the time, 1.36x the mean). A member done with
+ * its share now takes open pieces of rows of the others' colour steps, so a sub-grid ends
+ * about when its work is done, not when its slowest member's share is. Which member runs
+ * a piece changes no draw and no value.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +29,35 @@
 #include "phi4_dsp.h"
 #include "step.h"
 
+/*
+ * Rows of a chunk per piece of a colour step, at least: a colour step of R rows is cut
+ * into max(1, R / CPU_PHI4_PIECE_ROWS) pieces of consecutive rows. At 64 x 16 x 16 float
+ * a piece is 16 blocks of 8 AVX-512 groups (~50 us of hits at nhit 8), 4 per colour step.
+ * Xeon 16, 16 threads (doc/PERFORMANCE.md): pieces of 64 and 128 rows alike, 32 rows
+ * slower (a piece's setup and claim, and more pieces run away from their chunk's cache),
+ * 256 (whole colour steps: no two members on one step) no faster than main.
+ */
+#ifndef CPU_PHI4_PIECE_ROWS
+#define CPU_PHI4_PIECE_ROWS 64
+#endif
+
+/*
+ * The pieces of one chunk in the current sub-grid, counted over its nloc x ncolours
+ * colour steps of c->pieces pieces each: ticket t is piece t mod pieces of colour step
+ * t / pieces. `next` the first ticket not yet claimed, `done` how many have finished;
+ * step s is open once done >= s pieces (its previous step complete). One cache line per
+ * chunk: members claiming pieces of different chunks do not share lines.
+ */
+struct cpu_phi4_piece_counts {
+    _Alignas(64) atomic_llong next;
+    atomic_llong done;
+};
+
+static int64_t sub_grid_chunks(const struct phi4_geom *g, const struct cpu_phi4_chunks *c)
+{
+    return (c->n[0] / 2) * (c->n[1] / 2) * (g->lat.ndim == 3 ? c->n[2] / 2 : 1);
+}
+
 static void finish(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
 {
     const int64_t ext[3] = { g->lat.lx, g->lat.ly, g->lat.ndim == 3 ? g->lat.lz : 1 };
@@ -26,6 +66,17 @@ static void finish(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
     for (int mu = 0; mu < 3; mu++)
         c->n[mu] = ext[mu] / c->b[mu];
     c->on = true;
+    const int64_t rows = (int64_t)c->b[1] * c->b[2];
+    c->pieces = rows >= 2 * CPU_PHI4_PIECE_ROWS ? (int)(rows / CPU_PHI4_PIECE_ROWS) : 1;
+    /* no counts (no memory): each member runs its share of whole chunks */
+    const size_t bytes = (size_t)sub_grid_chunks(g, c) * sizeof *c->counts;
+    c->counts = aligned_alloc(_Alignof(struct cpu_phi4_piece_counts), bytes);
+}
+
+void cpu_phi4_chunks_free(struct cpu_phi4_chunks *c)
+{
+    free(c->counts);
+    c->counts = NULL;
 }
 
 static void cuda_default(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
@@ -68,41 +119,139 @@ int cpu_phi4_chunks_plan(const struct phi4_geom *g, int n_parts, struct cpu_phi4
 enum { SEGMENT_BATCH = 256 };
 
 /*
- * Chunk (cx, cy, cz): nloc passes of the colours, each colour on the chunk's rows in
- * batches of SEGMENT_BATCH segments. Row (y, z) holds the numbers [row n + cx s, row n +
- * (cx + 1) s) of every colour (n = L_x / ncolours, s = b_x / ncolours: phi4_colour_site),
- * so the segments are the same for all colours.
+ * Rows [r_begin, r_end) of chunk `at` in colour step (pass, colour), in batches of
+ * SEGMENT_BATCH segments. Row (y, z) holds the numbers [row n + cx s, row n + (cx + 1) s)
+ * of every colour (n = L_x / ncolours, s = b_x / ncolours: phi4_colour_site), so the
+ * segments are the same for all colours.
  */
+static uint64_t run_rows(const struct latmc_sim *sim, const struct phi4_geom *g,
+                         const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
+                         bool single, void *phi, const struct latmc_phi4_tables *t,
+                         uint64_t sweep, const int64_t at[3], uint32_t pass, int colour,
+                         int64_t r_begin, int64_t r_end)
+{
+    const int nc = g->colouring.ncolours;
+    const int64_t n = g->lat.lx / nc, s = cpu_phi4_chunk_segment(g, c);
+    const struct latmc_rng_name name = sim->model->step_of(sim, sweep, (int)pass * nc + colour).rng;
+    uint64_t accepted = 0;
+    for (int64_t r0 = r_begin; r0 < r_end; r0 += SEGMENT_BATCH) {
+        struct phi4_range segs[SEGMENT_BATCH];
+        const int nr = r_end - r0 < SEGMENT_BATCH ? (int)(r_end - r0) : SEGMENT_BATCH;
+        for (int i = 0; i < nr; i++) {
+            const int64_t y = at[1] * c->b[1] + (r0 + i) % c->b[1];
+            const int64_t z = at[2] * c->b[2] + (r0 + i) / c->b[1];
+            segs[i].j0 = (y + g->lat.ly * z) * n + at[0] * s;
+            segs[i].j1 = segs[i].j0 + s;
+        }
+        accepted += single ? dsp->segments_f(g, phi, t, sim->desc.seed, name, colour, segs, nr)
+                           : dsp->segments_d(g, phi, t, sim->desc.seed, name, colour, segs, nr);
+    }
+    return accepted;
+}
+
+/* Chunk `at` whole: nloc passes of the colours, passes outermost (every pass of the chunk
+ * sees its previous pass complete). */
 static uint64_t run_chunk(const struct latmc_sim *sim, const struct phi4_geom *g,
                           const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
                           bool single, void *phi, const struct latmc_phi4_tables *t,
                           uint64_t sweep, const int64_t at[3])
 {
-    const int nc = g->colouring.ncolours;
-    const int64_t n = g->lat.lx / nc, s = cpu_phi4_chunk_segment(g, c);
     const int64_t rows = (int64_t)c->b[1] * c->b[2];
     uint64_t accepted = 0;
-    /* passes outermost: every pass of the chunk sees its previous pass complete */
     for (uint32_t pass = 0; pass < t->nloc; pass++)
-        for (int colour = 0; colour < nc; colour++) {
-            const struct latmc_rng_name name =
-                sim->model->step_of(sim, sweep, (int)pass * nc + colour).rng;
-            for (int64_t r0 = 0; r0 < rows; r0 += SEGMENT_BATCH) {
-                struct phi4_range segs[SEGMENT_BATCH];
-                const int nr = rows - r0 < SEGMENT_BATCH ? (int)(rows - r0) : SEGMENT_BATCH;
-                for (int i = 0; i < nr; i++) {
-                    const int64_t y = at[1] * c->b[1] + (r0 + i) % c->b[1];
-                    const int64_t z = at[2] * c->b[2] + (r0 + i) / c->b[1];
-                    segs[i].j0 = (y + g->lat.ly * z) * n + at[0] * s;
-                    segs[i].j1 = segs[i].j0 + s;
-                }
-                accepted += single ? dsp->segments_f(g, phi, t, sim->desc.seed, name, colour,
-                                                     segs, nr)
-                                   : dsp->segments_d(g, phi, t, sim->desc.seed, name, colour,
-                                                     segs, nr);
-            }
-        }
+        for (int colour = 0; colour < g->colouring.ncolours; colour++)
+            accepted += run_rows(sim, g, c, dsp, single, phi, t, sweep, at, pass, colour, 0,
+                                 rows);
     return accepted;
+}
+
+/* Chunk k of sub-grid `sub`: its chunk coordinates. */
+static void chunk_at(const struct phi4_geom *g, const struct cpu_phi4_chunks *c, int sub,
+                     int64_t k, int64_t at[3])
+{
+    /* (c_mu mod 2) = bit mu of sub, half of the chunks per axis */
+    const int64_t h0 = c->n[0] / 2, h1 = c->n[1] / 2;
+    at[0] = 2 * (k % h0) + (sub & 1);
+    at[1] = 2 * (k / h0 % h1) + (sub >> 1 & 1);
+    at[2] = g->lat.ndim == 3 ? 2 * (k / (h0 * h1)) + (sub >> 2 & 1) : 0;
+}
+
+/* A ticket of `k` whose colour step is open, or -1. The acquire load of `done` orders
+ * the piece after every piece of the steps before it (their release increments). */
+static long long claim(struct cpu_phi4_piece_counts *k, long long total, int pieces)
+{
+    long long t = atomic_load_explicit(&k->next, memory_order_relaxed);
+    while (t < total) {
+        if (atomic_load_explicit(&k->done, memory_order_acquire) < t - t % pieces)
+            return -1; /* its step waits for the previous one */
+        if (atomic_compare_exchange_weak_explicit(&k->next, &t, t + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return t;
+    }
+    return -1;
+}
+
+/* The piece of ticket `ticket` of chunk k, then its count. */
+static void run_ticket(const struct latmc_sim *sim, const struct phi4_geom *g,
+                       const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
+                       bool single, void *phi, const struct latmc_phi4_tables *t,
+                       uint64_t sweep, int sub, int64_t k, long long ticket,
+                       uint64_t *accepted)
+{
+    const int nc = g->colouring.ncolours, pieces = c->pieces;
+    const int64_t rows = (int64_t)c->b[1] * c->b[2];
+    const long long step = ticket / pieces;
+    const int piece = (int)(ticket % pieces);
+    int64_t at[3];
+    chunk_at(g, c, sub, k, at);
+    *accepted += run_rows(sim, g, c, dsp, single, phi, t, sweep, at, (uint32_t)(step / nc),
+                          (int)(step % nc), rows * piece / pieces, rows * (piece + 1) / pieces);
+    atomic_fetch_add_explicit(&c->counts[k].done, 1, memory_order_release);
+}
+
+/*
+ * The first open piece of the sub-grid's chunks [first, first + count) (mod nk), in that
+ * order, run. Returns 1 if one ran, 0 if none was open but some chunk is unfinished, -1
+ * if all of them are finished. (A piece of the chunk with the fewest pieces done, the
+ * furthest behind, instead was no faster on the Xeon 16.)
+ */
+static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
+                       const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
+                       bool single, void *phi, const struct latmc_phi4_tables *t,
+                       uint64_t sweep, int sub, int64_t nk, int64_t first, int64_t count,
+                       uint64_t *accepted)
+{
+    const int pieces = c->pieces;
+    const long long total = (long long)t->nloc * g->colouring.ncolours * pieces;
+    int unfinished = 0;
+    for (int64_t i = 0; i < count; i++) {
+        const int64_t k = (first + i) % nk;
+        struct cpu_phi4_piece_counts *kc = &c->counts[k];
+        if (atomic_load_explicit(&kc->done, memory_order_acquire) == total)
+            continue;
+        unfinished = 1;
+        const long long ticket = claim(kc, total, pieces);
+        if (ticket >= 0) {
+            run_ticket(sim, g, c, dsp, single, phi, t, sweep, sub, k, ticket, accepted);
+            return 1;
+        }
+    }
+    return unfinished ? 0 : -1;
+}
+
+/* A member with nothing open waits: a short pause (the piece it waits for is tens of
+ * microseconds long), and the core to another thread after 64 such rounds in a row (more
+ * members than free cores: the piece's holder may be the one waiting for the core). */
+static void wait_a_little(int *spins)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    for (int i = 0; i < 16; i++)
+        __builtin_ia32_pause();
+#endif
+    if (++*spins >= 64) {
+        *spins = 0;
+        sched_yield();
+    }
 }
 
 uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom *g,
@@ -110,16 +259,37 @@ uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom
                              bool single, void *phi, const struct latmc_phi4_tables *t,
                              uint64_t sweep, int sub, const struct cpu_team *team)
 {
-    /* the chunks of sub-grid `sub`: (c_mu mod 2) = bit mu of sub, half of them per axis */
-    const int64_t h[3] = { c->n[0] / 2, c->n[1] / 2, g->lat.ndim == 3 ? c->n[2] / 2 : 1 };
-    const int par[3] = { sub & 1, sub >> 1 & 1, g->lat.ndim == 3 ? sub >> 2 & 1 : 0 };
+    const int64_t nk = sub_grid_chunks(g, c);
     int64_t k0, k1;
-    cpu_team_share(team, h[0] * h[1] * h[2], &k0, &k1);
+    cpu_team_share(team, nk, &k0, &k1);
     uint64_t accepted = 0;
+    if (team->size == 1 || !c->counts) {
+        for (int64_t k = k0; k < k1; k++) {
+            int64_t at[3];
+            chunk_at(g, c, sub, k, at);
+            accepted += run_chunk(sim, g, c, dsp, single, phi, t, sweep, at);
+        }
+        return accepted;
+    }
+    /* the counts are the team's for this sub-grid: zero before anyone claims */
     for (int64_t k = k0; k < k1; k++) {
-        const int64_t at[3] = { 2 * (k % h[0]) + par[0], 2 * (k / h[0] % h[1]) + par[1],
-                                g->lat.ndim == 3 ? 2 * (k / (h[0] * h[1])) + par[2] : 0 };
-        accepted += run_chunk(sim, g, c, dsp, single, phi, t, sweep, at);
+        atomic_store_explicit(&c->counts[k].next, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->counts[k].done, 0, memory_order_relaxed);
+    }
+    cpu_team_barrier(team);
+    /* the member's own chunks in order while any is unfinished (waiting for a piece that
+     * another member took of its open step, rather than taking others' pieces: its own
+     * chunk is in its caches); then anyone's open pieces, from the next member's on */
+    int spins = 0;
+    for (int own = 1; own >= 0; own--) {
+        int r;
+        while ((r = run_a_piece(sim, g, c, dsp, single, phi, t, sweep, sub, nk,
+                                own ? k0 : k1, own ? k1 - k0 : nk, &accepted)) >= 0) {
+            if (r)
+                spins = 0;
+            else
+                wait_a_little(&spins);
+        }
     }
     return accepted;
 }

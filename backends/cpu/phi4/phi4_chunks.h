@@ -5,11 +5,13 @@
  * created (unset or "none": the site order, the CPU's default chain, unchanged).
  *
  * A sweep is 2^ndim steps of the backend's own chain (ops.own_schedule), step p the
- * sub-grid p; inside a chunk nloc passes of the colours, each colour step one call of the
- * dsp's segments_f/_d on the chunk's rows, so that the chunk stays in L1/L2 across its
- * passes. The chunks of one sub-grid do not interact: the members of the thread team take
- * consecutive shares of them, each chunk whole, and the field does not depend on the thread
- * count.
+ * sub-grid p; inside a chunk nloc passes of the colours, each colour step calls of the
+ * dsp's segments_f/_d on the chunk's rows (one call alone, one per piece in a team), so
+ * that the chunk stays in L1/L2 across its passes. The chunks of one sub-grid do not interact, and the sites of one colour step of
+ * a chunk do not interact either: the members of the thread team take consecutive shares
+ * of the chunks, run their colour steps in pieces of rows, and a member done with its
+ * share takes pieces of the others' open colour steps (phi4_chunks.c), so the field does
+ * not depend on the thread count or on who ran which piece.
  */
 #ifndef LATMC_CPU_PHI4_CHUNKS_H
 #define LATMC_CPU_PHI4_CHUNKS_H
@@ -26,10 +28,16 @@ struct latmc_sim;
 
 #define CPU_PHI4_CHUNK_ENV "LATMC_CPU_PHI4_CHUNK"
 
+struct cpu_phi4_piece_counts;
+
 struct cpu_phi4_chunks {
     bool on;            /* the chunk schedule, else the site order */
     int b[3];           /* chunk extents (b[2] = 1 in 2D) */
     int64_t n[3];       /* chunks per axis (n[2] = 1 in 2D) */
+    int pieces;         /* pieces of rows per colour step of a chunk */
+    /* one per chunk of a sub-grid, for a team of several members (phi4_chunks.c); NULL
+     * (allocation failed): each member runs its share of whole chunks alone */
+    struct cpu_phi4_piece_counts *counts;
 };
 
 /*
@@ -38,8 +46,10 @@ struct cpu_phi4_chunks {
  * extents (or the site order where CUDA runs it); ndim extents joined by 'x' ("64x16x16"):
  * that shape. LATMC_EINVAL naming the variable and the rule for anything else, or where
  * the sim is cut into boxes or parts (n_parts > 1: the chunks need the whole lattice).
+ * cpu_phi4_chunks_free releases what a plan holds.
  */
 int cpu_phi4_chunks_plan(const struct phi4_geom *g, int n_parts, struct cpu_phi4_chunks *c);
+void cpu_phi4_chunks_free(struct cpu_phi4_chunks *c);
 
 /* Numbers per row of one colour in one chunk: b_x / ncolours. */
 static inline int64_t cpu_phi4_chunk_segment(const struct phi4_geom *g,
@@ -49,9 +59,9 @@ static inline int64_t cpu_phi4_chunk_segment(const struct phi4_geom *g,
 }
 
 /*
- * Sub-grid `sub` of sweep `sweep`: team member `team`'s share of its chunks, each chunk
- * whole (nloc passes of the colours), field type by `single`. Returns the accepted hits
- * of the share.
+ * Sub-grid `sub` of sweep `sweep` (nloc passes of the colours in each chunk), field type
+ * by `single`, run by every member of `team`; returns when the sub-grid is done (without
+ * counts: when the member's share is), with the accepted hits of the pieces it ran.
  */
 uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom *g,
                              const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,

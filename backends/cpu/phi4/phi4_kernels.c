@@ -66,6 +66,7 @@ static void phi4_destroy(struct cpu_state *st)
         free(p->natural);
         free(p->partials);
         free(p->planes);
+        cpu_phi4_chunks_free(&p->chunks);
         free(p);
     }
     st->model_state = NULL;
