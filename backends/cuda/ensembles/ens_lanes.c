@@ -17,8 +17,10 @@ struct cuda_ens_lanes {
     int groups, ndim;
     int64_t nsites;
     bool coupled;
-    int in_shared;                       /* the words fit a block's shared memory */
+    int in_shared;                       /* the words fit a block's shared memory (2: and
+                                            the sites' table, cuda_ens_lanes_sweeps) */
     uint32_t *spin, *bond;               /* groups x N, groups x ndim N (or NULL) */
+    uint32_t *table;                     /* the sites' table (4 N words) where in_shared 2 */
     struct latmc_ising_tables *tables;   /* groups x 32 */
     struct latmc_ising_tables *sent;     /* host: the tables last copied into `tables` */
     bool sent_valid;
@@ -36,6 +38,7 @@ void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
         return;
     cudaFree(l->spin);
     cudaFree(l->bond);
+    cudaFree(l->table);
     cudaFree(l->tables);
     cudaFree(l->changed);
     cudaFree(l->sums);
@@ -53,6 +56,23 @@ static struct latmc_lattice lattice_of(const struct latmc_ens_lanes_job *job)
     g.lz = job->extent[2];
     g.nsites = g.lx * g.ly * g.lz;
     return g;
+}
+
+/* The sites' table (ens_lanes.h) onto the device; where the host cannot make it, none (the
+ * kernel computes the sites: the same words). */
+static int table_load(struct cuda_ens_lanes *l, const struct latmc_lattice *g)
+{
+    const size_t bytes = (size_t)g->nsites * 4 * sizeof(uint32_t);
+    uint32_t *t = malloc(bytes);
+    int st = LATMC_OK;
+    if (t && cuda_ens_lanes_table_make(g, t) == 0) {
+        st = cuda_check(cudaMalloc((void **)&l->table, bytes), "the member lanes' sites");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpy(l->table, t, bytes, cudaMemcpyHostToDevice),
+                            "the member lanes' sites");
+    }
+    free(t);
+    return st;
 }
 
 /* The state for the job's shape (a new one where the shape changed). */
@@ -98,8 +118,12 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     /* the kernel's static shared memory (the classes, the counters, the tail queue) beside
      * the words */
     const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024 +
-                         CUDA_ENS_LANES_QUEUE * 8 + 8;
-    l->in_shared = cuda_ens_lanes_shared_bytes(&g, coupled) + fixed <= (size_t)optin;
+                         CUDA_ENS_LANES_QUEUE * 16 + 8;
+    const size_t table = cuda_ens_lanes_shared_bytes(&g, coupled, 1);
+    l->in_shared = cuda_ens_lanes_shared_bytes(&g, coupled, 0) + fixed > (size_t)optin ? 0
+                 : table && table + fixed <= (size_t)optin ? 2 : 1;
+    if (st == LATMC_OK && l->in_shared == 2)
+        st = table_load(l, &g);
     if (st < 0) {
         cuda_ens_lanes_free(l);
         cs->ens_lanes = NULL;
@@ -200,7 +224,7 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
                                                                        : LANES_MAX_SWEEPS;
             st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
                                                   job->seed, job->sweep0 + done, k, l->spin,
-                                                  l->bond, l->tables, l->changed,
+                                                  l->bond, l->tables, l->changed, l->table,
                                                   l->in_shared, kernel_mode(job)),
                             "the member lanes' sweeps");
             if (st == LATMC_OK)

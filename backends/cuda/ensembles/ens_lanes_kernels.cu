@@ -18,6 +18,8 @@
  * steps with the dimension, the couplings and the kind of classes compiled in, one kernel
  * each (their registers allocated alone: one kernel holding every form spilled).
  */
+#include <stdlib.h>
+
 #include "cuda_launch.cuh"
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h"
@@ -29,6 +31,8 @@
 #else
 #define LANES_FN __device__ __forceinline__
 #endif
+/* The site arithmetic: on the host too (the sites' table, cuda_ens_lanes_table_make). */
+#define LANES_HD __host__ __device__ __forceinline__
 
 #define LANES_THREADS 1024
 #define LANES_FULL 0xffffffffu
@@ -225,7 +229,7 @@ struct lanes_div {
 /* l = ceil(log2 d), m = ceil(2^(31 + l) / d) (< 2^32; d = 2^l gives 2^31): n m / 2^(31 + l)
  * exceeds n / d by less than n 2^l / (d 2^(31 + l)) < 1 / d, which never reaches the next
  * integer, so its floor is floor(n / d). */
-LANES_FN lanes_div lanes_div_of(uint32_t d)
+LANES_HD lanes_div lanes_div_of(uint32_t d)
 {
     lanes_div v;
     v.l = 0;
@@ -235,7 +239,7 @@ LANES_FN lanes_div lanes_div_of(uint32_t d)
     return v;
 }
 
-LANES_FN uint32_t lanes_divide(uint32_t n, const lanes_div &v)
+LANES_HD uint32_t lanes_divide(uint32_t n, const lanes_div &v)
 {
     return (uint32_t)(((uint64_t)(n << 1) * v.m) >> 32) >> v.l;
 }
@@ -245,7 +249,7 @@ struct lanes_geom32 {
     lanes_div by_hx, by_ly;
 };
 
-LANES_FN lanes_geom32 lanes_geom_of(uint32_t lx, uint32_t ly, uint32_t lz)
+LANES_HD lanes_geom32 lanes_geom_of(uint32_t lx, uint32_t ly, uint32_t lz)
 {
     lanes_geom32 g;
     g.lx = lx;
@@ -259,7 +263,7 @@ LANES_FN lanes_geom32 lanes_geom_of(uint32_t lx, uint32_t ly, uint32_t lz)
 }
 
 template <int ND>
-LANES_FN uint32_t lanes_site_of(const lanes_geom32 &g, int col, uint32_t j, uint32_t nb[6])
+LANES_HD uint32_t lanes_site_of(const lanes_geom32 &g, int col, uint32_t j, uint32_t nb[6])
 {
     const uint32_t row = lanes_divide(j, g.by_hx);
     const uint32_t z = ND == 3 ? lanes_divide(row, g.by_ly) : 0u;
@@ -286,16 +290,25 @@ LANES_FN uint32_t lanes_maj(uint32_t a, uint32_t b, uint32_t c)
     return (a & b) | (c & (a | b));
 }
 
+/* The word at byte offset `off` of p: the sites' table (lanes_table) holds byte offsets, which
+ * a shared load takes as they are. */
+LANES_FN uint32_t lanes_at(const uint32_t *p, uint32_t off)
+{
+    return *(const uint32_t *)((const char *)p + off);
+}
+
+/* i4, nb4: the site's and its neighbours' byte offsets (4 i, 4 nb[d]). */
 template <int ND, bool COUPLED>
-LANES_FN void lanes_count(const uint32_t *sp, const uint32_t *bd, uint32_t i, const uint32_t nb[6],
-                          uint32_t own, uint32_t *c0, uint32_t *c1, uint32_t *c2)
+LANES_FN void lanes_count_at(const uint32_t *sp, const uint32_t *bd, uint32_t i4,
+                             const uint32_t nb4[6], uint32_t own, uint32_t *c0, uint32_t *c1,
+                             uint32_t *c2)
 {
     uint32_t x[6];
 #pragma unroll
     for (int d = 0; d < 2 * ND; d++) {
-        x[d] = sp[nb[d]] ^ own;
+        x[d] = lanes_at(sp, nb4[d]) ^ own;
         if (COUPLED)
-            x[d] ^= bd[(d & 1) ? ND * nb[d] + d / 2 : ND * i + d / 2];
+            x[d] ^= lanes_at(bd, ND * ((d & 1) ? nb4[d] : i4) + 4u * (uint32_t)(d / 2));
     }
     const uint32_t s1 = x[0] ^ x[1] ^ x[2], k1 = lanes_maj(x[0], x[1], x[2]);
     if (ND == 3) {
@@ -310,6 +323,17 @@ LANES_FN void lanes_count(const uint32_t *sp, const uint32_t *bd, uint32_t i, co
         *c1 = k1 ^ t;
         *c2 = k1 & t;
     }
+}
+
+template <int ND, bool COUPLED>
+LANES_FN void lanes_count(const uint32_t *sp, const uint32_t *bd, uint32_t i, const uint32_t nb[6],
+                          uint32_t own, uint32_t *c0, uint32_t *c1, uint32_t *c2)
+{
+    uint32_t nb4[6];
+#pragma unroll
+    for (int d = 0; d < 2 * ND; d++)
+        nb4[d] = 4u * nb[d];
+    lanes_count_at<ND, COUPLED>(sp, bd, 4u * i, nb4, own, c0, c1, c2);
 }
 
 /* The lanes whose count is `cnt` (compile-time), of the active ones. */
@@ -432,14 +456,15 @@ LANES_FN uint32_t lanes_sel(const uint32_t o[ND], const lanes_regs<ND> &r, int b
 }
 
 /* The site's open lanes of each key u < ND (o[u]) and the lanes that accept without a
- * plane; the count of unsatisfied bonds as in lanes_site_fast with MODE 1. */
+ * plane; the count of unsatisfied bonds as in lanes_site_fast with MODE 1. i4, nb4: byte
+ * offsets (lanes_count_at). */
 template <int ND, bool COUPLED>
-LANES_FN uint32_t lanes_regs_classes(const uint32_t *sp, const uint32_t *bd, uint32_t i,
-                                     const uint32_t nb[6], uint32_t w, const lanes_regs<ND> &r,
+LANES_FN uint32_t lanes_regs_classes(const uint32_t *sp, const uint32_t *bd, uint32_t i4,
+                                     const uint32_t nb4[6], uint32_t w, const lanes_regs<ND> &r,
                                      uint32_t active, uint32_t o[ND])
 {
     uint32_t c0, c1, c2;
-    lanes_count<ND, COUPLED>(sp, bd, i, nb, w, &c0, &c1, &c2);
+    lanes_count_at<ND, COUPLED>(sp, bd, i4, nb4, w, &c0, &c1, &c2);
     /* u >= ND: 3D c2 | (c1 & c0), 2D c1 | c2 */
     uint32_t acc = (ND == 3 ? c2 | (c1 & c0) : c1 | c2) & active;
     o[0] = lanes_of_count<0>(c0, c1, c2);
@@ -454,30 +479,44 @@ LANES_FN uint32_t lanes_regs_classes(const uint32_t *sp, const uint32_t *bd, uin
     return acc;
 }
 
+/* Site j of colour col as byte offsets: *i4 its own, nb4[d] its neighbours' (lanes_site_of's
+ * order). */
+template <int ND>
+LANES_HD void lanes_site_bytes(const lanes_geom32 &g, int col, uint32_t j, uint32_t *i4,
+                               uint32_t nb4[6])
+{
+    uint32_t nb[6];
+    *i4 = 4u * lanes_site_of<ND>(g, col, j, nb);
+    for (int d = 0; d < 2 * ND; d++) /* unrolled as it is (the host compiles it too) */
+        nb4[d] = 4u * nb[d];
+}
+
 /*
- * The register form's head: blocks 0 and 1 (planes 0 .. 7) for every open lane, compared
- * from the bottom plane up (doc/models/ising-decisions.md: less = maj(t_b, ~W_b, less) is
- * "u's top 8 bits < t's", equal = the lanes whose top 8 bits agree); the lanes decided so
- * are written (the word's other lanes keep their bits), the equal ones returned in *und
- * for the tail (lanes_regs_tail), which continues from plane 8 as the comparison from the
- * top would: the same word. Returns the lanes that changed here.
+ * The register form's head at the site of byte offsets i4, nb4: blocks 0 and 1 (planes 0
+ * .. 7) for every open lane, compared from the bottom plane up (doc/models/
+ * ising-decisions.md: less = maj(t_b, ~W_b, less) is "u's top 8 bits < t's", equal = the
+ * lanes whose top 8 bits agree); the lanes decided so are written (the word's other lanes
+ * keep their bits), the equal ones of key u returned in und[u] for the tail
+ * (lanes_regs_tail_at), which continues from plane 8 as the comparison from the top
+ * would: the same word. Returns the lanes that changed here.
  */
 template <int ND, bool COUPLED>
-LANES_FN uint32_t lanes_regs_head(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
-                                  const lanes_regs<ND> &r, uint32_t active,
-                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
-                                  uint32_t block0, int col, uint32_t j, uint32_t *und)
+LANES_FN uint32_t lanes_regs_head_at(uint32_t *sp, const uint32_t *bd, uint32_t i4,
+                                     const uint32_t nb4[6], const lanes_regs<ND> &r,
+                                     uint32_t active, const struct cuda_philox_keys &keys,
+                                     const lanes_pass &pass, uint32_t block0, uint32_t und[ND])
 {
-    uint32_t nb[6], o[ND];
-    const uint32_t i = lanes_site_of<ND>(g, col, j, nb);
-    const uint32_t w = sp[i];
-    uint32_t acc = lanes_regs_classes<ND, COUPLED>(sp, bd, i, nb, w, r, active, o);
+    uint32_t o[ND];
+    const uint32_t w = lanes_at(sp, i4);
+    uint32_t acc = lanes_regs_classes<ND, COUPLED>(sp, bd, i4, nb4, w, r, active, o);
     uint32_t any = o[0] | o[1];
     if (ND == 3)
         any |= o[ND - 1];
-    *und = 0;
+#pragma unroll
+    for (int u = 0; u < ND; u++)
+        und[u] = 0;
     if (any) {
-        const lanes_word wd = lanes_word_draws(pass, block0 + i);
+        const lanes_word wd = lanes_word_draws(pass, block0 + (i4 >> 2));
         uint32_t lt = 0, eq = LANES_FULL;
 #pragma unroll
         for (int q = 1; q >= 0; q--) {
@@ -490,30 +529,28 @@ LANES_FN uint32_t lanes_regs_head(const lanes_geom32 &g, uint32_t *sp, const uin
             }
         }
         acc |= lt & any;
-        *und = eq & any;
+#pragma unroll
+        for (int u = 0; u < ND; u++)
+            und[u] = o[u] & eq;
     }
-    sp[i] = w ^ acc;
+    *(uint32_t *)((char *)sp + i4) = w ^ acc;
     return acc;
 }
 
-/* The tail of a word the head left undecided in lanes und: planes 8 .. from the classes,
- * compared from the top. Returns the lanes that changed (the word rewritten). */
-template <int ND, bool COUPLED>
-LANES_FN uint32_t lanes_regs_tail(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
-                                  const struct latmc_ens_lanes_classes *c,
-                                  const lanes_regs<ND> &r, uint32_t active,
-                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
-                                  uint32_t block0, int col, uint32_t j, uint32_t und)
+/* The tail of a word the head left undecided in lanes und[u] of key u: planes 8 .. from the
+ * classes, compared from the top. Returns the lanes that changed (the word rewritten). */
+template <int ND>
+LANES_FN uint32_t lanes_regs_tail_at(uint32_t *sp, const struct latmc_ens_lanes_classes *c,
+                                     const struct cuda_philox_keys &keys,
+                                     const lanes_pass &pass, uint32_t block0, uint32_t i4,
+                                     const uint32_t und[ND])
 {
-    uint32_t nb[6], o[ND];
-    const uint32_t i = lanes_site_of<ND>(g, col, j, nb);
-    const uint32_t w = sp[i]; /* the undecided lanes' bits as before the head */
-    (void)lanes_regs_classes<ND, COUPLED>(sp, bd, i, nb, w, r, active, o);
+    const uint32_t w = lanes_at(sp, i4); /* the undecided lanes' bits as before the head */
     struct latmc_bitslice st;
     st.accept = 0;
-    st.undecided = und;
+    st.undecided = und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u);
     st.planes = 8;
-    const lanes_word wd = lanes_word_draws(pass, block0 + i);
+    const lanes_word wd = lanes_word_draws(pass, block0 + (i4 >> 2));
     for (int q = 2; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
         const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
 #pragma unroll
@@ -521,12 +558,44 @@ LANES_FN uint32_t lanes_regs_tail(const lanes_geom32 &g, uint32_t *sp, const uin
             uint32_t tb = 0;
 #pragma unroll
             for (int u = 0; u < ND; u++)
-                tb |= o[u] & c->plane[u][4 * q + p];
-            latmc_bitslice_plane(&st, d.v[p], tb);
+                tb |= und[u] & c->plane[u][4 * q + p];
+            latmc_bitslice_plane(&st, d.v[p], tb); /* reads tb in undecided lanes only */
         }
     }
-    sp[i] = w ^ st.accept;
+    *(uint32_t *)((char *)sp + i4) = w ^ st.accept;
     return st.accept;
+}
+
+/* The head and the tail at site j of colour col (the host check's entries: the same
+ * functions with the site's offsets computed): *und the lanes left undecided. */
+template <int ND, bool COUPLED>
+LANES_FN uint32_t lanes_regs_head(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
+                                  const lanes_regs<ND> &r, uint32_t active,
+                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
+                                  uint32_t block0, int col, uint32_t j, uint32_t *und)
+{
+    uint32_t i4, nb4[6], q[ND];
+    lanes_site_bytes<ND>(g, col, j, &i4, nb4);
+    const uint32_t acc = lanes_regs_head_at<ND, COUPLED>(sp, bd, i4, nb4, r, active, keys, pass,
+                                                         block0, q);
+    *und = q[0] | q[1] | (ND == 3 ? q[ND - 1] : 0u);
+    return acc;
+}
+
+template <int ND, bool COUPLED>
+LANES_FN uint32_t lanes_regs_tail(const lanes_geom32 &g, uint32_t *sp, const uint32_t *bd,
+                                  const struct latmc_ens_lanes_classes *c,
+                                  const lanes_regs<ND> &r, uint32_t active,
+                                  const struct cuda_philox_keys &keys, const lanes_pass &pass,
+                                  uint32_t block0, int col, uint32_t j, uint32_t und)
+{
+    uint32_t i4, nb4[6], o[ND];
+    lanes_site_bytes<ND>(g, col, j, &i4, nb4);
+    (void)lanes_regs_classes<ND, COUPLED>(sp, bd, i4, nb4, lanes_at(sp, i4), r, active, o);
+#pragma unroll
+    for (int u = 0; u < ND; u++)
+        o[u] &= und;
+    return lanes_regs_tail_at<ND>(sp, c, keys, pass, block0, i4, o);
 }
 
 __device__ __forceinline__ uint32_t lanes_active(int n_members, int group)
@@ -606,12 +675,13 @@ ens_lanes_plain_kernel(struct latmc_lattice g, int n_members, int algorithm, uin
                        struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
                        uint32_t *spin, const uint32_t *bond,
                        const struct latmc_ising_tables *tables, unsigned long long *changed,
-                       int in_shared)
+                       const uint4 *table, int in_shared)
 {
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
     __shared__ unsigned long long block_changed[32];
     (void)keys;
+    (void)table;
     const lanes_start st = lanes_block_start(g, n_members, algorithm, spin, bond, tables,
                                              in_shared, lanes_words, &cls, block_changed, -1);
     const struct latmc_ens_lanes_group grp = { st.s, st.b, NULL, st.active };
@@ -634,38 +704,76 @@ ens_lanes_plain_kernel(struct latmc_lattice g, int n_members, int algorithm, uin
 }
 
 /*
+ * The sites' table (the register form, where it fits the block's shared memory beside the
+ * words): entry col N / 2 + e holds a site of colour col as 16-bit byte offsets, its own and
+ * its neighbours' (lanes_site_bytes), so that a site costs one 16-byte shared load and seven
+ * unpacking operations instead of the index arithmetic (about 50 instructions). Made on
+ * the host once (cuda_ens_lanes_table_make), copied into each block's shared memory at a
+ * launch. Byte offsets below 2^16: N <= 2^14. The sites of a colour in any order give the
+ * same words (no site reads one of its own colour, its draws are named by the site): the
+ * table orders them so that the 32 entries of a warp's round fall in 32 different banks of
+ * shared memory where the lattice allows (16^3: every load of the head without a conflict;
+ * in lattice order two sites of a warp share each bank).
+ */
+#define LANES_TABLE_MAX_SITES 16384
+
+/* The table's byte offset in the dynamic shared memory: after the words, at 16 bytes. */
+__host__ __device__ __forceinline__ size_t lanes_table_offset(const struct latmc_lattice *g,
+                                                              bool coupled)
+{
+    const size_t words = (size_t)g->nsites * (1u + (coupled ? (unsigned)g->ndim : 0u)) *
+                         sizeof(uint32_t);
+    return (words + 15u) & ~(size_t)15u;
+}
+
+template <int ND>
+LANES_FN void lanes_table_site(const uint4 e, uint32_t *i4, uint32_t nb4[6])
+{
+    *i4 = e.x & 0xffffu;
+    nb4[0] = e.x >> 16;
+    nb4[1] = e.y & 0xffffu;
+    nb4[2] = e.y >> 16;
+    nb4[3] = ND == 3 ? e.z & 0xffffu : e.z;
+    if (ND == 3) {
+        nb4[4] = e.z >> 16;
+        nb4[5] = e.w;
+    }
+}
+
+/*
  * The register form's colour pass with its tail queue: every thread runs the head of its
- * sites; a word left undecided after plane 7 (about 10 % at beta 2/3) goes with its lanes
- * to the block's queue (ring of LANES_QUEUE entries), which the block's threads then
- * finish one entry a thread, at the end of the colour and every LANES_QUEUE / blockDim
- * rounds of sites before the ring could overflow: a warp no longer runs to its slowest
- * lane, and the tail's blocks run on as many threads as there are tail words. qn: the
- * entries pushed this colour (qn[col], reset one colour ahead).
+ * sites; a word left undecided after plane 7 (about 10 % at beta 2/3) goes with its
+ * undecided lanes of each key to the block's queue (ring of LANES_QUEUE entries: the site's
+ * byte offset, then the lanes of key u = 0 .. ND - 1), which the block's threads then
+ * finish one entry a thread (no site arithmetic, no neighbours: the entry holds what the
+ * tail reads), at the end of the colour and every LANES_QUEUE / blockDim rounds of sites
+ * before the ring could overflow: a warp no longer runs to its slowest lane, and the
+ * tail's blocks run on as many threads as there are tail words. qn: the entries pushed
+ * this colour (qn[col], reset one colour ahead). tab: the sites' table (NULL: the sites
+ * computed, lanes_site_bytes).
  */
 #define LANES_QUEUE CUDA_ENS_LANES_QUEUE
 
-template <int ND, bool COUPLED>
-__device__ __forceinline__ void lanes_regs_drain(const lanes_geom32 &g32, uint32_t *s,
-                                                 const uint32_t *b,
+template <int ND>
+__device__ __forceinline__ void lanes_regs_drain(uint32_t *s,
                                                  const struct latmc_ens_lanes_classes *cls,
-                                                 const lanes_regs<ND> &r, uint32_t active,
                                                  const struct cuda_philox_keys &keys,
                                                  const lanes_pass &pass, uint32_t block0,
-                                                 int col, const uint2 *queue, uint32_t from,
+                                                 const uint4 *queue, uint32_t from,
                                                  uint32_t to, lanes_ctr *ctr,
                                                  unsigned long long *block_changed)
 {
     for (uint32_t e = from + threadIdx.x; e < to; e += blockDim.x) {
-        const uint2 q = queue[e % LANES_QUEUE];
-        const uint32_t ch = lanes_regs_tail<ND, COUPLED>(g32, s, b, cls, r, active, keys, pass,
-                                                         block0, col, q.x, q.y);
+        const uint4 q = queue[e % LANES_QUEUE];
+        const uint32_t und[3] = { q.y, q.z, q.w };
+        const uint32_t ch = lanes_regs_tail_at<ND>(s, cls, keys, pass, block0, q.x, und);
         lanes_ctr_add(ctr, ch, block_changed);
     }
 }
 
 template <int ND, bool COUPLED>
 __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint32_t *s,
-                                                  const uint32_t *b,
+                                                  const uint32_t *b, const uint4 *tab,
                                                   const struct latmc_ens_lanes_classes *cls,
                                                   uint32_t active,
                                                   const struct cuda_philox_keys &keys,
@@ -673,7 +781,7 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
                                                   uint32_t half, uint32_t block0, lanes_ctr *ctr,
                                                   unsigned long long *block_changed)
 {
-    __shared__ uint2 queue[LANES_QUEUE];
+    __shared__ uint4 queue[LANES_QUEUE];
     __shared__ uint32_t qn[2];
     if (threadIdx.x < 2)
         qn[threadIdx.x] = 0;
@@ -688,29 +796,37 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
             if (threadIdx.x == 0)
                 qn[col ^ 1] = 0; /* last read before the barrier ending the other colour */
             uint32_t done = 0;
-            for (uint32_t t = 0; t < rounds; t++) {
-                if (t > 0 && t % every == 0) {
+            /* drains at rounds every, 2 every, ... (a count, not a remainder a round) */
+            for (uint32_t t = 0, drain = every; t < rounds; t++) {
+                if (t == drain) {
+                    drain += every;
                     __syncthreads();
                     const uint32_t n = qn[col];
-                    lanes_regs_drain<ND, COUPLED>(g32, s, b, cls, r, active, keys, pass, block0,
-                                                  col, queue, done, n, ctr, block_changed);
+                    lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
+                                         block_changed);
                     done = n;
                     __syncthreads();
                 }
                 const uint32_t j = t * blockDim.x + threadIdx.x;
-                uint32_t und = 0;
                 if (j < half) {
-                    const uint32_t ch = lanes_regs_head<ND, COUPLED>(
-                        g32, s, b, r, active, keys, pass, block0, col, j, &und);
+                    uint32_t i4, nb4[6], und[ND];
+                    if (tab)
+                        lanes_table_site<ND>(tab[(col ? half : 0u) + j], &i4, nb4);
+                    else
+                        lanes_site_bytes<ND>(g32, col, j, &i4, nb4);
+                    const uint32_t ch = lanes_regs_head_at<ND, COUPLED>(
+                        s, b, i4, nb4, r, active, keys, pass, block0, und);
+                    if (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u))
+                        /* nvcc aggregates the warp's atomics into one */
+                        queue[atomicAdd(&qn[col], 1u) % LANES_QUEUE] =
+                            make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u);
                     lanes_ctr_add(ctr, ch, block_changed);
                 }
-                if (und) /* nvcc aggregates the warp's atomics into one */
-                    queue[atomicAdd(&qn[col], 1u) % LANES_QUEUE] = make_uint2(j, und);
             }
             __syncthreads();
             const uint32_t n = qn[col];
-            lanes_regs_drain<ND, COUPLED>(g32, s, b, cls, r, active, keys, pass, block0, col,
-                                          queue, done, n, ctr, block_changed);
+            lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
+                                 block_changed);
             __syncthreads();
         }
 }
@@ -726,12 +842,13 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
                       struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
                       uint32_t *spin, const uint32_t *bond,
                       const struct latmc_ising_tables *tables, unsigned long long *changed,
-                      int in_shared)
+                      const uint4 *table, int in_shared)
 {
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
     __shared__ unsigned long long block_changed[32];
-    (void)in_shared; /* always: the host launches this form only so */
+    /* the words always in shared memory (the host launches this form only so); in_shared 2:
+     * the sites' table (`table`, N entries) copied after them (MODE 3) */
     (void)seed;      /* its round keys are `keys` */
     const lanes_start st = lanes_block_start(g, n_members, algorithm, spin,
                                              COUPLED ? bond : NULL, tables, 1, lanes_words,
@@ -748,8 +865,15 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
     if (MODE == 3) {
         if (!lanes_regs_ok<ND>(&cls, st.active))
             __trap(); /* the host chose the form from the same tables: never */
-        lanes_regs_sweeps<ND, COUPLED>(g32, s, b, &cls, st.active, keys, sweep0, n_sweeps,
-                                       half, block0, &ctr, block_changed);
+        /* the sites' table after the words where the host found room for it */
+        uint4 *tab = NULL;
+        if (in_shared == 2) {
+            tab = (uint4 *)((char *)lanes_words + lanes_table_offset(&g, COUPLED));
+            for (uint32_t e = threadIdx.x; e < 2u * half; e += blockDim.x)
+                tab[e] = table[e];
+        }
+        lanes_regs_sweeps<ND, COUPLED>(g32, s, b, tab, &cls, st.active, keys, sweep0,
+                                       n_sweeps, half, block0, &ctr, block_changed);
     } else {
         for (uint64_t k = 0; k < n_sweeps; k++)
             for (int col = 0; col < 2; col++) {
@@ -772,15 +896,74 @@ static unsigned lanes_threads(int64_t items)
     return (unsigned)(t < 32 ? 32 : t > LANES_THREADS ? LANES_THREADS : t);
 }
 
-extern "C" size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled)
+extern "C" size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled,
+                                              int table)
 {
+    if (table)
+        return g->nsites <= LANES_TABLE_MAX_SITES
+                   ? lanes_table_offset(g, coupled) + (size_t)g->nsites * sizeof(uint4)
+                   : 0;
     return (size_t)g->nsites * (1u + (coupled ? (unsigned)g->ndim : 0u)) * sizeof(uint32_t);
+}
+
+/* Round robin over the banks of the sites' own words: the next site of each bank in turn,
+ * so that any 32 consecutive entries fall in 32 banks while every bank has sites left (all
+ * of a colour's at 16^3: each bank holds N / 64 of them). */
+template <int ND>
+static int lanes_table_colour(const lanes_geom32 &g, int col, uint32_t half, uint32_t *out)
+{
+    uint32_t count[32] = { 0 }, next[32], start[32];
+    uint32_t *by_bank = (uint32_t *)malloc((size_t)half * sizeof *by_bank);
+    if (!by_bank)
+        return -1;
+    for (uint32_t j = 0; j < half; j++) {
+        uint32_t nb[6];
+        count[lanes_site_of<ND>(g, col, j, nb) % 32u]++;
+    }
+    for (uint32_t b = 0, at = 0; b < 32; b++) {
+        start[b] = next[b] = at;
+        at += count[b];
+    }
+    for (uint32_t j = 0; j < half; j++) {
+        uint32_t nb[6];
+        by_bank[next[lanes_site_of<ND>(g, col, j, nb) % 32u]++] = j;
+    }
+    for (uint32_t b = 0; b < 32; b++)
+        next[b] = start[b];
+    for (uint32_t e = 0; e < half;)
+        for (uint32_t b = 0; b < 32 && e < half; b++) {
+            if (next[b] == start[b] + count[b])
+                continue;
+            uint32_t i4, nb4[6];
+            lanes_site_bytes<ND>(g, col, by_bank[next[b]++], &i4, nb4);
+            uint32_t *t = out + 4 * (size_t)e++;
+            t[0] = i4 | nb4[0] << 16;
+            t[1] = nb4[1] | nb4[2] << 16;
+            t[2] = ND == 3 ? nb4[3] | nb4[4] << 16 : nb4[3];
+            t[3] = ND == 3 ? nb4[5] : 0u;
+        }
+    free(by_bank);
+    return 0;
+}
+
+extern "C" int cuda_ens_lanes_table_make(const struct latmc_lattice *g, uint32_t *out)
+{
+    if (g->nsites > LANES_TABLE_MAX_SITES)
+        return -1;
+    const lanes_geom32 g32 = lanes_geom_of((uint32_t)g->lx, (uint32_t)g->ly, (uint32_t)g->lz);
+    const uint32_t half = (uint32_t)(g->nsites / 2);
+    int st = 0;
+    for (int col = 0; col < 2 && st == 0; col++)
+        st = g->ndim == 3
+                 ? lanes_table_colour<3>(g32, col, half, out + 4 * (size_t)(col ? half : 0u))
+                 : lanes_table_colour<2>(g32, col, half, out + 4 * (size_t)(col ? half : 0u));
+    return st;
 }
 
 typedef void (*lanes_kernel)(struct latmc_lattice, int, int, uint64_t, struct cuda_philox_keys,
                              uint64_t, uint64_t,
                              uint32_t *, const uint32_t *, const struct latmc_ising_tables *,
-                             unsigned long long *, int);
+                             unsigned long long *, const uint4 *, int);
 
 template <int ND, bool COUPLED>
 static lanes_kernel lanes_fast_of(int mode)
@@ -796,20 +979,24 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
                                              uint64_t sweep0, uint64_t n_sweeps, uint32_t *spin,
                                              const uint32_t *bond,
                                              const struct latmc_ising_tables *tables,
-                                             unsigned long long *changed, int in_shared,
-                                             int mode)
+                                             unsigned long long *changed,
+                                             const uint32_t *table, int in_shared, int mode)
 {
     const unsigned groups = (unsigned)((n_members + 31) / 32);
-    const size_t shared = in_shared ? cuda_ens_lanes_shared_bytes(g, bond != NULL) : 0;
     /* the fast form: its words in shared memory, its site arithmetic in 32 bits (ndim N <
      * 2^31); else the plain form */
     const bool fits32 = g->nsites * (int64_t)g->ndim < ((int64_t)1 << 31);
     /* and its Philox fold: every block number g N + i below 2^32 */
     const bool blocks32 = (uint64_t)groups * (uint64_t)g->nsites <= ((uint64_t)1 << 32);
     lanes_kernel k = ens_lanes_plain_kernel;
-    if (mode >= 0 && fits32 && blocks32 && in_shared)
+    const bool fast = mode >= 0 && fits32 && blocks32 && in_shared;
+    if (fast)
         k = g->ndim == 3 ? (bond ? lanes_fast_of<3, true>(mode) : lanes_fast_of<3, false>(mode))
                          : (bond ? lanes_fast_of<2, true>(mode) : lanes_fast_of<2, false>(mode));
+    /* the sites' table: the register form, where the host found room for it (in_shared 2) */
+    const int use_table = fast && mode == 3 && in_shared == 2 && table;
+    const size_t shared = in_shared ? cuda_ens_lanes_shared_bytes(g, bond != NULL, use_table)
+                                    : 0;
     if (shared) {
         const cudaError_t err = cuda_allow_shared((const void *)k, shared);
         if (err != cudaSuccess)
@@ -817,8 +1004,7 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
     }
     k<<<groups, lanes_threads(g->nsites / 2), shared, stream>>>(
         *g, n_members, algorithm, seed, cuda_philox_round_keys(seed), sweep0, n_sweeps, spin,
-        bond, tables, changed,
-        in_shared);
+        bond, tables, changed, (const uint4 *)table, in_shared ? 1 + use_table : 0);
     return cudaGetLastError();
 }
 
