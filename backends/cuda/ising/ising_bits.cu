@@ -5,14 +5,16 @@
  * The default chain's step: one thread takes one group of 32 sites of the updated colour
  * (one word) and its 2 ndim neighbour words of the other colour (the same word, the word
  * shifted by one bit with the missing bit from the word beside it, the rows y +- 1 and
- * planes z +- 1; +-J: each xor-ed with the group's coupling bits of its direction). Each
- * of these words is spread into the packed layout's four nibble words (byte k: lanes
- * 8 k .. 8 k + 7, lane 8 k + m in nibble m of word k, ising_packed.h), where the group's
- * sites are exactly the packed kernel's words 4 g .. 4 g + 3; from there the step is the
- * packed kernel's own per-word code (packed_update_word: the nibble sums as classes, the
- * same threshold table, the same two Philox blocks 2 (4 g + k), + 1 a word), and the new
- * nibble words are gathered back into one word. So the decisions are the packed kernel's
- * bit for bit by construction; the spreading costs about 10 integer operations a byte.
+ * planes z +- 1; +-J: each xor-ed with the group's coupling bits of its direction). A
+ * bit-sliced adder counts each lane's neighbours at -1 (c0, c1, c2), and a transpose of
+ * those three words and the own word (byte permutes, then four delta swaps a word) gives
+ * the packed layout's four class words (word k: lanes 8 k .. 8 k + 7, lane 8 k + m in
+ * nibble m as count + 8 own, ising_packed.h), whose sites are exactly the packed kernel's
+ * words 4 g .. 4 g + 3; from there the step is the packed kernel's own per-word code
+ * (packed_update_word: the same threshold table, the same two Philox blocks 2 (4 g + k),
+ * + 1 a word), and the new nibbles are transposed back into one word. So the decisions are
+ * the packed kernel's bit for bit by construction; the transposes cost about 100 integer
+ * operations a group of 32 sites.
  */
 #include "ising_bits.h"
 
@@ -101,21 +103,58 @@ __device__ __forceinline__ void bits_neighbour_words(const struct bits_geom &p,
     }
 }
 
-/* Byte q of x (lanes 8 q .. 8 q + 7) as a packed nibble word: lane 8 q + m at bit 4 m. */
-__device__ __forceinline__ uint32_t spread_byte(uint32_t x, int q)
+/* Exchange the bits of x at the positions in m with those s higher: a delta swap. */
+__device__ __forceinline__ uint32_t delta_swap(uint32_t x, int s, uint32_t m)
 {
-    uint32_t v = __byte_perm(x, 0, 0x4440 | q);
-    v = (v | v << 12) & 0x000f000fu;
-    v = (v | v << 6) & 0x03030303u;
-    return (v | v << 3) & 0x11111111u;
+    const uint32_t t = ((x >> s) ^ x) & m;
+    return x ^ t ^ (t << s);
 }
 
-/* The inverse: bit 4 m of a nibble word (only those set) to bit m of a byte. */
-__device__ __forceinline__ uint32_t gather_byte(uint32_t v)
+/* Bit m + 8 j (lane m of byte j) to bit j + 4 m (nibble m, bit j): the rotation of the
+ * five index bits by two, as four swaps of index bits (0 3, 1 4, 2 3, 3 4). */
+__device__ __forceinline__ uint32_t bytes_to_nibbles(uint32_t x)
 {
-    v = (v | v >> 3) & 0x03030303u;
-    v = (v | v >> 6) & 0x000f000fu;
-    return (v | v >> 12) & 0xffu;
+    x = delta_swap(x, 7, 0x00aa00aau);
+    x = delta_swap(x, 14, 0x0000ccccu);
+    x = delta_swap(x, 4, 0x00f000f0u);
+    return delta_swap(x, 8, 0x0000ff00u);
+}
+
+/* The inverse: bit k + 4 m to bit m + 8 k (swaps 0 2, 1 3, 2 4, 3 4). */
+__device__ __forceinline__ uint32_t nibbles_to_bytes(uint32_t x)
+{
+    x = delta_swap(x, 3, 0x0a0a0a0au);
+    x = delta_swap(x, 6, 0x00cc00ccu);
+    x = delta_swap(x, 12, 0x0000f0f0u);
+    return delta_swap(x, 8, 0x0000ff00u);
+}
+
+/* Add a neighbour word to the bit-sliced counts (c0, c1, c2: bits of the count of each
+ * lane, at most 6). */
+__device__ __forceinline__ void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
+{
+    const uint32_t k0 = c0 & x;
+    c0 ^= x;
+    const uint32_t k1 = c1 & k0;
+    c1 ^= k0;
+    c2 |= k1;
+}
+
+/*
+ * The group's classes as the packed kernel's four class words: word q nibble m holds
+ * count + 8 own of lane 8 q + m (the packed word 4 g + q's nibble m). The counts' and the
+ * own spin's byte q gathered into one word (a 4 x 4 byte transpose, eight byte permutes),
+ * then each word's 4 x 8 bits transposed into nibbles.
+ */
+__device__ __forceinline__ void group_classes(uint32_t c0, uint32_t c1, uint32_t c2,
+                                              uint32_t own, uint32_t (&cls)[4])
+{
+    const uint32_t t0 = __byte_perm(c0, c1, 0x5140), t1 = __byte_perm(c0, c1, 0x7362);
+    const uint32_t t2 = __byte_perm(c2, own, 0x5140), t3 = __byte_perm(c2, own, 0x7362);
+    cls[0] = bytes_to_nibbles(__byte_perm(t0, t2, 0x5410));
+    cls[1] = bytes_to_nibbles(__byte_perm(t0, t2, 0x7632));
+    cls[2] = bytes_to_nibbles(__byte_perm(t1, t3, 0x5410));
+    cls[3] = bytes_to_nibbles(__byte_perm(t1, t3, 0x7632));
 }
 
 template <int ND, bool HEATBATH, bool EPS>
@@ -143,26 +182,29 @@ ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t 
                 nb[d] ^= e[d];
         }
         const uint32_t own = own_words[k.g];
-        /* the group's sites are the packed words 4 g .. 4 g + 3 (word q: byte q), whose
-         * Philox blocks are 8 g + 2 q and 8 g + 2 q + 1: one group of the fold */
+        uint32_t c0 = 0, c1 = 0, c2 = 0, cls[4];
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            count_in(c0, c1, c2, nb[d]);
+        group_classes(c0, c1, c2, own, cls);
+        /* the group's sites are the packed words 4 g .. 4 g + 3 (word q: lanes 8 q ..
+         * 8 q + 7), whose Philox blocks are 8 g + 2 q and 8 g + 2 q + 1: one group of the
+         * fold */
         const uint64_t block0 = 8 * (uint64_t)k.g;
         const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
-        uint32_t next = 0;
+        uint32_t nibbles = 0;
 #pragma unroll
         for (int q = 0; q < 4; q++) {
-            const uint32_t own_q = spread_byte(own, q);
-            uint32_t cls = own_q << 3;
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                cls += spread_byte(nb[d], q);
+            const uint32_t own_q = (cls[q] >> 3) & 0x11111111u;
             const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
                                                                  (uint32_t)block0 + 2 * q);
             const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
                                                                  (uint32_t)block0 + 2 * q + 1);
-            const uint32_t w = packed_update_word<HEATBATH>(own_q, cls, u0, u1,
+            const uint32_t w = packed_update_word<HEATBATH>(own_q, cls[q], u0, u1,
                                                             (const unsigned char *)table);
-            next |= gather_byte(w) << (8 * q);
+            nibbles |= w << q; /* bit q + 4 m: lane 8 q + m */
         }
+        const uint32_t next = nibbles_to_bytes(nibbles);
         n_changed += __popc(next ^ own);
         own_words[k.g] = next;
     }
