@@ -8,6 +8,7 @@
  *
  *   cuda_largest --extents 524288x524288 [--sweeps 10] [--beta 0.4406868]
  *                [--algo metropolis|heatbath] [--device I] [--devices N] [--parts K]
+ *                [--decisions D]
  *
  * --devices N: slabs on devices I .. I + N - 1 (desc.n_devices); --parts K: K slabs on
  * device I (desc.n_parts), the several-slab code on one GPU. --checkpoint FILE: after the
@@ -108,7 +109,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: cuda_largest --extents AxB[xC] [--sweeps N] [--beta B] "
                     "[--algo metropolis|heatbath] [--device I] [--devices N] [--parts K] "
-                    "[--checkpoint FILE]\n");
+                    "[--checkpoint FILE] [--decisions D]\n");
     exit(2);
 }
 
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
     double beta = 0.4406868;
     const char *ckpt = NULL;
     int algo = LATMC_ALGO_METROPOLIS;
+    double decisions = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -144,6 +146,8 @@ int main(int argc, char **argv)
             parts = atoi(v);
         else if (!strcmp(a, "--checkpoint"))
             ckpt = v;
+        else if (!strcmp(a, "--decisions")) /* the chain (doc/models/ising-decisions.md) */
+            decisions = atof(v);
         else if (!strcmp(a, "--algo"))
             algo = !strcmp(v, "heatbath") ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
         else
@@ -228,7 +232,9 @@ int main(int argc, char **argv)
     printf("create %.2f s; %.4f bytes per spin in all (%.3f GiB)\n", t_create, used / sites,
            used / 1073741824.0);
 
-    if ((st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta)) != LATMC_OK)
+    if ((st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta)) != LATMC_OK ||
+        (decisions != 0 &&
+         (st = latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, decisions)) != LATMC_OK))
         goto fail;
     t0 = now_s();
     if ((st = latmc_sim_init_spins(sim, LATMC_INIT_HOT)) != LATMC_OK)
@@ -240,8 +246,8 @@ int main(int argc, char **argv)
     if ((st = latmc_sim_sweep(sim, (uint64_t)sweeps)) != LATMC_OK)
         goto fail;
     const double t_sweeps = now_s() - t0;
-    printf("%d sweeps (beta %.7g, %s) in %.3f s: %.1f flips/ns\n", sweeps, beta,
-           algo == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis", t_sweeps,
+    printf("%d sweeps (beta %.7g, %s, decisions %g) in %.3f s: %.1f flips/ns\n", sweeps, beta,
+           algo == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis", decisions, t_sweeps,
            (double)sweeps * sites / (t_sweeps * 1e9));
     double e = 0, m = 0, acc = 0;
     t0 = now_s();

@@ -3,14 +3,59 @@
  * (cuda_ising_leaf.h): this file calls the two leaves; what they share is in
  * cuda_ising_shared.c, below them.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cuda_ising_leaf.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
 
+/* LATMC_CUDA_ISING_FORM (doc/environment.md): "bits" forces the 1-bit leaf wherever it
+ * can hold the lattice, "packed" never takes it; unset: where the packed arrays do not fit. */
+static int form_setting(void)
+{
+    const char *v = getenv("LATMC_CUDA_ISING_FORM");
+    if (!v)
+        return 0;
+    return strcmp(v, "bits") == 0 ? 1 : strcmp(v, "packed") == 0 ? -1 : 0;
+}
+
+/* Room on the box's device for the packed leaf's arrays (half a byte a site, as much again
+ * for +-J coupling words) and a margin for its staging piece and small allocations (the
+ * 1-bit form its bit-sliced steps would add is not counted: where it does not fit, those
+ * steps run on the packed arrays, as they do on every packed box). Lattices below 1 GiB
+ * of arrays are not asked about (no device query at the creation of small sims). */
+#define FORM_MARGIN ((size_t)320 << 20)
+static bool packed_fits_device(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const size_t need = (size_t)sim->nsites / 2 *
+                        (d->couplings == LATMC_COUPLINGS_BIMODAL ? 2 : 1);
+    if (need < ((size_t)1 << 30))
+        return true;
+    const int device = d->n_devices > 1 && d->device_list ? d->device_list[0] : d->device_index;
+    int prev = 0;
+    size_t free_bytes = 0, total = 0;
+    if (cudaGetDevice(&prev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return true; /* the creation reports a real problem */
+    }
+    const bool known = cudaSetDevice(device) == cudaSuccess &&
+                       cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
+    (void)cudaGetLastError();
+    (void)cudaSetDevice(prev);
+    return !known || need + FORM_MARGIN <= free_bytes;
+}
+
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim)
 {
     const bool alone = !(sim->plan && sim->plan->n_boxes > 1) && !latmc_part_many(sim);
+    if (alone && sim->desc.extent[0] % 64 == 0 && cuda_ising_packed_allowed()) {
+        const int form = form_setting();
+        if (form > 0 || (form == 0 && !packed_fits_device(sim)))
+            return &cuda_ising_bits_leaf;
+    }
     if (alone) /* the packed leaf runs the byte kernels itself where its own cannot */
         return sim->desc.extent[0] % 16 == 0 && cuda_ising_packed_allowed()
                    ? &cuda_ising_packed_leaf : &cuda_ising_bytes_leaf;

@@ -7,6 +7,7 @@
 
 #include "cuda_coupling_draws.h"
 #include "cuda_ising_pieces.h"
+#include "ising_bits.h"
 #include "ising_packed.h"
 
 /* Bytes of one piece (LATMC_CUDA_ISING_PIECE_BYTES, tuning and tests; at least one row:
@@ -58,9 +59,15 @@ static cudaError_t fill_window(cudaStream_t stream, int8_t *window, const struct
     return err;
 }
 
+/* What a window's planes become: the packed coupling words, or the 1-bit layout's
+ * coupling bits (ising_bits.h). */
+typedef cudaError_t (*planes_fn)(cudaStream_t stream, const struct latmc_lattice *g, int64_t p0,
+                                 int64_t p1, const int8_t *window, int64_t window_plane0,
+                                 uint32_t *colour0, uint32_t *colour1);
+
 static cudaError_t pack_couplings(cudaStream_t stream, const struct latmc_lattice *g,
                                   const struct eps_source *src, int64_t first_plane,
-                                  uint32_t *colour0, uint32_t *colour1)
+                                  uint32_t *colour0, uint32_t *colour1, planes_fn planes)
 {
     const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
     const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
@@ -77,8 +84,7 @@ static cudaError_t pack_couplings(cudaStream_t stream, const struct latmc_lattic
         const int64_t w0 = (p0 - 1 + lloc) % lloc, wn = p1 - p0 + 1 < lloc ? p1 - p0 + 1 : lloc;
         err = fill_window(stream, window, src, plane_bytes, w0, wn, lloc, first_plane);
         if (err == cudaSuccess)
-            err = cuda_ising_pack_couplings_planes(stream, g, p0, p1, window, w0, colour0,
-                                                   colour1);
+            err = planes(stream, g, p0, p1, window, w0, colour0, colour1);
     }
     const cudaError_t done = cudaStreamSynchronize(stream); /* before the free */
     cudaFree(window);
@@ -90,7 +96,8 @@ cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct lat
                                    int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
 {
     const struct eps_source src = { eps_host, total_planes, 0 };
-    return pack_couplings(stream, g, &src, first_plane, colour0, colour1);
+    return pack_couplings(stream, g, &src, first_plane, colour0, colour1,
+                          cuda_ising_pack_couplings_planes);
 }
 
 cudaError_t cuda_ising_pack_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
@@ -99,7 +106,28 @@ cudaError_t cuda_ising_pack_couplings_drawn(cudaStream_t stream, const struct la
                                             uint32_t *colour1)
 {
     const struct eps_source src = { NULL, L, coupling_seed };
-    return pack_couplings(stream, g, &src, first_plane, colour0, colour1);
+    return pack_couplings(stream, g, &src, first_plane, colour0, colour1,
+                          cuda_ising_pack_couplings_planes);
+}
+
+cudaError_t cuda_ising_bits_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                           const int8_t *eps_host, int64_t total_planes,
+                                           int64_t first_plane, uint32_t *bits0,
+                                           uint32_t *bits1)
+{
+    const struct eps_source src = { eps_host, total_planes, 0 };
+    return pack_couplings(stream, g, &src, first_plane, bits0, bits1,
+                          cuda_ising_bits_couplings_planes);
+}
+
+cudaError_t cuda_ising_bits_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
+                                            int64_t L, int64_t first_plane,
+                                            uint64_t coupling_seed, uint32_t *bits0,
+                                            uint32_t *bits1)
+{
+    const struct eps_source src = { NULL, L, coupling_seed };
+    return pack_couplings(stream, g, &src, first_plane, bits0, bits1,
+                          cuda_ising_bits_couplings_planes);
 }
 
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)

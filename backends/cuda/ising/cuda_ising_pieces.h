@@ -1,6 +1,7 @@
 /*
  * Internal to the CUDA module: the Ising packed layout's work in pieces of planes or rows
- * (cuda_ising_pieces.c), for the packed leaf of the one executor (cuda_ising_packed.c).
+ * (cuda_ising_pieces.c), for the packed leaf of the one executor (cuda_ising_packed.c) and
+ * the 1-bit leaf (cuda_ising_bits.c).
  */
 #ifndef LATMC_CUDA_ISING_PIECES_H
 #define LATMC_CUDA_ISING_PIECES_H
@@ -31,6 +32,17 @@ cudaError_t cuda_ising_pack_couplings_drawn(cudaStream_t stream, const struct la
                                             uint64_t coupling_seed, uint32_t *colour0,
                                             uint32_t *colour1);
 
+/* The same two into the 1-bit layout's coupling bits (ising_bits.h,
+ * cuda_ising_bits_couplings_planes: bits0, bits1 each colour's) instead of the packed
+ * words; L_x a multiple of 64. */
+cudaError_t cuda_ising_bits_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                           const int8_t *eps_host, int64_t total_planes,
+                                           int64_t first_plane, uint32_t *bits0,
+                                           uint32_t *bits1);
+cudaError_t cuda_ising_bits_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
+                                            int64_t L, int64_t first_plane,
+                                            uint64_t coupling_seed, uint32_t *bits0,
+                                            uint32_t *bits1);
 /* Rows of L_x sites per staging piece (LATMC_CUDA_ISING_PIECE_BYTES, 256 MiB by default;
  * at least one row, at most `rows`). */
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows);

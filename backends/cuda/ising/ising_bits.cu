@@ -1,0 +1,532 @@
+/*
+ * The kernels of a box that holds the Ising configuration in the 1-bit layout alone
+ * (ising_bits.h).
+ *
+ * The default chain's step: one thread takes one group of 32 sites of the updated colour
+ * (one word) and its 2 ndim neighbour words of the other colour (the same word, the word
+ * shifted by one bit with the missing bit from the word beside it, the rows y +- 1 and
+ * planes z +- 1; +-J: each xor-ed with the group's coupling bits of its direction). A
+ * bit-sliced adder counts each lane's neighbours at -1 (c0, c1, c2), and a transpose of
+ * those three words and the own word (byte permutes, then four delta swaps a word) gives
+ * the packed layout's four class words (word k: lanes 8 k .. 8 k + 7, lane 8 k + m in
+ * nibble m as count + 8 own, ising_packed.h), whose sites are exactly the packed kernel's
+ * words 4 g .. 4 g + 3; from there the step is the packed kernel's own per-word code
+ * (packed_update_word: the same threshold table, the same two Philox blocks 2 (4 g + k),
+ * + 1 a word), and the new nibbles are transposed back into one word. So the decisions are
+ * the packed kernel's bit for bit by construction; the transposes cost about 100 integer
+ * operations a group of 32 sites.
+ */
+#include "ising_bits.h"
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ising_packed.cuh"
+
+/* A thread's walk over groups g of a colour, kept as (g, gi, y, z) (gi: the group in its
+ * row) and stepped by the grid's stride decomposed once on the host: no division a group. */
+struct bits_geom {
+    int64_t groups;             /* of one colour: N / 64 */
+    int64_t gpr, ly, lz;        /* groups a row (L_x / 64), rows, planes */
+    int64_t stride, sg, sy, sz; /* the grid's threads as gi + gpr (y + L_y z) */
+};
+
+struct bits_walk {
+    int64_t g, gi, y, z;
+};
+
+__device__ __forceinline__ struct bits_walk bits_walk_start(const struct bits_geom &p)
+{
+    struct bits_walk k;
+    k.g = cuda_first_item();
+    const int64_t r = latmc_div(k.g, p.gpr), z = latmc_div(r, p.ly);
+    k.gi = k.g - r * p.gpr;
+    k.z = z;
+    k.y = r - z * p.ly;
+    return k;
+}
+
+__device__ __forceinline__ void bits_walk_next(const struct bits_geom &p, struct bits_walk &k)
+{
+    k.g += p.stride;
+    k.gi += p.sg;
+    k.y += p.sy;
+    k.z += p.sz;
+    if (k.gi >= p.gpr) {
+        k.gi -= p.gpr;
+        k.y++;
+    }
+    if (k.y >= p.ly) {
+        k.y -= p.ly;
+        k.z++;
+    }
+}
+
+static struct bits_geom bits_geom_of(const struct latmc_lattice *g, unsigned grid)
+{
+    struct bits_geom p;
+    p.gpr = g->lx / 64;
+    p.ly = g->ly;
+    p.lz = g->ndim == 3 ? g->lz : 1;
+    p.groups = g->nsites / 64;
+    p.stride = (int64_t)grid * CUDA_THREADS;
+    const int64_t rows = p.stride / p.gpr;
+    p.sg = p.stride - rows * p.gpr;
+    p.sz = rows / p.ly; /* past the lattice: the walk ends there anyway */
+    p.sy = rows - p.sz * p.ly;
+    return p;
+}
+
+/* The neighbour words of group k (x parity par of the updated colour in its row) in the
+ * other colour: nb[0] the same word, nb[1] the other x side (par 1: x + 1, lane i + 1;
+ * par 0: x - 1, lane i - 1), nb[2], nb[3] y + 1, y - 1, nb[4], nb[5] z + 1, z - 1 (the
+ * packed kernels' direction order, which the coupling bits follow). */
+template <int ND>
+__device__ __forceinline__ void bits_neighbour_words(const struct bits_geom &p,
+                                                     const uint32_t *other,
+                                                     const struct bits_walk &k, int par,
+                                                     uint32_t (&nb)[ND])
+{
+    const int64_t g = k.g, rs = g - k.gi;
+    nb[0] = other[g];
+    if (par)
+        nb[1] = __funnelshift_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
+    else
+        nb[1] = __funnelshift_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
+    nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
+    nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.gpr;
+        nb[4] = other[g + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[g + (k.z == 0 ? p.lz - 1 : -1) * plane];
+    }
+}
+
+/* Exchange the bits of x at the positions in m with those s higher: a delta swap. */
+__device__ __forceinline__ uint32_t delta_swap(uint32_t x, int s, uint32_t m)
+{
+    const uint32_t t = ((x >> s) ^ x) & m;
+    return x ^ t ^ (t << s);
+}
+
+/* Bit m + 8 j (lane m of byte j) to bit j + 4 m (nibble m, bit j): the rotation of the
+ * five index bits by two, as four swaps of index bits (0 3, 1 4, 2 3, 3 4). */
+__device__ __forceinline__ uint32_t bytes_to_nibbles(uint32_t x)
+{
+    x = delta_swap(x, 7, 0x00aa00aau);
+    x = delta_swap(x, 14, 0x0000ccccu);
+    x = delta_swap(x, 4, 0x00f000f0u);
+    return delta_swap(x, 8, 0x0000ff00u);
+}
+
+/* The inverse: bit k + 4 m to bit m + 8 k (swaps 0 2, 1 3, 2 4, 3 4). */
+__device__ __forceinline__ uint32_t nibbles_to_bytes(uint32_t x)
+{
+    x = delta_swap(x, 3, 0x0a0a0a0au);
+    x = delta_swap(x, 6, 0x00cc00ccu);
+    x = delta_swap(x, 12, 0x0000f0f0u);
+    return delta_swap(x, 8, 0x0000ff00u);
+}
+
+/* Add a neighbour word to the bit-sliced counts (c0, c1, c2: bits of the count of each
+ * lane, at most 6). */
+__device__ __forceinline__ void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
+{
+    const uint32_t k0 = c0 & x;
+    c0 ^= x;
+    const uint32_t k1 = c1 & k0;
+    c1 ^= k0;
+    c2 |= k1;
+}
+
+/*
+ * The group's classes as the packed kernel's four class words: word q nibble m holds
+ * count + 8 own of lane 8 q + m (the packed word 4 g + q's nibble m). The counts' and the
+ * own spin's byte q gathered into one word (a 4 x 4 byte transpose, eight byte permutes),
+ * then each word's 4 x 8 bits transposed into nibbles.
+ */
+__device__ __forceinline__ void group_classes(uint32_t c0, uint32_t c1, uint32_t c2,
+                                              uint32_t own, uint32_t (&cls)[4])
+{
+    const uint32_t t0 = __byte_perm(c0, c1, 0x5140), t1 = __byte_perm(c0, c1, 0x7362);
+    const uint32_t t2 = __byte_perm(c2, own, 0x5140), t3 = __byte_perm(c2, own, 0x7362);
+    cls[0] = bytes_to_nibbles(__byte_perm(t0, t2, 0x5410));
+    cls[1] = bytes_to_nibbles(__byte_perm(t0, t2, 0x7632));
+    cls[2] = bytes_to_nibbles(__byte_perm(t1, t3, 0x5410));
+    cls[3] = bytes_to_nibbles(__byte_perm(t1, t3, 0x7632));
+}
+
+template <int ND, bool HEATBATH, bool EPS>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t *other,
+                        const uint32_t *own_eps, struct cuda_ising_packed_thresholds thr,
+                        struct cuda_philox_folded draws, int colour,
+                        unsigned long long *changed)
+{
+    __shared__ uint32_t table[16];
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            table[i] = thr.t[i];
+    }
+    __syncthreads();
+    unsigned long long n_changed = 0;
+    for (struct bits_walk k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
+        uint32_t nb[ND];
+        bits_neighbour_words<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb);
+        if constexpr (EPS) {
+            const uint32_t *e = own_eps + (size_t)ND * (size_t)k.g;
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                nb[d] ^= e[d];
+        }
+        const uint32_t own = own_words[k.g];
+        uint32_t c0 = 0, c1 = 0, c2 = 0, cls[4];
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            count_in(c0, c1, c2, nb[d]);
+        group_classes(c0, c1, c2, own, cls);
+        /* the group's sites are the packed words 4 g .. 4 g + 3 (word q: lanes 8 q ..
+         * 8 q + 7), whose Philox blocks are 8 g + 2 q and 8 g + 2 q + 1: one group of the
+         * fold */
+        const uint64_t block0 = 8 * (uint64_t)k.g;
+        const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
+        uint32_t nibbles = 0;
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const uint32_t own_q = (cls[q] >> 3) & 0x11111111u;
+            const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
+                                                                 (uint32_t)block0 + 2 * q);
+            const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
+                                                                 (uint32_t)block0 + 2 * q + 1);
+            const uint32_t w = packed_update_word<HEATBATH>(own_q, cls[q], u0, u1,
+                                                            (const unsigned char *)table);
+            nibbles |= w << q; /* bit q + 4 m: lane 8 q + m */
+        }
+        const uint32_t next = nibbles_to_bytes(nibbles);
+        n_changed += __popc(next ^ own);
+        own_words[k.g] = next;
+    }
+    cuda_warp_add(changed, n_changed);
+}
+
+/* Sums: every bond has one colour-0 end, so walking colour 0's groups and their 2 ndim
+ * neighbour words counts each bond once: bonds = 32 ND groups - 2 (bonds with
+ * eps s_i s_j = -1), spins = 64 groups - 2 (spins at -1). */
+template <int ND, bool EPS>
+__global__ void ising_bits_measure_kernel(struct bits_geom p, const uint32_t *colour0,
+                                          const uint32_t *colour1, const uint32_t *eps0,
+                                          struct latmc_ising_sums *sums)
+{
+    uint64_t anti = 0, neg = 0, groups = 0;
+    for (struct bits_walk k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
+        uint32_t nb[ND];
+        bits_neighbour_words<ND>(p, colour1, k, (int)((k.y + k.z) & 1), nb);
+        if constexpr (EPS) {
+            const uint32_t *e = eps0 + (size_t)ND * (size_t)k.g;
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                nb[d] ^= e[d];
+        }
+        const uint32_t own = colour0[k.g];
+        neg += __popc(own) + __popc(colour1[k.g]);
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            anti += __popc(own ^ nb[d]);
+        groups++;
+    }
+    const int64_t bonds = (int64_t)groups * 32 * ND - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)groups * 64 - 2 * (int64_t)neg;
+    cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
+}
+
+/* ---- bytes <-> 1-bit words: thread per (row, group of the row), 64 bytes <-> one word of
+ * each colour (byte q: x = 64 gi + q, of the colour of parity q & 1, lane q >> 1) ---- */
+
+__global__ void ising_bits_pack_kernel(int64_t row0, int64_t nrows, int64_t gpr, int64_t ly,
+                                       int64_t words, const int8_t *piece, uint32_t *bits)
+{
+    const int64_t n = nrows * gpr, lx = 64 * gpr;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, gpr), gi = k - rl * gpr, r = row0 + rl;
+        const int64_t z = latmc_div(r, ly), y = r - z * ly;
+        const uint4 *in = (const uint4 *)(piece + rl * lx + 64 * gi);
+        uint32_t at_parity[2] = { 0, 0 };
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const uint4 q4 = in[v];
+            const uint32_t b[4] = { q4.x, q4.y, q4.z, q4.w };
+#pragma unroll
+            for (int q = 0; q < 16; q++) {
+                const int byte = 16 * v + q; /* spin -1 is 0xff (bit 1 set), +1 is 0x01 */
+                const uint32_t minus = (b[q >> 2] >> (8 * (q & 3) + 1)) & 1u;
+                at_parity[byte & 1] |= minus << (byte >> 1);
+            }
+        }
+        const int par0 = (int)((y + z) & 1);
+        bits[r * gpr + gi] = at_parity[par0];
+        bits[words + r * gpr + gi] = at_parity[par0 ^ 1];
+    }
+}
+
+__global__ void ising_bits_unpack_kernel(int64_t row0, int64_t nrows, int64_t gpr, int64_t ly,
+                                         int64_t words, const uint32_t *bits, int8_t *piece)
+{
+    const int64_t n = nrows * gpr, lx = 64 * gpr;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, gpr), gi = k - rl * gpr, r = row0 + rl;
+        const int64_t z = latmc_div(r, ly), y = r - z * ly;
+        const int par0 = (int)((y + z) & 1);
+        uint32_t at_parity[2];
+        at_parity[par0] = bits[r * gpr + gi];
+        at_parity[par0 ^ 1] = bits[words + r * gpr + gi];
+        uint4 *out = (uint4 *)(piece + rl * lx + 64 * gi);
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            uint32_t b[4] = { 0, 0, 0, 0 };
+#pragma unroll
+            for (int q = 0; q < 16; q++) {
+                const int byte = 16 * v + q;
+                const uint32_t minus = (at_parity[byte & 1] >> (byte >> 1)) & 1u;
+                b[q >> 2] |= (minus ? 0xffu : 0x01u) << (8 * (q & 3));
+            }
+            out[v] = make_uint4(b[0], b[1], b[2], b[3]);
+        }
+    }
+}
+
+/* ---- +-J: the coupling bits of rows straight from a window of the couplings' bytes ---- */
+
+/* Where the couplings of a site are (as ising_packed.cu's window): plane (plane0 + k) mod
+ * planes in slot k; eps[ndim i + mu] of site i at bytes[ndim (slot L_plane + i mod L_plane)
+ * + mu]. */
+struct bits_eps_window {
+    const int8_t *bytes;
+    int64_t plane0, planes, plane_sites;
+};
+
+__device__ __forceinline__ int8_t window_eps(const struct bits_eps_window &w, int nd,
+                                             int64_t site, int mu)
+{
+    const int64_t plane = latmc_div(site, w.plane_sites);
+    int64_t slot = plane - w.plane0;
+    if (slot < 0)
+        slot += w.planes;
+    return w.bytes[nd * (slot * w.plane_sites + (site - plane * w.plane_sites)) + mu];
+}
+
+/* Colour c's coupling bits of rows [row0, row0 + nrows): thread per group g = r gpr + gi,
+ * word ND g + d bit i set where the bond of lane i (x = 2 (32 gi + i) + par) in direction d
+ * is -1, the directions those of the neighbour words (bits_neighbour_words; the packed
+ * coupling words' order, ising_pack_couplings_kernel), so that these are exactly what
+ * cuda_ising_bits_couplings makes from the packed words. */
+template <int ND>
+__global__ void ising_bits_couplings_rows_kernel(int64_t row0, int64_t nrows,
+                                                 struct latmc_lattice g,
+                                                 struct bits_eps_window eps, int colour,
+                                                 uint32_t *out)
+{
+    const int64_t gpr = g.lx / 64, n = nrows * gpr, lx = g.lx, plane = g.lx * g.ly;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, gpr), gi = k - rl * gpr, r = row0 + rl;
+        const int64_t z = latmc_div(r, g.ly), y = r - z * g.ly;
+        const int par = (int)((colour + y + z) & 1);
+        uint32_t words[ND];
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            words[d] = 0;
+        for (int i = 0; i < 32; i++) {
+            const int64_t x = 2 * (32 * gi + i) + par, site = x + lx * r;
+            const int64_t xm = site - x + latmc_wrap_down(x, lx);
+            const int64_t ym = site + (latmc_wrap_down(y, g.ly) - y) * lx;
+            const int8_t plus_x = window_eps(eps, ND / 2, site, 0);
+            const int8_t minus_x = window_eps(eps, ND / 2, xm, 0);
+            int8_t bond[ND];
+            bond[0] = par ? minus_x : plus_x;
+            bond[1] = par ? plus_x : minus_x;
+            bond[2] = window_eps(eps, ND / 2, site, 1);
+            bond[3] = window_eps(eps, ND / 2, ym, 1);
+            if constexpr (ND == 6) {
+                const int64_t zm = site + (latmc_wrap_down(z, g.lz) - z) * plane;
+                bond[4] = window_eps(eps, ND / 2, site, 2);
+                bond[5] = window_eps(eps, ND / 2, zm, 2);
+            }
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                words[d] |= (uint32_t)(bond[d] < 0) << i;
+        }
+        const int64_t grp = r * gpr + gi;
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            out[(size_t)ND * (size_t)grp + d] = words[d];
+    }
+}
+
+/* ---- launchers ---- */
+
+/* At most 8192 blocks: on large lattices each thread strides over many items. */
+static unsigned capped_grid(int64_t items)
+{
+    const unsigned grid = cuda_grid(items);
+    return grid > 8192 ? 8192 : grid;
+}
+
+/* The sweep's grid: one resident wave (the walk strides; the table copy paid once), asked
+ * of the runtime once per kernel and device. */
+#define BITS_KNOWN_DEVICES 64
+template <auto Kernel> static unsigned wave_grid(int64_t items)
+{
+    static thread_local unsigned known[BITS_KNOWN_DEVICES]; /* 0: not asked yet */
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return capped_grid(items);
+    }
+    unsigned wave = device >= 0 && device < BITS_KNOWN_DEVICES ? known[device] : 0;
+    if (wave == 0) {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+                cudaSuccess || sms * per_sm <= 0) {
+            (void)cudaGetLastError();
+            return capped_grid(items);
+        }
+        wave = (unsigned)(sms * per_sm);
+        if (device >= 0 && device < BITS_KNOWN_DEVICES)
+            known[device] = wave;
+    }
+    const unsigned grid = cuda_grid(items);
+    return grid < wave ? grid : wave;
+}
+
+template <int ND, bool HB, bool EPS>
+static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
+                         const uint32_t *other, const uint32_t *own_eps,
+                         const struct cuda_ising_packed_thresholds *thr,
+                         const struct cuda_philox_folded &draws, int colour,
+                         unsigned long long *changed)
+{
+    const unsigned grid = wave_grid<ising_bits_sweep_kernel<ND, HB, EPS>>(g->nsites / 64);
+    ising_bits_sweep_kernel<ND, HB, EPS><<<grid, CUDA_THREADS, 0, stream>>>(
+        bits_geom_of(g, grid), own, other, own_eps, *thr, draws, colour, changed);
+}
+
+template <int ND>
+static void launch_sweep_nd(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
+                            const uint32_t *other, const uint32_t *own_eps,
+                            const struct cuda_ising_packed_thresholds *thr, bool hb,
+                            const struct cuda_philox_folded &draws, int colour,
+                            unsigned long long *changed)
+{
+    if (own_eps) {
+        if (hb) launch_sweep<ND, true, true>(stream, g, own, other, own_eps, thr, draws, colour, changed);
+        else    launch_sweep<ND, false, true>(stream, g, own, other, own_eps, thr, draws, colour, changed);
+    } else {
+        if (hb) launch_sweep<ND, true, false>(stream, g, own, other, NULL, thr, draws, colour, changed);
+        else    launch_sweep<ND, false, false>(stream, g, own, other, NULL, thr, draws, colour, changed);
+    }
+}
+
+extern "C" cudaError_t cuda_ising_bits_sweep_colour(
+    cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
+    const uint32_t *own_eps, const struct cuda_ising_packed_thresholds *thr, int algorithm,
+    uint64_t seed, struct latmc_rng_name name, int colour, unsigned long long *changed)
+{
+    if (g->lx % 64 != 0)
+        return cudaErrorInvalidValue;
+    const struct cuda_philox_folded draws = cuda_philox_fold_named(seed, name);
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    if (g->ndim == 3)
+        launch_sweep_nd<6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+    else
+        launch_sweep_nd<4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+    return cudaGetLastError();
+}
+
+template <int ND>
+static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                           const uint32_t *bits, const uint32_t *eps0,
+                           struct latmc_ising_sums *sums)
+{
+    const int64_t words = g->nsites / 64;
+    const unsigned grid = capped_grid(words);
+    const struct bits_geom p = bits_geom_of(g, grid);
+    if (eps0)
+        ising_bits_measure_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
+            p, bits, bits + words, eps0, sums);
+    else
+        ising_bits_measure_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(
+            p, bits, bits + words, NULL, sums);
+}
+
+extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
+                                               const struct latmc_lattice *g,
+                                               const uint32_t *bits, const uint32_t *eps0,
+                                               struct latmc_ising_sums *sums)
+{
+    if (g->lx % 64 != 0)
+        return cudaErrorInvalidValue;
+    if (g->ndim == 3)
+        launch_measure<6>(stream, g, bits, eps0, sums);
+    else
+        launch_measure<4>(stream, g, bits, eps0, sums);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_pack_rows(cudaStream_t stream,
+                                                 const struct latmc_lattice *g, int64_t row0,
+                                                 int64_t nrows, const int8_t *piece,
+                                                 uint32_t *bits)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    const int64_t gpr = g->lx / 64;
+    ising_bits_pack_kernel<<<capped_grid(nrows * gpr), CUDA_THREADS, 0, stream>>>(
+        row0, nrows, gpr, g->ly, g->nsites / 64, piece, bits);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_unpack_rows(cudaStream_t stream,
+                                                   const struct latmc_lattice *g, int64_t row0,
+                                                   int64_t nrows, const uint32_t *bits,
+                                                   int8_t *piece)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    const int64_t gpr = g->lx / 64;
+    ising_bits_unpack_kernel<<<capped_grid(nrows * gpr), CUDA_THREADS, 0, stream>>>(
+        row0, nrows, gpr, g->ly, g->nsites / 64, bits, piece);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_couplings_planes(cudaStream_t stream,
+                                                        const struct latmc_lattice *g,
+                                                        int64_t p0, int64_t p1,
+                                                        const int8_t *window,
+                                                        int64_t window_plane0, uint32_t *bits0,
+                                                        uint32_t *bits1)
+{
+    if (p1 <= p0)
+        return cudaSuccess;
+    if (g->lx % 64 != 0)
+        return cudaErrorInvalidValue;
+    const int64_t plane_rows = g->ndim == 3 ? g->ly : 1;
+    const int64_t row0 = p0 * plane_rows, nrows = (p1 - p0) * plane_rows;
+    struct bits_eps_window w;
+    w.bytes = window;
+    w.plane0 = window_plane0;
+    w.planes = g->ndim == 3 ? g->lz : g->ly;
+    w.plane_sites = plane_rows * g->lx;
+    const unsigned grid = capped_grid(nrows * (g->lx / 64));
+    for (int c = 0; c < 2; c++) {
+        uint32_t *out = c == 0 ? bits0 : bits1;
+        if (g->ndim == 3)
+            ising_bits_couplings_rows_kernel<6><<<grid, CUDA_THREADS, 0, stream>>>(
+                row0, nrows, *g, w, c, out);
+        else
+            ising_bits_couplings_rows_kernel<4><<<grid, CUDA_THREADS, 0, stream>>>(
+                row0, nrows, *g, w, c, out);
+    }
+    return cudaGetLastError();
+}
