@@ -569,8 +569,12 @@ const struct row rows[] = {
     { "potts3_wolff_field", 2, { 256, 260, 0 },
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,devices=2 cuda,parts=2" },
     /* embedded clusters (every part holds the whole lattice for the step); 5 units of
-     * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
+     * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D). On
+     * CUDA the GPU's local passes and the core's step on a host copy, against the GPU's
+     * one box (phi^4 on CUDA parts: the site order) */
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },
+    { "phi4_sw_double_lambda", 2, { 16, 40, 0 },
+      "cuda,chunk=none cuda,chunk=none,parts=2 cuda,chunk=none,parts=3 mpi,cuda,chunk=none" },
     { "phi4_wolff_float", 3, { 8, 8, 40 }, CLUSTER_ALL },
     { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
     { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
