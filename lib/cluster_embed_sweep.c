@@ -3,7 +3,8 @@
  * (doc/clusters.md, "Embedded clusters"): sweep t is the model's local passes -- the very
  * plan sweep t of the local algorithm (phi^4: nloc Metropolis passes; Heisenberg: one
  * heat-bath pass and nover overrelaxation passes) -- followed by one embedded cluster step
- * named by t, on a host copy of the configuration (get_spins, the step, set_spins).
+ * named by t, on a host copy of the configuration (get_spins, the step, set_spins), or on
+ * the backend's own where it runs the step (ops.embed_step: Heisenberg on one GPU).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,12 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
+    /* where the backend steps the sim itself (a Heisenberg sim's Swendsen-Wang without a
+     * field on one GPU), no copy: the statistics are counted when asked for */
+    w->names_on_backend = false;
+    const int on_backend = latmc_embed_heisenberg_backend_step(sim, w, sweep);
+    if (on_backend != LATMC_EUNSUPPORTED)
+        return on_backend;
     struct latmc_embed_stats stats;
     memset(&stats, 0, sizeof stats);
     const bool parts = latmc_part_many(sim);

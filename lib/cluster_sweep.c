@@ -112,6 +112,9 @@ int latmc_cluster_observable(const latmc_sim *sim, int key, double *value)
         if (st < 0)
             return st;
     } else {
+        const int st = latmc_embed_settle_stats((latmc_sim *)sim); /* a backend's step */
+        if (st < 0)
+            return st;
         const struct latmc_cluster_work *w = sim->cluster;
         if (!w || !w->have_stats)
             return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it "

@@ -6,6 +6,8 @@
 #ifndef LATMC_CUDA_BACKEND_H
 #define LATMC_CUDA_BACKEND_H
 
+#include <stdbool.h>
+
 #include <cuda_runtime_api.h>
 
 #include "box.h"
@@ -34,6 +36,9 @@ struct cuda_sim {
      * (ensembles/ens_heisenberg_batch.c; the tests' reference). Read once here, not at
      * every launch and swap. */
     bool ens_one_by_one;
+    /* The embedded cluster steps' arrays (clusters/cuda_embed.c; NULL until the first). */
+    struct cuda_embed *embed;
+    bool embed_on_host; /* LATMC_CUDA_EMBED=host at create: ops.embed_step declines */
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)

@@ -16,7 +16,8 @@
  *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
- *    cluster step still the definition's bit for bit.
+ *    cluster step still the definition's bit for bit (Heisenberg's Swendsen-Wang without
+ *    a field on the device, the rest on the host copy), with its statistics.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -485,9 +486,12 @@ static void heisenberg_chain_cuda(void **state)
     if (!ctx)
         skip();
     heis_cases(ctx, LATMC_DEVICE_CUDA);
-    /* larger, so that the clusters span the GPU's tiles (and, once the step runs on the
-     * device, its blocks and the flattening across them) */
+    /* larger, so that the clusters span the GPU's tiles, blocks and the flattening
+     * across them (Swendsen-Wang without a field: the device's step, ops.embed_step; in a
+     * field and Wolff: the host copy's) */
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
     latmc_ctx_destroy(&ctx);

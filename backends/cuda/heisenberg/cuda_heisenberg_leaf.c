@@ -101,6 +101,11 @@ float *cuda_heis_member_spins(const struct cuda_box *b)
     return buffer(b, own_of(b)->cur);
 }
 
+const float *cuda_heis_member_couplings(const struct cuda_box *b)
+{
+    return own_of(b)->J;
+}
+
 static int64_t heis_halo(const latmc_sim *sim)
 {
     (void)sim;

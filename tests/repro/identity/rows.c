@@ -579,6 +579,12 @@ const struct row rows[] = {
     { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
     { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
     { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
+    /* without a field the one GPU's step is the device's, the other CUDA layouts' the
+     * host's: many tiles, clusters across them */
+    { "heis_sw_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "heis_sw_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
+      "cuda,parts=2" },
+    { "heis_sw_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
 
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
     /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and
