@@ -242,9 +242,11 @@ struct latmc_backend_ops {
 };
 
 /*
- * A job of ops.embed_step (lib/cluster_heisenberg.c): a Heisenberg sim's Swendsen-Wang
- * step without a field (F = 0 in every replica), K of bond (i, mu) = beta J_{i,mu},
- * replica r's direction axis[r], the draws of lib/cluster_embed.h named by `sweep`.
+ * A job of ops.embed_step (lib/cluster_heisenberg.c, lib/cluster_phi4.c): a Swendsen-Wang
+ * step of the sim's embedded Ising model (F = 0 in every replica), the draws of
+ * lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond (i, mu) = beta J_{i,mu},
+ * replica r's direction axis[r]. phi^4 (Lambda = inf: nearest-neighbour pairs only):
+ * a_i = phi_i, K = beta for every bond (k_near), axis unused.
  *   LATMC_EMBED_ASK: LATMC_OK where the backend steps this sim itself, LATMC_EUNSUPPORTED
  *     (no message) where not; nothing done.
  *   LATMC_EMBED_STEP: the step of every replica on the backend's configuration.

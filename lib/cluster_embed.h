@@ -98,12 +98,14 @@ void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_wo
 void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, double *asum,
                           uint32_t *size, struct latmc_embed_stats *out);
 
-/* A Heisenberg sim's Swendsen-Wang step of sweep `sweep` on its backend (ops.embed_step),
- * where the backend runs it (one box alone on a GPU, no field): LATMC_OK with the
- * statistics left on the backend (w->names_on_backend), LATMC_EUNSUPPORTED without a
- * message where not (then the host copy's step), or the backend's failure. */
+/* A Heisenberg (no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang step of sweep
+ * `sweep` on its backend (ops.embed_step), where the backend runs it (one box alone on a
+ * GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
+ * LATMC_EUNSUPPORTED without a message where not (then the host copy's step), or the
+ * backend's failure. */
 int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work *w,
                                         uint64_t sweep);
+int latmc_embed_phi4_backend_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep);
 
 /* The statistics of a step left on the backend, counted into sim->cluster (the cluster
  * observables ask first); LATMC_OK where none is pending. */

@@ -14,7 +14,6 @@
 
 #include "backend.h"
 #include "cluster_embed.h"
-#include "cluster_job.h"
 #include "heisenberg_rules.h"
 #include "part.h"
 
@@ -131,26 +130,4 @@ int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work 
     const int st = step(sim, LATMC_EMBED_STEP, &job);
     w->names_on_backend = st == LATMC_OK;
     return st;
-}
-
-int latmc_embed_settle_stats(latmc_sim *sim)
-{
-    struct latmc_embed_work *w = sim->embed;
-    if (!w || !w->names_on_backend)
-        return LATMC_OK;
-    struct latmc_embed_job job = { 0 };
-    job.a = w->a;
-    job.name = w->name;
-    int st = sim->ops->embed_step(sim, LATMC_EMBED_NAMES, &job);
-    if (st < 0)
-        return st;
-    struct latmc_embed_stats one;
-    latmc_embed_sw_stats(sim->nsites, w->name, w->a, w->asum, w->parent, &one);
-    struct latmc_cluster_work *c = sim->cluster;
-    c->last.clusters = one.clusters;
-    c->last.largest = one.largest;
-    c->last.size2_sum = 3.0 * one.w2; /* as latmc_embed_heisenberg_step's */
-    c->have_stats = true;
-    w->names_on_backend = false;
-    return LATMC_OK;
 }

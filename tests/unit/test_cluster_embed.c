@@ -326,6 +326,8 @@ static void phi4_chain(void **state)
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     phi4_cases(ctx, LATMC_DEVICE_CPU);
+    phi4_case(ctx, LATMC_DEVICE_CPU, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
     latmc_ctx_destroy(&ctx);
 }
 
@@ -476,6 +478,14 @@ static void phi4_chain_cuda(void **state)
     if (!ctx)
         skip();
     phi4_cases(ctx, LATMC_DEVICE_CUDA);
+    /* Swendsen-Wang with Lambda = inf: the device's step (ops.embed_step); larger, so that
+     * the clusters span the GPU's tiles and blocks */
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 2);
     latmc_ctx_destroy(&ctx);
 }
 

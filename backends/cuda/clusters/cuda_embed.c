@@ -1,7 +1,8 @@
 /*
  * ops.embed_step of the CUDA module (lib/backend.h; cuda_embed.h): the embedded
- * Swendsen-Wang step of a Heisenberg sim held as one box alone on one GPU, run in the box's
- * own configuration and couplings (the leaf's SoA buffers, heisenberg/), after the local
+ * Swendsen-Wang step of a Heisenberg or phi^4 sim held as one box alone on one GPU, run in
+ * the box's own configuration (and the Heisenberg couplings: the leaf's SoA buffers,
+ * heisenberg/; phi^4's field, phi4/), after the local
  * passes of the sweep on the same stream: no copy of the configuration. Its state, made on
  * the first step: a_i (double), the bonds (one byte a site) and the labels (uint32 a site).
  * The statistics are the core's, from replica 0's a and names copied when first asked for.
@@ -38,13 +39,15 @@ void cuda_embed_free(struct cuda_embed *e)
     free(e);
 }
 
-/* The box a step runs on: one box alone (no halo, no part) of a Heisenberg sim. */
+/* The box a step runs on: one box alone (no halo, no part) of a Heisenberg or a phi^4
+ * sim (phi^4's leaf: one float or double a site, in place at b->data). */
 static struct cuda_box *embed_box(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
     const struct cuda_leaf *leaf = NULL;
     struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
-    return b && leaf->model == LATMC_MODEL_HEISENBERG ? b : NULL;
+    return b && (leaf->model == LATMC_MODEL_HEISENBERG || leaf->model == LATMC_MODEL_PHI4)
+               ? b : NULL;
 }
 
 static int embed_state(latmc_sim *sim, struct cuda_embed **out)
@@ -122,6 +125,16 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         for (size_t i = 0; st == LATMC_OK && i < n; i++)
             job->name[i] = job->name[job->name[i]];
         return st;
+    }
+    if (sim->desc.model == LATMC_MODEL_PHI4) {
+        const struct latmc_rng_name bonds = latmc_rng_cluster_name(
+            job->sweep, 0, LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
+        const struct latmc_rng_name decide = latmc_rng_cluster_name(
+            job->sweep, 0, LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
+        return cuda_check(cuda_embed_phi4_step(stream, &v, b->data,
+                                               sim->desc.precision == LATMC_PRECISION_FLOAT,
+                                               e->a, job->beta, sim->desc.seed, bonds, decide),
+                          "launching the embedded cluster step");
     }
     float *spins = cuda_heis_member_spins(b);
     const float *J = cuda_heis_member_couplings(b);

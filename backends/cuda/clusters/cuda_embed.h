@@ -1,7 +1,9 @@
 /*
- * Internal to the CUDA module: the embedded Swendsen-Wang step of a Heisenberg sim on its
- * GPU (ops.embed_step, lib/backend.h; doc/clusters.md "Embedded clusters"), bit for bit
- * the core's step (lib/cluster_embed.c, lib/cluster_heisenberg.c) without a field:
+ * Internal to the CUDA module: the embedded Swendsen-Wang step of a Heisenberg sim without
+ * a field, or of a phi^4 sim with Lambda = inf, on its GPU (ops.embed_step, lib/backend.h;
+ * doc/clusters.md "Embedded clusters"), bit for bit the core's step (lib/cluster_embed.c,
+ * lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i, K = k_near uniform,
+ * the flip phi -> -phi; Heisenberg below):
  *
  *   a:      a_i = r . s_i in double, ((r_x s_x + r_y s_y) + r_z s_z), every product and
  *           sum rounded once (__dmul_rn, __dadd_rn: no contraction into fused
@@ -38,6 +40,13 @@ extern "C" {
 cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                  float *spins, const float *J, double *a, const double r[3],
                                  double beta, uint64_t seed, struct latmc_rng_name bonds_name,
+                                 struct latmc_rng_name decide_name);
+
+/* phi^4 with Lambda = inf (nearest-neighbour pairs, K = k_near): a_i = phi_i (float,
+ * single, or double), the flip phi -> -phi. */
+cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box, void *phi,
+                                 int single, double *a, double k_near, uint64_t seed,
+                                 struct latmc_rng_name bonds_name,
                                  struct latmc_rng_name decide_name);
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 /*
- * The embedded Heisenberg Swendsen-Wang step's kernels (cuda_embed.h): a_i, the bonds,
- * then the Ising labelling and decisions of cuda_sw.h, then the reflections. Every
+ * The embedded Swendsen-Wang step's kernels (cuda_embed.h): a_i, the bonds, then the Ising
+ * labelling and decisions of cuda_sw.h, then the reflections (Heisenberg) or the sign
+ * flips (phi^4). Every
  * floating-point operation of the CPU's step is written as its correctly rounded
  * intrinsic (__dmul_rn, __dadd_rn, __dsub_rn, __ddiv_rn, __dsqrt_rn, __double2float_rn),
  * so no contraction into fused multiply-adds can change a bit, whatever -fmad says; the
@@ -30,7 +31,16 @@ __global__ void embed_a_kernel(const float *s, uint32_t n, double r0, double r1,
         a[k] = embed_a(s, n, (uint32_t)k, r0, r1, r2);
 }
 
-/* Bond (i, mu) as lib/cluster_embed.c's bond_on: x = (K a_i) a_j, K = beta J (double). */
+/* phi^4: a_i = phi_i (lib/cluster_phi4.c). */
+template <typename T>
+__global__ void embed_phi4_a_kernel(const T *phi, uint32_t n, double *a)
+{
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride())
+        a[k] = (double)phi[k];
+}
+
+/* Bond (i, mu) as lib/cluster_embed.c's bond_on: x = (K a_i) a_j, K = beta J (double;
+ * J NULL: K = beta, phi^4's nearest neighbours). */
 template <int ND>
 __global__ void embed_bonds_kernel(struct latmc_lattice g, uint32_t n, const float *J,
                                    const double *a, double beta, uint64_t seed,
@@ -49,7 +59,7 @@ __global__ void embed_bonds_kernel(struct latmc_lattice g, uint32_t n, const flo
         unsigned bits = 0;
 #pragma unroll
         for (int mu = 0; mu < ND; mu++) {
-            const double K = __dmul_rn(beta, (double)J[(size_t)mu * n + i]);
+            const double K = J ? __dmul_rn(beta, (double)J[(size_t)mu * n + i]) : beta;
             const double xb = __dmul_rn(__dmul_rn(K, ai), a[j[mu]]);
             if (!(xb > 0.0))
                 continue;
@@ -86,15 +96,25 @@ __global__ void embed_reflect_kernel(struct cuda_sw_box b, uint32_t n, float *s,
     }
 }
 
-extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
-                                            float *spins, const float *J, double *a,
-                                            const double r[3], double beta, uint64_t seed,
-                                            struct latmc_rng_name bonds_name,
-                                            struct latmc_rng_name decide_name)
+/* phi^4's flip: phi -> -phi on every site of a cluster that flips (exact). */
+template <typename T>
+__global__ void embed_negate_kernel(struct cuda_sw_box b, uint32_t n, T *phi)
 {
-    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        if (!b.bonds[sw_root(b, i)])
+            phi[i] = -phi[i];
+    }
+}
+
+/* The bonds, the labels and the decisions of a step whose a is in place. */
+static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda_sw_box *box,
+                                          uint32_t n, const float *J, const double *a,
+                                          double beta, uint64_t seed,
+                                          struct latmc_rng_name bonds_name,
+                                          struct latmc_rng_name decide_name)
+{
     const unsigned grid = cuda_grid(n);
-    embed_a_kernel<<<grid, CUDA_THREADS, 0, stream>>>(spins, n, r[0], r[1], r[2], a);
     if (box->g.ndim == 3)
         embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, seed,
                                                                 bonds_name, box->bonds);
@@ -106,6 +126,48 @@ extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cu
         err = cuda_sw_label(stream, box);
     if (err == cudaSuccess)
         err = cuda_sw_decide(stream, box, seed, decide_name, UINT64_C(1) << 31, 0);
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box,
+                                            void *phi, int single, double *a, double k_near,
+                                            uint64_t seed, struct latmc_rng_name bonds_name,
+                                            struct latmc_rng_name decide_name)
+{
+    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
+    const unsigned grid = cuda_grid(n);
+    if (single)
+        embed_phi4_a_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>((const float *)phi, n, a);
+    else
+        embed_phi4_a_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>((const double *)phi, n,
+                                                                      a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = bonds_labels_decisions(stream, box, n, NULL, a, k_near, seed, bonds_name,
+                                     decide_name);
+    if (err == cudaSuccess) {
+        if (single)
+            embed_negate_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>(*box, n, (float *)phi);
+        else
+            embed_negate_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>(*box, n,
+                                                                          (double *)phi);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
+                                            float *spins, const float *J, double *a,
+                                            const double r[3], double beta, uint64_t seed,
+                                            struct latmc_rng_name bonds_name,
+                                            struct latmc_rng_name decide_name)
+{
+    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
+    const unsigned grid = cuda_grid(n);
+    embed_a_kernel<<<grid, CUDA_THREADS, 0, stream>>>(spins, n, r[0], r[1], r[2], a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = bonds_labels_decisions(stream, box, n, J, a, beta, seed, bonds_name, decide_name);
     if (err == cudaSuccess) {
         embed_reflect_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*box, n, spins, a, r[0], r[1],
                                                                r[2]);
