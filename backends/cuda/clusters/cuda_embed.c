@@ -6,6 +6,9 @@
  * passes of the sweep on the same stream: no copy of the configuration. Its state, made on
  * the first step: a_i (double), the bonds (one byte a site) and the labels (uint32 a site).
  * The statistics are the core's, from replica 0's a and names copied when first asked for.
+ * The state is made at the first LATMC_EMBED_ASK (13 bytes a site); where the GPU has no
+ * room for it the ask declines and the core steps on its host copy, so a sweep never
+ * fails for it.
  */
 #include <stdlib.h>
 
@@ -101,12 +104,17 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     if (!b || cuda_sim_of(sim)->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
-    if (what == LATMC_EMBED_ASK)
-        return LATMC_OK;
     int st = cuda_box_set_device(b->ex.device);
     struct cuda_embed *e = NULL;
     if (st == LATMC_OK)
         st = embed_state(sim, &e);
+    if (what == LATMC_EMBED_ASK) {
+        /* the arrays made at the first ask: a GPU without the room for them leaves the
+         * steps to the host copy rather than fail a sweep */
+        if (st < 0)
+            (void)cudaGetLastError();
+        return st < 0 ? LATMC_EUNSUPPORTED : LATMC_OK;
+    }
     if (st < 0)
         return st;
     const struct cuda_sw_box v = sw_view(sim, b, e);
