@@ -17,7 +17,6 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
-#include "cuda_embed.h"
 #include "cuda_exec.h"
 #include "ens_ising_batch.h"
 #include "ens_lanes.h"

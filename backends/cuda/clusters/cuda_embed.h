@@ -53,18 +53,4 @@ cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *
 }
 #endif
 
-/* The module's op (lib/backend.h: ops.embed_step) and its state's release (the arrays of
- * a sim's steps: a, bonds, labels; made on its first step). */
-struct latmc_sim;
-struct latmc_embed_job;
-struct cuda_embed;
-#ifdef __cplusplus
-extern "C" {
-#endif
-int cuda_embed_step(struct latmc_sim *sim, int what, struct latmc_embed_job *job);
-void cuda_embed_free(struct cuda_embed *e);
-#ifdef __cplusplus
-}
-#endif
-
 #endif

@@ -1,14 +1,13 @@
 /*
- * ops.embed_step of the CUDA module (lib/backend.h; cuda_embed.h): the embedded
- * Swendsen-Wang step of a Heisenberg or phi^4 sim held as one box alone on one GPU, run in
- * the box's own configuration (and the Heisenberg couplings: the leaf's SoA buffers,
- * heisenberg/; phi^4's field, phi4/), after the local
- * passes of the sweep on the same stream: no copy of the configuration. Its state, made on
- * the first step: a_i (double), the bonds (one byte a site) and the labels (uint32 a site).
- * The statistics are the core's, from replica 0's a and names copied when first asked for.
- * The state is made at the first LATMC_EMBED_ASK (13 bytes a site); where the GPU has no
- * room for it the ask declines and the core steps on its host copy, so a sweep never
- * fails for it.
+ * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
+ * the embedded Swendsen-Wang step of a Heisenberg or phi^4 sim held as one box alone on
+ * one GPU, run in the box's own configuration (Heisenberg: the leaf's SoA buffers and
+ * couplings, heisenberg/; phi^4: its field, phi4/) after the sweep's local passes, on the
+ * same stream: no copy of the configuration. Its state (a_i in double, the bonds one byte
+ * a site, the labels a uint32 a site: 13 bytes a site) is made at the first
+ * LATMC_EMBED_ASK; where the GPU has no room for it the ask declines and the core steps
+ * on its host copy, so no sweep fails for it. The statistics are the core's, from replica
+ * 0's a and names copied when first asked for.
  */
 #include <stdlib.h>
 
