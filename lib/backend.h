@@ -14,6 +14,7 @@
 struct latmc_ens_temper; /* below */
 struct latmc_ens_lanes_job; /* below */
 struct latmc_cluster_stats; /* lib/cluster_sweep.h */
+struct latmc_embed_job;      /* below */
 
 struct latmc_backend_ops {
     size_t size;            /* sizeof(struct latmc_backend_ops) of the backend's build */
@@ -232,6 +233,34 @@ struct latmc_backend_ops {
      * members, and its state (the group words) outlives the calls, where the core loads,
      * fetches and measures it. */
     int (*ens_lanes)(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
+
+    /* Appended (module ABI 15). Optional (NULL: the core's step on a host copy): one
+     * embedded cluster step (lib/cluster_embed.h, doc/clusters.md "Embedded clusters") of
+     * a whole sim on the backend's own configuration, the CPU's flips bit for bit; struct
+     * latmc_embed_job says what (LATMC_EMBED_ASK / _STEP / _NAMES). A library status. */
+    int (*embed_step)(latmc_sim *sim, int what, struct latmc_embed_job *job);
+};
+
+/*
+ * A job of ops.embed_step (lib/cluster_heisenberg.c, lib/cluster_phi4.c): a Swendsen-Wang
+ * step of the sim's embedded Ising model (F = 0 in every replica), the draws of
+ * lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond (i, mu) = beta J_{i,mu},
+ * replica r's direction axis[r]. phi^4 (Lambda = inf: nearest-neighbour pairs only):
+ * a_i = phi_i, K = beta for every bond (k_near), axis unused.
+ *   LATMC_EMBED_ASK: LATMC_OK where the backend steps this sim itself, LATMC_EUNSUPPORTED
+ *     (no message) where not; nothing done.
+ *   LATMC_EMBED_STEP: the step of every replica on the backend's configuration.
+ *   LATMC_EMBED_NAMES: replica 0's a_i (double) of the last step into a, each site's
+ *     cluster name (its smallest site) into name (host arrays of nsites), from which the
+ *     core counts the cluster statistics as its own step does, in site order.
+ */
+enum { LATMC_EMBED_ASK = 0, LATMC_EMBED_STEP = 1, LATMC_EMBED_NAMES = 2 };
+struct latmc_embed_job {
+    uint64_t sweep;
+    double beta;
+    double axis[2][3];
+    double *a;
+    uint32_t *name;
 };
 
 /* The backend's op `member` where its table (of its build's size) has one and sets it,

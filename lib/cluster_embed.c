@@ -148,30 +148,13 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
                 w->parent[ra] = rb;
         }
     }
-    /* names, and each cluster's size and sum of a at its name (in site order) */
-    for (int64_t i = 0; i < N; i++) {
-        const uint32_t r = find_root(w->parent, (uint32_t)i);
-        w->name[i] = r;
-        if (r == (uint32_t)i) {
-            w->asum[i] = 0.0;
-        }
-    }
     for (int64_t i = 0; i < N; i++)
-        w->asum[w->name[i]] += a[i];
-    /* sizes, counted in parent (free now) */
-    for (int64_t i = 0; i < N; i++)
-        if (w->name[i] == (uint32_t)i)
-            w->parent[i] = 0;
-    for (int64_t i = 0; i < N; i++)
-        w->parent[w->name[i]]++;
-    int64_t clusters = 0, largest = 0;
-    double w2 = 0.0;
+        w->name[i] = find_root(w->parent, (uint32_t)i);
+    /* sizes counted in parent (free now) */
+    latmc_embed_sw_stats(N, w->name, a, w->asum, w->parent, out);
     for (int64_t i = 0; i < N; i++) {
         if (w->name[i] != (uint32_t)i)
             continue;
-        clusters++;
-        largest = (int64_t)w->parent[i] > largest ? (int64_t)w->parent[i] : largest;
-        w2 += w->asum[i] * w->asum[i];
         const uint32_t u = latmc_embed_draw(p, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)i);
         w->flip[i] = (uint64_t)u < keep_threshold(p, w->asum[i]) ? 0 : 1;
     }
@@ -179,6 +162,31 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
     for (int64_t i = 0; i < N; i++)
         if (w->name[i] != (uint32_t)i)
             w->flip[i] = w->flip[w->name[i]];
+}
+
+void latmc_embed_sw_stats(int64_t N, const uint32_t *name, const double *a, double *asum,
+                          uint32_t *size, struct latmc_embed_stats *out)
+{
+    /* each cluster's size and sum of a at its name, added in site order (the order fixes
+     * the sum's rounding, so every route that names the clusters alike counts alike) */
+    for (int64_t i = 0; i < N; i++)
+        if (name[i] == (uint32_t)i) {
+            asum[i] = 0.0;
+            size[i] = 0;
+        }
+    for (int64_t i = 0; i < N; i++) {
+        asum[name[i]] += a[i];
+        size[name[i]]++;
+    }
+    int64_t clusters = 0, largest = 0;
+    double w2 = 0.0;
+    for (int64_t i = 0; i < N; i++) {
+        if (name[i] != (uint32_t)i)
+            continue;
+        clusters++;
+        largest = (int64_t)size[i] > largest ? (int64_t)size[i] : largest;
+        w2 += asum[i] * asum[i];
+    }
     out->clusters = clusters;
     out->largest = largest;
     out->w2 = w2;

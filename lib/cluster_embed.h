@@ -22,6 +22,7 @@
 #ifndef LATMC_LIB_CLUSTER_EMBED_H
 #define LATMC_LIB_CLUSTER_EMBED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cluster_label.h"
@@ -71,6 +72,8 @@ struct latmc_embed_work {
     uint32_t *name;
     double *asum;       /* per cluster name: the sum of a over the cluster */
     double *kbond;      /* Heisenberg: beta J per bond */
+    bool names_on_backend; /* the last step ran on the backend (ops.embed_step): its
+                              statistics are counted when first asked for */
 };
 
 /* Whether the sim runs embedded clusters (phi^4 or Heisenberg with a cluster algorithm). */
@@ -87,6 +90,26 @@ void latmc_embed_free(latmc_sim *sim);
  * space exists). */
 void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                       struct latmc_embed_stats *out);
+
+/* Swendsen-Wang's statistics from each site's cluster name (its smallest site) and a:
+ * each cluster's sum of a (into asum at its name, added in site order) and size (into
+ * size), then the clusters in site order. The core's step and a backend's
+ * (latmc_embed_settle_stats) count alike. */
+void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, double *asum,
+                          uint32_t *size, struct latmc_embed_stats *out);
+
+/* A Heisenberg (no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang step of sweep
+ * `sweep` on its backend (ops.embed_step), where the backend runs it (one box alone on a
+ * GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
+ * LATMC_EUNSUPPORTED without a message where not (then the host copy's step), or the
+ * backend's failure. */
+int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work *w,
+                                        uint64_t sweep);
+int latmc_embed_phi4_backend_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep);
+
+/* The statistics of a step left on the backend, counted into sim->cluster (the cluster
+ * observables ask first); LATMC_OK where none is pending. */
+int latmc_embed_settle_stats(latmc_sim *sim);
 
 /* Draw n of phase `phase` of the step (the names above). */
 uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, uint64_t n);

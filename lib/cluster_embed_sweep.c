@@ -3,7 +3,8 @@
  * (doc/clusters.md, "Embedded clusters"): sweep t is the model's local passes -- the very
  * plan sweep t of the local algorithm (phi^4: nloc Metropolis passes; Heisenberg: one
  * heat-bath pass and nover overrelaxation passes) -- followed by one embedded cluster step
- * named by t, on a host copy of the configuration (get_spins, the step, set_spins).
+ * named by t, on a host copy of the configuration (get_spins, the step, set_spins), or on
+ * the backend's own where it runs the step (ops.embed_step: Heisenberg on one GPU).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,15 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
+    /* where the backend steps the sim itself (Swendsen-Wang on one GPU: Heisenberg
+     * without a field, phi^4 with Lambda = inf), no copy: the statistics are counted when
+     * asked for */
+    w->names_on_backend = false;
+    const int on_backend = sim->desc.model == LATMC_MODEL_PHI4
+                               ? latmc_embed_phi4_backend_step(sim, w, sweep)
+                               : latmc_embed_heisenberg_backend_step(sim, w, sweep);
+    if (on_backend != LATMC_EUNSUPPORTED)
+        return on_backend;
     struct latmc_embed_stats stats;
     memset(&stats, 0, sizeof stats);
     const bool parts = latmc_part_many(sim);
@@ -101,6 +111,29 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
         c->have_stats = true;
     }
     return st;
+}
+
+int latmc_embed_settle_stats(latmc_sim *sim)
+{
+    struct latmc_embed_work *w = sim->embed;
+    if (!w || !w->names_on_backend)
+        return LATMC_OK;
+    struct latmc_embed_job job = { 0 };
+    job.a = w->a;
+    job.name = w->name;
+    int st = sim->ops->embed_step(sim, LATMC_EMBED_NAMES, &job);
+    if (st < 0)
+        return st;
+    struct latmc_embed_stats one;
+    latmc_embed_sw_stats(sim->nsites, w->name, w->a, w->asum, w->parent, &one);
+    struct latmc_cluster_work *c = sim->cluster;
+    c->last.clusters = one.clusters;
+    c->last.largest = one.largest;
+    /* Heisenberg: as latmc_embed_heisenberg_step's, <(r . M)^2> = <|M|^2> / 3 */
+    c->last.size2_sum = sim->desc.model == LATMC_MODEL_HEISENBERG ? 3.0 * one.w2 : one.w2;
+    c->have_stats = true;
+    w->names_on_backend = false;
+    return LATMC_OK;
 }
 
 int latmc_embed_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)

@@ -102,3 +102,32 @@ int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint
     }
     return LATMC_OK;
 }
+
+int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work *w,
+                                        uint64_t sweep)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
+    /* without a field only: in one the decisions weigh each cluster's sum of a, whose
+     * rounding is the site order's, which a device does not add in */
+    if (!step || sim->desc.model != LATMC_MODEL_HEISENBERG ||
+        sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || sim->desc.replicas > 2 ||
+        sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H] != 0.0 ||
+        latmc_part_many(sim))
+        return LATMC_EUNSUPPORTED;
+    struct latmc_embed_job job = { 0 };
+    job.sweep = sweep;
+    job.beta = sim->param[LATMC_PARAM_BETA];
+    if (step(sim, LATMC_EMBED_ASK, &job) != LATMC_OK)
+        return LATMC_EUNSUPPORTED;
+    struct latmc_embed_problem p = { 0 };
+    p.seed = sim->desc.seed;
+    p.sweep = sweep;
+    for (int rep = 0; rep < sim->desc.replicas; rep++) {
+        p.replica = (uint32_t)rep;
+        draw_axis(&p, job.axis[rep]);
+    }
+    const int st = step(sim, LATMC_EMBED_STEP, &job);
+    w->names_on_backend = st == LATMC_OK;
+    return st;
+}

@@ -13,7 +13,9 @@
  */
 #include <math.h>
 
+#include "backend.h"
 #include "cluster_embed.h"
+#include "part.h"
 
 void latmc_embed_phi4_couplings(int ndim, double lambda, double *k_near, double *k_axis2,
                                 double *k_diag)
@@ -85,4 +87,24 @@ int latmc_embed_phi4_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t s
                 d[i] = -d[i];
         }
     return LATMC_OK;
+}
+
+int latmc_embed_phi4_backend_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
+    /* Lambda = inf only: its pairs are the nearest neighbours, the labelling's bonds */
+    if (!step || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
+        isfinite(sim->param[LATMC_PARAM_LAMBDA]) || latmc_part_many(sim))
+        return LATMC_EUNSUPPORTED;
+    struct latmc_embed_job job = { 0 };
+    job.sweep = sweep;
+    double k2, kd;
+    latmc_embed_phi4_couplings(sim->desc.ndim, sim->param[LATMC_PARAM_LAMBDA], &job.beta, &k2,
+                               &kd);
+    if (step(sim, LATMC_EMBED_ASK, &job) != LATMC_OK)
+        return LATMC_EUNSUPPORTED;
+    const int st = step(sim, LATMC_EMBED_STEP, &job);
+    w->names_on_backend = st == LATMC_OK;
+    return st;
 }

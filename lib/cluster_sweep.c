@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cluster_embed.h"
 #include "cluster_job.h"
 #include "decision.h"
 #include "model.h"
@@ -25,18 +26,17 @@ int latmc_cluster_check_sim(const latmc_sim *sim)
 {
     const char *algo = latmc_algorithm_name(sim->desc.algorithm);
     /* Elsewhere only Swendsen-Wang and Wolff of Ising or Potts, as steps of the plan on
-     * one process (latmc_cluster_as_steps); the backend refuses at create what its steps
-     * lack. */
-    const bool embedded = sim->desc.model != LATMC_MODEL_ISING &&
-                          sim->desc.model != LATMC_MODEL_POTTS;
+     * one process or a backend's parts (latmc_cluster_as_steps); the backend refuses at
+     * create what its steps lack. The embedded clusters of phi^4 and Heisenberg run on
+     * any backend that sweeps the model: its local passes, then the core's cluster step
+     * on a host copy (lib/cluster_embed_sweep.c). */
     const struct latmc_backend_ops *ops = sim->ops;
     const bool joins_parts = LATMC_BACKEND_OP(ops, cluster_faces) != NULL;
-    if (ops != &latmc_cpu_backend_ops && (embedded || (sim->part && !joins_parts)))
-        return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
-                          "in this version (the %s backend labels the clusters of Ising and "
-                          "Potts sims%s): use desc.device = LATMC_DEVICE_CPU or AUTO", algo,
-                          embedded ? "with embedded clusters " : "on parts ", ops->name,
-                          embedded ? "" : " in one process only");
+    if (ops != &latmc_cpu_backend_ops && !latmc_embed_applies(sim) && sim->part && !joins_parts)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm runs on parts on the CPU "
+                          "backend only in this version (the %s backend labels the clusters "
+                          "of Ising and Potts sims in one process only): use desc.device = "
+                          "LATMC_DEVICE_CPU or AUTO", algo, ops->name);
     if (sim->nsites > (int64_t)UINT32_MAX)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm labels at most 2^32 - 1 "
                           "sites in this version; the lattice has %lld", algo,
@@ -46,7 +46,8 @@ int latmc_cluster_check_sim(const latmc_sim *sim)
 
 bool latmc_cluster_as_steps(const latmc_sim *sim)
 {
-    return latmc_cluster_algorithm(sim->desc.algorithm) && sim->ops != &latmc_cpu_backend_ops;
+    return latmc_cluster_algorithm(sim->desc.algorithm) && sim->ops != &latmc_cpu_backend_ops &&
+           !latmc_embed_applies(sim);
 }
 
 int latmc_cluster_check_params(const latmc_sim *sim)
@@ -111,6 +112,9 @@ int latmc_cluster_observable(const latmc_sim *sim, int key, double *value)
         if (st < 0)
             return st;
     } else {
+        const int st = latmc_embed_settle_stats((latmc_sim *)sim); /* a backend's step */
+        if (st < 0)
+            return st;
         const struct latmc_cluster_work *w = sim->cluster;
         if (!w || !w->have_stats)
             return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it "

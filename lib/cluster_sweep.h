@@ -18,9 +18,11 @@ bool latmc_cluster_algorithm(int algorithm);
 
 /*
  * Whether the sim can run its cluster algorithm: the CPU backend (one process or the
- * parts of a lattice shared by processes, lib/cluster_part.c), or another backend's
- * cluster steps for Ising and Potts in one process; a lattice of fewer than 2^32 sites. LATMC_EUNSUPPORTED with a message naming what to change otherwise. Checked
- * at latmc_sim_create.
+ * parts of a lattice shared by processes, lib/cluster_part.c), another backend's
+ * cluster steps for Ising and Potts (parts where it joins their faces), and the embedded
+ * clusters of phi^4 and Heisenberg on any backend (its local passes, the core's step on a
+ * host copy); a lattice of fewer than 2^32 sites. LATMC_EUNSUPPORTED with a message
+ * naming what to change otherwise. Checked at latmc_sim_create.
  */
 int latmc_cluster_check_sim(const latmc_sim *sim);
 
@@ -63,8 +65,9 @@ int latmc_cluster_observable(const latmc_sim *sim, int key, double *value);
 int latmc_cluster_step_count(const latmc_sim *sim);
 struct latmc_step latmc_cluster_step_of(const latmc_sim *sim, uint64_t sweep, int s);
 
-/* Whether the sim's cluster sweeps run as steps of the plan (a backend other than the
- * CPU) rather than on the core's host copy. */
+/* Whether the sim's cluster sweeps run as steps of the plan (Ising and Potts on a
+ * backend other than the CPU) rather than on the core's host copy (the CPU; the embedded
+ * clusters everywhere: lib/cluster_embed_sweep.c). */
 bool latmc_cluster_as_steps(const latmc_sim *sim);
 
 /* Free the sim's cluster work space (latmc_sim_destroy). */

@@ -220,7 +220,10 @@ static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    if (!ens_batch_ops(e) || !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
+    /* an embedded cluster sim's sweep is the plan's and then the core's cluster step
+     * (lib/cluster_embed_sweep.c): one by one */
+    if (!ens_batch_ops(e) || latmc_cluster_algorithm(e->members[0]->desc.algorithm) ||
+        !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;
     int st = batch_checks(e, n);
     if (st < 0)

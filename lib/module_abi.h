@@ -35,7 +35,9 @@
  * size asked before every call). */
 /* 14: ops.cluster_faces' flag LATMC_CLUSTER_FACES_STATS (the cluster observables on a
  * device's parts) and struct latmc_part's stats_face_bytes, stats_sweep. */
-#define LATMC_MODULE_ABI_VERSION 14u
+/* 15: ops.embed_step and struct latmc_embed_job (the embedded Heisenberg clusters on a
+ * device). */
+#define LATMC_MODULE_ABI_VERSION 15u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -40,6 +40,7 @@ static void release(struct cuda_sim *cs)
     cuda_ens_batch_free(cs->ens_batch);
     cuda_ens_temper_free(cs->ens_temper);
     cuda_ens_lanes_free(cs->ens_lanes);
+    cuda_embed_free(cs->embed);
     cuda_exec_destroy(cs->exec); /* owns the lone box's stream (cs->stream) */
     (void)cudaGetLastError();
     free(cs);
@@ -85,6 +86,10 @@ static int cuda_create(latmc_sim *sim)
     /* boxes on devices: the first box's; a part (MPI rank) runs on device_index */
     cs->device = d->n_devices > 1 && d->device_list && !latmc_part_many(sim)
                      ? d->device_list[0] : d->device_index;
+    /* LATMC_CUDA_EMBED=host: the embedded cluster steps on the core's host copy (for
+     * comparisons; clusters/cuda_embed.c), read at create as the module's other variables */
+    const char *embed = getenv("LATMC_CUDA_EMBED");
+    cs->embed_on_host = embed && strcmp(embed, "host") == 0;
     if (cs->device < 0 || cs->device >= count) {
         const int device = cs->device;
         free(cs);
@@ -383,4 +388,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .cluster_stats = cuda_cluster_stats, /* clusters/cuda_sw_leaf.c */
     .cluster_faces = cuda_cluster_faces, /* clusters/cuda_sw_boxes.c */
     .ens_lanes = cuda_ens_lanes,         /* ensembles/ens_lanes.c */
+    .embed_step = cuda_embed_step,       /* clusters/cuda_embed.c */
 };

@@ -534,7 +534,9 @@ static void refusals_embedded(void **state)
     assert_true(v == 1.0);
     latmc_sim_destroy(&sim);
 
-    /* a backend without cluster steps: refused at creation */
+    /* CUDA: the GPU's local passes and the core's cluster step (their chain bit for bit:
+     * tests/unit/test_cluster_embed.c, the identity matrix's embedded rows); AUTO keeps
+     * them on the CPU */
     const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
     for (int k = 0; k < 2; k++) {
         d = k == 0 ? phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_METROPOLIS)
@@ -542,13 +544,20 @@ static void refusals_embedded(void **state)
         assert_int_equal(d.model, models[k]);
         d.device = LATMC_DEVICE_CUDA;
         if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK) {
-            printf("no CUDA backend here: its refusal of cluster steps not checked\n");
+            printf("no CUDA backend here: its embedded cluster sims not checked\n");
             continue;
         }
         latmc_sim_destroy(&sim);
         d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
-        assert_non_null(strstr(latmc_last_error(), "CPU backend only"));
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
+        if (k == 0)
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, 0.5), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+        assert_true(v >= 1.0);
+        latmc_sim_destroy(&sim);
         d.device = LATMC_DEVICE_AUTO; /* AUTO takes the CPU */
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_string_equal(latmc_sim_backend_name(sim), "cpu");

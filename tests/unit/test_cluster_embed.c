@@ -15,6 +15,9 @@
  *    first's configuration exactly, sweep after sweep, and the same cluster statistics:
  *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
+ * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
+ *    cluster step still the definition's bit for bit (Heisenberg's Swendsen-Wang without
+ *    a field on the device, the rest on the host copy), with its statistics.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,8 +225,8 @@ static void couplings_carry_the_signs(void **state)
 
 /* ---- 2. the chain, bit for bit ---- */
 
-static latmc_sim *make_phi4(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t lz,
-                            int precision, double lambda, int algorithm, int nloc)
+static latmc_sim *make_phi4(latmc_ctx *ctx, int device, int ndim, int64_t lx, int64_t ly,
+                            int64_t lz, int precision, double lambda, int algorithm, int nloc)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -234,7 +237,7 @@ static latmc_sim *make_phi4(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, in
     d.extent[2] = ndim == 3 ? lz : 0;
     d.precision = precision;
     d.algorithm = algorithm;
-    d.device = LATMC_DEVICE_CPU;
+    d.device = device;
     d.n_threads = 1;
     d.seed = 77;
     latmc_sim *sim = NULL;
@@ -260,12 +263,13 @@ static void check_stats(latmc_sim *sim, const struct stats *st, int64_t n, int w
     assert_true(fabs(v - want) <= 1e-12 * want);
 }
 
-static void phi4_case(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t lz,
+static void phi4_case(latmc_ctx *ctx, int device, int ndim, int64_t lx, int64_t ly, int64_t lz,
                       int precision, double lambda, int algorithm, int nloc)
 {
     const int wolff = algorithm == LATMC_ALGO_WOLFF;
-    latmc_sim *cl = make_phi4(ctx, ndim, lx, ly, lz, precision, lambda, algorithm, nloc);
-    latmc_sim *loc = make_phi4(ctx, ndim, lx, ly, lz, precision, lambda, LATMC_ALGO_METROPOLIS, nloc);
+    latmc_sim *cl = make_phi4(ctx, device, ndim, lx, ly, lz, precision, lambda, algorithm, nloc);
+    latmc_sim *loc = make_phi4(ctx, device, ndim, lx, ly, lz, precision, lambda,
+                               LATMC_ALGO_METROPOLIS, nloc);
     const struct lat g = lat_of(ndim, lx, ly, lz);
     const struct pairs p = phi4_pairs(ndim, lambda);
     const size_t bytes = (size_t)g.n * (precision == LATMC_PRECISION_FLOAT ? 4 : 8);
@@ -306,21 +310,29 @@ static void phi4_case(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t 
     latmc_sim_destroy(&loc);
 }
 
+static void phi4_cases(latmc_ctx *ctx, int device)
+{
+    phi4_case(ctx, device, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, 0.7, LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, device, 2, 10, 5, 0, LATMC_PRECISION_FLOAT, 2.0, LATMC_ALGO_SWENDSEN_WANG, 2);
+    phi4_case(ctx, device, 2, 8, 16, 0, LATMC_PRECISION_FLOAT, INFINITY, LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, device, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, 0.7, LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, device, 3, 8, 8, 8, LATMC_PRECISION_DOUBLE, 1.5, LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, device, 3, 8, 8, 8, LATMC_PRECISION_FLOAT, 1.5, LATMC_ALGO_WOLFF, 1);
+}
+
 static void phi4_chain(void **state)
 {
     (void)state;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    phi4_case(ctx, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, 0.7, LATMC_ALGO_SWENDSEN_WANG, 1);
-    phi4_case(ctx, 2, 10, 5, 0, LATMC_PRECISION_FLOAT, 2.0, LATMC_ALGO_SWENDSEN_WANG, 2);
-    phi4_case(ctx, 2, 8, 16, 0, LATMC_PRECISION_FLOAT, INFINITY, LATMC_ALGO_WOLFF, 1);
-    phi4_case(ctx, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, 0.7, LATMC_ALGO_WOLFF, 1);
-    phi4_case(ctx, 3, 8, 8, 8, LATMC_PRECISION_DOUBLE, 1.5, LATMC_ALGO_SWENDSEN_WANG, 1);
-    phi4_case(ctx, 3, 8, 8, 8, LATMC_PRECISION_FLOAT, 1.5, LATMC_ALGO_WOLFF, 1);
+    phi4_cases(ctx, LATMC_DEVICE_CPU);
+    phi4_case(ctx, LATMC_DEVICE_CPU, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
     latmc_ctx_destroy(&ctx);
 }
 
-static latmc_sim *make_heis(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, double h)
+static latmc_sim *make_heis(latmc_ctx *ctx, int device, int ndim, int64_t l, int algorithm,
+                            double h)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -332,7 +344,7 @@ static latmc_sim *make_heis(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, 
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     d.coupling_seed = 99;
     d.algorithm = algorithm;
-    d.device = LATMC_DEVICE_CPU;
+    d.device = device;
     d.n_threads = 1;
     d.seed = 5;
     latmc_sim *sim = NULL;
@@ -356,11 +368,11 @@ static void axis(uint64_t seed, uint64_t t, uint32_t rep, double r[3])
     r[2] = z;
 }
 
-static void heis_case(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, double h)
+static void heis_case(latmc_ctx *ctx, int device, int ndim, int64_t l, int algorithm, double h)
 {
     const int wolff = algorithm == LATMC_ALGO_WOLFF;
-    latmc_sim *cl = make_heis(ctx, ndim, l, algorithm, h);
-    latmc_sim *loc = make_heis(ctx, ndim, l, LATMC_ALGO_HEATBATH, h);
+    latmc_sim *cl = make_heis(ctx, device, ndim, l, algorithm, h);
+    latmc_sim *loc = make_heis(ctx, device, ndim, l, LATMC_ALGO_HEATBATH, h);
     const struct lat g = lat_of(ndim, l, l, l);
     size_t nc = 0;
     assert_int_equal(latmc_sim_couplings_size(cl, &nc), LATMC_OK);
@@ -426,15 +438,72 @@ static void heis_case(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, double
     latmc_sim_destroy(&loc);
 }
 
+static void heis_cases(latmc_ctx *ctx, int device)
+{
+    heis_case(ctx, device, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, device, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.7);
+    heis_case(ctx, device, 3, 4, LATMC_ALGO_WOLFF, 0.0);
+    heis_case(ctx, device, 3, 4, LATMC_ALGO_WOLFF, 0.7);
+}
+
 static void heisenberg_chain(void **state)
 {
     (void)state;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    heis_case(ctx, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.0);
-    heis_case(ctx, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.7);
-    heis_case(ctx, 3, 4, LATMC_ALGO_WOLFF, 0.0);
-    heis_case(ctx, 3, 4, LATMC_ALGO_WOLFF, 0.7);
+    heis_cases(ctx, LATMC_DEVICE_CPU);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* ---- 3. the same on CUDA ---- */
+
+/* A context whose CUDA backend has a GPU, or NULL (the test then skips). */
+static latmc_ctx *cuda_ctx(void)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    int n = 0;
+    if (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &n) != LATMC_OK || n < 1)
+        latmc_ctx_destroy(&ctx);
+    return ctx;
+}
+
+/* The CUDA sims' local passes are the GPU's (phi^4's chunk schedule, Heisenberg's heat
+ * bath with CUDA's functions), both sims' alike; the cluster step applied to the local
+ * sim's configuration must still be the definition's, bit for bit, with its statistics. */
+static void phi4_chain_cuda(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = cuda_ctx();
+    if (!ctx)
+        skip();
+    phi4_cases(ctx, LATMC_DEVICE_CUDA);
+    /* Swendsen-Wang with Lambda = inf: the device's step (ops.embed_step); larger, so that
+     * the clusters span the GPU's tiles and blocks */
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 2);
+    latmc_ctx_destroy(&ctx);
+}
+
+static void heisenberg_chain_cuda(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = cuda_ctx();
+    if (!ctx)
+        skip();
+    heis_cases(ctx, LATMC_DEVICE_CUDA);
+    /* larger, so that the clusters span the GPU's tiles, blocks and the flattening
+     * across them (Swendsen-Wang without a field: the device's step, ops.embed_step; in a
+     * field and Wolff: the host copy's) */
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
     latmc_ctx_destroy(&ctx);
 }
 
@@ -444,6 +513,8 @@ int main(void)
         cmocka_unit_test(couplings_carry_the_signs),
         cmocka_unit_test(phi4_chain),
         cmocka_unit_test(heisenberg_chain),
+        cmocka_unit_test(phi4_chain_cuda),
+        cmocka_unit_test(heisenberg_chain_cuda),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

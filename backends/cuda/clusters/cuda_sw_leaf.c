@@ -16,8 +16,9 @@
  * step, joined with them); or on the box of a part of a lattice shared by processes (MPI
  * ranks), whose faces the core gathers and every part joins (part_faces; the same).
  * Ising with uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core
- * refuses J < 0; it refuses the embedded clusters of phi^4 and Heisenberg on CUDA at
- * create). Wolff's attempted
+ * refuses J < 0). The embedded clusters of phi^4 and Heisenberg are not this leaf's: their
+ * local passes run on the model's leaf and the core runs their cluster step
+ * (lib/cluster_embed_sweep.c). Wolff's attempted
  * updates are its clusters' sites, counted on the device and read once per call
  * (read_attempted).
  */

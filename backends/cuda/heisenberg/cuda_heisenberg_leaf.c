@@ -101,6 +101,11 @@ float *cuda_heis_member_spins(const struct cuda_box *b)
     return buffer(b, own_of(b)->cur);
 }
 
+const float *cuda_heis_member_couplings(const struct cuda_box *b)
+{
+    return own_of(b)->J;
+}
+
 static int64_t heis_halo(const latmc_sim *sim)
 {
     (void)sim;
@@ -616,10 +621,11 @@ static cudaError_t heis_view(const latmc_sim *sim, struct cuda_box *b, cudaStrea
 }
 
 /* Heat-bath updates count as attempted (and accepted, by the kernel); overrelaxation moves
- * as neither, as on the CPU. */
+ * as neither, as on the CPU. Every algorithm but overrelaxation alone starts its sweep with
+ * a heat-bath pass (the cluster algorithms too: lib/cluster_embed_sweep.c). */
 static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
 {
-    return sim->desc.algorithm == LATMC_ALGO_HEATBATH
+    return sim->desc.algorithm != LATMC_ALGO_OVERRELAX
                ? (uint64_t)sites * (uint64_t)sim->desc.replicas : 0;
 }
 

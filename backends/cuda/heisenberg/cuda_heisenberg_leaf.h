@@ -16,4 +16,7 @@
  * place, which leaves the box as its own sweeps would. */
 float *cuda_heis_member_spins(const struct cuda_box *b);
 
+/* Its couplings (J_{i,mu} at mu n + i over the local planes; clusters/cuda_embed.c). */
+const float *cuda_heis_member_couplings(const struct cuda_box *b);
+
 #endif

@@ -563,13 +563,22 @@ static bool is_cluster(const struct spec *s)
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
  * creation), or NULL: Swendsen-Wang and Wolff of Ising (uniform or +-J couplings) and
  * Potts, any field, on one box, k boxes on one GPU or several, parts over threads or
- * MPI ranks, and ensemble members (backends/cuda/clusters/). */
+ * MPI ranks, and ensemble members (backends/cuda/clusters/); the embedded clusters of
+ * phi^4 and Heisenberg on all of those (the GPU's local passes, the core's cluster step),
+ * but their GPU chain is its own (the local passes': doc/cuda.md), so a checkpoint
+ * between the CPU and the GPU continues another chain than the GPU reference's. */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
-    if (s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS)
-        return "CUDA runs the clusters of Ising and Potts sims only (embedded clusters: the "
-               "CPU)";
+    if (s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS) {
+        if (s->model == LATMC_MODEL_PHI4 && p->cuda && (p->parts > 1 || p->mpi) &&
+            strcmp(l->chunk, "none") != 0)
+            return "phi^4 on CUDA parts runs the site order only (chunk=none)";
+        if (l->mid >= MID_SERIALIZE && l->first.cuda != l->then.cuda)
+            return "the GPU's embedded-cluster chain is its own (its local passes'): a "
+                   "checkpoint between the CPU and the GPU continues another chain";
+        return NULL;
+    }
     if (s->couplings != LATMC_COUPLINGS_UNIFORM && s->couplings != LATMC_COUPLINGS_BIMODAL)
         return "CUDA's cluster updates run uniform and +-J couplings only";
     (void)l; /* ensemble members too: one by one (doc/clusters.md) */

@@ -569,12 +569,27 @@ const struct row rows[] = {
     { "potts3_wolff_field", 2, { 256, 260, 0 },
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,devices=2 cuda,parts=2" },
     /* embedded clusters (every part holds the whole lattice for the step); 5 units of
-     * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
+     * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D). On
+     * CUDA the GPU's local passes and the core's step on a host copy, against the GPU's
+     * one box (phi^4 on CUDA parts: the site order) */
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },
+    { "phi4_sw_double_lambda", 2, { 16, 40, 0 },
+      "cuda,chunk=none cuda,chunk=none,parts=2 cuda,chunk=none,parts=3 mpi,cuda,chunk=none" },
     { "phi4_wolff_float", 3, { 8, 8, 40 }, CLUSTER_ALL },
     { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
     { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
     { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
+    /* without a field the one GPU's step is the device's, the other CUDA layouts' the
+     * host's: many tiles, clusters across them */
+    { "heis_sw_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "phi4_sw_float_inf", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "phi4_sw_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 devices=2 "
+      "cuda,chunk=none cuda,chunk=none,parts=2" },
+    /* (96 planes: the chunk schedule's two layers, so two boxes) */
+    { "phi4_sw_float_inf", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "heis_sw_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
+      "cuda,parts=2" },
+    { "heis_sw_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
 
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
     /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and

@@ -219,8 +219,18 @@ const struct spec specs[] = {
       .change_key = LATMC_PARAM_NLOC, .change_value = 2 }
     PHI4_CLUSTER("phi4_sw_double_lambda", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_DOUBLE, 1.5),
     PHI4_CLUSTER("phi4_wolff_float", LATMC_ALGO_WOLFF, LATMC_PRECISION_FLOAT, INFINITY),
+    /* Lambda = inf: on one GPU the step runs on the device (ops.embed_step) */
+    PHI4_CLUSTER("phi4_sw_float_inf", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_FLOAT, INFINITY),
+    PHI4_CLUSTER("phi4_sw_double_inf", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_DOUBLE, INFINITY),
     HEIS("heis_sw_gauss_r2", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
     HEIS("heis_wolff_uniform_r1", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 1, 0),
+    /* without a field: on one GPU the step runs on the device (ops.embed_step), on boxes,
+     * devices and parts on the host copy; the two must agree */
+    { .name = "heis_sw_h0_r2", .model = LATMC_MODEL_HEISENBERG,
+      .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_GAUSSIAN,
+      .replicas = 2, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
+      .values = { 1.1, 0.0, 1 }, .sweeps1 = 2, .sweeps2 = 2, .change_key = LATMC_PARAM_NOVER,
+      .change_value = 2 },
 };
 const size_t n_specs = sizeof specs / sizeof specs[0];
 

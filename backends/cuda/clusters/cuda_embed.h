@@ -1,0 +1,56 @@
+/*
+ * Internal to the CUDA module: the embedded Swendsen-Wang step of a Heisenberg sim without
+ * a field, or of a phi^4 sim with Lambda = inf, on its GPU (ops.embed_step, lib/backend.h;
+ * doc/clusters.md "Embedded clusters"), bit for bit the core's step (lib/cluster_embed.c,
+ * lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i, K = k_near uniform,
+ * the flip phi -> -phi; Heisenberg below):
+ *
+ *   a:      a_i = r . s_i in double, ((r_x s_x + r_y s_y) + r_z s_z), every product and
+ *           sum rounded once (__dmul_rn, __dadd_rn: no contraction into fused
+ *           multiply-adds, whatever the module's -fmad);
+ *   bonds:  bond (i, mu) to j = i + e_mu active iff x = ((beta J_{i,mu}) a_i) a_j > 0 and
+ *           its draw (n = ndim i + mu) < floor((1 - exp(-2x)) 2^32) (2^32 for x > 25), with
+ *           liblatmc's expm1 (lib/latmc_math.h, the CPU's bits); one byte per site, bit mu,
+ *           as the Ising bonds, so that the Ising labelling (cuda_sw.h) names the clusters
+ *           by their smallest sites;
+ *   flips:  each cluster keeps its signs iff its draw at its name < 2^31 (cuda_sw_decide),
+ *           else every site is reflected, s - 2 a r normalised in double and rounded to
+ *           float as lib/heisenberg_site.h's latmc_heisenberg_store_unit.
+ *
+ * The replicas run last to first, so replica 0's a and labels stay for the statistics
+ * (LATMC_EMBED_NAMES: copied to the host, where the core counts them in site order).
+ */
+#ifndef LATMC_CUDA_EMBED_H
+#define LATMC_CUDA_EMBED_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_sw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One replica's step: spins its SoA (component c at c n + i), J the couplings (SoA,
+ * mu n + i), a the replica's a_i (written), box the labelling's arrays over the same
+ * lattice (its spins unused); the draws' names of the bonds and of the decisions
+ * (lib/cluster_embed.h: the replica's, sweep's, sub LATMC_EMBED_SUB). */
+cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
+                                 float *spins, const float *J, double *a, const double r[3],
+                                 double beta, uint64_t seed, struct latmc_rng_name bonds_name,
+                                 struct latmc_rng_name decide_name);
+
+/* phi^4 with Lambda = inf (nearest-neighbour pairs, K = k_near): a_i = phi_i (float,
+ * single, or double), the flip phi -> -phi. */
+cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box, void *phi,
+                                 int single, double *a, double k_near, uint64_t seed,
+                                 struct latmc_rng_name bonds_name,
+                                 struct latmc_rng_name decide_name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * The embedded Swendsen-Wang step's kernels (cuda_embed.h): a_i, the bonds, then the Ising
+ * labelling and decisions of cuda_sw.h, then the reflections (Heisenberg) or the sign
+ * flips (phi^4). Every
+ * floating-point operation of the CPU's step is written as its correctly rounded
+ * intrinsic (__dmul_rn, __dadd_rn, __dsub_rn, __ddiv_rn, __dsqrt_rn, __double2float_rn),
+ * so no contraction into fused multiply-adds can change a bit, whatever -fmad says; the
+ * exp is liblatmc's own (lib/latmc_math.h, LATMC_HOSTDEV). One site a thread, grid-stride
+ * loops; a site is a 32-bit index (the core refuses cluster updates on 2^32 sites or more).
+ */
+#include <stdint.h>
+
+#include "cluster_bonds.h"
+#include "cuda_embed.h"
+#include "cuda_launch.cuh"
+#include "cuda_sw_device.cuh"
+#include "latmc_math.h"
+
+/* a_i = r . s_i as lib/cluster_heisenberg.c: ((r_x s_x + r_y s_y) + r_z s_z) in double. */
+__device__ __forceinline__ double embed_a(const float *s, uint32_t n, uint32_t i, double r0,
+                                          double r1, double r2)
+{
+    return __dadd_rn(__dadd_rn(__dmul_rn(r0, (double)s[i]), __dmul_rn(r1, (double)s[n + i])),
+                     __dmul_rn(r2, (double)s[2 * (size_t)n + i]));
+}
+
+__global__ void embed_a_kernel(const float *s, uint32_t n, double r0, double r1, double r2,
+                               double *a)
+{
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride())
+        a[k] = embed_a(s, n, (uint32_t)k, r0, r1, r2);
+}
+
+/* phi^4: a_i = phi_i (lib/cluster_phi4.c). */
+template <typename T>
+__global__ void embed_phi4_a_kernel(const T *phi, uint32_t n, double *a)
+{
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride())
+        a[k] = (double)phi[k];
+}
+
+/* Bond (i, mu) as lib/cluster_embed.c's bond_on: x = (K a_i) a_j, K = beta J (double;
+ * J NULL: K = beta, phi^4's nearest neighbours). */
+template <int ND>
+__global__ void embed_bonds_kernel(struct latmc_lattice g, uint32_t n, const float *J,
+                                   const double *a, double beta, uint64_t seed,
+                                   struct latmc_rng_name name, uint8_t *bonds)
+{
+    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
+    const uint32_t plane = lx * ly;
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
+        uint32_t j[3];
+        j[0] = x + 1 == lx ? i - x : i + 1;
+        j[1] = y + 1 == ly ? i - y * lx : i + lx;
+        j[2] = ND == 3 ? (z + 1 == lz ? i - z * plane : i + plane) : i;
+        const double ai = a[i];
+        unsigned bits = 0;
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++) {
+            const double K = J ? __dmul_rn(beta, (double)J[(size_t)mu * n + i]) : beta;
+            const double xb = __dmul_rn(__dmul_rn(K, ai), a[j[mu]]);
+            if (!(xb > 0.0))
+                continue;
+            const uint64_t thr = xb > 25.0 ? UINT64_C(1) << 32
+                                           : latmc_cluster_threshold(
+                                                 -latmc_math_expm1(__dmul_rn(-2.0, xb)));
+            const uint32_t u = sw_draw(seed, name, (uint64_t)ND * i + (uint64_t)mu);
+            bits |= (unsigned)((uint64_t)u < thr) << mu;
+        }
+        bonds[i] = (uint8_t)bits;
+    }
+}
+
+/* Every site of a cluster whose decision (its root's bonds byte, cuda_sw_decide: 1 keep)
+ * is a flip: s - 2 a r, normalised in double and rounded to float
+ * (latmc_heisenberg_store_unit: inv = 1 / sqrt((v_x^2 + v_y^2) + v_z^2), v inv). */
+__global__ void embed_reflect_kernel(struct cuda_sw_box b, uint32_t n, float *s,
+                                     const double *a, double r0, double r1, double r2)
+{
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        if (b.bonds[sw_root(b, i)])
+            continue;
+        const double two_a = __dmul_rn(2.0, a[i]);
+        const double v0 = __dsub_rn((double)s[i], __dmul_rn(two_a, r0));
+        const double v1 = __dsub_rn((double)s[n + i], __dmul_rn(two_a, r1));
+        const double v2 = __dsub_rn((double)s[2 * (size_t)n + i], __dmul_rn(two_a, r2));
+        const double dot =
+            __dadd_rn(__dadd_rn(__dmul_rn(v0, v0), __dmul_rn(v1, v1)), __dmul_rn(v2, v2));
+        const double inv = __ddiv_rn(1.0, __dsqrt_rn(dot));
+        s[i] = __double2float_rn(__dmul_rn(v0, inv));
+        s[n + i] = __double2float_rn(__dmul_rn(v1, inv));
+        s[2 * (size_t)n + i] = __double2float_rn(__dmul_rn(v2, inv));
+    }
+}
+
+/* phi^4's flip: phi -> -phi on every site of a cluster that flips (exact). */
+template <typename T>
+__global__ void embed_negate_kernel(struct cuda_sw_box b, uint32_t n, T *phi)
+{
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        if (!b.bonds[sw_root(b, i)])
+            phi[i] = -phi[i];
+    }
+}
+
+/* The bonds, the labels and the decisions of a step whose a is in place. */
+static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda_sw_box *box,
+                                          uint32_t n, const float *J, const double *a,
+                                          double beta, uint64_t seed,
+                                          struct latmc_rng_name bonds_name,
+                                          struct latmc_rng_name decide_name)
+{
+    const unsigned grid = cuda_grid(n);
+    if (box->g.ndim == 3)
+        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, seed,
+                                                                bonds_name, box->bonds);
+    else
+        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, seed,
+                                                                bonds_name, box->bonds);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = cuda_sw_label(stream, box);
+    if (err == cudaSuccess)
+        err = cuda_sw_decide(stream, box, seed, decide_name, UINT64_C(1) << 31, 0);
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box,
+                                            void *phi, int single, double *a, double k_near,
+                                            uint64_t seed, struct latmc_rng_name bonds_name,
+                                            struct latmc_rng_name decide_name)
+{
+    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
+    const unsigned grid = cuda_grid(n);
+    if (single)
+        embed_phi4_a_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>((const float *)phi, n, a);
+    else
+        embed_phi4_a_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>((const double *)phi, n,
+                                                                      a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = bonds_labels_decisions(stream, box, n, NULL, a, k_near, seed, bonds_name,
+                                     decide_name);
+    if (err == cudaSuccess) {
+        if (single)
+            embed_negate_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>(*box, n, (float *)phi);
+        else
+            embed_negate_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>(*box, n,
+                                                                          (double *)phi);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
+                                            float *spins, const float *J, double *a,
+                                            const double r[3], double beta, uint64_t seed,
+                                            struct latmc_rng_name bonds_name,
+                                            struct latmc_rng_name decide_name)
+{
+    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
+    const unsigned grid = cuda_grid(n);
+    embed_a_kernel<<<grid, CUDA_THREADS, 0, stream>>>(spins, n, r[0], r[1], r[2], a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = bonds_labels_decisions(stream, box, n, J, a, beta, seed, bonds_name, decide_name);
+    if (err == cudaSuccess) {
+        embed_reflect_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*box, n, spins, a, r[0], r[1],
+                                                               r[2]);
+        err = cudaGetLastError();
+    }
+    return err;
+}

@@ -1,0 +1,162 @@
+/*
+ * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
+ * the embedded Swendsen-Wang step of a Heisenberg or phi^4 sim held as one box alone on
+ * one GPU, run in the box's own configuration (Heisenberg: the leaf's SoA buffers and
+ * couplings, heisenberg/; phi^4: its field, phi4/) after the sweep's local passes, on the
+ * same stream: no copy of the configuration. Its state (a_i in double, the bonds one byte
+ * a site, the labels a uint32 a site: 13 bytes a site) is made at the first
+ * LATMC_EMBED_ASK; where the GPU has no room for it the ask declines and the core steps
+ * on its host copy, so no sweep fails for it. The statistics are the core's, from replica
+ * 0's a and names copied when first asked for.
+ */
+#include <stdlib.h>
+
+#include "backend.h"
+#include "cluster_bonds.h"
+#include "cluster_embed.h"
+#include "cuda_backend.h"
+#include "cuda_box_exec.h"
+#include "cuda_check.h"
+#include "cuda_embed.h"
+#include "cuda_exec.h"
+#include "cuda_heisenberg_leaf.h"
+#include "cuda_leaf.h"
+#include "heisenberg.h"
+#include "rng_streams.h"
+
+struct cuda_embed {
+    int64_t n;
+    double *a;
+    uint8_t *bonds;
+    uint32_t *labels;
+};
+
+void cuda_embed_free(struct cuda_embed *e)
+{
+    if (!e)
+        return;
+    cudaFree(e->a);
+    cudaFree(e->bonds);
+    cudaFree(e->labels);
+    free(e);
+}
+
+/* The box a step runs on: one box alone (no halo, no part) of a Heisenberg or a phi^4
+ * sim (phi^4's leaf: one float or double a site, in place at b->data). */
+static struct cuda_box *embed_box(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct cuda_leaf *leaf = NULL;
+    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
+    return b && (leaf->model == LATMC_MODEL_HEISENBERG || leaf->model == LATMC_MODEL_PHI4)
+               ? b : NULL;
+}
+
+static int embed_state(latmc_sim *sim, struct cuda_embed **out)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs->embed) {
+        struct cuda_embed *e = calloc(1, sizeof *e);
+        if (!e)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA embedded clusters: cannot allocate "
+                                   "their state");
+        e->n = sim->nsites;
+        const size_t n = (size_t)e->n;
+        int st = cuda_check(cudaMalloc((void **)&e->a, n * sizeof *e->a),
+                            "allocating the embedded clusters' a_i on the device");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMalloc((void **)&e->bonds, n),
+                            "allocating the embedded clusters' bonds on the device");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMalloc((void **)&e->labels, n * sizeof *e->labels),
+                            "allocating the embedded clusters' labels on the device");
+        if (st < 0) {
+            cuda_embed_free(e);
+            return st;
+        }
+        cs->embed = e;
+    }
+    *out = cs->embed;
+    return LATMC_OK;
+}
+
+/* The labelling's view of the whole lattice (cuda_sw.h: a box alone, its own wrap). */
+static struct cuda_sw_box sw_view(const latmc_sim *sim, const struct cuda_box *b,
+                                  const struct cuda_embed *e)
+{
+    struct cuda_sw_box v = { 0 };
+    v.g = b->local;
+    v.spins = NULL;
+    v.eps = NULL;
+    v.bonds = e->bonds;
+    v.labels = e->labels;
+    v.p0 = 0;
+    v.np = (uint32_t)sim->desc.extent[sim->desc.ndim - 1];
+    v.g0 = 0;
+    v.wrap = 1;
+    return v;
+}
+
+int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
+{
+    struct cuda_box *b = embed_box(sim);
+    if (!b || cuda_sim_of(sim)->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
+        sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
+        return LATMC_EUNSUPPORTED;
+    int st = cuda_box_set_device(b->ex.device);
+    struct cuda_embed *e = NULL;
+    if (st == LATMC_OK)
+        st = embed_state(sim, &e);
+    if (what == LATMC_EMBED_ASK) {
+        /* the arrays made at the first ask: a GPU without the room for them leaves the
+         * steps to the host copy rather than fail a sweep */
+        if (st < 0)
+            (void)cudaGetLastError();
+        return st < 0 ? LATMC_EUNSUPPORTED : LATMC_OK;
+    }
+    if (st < 0)
+        return st;
+    const struct cuda_sw_box v = sw_view(sim, b, e);
+    const size_t n = (size_t)sim->nsites;
+    cudaStream_t stream = b->ex.stream;
+    if (what == LATMC_EMBED_NAMES) {
+        st = cuda_check(cudaMemcpyAsync(job->a, e->a, n * sizeof *e->a, cudaMemcpyDeviceToHost,
+                                        stream), "reading the embedded clusters' a_i");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(job->name, e->labels, n * sizeof *e->labels,
+                                            cudaMemcpyDeviceToHost, stream),
+                            "reading the embedded clusters' labels");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(stream), "reading the embedded clusters");
+        /* labels[labels[i]] names i's cluster; a name is its own label, so in place */
+        for (size_t i = 0; st == LATMC_OK && i < n; i++)
+            job->name[i] = job->name[job->name[i]];
+        return st;
+    }
+    if (sim->desc.model == LATMC_MODEL_PHI4) {
+        const struct latmc_rng_name bonds = latmc_rng_cluster_name(
+            job->sweep, 0, LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
+        const struct latmc_rng_name decide = latmc_rng_cluster_name(
+            job->sweep, 0, LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
+        return cuda_check(cuda_embed_phi4_step(stream, &v, b->data,
+                                               sim->desc.precision == LATMC_PRECISION_FLOAT,
+                                               e->a, job->beta, sim->desc.seed, bonds, decide),
+                          "launching the embedded cluster step");
+    }
+    float *spins = cuda_heis_member_spins(b);
+    const float *J = cuda_heis_member_couplings(b);
+    /* the last replica first: replica 0's a and labels stay for the statistics */
+    for (int rep = sim->desc.replicas - 1; rep >= 0 && st == LATMC_OK; rep--) {
+        const struct latmc_rng_name bonds = latmc_rng_cluster_name(
+            job->sweep, (uint32_t)rep, LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
+        const struct latmc_rng_name decide = latmc_rng_cluster_name(
+            job->sweep, (uint32_t)rep, LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
+        st = cuda_check(cuda_embed_heis_step(stream, &v,
+                                             spins + (size_t)LATMC_HEISENBERG_COMPONENTS * n *
+                                                         (size_t)rep,
+                                             J, e->a, job->axis[rep], job->beta,
+                                             sim->desc.seed, bonds, decide),
+                        "launching the embedded cluster step");
+    }
+    return st;
+}
