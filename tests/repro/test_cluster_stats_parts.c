@@ -58,6 +58,11 @@ static const struct scase cases[] = {
       { 6, 6, 12 }, 0.6, 0.0, false },
     { "potts3_wolff_field", LATMC_MODEL_POTTS, LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 2,
       { 16, 12, 0 }, 1.1, 0.2, true },
+    /* 3D in a field, 5 units of two planes: slabs of 4 6, 2 4 4 and 2 2 2 4 planes */
+    { "potts3_sw_field_3d", LATMC_MODEL_POTTS, LATMC_ALGO_SWENDSEN_WANG,
+      LATMC_COUPLINGS_UNIFORM, 3, { 6, 4, 10 }, 0.8, 0.15, false },
+    { "ising3d_wolff_field", LATMC_MODEL_ISING, LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 3,
+      { 6, 4, 10 }, 0.22, 0.1, false },
 };
 
 /* What a chain gave: each call's three values and statuses, the last configuration, and
