@@ -33,6 +33,7 @@
 
 #include "../fuzz/ens_format.h" /* the file's offsets, its checksum */
 #include "ens_test_helpers.h"
+#include "ens_internal.h"   /* the ensemble's lanes_words: freed when decisions leaves 2 */
 #include "ens_lanes_sums.h" /* latmc_ens_lanes_sums */
 #include "philox.h"
 
@@ -706,7 +707,9 @@ static void test_switch_back(void **state)
     snprintf(path, sizeof path, "%s/run.ens", dir);
     latmc_ens *a = tempering(2);
     assert_int_equal(latmc_ens_sweep(a, 4), LATMC_OK);
+    assert_non_null(a->lanes_words); /* kept between the calls of decisions = 2 */
     assert_int_equal(latmc_ens_set_param(a, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
+    assert_null(a->lanes_words); /* freed with the CPU's kept copies */
     assert_int_equal(latmc_ens_sweep(a, 3), LATMC_OK);
     assert_int_equal(latmc_ens_save(a, path), LATMC_OK);
     assert_int_equal(latmc_ens_set_param(a, LATMC_PARAM_DECISIONS, 2), LATMC_OK);

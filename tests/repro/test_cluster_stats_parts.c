@@ -4,9 +4,9 @@
  * to 4 parts over a transport of threads (tests/support/thread_parts.h), each part's
  * values after every call of sweeps bit for bit those of one sim of the whole lattice on
  * the CPU (and the configurations the same), for Ising Swendsen-Wang and Wolff (uniform
- * and +-J couplings), Potts q = 3 Swendsen-Wang and Wolff, with and without a field (set,
- * removed and set again between the calls, so the parts' records change size), 2D and 3D,
- * slabs of two planes to twelve. After the last call part 0 alone reads them once more: the
+ * and +-J couplings), Potts q = 3 (and q = 5 in a field) Swendsen-Wang and Wolff, with and
+ * without a field (set, removed and set again between the calls, so the parts' records
+ * change size), 2D and 3D, slabs of two planes to twelve, equal and not. After the last call part 0 alone reads them once more: the
  * reads exchange no message (a collective one would wait for the other parts for ever,
  * and the test's timeout fail it).
  *
@@ -35,6 +35,7 @@ struct scase {
     int64_t extent[3];
     double beta, h; /* the field of the first and the last call (the second: none) */
     bool cold;      /* a cold start (Wolff: clusters across the parts at once) */
+    int q;          /* Potts: q states (0: 3) */
 };
 
 static const struct scase cases[] = {
@@ -58,6 +59,16 @@ static const struct scase cases[] = {
       { 6, 6, 12 }, 0.6, 0.0, false },
     { "potts3_wolff_field", LATMC_MODEL_POTTS, LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 2,
       { 16, 12, 0 }, 1.1, 0.2, true },
+    /* 3D in a field, 5 units of two planes: slabs of 4 6, 2 4 4 and 2 2 2 4 planes */
+    { "potts3_sw_field_3d", LATMC_MODEL_POTTS, LATMC_ALGO_SWENDSEN_WANG,
+      LATMC_COUPLINGS_UNIFORM, 3, { 6, 4, 10 }, 0.8, 0.15, false },
+    { "ising3d_wolff_field", LATMC_MODEL_ISING, LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 3,
+      { 6, 4, 10 }, 0.22, 0.1, false },
+    /* q = 5 in a field: the sizes and decisions of more states */
+    { "potts5_sw_field", LATMC_MODEL_POTTS, LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM,
+      2, { 16, 12, 0 }, 1.2, 0.2, false, 5 },
+    { "potts5_wolff_field", LATMC_MODEL_POTTS, LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 2,
+      { 16, 12, 0 }, 1.2, 0.2, false, 5 },
 };
 
 /* What a chain gave: each call's three values and statuses, the last configuration, and
@@ -76,7 +87,7 @@ static latmc_sim_desc desc_of(const struct scase *c, int device)
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = c->model;
-    d.q = c->model == LATMC_MODEL_POTTS ? 3 : 0;
+    d.q = c->model == LATMC_MODEL_POTTS ? (c->q ? c->q : 3) : 0;
     d.ndim = c->ndim;
     for (int k = 0; k < 3; k++)
         d.extent[k] = c->extent[k];

@@ -616,22 +616,26 @@ DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, co
         rpf -= sp->rows;
     while (rzpf >= sp->rows)
         rzpf -= sp->rows;
-    /* _mm_prefetch wants a constant hint */
-#define DEC_PF_HINT (three ? _MM_HINT_T0 : _MM_HINT_T1)
+    /* _mm_prefetch wants a constant hint (at -O0 a macro: a literal, not `three`) */
+#define DEC_PF(p)                                                                           \
+    do {                                                                                    \
+        if (three)                                                                          \
+            _mm_prefetch((const char *)(p), _MM_HINT_T0);                                   \
+        else                                                                                \
+            _mm_prefetch((const char *)(p), _MM_HINT_T1);                                   \
+    } while (0)
     for (int par = 0; par < 2; par++)
         for (int64_t o = -1; o < sp->half + 1; o += 64) {
-            _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, DEC_PF_HINT);
+            DEC_PF((const char *)cpu_ising_split_row(sp, rpf, par) + o);
             if (three)
-                _mm_prefetch((const char *)cpu_ising_split_row(sp, rzpf, par) + o, DEC_PF_HINT);
+                DEC_PF((const char *)cpu_ising_split_row(sp, rzpf, par) + o);
             if (bonds) {
-                _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rpf, par) + o,
-                             DEC_PF_HINT);
+                DEC_PF((const char *)cpu_ising_split_bond_row(sp, rpf, par) + o);
                 if (three)
-                    _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rzpf, par) + o,
-                                 DEC_PF_HINT);
+                    DEC_PF((const char *)cpu_ising_split_bond_row(sp, rzpf, par) + o);
             }
         }
-#undef DEC_PF_HINT
+#undef DEC_PF
 }
 
 /* Site s (global, the first of its row's colour-`colour` sites) to the first such site of

@@ -39,7 +39,8 @@ struct cuda_sw_faces {
      * those of the clusters that reach a face (device, 3 words as cuda_sw_join_stats adds
      * them; Wolff: [1] its cluster's sites where that reaches a face), and on the host
      * every part's clusters that reach none added (Wolff: [1] its cluster's sites where
-     * that lies inside one part); counted: they describe the last join. */
+     * that lies inside one part); counted: they describe the last join (cleared at each
+     * sweep's bonds step and faces out, set by the join with the statistics). */
     unsigned long long *stats;
     unsigned long long inside[3];
     int counted;

@@ -162,6 +162,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
     switch (step->kind) {
     case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
+        /* a part: no statistics until this call's last join counts them, so that a part
+         * whose call fails before its own faces go out (the plan skips its later steps)
+         * answers LATMC_ESTATE as the others do, not the last call's values */
+        if (sb->faces)
+            sb->faces->counted = 0;
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
                              step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:

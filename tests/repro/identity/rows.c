@@ -450,10 +450,13 @@ const struct row rows[] = {
     { "heis_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
     { "heis_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
     { "heis_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
-    /* one box, L_x a multiple of 32: the modes' rows in the measurement's kernel */
+    /* one box, L_x a multiple of 32: with one replica the modes' rows in the measurement's
+     * kernel (heisenberg_kernels.cu, heis_chunk_sums_kernel<1>); two replicas keep the
+     * tile kernels beside the sums */
+    { "heis_gauss_r1", 3, { 32, 32, 32 }, "cuda" },
     { "heis_gauss_r2", 3, { 32, 32, 32 }, "cuda" },
     { "heis_uniform_r1", 3, { 64, 64, 64 }, "cuda" },
-    { "heis_overrelax_r2", 2, { 96, 96, 0 }, "cuda" },
+    { "heis_overrelax_r1", 2, { 96, 96, 0 }, "cuda" },
 
     /* ---- cluster updates (doc/clusters.md) ---- */
     /* Every CPU layout on small lattices: the same call split in two ("one"), boxes and
