@@ -332,6 +332,11 @@ struct latmc_ens_lanes_job {
      * of its writes to spin (a keep whose spin_gen differs copies the spins in). */
     struct latmc_ens_lanes_keep *keep;
     uint64_t spin_gen;
+    /* appended (module ABI 16): SWEEPS: the tables' generation, never 0: the same value as
+     * an earlier call of this ensemble means the same tables (the core counts its changes:
+     * a parameter set, a ladder, an exchange's swap), so a backend that keeps a copy of
+     * them compares this number instead of the tables. */
+    uint64_t tables_gen;
 };
 
 enum {

@@ -410,6 +410,7 @@ static int set_ladder(latmc_ens *e, const char *fn, int key, const double *v, in
     e->have_temps = true;
     e->ladder_key = key;
     latmc_ens_reset_map(e);
+    latmc_ens_lanes_params_changed(e, -1);
     for (int m = 0; m < e->n_members; m++)
         latmc_sim_set_param(e->members[m], key, v[e->temp_of[m]]);
     return LATMC_OK;
@@ -474,6 +475,7 @@ int latmc_ens_set_param(latmc_ens *e, int key, double value)
         return LATMC_OK;
     }
     /* The first member checks key and value; they are the same for all. */
+    latmc_ens_lanes_params_changed(e, -1);
     st = latmc_sim_set_param(e->members[0], key, value);
     if (st < 0)
         return latmc_ens_record_failure(e, st);

@@ -122,6 +122,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 e->temp_of[b] = t;
                 latmc_ens_swap_ladder_values(e->members[a], e->members[b], e->ladder_key,
                                    e->beta[t + 1], e->beta[t]);
+                latmc_ens_lanes_params_changed(e, a);
+                latmc_ens_lanes_params_changed(e, b);
             }
         }
     e->rounds++;

@@ -248,13 +248,39 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
     return batch_done(e, n, st, counts);
 }
 
+/*
+ * The member lanes' call of n sweeps (lib/ens_lanes.c), its counts kept by the ensemble as
+ * a batched call's (batch_done) while the members are in step: every member sweeps every
+ * call, so after one full check (the sweep counts equal) they stay so while calls
+ * succeed; else (never yet checked, or not in step) into the members themselves.
+ */
+static int lanes_sweeps(latmc_ens *e, uint64_t n)
+{
+    const int M = e->n_members;
+    if (!e->members_in_step) {
+        latmc_ens_exec_settle(e);
+        bool same = true;
+        for (int m = 1; m < M && same; m++)
+            same = e->members[m]->sweeps == e->members[0]->sweeps;
+        e->members_in_step = same;
+    }
+    if (e->members_in_step && !e->pending &&
+        !(e->pending = calloc(2 * (size_t)M, sizeof *e->pending)))
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the counts of %d "
+                        "members", M);
+    if (!e->members_in_step) {
+        e->attempted_known = false; /* the members' counts move outside batch_done */
+        return latmc_ens_lanes_sweeps(e, n, NULL);
+    }
+    /* the pending counts take the call's counts only where it succeeded */
+    const int st = latmc_ens_lanes_sweeps(e, n, e->pending);
+    return batch_done(e, n, st, e->pending);
+}
+
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 {
-    if (e->lanes) { /* the ensemble's own chain: members in groups of 32 (lib/ens_lanes.c) */
-        latmc_ens_exec_settle(e);
-        e->attempted_known = false; /* the members' counts move outside batch_done */
-        return latmc_ens_lanes_sweeps(e, n);
-    }
+    if (e->lanes) /* the ensemble's own chain: members in groups of 32 (lib/ens_lanes.c) */
+        return lanes_sweeps(e, n);
     const int batched = batched_sweeps(e, n);
     if (batched != LATMC_EUNSUPPORTED)
         return batched;

@@ -71,6 +71,8 @@ struct latmc_ens {
      * lib/ens_lanes.c, doc/ensembles.md "Member lanes"). */
     bool lanes;
     struct latmc_ens_lanes_words *lanes_words; /* their words between calls, or NULL */
+    uint64_t lanes_tables_gen; /* the member lanes' tables' generation: counts the copies of
+                                  changed tables (lib/ens_lanes.c), never reset */
 
     double *scratch;           /* n_members doubles (energies of a round) */
     /* What the batched path (lib/ens_exec.c) knows without walking the members: every
@@ -165,12 +167,19 @@ int latmc_ens_resolve_threads(int requested);
 
 /* The member lanes (lib/ens_lanes.c): LATMC_OK where the ensemble can run them, else
  * LATMC_EUNSUPPORTED with the reason (thread's error only; `fn` names the caller); n
- * sweeps of every member by them (the members' counters advanced, e->sweeps not). */
+ * sweeps of every member by them (e->sweeps not advanced), their counts added to counts
+ * (accepted counts[m], attempted counts[M + m]: the ensemble's pending ones) or, NULL,
+ * to the members' own counters. */
 int latmc_ens_lanes_check(const latmc_ens *e, const char *fn);
 /* The same without the placement: whether the members' model, algorithm and size have
  * the chain at all (a file that says otherwise is damaged). */
 int latmc_ens_lanes_check_chain(const latmc_ens *e, const char *fn);
-int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n);
+int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts);
+/* Member m's parameters (so its tables) changed, or every member's (m < 0): the member
+ * lanes copy those tables again at their next call (they copy only changed ones). Every
+ * path that changes a member's parameters calls it: set_param, the ladder, the swaps of
+ * the exchange rounds and of the device's tempering. */
+void latmc_ens_lanes_params_changed(latmc_ens *e, int m);
 /* The words stay between calls. latmc_ens_lanes_flush: the members brought up to them
  * (latmc_ens_sync calls it: every reader of a member). latmc_ens_lanes_drop: flush, then
  * forget them (a member's spins written from outside, the chain switched off; the next

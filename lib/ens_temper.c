@@ -147,6 +147,8 @@ int latmc_ens_sync_map(latmc_ens *e)
                     continue;
                 latmc_ens_swap_ladder_values(e->members[x], e->members[y], e->ladder_key,
                                              e->beta[t], e->beta[tx]);
+                latmc_ens_lanes_params_changed(e, x);
+                latmc_ens_lanes_params_changed(e, y);
                 e->member_at[i] = x;
                 e->member_at[ens_slot_index(e, s, tx, r)] = y;
                 e->temp_of[x] = t;

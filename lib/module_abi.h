@@ -37,7 +37,9 @@
  * device's parts) and struct latmc_part's stats_face_bytes, stats_sweep. */
 /* 15: ops.embed_step and struct latmc_embed_job (the embedded Heisenberg clusters on a
  * device). */
-#define LATMC_MODULE_ABI_VERSION 15u
+/* 16: struct latmc_ens_lanes_job's tables_gen (the member lanes' tables compared by a
+ * number, not their bytes). */
+#define LATMC_MODULE_ABI_VERSION 16u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

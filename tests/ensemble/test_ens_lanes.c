@@ -738,6 +738,53 @@ static void test_switch_back(void **state)
     latmc_ens_destroy(&c);
 }
 
+/* The member lanes keep the members' tables between calls and copy only those whose
+ * parameters changed: by the exchange rounds' swaps (a round after every sweep), a new
+ * ladder, set_param. One ensemble runs 3 sweeps a call; the other is saved and loaded
+ * before every sweep (its words and tables made anew each time) with the same changes
+ * between the calls: the same members, bit for bit. Misses any path that changes a
+ * member's tables without telling the lanes (latmc_ens_lanes_params_changed). */
+static void test_tables_follow_params(void **state)
+{
+    (void)state;
+    const int M = 72, nT = 12;
+    static const double other[12] = { 0.22, 0.27, 0.31, 0.36, 0.41, 0.47,
+                                      0.52, 0.56, 0.62, 0.71, 0.83, 0.95 };
+    char dir[] = "/tmp/latmc-lanes-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.ens", dir);
+    latmc_ens *a = tempering(2), *b = tempering(1);
+    for (int call = 0; call < 4; call++) {
+        for (int i = 0; i < 2; i++) {
+            latmc_ens *e = i ? b : a;
+            if (call == 1)
+                assert_int_equal(latmc_ens_set_temperatures(e, other, nT), LATMC_OK);
+            if (call == 2)
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.05), LATMC_OK);
+            if (call == 3)
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.0), LATMC_OK);
+        }
+        assert_int_equal(latmc_ens_sweep(a, 3), LATMC_OK);
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(latmc_ens_save(b, path), LATMC_OK);
+            latmc_ens_destroy(&b);
+            assert_int_equal(latmc_ens_load(ctx, path, &b), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(b, 1), LATMC_OK);
+        }
+    }
+    remove(path);
+    rmdir(dir);
+    struct run_state sa, sb;
+    capture(a, &sa);
+    capture(b, &sb);
+    assert_true(sa.acc[0] + sa.acc[5] + sa.acc[10] > 0); /* swaps did happen */
+    assert_same(&sa, &sb, M, nT);
+    free(sa.spins);
+    free(sb.spins);
+    latmc_ens_destroy(&a);
+    latmc_ens_destroy(&b);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -1281,6 +1328,7 @@ int main(void)
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_switch_back),
+        cmocka_unit_test(test_tables_follow_params),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cuda_equals_cpu),
         cmocka_unit_test(test_long_calls),

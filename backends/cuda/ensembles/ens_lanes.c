@@ -22,8 +22,10 @@ struct cuda_ens_lanes {
     uint32_t *spin, *bond;               /* groups x N, groups x ndim N (or NULL) */
     uint32_t *table;                     /* the sites' table (4 N words) where in_shared 2 */
     struct latmc_ising_tables *tables;   /* groups x 32 */
-    struct latmc_ising_tables *sent;     /* host: the tables last copied into `tables` */
-    bool sent_valid;
+    /* the core's generation of the tables last copied into `tables` (0: none), and the
+     * kernel's form they give (tables_mode) */
+    uint64_t sent_gen;
+    int sent_mode;
     unsigned long long *changed;         /* groups x 32 */
     long long *sums;                     /* groups x 64 */
     unsigned long long *chunk;           /* host: a launch's counters (groups x 32) */
@@ -43,7 +45,6 @@ void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
     cudaFree(l->changed);
     cudaFree(l->sums);
     free(l->chunk);
-    free(l->sent);
     free(l);
 }
 
@@ -108,8 +109,7 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&l->sums, lanes * 2 * sizeof *l->sums),
                         "the member lanes' sums");
-    if (st == LATMC_OK && (!(l->chunk = malloc(lanes * sizeof *l->chunk)) ||
-                           !(l->sent = malloc(lanes * sizeof *l->sent))))
+    if (st == LATMC_OK && !(l->chunk = malloc(lanes * sizeof *l->chunk)))
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the member lanes' counters");
     int optin = 0;
     if (st == LATMC_OK)
@@ -139,14 +139,13 @@ static int form_is(const char *name)
     return v && strcmp(v, name) == 0;
 }
 
-/* The kernel's form (ens_lanes.h): -1 plain, 0 heat bath, 1 Metropolis with every present
- * lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3 as 1 where
- * moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u] = 2^32:
- * h = 0 and dE <= 0 there), the register form. */
-static int kernel_mode(const struct latmc_ens_lanes_job *job)
+/* The kernel's form (ens_lanes.h) the tables allow: 0 heat bath, 1 Metropolis with every
+ * present lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3 as 1
+ * where moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u] =
+ * 2^32: h = 0 and dE <= 0 there), the register form. A pass over every member's tables:
+ * worked out when they change (cuda_ens_lanes keeps it with their generation). */
+static int tables_mode(const struct latmc_ens_lanes_job *job)
 {
-    if (form_is("plain"))
-        return -1;
     if (job->algorithm == LATMC_ALGO_HEATBATH)
         return 0;
     int regs = 1;
@@ -158,7 +157,16 @@ static int kernel_mode(const struct latmc_ens_lanes_job *job)
                   32))
                 regs = 0;
     }
-    return regs && !form_is("keys") ? 3 : 1;
+    return regs ? 3 : 1;
+}
+
+/* The form a launch runs: the tables' (tables_mode), or the tests' choice of the plain form
+ * (-1) or of the keys' form (1) where the register form (3) would serve. */
+static int kernel_mode(int mode)
+{
+    if (form_is("plain"))
+        return -1;
+    return mode == 3 && form_is("keys") ? 1 : mode;
 }
 
 static int ask(latmc_sim *const *members, int n)
@@ -205,15 +213,17 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
     switch (job->what) {
     case LATMC_ENS_LANES_SWEEPS:
         /* the tables change only with the members' parameters (exchanges, set_param):
-         * copied where they differ from the last copy (4096 members: about 0.7 MB) */
-        if (!l->sent_valid || memcmp(l->sent, job->tables, lanes * sizeof *l->sent) != 0) {
-            l->sent_valid = false;
+         * copied (4096 members: about 0.7 MB) where the core's generation of them is not
+         * the one last copied, so that a call without a change neither compares nor
+         * copies them */
+        if (job->tables_gen == 0 || l->sent_gen != job->tables_gen) {
+            l->sent_gen = 0;
             st = cuda_check(cudaMemcpyAsync(l->tables, job->tables, lanes * sizeof *l->tables,
                                             cudaMemcpyHostToDevice, s),
                             "the member lanes' tables");
             if (st == LATMC_OK) {
-                memcpy(l->sent, job->tables, lanes * sizeof *l->sent);
-                l->sent_valid = true;
+                l->sent_mode = tables_mode(job);
+                l->sent_gen = job->tables_gen;
             }
         }
         for (size_t i = 0; i < lanes; i++)
@@ -225,7 +235,7 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
             st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
                                                   job->seed, job->sweep0 + done, k, l->spin,
                                                   l->bond, l->tables, l->changed, l->table,
-                                                  l->in_shared, kernel_mode(job)),
+                                                  l->in_shared, kernel_mode(l->sent_mode)),
                             "the member lanes' sweeps");
             if (st == LATMC_OK)
                 st = cuda_check(cudaMemcpyAsync(l->chunk, l->changed,
