@@ -622,11 +622,15 @@ static void cuda_out_of_memory(void **state)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     latmc_sim *sim = NULL;
     latmc_sim_desc d = ising_desc(2, INT64_C(1) << 20, INT64_C(1) << 20, 0, METRO, 0, 1);
-    d.device = LATMC_DEVICE_CUDA; /* 2^40 sites: 1 TiB of spins */
+    d.device = LATMC_DEVICE_CUDA;
+    /* 2^40 sites (the most a lattice may have) with +-J couplings: at least 5/8 of a byte
+     * a site even on the 1-bit leaf (640 GiB; uniform couplings, 128 GiB, fit one H200) */
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
     printf("  %s\n", latmc_last_error());
     assert_null(sim);
-    /* Potts, too */
+    /* Potts, too (a byte a site: 1 TiB) */
+    d.couplings = LATMC_COUPLINGS_UNIFORM;
     d.model = LATMC_MODEL_POTTS;
     d.q = 3;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
