@@ -326,9 +326,14 @@ static bool batchable(latmc_sim *const *members, int n)
      * draw chain 0's) */
     if (first->param[LATMC_PARAM_DECISIONS] != 0.0)
         return false;
+    /* members of a lattice whose packed arrays reach 1 GiB may differ: one created when
+     * they no longer fit the device took the 1-bit leaf (cuda_ising_leaf.c), which has no
+     * entry in either table; each is checked there (smaller ones never look at memory) */
+    const bool each = first->nsites >= ((int64_t)1 << 29);
     const int device = cuda_sim_of(first)->device;
     for (int m = 1; m < n; m++)
-        if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps)
+        if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps ||
+            (each && !member_box(members[m], &leaf)))
             return false;
     return true;
 }
