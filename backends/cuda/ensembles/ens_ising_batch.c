@@ -313,9 +313,9 @@ static size_t host_scratch(int n)
 }
 
 /* Can these members run as one batch: Ising, a box alone (the members' one desc gives
- * them one layout: member 0's is checked, as a per-member look into every executor costs
- * a few percent of a small ensemble's call; member_bytes refuses any other), on one
- * device, one sweep count. */
+ * them one layout below 2^29 sites: member 0's is checked, as a per-member look into every
+ * executor costs a few percent of a small ensemble's call; member_bytes refuses any other),
+ * on one device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
 {
     const latmc_sim *first = members[0];
