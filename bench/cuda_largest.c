@@ -8,7 +8,12 @@
  *
  *   cuda_largest --extents 524288x524288 [--sweeps 10] [--beta 0.4406868]
  *                [--algo metropolis|heatbath] [--device I] [--devices N] [--parts K]
- *                [--decisions D]
+ *                [--decisions D] [--bimodal 1] [--leave GIB]
+ *
+ * --bimodal 1: +-J couplings (drawn from coupling seed 2). --leave GIB: before the create,
+ * take all but GIB GiB of each device's free memory (freed at exit), so that the choice
+ * between the packed and the 1-bit Ising leaf (by free memory, doc/cuda.md "One bit a
+ * spin") can be seen on a lattice smaller than the device.
  *
  * --devices N: slabs on devices I .. I + N - 1 (desc.n_devices); --parts K: K slabs on
  * device I (desc.n_parts), the several-slab code on one GPU. --checkpoint FILE: after the
@@ -109,7 +114,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: cuda_largest --extents AxB[xC] [--sweeps N] [--beta B] "
                     "[--algo metropolis|heatbath] [--device I] [--devices N] [--parts K] "
-                    "[--checkpoint FILE] [--decisions D]\n");
+                    "[--checkpoint FILE] [--decisions D] [--bimodal 1] [--leave GIB]\n");
     exit(2);
 }
 
@@ -120,7 +125,8 @@ int main(int argc, char **argv)
     double beta = 0.4406868;
     const char *ckpt = NULL;
     int algo = LATMC_ALGO_METROPOLIS;
-    double decisions = 0;
+    double decisions = 0, leave_gib = -1;
+    int bimodal = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -148,6 +154,10 @@ int main(int argc, char **argv)
             ckpt = v;
         else if (!strcmp(a, "--decisions")) /* the chain (doc/models/ising-decisions.md) */
             decisions = atof(v);
+        else if (!strcmp(a, "--bimodal"))
+            bimodal = atoi(v);
+        else if (!strcmp(a, "--leave"))
+            leave_gib = atof(v);
         else if (!strcmp(a, "--algo"))
             algo = !strcmp(v, "heatbath") ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
         else
@@ -178,6 +188,10 @@ int main(int argc, char **argv)
     d.device_index = device;
     d.n_devices = ndev;
     d.n_parts = parts;
+    if (bimodal) {
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
+        d.coupling_seed = 2;
+    }
     /* a first tiny sim loads the module and its kernels (their memory is no sim's) */
     {
         latmc_sim_desc t = d;
@@ -192,12 +206,23 @@ int main(int argc, char **argv)
         }
         latmc_sim_destroy(&tiny);
     }
+    for (int i = 0; leave_gib >= 0 && i < ndev; i++) {
+        size_t f = 0, t = 0;
+        void *filler = NULL;
+        const size_t keep = (size_t)(leave_gib * 1073741824.0);
+        cudaSetDevice(device + i);
+        cudaMemGetInfo(&f, &t);
+        if (f > keep && cudaMalloc(&filler, f - keep) != cudaSuccess) {
+            fprintf(stderr, "cannot take %zu bytes of device %d\n", f - keep, device + i);
+            return 2;
+        }
+    }
     free_memory(device, ndev, free0, total);
     printf("lattice %lld x %lld", (long long)ext[0], (long long)ext[1]);
     if (ndim == 3)
         printf(" x %lld", (long long)ext[2]);
-    printf(": %.4g spins, %d device(s) from %d%s\n", sites, ndev, device,
-           parts > 1 ? " (several slabs on one device: --parts)" : "");
+    printf(": %.4g spins%s, %d device(s) from %d%s\n", sites, bimodal ? " (+-J)" : "", ndev,
+           device, parts > 1 ? " (several slabs on one device: --parts)" : "");
     for (int i = 0; i < ndev; i++)
         printf("  device %d: %.3f GiB free of %.3f GiB before create\n", device + i,
                (double)free0[i] / 1073741824.0, (double)total[i] / 1073741824.0);

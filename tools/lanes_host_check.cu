@@ -2,7 +2,9 @@
 // (backends/cuda/ensembles/ens_lanes_kernels.cu: lanes_site_fast, every form, forced classes as
 // the kernels build them; the register form's head and tail, lanes_regs_head and
 // lanes_regs_tail, each undecided word's tail run at once) against the CPU's
-// latmc_ens_lanes_update_site_sliced, word for word.
+// latmc_ens_lanes_update_site_sliced, word for word; the register form's sites' table
+// (cuda_ens_lanes_table_make) on every even shape it takes, and the register form run from
+// it as the kernel runs it (the table's order, the tails queued to the colour's end).
 // Run: tools/lanes-host-check.sh BUILD_DIR (a configured build tree, for lib/ generated headers).
 #include <cstdio>
 #include <cstdlib>
@@ -113,6 +115,142 @@ static int check_div()
     return bad != 0;
 }
 
+
+/*
+ * The register form's sites' table (cuda_ens_lanes_table_make, lanes_table_site): every
+ * entry of colour c decodes to the byte offsets lanes_site_bytes gives one site of colour c,
+ * and the entries of a colour are its N / 2 sites each once (the kernel's step visits each
+ * once); on the shape's 32 lane-site banks nothing is checked (speed only).
+ */
+template <int ND>
+static int check_table_shape(int lx, int ly, int lz)
+{
+    latmc_lattice g; g.ndim = ND; g.lx = lx; g.ly = ly; g.lz = ND == 3 ? lz : 1; g.nsites = g.lx * g.ly * g.lz;
+    const uint32_t N = (uint32_t)g.nsites, half = N / 2;
+    std::vector<uint32_t> t(4 * (size_t)N);
+    if (cuda_ens_lanes_table_make(&g, t.data()) != 0)
+        return 1;
+    const lanes_geom32 g32 = lanes_geom_of((uint32_t)g.lx, (uint32_t)g.ly, (uint32_t)g.lz);
+    std::vector<int> seen(N, -1);
+    std::vector<uint32_t> at(N); /* site -> j of its colour */
+    for (int c = 0; c < 2; c++)
+        for (uint32_t j = 0; j < half; j++) {
+            uint32_t i4, nb4[6];
+            lanes_site_bytes<ND>(g32, c, j, &i4, nb4);
+            at[i4 / 4] = j;
+        }
+    long bad = 0;
+    for (int c = 0; c < 2; c++)
+        for (uint32_t e = 0; e < half; e++) {
+            const uint32_t *w = &t[4 * ((size_t)(c ? half : 0u) + e)];
+            const uint4 q = make_uint4(w[0], w[1], w[2], w[3]);
+            uint32_t i4, nb4[6], ri4, rnb4[6];
+            lanes_table_site<ND>(q, &i4, nb4);
+            if (i4 % 4 || i4 / 4 >= N || seen[i4 / 4] >= 0) { bad++; continue; }
+            seen[i4 / 4] = c;
+            lanes_site_bytes<ND>(g32, c, at[i4 / 4], &ri4, rnb4);
+            bad += ri4 != i4; /* the site is of colour c */
+            for (int d = 0; d < 2 * ND; d++)
+                bad += nb4[d] != rnb4[d];
+        }
+    for (uint32_t i = 0; i < N; i++)
+        bad += seen[i] < 0;
+    return bad != 0;
+}
+
+/* Every even shape the table takes (N <= LANES_TABLE_MAX_SITES): 2D L_x, L_y 2 .. 8192,
+ * 3D L_x, L_y, L_z 2 .. 4096. */
+static int check_table_shapes()
+{
+    long shapes = 0, bad = 0;
+    for (int lx = 2; lx <= LANES_TABLE_MAX_SITES / 2; lx += 2)
+        for (int ly = 2; lx * ly <= LANES_TABLE_MAX_SITES; ly += 2) {
+            bad += check_table_shape<2>(lx, ly, 1);
+            shapes++;
+        }
+    for (int lx = 2; lx <= LANES_TABLE_MAX_SITES / 4; lx += 2)
+        for (int ly = 2; lx * ly * 2 <= LANES_TABLE_MAX_SITES; ly += 2)
+            for (int lz = 2; lx * ly * lz <= LANES_TABLE_MAX_SITES; lz += 2) {
+                bad += check_table_shape<3>(lx, ly, lz);
+                shapes++;
+            }
+    printf("sites' table: %ld shapes, %s\n", shapes, bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
+/*
+ * The register form as the kernel runs it with the sites' table: a colour's sites in the
+ * table's order, the head at each (lanes_table_site, lanes_regs_head_at), the undecided
+ * ones queued with their lanes of each key and finished after the colour's heads
+ * (lanes_regs_tail_at), as lanes_regs_sweeps does (its drains in between only finish
+ * entries earlier). Against the CPU's sites in lattice order: the words after each
+ * colour, every lane's count of changes.
+ */
+template <int ND, bool COUPLED>
+static int check_table_chain(int lx, int ly, int lz, uint32_t active, int sweeps)
+{
+    const int algo = LATMC_ALGO_METROPOLIS;
+    latmc_lattice g; g.ndim = ND; g.lx = lx; g.ly = ly; g.lz = ND == 3 ? lz : 1; g.nsites = g.lx * g.ly * g.lz;
+    const int N = (int)g.nsites;
+    const uint32_t half = (uint32_t)N / 2;
+    latmc_ising_tables t[32];
+    for (int l = 0; l < 32; l++) {
+        for (int k = 0; k < 7; k++) {
+            t[l].heatbath[k] = rthr();
+            t[l].metropolis[0][k] = k >= ND ? 1ull << 32 : rnd() % 8 ? (rnd() & 0xffffffffull) >> (rnd() % 8) : rthr();
+        }
+        for (int k = 0; k < 7; k++) t[l].metropolis[1][k] = k <= 2 * ND ? t[l].metropolis[0][2 * ND - k] : rthr();
+    }
+    std::vector<uint32_t> a(N), b(N), bond(COUPLED ? N * ND : 0), tab(4 * (size_t)N);
+    for (int i = 0; i < N; i++) a[i] = b[i] = (uint32_t)rnd() & active;
+    for (auto &x : bond) x = (uint32_t)rnd() & active;
+    if (cuda_ens_lanes_table_make(&g, tab.data()) != 0) {
+        printf("table %dx%dx%d: not made\n", lx, ly, lz);
+        return 1;
+    }
+    latmc_ens_lanes_classes cref, cfast;
+    latmc_ens_lanes_classes_make(&cref, t, active, algo, ND);
+    classes_host(&cfast, t, active, algo, ND, 1);
+    lanes_regs<ND> regs;
+    lanes_regs_load<ND>(&regs, &cfast);
+    const cuda_philox_keys keys = cuda_philox_round_keys(12345);
+    latmc_ens_lanes_group grp = { a.data(), COUPLED ? bond.data() : NULL, t, active };
+    const uint64_t seed = 12345, group = 3;
+    const uint32_t block0 = (uint32_t)(group * N);
+    long bad = 0, tails = 0, cref_n[32] = { 0 }, cfast_n[32] = { 0 };
+    std::vector<uint4> queue;
+    for (int s = 0; s < sweeps; s++)
+        for (int c = 0; c < 2; c++) {
+            latmc_rng_name name = latmc_ens_lanes_name(100 + s, c);
+            const lanes_pass pass = lanes_pass_of(keys, name);
+            for (int j = 0; j < N / 2; j++) {
+                int planes;
+                const uint32_t ch = latmc_ens_lanes_update_site_sliced(&g, &grp, &cref, seed, name, group, latmc_checkerboard_site(&g, c, j), &planes);
+                for (int l = 0; l < 32; l++) cref_n[l] += (ch >> l) & 1u;
+            }
+            queue.clear();
+            for (uint32_t e = 0; e < half; e++) {
+                const uint32_t *w = &tab[4 * ((size_t)(c ? half : 0u) + e)];
+                uint32_t i4, nb4[6], und[ND];
+                lanes_table_site<ND>(make_uint4(w[0], w[1], w[2], w[3]), &i4, nb4);
+                const uint32_t ch = lanes_regs_head_at<ND, COUPLED>(b.data(), COUPLED ? bond.data() : NULL, i4, nb4, regs, active, keys, pass, block0, und);
+                if (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u))
+                    queue.push_back(make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u));
+                for (int l = 0; l < 32; l++) cfast_n[l] += (ch >> l) & 1u;
+            }
+            for (const uint4 &q : queue) {
+                const uint32_t und[3] = { q.y, q.z, q.w };
+                const uint32_t ch = lanes_regs_tail_at<ND>(b.data(), &cfast, keys, pass, block0, q.x, und);
+                for (int l = 0; l < 32; l++) cfast_n[l] += (ch >> l) & 1u;
+            }
+            tails += (long)queue.size();
+            if (memcmp(a.data(), b.data(), N * 4)) bad++;
+        }
+    for (int l = 0; l < 32; l++) bad += cref_n[l] != cfast_n[l];
+    printf("table chain ND %d coupled %d %dx%dx%d active %08x: %s (%ld tails)\n", ND, (int)COUPLED, lx, ly, lz, active, bad ? "DIFFER" : "same", tails);
+    return bad != 0;
+}
+
 int main()
 {
     int f = check_div();
@@ -136,6 +274,16 @@ int main()
         f |= check<3, false, 3>(4, 4, 4, M, true, act, 5);
         f |= check<2, true, 3>(8, 6, 1, M, true, act, 5);
         f |= check<2, false, 3>(4, 4, 1, M, true, act, 5);
+    }
+    f |= check_table_shapes();
+    for (uint32_t act : {0xffffffffu, 0x0000ffffu}) {
+        f |= check_table_chain<3, true>(16, 16, 16, act, 2);
+        f |= check_table_chain<3, false>(16, 16, 16, act, 2);
+        f |= check_table_chain<3, true>(8, 6, 4, act, 4);
+        f |= check_table_chain<3, false>(32, 2, 2, act, 4);
+        f |= check_table_chain<2, true>(128, 128, 1, act, 2);
+        f |= check_table_chain<2, false>(64, 2, 1, act, 4);
+        f |= check_table_chain<2, true>(6, 10, 1, act, 4);
     }
     printf("%s\n", f ? "FAIL" : "ALL SAME");
     return f;

@@ -313,9 +313,9 @@ static size_t host_scratch(int n)
 }
 
 /* Can these members run as one batch: Ising, a box alone (the members' one desc gives
- * them one layout: member 0's is checked, as a per-member look into every executor costs
- * a few percent of a small ensemble's call; member_bytes refuses any other), on one
- * device, one sweep count. */
+ * them one layout below 2^29 sites: member 0's is checked, as a per-member look into every
+ * executor costs a few percent of a small ensemble's call; member_bytes refuses any other),
+ * on one device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
 {
     const latmc_sim *first = members[0];
@@ -326,9 +326,14 @@ static bool batchable(latmc_sim *const *members, int n)
      * draw chain 0's) */
     if (first->param[LATMC_PARAM_DECISIONS] != 0.0)
         return false;
+    /* members of a lattice whose packed arrays reach 1 GiB may differ: one created when
+     * they no longer fit the device took the 1-bit leaf (cuda_ising_leaf.c), which has no
+     * entry in either table; each is checked there (smaller ones never look at memory) */
+    const bool each = first->nsites >= ((int64_t)1 << 29);
     const int device = cuda_sim_of(first)->device;
     for (int m = 1; m < n; m++)
-        if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps)
+        if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps ||
+            (each && !member_box(members[m], &leaf)))
             return false;
     return true;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cuda_ising_leaf.h"
+#include "cuda_ising_pieces.h"
+#include "ising_packed.h" /* cuda_ising_packed_coupling_words */
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -21,19 +23,26 @@ static int form_setting(void)
     return strcmp(v, "bits") == 0 ? 1 : strcmp(v, "packed") == 0 ? -1 : 0;
 }
 
-/* Room on the box's device for the packed leaf's arrays (half a byte a site, as much again
- * for +-J coupling words) and a margin for its staging piece and small allocations (the
- * 1-bit form its bit-sliced steps would add is not counted: where it does not fit, those
- * steps run on the packed arrays, as they do on every packed box). Lattices below 1 GiB
- * of arrays are not asked about (no device query at the creation of small sims). */
-#define FORM_MARGIN ((size_t)320 << 20)
+/* Room on the box's device for the packed leaf's arrays (half a byte a site; +-J: its
+ * coupling words, cuda_ising_packed_coupling_words a packed word: half a byte a site in 2D,
+ * one in 3D) and a margin: its staging piece (LATMC_CUDA_ISING_PIECE_BYTES; +-J: as much
+ * again for the couplings' window while they are packed) and 64 MiB of small allocations
+ * (the 1-bit form its bit-sliced steps would add is not counted: where it does not fit,
+ * those steps run on the packed arrays, as they do on every packed box). Lattices below
+ * 1 GiB of arrays are not asked about (no device query at the creation of small sims). */
+#define FORM_SMALL ((size_t)64 << 20)
 static bool packed_fits_device(const latmc_sim *sim)
 {
     const latmc_sim_desc *d = &sim->desc;
-    const size_t need = (size_t)sim->nsites / 2 *
-                        (d->couplings == LATMC_COUPLINGS_BIMODAL ? 2 : 1);
+    const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
+    const struct latmc_lattice g = { d->ndim, d->extent[0], d->extent[1],
+                                     d->ndim == 3 ? d->extent[2] : 1, sim->nsites };
+    const size_t half = (size_t)sim->nsites / 2;
+    const size_t need = half + (pmj ? half * (size_t)cuda_ising_packed_coupling_words(&g) : 0);
     if (need < ((size_t)1 << 30))
         return true;
+    const size_t piece = (size_t)cuda_ising_piece_rows(g.lx, g.nsites / g.lx) * (size_t)g.lx;
+    const size_t margin = piece * (pmj ? 2 : 1) + FORM_SMALL;
     const int device = d->n_devices > 1 && d->device_list ? d->device_list[0] : d->device_index;
     int prev = 0;
     size_t free_bytes = 0, total = 0;
@@ -45,7 +54,7 @@ static bool packed_fits_device(const latmc_sim *sim)
                        cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
     (void)cudaGetLastError();
     (void)cudaSetDevice(prev);
-    return !known || need + FORM_MARGIN <= free_bytes;
+    return !known || need + margin <= free_bytes;
 }
 
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim)

@@ -24,6 +24,46 @@
 #include "cuda_philox.cuh"
 #include "ising_packed.cuh"
 
+/* The group's arithmetic (the walk, the neighbour words, the classes): host-callable in the
+ * host check (tools/bits-host-check.sh), with the intrinsics emulated there. */
+#ifdef BITS_HOST_CHECK
+#define BITS_FN __host__ __device__ __forceinline__
+#else
+#define BITS_FN __device__ __forceinline__
+#endif
+
+BITS_FN uint32_t bits_byte_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    const uint64_t v = (uint64_t)y << 32 | x;
+    uint32_t r = 0;
+    for (int k = 0; k < 4; k++)
+        r |= (uint32_t)(v >> (8 * ((s >> (4 * k)) & 7u)) & 0xffu) << (8 * k);
+    return r;
+#else
+    return __byte_perm(x, y, s);
+#endif
+}
+
+/* The high and the low word of (hi:lo) shifted left / right by n (0 < n < 32). */
+BITS_FN uint32_t bits_funnel_l(uint32_t lo, uint32_t hi, int n)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    return (uint32_t)(((uint64_t)hi << 32 | lo) << n >> 32);
+#else
+    return __funnelshift_l(lo, hi, n);
+#endif
+}
+
+BITS_FN uint32_t bits_funnel_r(uint32_t lo, uint32_t hi, int n)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    return (uint32_t)(((uint64_t)hi << 32 | lo) >> n);
+#else
+    return __funnelshift_r(lo, hi, n);
+#endif
+}
+
 /* A thread's walk over groups g of a colour, kept as (g, gi, y, z) (gi: the group in its
  * row) and stepped by the grid's stride decomposed once on the host: no division a group. */
 struct bits_geom {
@@ -36,10 +76,10 @@ struct bits_walk {
     int64_t g, gi, y, z;
 };
 
-__device__ __forceinline__ struct bits_walk bits_walk_start(const struct bits_geom &p)
+BITS_FN struct bits_walk bits_walk_at(const struct bits_geom &p, int64_t first)
 {
     struct bits_walk k;
-    k.g = cuda_first_item();
+    k.g = first;
     const int64_t r = latmc_div(k.g, p.gpr), z = latmc_div(r, p.ly);
     k.gi = k.g - r * p.gpr;
     k.z = z;
@@ -47,7 +87,12 @@ __device__ __forceinline__ struct bits_walk bits_walk_start(const struct bits_ge
     return k;
 }
 
-__device__ __forceinline__ void bits_walk_next(const struct bits_geom &p, struct bits_walk &k)
+__device__ __forceinline__ struct bits_walk bits_walk_start(const struct bits_geom &p)
+{
+    return bits_walk_at(p, cuda_first_item());
+}
+
+BITS_FN void bits_walk_next(const struct bits_geom &p, struct bits_walk &k)
 {
     k.g += p.stride;
     k.gi += p.sg;
@@ -83,17 +128,15 @@ static struct bits_geom bits_geom_of(const struct latmc_lattice *g, unsigned gri
  * par 0: x - 1, lane i - 1), nb[2], nb[3] y + 1, y - 1, nb[4], nb[5] z + 1, z - 1 (the
  * packed kernels' direction order, which the coupling bits follow). */
 template <int ND>
-__device__ __forceinline__ void bits_neighbour_words(const struct bits_geom &p,
-                                                     const uint32_t *other,
-                                                     const struct bits_walk &k, int par,
-                                                     uint32_t (&nb)[ND])
+BITS_FN void bits_neighbour_words(const struct bits_geom &p, const uint32_t *other,
+                                 const struct bits_walk &k, int par, uint32_t (&nb)[ND])
 {
     const int64_t g = k.g, rs = g - k.gi;
     nb[0] = other[g];
     if (par)
-        nb[1] = __funnelshift_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
+        nb[1] = bits_funnel_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
     else
-        nb[1] = __funnelshift_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
+        nb[1] = bits_funnel_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
     nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
     nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
     if (ND == 6) {
@@ -104,7 +147,7 @@ __device__ __forceinline__ void bits_neighbour_words(const struct bits_geom &p,
 }
 
 /* Exchange the bits of x at the positions in m with those s higher: a delta swap. */
-__device__ __forceinline__ uint32_t delta_swap(uint32_t x, int s, uint32_t m)
+BITS_FN uint32_t delta_swap(uint32_t x, int s, uint32_t m)
 {
     const uint32_t t = ((x >> s) ^ x) & m;
     return x ^ t ^ (t << s);
@@ -112,7 +155,7 @@ __device__ __forceinline__ uint32_t delta_swap(uint32_t x, int s, uint32_t m)
 
 /* Bit m + 8 j (lane m of byte j) to bit j + 4 m (nibble m, bit j): the rotation of the
  * five index bits by two, as four swaps of index bits (0 3, 1 4, 2 3, 3 4). */
-__device__ __forceinline__ uint32_t bytes_to_nibbles(uint32_t x)
+BITS_FN uint32_t bytes_to_nibbles(uint32_t x)
 {
     x = delta_swap(x, 7, 0x00aa00aau);
     x = delta_swap(x, 14, 0x0000ccccu);
@@ -121,7 +164,7 @@ __device__ __forceinline__ uint32_t bytes_to_nibbles(uint32_t x)
 }
 
 /* The inverse: bit k + 4 m to bit m + 8 k (swaps 0 2, 1 3, 2 4, 3 4). */
-__device__ __forceinline__ uint32_t nibbles_to_bytes(uint32_t x)
+BITS_FN uint32_t nibbles_to_bytes(uint32_t x)
 {
     x = delta_swap(x, 3, 0x0a0a0a0au);
     x = delta_swap(x, 6, 0x00cc00ccu);
@@ -131,7 +174,7 @@ __device__ __forceinline__ uint32_t nibbles_to_bytes(uint32_t x)
 
 /* Add a neighbour word to the bit-sliced counts (c0, c1, c2: bits of the count of each
  * lane, at most 6). */
-__device__ __forceinline__ void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
+BITS_FN void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
 {
     const uint32_t k0 = c0 & x;
     c0 ^= x;
@@ -146,15 +189,15 @@ __device__ __forceinline__ void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c
  * own spin's byte q gathered into one word (a 4 x 4 byte transpose, eight byte permutes),
  * then each word's 4 x 8 bits transposed into nibbles.
  */
-__device__ __forceinline__ void group_classes(uint32_t c0, uint32_t c1, uint32_t c2,
-                                              uint32_t own, uint32_t (&cls)[4])
+BITS_FN void group_classes(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t own,
+                           uint32_t (&cls)[4])
 {
-    const uint32_t t0 = __byte_perm(c0, c1, 0x5140), t1 = __byte_perm(c0, c1, 0x7362);
-    const uint32_t t2 = __byte_perm(c2, own, 0x5140), t3 = __byte_perm(c2, own, 0x7362);
-    cls[0] = bytes_to_nibbles(__byte_perm(t0, t2, 0x5410));
-    cls[1] = bytes_to_nibbles(__byte_perm(t0, t2, 0x7632));
-    cls[2] = bytes_to_nibbles(__byte_perm(t1, t3, 0x5410));
-    cls[3] = bytes_to_nibbles(__byte_perm(t1, t3, 0x7632));
+    const uint32_t t0 = bits_byte_perm(c0, c1, 0x5140), t1 = bits_byte_perm(c0, c1, 0x7362);
+    const uint32_t t2 = bits_byte_perm(c2, own, 0x5140), t3 = bits_byte_perm(c2, own, 0x7362);
+    cls[0] = bytes_to_nibbles(bits_byte_perm(t0, t2, 0x5410));
+    cls[1] = bytes_to_nibbles(bits_byte_perm(t0, t2, 0x7632));
+    cls[2] = bytes_to_nibbles(bits_byte_perm(t1, t3, 0x5410));
+    cls[3] = bytes_to_nibbles(bits_byte_perm(t1, t3, 0x7632));
 }
 
 template <int ND, bool HEATBATH, bool EPS>

@@ -1,0 +1,139 @@
+// Host check (no GPU needed) of the 1-bit Ising leaf's group arithmetic
+// (backends/cuda/ising/ising_bits.cu compiled with BITS_HOST_CHECK: its walk, neighbour
+// words and class words host-callable, the intrinsics emulated):
+//  - the grid-stride walk (bits_geom_of, bits_walk_at, bits_walk_next) visits every group
+//    of a colour once, each with its (gi, y, z), for grids far smaller than the lattice
+//    (the large lattices' case, which the identity rows never reach);
+//  - bits_neighbour_words gives lane i of group g (the colour's site 32 g + i in the
+//    checkerboard numbering, lib/lattice_numbering.h) its neighbours' spins in the
+//    directions the coupling bits follow (same word, other x side, y + 1, y - 1, z + 1,
+//    z - 1), on 2D and 3D shapes with several words a row and odd / even rows and planes;
+//  - count_in and group_classes give the packed class words (nibble m of word q: count of
+//    neighbours at -1 + 8 own, of lane 8 q + m) and nibbles_to_bytes takes bit q + 4 m back
+//    to lane 8 q + m.
+// Run: tools/bits-host-check.sh BUILD_DIR (a configured build tree, for generated headers).
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "ising_bits.cu"
+
+static uint64_t rs = 88172645463325252ull;
+static uint64_t rnd() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return rs; }
+
+/* every group once, with its coordinates, for each grid */
+static int check_walk(int64_t gpr, int64_t ly, int64_t lz, int nd)
+{
+    latmc_lattice g; g.ndim = nd; g.lx = 64 * gpr; g.ly = ly; g.lz = nd == 3 ? lz : 1;
+    g.nsites = g.lx * g.ly * g.lz;
+    long bad = 0;
+    for (unsigned grid : {1u, 2u, 3u, 7u}) {
+        const bits_geom p = bits_geom_of(&g, grid);
+        std::vector<int> seen((size_t)p.groups, 0);
+        for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++)
+            for (bits_walk k = bits_walk_at(p, t); k.g < p.groups; bits_walk_next(p, k)) {
+                const int64_t r = k.g / p.gpr;
+                bad += k.gi != k.g % p.gpr || k.y != r % ly || k.z != r / ly;
+                seen[(size_t)k.g]++;
+            }
+        for (int v : seen)
+            bad += v != 1;
+    }
+    printf("walk %dD L_x %lld x %lld x %lld: %s\n", nd, (long long)g.lx, (long long)ly,
+           (long long)g.lz, bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
+/* the neighbour words of every group of both colours against the spins at the sites */
+template <int ND>
+static int check_neighbours(int64_t gpr, int64_t ly, int64_t lz)
+{
+    const int nd = ND / 2;
+    latmc_lattice g; g.ndim = nd; g.lx = 64 * gpr; g.ly = ly; g.lz = nd == 3 ? lz : 1;
+    g.nsites = g.lx * g.ly * g.lz;
+    const int64_t words = g.nsites / 64;
+    std::vector<uint8_t> minus((size_t)g.nsites);
+    for (auto &m : minus) m = rnd() & 1u;
+    /* the 1-bit layout by its definition: colour c's site j = 32 w + i is bit i of word w */
+    std::vector<uint32_t> bits(2 * (size_t)words, 0);
+    for (int c = 0; c < 2; c++)
+        for (int64_t j = 0; j < g.nsites / 2; j++)
+            if (minus[(size_t)latmc_checkerboard_site(&g, c, j).index])
+                bits[(size_t)(c * words + j / 32)] |= 1u << (j % 32);
+    const bits_geom p = bits_geom_of(&g, 1);
+    long bad = 0;
+    for (int c = 0; c < 2; c++) {
+        const uint32_t *other = bits.data() + (c ^ 1) * words;
+        for (int64_t w = 0; w < words; w++) {
+            const bits_walk k = bits_walk_at(p, w);
+            const int par = (int)((c + k.y + k.z) & 1);
+            uint32_t nb[ND];
+            bits_neighbour_words<ND>(p, other, k, par, nb);
+            for (int i = 0; i < 32; i++) {
+                const latmc_site s = latmc_checkerboard_site(&g, c, 32 * w + i);
+                const int64_t xp = latmc_wrap_up(s.x, g.lx), xm = latmc_wrap_down(s.x, g.lx);
+                const int64_t at[6] = {
+                    (par ? xm : xp) + g.lx * s.row, (par ? xp : xm) + g.lx * s.row,
+                    s.x + g.lx * (latmc_wrap_up(s.y, ly) + ly * s.z),
+                    s.x + g.lx * (latmc_wrap_down(s.y, ly) + ly * s.z),
+                    s.x + g.lx * (s.y + ly * latmc_wrap_up(s.z, g.lz)),
+                    s.x + g.lx * (s.y + ly * latmc_wrap_down(s.z, g.lz)) };
+                bad += s.y != k.y || s.z != k.z;
+                for (int d = 0; d < ND; d++)
+                    bad += ((nb[d] >> i) & 1u) != minus[(size_t)at[d]];
+            }
+        }
+    }
+    printf("neighbour words %dD L_x %lld x %lld x %lld: %s\n", nd, (long long)g.lx,
+           (long long)ly, (long long)g.lz, bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
+/* the class words of random neighbour and own words; the result back into lanes */
+static int check_classes()
+{
+    long bad = 0;
+    for (int n = 0; n < 200000; n++) {
+        const int nb_n = n % 2 ? 6 : 4;
+        uint32_t nb[6], c0 = 0, c1 = 0, c2 = 0, cls[4];
+        for (int d = 0; d < nb_n; d++) {
+            nb[d] = (uint32_t)rnd();
+            count_in(c0, c1, c2, nb[d]);
+        }
+        const uint32_t own = (uint32_t)rnd();
+        group_classes(c0, c1, c2, own, cls);
+        for (int q = 0; q < 4; q++)
+            for (int m = 0; m < 8; m++) {
+                const int l = 8 * q + m;
+                uint32_t want = 8u * ((own >> l) & 1u);
+                for (int d = 0; d < nb_n; d++)
+                    want += (nb[d] >> l) & 1u;
+                bad += ((cls[q] >> (4 * m)) & 15u) != want;
+            }
+        const uint32_t nib = (uint32_t)rnd(), out = nibbles_to_bytes(nib);
+        for (int q = 0; q < 4; q++)
+            for (int m = 0; m < 8; m++)
+                bad += ((nib >> (q + 4 * m)) & 1u) != ((out >> (8 * q + m)) & 1u);
+    }
+    printf("class words and their inverse: %s\n", bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
+int main()
+{
+    int f = check_classes();
+    f |= check_walk(1, 2, 1, 2);
+    f |= check_walk(3, 10, 1, 2);
+    f |= check_walk(2, 6, 10, 3);
+    f |= check_walk(5, 4, 4, 3);
+    f |= check_walk(16, 2048, 1, 2);
+    f |= check_walk(1, 64, 64, 3);
+    f |= check_neighbours<4>(1, 2, 1);
+    f |= check_neighbours<4>(1, 40, 1);
+    f |= check_neighbours<4>(3, 10, 1);
+    f |= check_neighbours<6>(1, 6, 10);
+    f |= check_neighbours<6>(2, 8, 6);
+    f |= check_neighbours<6>(3, 2, 4);
+    f |= check_neighbours<6>(1, 4, 2);
+    printf("%s\n", f ? "FAIL" : "ALL SAME");
+    return f;
+}
