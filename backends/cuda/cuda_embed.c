@@ -96,11 +96,11 @@ static struct cuda_sw_box sw_view(const latmc_sim *sim, const struct cuda_box *b
 
 int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
+    struct cuda_sim *cs = cuda_sim_of(sim);
     struct cuda_box *b = embed_box(sim);
-    if (!b || cuda_sim_of(sim)->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
+    if (!b || cs->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
-    struct cuda_sim *cs = cuda_sim_of(sim);
     int st = cuda_box_set_device(b->ex.device);
     if (what == LATMC_EMBED_ASK) {
         /* the arrays made at the first ask: a GPU without the room for them leaves the
