@@ -82,8 +82,8 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
 {
     /* where the backend steps the sim itself (Swendsen-Wang on one GPU: Heisenberg
      * without a field, phi^4 with Lambda = inf), no copy: the statistics are counted when
-     * asked for */
-    w->names_on_backend = false;
+     * asked for (w->names_on_backend: set by a step there, cleared by one here; a step
+     * that fails here leaves the last step's statistics, as on the CPU) */
     const int on_backend = sim->desc.model == LATMC_MODEL_PHI4
                                ? latmc_embed_phi4_backend_step(sim, w, sweep)
                                : latmc_embed_heisenberg_backend_step(sim, w, sweep);
@@ -109,6 +109,7 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
         c->last.largest = stats.largest;
         c->last.size2_sum = stats.w2;
         c->have_stats = true;
+        w->names_on_backend = false;
     }
     return st;
 }

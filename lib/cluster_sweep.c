@@ -78,6 +78,12 @@ void latmc_cluster_free(latmc_sim *sim)
 
 int latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out)
 {
+    /* a backend's embedded step leaves its statistics to be counted at the first ask */
+    const int st = latmc_embed_settle_stats((latmc_sim *)sim);
+    if (st < 0) {
+        memset(out, 0, sizeof *out);
+        return st;
+    }
     const struct latmc_cluster_work *w = sim->cluster;
     if (!w || !w->have_stats) {
         memset(out, 0, sizeof *out);

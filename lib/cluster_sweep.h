@@ -47,7 +47,8 @@ struct latmc_cluster_stats {
     int64_t largest;      /* sites of the largest cluster (Wolff: of its one cluster) */
     double size2_sum;     /* sum over the clusters of size^2 (Wolff: the cluster's size) */
 };
-/* LATMC_OK, or LATMC_ESTATE when the sim has made no cluster sweep yet. */
+/* LATMC_OK, or LATMC_ESTATE when the sim has made no cluster sweep yet (a backend's
+ * embedded step's statistics counted first: latmc_embed_settle_stats). */
 int latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out);
 
 /* Whether `key` is one of the cluster observables (LATMC_OBS_CLUSTERS ..

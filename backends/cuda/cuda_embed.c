@@ -5,10 +5,12 @@
  * couplings, heisenberg/; phi^4: its field, phi4/) after the sweep's local passes, on the
  * same stream: no copy of the configuration. Its state (a_i in double, the bonds one byte
  * a site, the labels a uint32 a site: 13 bytes a site) is made at the first
- * LATMC_EMBED_ASK; where the GPU has no room for it the ask declines and the core steps
- * on its host copy, so no sweep fails for it. The statistics are the core's, from replica
- * 0's a and names copied when first asked for.
+ * LATMC_EMBED_ASK; where the GPU has no room for it the ask declines (no message: none
+ * recorded, the allocation's error cleared) and the core steps on its host copy, so no
+ * sweep fails for it. The statistics are the core's, from replica 0's a and names copied when
+ * first asked for.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "backend.h"
@@ -52,32 +54,27 @@ static struct cuda_box *embed_box(const latmc_sim *sim)
                ? b : NULL;
 }
 
-static int embed_state(latmc_sim *sim, struct cuda_embed **out)
+/*
+ * The step's arrays, made at the first ask: false where the host or the GPU has no room for
+ * them, with nothing kept and nothing recorded (the ask declines without a message, as
+ * lib/backend.h has it, and the sweep goes on through the host copy).
+ */
+static bool embed_make(struct cuda_sim *cs, int64_t nsites)
 {
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    if (!cs->embed) {
-        struct cuda_embed *e = calloc(1, sizeof *e);
-        if (!e)
-            return cuda_core->fail(LATMC_ENOMEM, "CUDA embedded clusters: cannot allocate "
-                                   "their state");
-        e->n = sim->nsites;
-        const size_t n = (size_t)e->n;
-        int st = cuda_check(cudaMalloc((void **)&e->a, n * sizeof *e->a),
-                            "allocating the embedded clusters' a_i on the device");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaMalloc((void **)&e->bonds, n),
-                            "allocating the embedded clusters' bonds on the device");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaMalloc((void **)&e->labels, n * sizeof *e->labels),
-                            "allocating the embedded clusters' labels on the device");
-        if (st < 0) {
-            cuda_embed_free(e);
-            return st;
-        }
-        cs->embed = e;
+    struct cuda_embed *e = calloc(1, sizeof *e);
+    if (!e)
+        return false;
+    e->n = nsites;
+    const size_t n = (size_t)nsites;
+    if (cudaMalloc((void **)&e->a, n * sizeof *e->a) != cudaSuccess ||
+        cudaMalloc((void **)&e->bonds, n) != cudaSuccess ||
+        cudaMalloc((void **)&e->labels, n * sizeof *e->labels) != cudaSuccess) {
+        (void)cudaGetLastError(); /* an allocation's failure is not sticky: cleared */
+        cuda_embed_free(e);
+        return false;
     }
-    *out = cs->embed;
-    return LATMC_OK;
+    cs->embed = e;
+    return true;
 }
 
 /* The labelling's view of the whole lattice (cuda_sw.h: a box alone, its own wrap). */
@@ -99,23 +96,27 @@ static struct cuda_sw_box sw_view(const latmc_sim *sim, const struct cuda_box *b
 
 int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
+    struct cuda_sim *cs = cuda_sim_of(sim);
     struct cuda_box *b = embed_box(sim);
-    if (!b || cuda_sim_of(sim)->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
+    if (!b || cs->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
     int st = cuda_box_set_device(b->ex.device);
-    struct cuda_embed *e = NULL;
-    if (st == LATMC_OK)
-        st = embed_state(sim, &e);
     if (what == LATMC_EMBED_ASK) {
         /* the arrays made at the first ask: a GPU without the room for them leaves the
-         * steps to the host copy rather than fail a sweep */
-        if (st < 0)
-            (void)cudaGetLastError();
-        return st < 0 ? LATMC_EUNSUPPORTED : LATMC_OK;
+         * step to the host copy rather than fail a sweep (asked again at the next: a
+         * failed allocation costs little beside a host copy's step, and memory freed
+         * meanwhile brings the device's step back) */
+        if (st == LATMC_OK && !cs->embed)
+            (void)embed_make(cs, sim->nsites);
+        return st == LATMC_OK && cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
     if (st < 0)
         return st;
+    const struct cuda_embed *e = cs->embed;
+    if (!e) /* the core asks before every step: a guard, not a path */
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA embedded clusters: a step or a read "
+                               "before the first ask (a bug in the core)");
     const struct cuda_sw_box v = sw_view(sim, b, e);
     const size_t n = (size_t)sim->nsites;
     cudaStream_t stream = b->ex.stream;

@@ -11,12 +11,19 @@
  *     as accepted updates (alone or as a member, so both ways count alike), a list of
  *     calls counted only where it succeeds (lib/box.h); MOCK_FAIL_SWEEP=S in the
  *     environment fails the batch's lists that hold sweep S (LATMC_EDEVICE, nothing
- *     counted); a batch of Swendsen-Wang or Wolff members fails (LATMC_EBACKEND).
+ *     counted); a batch of Swendsen-Wang or Wolff members fails (LATMC_EBACKEND);
+ *   7 embed: Heisenberg sims only (uniform couplings), whose sweeps change nothing and
+ *     whose embedded cluster step runs "on the device" (ops.embed_step, lib/backend.h):
+ *     the step of sweep t names clusters of m = 1 + t mod 3 consecutive sites, a_i = 1,
+ *     which the core counts when an observable first asks (LATMC_EMBED_NAMES);
+ *     MOCK_FAIL_GET_SPINS=1 in the environment fails get_spins (so a step on the core's
+ *     host copy fails).
  * Like a real module it never links liblatmc: only the core services are used.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "ising.h"
 #include "module_abi.h"
 
@@ -53,8 +60,36 @@ static int mock_device_info(int index, struct latmc_module_device *info)
     return LATMC_OK;
 }
 
+#if MOCK_VARIANT == 7
+/* A Heisenberg sim's state: its spins (the API's layout) and the last step's sweep. */
+struct mock_heis {
+    float *spins;
+    uint64_t stepped; /* the last embedded step's sweep + 1 (0: none yet) */
+};
+
+static size_t mock_heis_floats(const latmc_sim *sim)
+{
+    return (size_t)sim->nsites * 3u * (size_t)sim->desc.replicas;
+}
+#endif
+
 static int mock_create(latmc_sim *sim)
 {
+#if MOCK_VARIANT == 7
+    if (sim->desc.model != LATMC_MODEL_HEISENBERG ||
+        sim->desc.couplings != LATMC_COUPLINGS_UNIFORM)
+        return core->fail(LATMC_EUNSUPPORTED, "mock: only Heisenberg, uniform couplings");
+    struct mock_heis *h = calloc(1, sizeof *h);
+    if (h)
+        h->spins = calloc(mock_heis_floats(sim), sizeof *h->spins);
+    if (!h || !h->spins) {
+        free(h);
+        return core->fail(LATMC_ENOMEM, "mock: out of memory");
+    }
+    sim->backend = h;
+    sim->n_threads = 1;
+    return LATMC_OK;
+#endif
     if (sim->desc.model != LATMC_MODEL_ISING)
         return core->fail(LATMC_EUNSUPPORTED, "mock: only the Ising model");
     sim->backend = malloc((size_t)sim->nsites);
@@ -66,12 +101,23 @@ static int mock_create(latmc_sim *sim)
 
 static void mock_destroy(latmc_sim *sim)
 {
+#if MOCK_VARIANT == 7
+    if (sim->backend)
+        free(((struct mock_heis *)sim->backend)->spins);
+#endif
     free(sim->backend);
     sim->backend = NULL;
 }
 
 static int mock_init_spins(latmc_sim *sim, int how)
 {
+#if MOCK_VARIANT == 7
+    struct mock_heis *h = sim->backend;
+    (void)how;
+    for (size_t k = 0; k < mock_heis_floats(sim); k++)
+        h->spins[k] = k % 3 == 2 ? 1.0f : 0.0f; /* every spin along z */
+    return LATMC_OK;
+#endif
     memset(sim->backend, how == LATMC_INIT_COLD ? 1 : -1, (size_t)sim->nsites);
     return LATMC_OK;
 }
@@ -135,8 +181,35 @@ static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
     return LATMC_OK;
 }
 
+#if MOCK_VARIANT == 7
+/* ops.embed_step: every ask taken; the step records its sweep; the names are those of
+ * clusters of m = 1 + t mod 3 consecutive sites (t the last step's sweep), a_i = 1. */
+static int mock_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
+{
+    struct mock_heis *h = sim->backend;
+    if (what == LATMC_EMBED_ASK)
+        return LATMC_OK;
+    if (what == LATMC_EMBED_STEP) {
+        h->stepped = job->sweep + 1;
+        return LATMC_OK;
+    }
+    if (what != LATMC_EMBED_NAMES || !h->stepped)
+        return core->fail(LATMC_EBACKEND, "mock: embed_step %d before any step", what);
+    const int64_t m = 1 + (int64_t)((h->stepped - 1) % 3);
+    for (int64_t i = 0; i < sim->nsites; i++) {
+        job->a[i] = 1.0;
+        job->name[i] = (uint32_t)(i - i % m);
+    }
+    return LATMC_OK;
+}
+#endif
+
 static int mock_measure(latmc_sim *sim, void *out)
 {
+#if MOCK_VARIANT == 7
+    (void)out;
+    return core->fail(LATMC_EUNSUPPORTED, "mock: no measurement of Heisenberg sims");
+#endif
     const int8_t *s = sim->backend;
     struct latmc_ising_sums sums = { 0, 0 };
     for (int64_t i = 0; i < sim->nsites; i++)
@@ -148,12 +221,25 @@ static int mock_measure(latmc_sim *sim, void *out)
 
 static int mock_get_spins(latmc_sim *sim, void *buf)
 {
+#if MOCK_VARIANT == 7
+    const char *fail = getenv("MOCK_FAIL_GET_SPINS");
+    if (fail && strcmp(fail, "1") == 0)
+        return core->fail(LATMC_EDEVICE, "mock: get_spins fails (MOCK_FAIL_GET_SPINS=1)");
+    memcpy(buf, ((struct mock_heis *)sim->backend)->spins,
+           mock_heis_floats(sim) * sizeof(float));
+    return LATMC_OK;
+#endif
     memcpy(buf, sim->backend, (size_t)sim->nsites);
     return LATMC_OK;
 }
 
 static int mock_set_spins(latmc_sim *sim, const void *buf)
 {
+#if MOCK_VARIANT == 7
+    memcpy(((struct mock_heis *)sim->backend)->spins, buf,
+           mock_heis_floats(sim) * sizeof(float));
+    return LATMC_OK;
+#endif
     memcpy(sim->backend, buf, (size_t)sim->nsites);
     return LATMC_OK;
 }
@@ -170,6 +256,9 @@ static const struct latmc_backend_ops mock_ops = {
     .run_steps = mock_run_steps,
 #if MOCK_VARIANT == 6
     .step_caps = mock_step_caps,
+#endif
+#if MOCK_VARIANT == 7
+    .embed_step = mock_embed_step,
 #endif
 };
 

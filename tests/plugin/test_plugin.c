@@ -66,6 +66,66 @@ static const char *module_file(void)
     return path;
 }
 
+/* The cluster count and the largest cluster's sites of the sim's last sweep. */
+static void expect_clusters(latmc_sim *sim, double clusters, double largest_sites)
+{
+    double v = 0.0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+    assert_true(v == clusters);
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &v), LATMC_OK);
+    assert_true(v == largest_sites / 36.0);
+}
+
+/*
+ * The embedded clusters of a backend's own step (ops.embed_step; the mock's step of sweep
+ * t names clusters of m = 1 + t mod 3 consecutive sites of 36): their statistics counted
+ * by the core when an observable asks, always the last completed step's: after a
+ * parameter change, and after a step on the host copy that failed (the CPU keeps the
+ * last completed step's there too).
+ */
+static void embed_case(void)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 6;
+    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    d.device = LATMC_DEVICE_CUDA;
+    d.seed = 3;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_string_equal(latmc_sim_backend_name(sim), "mock-cuda");
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    double v = 0.0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_ESTATE);
+    /* sweeps 0, 1, 2: clusters of 1, 2, 3 sites, read after each */
+    for (int t = 0; t < 3; t++) {
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        expect_clusters(sim, 36.0 / (1 + t), 1 + t);
+    }
+    /* two sweeps in one call (3, 4), then a parameter change: sweep 4's (m = 2) */
+    assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3), LATMC_OK);
+    expect_clusters(sim, 18.0, 2.0);
+    /* sweep 5 on the device (m = 3), not read; then a field: sweep 6's step is the host
+     * copy's, whose get_spins fails; the observables still give sweep 5's */
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.5), LATMC_OK);
+    setenv("MOCK_FAIL_GET_SPINS", "1", 1);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EDEVICE);
+    unsetenv("MOCK_FAIL_GET_SPINS");
+    expect_clusters(sim, 12.0, 3.0);
+    /* without a field again: sweep 6 on the device (m = 1) */
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    expect_clusters(sim, 36.0, 1.0);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void expect_refused(const char *reason)
 {
     latmc_ctx *ctx = NULL;
@@ -286,6 +346,8 @@ static void plugin_case(void **state)
         d.device = LATMC_DEVICE_CUDA; /* explicit: never a silent CPU run */
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
         latmc_ctx_destroy(&ctx);
+    } else if (strcmp(which, "embed") == 0) {
+        embed_case();
     } else if (strcmp(which, "fallback") == 0) {
         /* The rejected module is named, the good one after it is used. */
         latmc_ctx *ctx = NULL;

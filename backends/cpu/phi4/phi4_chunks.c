@@ -271,7 +271,10 @@ uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom
         }
         return accepted;
     }
-    /* the counts are the team's for this sub-grid: zero before anyone claims */
+    /* the counts are the team's for this sub-grid: zero before anyone claims. No member
+     * still scans them for the previous sub-grid: a member returns only once every chunk
+     * is done, and the executor's barrier between two steps (cpu_run_steps; one step a
+     * call here) holds the team until all have returned. */
     for (int64_t k = k0; k < k1; k++) {
         atomic_store_explicit(&c->counts[k].next, 0, memory_order_relaxed);
         atomic_store_explicit(&c->counts[k].done, 0, memory_order_relaxed);
