@@ -244,8 +244,11 @@ static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
  * may lead a batch of members (ensembles/ens_batch_steps.c). */
 static unsigned cuda_step_caps(latmc_sim *sim)
 {
-    /* the leaf says whether it runs the bit-sliced decisions' steps */
-    const struct cuda_leaf *leaf = cuda_leaf_of(sim);
+    /* the leaf says whether it runs the bit-sliced decisions' steps: the sim's own (the
+     * Ising leaf was chosen by the device's free memory at creation), before it is made
+     * the one cuda_leaf_of would choose */
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct cuda_leaf *leaf = cs && cs->exec ? cuda_exec_leaf(cs->exec) : cuda_leaf_of(sim);
     return LATMC_STEP_CAP_FIXED_CUT |
            (leaf && leaf->bitsliced && leaf->bitsliced(sim) ? LATMC_STEP_CAP_BITSLICED : 0u) |
            cuda_ens_batch_caps(sim);

@@ -504,6 +504,13 @@ static void heisenberg_chain_cuda(void **state)
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
+    /* a case of the device's step forced to the host copy (LATMC_CUDA_EMBED=host, read at
+     * create): the same definition, so both routes of one sim stay checked */
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
+    unsetenv("LATMC_CUDA_EMBED");
     latmc_ctx_destroy(&ctx);
 }
 

@@ -193,6 +193,11 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
+{
+    return x->leaf;
+}
+
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
 {
     const latmc_sim_desc *d = &sim->desc;

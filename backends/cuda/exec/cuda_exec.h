@@ -27,6 +27,9 @@ struct cuda_exec;
 /* Allocate the boxes of sim->plan with the leaf's storage on their devices (the first
  * box's device current); on failure nothing is left allocated. */
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out);
+/* The leaf it was made with (cuda_leaf_of's choice at creation: the Ising leaf depends on
+ * the device's free memory then, so it is not asked again). */
+const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x);
 void cuda_exec_destroy(struct cuda_exec *x);
 int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x);
 int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how);
