@@ -90,7 +90,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
     /* the quantity conjugate to the ladder's parameter, per site: H/N, or sum phi^2 / N */
     const bool mu2 = e->ladder_key == LATMC_PARAM_MU2;
     double *energy = e->scratch;
-    latmc_ens_exec_settle(e); /* the members as latmc_sim_sweep leaves them */
+    /* (the members' pending counts are settled where the values are measured on the
+     * members, latmc_ens_exec_round_values: not for the member lanes' words) */
     /* the device's rounds first, where it ran some (the members' configurations may lag
      * the member lanes' words: the round reads its energies from them) */
     int st = latmc_ens_sync_map(e);

@@ -387,6 +387,9 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
         if (st != LATMC_EUNSUPPORTED)
             return st;
     }
+    /* measured on the members: as latmc_sim_sweep leaves them (the words' values touch no
+     * member sim, so a round of the member lanes settles nothing: 4096 sims a round) */
+    latmc_ens_exec_settle(e);
     if (ops && e->all_config && LATMC_BACKEND_OP(ops, ens_measure) &&
         !latmc_part_many(e->members[0])) {
         const struct latmc_model_def *model = e->members[0]->model;
