@@ -168,7 +168,8 @@ static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
 /* ops.ens_lanes: the words kept here (one ensemble at a time); SWEEPS fails
  * (LATMC_EBACKEND) where a lane's table is not its member's model data or where a
  * tables_gen seen before comes with other tables than then, else counts mock_accepted of
- * lane m's member for each sweep and changes nothing; SUMS gives every lane's spin sum and
+ * lane m's member for each sweep and changes nothing (MOCK_FAIL_SWEEP=S: a call holding
+ * sweep S fails, LATMC_EDEVICE); SUMS gives every lane's spin sum and
  * the bonds of a uniform state (as mock_measure). */
 static struct {
     uint32_t *spin;
@@ -202,6 +203,9 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
     case LATMC_ENS_LANES_SWEEPS:
         if (job->tables_gen == 0)
             return core->fail(LATMC_EBACKEND, "mock: tables_gen 0");
+        const char *fail = getenv("MOCK_FAIL_SWEEP");
+        if (fail && *fail && strtoull(fail, NULL, 10) - job->sweep0 < job->n_sweeps)
+            return core->fail(LATMC_EDEVICE, "mock: sweep %s fails", fail);
         for (int m = 0; m < n; m++)
             if (memcmp(&job->tables[m], members[m]->model_data, tsize) != 0)
                 return core->fail(LATMC_EBACKEND, "mock: lane %d's table is not its member's "

@@ -258,6 +258,18 @@ static void ens_lanes_case(latmc_ctx *ctx, const latmc_ens_layout *l)
     lanes_sweep(e, 4);
     ens_expect_sweeps(&x, 25, 4);
     ens_check(e, &x, 29);
+    /* a failed call: recorded once, as the member lanes' (not again as a batched sweep's);
+     * the words on the device are lost, so the next call is refused */
+    assert_int_equal(setenv("MOCK_FAIL_SWEEP", "30", 1), 0);
+    const int failed = latmc_ens_sweep(e, 3);
+    unsetenv("MOCK_FAIL_SWEEP");
+    assert_int_equal(failed, LATMC_EDEVICE);
+    const char *why = latmc_ens_last_error(e);
+    if (strncmp(why, "latmc_ens_sweep: the member lanes on the mock-cuda device: mock: sweep 30 "
+                "fails", 74) != 0 || count_of(why, "latmc_ens_sweep") != 1)
+        fail_msg("a failed call of the member lanes: %s", why);
+    assert_int_equal(latmc_ens_sweep(e, 1), LATMC_ESTATE);
+    assert_non_null(strstr(latmc_ens_last_error(e), "were lost"));
     latmc_ens_destroy(&e);
 }
 
