@@ -102,8 +102,15 @@ static int mock_create(latmc_sim *sim)
     return LATMC_OK;
 }
 
+#if MOCK_VARIANT == 6
+static void mock_lanes_forget(const latmc_sim *sim);
+#endif
+
 static void mock_destroy(latmc_sim *sim)
 {
+#if MOCK_VARIANT == 6
+    mock_lanes_forget(sim);
+#endif
 #if MOCK_VARIANT == 7
     if (sim->backend)
         free(((struct mock_heis *)sim->backend)->spins);
@@ -172,11 +179,19 @@ static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
  * sweep S fails, LATMC_EDEVICE); SUMS gives every lane's spin sum and
  * the bonds of a uniform state (as mock_measure). */
 static struct {
+    const latmc_sim *owner; /* member 0 of the ensemble loaded (as CUDA keeps it per sim) */
     uint32_t *spin;
     struct latmc_ising_tables *tables; /* the tables last seen with gen */
     uint64_t gen;
     size_t words, lanes;
 } lanes;
+
+/* Member 0's state goes with it (a later sim at its address is another's). */
+static void mock_lanes_forget(const latmc_sim *sim)
+{
+    if (sim == lanes.owner)
+        lanes.owner = NULL;
+}
 
 static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job *job)
 {
@@ -187,7 +202,7 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
     case LATMC_ENS_LANES_ASK:
         return LATMC_OK;
     case LATMC_ENS_LANES_LOAD:
-        if (lanes.words != words || lanes.lanes != lanes_n) {
+        if (lanes.owner != members[0] || lanes.words != words || lanes.lanes != lanes_n) {
             free(lanes.spin);
             free(lanes.tables);
             lanes.spin = malloc(words * sizeof *lanes.spin);
@@ -195,11 +210,19 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
             lanes.words = words;
             lanes.lanes = lanes_n;
             lanes.gen = 0;
+            lanes.owner = NULL;
             if (!lanes.spin || !lanes.tables)
                 return core->fail(LATMC_ENOMEM, "mock: out of memory");
+            lanes.owner = members[0];
         }
         memcpy(lanes.spin, job->spin, words * sizeof *lanes.spin);
         return LATMC_OK;
+    default:
+        break;
+    }
+    if (lanes.owner != members[0])
+        return core->fail(LATMC_ESTATE, "mock: the member lanes were not loaded");
+    switch (job->what) {
     case LATMC_ENS_LANES_SWEEPS:
         if (job->tables_gen == 0)
             return core->fail(LATMC_EBACKEND, "mock: tables_gen 0");
