@@ -272,9 +272,11 @@ static int lanes_sweeps(latmc_ens *e, uint64_t n)
         e->attempted_known = false; /* the members' counts move outside batch_done */
         return latmc_ens_lanes_sweeps(e, n, NULL);
     }
-    /* the pending counts take the call's counts only where it succeeded */
+    /* the pending counts take the call's counts only where it succeeded; a failure was
+     * recorded there, nothing counted and no member touched (batch_done would record it
+     * again as a batched sweep's, and settle the members for nothing) */
     const int st = latmc_ens_lanes_sweeps(e, n, e->pending);
-    return batch_done(e, n, st, e->pending);
+    return st < 0 ? st : batch_done(e, n, st, e->pending);
 }
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)

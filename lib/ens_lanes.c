@@ -591,6 +591,12 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
         }
     } else if ((st = run_groups(e, w, n, reference)) < 0)
         return st;
+    w->stale = true;
+    /* the reference keeps nothing between calls: every member written back, the rounds
+     * measured on the members (the tests compare both ways); the counts follow only where
+     * that succeeded, as a failed call counts nothing */
+    if (reference && (st = latmc_ens_lanes_drop(e)) < 0)
+        return st;
     /* latmc_sim_sweep's bookkeeping (the configurations follow at the next flush): into
      * the ensemble's pending counts (lib/ens_exec.c: a call touches no member sim), or the
      * members' own */
@@ -607,8 +613,5 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
         sim->sums_valid = false;
         sim->modes_valid = false;
     }
-    w->stale = true;
-    /* the reference keeps nothing between calls: every member written back, the rounds
-     * measured on the members (the tests compare both ways) */
-    return reference ? latmc_ens_lanes_drop(e) : LATMC_OK;
+    return LATMC_OK;
 }

@@ -785,6 +785,84 @@ static void test_tables_follow_params(void **state)
     latmc_ens_destroy(&b);
 }
 
+/* The member lanes' counts kept by the ensemble (its pending counts, lib/ens_exec.c) bound as
+ * latmc_sim_sweep's: member 5's attempted updates set to 2^62 in the file (its checkpoint's
+ * counter; the other members far below). A call of sweeps still runs (the check comes
+ * before it), the next is refused (LATMC_ESTATE, nothing changed) although no sim holds
+ * the counts yet and member 0's are small; member 5's configuration given back empties its
+ * counters and the ensemble sweeps again. */
+static void test_counters_bound(void **state)
+{
+    (void)state;
+    const uint64_t bound = UINT64_C(1) << 62;
+    char dir[] = "/tmp/latmc-lanes-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.ens", dir);
+    latmc_ens *e = tempering(1);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    latmc_ens_destroy(&e);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char *p = malloc(1 << 20);
+    assert_non_null(p);
+    const size_t n = fread(p, 1, 1 << 20, f);
+    fclose(f);
+    assert_true(n > 1000 && n < (1 << 20));
+    assert_int_equal(ckpt_get_le(p + ENS_OFF_VERSION, 4), 2);
+    struct ens_layout l = ens_layout_of(p, n); /* version 1's: the chain's u32 after rounds */
+    assert_true(l.members != 0 && l.n_members == 72);
+    l.members += 4;
+    const size_t at = ens_member_offset(p, n, &l, 5) + 8; /* member 5's checkpoint */
+    assert_true(at > 8);
+    const size_t size = (size_t)ckpt_get_le(p + at - 8, 8);
+    const size_t attempted = at + ckpt_config_offset(p + at) - 20;
+    assert_true(ckpt_get_le(p + attempted, 8) == 3 * 512);
+    ckpt_put_le(p + attempted, bound, 8);
+    ckpt_reseal(p + at, size);
+    ckpt_put_le(p + n - 8, ckpt_fnv1a(p, n - 8), 8);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    fclose(f);
+    free(p);
+
+    assert_int_equal(latmc_ens_load(ctx, path, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK); /* at the bound: not past it */
+    struct run_state before, after;
+    uint64_t count = 0, count_after = 0;
+    capture(e, &before);
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_ESTATE);
+    assert_non_null(strstr(latmc_ens_last_error(e), "member 5's acceptance counters"));
+    assert_non_null(strstr(latmc_ens_last_error(e), "2^62"));
+    capture(e, &after);
+    assert_int_equal(latmc_ens_sweep_count(e, &count_after), LATMC_OK);
+    assert_int_equal(count_after, count);
+    assert_same(&before, &after, 72, 12);
+    free(after.spins);
+    /* the same refused without a read between (the pending counts, not the members') */
+    latmc_ens_destroy(&e);
+    assert_int_equal(latmc_ens_load(ctx, path, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_ESTATE);
+    capture(e, &after);
+    assert_same(&before, &after, 72, 12);
+    size_t bytes = 0;
+    assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
+    unsigned char *spins = malloc(bytes);
+    assert_non_null(spins);
+    assert_int_equal(latmc_ens_get_spins(e, 5, spins, bytes), LATMC_OK);
+    assert_int_equal(latmc_ens_set_spins(e, 5, spins, bytes), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    free(spins);
+    free(before.spins);
+    free(after.spins);
+    latmc_ens_destroy(&e);
+    remove(path);
+    rmdir(dir);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -1329,6 +1407,7 @@ int main(void)
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_switch_back),
         cmocka_unit_test(test_tables_follow_params),
+        cmocka_unit_test(test_counters_bound),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cuda_equals_cpu),
         cmocka_unit_test(test_long_calls),

@@ -12,6 +12,9 @@
  *     calls counted only where it succeeds (lib/box.h); MOCK_FAIL_SWEEP=S in the
  *     environment fails the batch's lists that hold sweep S (LATMC_EDEVICE, nothing
  *     counted); a batch of Swendsen-Wang or Wolff members fails (LATMC_EBACKEND);
+ *     and the member lanes (ops.ens_lanes, decisions = 2) whose sweeps change no spin
+ *     and count lane m's mock_accepted of each sweep, which check the core's tables
+ *     (every member's own, and the same tables_gen only with the same tables);
  *   7 embed: Heisenberg sims only (uniform couplings), whose sweeps change nothing and
  *     whose embedded cluster step runs "on the device" (ops.embed_step, lib/backend.h):
  *     the step of sweep t names clusters of m = 1 + t mod 3 consecutive sites, a_i = 1,
@@ -99,8 +102,15 @@ static int mock_create(latmc_sim *sim)
     return LATMC_OK;
 }
 
+#if MOCK_VARIANT == 6
+static void mock_lanes_forget(const latmc_sim *sim);
+#endif
+
 static void mock_destroy(latmc_sim *sim)
 {
+#if MOCK_VARIANT == 6
+    mock_lanes_forget(sim);
+#endif
 #if MOCK_VARIANT == 7
     if (sim->backend)
         free(((struct mock_heis *)sim->backend)->spins);
@@ -158,6 +168,98 @@ static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
                 attempted[m] += (uint64_t)sim->nsites;
             }
     return LATMC_OK;
+}
+#endif
+
+#if MOCK_VARIANT == 6
+/* ops.ens_lanes: the words kept here (one ensemble at a time); SWEEPS fails
+ * (LATMC_EBACKEND) where a lane's table is not its member's model data or where a
+ * tables_gen seen before comes with other tables than then, else counts mock_accepted of
+ * lane m's member for each sweep and changes nothing (MOCK_FAIL_SWEEP=S: a call holding
+ * sweep S fails, LATMC_EDEVICE); SUMS gives every lane's spin sum and
+ * the bonds of a uniform state (as mock_measure). */
+static struct {
+    const latmc_sim *owner; /* member 0 of the ensemble loaded (as CUDA keeps it per sim) */
+    uint32_t *spin;
+    struct latmc_ising_tables *tables; /* the tables last seen with gen */
+    uint64_t gen;
+    size_t words, lanes;
+} lanes;
+
+/* Member 0's state goes with it (a later sim at its address is another's). */
+static void mock_lanes_forget(const latmc_sim *sim)
+{
+    if (sim == lanes.owner)
+        lanes.owner = NULL;
+}
+
+static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job *job)
+{
+    const int64_t N = job->extent[0] * job->extent[1] * job->extent[2];
+    const size_t words = (size_t)job->groups * (size_t)N, lanes_n = (size_t)job->groups * 32;
+    const size_t tsize = sizeof(struct latmc_ising_tables);
+    switch (job->what) {
+    case LATMC_ENS_LANES_ASK:
+        return LATMC_OK;
+    case LATMC_ENS_LANES_LOAD:
+        if (lanes.owner != members[0] || lanes.words != words || lanes.lanes != lanes_n) {
+            free(lanes.spin);
+            free(lanes.tables);
+            lanes.spin = malloc(words * sizeof *lanes.spin);
+            lanes.tables = malloc(lanes_n * tsize);
+            lanes.words = words;
+            lanes.lanes = lanes_n;
+            lanes.gen = 0;
+            lanes.owner = NULL;
+            if (!lanes.spin || !lanes.tables)
+                return core->fail(LATMC_ENOMEM, "mock: out of memory");
+            lanes.owner = members[0];
+        }
+        memcpy(lanes.spin, job->spin, words * sizeof *lanes.spin);
+        return LATMC_OK;
+    default:
+        break;
+    }
+    if (lanes.owner != members[0])
+        return core->fail(LATMC_ESTATE, "mock: the member lanes were not loaded");
+    switch (job->what) {
+    case LATMC_ENS_LANES_SWEEPS:
+        if (job->tables_gen == 0)
+            return core->fail(LATMC_EBACKEND, "mock: tables_gen 0");
+        const char *fail = getenv("MOCK_FAIL_SWEEP");
+        if (fail && *fail && strtoull(fail, NULL, 10) - job->sweep0 < job->n_sweeps)
+            return core->fail(LATMC_EDEVICE, "mock: sweep %s fails", fail);
+        for (int m = 0; m < n; m++)
+            if (memcmp(&job->tables[m], members[m]->model_data, tsize) != 0)
+                return core->fail(LATMC_EBACKEND, "mock: lane %d's table is not its member's "
+                                  "(tables_gen %llu)", m, (unsigned long long)job->tables_gen);
+        if (job->tables_gen == lanes.gen && memcmp(lanes.tables, job->tables, lanes_n * tsize))
+            return core->fail(LATMC_EBACKEND, "mock: tables_gen %llu again with other tables",
+                              (unsigned long long)job->tables_gen);
+        memcpy(lanes.tables, job->tables, lanes_n * tsize);
+        lanes.gen = job->tables_gen;
+        for (size_t i = 0; i < lanes_n; i++)
+            job->changed[i] = 0;
+        for (int m = 0; m < n; m++)
+            for (uint64_t k = 0; k < job->n_sweeps; k++)
+                job->changed[m] += mock_accepted(members[m], job->sweep0 + k);
+        return LATMC_OK;
+    case LATMC_ENS_LANES_SUMS:
+        for (int g = 0; g < job->groups; g++)
+            for (int l = 0; l < 32; l++) {
+                int64_t spins = 0;
+                for (int64_t i = 0; i < N; i++)
+                    spins += lanes.spin[(size_t)g * (size_t)N + (size_t)i] >> l & 1u ? -1 : 1;
+                job->sums[64 * g + l] = (int64_t)job->ndim * N;
+                job->sums[64 * g + 32 + l] = spins;
+            }
+        return LATMC_OK;
+    case LATMC_ENS_LANES_FETCH:
+        memcpy(job->spin, lanes.spin, words * sizeof *lanes.spin);
+        return LATMC_OK;
+    default:
+        return core->fail(LATMC_EINVAL, "mock: member lanes job %d", job->what);
+    }
 }
 #endif
 
@@ -256,6 +358,7 @@ static const struct latmc_backend_ops mock_ops = {
     .run_steps = mock_run_steps,
 #if MOCK_VARIANT == 6
     .step_caps = mock_step_caps,
+    .ens_lanes = mock_ens_lanes,
 #endif
 #if MOCK_VARIANT == 7
     .embed_step = mock_embed_step,

@@ -194,6 +194,85 @@ static void ens_sweep_failing(latmc_ens *e, uint64_t n, uint64_t at)
     assert_non_null(strstr(latmc_ens_last_error(e), "mock: sweep"));
 }
 
+/* A call of the member lanes on the mock (decisions = 2): LATMC_OK, or the failure's message. */
+static void lanes_sweep(latmc_ens *e, uint64_t n)
+{
+    if (latmc_ens_sweep(e, n) != LATMC_OK)
+        fail_msg("member lanes: %s", latmc_ens_last_error(e));
+}
+
+/* The member lanes on a device's module (mock variant 6, ops.ens_lanes): the tables the
+ * core hands its calls are every member's own after each way of changing them (the
+ * exchange rounds' swaps: uniform states, every swap taken; a new ladder; set_param; the
+ * chain switched off and on; a load), a tables_gen never reused for other tables (the
+ * mock fails a call otherwise), and the calls' counts (kept by the ensemble between them)
+ * reach each member once, numbered from the right sweep. */
+static void ens_lanes_case(latmc_ctx *ctx, const latmc_ens_layout *l)
+{
+    latmc_sim_desc d = cuda_desc();
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, l, &e), LATMC_OK);
+    const double betas[3] = { 0.3, 0.4, 0.5 }, other[3] = { 0.2, 0.35, 0.6 };
+    assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_COLD), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    struct ens_expect x;
+    memset(&x, 0, sizeof x);
+    for (int m = 0; m < ENS_M; m++) {
+        latmc_sim_desc md;
+        latmc_sim_desc_init(&md);
+        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+        x.seed[m] = md.seed;
+    }
+    lanes_sweep(e, 3); /* no rounds */
+    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    for (int k = 0; k < 3; k++)
+        lanes_sweep(e, 2); /* a round after every sweep */
+    assert_int_equal(latmc_ens_set_exchange(e, 2), LATMC_OK);
+    lanes_sweep(e, 1);
+    lanes_sweep(e, 1);
+    ens_expect_sweeps(&x, 0, 11);
+    ens_check(e, &x, 11);
+    assert_int_equal(latmc_ens_set_temperatures(e, other, 3), LATMC_OK);
+    lanes_sweep(e, 3);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.25), LATMC_OK);
+    lanes_sweep(e, 3);
+    /* decisions 0 (the members' own sweeps, the rounds swapping their tables), then 2 */
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+    lanes_sweep(e, 5);
+    ens_expect_sweeps(&x, 11, 14);
+    ens_check(e, &x, 25);
+    /* a load: new words and a new count of the tables' generations, the module's kept */
+    char dir[] = "/tmp/latmc-plugin-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/lanes.ens", dir);
+    assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+    latmc_ens_destroy(&e);
+    const int st = latmc_ens_load(ctx, path, &e);
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(st, LATMC_OK);
+    lanes_sweep(e, 4);
+    ens_expect_sweeps(&x, 25, 4);
+    ens_check(e, &x, 29);
+    /* a failed call: recorded once, as the member lanes' (not again as a batched sweep's);
+     * the words on the device are lost, so the next call is refused */
+    assert_int_equal(setenv("MOCK_FAIL_SWEEP", "30", 1), 0);
+    const int failed = latmc_ens_sweep(e, 3);
+    unsetenv("MOCK_FAIL_SWEEP");
+    assert_int_equal(failed, LATMC_EDEVICE);
+    const char *why = latmc_ens_last_error(e);
+    if (strncmp(why, "latmc_ens_sweep: the member lanes on the mock-cuda device: mock: sweep 30 "
+                "fails", 74) != 0 || count_of(why, "latmc_ens_sweep") != 1)
+        fail_msg("a failed call of the member lanes: %s", why);
+    assert_int_equal(latmc_ens_sweep(e, 1), LATMC_ESTATE);
+    assert_non_null(strstr(latmc_ens_last_error(e), "were lost"));
+    latmc_ens_destroy(&e);
+}
+
 /* The counts lib/ens_exec.c keeps for the members between batched calls reach each member
  * once and numbered from the right sweep: calls of one list of the plan (the backend adds
  * to the pending counts) and of several (the call's own, added once it succeeded), reads
@@ -289,6 +368,7 @@ static void ens_batch_case(void)
     ens_expect_sweeps(&x, 0, 5);
     ens_check(e, &x, 5);
     latmc_ens_destroy(&e);
+    ens_lanes_case(ctx, &l);
     latmc_ctx_destroy(&ctx);
 }
 
