@@ -109,9 +109,10 @@ static int cuda_create(latmc_sim *sim)
         cs->stream = lone->ex.stream;
         cs->lattice = lone->local;
     }
-    const char *one_by_one = getenv("LATMC_ENS_HEIS_BATCH");
-    cs->ens_one_by_one = d->model == LATMC_MODEL_HEISENBERG && one_by_one &&
-                         strcmp(one_by_one, "0") == 0;
+    const char *one_by_one = d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
+                             : d->model == LATMC_MODEL_POTTS   ? getenv("LATMC_ENS_POTTS_BATCH")
+                                                               : NULL;
+    cs->ens_one_by_one = one_by_one && strcmp(one_by_one, "0") == 0;
     sim->n_threads = 1; /* host threads are not used */
     sim->backend = cs;
     return LATMC_OK;

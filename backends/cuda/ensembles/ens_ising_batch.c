@@ -888,12 +888,9 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     const uint64_t epoch0 = cuda_ising_state_epoch();
-    /* LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0: those members the long way too
-     * (the tests' reference; Potts: as its ensemble's batch read it, ens_potts_batch.c;
-     * Heisenberg: as the member read it when made, cuda_backend.c) */
-    if (a->desc.model == LATMC_MODEL_POTTS && !cuda_ens_potts_swaps_batched(a))
-        return LATMC_EUNSUPPORTED;
-    if (a->desc.model == LATMC_MODEL_HEISENBERG && ca->ens_one_by_one)
+    /* LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0 when the members were made
+     * (cuda_backend.c): those members the long way too (the tests' reference) */
+    if (ca->ens_one_by_one)
         return LATMC_EUNSUPPORTED;
     /* the one executor's boxes swap their tables (else the core falls back to
      * params_changed) */

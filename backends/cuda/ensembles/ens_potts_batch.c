@@ -11,9 +11,10 @@
  * members' counters. Batches are found by the ensemble's member array and freed when the
  * core releases it (cuda_ens_potts_release, from ens_measure with sums NULL).
  *
- * The environment's choices (ENS_POTTS_BATCH_ENV, ENS_POTTS_SWEEP_ENV) are read once per
- * ensemble, when its batch is made (its first call), and kept in the batch: a process
- * that changes them runs the next ensemble it makes that way.
+ * The environment's choices are read once: LATMC_ENS_POTTS_BATCH when the members are made
+ * (cuda_sim's ens_one_by_one, cuda_backend.c), ENS_POTTS_SWEEP_ENV when the ensemble's
+ * batch is made (its first call), kept in the batch: a process that changes them runs the
+ * next ensemble it makes that way.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -29,9 +30,6 @@
 #include "potts.h"
 #include "potts_rules.h"
 
-/* "0": the members run one by one, their tempering swaps the long way (the comparison of
- * tests/ensemble/test_ens_identity.c). */
-#define ENS_POTTS_BATCH_ENV "LATMC_ENS_POTTS_BATCH"
 /* "steps": a launch a colour step for every member size, whole sweeps too (measurements:
  * what the whole-sweep launches buy). */
 #define ENS_POTTS_SWEEP_ENV "LATMC_ENS_POTTS_SWEEP"
@@ -41,10 +39,9 @@
 struct potts_batch {
     struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
     latmc_sim **members;        /* the members it was built for (pointers compared) */
-    latmc_sim **sorted;         /* the same by address (cuda_ens_potts_swaps_batched) */
     int n, device;
-    bool one_by_one;            /* ENS_POTTS_BATCH_ENV "0" when made: no launches, only
-                                   the choice kept (nothing on the device) */
+    bool one_by_one;            /* the members' LATMC_ENS_POTTS_BATCH=0 (cuda_sim's
+                                   ens_one_by_one): no launches, nothing on the device */
     bool steps_only;            /* ENS_POTTS_SWEEP_ENV "steps" when made */
     struct cuda_ens_potts_member *table, *last; /* host: this call's, the one on the device */
     bool uploaded;
@@ -66,7 +63,6 @@ static void batch_free(struct potts_batch *b)
     cudaFree(b->dev_sums);
     free(b->sums);
     free(b->members);
-    free(b->sorted);
     free(b->table);
     free(b->last);
     free(b->changed);
@@ -99,12 +95,6 @@ static bool env_is(const char *name, const char *value)
     return env && strcmp(env, value) == 0;
 }
 
-static int by_address(const void *a, const void *b)
-{
-    const uintptr_t x = (uintptr_t)*(latmc_sim *const *)a, y = (uintptr_t)*(latmc_sim *const *)b;
-    return (x > y) - (x < y);
-}
-
 /* The ensemble's batch, made at its first call: the environment's choices read here. */
 static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
 {
@@ -116,20 +106,17 @@ static struct potts_batch *new_batch(latmc_sim *const *members, int n, int *st)
     b->link.key = members;
     b->n = n;
     b->device = cuda_sim_of(members[0])->device;
-    b->one_by_one = env_is(ENS_POTTS_BATCH_ENV, "0");
+    b->one_by_one = cuda_sim_of(members[0])->ens_one_by_one;
     b->steps_only = env_is(ENS_POTTS_SWEEP_ENV, "steps");
     b->members = malloc((size_t)n * sizeof *b->members);
-    b->sorted = malloc((size_t)n * sizeof *b->sorted);
     b->table = malloc((size_t)n * sizeof *b->table);
     b->last = malloc((size_t)n * sizeof *b->last);
     b->changed = malloc((size_t)n * sizeof *b->changed);
-    *st = b->members && b->sorted && b->table && b->last && b->changed
+    *st = b->members && b->table && b->last && b->changed
               ? LATMC_OK
               : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
     if (*st == LATMC_OK) {
         memcpy(b->members, members, (size_t)n * sizeof *b->members);
-        memcpy(b->sorted, members, (size_t)n * sizeof *b->sorted);
-        qsort(b->sorted, (size_t)n, sizeof *b->sorted, by_address);
     }
     if (*st == LATMC_OK && !b->one_by_one)
         *st = cuda_check(cudaMalloc((void **)&b->dev_table, (size_t)n * sizeof *b->table),
@@ -433,28 +420,4 @@ int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
     }
     put_batch(b);
     return st;
-}
-
-static bool holds(const struct potts_batch *b, const latmc_sim *sim)
-{
-    return bsearch(&sim, b->sorted, (size_t)b->n, sizeof *b->sorted, by_address) != NULL;
-}
-
-/*
- * cuda_ens_swap_params' question for a Potts member: whether its ensemble runs batched, so
- * that a swap exchanges the device tables in place. The choice its batch keeps (the batch
- * that holds it, by a search of the members by address); the environment where no batch
- * holds it yet (the ensemble's first call is still to come).
- */
-bool cuda_ens_potts_swaps_batched(const latmc_sim *sim)
-{
-    int found = -1;
-    pthread_mutex_lock(&batches.lock);
-    for (const struct ens_batch_link *l = batches.head; l && found < 0; l = l->next) {
-        const struct potts_batch *b = (const struct potts_batch *)l;
-        if (holds(b, sim))
-            found = !b->one_by_one;
-    }
-    pthread_mutex_unlock(&batches.lock);
-    return found >= 0 ? found != 0 : !env_is(ENS_POTTS_BATCH_ENV, "0");
 }

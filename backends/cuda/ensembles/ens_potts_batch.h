@@ -79,10 +79,6 @@ int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
 unsigned cuda_ens_potts_caps(const latmc_sim *sim);
 int cuda_ens_potts_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_potts_release(latmc_sim *const *members, int n_members);
-/* Whether a tempering swap of member `sim` may exchange the device tables in place: its
- * ensemble runs batched (LATMC_ENS_POTTS_BATCH as read when the ensemble's batch was
- * made). */
-bool cuda_ens_potts_swaps_batched(const latmc_sim *sim);
 
 #endif
 
