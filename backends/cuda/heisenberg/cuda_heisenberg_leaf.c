@@ -505,28 +505,48 @@ static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range
 }
 
 /*
- * The sums of each plane of range r (the CPU's chunks, lib/heisenberg.h) into the box's
- * plane_sums. The reduction reads the plane after each (forward bonds): a box alone wraps
- * at the lattice's end; a range of a box with halos reads the next local plane, never
- * wrapping (a lattice of planes + 1 planes with the local stride, from the range's first
- * plane).
+ * The geometry the plane sums of range r read, and the offset of its first site: the
+ * reduction reads the plane after each (forward bonds): a box alone wraps at the
+ * lattice's end; a range of a box with halos reads the next local plane, never wrapping
+ * (a lattice of planes + 1 planes with the local stride, from the range's first plane).
  */
+static size_t range_geom(const struct heis_box *h, const struct cuda_box_range *r,
+                         struct cuda_heis_geom *g)
+{
+    *g = h->geom[0];
+    if (r->whole)
+        return 0;
+    if (g->ndim == 3)
+        g->lz = (int)r->planes + 1;
+    else
+        g->ly = (int)r->planes + 1;
+    g->n = h->n_local;
+    return (size_t)(r->p0 * h->plane_sites);
+}
+
+/* Range r's planes as the tiles of the Fourier modes see them (mode_tiles.h). */
+static struct cuda_tiles_range tiles_range(const latmc_sim_desc *d,
+                                           const struct cuda_box_range *r)
+{
+    const struct cuda_tiles_range range = {
+        .ndim = d->ndim,
+        .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
+        .planes = r->planes,
+        .global_p0 = r->global_p0,
+    };
+    return range;
+}
+
+/* The sums of each plane of range r (the CPU's chunks, lib/heisenberg.h) into the box's
+ * plane_sums (range_geom). */
 static cudaError_t heis_measure_planes(const latmc_sim *sim, const struct cuda_box_range *r,
                                        cudaStream_t stream, double **out)
 {
     (void)sim;
     const struct cuda_box *b = r->box;
     const struct heis_box *h = own_of(b);
-    struct cuda_heis_geom g = h->geom[0];
-    size_t at = 0;
-    if (!r->whole) {
-        if (g.ndim == 3)
-            g.lz = (int)r->planes + 1;
-        else
-            g.ly = (int)r->planes + 1;
-        g.n = h->n_local;
-        at = (size_t)(r->p0 * h->plane_sites);
-    }
+    struct cuda_heis_geom g;
+    const size_t at = range_geom(h, r, &g);
     *out = h->plane_sums;
     return cuda_heis_measure_planes(stream, &g, buffer(b, h->cur) + at, h->J + at,
                                     h->rows_per_chunk,
@@ -541,7 +561,6 @@ static cudaError_t heis_measure_planes(const latmc_sim *sim, const struct cuda_b
 static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
                                    cudaStream_t stream, const double *phases, double *tiles)
 {
-    const latmc_sim_desc *d = &sim->desc;
     struct heis_box *h = own_of(r->box);
     const struct cuda_tiles_source src = {
         .data = buffer(r->box, h->cur) + (size_t)(r->p0 * h->plane_sites),
@@ -550,12 +569,7 @@ static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
         .components = COMPONENTS,
         .replicas = h->nrep,
     };
-    const struct cuda_tiles_range range = {
-        .ndim = d->ndim,
-        .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
-        .planes = r->planes,
-        .global_p0 = r->global_p0,
-    };
+    const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
     return cuda_mode_tiles(stream, &src, &range, phases, &h->mode_rows, tiles);
 }
 
@@ -569,27 +583,13 @@ static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
                                              cudaStream_t side, const double *phases,
                                              double *tiles)
 {
-    const latmc_sim_desc *d = &sim->desc;
     const struct cuda_box *b = r->box;
     struct heis_box *h = own_of(b);
-    struct cuda_heis_geom g = h->geom[0];
-    if (!cuda_heis_measure_rows_fits(&g))
+    if (!cuda_heis_measure_rows_fits(&h->geom[0]))
         return cudaErrorNotSupported;
-    size_t at = 0;
-    if (!r->whole) {
-        if (g.ndim == 3)
-            g.lz = (int)r->planes + 1;
-        else
-            g.ly = (int)r->planes + 1;
-        g.n = h->n_local;
-        at = (size_t)(r->p0 * h->plane_sites);
-    }
-    const struct cuda_tiles_range range = {
-        .ndim = d->ndim,
-        .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
-        .planes = r->planes,
-        .global_p0 = r->global_p0,
-    };
+    struct cuda_heis_geom g;
+    const size_t at = range_geom(h, r, &g);
+    const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
     const int C = COMPONENTS; /* one replica */
     cudaError_t err = cuda_tiles_rows_of(&h->mode_rows, C, &range);
     if (err == cudaSuccess && !h->rows_done)
@@ -600,7 +600,7 @@ static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
     err = cuda_heis_measure_planes_rows(stream, &g, buffer(b, h->cur) + at, h->J + at,
                                         h->rows_per_chunk,
                                         r->planes * h->rows_per_plane / h->rows_per_chunk,
-                                        h->partials, h->plane_sums, phases, phases + d->extent[0],
+                                        h->partials, h->plane_sums, phases, phases + sim->desc.extent[0],
                                         h->mode_rows.rows, h->rows_per_plane, r->planes,
                                         h->rows_done);
     if (err == cudaSuccess)
