@@ -12,6 +12,7 @@
 #include "cluster_embed.h"
 #include "cluster_sweep.h"
 #include "desc.h"
+#include "env_switches.h"
 #include "model.h"
 #include "params.h"
 #include "thread_probe.h"
@@ -127,6 +128,8 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
     int64_t nsites = 0;
     const struct latmc_backend_ops *ops = NULL;
     int st = latmc_desc_validate(desc, &d, &nsites);
+    if (st == LATMC_OK)
+        st = latmc_env_check_core();
     if (st == LATMC_OK)
         st = latmc_backend_select(ctx, &d, &ops);
     if (st < 0) {

@@ -17,6 +17,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_env.h"
 #include "cuda_exec.h"
 #include "ens_ising_batch.h"
 #include "ens_lanes.h"
@@ -73,7 +74,9 @@ static int cuda_create(latmc_sim *sim)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend has no %s kernels yet",
                                sim->model->name);
     int count = 0;
-    int st = cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    int st = cuda_env_check();
+    if (st == LATMC_OK)
+        st = cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (st < 0)
         return st;
     const latmc_sim_desc *d = &sim->desc;

@@ -14,6 +14,10 @@ list must be what the build does.
 4. README's list of test suites is the build's, its package list is tools/install-deps.sh's.
 5. The guide's sample latmc-info output: each section and label is in the real output.
 6. Every installed program is named in the guide's and README's lists of what is installed.
+7. doc/environment.md has a row for each LATMC_* variable the library, its modules and
+   liblatmc_mpi read, and no other; each is in a switch table that creation checks
+   (lib/env_switches.c, backends/cuda/cuda_env.c) or among the variables that check
+   their values where they are read (or locate modules).
 
 Usage: check_docs.py SOURCE_DIR BUILD_DIR --prog NAME PATH ... --example NAME PATH ...
 Prints one line per check; exit 1 when any failed.
@@ -325,6 +329,48 @@ def check_lists(src, build):
             ok("%s names every installed program (%s)" % (doc, " ".join(programs)))
 
 
+# Variables that are not switches of a table: module paths, and the values parsed (and
+# refused with LATMC_EINVAL) where they are read.
+ENV_CHECKED_AT_READ = {"LATMC_MODULE_PATH", "LATMC_MODULE_SYSTEM_PATH", "LATMC_CPU_MASK",
+                       "LATMC_CPU_PHI4_CHUNK", "LATMC_CUDA_HEISENBERG_TILE",
+                       "LATMC_CUDA_PHI4_CHUNK", "LATMC_CUDA_PHI4_THREADS",
+                       "LATMC_ENS_HEIS_GEOM"}
+ENV_TABLES = ("lib/env_switches.c", "backends/cuda/cuda_env.c")
+
+
+def check_environment(src):
+    """The variables read (string literals "LATMC_..." in the sources that call getenv,
+    less the API's own names) against doc/environment.md's rows and the switch tables."""
+    api = set()
+    for root, _, files in os.walk(os.path.join(src, "include")):
+        for f in files:
+            api |= set(re.findall(r"\bLATMC_\w+", open(os.path.join(root, f)).read()))
+    read = set()
+    for top in ("lib", "backends", "mpi"):
+        for root, _, files in os.walk(os.path.join(src, top)):
+            for f in files:
+                if not f.endswith((".c", ".h", ".cu", ".cuh")):
+                    continue
+                text = open(os.path.join(root, f)).read()
+                if re.search(r"getenv|_ENV\b", text) and os.path.join(root, f)[len(src) + 1:] not in ENV_TABLES:
+                    read |= set(re.findall(r'"(LATMC_[A-Z0-9_]+)"', text)) - api
+    doc = set(re.findall(r"^\| `(LATMC_[A-Z0-9_]+)`", open(os.path.join(src, "doc/environment.md")).read(), re.M))
+    tabled = set()
+    for t in ENV_TABLES:
+        tabled |= set(re.findall(r'\{ "(LATMC_[A-Z0-9_]+)",', open(os.path.join(src, t)).read()))
+    if read != doc:
+        fail("doc/environment.md's rows and the variables read differ: not documented %s, "
+             "documented but not read %s" % (sorted(read - doc), sorted(doc - read)))
+    else:
+        ok("doc/environment.md has a row for each of the %d variables read" % len(read))
+    unchecked = read - tabled - ENV_CHECKED_AT_READ
+    stale = tabled - read
+    if unchecked or stale:
+        fail("switch tables: unchecked %s, in a table but not read %s" % (sorted(unchecked), sorted(stale)))
+    else:
+        ok("every variable read is in a switch table or checked where it is read")
+
+
 def check_info_sample(src, latmc_info):
     guide = open(os.path.join(src, "doc/guide.md")).read()
     m = re.search(r"^```\n\$ latmc-info\n(.*?)^```", guide, re.S | re.M)
@@ -365,6 +411,7 @@ def main():
         check_examples(examples)
         check_table(a.source, progs["latmc"], scratch)
         check_lists(a.source, a.build)
+        check_environment(a.source)
         check_info_sample(a.source, progs["latmc-info"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

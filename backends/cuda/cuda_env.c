@@ -1,0 +1,43 @@
+/*
+ * The CUDA module's switches (lib/env_switch.h, doc/environment.md), checked when a sim is
+ * made on the module: a value outside a switch's list fails the creation with
+ * LATMC_EINVAL instead of running the path the variable's absence picks. The variables
+ * that parse a geometry (LATMC_CUDA_HEISENBERG_TILE, LATMC_CUDA_PHI4_CHUNK and _THREADS,
+ * LATMC_ENS_HEIS_GEOM) check their values where they are read.
+ */
+#include "cuda_env.h"
+
+#include "cuda_check.h"
+#include "env_switch.h"
+
+static const struct latmc_env_switch cuda_switches[] = {
+    { "LATMC_CUDA_KERNELS", "reference" },
+    { "LATMC_CUDA_BITS_FOLD", "0|1" },
+    { "LATMC_CUDA_ISING_FORM", "bits|packed" },
+    { "LATMC_CUDA_ISING_PIECE_BYTES", NULL },
+    { "LATMC_CUDA_EMBED", "host" },
+    { "LATMC_CUDA_COUPLINGS", "host" },
+    { "LATMC_CUDA_BOX_COPY", "memcpy" },
+    { "LATMC_CUDA_SLAB_COPY", "memcpy" },
+    { "LATMC_CUDA_TEMPER", "resident|launches" },
+    { "LATMC_ENS_HEIS_BATCH", "0|1" },
+    { "LATMC_ENS_POTTS_BATCH", "0|1" },
+    { "LATMC_ENS_POTTS_SWEEP", "steps" },
+    { "LATMC_ENS_ISING_SWEEP", "words" },
+    /* the core takes "reference" (lib/env_switches.c) */
+    { "LATMC_ENS_LANES", "reference|plain|keys" },
+};
+
+int cuda_env_check(void)
+{
+    const char *value = NULL;
+    const struct latmc_env_switch *bad =
+        latmc_env_unknown(cuda_switches, sizeof cuda_switches / sizeof *cuda_switches, &value);
+    if (!bad)
+        return LATMC_OK;
+    if (!bad->values)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: %s=\"%s\": expected a positive "
+                               "decimal integer (doc/environment.md)", bad->name, value);
+    return cuda_core->fail(LATMC_EINVAL, "CUDA backend: %s=\"%s\": expected one of \"%s\" (or "
+                           "unset; doc/environment.md)", bad->name, value, bad->values);
+}

@@ -1,0 +1,116 @@
+/*
+ * The environment's switches (doc/environment.md, lib/env_switch.h): a variable set to a
+ * value its reader does not take fails latmc_sim_create with LATMC_EINVAL, naming the
+ * variable and its value, instead of being taken as unset; the values it takes, and the
+ * empty value, are accepted. The core's switches on the CPU (every run), the CUDA module's
+ * on a GPU (LATMC_TEST_DEVICE=cuda; skipped, 77, without one).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <latmc/latmc.h>
+
+#include "sim_helpers.h"
+
+struct switch_case {
+    const char *name;
+    const char *good[3]; /* taken (NULL-terminated) */
+    const char *bad[4];  /* refused (NULL-terminated) */
+};
+
+static const struct switch_case core_cases[] = {
+    { "LATMC_ENS_OVERLAPS_HOST", { "1", "0", "" }, { "yes", "2", "1 ", NULL } },
+    { "LATMC_ENS_LANES", { "reference", "keys", NULL }, { "Reference", "ref", NULL } },
+    { "LATMC_CHECKPOINT_CHUNK_BYTES", { "1", "4096", NULL }, { "0", "12k", "-5", " 5" } },
+    { "LATMC_MPI_SHARED_HALOS", { "0", "1", NULL }, { "no", NULL } },
+};
+
+static const struct switch_case cuda_cases[] = {
+    { "LATMC_CUDA_ISING_FORM", { "bits", "packed", NULL }, { "bit", "auto", NULL } },
+    { "LATMC_CUDA_TEMPER", { "resident", "launches", NULL }, { "Resident", NULL } },
+    { "LATMC_CUDA_ISING_PIECE_BYTES", { "65536", NULL }, { "1M", "0", NULL } },
+    { "LATMC_ENS_POTTS_BATCH", { "0", "1", NULL }, { "off", NULL } },
+};
+
+static int create_with(const char *name, const char *value, int device)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = device;
+    assert_int_equal(setenv(name, value, 1), 0);
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    assert_int_equal(unsetenv(name), 0);
+    if (st == LATMC_OK) {
+        assert_non_null(sim);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    } else {
+        assert_null(sim);
+    }
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return st;
+}
+
+static void check_cases(const struct switch_case *cases, size_t n, int device)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct switch_case *c = &cases[i];
+        for (int k = 0; k < 3 && c->good[k]; k++) {
+            const int st = create_with(c->name, c->good[k], device);
+            if (st != LATMC_OK)
+                fail_msg("%s=\"%s\": %s (%s)", c->name, c->good[k], latmc_strerror(st),
+                         latmc_last_error());
+        }
+        for (int k = 0; k < 4 && c->bad[k]; k++) {
+            const int st = create_with(c->name, c->bad[k], device);
+            if (st != LATMC_EINVAL)
+                fail_msg("%s=\"%s\": status %d, not LATMC_EINVAL", c->name, c->bad[k], st);
+            const char *msg = latmc_last_error();
+            char quoted[64];
+            snprintf(quoted, sizeof quoted, "\"%s\"", c->bad[k]);
+            if (!strstr(msg, c->name) || !strstr(msg, quoted))
+                fail_msg("%s=\"%s\": the message does not name both: %s", c->name, c->bad[k],
+                         msg);
+        }
+    }
+}
+
+static void core_switches(void **state)
+{
+    (void)state;
+    check_cases(core_cases, sizeof core_cases / sizeof *core_cases, LATMC_DEVICE_CPU);
+}
+
+static void cuda_switches(void **state)
+{
+    (void)state;
+    check_cases(cuda_cases, sizeof cuda_cases / sizeof *cuda_cases, LATMC_DEVICE_CUDA);
+    /* the core's switches hold for every device */
+    check_cases(core_cases, 1, LATMC_DEVICE_CUDA);
+}
+
+int main(void)
+{
+    const int pre = test_device_check();
+    if (pre != 0)
+        return pre;
+    if (test_device() == LATMC_DEVICE_CUDA) {
+        const struct CMUnitTest tests[] = { cmocka_unit_test(cuda_switches) };
+        return cmocka_run_group_tests_name("env_switches_cuda", tests, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = { cmocka_unit_test(core_switches) };
+    return cmocka_run_group_tests_name("env_switches_cpu", tests, NULL, NULL);
+}
