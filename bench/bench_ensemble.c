@@ -1,5 +1,5 @@
 /*
- * latmc-bench --ensemble: M members of L^d Ising, Potts or Heisenberg (an ensemble, threads
+ * latmc-bench --ensemble: M members of L^d Ising, Potts, Heisenberg or phi^4 (an ensemble, threads
  * over members, each member single-threaded) against one lattice of the same number of sites (the
  * sim's own threads), in one run. The lattice's extent (--big B, else the d-th root of
  * M L^d) must be even (the checkerboard): the root is rounded to the nearest even extent,
@@ -12,7 +12,7 @@
  *   latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B] [--threads T]
  *                          [--sweeps N] [--repeat R] [--beta B] [--bimodal] [--device cpu|cuda]
  *                          [--temperatures T --replicas R --exchange K]
- *                          [--model ising|potts|heisenberg --q Q --gaussian
+ *                          [--model ising|potts|heisenberg|phi4 --q Q --gaussian
  *                           --precision float|double
  *                           --algo metropolis|heatbath|overrelax --nover K --lattice-replicas R]
  *                          [--param NAME=VALUE]...
@@ -24,6 +24,11 @@
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
  * the lattice keeps its own parameters (a sim refuses decisions = 2). At most 8 of them
  * (more are refused, saying so).
+ *
+ * phi^4 (--model phi4, --precision float|double, default float; Metropolis, g = 1 and mu2 =
+ * -0.5 unless --param says otherwise, which the lattice takes too; --temperatures T: a mu2
+ * ladder from -0.6 to -0.4): rates are hits (site updates x nhit x nloc) per ns. With
+ * LATMC_ENS_PHI4_BATCH=0 in the environment the CUDA members run one by one.
  *
  * Heisenberg (--model heisenberg; couplings +-J with --bimodal, Gaussian with --gaussian,
  * else uniform; heat bath + nover overrelaxation passes, float by default): rates are
@@ -194,7 +199,7 @@ int bench_ensemble_main(int argc, char **argv)
     long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
     bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
-    bool potts = false, metropolis = false, algo_given = false;
+    bool potts = false, metropolis = false, algo_given = false, phi4 = false;
     long q = 3;
     long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
@@ -213,7 +218,7 @@ int bench_ensemble_main(int argc, char **argv)
             printf("usage: latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B]\n"
                    "         [--threads T] [--sweeps N] [--repeat R] [--beta B] [--bimodal]\n"
                    "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
-                   "         [--model ising|potts|heisenberg] [--q Q] [--gaussian]\n"
+                   "         [--model ising|potts|heisenberg|phi4] [--q Q] [--gaussian]\n"
                    "         [--precision float|double]\n"
                    "         [--algo metropolis|heatbath|overrelax] [--nover K] [--lattice-replicas R]\n"
                    "         [--param NAME=VALUE]... (the ensemble's; decisions=2: member lanes)\n"
@@ -243,9 +248,11 @@ int bench_ensemble_main(int argc, char **argv)
         else if (strcmp(a, "--nover") == 0) nover = arg_long(a, v, 0, 1000);
         else if (strcmp(a, "--lattice-replicas") == 0) lattice_reps = arg_long(a, v, 1, 2);
         else if (strcmp(a, "--model") == 0 && v &&
-                 (!strcmp(v, "ising") || !strcmp(v, "heisenberg") || !strcmp(v, "potts"))) {
+                 (!strcmp(v, "ising") || !strcmp(v, "heisenberg") || !strcmp(v, "potts") ||
+                  !strcmp(v, "phi4"))) {
             heis = strcmp(v, "heisenberg") == 0;
             potts = strcmp(v, "potts") == 0;
+            phi4 = strcmp(v, "phi4") == 0;
         } else if (strcmp(a, "--q") == 0) q = arg_long(a, v, 2, 255);
         else if (strcmp(a, "--precision") == 0 && v && (!strcmp(v, "float") || !strcmp(v, "double")))
             dbl = strcmp(v, "double") == 0;
@@ -281,19 +288,19 @@ int bench_ensemble_main(int argc, char **argv)
         }
     }
     /* the algorithms each model has here: nothing taken for another silently */
-    if ((!heis && overrelax) || (heis && metropolis)) {
+    if ((!heis && overrelax) || (heis && metropolis) || (phi4 && algo_given && !metropolis)) {
         fprintf(stderr, "latmc-bench --ensemble: --algo %s: the %s members run %s\n",
                 overrelax ? "overrelax" : "metropolis",
-                potts ? "Potts" : heis ? "Heisenberg" : "Ising",
-                heis ? "heatbath or overrelax" : "metropolis or heatbath");
+                potts ? "Potts" : heis ? "Heisenberg" : phi4 ? "phi^4" : "Ising",
+                heis ? "heatbath or overrelax" : phi4 ? "metropolis" : "metropolis or heatbath");
         return 2;
     }
     if (lattice_reps == 0)
         lattice_reps = heis ? 2 : 1;
     /* updates per site and replica in a sweep: Heisenberg's passes */
-    const double passes = !heis ? 1.0 : overrelax ? (nover < 1 ? 1.0 : (double)nover)
-                                                 : 1.0 + (double)nover;
-    const double nsmall = pow((double)L, (double)dim) * passes;
+    double passes = !heis ? 1.0 : overrelax ? (nover < 1 ? 1.0 : (double)nover)
+                                           : 1.0 + (double)nover;
+    double nsmall = pow((double)L, (double)dim) * passes;
     if (big % 2 != 0) {
         fprintf(stderr, "latmc-bench --ensemble: --big %ld is odd (the lattice's checkerboard "
                 "needs even extents)\n", big);
@@ -308,7 +315,7 @@ int bench_ensemble_main(int argc, char **argv)
             printf("lattice: %ld^%ld, the even extent nearest %.2f^%ld = %ld x %ld^%ld sites "
                    "(rates are per site)\n", big, dim, root, dim, members, L, dim);
     }
-    const double nbig = pow((double)big, (double)dim) * passes * (double)(heis ? lattice_reps : 1);
+    double nbig = pow((double)big, (double)dim) * passes * (double)(heis ? lattice_reps : 1);
 
     latmc_ctx *ctx = NULL;
     latmc_ens *e = NULL;
@@ -318,7 +325,14 @@ int bench_ensemble_main(int argc, char **argv)
         return fail("ctx", latmc_last_error());
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
-    d.model = heis ? LATMC_MODEL_HEISENBERG : potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING;
+    d.model = heis    ? LATMC_MODEL_HEISENBERG
+              : potts ? LATMC_MODEL_POTTS
+              : phi4  ? LATMC_MODEL_PHI4
+                      : LATMC_MODEL_ISING;
+    if (phi4) {
+        d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        d.algorithm = LATMC_ALGO_METROPOLIS;
+    }
     if (potts) {
         d.q = (int)q;
         d.algorithm = metropolis ? LATMC_ALGO_METROPOLIS : LATMC_ALGO_HEATBATH;
@@ -327,7 +341,7 @@ int bench_ensemble_main(int argc, char **argv)
         d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
         d.algorithm = overrelax ? LATMC_ALGO_OVERRELAX : LATMC_ALGO_HEATBATH;
     }
-    if (!potts && !heis) /* Ising: Metropolis unless --algo heatbath */
+    if (!potts && !heis && !phi4) /* Ising: Metropolis unless --algo heatbath */
         d.algorithm = algo_given && !metropolis ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
     d.ndim = (int)dim;
     d.device = device;
@@ -350,11 +364,17 @@ int bench_ensemble_main(int argc, char **argv)
     if (!betas)
         return fail("temperatures", "out of memory");
     for (long t = 0; t < n_temps; t++)
-        betas[t] = n_temps == 1 ? beta : beta * (0.6 + 0.8 * (double)t / (double)(n_temps - 1));
+        betas[t] = phi4 ? (n_temps == 1 ? -0.5 : -0.6 + 0.2 * (double)t / (double)(n_temps - 1))
+                 : n_temps == 1 ? beta
+                                : beta * (0.6 + 0.8 * (double)t / (double)(n_temps - 1));
     l.seed = 1;
     l.n_threads = (int)threads;
+    /* phi^4: g = 1 and the mu2 ladder (or mu2 alone) before the --param settings */
     if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK ||
-        latmc_ens_set_temperatures(e, betas, (int)n_temps) ||
+        (!phi4 && latmc_ens_set_temperatures(e, betas, (int)n_temps)) ||
+        (phi4 && (latmc_ens_set_param(e, LATMC_PARAM_G, 1.0) ||
+                  (n_temps > 1 ? latmc_ens_set_ladder(e, LATMC_PARAM_MU2, betas, (int)n_temps)
+                               : latmc_ens_set_param(e, LATMC_PARAM_MU2, betas[0])))) ||
         (heis && latmc_ens_set_param(e, LATMC_PARAM_NOVER, (double)nover)) ||
         (exchange > 0 && latmc_ens_set_exchange(e, (uint64_t)exchange)) ||
         set_params(e, param_key, param_value, n_params) ||
@@ -369,14 +389,33 @@ int bench_ensemble_main(int argc, char **argv)
     d.n_threads = (int)threads;
     if (heis)
         d.replicas = (int)lattice_reps;
-    if (latmc_sim_create(ctx, &d, &sim) || latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta) ||
-        (heis && latmc_sim_set_param(sim, LATMC_PARAM_NOVER, (double)nover)) ||
-        latmc_sim_init_spins(sim, LATMC_INIT_HOT) || latmc_sim_sweep(sim, 1)) {
+    if (latmc_sim_create(ctx, &d, &sim) ||
+        (!phi4 && latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta)) ||
+        (phi4 && (latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0) ||
+                  latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.5))) ||
+        (heis && latmc_sim_set_param(sim, LATMC_PARAM_NOVER, (double)nover))) {
         rc = fail("lattice", sim ? latmc_sim_last_error(sim) : latmc_last_error());
         goto out;
     }
+    for (int k = 0; phi4 && k < n_params; k++) /* the lattice takes phi^4's settings too */
+        if (latmc_sim_set_param(sim, param_key[k], param_value[k])) {
+            rc = fail("lattice", latmc_sim_last_error(sim));
+            goto out;
+        }
+    if (latmc_sim_init_spins(sim, LATMC_INIT_HOT) || latmc_sim_sweep(sim, 1)) {
+        rc = fail("lattice", latmc_sim_last_error(sim));
+        goto out;
+    }
+    if (phi4) { /* hits a site and sweep: nhit x nloc */
+        double nhit = 1, nloc = 1;
+        latmc_sim_get_param(sim, LATMC_PARAM_NHIT, &nhit);
+        latmc_sim_get_param(sim, LATMC_PARAM_NLOC, &nloc);
+        passes = nhit * nloc;
+        nsmall *= passes;
+        nbig *= passes;
+    }
     double best_e = 0, best_s = 0, cpu_e = 1e300, cpu_s = 1e300;
-    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : "flips/ns";
+    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : phi4 ? "hits/ns" : "flips/ns";
     for (long r = 0; r < repeat; r++) {
         double t0 = seconds(), c0 = cpu_seconds();
         if (latmc_ens_sweep(e, (uint64_t)sweeps)) {
@@ -402,11 +441,18 @@ int bench_ensemble_main(int argc, char **argv)
     if (exchange > 0 && (rc = tempering_breakdown(e, members, exchange, sweeps, repeat)) != 0)
         goto out;
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
-    const char *model = heis ? "Heisenberg" : potts ? "Potts" : "Ising";
+    const char *model = heis ? "Heisenberg" : potts ? "Potts" : phi4 ? "phi^4" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
     if (potts)
         printf("Potts: q = %ld, %s\n", q, metropolis ? "Metropolis" : "heat bath");
-    if (!potts && !heis)
+    if (phi4)
+        printf("phi^4: Metropolis, %s, %.0f hits a site and sweep, %s\n",
+               dbl ? "double" : "float", passes,
+               device != LATMC_DEVICE_CUDA ? "members on host threads"
+               : getenv("LATMC_ENS_PHI4_BATCH") && !strcmp(getenv("LATMC_ENS_PHI4_BATCH"), "0")
+                   ? "members one by one (LATMC_ENS_PHI4_BATCH=0)"
+                   : "members batched");
+    if (!potts && !heis && !phi4)
         printf("Ising: %s\n", d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",

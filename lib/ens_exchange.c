@@ -53,8 +53,8 @@ static void swap_bytes(void *x, void *y, size_t n)
 /*
  * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
  * Where each holds what the other is to get and all their other parameters agree, the
- * members' model data (Ising and Potts: the tables; Heisenberg: beta, h, nover; a function
- * of the parameters alone) change places and a backend with ens_swap_params moves what it
+ * members' model data (Ising and Potts: the tables; Heisenberg: beta, h, nover; phi^4: the
+ * coefficients, nhit, nloc; a function of the parameters alone) change places and a backend with ens_swap_params moves what it
  * derived from them (CUDA: device tables, Ising thresholds):
  * exactly the state set_param would leave, without a table upload per member. Otherwise
  * (or where the backend declines) set_param on both, as always.
@@ -64,7 +64,7 @@ void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double va
 {
     const struct latmc_backend_ops *ops = a->ops;
     bool fast = (a->desc.model == LATMC_MODEL_ISING || a->desc.model == LATMC_MODEL_HEISENBERG ||
-                 a->desc.model == LATMC_MODEL_POTTS) &&
+                 a->desc.model == LATMC_MODEL_POTTS || a->desc.model == LATMC_MODEL_PHI4) &&
                 b->ops == ops && !latmc_cluster_as_steps(a) &&
                 LATMC_BACKEND_OP(ops, ens_swap_params) && a->param[key] == value_b && b->param[key] == value_a;
     for (int k = 0; fast && k <= LATMC_PARAM_MAX; k++)

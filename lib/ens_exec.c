@@ -5,9 +5,9 @@
  * their own random numbers, so the result is the same for any thread count and schedule.
  * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
  * thread. Members on a backend that runs them as a batch of the plan (ops.run_steps with
- * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg and Potts of a local update) run together,
- * one launch per step for all of them (or its fused multi-sweep kernels); members the
- * backend does not batch (CUDA phi^4; CUDA Swendsen-Wang and Wolff, ens_batch_ops) run one
+ * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg, Potts and phi^4 of a local update) run
+ * together, one launch per step for all of them (or its fused multi-sweep kernels); members
+ * the backend does not batch (CUDA Swendsen-Wang and Wolff, ens_batch_ops) run one
  * after the other (one launch per member and step, correct but slow).
  */
 #include <stddef.h>

@@ -114,6 +114,7 @@ static int cuda_create(latmc_sim *sim)
     }
     const char *one_by_one = d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
                              : d->model == LATMC_MODEL_POTTS   ? getenv("LATMC_ENS_POTTS_BATCH")
+                             : d->model == LATMC_MODEL_PHI4    ? getenv("LATMC_ENS_PHI4_BATCH")
                                                                : NULL;
     cs->ens_one_by_one = one_by_one && strcmp(one_by_one, "0") == 0;
     sim->n_threads = 1; /* host threads are not used */

@@ -9,8 +9,9 @@
  *  - the documented seed derivation (doc/ensembles.md) is what the members get.
  * With LATMC_TEST_DEVICE=cuda the members run on the CUDA backend (meson: "... cuda",
  * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
- * CPU's bit for bit, and the batched launches of Heisenberg and Potts members the same
- * members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0).
+ * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
+ * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
+ * LATMC_ENS_PHI4_BATCH=0).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,9 +30,9 @@
 
 static latmc_ctx *ctx;
 
-/* The CUDA Potts batch's debug lines since the last potts_log_reset (which code the members
- * took: backends/cuda/ensembles/ens_potts_batch.c), so that a test of the batched launches
- * fails where the members silently ran one by one. */
+/* The CUDA Potts and phi^4 batches' debug lines since the last potts_log_reset (which code
+ * the members took: backends/cuda/ensembles/ens_potts_batch.c, ens_phi4_batch.c), so that a
+ * test of the batched launches fails where the members silently ran one by one. */
 static char potts_log[4096];
 
 static void on_log(void *user, int level, const char *msg)
@@ -39,7 +40,7 @@ static void on_log(void *user, int level, const char *msg)
     (void)user;
     (void)level;
     const size_t used = strlen(potts_log);
-    if (strstr(msg, "Potts members") && used + strlen(msg) + 2 < sizeof potts_log)
+    if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members")) && used + strlen(msg) + 2 < sizeof potts_log)
         snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
 }
 
@@ -90,6 +91,9 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
     const bool has_beta = desc.model != LATMC_MODEL_PHI4;
     if (has_beta)
         assert_int_equal(latmc_ens_set_temperatures(e, beta, 3), LATMC_OK);
+    /* phi^4: g > 0, a normalisable weight whatever mu2 */
+    if (!has_beta)
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
     if (param)
         assert_int_equal(latmc_ens_set_param(e, param, value), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
@@ -108,10 +112,11 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
     double obs[12], mag[12], acc[12];
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, obs, 12),
                      LATMC_OK);
-    /* Ising and Potts: the magnetization (CUDA Ising: the batched measurement) and each
-     * member's flips over its attempts (CUDA: the batched kernels' counters, set by a call's
-     * first launch) */
-    const bool has_m = desc.model == LATMC_MODEL_ISING || desc.model == LATMC_MODEL_POTTS;
+    /* Ising, Potts and phi^4: the magnetization (CUDA Ising: the batched measurement) and
+     * each member's flips over its attempts (CUDA: the batched kernels' counters, set by a
+     * call's first launch) */
+    const bool has_m = desc.model == LATMC_MODEL_ISING || desc.model == LATMC_MODEL_POTTS ||
+                       desc.model == LATMC_MODEL_PHI4;
     if (has_m) {
         assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
                                                mag, 12), LATMC_OK);
@@ -128,6 +133,8 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         assert_int_equal(t, (m / 2) % 3); /* home slot, no exchanges */
         if (has_beta)
             assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta[t]), LATMC_OK);
+        if (!has_beta)
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), LATMC_OK);
         if (param)
             assert_int_equal(latmc_sim_set_param(sim, param, value), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
@@ -255,6 +262,61 @@ static void test_potts_members_standalone(void **state)
         if (!strstr(potts_log, want) || !strstr(potts_log, "12 Potts members measured in one"))
             fail_msg("case %zu%s: expected \"%s\" and the batched measurement, logged:\n%s", k,
                      steps ? " (steps)" : "", want, potts_log);
+    }
+}
+
+/* phi^4 members of the CUDA ensembles' batched launches (backends/cuda/ensembles/
+ * ens_phi4_kernels.cu): the chunk schedule a launch a sub-grid (2D 8 colours, 2D 5 colours,
+ * 3D; with LATMC_CUDA_PHI4_THREADS=32 a thread several segments), the site order a launch a
+ * colour step (2D 264 x 136) or, for small members, whole sweeps a launch (3D 16^3, 2D
+ * 20 x 15 with 5 colours, 2D 64^2 with LATMC_CUDA_PHI4_CHUNK=none); float and double, nhit,
+ * nloc, a finite Lambda and mu2 set on the ensemble. Each member read and written between
+ * calls, and each must be its standalone sim bit for bit (on CUDA its standalone CUDA sim;
+ * on the CPU the same comparisons hold). */
+static void test_phi4_members_standalone(void **state)
+{
+    (void)state;
+    static const struct {
+        int ndim, lx, ly, lz, precision, param;
+        double value;
+        const char *env, *env_value;
+        int chunks, fused;
+    } cases[] = {
+        { 3, 16, 16, 16, LATMC_PRECISION_FLOAT, LATMC_PARAM_NHIT, 3, NULL, NULL, 0, 1 },
+        { 3, 16, 16, 16, LATMC_PRECISION_DOUBLE, LATMC_PARAM_LAMBDA, 2, NULL, NULL, 0, 1 },
+        { 2, 64, 64, 1, LATMC_PRECISION_FLOAT, LATMC_PARAM_NLOC, 2, NULL, NULL, 1, 0 },
+        { 2, 64, 64, 1, LATMC_PRECISION_DOUBLE, LATMC_PARAM_LAMBDA, 3, NULL, NULL, 1, 0 },
+        { 3, 64, 8, 8, LATMC_PRECISION_FLOAT, LATMC_PARAM_LAMBDA, 2, NULL, NULL, 1, 0 },
+        { 3, 64, 8, 8, LATMC_PRECISION_DOUBLE, LATMC_PARAM_NHIT, 2, NULL, NULL, 1, 0 },
+        { 2, 40, 40, 1, LATMC_PRECISION_FLOAT, LATMC_PARAM_MU2, -0.5, NULL, NULL, 1, 0 },
+        { 2, 20, 15, 1, LATMC_PRECISION_DOUBLE, LATMC_PARAM_NLOC, 2, NULL, NULL, 0, 1 },
+        { 2, 264, 136, 1, LATMC_PRECISION_FLOAT, LATMC_PARAM_LAMBDA, 2, NULL, NULL, 0, 0 },
+        { 2, 64, 128, 1, LATMC_PRECISION_FLOAT, LATMC_PARAM_NHIT, 2, "LATMC_CUDA_PHI4_THREADS",
+          "32", 1, 0 },
+        { 2, 64, 64, 1, LATMC_PRECISION_DOUBLE, LATMC_PARAM_MU2, -0.5, "LATMC_CUDA_PHI4_CHUNK",
+          "none", 0, 1 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_PHI4, cases[k].ndim, cases[k].lx);
+        d.extent[1] = cases[k].ly;
+        if (cases[k].ndim == 3)
+            d.extent[2] = cases[k].lz;
+        d.precision = cases[k].precision;
+        if (cases[k].env)
+            assert_int_equal(setenv(cases[k].env, cases[k].env_value, 1), 0);
+        potts_log_reset();
+        members_match_standalone_poked(d, cases[k].param, cases[k].value, true);
+        if (cases[k].env)
+            unsetenv(cases[k].env);
+        if (ens_test_device != LATMC_DEVICE_CUDA)
+            continue;
+        char want[160];
+        snprintf(want, sizeof want, "12 phi^4 members in batched launches, the %s, %s",
+                 cases[k].chunks ? "chunk schedule" : "site order",
+                 cases[k].fused ? "whole sweeps a launch" : "a launch a step");
+        if (!strstr(potts_log, want) || !strstr(potts_log, "12 phi^4 members measured in one"))
+            fail_msg("case %zu: expected \"%s\" and the batched measurement, logged:\n%s", k,
+                     want, potts_log);
     }
 }
 
@@ -802,6 +864,53 @@ static void test_potts_tempering_batched(void **state)
     ladder = wide_ladder;
 }
 
+/* CUDA phi^4 members with tempering in mu2 on (the members' coefficients swapped between
+ * calls: lib/ens_exchange.c, ops.ens_swap_params): the batched launches against the members
+ * run one by one (LATMC_ENS_PHI4_BATCH=0), the same state bit for bit; 2D L = 16 float (site
+ * order, whole sweeps a launch), 2D 64^2 double (the chunk schedule), 3D 64 x 8 x 8 float
+ * with a finite Lambda (3D chunks). */
+static void test_phi4_tempering_batched(void **state)
+{
+    (void)state;
+    static const double mu2[3][4] = { { -0.6, -0.58, -0.56, -0.54 },
+                                      { -0.6, -0.595, -0.59, -0.585 },
+                                      { -0.6, -0.597, -0.594, -0.591 } };
+    for (int c = 0; c < 3; c++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_PHI4, c == 2 ? 3 : 2, c == 0 ? 16 : 64);
+        if (c == 2)
+            d.extent[1] = d.extent[2] = 8;
+        d.precision = c == 1 ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        struct ens_state s[2];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_PHI4_BATCH", "0", 1), 0);
+            potts_log_reset();
+            latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, 1);
+            latmc_ens *e = NULL;
+            assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+            assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2[c], 4), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+            if (c == 2)
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_LAMBDA, 2.0), LATMC_OK);
+            assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+            assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 31), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 29), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            unsetenv("LATMC_ENS_PHI4_BATCH");
+            /* batched (launches and the rounds' sums) the first time, not the second */
+            assert_true((strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
+                         strstr(potts_log, "32 phi^4 members measured in one") != NULL) ==
+                        (i == 0));
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        assert_same_state(&s[0], &s[1]);
+        free(s[0].spins);
+        free(s[1].spins);
+    }
+}
+
 /* CUDA Heisenberg members with tempering on (betas moving between members, so the
  * batched launch's member table changes between calls): the batched launch against the
  * members run one by one (LATMC_ENS_HEIS_BATCH=0), the same state bit for bit. */
@@ -845,6 +954,7 @@ int main(void)
         cmocka_unit_test(test_cpu_cuda_identical),
         cmocka_unit_test(test_heisenberg_tempering_batched),
         cmocka_unit_test(test_potts_tempering_batched),
+        cmocka_unit_test(test_phi4_tempering_batched),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
@@ -853,6 +963,7 @@ int main(void)
         cmocka_unit_test(test_ising_packed_lattices_standalone),
         cmocka_unit_test(test_heisenberg_members_standalone),
         cmocka_unit_test(test_potts_members_standalone),
+        cmocka_unit_test(test_phi4_members_standalone),
         cmocka_unit_test(test_seed_derivation),
         cmocka_unit_test(test_exchange_rule),
         cmocka_unit_test(test_threads_identical),

@@ -6,7 +6,8 @@
  * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map). This file routes
- * those calls and the capability question to the model's batch (Ising, Heisenberg, Potts),
+ * those calls and the capability question to the model's batch (Ising, Heisenberg, Potts,
+ * phi^4),
  * through one table; the batches keep their members' device tables between calls.
  */
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "cuda_check.h"
 #include "ens_heisenberg_batch.h"
 #include "ens_ising_batch.h"
+#include "ens_phi4_batch.h"
 #include "ens_potts_batch.h"
 #include "model.h"
 
@@ -34,6 +36,7 @@ static const struct ens_batch_model batch_models[] = {
       cuda_ens_temper_run_steps },
     { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps, NULL },
     { LATMC_MODEL_POTTS, cuda_ens_potts_caps, cuda_ens_potts_run_steps, NULL },
+    { LATMC_MODEL_PHI4, cuda_ens_phi4_caps, cuda_ens_phi4_run_steps, NULL },
 };
 
 static const struct ens_batch_model *batch_model(int model)

@@ -28,6 +28,7 @@
 #include "cuda_check.h"
 #include "ens_ising_batch.h"
 #include "ens_heisenberg_batch.h"
+#include "ens_phi4_batch.h"
 #include "ens_potts_batch.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
@@ -749,12 +750,15 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     if (!sums) { /* the ensemble goes: what the module kept for its members goes too */
         cuda_ens_heis_release(members, n);
         cuda_ens_potts_release(members, n);
+        cuda_ens_phi4_release(members, n);
         return LATMC_OK;
     }
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_batch.c */
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_POTTS)
         return cuda_ens_potts_measure_all(members, n, sums); /* ens_potts_batch.c */
+    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_PHI4)
+        return cuda_ens_phi4_measure_all(members, n, sums); /* ens_phi4_batch.c */
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);

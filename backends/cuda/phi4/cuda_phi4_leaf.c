@@ -197,6 +197,11 @@ static int phi4_box_create(const latmc_sim *sim, struct cuda_box *b)
     return LATMC_OK;
 }
 
+const struct cuda_phi4_plan *cuda_phi4_box_plan(const struct cuda_box *b)
+{
+    return &own_of(b)->plan;
+}
+
 static int phi4_own_steps(const latmc_sim *sim, const struct cuda_box *first)
 {
     (void)sim;

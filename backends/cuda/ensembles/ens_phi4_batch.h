@@ -1,0 +1,90 @@
+/*
+ * Internal to the CUDA module: phi^4 members of an ensemble in one launch per step (a
+ * chunk sub-grid or a site-order colour step), or per stretch of whole sweeps for small
+ * site-order members (ens_phi4_kernels.cu, the kernels, which run the single lattice's
+ * per-chunk and per-Philox-block code of phi4/phi4_device.cuh with a member index;
+ * ens_phi4_batch.c, the host side; doc/ensembles.md).
+ */
+#ifndef LATMC_CUDA_ENS_PHI4_BATCH_H
+#define LATMC_CUDA_ENS_PHI4_BATCH_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "lattice_numbering.h"
+#include "phi4.h"
+#include "phi4_cuda.h"
+#include "rng_streams.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One member of the launch: its field (the standalone sim's own device values, updated in
+ * place), its coefficients (the sim's model data, both precisions as lib/phi4.h keeps them)
+ * and its seed's round keys. */
+struct cuda_ens_phi4_member {
+    void *phi;
+    struct latmc_phi4_coef_f f;
+    struct latmc_phi4_coef_d d;
+    struct cuda_phi4_keys keys;
+};
+
+/* What a launch runs, for members of one plan (their sims' own, all equal) and one nhit,
+ * nloc: chunk schedule, sub-grid `sub` of sweep `sweep`; site order, either one step
+ * (n_sweeps 0: colour `colour` with the plan's draws `rng`) or n_sweeps whole sweeps from
+ * sweep0 on, every pass and colour in the model's order (lib/model_phi4.c, phi4_step_of). */
+struct cuda_ens_phi4_run {
+    uint32_t nhit, nloc;
+    uint64_t sweep;
+    int sub;
+    struct latmc_rng_name rng;
+    int colour;
+    uint64_t sweep0, n_sweeps;
+};
+
+/* Whether whole sweeps of members of this site-order lattice run in one launch (one block
+ * a member: small members, whose steps a block barrier separates). */
+int cuda_ens_phi4_fused_fits(const struct cuda_phi4_plan *plan, const struct latmc_lattice *lat);
+
+/* cuda_phi4_prepare for the batch's chunk kernel of this plan (on the current device). */
+cudaError_t cuda_ens_phi4_prepare(const struct cuda_phi4_plan *plan);
+
+/* The run on every member of the device table `members` (n of them), each member's
+ * accepted hits added to accepted[m]. Whole sweeps only where cuda_ens_phi4_fused_fits. */
+cudaError_t cuda_ens_phi4_steps(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                const struct latmc_lattice *lat,
+                                const struct cuda_ens_phi4_member *members, int n,
+                                const struct cuda_ens_phi4_run *run,
+                                unsigned long long *accepted);
+
+/* The sums of lib/phi4.h of every member (struct latmc_phi4_sums each, out[m]), each in the
+ * single lattice's order (cuda_phi4_measure): rows into partials (5 doubles a row a member),
+ * then one block a member adds them. */
+cudaError_t cuda_ens_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                  const struct latmc_lattice *lat,
+                                  const struct cuda_ens_phi4_member *members, int n,
+                                  double *partials, struct latmc_phi4_sums *out);
+
+#ifdef __cplusplus
+}
+#else
+
+#include "box.h"
+#include "internal.h"
+
+/* ens_phi4_batch.c: a list of the plan's calls for phi^4 members (lib/box.h; chunk steps,
+ * site-order colour steps and, for small site-order members, whole sweeps;
+ * LATMC_EUNSUPPORTED, nothing done, for anything else or members that cannot run
+ * together), the batch layout's capabilities for a sim, the members' sums (ens_measure:
+ * struct latmc_phi4_sums each) and ens_release's part. */
+int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
+                            uint64_t *accepted, uint64_t *attempted);
+unsigned cuda_ens_phi4_caps(const latmc_sim *sim);
+int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *sums);
+void cuda_ens_phi4_release(latmc_sim *const *members, int n_members);
+
+#endif
+
+#endif

@@ -1,0 +1,286 @@
+/*
+ * phi^4 members of an ensemble in one launch (doc/ensembles.md, "Execution"): the grid
+ * covers every member, `bpm` blocks a member (blockIdx.x / bpm is the member), and each
+ * block runs the single lattice's own code (phi4/phi4_device.cuh) on its member's field
+ * with its member's coefficients and round keys:
+ *
+ * - chunk schedule: a launch a sub-grid, the block's chunks of it through all nloc passes
+ *   in shared memory (phi4_chunk_update, the single chunk kernel's body);
+ * - site order: a launch a colour step, the block's Philox blocks of the colour
+ *   (phi4_site_block, the single site kernel's body), or, for small members
+ *   (cuda_ens_phi4_fused_fits: one block a member), every pass and colour of n_sweeps
+ *   sweeps in one launch, a block barrier between two steps (a colour's sites read only
+ *   other colours' sites, which the block's threads wrote before the barrier).
+ *
+ * The draws are named as the standalone sim names them (by site, sweep, pass and colour,
+ * never by block), the arithmetic is the same code, so every member is bit for bit its
+ * standalone CUDA sim. The sums: the single lattice's per-row code with a member index,
+ * then one block a member adds the rows in its order.
+ */
+#include <string.h>
+
+#include "ens_phi4_batch.h"
+#include "phi4_device.cuh"
+
+/* Members of up to this many sites (site order) run whole sweeps in one launch, one block
+ * each: 32^3 has 4096 sites a colour, 4 Philox blocks a thread of 256. */
+#define ENS_PHI4_FUSED_SITES 32768
+
+template <typename R> __device__ __forceinline__ typename phi4_ops<R>::coef
+ens_phi4_coef(const struct cuda_ens_phi4_member &me);
+template <> __device__ __forceinline__ struct latmc_phi4_coef_f
+ens_phi4_coef<float>(const struct cuda_ens_phi4_member &me)
+{
+    return me.f;
+}
+template <> __device__ __forceinline__ struct latmc_phi4_coef_d
+ens_phi4_coef<double>(const struct cuda_ens_phi4_member &me)
+{
+    return me.d;
+}
+
+/* The member's round keys into shared memory (20 words; the caller's barrier publishes
+ * them). */
+__device__ __forceinline__ void ens_phi4_load_keys(const struct cuda_ens_phi4_member &me,
+                                                   struct cuda_phi4_keys *keys)
+{
+    if (threadIdx.x < 20)
+        (&keys->k[0][0])[threadIdx.x] = (&me.keys.k[0][0])[threadIdx.x];
+}
+
+/* A sub-grid of the chunk schedule on every member: a's geometry and sweep (its k and keys
+ * unused: the member's). */
+template <typename R, int NDIM, int NC>
+__global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
+ens_phi4_chunk_kernel(const chunk_args<R> a, const struct cuda_ens_phi4_member *members,
+                      int bpm, unsigned long long *accepted)
+{
+    extern __shared__ __align__(16) unsigned char ens_phi4_smem[];
+    __shared__ struct cuda_phi4_keys keys;
+    R *box = reinterpret_cast<R *>(ens_phi4_smem);
+    const int m = (int)(blockIdx.x / (unsigned)bpm);
+    const struct cuda_ens_phi4_member &me = members[m];
+    ens_phi4_load_keys(me, &keys);
+    const typename phi4_ops<R>::coef k = ens_phi4_coef<R>(me);
+    R *phi = (R *)me.phi;
+    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
+    uint64_t total = 0;
+    /* phi4_chunk_update starts with a block barrier: the keys are there before any use */
+    for (int64_t ch = blockIdx.x % (unsigned)bpm; ch < nchunks; ch += bpm)
+        total += phi4_chunk_update<R, NDIM, NC, false>(a, k, keys, phi, box, ch);
+    cuda_warp_add(accepted + m, total);
+}
+
+/* Site order on every member: one step, or (bpm 1) whole sweeps. */
+template <typename R>
+__global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
+ens_phi4_site_kernel(const struct site_geom g, const struct cuda_ens_phi4_run r,
+                     const struct cuda_ens_phi4_member *members, int bpm,
+                     unsigned long long *accepted)
+{
+    __shared__ struct cuda_phi4_keys keys;
+    const int m = (int)(blockIdx.x / (unsigned)bpm);
+    const struct cuda_ens_phi4_member &me = members[m];
+    ens_phi4_load_keys(me, &keys);
+    __syncthreads();
+    const typename phi4_ops<R>::coef k = ens_phi4_coef<R>(me);
+    R *phi = (R *)me.phi;
+    const int64_t nblocks = (g.per_colour + 3) / 4;
+    const int64_t first = (int64_t)(blockIdx.x % (unsigned)bpm) * blockDim.x + threadIdx.x;
+    const int64_t stride = (int64_t)bpm * blockDim.x;
+    uint64_t total = 0;
+    if (r.n_sweeps == 0) {
+        for (int64_t b = first; b < nblocks; b += stride)
+            total += phi4_site_block<R>(g, phi, k, r.nhit, keys, r.rng, r.colour, b);
+    } else {
+        for (uint64_t s = 0; s < r.n_sweeps; s++)
+            for (uint32_t pass = 0; pass < r.nloc; pass++)
+                for (int colour = 0; colour < g.ncolours; colour++) {
+                    if (s != 0 || pass != 0 || colour != 0)
+                        __syncthreads(); /* the previous step's values */
+                    /* phi4_step_of's name (lib/model_phi4.c; the host checks they agree) */
+                    const struct latmc_rng_name name =
+                        latmc_phi4_rng_name(r.sweep0 + s, r.nloc, pass, colour);
+                    for (int64_t b = first; b < nblocks; b += stride)
+                        total += phi4_site_block<R>(g, phi, k, r.nhit, keys, name, colour, b);
+                }
+    }
+    cuda_warp_add(accepted + m, total);
+}
+
+/* ---- launch ---- */
+
+static const void *ens_chunk_kernel_of(const struct cuda_phi4_plan *p)
+{
+    const bool single = p->precision == LATMC_PRECISION_FLOAT;
+    if (p->ndim == 3)
+        return single ? (const void *)ens_phi4_chunk_kernel<float, 3, 8>
+                      : (const void *)ens_phi4_chunk_kernel<double, 3, 8>;
+    if (p->ncolours == 8)
+        return single ? (const void *)ens_phi4_chunk_kernel<float, 2, 8>
+                      : (const void *)ens_phi4_chunk_kernel<double, 2, 8>;
+    return single ? (const void *)ens_phi4_chunk_kernel<float, 2, 5>
+                  : (const void *)ens_phi4_chunk_kernel<double, 2, 5>;
+}
+
+/* As prepare_chunk_kernel (phi4_kernels.cu): the device's whole shared memory allowed. */
+extern "C" cudaError_t cuda_ens_phi4_prepare(const struct cuda_phi4_plan *plan)
+{
+    if (plan->schedule != CUDA_PHI4_CHUNKS)
+        return cudaSuccess;
+    int device = 0, limit = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const void *fn = ens_chunk_kernel_of(plan);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   limit - (int)sizeof(struct cuda_phi4_keys));
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   cudaSharedmemCarveoutMaxShared);
+    return err;
+}
+
+extern "C" int cuda_ens_phi4_fused_fits(const struct cuda_phi4_plan *plan,
+                                        const struct latmc_lattice *lat)
+{
+    return plan->schedule == CUDA_PHI4_SITE_ORDER && lat->nsites <= ENS_PHI4_FUSED_SITES;
+}
+
+/* Blocks a member: enough for its items (`per` a block), at least one, and no more than
+ * about four blocks an SM over all members. */
+static int ens_phi4_bpm(int64_t items, int64_t per, int n)
+{
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        sms = 1; /* reported by the launch's own error check, if it persists */
+    int64_t want = (items + per - 1) / per;
+    const int64_t spread = (4 * (int64_t)sms + n - 1) / n;
+    if (want > spread)
+        want = spread;
+    return want < 1 ? 1 : (int)want;
+}
+
+template <typename R>
+static cudaError_t ens_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                              const struct latmc_lattice *lat,
+                              const struct cuda_ens_phi4_member *members, int n,
+                              const struct cuda_ens_phi4_run *run, unsigned long long *accepted)
+{
+    struct latmc_phi4_tables t;
+    memset(&t, 0, sizeof t);
+    t.nhit = run->nhit;
+    t.nloc = run->nloc;
+    struct cuda_phi4_keys none;
+    memset(&none, 0, sizeof none);
+    chunk_args<R> a = chunk_args_of<R>(p, lat, &t, &none, run->sweep);
+    a.px = run->sub & 1;
+    a.ppy = (run->sub >> 1) & 1;
+    a.ppz = (run->sub >> 2) & 1;
+    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
+    const int bpm = ens_phi4_bpm(nchunks, 1, n);
+    const unsigned grid = (unsigned)n * (unsigned)bpm;
+    if (p->ndim == 3)
+        ens_phi4_chunk_kernel<R, 3, 8><<<grid, p->threads, p->smem_bytes, stream>>>(
+            a, members, bpm, accepted);
+    else if (p->ncolours == 8)
+        ens_phi4_chunk_kernel<R, 2, 8><<<grid, p->threads, p->smem_bytes, stream>>>(
+            a, members, bpm, accepted);
+    else
+        ens_phi4_chunk_kernel<R, 2, 5><<<grid, p->threads, p->smem_bytes, stream>>>(
+            a, members, bpm, accepted);
+    return cudaGetLastError();
+}
+
+template <typename R>
+static cudaError_t ens_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                             const struct latmc_lattice *lat,
+                             const struct cuda_ens_phi4_member *members, int n,
+                             const struct cuda_ens_phi4_run *run, unsigned long long *accepted)
+{
+    const struct site_geom g = site_geom_of(p, lat);
+    const int64_t nblocks = (g.per_colour + 3) / 4;
+    int threads = p->threads, bpm = 1;
+    if (run->n_sweeps != 0) { /* one block a member, no more threads than Philox blocks */
+        const int64_t t = (nblocks + 31) / 32 * 32;
+        threads = (int)(t < CUDA_PHI4_MAX_THREADS ? t : CUDA_PHI4_MAX_THREADS);
+    } else {
+        bpm = ens_phi4_bpm(nblocks, threads, n);
+    }
+    ens_phi4_site_kernel<R><<<(unsigned)n * (unsigned)bpm, threads, 0, stream>>>(
+        g, *run, members, bpm, accepted);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ens_phi4_steps(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                           const struct latmc_lattice *lat,
+                                           const struct cuda_ens_phi4_member *members, int n,
+                                           const struct cuda_ens_phi4_run *run,
+                                           unsigned long long *accepted)
+{
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (plan->schedule == CUDA_PHI4_CHUNKS)
+        return single ? ens_chunks<float>(stream, plan, lat, members, n, run, accepted)
+                      : ens_chunks<double>(stream, plan, lat, members, n, run, accepted);
+    return single ? ens_sites<float>(stream, plan, lat, members, n, run, accepted)
+                  : ens_sites<double>(stream, plan, lat, members, n, run, accepted);
+}
+
+/* ---- the members' sums ---- */
+
+/* Every member's rows (phi4_rows_kernel's per-row code), bpm blocks a member; partials:
+ * 5 doubles a row, the member's rows after one another. */
+template <typename R, int NDIM>
+__global__ void __launch_bounds__(32 * PHI4_ROWS_WARPS)
+ens_phi4_rows_kernel(const struct latmc_lattice g, const struct cuda_ens_phi4_member *members,
+                     int bpm, double *partials)
+{
+    __shared__ double terms[PHI4_ROWS_WARPS][4 + NDIM][32];
+    const int lane = threadIdx.x & 31;
+    double (*t)[32] = terms[threadIdx.x >> 5];
+    const int m = (int)(blockIdx.x / (unsigned)bpm);
+    const R *phi = (const R *)members[m].phi;
+    const int64_t rows = g.ly * g.lz;
+    double *mine = partials + (size_t)m * (size_t)rows * PHI4_NPARTIALS;
+    for (int64_t row = (int64_t)(blockIdx.x % (unsigned)bpm) * PHI4_ROWS_WARPS + (threadIdx.x >> 5);
+         row < rows; row += (int64_t)bpm * PHI4_ROWS_WARPS)
+        phi4_row_partials<R, NDIM, false>(g, phi, mine, row, t, lane);
+}
+
+/* Each member's rows added in the single lattice's order: one block a member. */
+__global__ void __launch_bounds__(64) ens_phi4_total_kernel(int64_t rows, int64_t rows_per_plane,
+                                                            const double *partials,
+                                                            struct latmc_phi4_sums *out)
+{
+    phi4_rows_total(rows, rows_per_plane,
+                    partials + (size_t)blockIdx.x * (size_t)rows * PHI4_NPARTIALS,
+                    out + blockIdx.x);
+}
+
+extern "C" cudaError_t cuda_ens_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                             const struct latmc_lattice *lat,
+                                             const struct cuda_ens_phi4_member *members, int n,
+                                             double *partials, struct latmc_phi4_sums *out)
+{
+    const int64_t rows = lat->ly * lat->lz;
+    const int bpm = ens_phi4_bpm(rows, PHI4_ROWS_WARPS, n);
+    const unsigned grid = (unsigned)n * (unsigned)bpm;
+    const int threads = 32 * PHI4_ROWS_WARPS;
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (lat->ndim == 3 && single)
+        ens_phi4_rows_kernel<float, 3><<<grid, threads, 0, stream>>>(*lat, members, bpm, partials);
+    else if (lat->ndim == 3)
+        ens_phi4_rows_kernel<double, 3><<<grid, threads, 0, stream>>>(*lat, members, bpm, partials);
+    else if (single)
+        ens_phi4_rows_kernel<float, 2><<<grid, threads, 0, stream>>>(*lat, members, bpm, partials);
+    else
+        ens_phi4_rows_kernel<double, 2><<<grid, threads, 0, stream>>>(*lat, members, bpm, partials);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    ens_phi4_total_kernel<<<(unsigned)n, 64, 0, stream>>>(rows, lat->ndim == 3 ? lat->ly : 1,
+                                                          partials, out);
+    return cudaGetLastError();
+}
