@@ -45,10 +45,12 @@ struct cuda_ens_phi4_run {
 };
 
 /* Whether whole sweeps of members of this site-order lattice run in one launch (one block
- * a member: small members, whose steps a block barrier separates). */
+ * a member: small members, whose steps a block barrier separates; the member in shared
+ * memory where it fits). */
 int cuda_ens_phi4_fused_fits(const struct cuda_phi4_plan *plan, const struct latmc_lattice *lat);
 
-/* cuda_phi4_prepare for the batch's chunk kernel of this plan (on the current device). */
+/* cuda_phi4_prepare for the batch's kernels of this plan (on the current device): the chunk
+ * kernel, or the whole-sweep kernel that keeps a member in shared memory. */
 cudaError_t cuda_ens_phi4_prepare(const struct cuda_phi4_plan *plan);
 
 /* The run on every member of the device table `members` (n of them), each member's

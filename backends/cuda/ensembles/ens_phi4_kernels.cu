@@ -10,7 +10,8 @@
  *   (phi4_site_block, the single site kernel's body), or, for small members
  *   (cuda_ens_phi4_fused_fits: one block a member), every pass and colour of n_sweeps
  *   sweeps in one launch, a block barrier between two steps (a colour's sites read only
- *   other colours' sites, which the block's threads wrote before the barrier).
+ *   other colours' sites, which the block's threads wrote before the barrier), the member's
+ *   field in shared memory for the launch where it fits (float: all of them).
  *
  * The draws are named as the standalone sim names them (by site, sweep, pass and colour,
  * never by block), the arithmetic is the same code, so every member is bit for bit its
@@ -71,20 +72,33 @@ ens_phi4_chunk_kernel(const chunk_args<R> a, const struct cuda_ens_phi4_member *
     cuda_warp_add(accepted + m, total);
 }
 
-/* Site order on every member: one step, or (bpm 1) whole sweeps. */
-template <typename R>
+/*
+ * Site order on every member: one step, or (bpm 1) whole sweeps. SMEM (whole sweeps): the
+ * member's field copied into shared memory first, every step run on the copy (the same
+ * site order and indices: phi4_site_block reads and writes phi[index] wherever phi is),
+ * and the copy written back at the end.
+ */
+template <typename R, bool SMEM>
 __global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
 ens_phi4_site_kernel(const struct site_geom g, const struct cuda_ens_phi4_run r,
                      const struct cuda_ens_phi4_member *members, int bpm,
                      unsigned long long *accepted)
 {
+    extern __shared__ __align__(16) unsigned char ens_phi4_field[];
     __shared__ struct cuda_phi4_keys keys;
     const int m = (int)(blockIdx.x / (unsigned)bpm);
     const struct cuda_ens_phi4_member &me = members[m];
     ens_phi4_load_keys(me, &keys);
-    __syncthreads();
     const typename phi4_ops<R>::coef k = ens_phi4_coef<R>(me);
-    R *phi = (R *)me.phi;
+    R *const global = (R *)me.phi;
+    const int64_t nsites = g.per_colour * g.ncolours;
+    R *phi = global;
+    if (SMEM) {
+        phi = reinterpret_cast<R *>(ens_phi4_field);
+        for (int64_t i = threadIdx.x; i < nsites; i += blockDim.x)
+            phi[i] = global[i];
+    }
+    __syncthreads();
     const int64_t nblocks = (g.per_colour + 3) / 4;
     const int64_t first = (int64_t)(blockIdx.x % (unsigned)bpm) * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)bpm * blockDim.x;
@@ -105,6 +119,11 @@ ens_phi4_site_kernel(const struct site_geom g, const struct cuda_ens_phi4_run r,
                         total += phi4_site_block<R>(g, phi, k, r.nhit, keys, name, colour, b);
                 }
     }
+    if (SMEM) {
+        __syncthreads(); /* the last step's values */
+        for (int64_t i = threadIdx.x; i < nsites; i += blockDim.x)
+            global[i] = phi[i];
+    }
     cuda_warp_add(accepted + m, total);
 }
 
@@ -124,15 +143,21 @@ static const void *ens_chunk_kernel_of(const struct cuda_phi4_plan *p)
 }
 
 /* As prepare_chunk_kernel (phi4_kernels.cu): the device's whole shared memory allowed. */
+/* The whole-sweep kernel that keeps the member in shared memory. */
+static const void *ens_site_smem_kernel_of(const struct cuda_phi4_plan *p)
+{
+    return p->precision == LATMC_PRECISION_FLOAT ? (const void *)ens_phi4_site_kernel<float, true>
+                                                 : (const void *)ens_phi4_site_kernel<double, true>;
+}
+
 extern "C" cudaError_t cuda_ens_phi4_prepare(const struct cuda_phi4_plan *plan)
 {
-    if (plan->schedule != CUDA_PHI4_CHUNKS)
-        return cudaSuccess;
     int device = 0, limit = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    const void *fn = ens_chunk_kernel_of(plan);
+    const void *fn = plan->schedule == CUDA_PHI4_CHUNKS ? ens_chunk_kernel_of(plan)
+                                                        : ens_site_smem_kernel_of(plan);
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    limit - (int)sizeof(struct cuda_phi4_keys));
@@ -206,10 +231,22 @@ static cudaError_t ens_sites(cudaStream_t stream, const struct cuda_phi4_plan *p
     if (run->n_sweeps != 0) { /* one block a member, no more threads than Philox blocks */
         const int64_t t = (nblocks + 31) / 32 * 32;
         threads = (int)(t < CUDA_PHI4_MAX_THREADS ? t : CUDA_PHI4_MAX_THREADS);
+        /* the member in shared memory where it fits beside the keys (cuda_ens_phi4_prepare
+         * allowed the kernel the device's limit) */
+        int device = 0, limit = 0;
+        const size_t bytes = (size_t)lat->nsites * sizeof(R);
+        if (cudaGetDevice(&device) == cudaSuccess &&
+            cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) ==
+                cudaSuccess &&
+            bytes + sizeof(struct cuda_phi4_keys) <= (size_t)limit) {
+            ens_phi4_site_kernel<R, true><<<(unsigned)n, threads, bytes, stream>>>(
+                g, *run, members, 1, accepted);
+            return cudaGetLastError();
+        }
     } else {
         bpm = ens_phi4_bpm(nblocks, threads, n);
     }
-    ens_phi4_site_kernel<R><<<(unsigned)n * (unsigned)bpm, threads, 0, stream>>>(
+    ens_phi4_site_kernel<R, false><<<(unsigned)n * (unsigned)bpm, threads, 0, stream>>>(
         g, *run, members, bpm, accepted);
     return cudaGetLastError();
 }

@@ -22,6 +22,10 @@
  * reference does (backends/cpu/phi4/phi4_measure_impl.h); one thread then adds the rows in
  * order. The result is deterministic and equal, bit for bit, to the CPU's for the same
  * field.
+ *
+ * The kernels' device code (a hit, the draws, a chunk through its passes, a site-order
+ * Philox block, a row's sums and their total) is phi4_device.cuh's, which the ensembles'
+ * batched kernels (ensembles/ens_phi4_kernels.cu) run with a member index.
  */
 #include "phi4_device.cuh"
 
