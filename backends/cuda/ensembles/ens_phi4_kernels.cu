@@ -11,7 +11,8 @@
  *   (cuda_ens_phi4_fused_fits: one block a member), every pass and colour of n_sweeps
  *   sweeps in one launch, a block barrier between two steps (a colour's sites read only
  *   other colours' sites, which the block's threads wrote before the barrier), the member's
- *   field in shared memory for the launch where it fits (float: all of them).
+ *   field in shared memory for the launch where it fits (float: all of them), the site
+ *   order's indices then in 32-bit integers (phi4_sites32).
  *
  * The draws are named as the standalone sim names them (by site, sweep, pass and colour,
  * never by block), the arithmetic is the same code, so every member is bit for bit its
@@ -72,59 +73,96 @@ ens_phi4_chunk_kernel(const chunk_args<R> a, const struct cuda_ens_phi4_member *
     cuda_warp_add(accepted + m, total);
 }
 
-/*
- * Site order on every member: one step, or (bpm 1) whole sweeps. SMEM (whole sweeps): the
- * member's field copied into shared memory first, every step run on the copy (the same
- * site order and indices: phi4_site_block reads and writes phi[index] wherever phi is),
- * and the copy written back at the end.
- */
-template <typename R, bool SMEM>
+/* The steps of a whole-sweep launch, body(name, colour) each, a block barrier before every
+ * step but the first (the previous step's values, written by this block's threads). */
+template <class Body>
+__device__ __forceinline__ void ens_phi4_each_step(const struct cuda_ens_phi4_run &r,
+                                                   int ncolours, Body &body)
+{
+    for (uint64_t s = 0; s < r.n_sweeps; s++)
+        for (uint32_t pass = 0; pass < r.nloc; pass++)
+            for (int colour = 0; colour < ncolours; colour++) {
+                if (s != 0 || pass != 0 || colour != 0)
+                    __syncthreads();
+                /* phi4_step_of's name (lib/model_phi4.c; the host checks they agree) */
+                body(latmc_phi4_rng_name(r.sweep0 + s, r.nloc, pass, colour), colour);
+            }
+}
+
+/* A thread's Philox blocks of a colour step in `sites`' order (phi4_site_block_of). */
+template <typename R, typename Sites> struct ens_phi4_site_body {
+    const Sites &sites;
+    R *phi;
+    const typename phi4_ops<R>::coef &k;
+    const struct cuda_phi4_keys &keys;
+    uint32_t nhit;
+    int64_t first, stride, nblocks;
+    uint64_t total;
+    __device__ __forceinline__ void operator()(struct latmc_rng_name name, int colour)
+    {
+        for (int64_t b = first; b < nblocks; b += stride)
+            total += phi4_site_block_of<R>(sites, phi, k, nhit, keys, name, colour, b);
+    }
+};
+
+/* Site order on every member from global memory: one step (bpm blocks a member), or
+ * (bpm 1) whole sweeps: the single site kernel's code and indices. */
+template <typename R>
 __global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
 ens_phi4_site_kernel(const struct site_geom g, const struct cuda_ens_phi4_run r,
                      const struct cuda_ens_phi4_member *members, int bpm,
                      unsigned long long *accepted)
 {
-    extern __shared__ __align__(16) unsigned char ens_phi4_field[];
     __shared__ struct cuda_phi4_keys keys;
     const int m = (int)(blockIdx.x / (unsigned)bpm);
     const struct cuda_ens_phi4_member &me = members[m];
     ens_phi4_load_keys(me, &keys);
-    const typename phi4_ops<R>::coef k = ens_phi4_coef<R>(me);
-    R *const global = (R *)me.phi;
-    const int64_t nsites = g.per_colour * g.ncolours;
-    R *phi = global;
-    if (SMEM) {
-        phi = reinterpret_cast<R *>(ens_phi4_field);
-        for (int64_t i = threadIdx.x; i < nsites; i += blockDim.x)
-            phi[i] = global[i];
-    }
     __syncthreads();
-    const int64_t nblocks = (g.per_colour + 3) / 4;
-    const int64_t first = (int64_t)(blockIdx.x % (unsigned)bpm) * blockDim.x + threadIdx.x;
-    const int64_t stride = (int64_t)bpm * blockDim.x;
-    uint64_t total = 0;
-    if (r.n_sweeps == 0) {
-        for (int64_t b = first; b < nblocks; b += stride)
-            total += phi4_site_block<R>(g, phi, k, r.nhit, keys, r.rng, r.colour, b);
-    } else {
-        for (uint64_t s = 0; s < r.n_sweeps; s++)
-            for (uint32_t pass = 0; pass < r.nloc; pass++)
-                for (int colour = 0; colour < g.ncolours; colour++) {
-                    if (s != 0 || pass != 0 || colour != 0)
-                        __syncthreads(); /* the previous step's values */
-                    /* phi4_step_of's name (lib/model_phi4.c; the host checks they agree) */
-                    const struct latmc_rng_name name =
-                        latmc_phi4_rng_name(r.sweep0 + s, r.nloc, pass, colour);
-                    for (int64_t b = first; b < nblocks; b += stride)
-                        total += phi4_site_block<R>(g, phi, k, r.nhit, keys, name, colour, b);
-                }
-    }
-    if (SMEM) {
-        __syncthreads(); /* the last step's values */
-        for (int64_t i = threadIdx.x; i < nsites; i += blockDim.x)
-            global[i] = phi[i];
-    }
-    cuda_warp_add(accepted + m, total);
+    const typename phi4_ops<R>::coef k = ens_phi4_coef<R>(me);
+    const struct phi4_sites sites = { g };
+    ens_phi4_site_body<R, phi4_sites> body = {
+        sites, (R *)me.phi, k, keys, r.nhit,
+        (int64_t)(blockIdx.x % (unsigned)bpm) * blockDim.x + threadIdx.x,
+        (int64_t)bpm * blockDim.x, (g.per_colour + 3) / 4, 0 };
+    if (r.n_sweeps == 0)
+        body(r.rng, r.colour);
+    else
+        ens_phi4_each_step(r, g.ncolours, body);
+    cuda_warp_add(accepted + m, body.total);
+}
+
+/*
+ * Whole sweeps of small members, one block a member, its field copied into shared memory
+ * first, every step run on the copy and the copy written back at the end: the site order's
+ * code (phi4_site_block_of) in 32-bit integers with the dimension fixed (phi4_sites32: the
+ * same sites, indices and sums as the single site kernel's 64-bit ones).
+ */
+template <typename R, int NDIM>
+__global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
+ens_phi4_site_smem_kernel(const struct site_geom g, const struct cuda_ens_phi4_run r,
+                          const struct cuda_ens_phi4_member *members,
+                          unsigned long long *accepted)
+{
+    extern __shared__ __align__(16) unsigned char ens_phi4_field[];
+    __shared__ struct cuda_phi4_keys keys;
+    const int m = (int)blockIdx.x;
+    const struct cuda_ens_phi4_member &me = members[m];
+    ens_phi4_load_keys(me, &keys);
+    const typename phi4_ops<R>::coef k = ens_phi4_coef<R>(me);
+    R *const global = (R *)me.phi, *const phi = reinterpret_cast<R *>(ens_phi4_field);
+    const int nsites = (int)(g.per_colour * g.ncolours);
+    for (int i = threadIdx.x; i < nsites; i += blockDim.x)
+        phi[i] = global[i];
+    __syncthreads();
+    const struct phi4_sites32<NDIM> sites = phi4_sites32_of<NDIM>(g);
+    ens_phi4_site_body<R, phi4_sites32<NDIM>> body = {
+        sites, phi, k, keys, r.nhit, (int64_t)threadIdx.x, (int64_t)blockDim.x,
+        (g.per_colour + 3) / 4, 0 };
+    ens_phi4_each_step(r, g.ncolours, body);
+    __syncthreads(); /* the last step's values */
+    for (int i = threadIdx.x; i < nsites; i += blockDim.x)
+        global[i] = phi[i];
+    cuda_warp_add(accepted + m, body.total);
 }
 
 /* ---- launch ---- */
@@ -146,8 +184,12 @@ static const void *ens_chunk_kernel_of(const struct cuda_phi4_plan *p)
 /* The whole-sweep kernel that keeps the member in shared memory. */
 static const void *ens_site_smem_kernel_of(const struct cuda_phi4_plan *p)
 {
-    return p->precision == LATMC_PRECISION_FLOAT ? (const void *)ens_phi4_site_kernel<float, true>
-                                                 : (const void *)ens_phi4_site_kernel<double, true>;
+    const bool single = p->precision == LATMC_PRECISION_FLOAT;
+    if (p->ndim == 3)
+        return single ? (const void *)ens_phi4_site_smem_kernel<float, 3>
+                      : (const void *)ens_phi4_site_smem_kernel<double, 3>;
+    return single ? (const void *)ens_phi4_site_smem_kernel<float, 2>
+                  : (const void *)ens_phi4_site_smem_kernel<double, 2>;
 }
 
 extern "C" cudaError_t cuda_ens_phi4_prepare(const struct cuda_phi4_plan *plan)
@@ -239,14 +281,18 @@ static cudaError_t ens_sites(cudaStream_t stream, const struct cuda_phi4_plan *p
             cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) ==
                 cudaSuccess &&
             bytes + sizeof(struct cuda_phi4_keys) <= (size_t)limit) {
-            ens_phi4_site_kernel<R, true><<<(unsigned)n, threads, bytes, stream>>>(
-                g, *run, members, 1, accepted);
+            if (g.ndim == 3)
+                ens_phi4_site_smem_kernel<R, 3><<<(unsigned)n, threads, bytes, stream>>>(
+                    g, *run, members, accepted);
+            else
+                ens_phi4_site_smem_kernel<R, 2><<<(unsigned)n, threads, bytes, stream>>>(
+                    g, *run, members, accepted);
             return cudaGetLastError();
         }
     } else {
         bpm = ens_phi4_bpm(nblocks, threads, n);
     }
-    ens_phi4_site_kernel<R, false><<<(unsigned)n * (unsigned)bpm, threads, 0, stream>>>(
+    ens_phi4_site_kernel<R><<<(unsigned)n * (unsigned)bpm, threads, 0, stream>>>(
         g, *run, members, bpm, accepted);
     return cudaGetLastError();
 }

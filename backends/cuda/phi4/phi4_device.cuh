@@ -426,22 +426,29 @@ __device__ __forceinline__ R site_value(const struct site_geom &g, const R *phi,
 }
 
 /* The neighbourhood sums of backends/cpu/phi4/phi4_lattice.h, same order; value(dx, dy, dz):
- * phi at x + d (|d_mu| <= 2 per axis). */
-template <typename R, typename Value>
-__device__ __forceinline__ R corona_by(const struct site_geom &g,
-                                       const typename phi4_ops<R>::coef *k, const Value &value)
+ * phi at x + d (|d_mu| <= 2 per axis). NDIM: the dimension where it is fixed at compile time
+ * (0: ndim). */
+template <typename R, int NDIM, typename Value>
+__device__ __forceinline__ R corona_of(int ndim, const typename phi4_ops<R>::coef *k,
+                                       const Value &value)
 {
+    const int n = NDIM > 0 ? NDIM : ndim;
     R near = 0, far = 0, diag = 0;
-    for (int mu = 0; mu < g.ndim; mu++) {
+#pragma unroll
+    for (int mu = 0; mu < n; mu++) {
         const int e[3] = { mu == 0, mu == 1, mu == 2 };
         near += value(e[0], e[1], e[2]);
         near += value(-e[0], -e[1], -e[2]);
         far += value(2 * e[0], 2 * e[1], 2 * e[2]);
         far += value(-2 * e[0], -2 * e[1], -2 * e[2]);
     }
-    for (int mu = 0; mu < g.ndim; mu++)
-        for (int nu = mu + 1; nu < g.ndim; nu++)
+#pragma unroll
+    for (int mu = 0; mu < n; mu++)
+#pragma unroll
+        for (int nu = mu + 1; nu < n; nu++)
+#pragma unroll
             for (int a = 1; a >= -1; a -= 2)
+#pragma unroll
                 for (int b = 1; b >= -1; b -= 2) {
                     int d[3] = { 0, 0, 0 };
                     d[mu] += a;
@@ -449,6 +456,13 @@ __device__ __forceinline__ R corona_by(const struct site_geom &g,
                     diag += value(d[0], d[1], d[2]);
                 }
     return phi4_ops<R>::corona(k, near, far, diag);
+}
+
+template <typename R, typename Value>
+__device__ __forceinline__ R corona_by(const struct site_geom &g,
+                                       const typename phi4_ops<R>::coef *k, const Value &value)
+{
+    return corona_of<R, 0>(g.ndim, k, value);
 }
 
 /* The neighbourhood sums of site x through the periodic wrap. */
@@ -461,25 +475,102 @@ __device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t 
     });
 }
 
-/* Philox block b of colour `colour` in the site order (its four sites, the last block
- * perhaps fewer): coronas from phi, nhit hits, the values back. Returns the accepted hits. */
-template <typename R>
-__device__ __forceinline__ uint32_t phi4_site_block(const struct site_geom &g, R *phi,
-                                                    const typename phi4_ops<R>::coef &k,
-                                                    uint32_t nhit, const struct cuda_phi4_keys &keys,
-                                                    struct latmc_rng_name name, int colour,
-                                                    int64_t b)
+/* The lattice's site order as the single site kernel names it (64-bit, any lattice): site j
+ * of a colour, its index, its corona (site_of, site_corona). */
+struct phi4_sites {
+    typedef int64_t index;
+    static constexpr bool unrolled = false;
+    const struct site_geom &g;
+    __device__ __forceinline__ int64_t per_colour() const { return g.per_colour; }
+    __device__ __forceinline__ void place(int colour, int64_t j, int64_t x[3], int64_t &idx) const
+    {
+        site_of(g, colour, j, x);
+        idx = x[0] + g.lx * (x[1] + g.ly * x[2]);
+    }
+    template <typename R>
+    __device__ __forceinline__ R corona(const R *phi, const int64_t x[3],
+                                        const typename phi4_ops<R>::coef *k) const
+    {
+        return site_corona<R>(g, phi, x, k);
+    }
+};
+
+/* The same sites, indices and sums in 32-bit integers with the dimension fixed, for
+ * lattices of fewer than 2^31 sites (the ensembles' whole-sweep kernel): site_of's
+ * divisions of non-negative numbers, site_value's wrap, corona_of's order. */
+template <int NDIM> struct phi4_sites32 {
+    typedef int index;
+    static constexpr bool unrolled = true;
+    int ncolours, ay, az, lx, ly, lz, runs_per_row, per;
+    __device__ __forceinline__ int64_t per_colour() const { return per; }
+    __device__ __forceinline__ void place(int colour, int64_t jj, int x[3], int &idx) const
+    {
+        const int j = (int)jj, row = j / runs_per_row, run = j - row * runs_per_row;
+        x[1] = row % ly;
+        x[2] = row / ly;
+        const int shift = (ay * x[1] + az * x[2]) % ncolours;
+        x[0] = ncolours * run + (colour - shift + ncolours) % ncolours;
+        idx = x[0] + lx * (x[1] + ly * x[2]);
+    }
+    static __device__ __forceinline__ int wrap(int a, int l)
+    {
+        return a < 0 ? a + l : (a >= l ? a - l : a);
+    }
+    template <typename R>
+    __device__ __forceinline__ R corona(const R *phi, const int x[3],
+                                        const typename phi4_ops<R>::coef *k) const
+    {
+        return corona_of<R, NDIM>(NDIM, k, [&](int dx, int dy, int dz) {
+            const int a = wrap(x[0] + dx, lx), b = wrap(x[1] + dy, ly),
+                      c = NDIM == 3 ? wrap(x[2] + dz, lz) : 0;
+            return phi[a + lx * (b + ly * c)];
+        });
+    }
+};
+
+template <int NDIM>
+static inline __host__ __device__ struct phi4_sites32<NDIM> phi4_sites32_of(const struct site_geom &g)
+{
+    const struct phi4_sites32<NDIM> s = { g.ncolours, g.ay, g.az, (int)g.lx, (int)g.ly, (int)g.lz,
+                                         (int)(g.lx / g.ncolours), (int)g.per_colour };
+    return s;
+}
+
+/* Philox block b of colour `colour` in the site order of `sites` (phi4_sites, phi4_sites32:
+ * its four sites, the last block perhaps fewer): coronas from phi, nhit hits, the values
+ * back. Returns the accepted hits. */
+template <typename R, typename Sites>
+__device__ __forceinline__ uint32_t phi4_site_block_of(const Sites &sites, R *phi,
+                                                       const typename phi4_ops<R>::coef &k,
+                                                       uint32_t nhit,
+                                                       const struct cuda_phi4_keys &keys,
+                                                       struct latmc_rng_name name, int colour,
+                                                       int64_t b)
 {
     uint32_t total = 0;
-    int64_t idx[4] = { 0, 0, 0, 0 };
+    typename Sites::index idx[4] = { 0, 0, 0, 0 };
     R v[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 };
+    /* the block's sites of the colour: a prefix of its four lanes (Sites::unrolled: the
+     * lanes unrolled, the arrays in registers; else a loop, as the single site kernel has
+     * always run it) */
     int nlanes = 0;
-    for (; nlanes < 4 && 4 * b + nlanes < g.per_colour; nlanes++) {
-        int64_t x[3];
-        site_of(g, colour, 4 * b + nlanes, x);
-        idx[nlanes] = x[0] + g.lx * (x[1] + g.ly * x[2]);
-        v[nlanes] = phi[idx[nlanes]];
-        c[nlanes] = site_corona<R>(g, phi, x, &k);
+    if (Sites::unrolled) {
+#pragma unroll
+        for (int l = 0; l < 4; l++)
+            if (4 * b + l < sites.per_colour()) {
+                typename Sites::index x[3];
+                sites.place(colour, 4 * b + l, x, idx[l]);
+                v[l] = phi[idx[l]];
+                c[l] = sites.template corona<R>(phi, x, &k);
+                nlanes = l + 1;
+            }
+    } else {
+        for (; nlanes < 4 && 4 * b + nlanes < sites.per_colour(); nlanes++) {
+            typename Sites::index x[3];
+            sites.place(colour, 4 * b + nlanes, x, idx[nlanes]);
+            v[nlanes] = phi[idx[nlanes]];
+            c[nlanes] = sites.template corona<R>(phi, x, &k);
+        }
     }
     const struct latmc_philox_fold3 r1 =
         latmc_philox_fold3_name(keys.k[0][0], keys.k[0][1], name, (uint64_t)b);
@@ -491,9 +582,28 @@ __device__ __forceinline__ uint32_t phi4_site_block(const struct site_geom &g, R
                                               latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
         total += phi4_hits<R, 4>(k, c, v, eta, u, nlanes);
     }
-    for (int l = 0; l < nlanes; l++)
-        phi[idx[l]] = v[l];
+    if (Sites::unrolled) {
+#pragma unroll
+        for (int l = 0; l < 4; l++)
+            if (l < nlanes)
+                phi[idx[l]] = v[l];
+    } else {
+        for (int l = 0; l < nlanes; l++)
+            phi[idx[l]] = v[l];
+    }
     return total;
+}
+
+/* The site kernel's Philox block (phi4_sites: 64-bit, any lattice). */
+template <typename R>
+__device__ __forceinline__ uint32_t phi4_site_block(const struct site_geom &g, R *phi,
+                                                    const typename phi4_ops<R>::coef &k,
+                                                    uint32_t nhit, const struct cuda_phi4_keys &keys,
+                                                    struct latmc_rng_name name, int colour,
+                                                    int64_t b)
+{
+    const struct phi4_sites sites = { g };
+    return phi4_site_block_of<R>(sites, phi, k, nhit, keys, name, colour, b);
 }
 
 enum { PHI4_NPARTIALS = 5 };
