@@ -529,7 +529,8 @@ template <int NDIM> struct phi4_sites32 {
 };
 
 template <int NDIM>
-static inline __host__ __device__ struct phi4_sites32<NDIM> phi4_sites32_of(const struct site_geom &g)
+static inline __host__ __device__ struct phi4_sites32<NDIM>
+phi4_sites32_of(const struct site_geom &g)
 {
     const struct phi4_sites32<NDIM> s = { g.ncolours, g.ay, g.az, (int)g.lx, (int)g.ly, (int)g.lz,
                                          (int)(g.lx / g.ncolours), (int)g.per_colour };
@@ -598,7 +599,8 @@ __device__ __forceinline__ uint32_t phi4_site_block_of(const Sites &sites, R *ph
 template <typename R>
 __device__ __forceinline__ uint32_t phi4_site_block(const struct site_geom &g, R *phi,
                                                     const typename phi4_ops<R>::coef &k,
-                                                    uint32_t nhit, const struct cuda_phi4_keys &keys,
+                                                    uint32_t nhit,
+                                                    const struct cuda_phi4_keys &keys,
                                                     struct latmc_rng_name name, int colour,
                                                     int64_t b)
 {
