@@ -54,8 +54,9 @@ static void swap_bytes(void *x, void *y, size_t n)
  * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
  * Where each holds what the other is to get and all their other parameters agree, the
  * members' model data (Ising and Potts: the tables; Heisenberg: beta, h, nover; phi^4: the
- * coefficients, nhit, nloc; a function of the parameters alone) change places and a backend with ens_swap_params moves what it
- * derived from them (CUDA: device tables, Ising thresholds):
+ * coefficients, nhit, nloc; a function of the parameters alone) change places and a
+ * backend with ens_swap_params moves what it derived from them (CUDA: device tables,
+ * Ising thresholds):
  * exactly the state set_param would leave, without a table upload per member. Otherwise
  * (or where the backend declines) set_param on both, as always.
  */
