@@ -3,7 +3,8 @@
 // words (ising_bits_walk.cuh) and class words host-callable, the intrinsics emulated):
 //  - the grid-stride walk (bits_geom_of, bits_walk_at, bits_walk_next) visits every group
 //    of a colour once, each with its (gi, y, z), for grids far smaller than the lattice
-//    (the large lattices' case, which the identity rows never reach);
+//    (the large lattices' case, which the identity rows never reach), and its 31-bit form
+//    (bits_walk<uint32_t>, the bit-sliced kernels' on small lattices) the same groups;
 //  - bits_neighbours gives lane i of group g (the colour's site 32 g + i in the
 //    checkerboard numbering, lib/lattice_numbering.h) its neighbours' spins in the
 //    directions the coupling bits follow (same word, other x side, y + 1, y - 1, z + 1,
@@ -29,12 +30,17 @@ static int check_walk(int64_t gpr, int64_t ly, int64_t lz, int nd)
     for (unsigned grid : {1u, 2u, 3u, 7u}) {
         const bits_geom p = bits_geom_of(&g, grid);
         std::vector<int> seen((size_t)p.groups, 0);
-        for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++)
+        for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++) {
+            /* the 31-bit walk (the bit-sliced kernels' SMALL) beside it, step for step */
+            bits_walk<uint32_t> k32 = bits_walk_at<uint32_t>(p, t);
             for (bits_walk<> k = bits_walk_at(p, t); k.g < p.groups; bits_walk_next(p, k)) {
                 const int64_t r = k.g / p.gpr;
                 bad += k.gi != k.g % p.gpr || k.y != r % ly || k.z != r / ly;
+                bad += k32.g != k.g || k32.gi != k.gi || k32.y != k.y || k32.z != k.z;
+                bits_walk_next(p, k32);
                 seen[(size_t)k.g]++;
             }
+        }
         for (int v : seen)
             bad += v != 1;
     }
