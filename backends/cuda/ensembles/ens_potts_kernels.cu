@@ -5,8 +5,9 @@
  * segments of potts/potts_rows.cuh (pr_hb_step or pr_metro_step, their step held in
  * registers, ens_potts_step; the decision table built in shared memory from the member's
  * device tables, as potts_rows.cu's blocks build theirs; the segments walked by classes of
- * rows, ens_potts_walk, so that a warp's lanes take one branch), or, where the row kernels do not take the lattice, the reference's
- * per-Philox-block update latmc_potts_step_lanes (lib/potts_rules.h, as potts_kernels.cu).
+ * rows, ens_potts_walk, so that a warp's lanes take one branch), or, where the row kernels
+ * do not take the lattice, the reference's per-Philox-block update latmc_potts_step_lanes
+ * (lib/potts_rules.h, as potts_kernels.cu).
  * Each member's draws are its own seed's, named as its standalone sim names them; the
  * sites, draws and integer decisions are the single-lattice kernels', so every member is
  * bit for bit its standalone CUDA sim (and the CPU's).
