@@ -1,10 +1,11 @@
 // Host check (no GPU needed) of the 1-bit Ising leaf's group arithmetic
 // (backends/cuda/ising/ising_bits.cu compiled with BITS_HOST_CHECK: its walk, neighbour
-// words and class words host-callable, the intrinsics emulated):
+// words (ising_bits_walk.cuh) and class words host-callable, the intrinsics emulated):
 //  - the grid-stride walk (bits_geom_of, bits_walk_at, bits_walk_next) visits every group
 //    of a colour once, each with its (gi, y, z), for grids far smaller than the lattice
-//    (the large lattices' case, which the identity rows never reach);
-//  - bits_neighbour_words gives lane i of group g (the colour's site 32 g + i in the
+//    (the large lattices' case, which the identity rows never reach), and its 31-bit form
+//    (bits_walk<uint32_t>, the bit-sliced kernels' on small lattices) the same groups;
+//  - bits_neighbours gives lane i of group g (the colour's site 32 g + i in the
 //    checkerboard numbering, lib/lattice_numbering.h) its neighbours' spins in the
 //    directions the coupling bits follow (same word, other x side, y + 1, y - 1, z + 1,
 //    z - 1), on 2D and 3D shapes with several words a row and odd / even rows and planes;
@@ -29,12 +30,17 @@ static int check_walk(int64_t gpr, int64_t ly, int64_t lz, int nd)
     for (unsigned grid : {1u, 2u, 3u, 7u}) {
         const bits_geom p = bits_geom_of(&g, grid);
         std::vector<int> seen((size_t)p.groups, 0);
-        for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++)
-            for (bits_walk k = bits_walk_at(p, t); k.g < p.groups; bits_walk_next(p, k)) {
+        for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++) {
+            /* the 31-bit walk (the bit-sliced kernels' SMALL) beside it, step for step */
+            bits_walk<uint32_t> k32 = bits_walk_at<uint32_t>(p, t);
+            for (bits_walk<> k = bits_walk_at(p, t); k.g < p.groups; bits_walk_next(p, k)) {
                 const int64_t r = k.g / p.gpr;
                 bad += k.gi != k.g % p.gpr || k.y != r % ly || k.z != r / ly;
+                bad += k32.g != k.g || k32.gi != k.gi || k32.y != k.y || k32.z != k.z;
+                bits_walk_next(p, k32);
                 seen[(size_t)k.g]++;
             }
+        }
         for (int v : seen)
             bad += v != 1;
     }
@@ -64,10 +70,10 @@ static int check_neighbours(int64_t gpr, int64_t ly, int64_t lz)
     for (int c = 0; c < 2; c++) {
         const uint32_t *other = bits.data() + (c ^ 1) * words;
         for (int64_t w = 0; w < words; w++) {
-            const bits_walk k = bits_walk_at(p, w);
+            const bits_walk<> k = bits_walk_at(p, w);
             const int par = (int)((c + k.y + k.z) & 1);
             uint32_t nb[ND];
-            bits_neighbour_words<ND>(p, other, k, par, nb);
+            bits_neighbours<ND>(p, other, k, par, nb);
             for (int i = 0; i < 32; i++) {
                 const latmc_site s = latmc_checkerboard_site(&g, c, 32 * w + i);
                 const int64_t xp = latmc_wrap_up(s.x, g.lx), xm = latmc_wrap_down(s.x, g.lx);

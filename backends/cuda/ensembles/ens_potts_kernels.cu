@@ -2,11 +2,12 @@
  * Potts members of an ensemble in one launch (doc/ensembles.md, "Execution"): the grid
  * covers every member, `bpm` blocks a member (blockIdx.x / bpm is the member), and each
  * block runs the single-lattice kernels' own per-thread code on its member: the row
- * segments of potts/potts_rows.cuh (pr_hb_colour or pr_metro_colour, the decision table
- * built in shared memory from the member's device tables, as potts_rows.cu's blocks build
- * theirs; the segments walked by classes of rows, ens_potts_walk, so that a warp's lanes
- * take one branch), or, where the row kernels do not take the lattice, the reference's
- * per-Philox-block update latmc_potts_step_lanes (lib/potts_rules.h, as potts_kernels.cu).
+ * segments of potts/potts_rows.cuh (pr_hb_step or pr_metro_step, their step held in
+ * registers, ens_potts_step; the decision table built in shared memory from the member's
+ * device tables, as potts_rows.cu's blocks build theirs; the segments walked by classes of
+ * rows, ens_potts_walk, so that a warp's lanes take one branch), or, where the row kernels
+ * do not take the lattice, the reference's per-Philox-block update latmc_potts_step_lanes
+ * (lib/potts_rules.h, as potts_kernels.cu).
  * Each member's draws are its own seed's, named as its standalone sim names them; the
  * sites, draws and integer decisions are the single-lattice kernels', so every member is
  * bit for bit its standalone CUDA sim (and the CPU's).
@@ -79,49 +80,26 @@ __device__ __forceinline__ void ens_potts_each_step(const cuda_ens_potts_run &r,
         }
 }
 
-/* A segment of the row kernels' code (pr_hb_colour, pr_metro_colour) with the step's
- * colour and draws held here, set by step() (the geometry is the launch's, in the
- * parameter bank, as the single-lattice kernels read theirs). */
-template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct ens_hb_segment {
-    static constexpr int ndim = NDIM;
-    const struct pr_geom *g;
-    uint8_t *spins;
-    const uint32_t *table;
-    uint32_t slot;
-    const struct cuda_philox_keys *keys;
-    int colour;
-    struct latmc_rng_name draws;
-    __device__ void step(struct latmc_rng_name name, int c)
-    {
-        colour = c;
-        draws = name;
-    }
-    __device__ uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
-    {
-        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI>(*g, colour, draws, spins, s, xs, y, z,
-                                                       table, slot, *keys);
-    }
-};
-
-template <int NDIM, int C, int NW> struct ens_metro_segment {
-    static constexpr int ndim = NDIM;
-    const struct pr_geom *g;
-    uint8_t *spins;
-    const uint64_t *thr;
-    uint32_t slot;
-    const struct cuda_philox_keys *keys;
+/* The step of the row kernels' segments (pr_hb_step, pr_metro_step: their S), its colour
+ * and draws held here, set by set() (the geometry is the launch's, in the parameter bank,
+ * as the single-lattice kernels read theirs). */
+struct ens_potts_step {
     int colour;
     struct latmc_rng_name draws, accept;
-    __device__ void step(struct latmc_rng_name name, int c)
+    __device__ void set(struct latmc_rng_name name, int c)
     {
         colour = c;
         draws = name;
         accept = latmc_rng_name_sub(name, LATMC_POTTS_SUB_ACCEPT);
     }
-    __device__ uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
+    __device__ int colour_of(const struct pr_geom &) const { return colour; }
+    __device__ const struct latmc_rng_name &draws_of(const struct pr_geom &) const
     {
-        return pr_metro_colour<NDIM, C, NW>(*g, colour, draws, accept, spins, s, xs, y, z, thr,
-                                            slot, *keys);
+        return draws;
+    }
+    __device__ const struct latmc_rng_name &accept_of(const struct pr_geom &) const
+    {
+        return accept;
     }
 };
 
@@ -181,7 +159,7 @@ template <int C, class Segment> struct ens_potts_rows_body {
     uint64_t count;
     __device__ void operator()(struct latmc_rng_name name, int colour)
     {
-        seg.step(name, colour);
+        seg.step.set(name, colour);
         count += ens_potts_walk<C>(*seg.g, *k, at, seg);
     }
 };
@@ -211,8 +189,8 @@ ens_potts_hb_kernel(const __grid_constant__ struct ens_potts_launch L,
     for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
         pr_hb_build_entry<NDIM, NT, REPL>(L.g, me.tables, (uint32_t)e, table);
     __syncthreads();
-    const ens_hb_segment<NDIM, C, NW, NT, REPL, HI> seg = { &L.g, me.spins, table,
-                                                            threadIdx.x & 7u, &keys, 0, {} };
+    const pr_hb_step<NDIM, C, NW, NT, REPL, HI, ens_potts_step> seg = {
+        &L.g, me.spins, table, threadIdx.x & 7u, &keys, {} };
     auto body = ens_potts_rows<C>(seg, L.k, (int64_t)(blockIdx.x % (unsigned)L.bpm) *
                                                    blockDim.x + threadIdx.x);
     ens_potts_each_step(L.run, body);
@@ -233,8 +211,8 @@ ens_potts_metro_kernel(const __grid_constant__ struct ens_potts_launch L,
     for (int i = threadIdx.x; i < PR_METRO_ENTRIES * 16; i += blockDim.x)
         thr[i] = pr_metro_entry(me.tables, i / 16);
     __syncthreads();
-    const ens_metro_segment<NDIM, C, NW> seg = { &L.g, me.spins, thr, threadIdx.x & 15u, &keys,
-                                                 0, {}, {} };
+    const pr_metro_step<NDIM, C, NW, ens_potts_step> seg = { &L.g, me.spins, thr,
+                                                             threadIdx.x & 15u, &keys, {} };
     auto body = ens_potts_rows<C>(seg, L.k, (int64_t)(blockIdx.x % (unsigned)L.bpm) *
                                                    blockDim.x + threadIdx.x);
     ens_potts_each_step(L.run, body);

@@ -186,10 +186,12 @@ static cudaError_t couplings_in(const latmc_sim *sim, const struct cuda_box *b,
     const latmc_sim_desc *d = &sim->desc;
     uint32_t *bits1 = bb->eps_bits + cuda_ising_bits_coupling_words(&b->local) / 2;
     if (host)
-        return cuda_ising_bits_couplings_host(stream, &b->local, host, host_planes,
-                                              b->ex.origin - host_first, bb->eps_bits, bits1);
-    return cuda_ising_bits_couplings_drawn(stream, &b->local, d->extent[d->ndim - 1],
-                                           b->ex.origin, d->coupling_seed, bb->eps_bits, bits1);
+        return cuda_ising_pack_couplings_host(stream, &b->local, CUDA_ISING_EPS_BITS, host,
+                                              host_planes, b->ex.origin - host_first,
+                                              bb->eps_bits, bits1);
+    return cuda_ising_pack_couplings_drawn(stream, &b->local, CUDA_ISING_EPS_BITS,
+                                           d->extent[d->ndim - 1], b->ex.origin,
+                                           d->coupling_seed, bb->eps_bits, bits1);
 }
 
 static cudaError_t bits_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,

@@ -719,7 +719,8 @@ static cudaError_t packed_couplings_to_box(const latmc_sim *sim, const struct cu
                                            int64_t host_first, int64_t host_planes)
 {
     struct packed_box *pb = state_of(b);
-    cudaError_t err = cuda_ising_pack_couplings_host(stream, &b->local, host, host_planes,
+    cudaError_t err = cuda_ising_pack_couplings_host(stream, &b->local, CUDA_ISING_EPS_PACKED,
+                                                     host, host_planes,
                                                      b->ex.origin - b->halo - host_first,
                                                      pb->eps[0], pb->eps[1]);
     if (err == cudaSuccess && pb->eps_bits) /* the 1-bit form's, made again */
@@ -746,7 +747,8 @@ static cudaError_t packed_draw_couplings_on_box(const latmc_sim *sim, const stru
 {
     struct packed_box *pb = state_of(b);
     const latmc_sim_desc *d = &sim->desc;
-    cudaError_t err = cuda_ising_pack_couplings_drawn(stream, &b->local, d->extent[d->ndim - 1],
+    cudaError_t err = cuda_ising_pack_couplings_drawn(stream, &b->local, CUDA_ISING_EPS_PACKED,
+                                                      d->extent[d->ndim - 1],
                                                       b->ex.origin - b->halo,
                                                       d->coupling_seed, pb->eps[0], pb->eps[1]);
     if (err == cudaSuccess && pb->eps_bits) /* the 1-bit form's, made again */

@@ -59,16 +59,18 @@ static cudaError_t fill_window(cudaStream_t stream, int8_t *window, const struct
     return err;
 }
 
-/* What a window's planes become: the packed coupling words, or the 1-bit layout's
- * coupling bits (ising_bits.h). */
+/* What a window's planes become (enum cuda_ising_eps_form): the packed coupling words, or
+ * the 1-bit layout's coupling bits (ising_bits.h). */
 typedef cudaError_t (*planes_fn)(cudaStream_t stream, const struct latmc_lattice *g, int64_t p0,
                                  int64_t p1, const int8_t *window, int64_t window_plane0,
                                  uint32_t *colour0, uint32_t *colour1);
 
 static cudaError_t pack_couplings(cudaStream_t stream, const struct latmc_lattice *g,
-                                  const struct eps_source *src, int64_t first_plane,
-                                  uint32_t *colour0, uint32_t *colour1, planes_fn planes)
+                                  enum cuda_ising_eps_form form, const struct eps_source *src,
+                                  int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
 {
+    const planes_fn planes = form == CUDA_ISING_EPS_BITS ? cuda_ising_bits_couplings_planes
+                                                         : cuda_ising_pack_couplings_planes;
     const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
     const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
     int64_t per = piece_bytes_setting() / plane_bytes - 1; /* planes packed per piece */
@@ -92,42 +94,22 @@ static cudaError_t pack_couplings(cudaStream_t stream, const struct latmc_lattic
 }
 
 cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
-                                   const int8_t *eps_host, int64_t total_planes,
-                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
+                                           enum cuda_ising_eps_form form,
+                                           const int8_t *eps_host, int64_t total_planes,
+                                           int64_t first_plane, uint32_t *colour0,
+                                           uint32_t *colour1)
 {
     const struct eps_source src = { eps_host, total_planes, 0 };
-    return pack_couplings(stream, g, &src, first_plane, colour0, colour1,
-                          cuda_ising_pack_couplings_planes);
+    return pack_couplings(stream, g, form, &src, first_plane, colour0, colour1);
 }
 
 cudaError_t cuda_ising_pack_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
-                                            int64_t L, int64_t first_plane,
-                                            uint64_t coupling_seed, uint32_t *colour0,
-                                            uint32_t *colour1)
+                                            enum cuda_ising_eps_form form, int64_t L,
+                                            int64_t first_plane, uint64_t coupling_seed,
+                                            uint32_t *colour0, uint32_t *colour1)
 {
     const struct eps_source src = { NULL, L, coupling_seed };
-    return pack_couplings(stream, g, &src, first_plane, colour0, colour1,
-                          cuda_ising_pack_couplings_planes);
-}
-
-cudaError_t cuda_ising_bits_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
-                                           const int8_t *eps_host, int64_t total_planes,
-                                           int64_t first_plane, uint32_t *bits0,
-                                           uint32_t *bits1)
-{
-    const struct eps_source src = { eps_host, total_planes, 0 };
-    return pack_couplings(stream, g, &src, first_plane, bits0, bits1,
-                          cuda_ising_bits_couplings_planes);
-}
-
-cudaError_t cuda_ising_bits_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
-                                            int64_t L, int64_t first_plane,
-                                            uint64_t coupling_seed, uint32_t *bits0,
-                                            uint32_t *bits1)
-{
-    const struct eps_source src = { NULL, L, coupling_seed };
-    return pack_couplings(stream, g, &src, first_plane, bits0, bits1,
-                          cuda_ising_bits_couplings_planes);
+    return pack_couplings(stream, g, form, &src, first_plane, colour0, colour1);
 }
 
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)

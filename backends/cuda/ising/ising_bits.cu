@@ -22,15 +22,12 @@
 
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
+#include "ising_bits_walk.cuh"
 #include "ising_packed.cuh"
 
-/* The group's arithmetic (the walk, the neighbour words, the classes): host-callable in the
- * host check (tools/bits-host-check.sh), with the intrinsics emulated there. */
-#ifdef BITS_HOST_CHECK
-#define BITS_FN __host__ __device__ __forceinline__
-#else
-#define BITS_FN __device__ __forceinline__
-#endif
+/* The group's arithmetic (the walk and the neighbour words, ising_bits_walk.cuh; the
+ * classes): host-callable in the host check (tools/bits-host-check.sh, BITS_FN), with the
+ * intrinsics emulated there. */
 
 BITS_FN uint32_t bits_byte_perm(uint32_t x, uint32_t y, uint32_t s)
 {
@@ -45,67 +42,18 @@ BITS_FN uint32_t bits_byte_perm(uint32_t x, uint32_t y, uint32_t s)
 #endif
 }
 
-/* The high and the low word of (hi:lo) shifted left / right by n (0 < n < 32). */
-BITS_FN uint32_t bits_funnel_l(uint32_t lo, uint32_t hi, int n)
-{
-#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
-    return (uint32_t)(((uint64_t)hi << 32 | lo) << n >> 32);
-#else
-    return __funnelshift_l(lo, hi, n);
-#endif
-}
-
-BITS_FN uint32_t bits_funnel_r(uint32_t lo, uint32_t hi, int n)
-{
-#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
-    return (uint32_t)(((uint64_t)hi << 32 | lo) >> n);
-#else
-    return __funnelshift_r(lo, hi, n);
-#endif
-}
-
-/* A thread's walk over groups g of a colour, kept as (g, gi, y, z) (gi: the group in its
- * row) and stepped by the grid's stride decomposed once on the host: no division a group. */
+/* A thread's walk over groups g of a colour (bits_walk, ising_bits_walk.cuh), stepped by
+ * the grid's stride decomposed once on the host: no division a group. */
 struct bits_geom {
-    int64_t groups;             /* of one colour: N / 64 */
-    int64_t gpr, ly, lz;        /* groups a row (L_x / 64), rows, planes */
-    int64_t stride, sg, sy, sz; /* the grid's threads as gi + gpr (y + L_y z) */
+    int64_t groups;      /* of one colour: N / 64 */
+    int64_t gpr, ly, lz; /* groups a row (L_x / 64), rows, planes */
+    /* the grid's threads, and as stride_g + gpr (stride_y + L_y stride_z) */
+    int64_t stride, stride_g, stride_y, stride_z;
 };
 
-struct bits_walk {
-    int64_t g, gi, y, z;
-};
-
-BITS_FN struct bits_walk bits_walk_at(const struct bits_geom &p, int64_t first)
-{
-    struct bits_walk k;
-    k.g = first;
-    const int64_t r = latmc_div(k.g, p.gpr), z = latmc_div(r, p.ly);
-    k.gi = k.g - r * p.gpr;
-    k.z = z;
-    k.y = r - z * p.ly;
-    return k;
-}
-
-__device__ __forceinline__ struct bits_walk bits_walk_start(const struct bits_geom &p)
+__device__ __forceinline__ bits_walk<> bits_walk_start(const struct bits_geom &p)
 {
     return bits_walk_at(p, cuda_first_item());
-}
-
-BITS_FN void bits_walk_next(const struct bits_geom &p, struct bits_walk &k)
-{
-    k.g += p.stride;
-    k.gi += p.sg;
-    k.y += p.sy;
-    k.z += p.sz;
-    if (k.gi >= p.gpr) {
-        k.gi -= p.gpr;
-        k.y++;
-    }
-    if (k.y >= p.ly) {
-        k.y -= p.ly;
-        k.z++;
-    }
 }
 
 static struct bits_geom bits_geom_of(const struct latmc_lattice *g, unsigned grid)
@@ -116,34 +64,8 @@ static struct bits_geom bits_geom_of(const struct latmc_lattice *g, unsigned gri
     p.lz = g->ndim == 3 ? g->lz : 1;
     p.groups = g->nsites / 64;
     p.stride = (int64_t)grid * CUDA_THREADS;
-    const int64_t rows = p.stride / p.gpr;
-    p.sg = p.stride - rows * p.gpr;
-    p.sz = rows / p.ly; /* past the lattice: the walk ends there anyway */
-    p.sy = rows - p.sz * p.ly;
+    bits_walk_stride(p);
     return p;
-}
-
-/* The neighbour words of group k (x parity par of the updated colour in its row) in the
- * other colour: nb[0] the same word, nb[1] the other x side (par 1: x + 1, lane i + 1;
- * par 0: x - 1, lane i - 1), nb[2], nb[3] y + 1, y - 1, nb[4], nb[5] z + 1, z - 1 (the
- * packed kernels' direction order, which the coupling bits follow). */
-template <int ND>
-BITS_FN void bits_neighbour_words(const struct bits_geom &p, const uint32_t *other,
-                                 const struct bits_walk &k, int par, uint32_t (&nb)[ND])
-{
-    const int64_t g = k.g, rs = g - k.gi;
-    nb[0] = other[g];
-    if (par)
-        nb[1] = bits_funnel_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
-    else
-        nb[1] = bits_funnel_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
-    nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
-    nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
-    if (ND == 6) {
-        const int64_t plane = p.ly * p.gpr;
-        nb[4] = other[g + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
-        nb[5] = other[g + (k.z == 0 ? p.lz - 1 : -1) * plane];
-    }
 }
 
 /* Exchange the bits of x at the positions in m with those s higher: a delta swap. */
@@ -200,6 +122,24 @@ BITS_FN void group_classes(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t own,
     cls[3] = bytes_to_nibbles(bits_byte_perm(t1, t3, 0x7632));
 }
 
+/* Group k's neighbour words in the other colour (colour: the updated one), +-J (EPS) each
+ * xor-ed with the group's coupling bits of its direction (eps: the updated colour's), so
+ * that a bit is set where eps_ij s_j = -1. */
+template <int ND, bool EPS>
+__device__ __forceinline__ void group_neighbours(const struct bits_geom &p,
+                                                 const uint32_t *other, const uint32_t *eps,
+                                                 const bits_walk<> &k, int colour,
+                                                 uint32_t (&nb)[ND])
+{
+    bits_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb);
+    if constexpr (EPS) {
+        const uint32_t *e = eps + (size_t)ND * (size_t)k.g;
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            nb[d] ^= e[d];
+    }
+}
+
 template <int ND, bool HEATBATH, bool EPS>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t *other,
@@ -215,15 +155,9 @@ ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t 
     }
     __syncthreads();
     unsigned long long n_changed = 0;
-    for (struct bits_walk k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
+    for (bits_walk<> k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
         uint32_t nb[ND];
-        bits_neighbour_words<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb);
-        if constexpr (EPS) {
-            const uint32_t *e = own_eps + (size_t)ND * (size_t)k.g;
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                nb[d] ^= e[d];
-        }
+        group_neighbours<ND, EPS>(p, other, own_eps, k, colour, nb);
         const uint32_t own = own_words[k.g];
         uint32_t c0 = 0, c1 = 0, c2 = 0, cls[4];
 #pragma unroll
@@ -263,15 +197,9 @@ __global__ void ising_bits_measure_kernel(struct bits_geom p, const uint32_t *co
                                           struct latmc_ising_sums *sums)
 {
     uint64_t anti = 0, neg = 0, groups = 0;
-    for (struct bits_walk k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
+    for (bits_walk<> k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
         uint32_t nb[ND];
-        bits_neighbour_words<ND>(p, colour1, k, (int)((k.y + k.z) & 1), nb);
-        if constexpr (EPS) {
-            const uint32_t *e = eps0 + (size_t)ND * (size_t)k.g;
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                nb[d] ^= e[d];
-        }
+        group_neighbours<ND, EPS>(p, colour1, eps0, k, 0, nb);
         const uint32_t own = colour0[k.g];
         neg += __popc(own) + __popc(colour1[k.g]);
 #pragma unroll
@@ -288,13 +216,26 @@ __global__ void ising_bits_measure_kernel(struct bits_geom p, const uint32_t *co
 /* ---- bytes <-> 1-bit words: thread per (row, group of the row), 64 bytes <-> one word of
  * each colour (byte q: x = 64 gi + q, of the colour of parity q & 1, lane q >> 1) ---- */
 
+/* Item k of a launch over the groups of the rows [row0, row0 + nrows): group gi of the
+ * row r = row0 + rl = y + L_y z. */
+__device__ __forceinline__ void bits_row_item(int64_t k, int64_t row0, int64_t gpr, int64_t ly,
+                                              int64_t &rl, int64_t &gi, int64_t &r, int64_t &y,
+                                              int64_t &z)
+{
+    rl = latmc_div(k, gpr);
+    gi = k - rl * gpr;
+    r = row0 + rl;
+    z = latmc_div(r, ly);
+    y = r - z * ly;
+}
+
 __global__ void ising_bits_pack_kernel(int64_t row0, int64_t nrows, int64_t gpr, int64_t ly,
                                        int64_t words, const int8_t *piece, uint32_t *bits)
 {
     const int64_t n = nrows * gpr, lx = 64 * gpr;
     for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
-        const int64_t rl = latmc_div(k, gpr), gi = k - rl * gpr, r = row0 + rl;
-        const int64_t z = latmc_div(r, ly), y = r - z * ly;
+        int64_t rl, gi, r, y, z;
+        bits_row_item(k, row0, gpr, ly, rl, gi, r, y, z);
         const uint4 *in = (const uint4 *)(piece + rl * lx + 64 * gi);
         uint32_t at_parity[2] = { 0, 0 };
 #pragma unroll
@@ -319,8 +260,8 @@ __global__ void ising_bits_unpack_kernel(int64_t row0, int64_t nrows, int64_t gp
 {
     const int64_t n = nrows * gpr, lx = 64 * gpr;
     for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
-        const int64_t rl = latmc_div(k, gpr), gi = k - rl * gpr, r = row0 + rl;
-        const int64_t z = latmc_div(r, ly), y = r - z * ly;
+        int64_t rl, gi, r, y, z;
+        bits_row_item(k, row0, gpr, ly, rl, gi, r, y, z);
         const int par0 = (int)((y + z) & 1);
         uint32_t at_parity[2];
         at_parity[par0] = bits[r * gpr + gi];
@@ -362,7 +303,7 @@ __device__ __forceinline__ int8_t window_eps(const struct bits_eps_window &w, in
 
 /* Colour c's coupling bits of rows [row0, row0 + nrows): thread per group g = r gpr + gi,
  * word ND g + d bit i set where the bond of lane i (x = 2 (32 gi + i) + par) in direction d
- * is -1, the directions those of the neighbour words (bits_neighbour_words; the packed
+ * is -1, the directions those of the neighbour words (bits_neighbours; the packed
  * coupling words' order, ising_pack_couplings_kernel), so that these are exactly what
  * cuda_ising_bits_couplings makes from the packed words. */
 template <int ND>
@@ -373,8 +314,8 @@ __global__ void ising_bits_couplings_rows_kernel(int64_t row0, int64_t nrows,
 {
     const int64_t gpr = g.lx / 64, n = nrows * gpr, lx = g.lx, plane = g.lx * g.ly;
     for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
-        const int64_t rl = latmc_div(k, gpr), gi = k - rl * gpr, r = row0 + rl;
-        const int64_t z = latmc_div(r, g.ly), y = r - z * g.ly;
+        int64_t rl, gi, r, y, z;
+        bits_row_item(k, row0, gpr, g.ly, rl, gi, r, y, z);
         const int par = (int)((colour + y + z) & 1);
         uint32_t words[ND];
 #pragma unroll
@@ -517,17 +458,27 @@ extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
     return cudaGetLastError();
 }
 
+/* A launch over the groups of the rows [row0, row0 + nrows): the pack or the unpack. */
+template <typename In, typename Out>
+static cudaError_t launch_rows(void (*kernel)(int64_t, int64_t, int64_t, int64_t, int64_t,
+                                              const In *, Out *),
+                               cudaStream_t stream, const struct latmc_lattice *g, int64_t row0,
+                               int64_t nrows, const In *in, Out *out)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    const int64_t gpr = g->lx / 64;
+    kernel<<<capped_grid(nrows * gpr), CUDA_THREADS, 0, stream>>>(row0, nrows, gpr, g->ly,
+                                                                 g->nsites / 64, in, out);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_ising_bits_pack_rows(cudaStream_t stream,
                                                  const struct latmc_lattice *g, int64_t row0,
                                                  int64_t nrows, const int8_t *piece,
                                                  uint32_t *bits)
 {
-    if (nrows <= 0)
-        return cudaSuccess;
-    const int64_t gpr = g->lx / 64;
-    ising_bits_pack_kernel<<<capped_grid(nrows * gpr), CUDA_THREADS, 0, stream>>>(
-        row0, nrows, gpr, g->ly, g->nsites / 64, piece, bits);
-    return cudaGetLastError();
+    return launch_rows(ising_bits_pack_kernel, stream, g, row0, nrows, piece, bits);
 }
 
 extern "C" cudaError_t cuda_ising_bits_unpack_rows(cudaStream_t stream,
@@ -535,12 +486,7 @@ extern "C" cudaError_t cuda_ising_bits_unpack_rows(cudaStream_t stream,
                                                    int64_t nrows, const uint32_t *bits,
                                                    int8_t *piece)
 {
-    if (nrows <= 0)
-        return cudaSuccess;
-    const int64_t gpr = g->lx / 64;
-    ising_bits_unpack_kernel<<<capped_grid(nrows * gpr), CUDA_THREADS, 0, stream>>>(
-        row0, nrows, gpr, g->ly, g->nsites / 64, bits, piece);
-    return cudaGetLastError();
+    return launch_rows(ising_bits_unpack_kernel, stream, g, row0, nrows, bits, piece);
 }
 
 extern "C" cudaError_t cuda_ising_bits_couplings_planes(cudaStream_t stream,

@@ -44,6 +44,7 @@
 #include "bitslice_decision.h"
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
+#include "ising_bits_walk.cuh"
 #include "ising_decision_rules.h"
 
 /*
@@ -228,67 +229,10 @@ template <int KB> struct bs_group {
     struct latmc_bitslice s;
 };
 
-/* Group g's words and neighbours into its classes and the comparison's start. */
-/* Where a thread's group lies when every group lies in one row (p.rows4): group gi of
- * row y + L_y z, stepped by the grid's stride without divisions (as the packed kernels'
- * walk). */
-/* I: int64_t, or uint32_t where every index of the launch fits 31 bits (SMALL: half the
- * instructions of the walk's and the neighbours' index arithmetic). */
-template <typename I = int64_t> struct bs_walk {
-    I g, gi, y, z;
-};
-
-template <typename I = int64_t>
-__device__ __forceinline__ bs_walk<I> walk_start(const struct bs_params &p, int64_t g)
-{
-    bs_walk<I> k;
-    const int64_t r = latmc_div(g, p.gpr), z = latmc_div(r, p.ly);
-    k.g = (I)g;
-    k.gi = (I)(g - r * p.gpr);
-    k.z = (I)z;
-    k.y = (I)(r - z * p.ly);
-    return k;
-}
-
-template <typename I>
-__device__ __forceinline__ void walk_next(const struct bs_params &p, bs_walk<I> &k)
-{
-    k.g += (I)p.stride;
-    k.gi += (I)p.stride_g;
-    k.y += (I)p.stride_y;
-    k.z += (I)p.stride_z;
-    if (k.gi >= (I)p.gpr) {
-        k.gi -= (I)p.gpr;
-        k.y++;
-    }
-    if (k.y >= (I)p.ly) {
-        k.y -= (I)p.ly;
-        k.z++;
-    }
-}
-
-/* The 1-bit layout: word g of a colour is group g (bit i: lane i, set for -1). Its 2 ndim
- * neighbour words in the other colour: the same word, the word shifted by one bit (the
- * missing bit from the next or previous word of the row), the rows y +- 1, z +- 1. */
-template <int ND>
-__device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const uint32_t *other,
-                                                const bs_walk<> &k, int par,
-                                                uint32_t (&nb)[ND])
-{
-    const int64_t g = k.g, rs = g - k.gi;
-    nb[0] = other[g];
-    if (par) /* x + 1: lane i + 1, lane 31's from the next word */
-        nb[1] = __funnelshift_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
-    else     /* x - 1: lane i - 1, lane 0's from the previous word */
-        nb[1] = __funnelshift_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
-    nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
-    nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
-    if (ND == 6) {
-        const int64_t plane = p.ly * p.gpr;
-        nb[4] = other[g + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
-        nb[5] = other[g + (k.z == 0 ? p.lz - 1 : -1) * plane];
-    }
-}
+/* Where a thread's group lies when every group lies in one row (p.rows4): bits_walk
+ * (ising_bits_walk.cuh, as the packed kernels' walk), int64_t or, where every index of the
+ * launch fits 31 bits, uint32_t (SMALL). The 1-bit layout's neighbour words:
+ * bits_neighbours there. */
 
 /*
  * +-J: the bond bits of the updated sites XOR-ed into their neighbour words, so that a bit
@@ -522,7 +466,7 @@ __device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64
 template <int ND, int KEY, int KB, bool EPS, typename I>
 __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
                                            const uint32_t *other, int colour,
-                                           const bs_walk<I> &k, bs_group<KB> &st0,
+                                           const bits_walk<I> &k, bs_group<KB> &st0,
                                            bs_group<KB> &st1)
 {
     /* unsigned I: modular arithmetic, the sums below are the indices */
@@ -553,7 +497,7 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
 template <int ND, int KEY, int KB, bool BITS, bool EPS>
 __device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
                                             const uint32_t *other, int colour,
-                                            const bs_walk<> &k, int nvalid,
+                                            const bits_walk<> &k, int nvalid,
                                             bs_group<KB> &st)
 {
     const int64_t g = k.g, w0 = 4 * g;
@@ -890,14 +834,14 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     unsigned long long n_changed = 0;
     const bool rows4 = p.rows4;
     const int64_t first = p.g_begin + (int64_t)blockIdx.x * CUDA_THREADS;
-    bs_walk<I> k = {};
+    bits_walk<I> k = {};
     if (rows4)
-        k = walk_start<I>(p, first + threadIdx.x);
+        k = bits_walk_at<I>(p, first + threadIdx.x);
     for (I base = (I)first; base < (I)p.groups; base += (I)p.stride) {
         if (!rows4)
             k.g = base + (I)threadIdx.x;
         else if (base != (I)first)
-            walk_next(p, k);
+            bits_walk_next(p, k);
         if constexpr (TWO) { /* pair k.g: groups 2 k.g and 2 k.g + 1 */
             const int64_t g0 = 2 * (int64_t)k.g;
             const bool in = k.g < (I)p.groups;
@@ -1182,12 +1126,8 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
     const int64_t blocks = resident_blocks<
         ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP, FOLD>>(tiles);
     p.stride = blocks * CUDA_THREADS;
-    if (p.rows4) {
-        const int64_t rows = p.stride / p.gpr;
-        p.stride_g = p.stride - rows * p.gpr;
-        p.stride_z = rows / p.ly;
-        p.stride_y = rows - p.stride_z * p.ly;
-    }
+    if (p.rows4)
+        bits_walk_stride(p);
     ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP, FOLD>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }

@@ -774,32 +774,54 @@ PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
     }
 }
 
-/* The update of one segment of a launch of one step (g's colour and draws). */
-template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step {
+/*
+ * Where a segment's step (its colour, draws and Metropolis' acceptances) comes from, the S
+ * of pr_hb_step and pr_metro_step: the launch's geometry g (pr_step_of_geom: one step a
+ * launch, potts_rows.cu), or a holder of its own set step by step (the ensembles' whole
+ * sweeps, ens_potts_kernels.cu), any struct with these three functions.
+ */
+struct pr_step_of_geom {
+    PR_HD int colour_of(const struct pr_geom &g) const { return g.colour; }
+    PR_HD const struct latmc_rng_name &draws_of(const struct pr_geom &g) const
+    {
+        return g.draws;
+    }
+    PR_HD const struct latmc_rng_name &accept_of(const struct pr_geom &g) const
+    {
+        return g.accept;
+    }
+};
+
+/* The update of one segment of a launch (the walks' segment(s, xs, y, z)). */
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI, class S = pr_step_of_geom>
+struct pr_hb_step {
     static constexpr int ndim = NDIM;
     const struct pr_geom *g;
     uint8_t *spins;
     const uint32_t *table;
     uint32_t slot;
     const struct cuda_philox_keys *keys;
+    S step = {}; /* the step's colour and draws (pr_step_of_geom: g's) */
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI>(*g, g->colour, g->draws, spins, s, xs, y,
-                                                       z, table, slot, *keys);
+        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI>(*g, step.colour_of(*g), step.draws_of(*g),
+                                                       spins, s, xs, y, z, table, slot, *keys);
     }
 };
 
-template <int NDIM, int C, int NW> struct pr_metro_step {
+template <int NDIM, int C, int NW, class S = pr_step_of_geom> struct pr_metro_step {
     static constexpr int ndim = NDIM;
     const struct pr_geom *g;
     uint8_t *spins;
     const uint64_t *thr;
     uint32_t slot;
     const struct cuda_philox_keys *keys;
+    S step = {}; /* the step's colour and draws (pr_step_of_geom: g's) */
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        return pr_metro_colour<NDIM, C, NW>(*g, g->colour, g->draws, g->accept, spins, s, xs,
-                                            y, z, thr, slot, *keys);
+        return pr_metro_colour<NDIM, C, NW>(*g, step.colour_of(*g), step.draws_of(*g),
+                                            step.accept_of(*g), spins, s, xs, y, z, thr, slot,
+                                            *keys);
     }
 };
 
