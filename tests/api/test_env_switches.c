@@ -88,10 +88,29 @@ static void check_cases(const struct switch_case *cases, size_t n, int device)
     }
 }
 
+/* A long value refused: the message still names the variable and the values it takes (the
+ * value shortened: printed whole, 600 characters would push them out of the message). */
+static void check_long_value(const char *name, const char *values, int device)
+{
+    char value[601];
+    memset(value, 'x', sizeof value - 1);
+    value[sizeof value - 1] = '\0';
+    const int st = create_with(name, value, device);
+    if (st != LATMC_EINVAL)
+        fail_msg("%s=<600 x>: status %d, not LATMC_EINVAL", name, st);
+    const char *msg = latmc_last_error();
+    char taken[64];
+    snprintf(taken, sizeof taken, "\"%s\"", values);
+    if (!strstr(msg, name) || !strstr(msg, "xxxx...\"") || !strstr(msg, taken))
+        fail_msg("%s=<600 x>: the message does not name it, its start and %s: %s", name, taken,
+                 msg);
+}
+
 static void core_switches(void **state)
 {
     (void)state;
     check_cases(core_cases, sizeof core_cases / sizeof *core_cases, LATMC_DEVICE_CPU);
+    check_long_value("LATMC_ENS_LANES", "reference|plain|keys", LATMC_DEVICE_CPU);
 }
 
 static void cuda_switches(void **state)
@@ -100,6 +119,7 @@ static void cuda_switches(void **state)
     check_cases(cuda_cases, sizeof cuda_cases / sizeof *cuda_cases, LATMC_DEVICE_CUDA);
     /* the core's switches hold for every device */
     check_cases(core_cases, 1, LATMC_DEVICE_CUDA);
+    check_long_value("LATMC_CUDA_TEMPER", "resident|launches", LATMC_DEVICE_CUDA);
 }
 
 int main(void)
