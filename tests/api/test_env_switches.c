@@ -113,6 +113,55 @@ static void core_switches(void **state)
     check_long_value("LATMC_ENS_LANES", "reference|plain|keys", LATMC_DEVICE_CPU);
 }
 
+/* The executor's debug line naming box 0's halo transport (cuda_exec.c). */
+static char transport[160];
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    const char *at = strstr(msg, "halo transport of box 0: ");
+    if (at)
+        snprintf(transport, sizeof transport, "%s", at + strlen("halo transport of box 0: "));
+}
+
+/* Box 0's halo transport of a 2-box Ising sim on one GPU made with LATMC_CUDA_BOX_COPY =
+ * box and LATMC_CUDA_SLAB_COPY = slab (NULL: unset). */
+static const char *box_transport(const char *box, const char *slab)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_parts = 2;
+    if (box)
+        assert_int_equal(setenv("LATMC_CUDA_BOX_COPY", box, 1), 0);
+    if (slab)
+        assert_int_equal(setenv("LATMC_CUDA_SLAB_COPY", slab, 1), 0);
+    transport[0] = '\0';
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    unsetenv("LATMC_CUDA_BOX_COPY");
+    unsetenv("LATMC_CUDA_SLAB_COPY");
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return transport;
+}
+
+/* The older name LATMC_CUDA_SLAB_COPY is read where LATMC_CUDA_BOX_COPY is unset, the empty
+ * value counting as unset (as the check at creation takes it, lib/env_switch.h). */
+static void cuda_box_copy_names(void)
+{
+    assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
+    assert_string_equal(box_transport("memcpy", NULL), "same device, copies");
+    assert_string_equal(box_transport(NULL, "memcpy"), "same device, copies");
+    assert_string_equal(box_transport("", "memcpy"), "same device, copies");
+}
+
 static void cuda_switches(void **state)
 {
     (void)state;
@@ -120,6 +169,7 @@ static void cuda_switches(void **state)
     /* the core's switches hold for every device */
     check_cases(core_cases, 1, LATMC_DEVICE_CUDA);
     check_long_value("LATMC_CUDA_TEMPER", "resident|launches", LATMC_DEVICE_CUDA);
+    cuda_box_copy_names();
 }
 
 int main(void)
