@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include <latmc/latmc.h>
 
 #include "sim_helpers.h"
+#include "thread_parts.h"
 
 struct switch_case {
     const char *name;
@@ -106,6 +108,92 @@ static void check_long_value(const char *name, const char *values, int device)
                  msg);
 }
 
+/* A part's creation (rank of n over threads) with a bad core switch set for all: every
+ * part refused with LATMC_EINVAL, none left waiting (the failure agreed, lib/part.c);
+ * arg: the checkpoint to load (NULL: latmc_sim_create_part). */
+static int part_status[THREAD_PARTS_MAX];
+
+static void bad_part(int rank, int n, const latmc_transport *t, void *arg)
+{
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK) {
+        part_status[rank] = 1;
+        return;
+    }
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = LATMC_DEVICE_CPU;
+    latmc_sim *sim = NULL;
+    part_status[rank] = arg ? latmc_sim_load_part(ctx, arg, rank, n, t, &sim)
+                            : latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
+    if (sim)
+        part_status[rank] = 2;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* Every creation path goes through the check (doc/environment.md): a load, an ensemble's
+ * members, an ensemble's load, parts over threads and their load. */
+static void core_switch_paths(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-env-XXXXXX", sim_path[64], ens_path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(sim_path, sizeof sim_path, "%s/sim.ckpt", dir);
+    snprintf(ens_path, sizeof ens_path, "%s/run.ens", dir);
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = LATMC_DEVICE_CPU;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_save(sim, sim_path), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_samples = 2;
+    l.seed = 7;
+    latmc_ens *e = NULL;
+    d.extent[0] = d.extent[1] = 8;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, ens_path), LATMC_OK);
+    latmc_ens_destroy(&e);
+
+    assert_int_equal(setenv("LATMC_ENS_OVERLAPS_HOST", "yes", 1), 0);
+    assert_int_equal(latmc_sim_load(ctx, sim_path, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "LATMC_ENS_OVERLAPS_HOST=\"yes\""));
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_EINVAL);
+    assert_null(e);
+    assert_non_null(strstr(latmc_last_error(), "LATMC_ENS_OVERLAPS_HOST=\"yes\""));
+    assert_int_equal(latmc_ens_load(ctx, ens_path, &e), LATMC_EINVAL);
+    assert_null(e);
+    assert_non_null(strstr(latmc_last_error(), "LATMC_ENS_OVERLAPS_HOST=\"yes\""));
+    for (int load = 0; load < 2; load++) {
+        memset(part_status, 0, sizeof part_status);
+        void *args[3] = { load ? sim_path : NULL, load ? sim_path : NULL,
+                          load ? sim_path : NULL };
+        assert_int_equal(thread_parts_run(3, NULL, bad_part, args, NULL), 0);
+        for (int p = 0; p < 3; p++)
+            if (part_status[p] != LATMC_EINVAL)
+                fail_msg("%s: part %d: status %d, not LATMC_EINVAL",
+                         load ? "latmc_sim_load_part" : "latmc_sim_create_part", p,
+                         part_status[p]);
+    }
+    assert_int_equal(unsetenv("LATMC_ENS_OVERLAPS_HOST"), 0);
+    latmc_ctx_destroy(&ctx);
+    assert_int_equal(remove(sim_path), 0);
+    assert_int_equal(remove(ens_path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void core_switches(void **state)
 {
     (void)state;
@@ -181,6 +269,7 @@ int main(void)
         const struct CMUnitTest tests[] = { cmocka_unit_test(cuda_switches) };
         return cmocka_run_group_tests_name("env_switches_cuda", tests, NULL, NULL);
     }
-    const struct CMUnitTest tests[] = { cmocka_unit_test(core_switches) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(core_switches),
+                                        cmocka_unit_test(core_switch_paths) };
     return cmocka_run_group_tests_name("env_switches_cpu", tests, NULL, NULL);
 }
