@@ -44,6 +44,15 @@ static inline bool latmc_env_positive_integer(const char *value)
     return end && *end == '\0' && v > 0;
 }
 
+/* A value in a message: its first LATMC_ENV_SHOWN characters, then latmc_env_shown_tail's
+ * "..." where there are more (a long value would push the values a switch takes out of the
+ * message's fixed size). */
+#define LATMC_ENV_SHOWN 64
+static inline const char *latmc_env_shown_tail(const char *value)
+{
+    return strlen(value) > LATMC_ENV_SHOWN ? "..." : "";
+}
+
 /* The first switch of table[0..n) set to a value it does not take (*value: that value),
  * or NULL. An empty value counts as unset, as every reader takes it. */
 static inline const struct latmc_env_switch *

@@ -24,9 +24,11 @@ int latmc_env_check_core(void)
         latmc_env_unknown(core_switches, sizeof core_switches / sizeof *core_switches, &value);
     if (!bad)
         return LATMC_OK;
+    const char *tail = latmc_env_shown_tail(value);
     if (!bad->values)
-        return latmc_fail(LATMC_EINVAL, "environment: %s=\"%s\": expected a positive decimal "
-                          "integer (doc/environment.md)", bad->name, value);
-    return latmc_fail(LATMC_EINVAL, "environment: %s=\"%s\": expected one of \"%s\" (or unset; "
-                      "doc/environment.md)", bad->name, value, bad->values);
+        return latmc_fail(LATMC_EINVAL, "environment: %s=\"%.*s%s\": expected a positive decimal "
+                          "integer (doc/environment.md)", bad->name, LATMC_ENV_SHOWN, value, tail);
+    return latmc_fail(LATMC_EINVAL, "environment: %s=\"%.*s%s\": expected one of \"%s\" (or "
+                      "unset; doc/environment.md)", bad->name, LATMC_ENV_SHOWN, value, tail,
+                      bad->values);
 }

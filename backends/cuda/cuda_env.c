@@ -36,9 +36,12 @@ int cuda_env_check(void)
         latmc_env_unknown(cuda_switches, sizeof cuda_switches / sizeof *cuda_switches, &value);
     if (!bad)
         return LATMC_OK;
+    const char *tail = latmc_env_shown_tail(value);
     if (!bad->values)
-        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: %s=\"%s\": expected a positive "
-                               "decimal integer (doc/environment.md)", bad->name, value);
-    return cuda_core->fail(LATMC_EINVAL, "CUDA backend: %s=\"%s\": expected one of \"%s\" (or "
-                           "unset; doc/environment.md)", bad->name, value, bad->values);
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: %s=\"%.*s%s\": expected a positive "
+                               "decimal integer (doc/environment.md)", bad->name, LATMC_ENV_SHOWN,
+                               value, tail);
+    return cuda_core->fail(LATMC_EINVAL, "CUDA backend: %s=\"%.*s%s\": expected one of \"%s\" "
+                           "(or unset; doc/environment.md)", bad->name, LATMC_ENV_SHOWN, value,
+                           tail, bad->values);
 }

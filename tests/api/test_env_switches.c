@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include <latmc/latmc.h>
 
 #include "sim_helpers.h"
+#include "thread_parts.h"
 
 struct switch_case {
     const char *name;
@@ -88,10 +90,164 @@ static void check_cases(const struct switch_case *cases, size_t n, int device)
     }
 }
 
+/* A long value refused: the message still names the variable and the values it takes (the
+ * value shortened: printed whole, 600 characters would push them out of the message). */
+static void check_long_value(const char *name, const char *values, int device)
+{
+    char value[601];
+    memset(value, 'x', sizeof value - 1);
+    value[sizeof value - 1] = '\0';
+    const int st = create_with(name, value, device);
+    if (st != LATMC_EINVAL)
+        fail_msg("%s=<600 x>: status %d, not LATMC_EINVAL", name, st);
+    const char *msg = latmc_last_error();
+    char taken[64];
+    snprintf(taken, sizeof taken, "\"%s\"", values);
+    if (!strstr(msg, name) || !strstr(msg, "xxxx...\"") || !strstr(msg, taken))
+        fail_msg("%s=<600 x>: the message does not name it, its start and %s: %s", name, taken,
+                 msg);
+}
+
+/* A part's creation (rank of n over threads) with a bad core switch set for all: every
+ * part refused with LATMC_EINVAL, none left waiting (the failure agreed, lib/part.c);
+ * arg: the checkpoint to load (NULL: latmc_sim_create_part). */
+static int part_status[THREAD_PARTS_MAX];
+
+static void bad_part(int rank, int n, const latmc_transport *t, void *arg)
+{
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK) {
+        part_status[rank] = 1;
+        return;
+    }
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = LATMC_DEVICE_CPU;
+    latmc_sim *sim = NULL;
+    part_status[rank] = arg ? latmc_sim_load_part(ctx, arg, rank, n, t, &sim)
+                            : latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
+    if (sim)
+        part_status[rank] = 2;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* Every creation path goes through the check (doc/environment.md): a load, an ensemble's
+ * members, an ensemble's load, parts over threads and their load. */
+static void core_switch_paths(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-env-XXXXXX", sim_path[64], ens_path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(sim_path, sizeof sim_path, "%s/sim.ckpt", dir);
+    snprintf(ens_path, sizeof ens_path, "%s/run.ens", dir);
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = LATMC_DEVICE_CPU;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_save(sim, sim_path), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_samples = 2;
+    l.seed = 7;
+    latmc_ens *e = NULL;
+    d.extent[0] = d.extent[1] = 8;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_ens_save(e, ens_path), LATMC_OK);
+    latmc_ens_destroy(&e);
+
+    assert_int_equal(setenv("LATMC_ENS_OVERLAPS_HOST", "yes", 1), 0);
+    assert_int_equal(latmc_sim_load(ctx, sim_path, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "LATMC_ENS_OVERLAPS_HOST=\"yes\""));
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_EINVAL);
+    assert_null(e);
+    assert_non_null(strstr(latmc_last_error(), "LATMC_ENS_OVERLAPS_HOST=\"yes\""));
+    assert_int_equal(latmc_ens_load(ctx, ens_path, &e), LATMC_EINVAL);
+    assert_null(e);
+    assert_non_null(strstr(latmc_last_error(), "LATMC_ENS_OVERLAPS_HOST=\"yes\""));
+    for (int load = 0; load < 2; load++) {
+        memset(part_status, 0, sizeof part_status);
+        void *args[3] = { load ? sim_path : NULL, load ? sim_path : NULL,
+                          load ? sim_path : NULL };
+        assert_int_equal(thread_parts_run(3, NULL, bad_part, args, NULL), 0);
+        for (int p = 0; p < 3; p++)
+            if (part_status[p] != LATMC_EINVAL)
+                fail_msg("%s: part %d: status %d, not LATMC_EINVAL",
+                         load ? "latmc_sim_load_part" : "latmc_sim_create_part", p,
+                         part_status[p]);
+    }
+    assert_int_equal(unsetenv("LATMC_ENS_OVERLAPS_HOST"), 0);
+    latmc_ctx_destroy(&ctx);
+    assert_int_equal(remove(sim_path), 0);
+    assert_int_equal(remove(ens_path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void core_switches(void **state)
 {
     (void)state;
     check_cases(core_cases, sizeof core_cases / sizeof *core_cases, LATMC_DEVICE_CPU);
+    check_long_value("LATMC_ENS_LANES", "reference|plain|keys", LATMC_DEVICE_CPU);
+}
+
+/* The executor's debug line naming box 0's halo transport (cuda_exec.c). */
+static char transport[160];
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    const char *at = strstr(msg, "halo transport of box 0: ");
+    if (at)
+        snprintf(transport, sizeof transport, "%s", at + strlen("halo transport of box 0: "));
+}
+
+/* Box 0's halo transport of a 2-box Ising sim on one GPU made with LATMC_CUDA_BOX_COPY =
+ * box and LATMC_CUDA_SLAB_COPY = slab (NULL: unset). */
+static const char *box_transport(const char *box, const char *slab)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.extent[0] = d.extent[1] = 64;
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_parts = 2;
+    if (box)
+        assert_int_equal(setenv("LATMC_CUDA_BOX_COPY", box, 1), 0);
+    if (slab)
+        assert_int_equal(setenv("LATMC_CUDA_SLAB_COPY", slab, 1), 0);
+    transport[0] = '\0';
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    unsetenv("LATMC_CUDA_BOX_COPY");
+    unsetenv("LATMC_CUDA_SLAB_COPY");
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return transport;
+}
+
+/* The older name LATMC_CUDA_SLAB_COPY is read where LATMC_CUDA_BOX_COPY is unset, the empty
+ * value counting as unset (as the check at creation takes it, lib/env_switch.h). */
+static void cuda_box_copy_names(void)
+{
+    assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
+    assert_string_equal(box_transport("memcpy", NULL), "same device, copies");
+    assert_string_equal(box_transport(NULL, "memcpy"), "same device, copies");
+    assert_string_equal(box_transport("", "memcpy"), "same device, copies");
 }
 
 static void cuda_switches(void **state)
@@ -100,6 +256,8 @@ static void cuda_switches(void **state)
     check_cases(cuda_cases, sizeof cuda_cases / sizeof *cuda_cases, LATMC_DEVICE_CUDA);
     /* the core's switches hold for every device */
     check_cases(core_cases, 1, LATMC_DEVICE_CUDA);
+    check_long_value("LATMC_CUDA_TEMPER", "resident|launches", LATMC_DEVICE_CUDA);
+    cuda_box_copy_names();
 }
 
 int main(void)
@@ -111,6 +269,7 @@ int main(void)
         const struct CMUnitTest tests[] = { cmocka_unit_test(cuda_switches) };
         return cmocka_run_group_tests_name("env_switches_cuda", tests, NULL, NULL);
     }
-    const struct CMUnitTest tests[] = { cmocka_unit_test(core_switches) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(core_switches),
+                                        cmocka_unit_test(core_switch_paths) };
     return cmocka_run_group_tests_name("env_switches_cpu", tests, NULL, NULL);
 }

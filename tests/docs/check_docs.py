@@ -354,10 +354,33 @@ def check_environment(src):
                 text = open(os.path.join(root, f)).read()
                 if re.search(r"getenv|_ENV\b", text) and os.path.join(root, f)[len(src) + 1:] not in ENV_TABLES:
                     read |= set(re.findall(r'"(LATMC_[A-Z0-9_]+)"', text)) - api
-    doc = set(re.findall(r"^\| `(LATMC_[A-Z0-9_]+)`", open(os.path.join(src, "doc/environment.md")).read(), re.M))
+    doc_text = open(os.path.join(src, "doc/environment.md")).read()
+    doc = set(re.findall(r"^\| `(LATMC_[A-Z0-9_]+)`", doc_text, re.M))
     tabled = set()
     for t in ENV_TABLES:
         tabled |= set(re.findall(r'\{ "(LATMC_[A-Z0-9_]+)",', open(os.path.join(src, t)).read()))
+    # each switch's values (a table's list) named in its row, and each value the row
+    # explains ("`value`: ...") in its table: a row's and a table's values that differ
+    # would refuse a documented value or accept an undocumented one. A 0|1 switch's row
+    # names the one that is not the default.
+    bad_values = False
+    rows = dict(re.findall(r"^\| `(LATMC_[A-Z0-9_]+)` \|[^|\n]*\|(.*)\|$", doc_text, re.M))
+    for t in ENV_TABLES:
+        for name, values in re.findall(r'\{ "(LATMC_[A-Z0-9_]+)", (NULL|"[^"]*") \}',
+                                       open(os.path.join(src, t)).read()):
+            if values == "NULL" or name not in rows:
+                continue
+            taken = values.strip('"').split("|")
+            named = [v for v in taken if "`%s`" % v in rows[name]]
+            explained = re.findall(r"`([A-Za-z0-9_]+)`:", rows[name])
+            missing = [] if taken == ["0", "1"] and named else [v for v in taken if v not in named]
+            extra = [v for v in explained if v not in taken]
+            if missing or extra:
+                fail("%s: %s takes %s; its row in doc/environment.md does not name %s, "
+                     "explains %s not taken" % (name, t, "|".join(taken), missing, extra))
+                bad_values = True
+    if not bad_values:
+        ok("doc/environment.md's rows name the values their switch tables take")
     if read != doc:
         fail("doc/environment.md's rows and the variables read differ: not documented %s, "
              "documented but not read %s" % (sorted(read - doc), sorted(doc - read)))

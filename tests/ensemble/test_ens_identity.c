@@ -921,6 +921,110 @@ static void test_phi4_tempering_batched(void **state)
     }
 }
 
+/* Every member's energy, magnetization and acceptance (the batched measurement on CUDA). */
+struct member_obs {
+    double energy[32], mag[32], acc[32];
+};
+
+static void member_obs_of(latmc_ens *e, struct member_obs *o)
+{
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, o->energy,
+                                           32), LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
+                                           o->mag, 32), LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER, o->acc,
+                                           32), LATMC_OK);
+}
+
+/* On CUDA with the batch on: the members ran and were measured in batched launches since
+ * the last potts_log_reset (else nothing is asked). */
+static void assert_phi4_batched(bool batched, const char *when)
+{
+    if (ens_test_device != LATMC_DEVICE_CUDA)
+        return;
+    const bool seen = strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
+                      strstr(potts_log, "32 phi^4 members measured in one") != NULL;
+    if (seen != batched)
+        fail_msg("%s: batched launches %s expected, logged:\n%s", when,
+                 batched ? "were" : "were not", potts_log);
+}
+
+/* phi^4 members with tempering in mu2 whose parameters change between calls (nhit, then
+ * Lambda from infinite to 2 and nloc: the batch's member table, counts and whole-sweep
+ * steps follow them) and whose ensemble is saved and loaded in between: the loaded one
+ * continues as the saved one does, and on CUDA the batched launches equal the members run
+ * one by one (LATMC_ENS_PHI4_BATCH=0, for the loaded members too), bit for bit; 2D 16^2
+ * float (site order, whole sweeps a launch, the member in shared memory), 2D 64^2 double
+ * (the chunk schedule), 3D 16^3 double (site order, whole sweeps). On the CPU (where the
+ * variable changes nothing) the first run alone, 32^2 for 64^2: the load's and the
+ * changes' comparisons. */
+static void test_phi4_changes_and_load(void **state)
+{
+    (void)state;
+    static const double mu2[3][4] = { { -0.6, -0.58, -0.56, -0.54 },
+                                      { -0.6, -0.595, -0.59, -0.585 },
+                                      { -0.6, -0.597, -0.594, -0.591 } };
+    for (int c = 0; c < 3; c++) {
+        const bool cuda = ens_test_device == LATMC_DEVICE_CUDA;
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_PHI4, c == 2 ? 3 : 2,
+                                         c == 1 ? (cuda ? 64 : 32) : 16);
+        d.precision = c == 0 ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
+        char dir[] = "/tmp/latmc-ens-XXXXXX", path[256];
+        temp_ens_path(dir, path, sizeof path);
+        struct ens_state s[2], loaded;
+        struct member_obs o[2], lo;
+        const int runs = cuda ? 2 : 1;
+        for (int i = 0; i < runs; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_PHI4_BATCH", "0", 1), 0);
+            potts_log_reset();
+            latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, 1);
+            latmc_ens *e = NULL, *back = NULL;
+            assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+            assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2[c], 4), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+            assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+            assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NHIT, 3), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
+            assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_LAMBDA, 2.0), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NLOC, 2), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
+            capture(e, &s[i]);
+            member_obs_of(e, &o[i]);
+            assert_phi4_batched(i == 0, "the ensemble");
+            latmc_ens_destroy(&e);
+            /* the saved one, loaded (its members made again, a new batch) */
+            potts_log_reset();
+            assert_int_equal(latmc_ens_load(ctx, path, &back), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(back, LATMC_PARAM_LAMBDA, 2.0), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(back, LATMC_PARAM_NLOC, 2), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(back, 6), LATMC_OK);
+            capture(back, &loaded);
+            member_obs_of(back, &lo);
+            assert_phi4_batched(i == 0, "the loaded ensemble");
+            latmc_ens_destroy(&back);
+            unsetenv("LATMC_ENS_PHI4_BATCH");
+            assert_same_state(&s[i], &loaded);
+            assert_memory_equal(&o[i], &lo, sizeof lo);
+            free(loaded.spins);
+            assert_int_equal(remove(path), 0);
+        }
+        rmdir(dir);
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        for (int m = 0; m < 32; m++)
+            assert_true(o[0].acc[m] > 0 && o[0].acc[m] < 1);
+        if (runs == 2) {
+            assert_same_state(&s[0], &s[1]);
+            assert_memory_equal(&o[0], &o[1], sizeof o[0]);
+            free(s[1].spins);
+        }
+        free(s[0].spins);
+    }
+}
+
 /* CUDA Heisenberg members with tempering on (betas moving between members, so the
  * batched launch's member table changes between calls): the batched launch against the
  * members run one by one (LATMC_ENS_HEIS_BATCH=0), the same state bit for bit. */
@@ -974,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_heisenberg_members_standalone),
         cmocka_unit_test(test_potts_members_standalone),
         cmocka_unit_test(test_phi4_members_standalone),
+        cmocka_unit_test(test_phi4_changes_and_load),
         cmocka_unit_test(test_seed_derivation),
         cmocka_unit_test(test_exchange_rule),
         cmocka_unit_test(test_threads_identical),

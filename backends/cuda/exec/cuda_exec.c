@@ -273,7 +273,8 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     } else if (n > 1) {
         cuda_box_exec_enable_peers(d, n);
         const char *copy = getenv("LATMC_CUDA_BOX_COPY");
-        if (!copy) /* its name before the layouts were called boxes, still honoured */
+        if (!copy || !*copy) /* its name before the layouts were called boxes, still
+                              * honoured where this one is unset (the empty value too) */
             copy = getenv("LATMC_CUDA_SLAB_COPY");
         /* on one H200, 2 boxes of 16384^2 Potts (heat bath, q = 3) ran at 1/1.02-1/1.08
          * of one box's speed with the copy kernel, 1/1.11 with device copies: those are
