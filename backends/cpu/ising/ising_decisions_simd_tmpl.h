@@ -540,9 +540,16 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
          * would otherwise take them out of the vector, 2-3 more instructions a pair */
         __asm__("" : : "m"(fl));
         __asm__("" : "+m"(fl));
+        /* one base pointer in a register, the pairs at constant offsets: with rr0->own
+         * reread after each store (bytes may alias it) GCC kept the eight offsets
+         * jx0 + 64 i live, some in vector registers, and moved them back one by one
+         * (vmovq, vector to integer: on Zen 4 such transfers issue about one per two
+         * cycles) */
+        uint8_t *base = rr0->own + jx0;
+        __asm__("" : "+r"(base)); /* opaque: not rebuilt from the codes' offsets */
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i += 2)
-            group_flip_pair(rr0->own, jx0 + 32 * i, &fl[i]);
+            group_flip_pair(base, 32 * i, &fl[i]);
 #else
 #pragma GCC unroll 16
         for (int i = 0; i < NB; i++)
