@@ -521,10 +521,15 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
 #else
     bvec acc = b_load(al);
 #endif
-    if (nopen <= 2) {
+#ifdef DEC_PAIRS
+    const int tb_table = nopen <= 2;
+#else
+    const int tb_table = 0; /* AVX2: the selections (the table 2 % slower there) */
+#endif
+    if (tb_table) {
         /* the threshold plane is one of 0, m0, m1, m0 | m1 (the undecided lanes before
          * plane 0): picked by the plane's classes (bit c: class c's T has the bit), one
-         * load a plane instead of two selections */
+         * load a plane instead of two selections (each loading its sel vector) */
         _Alignas(64) uint32_t tbs[4][NB];
         b_store(tbs[0], b_zero());
         b_store(tbs[1], m[0]);
