@@ -521,31 +521,11 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
 #else
     bvec acc = b_load(al);
 #endif
-#ifdef DEC_PAIRS
-    const int tb_table = nopen <= 2;
-#else
-    const int tb_table = 0; /* AVX2: the selections (the table 2 % slower there) */
-#endif
-    if (tb_table) {
-        /* the threshold plane is one of 0, m0, m1, m0 | m1 (the undecided lanes before
-         * plane 0): picked by the plane's classes (bit c: class c's T has the bit), one
-         * load a plane instead of two selections (each loading its sel vector) */
-        _Alignas(64) uint32_t tbs[4][NB];
-        b_store(tbs[0], b_zero());
-        b_store(tbs[1], m[0]);
-        if (nopen == 2) {
-            b_store(tbs[2], m[1]);
-            b_store(tbs[3], und);
-        }
-        for (int b = 0; b < MAIN_PLANES; b++)
-            b_plane(&acc, &und, w[b], b_load(tbs[d->plane_classes[b] & 3u]));
-    } else {
-        for (int b = 0; b < MAIN_PLANES; b++) {
-            bvec tb = b_and(m[0], d->sel[0][b]);
-            for (int c = 1; c < nopen; c++)
-                tb = b_or_and(tb, m[c], d->sel[c][b]);
-            b_plane(&acc, &und, w[b], tb);
-        }
+    for (int b = 0; b < MAIN_PLANES; b++) {
+        bvec tb = b_and(m[0], d->sel[0][b]);
+        for (int c = 1; c < nopen; c++)
+            tb = b_or_and(tb, m[c], d->sel[c][b]);
+        b_plane(&acc, &und, w[b], tb);
     }
     /* the decided lanes that change: Metropolis the accepted, heat bath those set to the
      * other value (undecided lanes are not in acc) */
