@@ -56,6 +56,12 @@ BINLINE void b_plane(bvec *acc, bvec *und, bvec w, bvec tb)
     *und = _mm512_ternarylogic_epi32(*und, w, tb, 0x90);
 }
 
+/* All ones in lanes 0 .. n - 1 (0 <= n <= NB), zero above. */
+BINLINE bvec b_lanes_below(int n)
+{
+    return _mm512_maskz_mov_epi32((__mmask16)((1u << n) - 1u), b_ones());
+}
+
 BINLINE uint32_t b_nonzero_lanes(bvec x) { return (uint32_t)_mm512_test_epi32_mask(x, x); }
 
 /* The lanes of x in `keep` packed to dst[0 ..] (64 bytes written: dst has room). */

@@ -39,6 +39,7 @@
  *                             (~a & b), b_xor
  *   b_plane(acc, und, w, tb)  one plane: *acc |= *und & tb & ~w; *und &= ~(w ^ tb)
  *   b_or_and(x, a, s)         x | (a & s)
+ *   b_lanes_below(n)          all ones in lanes 0 .. n - 1, zero above (0 <= n <= NB)
  *   b_nonzero_lanes(x)        bit i: lane i of x is not 0
  *   b_count_add(cnt, x)       add the set bits of x to the counter vector *cnt;
  *   b_count_total(cnt)        its total
@@ -384,19 +385,19 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
 DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
     const int nq = q->n < NB ? q->n : NB;
-    for (int i = nq; i < NB; i++) {
-        q->und[i] = q->spin[i] = 0;
-        q->blo[i] = q->blo[0];
-        for (int c = 0; c < nopen; c++)
-            q->m[c][i] = 0;
-    }
-    const bvec und0 = b_load(q->und);
+    /* lanes nq .. NB - 1 (a part-full run: the end of each range) hold no group: no lane
+     * undecided there, no class, block 0 (what they draw is not used); masked in the
+     * vectors, not cleared in the queue (GCC made that loop four memset calls a run) */
+    const bvec lt = b_lanes_below(nq);
+    _Alignas(64) uint32_t blo[NB];
+    b_store(blo, b_and(b_load(q->blo), lt));
+    const bvec und0 = b_and(b_load(q->und), lt);
     bvec u = und0, a = b_zero(), mv[MAX_OPEN];
     for (int c = 0; c < nopen; c++)
-        mv[c] = b_load(q->m[c]);
+        mv[c] = b_and(b_load(q->m[c]), lt);
     for (int t = 0; t < TAIL_BLOCKS && (t == 0 || b_nonzero_lanes(u)); t++) {
         bvec w[TAIL_PLANES];
-        dphilox_tail(&d->pc, 2 + t, q->blo, w);
+        dphilox_tail(&d->pc, 2 + t, blo, w);
         for (int l = 0; l < TAIL_PLANES; l++) {
             const int b = MAIN_PLANES + TAIL_PLANES * t + l;
             bvec tb = b_and(mv[0], d->sel[0][b]);
