@@ -337,7 +337,7 @@ static inline int dec_popcount32(uint32_t x)
 }
 
 /* The groups undecided after their batch's planes, waiting for plane block 2, lane by
- * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). Room
+ * lane as the vectors want them (a run of fewer than NB masks lanes n .. NB - 1). Room
  * for 2 NB: a batch may append its NB lanes whole (queue_compress) to a queue of up to
  * NB - 1, which then runs its first NB and keeps the rest. Every group queued has block
  * >> 32 = d->fold_hi (the queue runs before the folds change). */
