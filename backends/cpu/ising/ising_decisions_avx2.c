@@ -37,6 +37,12 @@ BINLINE void b_plane(bvec *acc, bvec *und, bvec w, bvec tb)
     *und = _mm256_andnot_si256(_mm256_xor_si256(w, tb), *und);
 }
 
+/* All ones in lanes 0 .. n - 1 (0 <= n <= NB), zero above. */
+BINLINE bvec b_lanes_below(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 BINLINE uint32_t b_nonzero_lanes(bvec x)
 {
     const __m256i zero = _mm256_cmpeq_epi32(x, _mm256_setzero_si256());

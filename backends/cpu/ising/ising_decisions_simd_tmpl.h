@@ -39,6 +39,7 @@
  *                             (~a & b), b_xor
  *   b_plane(acc, und, w, tb)  one plane: *acc |= *und & tb & ~w; *und &= ~(w ^ tb)
  *   b_or_and(x, a, s)         x | (a & s)
+ *   b_lanes_below(n)          all ones in lanes 0 .. n - 1, zero above (0 <= n <= NB)
  *   b_nonzero_lanes(x)        bit i: lane i of x is not 0
  *   b_count_add(cnt, x)       add the set bits of x to the counter vector *cnt;
  *   b_count_total(cnt)        its total
@@ -336,7 +337,7 @@ static inline int dec_popcount32(uint32_t x)
 }
 
 /* The groups undecided after their batch's planes, waiting for plane block 2, lane by
- * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). Room
+ * lane as the vectors want them (a run of fewer than NB masks lanes n .. NB - 1). Room
  * for 2 NB: a batch may append its NB lanes whole (queue_compress) to a queue of up to
  * NB - 1, which then runs its first NB and keeps the rest. Every group queued has block
  * >> 32 = d->fold_hi (the queue runs before the folds change). */
@@ -384,19 +385,19 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
 DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
     const int nq = q->n < NB ? q->n : NB;
-    for (int i = nq; i < NB; i++) {
-        q->und[i] = q->spin[i] = 0;
-        q->blo[i] = q->blo[0];
-        for (int c = 0; c < nopen; c++)
-            q->m[c][i] = 0;
-    }
-    const bvec und0 = b_load(q->und);
+    /* lanes nq .. NB - 1 (a part-full run: the end of each range) hold no group: no lane
+     * undecided there, no class, block 0 (what they draw is not used); masked in the
+     * vectors, not cleared in the queue (GCC made that loop four memset calls a run) */
+    const bvec lt = b_lanes_below(nq);
+    _Alignas(64) uint32_t blo[NB];
+    b_store(blo, b_and(b_load(q->blo), lt));
+    const bvec und0 = b_and(b_load(q->und), lt);
     bvec u = und0, a = b_zero(), mv[MAX_OPEN];
     for (int c = 0; c < nopen; c++)
-        mv[c] = b_load(q->m[c]);
+        mv[c] = b_and(b_load(q->m[c]), lt);
     for (int t = 0; t < TAIL_BLOCKS && (t == 0 || b_nonzero_lanes(u)); t++) {
         bvec w[TAIL_PLANES];
-        dphilox_tail(&d->pc, 2 + t, q->blo, w);
+        dphilox_tail(&d->pc, 2 + t, blo, w);
         for (int l = 0; l < TAIL_PLANES; l++) {
             const int b = MAIN_PLANES + TAIL_PLANES * t + l;
             bvec tb = b_and(mv[0], d->sel[0][b]);
@@ -540,9 +541,16 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
          * would otherwise take them out of the vector, 2-3 more instructions a pair */
         __asm__("" : : "m"(fl));
         __asm__("" : "+m"(fl));
+        /* one base pointer in a register, the pairs at constant offsets: with rr0->own
+         * reread after each store (bytes may alias it) GCC kept the eight offsets
+         * jx0 + 64 i live, some in vector registers, and moved them back one by one
+         * (vmovq, vector to integer: on Zen 4 such transfers issue about one per two
+         * cycles) */
+        uint8_t *base = rr0->own + jx0;
+        __asm__("" : "+r"(base)); /* opaque: not rebuilt from the codes' offsets */
 #pragma GCC unroll 8
         for (int i = 0; i < NB; i += 2)
-            group_flip_pair(rr0->own, jx0 + 32 * i, &fl[i]);
+            group_flip_pair(base, 32 * i, &fl[i]);
 #else
 #pragma GCC unroll 16
         for (int i = 0; i < NB; i++)

@@ -165,4 +165,22 @@ static inline simde__m512 latmc_emu_mm512_getmant_ps(simde__m512 a)
 #undef _kortestc_mask16_u8
 #define _kortestc_mask16_u8(a, b) ((unsigned char)((simde__mmask16)((a) | (b)) == 0xffff))
 
+/* vpshufd merged under a mask (the bit-sliced decisions' lanes_of_chains): lane i of the
+ * result is a's where bit i of k is clear, else b's dword 4 (i / 4) + (imm >> 2 (i % 4)) % 4. */
+#ifndef _mm512_mask_shuffle_epi32
+static inline simde__m512i latmc_emu_mm512_mask_shuffle_epi32(simde__m512i a, simde__mmask16 k,
+                                                              simde__m512i b, int imm)
+{
+    uint32_t va[16], vb[16];
+    simde_mm512_storeu_si512(va, a);
+    simde_mm512_storeu_si512(vb, b);
+    for (int i = 0; i < 16; i++)
+        if (k >> i & 1)
+            va[i] = vb[(i & ~3) + ((imm >> (2 * (i & 3))) & 3)];
+    return simde_mm512_loadu_si512(va);
+}
+#define _mm512_mask_shuffle_epi32(a, k, b, imm) \
+    latmc_emu_mm512_mask_shuffle_epi32(a, k, b, (int)(imm))
+#endif
+
 #endif
