@@ -8,10 +8,12 @@
 //  - bits_neighbours gives lane i of group g (the colour's site 32 g + i in the
 //    checkerboard numbering, lib/lattice_numbering.h) its neighbours' spins in the
 //    directions the coupling bits follow (same word, other x side, y + 1, y - 1, z + 1,
-//    z - 1), on 2D and 3D shapes with several words a row and odd / even rows and planes;
-//  - count_in and group_classes give the packed class words (nibble m of word q: count of
-//    neighbours at -1 + 8 own, of lane 8 q + m) and nibbles_to_bytes takes bit q + 4 m back
-//    to lane 8 q + m.
+//    z - 1), on 2D and 3D shapes with several words a row and odd / even rows and planes,
+//    and pair_neighbours (a walk over pairs of groups, rows of an even number) the same
+//    words as bits_neighbours for both groups of each pair;
+//  - count_in and group_addresses give each lane's class as its table address (byte j of
+//    address word 2 r + h: 4 x (count of neighbours at -1 + 8 own) of lane 8 j + 4 h + r,
+//    the rest of the word zero).
 // Run: tools/bits-host-check.sh BUILD_DIR (a configured build tree, for generated headers).
 #include <cstdio>
 #include <cstdlib>
@@ -89,38 +91,51 @@ static int check_neighbours(int64_t gpr, int64_t ly, int64_t lz)
             }
         }
     }
+    if (gpr % 2 == 0) { /* pairs: both groups' words as bits_neighbours gives them */
+        const bits_geom pp = bits_geom_pairs(&g, 1);
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *other = bits.data() + (c ^ 1) * words;
+            for (int64_t w = 0; w < pp.groups; w++) {
+                const bits_walk<> k = bits_walk_at(pp, w);
+                const int par = (int)((c + k.y + k.z) & 1);
+                uint32_t nb0[ND], nb1[ND], want0[ND], want1[ND];
+                pair_neighbours<ND>(pp, other, k, par, nb0, nb1);
+                bits_neighbours<ND>(p, other, bits_walk_at(p, 2 * w), par, want0);
+                bits_neighbours<ND>(p, other, bits_walk_at(p, 2 * w + 1), par, want1);
+                for (int d = 0; d < ND; d++)
+                    bad += nb0[d] != want0[d] || nb1[d] != want1[d];
+            }
+        }
+    }
     printf("neighbour words %dD L_x %lld x %lld x %lld: %s\n", nd, (long long)g.lx,
            (long long)ly, (long long)g.lz, bad ? "DIFFER" : "same");
     return bad != 0;
 }
 
-/* the class words of random neighbour and own words; the result back into lanes */
+/* the class addresses of random neighbour and own words */
 static int check_classes()
 {
     long bad = 0;
     for (int n = 0; n < 200000; n++) {
         const int nb_n = n % 2 ? 6 : 4;
-        uint32_t nb[6], c0 = 0, c1 = 0, c2 = 0, cls[4];
+        uint32_t nb[6], c0 = 0, c1 = 0, c2 = 0, adr[8];
         for (int d = 0; d < nb_n; d++) {
             nb[d] = (uint32_t)rnd();
             count_in(c0, c1, c2, nb[d]);
         }
         const uint32_t own = (uint32_t)rnd();
-        group_classes(c0, c1, c2, own, cls);
-        for (int q = 0; q < 4; q++)
-            for (int m = 0; m < 8; m++) {
-                const int l = 8 * q + m;
-                uint32_t want = 8u * ((own >> l) & 1u);
-                for (int d = 0; d < nb_n; d++)
-                    want += (nb[d] >> l) & 1u;
-                bad += ((cls[q] >> (4 * m)) & 15u) != want;
-            }
-        const uint32_t nib = (uint32_t)rnd(), out = nibbles_to_bytes(nib);
-        for (int q = 0; q < 4; q++)
-            for (int m = 0; m < 8; m++)
-                bad += ((nib >> (q + 4 * m)) & 1u) != ((out >> (8 * q + m)) & 1u);
+        group_addresses(c0, c1, c2, own, adr);
+        for (int j = 0; j < 4; j++)
+            for (int h = 0; h < 2; h++)
+                for (int r = 0; r < 4; r++) {
+                    const int l = 8 * j + 4 * h + r;
+                    uint32_t want = 8u * ((own >> l) & 1u);
+                    for (int d = 0; d < nb_n; d++)
+                        want += (nb[d] >> l) & 1u;
+                    bad += ((adr[2 * r + h] >> (8 * j)) & 0xffu) != 4u * want;
+                }
     }
-    printf("class words and their inverse: %s\n", bad ? "DIFFER" : "same");
+    printf("class addresses: %s\n", bad ? "DIFFER" : "same");
     return bad != 0;
 }
 
@@ -140,6 +155,10 @@ int main()
     f |= check_neighbours<6>(2, 8, 6);
     f |= check_neighbours<6>(3, 2, 4);
     f |= check_neighbours<6>(1, 4, 2);
+    f |= check_neighbours<4>(2, 40, 1);
+    f |= check_neighbours<4>(4, 6, 1);
+    f |= check_neighbours<6>(2, 6, 10);
+    f |= check_neighbours<6>(6, 4, 2);
     printf("%s\n", f ? "FAIL" : "ALL SAME");
     return f;
 }
