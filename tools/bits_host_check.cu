@@ -13,7 +13,12 @@
 //    words as bits_neighbours for both groups of each pair;
 //  - count_in and group_addresses give each lane's class as its table address (byte j of
 //    address word 2 r + h: 4 x (count of neighbours at -1 + 8 own) of lane 8 j + 4 h + r,
-//    the rest of the word zero).
+//    the rest of the word zero);
+//  - group_update (one group, as either sweep kernel runs it; the second group of a pair
+//    with the pair's fold group) gives each lane j = 32 g + i of a colour the packed chain's
+//    decision by its definition (ising_bits.h): output j % 4 of Philox block j / 4 of the
+//    step's name (latmc_rng_name_block, unfolded), against the table entry of its class,
+//    Metropolis and heat bath, groups on both sides of the fold's 2^32-block boundaries.
 // Run: tools/bits-host-check.sh BUILD_DIR (a configured build tree, for generated headers).
 #include <cstdio>
 #include <cstdlib>
@@ -139,9 +144,64 @@ static int check_classes()
     return bad != 0;
 }
 
+/* one group's decisions against the chain's definition */
+template <int ND, bool HB>
+static long update_cases(const uint32_t *thr, const cuda_philox_folded &f, uint64_t seed,
+                         latmc_rng_name name, uint64_t g, bool second)
+{
+    uint32_t nb[ND];
+    for (int d = 0; d < ND; d++)
+        nb[d] = (uint32_t)rnd();
+    const uint32_t own = (uint32_t)rnd();
+    /* a pair's second group: the pair's fold group (block 8 (g - 1)), blocks 8 g + ... */
+    const cuda_philox_group grp = cuda_philox_group_of(f, 8 * (second ? g - 1 : g));
+    const uint32_t next = group_update<ND, HB>(nb, own, (uint32_t)(8 * g), f, grp,
+                                               (const unsigned char *)thr);
+    long bad = 0;
+    for (int i = 0; i < 32; i++) {
+        uint32_t cls = 8u * ((own >> i) & 1u);
+        for (int d = 0; d < ND; d++)
+            cls += (nb[d] >> i) & 1u;
+        const uint64_t j = 32 * g + (uint64_t)i;
+        const uint32_t u = latmc_rng_name_block(seed, name, j / 4).v[j % 4], t = thr[cls];
+        const uint32_t want = HB ? (u >= t) : (((own >> i) & 1u) ^ (u <= t));
+        bad += ((next >> i) & 1u) != want;
+    }
+    return bad;
+}
+
+static int check_update()
+{
+    long bad = 0, n = 0;
+    for (int s = 0; s < 4; s++) {
+        const uint64_t seed = rnd();
+        const latmc_rng_name name = latmc_rng_name_of(rnd() & 0xffffffffffffull, 1, s & 1, 0);
+        const cuda_philox_folded f = cuda_philox_fold_named(seed, name);
+        alignas(4) uint32_t thr[16];
+        for (auto &t : thr) t = (uint32_t)rnd();
+        thr[3] = 0; thr[12] = 0xffffffffu; /* the ends: never / always */
+        for (int k = 0; k < 3000; k++) {
+            /* groups near 0, anywhere below 2^40 groups, and at the fold's boundaries
+             * (block 2^32 m: group 2^29 m) */
+            uint64_t g = k % 3 == 0 ? rnd() % 4096 : k % 3 == 1 ? rnd() % (1ull << 40)
+                                                   : (1ull << 29) * (1 + rnd() % 64) - 2 + rnd() % 4;
+            g &= ~1ull; /* a pair's first group; g + 1 its second */
+            bad += update_cases<4, false>(thr, f, seed, name, g, false);
+            bad += update_cases<4, true>(thr, f, seed, name, g + 1, true);
+            bad += update_cases<6, false>(thr, f, seed, name, g + 1, true);
+            bad += update_cases<6, true>(thr, f, seed, name, g, false);
+            n += 4 * 32;
+        }
+    }
+    printf("decisions against the chain's definition (%ld lanes): %s\n", n,
+           bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
 int main()
 {
     int f = check_classes();
+    f |= check_update();
     f |= check_walk(1, 2, 1, 2);
     f |= check_walk(3, 10, 1, 2);
     f |= check_walk(2, 6, 10, 3);

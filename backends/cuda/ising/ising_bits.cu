@@ -192,6 +192,28 @@ static struct bits_geom bits_geom_pairs(const struct latmc_lattice *g, unsigned 
     return p;
 }
 
+/* The threshold of the class whose address is byte j of a (table: the 16 words). */
+BITS_FN uint32_t table_at(const unsigned char *table, uint32_t a, int j)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    return *(const uint32_t *)(table + ((a >> (8 * j)) & 0xffu));
+#else
+    return *(const uint32_t *)(table + __byte_perm(a, 0, 0x4440 | j));
+#endif
+}
+
+/* packed_decide (ising_packed.cuh): Metropolis flips bit where u <= t, heat bath sets it
+ * (spin -1) where u >= t. */
+template <bool HEATBATH> BITS_FN void bits_decide(uint32_t &w, uint32_t u, uint32_t t, uint32_t bit)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    if (HEATBATH ? u >= t : u <= t)
+        w = HEATBATH ? w | bit : w ^ bit;
+#else
+    packed_decide<HEATBATH>(w, u, t, bit);
+#endif
+}
+
 /*
  * A group's new word from its neighbour words (+-J: xor-ed with its coupling bits) and its
  * own word: the class of lane l = 8 j + 4 h + r is byte j of adr[2 r + h], its draw output r
@@ -201,11 +223,9 @@ static struct bits_geom bits_geom_pairs(const struct latmc_lattice *g, unsigned 
  * word itself: no transpose back.
  */
 template <int ND, bool HEATBATH>
-__device__ __forceinline__ uint32_t group_update(const uint32_t (&nb)[ND], uint32_t own,
-                                                 uint32_t block0,
-                                                 const struct cuda_philox_folded &draws,
-                                                 const struct cuda_philox_group &grp,
-                                                 const unsigned char *table)
+BITS_FN uint32_t group_update(const uint32_t (&nb)[ND], uint32_t own, uint32_t block0,
+                              const struct cuda_philox_folded &draws,
+                              const struct cuda_philox_group &grp, const unsigned char *table)
 {
     uint32_t c0 = 0, c1 = 0, c2 = 0, adr[8];
 #pragma unroll
@@ -220,11 +240,9 @@ __device__ __forceinline__ uint32_t group_update(const uint32_t (&nb)[ND], uint3
 #pragma unroll
         for (int h = 0; h < 2; h++)
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const uint32_t t =
-                    *(const uint32_t *)(table + __byte_perm(adr[2 * r + h], 0, 0x4440 | j));
-                packed_decide<HEATBATH>(next, u[h].v[r], t, 1u << (8 * j + 4 * h + r));
-            }
+            for (int r = 0; r < 4; r++)
+                bits_decide<HEATBATH>(next, u[h].v[r], table_at(table, adr[2 * r + h], j),
+                                      1u << (8 * j + 4 * h + r));
     }
     return next;
 }
