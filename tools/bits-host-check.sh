@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host check of the 1-bit Ising leaf's group arithmetic (tools/bits_host_check.cu): compiles
 # backends/cuda/ising/ising_bits.cu with BITS_HOST_CHECK, which makes its walk, neighbour
-# words and class words host-callable. Needs nvcc, no GPU.
+# words, class addresses and group update host-callable. Needs nvcc, no GPU.
 # Usage: tools/bits-host-check.sh [BUILD_DIR]   (from the repository root; default build)
 set -e
 b=${1:-build}

@@ -8,10 +8,17 @@
 //  - bits_neighbours gives lane i of group g (the colour's site 32 g + i in the
 //    checkerboard numbering, lib/lattice_numbering.h) its neighbours' spins in the
 //    directions the coupling bits follow (same word, other x side, y + 1, y - 1, z + 1,
-//    z - 1), on 2D and 3D shapes with several words a row and odd / even rows and planes;
-//  - count_in and group_classes give the packed class words (nibble m of word q: count of
-//    neighbours at -1 + 8 own, of lane 8 q + m) and nibbles_to_bytes takes bit q + 4 m back
-//    to lane 8 q + m.
+//    z - 1), on 2D and 3D shapes with several words a row and odd / even rows and planes,
+//    and pair_neighbours (a walk over pairs of groups, rows of an even number) the same
+//    words as bits_neighbours for both groups of each pair;
+//  - count_in and group_addresses give each lane's class as its table address (byte j of
+//    address word 2 r + h: 4 x (count of neighbours at -1 + 8 own) of lane 8 j + 4 h + r,
+//    the rest of the word zero);
+//  - group_update (one group, as either sweep kernel runs it; the second group of a pair
+//    with the pair's fold group) gives each lane j = 32 g + i of a colour the packed chain's
+//    decision by its definition (ising_bits.h): output j % 4 of Philox block j / 4 of the
+//    step's name (latmc_rng_name_block, unfolded), against the table entry of its class,
+//    Metropolis and heat bath, groups on both sides of the fold's 2^32-block boundaries.
 // Run: tools/bits-host-check.sh BUILD_DIR (a configured build tree, for generated headers).
 #include <cstdio>
 #include <cstdlib>
@@ -89,44 +96,112 @@ static int check_neighbours(int64_t gpr, int64_t ly, int64_t lz)
             }
         }
     }
+    if (gpr % 2 == 0) { /* pairs: both groups' words as bits_neighbours gives them */
+        const bits_geom pp = bits_geom_pairs(&g, 1);
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *other = bits.data() + (c ^ 1) * words;
+            for (int64_t w = 0; w < pp.groups; w++) {
+                const bits_walk<> k = bits_walk_at(pp, w);
+                const int par = (int)((c + k.y + k.z) & 1);
+                uint32_t nb0[ND], nb1[ND], want0[ND], want1[ND];
+                pair_neighbours<ND>(pp, other, k, par, nb0, nb1);
+                bits_neighbours<ND>(p, other, bits_walk_at(p, 2 * w), par, want0);
+                bits_neighbours<ND>(p, other, bits_walk_at(p, 2 * w + 1), par, want1);
+                for (int d = 0; d < ND; d++)
+                    bad += nb0[d] != want0[d] || nb1[d] != want1[d];
+            }
+        }
+    }
     printf("neighbour words %dD L_x %lld x %lld x %lld: %s\n", nd, (long long)g.lx,
            (long long)ly, (long long)g.lz, bad ? "DIFFER" : "same");
     return bad != 0;
 }
 
-/* the class words of random neighbour and own words; the result back into lanes */
+/* the class addresses of random neighbour and own words */
 static int check_classes()
 {
     long bad = 0;
     for (int n = 0; n < 200000; n++) {
         const int nb_n = n % 2 ? 6 : 4;
-        uint32_t nb[6], c0 = 0, c1 = 0, c2 = 0, cls[4];
+        uint32_t nb[6], c0 = 0, c1 = 0, c2 = 0, adr[8];
         for (int d = 0; d < nb_n; d++) {
             nb[d] = (uint32_t)rnd();
             count_in(c0, c1, c2, nb[d]);
         }
         const uint32_t own = (uint32_t)rnd();
-        group_classes(c0, c1, c2, own, cls);
-        for (int q = 0; q < 4; q++)
-            for (int m = 0; m < 8; m++) {
-                const int l = 8 * q + m;
-                uint32_t want = 8u * ((own >> l) & 1u);
-                for (int d = 0; d < nb_n; d++)
-                    want += (nb[d] >> l) & 1u;
-                bad += ((cls[q] >> (4 * m)) & 15u) != want;
-            }
-        const uint32_t nib = (uint32_t)rnd(), out = nibbles_to_bytes(nib);
-        for (int q = 0; q < 4; q++)
-            for (int m = 0; m < 8; m++)
-                bad += ((nib >> (q + 4 * m)) & 1u) != ((out >> (8 * q + m)) & 1u);
+        group_addresses(c0, c1, c2, own, adr);
+        for (int j = 0; j < 4; j++)
+            for (int h = 0; h < 2; h++)
+                for (int r = 0; r < 4; r++) {
+                    const int l = 8 * j + 4 * h + r;
+                    uint32_t want = 8u * ((own >> l) & 1u);
+                    for (int d = 0; d < nb_n; d++)
+                        want += (nb[d] >> l) & 1u;
+                    bad += ((adr[2 * r + h] >> (8 * j)) & 0xffu) != 4u * want;
+                }
     }
-    printf("class words and their inverse: %s\n", bad ? "DIFFER" : "same");
+    printf("class addresses: %s\n", bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
+/* one group's decisions against the chain's definition */
+template <int ND, bool HB>
+static long update_cases(const uint32_t *thr, const cuda_philox_folded &f, uint64_t seed,
+                         latmc_rng_name name, uint64_t g, bool second)
+{
+    uint32_t nb[ND];
+    for (int d = 0; d < ND; d++)
+        nb[d] = (uint32_t)rnd();
+    const uint32_t own = (uint32_t)rnd();
+    /* a pair's second group: the pair's fold group (block 8 (g - 1)), blocks 8 g + ... */
+    const cuda_philox_group grp = cuda_philox_group_of(f, 8 * (second ? g - 1 : g));
+    const uint32_t next = group_update<ND, HB>(nb, own, (uint32_t)(8 * g), f, grp,
+                                               (const unsigned char *)thr);
+    long bad = 0;
+    for (int i = 0; i < 32; i++) {
+        uint32_t cls = 8u * ((own >> i) & 1u);
+        for (int d = 0; d < ND; d++)
+            cls += (nb[d] >> i) & 1u;
+        const uint64_t j = 32 * g + (uint64_t)i;
+        const uint32_t u = latmc_rng_name_block(seed, name, j / 4).v[j % 4], t = thr[cls];
+        const uint32_t want = HB ? (u >= t) : (((own >> i) & 1u) ^ (u <= t));
+        bad += ((next >> i) & 1u) != want;
+    }
+    return bad;
+}
+
+static int check_update()
+{
+    long bad = 0, n = 0;
+    for (int s = 0; s < 4; s++) {
+        const uint64_t seed = rnd();
+        const latmc_rng_name name = latmc_rng_name_of(rnd() & 0xffffffffffffull, 1, s & 1, 0);
+        const cuda_philox_folded f = cuda_philox_fold_named(seed, name);
+        alignas(4) uint32_t thr[16];
+        for (auto &t : thr) t = (uint32_t)rnd();
+        thr[3] = 0; thr[12] = 0xffffffffu; /* the ends: never / always */
+        for (int k = 0; k < 3000; k++) {
+            /* groups near 0, anywhere below 2^40 groups, and at the fold's boundaries
+             * (block 2^32 m: group 2^29 m) */
+            uint64_t g = k % 3 == 0 ? rnd() % 4096 : k % 3 == 1 ? rnd() % (1ull << 40)
+                                                   : (1ull << 29) * (1 + rnd() % 64) - 2 + rnd() % 4;
+            g &= ~1ull; /* a pair's first group; g + 1 its second */
+            bad += update_cases<4, false>(thr, f, seed, name, g, false);
+            bad += update_cases<4, true>(thr, f, seed, name, g + 1, true);
+            bad += update_cases<6, false>(thr, f, seed, name, g + 1, true);
+            bad += update_cases<6, true>(thr, f, seed, name, g, false);
+            n += 4 * 32;
+        }
+    }
+    printf("decisions against the chain's definition (%ld lanes): %s\n", n,
+           bad ? "DIFFER" : "same");
     return bad != 0;
 }
 
 int main()
 {
     int f = check_classes();
+    f |= check_update();
     f |= check_walk(1, 2, 1, 2);
     f |= check_walk(3, 10, 1, 2);
     f |= check_walk(2, 6, 10, 3);
@@ -140,6 +215,10 @@ int main()
     f |= check_neighbours<6>(2, 8, 6);
     f |= check_neighbours<6>(3, 2, 4);
     f |= check_neighbours<6>(1, 4, 2);
+    f |= check_neighbours<4>(2, 40, 1);
+    f |= check_neighbours<4>(4, 6, 1);
+    f |= check_neighbours<6>(2, 6, 10);
+    f |= check_neighbours<6>(6, 4, 2);
     printf("%s\n", f ? "FAIL" : "ALL SAME");
     return f;
 }

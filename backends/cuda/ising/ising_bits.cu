@@ -3,18 +3,20 @@
  * (ising_bits.h).
  *
  * The default chain's step: one thread takes one group of 32 sites of the updated colour
- * (one word) and its 2 ndim neighbour words of the other colour (the same word, the word
- * shifted by one bit with the missing bit from the word beside it, the rows y +- 1 and
- * planes z +- 1; +-J: each xor-ed with the group's coupling bits of its direction). A
- * bit-sliced adder counts each lane's neighbours at -1 (c0, c1, c2), and a transpose of
- * those three words and the own word (byte permutes, then four delta swaps a word) gives
- * the packed layout's four class words (word k: lanes 8 k .. 8 k + 7, lane 8 k + m in
- * nibble m as count + 8 own, ising_packed.h), whose sites are exactly the packed kernel's
- * words 4 g .. 4 g + 3; from there the step is the packed kernel's own per-word code
- * (packed_update_word: the same threshold table, the same two Philox blocks 2 (4 g + k),
- * + 1 a word), and the new nibbles are transposed back into one word. So the decisions are
- * the packed kernel's bit for bit by construction; the transposes cost about 100 integer
- * operations a group of 32 sites.
+ * (one word), or two groups of one row (rows of an even number of groups: 8-byte loads, the
+ * walk and index arithmetic shared by 64 sites), and their 2 ndim neighbour words of the
+ * other colour (the same word, the word shifted by one bit with the missing bit from the
+ * word beside it, the rows y +- 1 and planes z +- 1; +-J: each xor-ed with the group's
+ * coupling bits of its direction). A bit-sliced adder counts each lane's neighbours at -1
+ * (c0, c1, c2); two rounds of zips (a shift and a bit select each) turn the three count
+ * words and the own word into four words of one class a nibble, and a shift and a mask each
+ * into eight words of table addresses (byte j of word 2 r + h: 4 x (count + 8 own) of lane
+ * 8 j + 4 h + r), 32 operations a group. Lane 8 j + m is nibble m of the packed layout's
+ * word 4 g + j (ising_packed.h), so its draw is that nibble's (output m % 4 of Philox block
+ * 8 g + 2 j + m / 4) and its decision packed_update_word's (the same threshold table,
+ * compare and predicated operation), applied to bit 8 j + m of the group's word itself:
+ * the packed kernel's decisions bit for bit by construction, without a transpose of the
+ * lanes either way.
  */
 #include "ising_bits.h"
 
@@ -26,21 +28,7 @@
 #include "ising_packed.cuh"
 
 /* The group's arithmetic (the walk and the neighbour words, ising_bits_walk.cuh; the
- * classes): host-callable in the host check (tools/bits-host-check.sh, BITS_FN), with the
- * intrinsics emulated there. */
-
-BITS_FN uint32_t bits_byte_perm(uint32_t x, uint32_t y, uint32_t s)
-{
-#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
-    const uint64_t v = (uint64_t)y << 32 | x;
-    uint32_t r = 0;
-    for (int k = 0; k < 4; k++)
-        r |= (uint32_t)(v >> (8 * ((s >> (4 * k)) & 7u)) & 0xffu) << (8 * k);
-    return r;
-#else
-    return __byte_perm(x, y, s);
-#endif
-}
+ * classes): host-callable in the host check (tools/bits-host-check.sh, BITS_FN). */
 
 /* A thread's walk over groups g of a colour (bits_walk, ising_bits_walk.cuh), stepped by
  * the grid's stride decomposed once on the host: no division a group. */
@@ -68,32 +56,6 @@ static struct bits_geom bits_geom_of(const struct latmc_lattice *g, unsigned gri
     return p;
 }
 
-/* Exchange the bits of x at the positions in m with those s higher: a delta swap. */
-BITS_FN uint32_t delta_swap(uint32_t x, int s, uint32_t m)
-{
-    const uint32_t t = ((x >> s) ^ x) & m;
-    return x ^ t ^ (t << s);
-}
-
-/* Bit m + 8 j (lane m of byte j) to bit j + 4 m (nibble m, bit j): the rotation of the
- * five index bits by two, as four swaps of index bits (0 3, 1 4, 2 3, 3 4). */
-BITS_FN uint32_t bytes_to_nibbles(uint32_t x)
-{
-    x = delta_swap(x, 7, 0x00aa00aau);
-    x = delta_swap(x, 14, 0x0000ccccu);
-    x = delta_swap(x, 4, 0x00f000f0u);
-    return delta_swap(x, 8, 0x0000ff00u);
-}
-
-/* The inverse: bit k + 4 m to bit m + 8 k (swaps 0 2, 1 3, 2 4, 3 4). */
-BITS_FN uint32_t nibbles_to_bytes(uint32_t x)
-{
-    x = delta_swap(x, 3, 0x0a0a0a0au);
-    x = delta_swap(x, 6, 0x00cc00ccu);
-    x = delta_swap(x, 12, 0x0000f0f0u);
-    return delta_swap(x, 8, 0x0000ff00u);
-}
-
 /* Add a neighbour word to the bit-sliced counts (c0, c1, c2: bits of the count of each
  * lane, at most 6). */
 BITS_FN void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
@@ -105,21 +67,66 @@ BITS_FN void count_in(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
     c2 |= k1;
 }
 
-/*
- * The group's classes as the packed kernel's four class words: word q nibble m holds
- * count + 8 own of lane 8 q + m (the packed word 4 g + q's nibble m). The counts' and the
- * own spin's byte q gathered into one word (a 4 x 4 byte transpose, eight byte permutes),
- * then each word's 4 x 8 bits transposed into nibbles.
- */
-BITS_FN void group_classes(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t own,
-                           uint32_t (&cls)[4])
+/* Where m is set a's bits, elsewhere b's: one LOP3 (ptxas splits the select of two masked
+ * inputs into two when it is written out). */
+BITS_FN uint32_t bit_select(uint32_t m, uint32_t a, uint32_t b)
 {
-    const uint32_t t0 = bits_byte_perm(c0, c1, 0x5140), t1 = bits_byte_perm(c0, c1, 0x7362);
-    const uint32_t t2 = bits_byte_perm(c2, own, 0x5140), t3 = bits_byte_perm(c2, own, 0x7362);
-    cls[0] = bytes_to_nibbles(bits_byte_perm(t0, t2, 0x5410));
-    cls[1] = bytes_to_nibbles(bits_byte_perm(t0, t2, 0x7632));
-    cls[2] = bytes_to_nibbles(bits_byte_perm(t1, t3, 0x5410));
-    cls[3] = bytes_to_nibbles(bits_byte_perm(t1, t3, 0x7632));
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    return (a & m) | (b & ~m);
+#else
+    uint32_t r;
+    asm("lop3.b32 %0, %1, %2, %3, 0xe4;" : "=r"(r) : "r"(a), "r"(b), "r"(m));
+    return r;
+#endif
+}
+
+/* x >> s (0 < s < 32) as the high word of x 2^(32 - s): on the multiply pipe (~170
+ * instructions a group of 32, Philox's products most), not the logic pipe (~315) that
+ * bounds the group. */
+BITS_FN uint32_t shr_mul(uint32_t x, int s)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    return x >> s;
+#else
+    uint32_t r;
+    asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(1u << (32 - s)));
+    return r;
+#endif
+}
+
+/* Fields of 2 s bits from a and b alternating: where m is set (the low s bits of each
+ * field) a's bits, above them b's bits from s lower (zip_lo: a's even fields, b's; zip_hi:
+ * a's odd fields, b's) -- one shift and one bit select each. */
+BITS_FN uint32_t zip_lo(uint32_t a, uint32_t b, int s, uint32_t m)
+{
+    return bit_select(m, a, b << s);
+}
+
+BITS_FN uint32_t zip_hi(uint32_t a, uint32_t b, int s, uint32_t m)
+{
+    return bit_select(m, shr_mul(a, s), b);
+}
+
+/*
+ * The group's classes as table addresses: byte j of adr[2 r + h] holds 4 x (count + 8 own)
+ * of lane 8 j + 4 h + r (the packed word 4 g + j's nibble 4 h + r). Two rounds of zips
+ * take the four words (c0, c1, c2, own) into four words of one class a nibble (nib[r]
+ * nibble m: lane 4 m + r, bits c0 c1 c2 own), whose even and odd nibbles then go to the
+ * bytes' bits 2..5: 32 operations, no full transpose (the lanes stay in their bits: the
+ * decisions flip bit l of the group's word directly).
+ */
+BITS_FN void group_addresses(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t own,
+                             uint32_t (&adr)[8])
+{
+    const uint32_t a = zip_lo(c0, c1, 1, 0x55555555u), b = zip_hi(c0, c1, 1, 0x55555555u);
+    const uint32_t c = zip_lo(c2, own, 1, 0x55555555u), d = zip_hi(c2, own, 1, 0x55555555u);
+    const uint32_t nib[4] = { zip_lo(a, c, 2, 0x33333333u), zip_lo(b, d, 2, 0x33333333u),
+                              zip_hi(a, c, 2, 0x33333333u), zip_hi(b, d, 2, 0x33333333u) };
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        adr[2 * r] = (nib[r] << 2) & 0x3c3c3c3cu;
+        adr[2 * r + 1] = shr_mul(nib[r], 2) & 0x3c3c3c3cu;
+    }
 }
 
 /* Group k's neighbour words in the other colour (colour: the updated one), +-J (EPS) each
@@ -140,6 +147,119 @@ __device__ __forceinline__ void group_neighbours(const struct bits_geom &p,
     }
 }
 
+/* The neighbour words (bits_neighbours' directions) of the pair k of a walk over pairs
+ * (p's gpr and groups halved): nb0 of group 2 k.g, nb1 of group 2 k.g + 1, from 8-byte
+ * loads of the pair's words and its rows' y and z neighbours, and the word beside the pair
+ * (par 1: x + 1, the next word's lane 0; par 0: x - 1, the previous word's lane 31). */
+template <int ND>
+BITS_FN void pair_neighbours(const struct bits_geom &p, const uint32_t *other,
+                             const bits_walk<> &k, int par, uint32_t (&nb0)[ND],
+                             uint32_t (&nb1)[ND])
+{
+    const int64_t wpr = 2 * p.gpr, w0 = 2 * k.g, rs = w0 - 2 * k.gi;
+    const int64_t beside = par ? (2 * k.gi + 2 == wpr ? 0 : 2 * k.gi + 2)
+                               : (k.gi == 0 ? wpr - 1 : 2 * k.gi - 1);
+    const uint32_t edge = other[rs + beside];
+    const uint2 o = *(const uint2 *)(other + w0);
+    const uint2 yp = *(const uint2 *)(other + w0 + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * wpr);
+    const uint2 ym = *(const uint2 *)(other + w0 + (k.y == 0 ? p.ly - 1 : -1) * wpr);
+    nb0[0] = o.x;
+    nb1[0] = o.y;
+    nb0[1] = par ? bits_funnel_r(o.x, o.y, 1) : bits_funnel_l(edge, o.x, 1);
+    nb1[1] = par ? bits_funnel_r(o.y, edge, 1) : bits_funnel_l(o.x, o.y, 1);
+    nb0[2] = yp.x;
+    nb1[2] = yp.y;
+    nb0[3] = ym.x;
+    nb1[3] = ym.y;
+    if constexpr (ND == 6) {
+        const int64_t plane = p.ly * wpr;
+        const uint2 zp = *(const uint2 *)(other + w0 + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane);
+        const uint2 zm = *(const uint2 *)(other + w0 + (k.z == 0 ? p.lz - 1 : -1) * plane);
+        nb0[4] = zp.x;
+        nb1[4] = zp.y;
+        nb0[5] = zm.x;
+        nb1[5] = zm.y;
+    }
+}
+
+/* The walk's geometry over pairs of groups (rows of an even number of groups). */
+static struct bits_geom bits_geom_pairs(const struct latmc_lattice *g, unsigned grid)
+{
+    struct bits_geom p = bits_geom_of(g, grid);
+    p.gpr /= 2;
+    p.groups /= 2;
+    bits_walk_stride(p);
+    return p;
+}
+
+/* The threshold of the class whose address is byte j of a (table: the 16 words). */
+BITS_FN uint32_t table_at(const unsigned char *table, uint32_t a, int j)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    return *(const uint32_t *)(table + ((a >> (8 * j)) & 0xffu));
+#else
+    return *(const uint32_t *)(table + __byte_perm(a, 0, 0x4440 | j));
+#endif
+}
+
+/* packed_decide (ising_packed.cuh): Metropolis flips bit where u <= t, heat bath sets it
+ * (spin -1) where u >= t. */
+template <bool HEATBATH> BITS_FN void bits_decide(uint32_t &w, uint32_t u, uint32_t t, uint32_t bit)
+{
+#if defined(BITS_HOST_CHECK) && !defined(__CUDA_ARCH__)
+    if (HEATBATH ? u >= t : u <= t)
+        w = HEATBATH ? w | bit : w ^ bit;
+#else
+    packed_decide<HEATBATH>(w, u, t, bit);
+#endif
+}
+
+/*
+ * A group's new word from its neighbour words (+-J: xor-ed with its coupling bits) and its
+ * own word: the class of lane l = 8 j + 4 h + r is byte j of adr[2 r + h], its draw output r
+ * of Philox block block0 + 2 j + h (block0 = 8 g: the packed words 4 g + j, nibble 4 h + r,
+ * whose blocks are 8 g + 2 j and + 1), grp the fold's group of those blocks. Each decision is
+ * packed_update_word's (the same table, compare and predicated operation), on bit l of the
+ * word itself: no transpose back.
+ */
+template <int ND, bool HEATBATH>
+BITS_FN uint32_t group_update(const uint32_t (&nb)[ND], uint32_t own, uint32_t block0,
+                              const struct cuda_philox_folded &draws,
+                              const struct cuda_philox_group &grp, const unsigned char *table)
+{
+    uint32_t c0 = 0, c1 = 0, c2 = 0, adr[8];
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        count_in(c0, c1, c2, nb[d]);
+    group_addresses(c0, c1, c2, own, adr);
+    uint32_t next = HEATBATH ? 0u : own;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const latmc_philox_ctr u[2] = { cuda_philox_folded_draws(draws, grp, block0 + 2 * j),
+                                        cuda_philox_folded_draws(draws, grp, block0 + 2 * j + 1) };
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                bits_decide<HEATBATH>(next, u[h].v[r], table_at(table, adr[2 * r + h], j),
+                                      1u << (8 * j + 4 * h + r));
+    }
+    return next;
+}
+
+/* The threshold table in shared memory (16 distinct words: distinct banks). */
+__device__ __forceinline__ void table_load(uint32_t (&table)[16],
+                                           const struct cuda_ising_packed_thresholds &thr)
+{
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            table[i] = thr.t[i];
+    }
+    __syncthreads();
+}
+
+/* One group a thread (rows of an odd number of groups). */
 template <int ND, bool HEATBATH, bool EPS>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t *other,
@@ -148,42 +268,68 @@ ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t 
                         unsigned long long *changed)
 {
     __shared__ uint32_t table[16];
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int i = 0; i < 16; i++)
-            table[i] = thr.t[i];
-    }
-    __syncthreads();
+    table_load(table, thr);
     unsigned long long n_changed = 0;
     for (bits_walk<> k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
         uint32_t nb[ND];
         group_neighbours<ND, EPS>(p, other, own_eps, k, colour, nb);
         const uint32_t own = own_words[k.g];
-        uint32_t c0 = 0, c1 = 0, c2 = 0, cls[4];
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            count_in(c0, c1, c2, nb[d]);
-        group_classes(c0, c1, c2, own, cls);
-        /* the group's sites are the packed words 4 g .. 4 g + 3 (word q: lanes 8 q ..
-         * 8 q + 7), whose Philox blocks are 8 g + 2 q and 8 g + 2 q + 1: one group of the
-         * fold */
+        /* blocks 8 g .. 8 g + 7: one group of the fold */
         const uint64_t block0 = 8 * (uint64_t)k.g;
         const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
-        uint32_t nibbles = 0;
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const uint32_t own_q = (cls[q] >> 3) & 0x11111111u;
-            const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
-                                                                 (uint32_t)block0 + 2 * q);
-            const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
-                                                                 (uint32_t)block0 + 2 * q + 1);
-            const uint32_t w = packed_update_word<HEATBATH>(own_q, cls[q], u0, u1,
-                                                            (const unsigned char *)table);
-            nibbles |= w << q; /* bit q + 4 m: lane 8 q + m */
-        }
-        const uint32_t next = nibbles_to_bytes(nibbles);
+        const uint32_t next = group_update<ND, HEATBATH>(nb, own, (uint32_t)block0, draws, grp,
+                                                         (const unsigned char *)table);
         n_changed += __popc(next ^ own);
         own_words[k.g] = next;
+    }
+    cuda_warp_add(changed, n_changed);
+}
+
+/*
+ * Two groups a thread (rows of an even number of groups): p walks pairs (p.gpr, p.groups
+ * halved), pair k.g the groups 2 k.g and 2 k.g + 1 of one row, whose own, same-x, y and z
+ * neighbour words are 8-byte loads, the word beside the pair one more, their +-J coupling
+ * bits 16-byte loads; the walk, the index arithmetic and the fold's group (blocks 16 k.g ..
+ * 16 k.g + 15) shared by 64 sites. The same groups, draws and decisions as one a thread.
+ */
+template <int ND, bool HEATBATH, bool EPS>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ising_bits_sweep2_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t *other,
+                         const uint32_t *own_eps, struct cuda_ising_packed_thresholds thr,
+                         struct cuda_philox_folded draws, int colour,
+                         unsigned long long *changed)
+{
+    __shared__ uint32_t table[16];
+    table_load(table, thr);
+    unsigned long long n_changed = 0;
+    for (bits_walk<> k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
+        const int64_t w0 = 2 * k.g;
+        uint32_t nb0[ND], nb1[ND];
+        pair_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb0, nb1);
+        const uint2 own = *(const uint2 *)(own_words + w0);
+        if constexpr (EPS) { /* ND words a group: 2 ND from ND / 2 16-byte loads */
+            const uint4 *e4 = (const uint4 *)(own_eps + (size_t)ND * (size_t)w0);
+            uint32_t e[2 * ND];
+#pragma unroll
+            for (int i = 0; i < ND / 2; i++) {
+                const uint4 v = e4[i];
+                e[4 * i] = v.x; e[4 * i + 1] = v.y; e[4 * i + 2] = v.z; e[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int d = 0; d < ND; d++) {
+                nb0[d] ^= e[d];
+                nb1[d] ^= e[ND + d];
+            }
+        }
+        /* blocks 8 w0 .. 8 w0 + 15: one group of the fold */
+        const uint64_t block0 = 8 * (uint64_t)w0;
+        const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
+        const uint32_t n0 = group_update<ND, HEATBATH>(nb0, own.x, (uint32_t)block0, draws, grp,
+                                                       (const unsigned char *)table);
+        const uint32_t n1 = group_update<ND, HEATBATH>(nb1, own.y, (uint32_t)block0 + 8, draws,
+                                                       grp, (const unsigned char *)table);
+        n_changed += (unsigned long long)(__popc(n0 ^ own.x) + __popc(n1 ^ own.y));
+        *(uint2 *)(own_words + w0) = make_uint2(n0, n1);
     }
     cuda_warp_add(changed, n_changed);
 }
@@ -391,6 +537,12 @@ static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uin
                          const struct cuda_philox_folded &draws, int colour,
                          unsigned long long *changed)
 {
+    if (g->lx % 128 == 0) { /* pairs of groups: the walk's geometry in pairs */
+        const unsigned grid = wave_grid<ising_bits_sweep2_kernel<ND, HB, EPS>>(g->nsites / 128);
+        ising_bits_sweep2_kernel<ND, HB, EPS><<<grid, CUDA_THREADS, 0, stream>>>(
+            bits_geom_pairs(g, grid), own, other, own_eps, *thr, draws, colour, changed);
+        return;
+    }
     const unsigned grid = wave_grid<ising_bits_sweep_kernel<ND, HB, EPS>>(g->nsites / 64);
     ising_bits_sweep_kernel<ND, HB, EPS><<<grid, CUDA_THREADS, 0, stream>>>(
         bits_geom_of(g, grid), own, other, own_eps, *thr, draws, colour, changed);
