@@ -41,15 +41,19 @@ static const struct switch_case cuda_cases[] = {
     { "LATMC_ENS_POTTS_BATCH", { "0", "1", NULL }, { "off", NULL } },
 };
 
+/* The 64^2 Ising sim every case makes (sim_helpers.h's desc, on `device`). */
+static latmc_sim_desc case_desc(int device)
+{
+    latmc_sim_desc d = ising_desc(2, 64, 64, 0, LATMC_ALGO_DEFAULT, 0, 0);
+    d.device = device;
+    return d;
+}
+
 static int create_with(const char *name, const char *value, int device)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
-    d.extent[0] = d.extent[1] = 64;
-    d.device = device;
+    latmc_sim_desc d = case_desc(device);
     assert_int_equal(setenv(name, value, 1), 0);
     latmc_sim *sim = NULL;
     const int st = latmc_sim_create(ctx, &d, &sim);
@@ -120,11 +124,7 @@ static void bad_part(int rank, int n, const latmc_transport *t, void *arg)
         part_status[rank] = 1;
         return;
     }
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
-    d.extent[0] = d.extent[1] = 64;
-    d.device = LATMC_DEVICE_CPU;
+    latmc_sim_desc d = case_desc(LATMC_DEVICE_CPU);
     latmc_sim *sim = NULL;
     part_status[rank] = arg ? latmc_sim_load_part(ctx, arg, rank, n, t, &sim)
                             : latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
@@ -145,11 +145,7 @@ static void core_switch_paths(void **state)
     snprintf(ens_path, sizeof ens_path, "%s/run.ens", dir);
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
-    d.extent[0] = d.extent[1] = 64;
-    d.device = LATMC_DEVICE_CPU;
+    latmc_sim_desc d = case_desc(LATMC_DEVICE_CPU);
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
@@ -220,11 +216,7 @@ static const char *box_transport(const char *box, const char *slab)
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
-    d.extent[0] = d.extent[1] = 64;
-    d.device = LATMC_DEVICE_CUDA;
+    latmc_sim_desc d = case_desc(LATMC_DEVICE_CUDA);
     d.n_parts = 2;
     if (box)
         assert_int_equal(setenv("LATMC_CUDA_BOX_COPY", box, 1), 0);
