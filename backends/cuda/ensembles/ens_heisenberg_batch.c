@@ -11,7 +11,10 @@
  *     a sample) sharing one copy: fewer bytes, and the copies a launch reads stay in L2;
  *   - the device table of the members (pointers, seed, beta, h, nover), rebuilt on the
  *     host at every call (one pass over the members, no device work) and uploaded only
- *     when it differs from what is on the device (a tempering swap changed a beta).
+ *     when it differs from what is on the device (a tempering swap changed a beta); with
+ *     the rounds on the device (ens_tempering.c) the round writes a moved member's beta
+ *     into the device's table itself, and the count of uploads tells it when one from the
+ *     host's lagging parameters overwrote them.
  * Batches are found by the ensemble's member array and freed when the core releases it
  * (cuda_ens_heis_release, from ens_measure with sums NULL: lib/ens.c before it destroys
  * the members).
@@ -439,7 +442,8 @@ cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint
     return launch_sweeps(v->batch, v->cs0->stream, sweep0, n_sweeps);
 }
 
-/* The members' sums (bonds and M; the overlap left as it was: the rounds read neither). */
+/* The members' sums (bonds and M; the overlap left as it was: a round reads the bonds and
+ * M_z alone). */
 cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v)
 {
     const struct heis_batch *b = v->batch;
