@@ -1,7 +1,8 @@
 /*
  * Parallel tempering on the device (doc/ensembles.md, "Tempering on the device"): where
  * the members' backend runs the exchange rounds itself (ops.ens_temper and
- * LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA Ising members with a beta ladder), the map
+ * LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA Ising and Heisenberg members with a beta ladder;
+ * LATMC_ENS_HOST_ROUNDS=1 keeps the host's), the map
  * (member_at, temp_of), the acceptance per pair and the round trips are loaded onto the
  * device once (ops.ens_temper, LATMC_ENS_TEMPER_LOAD), and latmc_ens_sweep runs the sweeps
  * and their rounds as the batch's plan (lib/ens_exec.c, latmc_plan_sweep_batch_rounds: each
@@ -63,12 +64,30 @@ static bool members_alike(const latmc_ens *e)
     return true;
 }
 
+/* The models whose rounds the device may run: a beta ladder, whose moves the backend makes
+ * in its own table of the members (Ising: the thresholds of the member's beta; Heisenberg:
+ * the beta itself). Potts and phi^4 members keep the host's rounds. */
+static bool device_rounds_model(int model)
+{
+    return model == LATMC_MODEL_ISING || model == LATMC_MODEL_HEISENBERG;
+}
+
+/* LATMC_ENS_HOST_ROUNDS=1 (lib/env_switches.c, doc/environment.md): the host's rounds
+ * wherever the device could run them; read at every call, so that one process can time
+ * or compare both (an ensemble whose map is on the device fetches it and goes on). */
+static bool host_rounds_forced(void)
+{
+    const char *v = getenv("LATMC_ENS_HOST_ROUNDS");
+    return v && strcmp(v, "1") == 0;
+}
+
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 {
     const unsigned need = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
     if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
-        e->desc.model != LATMC_MODEL_ISING || e->layout.n_temperatures < 2 || !temper_ops(e) ||
+        !device_rounds_model(e->desc.model) || e->layout.n_temperatures < 2 ||
+        host_rounds_forced() || !temper_ops(e) ||
         (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
     const bool load = !e->map_on_device;

@@ -9,6 +9,8 @@
 
 static const struct latmc_env_switch core_switches[] = {
     { "LATMC_ENS_OVERLAPS_HOST", "0|1" },
+    /* tempering rounds on the host where the device could run them (lib/ens_temper.c) */
+    { "LATMC_ENS_HOST_ROUNDS", "0|1" },
     /* the member lanes' forms: the core takes "reference", a module the other two */
     { "LATMC_ENS_LANES", "reference|plain|keys" },
     { "LATMC_CHECKPOINT_CHUNK_BYTES", NULL },

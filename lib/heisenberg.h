@@ -91,4 +91,12 @@ struct latmc_heisenberg_sums {
     double overlap[3][3];  /* N q_{mu nu} = sum_x s^0_{x,mu} s^1_{x,nu} */
 };
 
+/* The energy per site of sums with bond sum `bonds` and M_z `mag_z` at field h on n sites:
+ * the ENERGY observable, written once for the core and the device's exchange rounds. */
+LATMC_HOSTDEV double latmc_heisenberg_energy_per_site(double h, double bonds, double mag_z,
+                                                      double n)
+{
+    return (-bonds - h * mag_z) / n;
+}
+
 #endif

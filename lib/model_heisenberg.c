@@ -32,7 +32,7 @@ static int heisenberg_observable(const latmc_sim *sim, const void *sums, int key
     const double m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
     switch (key) {
     case LATMC_OBS_ENERGY:
-        *value = (-s->bonds - h * s->mag[2]) / n;
+        *value = latmc_heisenberg_energy_per_site(h, s->bonds, s->mag[2], n);
         return LATMC_OK;
     case LATMC_OBS_OVERLAP2: {
         double q2 = 0.0;

@@ -32,6 +32,7 @@ static const struct switch_case core_cases[] = {
     { "LATMC_ENS_LANES", { "reference", "keys", NULL }, { "Reference", "ref", NULL } },
     { "LATMC_CHECKPOINT_CHUNK_BYTES", { "1", "4096", NULL }, { "0", "12k", "-5", " 5" } },
     { "LATMC_MPI_SHARED_HALOS", { "0", "1", NULL }, { "no", NULL } },
+    { "LATMC_ENS_HOST_ROUNDS", { "1", "0", NULL }, { "yes", "host", NULL } },
 };
 
 static const struct switch_case cuda_cases[] = {

@@ -14,6 +14,11 @@
  * (more than a block's 32 warps: warps take two members) and 2D members (heat bath). The
  * meson tests run it with the rounds per launch and with the chains resident
  * (LATMC_CUDA_TEMPER).
+ * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
+ * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
+ * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
+ * them are the reference): heat bath with overrelaxation passes and overrelaxation
+ * alone, float and double, 3D and 2D, a round every sweep and every third sweep.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -21,7 +26,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "ens_test_helpers.h"
@@ -266,6 +273,109 @@ static void test_2d_heatbath_matches_cpu(void **state)
     shape_matches_cpu(&sh, 2024);
 }
 
+/* ---- Heisenberg members: device rounds = host rounds ---- */
+
+struct heis_shape {
+    int ndim, l, algorithm, nover, precision, couplings, nt;
+    uint64_t every;
+    double h, beta0, dbeta;
+};
+
+static latmc_ens *heis_ensemble(const struct heis_shape *sh, uint64_t seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = sh->ndim;
+    for (int k = 0; k < sh->ndim; k++)
+        d.extent[k] = sh->l;
+    d.couplings = sh->couplings;
+    d.algorithm = sh->algorithm;
+    d.precision = sh->precision;
+    d.device = LATMC_DEVICE_CUDA;
+    latmc_ens_layout l = ens_test_layout(2, sh->nt, 2, seed, 2);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    double beta[16];
+    assert_true(sh->nt <= 16);
+    for (int t = 0; t < sh->nt; t++)
+        beta[t] = sh->beta0 + sh->dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, sh->nt), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NOVER, sh->nover), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, sh->h), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, sh->every), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+/* n sweeps of e with the host's rounds forced, or not; the log must say which ran. */
+static void heis_sweep(latmc_ens *e, uint64_t n, bool host)
+{
+    device_rounds_logged = 0;
+    if (host)
+        assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
+    assert_int_equal(latmc_ens_sweep(e, n), LATMC_OK);
+    if (host) {
+        unsetenv("LATMC_ENS_HOST_ROUNDS");
+        assert_int_equal(device_rounds_logged, 0);
+    } else {
+        assert_int_equal(device_rounds_logged, 1); /* loaded once: the map was on the host */
+    }
+}
+
+/* The two ensembles after uneven calls, compared after each (the device's state fetched
+ * by the comparison, loaded again by the next call); swaps must have happened. */
+static void heis_matches_host_rounds(const struct heis_shape *sh, uint64_t seed)
+{
+    latmc_ens *dev = heis_ensemble(sh, seed);
+    latmc_ens *host = heis_ensemble(sh, seed);
+    static const uint64_t calls[] = { 1, 2, 3, 25, 40 };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        heis_sweep(dev, calls[k], false);
+        heis_sweep(host, calls[k], true);
+        assert_same(dev, host);
+    }
+    struct state s;
+    capture(host, &s);
+    uint64_t swaps = 0, offered = 0;
+    for (int t = 0; t < sh->nt - 1; t++) {
+        assert_true(s.att[t] > 0);
+        swaps += s.acc[t];
+        offered += s.att[t];
+    }
+    assert_true(swaps > 0 && swaps < offered); /* swaps, not all: the decisions mattered */
+    release(&s);
+    latmc_ens_destroy(&dev);
+    latmc_ens_destroy(&host);
+}
+
+/* 8^3 Gaussian, float: heat bath + 2 overrelaxation passes, a field, a round every sweep;
+ * the same every third sweep. */
+static void test_heisenberg_heatbath_matches_host_rounds(void **state)
+{
+    (void)state;
+    struct heis_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+                             LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
+    heis_matches_host_rounds(&sh, 31);
+    sh.every = 3;
+    heis_matches_host_rounds(&sh, 32);
+}
+
+/* Overrelaxation alone (3 passes), +-J in double, 8^3, every sweep and every third; 2D
+ * 16^2 heat bath alone every second sweep. */
+static void test_heisenberg_overrelax_matches_host_rounds(void **state)
+{
+    (void)state;
+    struct heis_shape sh = { 3, 8, LATMC_ALGO_OVERRELAX, 3, LATMC_PRECISION_DOUBLE,
+                             LATMC_COUPLINGS_BIMODAL, 6, 1, 0.0, 0.4, 0.15 };
+    heis_matches_host_rounds(&sh, 41);
+    sh.every = 3;
+    heis_matches_host_rounds(&sh, 42);
+    const struct heis_shape flat = { 2, 16, LATMC_ALGO_HEATBATH, 0, LATMC_PRECISION_FLOAT,
+                                     LATMC_COUPLINGS_GAUSSIAN, 8, 2, 0.1, 0.8, 0.15 };
+    heis_matches_host_rounds(&flat, 43);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -275,11 +385,17 @@ int main(void)
         printf("a CUDA test: LATMC_TEST_DEVICE=cuda runs it\n");
         return 77;
     }
+    /* LATMC_TEST_FILTER=test_heisenberg*: only the tests whose names match (cmocka's
+     * pattern), e.g. under compute-sanitizer */
+    if (getenv("LATMC_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_sweep_matches_cpu),
         cmocka_unit_test(test_every_third_sweep_matches_cpu),
         cmocka_unit_test(test_many_temperatures_match_cpu),
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
+        cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
+        cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,21 +1,63 @@
 /*
- * Tempering on the device (ens_ising_batch.h; doc/ensembles.md "Exchange rule"): the exchange
- * round of lib/ens_exchange.c as one launch. Warp c takes the (sample, replica) chain c:
- * lane l decides the pairs (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's
- * energies, draws and decision (lib/ens_exchange_rule.h); pairs of a round are disjoint,
- * so their moves never meet. After __syncwarp every lane knows the chain's new map and
- * does the round-trip bookkeeping of the members at its temperatures. The counters are
- * integers added atomically: their order does not matter.
+ * Tempering on the device (ens_temper_models.h; doc/ensembles.md "Exchange rule"): the
+ * exchange round of lib/ens_exchange.c as one launch, for every model whose members the
+ * device tempers. Warp c takes the (sample, replica) chain c: lane l decides the pairs
+ * (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's energies, draws and decision
+ * (lib/ens_exchange_rule.h); pairs of a round are disjoint, so their moves never meet.
+ * After __syncwarp every lane knows the chain's new map and does the round-trip
+ * bookkeeping of the members at its temperatures. The counters are integers added
+ * atomically: their order does not matter.
+ *
+ * What differs between the models is two things, each a small struct below: a member's
+ * energy per site (from the sums the sweep's last launch or a reduction left), and the
+ * move of a member to a temperature in the batch's table of members (Ising: the
+ * thresholds of that temperature; Heisenberg: its beta).
  */
 #include "cuda_launch.cuh"
-#include "ens_ising_batch.h"
 #include "ens_exchange_rule.h"
+#include "ens_heisenberg_batch.h"
+#include "ens_ising_batch.h"
+#include "heisenberg.h"
+#include "ens_temper_models.h"
 
 #define ENS_EXCHANGE_THREADS 128 /* four chains a block */
 
+/* Ising members of the packed fused kernel: sums of lib/ising.h in the state, the
+ * thresholds of each temperature in d.thr_of_t. */
+struct ens_ising_round_model {
+    struct cuda_ens_packed_member *members;
+    __device__ double energy(const struct cuda_ens_temper_dev &d, const struct cuda_ens_round &r,
+                             int m) const
+    {
+        return latmc_ising_energy_per_site(r.J, r.h, d.sums[m].bonds, d.sums[m].spins,
+                                           r.nsites);
+    }
+    __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
+    {
+        members[m].thr = d.thr_of_t[t];
+    }
+};
+
+/* Heisenberg members: the sums of lib/heisenberg.h (13 doubles a member, the batch's),
+ * the beta of each temperature the ladder's. */
+struct ens_heis_round_model {
+    struct cuda_ens_heis_member *members;
+    const double *sums;
+    __device__ double energy(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
+                             int m) const
+    {
+        const double *s = sums + 13 * (int64_t)m;
+        return latmc_heisenberg_energy_per_site(r.h, s[0], s[3], r.nsites);
+    }
+    __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
+    {
+        members[m].beta = d.ladder[t];
+    }
+};
+
+template <class Model>
 __global__ void __launch_bounds__(ENS_EXCHANGE_THREADS)
-ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r,
-                    struct cuda_ens_packed_member *members)
+ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r, Model model)
 {
     const int64_t chain = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     if (chain >= (int64_t)r.n_samples * r.n_replicas)
@@ -26,10 +68,7 @@ ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r,
     for (int t = (int)(r.round % 2) + 2 * lane; t + 1 < nT; t += 64) {
         const int64_t ia = base + (int64_t)t * nR, ib = ia + nR;
         const int a = d.member_at[ia], b = d.member_at[ib];
-        const double va = latmc_ising_energy_per_site(r.J, r.h, d.sums[a].bonds,
-                                                      d.sums[a].spins, r.nsites);
-        const double vb = latmc_ising_energy_per_site(r.J, r.h, d.sums[b].bonds,
-                                                      d.sums[b].spins, r.nsites);
+        const double va = model.energy(d, r, a), vb = model.energy(d, r, b);
         const double delta = latmc_ens_exchange_delta(1.0, d.ladder[t], d.ladder[t + 1], va, vb,
                                                       r.nsites);
         const uint32_t u = latmc_ens_exchange_draw(r.seed, r.stream, r.round,
@@ -41,8 +80,8 @@ ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r,
             d.member_at[ib] = a;
             d.temp_of[a] = t + 1;
             d.temp_of[b] = t;
-            members[a].thr = d.thr_of_t[t + 1];
-            members[b].thr = d.thr_of_t[t];
+            model.move(d, a, t + 1);
+            model.move(d, b, t);
         }
     }
     __syncwarp(); /* the chain's moves seen by every lane */
@@ -59,11 +98,32 @@ ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r,
     }
 }
 
-__global__ void ens_temper_thresholds_kernel(struct cuda_ens_temper_dev d,
-                                             struct cuda_ens_packed_member *members, int64_t n)
+/* Every member moved to the temperature the map gives it (after a table upload from the
+ * host, whose members' parameters lag behind the device's map). */
+template <class Model>
+__global__ void ens_temper_place_kernel(struct cuda_ens_temper_dev d, Model model, int64_t n)
 {
     for (int64_t m = cuda_first_item(); m < n; m += cuda_item_stride())
-        members[m].thr = d.thr_of_t[d.temp_of[m]];
+        model.move(d, (int)m, d.temp_of[m]);
+}
+
+template <class Model>
+static cudaError_t exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                  const struct cuda_ens_round *r, const Model &model)
+{
+    const int64_t threads = (int64_t)r->n_samples * r->n_replicas * 32;
+    const unsigned grid =
+        (unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS);
+    ens_exchange_kernel<Model><<<grid, ENS_EXCHANGE_THREADS, 0, stream>>>(*d, *r, model);
+    return cudaGetLastError();
+}
+
+template <class Model>
+static cudaError_t place(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                         const Model &model, int64_t n)
+{
+    ens_temper_place_kernel<Model><<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(*d, model, n);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_ens_exchange_round(cudaStream_t stream,
@@ -71,11 +131,7 @@ extern "C" cudaError_t cuda_ens_exchange_round(cudaStream_t stream,
                                                const struct cuda_ens_round *r,
                                                struct cuda_ens_packed_member *members)
 {
-    const int64_t threads = (int64_t)r->n_samples * r->n_replicas * 32;
-    const unsigned grid =
-        (unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS);
-    ens_exchange_kernel<<<grid, ENS_EXCHANGE_THREADS, 0, stream>>>(*d, *r, members);
-    return cudaGetLastError();
+    return exchange_round(stream, d, r, ens_ising_round_model{ members });
 }
 
 extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
@@ -83,6 +139,22 @@ extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
                                                   struct cuda_ens_packed_member *members,
                                                   int64_t n)
 {
-    ens_temper_thresholds_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(*d, members, n);
-    return cudaGetLastError();
+    return place(stream, d, ens_ising_round_model{ members }, n);
+}
+
+extern "C" cudaError_t cuda_ens_heis_exchange_round(cudaStream_t stream,
+                                                    const struct cuda_ens_temper_dev *d,
+                                                    const struct cuda_ens_round *r,
+                                                    struct cuda_ens_heis_member *members,
+                                                    const double *sums)
+{
+    return exchange_round(stream, d, r, ens_heis_round_model{ members, sums });
+}
+
+extern "C" cudaError_t cuda_ens_heis_temper_betas(cudaStream_t stream,
+                                                  const struct cuda_ens_temper_dev *d,
+                                                  struct cuda_ens_heis_member *members,
+                                                  int64_t n)
+{
+    return place(stream, d, ens_heis_round_model{ members, nullptr }, n);
 }

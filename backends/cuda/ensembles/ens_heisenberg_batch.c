@@ -11,7 +11,10 @@
  *     a sample) sharing one copy: fewer bytes, and the copies a launch reads stay in L2;
  *   - the device table of the members (pointers, seed, beta, h, nover), rebuilt on the
  *     host at every call (one pass over the members, no device work) and uploaded only
- *     when it differs from what is on the device (a tempering swap changed a beta).
+ *     when it differs from what is on the device (a tempering swap changed a beta); with
+ *     the rounds on the device (ens_tempering.c) the round writes a moved member's beta
+ *     into the device's table itself, and the count of uploads tells it when one from the
+ *     host's lagging parameters overwrote them.
  * Batches are found by the ensemble's member array and freed when the core releases it
  * (cuda_ens_heis_release, from ens_measure with sums NULL: lib/ens.c before it destroys
  * the members).
@@ -50,6 +53,7 @@ struct heis_batch {
     const float **member_J;     /* host: member m's copy in J */
     struct cuda_ens_heis_member *table, *last; /* host: this call's, the one on the device */
     bool uploaded;
+    uint64_t uploads;           /* table uploads so far (tempering: the betas to set again) */
     struct cuda_ens_heis_member *dev_table;
     double *dev_sums;           /* 13 doubles a member (ens_measure) */
     int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, the leaf's */
@@ -322,9 +326,26 @@ static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool sam
                                        cudaMemcpyHostToDevice, cs0->stream),
                        "copying the members' table");
         b->uploaded = s == LATMC_OK;
+        b->uploads++;
     }
     *st = s;
     return b;
+}
+
+/* n_sweeps sweeps from sweep0 of every member, ENS_HEIS_SWEEPS_PER_LAUNCH at most a
+ * launch (one launch's time bounded). */
+static cudaError_t launch_sweeps(const struct heis_batch *b, cudaStream_t stream, uint64_t sweep0,
+                                 uint64_t count)
+{
+    cudaError_t err = cudaSuccess;
+    for (uint64_t done = 0; done < count && err == cudaSuccess;) {
+        const uint64_t k = count - done < ENS_HEIS_SWEEPS_PER_LAUNCH
+                               ? count - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
+        err = cuda_ens_heis_sweeps(stream, &b->shape, b->dev_table, b->n, b->dbl, b->heatbath,
+                                   b->jsmem, b->threads, sweep0 + done, k);
+        done += k;
+    }
+    return err;
 }
 
 /*
@@ -349,17 +370,9 @@ int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     uint64_t sweeps = 0;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
-        const uint64_t sweep0 = calls[c].sweep, count = calls[c].n_sweeps;
-        for (uint64_t done = 0; done < count && st == LATMC_OK;) {
-            const uint64_t k = count - done < ENS_HEIS_SWEEPS_PER_LAUNCH
-                                   ? count - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
-            st = cuda_check(cuda_ens_heis_sweeps(cs0->stream, &b->shape, b->dev_table, n,
-                                                 b->dbl, b->heatbath, b->jsmem, b->threads,
-                                                 sweep0 + done, k),
-                            "launching the members' sweeps");
-            done += k;
-        }
-        sweeps += count;
+        st = cuda_check(launch_sweeps(b, cs0->stream, calls[c].sweep, calls[c].n_sweeps),
+                        "launching the members' sweeps");
+        sweeps += calls[c].n_sweeps;
     }
     /* Waited for even after a failed launch: the launches before it run on the members'
      * buffers, and none may outlive the call. A failure leaves every member's sweep count
@@ -383,12 +396,59 @@ int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
 }
 
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): a box alone, by whole
- * sweeps (ready_batch checks the rest per call). */
+ * sweeps, and exchange rounds between them on the device (ens_tempering.c; ready_batch
+ * checks the rest per call, the tempering state's load that the members' betas are the
+ * ladder's). */
 unsigned cuda_ens_heis_caps(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_HEISENBERG && member_box(sim)
-               ? LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS
+               ? LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                     LATMC_STEP_CAP_BATCH_EXCHANGE
                : 0u;
+}
+
+int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v)
+{
+    memset(v, 0, sizeof *v);
+    int st = LATMC_OK;
+    struct heis_batch *b = ready_batch(members, n, true, &st);
+    if (!b)
+        return st;
+    if (st < 0) {
+        put_batch(b);
+        return st;
+    }
+    v->batch = b;
+    v->cs0 = cuda_sim_of(members[0]);
+    v->dev = b->dev_table;
+    v->host = b->last; /* what ready_batch uploaded, or found on the device */
+    v->sums = b->dev_sums;
+    v->uploads = b->uploads;
+    /* heat bath: every site updated and counted once a sweep (as run_steps counts) */
+    v->updates_per_sweep = b->heatbath ? (uint64_t)members[0]->nsites : 0;
+    return LATMC_OK;
+}
+
+void cuda_ens_heis_close(struct cuda_ens_heis_view *v)
+{
+    if (v->batch)
+        put_batch(v->batch);
+    v->batch = NULL;
+}
+
+cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
+                                        uint64_t n_sweeps)
+{
+    return launch_sweeps(v->batch, v->cs0->stream, sweep0, n_sweeps);
+}
+
+/* The members' sums (bonds and M; the overlap left as it was: a round reads the bonds and
+ * M_z alone). */
+cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v)
+{
+    const struct heis_batch *b = v->batch;
+    return cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->dev_table, b->n,
+                                 b->rows_per_chunk, b->nchunks, b->chunks_per_plane, b->dev_sums);
 }
 
 int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)

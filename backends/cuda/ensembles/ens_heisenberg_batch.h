@@ -65,13 +65,37 @@ cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
 
 /* ens_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
  * whole sweeps only: LATMC_EUNSUPPORTED, nothing done, for anything else or members that
- * cannot run together), the batch layout's capabilities for a sim, the members' sums
- * (ens_measure) and ens_release's part. */
+ * cannot run together; lists with exchange rounds go to ens_tempering.c), the batch
+ * layout's capabilities for a sim, the members' sums (ens_measure) and ens_release's
+ * part. */
 int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted);
 unsigned cuda_ens_heis_caps(const latmc_sim *sim);
 int cuda_ens_heis_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_heis_release(latmc_sim *const *members, int n_members);
+
+/*
+ * For tempering on the device (ens_tempering.c): the batch of these members taken, with
+ * this call's table on the device (as a batched sweep makes it ready, on cs0's stream;
+ * LATMC_EUNSUPPORTED where they cannot run together), and given back with
+ * cuda_ens_heis_close. Launches of whole sweeps (up to ENS_HEIS_SWEEPS_PER_LAUNCH a
+ * launch, as cuda_ens_heis_run_steps) and of the members' sums into `sums`, on that stream,
+ * nothing waited for.
+ */
+struct cuda_ens_heis_view {
+    void *batch;                              /* the batch taken */
+    struct cuda_sim *cs0;
+    struct cuda_ens_heis_member *dev;         /* the table on the device */
+    const struct cuda_ens_heis_member *host;  /* the host's copy of what it uploaded */
+    double *sums;                             /* 13 doubles a member, on the device */
+    uint64_t uploads;                         /* the batch's table uploads so far */
+    uint64_t updates_per_sweep;               /* counted accepted and attempted a member */
+};
+int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v);
+void cuda_ens_heis_close(struct cuda_ens_heis_view *v);
+cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
+                                        uint64_t n_sweeps);
+cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v);
 
 #endif
 

@@ -1,26 +1,35 @@
 /*
- * Parallel tempering of Ising members on the device (lib/ens_temper.c): the ens_temper
- * operation (lib/backend.h) loads the host's state here and fetches it back, and the batch
- * layout routes the plan's tempering lists here (ens_batch_steps.c: calls with device_map,
- * lib/box.h). A list runs its whole sweeps with the fused kernel (ens_ising_packed_kernels.cu),
- * whose launch before an exchange round also leaves every member's sums, and each round
- * (LATMC_STEP_EXCHANGE, ens_exchange_kernels.cu): per round two launches on one stream and
- * nothing read back, so the host waits once per list, not once per round. The map, the
- * round trips and the acceptance per pair stay here (struct cuda_ens_temper, kept with
- * member 0: cuda_sim.ens_temper) until the core fetches them.
+ * Parallel tempering on the device (lib/ens_temper.c): the ens_temper operation
+ * (lib/backend.h) loads the host's state here and fetches it back, and the batch layout
+ * routes the plan's tempering lists here (ens_batch_steps.c: calls with device_map,
+ * lib/box.h). Each round (LATMC_STEP_EXCHANGE) is one launch of ens_exchange_kernels.cu on
+ * the batch's stream and nothing read back, so the host waits once per list, not once per
+ * round. The map, the round trips and the acceptance per pair stay here (struct
+ * cuda_ens_temper, kept with member 0: cuda_sim.ens_temper) until the core fetches them.
  *
- * A round moves temperatures by writing the thresholds of the member's new temperature
- * into its entry of the batch's table (thr_of_t, taken from the host's table when the
- * state is loaded: every member at one temperature has the same thresholds, checked
- * then). The members' own parameters (host) lag behind until the core's fetch moves them;
- * should the batch upload its table from them meanwhile (another ensemble touched the
- * module's Ising state), the thresholds are set again from the device's map.
+ * The state, its load and fetch and the round are the models' alike; what a model adds
+ * is a row of temper_models below: how its batch is opened (the members' device table
+ * ready), what a temperature puts into a member's table entry (Ising: the thresholds of
+ * its beta, taken from the host's table at the load, each temperature's members checked
+ * alike; Heisenberg: the beta itself, the ladder's, checked equal), and how a list runs.
+ *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
+ *     launch before a round also leaves every member's sums; or the chains resident
+ *     (ens_temper_resident.cu). Two launches a round.
+ *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
+ *     members' sums by the batch's reduction (the very sums a host round reads), then
+ *     the round. Three launches a round.
+ *
+ * A round moves temperatures by writing the new temperature's part into the member's
+ * entry of the batch's table. The members' own parameters (host) lag behind until the
+ * core's fetch moves them; should the batch upload its table from them meanwhile
+ * (Ising: another ensemble touched the module's Ising state), the entries are set again
+ * from the device's map.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
-#include "ens_ising_batch.h"
+#include "ens_temper_models.h"
 #include "model.h"
 
 struct cuda_ens_temper {
@@ -31,6 +40,7 @@ struct cuda_ens_temper {
     bool host_pinned;
     struct cuda_ens_temper_dev d;
     int n, nT;
+    int model;                   /* the members' (LATMC_MODEL_*) */
     bool live;                   /* the device holds a state of these members */
     int resident;                /* lists run resident (1) or per round (0); -1: not asked */
     uint64_t uploads;            /* the batch's uploads when its table last matched the map */
@@ -41,11 +51,46 @@ struct cuda_ens_temper {
 };
 
 /* Byte offsets of the state in one block (dev and host alike): the part copied both ways
- * first (rt_start, stats, member_at, temp_of, rt_dir), then the ladder and thresholds
- * (uploaded), then the sums (device only). */
+ * first (rt_start, stats, member_at, temp_of, rt_dir), then the ladder and the model's
+ * part of each temperature (uploaded), then the model's sums of each member (device
+ * only). */
 struct layout {
     size_t rt_start, stats, member_at, temp_of, rt_dir, shared_end;
     size_t ladder, thr, upload_end, sums, total;
+};
+
+/* A batch opened for a tempering call: what the model's batch has ready (its table on the
+ * device, on cs0's stream) and the generic part uses. */
+struct temper_batch {
+    struct cuda_sim *cs0;
+    struct cuda_ens_temper **temper; /* cs0's tempering state (cuda_sim.ens_temper) */
+    uint64_t uploads;                /* the batch's table uploads so far */
+    union {
+        struct cuda_ens_ready ising;
+        struct cuda_ens_heis_view heis;
+    } u;
+};
+
+/* A model's part of tempering on the device. */
+struct temper_model {
+    int model;
+    size_t param_bytes; /* the state's part of a temperature (what a round writes) */
+    size_t sums_bytes;  /* the state's sums of a member (0: the batch keeps them) */
+    /* its batch of these members ready (LATMC_EUNSUPPORTED: not batched as tempering
+     * needs), and given back */
+    int (*open)(latmc_sim *const *members, int n, struct temper_batch *tb);
+    void (*close)(struct temper_batch *tb);
+    /* each temperature's part (param_bytes) from the table the batch uploaded, into
+     * param_of_t: LATMC_EUNSUPPORTED where a member's entry is not its temperature's */
+    int (*stage)(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
+                 void *param_of_t);
+    /* every member's entry its map temperature's (after an upload from the host) */
+    cudaError_t (*place)(const struct temper_batch *tb, const struct cuda_ens_temper_dev *d,
+                         int n);
+    /* a list of whole sweeps and rounds, waited for; the members' counts added */
+    int (*run)(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
+               const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+               uint64_t *attempted);
 };
 
 static size_t up16(size_t x)
@@ -53,7 +98,7 @@ static size_t up16(size_t x)
     return (x + 15) & ~(size_t)15;
 }
 
-static struct layout layout_of(int n, int nT)
+static struct layout layout_of(const struct temper_model *tm, int n, int nT)
 {
     struct layout l;
     l.rt_start = 0;
@@ -64,9 +109,9 @@ static struct layout layout_of(int n, int nT)
     l.shared_end = up16(l.rt_dir + (size_t)n);
     l.ladder = l.shared_end;
     l.thr = up16(l.ladder + (size_t)nT * sizeof(double));
-    l.upload_end = up16(l.thr + (size_t)nT * sizeof(struct cuda_ising_packed_thresholds));
+    l.upload_end = up16(l.thr + (size_t)nT * tm->param_bytes);
     l.sums = l.upload_end;
-    l.total = up16(l.sums + (size_t)n * sizeof(struct latmc_ising_sums));
+    l.total = up16(l.sums + (size_t)n * tm->sums_bytes);
     return l;
 }
 
@@ -122,7 +167,7 @@ static int temper_alloc(struct cuda_ens_temper **slot, int n, int nT, const stru
     t->d.rt_start = (unsigned long long *)(d + l->rt_start);
     t->d.stats = (unsigned long long *)(d + l->stats);
     t->d.ladder = (const double *)(d + l->ladder);
-    t->d.thr_of_t = (const struct cuda_ising_packed_thresholds *)(d + l->thr);
+    t->d.thr_of_t = (const struct cuda_ising_packed_thresholds *)(d + l->thr); /* Ising's */
     t->d.sums = (const struct latmc_ising_sums *)(d + l->sums);
     t->n = n;
     t->nT = nT;
@@ -134,21 +179,18 @@ static int64_t slot_of(const struct latmc_ens_temper *job, int s, int t, int r)
     return ((int64_t)s * job->n_temperatures + t) * job->n_replicas + r;
 }
 
-/* The host's state into the staging block, the thresholds of each temperature from the
- * table the device holds: LATMC_EUNSUPPORTED where two members at one temperature have
- * different thresholds (then the host's rounds run). */
+/* The host's state into the staging block, each temperature's part from the table the
+ * device holds (the model's stage: LATMC_EUNSUPPORTED where a member's is not its
+ * temperature's; then the host's rounds run). */
 static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
-                       const struct latmc_ens_temper *job,
-                       const struct cuda_ens_packed_member *host)
+                       const struct temper_model *tm, const struct temper_batch *tb,
+                       const struct latmc_ens_temper *job)
 {
     const int n = t->n, nT = t->nT;
     char *h = t->host;
-    struct cuda_ising_packed_thresholds *thr = (void *)(h + l->thr);
-    for (int k = 0; k < nT; k++)
-        thr[k] = host[job->member_at[slot_of(job, 0, k, 0)]].thr;
-    for (int m = 0; m < n; m++)
-        if (memcmp(&host[m].thr, &thr[job->temp_of[m]], sizeof thr[0]) != 0)
-            return LATMC_EUNSUPPORTED;
+    const int st = tm->stage(tb, job, n, h + l->thr);
+    if (st < 0)
+        return st;
     unsigned long long *rt_start = (void *)(h + l->rt_start), *stats = (void *)(h + l->stats);
     int32_t *at = (void *)(h + l->member_at), *temp = (void *)(h + l->temp_of);
     signed char *dir = (void *)(h + l->rt_dir);
@@ -167,33 +209,37 @@ static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
 }
 
 /* LATMC_ENS_TEMPER_LOAD: the host's state onto the device, on the stream of the batch's
- * launches (the members' packed table made ready there too). */
-static int load(latmc_sim *const *members, int n, const struct latmc_ens_temper *job)
+ * launches (the members' table made ready there too). */
+static int load(const struct temper_model *tm, latmc_sim *const *members, int n,
+                const struct latmc_ens_temper *job)
 {
-    struct cuda_ens_ready ready;
-    int st = cuda_ens_packed_ready(members, n, &ready);
+    struct temper_batch tb;
+    int st = tm->open(members, n, &tb);
     if (st < 0)
-        return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
+        return st; /* LATMC_EUNSUPPORTED: not the batch tempering runs on */
     const int nT = job->n_temperatures;
-    const struct layout l = layout_of(n, nT);
-    if ((st = temper_alloc(ready.temper, n, nT, &l)) < 0)
-        return st;
-    struct cuda_ens_temper *t = *ready.temper;
-    t->live = false;
-    if ((st = stage_state(t, &l, job, ready.host)) < 0)
-        return st;
-    st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
-                                    ready.cs0->stream), "loading the tempering state");
+    const struct layout l = layout_of(tm, n, nT);
+    struct cuda_ens_temper *t = NULL;
+    if ((st = temper_alloc(tb.temper, n, nT, &l)) == LATMC_OK) {
+        t = *tb.temper;
+        t->live = false;
+        t->model = tm->model;
+        st = stage_state(t, &l, tm, &tb, job);
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
+                                        tb.cs0->stream), "loading the tempering state");
     /* the staging block is reused by a fetch: the copy must be done when this returns */
     if (st == LATMC_OK)
-        st = cuda_check(cudaStreamSynchronize(ready.cs0->stream), "loading the tempering state");
+        st = cuda_check(cudaStreamSynchronize(tb.cs0->stream), "loading the tempering state");
+    tm->close(&tb);
     if (st < 0)
         return st;
     t->n_samples = job->n_samples;
     t->n_replicas = job->n_replicas;
     t->seed = job->seed;
     t->stream = job->stream;
-    t->uploads = ready.uploads;
+    t->uploads = tb.uploads;
     t->resident = -1;
     t->live = true;
     return LATMC_OK;
@@ -374,33 +420,56 @@ static cudaError_t run_resident(cudaStream_t stream, struct cuda_ens_temper *t,
     return err;
 }
 
-int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
-                              uint64_t *accepted, uint64_t *attempted)
+/* ---- Ising members: the fused kernel's packed table (ens_ising_batch.c) ---- */
+
+static int ising_open(latmc_sim *const *members, int n, struct temper_batch *tb)
 {
-    latmc_sim *const *members = calls[0].members;
-    const int n = calls[0].n_members;
-    if (!temper_calls_ok(calls, n_calls) || members[0]->desc.model != LATMC_MODEL_ISING)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering list of these steps");
-    struct cuda_ens_ready ready;
-    int st = cuda_ens_packed_ready(members, n, &ready);
-    if (st == LATMC_EUNSUPPORTED)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for "
-                               "these members (not the fused kernel's)");
+    memset(tb, 0, sizeof *tb);
+    const int st = cuda_ens_packed_ready(members, n, &tb->u.ising);
     if (st < 0)
-        return st;
-    struct cuda_ens_temper *t = *ready.temper;
-    if (!t || !t->live || t->n != n)
-        return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
-                               "the device");
+        return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
+    tb->cs0 = tb->u.ising.cs0;
+    tb->temper = tb->u.ising.temper;
+    tb->uploads = tb->u.ising.uploads;
+    return LATMC_OK;
+}
+
+static void ising_close(struct temper_batch *tb)
+{
+    (void)tb; /* the Ising batch stays with cs0 */
+}
+
+/* The thresholds of each temperature from the table the device holds: every member at one
+ * temperature must have the same. */
+static int ising_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
+                       void *param_of_t)
+{
+    const struct cuda_ens_packed_member *host = tb->u.ising.host;
+    struct cuda_ising_packed_thresholds *thr = param_of_t;
+    for (int k = 0; k < job->n_temperatures; k++)
+        thr[k] = host[job->member_at[slot_of(job, 0, k, 0)]].thr;
+    for (int m = 0; m < n; m++)
+        if (memcmp(&host[m].thr, &thr[job->temp_of[m]], sizeof thr[0]) != 0)
+            return LATMC_EUNSUPPORTED;
+    return LATMC_OK;
+}
+
+static cudaError_t ising_place(const struct temper_batch *tb, const struct cuda_ens_temper_dev *d,
+                               int n)
+{
+    return cuda_ens_temper_thresholds(tb->cs0->stream, d, tb->u.ising.dev, n);
+}
+
+static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
+                     const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                     uint64_t *attempted)
+{
+    const struct cuda_ens_ready ready = tb->u.ising;
+    const int n = calls[0].n_members;
     cudaStream_t stream = ready.cs0->stream;
-    const struct layout l = layout_of(n, t->nT);
-    /* the table was uploaded from the members' own parameters, which lag behind the map */
-    if (ready.uploads != t->uploads)
-        st = cuda_check(cuda_ens_temper_thresholds(stream, &t->d, ready.dev, n),
-                        "setting the members' thresholds");
-    t->uploads = ready.uploads;
-    const latmc_sim *first = members[0];
-    struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l.sums);
+    int st = LATMC_OK;
+    const latmc_sim *first = calls[0].members[0];
+    struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l->sums);
     const struct cuda_ens_chain_geom g =
         cuda_ens_chain_geom_of(&ready.cs0->lattice, ready.coupled, first->desc.algorithm);
     if (t->resident < 0)
@@ -412,7 +481,7 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     /* the resident kernel copies 16 bytes at a time: every member's arrays must start at a
      * multiple of 16 (they do where each member owns its allocations) */
     const bool resident = resident_list(t, calls, n_calls) && ready.aligned16;
-    if (st == LATMC_OK && resident)
+    if (resident)
         st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
                         "launching resident tempering chains");
     /* the first launch of whole sweeps sets the counters (no clearing launch) */
@@ -447,10 +516,8 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
-    if (st < 0) {
-        t->live = false; /* the state may be half a round old: the core's call fails */
+    if (st < 0)
         return st;
-    }
     for (int m = 0; m < n; m++) {
         accepted[m] += ready.changed[m];
         attempted[m] += tried;
@@ -458,14 +525,149 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     return LATMC_OK;
 }
 
+/* ---- Heisenberg members: the batch of ens_heisenberg_batch.c ---- */
+
+static int heis_open(latmc_sim *const *members, int n, struct temper_batch *tb)
+{
+    memset(tb, 0, sizeof *tb);
+    const int st = cuda_ens_heis_open(members, n, &tb->u.heis);
+    if (st < 0)
+        return st; /* LATMC_EUNSUPPORTED: not one batch */
+    tb->cs0 = tb->u.heis.cs0;
+    tb->temper = &tb->cs0->ens_temper;
+    tb->uploads = tb->u.heis.uploads;
+    return LATMC_OK;
+}
+
+static void heis_close(struct temper_batch *tb)
+{
+    cuda_ens_heis_close(&tb->u.heis);
+}
+
+/* No part of its own a temperature: a member's beta is the ladder's (checked, bit for
+ * bit: the round writes the ladder's value). */
+static int heis_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
+                      void *param_of_t)
+{
+    (void)param_of_t;
+    const struct cuda_ens_heis_member *host = tb->u.heis.host;
+    for (int m = 0; m < n; m++)
+        if (memcmp(&host[m].beta, &job->ladder[job->temp_of[m]], sizeof host[m].beta) != 0)
+            return LATMC_EUNSUPPORTED;
+    return LATMC_OK;
+}
+
+static cudaError_t heis_place(const struct temper_batch *tb, const struct cuda_ens_temper_dev *d,
+                              int n)
+{
+    return cuda_ens_heis_temper_betas(tb->cs0->stream, d, tb->u.heis.dev, n);
+}
+
+/* Whole sweeps, and before each round the members' sums (the batch's reduction: exactly
+ * what the host's round reads, cuda_ens_heis_measure_all), then the round. */
+static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
+                    const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                    uint64_t *attempted)
+{
+    (void)l;
+    const struct cuda_ens_heis_view *v = &tb->u.heis;
+    const int n = calls[0].n_members;
+    const latmc_sim *first = calls[0].members[0];
+    cudaStream_t stream = v->cs0->stream;
+    uint64_t sweeps = 0;
+    int st = LATMC_OK;
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS) {
+            st = cuda_check(cuda_ens_heis_launch_sweeps(v, k->sweep, k->n_sweeps),
+                            "launching the members' sweeps");
+            sweeps += k->n_sweeps;
+            continue;
+        }
+        cudaError_t err = cuda_ens_heis_launch_measure(v);
+        if (err == cudaSuccess) {
+            const struct cuda_ens_round r = round_of(t, first, k);
+            err = cuda_ens_heis_exchange_round(stream, &t->d, &r, v->dev, v->sums);
+        }
+        st = cuda_check(err, "launching an exchange round");
+    }
+    /* waited for even after a failed launch: none may outlive the call */
+    const cudaError_t fin = cudaStreamSynchronize(stream);
+    if (st == LATMC_OK)
+        st = cuda_check(fin, "sweeping and exchanging the members");
+    if (st < 0)
+        return st;
+    for (int m = 0; m < n; m++) {
+        accepted[m] += sweeps * v->updates_per_sweep;
+        attempted[m] += sweeps * v->updates_per_sweep;
+    }
+    return LATMC_OK;
+}
+
+/* ---- the models ---- */
+
+static const struct temper_model temper_models[] = {
+    { LATMC_MODEL_ISING, sizeof(struct cuda_ising_packed_thresholds),
+      sizeof(struct latmc_ising_sums), ising_open, ising_close, ising_stage, ising_place,
+      ising_run },
+    { LATMC_MODEL_HEISENBERG, 0, 0, heis_open, heis_close, heis_stage, heis_place, heis_run },
+};
+
+static const struct temper_model *temper_model(int model)
+{
+    for (size_t k = 0; k < sizeof temper_models / sizeof temper_models[0]; k++)
+        if (temper_models[k].model == model)
+            return &temper_models[k];
+    return NULL;
+}
+
+int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
+                              uint64_t *accepted, uint64_t *attempted)
+{
+    latmc_sim *const *members = calls[0].members;
+    const int n = calls[0].n_members;
+    const struct temper_model *tm = temper_model(members[0]->desc.model);
+    if (!temper_calls_ok(calls, n_calls) || !tm)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering list of these steps");
+    struct temper_batch tb;
+    int st = tm->open(members, n, &tb);
+    if (st == LATMC_EUNSUPPORTED)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for "
+                               "these members (not batched as tempering needs)");
+    if (st < 0)
+        return st;
+    struct cuda_ens_temper *t = *tb.temper;
+    if (!t || !t->live || t->n != n || t->model != tm->model) {
+        tm->close(&tb);
+        return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
+                               "the device");
+    }
+    const struct layout l = layout_of(tm, n, t->nT);
+    /* the table was uploaded from the members' own parameters, which lag behind the map */
+    if (tb.uploads != t->uploads) {
+        st = cuda_check(tm->place(&tb, &t->d, n), "setting the members' temperatures");
+        if (st < 0) /* nothing may outlive the call */
+            (void)cudaStreamSynchronize(tb.cs0->stream);
+    }
+    t->uploads = tb.uploads;
+    if (st == LATMC_OK)
+        st = tm->run(t, &tb, &l, calls, n_calls, accepted, attempted);
+    tm->close(&tb);
+    if (st < 0)
+        t->live = false; /* the state may be half a round old: the core's call fails */
+    return st;
+}
+
 static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 {
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     struct cuda_ens_temper *t = cs0->ens_temper; /* no table work to read it */
-    if (!t || !t->live || t->n != n || t->nT != job->n_temperatures)
+    if (!t || !t->live || t->n != n || t->nT != job->n_temperatures ||
+        t->model != members[0]->desc.model)
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
                                "the device");
-    const struct layout l = layout_of(n, t->nT);
+    const struct temper_model *tm = temper_model(t->model);
+    const struct layout l = layout_of(tm, n, t->nT);
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(t->host, t->dev, l.shared_end, cudaMemcpyDeviceToHost,
@@ -494,10 +696,11 @@ static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 
 int cuda_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 {
-    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING || job->n_temperatures < 2)
+    const struct temper_model *tm = n < 1 ? NULL : temper_model(members[0]->desc.model);
+    if (!tm || job->n_temperatures < 2)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for these "
                                "members");
     if (job->what == LATMC_ENS_TEMPER_FETCH)
         return fetch(members, n, job);
-    return load(members, n, job);
+    return load(tm, members, n, job);
 }
