@@ -1,8 +1,9 @@
 // Host check (no GPU needed) of the 1-bit Ising leaf's group arithmetic
 // (backends/cuda/ising/ising_bits.cu compiled with BITS_HOST_CHECK: its walk, neighbour
 // words (ising_bits_walk.cuh) and class words host-callable, the intrinsics emulated):
-//  - the grid-stride walk (bits_geom_of, bits_walk_at, bits_walk_next) visits every group
-//    of a colour once, each with its (gi, y, z), for grids far smaller than the lattice
+//  - the grid-stride walk (bits_geom_rows, bits_walk_at, bits_walk_next) visits every group
+//    of a colour once, each with its (gi, y, z), for grids far smaller than the lattice,
+//    and over whole rows of a box (bits_geom_rows, bits_geom_pairs) those rows' groups alone
 //    (the large lattices' case, which the identity rows never reach), and its 31-bit form
 //    (bits_walk<uint32_t>, the bit-sliced kernels' on small lattices) the same groups;
 //  - bits_neighbours gives lane i of group g (the colour's site 32 g + i in the
@@ -35,7 +36,7 @@ static int check_walk(int64_t gpr, int64_t ly, int64_t lz, int nd)
     g.nsites = g.lx * g.ly * g.lz;
     long bad = 0;
     for (unsigned grid : {1u, 2u, 3u, 7u}) {
-        const bits_geom p = bits_geom_of(&g, grid);
+        const bits_geom p = bits_geom_rows(&g, grid);
         std::vector<int> seen((size_t)p.groups, 0);
         for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++) {
             /* the 31-bit walk (the bit-sliced kernels' SMALL) beside it, step for step */
@@ -56,6 +57,43 @@ static int check_walk(int64_t gpr, int64_t ly, int64_t lz, int nd)
     return bad != 0;
 }
 
+/* the walk over whole rows of a box with halos (bits_geom_rows, and in pairs): exactly the
+ * groups of rows [row0, row0 + nrows), once each, and the lattice's numbers of their draws */
+static int check_walk_rows(int64_t gpr, int64_t ly, int64_t lz, int nd)
+{
+    latmc_lattice g; g.ndim = nd; g.lx = 64 * gpr; g.ly = ly; g.lz = nd == 3 ? lz : 1;
+    g.nsites = g.lx * g.ly * g.lz;
+    const int64_t rows_all = g.nsites / g.lx;
+    long bad = 0;
+    for (unsigned grid : {1u, 3u}) {
+        for (int64_t row0 = 0; row0 < rows_all; row0 += 1 + rows_all / 5) {
+            const cuda_ising_rows rows = { row0, (rows_all - row0 + 1) / 2, 6 };
+            for (int pairs = 0; pairs < (gpr % 2 == 0 ? 2 : 1); pairs++) {
+                const bits_geom p = pairs ? bits_geom_pairs(&g, grid, &rows)
+                                          : bits_geom_rows(&g, grid, &rows);
+                const int64_t per = pairs ? 2 : 1; /* groups an item */
+                std::vector<int> seen((size_t)(g.nsites / 64), 0);
+                for (int64_t t = 0; t < (int64_t)grid * CUDA_THREADS; t++)
+                    for (bits_walk<> k = bits_walk_at(p, p.g0 + t); k.g < p.groups;
+                         bits_walk_next(p, k)) {
+                        const int64_t r = k.g / p.gpr;
+                        bad += k.gi != k.g % p.gpr || k.y != r % ly || k.z != r / ly;
+                        bad += per * k.g + p.name_shift != per * k.g + 6 * gpr;
+                        for (int64_t q = 0; q < per; q++)
+                            seen[(size_t)(per * k.g + q)]++;
+                    }
+                for (int64_t w = 0; w < (int64_t)seen.size(); w++) {
+                    const int64_t r = w / gpr;
+                    bad += seen[(size_t)w] != (r >= rows.row0 && r < rows.row0 + rows.nrows);
+                }
+            }
+        }
+    }
+    printf("walk over rows %dD L_x %lld x %lld x %lld: %s\n", nd, (long long)g.lx,
+           (long long)ly, (long long)g.lz, bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
 /* the neighbour words of every group of both colours against the spins at the sites */
 template <int ND>
 static int check_neighbours(int64_t gpr, int64_t ly, int64_t lz)
@@ -72,7 +110,7 @@ static int check_neighbours(int64_t gpr, int64_t ly, int64_t lz)
         for (int64_t j = 0; j < g.nsites / 2; j++)
             if (minus[(size_t)latmc_checkerboard_site(&g, c, j).index])
                 bits[(size_t)(c * words + j / 32)] |= 1u << (j % 32);
-    const bits_geom p = bits_geom_of(&g, 1);
+    const bits_geom p = bits_geom_rows(&g, 1);
     long bad = 0;
     for (int c = 0; c < 2; c++) {
         const uint32_t *other = bits.data() + (c ^ 1) * words;
@@ -208,6 +246,10 @@ int main()
     f |= check_walk(5, 4, 4, 3);
     f |= check_walk(16, 2048, 1, 2);
     f |= check_walk(1, 64, 64, 3);
+    f |= check_walk_rows(1, 24, 1, 2);
+    f |= check_walk_rows(2, 40, 1, 2);
+    f |= check_walk_rows(3, 6, 10, 3);
+    f |= check_walk_rows(4, 6, 12, 3);
     f |= check_neighbours<4>(1, 2, 1);
     f |= check_neighbours<4>(1, 40, 1);
     f |= check_neighbours<4>(3, 10, 1);

@@ -1,11 +1,24 @@
 /*
- * The Ising leaf of a box alone (one GPU, halo 0) that holds the configuration in the
- * 1-bit layout only (cuda_ising_bitsliced.h: both colours, N / 64 words each, 1 bit a spin):
+ * The Ising leaf that holds the configuration in the 1-bit layout only
+ * (cuda_ising_bitsliced.h: both colours, a box's local N / 64 words each, 1 bit a spin):
  * the storage the executor allocates is those two arrays (arrays 2, a plane of plane_rows
  * rows of L_x / 64 words), cold start all zero bits (+1). Chosen by cuda_ising_leaf_of
  * where L_x is a multiple of 64 and the packed leaf's arrays (4 bits a spin) do not fit
  * the device's free memory, or where LATMC_CUDA_ISING_FORM=bits forces it
- * (doc/cuda.md, "One bit a spin").
+ * (doc/cuda.md, "One bit a spin"): a box alone (halo 0: the whole lattice, periodic), the
+ * boxes of one process on one or several GPUs, or a part's box.
+ *
+ * Boxes with halos: as the packed leaf's (cuda_ising_packed.c), halo 2 planes (the reach,
+ * 1, rounded up to the colouring's plane multiple), boxes cut on even planes, so that a
+ * local row has its lattice row's parity and the kernels' colouring holds; their ranges
+ * take whole rows, named by the lattice's rows (struct cuda_ising_rows), so each writes
+ * what the one-box step writes. A step writes its colour's array only, and the plane next
+ * to a box that its neighbour reads travels as it is stored: plane_rows rows of L_x / 64
+ * words of that colour (the executor's sends, written_array and sent_planes: no pack or
+ * unpack; the bit-sliced steps' halos as well, since this is their form too). A part's
+ * exchange moves the API's bytes (put_planes / get_planes, which every leaf takes, so parts
+ * may choose their forms apart): planes of up to HOST_SITES sites travel as their words
+ * and are converted on the host, as the packed leaf's do, larger ones through the piece.
  *
  * Both chains run on the words as they are: the bit-sliced steps (decisions = 1) by
  * cuda_ising_bitsliced_bits_colour, the default chain by cuda_ising_bits_sweep_colour (the
@@ -34,10 +47,17 @@
 #include "model.h"
 #include "part.h"
 
+/* Planes of at most this many sites of a box with halos travel as their words and are
+ * converted on the host (the packed leaf's rule): no kernel, so a part's halo exchange runs
+ * beside the interior update that fills the GPU (a kernel would wait for it). */
+#define HOST_SITES ((int64_t)1 << 20)
+
 struct bits_box {
     uint32_t *eps_bits;     /* +-J: both colours' coupling bits, else NULL */
     int8_t *stage;          /* bytes of stage_rows rows (whole planes) */
     int64_t stage_rows;
+    uint32_t *host_words;   /* pinned: both colours' words of up to HOST_SITES sites (a box
+                               with halos) */
     int8_t *view;           /* the bytes of a device view (allocated at the first) */
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
@@ -48,10 +68,11 @@ static int64_t plane_rows(const latmc_sim *sim)
     return sim->desc.ndim == 3 ? sim->desc.extent[1] : 1;
 }
 
+/* The packed leaf's halo: the reach rounded up to the colouring's plane multiple (2). */
 static int64_t bits_halo(const latmc_sim *sim)
 {
-    (void)sim;
-    return 0; /* a box alone only (cuda_ising_leaf_of) */
+    const int64_t mult = sim->model->box_plane_multiple > 1 ? sim->model->box_plane_multiple : 1;
+    return (sim->model->box_halo + mult - 1) / mult * mult;
 }
 
 static int64_t bits_reach(const latmc_sim *sim)
@@ -74,10 +95,11 @@ static uint32_t *colour_of(const struct cuda_box *b, int c)
     return (uint32_t *)((char *)b->data + (size_t)c * b->array_bytes);
 }
 
-/* Rows [row0, row0 + rows) of the box from the API's bytes at `host`, or the hot start's
- * draws (host NULL), a staging piece at a time. */
+/* Local rows [row0, row0 + rows) of the box from the API's bytes at `host`, or the hot
+ * start's draws of the lattice's rows from global_row on (host NULL), a staging piece at a
+ * time. */
 static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaStream_t stream,
-                           int64_t row0, int64_t rows, const int8_t *host)
+                           int64_t row0, int64_t global_row, int64_t rows, const int8_t *host)
 {
     const struct bits_box *bb = b->own;
     const int64_t lx = sim->desc.extent[0];
@@ -88,7 +110,7 @@ static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaS
             err = cudaMemcpyAsync(bb->stage, host + r * lx, (size_t)(n * lx),
                                   cudaMemcpyHostToDevice, stream);
         else
-            err = cuda_ising_hot_start_range(stream, bb->stage, (row0 + r) * lx, n * lx,
+            err = cuda_ising_hot_start_range(stream, bb->stage, (global_row + r) * lx, n * lx,
                                              sim->desc.seed);
         if (err == cudaSuccess)
             err = cuda_ising_bits_pack_rows(stream, &b->local, row0 + r, n, bb->stage,
@@ -97,13 +119,88 @@ static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaS
     return err;
 }
 
+/* Local row r's parity: (y + z) & 1 of its lattice row (a local plane has its lattice
+ * plane's parity); colour c's lane i of group gi of the row is the site
+ * x = 64 gi + 2 i + (parity ^ c). */
+static int row_parity(const struct latmc_lattice *g, int64_t r)
+{
+    const int64_t y = g->ndim == 3 ? r % g->ly : r, z = g->ndim == 3 ? r / g->ly : 0;
+    return (int)((y + z) & 1);
+}
+
+/* Bytes of `rows` rows from local row row0 on <-> both colours' words of them (w[0], w[1],
+ * L_x / 64 a row), on the host. */
+static void host_unpack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
+                        uint32_t *const w[2], int8_t *buf)
+{
+    const int64_t lx = g->lx, gpr = lx / 64;
+    for (int64_t k = 0; k < rows; k++) {
+        const int par0 = row_parity(g, row0 + k);
+        int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *words = w[c] + k * gpr;
+            const int par = par0 ^ c;
+            for (int64_t gi = 0; gi < gpr; gi++)
+                for (int i = 0; i < 32; i++)
+                    row[64 * gi + 2 * i + par] = (words[gi] >> i) & 1u ? (int8_t)-1
+                                                                       : (int8_t)1;
+        }
+    }
+}
+
+static void host_pack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
+                      const int8_t *buf, uint32_t *const w[2])
+{
+    const int64_t lx = g->lx, gpr = lx / 64;
+    for (int64_t k = 0; k < rows; k++) {
+        const int par0 = row_parity(g, row0 + k);
+        const int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            uint32_t *words = w[c] + k * gpr;
+            const int par = par0 ^ c;
+            for (int64_t gi = 0; gi < gpr; gi++) {
+                uint32_t v = 0;
+                for (int i = 0; i < 32; i++)
+                    v |= (uint32_t)(row[64 * gi + 2 * i + par] < 0) << i;
+                words[gi] = v;
+            }
+        }
+    }
+}
+
+/* The host path of put_planes (host: the bytes) or get_planes (out: the bytes) of local
+ * rows [row0, row0 + rows) of a box with halos: the words by two copies each way (a run of
+ * each colour), converted on the host, waited for (the pinned words are reused at the next
+ * call). */
+static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int64_t row0,
+                             int64_t rows, const int8_t *host, int8_t *out)
+{
+    const struct bits_box *bb = b->own;
+    const int64_t gpr = b->local.lx / 64, words = cuda_ising_bits_words(&b->local);
+    const size_t n = (size_t)(rows * gpr);
+    uint32_t *const w[2] = { bb->host_words, bb->host_words + n };
+    if (host)
+        host_pack(&b->local, row0, rows, host, w);
+    cudaError_t err = cudaSuccess;
+    for (int c = 0; c < 2 && err == cudaSuccess; c++) {
+        uint32_t *dev = (uint32_t *)b->data + (size_t)(c * words + row0 * gpr);
+        err = host ? cudaMemcpyAsync(dev, w[c], n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                     stream)
+                   : cudaMemcpyAsync(w[c], dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                     stream);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess && done == cudaSuccess && out)
+        host_unpack(&b->local, row0, rows, w, out);
+    return err != cudaSuccess ? err : done;
+}
+
 static cudaError_t bits_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                    cudaStream_t stream, int64_t local_p0, int64_t global_p0,
                                    int64_t planes)
 {
-    (void)global_p0; /* a box alone: local planes are the lattice's */
     const int64_t pr = plane_rows(sim);
-    return rows_in(sim, b, stream, local_p0 * pr, planes * pr, NULL);
+    return rows_in(sim, b, stream, local_p0 * pr, global_p0 * pr, planes * pr, NULL);
 }
 
 static cudaError_t bits_put_planes(const latmc_sim *sim, const struct cuda_box *b,
@@ -111,7 +208,9 @@ static cudaError_t bits_put_planes(const latmc_sim *sim, const struct cuda_box *
                                    int64_t planes)
 {
     const int64_t pr = plane_rows(sim);
-    return rows_in(sim, b, stream, local_p0 * pr, planes * pr, host);
+    if (b->halo > 0 && planes * pr * sim->desc.extent[0] <= HOST_SITES)
+        return host_path(b, stream, local_p0 * pr, planes * pr, host, NULL);
+    return rows_in(sim, b, stream, local_p0 * pr, 0, planes * pr, host);
 }
 
 static cudaError_t bits_get_planes(const latmc_sim *sim, const struct cuda_box *b,
@@ -121,6 +220,8 @@ static cudaError_t bits_get_planes(const latmc_sim *sim, const struct cuda_box *
     const struct bits_box *bb = b->own;
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim);
     const int64_t row0 = local_p0 * pr, rows = planes * pr;
+    if (b->halo > 0 && rows * lx <= HOST_SITES)
+        return host_path(b, stream, row0, rows, NULL, host);
     cudaError_t err = cudaSuccess;
     for (int64_t r = 0; r < rows && err == cudaSuccess; r += bb->stage_rows) {
         const int64_t n = rows - r < bb->stage_rows ? rows - r : bb->stage_rows;
@@ -141,6 +242,7 @@ static void bits_box_destroy(struct cuda_box *b)
     cudaFree(bb->eps_bits);
     cudaFree(bb->stage);
     cudaFree(bb->view);
+    cudaFreeHost(bb->host_words);
     free(bb);
     b->own = NULL;
 }
@@ -159,15 +261,24 @@ static int bits_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (!bb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate a box's state");
     b->own = bb; /* freed by bits_box_destroy, also after a failure below */
-    if (b->halo != 0 || !cuda_ising_bits_fits(&b->local))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: the 1-bit layout alone holds "
-                               "one box alone with L_x a multiple of 64");
+    if (!cuda_ising_bits_fits(&b->local))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: the 1-bit layout holds "
+                               "lattices with L_x a multiple of 64");
+    if (b->halo > 0 && (b->ex.origin % 2 != 0 || b->ex.planes % 2 != 0))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: a box of planes [%lld, %lld) "
+                               "of the last axis: the 1-bit layout's boxes start and end on "
+                               "even planes", (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes));
     /* the staging piece in whole planes (the projections take planes) */
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim), rows = b->local.nsites / lx;
     int64_t n = cuda_ising_piece_rows(lx, rows) / pr * pr;
     bb->stage_rows = n < pr ? pr : n;
     int st = alloc_on((void **)&bb->stage, (size_t)(bb->stage_rows * lx), b->ex.device,
                       "staging piece of the spins");
+    if (st == LATMC_OK && b->halo > 0)
+        st = cuda_check(cudaMallocHost((void **)&bb->host_words,
+                                       (size_t)(HOST_SITES / 32) * sizeof(uint32_t)),
+                        "cannot allocate pinned host memory for planes in transit");
     if (st < 0 || sim->desc.couplings != LATMC_COUPLINGS_BIMODAL)
         return st;
     return alloc_on((void **)&bb->eps_bits,
@@ -177,7 +288,9 @@ static int bits_box_create(const latmc_sim *sim, struct cuda_box *b)
 
 /* +-J: the coupling bits straight from a window of the couplings (cuda_ising_pieces.h):
  * `host` the executor's (host_planes planes from the lattice's plane host_first), or
- * NULL: drawn on the device. Synchronises the stream (the window is freed). */
+ * NULL: drawn on the device. Local plane p is the lattice's plane origin - halo + p
+ * (mod L); the window's wrap below local plane 0 only touches the outer halo plane's own
+ * bits, which nothing reads. Synchronises the stream (the window is freed). */
 static cudaError_t couplings_in(const latmc_sim *sim, const struct cuda_box *b,
                                 cudaStream_t stream, const void *host, int64_t host_first,
                                 int64_t host_planes)
@@ -187,10 +300,10 @@ static cudaError_t couplings_in(const latmc_sim *sim, const struct cuda_box *b,
     uint32_t *bits1 = bb->eps_bits + cuda_ising_bits_coupling_words(&b->local) / 2;
     if (host)
         return cuda_ising_pack_couplings_host(stream, &b->local, CUDA_ISING_EPS_BITS, host,
-                                              host_planes, b->ex.origin - host_first,
+                                              host_planes, b->ex.origin - b->halo - host_first,
                                               bb->eps_bits, bits1);
     return cuda_ising_pack_couplings_drawn(stream, &b->local, CUDA_ISING_EPS_BITS,
-                                           d->extent[d->ndim - 1], b->ex.origin,
+                                           d->extent[d->ndim - 1], b->ex.origin - b->halo,
                                            d->coupling_seed, bb->eps_bits, bits1);
 }
 
@@ -232,7 +345,22 @@ static int bits_check_steps(const latmc_sim *sim, const struct cuda_box *b)
                            "4-bit layout does not fit the device, or LATMC_CUDA_ISING_FORM="
                            "bits): the decision tables at this beta do not fit 32-bit "
                            "thresholds, which the default chain (decisions = 0) needs here; "
-                           "decisions = 1 runs");
+                           "decisions = 1 runs (not on parts of a lattice shared by "
+                           "processes)");
+}
+
+/* Range r's local rows, named by the lattice's rows (that of local row 0), in *rows; NULL
+ * for the whole lattice of a box alone. */
+static const struct cuda_ising_rows *rows_of(const latmc_sim *sim, const struct cuda_box_range *r,
+                                             struct cuda_ising_rows *rows)
+{
+    if (r->whole)
+        return NULL;
+    const int64_t pr = plane_rows(sim);
+    rows->row0 = r->p0 * pr;
+    rows->nrows = r->planes * pr;
+    rows->row_offset = (r->global_p0 - r->p0) * pr;
+    return rows;
 }
 
 static cudaError_t bits_update(const latmc_sim *sim, const struct cuda_box_range *r,
@@ -243,25 +371,29 @@ static cudaError_t bits_update(const latmc_sim *sim, const struct cuda_box_range
     const struct cuda_box *b = r->box;
     const struct bits_box *bb = b->own;
     const int c = step->colour;
+    struct cuda_ising_rows range;
+    const struct cuda_ising_rows *rows = rows_of(sim, r, &range);
     if (step->kind == LATMC_STEP_COLOUR_BITSLICED)
-        return cuda_ising_bitsliced_bits_colour(stream, &b->local, NULL, colour_of(b, c),
+        return cuda_ising_bitsliced_bits_colour(stream, &b->local, rows, colour_of(b, c),
                                                 colour_of(b, c ^ 1), eps_bits_of(b, c),
                                                 sim->model_data, sim->desc.algorithm,
                                                 sim->desc.seed, step, changed);
     if (!bb->thr_fit) /* bits_check_steps refused it */
         return cudaErrorInvalidValue;
-    return cuda_ising_bits_sweep_colour(stream, &b->local, colour_of(b, c), colour_of(b, c ^ 1),
-                                        eps_bits_of(b, c), &bb->thr, sim->desc.algorithm,
-                                        sim->desc.seed, step->rng, c, changed);
+    return cuda_ising_bits_sweep_colour(stream, &b->local, rows, colour_of(b, c),
+                                        colour_of(b, c ^ 1), eps_bits_of(b, c), &bb->thr,
+                                        sim->desc.algorithm, sim->desc.seed, step->rng, c,
+                                        changed);
 }
 
+/* Every bond has one colour-0 end: the sums of disjoint ranges add up to the lattice's. */
 static cudaError_t bits_measure(const latmc_sim *sim, const struct cuda_box_range *own,
                                 cudaStream_t stream, void *sums)
 {
-    (void)sim;
     const struct cuda_box *b = own->box;
-    return cuda_ising_bits_measure(stream, &b->local, (const uint32_t *)b->data,
-                                   eps_bits_of(b, 0), sums);
+    struct cuda_ising_rows range;
+    return cuda_ising_bits_measure(stream, &b->local, rows_of(sim, own, &range),
+                                   (const uint32_t *)b->data, eps_bits_of(b, 0), sums);
 }
 
 /* The projections from the API's bytes, a staging piece of whole planes at a time. */
@@ -301,6 +433,9 @@ static cudaError_t bits_view(const latmc_sim *sim, struct cuda_box *b, cudaStrea
     return err;
 }
 
+/* The bit-sliced decisions: a box alone, or the boxes of one process (their rows hold
+ * whole groups: L_x a multiple of 64); not yet a part of a lattice shared by processes
+ * (the packed leaf's rule, packed_bitsliced). */
 static bool bits_bitsliced(const latmc_sim *sim)
 {
     const struct latmc_lattice g = { sim->desc.ndim, sim->desc.extent[0], sim->desc.extent[1],

@@ -23,44 +23,80 @@ static int form_setting(void)
     return strcmp(v, "bits") == 0 ? 1 : strcmp(v, "packed") == 0 ? -1 : 0;
 }
 
-/* Room on the box's device for the packed leaf's arrays (half a byte a site; +-J: its
- * coupling words, cuda_ising_packed_coupling_words a packed word: half a byte a site in 2D,
- * one in 3D) and a margin: its staging piece (LATMC_CUDA_ISING_PIECE_BYTES; +-J: as much
- * again for the couplings' window while they are packed) and 64 MiB of small allocations
- * (the 1-bit form its bit-sliced steps would add is not counted: where it does not fit,
- * those steps run on the packed arrays, as they do on every packed box). Lattices below
- * 1 GiB of arrays are not asked about (no device query at the creation of small sims). */
+/* Whether `need` bytes fit the device's free memory (true where it cannot be asked: the
+ * creation reports a real problem). */
+static bool fits_free(int device, size_t need)
+{
+    int prev = 0;
+    size_t free_bytes = 0, total = 0;
+    if (cudaGetDevice(&prev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return true;
+    }
+    const bool known = cudaSetDevice(device) == cudaSuccess &&
+                       cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
+    (void)cudaGetLastError();
+    (void)cudaSetDevice(prev);
+    return !known || need <= free_bytes;
+}
+
+/* Room on each device of the sim's boxes for the packed leaf's arrays (half a byte a site
+ * of a box's local planes: its own and, with several boxes or a part, 2 halo planes a side;
+ * +-J: its coupling words, cuda_ising_packed_coupling_words a packed word: half a byte a
+ * site in 2D, one in 3D) and a margin: its staging piece (LATMC_CUDA_ISING_PIECE_BYTES;
+ * +-J: as much again for the couplings' window while they are packed) and 64 MiB of small
+ * allocations (the 1-bit form its bit-sliced steps would add is not counted: where it does
+ * not fit, those steps run on the packed arrays, as they do on every packed box). A device
+ * whose boxes need below 1 GiB of arrays is not asked about (no device query at the
+ * creation of small sims). The parts of a lattice shared by processes may choose
+ * differently: their halos travel in the API's bytes, which every leaf reads. */
 #define FORM_SMALL ((size_t)64 << 20)
+#define FORM_DEVICES 64
 static bool packed_fits_device(const latmc_sim *sim)
 {
     const latmc_sim_desc *d = &sim->desc;
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     const struct latmc_lattice g = { d->ndim, d->extent[0], d->extent[1],
                                      d->ndim == 3 ? d->extent[2] : 1, sim->nsites };
-    const size_t half = (size_t)sim->nsites / 2;
-    const size_t need = half + (pmj ? half * (size_t)cuda_ising_packed_coupling_words(&g) : 0);
-    if (need < ((size_t)1 << 30))
-        return true;
+    const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
+    const size_t per_site = 1 + (pmj ? (size_t)cuda_ising_packed_coupling_words(&g) : 0);
     const size_t piece = (size_t)cuda_ising_piece_rows(g.lx, g.nsites / g.lx) * (size_t)g.lx;
     const size_t margin = piece * (pmj ? 2 : 1) + FORM_SMALL;
-    const int device = d->n_devices > 1 && d->device_list ? d->device_list[0] : d->device_index;
-    int prev = 0;
-    size_t free_bytes = 0, total = 0;
-    if (cudaGetDevice(&prev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return true; /* the creation reports a real problem */
+    const bool part = latmc_part_many(sim);
+    const int n = part ? 1 : sim->plan ? sim->plan->n_boxes : 1;
+    /* the local planes of each device's boxes (one box alone: the lattice's, no halo) */
+    int device[FORM_DEVICES];
+    int64_t planes[FORM_DEVICES];
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        const int dev = part ? d->device_index : cuda_box_device_of(d, i);
+        /* one box alone: the lattice's planes; else a box's own and 2 halo planes a side */
+        const struct latmc_box *box =
+            n == 1 && !part ? NULL : &sim->plan->boxes[part ? sim->part->rank : i];
+        const int64_t own = box ? box->extent[d->ndim - 1] + 4 : d->extent[d->ndim - 1];
+        int k = 0;
+        while (k < used && device[k] != dev)
+            k++;
+        if (k == FORM_DEVICES)
+            return true; /* not expected: the packed leaf, as before */
+        if (k == used) {
+            device[used] = dev;
+            planes[used++] = 0;
+        }
+        planes[k] += own;
     }
-    const bool known = cudaSetDevice(device) == cudaSuccess &&
-                       cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
-    (void)cudaGetLastError();
-    (void)cudaSetDevice(prev);
-    return !known || need + margin <= free_bytes;
+    for (int k = 0; k < used; k++) {
+        const size_t need = (size_t)(planes[k] * plane_sites) / 2 * per_site;
+        if (need >= ((size_t)1 << 30) && !fits_free(device[k], need + margin))
+            return false;
+    }
+    return true;
 }
 
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim)
 {
     const bool alone = !(sim->plan && sim->plan->n_boxes > 1) && !latmc_part_many(sim);
-    if (alone && sim->desc.extent[0] % 64 == 0 && cuda_ising_packed_allowed()) {
+    if (sim->desc.extent[0] % 64 == 0 && cuda_ising_packed_allowed()) {
         const int form = form_setting();
         if (form > 0 || (form == 0 && !packed_fits_device(sim)))
             return &cuda_ising_bits_leaf;

@@ -7,8 +7,9 @@
  *                        (64 with +-J couplings)
  *   cuda_ising_bytes.c   the API's layout (one int8 per site), every other lattice
  *   cuda_ising_bits.c    the 1-bit layout alone (cuda_ising_bitsliced.h: an eighth of a
- *                        byte per site), one box alone with L_x a multiple of 64 whose
- *                        packed arrays do not fit its device (or LATMC_CUDA_ISING_FORM=bits)
+ *                        byte per site), L_x a multiple of 64 whose packed arrays do not
+ *                        fit the devices (or LATMC_CUDA_ISING_FORM=bits): a box alone,
+ *                        boxes with halos, a part's box
  *   cuda_ising_leaf.c    the choice between them, the ensembles' member accessors
  *   cuda_ising_shared.c  what both leaves call: the state epoch, the +-J couplings
  */
@@ -26,10 +27,11 @@ extern const struct cuda_leaf cuda_ising_bits_leaf;
  * One box alone: the packed layout wherever L_x is a multiple of 16 and the packed kernels
  * are allowed (LATMC_CUDA_KERNELS is not "reference"); its steps run the byte kernels on a
  * byte copy where the packed ones cannot (+-J with L_x not a multiple of 64, thresholds
- * beyond 32 bits). Several boxes or a part: L_x a multiple of 16 (64 with +-J). One box
- * alone with L_x a multiple of 64 whose packed arrays (and a margin) do not fit its
- * device's free memory, or every such box with LATMC_CUDA_ISING_FORM=bits: the 1-bit leaf
- * (never with LATMC_CUDA_ISING_FORM=packed or LATMC_CUDA_KERNELS=reference).
+ * beyond 32 bits). Several boxes or a part: L_x a multiple of 16 (64 with +-J). A sim
+ * with L_x a multiple of 64 (any layout) whose packed arrays (each device's boxes' local
+ * planes, and a margin) do not fit a device's free memory, or every such sim with
+ * LATMC_CUDA_ISING_FORM=bits: the 1-bit leaf (never with LATMC_CUDA_ISING_FORM=packed or
+ * LATMC_CUDA_KERNELS=reference).
  * cuda_ising_leaf_of is declared in cuda_leaf.h with every model's. */
 
 /*

@@ -31,9 +31,13 @@
  * classes): host-callable in the host check (tools/bits-host-check.sh, BITS_FN). */
 
 /* A thread's walk over groups g of a colour (bits_walk, ising_bits_walk.cuh), stepped by
- * the grid's stride decomposed once on the host: no division a group. */
+ * the grid's stride decomposed once on the host: no division a group. The walk takes the
+ * groups [g0, groups): all of them (g0 = 0, groups N / 64), or whole rows of a box with
+ * halos (ising_bits.h, `rows`), whose group g is the lattice's g + name_shift, the number
+ * its draws are named by (0 for the whole lattice). */
 struct bits_geom {
-    int64_t groups;      /* of one colour: N / 64 */
+    int64_t g0, groups;  /* the walk's first group and its end (of one colour) */
+    int64_t name_shift;  /* groups (not pairs) from the local to the lattice's numbering */
     int64_t gpr, ly, lz; /* groups a row (L_x / 64), rows, planes */
     /* the grid's threads, and as stride_g + gpr (stride_y + L_y stride_z) */
     int64_t stride, stride_g, stride_y, stride_z;
@@ -41,16 +45,20 @@ struct bits_geom {
 
 __device__ __forceinline__ bits_walk<> bits_walk_start(const struct bits_geom &p)
 {
-    return bits_walk_at(p, cuda_first_item());
+    return bits_walk_at(p, p.g0 + cuda_first_item());
 }
 
-static struct bits_geom bits_geom_of(const struct latmc_lattice *g, unsigned grid)
+/* The walk over the rows `rows` (NULL: the whole lattice) with a grid of `grid` blocks. */
+static struct bits_geom bits_geom_rows(const struct latmc_lattice *g, unsigned grid,
+                                       const struct cuda_ising_rows *rows = NULL)
 {
     struct bits_geom p;
     p.gpr = g->lx / 64;
     p.ly = g->ly;
     p.lz = g->ndim == 3 ? g->lz : 1;
-    p.groups = g->nsites / 64;
+    p.g0 = rows ? rows->row0 * p.gpr : 0;
+    p.groups = rows ? (rows->row0 + rows->nrows) * p.gpr : g->nsites / 64;
+    p.name_shift = rows ? rows->row_offset * p.gpr : 0;
     p.stride = (int64_t)grid * CUDA_THREADS;
     bits_walk_stride(p);
     return p;
@@ -182,11 +190,14 @@ BITS_FN void pair_neighbours(const struct bits_geom &p, const uint32_t *other,
     }
 }
 
-/* The walk's geometry over pairs of groups (rows of an even number of groups). */
-static struct bits_geom bits_geom_pairs(const struct latmc_lattice *g, unsigned grid)
+/* The walk's geometry over pairs of groups (rows of an even number of groups): g0, groups
+ * and gpr in pairs, name_shift in groups. */
+static struct bits_geom bits_geom_pairs(const struct latmc_lattice *g, unsigned grid,
+                                        const struct cuda_ising_rows *rows = NULL)
 {
-    struct bits_geom p = bits_geom_of(g, grid);
+    struct bits_geom p = bits_geom_rows(g, grid, rows);
     p.gpr /= 2;
+    p.g0 /= 2;
     p.groups /= 2;
     bits_walk_stride(p);
     return p;
@@ -274,8 +285,8 @@ ising_bits_sweep_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t 
         uint32_t nb[ND];
         group_neighbours<ND, EPS>(p, other, own_eps, k, colour, nb);
         const uint32_t own = own_words[k.g];
-        /* blocks 8 g .. 8 g + 7: one group of the fold */
-        const uint64_t block0 = 8 * (uint64_t)k.g;
+        /* blocks 8 g .. 8 g + 7 (g the lattice's group): one group of the fold */
+        const uint64_t block0 = 8 * (uint64_t)(k.g + p.name_shift);
         const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
         const uint32_t next = group_update<ND, HEATBATH>(nb, own, (uint32_t)block0, draws, grp,
                                                          (const unsigned char *)table);
@@ -321,8 +332,8 @@ ising_bits_sweep2_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t
                 nb1[d] ^= e[ND + d];
             }
         }
-        /* blocks 8 w0 .. 8 w0 + 15: one group of the fold */
-        const uint64_t block0 = 8 * (uint64_t)w0;
+        /* blocks 8 w0 .. 8 w0 + 15 (w0 the lattice's group): one group of the fold */
+        const uint64_t block0 = 8 * (uint64_t)(w0 + p.name_shift);
         const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
         const uint32_t n0 = group_update<ND, HEATBATH>(nb0, own.x, (uint32_t)block0, draws, grp,
                                                        (const unsigned char *)table);
@@ -531,63 +542,69 @@ template <auto Kernel> static unsigned wave_grid(int64_t items)
 }
 
 template <int ND, bool HB, bool EPS>
-static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
+static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g,
+                         const struct cuda_ising_rows *rows, uint32_t *own,
                          const uint32_t *other, const uint32_t *own_eps,
                          const struct cuda_ising_packed_thresholds *thr,
                          const struct cuda_philox_folded &draws, int colour,
                          unsigned long long *changed)
 {
+    const int64_t groups = rows ? rows->nrows * (g->lx / 64) : g->nsites / 64;
     if (g->lx % 128 == 0) { /* pairs of groups: the walk's geometry in pairs */
-        const unsigned grid = wave_grid<ising_bits_sweep2_kernel<ND, HB, EPS>>(g->nsites / 128);
+        const unsigned grid = wave_grid<ising_bits_sweep2_kernel<ND, HB, EPS>>(groups / 2);
         ising_bits_sweep2_kernel<ND, HB, EPS><<<grid, CUDA_THREADS, 0, stream>>>(
-            bits_geom_pairs(g, grid), own, other, own_eps, *thr, draws, colour, changed);
+            bits_geom_pairs(g, grid, rows), own, other, own_eps, *thr, draws, colour, changed);
         return;
     }
-    const unsigned grid = wave_grid<ising_bits_sweep_kernel<ND, HB, EPS>>(g->nsites / 64);
+    const unsigned grid = wave_grid<ising_bits_sweep_kernel<ND, HB, EPS>>(groups);
     ising_bits_sweep_kernel<ND, HB, EPS><<<grid, CUDA_THREADS, 0, stream>>>(
-        bits_geom_of(g, grid), own, other, own_eps, *thr, draws, colour, changed);
+        bits_geom_rows(g, grid, rows), own, other, own_eps, *thr, draws, colour, changed);
 }
 
 template <int ND>
-static void launch_sweep_nd(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
+static void launch_sweep_nd(cudaStream_t stream, const struct latmc_lattice *g,
+                            const struct cuda_ising_rows *rows, uint32_t *own,
                             const uint32_t *other, const uint32_t *own_eps,
                             const struct cuda_ising_packed_thresholds *thr, bool hb,
                             const struct cuda_philox_folded &draws, int colour,
                             unsigned long long *changed)
 {
     if (own_eps) {
-        if (hb) launch_sweep<ND, true, true>(stream, g, own, other, own_eps, thr, draws, colour, changed);
-        else    launch_sweep<ND, false, true>(stream, g, own, other, own_eps, thr, draws, colour, changed);
+        if (hb) launch_sweep<ND, true, true>(stream, g, rows, own, other, own_eps, thr, draws, colour, changed);
+        else    launch_sweep<ND, false, true>(stream, g, rows, own, other, own_eps, thr, draws, colour, changed);
     } else {
-        if (hb) launch_sweep<ND, true, false>(stream, g, own, other, NULL, thr, draws, colour, changed);
-        else    launch_sweep<ND, false, false>(stream, g, own, other, NULL, thr, draws, colour, changed);
+        if (hb) launch_sweep<ND, true, false>(stream, g, rows, own, other, NULL, thr, draws, colour, changed);
+        else    launch_sweep<ND, false, false>(stream, g, rows, own, other, NULL, thr, draws, colour, changed);
     }
 }
 
 extern "C" cudaError_t cuda_ising_bits_sweep_colour(
-    cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
-    const uint32_t *own_eps, const struct cuda_ising_packed_thresholds *thr, int algorithm,
-    uint64_t seed, struct latmc_rng_name name, int colour, unsigned long long *changed)
+    cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
+    uint32_t *own, const uint32_t *other, const uint32_t *own_eps,
+    const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
+    struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     if (g->lx % 64 != 0)
         return cudaErrorInvalidValue;
+    if (rows && rows->nrows <= 0)
+        return cudaSuccess;
     const struct cuda_philox_folded draws = cuda_philox_fold_named(seed, name);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     if (g->ndim == 3)
-        launch_sweep_nd<6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        launch_sweep_nd<6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
     else
-        launch_sweep_nd<4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        launch_sweep_nd<4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
     return cudaGetLastError();
 }
 
 template <int ND>
 static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
-                           const uint32_t *bits, const uint32_t *eps0,
-                           struct latmc_ising_sums *sums)
+                           const struct cuda_ising_rows *rows, const uint32_t *bits,
+                           const uint32_t *eps0, struct latmc_ising_sums *sums)
 {
     const int64_t words = g->nsites / 64;
-    const unsigned grid = capped_grid(words);
-    const struct bits_geom p = bits_geom_of(g, grid);
+    const unsigned grid = capped_grid(rows ? rows->nrows * (g->lx / 64) : words);
+    const struct bits_geom p = bits_geom_rows(g, grid, rows);
     if (eps0)
         ising_bits_measure_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
             p, bits, bits + words, eps0, sums);
@@ -598,15 +615,18 @@ static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
 
 extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
                                                const struct latmc_lattice *g,
+                                               const struct cuda_ising_rows *rows,
                                                const uint32_t *bits, const uint32_t *eps0,
                                                struct latmc_ising_sums *sums)
 {
     if (g->lx % 64 != 0)
         return cudaErrorInvalidValue;
+    if (rows && rows->nrows <= 0)
+        return cudaSuccess;
     if (g->ndim == 3)
-        launch_measure<6>(stream, g, bits, eps0, sums);
+        launch_measure<6>(stream, g, rows, bits, eps0, sums);
     else
-        launch_measure<4>(stream, g, bits, eps0, sums);
+        launch_measure<4>(stream, g, rows, bits, eps0, sums);
     return cudaGetLastError();
 }
 

@@ -4,8 +4,12 @@
  * g of a colour group g, bit i lane i, set for a spin -1, colour 1's words after colour
  * 0's) needs beside the bit-sliced steps: the default chain's step (decisions = 0), the
  * measurement, and the conversions between rows of the API's bytes and the 1-bit words.
- * Kernels: ising_bits.cu. The lattice is a box alone's (the whole lattice, periodic) with
- * L_x a multiple of 64 (cuda_ising_bits_fits).
+ * Kernels: ising_bits.cu. The lattice g is a box's local lattice with L_x a multiple of 64
+ * (cuda_ising_bits_fits): a box alone's (the whole lattice, periodic), or a box with halos
+ * (its own planes and 2 halo planes a side, starting on an even plane of the lattice, so
+ * that a local row has its lattice row's parity), whose kernels take whole rows `rows`
+ * (ising_packed.h: local rows [row0, row0 + nrows), row r the lattice's r + row_offset,
+ * which names the draws; NULL: the whole lattice).
  */
 #ifndef LATMC_CUDA_ISING_BITS_H
 #define LATMC_CUDA_ISING_BITS_H
@@ -34,14 +38,16 @@ cudaError_t cuda_ising_bits_unpack_rows(cudaStream_t stream, const struct latmc_
                                         int8_t *piece);
 
 /*
- * One colour's step of the default chain (decisions = 0) on the 1-bit layout: the packed
- * kernel's chain bit for bit (cuda_ising_packed_sweep_colour: lane i of group g is the
- * colour's site j = 32 g + i, drawn from output j % 4 of Philox block j / 4 of the draws
- * named `name`, decided against thr's entry of its class). own, other: the colours' words;
+ * One colour's step of the default chain (decisions = 0) on the 1-bit layout, on the rows
+ * `rows` (NULL: all): the packed kernel's chain bit for bit (cuda_ising_packed_sweep_rows:
+ * lane i of group g is the colour's site j = 32 g + i, g numbered in the lattice, drawn
+ * from output j % 4 of Philox block j / 4 of the draws named `name`, decided against thr's
+ * entry of its class). own, other: the colours' words;
  * own_eps: the step's colour's coupling bits (cuda_ising_bits_couplings; NULL: uniform).
  * Adds the spins that changed to *changed.
  */
 cudaError_t cuda_ising_bits_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
+                                         const struct cuda_ising_rows *rows,
                                          uint32_t *own, const uint32_t *other,
                                          const uint32_t *own_eps,
                                          const struct cuda_ising_packed_thresholds *thr,
@@ -49,12 +55,13 @@ cudaError_t cuda_ising_bits_sweep_colour(cudaStream_t stream, const struct latmc
                                          struct latmc_rng_name name, int colour,
                                          unsigned long long *changed);
 
-/* The exact sums of lib/ising.h (added to *sums, zeroed by the caller) from both colours'
- * words (bits) and colour 0's coupling bits (eps0; NULL: uniform): each bond counted once,
- * from its colour-0 end. */
+/* The exact sums of lib/ising.h (added to *sums, zeroed by the caller) of the rows `rows`
+ * (NULL: all) from both colours' words (bits) and colour 0's coupling bits (eps0; NULL:
+ * uniform): each bond counted once, from its colour-0 end, so disjoint ranges of rows add
+ * up to the lattice's (the rows next to a range must hold the current colour 1). */
 cudaError_t cuda_ising_bits_measure(cudaStream_t stream, const struct latmc_lattice *g,
-                                    const uint32_t *bits, const uint32_t *eps0,
-                                    struct latmc_ising_sums *sums);
+                                    const struct cuda_ising_rows *rows, const uint32_t *bits,
+                                    const uint32_t *eps0, struct latmc_ising_sums *sums);
 
 /* +-J: both colours' coupling bits (cuda_ising_bits_couplings' layout: bits0, bits1 each
  * colour's, 2 ndim words a group) of the planes [p0, p1) of the last axis, straight from a
