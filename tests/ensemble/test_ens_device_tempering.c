@@ -18,7 +18,8 @@
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
  * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
  * them are the reference): heat bath with overrelaxation passes and overrelaxation
- * alone, float and double, 3D and 2D, a round every sweep and every third sweep.
+ * alone, float and double, 3D and 2D, a round every sweep and every third sweep; and the
+ * ladder set again after device rounds.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -376,6 +377,53 @@ static void test_heisenberg_overrelax_matches_host_rounds(void **state)
     heis_matches_host_rounds(&flat, 43);
 }
 
+/* The betas of a Heisenberg shape's ladder set again (the map back to each member's
+ * first temperature: the members' betas exactly those of the state's first load). */
+static void heis_set_ladder_again(latmc_ens *e, const struct heis_shape *sh)
+{
+    double beta[16];
+    for (int t = 0; t < sh->nt; t++)
+        beta[t] = sh->beta0 + sh->dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, sh->nt), LATMC_OK);
+}
+
+/* Device rounds until a member has left its first temperature, then the ladder set again
+ * on both ensembles: the next calls' sweeps must run at the betas the map gives again, not
+ * at those the device's rounds wrote into the batch's table (which once stayed there: the
+ * batch skipped the upload of a table equal to its copy of the first load's). */
+static void test_heisenberg_ladder_set_again_matches_host_rounds(void **state)
+{
+    (void)state;
+    const struct heis_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+                                   LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
+    latmc_ens *dev = heis_ensemble(&sh, 61);
+    latmc_ens *host = heis_ensemble(&sh, 61);
+    const int m_all = 2 * sh.nt * 2;
+    int first[64];
+    assert_true(m_all <= 64);
+    for (int m = 0; m < m_all; m++)
+        assert_int_equal(latmc_ens_temperature_of(dev, m, &first[m]), LATMC_OK);
+    bool moved = false;
+    for (int k = 0; k < 60 && !moved; k++) {
+        heis_sweep(dev, 1, false);
+        heis_sweep(host, 1, true);
+        assert_same(dev, host); /* the map fetched: the device's betas on the members */
+        for (int m = 0; m < m_all && !moved; m++) {
+            int t = -1;
+            assert_int_equal(latmc_ens_temperature_of(dev, m, &t), LATMC_OK);
+            moved = t != first[m];
+        }
+    }
+    assert_true(moved);
+    heis_set_ladder_again(dev, &sh);
+    heis_set_ladder_again(host, &sh);
+    heis_sweep(dev, 4, false);
+    heis_sweep(host, 4, true);
+    assert_same(dev, host);
+    latmc_ens_destroy(&dev);
+    latmc_ens_destroy(&host);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -396,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
+        cmocka_unit_test(test_heisenberg_ladder_set_again_matches_host_rounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

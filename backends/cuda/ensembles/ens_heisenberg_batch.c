@@ -436,6 +436,21 @@ void cuda_ens_heis_close(struct cuda_ens_heis_view *v)
     v->batch = NULL;
 }
 
+/* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote
+ * betas into it, and the map they follow went back to the host or was lost): the next call
+ * uploads its table even where it equals the host's copy of the last upload, since the
+ * members' own betas may have come back to exactly that copy (a ladder set again) while
+ * the device still holds the rounds' betas. */
+void cuda_ens_heis_table_moved(latmc_sim *const *members, int n)
+{
+    (void)n;
+    struct heis_batch *b = take_batch(members);
+    if (!b)
+        return;
+    b->uploaded = false;
+    put_batch(b);
+}
+
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
                                         uint64_t n_sweeps)
 {
