@@ -11,7 +11,8 @@
  * batch state touched from outside). The ctx's debug log must say that the rounds ran
  * on the device, so the test cannot pass on the host's rounds alone. Also a round every
  * third sweep; and two shapes the resident kernel handles apart: 40 temperatures a chain
- * (more than a block's 32 warps: warps take two members) and 2D members (heat bath). The
+ * (more than a block's 32 warps: warps take two members) and 2D members (heat bath); and
+ * the ladder set again after device rounds (another device ensemble swept between). The
  * meson tests run it with the rounds per launch and with the chains resident
  * (LATMC_CUDA_TEMPER).
  * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
@@ -274,6 +275,48 @@ static void test_2d_heatbath_matches_cpu(void **state)
     shape_matches_cpu(&sh, 2024);
 }
 
+/* The ladder set again after device rounds, another device ensemble swept between each
+ * device call and the fetch (so the fetch's swaps do not patch the batch's host copy of
+ * its table): the next calls must run at the thresholds the map gives again, not at those
+ * the rounds left on the device (the batch once skipped the upload of a table equal to its
+ * copy of the first load's). Device rounds until a member has left its first temperature. */
+static void test_ladder_set_again_matches_cpu(void **state)
+{
+    (void)state;
+    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 5150, 1);
+    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 5150, 1);
+    latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 78, 1);
+    int first[M];
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_temperature_of(gpu, m, &first[m]), LATMC_OK);
+    bool moved = false;
+    for (int k = 0; k < 60 && !moved; k++) {
+        assert_int_equal(latmc_ens_sweep(gpu, 1), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(cpu, 1), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(other, 1), LATMC_OK); /* the Ising state touched */
+        assert_same(gpu, cpu);
+        for (int m = 0; m < M && !moved; m++) {
+            int t = -1;
+            assert_int_equal(latmc_ens_temperature_of(gpu, m, &t), LATMC_OK);
+            moved = t != first[m];
+        }
+    }
+    assert_true(moved);
+    double beta[NT];
+    for (int t = 0; t < NT; t++)
+        beta[t] = cube.beta0 + cube.dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(gpu, beta, NT), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(cpu, beta, NT), LATMC_OK);
+    device_rounds_logged = 0;
+    assert_int_equal(latmc_ens_sweep(gpu, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(cpu, 4), LATMC_OK);
+    assert_int_equal(device_rounds_logged, 1);
+    assert_same(gpu, cpu);
+    latmc_ens_destroy(&gpu);
+    latmc_ens_destroy(&cpu);
+    latmc_ens_destroy(&other);
+}
+
 /* ---- Heisenberg members: device rounds = host rounds ---- */
 
 struct heis_shape {
@@ -442,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_every_third_sweep_matches_cpu),
         cmocka_unit_test(test_many_temperatures_match_cpu),
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
+        cmocka_unit_test(test_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_ladder_set_again_matches_host_rounds),

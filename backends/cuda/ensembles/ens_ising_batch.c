@@ -632,6 +632,21 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
     return LATMC_OK;
 }
 
+/*
+ * For ens_tempering.c, once the tempering map left the device (fetched, or a list failed):
+ * the device's table holds the thresholds the rounds wrote, which the host copy `last`
+ * holds only where the fetch's swaps patched it (patch_batches: not where another ensemble
+ * touched the Ising state in between). The next call uploads its table (dirty) even where
+ * it equals `last`: a ladder set again brings the members back to exactly that copy.
+ */
+void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
+{
+    (void)n;
+    struct cuda_ens_batch *b = cuda_sim_of(members[0])->ens_batch;
+    if (b)
+        b->dirty = true;
+}
+
 /* Read `bytes` of device results at src into dst (through the batch's page-locked
  * buffer where it has one) and wait for the stream. */
 static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, const void *src,

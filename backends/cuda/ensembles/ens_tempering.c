@@ -94,7 +94,7 @@ struct temper_model {
                const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                uint64_t *attempted);
     /* the map fetched, or a list failed: the batch's host copy of its table no longer
-     * says what the device's holds (NULL: the model's batch keeps it in step itself) */
+     * says what the device's holds, so its next call uploads */
     void (*moved)(latmc_sim *const *members, int n);
 };
 
@@ -623,7 +623,7 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
 static const struct temper_model temper_models[] = {
     { LATMC_MODEL_ISING, sizeof(struct cuda_ising_packed_thresholds),
       sizeof(struct latmc_ising_sums), ising_open, ising_close, ising_stage, ising_place,
-      ising_run, NULL },
+      ising_run, cuda_ens_packed_table_moved },
     { LATMC_MODEL_HEISENBERG, 0, 0, heis_open, heis_close, heis_stage, heis_place, heis_run,
       heis_moved },
 };
