@@ -633,11 +633,11 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
 }
 
 /*
- * For ens_tempering.c, once the tempering map left the device (fetched, or a list failed):
- * the device's table holds the thresholds the rounds wrote, which the host copy `last`
- * holds only where the fetch's swaps patched it (patch_batches: not where another ensemble
- * touched the Ising state in between). The next call uploads its table (dirty) even where
- * it equals `last`: a ladder set again brings the members back to exactly that copy.
+ * For ens_tempering.c, after a tempering list failed: the device's table may hold
+ * thresholds the rounds wrote, which the host copy `last` does not (the map stays the
+ * host's: no swap patches it), so the next call uploads its table (dirty) even where it
+ * equals `last`. After a fetch nothing is needed: the core's swaps move the members to the
+ * device's map, and each swap patches `last` or marks the batch dirty (patch_batches).
  */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
 {
@@ -867,8 +867,14 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
         const int ib = ia >= 0 ? member_index(t, b) : -1;
         if (ib < 0)
             continue;
-        if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0)
-            break; /* the members' batch, not reusable anyway */
+        /* Not patched below (the members' batch, not reusable anyway): `last` no longer
+         * follows the members, and the device's table may hold thresholds the tempering
+         * rounds wrote (ens_tempering.c), so the next call uploads its table even where
+         * it equals `last` (a ladder set again brings the members back to exactly it). */
+        if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0) {
+            t->dirty = true;
+            break;
+        }
         latmc_sim *sims[2] = { a, b };
         const int idx[2] = { ia, ib };
         for (int k = 0; k < 2 && t->prepared; k++) {
@@ -894,10 +900,9 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
                 t->prepared = false; /* the next call prepares (and reports) */
             }
         }
-        if (t->prepared) {
-            t->dirty = true;
+        if (t->prepared)
             t->epoch = cuda_ising_state_epoch();
-        }
+        t->dirty = true; /* the patches uploaded once; or, where they failed, as above */
         break;
     }
     pthread_mutex_unlock(&live_lock);

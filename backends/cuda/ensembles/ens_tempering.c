@@ -24,8 +24,9 @@
  * core's fetch moves them; should the batch upload its table from them meanwhile
  * (Ising: another ensemble touched the module's Ising state), the entries are set again
  * from the device's map. Once the map is fetched (or a list fails) the batch's host copy
- * of its table is not what the device holds: the model's `moved` makes its next call
- * upload (a ladder set again brings the members back to exactly that copy).
+ * of its table may not be what the device holds: the model's `failed` and `fetched` make
+ * its next call upload (a ladder set again brings the members back to exactly that copy;
+ * Ising's swaps patch the copy or mark it, patch_batches).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +94,11 @@ struct temper_model {
     int (*run)(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
                const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                uint64_t *attempted);
-    /* the map fetched, or a list failed: the batch's host copy of its table no longer
-     * says what the device's holds, so its next call uploads */
-    void (*moved)(latmc_sim *const *members, int n);
+    /* a list failed, or the map was fetched: the batch's host copy of its table may no
+     * longer say what the device's holds, so its next call uploads (NULL after a fetch:
+     * the core's swaps keep the batch's copy in step, Ising's patch_batches) */
+    void (*failed)(latmc_sim *const *members, int n);
+    void (*fetched)(latmc_sim *const *members, int n);
 };
 
 static size_t up16(size_t x)
@@ -623,9 +626,9 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
 static const struct temper_model temper_models[] = {
     { LATMC_MODEL_ISING, sizeof(struct cuda_ising_packed_thresholds),
       sizeof(struct latmc_ising_sums), ising_open, ising_close, ising_stage, ising_place,
-      ising_run, cuda_ens_packed_table_moved },
+      ising_run, cuda_ens_packed_table_moved, NULL },
     { LATMC_MODEL_HEISENBERG, 0, 0, heis_open, heis_close, heis_stage, heis_place, heis_run,
-      heis_moved },
+      heis_moved, heis_moved },
 };
 
 static const struct temper_model *temper_model(int model)
@@ -670,8 +673,7 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     tm->close(&tb);
     if (st < 0) {
         t->live = false; /* the state may be half a round old: the core's call fails */
-        if (tm->moved) /* and the rounds that ran may have moved the table's entries */
-            tm->moved(members, n);
+        tm->failed(members, n); /* the rounds that ran may have moved the table's entries */
     }
     return st;
 }
@@ -709,8 +711,8 @@ static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
     *job->rt_sum_sweeps = stats[1];
     for (int k = 0; k + 1 < t->nT; k++)
         job->pair_accepted[k] = stats[2 + k];
-    if (tm->moved) /* the core moves the members to the map now: the table's entries too */
-        tm->moved(members, n);
+    if (tm->fetched) /* the core moves the members to the map now */
+        tm->fetched(members, n);
     return LATMC_OK;
 }
 
