@@ -6,8 +6,8 @@
  * Heisenberg members with a beta ladder have the state loaded once and get lists marked
  * device_map; Potts members (beta ladder), phi^4 members (mu2 ladder), a backend without
  * LATMC_STEP_CAP_BATCH_EXCHANGE, members whose other parameters differ, and any of them
- * with LATMC_ENS_HOST_ROUNDS=1 keep the host's rounds (lists without device_map, nothing loaded), the map on the device
- * fetched first where it was there.
+ * with LATMC_ENS_HOST_ROUNDS=1 keep the host's rounds (lists without device_map, nothing
+ * loaded), the map on the device fetched first where it was there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
