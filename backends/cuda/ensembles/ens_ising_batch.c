@@ -869,10 +869,11 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
             continue;
         /* Not patched below (the members' batch, not reusable anyway): `last` no longer
          * follows the members, and the device's table may hold thresholds the tempering
-         * rounds wrote (ens_tempering.c), so the next call uploads its table even where
-         * it equals `last` (a ladder set again brings the members back to exactly it). */
+         * rounds wrote (ens_tempering.c), so the next call, which prepares every member,
+         * uploads its table even where it equals `last` (a ladder set again brings the
+         * members back to exactly it). */
         if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0) {
-            t->dirty = true;
+            t->dirty = t->dirty || !t->prepared || t->epoch != epoch0;
             break;
         }
         latmc_sim *sims[2] = { a, b };
@@ -902,7 +903,9 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
         }
         if (t->prepared)
             t->epoch = cuda_ising_state_epoch();
-        t->dirty = true; /* the patches uploaded once; or, where they failed, as above */
+        /* prepared: the patches uploaded once by the next call (it reuses the batch); not
+         * (a patch failed): the next call prepares every member and uploads, as above */
+        t->dirty = true;
         break;
     }
     pthread_mutex_unlock(&live_lock);
