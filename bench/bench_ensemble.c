@@ -38,7 +38,8 @@
  *
  * --temperatures T, --replicas R: the members as M / (T R) samples x T temperatures x R
  * replicas, beta_t = beta (0.6 + 0.8 t / (T - 1)); --exchange K: a parallel-tempering round
- * after every K sweeps (its energies measured on the device for CUDA Ising), the spin-glass
+ * after every K sweeps (the whole round on the device for CUDA Ising and Heisenberg members
+ * with a beta ladder; LATMC_ENS_HOST_ROUNDS=1 keeps it on the host), the spin-glass
  * layout of issue 18 (2 replicas x 32 temperatures x 64 samples). With --exchange, the
  * round's cost is printed after the runs (tempering_breakdown below says what each figure
  * is and how it is timed).
@@ -116,8 +117,9 @@ static double median_of(double *v, long n)
  * The same difference in process CPU time (all threads) is printed too: what a round
  * costs on a shared machine, where descheduling inflates the wall clock.
  * The measurement is what a round on the host pays for its energies (lib/ens_exchange.c);
- * CUDA Ising rounds on the device take their energies inside the sweep kernel instead, so
- * there it is a reference, not a part of the round.
+ * rounds on the device measure on the device instead (CUDA Ising inside the sweep kernel,
+ * CUDA Heisenberg a reduction launch of the batch, nothing read back), so there it is a
+ * reference, not a part of the round.
  */
 static int tempering_breakdown(latmc_ens *e, long members, long exchange, long sweeps,
                                long repeat)
@@ -229,8 +231,10 @@ int bench_ensemble_main(int argc, char **argv)
                    "  the kernels that run with and without them; its range printed; 'not\n"
                    "  resolved' where it reaches zero: cheaper than the calls' noise); the\n"
                    "  energies of every member measured once (what a host round pays; a\n"
-                   "  CUDA Ising device round takes them inside its sweep kernel). Every\n"
-                   "  timed call waits for its device.\n");
+                   "  device round, CUDA Ising or Heisenberg, measures them on the device:\n"
+                   "  Ising inside its sweep kernel, Heisenberg in a launch of its own;\n"
+                   "  LATMC_ENS_HOST_ROUNDS=1 runs the rounds on the host). Every timed call\n"
+                   "  waits for its device.\n");
             return 0;
         }
         i++;

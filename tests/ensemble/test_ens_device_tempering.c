@@ -11,14 +11,16 @@
  * batch state touched from outside). The ctx's debug log must say that the rounds ran
  * on the device, so the test cannot pass on the host's rounds alone. Also a round every
  * third sweep; and two shapes the resident kernel handles apart: 40 temperatures a chain
- * (more than a block's 32 warps: warps take two members) and 2D members (heat bath). The
+ * (more than a block's 32 warps: warps take two members) and 2D members (heat bath); and
+ * the ladder set again after device rounds (another device ensemble swept between). The
  * meson tests run it with the rounds per launch and with the chains resident
  * (LATMC_CUDA_TEMPER).
  * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
  * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
  * them are the reference): heat bath with overrelaxation passes and overrelaxation
- * alone, float and double, 3D and 2D, a round every sweep and every third sweep.
+ * alone, float and double, 3D and 2D, a round every sweep and every third sweep; and the
+ * ladder set again after device rounds.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -273,6 +275,75 @@ static void test_2d_heatbath_matches_cpu(void **state)
     shape_matches_cpu(&sh, 2024);
 }
 
+/* Whether some member of e is no longer at its temperature in first[] (the map fetched:
+ * a sync, and nothing else; the other's temperatures must be e's). */
+static bool map_moved(latmc_ens *e, latmc_ens *other, const int *first, int m_all)
+{
+    bool moved = false;
+    for (int m = 0; m < m_all; m++) {
+        int t = -1, u = -1;
+        assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
+        assert_int_equal(latmc_ens_temperature_of(other, m, &u), LATMC_OK);
+        assert_int_equal(t, u);
+        moved = moved || t != first[m];
+    }
+    return moved;
+}
+
+/*
+ * The ladder set again after device rounds: the next calls must run at the thresholds the
+ * map gives again, not at those the rounds left in the batch's device table. The batch
+ * uploads a table only where it differs from its host copy `last` (or is marked dirty),
+ * and the device's rounds never reach that copy: the fetch's swaps patch it, except where
+ * the batch is no longer prepared (the Ising state touched since its call: here a third
+ * device ensemble swept and read). Once they skipped it unmarked, and the ladder set again
+ * (every member back to exactly `last`) was not uploaded. So nothing here may upload a
+ * table between the fetch and the ladder: device calls of one sweep until a member has
+ * moved, the map read by latmc_ens_temperature_of alone (no measurement: a batched one
+ * would upload the members' table on its own).
+ */
+static void test_ladder_set_again_matches_cpu(void **state)
+{
+    (void)state;
+    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 5150, 1);
+    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 5150, 1);
+    latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 78, 1);
+    size_t bytes = 0;
+    assert_int_equal(latmc_ens_spins_size(other, &bytes), LATMC_OK);
+    void *buf = malloc(bytes);
+    assert_non_null(buf);
+    int first[M];
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_temperature_of(gpu, m, &first[m]), LATMC_OK);
+    bool moved = false;
+    for (int k = 0; k < 60 && !moved; k++) {
+        device_rounds_logged = 0;
+        assert_int_equal(latmc_ens_sweep(gpu, 1), LATMC_OK);
+        assert_int_equal(device_rounds_logged, 1);
+        assert_int_equal(latmc_ens_sweep(cpu, 1), LATMC_OK);
+        /* the Ising state touched after gpu's call: other's members (prepared as members
+         * by its batched sweep) swept and read */
+        assert_int_equal(latmc_ens_sweep(other, 1), LATMC_OK);
+        assert_int_equal(latmc_ens_get_spins(other, 0, buf, bytes), LATMC_OK);
+        moved = map_moved(gpu, cpu, first, M);
+    }
+    assert_true(moved);
+    double beta[NT];
+    for (int t = 0; t < NT; t++)
+        beta[t] = cube.beta0 + cube.dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(gpu, beta, NT), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(cpu, beta, NT), LATMC_OK);
+    device_rounds_logged = 0;
+    assert_int_equal(latmc_ens_sweep(gpu, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(cpu, 4), LATMC_OK);
+    assert_int_equal(device_rounds_logged, 1);
+    assert_same(gpu, cpu);
+    free(buf);
+    latmc_ens_destroy(&gpu);
+    latmc_ens_destroy(&cpu);
+    latmc_ens_destroy(&other);
+}
+
 /* ---- Heisenberg members: device rounds = host rounds ---- */
 
 struct heis_shape {
@@ -376,6 +447,50 @@ static void test_heisenberg_overrelax_matches_host_rounds(void **state)
     heis_matches_host_rounds(&flat, 43);
 }
 
+/* The betas of a Heisenberg shape's ladder set again (the map back to each member's
+ * first temperature: the members' betas exactly those of the state's first load). */
+static void heis_set_ladder_again(latmc_ens *e, const struct heis_shape *sh)
+{
+    double beta[16];
+    for (int t = 0; t < sh->nt; t++)
+        beta[t] = sh->beta0 + sh->dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, sh->nt), LATMC_OK);
+}
+
+/* Device rounds until a member has left its first temperature (the map read by
+ * latmc_ens_temperature_of alone: a measurement would upload the batch's table on its
+ * own), then the ladder set again on both ensembles: the next calls' sweeps must run at
+ * the betas the map gives again, not at those the device's rounds wrote into the batch's
+ * table (which once stayed there: the batch skipped the upload of a table equal to its
+ * copy of the first load's). */
+static void test_heisenberg_ladder_set_again_matches_host_rounds(void **state)
+{
+    (void)state;
+    const struct heis_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+                                   LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
+    latmc_ens *dev = heis_ensemble(&sh, 61);
+    latmc_ens *host = heis_ensemble(&sh, 61);
+    const int m_all = 2 * sh.nt * 2;
+    int first[64];
+    assert_true(m_all <= 64);
+    for (int m = 0; m < m_all; m++)
+        assert_int_equal(latmc_ens_temperature_of(dev, m, &first[m]), LATMC_OK);
+    bool moved = false;
+    for (int k = 0; k < 60 && !moved; k++) {
+        heis_sweep(dev, 1, false);
+        heis_sweep(host, 1, true);
+        moved = map_moved(dev, host, first, m_all);
+    }
+    assert_true(moved);
+    heis_set_ladder_again(dev, &sh);
+    heis_set_ladder_again(host, &sh);
+    heis_sweep(dev, 4, false);
+    heis_sweep(host, 4, true);
+    assert_same(dev, host);
+    latmc_ens_destroy(&dev);
+    latmc_ens_destroy(&host);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -394,8 +509,10 @@ int main(void)
         cmocka_unit_test(test_every_third_sweep_matches_cpu),
         cmocka_unit_test(test_many_temperatures_match_cpu),
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
+        cmocka_unit_test(test_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
+        cmocka_unit_test(test_heisenberg_ladder_set_again_matches_host_rounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,9 +5,9 @@
  * a CPU ensemble) stands for the device, so the gate is checked on any machine: Ising and
  * Heisenberg members with a beta ladder have the state loaded once and get lists marked
  * device_map; Potts members (beta ladder), phi^4 members (mu2 ladder), a backend without
- * LATMC_STEP_CAP_BATCH_EXCHANGE, and any of them with LATMC_ENS_HOST_ROUNDS=1 keep the
- * host's rounds (lists without device_map, nothing loaded), the map on the device
- * fetched first where it was there.
+ * LATMC_STEP_CAP_BATCH_EXCHANGE, members whose other parameters differ, and any of them
+ * with LATMC_ENS_HOST_ROUNDS=1 keep the host's rounds (lists without device_map, nothing
+ * loaded), the map on the device fetched first where it was there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +187,28 @@ static void host_rounds_forced(void **state)
     assert_false(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, all_caps, true));
 }
 
+/* Members whose parameters other than the ladder's differ (one member's field): the
+ * device's round takes member 0's J and h for all, so the host's rounds run (nothing
+ * loaded). Both models. */
+static void unlike_members_on_the_host(void **state)
+{
+    (void)state;
+    const int models[] = { LATMC_MODEL_ISING, LATMC_MODEL_HEISENBERG };
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        memset(&rec, 0, sizeof rec);
+        rec.caps = all_caps;
+        latmc_ens *e = gate_ensemble(models[k], LATMC_PARAM_BETA);
+        assert_int_equal(latmc_sim_set_param(e->members[M - 1], LATMC_PARAM_H, 0.125),
+                         LATMC_OK);
+        if (latmc_ens_sweep(e, 3) != LATMC_OK)
+            fail_msg("%s", latmc_ens_last_error(e));
+        assert_int_equal(rec.loads, 0);
+        assert_int_equal(rec.device_lists, 0);
+        assert_true(rec.host_lists > 0);
+        destroy(&e);
+    }
+}
+
 /* Device rounds, then the host's forced: the map is fetched before the host's first round,
  * and loaded again once the switch is off. */
 static void switching_fetches_then_loads(void **state)
@@ -219,6 +241,7 @@ int main(void)
         cmocka_unit_test(other_models_on_the_host),
         cmocka_unit_test(no_device_rounds_without_the_capability),
         cmocka_unit_test(host_rounds_forced),
+        cmocka_unit_test(unlike_members_on_the_host),
         cmocka_unit_test(switching_fetches_then_loads),
     };
     return cmocka_run_group_tests_name("ens_temper_gate", tests, setup, teardown);

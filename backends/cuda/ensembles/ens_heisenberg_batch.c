@@ -260,14 +260,20 @@ static struct cuda_box *member_box(const latmc_sim *sim)
                : NULL;
 }
 
-/* Can these members run in one launch: Heisenberg, one replica each, one device, each one
- * box alone, members small enough for 32-bit indices. */
+/* A member's shape the launch takes: Heisenberg, one replica, 2D or 3D, L_x even, small
+ * enough for 32-bit indices. */
+static bool shape_batchable(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_HEISENBERG && sim->desc.replicas == 1 &&
+           sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && sim->nsites <= (1 << 24) &&
+           sim->desc.extent[0] % 2 == 0;
+}
+
+/* Can these members run in one launch: their shape, one device, each one box alone. */
 static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
 {
     const latmc_sim *first = members[0];
-    if (first->desc.model != LATMC_MODEL_HEISENBERG || first->desc.replicas != 1 ||
-        first->desc.ndim < 2 || first->desc.ndim > 3 || first->nsites > (1 << 24) ||
-        first->desc.extent[0] % 2 != 0)
+    if (!shape_batchable(first))
         return false;
     const int device = cuda_sim_of(first)->device;
     for (int m = 0; m < n; m++) {
@@ -395,16 +401,36 @@ int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
     return LATMC_OK;
 }
 
+/* Whether the batch can ever hold this member: not made one by one (LATMC_ENS_HEIS_BATCH=0),
+ * a shape the launch takes, its spins in one block's shared memory (choose_geometry's
+ * smallest: the couplings read from global memory; the kernels have no static shared
+ * memory). No device work: an attribute query. */
+static bool member_batchable(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->ens_one_by_one || !shape_batchable(sim))
+        return false;
+    const ens_heis_shape g = { .ndim = sim->desc.ndim, .n = (int)sim->nsites };
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, cs->device) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return true; /* unknown: ready_batch decides per call, as before */
+    }
+    return cuda_ens_heis_smem(&g, 0) <= (size_t)optin;
+}
+
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): a box alone, by whole
- * sweeps, and exchange rounds between them on the device (ens_tempering.c; ready_batch
- * checks the rest per call, the tempering state's load that the members' betas are the
- * ladder's). */
+ * sweeps (ready_batch checks the rest per call), and exchange rounds between them on the
+ * device (ens_tempering.c; the tempering state's load checks that the members' betas are
+ * the ladder's) only where the batch can hold the member at all: else every call's load
+ * would be refused, after a pass over the members. */
 unsigned cuda_ens_heis_caps(const latmc_sim *sim)
 {
-    return sim->desc.model == LATMC_MODEL_HEISENBERG && member_box(sim)
-               ? LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
-                     LATMC_STEP_CAP_BATCH_EXCHANGE
-               : 0u;
+    if (sim->desc.model != LATMC_MODEL_HEISENBERG || !member_box(sim))
+        return 0u;
+    const unsigned batch = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
+    return member_batchable(sim) ? batch | LATMC_STEP_CAP_BATCH_EXCHANGE : batch;
 }
 
 int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v)
@@ -434,6 +460,21 @@ void cuda_ens_heis_close(struct cuda_ens_heis_view *v)
     if (v->batch)
         put_batch(v->batch);
     v->batch = NULL;
+}
+
+/* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote
+ * betas into it, and the map they follow went back to the host or was lost): the next call
+ * uploads its table even where it equals the host's copy of the last upload, since the
+ * members' own betas may have come back to exactly that copy (a ladder set again) while
+ * the device still holds the rounds' betas. */
+void cuda_ens_heis_table_moved(latmc_sim *const *members, int n)
+{
+    (void)n;
+    struct heis_batch *b = take_batch(members);
+    if (!b)
+        return;
+    b->uploaded = false;
+    put_batch(b);
 }
 
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,

@@ -96,6 +96,9 @@ void cuda_ens_heis_close(struct cuda_ens_heis_view *v);
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
                                         uint64_t n_sweeps);
 cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v);
+/* After the device's tempering map was fetched (or a tempering list failed): the table
+ * the rounds wrote is not the host's copy, so the next call uploads the members' own. */
+void cuda_ens_heis_table_moved(latmc_sim *const *members, int n);
 
 #endif
 

@@ -632,6 +632,21 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
     return LATMC_OK;
 }
 
+/*
+ * For ens_tempering.c, after a tempering list failed: the device's table may hold
+ * thresholds the rounds wrote, which the host copy `last` does not (the map stays the
+ * host's: no swap patches it), so the next call uploads its table (dirty) even where it
+ * equals `last`. After a fetch nothing is needed: the core's swaps move the members to the
+ * device's map, and each swap patches `last` or marks the batch dirty (patch_batches).
+ */
+void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
+{
+    (void)n;
+    struct cuda_ens_batch *b = cuda_sim_of(members[0])->ens_batch;
+    if (b)
+        b->dirty = true;
+}
+
 /* Read `bytes` of device results at src into dst (through the batch's page-locked
  * buffer where it has one) and wait for the stream. */
 static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, const void *src,
@@ -852,8 +867,15 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
         const int ib = ia >= 0 ? member_index(t, b) : -1;
         if (ib < 0)
             continue;
-        if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0)
-            break; /* the members' batch, not reusable anyway */
+        /* Not patched below (the members' batch, not reusable anyway): `last` no longer
+         * follows the members, and the device's table may hold thresholds the tempering
+         * rounds wrote (ens_tempering.c), so the next call, which prepares every member,
+         * uploads its table even where it equals `last` (a ladder set again brings the
+         * members back to exactly it). */
+        if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0) {
+            t->dirty = t->dirty || !t->prepared || t->epoch != epoch0;
+            break;
+        }
         latmc_sim *sims[2] = { a, b };
         const int idx[2] = { ia, ib };
         for (int k = 0; k < 2 && t->prepared; k++) {
@@ -879,10 +901,11 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
                 t->prepared = false; /* the next call prepares (and reports) */
             }
         }
-        if (t->prepared) {
-            t->dirty = true;
+        if (t->prepared)
             t->epoch = cuda_ising_state_epoch();
-        }
+        /* prepared: the patches uploaded once by the next call (it reuses the batch); not
+         * (a patch failed): the next call prepares every member and uploads, as above */
+        t->dirty = true;
         break;
     }
     pthread_mutex_unlock(&live_lock);

@@ -210,6 +210,9 @@ struct cuda_ens_ready {
     struct cuda_ens_temper **temper;           /* cs0's tempering state (ens_temper) */
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
+/* After a failed tempering list (ens_tempering.c): the next call uploads the table, whose
+ * host copy may not say what the rounds left on the device. */
+void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
 
 /* ens_tempering.c: the ens_temper operation (lib/backend.h: the state loaded and fetched),
  * the batch's tempering lists (lib/box.h: whole sweeps and LATMC_STEP_EXCHANGE calls, each

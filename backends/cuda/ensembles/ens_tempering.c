@@ -23,7 +23,10 @@
  * entry of the batch's table. The members' own parameters (host) lag behind until the
  * core's fetch moves them; should the batch upload its table from them meanwhile
  * (Ising: another ensemble touched the module's Ising state), the entries are set again
- * from the device's map.
+ * from the device's map. Once the map is fetched (or a list fails) the batch's host copy
+ * of its table may not be what the device holds: the model's `failed` and `fetched` make
+ * its next call upload (a ladder set again brings the members back to exactly that copy;
+ * Ising's swaps patch the copy or mark it, patch_batches).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +94,11 @@ struct temper_model {
     int (*run)(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
                const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                uint64_t *attempted);
+    /* a list failed, or the map was fetched: the batch's host copy of its table may no
+     * longer say what the device's holds, so its next call uploads (NULL after a fetch:
+     * the core's swaps keep the batch's copy in step, Ising's patch_batches) */
+    void (*failed)(latmc_sim *const *members, int n);
+    void (*fetched)(latmc_sim *const *members, int n);
 };
 
 static size_t up16(size_t x)
@@ -544,6 +552,15 @@ static void heis_close(struct temper_batch *tb)
     cuda_ens_heis_close(&tb->u.heis);
 }
 
+/* The batch compares each call's table with its copy of the last upload, which the rounds'
+ * betas never reached: once the map leaves the device the members may come back to exactly
+ * that copy (a ladder set again) while the device's table still holds the rounds' betas,
+ * so its next call uploads whatever it builds. */
+static void heis_moved(latmc_sim *const *members, int n)
+{
+    cuda_ens_heis_table_moved(members, n);
+}
+
 /* No part of its own a temperature: a member's beta is the ladder's (checked, bit for
  * bit: the round writes the ladder's value). */
 static int heis_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
@@ -609,8 +626,9 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
 static const struct temper_model temper_models[] = {
     { LATMC_MODEL_ISING, sizeof(struct cuda_ising_packed_thresholds),
       sizeof(struct latmc_ising_sums), ising_open, ising_close, ising_stage, ising_place,
-      ising_run },
-    { LATMC_MODEL_HEISENBERG, 0, 0, heis_open, heis_close, heis_stage, heis_place, heis_run },
+      ising_run, cuda_ens_packed_table_moved, NULL },
+    { LATMC_MODEL_HEISENBERG, 0, 0, heis_open, heis_close, heis_stage, heis_place, heis_run,
+      heis_moved, heis_moved },
 };
 
 static const struct temper_model *temper_model(int model)
@@ -653,8 +671,10 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     if (st == LATMC_OK)
         st = tm->run(t, &tb, &l, calls, n_calls, accepted, attempted);
     tm->close(&tb);
-    if (st < 0)
+    if (st < 0) {
         t->live = false; /* the state may be half a round old: the core's call fails */
+        tm->failed(members, n); /* the rounds that ran may have moved the table's entries */
+    }
     return st;
 }
 
@@ -691,6 +711,8 @@ static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
     *job->rt_sum_sweeps = stats[1];
     for (int k = 0; k + 1 < t->nT; k++)
         job->pair_accepted[k] = stats[2 + k];
+    if (tm->fetched) /* the core moves the members to the map now */
+        tm->fetched(members, n);
     return LATMC_OK;
 }
 
