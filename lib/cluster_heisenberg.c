@@ -109,9 +109,9 @@ int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work 
     const struct latmc_backend_ops *ops = sim->ops;
     int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
     /* without a field only: in one the decisions weigh each cluster's sum of a, whose
-     * rounding is the site order's, which a device does not add in */
-    if (!step || sim->desc.model != LATMC_MODEL_HEISENBERG ||
-        sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || sim->desc.replicas > 2 ||
+     * rounding is the site order's (Wolff's: its growth's), which a device does not add
+     * in */
+    if (!step || sim->desc.model != LATMC_MODEL_HEISENBERG || sim->desc.replicas > 2 ||
         sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H] != 0.0 ||
         latmc_part_many(sim))
         return LATMC_EUNSUPPORTED;
@@ -129,5 +129,6 @@ int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work 
     }
     const int st = step(sim, LATMC_EMBED_STEP, &job);
     w->names_on_backend = st == LATMC_OK;
+    w->names_sweep = sweep;
     return st;
 }

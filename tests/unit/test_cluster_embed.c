@@ -16,8 +16,11 @@
  *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
- *    cluster step still the definition's bit for bit (Heisenberg's Swendsen-Wang without
- *    a field on the device, the rest on the host copy), with its statistics.
+ *    cluster step still the definition's bit for bit (Swendsen-Wang and Wolff of
+ *    Heisenberg without a field and of phi^4 with Lambda = inf on the device, the rest on
+ *    the host copy), with its statistics; and the device's step against the host copy's
+ *    of the same sim (LATMC_CUDA_EMBED=host), configuration and cluster observables bit
+ *    for bit, a parameter changed between a step and the read of its statistics.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -468,6 +471,40 @@ static latmc_ctx *cuda_ctx(void)
     return ctx;
 }
 
+/* The sims dev (the device's step) and host (made with LATMC_CUDA_EMBED=host: the host
+ * copy's) of one desc, swept alike in calls of 1, 3 and 2 sweeps: after each call the
+ * configuration and the three cluster observables bit for bit (memcmp: the sums of a
+ * round alike only in the same order -- Wolff's its growth's). Before the second read
+ * key is set to value on both: the statistics are the last step's, not the parameters'
+ * now (the device's are counted when first read). */
+static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key, double value)
+{
+    void *a = malloc(bytes), *b = malloc(bytes);
+    assert_true(a && b);
+    const uint64_t calls[] = { 1, 3, 2 };
+    for (int c = 0; c < 3; c++) {
+        assert_int_equal(latmc_sim_sweep(dev, calls[c]), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(host, calls[c]), LATMC_OK);
+        if (c == 1) {
+            assert_int_equal(latmc_sim_set_param(dev, key, value), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(host, key, value), LATMC_OK);
+        }
+        const int keys[] = { LATMC_OBS_CLUSTERS, LATMC_OBS_LARGEST_CLUSTER,
+                             LATMC_OBS_CLUSTER_M2 };
+        for (int k = 0; k < 3; k++) {
+            double u = -1.0, v = -2.0;
+            assert_int_equal(latmc_sim_observable(dev, keys[k], &u), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(host, keys[k], &v), LATMC_OK);
+            assert_memory_equal(&u, &v, sizeof u);
+        }
+        assert_int_equal(latmc_sim_get_spins(dev, a, bytes), LATMC_OK);
+        assert_int_equal(latmc_sim_get_spins(host, b, bytes), LATMC_OK);
+        assert_memory_equal(a, b, bytes);
+    }
+    free(a);
+    free(b);
+}
+
 /* The CUDA sims' local passes are the GPU's (phi^4's chunk schedule, Heisenberg's heat
  * bath with CUDA's functions), both sims' alike; the cluster step applied to the local
  * sim's configuration must still be the definition's, bit for bit, with its statistics. */
@@ -486,6 +523,26 @@ static void phi4_chain_cuda(void **state)
               LATMC_ALGO_SWENDSEN_WANG, 1);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
               LATMC_ALGO_SWENDSEN_WANG, 2);
+    /* Wolff with Lambda = inf: the device's step too (the seed's cluster of the labels) */
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_WOLFF, 2);
+    /* the device's step against the host copy's (Lambda changed to a finite value after
+     * a step: its statistics are still the nearest neighbours' step's) */
+    for (int algo = 0; algo < 2; algo++) {
+        const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
+                                   LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
+                                    LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)24 * 24 * 24 * sizeof(double), LATMC_PARAM_LAMBDA,
+                     3.0);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
     latmc_ctx_destroy(&ctx);
 }
 
@@ -503,14 +560,32 @@ static void heisenberg_chain_cuda(void **state)
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 24, LATMC_ALGO_WOLFF, 0.4);
     /* a case of the device's step forced to the host copy (LATMC_CUDA_EMBED=host, read at
      * create): the same definition, so both routes of one sim stay checked */
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
               LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_WOLFF, 1);
     unsetenv("LATMC_CUDA_EMBED");
+    /* the device's step against the host copy's, beta changed after a step (the
+     * statistics are the step's: Wolff's regrown from its bonds, not from beta J now) */
+    for (int algo = 0; algo < 2; algo++) {
+        const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, 24, a, 0.0);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, 24, a, 0.0);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)24 * 24 * 24 * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
+                     0.7);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
     latmc_ctx_destroy(&ctx);
 }
 
