@@ -243,11 +243,12 @@ struct latmc_backend_ops {
 
 /*
  * A job of ops.embed_step (lib/cluster_heisenberg.c, lib/cluster_phi4.c): a Swendsen-Wang
- * or Wolff step (desc.algorithm) of the sim's embedded Ising model (F = 0 in every
- * replica), the draws of lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond
- * (i, mu) = beta J_{i,mu}, replica r's direction axis[r]. phi^4 (Lambda = inf:
+ * or Wolff step (desc.algorithm) of the sim's embedded Ising model, the draws of
+ * lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond (i, mu) = beta J_{i,mu},
+ * replica r's direction axis[r] and field F = field[r] (beta h r_z, as the core rounds it;
+ * Wolff: 0 in every replica, the core declines a field). phi^4 (Lambda = inf:
  * nearest-neighbour pairs only): a_i = phi_i, K = beta for every bond (k_near), axis
- * unused.
+ * unused, F = 0.
  *   LATMC_EMBED_ASK: LATMC_OK where the backend steps this sim itself, LATMC_EUNSUPPORTED
  *     (no message) where not; nothing done.
  *   LATMC_EMBED_STEP: the step of every replica on the backend's configuration.
@@ -266,6 +267,7 @@ struct latmc_embed_job {
     double *a;
     uint32_t *name;
     uint8_t *bonds;
+    double field[2];
 };
 
 /* The backend's op `member` where its table (of its build's size) has one and sets it,

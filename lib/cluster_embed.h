@@ -106,9 +106,9 @@ void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, doub
 void latmc_embed_wolff_regrow(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                               const uint8_t *bonds, struct latmc_embed_stats *out);
 
-/* A Heisenberg (no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang or Wolff step of sweep
- * `sweep` on its backend (ops.embed_step), where the backend runs it (one box alone on a
- * GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
+/* A Heisenberg (Wolff: no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang or Wolff
+ * step of sweep `sweep` on its backend (ops.embed_step), where the backend runs it (one
+ * box alone on a GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
  * LATMC_EUNSUPPORTED without a message where not (then the host copy's step), or the
  * backend's failure. */
 int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work *w,

@@ -1,11 +1,13 @@
 /*
  * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
  * the embedded Swendsen-Wang or Wolff step of a Heisenberg or phi^4 sim held as one box
- * alone on one GPU, run in the box's own configuration (Heisenberg: the leaf's SoA
- * buffers and couplings, heisenberg/; phi^4: its field, phi4/) after the sweep's local
- * passes, on the same stream: no copy of the configuration. Its state (a_i in double, the
+ * alone on one GPU (Swendsen-Wang of Heisenberg also in a field), run in the box's own
+ * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
+ * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
+ * configuration. Its state (a_i in double, the
  * bonds one byte a site, the labels a uint32 a site: 13 bytes a site; Wolff a word for
- * its cluster) is made at the first LATMC_EMBED_ASK; where the GPU has no room for it the
+ * its cluster; a field's sort about 24 bytes a site more, at the first ask in a field) is
+ * made at the first LATMC_EMBED_ASK; where the GPU has no room for it the
  * ask declines (no message: none recorded, the allocation's error cleared) and the core
  * steps on its host copy, so no sweep fails for it. The statistics are the core's, from
  * replica 0's a and names (Wolff: bonds) copied when first asked for.
@@ -32,6 +34,7 @@ struct cuda_embed {
     uint8_t *bonds;
     uint32_t *labels;
     struct cuda_wolff_counts *wolff; /* Wolff: its cluster's root and decision; else NULL */
+    void *field_work; /* Swendsen-Wang in a field: the sums' scratch (at the first such ask) */
 };
 
 void cuda_embed_free(struct cuda_embed *e)
@@ -42,6 +45,7 @@ void cuda_embed_free(struct cuda_embed *e)
     cudaFree(e->bonds);
     cudaFree(e->labels);
     cudaFree(e->wolff);
+    cudaFree(e->field_work);
     free(e);
 }
 
@@ -106,13 +110,26 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
     int st = cuda_box_set_device(b->ex.device);
+    const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
+    /* Wolff's decision in a field weighs its sum of a in the order of its growth, which
+     * the device does not add in (the core declines it); the field's sort counts sites
+     * in an int */
+    if (field && (wolff || sim->nsites > (int64_t)INT32_MAX))
+        return LATMC_EUNSUPPORTED;
     if (what == LATMC_EMBED_ASK) {
-        /* the arrays made at the first ask: a GPU without the room for them leaves the
-         * step to the host copy rather than fail a sweep (asked again at the next: a
-         * failed allocation costs little beside a host copy's step, and memory freed
-         * meanwhile brings the device's step back) */
+        /* the arrays made at the first ask (a field's scratch at the first in a field): a
+         * GPU without the room for them leaves the step to the host copy rather than fail
+         * a sweep (asked again at the next: a failed allocation costs little beside a host
+         * copy's step, and memory freed meanwhile brings the device's step back) */
         if (st == LATMC_OK && !cs->embed)
             (void)embed_make(cs, sim->nsites, wolff);
+        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work &&
+            cudaMalloc(&cs->embed->field_work,
+                       cuda_embed_field_bytes((uint32_t)sim->nsites)) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: cleared */
+            cs->embed->field_work = NULL;
+            return LATMC_EUNSUPPORTED;
+        }
         return st == LATMC_OK && cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
     if (st < 0)
@@ -153,6 +170,8 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
                                          LATMC_EMBED_SUB);
         d.decide = latmc_rng_cluster_name(job->sweep, (uint32_t)rep,
                                           LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
+        d.field = job->field[rep];
+        d.field_work = e->field_work;
         if (wolff) {
             d.wolff = e->wolff;
             d.seed_site = (uint32_t)latmc_cluster_seed_of(

@@ -1,7 +1,8 @@
 /*
  * Internal to the CUDA module: the embedded Swendsen-Wang or Wolff step of a Heisenberg
- * sim without a field, or of a phi^4 sim with Lambda = inf, on its GPU (ops.embed_step,
- * lib/backend.h; doc/clusters.md "Embedded clusters"), bit for bit the core's step
+ * sim (Wolff without a field), or of a phi^4 sim with Lambda = inf, on its GPU
+ * (ops.embed_step, lib/backend.h; doc/clusters.md "Embedded clusters"), bit for bit the
+ * core's step
  * (lib/cluster_embed.c, lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i,
  * K = k_near uniform, the flip phi -> -phi; Heisenberg below):
  *
@@ -14,8 +15,10 @@
  *           as the Ising bonds, so that the Ising labelling (cuda_sw.h) names the clusters
  *           by their smallest sites;
  *   flips:  Swendsen-Wang: each cluster keeps its signs iff its draw at its name < 2^31
- *           (cuda_sw_decide); Wolff: the one cluster of the step's seed site flips, found
- *           as Ising Wolff finds it (cuda_wolff_decide: the root of the seed's label) --
+ *           (cuda_sw_decide), in a field (Heisenberg) below the heat bath's threshold from
+ *           its sum of a in the core's order (cuda_embed_field_decide); Wolff: the one
+ *           cluster of the step's seed site flips, found as Ising Wolff finds it
+ *           (cuda_wolff_decide: the root of the seed's label) --
  *           the CPU grows it from the seed over the same bonds, each named globally, so it
  *           is the seed's component of the labelled bonds; every site that flips is
  *           reflected, s - 2 a r normalised in double and rounded to float as
@@ -40,15 +43,29 @@ extern "C" {
 #endif
 
 /* The draws of one replica's step (lib/cluster_embed.h: the replica's, sweep's, sub
- * LATMC_EMBED_SUB): the chain's seed, the names of the bonds and of the decisions, and
- * for Wolff the step's seed site and a device word for its cluster (wolff NULL:
- * Swendsen-Wang). */
+ * LATMC_EMBED_SUB): the chain's seed, the names of the bonds and of the decisions; for
+ * Wolff the step's seed site and a device word for its cluster (wolff NULL:
+ * Swendsen-Wang); for Swendsen-Wang in a field F = field != 0 (Heisenberg: beta h r_z)
+ * the scratch of cuda_embed_field_decide (cuda_embed_field_bytes(n) bytes). */
 struct cuda_embed_draws {
     uint64_t seed;
     struct latmc_rng_name bonds, decide;
     uint32_t seed_site;
     struct cuda_wolff_counts *wolff;
+    double field;
+    void *field_work;
 };
+
+/* Swendsen-Wang's decisions in a field F != 0 on a labelled box of n < 2^31 sites
+ * (cuda_embed_field.cu): each cluster keeps iff its draw at its name < floor(2^32 /
+ * (1 + exp(-2 F A))), A its sum of a added in increasing site order from 0.0 -- the
+ * core's order, so the same rounding -- into its root's bonds byte (1 keep), as
+ * cuda_sw_decide leaves them. work: cuda_embed_field_bytes(n) bytes of device memory
+ * (about 24 a site). */
+size_t cuda_embed_field_bytes(uint32_t n);
+cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                    uint32_t n, const double *a, double field, uint64_t seed,
+                                    struct latmc_rng_name name, void *work);
 
 /* One replica's step: spins its SoA (component c at c n + i), J the couplings (SoA,
  * mu n + i), a the replica's a_i (written), box the labelling's arrays over the same

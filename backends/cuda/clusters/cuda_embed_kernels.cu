@@ -135,10 +135,15 @@ static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cuda_sw_label(stream, box);
-    if (err == cudaSuccess) /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips */
-        err = d->wolff ? cuda_wolff_decide(stream, box, d->seed_site, d->seed, d->decide, 0.0,
-                                           0, d->wolff)
-                       : cuda_sw_decide(stream, box, d->seed, d->decide, UINT64_C(1) << 31, 0);
+    /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips; in a field Swendsen-Wang weighs
+     * each cluster's sum of a */
+    if (err == cudaSuccess && d->wolff)
+        err = cuda_wolff_decide(stream, box, d->seed_site, d->seed, d->decide, 0.0, 0, d->wolff);
+    else if (err == cudaSuccess && d->field != 0.0)
+        err = cuda_embed_field_decide(stream, box, n, a, d->field, d->seed, d->decide,
+                                      d->field_work);
+    else if (err == cudaSuccess)
+        err = cuda_sw_decide(stream, box, d->seed, d->decide, UINT64_C(1) << 31, 0);
     return err;
 }
 
