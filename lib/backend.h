@@ -243,16 +243,21 @@ struct latmc_backend_ops {
 
 /*
  * A job of ops.embed_step (lib/cluster_heisenberg.c, lib/cluster_phi4.c): a Swendsen-Wang
- * step of the sim's embedded Ising model (F = 0 in every replica), the draws of
+ * or Wolff step (desc.algorithm) of the sim's embedded Ising model, the draws of
  * lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond (i, mu) = beta J_{i,mu},
- * replica r's direction axis[r]. phi^4 (Lambda = inf: nearest-neighbour pairs only):
- * a_i = phi_i, K = beta for every bond (k_near), axis unused.
+ * replica r's direction axis[r] and field F = field[r] (beta h r_z, as the core rounds it;
+ * Wolff: 0 in every replica, the core declines a field). phi^4 (Lambda = inf:
+ * nearest-neighbour pairs only): a_i = phi_i, K = beta for every bond (k_near), axis
+ * unused, F = 0.
  *   LATMC_EMBED_ASK: LATMC_OK where the backend steps this sim itself, LATMC_EUNSUPPORTED
  *     (no message) where not; nothing done.
  *   LATMC_EMBED_STEP: the step of every replica on the backend's configuration.
- *   LATMC_EMBED_NAMES: replica 0's a_i (double) of the last step into a, each site's
- *     cluster name (its smallest site) into name (host arrays of nsites), from which the
- *     core counts the cluster statistics as its own step does, in site order.
+ *   LATMC_EMBED_NAMES: replica 0's a_i (double) of the last step into a (host arrays of
+ *     nsites); Swendsen-Wang each site's cluster name (its smallest site) into name, from
+ *     which the core counts the cluster statistics as its own step does, in site order;
+ *     Wolff (module ABI 17) the step's bonds into bonds (bit mu of bonds[i]: bond (i, mu)
+ *     active; the other bits undefined), over which the core regrows the seed's cluster
+ *     in its own step's order (lib/cluster_embed.c: the rounding of its sum of a).
  */
 enum { LATMC_EMBED_ASK = 0, LATMC_EMBED_STEP = 1, LATMC_EMBED_NAMES = 2 };
 struct latmc_embed_job {
@@ -261,6 +266,8 @@ struct latmc_embed_job {
     double axis[2][3];
     double *a;
     uint32_t *name;
+    uint8_t *bonds;
+    double field[2];
 };
 
 /* The backend's op `member` where its table (of its build's size) has one and sets it,

@@ -54,13 +54,23 @@ LATMC_HOSTDEV uint32_t latmc_cluster_decide_draw(uint64_t seed, uint64_t sweep, 
     return latmc_cluster_draw(seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)r);
 }
 
-/* Wolff's seed site of the sweep, uniform on [0, nsites) to 2^-64 nsites. */
-LATMC_HOSTDEV int64_t latmc_cluster_seed_site(uint64_t seed, uint64_t sweep, int64_t nsites)
+/* A Wolff seed site from the draws of `name` (its phase LATMC_CLUSTER_PHASE_SEED):
+ * (2^32 d0 + d1) mod nsites, d0 and d1 lanes 0 and 1 of block 0 -- uniform on
+ * [0, nsites) to 2^-64 nsites. The embedded clusters' seeds (lib/cluster_embed.h) name
+ * their replica and sub. */
+LATMC_HOSTDEV int64_t latmc_cluster_seed_of(uint64_t seed, struct latmc_rng_name name,
+                                            int64_t nsites)
 {
-    const latmc_philox_ctr r = latmc_rng_name_block(
-        seed, latmc_rng_cluster_name(sweep, 0, LATMC_CLUSTER_PHASE_SEED, 0), 0);
+    const latmc_philox_ctr r = latmc_rng_name_block(seed, name, 0);
     const uint64_t u = (uint64_t)r.v[0] << 32 | r.v[1];
     return (int64_t)(u % (uint64_t)nsites);
+}
+
+/* Wolff's seed site of the sweep. */
+LATMC_HOSTDEV int64_t latmc_cluster_seed_site(uint64_t seed, uint64_t sweep, int64_t nsites)
+{
+    return latmc_cluster_seed_of(
+        seed, latmc_rng_cluster_name(sweep, 0, LATMC_CLUSTER_PHASE_SEED, 0), nsites);
 }
 
 /* An Ising bond of coupling sign eps (+1, or the +-J value) between spins a and b can be

@@ -193,17 +193,21 @@ void latmc_embed_sw_stats(int64_t N, const uint32_t *name, const double *a, doub
     out->size = N;
 }
 
+/* Wolff's cluster grown breadth-first from the seed site, forward bonds (i, d) and
+ * backward ones (i - off_d, d) in turn: a bond drawn only where the growth reaches it, or
+ * read from `known` (bit d of known[i]: bond (i, d) active) where a backend ran the step;
+ * either way the same cluster, grown in the same order, so its sum of a has the same
+ * rounding. */
 static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
-                  struct latmc_embed_stats *out)
+                  const uint8_t *known, struct latmc_embed_stats *out)
 {
     const int64_t N = p->g.nsites;
     const double *a = w->a;
     uint8_t *in = w->flip; /* membership; then the flips */
     uint32_t *stack = w->parent;
     memset(in, 0, (size_t)N);
-    const uint64_t u = (uint64_t)latmc_embed_draw(p, LATMC_CLUSTER_PHASE_SEED, 0) << 32 |
-                       latmc_embed_draw(p, LATMC_CLUSTER_PHASE_SEED, 1);
-    const int64_t s0 = (int64_t)(u % (uint64_t)N);
+    const int64_t s0 = latmc_cluster_seed_of(p->seed, embed_name(p, LATMC_CLUSTER_PHASE_SEED),
+                                             N);
     int64_t n = 0, top = 0, smallest = s0;
     double asum = 0.0;
     stack[n++] = (uint32_t)s0;
@@ -218,11 +222,11 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
         partners_of(p, i, -1, dns);
         for (int d = 0; d < p->n_dirs; d++) {
             const int64_t up = ups[d], dn = dns[d];
-            if (!in[up] && bond_on(p, a, i, d, up, &c)) {
+            if (!in[up] && (known ? (int)(known[i] >> d & 1u) : bond_on(p, a, i, d, up, &c))) {
                 in[up] = 1;
                 stack[n++] = (uint32_t)up;
             }
-            if (!in[dn] && bond_on(p, a, dn, d, i, &c)) {
+            if (!in[dn] && (known ? (int)(known[dn] >> d & 1u) : bond_on(p, a, dn, d, i, &c))) {
                 in[dn] = 1;
                 stack[n++] = (uint32_t)dn;
             }
@@ -241,11 +245,17 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
     out->size = n;
 }
 
+void latmc_embed_wolff_regrow(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
+                              const uint8_t *bonds, struct latmc_embed_stats *out)
+{
+    wolff(p, w, bonds, out);
+}
+
 void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                       struct latmc_embed_stats *out)
 {
     if (p->wolff)
-        wolff(p, w, out);
+        wolff(p, w, NULL, out);
     else
         swendsen_wang(p, w, out);
 }

@@ -74,6 +74,7 @@ struct latmc_embed_work {
     double *kbond;      /* Heisenberg: beta J per bond */
     bool names_on_backend; /* the last step ran on the backend (ops.embed_step): its
                               statistics are counted when first asked for */
+    uint64_t names_sweep;  /* that step's sweep (Wolff: its seed site) */
 };
 
 /* Whether the sim runs embedded clusters (phi^4 or Heisenberg with a cluster algorithm). */
@@ -98,9 +99,16 @@ void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_wo
 void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, double *asum,
                           uint32_t *size, struct latmc_embed_stats *out);
 
-/* A Heisenberg (no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang step of sweep
- * `sweep` on its backend (ops.embed_step), where the backend runs it (one box alone on a
- * GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
+/* A Wolff step's statistics from its bonds (bit d of bonds[i]: bond (i, d) active, as the
+ * step drew them; other bits ignored) and w->a: its cluster regrown from the seed site of
+ * p's names as latmc_embed_step grows it, so its sum of a is added in the same order and
+ * rounds alike (a backend's step, lib/backend.h's LATMC_EMBED_NAMES). */
+void latmc_embed_wolff_regrow(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
+                              const uint8_t *bonds, struct latmc_embed_stats *out);
+
+/* A Heisenberg (Wolff: no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang or Wolff
+ * step of sweep `sweep` on its backend (ops.embed_step), where the backend runs it (one
+ * box alone on a GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
  * LATMC_EUNSUPPORTED without a message where not (then the host copy's step), or the
  * backend's failure. */
 int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work *w,

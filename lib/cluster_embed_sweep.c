@@ -80,10 +80,10 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
-    /* where the backend steps the sim itself (Swendsen-Wang on one GPU: Heisenberg
-     * without a field, phi^4 with Lambda = inf), no copy: the statistics are counted when
-     * asked for (w->names_on_backend: set by a step there, cleared by one here; a step
-     * that fails here leaves the last step's statistics, as on the CPU) */
+    /* where the backend steps the sim itself (Swendsen-Wang or Wolff on one GPU:
+     * Heisenberg without a field, phi^4 with Lambda = inf), no copy: the statistics are
+     * counted when asked for (w->names_on_backend: set by a step there, cleared by one
+     * here; a step that fails here leaves the last step's statistics, as on the CPU) */
     const int on_backend = sim->desc.model == LATMC_MODEL_PHI4
                                ? latmc_embed_phi4_backend_step(sim, w, sweep)
                                : latmc_embed_heisenberg_backend_step(sim, w, sweep);
@@ -119,14 +119,33 @@ int latmc_embed_settle_stats(latmc_sim *sim)
     struct latmc_embed_work *w = sim->embed;
     if (!w || !w->names_on_backend)
         return LATMC_OK;
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
     struct latmc_embed_job job = { 0 };
     job.a = w->a;
-    job.name = w->name;
+    /* Wolff: the step's bonds, into the work space's (free between steps) */
+    if (wolff)
+        job.bonds = (uint8_t *)w->bonds;
+    else
+        job.name = w->name;
     int st = sim->ops->embed_step(sim, LATMC_EMBED_NAMES, &job);
     if (st < 0)
         return st;
     struct latmc_embed_stats one;
-    latmc_embed_sw_stats(sim->nsites, w->name, w->a, w->asum, w->parent, &one);
+    if (wolff) {
+        /* the device's pairs are the nearest neighbours (Heisenberg, phi^4 with Lambda =
+         * inf); K is not needed: the bonds are the step's */
+        struct latmc_embed_problem p = { 0 };
+        p.g = latmc_cluster_lattice_of(sim->desc.ndim, sim->desc.extent);
+        p.n_dirs = sim->desc.ndim;
+        for (int mu = 0; mu < p.n_dirs; mu++)
+            p.off[mu][mu] = 1;
+        p.seed = sim->desc.seed;
+        p.sweep = w->names_sweep;
+        p.wolff = 1;
+        latmc_embed_wolff_regrow(&p, w, job.bonds, &one);
+    } else {
+        latmc_embed_sw_stats(sim->nsites, w->name, w->a, w->asum, w->parent, &one);
+    }
     struct latmc_cluster_work *c = sim->cluster;
     c->last.clusters = one.clusters;
     c->last.largest = one.largest;

@@ -108,26 +108,28 @@ int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work 
 {
     const struct latmc_backend_ops *ops = sim->ops;
     int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
-    /* without a field only: in one the decisions weigh each cluster's sum of a, whose
-     * rounding is the site order's, which a device does not add in */
-    if (!step || sim->desc.model != LATMC_MODEL_HEISENBERG ||
-        sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || sim->desc.replicas > 2 ||
-        sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H] != 0.0 ||
-        latmc_part_many(sim))
+    /* Wolff without a field only: in one its decision weighs its sum of a, whose rounding
+     * is its growth's order, which a device does not add in (Swendsen-Wang's, the site
+     * order, the CUDA device reproduces) */
+    const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
+    if (!step || sim->desc.model != LATMC_MODEL_HEISENBERG || sim->desc.replicas > 2 ||
+        (beta_h != 0.0 && sim->desc.algorithm == LATMC_ALGO_WOLFF) || latmc_part_many(sim))
         return LATMC_EUNSUPPORTED;
     struct latmc_embed_job job = { 0 };
     job.sweep = sweep;
     job.beta = sim->param[LATMC_PARAM_BETA];
-    if (step(sim, LATMC_EMBED_ASK, &job) != LATMC_OK)
-        return LATMC_EUNSUPPORTED;
     struct latmc_embed_problem p = { 0 };
     p.seed = sim->desc.seed;
     p.sweep = sweep;
     for (int rep = 0; rep < sim->desc.replicas; rep++) {
         p.replica = (uint32_t)rep;
         draw_axis(&p, job.axis[rep]);
+        job.field[rep] = beta_h * job.axis[rep][2]; /* latmc_embed_heisenberg_step's F */
     }
+    if (step(sim, LATMC_EMBED_ASK, &job) != LATMC_OK)
+        return LATMC_EUNSUPPORTED;
     const int st = step(sim, LATMC_EMBED_STEP, &job);
     w->names_on_backend = st == LATMC_OK;
+    w->names_sweep = sweep;
     return st;
 }

@@ -94,8 +94,7 @@ int latmc_embed_phi4_backend_step(latmc_sim *sim, struct latmc_embed_work *w, ui
     const struct latmc_backend_ops *ops = sim->ops;
     int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
     /* Lambda = inf only: its pairs are the nearest neighbours, the labelling's bonds */
-    if (!step || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
-        isfinite(sim->param[LATMC_PARAM_LAMBDA]) || latmc_part_many(sim))
+    if (!step || isfinite(sim->param[LATMC_PARAM_LAMBDA]) || latmc_part_many(sim))
         return LATMC_EUNSUPPORTED;
     struct latmc_embed_job job = { 0 };
     job.sweep = sweep;
@@ -106,5 +105,6 @@ int latmc_embed_phi4_backend_step(latmc_sim *sim, struct latmc_embed_work *w, ui
         return LATMC_EUNSUPPORTED;
     const int st = step(sim, LATMC_EMBED_STEP, &job);
     w->names_on_backend = st == LATMC_OK;
+    w->names_sweep = sweep;
     return st;
 }

@@ -39,7 +39,9 @@
  * device). */
 /* 16: struct latmc_ens_lanes_job's tables_gen (the member lanes' tables compared by a
  * number, not their bytes). */
-#define LATMC_MODULE_ABI_VERSION 16u
+/* 17: struct latmc_embed_job's bonds and field (ops.embed_step runs Wolff, its statistics
+ * regrown by the core from the step's bonds, and Heisenberg's Swendsen-Wang in a field). */
+#define LATMC_MODULE_ABI_VERSION 17u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -1,14 +1,15 @@
 /*
  * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
- * the embedded Swendsen-Wang step of a Heisenberg or phi^4 sim held as one box alone on
- * one GPU, run in the box's own configuration (Heisenberg: the leaf's SoA buffers and
- * couplings, heisenberg/; phi^4: its field, phi4/) after the sweep's local passes, on the
- * same stream: no copy of the configuration. Its state (a_i in double, the bonds one byte
- * a site, the labels a uint32 a site: 13 bytes a site) is made at the first
- * LATMC_EMBED_ASK; where the GPU has no room for it the ask declines (no message: none
- * recorded, the allocation's error cleared) and the core steps on its host copy, so no
- * sweep fails for it. The statistics are the core's, from replica 0's a and names copied when
- * first asked for.
+ * the embedded Swendsen-Wang or Wolff step of a Heisenberg or phi^4 sim held as one box
+ * alone on one GPU (Swendsen-Wang of Heisenberg also in a field), run in the box's own
+ * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
+ * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
+ * configuration. Its state (a_i in double, the bonds one byte a site, the labels a uint32
+ * a site: 13 bytes a site; Wolff a word for its cluster; a field's sort about 24 bytes a
+ * site more, at the first ask in a field) is made at the first LATMC_EMBED_ASK; where the
+ * GPU has no room for it the ask declines (no message: none recorded, the allocation's
+ * error cleared) and the core steps on its host copy, so no sweep fails for it. The statistics are the core's, from
+ * replica 0's a and names (Wolff: bonds) copied when first asked for.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@ struct cuda_embed {
     double *a;
     uint8_t *bonds;
     uint32_t *labels;
+    struct cuda_wolff_counts *wolff; /* Wolff: its cluster's root and decision; else NULL */
+    void *field_work; /* Swendsen-Wang in a field: the sums' scratch (at the first such ask) */
 };
 
 void cuda_embed_free(struct cuda_embed *e)
@@ -40,6 +43,8 @@ void cuda_embed_free(struct cuda_embed *e)
     cudaFree(e->a);
     cudaFree(e->bonds);
     cudaFree(e->labels);
+    cudaFree(e->wolff);
+    cudaFree(e->field_work);
     free(e);
 }
 
@@ -59,7 +64,7 @@ static struct cuda_box *embed_box(const latmc_sim *sim)
  * them, with nothing kept and nothing recorded (the ask declines without a message, as
  * lib/backend.h has it, and the sweep goes on through the host copy).
  */
-static bool embed_make(struct cuda_sim *cs, int64_t nsites)
+static bool embed_make(struct cuda_sim *cs, int64_t nsites, bool wolff)
 {
     struct cuda_embed *e = calloc(1, sizeof *e);
     if (!e)
@@ -68,7 +73,8 @@ static bool embed_make(struct cuda_sim *cs, int64_t nsites)
     const size_t n = (size_t)nsites;
     if (cudaMalloc((void **)&e->a, n * sizeof *e->a) != cudaSuccess ||
         cudaMalloc((void **)&e->bonds, n) != cudaSuccess ||
-        cudaMalloc((void **)&e->labels, n * sizeof *e->labels) != cudaSuccess) {
+        cudaMalloc((void **)&e->labels, n * sizeof *e->labels) != cudaSuccess ||
+        (wolff && cudaMalloc((void **)&e->wolff, sizeof *e->wolff) != cudaSuccess)) {
         (void)cudaGetLastError(); /* an allocation's failure is not sticky: cleared */
         cuda_embed_free(e);
         return false;
@@ -98,17 +104,31 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct cuda_box *b = embed_box(sim);
-    if (!b || cs->embed_on_host || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG ||
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    if (!b || cs->embed_on_host || (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff) ||
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
     int st = cuda_box_set_device(b->ex.device);
+    const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
+    /* Wolff's decision in a field weighs its sum of a in the order of its growth, which
+     * the device does not add in (the core declines it); the field's sort counts sites
+     * in an int */
+    if (field && (wolff || sim->nsites > (int64_t)INT32_MAX))
+        return LATMC_EUNSUPPORTED;
     if (what == LATMC_EMBED_ASK) {
-        /* the arrays made at the first ask: a GPU without the room for them leaves the
-         * step to the host copy rather than fail a sweep (asked again at the next: a
-         * failed allocation costs little beside a host copy's step, and memory freed
-         * meanwhile brings the device's step back) */
+        /* the arrays made at the first ask (a field's scratch at the first in a field): a
+         * GPU without the room for them leaves the step to the host copy rather than fail
+         * a sweep (asked again at the next: a failed allocation costs little beside a host
+         * copy's step, and memory freed meanwhile brings the device's step back) */
         if (st == LATMC_OK && !cs->embed)
-            (void)embed_make(cs, sim->nsites);
+            (void)embed_make(cs, sim->nsites, wolff);
+        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work &&
+            cudaMalloc(&cs->embed->field_work,
+                       cuda_embed_field_bytes((uint32_t)sim->nsites)) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: cleared */
+            cs->embed->field_work = NULL;
+            return LATMC_EUNSUPPORTED;
+        }
         return st == LATMC_OK && cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
     if (st < 0)
@@ -123,41 +143,55 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     if (what == LATMC_EMBED_NAMES) {
         st = cuda_check(cudaMemcpyAsync(job->a, e->a, n * sizeof *e->a, cudaMemcpyDeviceToHost,
                                         stream), "reading the embedded clusters' a_i");
+        /* Swendsen-Wang: the labels; Wolff: the bonds, over which the core regrows the
+         * cluster (the labelling's tile marks in bit 7 ignored there) */
         if (st == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(job->name, e->labels, n * sizeof *e->labels,
-                                            cudaMemcpyDeviceToHost, stream),
-                            "reading the embedded clusters' labels");
+            st = wolff ? cuda_check(cudaMemcpyAsync(job->bonds, e->bonds, n,
+                                                    cudaMemcpyDeviceToHost, stream),
+                                    "reading the embedded clusters' bonds")
+                       : cuda_check(cudaMemcpyAsync(job->name, e->labels,
+                                                    n * sizeof *e->labels,
+                                                    cudaMemcpyDeviceToHost, stream),
+                                    "reading the embedded clusters' labels");
         if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(stream), "reading the embedded clusters");
         /* labels[labels[i]] names i's cluster; a name is its own label, so in place */
-        for (size_t i = 0; st == LATMC_OK && i < n; i++)
+        for (size_t i = 0; st == LATMC_OK && !wolff && i < n; i++)
             job->name[i] = job->name[job->name[i]];
         return st;
     }
-    if (sim->desc.model == LATMC_MODEL_PHI4) {
-        const struct latmc_rng_name bonds = latmc_rng_cluster_name(
-            job->sweep, 0, LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
-        const struct latmc_rng_name decide = latmc_rng_cluster_name(
-            job->sweep, 0, LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
-        return cuda_check(cuda_embed_phi4_step(stream, &v, b->data,
-                                               sim->desc.precision == LATMC_PRECISION_FLOAT,
-                                               e->a, job->beta, sim->desc.seed, bonds, decide),
-                          "launching the embedded cluster step");
-    }
-    float *spins = cuda_heis_member_spins(b);
-    const float *J = cuda_heis_member_couplings(b);
-    /* the last replica first: replica 0's a and labels stay for the statistics */
-    for (int rep = sim->desc.replicas - 1; rep >= 0 && st == LATMC_OK; rep--) {
-        const struct latmc_rng_name bonds = latmc_rng_cluster_name(
-            job->sweep, (uint32_t)rep, LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
-        const struct latmc_rng_name decide = latmc_rng_cluster_name(
-            job->sweep, (uint32_t)rep, LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
-        st = cuda_check(cuda_embed_heis_step(stream, &v,
-                                             spins + (size_t)LATMC_HEISENBERG_COMPONENTS * n *
-                                                         (size_t)rep,
-                                             J, e->a, job->axis[rep], job->beta,
-                                             sim->desc.seed, bonds, decide),
-                        "launching the embedded cluster step");
+    /* the last replica first: replica 0's a, bonds and labels stay for the statistics */
+    const int reps = sim->desc.model == LATMC_MODEL_PHI4 ? 1 : sim->desc.replicas;
+    for (int rep = reps - 1; rep >= 0 && st == LATMC_OK; rep--) {
+        struct cuda_embed_draws d = { 0 };
+        d.seed = sim->desc.seed;
+        d.bonds = latmc_rng_cluster_name(job->sweep, (uint32_t)rep, LATMC_CLUSTER_PHASE_BONDS,
+                                         LATMC_EMBED_SUB);
+        d.decide = latmc_rng_cluster_name(job->sweep, (uint32_t)rep,
+                                          LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
+        d.field = job->field[rep];
+        d.field_work = e->field_work;
+        if (wolff) {
+            d.wolff = e->wolff;
+            d.seed_site = (uint32_t)latmc_cluster_seed_of(
+                d.seed,
+                latmc_rng_cluster_name(job->sweep, (uint32_t)rep, LATMC_CLUSTER_PHASE_SEED,
+                                       LATMC_EMBED_SUB),
+                sim->nsites);
+        }
+        if (sim->desc.model == LATMC_MODEL_PHI4)
+            st = cuda_check(cuda_embed_phi4_step(stream, &v, b->data,
+                                                 sim->desc.precision == LATMC_PRECISION_FLOAT,
+                                                 e->a, job->beta, &d),
+                            "launching the embedded cluster step");
+        else
+            st = cuda_check(
+                cuda_embed_heis_step(stream, &v,
+                                     cuda_heis_member_spins(b) +
+                                         (size_t)LATMC_HEISENBERG_COMPONENTS * n * (size_t)rep,
+                                     cuda_heis_member_couplings(b), e->a, job->axis[rep],
+                                     job->beta, &d),
+                "launching the embedded cluster step");
     }
     return st;
 }

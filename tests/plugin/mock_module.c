@@ -16,7 +16,8 @@
  *     and count lane m's mock_accepted of each sweep, which check the core's tables
  *     (every member's own, and the same tables_gen only with the same tables);
  *   7 embed: Heisenberg sims only (uniform couplings), whose sweeps change nothing and
- *     whose embedded cluster step runs "on the device" (ops.embed_step, lib/backend.h):
+ *     whose embedded cluster step runs "on the device" (ops.embed_step, lib/backend.h)
+ *     without a field (in one the ask is declined: the host copy's step):
  *     the step of sweep t names clusters of m = 1 + t mod 3 consecutive sites, a_i = 1,
  *     which the core counts when an observable first asks (LATMC_EMBED_NAMES);
  *     MOCK_FAIL_GET_SPINS=1 in the environment fails get_spins (so a step on the core's
@@ -284,13 +285,14 @@ static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
 }
 
 #if MOCK_VARIANT == 7
-/* ops.embed_step: every ask taken; the step records its sweep; the names are those of
- * clusters of m = 1 + t mod 3 consecutive sites (t the last step's sweep), a_i = 1. */
+/* ops.embed_step: every ask without a field taken (one in a field declined: the core's
+ * host copy steps); the step records its sweep; the names are those of clusters of
+ * m = 1 + t mod 3 consecutive sites (t the last step's sweep), a_i = 1. */
 static int mock_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct mock_heis *h = sim->backend;
     if (what == LATMC_EMBED_ASK)
-        return LATMC_OK;
+        return job->field[0] != 0.0 || job->field[1] != 0.0 ? LATMC_EUNSUPPORTED : LATMC_OK;
     if (what == LATMC_EMBED_STEP) {
         h->stepped = job->sweep + 1;
         return LATMC_OK;

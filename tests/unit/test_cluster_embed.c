@@ -16,8 +16,12 @@
  *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
- *    cluster step still the definition's bit for bit (Heisenberg's Swendsen-Wang without
- *    a field on the device, the rest on the host copy), with its statistics.
+ *    cluster step still the definition's bit for bit (Swendsen-Wang and Wolff of
+ *    Heisenberg, Wolff without a field, and of phi^4 with Lambda = inf on the device, the
+ *    rest on the host copy), with its statistics; and the device's step against the host
+ *    copy's of the same sim (LATMC_CUDA_EMBED=host), configuration and cluster
+ *    observables bit for bit, a parameter changed between a step and the read of its
+ *    statistics.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -356,6 +360,28 @@ static latmc_sim *make_heis(latmc_ctx *ctx, int device, int ndim, int64_t l, int
     return sim;
 }
 
+/* A ferromagnet near its transition (uniform J, beta 0.693, 3D): clusters of every size,
+ * one spanning, so that the device's sums in a field add runs of every length. */
+static latmc_sim *make_ferro(latmc_ctx *ctx, int64_t l, double h)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = 3;
+    d.extent[0] = d.extent[1] = d.extent[2] = l;
+    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_threads = 1;
+    d.seed = 6;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.693), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, h), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, 0), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    return sim;
+}
+
 /* The step's direction from the page: z = 2 u0 - 1, azimuth 2 pi u1, u = (r + 1/2) 2^-32. */
 static void axis(uint64_t seed, uint64_t t, uint32_t rep, double r[3])
 {
@@ -468,6 +494,40 @@ static latmc_ctx *cuda_ctx(void)
     return ctx;
 }
 
+/* The sims dev (the device's step) and host (made with LATMC_CUDA_EMBED=host: the host
+ * copy's) of one desc, swept alike in calls of 1, 3 and 2 sweeps: after each call the
+ * configuration and the three cluster observables bit for bit (memcmp: the sums of a
+ * round alike only in the same order -- Wolff's its growth's). Before the second read
+ * key is set to value on both: the statistics are the last step's, not the parameters'
+ * now (the device's are counted when first read). */
+static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key, double value)
+{
+    void *a = malloc(bytes), *b = malloc(bytes);
+    assert_true(a && b);
+    const uint64_t calls[] = { 1, 3, 2 };
+    for (int c = 0; c < 3; c++) {
+        assert_int_equal(latmc_sim_sweep(dev, calls[c]), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(host, calls[c]), LATMC_OK);
+        if (c == 1) {
+            assert_int_equal(latmc_sim_set_param(dev, key, value), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(host, key, value), LATMC_OK);
+        }
+        const int keys[] = { LATMC_OBS_CLUSTERS, LATMC_OBS_LARGEST_CLUSTER,
+                             LATMC_OBS_CLUSTER_M2 };
+        for (int k = 0; k < 3; k++) {
+            double u = -1.0, v = -2.0;
+            assert_int_equal(latmc_sim_observable(dev, keys[k], &u), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(host, keys[k], &v), LATMC_OK);
+            assert_memory_equal(&u, &v, sizeof u);
+        }
+        assert_int_equal(latmc_sim_get_spins(dev, a, bytes), LATMC_OK);
+        assert_int_equal(latmc_sim_get_spins(host, b, bytes), LATMC_OK);
+        assert_memory_equal(a, b, bytes);
+    }
+    free(a);
+    free(b);
+}
+
 /* The CUDA sims' local passes are the GPU's (phi^4's chunk schedule, Heisenberg's heat
  * bath with CUDA's functions), both sims' alike; the cluster step applied to the local
  * sim's configuration must still be the definition's, bit for bit, with its statistics. */
@@ -486,6 +546,26 @@ static void phi4_chain_cuda(void **state)
               LATMC_ALGO_SWENDSEN_WANG, 1);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
               LATMC_ALGO_SWENDSEN_WANG, 2);
+    /* Wolff with Lambda = inf: the device's step too (the seed's cluster of the labels) */
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
+              LATMC_ALGO_WOLFF, 2);
+    /* the device's step against the host copy's (Lambda changed to a finite value after
+     * a step: its statistics are still the nearest neighbours' step's) */
+    for (int algo = 0; algo < 2; algo++) {
+        const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
+                                   LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
+                                    LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)24 * 24 * 24 * sizeof(double), LATMC_PARAM_LAMBDA,
+                     3.0);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
     latmc_ctx_destroy(&ctx);
 }
 
@@ -497,20 +577,53 @@ static void heisenberg_chain_cuda(void **state)
         skip();
     heis_cases(ctx, LATMC_DEVICE_CUDA);
     /* larger, so that the clusters span the GPU's tiles, blocks and the flattening
-     * across them (Swendsen-Wang without a field: the device's step, ops.embed_step; in a
-     * field and Wolff: the host copy's) */
+     * across them (the device's step, ops.embed_step, but Wolff in a field: the host
+     * copy's) */
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 24, LATMC_ALGO_WOLFF, 0.4);
     /* a case of the device's step forced to the host copy (LATMC_CUDA_EMBED=host, read at
      * create): the same definition, so both routes of one sim stay checked */
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
               LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
+              LATMC_ALGO_WOLFF, 1);
     unsetenv("LATMC_CUDA_EMBED");
+    /* the device's step against the host copy's, beta changed after a step (the
+     * statistics are the step's: Wolff's regrown from its bonds, not from beta J now);
+     * Swendsen-Wang in a field too (the clusters' sums of a in the core's order: many
+     * short runs and long ones, added by a thread or by a warp) */
+    for (int c = 0; c < 3; c++) {
+        const int a = c == 1 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        const double h = c == 2 ? 0.4 : 0.0;
+        const int64_t l = c == 2 ? 32 : 24;
+        latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)(l * l * l) * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
+                     0.7);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
+    /* the ferromagnet in a small field from a cold start: a spanning cluster */
+    latmc_sim *dev = make_ferro(ctx, 40, 0.05);
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+    latmc_sim *host = make_ferro(ctx, 40, 0.05);
+    unsetenv("LATMC_CUDA_EMBED");
+    routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
+    double largest = 0.0;
+    assert_int_equal(latmc_sim_observable(dev, LATMC_OBS_LARGEST_CLUSTER, &largest), LATMC_OK);
+    assert_true(largest * 64000.0 > 256.0); /* a run of many warp loads was added */
+    latmc_sim_destroy(&dev);
+    latmc_sim_destroy(&host);
     latmc_ctx_destroy(&ctx);
 }
 

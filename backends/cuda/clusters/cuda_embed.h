@@ -1,9 +1,10 @@
 /*
- * Internal to the CUDA module: the embedded Swendsen-Wang step of a Heisenberg sim without
- * a field, or of a phi^4 sim with Lambda = inf, on its GPU (ops.embed_step, lib/backend.h;
- * doc/clusters.md "Embedded clusters"), bit for bit the core's step (lib/cluster_embed.c,
- * lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i, K = k_near uniform,
- * the flip phi -> -phi; Heisenberg below):
+ * Internal to the CUDA module: the embedded Swendsen-Wang or Wolff step of a Heisenberg
+ * sim (Wolff without a field), or of a phi^4 sim with Lambda = inf, on its GPU
+ * (ops.embed_step, lib/backend.h; doc/clusters.md "Embedded clusters"), bit for bit the
+ * core's step
+ * (lib/cluster_embed.c, lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i,
+ * K = k_near uniform, the flip phi -> -phi; Heisenberg below):
  *
  *   a:      a_i = r . s_i in double, ((r_x s_x + r_y s_y) + r_z s_z), every product and
  *           sum rounded once (__dmul_rn, __dadd_rn: no contraction into fused
@@ -13,12 +14,19 @@
  *           liblatmc's expm1 (lib/latmc_math.h, the CPU's bits); one byte per site, bit mu,
  *           as the Ising bonds, so that the Ising labelling (cuda_sw.h) names the clusters
  *           by their smallest sites;
- *   flips:  each cluster keeps its signs iff its draw at its name < 2^31 (cuda_sw_decide),
- *           else every site is reflected, s - 2 a r normalised in double and rounded to
- *           float as lib/heisenberg_site.h's latmc_heisenberg_store_unit.
+ *   flips:  Swendsen-Wang: each cluster keeps its signs iff its draw at its name < 2^31
+ *           (cuda_sw_decide), in a field (Heisenberg) below the heat bath's threshold from
+ *           its sum of a in the core's order (cuda_embed_field_decide); Wolff: the one
+ *           cluster of the step's seed site flips, found as Ising Wolff finds it
+ *           (cuda_wolff_decide: the root of the seed's label) --
+ *           the CPU grows it from the seed over the same bonds, each named globally, so it
+ *           is the seed's component of the labelled bonds; every site that flips is
+ *           reflected, s - 2 a r normalised in double and rounded to float as
+ *           lib/heisenberg_site.h's latmc_heisenberg_store_unit.
  *
- * The replicas run last to first, so replica 0's a and labels stay for the statistics
- * (LATMC_EMBED_NAMES: copied to the host, where the core counts them in site order).
+ * The replicas run last to first, so replica 0's a, bonds and labels stay for the
+ * statistics (LATMC_EMBED_NAMES: copied to the host, where the core counts them in site
+ * order, or regrows Wolff's cluster over the bonds in its growth order).
  */
 #ifndef LATMC_CUDA_EMBED_H
 #define LATMC_CUDA_EMBED_H
@@ -28,26 +36,49 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_sw.h"
+#include "cuda_wolff.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The draws of one replica's step (lib/cluster_embed.h: the replica's, sweep's, sub
+ * LATMC_EMBED_SUB): the chain's seed, the names of the bonds and of the decisions; for
+ * Wolff the step's seed site and a device word for its cluster (wolff NULL:
+ * Swendsen-Wang); for Swendsen-Wang in a field F = field != 0 (Heisenberg: beta h r_z)
+ * the scratch of cuda_embed_field_decide (cuda_embed_field_bytes(n) bytes). */
+struct cuda_embed_draws {
+    uint64_t seed;
+    struct latmc_rng_name bonds, decide;
+    uint32_t seed_site;
+    struct cuda_wolff_counts *wolff;
+    double field;
+    void *field_work;
+};
+
+/* Swendsen-Wang's decisions in a field F != 0 on a labelled box of n < 2^31 sites
+ * (cuda_embed_field.cu): each cluster keeps iff its draw at its name < floor(2^32 /
+ * (1 + exp(-2 F A))), A its sum of a added in increasing site order from 0.0 -- the
+ * core's order, so the same rounding -- into its root's bonds byte (1 keep), as
+ * cuda_sw_decide leaves them. work: cuda_embed_field_bytes(n) bytes of device memory
+ * (about 24 a site). */
+size_t cuda_embed_field_bytes(uint32_t n);
+cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                    uint32_t n, const double *a, double field, uint64_t seed,
+                                    struct latmc_rng_name name, void *work);
+
 /* One replica's step: spins its SoA (component c at c n + i), J the couplings (SoA,
  * mu n + i), a the replica's a_i (written), box the labelling's arrays over the same
- * lattice (its spins unused); the draws' names of the bonds and of the decisions
- * (lib/cluster_embed.h: the replica's, sweep's, sub LATMC_EMBED_SUB). */
+ * lattice (its spins unused). */
 cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                  float *spins, const float *J, double *a, const double r[3],
-                                 double beta, uint64_t seed, struct latmc_rng_name bonds_name,
-                                 struct latmc_rng_name decide_name);
+                                 double beta, const struct cuda_embed_draws *draws);
 
 /* phi^4 with Lambda = inf (nearest-neighbour pairs, K = k_near): a_i = phi_i (float,
  * single, or double), the flip phi -> -phi. */
 cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box, void *phi,
-                                 int single, double *a, double k_near, uint64_t seed,
-                                 struct latmc_rng_name bonds_name,
-                                 struct latmc_rng_name decide_name);
+                                 int single, double *a, double k_near,
+                                 const struct cuda_embed_draws *draws);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /*
- * The embedded Swendsen-Wang step's kernels (cuda_embed.h): a_i, the bonds, then the Ising
- * labelling and decisions of cuda_sw.h, then the reflections (Heisenberg) or the sign
+ * The embedded Swendsen-Wang and Wolff step's kernels (cuda_embed.h): a_i, the bonds, then
+ * the Ising labelling of cuda_sw.h and its decisions (Swendsen-Wang: cuda_sw.h's; Wolff:
+ * the seed's cluster, cuda_wolff.h's), then the reflections (Heisenberg) or the sign
  * flips (phi^4). Every
  * floating-point operation of the CPU's step is written as its correctly rounded
  * intrinsic (__dmul_rn, __dadd_rn, __dsub_rn, __ddiv_rn, __dsqrt_rn, __double2float_rn),
@@ -14,6 +15,7 @@
 #include "cuda_embed.h"
 #include "cuda_launch.cuh"
 #include "cuda_sw_device.cuh"
+#include "cuda_wolff.h"
 #include "latmc_math.h"
 
 /* a_i = r . s_i as lib/cluster_heisenberg.c: ((r_x s_x + r_y s_y) + r_z s_z) in double. */
@@ -73,15 +75,25 @@ __global__ void embed_bonds_kernel(struct latmc_lattice g, uint32_t n, const flo
     }
 }
 
-/* Every site of a cluster whose decision (its root's bonds byte, cuda_sw_decide: 1 keep)
- * is a flip: s - 2 a r, normalised in double and rounded to float
+/* Whether site i's cluster flips: Swendsen-Wang (w NULL) by its decision in its root's
+ * bonds byte (cuda_sw_decide: 1 keep); Wolff iff it is the seed's cluster and that one's
+ * decision (cuda_wolff_decide: 0 without a field) is a flip. */
+__device__ __forceinline__ bool embed_flips(const struct cuda_sw_box &b, uint32_t i,
+                                            const struct cuda_wolff_counts *w)
+{
+    const uint32_t r = sw_root(b, i);
+    return w ? r == w->root && !w->decision : !b.bonds[r];
+}
+
+/* Every site that flips: s - 2 a r, normalised in double and rounded to float
  * (latmc_heisenberg_store_unit: inv = 1 / sqrt((v_x^2 + v_y^2) + v_z^2), v inv). */
-__global__ void embed_reflect_kernel(struct cuda_sw_box b, uint32_t n, float *s,
-                                     const double *a, double r0, double r1, double r2)
+__global__ void embed_reflect_kernel(struct cuda_sw_box b, const struct cuda_wolff_counts *w,
+                                     uint32_t n, float *s, const double *a, double r0,
+                                     double r1, double r2)
 {
     for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        if (b.bonds[sw_root(b, i)])
+        if (!embed_flips(b, i, w))
             continue;
         const double two_a = __dmul_rn(2.0, a[i]);
         const double v0 = __dsub_rn((double)s[i], __dmul_rn(two_a, r0));
@@ -96,13 +108,14 @@ __global__ void embed_reflect_kernel(struct cuda_sw_box b, uint32_t n, float *s,
     }
 }
 
-/* phi^4's flip: phi -> -phi on every site of a cluster that flips (exact). */
+/* phi^4's flip: phi -> -phi on every site that flips (exact). */
 template <typename T>
-__global__ void embed_negate_kernel(struct cuda_sw_box b, uint32_t n, T *phi)
+__global__ void embed_negate_kernel(struct cuda_sw_box b, const struct cuda_wolff_counts *w,
+                                    uint32_t n, T *phi)
 {
     for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        if (!b.bonds[sw_root(b, i)])
+        if (embed_flips(b, i, w))
             phi[i] = -phi[i];
     }
 }
@@ -110,29 +123,33 @@ __global__ void embed_negate_kernel(struct cuda_sw_box b, uint32_t n, T *phi)
 /* The bonds, the labels and the decisions of a step whose a is in place. */
 static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda_sw_box *box,
                                           uint32_t n, const float *J, const double *a,
-                                          double beta, uint64_t seed,
-                                          struct latmc_rng_name bonds_name,
-                                          struct latmc_rng_name decide_name)
+                                          double beta, const struct cuda_embed_draws *d)
 {
     const unsigned grid = cuda_grid(n);
     if (box->g.ndim == 3)
-        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, seed,
-                                                                bonds_name, box->bonds);
+        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, d->seed,
+                                                                d->bonds, box->bonds);
     else
-        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, seed,
-                                                                bonds_name, box->bonds);
+        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, d->seed,
+                                                                d->bonds, box->bonds);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cuda_sw_label(stream, box);
-    if (err == cudaSuccess)
-        err = cuda_sw_decide(stream, box, seed, decide_name, UINT64_C(1) << 31, 0);
+    /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips; in a field Swendsen-Wang weighs
+     * each cluster's sum of a */
+    if (err == cudaSuccess && d->wolff)
+        err = cuda_wolff_decide(stream, box, d->seed_site, d->seed, d->decide, 0.0, 0, d->wolff);
+    else if (err == cudaSuccess && d->field != 0.0)
+        err = cuda_embed_field_decide(stream, box, n, a, d->field, d->seed, d->decide,
+                                      d->field_work);
+    else if (err == cudaSuccess)
+        err = cuda_sw_decide(stream, box, d->seed, d->decide, UINT64_C(1) << 31, 0);
     return err;
 }
 
 extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                             void *phi, int single, double *a, double k_near,
-                                            uint64_t seed, struct latmc_rng_name bonds_name,
-                                            struct latmc_rng_name decide_name)
+                                            const struct cuda_embed_draws *draws)
 {
     const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
     const unsigned grid = cuda_grid(n);
@@ -143,13 +160,13 @@ extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cu
                                                                       a);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
-        err = bonds_labels_decisions(stream, box, n, NULL, a, k_near, seed, bonds_name,
-                                     decide_name);
+        err = bonds_labels_decisions(stream, box, n, NULL, a, k_near, draws);
     if (err == cudaSuccess) {
         if (single)
-            embed_negate_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>(*box, n, (float *)phi);
+            embed_negate_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>(*box, draws->wolff, n,
+                                                                         (float *)phi);
         else
-            embed_negate_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>(*box, n,
+            embed_negate_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>(*box, draws->wolff, n,
                                                                           (double *)phi);
         err = cudaGetLastError();
     }
@@ -158,19 +175,18 @@ extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cu
 
 extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                             float *spins, const float *J, double *a,
-                                            const double r[3], double beta, uint64_t seed,
-                                            struct latmc_rng_name bonds_name,
-                                            struct latmc_rng_name decide_name)
+                                            const double r[3], double beta,
+                                            const struct cuda_embed_draws *draws)
 {
     const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
     const unsigned grid = cuda_grid(n);
     embed_a_kernel<<<grid, CUDA_THREADS, 0, stream>>>(spins, n, r[0], r[1], r[2], a);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
-        err = bonds_labels_decisions(stream, box, n, J, a, beta, seed, bonds_name, decide_name);
+        err = bonds_labels_decisions(stream, box, n, J, a, beta, draws);
     if (err == cudaSuccess) {
-        embed_reflect_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*box, n, spins, a, r[0], r[1],
-                                                               r[2]);
+        embed_reflect_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*box, draws->wolff, n, spins, a,
+                                                               r[0], r[1], r[2]);
         err = cudaGetLastError();
     }
     return err;

@@ -49,6 +49,15 @@ cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b, ui
                             uint64_t sweep, uint32_t seed_site, double beta_h, int q,
                             struct cuda_wolff_counts *c, unsigned long long *changed);
 
+/* The first half of cuda_wolff_flip, which the embedded clusters share (cuda_embed.h: a
+ * box without spins, q = 0, beta_h = 0): the root of site seed_site's cluster into
+ * c->root, and its decision, drawn at that name of `name` (the draws of the sweep's
+ * phase LATMC_CLUSTER_PHASE_DECIDE), into c->decision -- without a field Ising 0 (it
+ * flips); in a field from c->n, c->m summed before. */
+cudaError_t cuda_wolff_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                              uint32_t seed_site, uint64_t seed, struct latmc_rng_name name,
+                              double beta_h, int q, struct cuda_wolff_counts *c);
+
 /* Wolff on a part of a lattice shared by processes, or on one of k boxes, its faces
  * joined with every part's (cuda_sw_part_faces, cuda_sw_boxes_join): the own sites of
  * the cluster named target[0] (a device word) -- its interior piece by its root's name,

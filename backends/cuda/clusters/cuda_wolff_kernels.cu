@@ -45,17 +45,18 @@ __global__ void wolff_sum_kernel(struct cuda_sw_box b, uint32_t seed_site,
     cuda_warp_add(&c->m, (unsigned long long)m); /* two's complement: the sum wraps right */
 }
 
-/* Wolff: the decision of the seed's cluster, drawn at its name (lib/cluster_draws.c's
- * latmc_cluster_decide): without a field Ising always flips and Potts takes one of the
- * q - 1 other colours; in a field the heat bath over its states, from its magnetisation
- * (Ising) or its size (Potts). One thread. */
+/* Wolff: the decision of the seed's cluster, drawn at its name r (lane r mod 4 of block
+ * r / 4 of `name`; lib/cluster_draws.c's latmc_cluster_decide): without a field Ising
+ * always flips and Potts takes one of the q - 1 other colours; in a field the heat bath
+ * over its states, from its magnetisation (Ising) or its size (Potts). One thread. The
+ * spins are read for Potts only (the embedded clusters' box has none). */
 __global__ void wolff_decide_kernel(struct cuda_sw_box b, uint32_t seed_site, uint64_t seed,
-                                    uint64_t sweep, double beta_h, int q,
+                                    struct latmc_rng_name name, double beta_h, int q,
                                     struct cuda_wolff_counts *c)
 {
     const uint32_t r = sw_root(b, seed_site);
-    const uint32_t u = latmc_cluster_decide_draw(seed, sweep, r);
-    const int old = (uint8_t)b.spins[seed_site]; /* the cluster's colour (Potts) */
+    const uint32_t u = sw_draw(seed, name, r);
+    const int old = q ? (uint8_t)b.spins[seed_site] : 0; /* the cluster's colour (Potts) */
     int d;
     if (!q)
         d = beta_h == 0.0 ? 0
@@ -241,6 +242,15 @@ __global__ void sw_stats_kernel(struct cuda_sw_box b, const long long *sizes,
         atomicMax(&out[1], largest);
 }
 
+extern "C" cudaError_t cuda_wolff_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                         uint32_t seed_site, uint64_t seed,
+                                         struct latmc_rng_name name, double beta_h, int q,
+                                         struct cuda_wolff_counts *c)
+{
+    wolff_decide_kernel<<<1, 1, 0, stream>>>(*b, seed_site, seed, name, beta_h, q, c);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b,
                                        uint64_t seed, uint64_t sweep, uint32_t seed_site,
                                        double beta_h, int q, struct cuda_wolff_counts *c,
@@ -255,10 +265,10 @@ extern "C" cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw
             err = cudaGetLastError();
         }
     }
-    if (err == cudaSuccess) {
-        wolff_decide_kernel<<<1, 1, 0, stream>>>(*b, seed_site, seed, sweep, beta_h, q, c);
-        err = cudaGetLastError();
-    }
+    if (err == cudaSuccess)
+        err = cuda_wolff_decide(
+            stream, b, seed_site, seed,
+            latmc_rng_cluster_name(sweep, 0, LATMC_CLUSTER_PHASE_DECIDE, 0), beta_h, q, c);
     if (err == cudaSuccess) {
         if (q)
             wolff_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, c, changed);

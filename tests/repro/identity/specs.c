@@ -231,6 +231,14 @@ const struct spec specs[] = {
       .replicas = 2, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
       .values = { 1.1, 0.0, 1 }, .sweeps1 = 2, .sweeps2 = 2, .change_key = LATMC_PARAM_NOVER,
       .change_value = 2 },
+    /* Wolff likewise: one GPU's step the device's (the seed's cluster of the labels, its
+     * statistics regrown by the core from the step's bonds) */
+    { .name = "heis_wolff_h0_r2", .model = LATMC_MODEL_HEISENBERG,
+      .algorithm = LATMC_ALGO_WOLFF, .couplings = LATMC_COUPLINGS_GAUSSIAN,
+      .replicas = 2, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
+      .values = { 1.1, 0.0, 1 }, .sweeps1 = 2, .sweeps2 = 2, .change_key = LATMC_PARAM_NOVER,
+      .change_value = 2 },
+    PHI4_CLUSTER("phi4_wolff_double_inf", LATMC_ALGO_WOLFF, LATMC_PRECISION_DOUBLE, INFINITY),
 };
 const size_t n_specs = sizeof specs / sizeof specs[0];
 
