@@ -200,8 +200,9 @@ const struct row rows[] = {
      * LATMC_CUDA_ISING_FORM=bits (test 'identity matrix cuda ising bits'), else packed;
      * L_x a multiple of 128: its kernel of two groups a thread, also on boxes' rows */
     { "ising2d_heatbath", 2, { 128, 40, 0 },
-      BITSLICED_CUDA " cuda,measured cuda,boxes=2 devices=3" },
-    { "ising3d_metropolis", 3, { 64, 6, 10 }, BITSLICED_CUDA " cuda,measured" },
+      BITSLICED_CUDA " cuda,measured cuda,boxes=2 devices=3 cuda,boxes=2,measured" },
+    { "ising3d_metropolis", 3, { 64, 6, 10 },
+      BITSLICED_CUDA " cuda,measured cuda,boxes=2,measured" },
     { "ising3d_heatbath", 3, { 64, 8, 6 }, "cuda cuda,measured" },
     { "ising_pmj_heatbath", 3, { 64, 6, 8 },
       "cuda cold,cuda cuda,measured cuda,boxes=2 devices=3 cuda,parts=2" },
