@@ -71,8 +71,10 @@ static int check_walk_rows(int64_t gpr, int64_t ly, int64_t lz, int nd)
     const int64_t rows_all = g.nsites / g.lx;
     long bad = 0;
     for (unsigned grid : {1u, 3u}) {
-        for (int64_t row0 = 0; row0 < rows_all; row0 += 1 + rows_all / 5) {
-            const cuda_ising_rows rows = { row0, (rows_all - row0 + 1) / 2, 6 };
+        for (int64_t row0 = 0; row0 < rows_all; row0 += 1 + rows_all / 5)
+        for (int64_t off : {(int64_t)-2 * (nd == 3 ? ly : 1), (int64_t)0, (int64_t)6}) {
+            /* off: box 0's rows (origin 0, 2 halo planes: negative), none, a later box */
+            const cuda_ising_rows rows = { row0, (rows_all - row0 + 1) / 2, off };
             for (int pairs = 0; pairs < (gpr % 2 == 0 ? 2 : 1); pairs++) {
                 const bits_geom p = pairs ? bits_geom_pairs(&g, grid, &rows)
                                           : bits_geom_rows(&g, grid, &rows);
@@ -83,7 +85,8 @@ static int check_walk_rows(int64_t gpr, int64_t ly, int64_t lz, int nd)
                          bits_walk_next(p, k)) {
                         const int64_t r = k.g / p.gpr;
                         bad += k.gi != k.g % p.gpr || k.y != r % ly || k.z != r / ly;
-                        bad += per * k.g + p.name_shift != per * k.g + 6 * gpr;
+                        /* the lattice's group of the item's first: its draws' name */
+                        bad += per * k.g + p.name_shift != (r + off) * gpr + per * k.gi;
                         for (int64_t q = 0; q < per; q++)
                             seen[(size_t)(per * k.g + q)]++;
                     }
