@@ -19,12 +19,17 @@
 //    with the pair's fold group) gives each lane j = 32 g + i of a colour the packed chain's
 //    decision by its definition (ising_bits.h): output j % 4 of Philox block j / 4 of the
 //    step's name (latmc_rng_name_block, unfolded), against the table entry of its class,
-//    Metropolis and heat bath, groups on both sides of the fold's 2^32-block boundaries.
+//    Metropolis and heat bath, groups on both sides of the fold's 2^32-block boundaries;
+//  - the host path's conversions of a box with halos (ising_bits_host.h: a part's halo
+//    exchange, small set/get_spins of boxes) give, for boxes on even planes, the lattice's
+//    words of each local row by the layout's definition, and back the same bytes (on an
+//    odd plane they would not: the leaves refuse such boxes).
 // Run: tools/bits-host-check.sh BUILD_DIR (a configured build tree, for generated headers).
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include "ising_bits.cu"
+#include "ising_bits_host.h"
 
 static uint64_t rs = 88172645463325252ull;
 static uint64_t rnd() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return rs; }
@@ -66,8 +71,10 @@ static int check_walk_rows(int64_t gpr, int64_t ly, int64_t lz, int nd)
     const int64_t rows_all = g.nsites / g.lx;
     long bad = 0;
     for (unsigned grid : {1u, 3u}) {
-        for (int64_t row0 = 0; row0 < rows_all; row0 += 1 + rows_all / 5) {
-            const cuda_ising_rows rows = { row0, (rows_all - row0 + 1) / 2, 6 };
+        for (int64_t row0 = 0; row0 < rows_all; row0 += 1 + rows_all / 5)
+        for (int64_t off : {(int64_t)-2 * (nd == 3 ? ly : 1), (int64_t)0, (int64_t)6}) {
+            /* off: box 0's rows (origin 0, 2 halo planes: negative), none, a later box */
+            const cuda_ising_rows rows = { row0, (rows_all - row0 + 1) / 2, off };
             for (int pairs = 0; pairs < (gpr % 2 == 0 ? 2 : 1); pairs++) {
                 const bits_geom p = pairs ? bits_geom_pairs(&g, grid, &rows)
                                           : bits_geom_rows(&g, grid, &rows);
@@ -78,7 +85,8 @@ static int check_walk_rows(int64_t gpr, int64_t ly, int64_t lz, int nd)
                          bits_walk_next(p, k)) {
                         const int64_t r = k.g / p.gpr;
                         bad += k.gi != k.g % p.gpr || k.y != r % ly || k.z != r / ly;
-                        bad += per * k.g + p.name_shift != per * k.g + 6 * gpr;
+                        /* the lattice's group of the item's first: its draws' name */
+                        bad += per * k.g + p.name_shift != (r + off) * gpr + per * k.gi;
                         for (int64_t q = 0; q < per; q++)
                             seen[(size_t)(per * k.g + q)]++;
                     }
@@ -91,6 +99,76 @@ static int check_walk_rows(int64_t gpr, int64_t ly, int64_t lz, int nd)
     }
     printf("walk over rows %dD L_x %lld x %lld x %lld: %s\n", nd, (long long)g.lx,
            (long long)ly, (long long)g.lz, bad ? "DIFFER" : "same");
+    return bad != 0;
+}
+
+/* the host path's words of local rows of a box with halos (2 planes a side) from an
+ * origin: the lattice's words of those rows by the layout's definition (even origin), and
+ * back the bytes; returns the words that differ from the lattice's */
+static long host_words_box(int64_t gpr, int64_t ly, int64_t L, int nd, int64_t origin,
+                           int64_t own, long *bad_back)
+{
+    latmc_lattice G; G.ndim = nd; G.lx = 64 * gpr; G.ly = nd == 3 ? ly : L;
+    G.lz = nd == 3 ? L : 1; G.nsites = G.lx * G.ly * G.lz;
+    const int64_t pr = nd == 3 ? ly : 1, gwords = G.nsites / 64;
+    std::vector<int8_t> spins((size_t)G.nsites);
+    for (auto &v : spins) v = rnd() & 1u ? (int8_t)-1 : (int8_t)1;
+    std::vector<uint32_t> words(2 * (size_t)gwords, 0);
+    for (int c = 0; c < 2; c++)
+        for (int64_t j = 0; j < G.nsites / 2; j++)
+            if (spins[(size_t)latmc_checkerboard_site(&G, c, j).index] < 0)
+                words[(size_t)(c * gwords + j / 32)] |= 1u << (j % 32);
+    latmc_lattice loc = G;
+    if (nd == 3) loc.lz = own + 4; else loc.ly = own + 4;
+    loc.nsites = loc.lx * loc.ly * loc.lz;
+    const int64_t rows_loc = loc.nsites / loc.lx;
+    /* local plane p: the lattice's plane origin - 2 + p (mod L) */
+    std::vector<int8_t> bytes((size_t)loc.nsites);
+    for (int64_t r = 0; r < rows_loc; r++) {
+        const int64_t P = ((origin - 2 + r / pr) % L + L) % L, R = P * pr + r % pr;
+        for (int64_t x = 0; x < G.lx; x++)
+            bytes[(size_t)(r * G.lx + x)] = spins[(size_t)(R * G.lx + x)];
+    }
+    long bad = 0;
+    *bad_back = 0;
+    for (int64_t row0 = 0; row0 < rows_loc; row0 += 1 + rows_loc / 4) {
+        const int64_t rows = rows_loc - row0 < 3 * pr ? rows_loc - row0 : 3 * pr;
+        std::vector<uint32_t> w0((size_t)(rows * gpr)), w1((size_t)(rows * gpr));
+        uint32_t *const w[2] = { w0.data(), w1.data() };
+        cuda_ising_bits_host_pack(&loc, row0, rows, bytes.data() + row0 * G.lx, w);
+        for (int64_t k = 0; k < rows; k++) {
+            const int64_t r = row0 + k;
+            const int64_t P = ((origin - 2 + r / pr) % L + L) % L, R = P * pr + r % pr;
+            for (int c = 0; c < 2; c++)
+                for (int64_t gi = 0; gi < gpr; gi++)
+                    bad += w[c][k * gpr + gi] != words[(size_t)(c * gwords + R * gpr + gi)];
+        }
+        std::vector<int8_t> back((size_t)(rows * G.lx), 0);
+        cuda_ising_bits_host_unpack(&loc, row0, rows, w, back.data());
+        for (int64_t q = 0; q < rows * G.lx; q++)
+            *bad_back += back[(size_t)q] != bytes[(size_t)(row0 * G.lx + q)];
+    }
+    return bad;
+}
+
+static int check_host_words(int64_t gpr, int64_t ly, int64_t L, int nd)
+{
+    long bad = 0, odd_differ = 0;
+    for (int64_t origin = 0; origin < L; origin += 2)
+        for (int64_t own = 2; origin + own <= L; own += 2) {
+            long back = 0;
+            bad += host_words_box(gpr, ly, L, nd, origin, own, &back) + back;
+            /* an odd origin turns the rows' parity: the lattice's words differ (bytes back
+             * the same); what the leaves' refusal of such boxes prevents */
+            if (origin + 1 + own <= L) {
+                odd_differ += host_words_box(gpr, ly, L, nd, origin + 1, own, &back) > 0;
+                bad += back;
+                bad += odd_differ == 0;
+            }
+        }
+    printf("host path's words of boxes %dD L_x %lld x %lld, %lld planes: %s\n", nd,
+           (long long)(64 * gpr), (long long)(nd == 3 ? ly : L), (long long)L,
+           bad ? "DIFFER" : "same");
     return bad != 0;
 }
 
@@ -250,6 +328,10 @@ int main()
     f |= check_walk_rows(2, 40, 1, 2);
     f |= check_walk_rows(3, 6, 10, 3);
     f |= check_walk_rows(4, 6, 12, 3);
+    f |= check_host_words(1, 1, 12, 2);
+    f |= check_host_words(3, 1, 10, 2);
+    f |= check_host_words(2, 6, 8, 3);
+    f |= check_host_words(1, 4, 10, 3);
     f |= check_neighbours<4>(1, 2, 1);
     f |= check_neighbours<4>(1, 40, 1);
     f |= check_neighbours<4>(3, 10, 1);

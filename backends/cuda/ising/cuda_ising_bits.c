@@ -42,6 +42,7 @@
 #include "cuda_ising_pieces.h"
 #include "cuda_kernels.h" /* cuda_ising_hot_start_range */
 #include "ising_bits.h"
+#include "ising_bits_host.h" /* the host path's conversions */
 #include "ising_packed.h"
 #include "mode_projections.h"
 #include "model.h"
@@ -119,55 +120,6 @@ static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaS
     return err;
 }
 
-/* Local row r's parity: (y + z) & 1 of its lattice row (a local plane has its lattice
- * plane's parity); colour c's lane i of group gi of the row is the site
- * x = 64 gi + 2 i + (parity ^ c). */
-static int row_parity(const struct latmc_lattice *g, int64_t r)
-{
-    const int64_t y = g->ndim == 3 ? r % g->ly : r, z = g->ndim == 3 ? r / g->ly : 0;
-    return (int)((y + z) & 1);
-}
-
-/* Bytes of `rows` rows from local row row0 on <-> both colours' words of them (w[0], w[1],
- * L_x / 64 a row), on the host. */
-static void host_unpack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
-                        uint32_t *const w[2], int8_t *buf)
-{
-    const int64_t lx = g->lx, gpr = lx / 64;
-    for (int64_t k = 0; k < rows; k++) {
-        const int par0 = row_parity(g, row0 + k);
-        int8_t *row = buf + k * lx;
-        for (int c = 0; c < 2; c++) {
-            const uint32_t *words = w[c] + k * gpr;
-            const int par = par0 ^ c;
-            for (int64_t gi = 0; gi < gpr; gi++)
-                for (int i = 0; i < 32; i++)
-                    row[64 * gi + 2 * i + par] = (words[gi] >> i) & 1u ? (int8_t)-1
-                                                                       : (int8_t)1;
-        }
-    }
-}
-
-static void host_pack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
-                      const int8_t *buf, uint32_t *const w[2])
-{
-    const int64_t lx = g->lx, gpr = lx / 64;
-    for (int64_t k = 0; k < rows; k++) {
-        const int par0 = row_parity(g, row0 + k);
-        const int8_t *row = buf + k * lx;
-        for (int c = 0; c < 2; c++) {
-            uint32_t *words = w[c] + k * gpr;
-            const int par = par0 ^ c;
-            for (int64_t gi = 0; gi < gpr; gi++) {
-                uint32_t v = 0;
-                for (int i = 0; i < 32; i++)
-                    v |= (uint32_t)(row[64 * gi + 2 * i + par] < 0) << i;
-                words[gi] = v;
-            }
-        }
-    }
-}
-
 /* The host path of put_planes (host: the bytes) or get_planes (out: the bytes) of local
  * rows [row0, row0 + rows) of a box with halos: the words by two copies each way (a run of
  * each colour), converted on the host, waited for (the pinned words are reused at the next
@@ -180,7 +132,7 @@ static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int6
     const size_t n = (size_t)(rows * gpr);
     uint32_t *const w[2] = { bb->host_words, bb->host_words + n };
     if (host)
-        host_pack(&b->local, row0, rows, host, w);
+        cuda_ising_bits_host_pack(&b->local, row0, rows, host, w);
     cudaError_t err = cudaSuccess;
     for (int c = 0; c < 2 && err == cudaSuccess; c++) {
         uint32_t *dev = (uint32_t *)b->data + (size_t)(c * words + row0 * gpr);
@@ -191,7 +143,7 @@ static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int6
     }
     const cudaError_t done = cudaStreamSynchronize(stream);
     if (err == cudaSuccess && done == cudaSuccess && out)
-        host_unpack(&b->local, row0, rows, w, out);
+        cuda_ising_bits_host_unpack(&b->local, row0, rows, w, out);
     return err != cudaSuccess ? err : done;
 }
 

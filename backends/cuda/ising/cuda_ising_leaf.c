@@ -43,13 +43,14 @@ static bool fits_free(int device, size_t need)
 /* Room on each device of the sim's boxes for the packed leaf's arrays (half a byte a site
  * of a box's local planes: its own and, with several boxes or a part, 2 halo planes a side;
  * +-J: its coupling words, cuda_ising_packed_coupling_words a packed word: half a byte a
- * site in 2D, one in 3D) and a margin: its staging piece (LATMC_CUDA_ISING_PIECE_BYTES;
- * +-J: as much again for the couplings' window while they are packed) and 64 MiB of small
- * allocations (the 1-bit form its bit-sliced steps would add is not counted: where it does
- * not fit, those steps run on the packed arrays, as they do on every packed box). A device
- * whose boxes need below 1 GiB of arrays is not asked about (no device query at the
- * creation of small sims). The parts of a lattice shared by processes may choose
- * differently: their halos travel in the API's bytes, which every leaf reads. */
+ * site in 2D, one in 3D) and a margin: each box's staging piece (packed_box_create makes
+ * one a box: LATMC_CUDA_ISING_PIECE_BYTES, at most its local planes; +-J: the largest of
+ * them again for the couplings' window, which the boxes make one after the other) and
+ * 64 MiB of small allocations (the 1-bit form its bit-sliced steps would add is not
+ * counted: where it does not fit, those steps run on the packed arrays, as they do on every
+ * packed box). A device whose boxes need below 1 GiB of arrays is not asked about (no
+ * device query at the creation of small sims). The parts of a lattice shared by processes
+ * may choose differently: their halos travel in the API's bytes, which every leaf reads. */
 #define FORM_SMALL ((size_t)64 << 20)
 #define FORM_DEVICES 64
 static bool packed_fits_device(const latmc_sim *sim)
@@ -60,13 +61,14 @@ static bool packed_fits_device(const latmc_sim *sim)
                                      d->ndim == 3 ? d->extent[2] : 1, sim->nsites };
     const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
     const size_t per_site = 1 + (pmj ? (size_t)cuda_ising_packed_coupling_words(&g) : 0);
-    const size_t piece = (size_t)cuda_ising_piece_rows(g.lx, g.nsites / g.lx) * (size_t)g.lx;
-    const size_t margin = piece * (pmj ? 2 : 1) + FORM_SMALL;
+    const int64_t plane_rows = d->ndim == 3 ? d->extent[1] : 1;
     const bool part = latmc_part_many(sim);
     const int n = part ? 1 : sim->plan ? sim->plan->n_boxes : 1;
-    /* the local planes of each device's boxes (one box alone: the lattice's, no halo) */
+    /* each device's boxes: their local planes, staging pieces and largest piece (one box
+     * alone: the lattice's planes, no halo) */
     int device[FORM_DEVICES];
     int64_t planes[FORM_DEVICES];
+    size_t pieces[FORM_DEVICES], largest[FORM_DEVICES];
     int used = 0;
     for (int i = 0; i < n; i++) {
         const int dev = part ? d->device_index : cuda_box_device_of(d, i);
@@ -74,6 +76,8 @@ static bool packed_fits_device(const latmc_sim *sim)
         const struct latmc_box *box =
             n == 1 && !part ? NULL : &sim->plan->boxes[part ? sim->part->rank : i];
         const int64_t own = box ? box->extent[d->ndim - 1] + 4 : d->extent[d->ndim - 1];
+        const size_t piece = (size_t)cuda_ising_piece_rows(g.lx, own * plane_rows) *
+                             (size_t)g.lx;
         int k = 0;
         while (k < used && device[k] != dev)
             k++;
@@ -81,12 +85,17 @@ static bool packed_fits_device(const latmc_sim *sim)
             return true; /* not expected: the packed leaf, as before */
         if (k == used) {
             device[used] = dev;
-            planes[used++] = 0;
+            planes[used] = 0;
+            pieces[used] = largest[used] = 0;
+            used++;
         }
         planes[k] += own;
+        pieces[k] += piece;
+        largest[k] = piece > largest[k] ? piece : largest[k];
     }
     for (int k = 0; k < used; k++) {
         const size_t need = (size_t)(planes[k] * plane_sites) / 2 * per_site;
+        const size_t margin = pieces[k] + (pmj ? largest[k] : 0) + FORM_SMALL;
         if (need >= ((size_t)1 << 30) && !fits_free(device[k], need + margin))
             return false;
     }

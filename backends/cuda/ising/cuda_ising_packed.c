@@ -25,8 +25,9 @@
  *
  * A box alone (halo 0: one GPU, an ensemble's member) holds the whole lattice and takes
  * every lattice whose L_x is a multiple of 16 (cuda_ising_leaf_of; where L_x is a multiple
- * of 64 and these arrays do not fit the device, the 1-bit leaf instead: cuda_ising_bits.c,
- * which holds the configuration at 1 bit a spin alone). Where the packed
+ * of 64 and these arrays do not fit the device, the 1-bit leaf instead, for a box alone as
+ * for boxes with halos: cuda_ising_bits.c, which holds the configuration at 1 bit a spin
+ * alone). Where the packed
  * kernels cannot run its steps (+-J with L_x not a multiple of 64, thresholds beyond 32
  * bits) they run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice,
  * allocated on first need and kept (with the +-J byte couplings, drawn on the device or

@@ -192,20 +192,26 @@ const struct row rows[] = {
     /* CUDA boxes on the byte layout (L_x not a multiple of 16, or of 64 with +-J) and
      * +-J on the packed one */
     { "ising2d_heatbath", 2, { 24, 20, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
-    { "ising_pmj_metropolis", 2, { 64, 24, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "ising_pmj_metropolis", 2, { 64, 24, 0 },
+      CUDA_DEVICES(3) " cuda,boxes=2 cuda,parts=3 setspins,cuda,parts=2" },
     { "ising_pmj_heatbath", 3, { 20, 6, 12 }, CUDA_DEVICES(3) },
     { "ising3d_heatbath", 3, { 32, 6, 12 }, CUDA_DEVICES(2) },
     /* the default chain on one GPU with L_x a multiple of 64: the 1-bit leaf under
      * LATMC_CUDA_ISING_FORM=bits (test 'identity matrix cuda ising bits'), else packed;
      * L_x a multiple of 128: its kernel of two groups a thread, also on boxes' rows */
     { "ising2d_heatbath", 2, { 128, 40, 0 },
-      BITSLICED_CUDA " cuda,measured cuda,boxes=2 devices=3" },
-    { "ising3d_metropolis", 3, { 64, 6, 10 }, BITSLICED_CUDA " cuda,measured" },
+      BITSLICED_CUDA " cuda,measured cuda,boxes=2 devices=3 cuda,boxes=2,measured" },
+    { "ising3d_metropolis", 3, { 64, 6, 10 },
+      BITSLICED_CUDA " cuda,measured cuda,boxes=2,measured" },
     { "ising3d_heatbath", 3, { 64, 8, 6 }, "cuda cuda,measured" },
-    { "ising_pmj_heatbath", 3, { 64, 6, 8 }, "cuda cold,cuda cuda,measured" },
+    { "ising_pmj_heatbath", 3, { 64, 6, 8 },
+      "cuda cold,cuda cuda,measured cuda,boxes=2 devices=3 cuda,parts=2" },
     { "ising_pmj_metropolis", 2, { 128, 40, 0 }, "cuda setspins,cuda cuda,measured cuda,boxes=2" },
     { "ising2d_metropolis", 2, { 256, 20, 0 }, "cuda" },
-    { "ising3d_heatbath", 3, { 128, 6, 4 }, "cuda cuda,boxes=2" },
+    { "ising3d_heatbath", 3, { 128, 6, 4 }, "cuda cuda,boxes=2 cuda,parts=2" },
+    /* three groups a row (the one-group kernel, a row's end inside the walk) on boxes of
+     * 2, 4, 4 planes and parts */
+    { "ising3d_metropolis", 3, { 192, 6, 10 }, "cuda cuda,boxes=3 cuda,parts=2" },
     { "ising2d_metropolis", 2, { 138, 10, 0 }, BOXES },
     { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES },   /* threaded: >= 32768 a colour */
     { "ising2d_metropolis", 2, { 300, 220, 0 }, THREADS },
