@@ -161,7 +161,7 @@ static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
     for (int m = 0; m < n; m++) {
         void *e = (char *)b->table + (size_t)m * entry;
         memset(e, 0, entry); /* the padding too: tables are compared by their bytes */
-        ops->entry(b, members[m], e);
+        ops->entry(b, m, e);
     }
     int s = LATMC_OK;
     if (!b->uploaded || memcmp(b->table, b->last, table_bytes) != 0) {

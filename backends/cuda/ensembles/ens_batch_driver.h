@@ -71,8 +71,8 @@ struct ens_batch_ops {
     int (*init)(struct ens_batch *b);
     /* Optional: frees the model's part (also of a batch init failed on). */
     void (*fini)(struct ens_batch *b);
-    /* Member sim's entry (zeroed) of this call's table. */
-    void (*entry)(struct ens_batch *b, const latmc_sim *sim, void *entry);
+    /* Member m's entry (zeroed) of this call's table. */
+    void (*entry)(struct ens_batch *b, int m, void *entry);
     /* The launches of step call k on every member (*kind: its code, ENS_BATCH_FUSED not
      * set), and of n whole sweeps from sweep0 on (of call k, *kind with ENS_BATCH_FUSED
      * where they ran as whole sweeps). On the lead's stream; dev_changed counts. */

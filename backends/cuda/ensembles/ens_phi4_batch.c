@@ -131,9 +131,9 @@ static uint64_t phi4_sweeps_per_launch(const latmc_sim *first)
     return hits > 0 && hits < ENS_PHI4_HITS_PER_LAUNCH ? ENS_PHI4_HITS_PER_LAUNCH / hits : 1;
 }
 
-static void phi4_entry(struct ens_batch *b, const latmc_sim *sim, void *entry)
+static void phi4_entry(struct ens_batch *b, int m, void *entry)
 {
-    (void)b;
+    const latmc_sim *sim = b->members[m];
     const struct latmc_phi4_tables *t = tables_of(sim);
     struct cuda_ens_phi4_member *e = entry;
     e->phi = ens_batch_box(sim, LATMC_MODEL_PHI4)->data; /* batchable: a box alone */

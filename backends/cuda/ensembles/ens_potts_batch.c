@@ -105,9 +105,9 @@ static uint64_t potts_sweeps_per_launch(const latmc_sim *first)
     return ENS_POTTS_SWEEPS_PER_LAUNCH;
 }
 
-static void potts_entry(struct ens_batch *b, const latmc_sim *sim, void *entry)
+static void potts_entry(struct ens_batch *b, int m, void *entry)
 {
-    (void)b;
+    const latmc_sim *sim = b->members[m];
     const struct cuda_box *box = ens_batch_box(sim, LATMC_MODEL_POTTS); /* batchable */
     struct cuda_ens_potts_member *e = entry;
     e->spins = box->data;
