@@ -18,8 +18,6 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "cuda_exec.h"
-#include "cuda_leaf.h"
 #include "ens_batch_driver.h"
 
 static struct ens_batch_list batches = ENS_BATCH_LIST_INIT;
@@ -46,14 +44,6 @@ void ens_batch_release(latmc_sim *const *members)
         cudaSetDevice(b->device);
         batch_free(b);
     }
-}
-
-struct cuda_box *ens_batch_box(const latmc_sim *sim, int model)
-{
-    const struct cuda_sim *cs = cuda_sim_of(sim);
-    const struct cuda_leaf *leaf = NULL;
-    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
-    return b && leaf->model == model ? b : NULL;
 }
 
 static int no_room(void)
@@ -157,12 +147,10 @@ static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
     }
     if (!b && !(b = new_batch(ops, members, n, st)))
         return NULL;
-    const size_t entry = ops->entry_bytes, table_bytes = (size_t)n * entry;
-    for (int m = 0; m < n; m++) {
-        void *e = (char *)b->table + (size_t)m * entry;
-        memset(e, 0, entry); /* the padding too: tables are compared by their bytes */
-        ops->entry(b, m, e);
-    }
+    const size_t table_bytes = (size_t)n * ops->entry_bytes;
+    memset(b->table, 0, table_bytes); /* the padding too: tables are compared by their bytes */
+    for (int m = 0; m < n; m++)
+        ops->entry(b, m, (char *)b->table + (size_t)m * ops->entry_bytes);
     int s = LATMC_OK;
     if (!b->uploaded || memcmp(b->table, b->last, table_bytes) != 0) {
         void *t = b->last; /* the old one may still be in flight */

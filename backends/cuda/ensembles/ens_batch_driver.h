@@ -20,10 +20,10 @@
 
 #include "box.h"
 #include "cuda_backend.h"
+#include "cuda_exec.h"
+#include "cuda_leaf.h"
 #include "ens_batch_list.h"
 #include "internal.h"
-
-struct cuda_box;
 
 /* A launch's kind, as a model's launch callback reports it (logged once a kind): bit 0
  * the model's code (ops->codes[bit]), ENS_BATCH_FUSED whole sweeps in the launch. */
@@ -93,7 +93,13 @@ static inline struct cuda_sim *ens_batch_lead(const struct ens_batch *b)
 
 /* The box of a member of this model that is one box alone on the executor
  * (cuda_exec_lone_box), or NULL. */
-struct cuda_box *ens_batch_box(const latmc_sim *sim, int model);
+static inline struct cuda_box *ens_batch_box(const latmc_sim *sim, int model)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct cuda_leaf *leaf = NULL;
+    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
+    return b && leaf->model == model ? b : NULL;
+}
 
 /* The batch layout's capabilities for a sim (lib/box.h): none where it cannot be a member
  * 0 or was made to run one by one (cuda_sim's ens_one_by_one), else a batch, and whole
