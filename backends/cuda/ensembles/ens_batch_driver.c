@@ -11,8 +11,9 @@
  * members) and freed when the core releases it (ens_measure with sums NULL).
  *
  * The members' LATMC_ENS_<MODEL>_BATCH=0 (cuda_sim's ens_one_by_one, read when each was
- * made) is asked of every member: one made so runs the ensemble one by one, and the
- * capabilities offer no batch to it.
+ * made) is asked of every member when the batch is made: one made so runs the ensemble one
+ * by one (the batch kept, holding nothing on the device), and the capabilities offer no
+ * batch to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,15 @@ static int no_room(void)
     return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
 }
 
-/* The ensemble's batch, made at its first call (on the members' device). */
+/* A member made with LATMC_ENS_<MODEL>_BATCH=0 (cuda_backend.c). */
+static bool one_by_one(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs && cs->ens_one_by_one;
+}
+
+/* The ensemble's batch, made at its first call (on the members' device); one of a member
+ * made to run one by one holds nothing on the device. */
 static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *const *members,
                                    int n, int *st)
 {
@@ -73,26 +82,21 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
                                                                           : no_room();
     if (*st == LATMC_OK)
         memcpy(b->members, members, (size_t)n * sizeof *b->members);
-    if (*st == LATMC_OK)
+    for (int m = 0; m < n && *st == LATMC_OK && !b->one_by_one; m++)
+        b->one_by_one = one_by_one(members[m]);
+    if (*st == LATMC_OK && !b->one_by_one)
         *st = cuda_check(cudaMalloc(&b->dev_table, (size_t)n * ops->entry_bytes),
                          "cannot allocate device memory for the members' table");
-    if (*st == LATMC_OK && ops->counts)
+    if (*st == LATMC_OK && !b->one_by_one && ops->counts)
         *st = cuda_check(cudaMalloc((void **)&b->dev_changed, (size_t)n * sizeof *b->changed),
                          "cannot allocate device memory for the members' counters");
-    if (*st == LATMC_OK && ops->init)
+    if (*st == LATMC_OK && !b->one_by_one && ops->init)
         *st = ops->init(b);
     if (*st < 0) {
         batch_free(b);
         return NULL;
     }
     return b;
-}
-
-/* A member made with LATMC_ENS_<MODEL>_BATCH=0 (cuda_backend.c). */
-static bool one_by_one(const latmc_sim *sim)
-{
-    const struct cuda_sim *cs = cuda_sim_of(sim);
-    return cs && cs->ens_one_by_one;
 }
 
 unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim)
@@ -103,8 +107,9 @@ unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim)
 }
 
 /* Can these members run in one launch: member 0 one the model takes, every member a box
- * alone of the model on its device, none made to run one by one, one chain (same_chain),
- * all at the same sweep (same_sweeps). */
+ * alone of the model on its device, one chain (same_chain), all at the same sweep
+ * (same_sweeps). (Whether one was made to run one by one is asked once, new_batch: the pass
+ * here runs at every call and reads no more of a member than its entry does.) */
 static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
                       bool same_sweeps)
 {
@@ -114,13 +119,17 @@ static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members
     const int device = cuda_sim_of(first)->device;
     for (int m = 0; m < n; m++) {
         const latmc_sim *sim = members[m];
-        if (!ens_batch_box(sim, ops->model) || one_by_one(sim) ||
-            cuda_sim_of(sim)->device != device ||
+        if (!ens_batch_box(sim, ops->model) || cuda_sim_of(sim)->device != device ||
             (same_sweeps && sim->sweeps != first->sweeps) ||
             sim->desc.algorithm != first->desc.algorithm || !ops->same_chain(first, sim))
             return false;
     }
     return true;
+}
+
+static void put_batch(struct ens_batch *b)
+{
+    ens_batch_put(&batches, &b->link);
 }
 
 /*
@@ -147,6 +156,11 @@ static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
     }
     if (!b && !(b = new_batch(ops, members, n, st)))
         return NULL;
+    if (b->one_by_one) { /* kept (the ensemble's choice), nothing launched */
+        put_batch(b);
+        *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
+        return NULL;
+    }
     const size_t table_bytes = (size_t)n * ops->entry_bytes;
     memset(b->table, 0, table_bytes); /* the padding too: tables are compared by their bytes */
     for (int m = 0; m < n; m++)
@@ -164,11 +178,6 @@ static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
     }
     *st = s;
     return b;
-}
-
-static void put_batch(struct ens_batch *b)
-{
-    ens_batch_put(&batches, &b->link);
 }
 
 /* The calls a batch takes: steps and, where the members take them, whole sweeps, each as

@@ -35,6 +35,9 @@ struct ens_batch {
     const struct ens_batch_ops *ops;
     latmc_sim **members;        /* the members it was built for (pointers compared) */
     int n, device;
+    bool one_by_one;            /* a member made with LATMC_ENS_<MODEL>_BATCH=0: nothing on
+                                   the device, every call declines (a member's choice is
+                                   fixed when it is made) */
     void *table, *last;         /* host: this call's device table, the one on the device */
     bool uploaded;
     void *dev_table;            /* n entries of ops->entry_bytes */
