@@ -1,0 +1,293 @@
+/*
+ * The batch driver of the CUDA ensembles (ens_batch_driver.h): what the Potts and phi^4
+ * batches do alike, the model's part through its struct ens_batch_ops.
+ *
+ * The members' configurations stay in their own sims' device memory (the model's kernels
+ * update them in place, so each sim's state is what its own sweeps would leave). A batch
+ * kept from call to call holds the device table of the members, rebuilt on the host at
+ * every call (one pass, no device work) and uploaded only when it changed (a tempering
+ * swap exchanged members' parameters), and the members' counters. Batches are found by
+ * the ensemble's member array (one list for every model: an array holds one model's
+ * members) and freed when the core releases it (ens_measure with sums NULL).
+ *
+ * The members' LATMC_ENS_<MODEL>_BATCH=0 (cuda_sim's ens_one_by_one, read when each was
+ * made) is asked of every member when the batch is made: one made so runs the ensemble one
+ * by one (the batch kept, holding nothing on the device), and the capabilities offer no
+ * batch to it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "ens_batch_driver.h"
+
+static struct ens_batch_list batches = ENS_BATCH_LIST_INIT;
+
+static void batch_free(struct ens_batch *b)
+{
+    if (!b)
+        return;
+    if (b->ops->fini)
+        b->ops->fini(b);
+    cudaFree(b->dev_table);
+    cudaFree(b->dev_changed);
+    free(b->members);
+    free(b->table);
+    free(b->last);
+    free(b->changed);
+    free(b);
+}
+
+void ens_batch_release(latmc_sim *const *members)
+{
+    struct ens_batch *b = (struct ens_batch *)ens_batch_take(&batches, members);
+    if (b) {
+        cudaSetDevice(b->device);
+        batch_free(b);
+    }
+}
+
+static int no_room(void)
+{
+    return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
+}
+
+/* A member made with LATMC_ENS_<MODEL>_BATCH=0 (cuda_backend.c). */
+static bool one_by_one(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs && cs->ens_one_by_one;
+}
+
+/* The ensemble's batch, made at its first call (on the members' device); one of a member
+ * made to run one by one holds nothing on the device. */
+static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *const *members,
+                                   int n, int *st)
+{
+    struct ens_batch *b = calloc(1, ops->batch_bytes);
+    if (!b) {
+        *st = no_room();
+        return NULL;
+    }
+    b->link.key = members;
+    b->ops = ops;
+    b->n = n;
+    b->device = cuda_sim_of(members[0])->device;
+    b->members = malloc((size_t)n * sizeof *b->members);
+    b->table = malloc((size_t)n * ops->entry_bytes);
+    b->last = malloc((size_t)n * ops->entry_bytes);
+    if (ops->counts)
+        b->changed = malloc((size_t)n * sizeof *b->changed);
+    *st = b->members && b->table && b->last && (b->changed || !ops->counts) ? LATMC_OK
+                                                                          : no_room();
+    if (*st == LATMC_OK)
+        memcpy(b->members, members, (size_t)n * sizeof *b->members);
+    for (int m = 0; m < n && *st == LATMC_OK && !b->one_by_one; m++)
+        b->one_by_one = one_by_one(members[m]);
+    if (*st == LATMC_OK && !b->one_by_one)
+        *st = cuda_check(cudaMalloc(&b->dev_table, (size_t)n * ops->entry_bytes),
+                         "cannot allocate device memory for the members' table");
+    if (*st == LATMC_OK && !b->one_by_one && ops->counts)
+        *st = cuda_check(cudaMalloc((void **)&b->dev_changed, (size_t)n * sizeof *b->changed),
+                         "cannot allocate device memory for the members' counters");
+    if (*st == LATMC_OK && !b->one_by_one && ops->init)
+        *st = ops->init(b);
+    if (*st < 0) {
+        batch_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim)
+{
+    if (sim->desc.model != ops->model || !ops->member_ok(sim) || one_by_one(sim))
+        return 0u;
+    return LATMC_STEP_CAP_BATCH | (ops->whole_sweeps(sim) ? LATMC_STEP_CAP_BATCH_SWEEPS : 0u);
+}
+
+/* Can these members run in one launch: member 0 one the model takes, every member a box
+ * alone of the model on its device, one chain (same_chain), all at the same sweep
+ * (same_sweeps). (Whether one was made to run one by one is asked once, new_batch: the pass
+ * here runs at every call and reads no more of a member than its entry does.) */
+static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
+                      bool same_sweeps)
+{
+    const latmc_sim *first = members[0];
+    if (first->desc.model != ops->model || !ops->member_ok(first))
+        return false;
+    const int device = cuda_sim_of(first)->device;
+    for (int m = 0; m < n; m++) {
+        const latmc_sim *sim = members[m];
+        if (!ens_batch_box(sim, ops->model) || cuda_sim_of(sim)->device != device ||
+            (same_sweeps && sim->sweeps != first->sweeps) ||
+            sim->desc.algorithm != first->desc.algorithm || !ops->same_chain(first, sim))
+            return false;
+    }
+    return true;
+}
+
+static void put_batch(struct ens_batch *b)
+{
+    ens_batch_put(&batches, &b->link);
+}
+
+/*
+ * The batch of these members with this call's table on the device (uploaded on the
+ * lead's stream where it changed). NULL with *st set when they cannot run together or on
+ * a failure; the caller gives the batch back with put_batch.
+ */
+static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
+                                     latmc_sim *const *members, int n, bool same_sweeps,
+                                     int *st)
+{
+    if (n < 1 || !batchable(ops, members, n, same_sweeps)) {
+        *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
+        return NULL;
+    }
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    if ((*st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice")) < 0)
+        return NULL;
+    struct ens_batch *b = (struct ens_batch *)ens_batch_take(&batches, members);
+    if (b && (b->ops != ops || b->n != n ||
+              memcmp(b->members, members, (size_t)n * sizeof *members) != 0)) {
+        batch_free(b); /* another ensemble's array at the same address */
+        b = NULL;
+    }
+    if (!b && !(b = new_batch(ops, members, n, st)))
+        return NULL;
+    if (b->one_by_one) { /* kept (the ensemble's choice), nothing launched */
+        put_batch(b);
+        *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
+        return NULL;
+    }
+    const size_t table_bytes = (size_t)n * ops->entry_bytes;
+    memset(b->table, 0, table_bytes); /* the padding too: tables are compared by their bytes */
+    for (int m = 0; m < n; m++)
+        ops->entry(b, m, (char *)b->table + (size_t)m * ops->entry_bytes);
+    int s = LATMC_OK;
+    if (!b->uploaded || memcmp(b->table, b->last, table_bytes) != 0) {
+        void *t = b->last; /* the old one may still be in flight */
+        b->last = b->table;
+        b->table = t;
+        b->uploaded = false;
+        s = cuda_check(cudaMemcpyAsync(b->dev_table, b->last, table_bytes,
+                                       cudaMemcpyHostToDevice, cs0->stream),
+                       "copying the members' table");
+        b->uploaded = s == LATMC_OK;
+    }
+    *st = s;
+    return b;
+}
+
+/* The calls a batch takes: steps and, where the members take them, whole sweeps, each as
+ * the model says. */
+static bool calls_ok(const struct ens_batch_ops *ops, const latmc_sim *first,
+                     const struct latmc_step_call *calls, int n_calls)
+{
+    for (int c = 0; c < n_calls; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part != LATMC_STEP_WHOLE &&
+            (k->part != LATMC_STEP_SWEEPS || !ops->whole_sweeps(first)))
+            return false;
+        if (!ops->call_ok(first, k))
+            return false;
+    }
+    return true;
+}
+
+/* Log each kind of launch a batch ran once (debug level: which code the members took; the
+ * tests check it), after it was launched. */
+static void log_kind(struct ens_batch *b, int kind)
+{
+    const unsigned bit = 1u << kind;
+    if (b->logged & bit)
+        return;
+    b->logged |= bit;
+    cuda_core->log(b->members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members in "
+                   "batched launches, the %s, %s", b->n, b->ops->name, b->ops->codes[kind & 1],
+                   kind & ENS_BATCH_FUSED ? "whole sweeps a launch" : b->ops->step_launch);
+}
+
+int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step_call *calls,
+                        int n_calls, uint64_t *accepted, uint64_t *attempted)
+{
+    latmc_sim *const *members = calls[0].members;
+    const int n = calls[0].n_members;
+    const latmc_sim *first = members[0];
+    if (first->desc.model != ops->model || !ops->member_ok(first) ||
+        !calls_ok(ops, first, calls, n_calls))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these steps");
+    int st = LATMC_OK;
+    struct ens_batch *b = ready_batch(ops, members, n, true, &st);
+    if (!b)
+        return st;
+    const cudaStream_t stream = ens_batch_lead(b)->stream;
+    const size_t count_bytes = (size_t)n * sizeof *b->changed;
+    if (st == LATMC_OK && ops->counts)
+        st = cuda_check(cudaMemsetAsync(b->dev_changed, 0, count_bytes, stream),
+                        "clearing the members' counters");
+    const uint64_t per_sweep = ops->per_sweep(first), most = ops->sweeps_per_launch(first);
+    uint64_t tried = 0; /* updates attempted on each member (one shape) */
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        int kind = 0;
+        if (k->part == LATMC_STEP_SWEEPS) {
+            for (uint64_t done = 0; done < k->n_sweeps && st == LATMC_OK;) {
+                const uint64_t left = k->n_sweeps - done, count = left < most ? left : most;
+                st = cuda_check(ops->sweeps(b, k, k->sweep + done, count, &kind),
+                                "launching the members' sweeps");
+                if (st == LATMC_OK)
+                    log_kind(b, kind);
+                done += count;
+            }
+            tried += k->n_sweeps * per_sweep;
+            continue;
+        }
+        st = cuda_check(ops->step(b, k, &kind), "launching the members' step");
+        if (st == LATMC_OK)
+            log_kind(b, kind);
+        if (k->step.index == 0) /* as the executor counts a sweep (cuda_exec_run_steps) */
+            tried += per_sweep;
+    }
+    if (st == LATMC_OK && ops->counts)
+        st = cuda_check(cudaMemcpyAsync(b->changed, b->dev_changed, count_bytes,
+                                        cudaMemcpyDeviceToHost, stream),
+                        "reading the members' counters");
+    /* Waited for even after a failed launch: the launches before it run on the members'
+     * memory, and none may outlive the call. A failure leaves every member's counts as
+     * they were (lib/ens_exec.c), all members alike: each launch covers every member. */
+    const cudaError_t fin = cudaStreamSynchronize(stream);
+    if (st == LATMC_OK)
+        st = cuda_check(fin, "sweeping the members");
+    if (st == LATMC_OK)
+        for (int m = 0; m < n; m++) {
+            accepted[m] += ops->counts ? b->changed[m] : tried;
+            attempted[m] += tried;
+        }
+    put_batch(b);
+    return st;
+}
+
+int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
+                      void *sums)
+{
+    int st = LATMC_OK;
+    struct ens_batch *b = ready_batch(ops, members, n, false, &st);
+    if (!b)
+        return st;
+    if (st == LATMC_OK)
+        st = ops->measure(b, sums);
+    if (st == LATMC_OK && !(b->logged & 16u)) {
+        b->logged |= 16u;
+        cuda_core->log(members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members "
+                       "measured in one launch", n, ops->name);
+    }
+    const cudaError_t fin = cudaStreamSynchronize(ens_batch_lead(b)->stream);
+    if (st == LATMC_OK)
+        st = cuda_check(fin, "measuring the members");
+    if (st == LATMC_OK && ops->measured)
+        ops->measured(b, sums);
+    put_batch(b);
+    return st;
+}

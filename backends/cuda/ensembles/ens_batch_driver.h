@@ -1,0 +1,129 @@
+/*
+ * Internal to the CUDA module: the batch driver of the ensembles whose members run in one
+ * launch a step or whole sweeps a launch (Potts: ens_potts_batch.c; phi^4: ens_phi4_batch.c;
+ * doc/ensembles.md "Execution"). What every such model does alike is written here once:
+ * a batch kept from call to call per member array (ens_batch_list.h), made ready at each
+ * call (the members checked, their device table rebuilt on the host and uploaded only when
+ * it changed), the plan's calls checked and run (a launch a step, or whole sweeps a launch
+ * in stretches), the launch kinds logged once, the counters read back, the members' sums
+ * measured. A model gives a table of callbacks (struct ens_batch_ops): what a member is,
+ * its entry of the device table, its launches and its measurement.
+ */
+#ifndef LATMC_CUDA_ENS_BATCH_DRIVER_H
+#define LATMC_CUDA_ENS_BATCH_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "box.h"
+#include "cuda_backend.h"
+#include "cuda_exec.h"
+#include "cuda_leaf.h"
+#include "ens_batch_list.h"
+#include "internal.h"
+
+/* A launch's kind, as a model's launch callback reports it (logged once a kind): bit 0
+ * the model's code (ops->codes[bit]), ENS_BATCH_FUSED whole sweeps in the launch. */
+#define ENS_BATCH_FUSED 2
+
+/* A batch: the driver's part, first in the model's own struct (ops->batch_bytes). */
+struct ens_batch {
+    struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
+    const struct ens_batch_ops *ops;
+    latmc_sim **members;        /* the members it was built for (pointers compared) */
+    int n, device;
+    bool one_by_one;            /* a member made with LATMC_ENS_<MODEL>_BATCH=0: nothing on
+                                   the device, every call declines (a member's choice is
+                                   fixed when it is made) */
+    void *table, *last;         /* host: this call's device table, the one on the device */
+    bool uploaded;
+    void *dev_table;            /* n entries of ops->entry_bytes */
+    unsigned long long *dev_changed, *changed; /* a counter a member (ops->counts) */
+    unsigned logged;            /* launch kinds logged (bit 1 << kind; 16: the measurement) */
+};
+
+/* A model's part. Callbacks marked optional may be NULL. */
+struct ens_batch_ops {
+    int model;                /* LATMC_MODEL_* */
+    const char *name;         /* in the debug lines (the tests look for them) */
+    const char *codes[2];     /* the code a launch of kind bit 0 = 0 / 1 runs */
+    const char *step_launch;  /* how a launch of a step is named ("a launch a step") */
+    size_t batch_bytes;       /* the model's batch struct, struct ens_batch first */
+    size_t entry_bytes;       /* a member's entry of the device table */
+    bool counts;              /* the launches count accepted updates a member (else the
+                                 accepted count is the attempted one) */
+    /* A sim that can be a batch's member 0: the model's algorithm, a box alone
+     * (ens_batch_box), a shape the kernels take (also the capabilities' question). */
+    bool (*member_ok)(const latmc_sim *sim);
+    /* Whether sim (a box alone of the model) runs in one launch with member 0 `first`. */
+    bool (*same_chain)(const latmc_sim *first, const latmc_sim *sim);
+    /* Whether members of sim's lattice take whole sweeps a launch. */
+    bool (*whole_sweeps)(const latmc_sim *sim);
+    /* Whether the batch takes call k: a step (LATMC_STEP_WHOLE), or whole sweeps
+     * (LATMC_STEP_SWEEPS, asked only where whole_sweeps) named as the kernel names them. */
+    bool (*call_ok)(const latmc_sim *first, const struct latmc_step_call *k);
+    /* Attempted updates of a member a sweep (counted once a sweep, at step index 0). */
+    uint64_t (*per_sweep)(const latmc_sim *first);
+    /* Whole sweeps a launch at most: bounds a launch's work. */
+    uint64_t (*sweeps_per_launch)(const latmc_sim *first);
+    /* Optional: the model's part of a new batch (members, n and device set, the current
+     * device its own); a failure frees the batch. */
+    int (*init)(struct ens_batch *b);
+    /* Optional: frees the model's part (also of a batch init failed on). */
+    void (*fini)(struct ens_batch *b);
+    /* Member m's entry (zeroed) of this call's table. */
+    void (*entry)(struct ens_batch *b, int m, void *entry);
+    /* The launches of step call k on every member (*kind: its code, ENS_BATCH_FUSED not
+     * set), and of n whole sweeps from sweep0 on (of call k, *kind with ENS_BATCH_FUSED
+     * where they ran as whole sweeps). On the lead's stream; dev_changed counts. */
+    cudaError_t (*step)(struct ens_batch *b, const struct latmc_step_call *k, int *kind);
+    cudaError_t (*sweeps)(struct ens_batch *b, const struct latmc_step_call *k,
+                          uint64_t sweep0, uint64_t n, int *kind);
+    /* The measurement's launches and read-back on the lead's stream (the driver waits for
+     * it); optional measured: after the wait, what the model does with what it read. */
+    int (*measure)(struct ens_batch *b, void *sums);
+    void (*measured)(struct ens_batch *b, void *sums);
+};
+
+/* The batch's lead (members[0]): its stream and lattice are the launches'. */
+static inline struct cuda_sim *ens_batch_lead(const struct ens_batch *b)
+{
+    return cuda_sim_of(b->members[0]);
+}
+
+/* The box of a member of this model that is one box alone on the executor
+ * (cuda_exec_lone_box), or NULL. */
+static inline struct cuda_box *ens_batch_box(const latmc_sim *sim, int model)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct cuda_leaf *leaf = NULL;
+    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
+    return b && leaf->model == model ? b : NULL;
+}
+
+/* The batch layout's capabilities for a sim (lib/box.h): none where it cannot be a member
+ * 0 or was made to run one by one (cuda_sim's ens_one_by_one), else a batch, and whole
+ * sweeps a launch where its lattice takes them. */
+unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim);
+
+/*
+ * A list of the plan's calls for the batch calls[0].members (lib/box.h): each step call
+ * the model's launches over every member, each LATMC_STEP_SWEEPS call launches of up to
+ * ops->sweeps_per_launch whole sweeps. LATMC_EUNSUPPORTED with nothing done for other
+ * calls or members that cannot run together. The counters are read once.
+ */
+int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step_call *calls,
+                        int n_calls, uint64_t *accepted, uint64_t *attempted);
+
+/* The ens_measure operation: the model's measurement of every member, LATMC_EUNSUPPORTED
+ * with nothing done where they do not run as a batch (the core measures them one by one). */
+int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
+                      void *sums);
+
+/* ens_release's part: the batch of this member array, if any, freed. */
+void ens_batch_release(latmc_sim *const *members);
+
+#endif
