@@ -15,6 +15,9 @@
  *    first's configuration exactly, sweep after sweep, and the same cluster statistics:
  *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
+ *    A backend's Wolff step: the seed helper's names against the page, and the core's
+ *    statistics regrown from all of a step's bonds (latmc_embed_wolff_regrow) against
+ *    the definition's step, the sum of a in the growth's order.
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
  *    cluster step still the definition's bit for bit (Swendsen-Wang and Wolff of
  *    Heisenberg, Wolff without a field, and of phi^4 with Lambda = inf on the device, the
