@@ -680,6 +680,7 @@ static void phi4_chain_cuda(void **state)
      * a step: its statistics are still the nearest neighbours' step's) */
     for (int algo = 0; algo < 2; algo++) {
         const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
         latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
                                    LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
         assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
@@ -729,6 +730,7 @@ static void heisenberg_chain_cuda(void **state)
         const int a = c == 1 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
         const double h = c == 2 ? 0.4 : 0.0;
         const int64_t l = c == 2 ? 32 : 24;
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
         latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
         assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
         latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
