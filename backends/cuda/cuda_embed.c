@@ -5,11 +5,12 @@
  * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
  * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
  * configuration. Its state (a_i in double, the bonds one byte a site, the labels a uint32
- * a site: 13 bytes a site; Wolff a word for its cluster; a field's sort about 24 bytes a
+ * a site: 13 bytes a site; Wolff a word for its cluster; a field's sort about 32 bytes a
  * site more, at the first ask in a field) is made at the first LATMC_EMBED_ASK; where the
  * GPU has no room for it the ask declines (no message: none recorded, the allocation's
- * error cleared) and the core steps on its host copy, so no sweep fails for it. The statistics are the core's, from
- * replica 0's a and names (Wolff: bonds) copied when first asked for.
+ * error cleared) and the core steps on its host copy, so no sweep fails for it. The
+ * statistics are the core's, from replica 0's a and names (Wolff: bonds) copied when
+ * first asked for.
  */
 #include <stdbool.h>
 #include <stdlib.h>

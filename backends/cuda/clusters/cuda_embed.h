@@ -61,7 +61,7 @@ struct cuda_embed_draws {
  * (1 + exp(-2 F A))), A its sum of a added in increasing site order from 0.0 -- the
  * core's order, so the same rounding -- into its root's bonds byte (1 keep), as
  * cuda_sw_decide leaves them. work: cuda_embed_field_bytes(n) bytes of device memory
- * (about 24 a site). */
+ * (about 32 a site: CUB's temporary storage holds alternate keys and sites, 8 of them). */
 size_t cuda_embed_field_bytes(uint32_t n);
 cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                     uint32_t n, const double *a, double field, uint64_t seed,

@@ -28,7 +28,8 @@
 #define FIELD_WARP_LOADS 8
 
 /* The scratch of n sites: keys in and out, sites in and out (4 bytes each), a in site
- * order (8), then CUB's temporary storage. */
+ * order (8), then CUB's temporary storage (SortPairs without double buffers: its
+ * alternate keys and sites, 8 bytes a site more). */
 struct field_work {
     uint32_t *key, *key_sorted, *site, *site_sorted;
     double *a_sorted;
