@@ -35,6 +35,7 @@ struct cuda_embed {
     uint32_t *labels;
     struct cuda_wolff_counts *wolff; /* Wolff: its cluster's root and decision; else NULL */
     void *field_work; /* Swendsen-Wang in a field: the sums' scratch (at the first such ask) */
+    size_t field_bytes; /* its size */
 };
 
 void cuda_embed_free(struct cuda_embed *e)
@@ -123,12 +124,15 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
          * copy's step, and memory freed meanwhile brings the device's step back) */
         if (st == LATMC_OK && !cs->embed)
             (void)embed_make(cs, sim->nsites, wolff);
-        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work &&
-            cudaMalloc(&cs->embed->field_work,
-                       cuda_embed_field_bytes((uint32_t)sim->nsites)) != cudaSuccess) {
-            (void)cudaGetLastError(); /* not sticky: cleared */
-            cs->embed->field_work = NULL;
-            return LATMC_EUNSUPPORTED;
+        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work) {
+            /* 0: CUB's query of its storage failed (cleared there) */
+            const size_t bytes = cuda_embed_field_bytes((uint32_t)sim->nsites);
+            if (!bytes || cudaMalloc(&cs->embed->field_work, bytes) != cudaSuccess) {
+                (void)cudaGetLastError(); /* not sticky: cleared */
+                cs->embed->field_work = NULL;
+                return LATMC_EUNSUPPORTED;
+            }
+            cs->embed->field_bytes = bytes;
         }
         return st == LATMC_OK && cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
@@ -172,6 +176,7 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
                                           LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
         d.field = job->field[rep];
         d.field_work = e->field_work;
+        d.field_work_bytes = e->field_bytes;
         if (wolff) {
             d.wolff = e->wolff;
             d.seed_site = (uint32_t)latmc_cluster_seed_of(
