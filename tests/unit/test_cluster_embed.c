@@ -509,7 +509,8 @@ static void wolff_seed_names(void **state)
                                                            (int64_t)n),
                                      (int64_t)(u % n));
                 }
-                const latmc_philox_ctr r = latmc_rng_block(seed, 0, t, latmc_rng_stream(3, 0), 2, 0);
+                const latmc_philox_ctr r =
+                    latmc_rng_block(seed, 0, t, latmc_rng_stream(3, 0), 2, 0);
                 const uint64_t u = (uint64_t)r.v[0] << 32 | r.v[1];
                 assert_int_equal(latmc_cluster_seed_site(seed, t, (int64_t)n), (int64_t)(u % n));
             }
