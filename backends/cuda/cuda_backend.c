@@ -90,7 +90,8 @@ static int cuda_create(latmc_sim *sim)
     cs->device = d->n_devices > 1 && d->device_list && !latmc_part_many(sim)
                      ? d->device_list[0] : d->device_index;
     /* LATMC_CUDA_EMBED=host: the embedded cluster steps on the core's host copy (for
-     * comparisons; clusters/cuda_embed.c), read at create as the module's other variables */
+     * comparisons; cuda_embed.c), read at create as the module's other variables; `device`
+     * names the default, so that a comparison can name both routes */
     const char *embed = getenv("LATMC_CUDA_EMBED");
     cs->embed_on_host = embed && strcmp(embed, "host") == 0;
     if (cs->device < 0 || cs->device >= count) {

@@ -5,11 +5,12 @@
  * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
  * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
  * configuration. Its state (a_i in double, the bonds one byte a site, the labels a uint32
- * a site: 13 bytes a site; Wolff a word for its cluster; a field's sort about 24 bytes a
+ * a site: 13 bytes a site; Wolff a word for its cluster; a field's sort about 32 bytes a
  * site more, at the first ask in a field) is made at the first LATMC_EMBED_ASK; where the
  * GPU has no room for it the ask declines (no message: none recorded, the allocation's
- * error cleared) and the core steps on its host copy, so no sweep fails for it. The statistics are the core's, from
- * replica 0's a and names (Wolff: bonds) copied when first asked for.
+ * error cleared) and the core steps on its host copy, so no sweep fails for it. The
+ * statistics are the core's, from replica 0's a and names (Wolff: bonds) copied when
+ * first asked for.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ struct cuda_embed {
     uint32_t *labels;
     struct cuda_wolff_counts *wolff; /* Wolff: its cluster's root and decision; else NULL */
     void *field_work; /* Swendsen-Wang in a field: the sums' scratch (at the first such ask) */
+    size_t field_bytes; /* its size */
 };
 
 void cuda_embed_free(struct cuda_embed *e)
@@ -122,12 +124,15 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
          * copy's step, and memory freed meanwhile brings the device's step back) */
         if (st == LATMC_OK && !cs->embed)
             (void)embed_make(cs, sim->nsites, wolff);
-        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work &&
-            cudaMalloc(&cs->embed->field_work,
-                       cuda_embed_field_bytes((uint32_t)sim->nsites)) != cudaSuccess) {
-            (void)cudaGetLastError(); /* not sticky: cleared */
-            cs->embed->field_work = NULL;
-            return LATMC_EUNSUPPORTED;
+        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work) {
+            /* 0: CUB's query of its storage failed (cleared there) */
+            const size_t bytes = cuda_embed_field_bytes((uint32_t)sim->nsites);
+            if (!bytes || cudaMalloc(&cs->embed->field_work, bytes) != cudaSuccess) {
+                (void)cudaGetLastError(); /* not sticky: cleared */
+                cs->embed->field_work = NULL;
+                return LATMC_EUNSUPPORTED;
+            }
+            cs->embed->field_bytes = bytes;
         }
         return st == LATMC_OK && cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
@@ -171,6 +176,7 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
                                           LATMC_CLUSTER_PHASE_DECIDE, LATMC_EMBED_SUB);
         d.field = job->field[rep];
         d.field_work = e->field_work;
+        d.field_work_bytes = e->field_bytes;
         if (wolff) {
             d.wolff = e->wolff;
             d.seed_site = (uint32_t)latmc_cluster_seed_of(

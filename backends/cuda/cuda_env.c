@@ -15,7 +15,7 @@ static const struct latmc_env_switch cuda_switches[] = {
     { "LATMC_CUDA_BITS_FOLD", "0|1" },
     { "LATMC_CUDA_ISING_FORM", "bits|packed" },
     { "LATMC_CUDA_ISING_PIECE_BYTES", NULL },
-    { "LATMC_CUDA_EMBED", "host" },
+    { "LATMC_CUDA_EMBED", "device|host" },
     { "LATMC_CUDA_COUPLINGS", "host" },
     { "LATMC_CUDA_BOX_COPY", "memcpy" },
     { "LATMC_CUDA_SLAB_COPY", "memcpy" },

@@ -19,7 +19,11 @@
  *     whose embedded cluster step runs "on the device" (ops.embed_step, lib/backend.h)
  *     without a field (in one the ask is declined: the host copy's step):
  *     the step of sweep t names clusters of m = 1 + t mod 3 consecutive sites, a_i = 1,
- *     which the core counts when an observable first asks (LATMC_EMBED_NAMES);
+ *     which the core counts when an observable first asks (LATMC_EMBED_NAMES); Wolff's
+ *     step of sweep t leaves bonds (job->bonds) that join no site (m = 1), the rows along
+ *     x (m = 2) or the whole lattice (m = 3), every bit above the directions set, over
+ *     which the core regrows the cluster (a Wolff ask in a field fails: the core must
+ *     decline it itself);
  *     MOCK_FAIL_GET_SPINS=1 in the environment fails get_spins (so a step on the core's
  *     host copy fails).
  * Like a real module it never links liblatmc: only the core services are used.
@@ -285,24 +289,36 @@ static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
 }
 
 #if MOCK_VARIANT == 7
-/* ops.embed_step: every ask without a field taken (one in a field declined: the core's
- * host copy steps); the step records its sweep; the names are those of clusters of
- * m = 1 + t mod 3 consecutive sites (t the last step's sweep), a_i = 1. */
+/* ops.embed_step: every ask without a field taken (Swendsen-Wang's in a field declined:
+ * the core's host copy steps; Wolff's in one an error); the step records its sweep; the
+ * names are those of clusters of m = 1 + t mod 3 consecutive sites (t the last step's
+ * sweep), Wolff's bonds join no site, the rows along x or every site, a_i = 1. */
 static int mock_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct mock_heis *h = sim->backend;
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
+    if (what == LATMC_EMBED_ASK && wolff && field)
+        return core->fail(LATMC_EBACKEND, "mock: asked for Wolff in a field");
     if (what == LATMC_EMBED_ASK)
-        return job->field[0] != 0.0 || job->field[1] != 0.0 ? LATMC_EUNSUPPORTED : LATMC_OK;
+        return field ? LATMC_EUNSUPPORTED : LATMC_OK;
     if (what == LATMC_EMBED_STEP) {
         h->stepped = job->sweep + 1;
         return LATMC_OK;
     }
     if (what != LATMC_EMBED_NAMES || !h->stepped)
         return core->fail(LATMC_EBACKEND, "mock: embed_step %d before any step", what);
+    if (wolff ? !job->bonds || job->name : !job->name || job->bonds)
+        return core->fail(LATMC_EBACKEND, "mock: %s asked for the wrong arrays",
+                          wolff ? "Wolff" : "Swendsen-Wang");
     const int64_t m = 1 + (int64_t)((h->stepped - 1) % 3);
+    const unsigned dirs = (1u << sim->desc.ndim) - 1u;
     for (int64_t i = 0; i < sim->nsites; i++) {
         job->a[i] = 1.0;
-        job->name[i] = (uint32_t)(i - i % m);
+        if (wolff)
+            job->bonds[i] = (uint8_t)(~dirs | (m == 2 ? 1u : m == 3 ? dirs : 0u));
+        else
+            job->name[i] = (uint32_t)(i - i % m);
     }
     return LATMC_OK;
 }

@@ -126,6 +126,53 @@ static void embed_case(void)
     latmc_ctx_destroy(&ctx);
 }
 
+/*
+ * The same for Wolff (the mock's bonds of sweep t join no site, the rows of 6 sites or all
+ * 36, m = 1 + t mod 3; a_i = 1): the core regrows the seed's cluster over the bonds --
+ * every bit above the directions set, which it must ignore -- so one cluster of 1, 6 or
+ * 36 sites, whichever the seed, and <M^2>: 3 A^2 / |C| / 36 = |C| / 12. A field is the
+ * host copy's step, asked of no backend (the mock fails such an ask).
+ */
+static void embed_wolff_case(void)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 6;
+    d.algorithm = LATMC_ALGO_WOLFF;
+    d.device = LATMC_DEVICE_CUDA;
+    d.seed = 3;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_string_equal(latmc_sim_backend_name(sim), "mock-cuda");
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    const double size[3] = { 1.0, 6.0, 36.0 };
+    double v = 0.0;
+    for (int t = 0; t < 6; t++) {
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        expect_clusters(sim, 1.0, size[t % 3]);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &v), LATMC_OK);
+        assert_true(v == size[t % 3] / 12.0);
+    }
+    /* sweeps 6, 7 (m = 2), beta changed: sweep 7's */
+    assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3), LATMC_OK);
+    expect_clusters(sim, 1.0, 6.0);
+    /* sweep 8 (m = 3) not read; in a field sweep 9 is the host copy's, whose get_spins
+     * fails: still sweep 8's */
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.5), LATMC_OK);
+    setenv("MOCK_FAIL_GET_SPINS", "1", 1);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EDEVICE);
+    unsetenv("MOCK_FAIL_GET_SPINS");
+    expect_clusters(sim, 1.0, 36.0);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void expect_refused(const char *reason)
 {
     latmc_ctx *ctx = NULL;
@@ -428,6 +475,7 @@ static void plugin_case(void **state)
         latmc_ctx_destroy(&ctx);
     } else if (strcmp(which, "embed") == 0) {
         embed_case();
+        embed_wolff_case();
     } else if (strcmp(which, "fallback") == 0) {
         /* The rejected module is named, the good one after it is used. */
         latmc_ctx *ctx = NULL;

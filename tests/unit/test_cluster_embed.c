@@ -15,6 +15,9 @@
  *    first's configuration exactly, sweep after sweep, and the same cluster statistics:
  *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
+ *    A backend's Wolff step: the seed helper's names against the page, and the core's
+ *    statistics regrown from all of a step's bonds (latmc_embed_wolff_regrow) against
+ *    the definition's step, the sum of a in the growth's order.
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
  *    cluster step still the definition's bit for bit (Swendsen-Wang and Wolff of
  *    Heisenberg, Wolff without a field, and of phi^4 with Lambda = inf on the device, the
@@ -36,6 +39,8 @@
 
 #include <latmc/latmc.h>
 
+#include "cluster_bonds.h"
+#include "cluster_embed.h"
 #include "exact_phi4.h"
 #include "latmc_math.h"
 #include "rng_streams.h"
@@ -481,6 +486,127 @@ static void heisenberg_chain(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* ---- 2b. a backend's Wolff step: the seed and the statistics regrown from its bonds ---- */
+
+/* The seed helper's names (lib/cluster_bonds.h) against the page: the embedded step's
+ * seed from draws 0 and 1 of phase 2 of the replica's stream, sub 1; Ising Wolff's (the
+ * labelled models) from stream 3 of replica 0, sub 0 -- (2^32 d0 + d1) mod n in 64 bits,
+ * lattices past 2^32 sites included. */
+static void wolff_seed_names(void **state)
+{
+    (void)state;
+    const int64_t sizes[] = { 1, 7, 4096, 24 * 24 * 24, (INT64_C(1) << 33) + 5 };
+    for (uint64_t seed = 1; seed < 4; seed++)
+        for (uint64_t t = 0; t < 40; t += 13)
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+                const uint64_t n = (uint64_t)sizes[k];
+                for (uint32_t rep = 0; rep < 2; rep++) {
+                    const uint64_t u = (uint64_t)draw(seed, t, rep, 2, 0) << 32 |
+                                       draw(seed, t, rep, 2, 1);
+                    assert_int_equal(latmc_cluster_seed_of(seed,
+                                                           latmc_rng_cluster_name(
+                                                               t, rep, 2, LATMC_EMBED_SUB),
+                                                           (int64_t)n),
+                                     (int64_t)(u % n));
+                }
+                const latmc_philox_ctr r =
+                    latmc_rng_block(seed, 0, t, latmc_rng_stream(3, 0), 2, 0);
+                const uint64_t u = (uint64_t)r.v[0] << 32 | r.v[1];
+                assert_int_equal(latmc_cluster_seed_site(seed, t, (int64_t)n), (int64_t)(u % n));
+            }
+}
+
+/* latmc_embed_wolff_regrow over every bond of a step (drawn here from the page, the bits
+ * above the directions and bit 7 -- the CUDA labelling's tile marks -- set at random, as
+ * lib/backend.h leaves them undefined) against the definition's Wolff step: the same
+ * cluster, and its statistics bit for bit, A_C added in the growth's order. The a_i are
+ * of mixed sizes, so that A_C added in site order rounds differently in some steps (the
+ * test would see a regrow that added in another order). K and the a_i are chosen so
+ * that clusters are large; the last lattice's K and positive a_i make every bond active
+ * (one cluster spanning the lattice). */
+static void wolff_regrow_case(int ndim, int64_t lx, int64_t ly, int64_t lz, double k,
+                              int *order_matters)
+{
+    const struct lat g = lat_of(ndim, lx, ly, lz);
+    const int64_t n = g.n;
+    struct pairs p;
+    memset(&p, 0, sizeof p);
+    for (int mu = 0; mu < ndim; mu++, p.n++) {
+        p.off[p.n][mu] = 1;
+        p.k[p.n] = k;
+    }
+    double *a = malloc((size_t)n * sizeof *a);
+    uint8_t *bonds = malloc((size_t)n);
+    char *flip = malloc((size_t)n);
+    struct latmc_embed_work w;
+    memset(&w, 0, sizeof w);
+    w.nsites = n;
+    w.a = a;
+    w.flip = malloc((size_t)n);
+    w.parent = malloc((size_t)n * sizeof *w.parent);
+    assert_true(a && bonds && flip && w.flip && w.parent);
+    uint64_t rng = 0x5eed0000u + (uint64_t)n;
+    const int spanning = k > 1e5; /* every a_i > 0, every bond active */
+    for (uint64_t t = 0; t < 12; t++) {
+        const uint64_t seed = 11 + t % 3;
+        for (int64_t i = 0; i < n; i++) {
+            const double mag = ldexp(1.0 + uniform(&rng), (int)(test_rng_next(&rng) % 9) - 4);
+            a[i] = spanning || test_rng_next(&rng) % 8 ? mag : -mag;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            unsigned b = (unsigned)(test_rng_next(&rng) & 0xffu) & ~((1u << ndim) - 1u);
+            for (int d = 0; d < ndim; d++)
+                b |= (unsigned)bond(&p, a, seed, t, 0, i, d, partner(&g, &p, i, d, 1)) << d;
+            bonds[i] = (uint8_t)b;
+        }
+        struct stats want;
+        reference_step(&g, &p, a, 0.0, seed, t, 0, 1, flip, &want);
+        struct latmc_embed_problem prob;
+        memset(&prob, 0, sizeof prob);
+        prob.g = latmc_cluster_lattice_of(ndim, g.L);
+        prob.n_dirs = ndim;
+        for (int mu = 0; mu < ndim; mu++)
+            prob.off[mu][mu] = 1;
+        prob.seed = seed;
+        prob.sweep = t;
+        prob.wolff = 1;
+        struct latmc_embed_stats got;
+        latmc_embed_wolff_regrow(&prob, &w, bonds, &got);
+        assert_int_equal(got.clusters, 1);
+        assert_int_equal(got.largest, want.largest);
+        assert_int_equal(got.size, want.largest);
+        if (spanning)
+            assert_int_equal(got.largest, n);
+        assert_memory_equal(&got.w2, &want.w2, sizeof got.w2);
+        double site_order = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(w.flip[i], flip[i]); /* the cluster: without a field it flips */
+            if (flip[i])
+                site_order += a[i];
+        }
+        const double w2_site = site_order * site_order / (double)want.largest;
+        if (memcmp(&w2_site, &want.w2, sizeof w2_site) != 0)
+            (*order_matters)++;
+    }
+    free(a);
+    free(bonds);
+    free(flip);
+    free(w.flip);
+    free(w.parent);
+}
+
+static void wolff_regrow(void **state)
+{
+    (void)state;
+    int order_matters = 0;
+    wolff_regrow_case(3, 6, 5, 7, 1.5, &order_matters);
+    wolff_regrow_case(2, 9, 7, 1, 1.5, &order_matters);
+    wolff_regrow_case(3, 8, 8, 8, 0.7, &order_matters);
+    wolff_regrow_case(2, 5, 5, 1, 1e6, &order_matters); /* every active bond: x > 25 */
+    /* a regrow that added in site order would have been seen */
+    assert_true(order_matters > 0);
+}
+
 /* ---- 3. the same on CUDA ---- */
 
 /* A context whose CUDA backend has a GPU, or NULL (the test then skips). */
@@ -555,6 +681,7 @@ static void phi4_chain_cuda(void **state)
      * a step: its statistics are still the nearest neighbours' step's) */
     for (int algo = 0; algo < 2; algo++) {
         const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
         latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
                                    LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
         assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
@@ -604,6 +731,7 @@ static void heisenberg_chain_cuda(void **state)
         const int a = c == 1 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
         const double h = c == 2 ? 0.4 : 0.0;
         const int64_t l = c == 2 ? 32 : 24;
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
         latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
         assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
         latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
@@ -633,6 +761,8 @@ int main(void)
         cmocka_unit_test(couplings_carry_the_signs),
         cmocka_unit_test(phi4_chain),
         cmocka_unit_test(heisenberg_chain),
+        cmocka_unit_test(wolff_seed_names),
+        cmocka_unit_test(wolff_regrow),
         cmocka_unit_test(phi4_chain_cuda),
         cmocka_unit_test(heisenberg_chain_cuda),
     };

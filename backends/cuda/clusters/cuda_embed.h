@@ -46,7 +46,7 @@ extern "C" {
  * LATMC_EMBED_SUB): the chain's seed, the names of the bonds and of the decisions; for
  * Wolff the step's seed site and a device word for its cluster (wolff NULL:
  * Swendsen-Wang); for Swendsen-Wang in a field F = field != 0 (Heisenberg: beta h r_z)
- * the scratch of cuda_embed_field_decide (cuda_embed_field_bytes(n) bytes). */
+ * the scratch of cuda_embed_field_decide (field_work_bytes, cuda_embed_field_bytes(n)). */
 struct cuda_embed_draws {
     uint64_t seed;
     struct latmc_rng_name bonds, decide;
@@ -54,6 +54,7 @@ struct cuda_embed_draws {
     struct cuda_wolff_counts *wolff;
     double field;
     void *field_work;
+    size_t field_work_bytes;
 };
 
 /* Swendsen-Wang's decisions in a field F != 0 on a labelled box of n < 2^31 sites
@@ -61,11 +62,13 @@ struct cuda_embed_draws {
  * (1 + exp(-2 F A))), A its sum of a added in increasing site order from 0.0 -- the
  * core's order, so the same rounding -- into its root's bonds byte (1 keep), as
  * cuda_sw_decide leaves them. work: cuda_embed_field_bytes(n) bytes of device memory
- * (about 24 a site). */
+ * (about 32 a site: CUB's temporary storage holds alternate keys and sites, 8 of them;
+ * 0 where CUB's query failed: no scratch to make), work_bytes its size
+ * (cudaErrorInvalidValue, nothing launched, where the layout does not fit it). */
 size_t cuda_embed_field_bytes(uint32_t n);
 cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                     uint32_t n, const double *a, double field, uint64_t seed,
-                                    struct latmc_rng_name name, void *work);
+                                    struct latmc_rng_name name, void *work, size_t work_bytes);
 
 /* One replica's step: spins its SoA (component c at c n + i), J the couplings (SoA,
  * mu n + i), a the replica's a_i (written), box the labelling's arrays over the same

@@ -28,7 +28,8 @@
 #define FIELD_WARP_LOADS 8
 
 /* The scratch of n sites: keys in and out, sites in and out (4 bytes each), a in site
- * order (8), then CUB's temporary storage. */
+ * order (8), then CUB's temporary storage (SortPairs without double buffers: its
+ * alternate keys and sites, 8 bytes a site more). */
 struct field_work {
     uint32_t *key, *key_sorted, *site, *site_sorted;
     double *a_sorted;
@@ -49,13 +50,19 @@ static size_t align_up(size_t x)
     return (x + 255) & ~(size_t)255;
 }
 
-/* The layout of the scratch at base (NULL: sizes only); its total bytes. */
+/* The layout of the scratch at base (NULL: sizes only); its total bytes, 0 where CUB's
+ * query of its temporary storage failed (its error cleared: a layout without the sort's
+ * room is never used). */
 static size_t field_layout(uint32_t n, void *base, struct field_work *w)
 {
     size_t temp_bytes = 0;
-    cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, (const uint32_t *)NULL, (uint32_t *)NULL,
-                                    (const uint32_t *)NULL, (uint32_t *)NULL, (int)n, 0,
-                                    key_bits(n));
+    if (cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, (const uint32_t *)NULL,
+                                        (uint32_t *)NULL, (const uint32_t *)NULL,
+                                        (uint32_t *)NULL, (int)n, 0,
+                                        key_bits(n)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
     const size_t words = align_up((size_t)n * 4), doubles = align_up((size_t)n * 8);
     char *p = (char *)base;
     w->key = (uint32_t *)p;
@@ -160,10 +167,14 @@ __global__ void field_decide_kernel(uint32_t n, const uint32_t *key_sorted,
 extern "C" cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                                uint32_t n, const double *a, double field,
                                                uint64_t seed, struct latmc_rng_name name,
-                                               void *work)
+                                               void *work, size_t work_bytes)
 {
+    /* the layout asked again: a scratch made from another answer (a failed query) would
+     * be overrun by the sort */
     struct field_work w;
-    (void)field_layout(n, work, &w);
+    const size_t need = field_layout(n, work, &w);
+    if (!need || need > work_bytes)
+        return cudaErrorInvalidValue;
     const unsigned grid = cuda_grid(n);
     field_keys_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*b, n, w.key, w.site);
     cudaError_t err = cudaGetLastError();

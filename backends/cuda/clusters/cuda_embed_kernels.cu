@@ -141,7 +141,7 @@ static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda
         err = cuda_wolff_decide(stream, box, d->seed_site, d->seed, d->decide, 0.0, 0, d->wolff);
     else if (err == cudaSuccess && d->field != 0.0)
         err = cuda_embed_field_decide(stream, box, n, a, d->field, d->seed, d->decide,
-                                      d->field_work);
+                                      d->field_work, d->field_work_bytes);
     else if (err == cudaSuccess)
         err = cuda_sw_decide(stream, box, d->seed, d->decide, UINT64_C(1) << 31, 0);
     return err;
