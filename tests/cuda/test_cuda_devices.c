@@ -12,9 +12,10 @@
  * - bad_requests: more devices than exist (ENODEV), a split the lattice cannot take
  *   (EINVAL, Potts too), n_devices on the CPU (EUNSUPPORTED), each with a message naming
  *   the field.
- * - out_of_memory: a lattice whose second slab does not fit the card (both slabs on GPU 0):
- *   LATMC_ENOMEM, no sim, and every slab's memory released (a sim of the first slab's size
- *   fits again afterwards).
+ * - out_of_memory: with the packed arrays forced (LATMC_CUDA_ISING_FORM=packed), a lattice
+ *   whose second slab does not fit the card (both slabs on GPU 0): LATMC_ENOMEM, no sim,
+ *   and every slab's memory released (a sim of the first slab's size fits again
+ *   afterwards); unforced, the same lattice is made at 1 bit a spin and sweeps.
  * - peer: latmc_ctx_device_peer answers for every pair; a == b is 1.
  * - set_parts_refused: latmc_sim_set_parts is LATMC_EUNSUPPORTED on one GPU and on slabs.
  * - long_calls: sweep calls of more steps than one list of the core's plan (64): one GPU
@@ -201,7 +202,29 @@ static void set_parts_refused(void **state)
 static void out_of_memory(void **state)
 {
     (void)state;
-    check_slabs_out_of_memory(0.5, 2, ising_desc(2, 0, 0, 0, LATMC_ALGO_METROPOLIS, 1, 3));
+    const latmc_sim_desc model = ising_desc(2, 0, 0, 0, LATMC_ALGO_METROPOLIS, 1, 3);
+    /* the packed arrays (0.5 bytes a site) forced: the second slab does not fit */
+    assert_int_equal(setenv("LATMC_CUDA_ISING_FORM", "packed", 1), 0);
+    check_slabs_out_of_memory(0.5, 2, model);
+    assert_int_equal(unsetenv("LATMC_CUDA_ISING_FORM"), 0);
+    /* unforced, the same two slabs (1.2 x the card at 0.5 bytes a site) are made at 1 bit
+     * a spin (doc/cuda.md, "One bit a spin": chosen where one device's packed boxes do not
+     * fit its free memory) and sweep */
+    const int64_t lx = 65536;
+    int64_t half_rows = (int64_t)(0.6 * gpu0_memory_bytes() / 0.5 / (double)lx);
+    half_rows -= half_rows % 2;
+    latmc_sim_desc d = model;
+    d.device = LATMC_DEVICE_CUDA;
+    d.extent[0] = lx;
+    d.extent[1] = 2 * half_rows;
+    d.n_devices = 2;
+    const int zeros[2] = { 0, 0 };
+    d.device_list = zeros;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    latmc_sim_destroy(&sim);
 }
 
 static void peer(void **state)
