@@ -11,7 +11,7 @@
  * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
  * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
  * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
- * LATMC_ENS_PHI4_BATCH=0).
+ * LATMC_ENS_PHI4_BATCH=0), also where one member alone was made so.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,10 +35,24 @@ static latmc_ctx *ctx;
  * test of the batched launches fails where the members silently ran one by one. */
 static char potts_log[4096];
 
+/* One member made with a LATMC_ENS_<MODEL>_BATCH=0 of its own (mixed_ensemble): while
+ * mixed_env is set, on_log counts the sims made (lib/sim.c logs each after its backend read
+ * the variable) and sets mixed_env=0 at the line of the sim made before member
+ * mixed_flagged, unsetting it at that member's own. */
+static const char *mixed_env;
+static int mixed_flagged, mixed_made;
+
 static void on_log(void *user, int level, const char *msg)
 {
     (void)user;
     (void)level;
+    if (mixed_env && strstr(msg, "created a ")) {
+        mixed_made++;
+        if (mixed_made == mixed_flagged)
+            setenv(mixed_env, "0", 1);
+        else if (mixed_made == mixed_flagged + 1)
+            unsetenv(mixed_env);
+    }
     const size_t used = strlen(potts_log);
     if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members")) && used + strlen(msg) + 2 < sizeof potts_log)
         snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
@@ -923,6 +937,92 @@ static void test_phi4_tempering_batched(void **state)
     }
 }
 
+/* A tempering ensemble of 32 members (Potts: in beta; phi^4: in mu2, the ladder's 4 values)
+ * of which member `flagged` alone (-1: none) was made with `env`=0 (on_log), every member
+ * seen made. */
+static latmc_ens *mixed_ensemble(latmc_sim_desc d, const double *ladder4, const char *env,
+                                 int flagged)
+{
+    mixed_made = 0;
+    mixed_flagged = flagged;
+    mixed_env = flagged >= 0 ? env : NULL;
+    if (flagged == 0)
+        assert_int_equal(setenv(env, "0", 1), 0);
+    latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, 1);
+    latmc_ens *e = NULL;
+    const int st = latmc_ens_create(ctx, &d, &l, &e);
+    const bool seen = !mixed_env || mixed_made == 32;
+    mixed_env = NULL;
+    unsetenv(env);
+    assert_int_equal(st, LATMC_OK);
+    assert_true(seen); /* the variable was set for member `flagged` alone */
+    if (d.model == LATMC_MODEL_PHI4) {
+        assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, ladder4, 4), LATMC_OK);
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+    } else {
+        assert_int_equal(latmc_ens_set_temperatures(e, ladder4, 4), LATMC_OK);
+    }
+    assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+/* CUDA Potts and phi^4 ensembles of which one member was made with LATMC_ENS_POTTS_BATCH=0
+ * / LATMC_ENS_PHI4_BATCH=0 (members made at different times under different environments)
+ * run, are measured and swap that member's parameters one by one: member 0 (the batch
+ * capability is not offered to it, and lib/plan.c asks member 0's), member 31 and member 13
+ * (the batch driver declines a batch that holds one, ens_batch_driver.c), none of their
+ * launches or measurements batched, the same chain as the ensemble whose members all run
+ * batched, bit for bit. Potts 2D 16^2 q = 3 heat bath (whole sweeps a launch), phi^4 2D
+ * 16^2 float (site order, whole sweeps a launch) and 2D 64^2 double (the chunk schedule):
+ * the ladders of test_potts_tempering_batched and test_phi4_tempering_batched. */
+static void test_mixed_one_by_one(void **state)
+{
+    (void)state;
+    static const int flagged[4] = { -1, 0, 31, 13 };
+    static const double ladders[3][4] = { { 0.9, 0.91, 0.92, 0.93 },
+                                          { -0.6, -0.58, -0.56, -0.54 },
+                                          { -0.6, -0.595, -0.59, -0.585 } };
+    for (int c = 0; c < 3; c++) {
+        const bool potts = c == 0;
+        latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_PHI4, 2,
+                                         c == 2 ? 64 : 16);
+        if (potts) {
+            d.q = 3;
+            d.algorithm = LATMC_ALGO_HEATBATH;
+        } else {
+            d.precision = c == 1 ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
+        }
+        const char *env = potts ? "LATMC_ENS_POTTS_BATCH" : "LATMC_ENS_PHI4_BATCH";
+        char launches[80], measured[80];
+        snprintf(launches, sizeof launches, "32 %s members in batched launches",
+                 potts ? "Potts" : "phi^4");
+        snprintf(measured, sizeof measured, "32 %s members measured in",
+                 potts ? "Potts" : "phi^4");
+        struct ens_state s[4];
+        for (int i = 0; i < 4; i++) {
+            potts_log_reset();
+            latmc_ens *e = mixed_ensemble(d, ladders[c], env, flagged[i]);
+            assert_int_equal(latmc_ens_sweep(e, 31), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 29), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            const bool ran = strstr(potts_log, launches) != NULL,
+                       measured_so = strstr(potts_log, measured) != NULL;
+            if (flagged[i] < 0 ? !ran || !measured_so : ran || measured_so)
+                fail_msg("case %d, member %d made one by one: batched launches %s expected, "
+                         "logged:\n%s", c, flagged[i], flagged[i] < 0 ? "were" : "were not",
+                         potts_log);
+            if (i > 0) {
+                assert_same_state(&s[0], &s[i]);
+                free(s[i].spins);
+            }
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        free(s[0].spins);
+    }
+}
+
 /* Every member's energy, magnetization and acceptance (the batched measurement on CUDA). */
 struct member_obs {
     double energy[32], mag[32], acc[32];
@@ -1071,6 +1171,7 @@ int main(void)
         cmocka_unit_test(test_heisenberg_tempering_batched),
         cmocka_unit_test(test_potts_tempering_batched),
         cmocka_unit_test(test_phi4_tempering_batched),
+        cmocka_unit_test(test_mixed_one_by_one),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
