@@ -1023,6 +1023,56 @@ static void test_mixed_one_by_one(void **state)
     }
 }
 
+/* CUDA phi^4 members whose whole-sweep launches hold fewer sweeps than a call asks
+ * (ens_phi4_batch.c: 64 / (nloc nhit) sweeps a launch, at least one): 2D 16^2 float (site
+ * order, whole sweeps a launch) with nhit 5, nloc 3 (4 sweeps a launch) and with nhit 70
+ * (one), calls of 23 and 9 sweeps (launches from a sweep inside a call, a shorter last
+ * one) with tempering in mu2 every 3 sweeps: the batched launches against the members run
+ * one by one (LATMC_ENS_PHI4_BATCH=0), the same state bit for bit. */
+static void test_phi4_hits_per_launch(void **state)
+{
+    (void)state;
+    static const double mu2[4] = { -0.6, -0.58, -0.56, -0.54 };
+    static const struct {
+        int nhit, nloc;
+    } cases[] = { { 5, 3 }, { 70, 1 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_PHI4, 2, 16);
+        d.precision = LATMC_PRECISION_FLOAT;
+        struct ens_state s[2];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_PHI4_BATCH", "0", 1), 0);
+            potts_log_reset();
+            latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, 1);
+            latmc_ens *e = NULL;
+            assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+            unsetenv("LATMC_ENS_PHI4_BATCH");
+            assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2, 4), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NHIT, cases[c].nhit),
+                             LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NLOC, cases[c].nloc),
+                             LATMC_OK);
+            assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 23), LATMC_OK); /* no rounds */
+            assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 9), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            const bool fused = strstr(potts_log, "32 phi^4 members in batched launches, the "
+                                                 "site order, whole sweeps a launch") != NULL;
+            if (fused != (i == 0))
+                fail_msg("nhit %d, nloc %d: whole sweeps a launch %s expected, logged:\n%s",
+                         cases[c].nhit, cases[c].nloc, i == 0 ? "were" : "were not",
+                         potts_log);
+        }
+        assert_same_state(&s[0], &s[1]);
+        free(s[0].spins);
+        free(s[1].spins);
+    }
+}
+
 /* Every member's energy, magnetization and acceptance (the batched measurement on CUDA). */
 struct member_obs {
     double energy[32], mag[32], acc[32];
@@ -1172,6 +1222,7 @@ int main(void)
         cmocka_unit_test(test_potts_tempering_batched),
         cmocka_unit_test(test_phi4_tempering_batched),
         cmocka_unit_test(test_mixed_one_by_one),
+        cmocka_unit_test(test_phi4_hits_per_launch),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
