@@ -11,7 +11,7 @@
  * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
  * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
  * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
- * LATMC_ENS_PHI4_BATCH=0).
+ * LATMC_ENS_PHI4_BATCH=0), also where one member alone was made so.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,10 +35,24 @@ static latmc_ctx *ctx;
  * test of the batched launches fails where the members silently ran one by one. */
 static char potts_log[4096];
 
+/* One member made with a LATMC_ENS_<MODEL>_BATCH=0 of its own (mixed_ensemble): while
+ * mixed_env is set, on_log counts the sims made (lib/sim.c logs each after its backend read
+ * the variable) and sets mixed_env=0 at the line of the sim made before member
+ * mixed_flagged, unsetting it at that member's own. */
+static const char *mixed_env;
+static int mixed_flagged, mixed_made;
+
 static void on_log(void *user, int level, const char *msg)
 {
     (void)user;
     (void)level;
+    if (mixed_env && strstr(msg, "created a ")) {
+        mixed_made++;
+        if (mixed_made == mixed_flagged)
+            setenv(mixed_env, "0", 1);
+        else if (mixed_made == mixed_flagged + 1)
+            unsetenv(mixed_env);
+    }
     const size_t used = strlen(potts_log);
     if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members")) && used + strlen(msg) + 2 < sizeof potts_log)
         snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
@@ -324,7 +338,8 @@ static void test_phi4_members_standalone(void **state)
         snprintf(want, sizeof want, "12 phi^4 members in batched launches, the %s, %s",
                  cases[k].chunks ? "chunk schedule" : "site order",
                  cases[k].fused ? "whole sweeps a launch" : "a launch a step");
-        if (!strstr(potts_log, want) || !strstr(potts_log, "12 phi^4 members measured in one"))
+        if (!strstr(potts_log, want) ||
+            !strstr(potts_log, "12 phi^4 members measured in two launches"))
             fail_msg("case %zu: expected \"%s\" and the batched measurement, logged:\n%s", k,
                      want, potts_log);
     }
@@ -910,11 +925,148 @@ static void test_phi4_tempering_batched(void **state)
             latmc_ens_destroy(&e);
             unsetenv("LATMC_ENS_PHI4_BATCH");
             /* batched (launches and the rounds' sums) the first time, not the second */
-            assert_true((strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
-                         strstr(potts_log, "32 phi^4 members measured in one") != NULL) ==
-                        (i == 0));
+            assert_true(
+                (strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
+                 strstr(potts_log, "32 phi^4 members measured in two launches") != NULL) ==
+                (i == 0));
         }
         assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        assert_same_state(&s[0], &s[1]);
+        free(s[0].spins);
+        free(s[1].spins);
+    }
+}
+
+/* A tempering ensemble of 32 members (Potts: in beta; phi^4: in mu2, the ladder's 4 values)
+ * of which member `flagged` alone (-1: none) was made with `env`=0 (on_log), every member
+ * seen made. */
+static latmc_ens *mixed_ensemble(latmc_sim_desc d, const double *ladder4, const char *env,
+                                 int flagged)
+{
+    mixed_made = 0;
+    mixed_flagged = flagged;
+    mixed_env = flagged >= 0 ? env : NULL;
+    if (flagged == 0)
+        assert_int_equal(setenv(env, "0", 1), 0);
+    latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, 1);
+    latmc_ens *e = NULL;
+    const int st = latmc_ens_create(ctx, &d, &l, &e);
+    const bool seen = !mixed_env || mixed_made == 32;
+    mixed_env = NULL;
+    unsetenv(env);
+    assert_int_equal(st, LATMC_OK);
+    assert_true(seen); /* the variable was set for member `flagged` alone */
+    if (d.model == LATMC_MODEL_PHI4) {
+        assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, ladder4, 4), LATMC_OK);
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+    } else {
+        assert_int_equal(latmc_ens_set_temperatures(e, ladder4, 4), LATMC_OK);
+    }
+    assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+/* CUDA Potts and phi^4 ensembles of which one member was made with LATMC_ENS_POTTS_BATCH=0
+ * / LATMC_ENS_PHI4_BATCH=0 (members made at different times under different environments)
+ * run, are measured and swap that member's parameters one by one: member 0 (the batch
+ * capability is not offered to it, and lib/plan.c asks member 0's), member 31 and member 13
+ * (the batch driver declines a batch that holds one, ens_batch_driver.c), none of their
+ * launches or measurements batched, the same chain as the ensemble whose members all run
+ * batched, bit for bit. Potts 2D 16^2 q = 3 heat bath (whole sweeps a launch), phi^4 2D
+ * 16^2 float (site order, whole sweeps a launch) and 2D 64^2 double (the chunk schedule):
+ * the ladders of test_potts_tempering_batched and test_phi4_tempering_batched. */
+static void test_mixed_one_by_one(void **state)
+{
+    (void)state;
+    static const int flagged[4] = { -1, 0, 31, 13 };
+    static const double ladders[3][4] = { { 0.9, 0.91, 0.92, 0.93 },
+                                          { -0.6, -0.58, -0.56, -0.54 },
+                                          { -0.6, -0.595, -0.59, -0.585 } };
+    for (int c = 0; c < 3; c++) {
+        const bool potts = c == 0;
+        latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_PHI4, 2,
+                                         c == 2 ? 64 : 16);
+        if (potts) {
+            d.q = 3;
+            d.algorithm = LATMC_ALGO_HEATBATH;
+        } else {
+            d.precision = c == 1 ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
+        }
+        const char *env = potts ? "LATMC_ENS_POTTS_BATCH" : "LATMC_ENS_PHI4_BATCH";
+        char launches[80], measured[80];
+        snprintf(launches, sizeof launches, "32 %s members in batched launches",
+                 potts ? "Potts" : "phi^4");
+        snprintf(measured, sizeof measured, "32 %s members measured in",
+                 potts ? "Potts" : "phi^4");
+        struct ens_state s[4];
+        for (int i = 0; i < 4; i++) {
+            potts_log_reset();
+            latmc_ens *e = mixed_ensemble(d, ladders[c], env, flagged[i]);
+            assert_int_equal(latmc_ens_sweep(e, 31), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 29), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            const bool ran = strstr(potts_log, launches) != NULL,
+                       measured_so = strstr(potts_log, measured) != NULL;
+            if (flagged[i] < 0 ? !ran || !measured_so : ran || measured_so)
+                fail_msg("case %d, member %d made one by one: batched launches %s expected, "
+                         "logged:\n%s", c, flagged[i], flagged[i] < 0 ? "were" : "were not",
+                         potts_log);
+            if (i > 0) {
+                assert_same_state(&s[0], &s[i]);
+                free(s[i].spins);
+            }
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        free(s[0].spins);
+    }
+}
+
+/* CUDA phi^4 members whose whole-sweep launches hold fewer sweeps than a call asks
+ * (ens_phi4_batch.c: 64 / (nloc nhit) sweeps a launch, at least one): 2D 16^2 float (site
+ * order, whole sweeps a launch) with nhit 5, nloc 3 (4 sweeps a launch) and with nhit 70
+ * (one), calls of 23 and 9 sweeps (launches from a sweep inside a call, a shorter last
+ * one) with tempering in mu2 every 3 sweeps: the batched launches against the members run
+ * one by one (LATMC_ENS_PHI4_BATCH=0), the same state bit for bit. */
+static void test_phi4_hits_per_launch(void **state)
+{
+    (void)state;
+    static const double mu2[4] = { -0.6, -0.58, -0.56, -0.54 };
+    static const struct {
+        int nhit, nloc;
+    } cases[] = { { 5, 3 }, { 70, 1 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_PHI4, 2, 16);
+        d.precision = LATMC_PRECISION_FLOAT;
+        struct ens_state s[2];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_PHI4_BATCH", "0", 1), 0);
+            potts_log_reset();
+            latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, 1);
+            latmc_ens *e = NULL;
+            assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+            unsetenv("LATMC_ENS_PHI4_BATCH");
+            assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2, 4), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NHIT, cases[c].nhit),
+                             LATMC_OK);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NLOC, cases[c].nloc),
+                             LATMC_OK);
+            assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 23), LATMC_OK); /* no rounds */
+            assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 9), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            const bool fused = strstr(potts_log, "32 phi^4 members in batched launches, the "
+                                                 "site order, whole sweeps a launch") != NULL;
+            if (fused != (i == 0))
+                fail_msg("nhit %d, nloc %d: whole sweeps a launch %s expected, logged:\n%s",
+                         cases[c].nhit, cases[c].nloc, i == 0 ? "were" : "were not",
+                         potts_log);
+        }
         assert_same_state(&s[0], &s[1]);
         free(s[0].spins);
         free(s[1].spins);
@@ -943,7 +1095,7 @@ static void assert_phi4_batched(bool batched, const char *when)
     if (ens_test_device != LATMC_DEVICE_CUDA)
         return;
     const bool seen = strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
-                      strstr(potts_log, "32 phi^4 members measured in one") != NULL;
+                      strstr(potts_log, "32 phi^4 members measured in two launches") != NULL;
     if (seen != batched)
         fail_msg("%s: batched launches %s expected, logged:\n%s", when,
                  batched ? "were" : "were not", potts_log);
@@ -1069,6 +1221,8 @@ int main(void)
         cmocka_unit_test(test_heisenberg_tempering_batched),
         cmocka_unit_test(test_potts_tempering_batched),
         cmocka_unit_test(test_phi4_tempering_batched),
+        cmocka_unit_test(test_mixed_one_by_one),
+        cmocka_unit_test(test_phi4_hits_per_launch),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)

@@ -15,6 +15,10 @@
  *     and the member lanes (ops.ens_lanes, decisions = 2) whose sweeps change no spin
  *     and count lane m's mock_accepted of each sweep, which check the core's tables
  *     (every member's own, and the same tables_gen only with the same tables);
+ *     MOCK_ONE_BY_ONE=1 when a sim is made (as CUDA's LATMC_ENS_<MODEL>_BATCH=0): no batch
+ *     capability for it, a batch that holds it declined (LATMC_EUNSUPPORTED, nothing
+ *     done), one led by it failed (LATMC_EBACKEND: the core asked despite its capability);
+ *     each batch list that runs logged at debug level ("mock: a batch list");
  *   7 embed: Heisenberg sims only (uniform couplings), whose sweeps change nothing and
  *     whose embedded cluster step runs "on the device" (ops.embed_step, lib/backend.h)
  *     without a field (in one the ask is declined: the host copy's step):
@@ -28,6 +32,7 @@
  *     host copy fails).
  * Like a real module it never links liblatmc: only the core services are used.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,9 +105,13 @@ static int mock_create(latmc_sim *sim)
 #endif
     if (sim->desc.model != LATMC_MODEL_ISING)
         return core->fail(LATMC_EUNSUPPORTED, "mock: only the Ising model");
-    sim->backend = malloc((size_t)sim->nsites);
-    if (!sim->backend)
+    /* variant 6: a byte after the spins, MOCK_ONE_BY_ONE=1 when the sim was made */
+    unsigned char *bytes = malloc((size_t)sim->nsites + 1);
+    if (!bytes)
         return core->fail(LATMC_ENOMEM, "mock: out of memory");
+    const char *one = getenv("MOCK_ONE_BY_ONE");
+    bytes[sim->nsites] = one && strcmp(one, "1") == 0;
+    sim->backend = bytes;
     sim->n_threads = 1;
     return LATMC_OK;
 }
@@ -146,10 +155,15 @@ static uint64_t mock_accepted(const latmc_sim *sim, uint64_t sweep)
     return ((sweep + 1) * UINT64_C(0x9E3779B97F4A7C15) + sim->desc.seed) >> 61;
 }
 
+/* Made with MOCK_ONE_BY_ONE=1 (mock_create). */
+static bool mock_one_by_one(const latmc_sim *sim)
+{
+    return ((const unsigned char *)sim->backend)[sim->nsites] != 0;
+}
+
 static unsigned mock_step_caps(latmc_sim *sim)
 {
-    (void)sim;
-    return LATMC_STEP_CAP_BATCH;
+    return mock_one_by_one(sim) ? 0u : LATMC_STEP_CAP_BATCH;
 }
 
 /* A batch's list (calls[0].members, lib/box.h): every member's counts added once the whole
@@ -161,6 +175,14 @@ static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
     if (calls[0].members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
         calls[0].members[0]->desc.algorithm == LATMC_ALGO_WOLFF)
         return core->fail(LATMC_EBACKEND, "mock: cluster members in a batch");
+    /* the core asks member 0's capabilities first (lib/plan.c, batch_queue) */
+    if (mock_one_by_one(calls[0].members[0]))
+        return core->fail(LATMC_EBACKEND, "mock: a batch of a member 0 that offers none");
+    for (int m = 1; m < calls[0].n_members; m++)
+        if (mock_one_by_one(calls[0].members[m]))
+            return core->fail(LATMC_EUNSUPPORTED, "mock: member %d runs one by one", m);
+    core->log(calls[0].members[0]->ctx, LATMC_LOG_DEBUG, "mock: a batch list of %d members",
+              calls[0].n_members);
     const char *fail = getenv("MOCK_FAIL_SWEEP");
     for (int c = 0; c < n_calls && fail && *fail; c++)
         if (calls[c].sweep == strtoull(fail, NULL, 10))

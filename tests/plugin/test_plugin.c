@@ -320,13 +320,85 @@ static void ens_lanes_case(latmc_ctx *ctx, const latmc_ens_layout *l)
     latmc_ens_destroy(&e);
 }
 
+/* The mock's batch lists run (its debug lines) and the sims made since mixed_reset, member
+ * `mixed_flagged` of them made with MOCK_ONE_BY_ONE=1 (set at the line of the sim made
+ * before it, unset at its own: lib/sim.c logs each sim after its backend read the
+ * variable; -1: none). */
+static int mixed_lists, mixed_made, mixed_flagged;
+
+static void mixed_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    if (strstr(msg, "mock: a batch list"))
+        mixed_lists++;
+    if (strstr(msg, "created a ")) {
+        mixed_made++;
+        if (mixed_made == mixed_flagged)
+            setenv("MOCK_ONE_BY_ONE", "1", 1);
+        else if (mixed_made == mixed_flagged + 1)
+            unsetenv("MOCK_ONE_BY_ONE");
+    }
+}
+
+/* Ensembles of which one member was made with MOCK_ONE_BY_ONE=1 (the mock's
+ * LATMC_ENS_<MODEL>_BATCH=0): member 0 (the mock offers it no batch capability, and the core
+ * asks member 0's) or another (the mock declines every batch that holds it, with nothing
+ * done, as the CUDA batch driver does): the members run one by one, no batch list runs,
+ * each member counted once from the right sweep, calls of one list and of several, with
+ * exchange rounds on the host between; the same ensemble made without one runs batched. */
+static void ens_one_by_one_case(const latmc_ens_layout *l)
+{
+    static const int flagged[4] = { -1, 0, ENS_M - 1, 2 };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_ctx_set_log(ctx, mixed_log, NULL, LATMC_LOG_DEBUG);
+    const double betas[3] = { 0.3, 0.4, 0.5 };
+    for (int i = 0; i < 4; i++) {
+        latmc_sim_desc d = cuda_desc();
+        mixed_lists = mixed_made = 0;
+        mixed_flagged = flagged[i];
+        if (flagged[i] == 0)
+            assert_int_equal(setenv("MOCK_ONE_BY_ONE", "1", 1), 0);
+        latmc_ens *e = NULL;
+        const int st = latmc_ens_create(ctx, &d, l, &e);
+        mixed_flagged = -1;
+        unsetenv("MOCK_ONE_BY_ONE");
+        assert_int_equal(st, LATMC_OK);
+        assert_int_equal(mixed_made, ENS_M); /* the variable set for member flagged[i] alone */
+        assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+        struct ens_expect x;
+        memset(&x, 0, sizeof x);
+        for (int m = 0; m < ENS_M; m++) {
+            latmc_sim_desc md;
+            latmc_sim_desc_init(&md);
+            assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+            x.seed[m] = md.seed;
+        }
+        assert_int_equal(latmc_ens_sweep(e, 10), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 40), LATMC_OK);
+        ens_expect_sweeps(&x, 0, 50);
+        ens_check(e, &x, 50);
+        assert_int_equal(latmc_ens_set_exchange(e, 4), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 13), LATMC_OK);
+        ens_expect_sweeps(&x, 50, 13);
+        ens_check(e, &x, 63);
+        if ((mixed_lists > 0) != (flagged[i] < 0))
+            fail_msg("member %d made one by one: %d batch lists ran", flagged[i], mixed_lists);
+        latmc_ens_destroy(&e);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 /* The counts lib/ens_exec.c keeps for the members between batched calls reach each member
  * once and numbered from the right sweep: calls of one list of the plan (the backend adds
  * to the pending counts) and of several (the call's own, added once it succeeded), reads
  * between them, failed calls of one list and of several after pending counts (nothing of
  * the failed call counted, nothing before it lost), exchange rounds on the host, and a
  * save and load (which refuses members whose sweep count is not the ensemble's); and
- * Swendsen-Wang members on the module run one by one, never as a batch. */
+ * Swendsen-Wang members on the module run one by one, never as a batch; and members made
+ * to run one by one (ens_one_by_one_case). */
 static void ens_batch_case(void)
 {
     latmc_ctx *ctx = NULL;
@@ -417,6 +489,7 @@ static void ens_batch_case(void)
     latmc_ens_destroy(&e);
     ens_lanes_case(ctx, &l);
     latmc_ctx_destroy(&ctx);
+    ens_one_by_one_case(&l);
 }
 
 static void plugin_case(void **state)

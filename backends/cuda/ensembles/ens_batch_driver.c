@@ -281,7 +281,7 @@ int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members
     if (st == LATMC_OK && !(b->logged & 16u)) {
         b->logged |= 16u;
         cuda_core->log(members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members "
-                       "measured in one launch", n, ops->name);
+                       "measured %s", n, ops->name, ops->measure_launches);
     }
     const cudaError_t fin = cudaStreamSynchronize(ens_batch_lead(b)->stream);
     if (st == LATMC_OK)

@@ -51,6 +51,7 @@ struct ens_batch_ops {
     const char *name;         /* in the debug lines (the tests look for them) */
     const char *codes[2];     /* the code a launch of kind bit 0 = 0 / 1 runs */
     const char *step_launch;  /* how a launch of a step is named ("a launch a step") */
+    const char *measure_launches; /* how the measurement is launched ("in one launch") */
     size_t batch_bytes;       /* the model's batch struct, struct ens_batch first */
     size_t entry_bytes;       /* a member's entry of the device table */
     bool counts;              /* the launches count accepted updates a member (else the

@@ -915,10 +915,10 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     const uint64_t epoch0 = cuda_ising_state_epoch();
-    /* LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0, LATMC_ENS_PHI4_BATCH=0 when the
-     * members were made (cuda_backend.c): those members the long way too (the tests'
-     * reference) */
-    if (ca->ens_one_by_one)
+    /* LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0, LATMC_ENS_PHI4_BATCH=0 when either
+     * member was made (cuda_backend.c): those members the long way too (the tests'
+     * reference; members made at different times may differ, and either may be a) */
+    if (ca->ens_one_by_one || cb->ens_one_by_one)
         return LATMC_EUNSUPPORTED;
     /* the one executor's boxes swap their tables (else the core falls back to
      * params_changed) */

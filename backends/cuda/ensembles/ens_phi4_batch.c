@@ -233,6 +233,7 @@ static const struct ens_batch_ops phi4_ops = {
     .name = "phi^4",
     .codes = { "site order", "chunk schedule" },
     .step_launch = "a launch a step",
+    .measure_launches = "in two launches",
     .batch_bytes = sizeof(struct phi4_batch),
     .entry_bytes = sizeof(struct cuda_ens_phi4_member),
     .counts = true,

@@ -215,6 +215,7 @@ static const struct ens_batch_ops potts_ops = {
     .name = "Potts",
     .codes = { "reference update", "row kernels' code" },
     .step_launch = "a launch a colour step",
+    .measure_launches = "in one launch",
     .batch_bytes = sizeof(struct potts_batch),
     .entry_bytes = sizeof(struct cuda_ens_potts_member),
     .counts = true,

@@ -1,0 +1,117 @@
+/*
+ * The batch capabilities the CUDA module declares for Potts and phi^4 sims (lib/box.h
+ * LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS; backends/cuda/ensembles/
+ * ens_batch_driver.c, ens_batch_caps): what an ensemble's member 0 offers decides whether
+ * lib/ens_exec.c and lib/plan.c try a batch at all. Offered to sims the batch takes (whole
+ * sweeps for small site-order members); not to a sim made with LATMC_ENS_POTTS_BATCH=0 /
+ * LATMC_ENS_PHI4_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
+ * nor to cluster algorithms. Exit 77 without a usable CUDA module and GPU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "box.h"
+#include "plan.h"
+#include "sim_helpers.h"
+
+static latmc_ctx *ctx;
+
+static latmc_sim_desc desc_of(int model, int L, int algorithm)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = model;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = L;
+    d.algorithm = algorithm;
+    d.device = LATMC_DEVICE_CUDA;
+    if (model == LATMC_MODEL_POTTS)
+        d.q = 3;
+    else
+        d.precision = LATMC_PRECISION_FLOAT;
+    return d;
+}
+
+/* The batch capabilities of a sim made with `env` = value (NULL: unset), the variable set
+ * to `after` once it is made (NULL: unset). */
+static unsigned batch_caps(latmc_sim_desc d, const char *env, const char *value,
+                           const char *after)
+{
+    if (value)
+        assert_int_equal(setenv(env, value, 1), 0);
+    else
+        unsetenv(env);
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (after)
+        assert_int_equal(setenv(env, after, 1), 0);
+    else
+        unsetenv(env);
+    if (st != LATMC_OK)
+        fail_msg("model %d, L %d: %s", d.model, d.extent[0], latmc_last_error());
+    const unsigned caps = latmc_plan_step_caps(sim);
+    latmc_sim_destroy(&sim);
+    unsetenv(env);
+    return caps & (LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS);
+}
+
+static void test_potts_caps(void **state)
+{
+    (void)state;
+    const char *env = "LATMC_ENS_POTTS_BATCH";
+    const unsigned both = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
+    const latmc_sim_desc small = desc_of(LATMC_MODEL_POTTS, 16, LATMC_ALGO_HEATBATH);
+    const latmc_sim_desc big = desc_of(LATMC_MODEL_POTTS, 256, LATMC_ALGO_METROPOLIS);
+    assert_int_equal(batch_caps(small, env, NULL, NULL), both);
+    assert_int_equal(batch_caps(big, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
+    assert_int_equal(batch_caps(small, env, "1", NULL), both);
+    /* made one by one: nothing offered, whatever the variable says later */
+    assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
+    assert_int_equal(batch_caps(big, env, "0", "1"), 0u);
+    assert_int_equal(batch_caps(small, env, NULL, "0"), both);
+    /* the cluster algorithms run their own steps */
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_POTTS, 16, LATMC_ALGO_SWENDSEN_WANG), env,
+                                NULL, NULL),
+                     0u);
+}
+
+static void test_phi4_caps(void **state)
+{
+    (void)state;
+    const char *env = "LATMC_ENS_PHI4_BATCH";
+    const unsigned both = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
+    /* 16^2: the site order, whole sweeps a launch; 64^2: the chunk schedule */
+    const latmc_sim_desc small = desc_of(LATMC_MODEL_PHI4, 16, LATMC_ALGO_METROPOLIS);
+    const latmc_sim_desc chunks = desc_of(LATMC_MODEL_PHI4, 64, LATMC_ALGO_METROPOLIS);
+    assert_int_equal(batch_caps(small, env, NULL, NULL), both);
+    assert_int_equal(batch_caps(chunks, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
+    assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
+    assert_int_equal(batch_caps(chunks, env, "0", "1"), 0u);
+    assert_int_equal(batch_caps(chunks, env, NULL, "0"), LATMC_STEP_CAP_BATCH);
+}
+
+int main(void)
+{
+    if (test_device() != LATMC_DEVICE_CUDA) {
+        printf("LATMC_TEST_DEVICE is not cuda: nothing to test\n");
+        return 77;
+    }
+    const int skip = test_device_check();
+    if (skip)
+        return skip;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_potts_caps),
+        cmocka_unit_test(test_phi4_caps),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    latmc_ctx_destroy(&ctx);
+    return failed ? 1 : 0;
+}
