@@ -141,13 +141,95 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
     }
 }
 
+/*
+ * The member's sums (lib/heisenberg.h; bonds, then M) from its spins `s` and couplings `J`
+ * wherever they lie (shared or global memory, the SoA layout of the member's buffers),
+ * exactly as heis_chunk_sums_kernel and heis_planes_total_kernel of heisenberg_kernels.cu
+ * form them: thread (k, chunk) of the block, k = 0 the bonds, 1 .. 3 the components of M,
+ * adds its chunk's rows in site order (bonds: each site's terms in mu order, each term
+ * J_{i,mu} (s_i . s_{i+mu}) rounded as the sequential kernel rounds it: the module has no
+ * fused multiply-adds) from zero into partials[k nchunks + chunk]; after __syncthreads one
+ * thread per k adds each plane's chunks in chunk order from zero, then the planes in plane
+ * order, into out[k]. Every thread of the block must reach it (one __syncthreads). The
+ * same doubles as the reduction kernels below (written apart from them, so that
+ * LATMC_ENS_HEIS_SUMS=check compares two codes, ens_heisenberg_batch.c).
+ */
+template <int NDIM>
+__device__ void ens_heis_block_sums(const ens_heis_shape &g, const float *s, const float *J,
+                                    const ens_heis_chunks &ch, double *partials, double *out)
+{
+    const int n = g.n, rows = g.ly * g.lz, nchunks = ch.nchunks;
+    for (int t = (int)threadIdx.x; t < 4 * nchunks; t += (int)blockDim.x) {
+        const int k = t / nchunks, chunk = t - k * nchunks; /* k: bonds, mag x, y, z */
+        const int first = chunk * ch.rows_per_chunk;
+        const int last = first + ch.rows_per_chunk < rows ? first + ch.rows_per_chunk : rows;
+        double acc = 0.0;
+        if (k == 0) {
+            for (int row = first; row < last; row++) {
+                const int y = row % g.ly, z = row / g.ly;
+                const int rbase = row * g.lx;
+                const int yf = g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
+                const int zf = g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
+                /* unrolled: the terms' loads and products go out ahead, the adds stay in
+                 * site order */
+#pragma unroll 4
+                for (int x = 0; x < g.lx; x++) {
+                    const int i = rbase + x;
+                    const int fwd[3] = { rbase + (x + 1 == g.lx ? 0 : x + 1), x + yf, x + zf };
+#pragma unroll
+                    for (int mu = 0; mu < NDIM; mu++) {
+                        const int f = fwd[mu];
+                        const double dot = (double)s[i] * s[f] + (double)s[n + i] * s[n + f] +
+                                           (double)s[2 * n + i] * s[2 * n + f];
+                        acc += (double)J[mu * n + i] * dot;
+                    }
+                }
+            }
+        } else {
+            const float *c = s + (size_t)(k - 1) * n;
+#pragma unroll 16
+            for (int i = first * g.lx; i < last * g.lx; i++)
+                acc += c[i];
+        }
+        partials[k * nchunks + chunk] = acc;
+    }
+    __syncthreads();
+    const int k = (int)threadIdx.x;
+    if (k < 4) {
+        double total = 0.0;
+        const double *p = partials + k * nchunks;
+        for (int c0 = 0; c0 < nchunks; c0 += ch.chunks_per_plane) {
+            double plane = 0.0;
+            for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
+                plane += p[c];
+            total += plane;
+        }
+        out[k] = total;
+    }
+}
+
 /* Registers per thread, as the lattice kernel caps them (heisenberg_kernels.cu). */
 #define ENS_HEIS_MAXNREG(R) (sizeof(R) == 4 ? 80 : 128)
 
-template <typename R, int NDIM>
+/* The byte offset of the sums' partials in the sweep kernel's shared memory (after the
+ * spins and the couplings, 8-byte aligned) and the shared memory of a launch with them. */
+static __host__ __device__ size_t ens_heis_partials_at(const ens_heis_shape &g, int jsmem)
+{
+    const size_t b = (size_t)(3 + (jsmem ? g.ndim : 0)) * (size_t)g.n * sizeof(float);
+    return (b + 7) & ~(size_t)7;
+}
+
+/*
+ * SUMS: after the last sweep the block also leaves the member's sums at sums + 13 m (the
+ * first four doubles; the overlap left as it was) from the spins it holds in shared
+ * memory, the very doubles cuda_ens_heis_measure gives (ens_heis_block_sums). A separate
+ * instance, so that the launches without sums keep their code.
+ */
+template <typename R, int NDIM, bool SUMS>
 __global__ void __maxnreg__(ENS_HEIS_MAXNREG(R))
 ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__ members,
-                int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem)
+                int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem, double *sums,
+                const ens_heis_chunks ch)
 {
     extern __shared__ float sm[];
     const cuda_ens_heis_member m = members[blockIdx.x];
@@ -181,21 +263,51 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
             }
     for (int k = (int)threadIdx.x; k < 3 * n; k += (int)blockDim.x)
         m.spins[k] = s[k];
+    if (SUMS)
+        ens_heis_block_sums<NDIM>(g, s, J, ch,
+                                  (double *)((char *)sm + ens_heis_partials_at(g, jsmem)),
+                                  sums + 13 * (size_t)blockIdx.x);
 }
 
 typedef void (*ens_heis_fn)(const ens_heis_shape, const cuda_ens_heis_member *, int, uint64_t,
-                            uint64_t, int);
+                            uint64_t, int, double *, const ens_heis_chunks);
 
-static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim)
+static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim, bool sums)
 {
+    if (sums) {
+        if (dbl)
+            return ndim == 3 ? ens_heis_kernel<double, 3, true> : ens_heis_kernel<double, 2, true>;
+        return ndim == 3 ? ens_heis_kernel<float, 3, true> : ens_heis_kernel<float, 2, true>;
+    }
     if (dbl)
-        return ndim == 3 ? ens_heis_kernel<double, 3> : ens_heis_kernel<double, 2>;
-    return ndim == 3 ? ens_heis_kernel<float, 3> : ens_heis_kernel<float, 2>;
+        return ndim == 3 ? ens_heis_kernel<double, 3, false> : ens_heis_kernel<double, 2, false>;
+    return ndim == 3 ? ens_heis_kernel<float, 3, false> : ens_heis_kernel<float, 2, false>;
 }
 
 extern "C" size_t cuda_ens_heis_smem(const ens_heis_shape *g, int jsmem)
 {
     return (size_t)(3 + (jsmem ? g->ndim : 0)) * (size_t)g->n * sizeof(float);
+}
+
+extern "C" size_t cuda_ens_heis_sums_smem(const ens_heis_shape *g, int jsmem,
+                                          const ens_heis_chunks *ch)
+{
+    return ens_heis_partials_at(*g, jsmem) + 4 * (size_t)ch->nchunks * sizeof(double);
+}
+
+/* One instance made launchable with smem bytes (the most the device gives, so that the
+ * instance with sums may take a little more); cudaErrorInvalidConfiguration where it
+ * cannot take smem or threads. */
+static cudaError_t ens_heis_prepare_fn(ens_heis_fn fn, size_t smem, int threads, int optin)
+{
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, (const void *)fn);
+    if (err != cudaSuccess)
+        return err;
+    if (threads > attr.maxThreadsPerBlock || smem + attr.sharedSizeBytes > (size_t)optin)
+        return cudaErrorInvalidConfiguration;
+    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)((size_t)optin - attr.sharedSizeBytes));
 }
 
 extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads)
@@ -206,24 +318,42 @@ extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int
         err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (err != cudaSuccess)
         return err;
-    const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim);
-    struct cudaFuncAttributes attr;
-    if ((err = cudaFuncGetAttributes(&attr, (const void *)fn)) != cudaSuccess)
+    return ens_heis_prepare_fn(ens_heis_kernel_of(dbl, ndim, false), smem, threads, optin);
+}
+
+extern "C" cudaError_t cuda_ens_heis_prepare_sums(int dbl, int ndim, size_t smem,
+                                                  size_t plain_smem, int threads)
+{
+    int device = 0, optin = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err != cudaSuccess)
         return err;
-    if (threads > attr.maxThreadsPerBlock || smem + attr.sharedSizeBytes > (size_t)optin)
-        return cudaErrorInvalidConfiguration;
-    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)((size_t)optin - attr.sharedSizeBytes));
+    const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim, true);
+    if ((err = ens_heis_prepare_fn(fn, smem, threads, optin)) != cudaSuccess)
+        return err;
+    int with = 0, without = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with, (const void *)fn, threads, smem);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &without, (const void *)ens_heis_kernel_of(dbl, ndim, false), threads, plain_smem);
+    if (err != cudaSuccess)
+        return err;
+    return with < without ? cudaErrorInvalidConfiguration : cudaSuccess;
 }
 
 extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
                                            const struct cuda_ens_heis_member *members,
                                            int n_members, int dbl, int heatbath, int jsmem,
-                                           int threads, uint64_t sweep0, uint64_t n_sweeps)
+                                           int threads, uint64_t sweep0, uint64_t n_sweeps,
+                                           double *sums, const ens_heis_chunks *ch)
 {
-    const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim);
-    fn<<<(unsigned)n_members, (unsigned)threads, cuda_ens_heis_smem(g, jsmem), stream>>>(
-        *g, members, heatbath, sweep0, n_sweeps, jsmem);
+    const ens_heis_chunks none = { 0, 0, 0 };
+    const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim, sums != NULL);
+    const size_t smem = sums ? cuda_ens_heis_sums_smem(g, jsmem, ch) : cuda_ens_heis_smem(g, jsmem);
+    fn<<<(unsigned)n_members, (unsigned)threads, smem, stream>>>(
+        *g, members, heatbath, sweep0, n_sweeps, jsmem, sums, sums ? *ch : none);
     return cudaGetLastError();
 }
 
@@ -403,5 +533,27 @@ extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis
         ens_heis_measure_kernel<<<(unsigned)n_members, 64, 4 * (size_t)nchunks * sizeof(double),
                                   stream>>>(*g, members, rows_per_chunk, nchunks,
                                             chunks_per_plane, sums);
+    return cudaGetLastError();
+}
+
+/* LATMC_ENS_HEIS_SUMS=check (ens_heisenberg_batch.c): the bits of two sets of sums. */
+__global__ void ens_heis_sums_compare_kernel(const double *a, const double *b, int n_members,
+                                             unsigned long long *diffs)
+{
+    for (int64_t m = cuda_first_item(); m < n_members; m += cuda_item_stride()) {
+        bool differ = false;
+        for (int k = 0; k < 4; k++)
+            differ |= __double_as_longlong(a[13 * m + k]) != __double_as_longlong(b[13 * m + k]);
+        if (differ)
+            atomicAdd(diffs, 1ull);
+    }
+}
+
+extern "C" cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const double *a,
+                                                 const double *b, int n_members,
+                                                 unsigned long long *diffs)
+{
+    ens_heis_sums_compare_kernel<<<cuda_grid(n_members), CUDA_THREADS, 0, stream>>>(
+        a, b, n_members, diffs);
     return cudaGetLastError();
 }
