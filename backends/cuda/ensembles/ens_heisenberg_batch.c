@@ -43,12 +43,15 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
  * the couplings in shared memory as well), for measurements. */
 #define ENS_HEIS_GEOM_ENV "LATMC_ENS_HEIS_GEOM"
 
-/* Where a tempering round's sums come from: unset or "1", the sweep kernel's last launch
- * before the round (where its shared memory takes the partials); "0", the reduction launch
- * after it (cuda_ens_heis_measure, as before the sums were fused: for measurements);
- * "check", both, each fused sum compared with the reduction's bit for bit on the device
- * and a list with any difference failed (LATMC_EDEVICE): the tests' check that the two
- * codes give the same doubles. Read when the batch is made. */
+/* Where a tempering round's sums come from: unset or "0", the reduction launch after the
+ * sweeps (cuda_ens_heis_measure); "1", the sweep kernel's last launch before the round
+ * (where its shared memory takes the partials; else the reduction); "check", both, each
+ * fused sum compared with the reduction's bit for bit on the device and a list with any
+ * difference failed (LATMC_EDEVICE): the check that the two codes give the same doubles.
+ * Read when the batch is made. The fused sums are not the default yet: their first form
+ * (every lane of a warp on one shared-memory bank) was measured slower than the reduction
+ * (doc/ensembles.md), and the lane-skewed form is checked on the host only
+ * (tools/heis-sums-host-check.sh) until a GPU run times it. */
 #define ENS_HEIS_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
 
 struct heis_batch {
@@ -214,7 +217,7 @@ static int copy_couplings(struct heis_batch *b)
 static int choose_sums(struct heis_batch *b)
 {
     const char *env = getenv(ENS_HEIS_SUMS_ENV);
-    const bool off = env && strcmp(env, "0") == 0;
+    const bool off = !env || !*env || strcmp(env, "0") == 0;
     b->check = env && strcmp(env, "check") == 0;
     if (env && *env && !off && !b->check && strcmp(env, "1") != 0)
         return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected 0, 1 or check",

@@ -142,70 +142,114 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
 }
 
 /*
- * The member's sums (lib/heisenberg.h; bonds, then M) from its spins `s` and couplings `J`
- * wherever they lie (shared or global memory, the SoA layout of the member's buffers),
- * exactly as heis_chunk_sums_kernel and heis_planes_total_kernel of heisenberg_kernels.cu
- * form them: thread (k, chunk) of the block, k = 0 the bonds, 1 .. 3 the components of M,
- * adds its chunk's rows in site order (bonds: each site's terms in mu order, each term
- * J_{i,mu} (s_i . s_{i+mu}) rounded as the sequential kernel rounds it: the module has no
- * fused multiply-adds) from zero into partials[k nchunks + chunk]; after __syncthreads one
- * thread per k adds each plane's chunks in chunk order from zero, then the planes in plane
- * order, into out[k]. Every thread of the block must reach it (one __syncthreads). The
- * same doubles as the reduction kernels below (written apart from them, so that
- * LATMC_ENS_HEIS_SUMS=check compares two codes, ens_heisenberg_batch.c).
+ * One chunk's sum of accumulator k (0: the bonds; 1 .. 3: the components of M) from the
+ * member's spins `s` and couplings `J` wherever they lie (shared or global memory, the SoA
+ * layout of the member's buffers), exactly as heis_chunk_sums_kernel of
+ * heisenberg_kernels.cu (and this file's reductions) forms it: the chunk's sites in site
+ * order from zero (bonds: each site's terms in mu order, each J_{i,mu} (s_i . s_{i+mu})
+ * rounded as the sequential kernel rounds it: the module has no fused multiply-adds).
+ *
+ * `lane` (0 .. 31) only skews the walk: the thread idles `lane` steps first, so that the
+ * lanes of a warp, whose chunks start a multiple of 32 sites apart, read different shared
+ * memory banks at every step. Unskewed, every lane of a warp reads one bank at every step
+ * (16 bond chunks of a 16^3 member: 16-way conflicts on each of a term's 7 loads): the
+ * first form, so written, made the last launch before a round 757 us longer than a plain
+ * one at 2048 x 16^3 (ncu, one H200; about 250 cycles a bond term a block, which the
+ * conflicts account for by count). The idle steps load the chunk's first site and add
+ * nothing. Host-callable: tools/heis-sums-host-check.sh compares it with the sequential
+ * order on the host.
+ */
+template <int NDIM>
+__host__ __device__ inline double ens_heis_chunk_sum(const ens_heis_shape &g, const float *s,
+                                                     const float *J,
+                                                     const ens_heis_chunks &ch, int k,
+                                                     int chunk, int lane)
+{
+    const int n = g.n, rows = g.ly * g.lz;
+    const int first = chunk * ch.rows_per_chunk;
+    const int last = first + ch.rows_per_chunk < rows ? first + ch.rows_per_chunk : rows;
+    const int len = (last - first) * g.lx;
+    double acc = 0.0;
+    if (k != 0) {
+        const float *c = s + (size_t)(k - 1) * n + (size_t)first * g.lx;
+        for (int j = -lane; j < len; j++) {
+            const float v = c[j < 0 ? 0 : j];
+            if (j >= 0)
+                acc += (double)v;
+        }
+        return acc;
+    }
+    /* the current site: x on row `row` (y, z), its row's forward offsets */
+    int x = 0, row = first;
+    int y = row % g.ly, z = row / g.ly, rbase = row * g.lx;
+    int yf = g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
+    int zf = g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
+    for (int j = -lane; j < len; j++) {
+        const int i = rbase + x;
+        const int fwd[3] = { rbase + (x + 1 == g.lx ? 0 : x + 1), x + yf, x + zf };
+        double term[3];
+        for (int mu = 0; mu < NDIM; mu++) {
+            const int f = fwd[mu];
+            const double dot = (double)s[i] * s[f] + (double)s[n + i] * s[n + f] +
+                               (double)s[2 * n + i] * s[2 * n + f];
+            term[mu] = (double)J[mu * n + i] * dot;
+        }
+        if (j < 0)
+            continue; /* idle: the lanes' skew */
+        for (int mu = 0; mu < NDIM; mu++)
+            acc += term[mu];
+        if (++x == g.lx) {
+            x = 0;
+            if (++row < last) {
+                y = row % g.ly;
+                z = row / g.ly;
+                rbase = row * g.lx;
+                yf = g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
+                zf = g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
+            }
+        }
+    }
+    return acc;
+}
+
+/* How a plane's chunks and the planes add up (heis_planes_total_kernel's order): each
+ * plane's chunks in chunk order from zero, then the planes in plane order. */
+__host__ __device__ inline double ens_heis_chunks_total(const double *p, const ens_heis_chunks &ch)
+{
+    double total = 0.0;
+    for (int c0 = 0; c0 < ch.nchunks; c0 += ch.chunks_per_plane) {
+        double plane = 0.0;
+        for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
+            plane += p[c];
+        total += plane;
+    }
+    return total;
+}
+
+/*
+ * The member's sums (bonds, then M) into out[0 .. 3]: each accumulator's chunks on warps of
+ * their own (a warp takes 32 chunks of one accumulator, so the bond chunks' longer walk
+ * never shares a warp with M's), their partial sums in partials[k nchunks + chunk]; after
+ * __syncthreads one thread per accumulator adds them up. Every thread of the block must
+ * reach it (one __syncthreads). The same doubles as the reduction kernels below (written
+ * apart from them, so that LATMC_ENS_HEIS_SUMS=check compares two codes,
+ * ens_heisenberg_batch.c).
  */
 template <int NDIM>
 __device__ void ens_heis_block_sums(const ens_heis_shape &g, const float *s, const float *J,
                                     const ens_heis_chunks &ch, double *partials, double *out)
 {
-    const int n = g.n, rows = g.ly * g.lz, nchunks = ch.nchunks;
-    for (int t = (int)threadIdx.x; t < 4 * nchunks; t += (int)blockDim.x) {
-        const int k = t / nchunks, chunk = t - k * nchunks; /* k: bonds, mag x, y, z */
-        const int first = chunk * ch.rows_per_chunk;
-        const int last = first + ch.rows_per_chunk < rows ? first + ch.rows_per_chunk : rows;
-        double acc = 0.0;
-        if (k == 0) {
-            for (int row = first; row < last; row++) {
-                const int y = row % g.ly, z = row / g.ly;
-                const int rbase = row * g.lx;
-                const int yf = g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
-                const int zf = g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
-                /* unrolled: the terms' loads and products go out ahead, the adds stay in
-                 * site order */
-#pragma unroll 4
-                for (int x = 0; x < g.lx; x++) {
-                    const int i = rbase + x;
-                    const int fwd[3] = { rbase + (x + 1 == g.lx ? 0 : x + 1), x + yf, x + zf };
-#pragma unroll
-                    for (int mu = 0; mu < NDIM; mu++) {
-                        const int f = fwd[mu];
-                        const double dot = (double)s[i] * s[f] + (double)s[n + i] * s[n + f] +
-                                           (double)s[2 * n + i] * s[2 * n + f];
-                        acc += (double)J[mu * n + i] * dot;
-                    }
-                }
-            }
-        } else {
-            const float *c = s + (size_t)(k - 1) * n;
-#pragma unroll 16
-            for (int i = first * g.lx; i < last * g.lx; i++)
-                acc += c[i];
-        }
-        partials[k * nchunks + chunk] = acc;
+    const int nchunks = ch.nchunks, warps_per_k = (nchunks + 31) / 32;
+    for (int t = (int)threadIdx.x; t < 4 * 32 * warps_per_k; t += (int)blockDim.x) {
+        const int w = t / 32, lane = t % 32, k = w / warps_per_k;
+        const int chunk = (w - k * warps_per_k) * 32 + lane;
+        if (chunk < nchunks)
+            partials[k * nchunks + chunk] = ens_heis_chunk_sum<NDIM>(g, s, J, ch, k, chunk, lane);
     }
     __syncthreads();
     const int k = (int)threadIdx.x;
-    if (k < 4) {
-        double total = 0.0;
-        const double *p = partials + k * nchunks;
-        for (int c0 = 0; c0 < nchunks; c0 += ch.chunks_per_plane) {
-            double plane = 0.0;
-            for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
-                plane += p[c];
-            total += plane;
-        }
-        out[k] = total;
-    }
+    if (k < 4)
+        out[k] = ens_heis_chunks_total(partials + k * nchunks, ch);
 }
 
 /* Registers per thread, as the lattice kernel caps them (heisenberg_kernels.cu). */
