@@ -21,6 +21,11 @@
  * the four sites 4b .. 4b + 3 sharing Philox block b are four adjacent lanes; lane q
  * computes the block of (replica q / 2, sub q mod 2) and shuffles hand every lane its
  * draws (as the lattice kernel's heis_share_draws; the replica-1 blocks are unused).
+ *
+ * The members' sums (lib/heisenberg.h) come from the reductions at the end of this file,
+ * or, for a tempering round (LATMC_ENS_HEIS_SUMS=1), from the sweep kernel's instance
+ * with SUMS: after its last sweep it adds them from the spins it holds in shared memory,
+ * in the reductions' order (ens_heis_chunk_sum).
  */
 #include <cuda_runtime.h>
 

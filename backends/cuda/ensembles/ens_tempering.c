@@ -15,11 +15,11 @@
  *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round.
- *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), whose
- *     launch before a round also leaves every member's sums from the spins it holds in
- *     shared memory (the very doubles of the batch's reduction, which a host round reads;
- *     the reduction launch where the kernel's shared memory cannot take its partials, or
- *     LATMC_ENS_HEIS_SUMS=0), then the round. Two launches a round.
+ *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
+ *     members' sums by the batch's reduction (the very sums a host round reads), then the
+ *     round: three launches a round. With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
+ *     the sweeps' launch before a round leaves the same sums from the spins it holds in
+ *     shared memory, where its shared memory takes their partials: two launches.
  *
  * A round moves temperatures by writing the new temperature's part into the member's
  * entry of the batch's table. The members' own parameters (host) lag behind until the
