@@ -43,6 +43,17 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
  * the couplings in shared memory as well), for measurements. */
 #define ENS_HEIS_GEOM_ENV "LATMC_ENS_HEIS_GEOM"
 
+/* Where a tempering round's sums come from: unset or "0", the reduction launch after the
+ * sweeps (cuda_ens_heis_measure); "1", the sweep kernel's last launch before the round
+ * (where its shared memory takes the partials; else the reduction); "check", both, each
+ * fused sum compared with the reduction's bit for bit on the device and a list with any
+ * difference failed (LATMC_EDEVICE): the check that the two codes give the same doubles.
+ * Read when the batch is made. The fused sums are not the default yet: their first form
+ * (every lane of a warp on one shared-memory bank) was measured slower than the reduction
+ * (doc/ensembles.md), and the lane-skewed form is checked on the host only
+ * (tools/heis-sums-host-check.sh) until a GPU run times it. */
+#define ENS_HEIS_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
+
 struct heis_batch {
     struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
     latmc_sim **members;        /* the members it was built for (pointers compared) */
@@ -56,7 +67,11 @@ struct heis_batch {
     uint64_t uploads;           /* table uploads so far (tempering: the betas to set again) */
     struct cuda_ens_heis_member *dev_table;
     double *dev_sums;           /* 13 doubles a member (ens_measure) */
-    int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, the leaf's */
+    ens_heis_chunks ch;         /* the reduction's, the leaf's */
+    bool fused;                 /* the sweep kernel can leave the sums (its shared memory) */
+    bool check;                 /* LATMC_ENS_HEIS_SUMS=check */
+    double *dev_check;          /* check: the reduction's sums, 13 doubles a member */
+    unsigned long long *dev_diffs; /* check: the fused sums that differed, so far */
 };
 
 static struct ens_batch_list batches = ENS_BATCH_LIST_INIT;
@@ -68,6 +83,8 @@ static void batch_free(struct heis_batch *b)
     cudaFree(b->J);
     cudaFree(b->dev_table);
     cudaFree(b->dev_sums);
+    cudaFree(b->dev_check);
+    cudaFree(b->dev_diffs);
     free(b->members);
     free(b->member_J);
     free(b->table);
@@ -194,6 +211,41 @@ static int copy_couplings(struct heis_batch *b)
     return st;
 }
 
+/* Whether the sweep kernel leaves the round's sums (ENS_HEIS_SUMS_ENV; where the launch's
+ * shared memory takes the chunks' partials besides: 4 doubles a chunk) and, checking,
+ * the check's buffers. */
+static int choose_sums(struct heis_batch *b)
+{
+    const char *env = getenv(ENS_HEIS_SUMS_ENV);
+    const bool off = !env || !*env || strcmp(env, "0") == 0;
+    b->check = env && strcmp(env, "check") == 0;
+    if (env && *env && !off && !b->check && strcmp(env, "1") != 0)
+        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected 0, 1 or check",
+                               ENS_HEIS_SUMS_ENV, env);
+    b->fused = false;
+    if (!off) {
+        const cudaError_t err = cuda_ens_heis_prepare_sums(
+            b->dbl, b->shape.ndim, cuda_ens_heis_sums_smem(&b->shape, b->jsmem, &b->ch),
+            cuda_ens_heis_smem(&b->shape, b->jsmem), b->threads);
+        if (err != cudaSuccess && err != cudaErrorInvalidConfiguration)
+            return cuda_check(err, "preparing the ensembles' Heisenberg kernel");
+        (void)cudaGetLastError();
+        b->fused = err == cudaSuccess; /* else the reduction launch, as with "0" */
+    }
+    int st = LATMC_OK;
+    if (b->check && b->fused)
+        st = cuda_check(cudaMalloc((void **)&b->dev_check, (size_t)b->n * 13 * sizeof(double)),
+                        "cannot allocate device memory for the sums' check");
+    if (st == LATMC_OK && b->check && b->fused)
+        st = cuda_check(cudaMalloc((void **)&b->dev_diffs, sizeof *b->dev_diffs),
+                        "cannot allocate device memory for the sums' check");
+    if (st == LATMC_OK && b->check && b->fused) /* on the stream of the launches */
+        st = cuda_check(cudaMemsetAsync(b->dev_diffs, 0, sizeof *b->dev_diffs,
+                                        cuda_sim_of(b->members[0])->stream),
+                        "clearing the sums' check");
+    return st;
+}
+
 /* A new batch for these members, or NULL with the failure in *st (LATMC_EUNSUPPORTED:
  * they cannot run together). */
 static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
@@ -234,9 +286,11 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
     /* the reduction's chunks, the one-device sim's (lib/heisenberg.h) */
     const int rows_per_plane = b->shape.ndim == 3 ? b->shape.ly : 1;
     const int rpc = (int)latmc_heisenberg_rows_per_chunk(b->shape.lx, rows_per_plane);
-    b->rows_per_chunk = rpc;
-    b->nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
-    b->chunks_per_plane = rows_per_plane / rpc;
+    b->ch.rows_per_chunk = rpc;
+    b->ch.nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
+    b->ch.chunks_per_plane = rows_per_plane / rpc;
+    if (*st == LATMC_OK)
+        *st = choose_sums(b);
     if (*st == LATMC_OK)
         *st = copy_couplings(b);
     if (*st < 0) {
@@ -339,16 +393,18 @@ static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool sam
 }
 
 /* n_sweeps sweeps from sweep0 of every member, ENS_HEIS_SWEEPS_PER_LAUNCH at most a
- * launch (one launch's time bounded). */
+ * launch (one launch's time bounded); with sums (b->fused), the last launch leaves the
+ * members' sums there. */
 static cudaError_t launch_sweeps(const struct heis_batch *b, cudaStream_t stream, uint64_t sweep0,
-                                 uint64_t count)
+                                 uint64_t count, double *sums)
 {
     cudaError_t err = cudaSuccess;
     for (uint64_t done = 0; done < count && err == cudaSuccess;) {
         const uint64_t k = count - done < ENS_HEIS_SWEEPS_PER_LAUNCH
                                ? count - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
         err = cuda_ens_heis_sweeps(stream, &b->shape, b->dev_table, b->n, b->dbl, b->heatbath,
-                                   b->jsmem, b->threads, sweep0 + done, k);
+                                   b->jsmem, b->threads, sweep0 + done, k,
+                                   done + k == count ? sums : NULL, &b->ch);
         done += k;
     }
     return err;
@@ -376,7 +432,7 @@ int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     uint64_t sweeps = 0;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
-        st = cuda_check(launch_sweeps(b, cs0->stream, calls[c].sweep, calls[c].n_sweeps),
+        st = cuda_check(launch_sweeps(b, cs0->stream, calls[c].sweep, calls[c].n_sweeps, NULL),
                         "launching the members' sweeps");
         sweeps += calls[c].n_sweeps;
     }
@@ -450,6 +506,7 @@ int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_vi
     v->host = b->last; /* what ready_batch uploaded, or found on the device */
     v->sums = b->dev_sums;
     v->uploads = b->uploads;
+    v->fused_sums = b->fused;
     /* heat bath: every site updated and counted once a sweep (as run_steps counts) */
     v->updates_per_sweep = b->heatbath ? (uint64_t)members[0]->nsites : 0;
     return LATMC_OK;
@@ -478,9 +535,11 @@ void cuda_ens_heis_table_moved(latmc_sim *const *members, int n)
 }
 
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
-                                        uint64_t n_sweeps)
+                                        uint64_t n_sweeps, bool sums)
 {
-    return launch_sweeps(v->batch, v->cs0->stream, sweep0, n_sweeps);
+    const struct heis_batch *b = v->batch;
+    return launch_sweeps(b, v->cs0->stream, sweep0, n_sweeps,
+                         sums && b->fused ? b->dev_sums : NULL);
 }
 
 /* The members' sums (bonds and M; the overlap left as it was: a round reads the bonds and
@@ -489,7 +548,42 @@ cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v)
 {
     const struct heis_batch *b = v->batch;
     return cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->dev_table, b->n,
-                                 b->rows_per_chunk, b->nchunks, b->chunks_per_plane, b->dev_sums);
+                                 b->ch.rows_per_chunk, b->ch.nchunks, b->ch.chunks_per_plane,
+                                 b->dev_sums);
+}
+
+/* LATMC_ENS_HEIS_SUMS=check, after a launch that left the sums: the reduction's into the
+ * check's buffer and each compared with the fused one (nothing waited for). */
+cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
+{
+    const struct heis_batch *b = v->batch;
+    if (!b->check || !b->fused)
+        return cudaSuccess;
+    cudaError_t err = cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->dev_table, b->n,
+                                            b->ch.rows_per_chunk, b->ch.nchunks,
+                                            b->ch.chunks_per_plane, b->dev_check);
+    if (err == cudaSuccess)
+        err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->n,
+                                         b->dev_diffs);
+    return err;
+}
+
+/* After the list's launches were waited for: LATMC_EDEVICE where a checked fused sum
+ * differed from the reduction's (the count cleared again). */
+int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v)
+{
+    const struct heis_batch *b = v->batch;
+    if (!b->check || !b->fused)
+        return LATMC_OK;
+    unsigned long long diffs = 0;
+    int st = cuda_check(cudaMemcpy(&diffs, b->dev_diffs, sizeof diffs, cudaMemcpyDeviceToHost),
+                        "reading the sums' check");
+    if (st == LATMC_OK && diffs != 0) {
+        (void)cudaMemsetAsync(b->dev_diffs, 0, sizeof diffs, v->cs0->stream);
+        st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of the sums the sweep kernel "
+                             "left differ from the reduction's", ENS_HEIS_SUMS_ENV, diffs);
+    }
+    return st;
 }
 
 int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
@@ -504,8 +598,8 @@ int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
         st = cuda_check(cudaMemsetAsync(b->dev_sums, 0, bytes, cs0->stream), "clearing the sums");
     if (st == LATMC_OK)
         st = cuda_check(cuda_ens_heis_measure(cs0->stream, &b->shape, b->dev_table, n,
-                                              b->rows_per_chunk, b->nchunks,
-                                              b->chunks_per_plane, b->dev_sums),
+                                              b->ch.rows_per_chunk, b->ch.nchunks,
+                                              b->ch.chunks_per_plane, b->dev_sums),
                         "launching the members' measurement");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(sums, b->dev_sums, bytes, cudaMemcpyDeviceToHost,

@@ -21,6 +21,12 @@ typedef struct ens_heis_shape {
     int n;                /* sites */
 } ens_heis_shape;
 
+/* The reduction's chunks (the one-device sim's, lib/heisenberg.h: cuda_heisenberg_leaf.c):
+ * rows_per_chunk rows a chunk, nchunks of them, chunks_per_plane a plane. */
+typedef struct ens_heis_chunks {
+    int rows_per_chunk, nchunks, chunks_per_plane;
+} ens_heis_chunks;
+
 /* One member of the launch: its configuration (the standalone sim's own SoA buffer,
  * component c at c N + i, updated in place), its couplings (SoA, J_{i,mu} at mu N + i),
  * its seed and parameters. */
@@ -36,17 +42,28 @@ struct cuda_ens_heis_member {
 /* Dynamic shared memory of a block: the spins, and with jsmem the couplings. */
 size_t cuda_ens_heis_smem(const ens_heis_shape *g, int jsmem);
 
+/* The same, with the member's sums left by the launch (the chunks' partials after them). */
+size_t cuda_ens_heis_sums_smem(const ens_heis_shape *g, int jsmem, const ens_heis_chunks *ch);
+
 /* Make the kernel of (double?, ndim) launchable with smem bytes and `threads` threads:
- * cudaErrorInvalidConfiguration where the device or the kernel cannot take them. */
+ * cudaErrorInvalidConfiguration where the device or the kernel cannot take them. The
+ * second, its instance that leaves the sums (smem: cuda_ens_heis_sums_smem's), also
+ * cudaErrorInvalidConfiguration where it would hold fewer blocks an SM than the plain
+ * instance with plain_smem (the last launch before a round would run more waves). */
 cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads);
+cudaError_t cuda_ens_heis_prepare_sums(int dbl, int ndim, size_t smem, size_t plain_smem,
+                                       int threads);
 
 /* n_sweeps sweeps (numbers sweep0, sweep0 + 1, ...) of every member (device table
  * `members`), one block per member: the heat bath (heatbath != 0) then nover
- * overrelaxation passes, or max(nover, 1) overrelaxation passes, as heis_sweep. */
+ * overrelaxation passes, or max(nover, 1) overrelaxation passes, as heis_sweep. With
+ * sums (not NULL; made launchable by cuda_ens_heis_prepare_sums), each member's bonds and
+ * M after the last sweep too, the very doubles cuda_ens_heis_measure gives with chunks ch
+ * (the first four of its 13 at sums + 13 m; the rest left as they were). */
 cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
                                  const struct cuda_ens_heis_member *members, int n_members,
                                  int dbl, int heatbath, int jsmem, int threads, uint64_t sweep0,
-                                 uint64_t n_sweeps);
+                                 uint64_t n_sweeps, double *sums, const ens_heis_chunks *ch);
 
 /* The sums of lib/heisenberg.h of every member (13 doubles each, at sums + 13 m; zeroed by
  * the caller), each exactly what the member's own measure gives: chunks of rows_per_chunk
@@ -56,9 +73,16 @@ cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                   int rows_per_chunk, int nchunks, int chunks_per_plane,
                                   double *sums);
 
+/* The members' sums a and b (13 doubles each) compared bit for bit, the first four (bonds
+ * and M): the members with any difference added to *diffs. */
+cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const double *a, const double *b,
+                                       int n_members, unsigned long long *diffs);
+
 #ifdef __cplusplus
 }
 #else
+
+#include <stdbool.h>
 
 #include "box.h"
 #include "internal.h"
@@ -89,13 +113,19 @@ struct cuda_ens_heis_view {
     const struct cuda_ens_heis_member *host;  /* the host's copy of what it uploaded */
     double *sums;                             /* 13 doubles a member, on the device */
     uint64_t uploads;                         /* the batch's table uploads so far */
+    bool fused_sums;                          /* the sweeps' last launch can leave the sums */
     uint64_t updates_per_sweep;               /* counted accepted and attempted a member */
 };
 int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v);
 void cuda_ens_heis_close(struct cuda_ens_heis_view *v);
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
-                                        uint64_t n_sweeps);
+                                        uint64_t n_sweeps, bool sums);
 cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v);
+/* LATMC_ENS_HEIS_SUMS=check: after a launch of sweeps with sums (fused_sums), the
+ * reduction's sums compared with them on the device; after the list was waited for,
+ * LATMC_EDEVICE where any differed. No-ops otherwise. */
+cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v);
+int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v);
 /* After the device's tempering map was fetched (or a tempering list failed): the table
  * the rounds wrote is not the host's copy, so the next call uploads the members' own. */
 void cuda_ens_heis_table_moved(latmc_sim *const *members, int n);

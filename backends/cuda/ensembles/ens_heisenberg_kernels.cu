@@ -21,6 +21,11 @@
  * the four sites 4b .. 4b + 3 sharing Philox block b are four adjacent lanes; lane q
  * computes the block of (replica q / 2, sub q mod 2) and shuffles hand every lane its
  * draws (as the lattice kernel's heis_share_draws; the replica-1 blocks are unused).
+ *
+ * The members' sums (lib/heisenberg.h) come from the reductions at the end of this file,
+ * or, for a tempering round (LATMC_ENS_HEIS_SUMS=1), from the sweep kernel's instance
+ * with SUMS: after its last sweep it adds them from the spins it holds in shared memory,
+ * in the reductions' order (ens_heis_chunk_sum).
  */
 #include <cuda_runtime.h>
 
@@ -141,13 +146,139 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
     }
 }
 
+/*
+ * One chunk's sum of accumulator k (0: the bonds; 1 .. 3: the components of M) from the
+ * member's spins `s` and couplings `J` wherever they lie (shared or global memory, the SoA
+ * layout of the member's buffers), exactly as heis_chunk_sums_kernel of
+ * heisenberg_kernels.cu (and this file's reductions) forms it: the chunk's sites in site
+ * order from zero (bonds: each site's terms in mu order, each J_{i,mu} (s_i . s_{i+mu})
+ * rounded as the sequential kernel rounds it: the module has no fused multiply-adds).
+ *
+ * `lane` (0 .. 31) only skews the walk: the thread idles `lane` steps first, so that the
+ * lanes of a warp, whose chunks start a multiple of 32 sites apart, read different shared
+ * memory banks at every step. Unskewed, every lane of a warp reads one bank at every step
+ * (16 bond chunks of a 16^3 member: 16-way conflicts on each of a term's 7 loads): the
+ * first form, so written, made the last launch before a round 757 us longer than a plain
+ * one at 2048 x 16^3 (ncu, one H200; about 250 cycles a bond term a block, which the
+ * conflicts account for by count). The idle steps load the chunk's first site and add
+ * nothing. Host-callable: tools/heis-sums-host-check.sh compares it with the sequential
+ * order on the host.
+ */
+template <int NDIM>
+__host__ __device__ inline double ens_heis_chunk_sum(const ens_heis_shape &g, const float *s,
+                                                     const float *J,
+                                                     const ens_heis_chunks &ch, int k,
+                                                     int chunk, int lane)
+{
+    const int n = g.n, rows = g.ly * g.lz;
+    const int first = chunk * ch.rows_per_chunk;
+    const int last = first + ch.rows_per_chunk < rows ? first + ch.rows_per_chunk : rows;
+    const int len = (last - first) * g.lx;
+    double acc = 0.0;
+    if (k != 0) {
+        const float *c = s + (size_t)(k - 1) * n + (size_t)first * g.lx;
+        for (int j = -lane; j < len; j++) {
+            const float v = c[j < 0 ? 0 : j];
+            if (j >= 0)
+                acc += (double)v;
+        }
+        return acc;
+    }
+    /* the current site: x on row `row` (y, z), its row's forward offsets */
+    int x = 0, row = first;
+    int y = row % g.ly, z = row / g.ly, rbase = row * g.lx;
+    int yf = g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
+    int zf = g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
+    for (int j = -lane; j < len; j++) {
+        const int i = rbase + x;
+        const int fwd[3] = { rbase + (x + 1 == g.lx ? 0 : x + 1), x + yf, x + zf };
+        double term[3];
+        for (int mu = 0; mu < NDIM; mu++) {
+            const int f = fwd[mu];
+            const double dot = (double)s[i] * s[f] + (double)s[n + i] * s[n + f] +
+                               (double)s[2 * n + i] * s[2 * n + f];
+            term[mu] = (double)J[mu * n + i] * dot;
+        }
+        if (j < 0)
+            continue; /* idle: the lanes' skew */
+        for (int mu = 0; mu < NDIM; mu++)
+            acc += term[mu];
+        if (++x == g.lx) {
+            x = 0;
+            if (++row < last) {
+                y = row % g.ly;
+                z = row / g.ly;
+                rbase = row * g.lx;
+                yf = g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
+                zf = g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
+            }
+        }
+    }
+    return acc;
+}
+
+/* How a plane's chunks and the planes add up (heis_planes_total_kernel's order): each
+ * plane's chunks in chunk order from zero, then the planes in plane order. */
+__host__ __device__ inline double ens_heis_chunks_total(const double *p, const ens_heis_chunks &ch)
+{
+    double total = 0.0;
+    for (int c0 = 0; c0 < ch.nchunks; c0 += ch.chunks_per_plane) {
+        double plane = 0.0;
+        for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
+            plane += p[c];
+        total += plane;
+    }
+    return total;
+}
+
+/*
+ * The member's sums (bonds, then M) into out[0 .. 3]: each accumulator's chunks on warps of
+ * their own (a warp takes 32 chunks of one accumulator, so the bond chunks' longer walk
+ * never shares a warp with M's), their partial sums in partials[k nchunks + chunk]; after
+ * __syncthreads one thread per accumulator adds them up. Every thread of the block must
+ * reach it (one __syncthreads). The same doubles as the reduction kernels below (written
+ * apart from them, so that LATMC_ENS_HEIS_SUMS=check compares two codes,
+ * ens_heisenberg_batch.c).
+ */
+template <int NDIM>
+__device__ void ens_heis_block_sums(const ens_heis_shape &g, const float *s, const float *J,
+                                    const ens_heis_chunks &ch, double *partials, double *out)
+{
+    const int nchunks = ch.nchunks, warps_per_k = (nchunks + 31) / 32;
+    for (int t = (int)threadIdx.x; t < 4 * 32 * warps_per_k; t += (int)blockDim.x) {
+        const int w = t / 32, lane = t % 32, k = w / warps_per_k;
+        const int chunk = (w - k * warps_per_k) * 32 + lane;
+        if (chunk < nchunks)
+            partials[k * nchunks + chunk] = ens_heis_chunk_sum<NDIM>(g, s, J, ch, k, chunk, lane);
+    }
+    __syncthreads();
+    const int k = (int)threadIdx.x;
+    if (k < 4)
+        out[k] = ens_heis_chunks_total(partials + k * nchunks, ch);
+}
+
 /* Registers per thread, as the lattice kernel caps them (heisenberg_kernels.cu). */
 #define ENS_HEIS_MAXNREG(R) (sizeof(R) == 4 ? 80 : 128)
 
-template <typename R, int NDIM>
+/* The byte offset of the sums' partials in the sweep kernel's shared memory (after the
+ * spins and the couplings, 8-byte aligned) and the shared memory of a launch with them. */
+static __host__ __device__ size_t ens_heis_partials_at(const ens_heis_shape &g, int jsmem)
+{
+    const size_t b = (size_t)(3 + (jsmem ? g.ndim : 0)) * (size_t)g.n * sizeof(float);
+    return (b + 7) & ~(size_t)7;
+}
+
+/*
+ * SUMS: after the last sweep the block also leaves the member's sums at sums + 13 m (the
+ * first four doubles; the overlap left as it was) from the spins it holds in shared
+ * memory, the very doubles cuda_ens_heis_measure gives (ens_heis_block_sums). A separate
+ * instance, so that the launches without sums keep their code.
+ */
+template <typename R, int NDIM, bool SUMS>
 __global__ void __maxnreg__(ENS_HEIS_MAXNREG(R))
 ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__ members,
-                int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem)
+                int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem, double *sums,
+                const ens_heis_chunks ch)
 {
     extern __shared__ float sm[];
     const cuda_ens_heis_member m = members[blockIdx.x];
@@ -181,21 +312,51 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
             }
     for (int k = (int)threadIdx.x; k < 3 * n; k += (int)blockDim.x)
         m.spins[k] = s[k];
+    if (SUMS)
+        ens_heis_block_sums<NDIM>(g, s, J, ch,
+                                  (double *)((char *)sm + ens_heis_partials_at(g, jsmem)),
+                                  sums + 13 * (size_t)blockIdx.x);
 }
 
 typedef void (*ens_heis_fn)(const ens_heis_shape, const cuda_ens_heis_member *, int, uint64_t,
-                            uint64_t, int);
+                            uint64_t, int, double *, const ens_heis_chunks);
 
-static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim)
+static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim, bool sums)
 {
+    if (sums) {
+        if (dbl)
+            return ndim == 3 ? ens_heis_kernel<double, 3, true> : ens_heis_kernel<double, 2, true>;
+        return ndim == 3 ? ens_heis_kernel<float, 3, true> : ens_heis_kernel<float, 2, true>;
+    }
     if (dbl)
-        return ndim == 3 ? ens_heis_kernel<double, 3> : ens_heis_kernel<double, 2>;
-    return ndim == 3 ? ens_heis_kernel<float, 3> : ens_heis_kernel<float, 2>;
+        return ndim == 3 ? ens_heis_kernel<double, 3, false> : ens_heis_kernel<double, 2, false>;
+    return ndim == 3 ? ens_heis_kernel<float, 3, false> : ens_heis_kernel<float, 2, false>;
 }
 
 extern "C" size_t cuda_ens_heis_smem(const ens_heis_shape *g, int jsmem)
 {
     return (size_t)(3 + (jsmem ? g->ndim : 0)) * (size_t)g->n * sizeof(float);
+}
+
+extern "C" size_t cuda_ens_heis_sums_smem(const ens_heis_shape *g, int jsmem,
+                                          const ens_heis_chunks *ch)
+{
+    return ens_heis_partials_at(*g, jsmem) + 4 * (size_t)ch->nchunks * sizeof(double);
+}
+
+/* One instance made launchable with smem bytes (the most the device gives, so that the
+ * instance with sums may take a little more); cudaErrorInvalidConfiguration where it
+ * cannot take smem or threads. */
+static cudaError_t ens_heis_prepare_fn(ens_heis_fn fn, size_t smem, int threads, int optin)
+{
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, (const void *)fn);
+    if (err != cudaSuccess)
+        return err;
+    if (threads > attr.maxThreadsPerBlock || smem + attr.sharedSizeBytes > (size_t)optin)
+        return cudaErrorInvalidConfiguration;
+    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)((size_t)optin - attr.sharedSizeBytes));
 }
 
 extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads)
@@ -206,24 +367,42 @@ extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int
         err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (err != cudaSuccess)
         return err;
-    const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim);
-    struct cudaFuncAttributes attr;
-    if ((err = cudaFuncGetAttributes(&attr, (const void *)fn)) != cudaSuccess)
+    return ens_heis_prepare_fn(ens_heis_kernel_of(dbl, ndim, false), smem, threads, optin);
+}
+
+extern "C" cudaError_t cuda_ens_heis_prepare_sums(int dbl, int ndim, size_t smem,
+                                                  size_t plain_smem, int threads)
+{
+    int device = 0, optin = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err != cudaSuccess)
         return err;
-    if (threads > attr.maxThreadsPerBlock || smem + attr.sharedSizeBytes > (size_t)optin)
-        return cudaErrorInvalidConfiguration;
-    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)((size_t)optin - attr.sharedSizeBytes));
+    const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim, true);
+    if ((err = ens_heis_prepare_fn(fn, smem, threads, optin)) != cudaSuccess)
+        return err;
+    int with = 0, without = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with, (const void *)fn, threads, smem);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &without, (const void *)ens_heis_kernel_of(dbl, ndim, false), threads, plain_smem);
+    if (err != cudaSuccess)
+        return err;
+    return with < without ? cudaErrorInvalidConfiguration : cudaSuccess;
 }
 
 extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
                                            const struct cuda_ens_heis_member *members,
                                            int n_members, int dbl, int heatbath, int jsmem,
-                                           int threads, uint64_t sweep0, uint64_t n_sweeps)
+                                           int threads, uint64_t sweep0, uint64_t n_sweeps,
+                                           double *sums, const ens_heis_chunks *ch)
 {
-    const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim);
-    fn<<<(unsigned)n_members, (unsigned)threads, cuda_ens_heis_smem(g, jsmem), stream>>>(
-        *g, members, heatbath, sweep0, n_sweeps, jsmem);
+    const ens_heis_chunks none = { 0, 0, 0 };
+    const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim, sums != NULL);
+    const size_t smem = sums ? cuda_ens_heis_sums_smem(g, jsmem, ch) : cuda_ens_heis_smem(g, jsmem);
+    fn<<<(unsigned)n_members, (unsigned)threads, smem, stream>>>(
+        *g, members, heatbath, sweep0, n_sweeps, jsmem, sums, sums ? *ch : none);
     return cudaGetLastError();
 }
 
@@ -403,5 +582,27 @@ extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis
         ens_heis_measure_kernel<<<(unsigned)n_members, 64, 4 * (size_t)nchunks * sizeof(double),
                                   stream>>>(*g, members, rows_per_chunk, nchunks,
                                             chunks_per_plane, sums);
+    return cudaGetLastError();
+}
+
+/* LATMC_ENS_HEIS_SUMS=check (ens_heisenberg_batch.c): the bits of two sets of sums. */
+__global__ void ens_heis_sums_compare_kernel(const double *a, const double *b, int n_members,
+                                             unsigned long long *diffs)
+{
+    for (int64_t m = cuda_first_item(); m < n_members; m += cuda_item_stride()) {
+        bool differ = false;
+        for (int k = 0; k < 4; k++)
+            differ |= __double_as_longlong(a[13 * m + k]) != __double_as_longlong(b[13 * m + k]);
+        if (differ)
+            atomicAdd(diffs, 1ull);
+    }
+}
+
+extern "C" cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const double *a,
+                                                 const double *b, int n_members,
+                                                 unsigned long long *diffs)
+{
+    ens_heis_sums_compare_kernel<<<cuda_grid(n_members), CUDA_THREADS, 0, stream>>>(
+        a, b, n_members, diffs);
     return cudaGetLastError();
 }

@@ -16,8 +16,10 @@
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round.
  *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
- *     members' sums by the batch's reduction (the very sums a host round reads), then
- *     the round. Three launches a round.
+ *     members' sums by the batch's reduction (the very sums a host round reads), then the
+ *     round: three launches a round. With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
+ *     the sweeps' launch before a round leaves the same sums from the spins it holds in
+ *     shared memory, where its shared memory takes their partials: two launches.
  *
  * A round moves temperatures by writing the new temperature's part into the member's
  * entry of the batch's table. The members' own parameters (host) lag behind until the
@@ -580,7 +582,8 @@ static cudaError_t heis_place(const struct temper_batch *tb, const struct cuda_e
     return cuda_ens_heis_temper_betas(tb->cs0->stream, d, tb->u.heis.dev, n);
 }
 
-/* Whole sweeps, and before each round the members' sums (the batch's reduction: exactly
+/* Whole sweeps, and before each round the members' sums (left by the sweeps' last launch,
+ * or the batch's reduction where it cannot or no sweeps came before: either way exactly
  * what the host's round reads, cuda_ens_heis_measure_all), then the round. */
 static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
                     const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
@@ -593,15 +596,20 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     cudaStream_t stream = v->cs0->stream;
     uint64_t sweeps = 0;
     int st = LATMC_OK;
+    bool measured = false;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
-            st = cuda_check(cuda_ens_heis_launch_sweeps(v, k->sweep, k->n_sweeps),
+            /* a round next: the last launch leaves the members' sums (where it can) */
+            measured = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
+                       calls[c + 1].part != LATMC_STEP_SWEEPS;
+            st = cuda_check(cuda_ens_heis_launch_sweeps(v, k->sweep, k->n_sweeps, measured),
                             "launching the members' sweeps");
             sweeps += k->n_sweeps;
             continue;
         }
-        cudaError_t err = cuda_ens_heis_launch_measure(v);
+        cudaError_t err = measured ? cuda_ens_heis_launch_check(v) : cuda_ens_heis_launch_measure(v);
+        measured = false;
         if (err == cudaSuccess) {
             const struct cuda_ens_round r = round_of(t, first, k);
             err = cuda_ens_heis_exchange_round(stream, &t->d, &r, v->dev, v->sums);
@@ -612,6 +620,8 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
+    if (st == LATMC_OK)
+        st = cuda_ens_heis_check_result(v);
     if (st < 0)
         return st;
     for (int m = 0; m < n; m++) {
