@@ -21,6 +21,7 @@ static const struct latmc_env_switch cuda_switches[] = {
     { "LATMC_CUDA_SLAB_COPY", "memcpy" },
     { "LATMC_CUDA_TEMPER", "resident|launches" },
     { "LATMC_ENS_HEIS_BATCH", "0|1" },
+    { "LATMC_ENS_HEIS_SUMS", "0|1|check" },
     { "LATMC_ENS_POTTS_BATCH", "0|1" },
     { "LATMC_ENS_PHI4_BATCH", "0|1" },
     { "LATMC_ENS_POTTS_SWEEP", "steps" },
