@@ -1,11 +1,14 @@
 /*
- * The batch capabilities the CUDA module declares for Potts and phi^4 sims (lib/box.h
- * LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS; backends/cuda/ensembles/
- * ens_batch_driver.c, ens_batch_caps): what an ensemble's member 0 offers decides whether
- * lib/ens_exec.c and lib/plan.c try a batch at all. Offered to sims the batch takes (whole
- * sweeps for small site-order members); not to a sim made with LATMC_ENS_POTTS_BATCH=0 /
- * LATMC_ENS_PHI4_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
- * nor to cluster algorithms. Exit 77 without a usable CUDA module and GPU.
+ * The batch capabilities the CUDA module declares for Potts, phi^4 and Heisenberg sims
+ * (lib/box.h LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS,
+ * LATMC_STEP_CAP_BATCH_EXCHANGE; backends/cuda/ensembles/ens_batch_driver.c,
+ * ens_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
+ * lib/plan.c try a batch at all. Offered to sims the batch takes (whole sweeps for small
+ * site-order members; Heisenberg: whole sweeps always, the device's tempering rounds where
+ * a member's spins fit one block's shared memory); not to a sim made with
+ * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (read when the
+ * sim is made: a change afterwards changes nothing), nor to cluster algorithms, nor to a
+ * shape the batch never takes (Heisenberg of two replicas). Exit 77 without a usable CUDA module and GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,6 +38,8 @@ static latmc_sim_desc desc_of(int model, int L, int algorithm)
         d.q = 3;
     else
         d.precision = LATMC_PRECISION_FLOAT;
+    if (model == LATMC_MODEL_HEISENBERG)
+        d.couplings = LATMC_COUPLINGS_GAUSSIAN; /* the spin glass */
     return d;
 }
 
@@ -58,7 +63,8 @@ static unsigned batch_caps(latmc_sim_desc d, const char *env, const char *value,
     const unsigned caps = latmc_plan_step_caps(sim);
     latmc_sim_destroy(&sim);
     unsetenv(env);
-    return caps & (LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS);
+    return caps & (LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                   LATMC_STEP_CAP_BATCH_EXCHANGE);
 }
 
 static void test_potts_caps(void **state)
@@ -96,6 +102,36 @@ static void test_phi4_caps(void **state)
     assert_int_equal(batch_caps(chunks, env, NULL, "0"), LATMC_STEP_CAP_BATCH);
 }
 
+static void test_heisenberg_caps(void **state)
+{
+    (void)state;
+    const char *env = "LATMC_ENS_HEIS_BATCH";
+    const unsigned sweeps = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
+    const unsigned all = sweeps | LATMC_STEP_CAP_BATCH_EXCHANGE;
+    /* 16^2: 3 KiB of spins a block; 256^2: 768 KiB, more than any block's shared memory
+     * (whole sweeps offered, the batch declining them when made; no device rounds) */
+    const latmc_sim_desc small = desc_of(LATMC_MODEL_HEISENBERG, 16, LATMC_ALGO_HEATBATH);
+    const latmc_sim_desc big = desc_of(LATMC_MODEL_HEISENBERG, 256, LATMC_ALGO_HEATBATH);
+    assert_int_equal(batch_caps(small, env, NULL, NULL), all);
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_HEISENBERG, 16, LATMC_ALGO_OVERRELAX), env,
+                                NULL, NULL),
+                     all);
+    assert_int_equal(batch_caps(big, env, NULL, NULL), sweeps);
+    assert_int_equal(batch_caps(small, env, "1", NULL), all);
+    /* made one by one: nothing offered, whatever the variable says later */
+    assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
+    assert_int_equal(batch_caps(big, env, "0", "1"), 0u);
+    assert_int_equal(batch_caps(small, env, NULL, "0"), all);
+    /* two replicas: a shape the kernel does not take (an ensemble's replicas are members) */
+    latmc_sim_desc two = small;
+    two.replicas = 2;
+    assert_int_equal(batch_caps(two, env, NULL, NULL), 0u);
+    /* the embedded cluster steps run their own steps */
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_HEISENBERG, 16, LATMC_ALGO_WOLFF), env,
+                                NULL, NULL),
+                     0u);
+}
+
 int main(void)
 {
     if (test_device() != LATMC_DEVICE_CUDA) {
@@ -110,6 +146,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_potts_caps),
         cmocka_unit_test(test_phi4_caps),
+        cmocka_unit_test(test_heisenberg_caps),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);

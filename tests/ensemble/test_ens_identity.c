@@ -30,8 +30,8 @@
 
 static latmc_ctx *ctx;
 
-/* The CUDA Potts and phi^4 batches' debug lines since the last potts_log_reset (which code
- * the members took: backends/cuda/ensembles/ens_potts_batch.c, ens_phi4_batch.c), so that a
+/* The CUDA Heisenberg, Potts and phi^4 batches' debug lines since the last potts_log_reset
+ * (which code the members took: backends/cuda/ensembles/ens_batch_driver.c), so that a
  * test of the batched launches fails where the members silently ran one by one. */
 static char potts_log[4096];
 
@@ -54,7 +54,9 @@ static void on_log(void *user, int level, const char *msg)
             unsetenv(mixed_env);
     }
     const size_t used = strlen(potts_log);
-    if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members")) && used + strlen(msg) + 2 < sizeof potts_log)
+    if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members") ||
+         strstr(msg, "Heisenberg members")) &&
+        used + strlen(msg) + 2 < sizeof potts_log)
         snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
 }
 
@@ -937,7 +939,8 @@ static void test_phi4_tempering_batched(void **state)
     }
 }
 
-/* A tempering ensemble of 32 members (Potts: in beta; phi^4: in mu2, the ladder's 4 values)
+/* A tempering ensemble of 32 members (Potts, Heisenberg: in beta; phi^4: in mu2, the
+ * ladder's 4 values)
  * of which member `flagged` alone (-1: none) was made with `env`=0 (on_log), every member
  * seen made. */
 static latmc_ens *mixed_ensemble(latmc_sim_desc d, const double *ladder4, const char *env,
@@ -967,38 +970,49 @@ static latmc_ens *mixed_ensemble(latmc_sim_desc d, const double *ladder4, const 
     return e;
 }
 
-/* CUDA Potts and phi^4 ensembles of which one member was made with LATMC_ENS_POTTS_BATCH=0
- * / LATMC_ENS_PHI4_BATCH=0 (members made at different times under different environments)
- * run, are measured and swap that member's parameters one by one: member 0 (the batch
- * capability is not offered to it, and lib/plan.c asks member 0's), member 31 and member 13
- * (the batch driver declines a batch that holds one, ens_batch_driver.c), none of their
- * launches or measurements batched, the same chain as the ensemble whose members all run
- * batched, bit for bit. Potts 2D 16^2 q = 3 heat bath (whole sweeps a launch), phi^4 2D
- * 16^2 float (site order, whole sweeps a launch) and 2D 64^2 double (the chunk schedule):
- * the ladders of test_potts_tempering_batched and test_phi4_tempering_batched. */
+/* CUDA Potts, phi^4 and Heisenberg ensembles of which one member was made with
+ * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (members made at
+ * different times under different environments) run, are measured and swap that member's
+ * parameters one by one: member 0 (the batch capability is not offered to it, and
+ * lib/plan.c asks member 0's), member 31 and member 13 (the batch driver declines a batch
+ * that holds one, ens_batch_driver.c; Heisenberg: the device's tempering too, whose load
+ * takes the batch), none of their launches or measurements batched, the same chain as the
+ * ensemble whose members all run batched, bit for bit. Potts 2D 16^2 q = 3 heat bath (whole
+ * sweeps a launch), phi^4 2D 16^2 float (site order, whole sweeps a launch) and 2D 64^2
+ * double (the chunk schedule), Heisenberg 3D 4^3 Gaussian float heat bath (rounds on the
+ * device where batched): the ladders of test_potts_tempering_batched,
+ * test_phi4_tempering_batched and tempering_ensemble_of. */
 static void test_mixed_one_by_one(void **state)
 {
     (void)state;
     static const int flagged[4] = { -1, 0, 31, 13 };
-    static const double ladders[3][4] = { { 0.9, 0.91, 0.92, 0.93 },
+    static const double ladders[4][4] = { { 0.9, 0.91, 0.92, 0.93 },
                                           { -0.6, -0.58, -0.56, -0.54 },
-                                          { -0.6, -0.595, -0.59, -0.585 } };
-    for (int c = 0; c < 3; c++) {
-        const bool potts = c == 0;
-        latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_PHI4, 2,
-                                         c == 2 ? 64 : 16);
+                                          { -0.6, -0.595, -0.59, -0.585 },
+                                          { 0.3, 0.5, 0.7, 0.9 } };
+    for (int c = 0; c < 4; c++) {
+        const bool potts = c == 0, heis = c == 3;
+        latmc_sim_desc d = ens_test_desc(potts  ? LATMC_MODEL_POTTS
+                                         : heis ? LATMC_MODEL_HEISENBERG
+                                                : LATMC_MODEL_PHI4,
+                                         heis ? 3 : 2, heis ? 4 : c == 2 ? 64 : 16);
         if (potts) {
             d.q = 3;
+            d.algorithm = LATMC_ALGO_HEATBATH;
+        } else if (heis) {
+            d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+            d.precision = LATMC_PRECISION_FLOAT;
             d.algorithm = LATMC_ALGO_HEATBATH;
         } else {
             d.precision = c == 1 ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
         }
-        const char *env = potts ? "LATMC_ENS_POTTS_BATCH" : "LATMC_ENS_PHI4_BATCH";
+        const char *env = potts  ? "LATMC_ENS_POTTS_BATCH"
+                          : heis ? "LATMC_ENS_HEIS_BATCH"
+                                 : "LATMC_ENS_PHI4_BATCH";
+        const char *name = potts ? "Potts" : heis ? "Heisenberg" : "phi^4";
         char launches[80], measured[80];
-        snprintf(launches, sizeof launches, "32 %s members in batched launches",
-                 potts ? "Potts" : "phi^4");
-        snprintf(measured, sizeof measured, "32 %s members measured in",
-                 potts ? "Potts" : "phi^4");
+        snprintf(launches, sizeof launches, "32 %s members in batched launches", name);
+        snprintf(measured, sizeof measured, "32 %s members measured in", name);
         struct ens_state s[4];
         for (int i = 0; i < 4; i++) {
             potts_log_reset();

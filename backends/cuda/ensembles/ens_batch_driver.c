@@ -1,6 +1,6 @@
 /*
- * The batch driver of the CUDA ensembles (ens_batch_driver.h): what the Potts and phi^4
- * batches do alike, the model's part through its struct ens_batch_ops.
+ * The batch driver of the CUDA ensembles (ens_batch_driver.h): what the Heisenberg, Potts
+ * and phi^4 batches do alike, the model's part through its struct ens_batch_ops.
  *
  * The members' configurations stay in their own sims' device memory (the model's kernels
  * update them in place, so each sim's state is what its own sweeps would leave). A batch
@@ -127,19 +127,22 @@ static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members
     return true;
 }
 
-static void put_batch(struct ens_batch *b)
+void ens_batch_put_back(struct ens_batch *b)
 {
     ens_batch_put(&batches, &b->link);
 }
 
-/*
- * The batch of these members with this call's table on the device (uploaded on the
- * lead's stream where it changed). NULL with *st set when they cannot run together or on
- * a failure; the caller gives the batch back with put_batch.
- */
-static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
-                                     latmc_sim *const *members, int n, bool same_sweeps,
-                                     int *st)
+void ens_batch_table_moved(latmc_sim *const *members)
+{
+    struct ens_batch *b = (struct ens_batch *)ens_batch_take(&batches, members);
+    if (!b)
+        return;
+    b->uploaded = false;
+    ens_batch_put_back(b);
+}
+
+struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *const *members,
+                                  int n, bool same_sweeps, int *st)
 {
     if (n < 1 || !batchable(ops, members, n, same_sweeps)) {
         *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
@@ -157,7 +160,7 @@ static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
     if (!b && !(b = new_batch(ops, members, n, st)))
         return NULL;
     if (b->one_by_one) { /* kept (the ensemble's choice), nothing launched */
-        put_batch(b);
+        ens_batch_put_back(b);
         *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
         return NULL;
     }
@@ -175,6 +178,7 @@ static struct ens_batch *ready_batch(const struct ens_batch_ops *ops,
                                        cudaMemcpyHostToDevice, cs0->stream),
                        "copying the members' table");
         b->uploaded = s == LATMC_OK;
+        b->uploads++;
     }
     *st = s;
     return b;
@@ -196,9 +200,7 @@ static bool calls_ok(const struct ens_batch_ops *ops, const latmc_sim *first,
     return true;
 }
 
-/* Log each kind of launch a batch ran once (debug level: which code the members took; the
- * tests check it), after it was launched. */
-static void log_kind(struct ens_batch *b, int kind)
+void ens_batch_log_kind(struct ens_batch *b, int kind)
 {
     const unsigned bit = 1u << kind;
     if (b->logged & bit)
@@ -207,6 +209,15 @@ static void log_kind(struct ens_batch *b, int kind)
     cuda_core->log(b->members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members in "
                    "batched launches, the %s, %s", b->n, b->ops->name, b->ops->codes[kind & 1],
                    kind & ENS_BATCH_FUSED ? "whole sweeps a launch" : b->ops->step_launch);
+}
+
+void ens_batch_log_measure(struct ens_batch *b)
+{
+    if (b->logged & 16u)
+        return;
+    b->logged |= 16u;
+    cuda_core->log(b->members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members "
+                   "measured %s", b->n, b->ops->name, b->ops->measure_launches);
 }
 
 int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step_call *calls,
@@ -219,7 +230,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
         !calls_ok(ops, first, calls, n_calls))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these steps");
     int st = LATMC_OK;
-    struct ens_batch *b = ready_batch(ops, members, n, true, &st);
+    struct ens_batch *b = ens_batch_ready(ops, members, n, true, &st);
     if (!b)
         return st;
     const cudaStream_t stream = ens_batch_lead(b)->stream;
@@ -238,7 +249,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
                 st = cuda_check(ops->sweeps(b, k, k->sweep + done, count, &kind),
                                 "launching the members' sweeps");
                 if (st == LATMC_OK)
-                    log_kind(b, kind);
+                    ens_batch_log_kind(b, kind);
                 done += count;
             }
             tried += k->n_sweeps * per_sweep;
@@ -246,7 +257,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
         }
         st = cuda_check(ops->step(b, k, &kind), "launching the members' step");
         if (st == LATMC_OK)
-            log_kind(b, kind);
+            ens_batch_log_kind(b, kind);
         if (k->step.index == 0) /* as the executor counts a sweep (cuda_exec_run_steps) */
             tried += per_sweep;
     }
@@ -265,7 +276,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
             accepted[m] += ops->counts ? b->changed[m] : tried;
             attempted[m] += tried;
         }
-    put_batch(b);
+    ens_batch_put_back(b);
     return st;
 }
 
@@ -273,21 +284,18 @@ int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members
                       void *sums)
 {
     int st = LATMC_OK;
-    struct ens_batch *b = ready_batch(ops, members, n, false, &st);
+    struct ens_batch *b = ens_batch_ready(ops, members, n, false, &st);
     if (!b)
         return st;
     if (st == LATMC_OK)
         st = ops->measure(b, sums);
-    if (st == LATMC_OK && !(b->logged & 16u)) {
-        b->logged |= 16u;
-        cuda_core->log(members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members "
-                       "measured %s", n, ops->name, ops->measure_launches);
-    }
+    if (st == LATMC_OK)
+        ens_batch_log_measure(b);
     const cudaError_t fin = cudaStreamSynchronize(ens_batch_lead(b)->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "measuring the members");
     if (st == LATMC_OK && ops->measured)
         ops->measured(b, sums);
-    put_batch(b);
+    ens_batch_put_back(b);
     return st;
 }

@@ -1,13 +1,15 @@
 /*
  * Internal to the CUDA module: the batch driver of the ensembles whose members run in one
- * launch a step or whole sweeps a launch (Potts: ens_potts_batch.c; phi^4: ens_phi4_batch.c;
- * doc/ensembles.md "Execution"). What every such model does alike is written here once:
+ * launch a step or whole sweeps a launch (Heisenberg: ens_heisenberg_batch.c; Potts:
+ * ens_potts_batch.c; phi^4: ens_phi4_batch.c; doc/ensembles.md "Execution"). What every such model does alike is written here once:
  * a batch kept from call to call per member array (ens_batch_list.h), made ready at each
  * call (the members checked, their device table rebuilt on the host and uploaded only when
  * it changed), the plan's calls checked and run (a launch a step, or whole sweeps a launch
  * in stretches), the launch kinds logged once, the counters read back, the members' sums
  * measured. A model gives a table of callbacks (struct ens_batch_ops): what a member is,
- * its entry of the device table, its launches and its measurement.
+ * its entry of the device table, its launches and its measurement. A model's own runs
+ * over the batch (Heisenberg's tempering on the device, ens_tempering.c) take it ready
+ * and give it back themselves (ens_batch_ready, ens_batch_put_back).
  */
 #ifndef LATMC_CUDA_ENS_BATCH_DRIVER_H
 #define LATMC_CUDA_ENS_BATCH_DRIVER_H
@@ -40,6 +42,8 @@ struct ens_batch {
                                    fixed when it is made) */
     void *table, *last;         /* host: this call's device table, the one on the device */
     bool uploaded;
+    uint64_t uploads;           /* table uploads so far (Heisenberg's device tempering: the
+                                   rounds' betas to set again after one) */
     void *dev_table;            /* n entries of ops->entry_bytes */
     unsigned long long *dev_changed, *changed; /* a counter a member (ops->counts) */
     unsigned logged;            /* launch kinds logged (bit 1 << kind; 16: the measurement) */
@@ -50,7 +54,8 @@ struct ens_batch_ops {
     int model;                /* LATMC_MODEL_* */
     const char *name;         /* in the debug lines (the tests look for them) */
     const char *codes[2];     /* the code a launch of kind bit 0 = 0 / 1 runs */
-    const char *step_launch;  /* how a launch of a step is named ("a launch a step") */
+    const char *step_launch;  /* how a launch of a step is named ("a launch a step"; NULL
+                                 where the model takes no steps) */
     const char *measure_launches; /* how the measurement is launched ("in one launch") */
     size_t batch_bytes;       /* the model's batch struct, struct ens_batch first */
     size_t entry_bytes;       /* a member's entry of the device table */
@@ -78,8 +83,9 @@ struct ens_batch_ops {
     /* Member m's entry (zeroed) of this call's table. */
     void (*entry)(struct ens_batch *b, int m, void *entry);
     /* The launches of step call k on every member (*kind: its code, ENS_BATCH_FUSED not
-     * set), and of n whole sweeps from sweep0 on (of call k, *kind with ENS_BATCH_FUSED
-     * where they ran as whole sweeps). On the lead's stream; dev_changed counts. */
+     * set; NULL where call_ok takes no step), and of n whole sweeps from sweep0 on (of
+     * call k, *kind with ENS_BATCH_FUSED where they ran as whole sweeps). On the lead's
+     * stream; dev_changed counts. */
     cudaError_t (*step)(struct ens_batch *b, const struct latmc_step_call *k, int *kind);
     cudaError_t (*sweeps)(struct ens_batch *b, const struct latmc_step_call *k,
                           uint64_t sweep0, uint64_t n, int *kind);
@@ -126,5 +132,25 @@ int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members
 
 /* ens_release's part: the batch of this member array, if any, freed. */
 void ens_batch_release(latmc_sim *const *members);
+
+/*
+ * The batch of these members (made at their first call) with this call's table on the
+ * device, uploaded on the lead's stream where it changed (same_sweeps: every member at
+ * member 0's sweep). NULL with *st set (LATMC_EUNSUPPORTED: they cannot run together, or a
+ * member was made to run one by one) or a batch with *st a failure of the upload; either
+ * batch is given back with ens_batch_put_back (no other thread uses it meanwhile).
+ */
+struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *const *members,
+                                  int n, bool same_sweeps, int *st);
+void ens_batch_put_back(struct ens_batch *b);
+
+/* The device's table of this member array's batch (if any) no longer what the host
+ * uploaded (Heisenberg's tempering rounds wrote into it): its next call uploads. */
+void ens_batch_table_moved(latmc_sim *const *members);
+
+/* Debug lines, each once a batch (which code the members took; the tests check them):
+ * a launch of `kind` ran (after it was launched), the measurement ran. */
+void ens_batch_log_kind(struct ens_batch *b, int kind);
+void ens_batch_log_measure(struct ens_batch *b);
 
 #endif
