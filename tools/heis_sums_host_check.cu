@@ -59,7 +59,7 @@ static int check(int ndim, int lx, int ly, int lz)
 {
     ens_heis_shape g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
     g.n = g.lx * g.ly * g.lz;
-    /* the batch's chunks (ens_heisenberg_batch.c, new_batch) */
+    /* the batch's chunks (ens_heisenberg_batch.c, heis_init) */
     const int rows_per_plane = ndim == 3 ? g.ly : 1;
     ens_heis_chunks ch;
     ch.rows_per_chunk = (int)latmc_heisenberg_rows_per_chunk(g.lx, rows_per_plane);

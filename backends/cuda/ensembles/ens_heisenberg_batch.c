@@ -51,10 +51,9 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
  * (where its shared memory takes the partials; else the reduction); "check", both, each
  * fused sum compared with the reduction's bit for bit on the device and a list with any
  * difference failed (LATMC_EDEVICE): the check that the two codes give the same doubles.
- * Read when the batch is made. The fused sums are not the default yet: their first form
- * (every lane of a warp on one shared-memory bank) was measured slower than the reduction
- * (doc/ensembles.md), and the lane-skewed form is checked on the host only
- * (tools/heis-sums-host-check.sh) until a GPU run times it. */
+ * Read when the batch is made. The fused sums are not the default: both their first form
+ * (every lane of a warp on one shared-memory bank) and the lane-skewed one made a round
+ * slower than the reduction does (doc/ensembles.md, doc/PERFORMANCE.md). */
 #define ENS_HEIS_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
 
 struct heis_batch {
