@@ -204,6 +204,20 @@ struct ens_expect {
     uint64_t seed[ENS_M], accepted[ENS_M], attempted[ENS_M];
 };
 
+/* Nothing counted yet, each member's seed (what the mock's counts derive from). */
+static struct ens_expect ens_expect_of(const latmc_ens *e)
+{
+    struct ens_expect x;
+    memset(&x, 0, sizeof x);
+    for (int m = 0; m < ENS_M; m++) {
+        latmc_sim_desc md;
+        latmc_sim_desc_init(&md);
+        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+        x.seed[m] = md.seed;
+    }
+    return x;
+}
+
 static void ens_expect_sweeps(struct ens_expect *x, uint64_t from, uint64_t n)
 {
     for (int m = 0; m < ENS_M; m++)
@@ -263,14 +277,7 @@ static void ens_lanes_case(latmc_ctx *ctx, const latmc_ens_layout *l)
     assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_COLD), LATMC_OK);
     assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
-    struct ens_expect x;
-    memset(&x, 0, sizeof x);
-    for (int m = 0; m < ENS_M; m++) {
-        latmc_sim_desc md;
-        latmc_sim_desc_init(&md);
-        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
-        x.seed[m] = md.seed;
-    }
+    struct ens_expect x = ens_expect_of(e);
     lanes_sweep(e, 3); /* no rounds */
     assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
     for (int k = 0; k < 3; k++)
@@ -368,14 +375,7 @@ static void ens_one_by_one_case(const latmc_ens_layout *l)
         assert_int_equal(mixed_made, ENS_M); /* the variable set for member flagged[i] alone */
         assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
         assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
-        struct ens_expect x;
-        memset(&x, 0, sizeof x);
-        for (int m = 0; m < ENS_M; m++) {
-            latmc_sim_desc md;
-            latmc_sim_desc_init(&md);
-            assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
-            x.seed[m] = md.seed;
-        }
+        struct ens_expect x = ens_expect_of(e);
         assert_int_equal(latmc_ens_sweep(e, 10), LATMC_OK);
         assert_int_equal(latmc_ens_sweep(e, 40), LATMC_OK);
         ens_expect_sweeps(&x, 0, 50);
@@ -414,14 +414,7 @@ static void ens_batch_case(void)
     const double betas[3] = { 0.3, 0.4, 0.5 };
     assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
-    struct ens_expect x;
-    memset(&x, 0, sizeof x);
-    for (int m = 0; m < ENS_M; m++) {
-        latmc_sim_desc md;
-        latmc_sim_desc_init(&md);
-        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
-        x.seed[m] = md.seed;
-    }
+    struct ens_expect x = ens_expect_of(e);
     /* 10 sweeps: one list (20 colour steps); 40: two (80); two calls pending at once */
     assert_int_equal(latmc_ens_sweep(e, 10), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(e, 40), LATMC_OK);
