@@ -76,6 +76,24 @@ static void expect_clusters(latmc_sim *sim, double clusters, double largest_site
     assert_true(v == largest_sites / 36.0);
 }
 
+/* The embedded clusters' sim of both cases: Heisenberg 6 x 6 on the mock module, cold. */
+static latmc_sim *embed_sim(latmc_ctx *ctx, int algorithm)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 6;
+    d.algorithm = algorithm;
+    d.device = LATMC_DEVICE_CUDA;
+    d.seed = 3;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_string_equal(latmc_sim_backend_name(sim), "mock-cuda");
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    return sim;
+}
+
 /*
  * The embedded clusters of a backend's own step (ops.embed_step; the mock's step of sweep
  * t names clusters of m = 1 + t mod 3 consecutive sites of 36): their statistics counted
@@ -87,18 +105,7 @@ static void embed_case(void)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_HEISENBERG;
-    d.ndim = 2;
-    d.extent[0] = d.extent[1] = 6;
-    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-    d.device = LATMC_DEVICE_CUDA;
-    d.seed = 3;
-    latmc_sim *sim = NULL;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_string_equal(latmc_sim_backend_name(sim), "mock-cuda");
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    latmc_sim *sim = embed_sim(ctx, LATMC_ALGO_SWENDSEN_WANG);
     double v = 0.0;
     assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_ESTATE);
     /* sweeps 0, 1, 2: clusters of 1, 2, 3 sites, read after each */
@@ -137,18 +144,7 @@ static void embed_wolff_case(void)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_HEISENBERG;
-    d.ndim = 2;
-    d.extent[0] = d.extent[1] = 6;
-    d.algorithm = LATMC_ALGO_WOLFF;
-    d.device = LATMC_DEVICE_CUDA;
-    d.seed = 3;
-    latmc_sim *sim = NULL;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_string_equal(latmc_sim_backend_name(sim), "mock-cuda");
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    latmc_sim *sim = embed_sim(ctx, LATMC_ALGO_WOLFF);
     const double size[3] = { 1.0, 6.0, 36.0 };
     double v = 0.0;
     for (int t = 0; t < 6; t++) {
