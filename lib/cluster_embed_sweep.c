@@ -80,10 +80,11 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
-    /* where the backend steps the sim itself (Swendsen-Wang or Wolff on one GPU:
-     * Heisenberg without a field, phi^4 with Lambda = inf), no copy: the statistics are
-     * counted when asked for (w->names_on_backend: set by a step there, cleared by one
-     * here; a step that fails here leaves the last step's statistics, as on the CPU) */
+    /* where the backend steps the sim itself (one GPU: Heisenberg Swendsen-Wang with or
+     * without a field and Wolff without one, phi^4 with Lambda = inf), no copy: the
+     * statistics are counted when asked for (w->names_on_backend: set by a step there,
+     * cleared by one here; a step that fails here leaves the last step's statistics, as
+     * on the CPU) */
     const int on_backend = sim->desc.model == LATMC_MODEL_PHI4
                                ? latmc_embed_phi4_backend_step(sim, w, sweep)
                                : latmc_embed_heisenberg_backend_step(sim, w, sweep);

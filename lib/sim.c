@@ -178,15 +178,17 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
         (part || latmc_embed_applies(sim) || latmc_cluster_check_sim(sim) < 0)) {
         /* AUTO: the GPU labels the clusters of Ising and Potts sims of one process (one
          * box or boxes, any field; the same chain bit for bit); the embedded clusters go to
-         * the CPU (on a GPU their step is the core's on a host copy: the configuration
-         * over the bus twice a sweep, labelled by one host thread), and so do the parts of
+         * the CPU (on a GPU their step runs on the device only for some parameters, h and
+         * Lambda, which are set after creation; otherwise it is the core's on a host copy:
+         * the configuration over the bus twice a sweep, labelled by one host thread), and
+         * so do the parts of
          * a lattice shared by processes: each rank resolves AUTO alone, a rank without a
          * GPU would be a CPU part, and CPU and GPU parts join their clusters through
          * different collectives */
         latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", part
                   ? "the parts of processes join clusters on the CPU under AUTO"
                   : latmc_embed_applies(sim)
-                  ? "the embedded clusters of phi^4 and Heisenberg are labelled on the host"
+                  ? "the embedded clusters of phi^4 and Heisenberg run on the CPU under AUTO"
                   : latmc_thread_error());
         sim->ops = ops = &latmc_cpu_backend_ops;
     }
