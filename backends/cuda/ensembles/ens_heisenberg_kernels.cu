@@ -480,20 +480,33 @@ __global__ void ens_heis_measure_kernel(const ens_heis_shape g,
  * once, into shared memory (term (i, mu) = J_{i,mu} (s_i . s_{i+mu}), rounded to double
  * exactly as the sequential kernel rounds it before adding: no fused multiply-add), then
  * one thread per (accumulator, chunk) adds its chunk's terms in site order (bonds: each
- * site's terms in mu order; the magnetisation one component per thread), then the totals
- * as above. Every double is the same as in ens_heis_measure_kernel; only the waiting for
- * global memory in the sequential adds is gone.
+ * site's terms in mu order, which is the order they lie in; the magnetisation one
+ * component per thread), then the totals as above. Every double is the same as in
+ * ens_heis_measure_kernel; only the waiting for global memory in the sequential adds is
+ * gone. Each chunk's terms lie one double past the previous chunk's end
+ * (ens_heis_term_at): unpadded, the chunks of a 16^3 member (768 doubles each) start a
+ * multiple of 128 bytes apart, so the threads of a warp, one chunk each, read one
+ * shared-memory bank at every step; padded, chunk c starts 2c banks further and 16 chunks'
+ * threads read 16 different pairs of banks. Where a term lies changes no addition.
  */
+/* Where term (i, mu) lies in the fast kernel's shared memory: its chunk's terms in site
+ * and mu order, after one double of padding per chunk before it. */
+__device__ inline int ens_heis_term_at(int i, int mu, int ndim, int chunk_sites)
+{
+    return i * ndim + mu + i / chunk_sites;
+}
+
 __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
                                              const cuda_ens_heis_member *__restrict__ members,
                                              int rows_per_chunk, int nchunks,
                                              int chunks_per_plane, double *sums)
 {
-    extern __shared__ double shared_terms[]; /* [n ndim] terms, then [4][nchunks] partials */
-    double *terms = shared_terms, *partials = shared_terms + (size_t)g.n * g.ndim;
+    /* [n ndim + nchunks] terms (ens_heis_term_at), then [4][nchunks] partials */
+    extern __shared__ double shared_terms[];
+    double *terms = shared_terms, *partials = shared_terms + (size_t)g.n * g.ndim + nchunks;
     const cuda_ens_heis_member m = members[blockIdx.x];
     const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
-    const int n = g.n, rows = g.ly * g.lz;
+    const int n = g.n, rows = g.ly * g.lz, chunk_sites = rows_per_chunk * g.lx;
     for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {
         const int row = i / g.lx, x = i - row * g.lx;
         const int y = row % g.ly, z = row / g.ly;
@@ -507,7 +520,7 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
             const int f = fwd[mu];
             const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
                                (double)s0[2 * n + i] * s0[2 * n + f];
-            terms[i * g.ndim + mu] = (double)J[mu * n + i] * dot;
+            terms[ens_heis_term_at(i, mu, g.ndim, chunk_sites)] = (double)J[mu * n + i] * dot;
         }
     }
     __syncthreads();
@@ -517,9 +530,12 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
         const int last = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
         double acc = 0.0;
         if (k == 0) {
-            for (int i = first * g.lx; i < last * g.lx; i++)
-                for (int mu = 0; mu < g.ndim; mu++)
-                    acc += terms[i * g.ndim + mu];
+            /* the chunk's terms, contiguous in site and mu order */
+            const double *t0 = terms + ens_heis_term_at(first * g.lx, 0, g.ndim, chunk_sites);
+            const int nt = (last - first) * g.lx * g.ndim;
+#pragma unroll 16
+            for (int j = 0; j < nt; j++)
+                acc += t0[j];
         } else {
             const float *c = s0 + (size_t)(k - 1) * n;
             /* unrolled: the loads go out together, the adds stay in site order */
@@ -544,10 +560,11 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
     }
 }
 
-/* Shared memory of the fast kernel; whether the device takes it (and made it launchable). */
+/* Shared memory of the fast kernel (its padded terms, the partials); whether the device
+ * takes it (and made it launchable). */
 static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
 {
-    return ((size_t)g->n * (size_t)g->ndim + 4 * (size_t)nchunks) * sizeof(double);
+    return ((size_t)g->n * (size_t)g->ndim + 5 * (size_t)nchunks) * sizeof(double);
 }
 
 static bool ens_heis_fast_ready(size_t smem)
