@@ -84,14 +84,17 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
         memcpy(b->members, members, (size_t)n * sizeof *b->members);
     for (int m = 0; m < n && *st == LATMC_OK && !b->one_by_one; m++)
         b->one_by_one = one_by_one(members[m]);
+    /* the model's part first: one that declines the members (Heisenberg's spins past a
+     * block's shared memory, choose_geometry) does so at every call, and a cudaFree of the
+     * table here would wait for the whole device each time */
+    if (*st == LATMC_OK && !b->one_by_one && ops->init)
+        *st = ops->init(b);
     if (*st == LATMC_OK && !b->one_by_one)
         *st = cuda_check(cudaMalloc(&b->dev_table, (size_t)n * ops->entry_bytes),
                          "cannot allocate device memory for the members' table");
     if (*st == LATMC_OK && !b->one_by_one && ops->counts)
         *st = cuda_check(cudaMalloc((void **)&b->dev_changed, (size_t)n * sizeof *b->changed),
                          "cannot allocate device memory for the members' counters");
-    if (*st == LATMC_OK && !b->one_by_one && ops->init)
-        *st = ops->init(b);
     if (*st < 0) {
         batch_free(b);
         return NULL;

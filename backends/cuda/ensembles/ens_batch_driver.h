@@ -76,7 +76,8 @@ struct ens_batch_ops {
     /* Whole sweeps a launch at most: bounds a launch's work. */
     uint64_t (*sweeps_per_launch)(const latmc_sim *first);
     /* Optional: the model's part of a new batch (members, n and device set, the current
-     * device its own); a failure frees the batch. */
+     * device its own; before the driver's device memory: dev_table and dev_changed not
+     * yet made); a failure frees the batch. */
     int (*init)(struct ens_batch *b);
     /* Optional: frees the model's part (also of a batch init failed on). */
     void (*fini)(struct ens_batch *b);

@@ -249,16 +249,35 @@ static int heis_init(struct ens_batch *eb)
     return st;
 }
 
+/* Whether the batch can ever hold this member's spins in one block's shared memory
+ * (choose_geometry's smallest: the couplings read from global memory; the kernels have no
+ * static shared memory). No device work: an attribute query. */
+static bool spins_fit(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const ens_heis_shape g = { .ndim = sim->desc.ndim, .n = (int)sim->nsites };
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, cs->device) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return true; /* unknown: choose_geometry decides when the batch is made */
+    }
+    return cuda_ens_heis_smem(&g, 0) <= (size_t)optin;
+}
+
 /* A member 0: Heisenberg of the local passes (an embedded cluster step is not the
- * batch's), one replica, 2D or 3D, L_x even, small enough for 32-bit indices, a box alone.
- * The driver asks every member for a box alone of member 0's algorithm. */
+ * batch's), one replica, 2D or 3D, L_x even, small enough for 32-bit indices, a box alone,
+ * its spins in one block's shared memory (else choose_geometry declines every batch: the
+ * capabilities offer none, as phi^4's shared_fits). The driver asks every member for a box
+ * alone of member 0's algorithm. */
 static bool heis_member_ok(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_HEISENBERG &&
            sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG &&
            sim->desc.algorithm != LATMC_ALGO_WOLFF && sim->desc.replicas == 1 &&
            sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && sim->nsites <= (1 << 24) &&
-           sim->desc.extent[0] % 2 == 0 && ens_batch_box(sim, LATMC_MODEL_HEISENBERG);
+           sim->desc.extent[0] % 2 == 0 && ens_batch_box(sim, LATMC_MODEL_HEISENBERG) &&
+           spins_fit(sim);
 }
 
 /* Members of one ensemble share their chain's description; their couplings and
@@ -418,31 +437,15 @@ void cuda_ens_heis_release(latmc_sim *const *members, int n)
     ens_batch_release(members);
 }
 
-/* Whether the batch can ever hold this member's spins in one block's shared memory
- * (choose_geometry's smallest: the couplings read from global memory; the kernels have no
- * static shared memory). No device work: an attribute query. */
-static bool spins_fit(const latmc_sim *sim)
-{
-    const struct cuda_sim *cs = cuda_sim_of(sim);
-    const ens_heis_shape g = { .ndim = sim->desc.ndim, .n = (int)sim->nsites };
-    int optin = 0;
-    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, cs->device) !=
-        cudaSuccess) {
-        (void)cudaGetLastError();
-        return true; /* unknown: the batch decides when it is made, as before */
-    }
-    return cuda_ens_heis_smem(&g, 0) <= (size_t)optin;
-}
-
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
- * a member the batch never takes or one made to run one by one; else whole sweeps), and
- * exchange rounds between them on the device (ens_tempering.c; the tempering state's load
- * checks that the members' betas are the ladder's) only where the batch can hold the
- * member at all: else every call's load would be refused, after a pass over the members. */
+ * a member the batch never takes, spins past a block's shared memory included, or one made
+ * to run one by one; else whole sweeps), and exchange rounds between them on the device
+ * (ens_tempering.c; the tempering state's load checks that the members' betas are the
+ * ladder's) wherever the batch is offered. */
 unsigned cuda_ens_heis_caps(const latmc_sim *sim)
 {
     const unsigned caps = ens_batch_caps(&heis_ops, sim);
-    return caps && spins_fit(sim) ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
+    return caps ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u;
 }
 
 int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v)
