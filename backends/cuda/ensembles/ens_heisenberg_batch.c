@@ -29,6 +29,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_device.h"
 #include "cuda_exec.h"
 #include "cuda_heisenberg_leaf.h"
 #include "ens_batch_driver.h"
@@ -251,14 +252,13 @@ static int heis_init(struct ens_batch *eb)
 
 /* Whether the batch can ever hold this member's spins in one block's shared memory
  * (choose_geometry's smallest: the couplings read from global memory; the kernels have no
- * static shared memory). No device work: an attribute query. */
+ * static shared memory). No device work: the device's limit, kept (cuda_device.h). */
 static bool spins_fit(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
     const ens_heis_shape g = { .ndim = sim->desc.ndim, .n = (int)sim->nsites };
     int optin = 0;
-    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, cs->device) !=
-        cudaSuccess) {
+    if (cuda_device_smem_optin(cs->device, &optin) != cudaSuccess) {
         (void)cudaGetLastError();
         return true; /* unknown: choose_geometry decides when the batch is made */
     }

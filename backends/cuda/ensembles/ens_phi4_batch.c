@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "cuda_device.h"
 #include "cuda_leaf.h"
 #include "cuda_phi4_plan.h"
 #include "ens_batch_driver.h"
@@ -61,13 +62,13 @@ static int phi4_init(struct ens_batch *b)
 }
 
 /* The chunk kernel's shared memory fits beside the batch's round keys (a shape of
- * LATMC_CUDA_PHI4_CHUNK at the device's limit does not: those members run one by one). */
+ * LATMC_CUDA_PHI4_CHUNK at the device's limit does not: those members run one by one).
+ * Asked at every capability query: the device's limit is kept (cuda_device.h). */
 static bool shared_fits(const struct cuda_phi4_plan *p, int device)
 {
     int limit = 0;
     return p->schedule != CUDA_PHI4_CHUNKS ||
-           (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) ==
-                cudaSuccess &&
+           (cuda_device_smem_optin(device, &limit) == cudaSuccess &&
             p->smem_bytes + sizeof(struct cuda_phi4_keys) <= (size_t)limit);
 }
 

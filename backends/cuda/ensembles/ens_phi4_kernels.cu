@@ -21,6 +21,7 @@
  */
 #include <string.h>
 
+#include "cuda_device.h"
 #include "ens_phi4_batch.h"
 #include "phi4_device.cuh"
 
@@ -197,7 +198,7 @@ extern "C" cudaError_t cuda_ens_phi4_prepare(const struct cuda_phi4_plan *plan)
     int device = 0, limit = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        err = cuda_device_smem_optin(device, &limit);
     const void *fn = plan->schedule == CUDA_PHI4_CHUNKS ? ens_chunk_kernel_of(plan)
                                                         : ens_site_smem_kernel_of(plan);
     if (err == cudaSuccess)
@@ -278,8 +279,7 @@ static cudaError_t ens_sites(cudaStream_t stream, const struct cuda_phi4_plan *p
         int device = 0, limit = 0;
         const size_t bytes = (size_t)lat->nsites * sizeof(R);
         if (cudaGetDevice(&device) == cudaSuccess &&
-            cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) ==
-                cudaSuccess &&
+            cuda_device_smem_optin(device, &limit) == cudaSuccess &&
             bytes + sizeof(struct cuda_phi4_keys) <= (size_t)limit) {
             if (g.ndim == 3)
                 ens_phi4_site_smem_kernel<R, 3><<<(unsigned)n, threads, bytes, stream>>>(

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "cuda_device.h"
 #include "cuda_phi4_plan.h"
 #include "phi4_chunk_shape.h"
 #include "philox_fold.h"
@@ -131,8 +132,7 @@ static void default_chunks(struct cuda_phi4_plan *p, const struct latmc_lattice 
 static int max_smem(int device, size_t *bytes)
 {
     int v = 0;
-    const int st = cuda_check(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                                     device),
+    const int st = cuda_check(cuda_device_smem_optin(device, &v),
                               "reading the device's shared-memory limit");
     *bytes = (size_t)v;
     return st;

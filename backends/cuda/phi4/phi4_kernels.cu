@@ -27,6 +27,7 @@
  * Philox block, a row's sums and their total) is phi4_device.cuh's, which the ensembles'
  * batched kernels (ensembles/ens_phi4_kernels.cu) run with a member index.
  */
+#include "cuda_device.h"
 #include "phi4_device.cuh"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -134,7 +135,7 @@ template <bool BOX> static cudaError_t prepare_chunk_kernel(const struct cuda_ph
     int device = 0, limit = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        err = cuda_device_smem_optin(device, &limit);
     const void *fn = plan->precision == LATMC_PRECISION_FLOAT
                          ? chunk_kernel_of<float, BOX>(plan->ndim, plan->ncolours)
                          : chunk_kernel_of<double, BOX>(plan->ndim, plan->ncolours);

@@ -1,0 +1,25 @@
+/*
+ * Internal to the CUDA module: the devices' attributes that calls ask again and again
+ * (capability queries, launches), asked once per device and kept (cuda_device.c).
+ * Callable from C and CUDA files, from several threads at once.
+ */
+#ifndef LATMC_CUDA_DEVICE_H
+#define LATMC_CUDA_DEVICE_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The opt-in shared memory a block of `device` may have
+ * (cudaDevAttrMaxSharedMemoryPerBlockOptin) into *bytes: the runtime asked on the first
+ * call for the device only. A failed query is returned (not kept; *bytes 0) and left in the
+ * runtime's last-error slot, as cudaDeviceGetAttribute leaves it. */
+cudaError_t cuda_device_smem_optin(int device, int *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
