@@ -121,30 +121,17 @@ static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaS
 }
 
 /* The host path of put_planes (host: the bytes) or get_planes (out: the bytes) of local
- * rows [row0, row0 + rows) of a box with halos: the words by two copies each way (a run of
- * each colour), converted on the host, waited for (the pinned words are reused at the next
- * call). */
+ * rows [row0, row0 + rows) of a box with halos: the 1-bit words converted on the host
+ * (ising_bits_host.h). */
+static const struct cuda_ising_host_form bits_host_form = { 64, cuda_ising_bits_host_pack,
+                                                            cuda_ising_bits_host_unpack };
+
 static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int64_t row0,
                              int64_t rows, const int8_t *host, int8_t *out)
 {
     const struct bits_box *bb = b->own;
-    const int64_t gpr = b->local.lx / 64, words = cuda_ising_bits_words(&b->local);
-    const size_t n = (size_t)(rows * gpr);
-    uint32_t *const w[2] = { bb->host_words, bb->host_words + n };
-    if (host)
-        cuda_ising_bits_host_pack(&b->local, row0, rows, host, w);
-    cudaError_t err = cudaSuccess;
-    for (int c = 0; c < 2 && err == cudaSuccess; c++) {
-        uint32_t *dev = (uint32_t *)b->data + (size_t)(c * words + row0 * gpr);
-        err = host ? cudaMemcpyAsync(dev, w[c], n * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                                     stream)
-                   : cudaMemcpyAsync(w[c], dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                     stream);
-    }
-    const cudaError_t done = cudaStreamSynchronize(stream);
-    if (err == cudaSuccess && done == cudaSuccess && out)
-        cuda_ising_bits_host_unpack(&b->local, row0, rows, w, out);
-    return err != cudaSuccess ? err : done;
+    return cuda_ising_host_rows(stream, &b->local, &bits_host_form, colour_of(b, 0),
+                                colour_of(b, 1), bb->host_words, row0, rows, host, out);
 }
 
 static cudaError_t bits_hot_planes(const latmc_sim *sim, const struct cuda_box *b,

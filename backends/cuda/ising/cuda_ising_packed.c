@@ -318,29 +318,15 @@ static void host_pack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
 }
 
 /* The host path of put_planes (host: the bytes) or get_planes (out: the bytes) of local
- * rows [row0, row0 + rows): the words by two copies each way, converted on the host,
- * waited for (the pinned words are reused at the next call). */
+ * rows [row0, row0 + rows): the packed words converted on the host. */
+static const struct cuda_ising_host_form packed_host_form = { 16, host_pack, host_unpack };
+
 static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int64_t row0,
                              int64_t rows, const int8_t *host, int8_t *out)
 {
     const struct packed_box *pb = b->own;
-    const int64_t wpr = b->local.lx / 16;
-    const size_t n = (size_t)(rows * wpr);
-    uint32_t *const w[2] = { pb->host_words, pb->host_words + n };
-    if (host)
-        host_pack(&b->local, row0, rows, host, w);
-    cudaError_t err = cudaSuccess;
-    for (int c = 0; c < 2 && err == cudaSuccess; c++) {
-        uint32_t *dev = colour_of(b, c) + (size_t)(row0 * wpr);
-        err = host ? cudaMemcpyAsync(dev, w[c], n * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                                     stream)
-                   : cudaMemcpyAsync(w[c], dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                     stream);
-    }
-    const cudaError_t done = cudaStreamSynchronize(stream);
-    if (err == cudaSuccess && done == cudaSuccess && out)
-        host_unpack(&b->local, row0, rows, w, out);
-    return err != cudaSuccess ? err : done;
+    return cuda_ising_host_rows(stream, &b->local, &packed_host_form, colour_of(b, 0),
+                                colour_of(b, 1), pb->host_words, row0, rows, host, out);
 }
 
 static cudaError_t packed_hot_planes(const latmc_sim *sim, const struct cuda_box *b,

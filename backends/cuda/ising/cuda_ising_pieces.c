@@ -119,3 +119,28 @@ int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)
         n = 1;
     return n > rows ? rows : n;
 }
+
+cudaError_t cuda_ising_host_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                 const struct cuda_ising_host_form *form, uint32_t *colour0,
+                                 uint32_t *colour1, uint32_t *host_words, int64_t row0,
+                                 int64_t rows, const int8_t *host, int8_t *out)
+{
+    const int64_t wpr = g->lx / form->sites_per_word;
+    const size_t n = (size_t)(rows * wpr);
+    uint32_t *const w[2] = { host_words, host_words + n };
+    uint32_t *const colour[2] = { colour0, colour1 };
+    if (host)
+        form->pack(g, row0, rows, host, w);
+    cudaError_t err = cudaSuccess;
+    for (int c = 0; c < 2 && err == cudaSuccess; c++) {
+        uint32_t *dev = colour[c] + (size_t)(row0 * wpr);
+        err = host ? cudaMemcpyAsync(dev, w[c], n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                     stream)
+                   : cudaMemcpyAsync(w[c], dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                     stream);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess && done == cudaSuccess && out)
+        form->unpack(g, row0, rows, w, out);
+    return err != cudaSuccess ? err : done;
+}
