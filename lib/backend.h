@@ -153,9 +153,9 @@ struct latmc_backend_ops {
      * the state of parallel tempering on the device, loaded and fetched aside of the plan
      * (lib/ens_temper.c; struct latmc_ens_temper says what). The sweeps and their rounds
      * run as the batch's plan (run_steps with LATMC_STEP_EXCHANGE calls,
-     * LATMC_STEP_CAP_BATCH_EXCHANGE). Members as for ens_measure, at one sweep count, Ising
-     * members with a beta ladder; every decision, move and statistic exactly the host
-     * round's. */
+     * LATMC_STEP_CAP_BATCH_EXCHANGE, which decides the members the core offers). Members as
+     * for ens_measure, at one sweep count, with a beta ladder; every decision, move and
+     * statistic exactly the host round's. */
     int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 
     /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend

@@ -20,7 +20,6 @@
 
 #include "backend.h"
 #include "ens_internal.h"
-#include "model.h"
 #include "plan.h"
 #include "rng_streams.h"
 
@@ -64,14 +63,6 @@ static bool members_alike(const latmc_ens *e)
     return true;
 }
 
-/* The models whose rounds the device may run: a beta ladder, whose moves the backend makes
- * in its own table of the members (Ising: the thresholds of the member's beta; Heisenberg:
- * the beta itself). Potts and phi^4 members keep the host's rounds. */
-static bool device_rounds_model(int model)
-{
-    return model == LATMC_MODEL_ISING || model == LATMC_MODEL_HEISENBERG;
-}
-
 /* LATMC_ENS_HOST_ROUNDS=1 (lib/env_switches.c, doc/environment.md): the host's rounds
  * wherever the device could run them; read at every call, so that one process can time
  * or compare both (an ensemble whose map is on the device fetches it and goes on). */
@@ -81,13 +72,16 @@ static bool host_rounds_forced(void)
     return v && strcmp(v, "1") == 0;
 }
 
+/* Which members take the device's rounds is the backend's to say, by member 0's
+ * capabilities (LATMC_STEP_CAP_BATCH_EXCHANGE: the CUDA module declares it for Ising and
+ * Heisenberg members, whose moves of a beta ladder it makes in its own table of the
+ * members), not a list of models here; the ladder is beta's. */
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 {
     const unsigned need = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
     if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
-        !device_rounds_model(e->desc.model) || e->layout.n_temperatures < 2 ||
-        host_rounds_forced() || !temper_ops(e) ||
+        e->layout.n_temperatures < 2 || host_rounds_forced() || !temper_ops(e) ||
         (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
     const bool load = !e->map_on_device;

@@ -2,15 +2,20 @@
  * Which ensembles take the device's exchange rounds (lib/ens_temper.c,
  * latmc_ens_temper_sweep; doc/ensembles.md "Tempering on the device"). A recording backend
  * (the CPU's ops with step_caps, run_steps and ens_temper replaced, put on the members of
- * a CPU ensemble) stands for the device, so the gate is checked on any machine: Ising and
- * Heisenberg members with a beta ladder have the state loaded once and get lists marked
- * device_map; Potts members (beta ladder), phi^4 members (mu2 ladder), a backend without
- * LATMC_STEP_CAP_BATCH_EXCHANGE, members whose other parameters differ, and any of them
- * with LATMC_ENS_HOST_ROUNDS=1 keep the host's rounds (lists without device_map, nothing
- * loaded), the map on the device fetched first where it was there.
+ * a CPU ensemble) stands for the device, so the gate is checked on any machine. It
+ * declares LATMC_STEP_CAP_BATCH_EXCHANGE per model as the CUDA module does (Ising and
+ * Heisenberg members only, backends/cuda/ensembles/ens_batch_steps.c), or as a test says:
+ * Ising and Heisenberg members with a beta ladder have the state loaded once and get lists
+ * marked device_map; Potts members (beta ladder, no capability declared for them), phi^4
+ * members (mu2 ladder, even with the capability), a backend without the capability,
+ * members whose other parameters differ, and any of them with LATMC_ENS_HOST_ROUNDS=1 keep
+ * the host's rounds (lists without device_map, nothing loaded), the map on the device
+ * fetched first where it was there. The gate follows the capability, not a list of
+ * models: Potts members whose backend declared it would take the device's rounds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,15 +32,16 @@
 enum { NS = 2, NT = 4, NR = 1, M = NS * NT * NR, L = 8 }; /* 8: phi^4's colouring too */
 
 static struct {
-    unsigned caps;
+    unsigned caps;            /* every member's */
+    unsigned exchange_models; /* bit m: model m's members add LATMC_STEP_CAP_BATCH_EXCHANGE */
     int loads, fetches, device_lists, host_lists;
     int32_t member_at[M], temp_of[M]; /* the map as loaded (a fetch gives it back) */
 } rec;
 
 static unsigned rec_caps(latmc_sim *sim)
 {
-    (void)sim;
-    return rec.caps;
+    const bool exchange = (rec.exchange_models >> sim->desc.model) & 1u;
+    return rec.caps | (exchange ? LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
 }
 
 static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
@@ -131,15 +137,22 @@ static void destroy(latmc_ens **e)
     latmc_ens_destroy(e);
 }
 
-static const unsigned all_caps =
-    LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE;
+static const unsigned batch_caps = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
 
-/* Three sweeps of a fresh ensemble: true when the device ran them (state loaded, lists
- * marked) and false when the host did (nothing loaded, no list marked); never both. */
-static bool device_rounds(int model, int key, unsigned caps, bool host_forced)
+/* The models whose members the CUDA module declares the exchange rounds for. */
+static const unsigned cuda_exchange_models =
+    1u << LATMC_MODEL_ISING | 1u << LATMC_MODEL_HEISENBERG;
+
+/* Three sweeps of a fresh ensemble whose backend declares `caps` for every member and the
+ * exchange rounds for the members of exchange_models: true when the device ran them
+ * (state loaded, lists marked) and false when the host did (nothing loaded, no list
+ * marked); never both. */
+static bool device_rounds(int model, int key, unsigned caps, unsigned exchange_models,
+                          bool host_forced)
 {
     memset(&rec, 0, sizeof rec);
     rec.caps = caps;
+    rec.exchange_models = exchange_models;
     latmc_ens *e = gate_ensemble(model, key);
     if (host_forced)
         assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
@@ -161,30 +174,45 @@ static bool device_rounds(int model, int key, unsigned caps, bool host_forced)
 static void beta_ladders_of_ising_and_heisenberg_on_the_device(void **state)
 {
     (void)state;
-    assert_true(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, all_caps, false));
-    assert_true(device_rounds(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, all_caps, false));
+    assert_true(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, batch_caps,
+                              cuda_exchange_models, false));
+    assert_true(device_rounds(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, batch_caps,
+                              cuda_exchange_models, false));
 }
 
+/* Potts: batches, but no exchange rounds declared for its members (as on CUDA); phi^4: a
+ * mu2 ladder, whatever the backend declares. */
 static void other_models_on_the_host(void **state)
 {
     (void)state;
-    assert_false(device_rounds(LATMC_MODEL_POTTS, LATMC_PARAM_BETA, all_caps, false));
-    assert_false(device_rounds(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, all_caps, false));
+    assert_false(device_rounds(LATMC_MODEL_POTTS, LATMC_PARAM_BETA, batch_caps,
+                               cuda_exchange_models, false));
+    assert_false(device_rounds(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, batch_caps, ~0u, false));
+}
+
+/* The capability decides, not the model: Potts members of a backend that declared the
+ * exchange rounds for them take the device's. */
+static void the_capability_decides(void **state)
+{
+    (void)state;
+    assert_true(device_rounds(LATMC_MODEL_POTTS, LATMC_PARAM_BETA, batch_caps,
+                              cuda_exchange_models | 1u << LATMC_MODEL_POTTS, false));
 }
 
 static void no_device_rounds_without_the_capability(void **state)
 {
     (void)state;
-    const unsigned caps = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
-    assert_false(device_rounds(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, caps, false));
-    assert_false(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, caps, false));
+    assert_false(device_rounds(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, batch_caps, 0u, false));
+    assert_false(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, batch_caps, 0u, false));
 }
 
 static void host_rounds_forced(void **state)
 {
     (void)state;
-    assert_false(device_rounds(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, all_caps, true));
-    assert_false(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, all_caps, true));
+    assert_false(device_rounds(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, batch_caps,
+                               cuda_exchange_models, true));
+    assert_false(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, batch_caps,
+                               cuda_exchange_models, true));
 }
 
 /* Members whose parameters other than the ladder's differ (one member's field): the
@@ -196,7 +224,8 @@ static void unlike_members_on_the_host(void **state)
     const int models[] = { LATMC_MODEL_ISING, LATMC_MODEL_HEISENBERG };
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
         memset(&rec, 0, sizeof rec);
-        rec.caps = all_caps;
+        rec.caps = batch_caps;
+        rec.exchange_models = cuda_exchange_models;
         latmc_ens *e = gate_ensemble(models[k], LATMC_PARAM_BETA);
         assert_int_equal(latmc_sim_set_param(e->members[M - 1], LATMC_PARAM_H, 0.125),
                          LATMC_OK);
@@ -215,7 +244,8 @@ static void switching_fetches_then_loads(void **state)
 {
     (void)state;
     memset(&rec, 0, sizeof rec);
-    rec.caps = all_caps;
+    rec.caps = batch_caps;
+    rec.exchange_models = cuda_exchange_models;
     latmc_ens *e = gate_ensemble(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA);
     assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
     assert_int_equal(rec.loads, 1);
@@ -239,6 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(beta_ladders_of_ising_and_heisenberg_on_the_device),
         cmocka_unit_test(other_models_on_the_host),
+        cmocka_unit_test(the_capability_decides),
         cmocka_unit_test(no_device_rounds_without_the_capability),
         cmocka_unit_test(host_rounds_forced),
         cmocka_unit_test(unlike_members_on_the_host),
