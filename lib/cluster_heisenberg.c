@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "cluster_embed.h"
 #include "heisenberg_rules.h"
+#include "model.h"
 #include "part.h"
 
 /* The step's direction, uniform on the sphere as the hot start draws a spin: z = 2 u0 - 1
@@ -34,7 +35,9 @@ static void draw_axis(const struct latmc_embed_problem *p, double r[3])
 }
 
 /* beta J of every bond. Collective on a part of n_parts > 1 (the couplings of every
- * part gathered: each part runs the step on the whole lattice). */
+ * part gathered: each part runs the step on the whole lattice). A backend without
+ * get_couplings (optional in lib/backend.h) cannot give the host copy its couplings:
+ * LATMC_EUNSUPPORTED, agreed on by every part. */
 static int load_couplings(latmc_sim *sim, struct latmc_embed_work *w)
 {
     const size_t count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
@@ -44,6 +47,10 @@ static int load_couplings(latmc_sim *sim, struct latmc_embed_work *w)
     int st = c && w->kbond ? LATMC_OK
                            : latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the "
                                         "couplings of the cluster step");
+    if (st == LATMC_OK && !sim->ops->get_couplings)
+        st = latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend gives no "
+                        "couplings (ops.get_couplings) for the host's cluster step of the "
+                        "%s model", sim->ops->name, sim->model->name);
     if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) == LATMC_OK)
         st = latmc_part_get_couplings(sim, c);
     else if (!latmc_part_many(sim) && st == LATMC_OK)

@@ -17,7 +17,8 @@
  *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
  *    A backend's Wolff step: the seed helper's names against the page, and the core's
  *    statistics regrown from all of a step's bonds (latmc_embed_wolff_regrow) against
- *    the definition's step, the sum of a in the growth's order.
+ *    the definition's step, the sum of a in the growth's order. A backend without
+ *    get_couplings: the Heisenberg step on the host copy refuses (LATMC_EUNSUPPORTED).
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
  *    cluster step still the definition's bit for bit (Swendsen-Wang and Wolff of
  *    Heisenberg, Wolff without a field, and of phi^4 with Lambda = inf on the device, the
@@ -39,6 +40,7 @@
 
 #include <latmc/latmc.h>
 
+#include "backend.h"
 #include "cluster_bonds.h"
 #include "cluster_embed.h"
 #include "exact_phi4.h"
@@ -486,6 +488,30 @@ static void heisenberg_chain(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* A backend without get_couplings (optional, lib/backend.h): the host copy's step cannot
+ * have the couplings, and the sweep says so (LATMC_EUNSUPPORTED, the op named) instead of
+ * calling through NULL; the sim sweeps again with its own ops. */
+static void no_couplings_op(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const int algorithms[] = { LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF };
+    for (int k = 0; k < 2; k++) {
+        latmc_sim *sim = make_heis(ctx, LATMC_DEVICE_CPU, 2, 6, algorithms[k], 0.0);
+        const struct latmc_backend_ops *own = sim->ops;
+        struct latmc_backend_ops ops = *own;
+        ops.get_couplings = NULL;
+        sim->ops = &ops;
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "get_couplings"));
+        sim->ops = own;
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 /* ---- 2b. a backend's Wolff step: the seed and the statistics regrown from its bonds ---- */
 
 /* The seed helper's names (lib/cluster_bonds.h) against the page: the embedded step's
@@ -761,6 +787,7 @@ int main(void)
         cmocka_unit_test(couplings_carry_the_signs),
         cmocka_unit_test(phi4_chain),
         cmocka_unit_test(heisenberg_chain),
+        cmocka_unit_test(no_couplings_op),
         cmocka_unit_test(wolff_seed_names),
         cmocka_unit_test(wolff_regrow),
         cmocka_unit_test(phi4_chain_cuda),
