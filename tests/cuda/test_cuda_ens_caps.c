@@ -8,8 +8,8 @@
  * member's spins fit one block's shared memory); not to a sim made with
  * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (read when the
  * sim is made: a change afterwards changes nothing), nor to cluster algorithms, nor to a
- * shape the batch never takes (Heisenberg of two replicas, or spins past a block's shared
- * memory). Exit 77 without a usable CUDA module and GPU.
+ * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
+ * past a block's shared memory: such members run and are measured one by one). Exit 77 without a usable CUDA module and GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +133,58 @@ static void test_heisenberg_caps(void **state)
                      0u);
 }
 
+/* A 2D strip whose spins fit one block's shared memory but whose sums' reduction (a chunk
+ * a row: 2048 of them) fits none (ens_heisenberg_kernels.cu, cuda_ens_heis_measure_fits):
+ * 8 x 2048 float, 192 KiB of spins (an H100's or H200's block takes 227 KiB), the fast
+ * kernel's terms 336 KiB, the sequential kernel's partials 64 KiB launched without opting
+ * in. The batch declines it (its capabilities offer none), so the ensemble's sweeps,
+ * tempering rounds and observables run one member at a time and succeed (a batch made for
+ * it failed every measurement's launch: LATMC_EDEVICE), each energy its member's own. */
+static void test_heisenberg_strip_measured(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = desc_of(LATMC_MODEL_HEISENBERG, 8, LATMC_ALGO_HEATBATH);
+    d.extent[1] = 2048;
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_samples = 1;
+    l.n_temperatures = 2;
+    l.n_replicas = 1;
+    l.seed = 11;
+    l.coupling_seed = 5;
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    const double beta[2] = { 0.5, 1.0 };
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    int st = latmc_ens_sweep(e, 2);
+    if (st != LATMC_OK)
+        fail_msg("sweeps of 8 x 2048 Heisenberg members: %d %s", st, latmc_last_error());
+    double energy[2];
+    st = latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, energy, 2);
+    if (st != LATMC_OK)
+        fail_msg("energies of 8 x 2048 Heisenberg members: %d %s", st, latmc_last_error());
+    for (int m = 0; m < 2; m++) {
+        latmc_sim_desc md;
+        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+        size_t bytes = 0;
+        assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
+        void *buf = malloc(bytes);
+        assert_non_null(buf);
+        assert_int_equal(latmc_ens_get_spins(e, m, buf, bytes), LATMC_OK);
+        assert_int_equal(latmc_sim_set_spins(sim, buf, bytes), LATMC_OK);
+        double own = 0.0;
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &own), LATMC_OK);
+        assert_memory_equal(&own, &energy[m], sizeof own);
+        free(buf);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ens_destroy(&e);
+}
+
 int main(void)
 {
     if (test_device() != LATMC_DEVICE_CUDA) {
@@ -148,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_potts_caps),
         cmocka_unit_test(test_phi4_caps),
         cmocka_unit_test(test_heisenberg_caps),
+        cmocka_unit_test(test_heisenberg_strip_measured),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);

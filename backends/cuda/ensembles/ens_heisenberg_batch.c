@@ -217,6 +217,29 @@ static int choose_sums(struct heis_batch *b)
     return st;
 }
 
+/* The members' shape and the reduction's chunks, the one-device sim's (lib/heisenberg.h). */
+static ens_heis_shape heis_shape_of(const latmc_sim *sim)
+{
+    const ens_heis_shape g = {
+        .ndim = sim->desc.ndim,
+        .lx = (int)sim->desc.extent[0],
+        .ly = (int)sim->desc.extent[1],
+        .lz = sim->desc.ndim == 3 ? (int)sim->desc.extent[2] : 1,
+        .n = (int)sim->nsites,
+    };
+    return g;
+}
+
+static ens_heis_chunks heis_chunks_of(const ens_heis_shape *g)
+{
+    const int rows_per_plane = g->ndim == 3 ? g->ly : 1;
+    const int rpc = (int)latmc_heisenberg_rows_per_chunk(g->lx, rows_per_plane);
+    const ens_heis_chunks ch = { .rows_per_chunk = rpc,
+                                 .nchunks = (g->ly * g->lz + rpc - 1) / rpc,
+                                 .chunks_per_plane = rows_per_plane / rpc };
+    return ch;
+}
+
 /* The model's part of a new batch (members, n and device set, the current device its
  * own): the members' shape, the launch's geometry, the sums' buffers and the couplings. */
 static int heis_init(struct ens_batch *eb)
@@ -225,11 +248,8 @@ static int heis_init(struct ens_batch *eb)
     const latmc_sim *first = eb->members[0];
     b->dbl = first->desc.precision == LATMC_PRECISION_DOUBLE;
     b->heatbath = first->desc.algorithm == LATMC_ALGO_HEATBATH;
-    b->shape.ndim = first->desc.ndim;
-    b->shape.lx = (int)first->desc.extent[0];
-    b->shape.ly = (int)first->desc.extent[1];
-    b->shape.lz = first->desc.ndim == 3 ? (int)first->desc.extent[2] : 1;
-    b->shape.n = (int)first->nsites;
+    b->shape = heis_shape_of(first);
+    b->ch = heis_chunks_of(&b->shape);
     b->member_J = malloc((size_t)eb->n * sizeof *b->member_J);
     int st = b->member_J ? choose_geometry(b)
                          : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's "
@@ -237,12 +257,6 @@ static int heis_init(struct ens_batch *eb)
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&b->dev_sums, (size_t)eb->n * 13 * sizeof(double)),
                         "cannot allocate device memory for the members' sums");
-    /* the reduction's chunks, the one-device sim's (lib/heisenberg.h) */
-    const int rows_per_plane = b->shape.ndim == 3 ? b->shape.ly : 1;
-    const int rpc = (int)latmc_heisenberg_rows_per_chunk(b->shape.lx, rows_per_plane);
-    b->ch.rows_per_chunk = rpc;
-    b->ch.nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
-    b->ch.chunks_per_plane = rows_per_plane / rpc;
     if (st == LATMC_OK)
         st = choose_sums(b);
     if (st == LATMC_OK)
@@ -252,24 +266,28 @@ static int heis_init(struct ens_batch *eb)
 
 /* Whether the batch can ever hold this member's spins in one block's shared memory
  * (choose_geometry's smallest: the couplings read from global memory; the kernels have no
- * static shared memory). No device work: the device's limit, kept (cuda_device.h). */
-static bool spins_fit(const latmc_sim *sim)
+ * static shared memory) and measure it (the reduction's shared memory: a 2D strip's many
+ * chunks may fit no block, and every measurement and device round would fail). No device
+ * work: the device's limit, kept (cuda_device.h). */
+static bool batch_fits(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
-    const ens_heis_shape g = { .ndim = sim->desc.ndim, .n = (int)sim->nsites };
+    const ens_heis_shape g = heis_shape_of(sim);
+    const ens_heis_chunks ch = heis_chunks_of(&g);
     int optin = 0;
     if (cuda_device_smem_optin(cs->device, &optin) != cudaSuccess) {
         (void)cudaGetLastError();
         return true; /* unknown: choose_geometry decides when the batch is made */
     }
-    return cuda_ens_heis_smem(&g, 0) <= (size_t)optin;
+    return cuda_ens_heis_smem(&g, 0) <= (size_t)optin &&
+           cuda_ens_heis_measure_fits(&g, ch.nchunks, optin);
 }
 
 /* A member 0: Heisenberg of the local passes (an embedded cluster step is not the
  * batch's), one replica, 2D or 3D, L_x even, small enough for 32-bit indices, a box alone,
  * its spins in one block's shared memory (else choose_geometry declines every batch: the
- * capabilities offer none, as phi^4's shared_fits). The driver asks every member for a box
- * alone of member 0's algorithm. */
+ * capabilities offer none, as phi^4's shared_fits) and its sums' reduction launchable. The
+ * driver asks every member for a box alone of member 0's algorithm. */
 static bool heis_member_ok(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_HEISENBERG &&
@@ -277,7 +295,7 @@ static bool heis_member_ok(const latmc_sim *sim)
            sim->desc.algorithm != LATMC_ALGO_WOLFF && sim->desc.replicas == 1 &&
            sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && sim->nsites <= (1 << 24) &&
            sim->desc.extent[0] % 2 == 0 && ens_batch_box(sim, LATMC_MODEL_HEISENBERG) &&
-           spins_fit(sim);
+           batch_fits(sim);
 }
 
 /* Members of one ensemble share their chain's description; their couplings and

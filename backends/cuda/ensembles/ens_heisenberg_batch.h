@@ -73,6 +73,10 @@ cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                   int rows_per_chunk, int nchunks, int chunks_per_plane,
                                   double *sums);
 
+/* Whether cuda_ens_heis_measure can launch for members of shape g in nchunks chunks on a
+ * device whose blocks may opt in to optin bytes of shared memory (nonzero: yes). */
+int cuda_ens_heis_measure_fits(const ens_heis_shape *g, int nchunks, int optin);
+
 /* The members' sums a and b (13 doubles each) compared bit for bit, the first four (bonds
  * and M): the members with any difference added to *diffs. */
 cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const double *a, const double *b,

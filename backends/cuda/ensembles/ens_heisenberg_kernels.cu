@@ -623,3 +623,13 @@ extern "C" cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const dou
         a, b, n_members, diffs);
     return cudaGetLastError();
 }
+
+/* The fast kernel where its padded terms and partials fit the block (ens_heis_fast_smem:
+ * cuda_ens_heis_measure opts it in), else the sequential kernel, whose 4 doubles a chunk
+ * are launched without opting in: the 48 KiB any kernel may have. A 2D member has a chunk
+ * a row, so a strip (8 x 2048 float: spins 192 KiB, terms 256 KiB) fits neither. */
+extern "C" int cuda_ens_heis_measure_fits(const ens_heis_shape *g, int nchunks, int optin)
+{
+    return ens_heis_fast_smem(g, nchunks) <= (size_t)optin ||
+           4 * (size_t)nchunks * sizeof(double) <= 48 * 1024;
+}
