@@ -9,7 +9,8 @@
  * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (read when the
  * sim is made: a change afterwards changes nothing), nor to cluster algorithms, nor to a
  * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
- * past a block's shared memory: such members run and are measured one by one). Exit 77 without a usable CUDA module and GPU.
+ * past a block's shared memory: such members run and are measured one by one). Exit 77
+ * without a usable CUDA module and GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
