@@ -457,9 +457,9 @@ void cuda_ens_heis_release(latmc_sim *const *members, int n)
 
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
  * a member the batch never takes, spins or the sums' reduction past a block's shared
- * memory included, or one made to run one by one; else whole sweeps), and exchange rounds between them on the device
- * (ens_tempering.c; the tempering state's load checks that the members' betas are the
- * ladder's) wherever the batch is offered. */
+ * memory included, or one made to run one by one; else whole sweeps), and exchange rounds
+ * between them on the device (ens_tempering.c; the tempering state's load checks that the
+ * members' betas are the ladder's) wherever the batch is offered. */
 unsigned cuda_ens_heis_caps(const latmc_sim *sim)
 {
     const unsigned caps = ens_batch_caps(&heis_ops, sim);
