@@ -133,9 +133,12 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
      * call's first launch) */
     const bool has_m = desc.model == LATMC_MODEL_ISING || desc.model == LATMC_MODEL_POTTS ||
                        desc.model == LATMC_MODEL_PHI4;
-    if (has_m) {
+    /* Heisenberg: |M| / N, every component of M (CUDA: the batch's sums reduction) */
+    const bool has_mag = has_m || desc.model == LATMC_MODEL_HEISENBERG;
+    if (has_mag)
         assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
                                                mag, 12), LATMC_OK);
+    if (has_m) {
         assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER,
                                                acc, 12), LATMC_OK);
     }
@@ -169,9 +172,11 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         double en = 0;
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &en), LATMC_OK);
         assert_true(en == obs[m]);
-        if (has_m) {
+        if (has_mag) {
             assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_MAGNETIZATION, &en), LATMC_OK);
             assert_true(en == mag[m]);
+        }
+        if (has_m) {
             assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ACCEPTANCE, &en), LATMC_OK);
             assert_true(en > 0 && en == acc[m]);
         }
@@ -221,6 +226,20 @@ static void test_heisenberg_members_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     d.precision = LATMC_PRECISION_FLOAT;
     members_match_standalone_poked(d, LATMC_PARAM_NOVER, 2, true);
+    /* shapes of the sums reduction's other cases (ens_heis_measure_window_kernel): windows
+     * wider than a row with a partial last one (3D 10 x 12 x 6), a window of 2 sites with
+     * several magnetisation chains a thread (2D 64 x 48), more chunks than its producers
+     * (2D 16 x 300: the other reductions); a field, so that M_z enters the energy */
+    static const int shapes[][3] = { { 10, 12, 6 }, { 64, 48, 0 }, { 16, 300, 0 } };
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        d = ens_test_desc(LATMC_MODEL_HEISENBERG, shapes[k][2] ? 3 : 2, shapes[k][0]);
+        d.extent[1] = shapes[k][1];
+        if (shapes[k][2])
+            d.extent[2] = shapes[k][2];
+        d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+        d.precision = k == 1 ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        members_match_standalone_poked(d, LATMC_PARAM_H, 0.3, true);
+    }
 }
 
 /* Potts members of the CUDA ensembles' batched launches (backends/cuda/ensembles/

@@ -27,6 +27,7 @@
  * with SUMS: after its last sweep it adds them from the spins it holds in shared memory,
  * in the reductions' order (ens_heis_chunk_sum).
  */
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "cuda_launch.cuh"
@@ -269,6 +270,38 @@ static __host__ __device__ size_t ens_heis_partials_at(const ens_heis_shape &g, 
 }
 
 /*
+ * A member's array into shared memory at a launch's start: where both ends are 16-byte
+ * aligned and the count a multiple of 4, as 16-byte asynchronous copies (cp.async: no
+ * registers, every piece of the thread in flight at once, where a load-then-store loop
+ * waits for its loads every few iterations -- 96 KiB a 16^3 member with its couplings,
+ * paid at every launch, a round's relaunch among them); else 4 bytes a thread at a time.
+ * Completed by the caller's __pipeline_commit, __pipeline_wait_prior(0) and barrier. The
+ * same bytes either way.
+ */
+__device__ __forceinline__ void ens_heis_copy_in(float *dst, const float *src, int count)
+{
+    if ((((uintptr_t)src | (uintptr_t)dst) & 15u) == 0 && (count & 3) == 0) {
+        for (int k = (int)threadIdx.x; k < count / 4; k += (int)blockDim.x)
+            __pipeline_memcpy_async((float4 *)dst + k, (const float4 *)src + k, 16);
+    } else {
+        for (int k = (int)threadIdx.x; k < count; k += (int)blockDim.x)
+            dst[k] = src[k];
+    }
+}
+
+/* The spins back at the launch's end, 16 bytes a store where aligned. */
+__device__ __forceinline__ void ens_heis_copy_out(float *dst, const float *src, int count)
+{
+    if ((((uintptr_t)src | (uintptr_t)dst) & 15u) == 0 && (count & 3) == 0) {
+        for (int k = (int)threadIdx.x; k < count / 4; k += (int)blockDim.x)
+            ((float4 *)dst)[k] = ((const float4 *)src)[k];
+    } else {
+        for (int k = (int)threadIdx.x; k < count; k += (int)blockDim.x)
+            dst[k] = src[k];
+    }
+}
+
+/*
  * SUMS: after the last sweep the block also leaves the member's sums at sums + 13 m (the
  * first four doubles; the overlap left as it was) from the spins it holds in shared
  * memory, the very doubles cuda_ens_heis_measure gives (ens_heis_block_sums). A separate
@@ -280,19 +313,19 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
                 int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem, double *sums,
                 const ens_heis_chunks ch)
 {
-    extern __shared__ float sm[];
+    extern __shared__ __align__(16) float sm[];
     const cuda_ens_heis_member m = members[blockIdx.x];
     const int n = g.n;
     float *s = sm;
-    for (int k = (int)threadIdx.x; k < 3 * n; k += (int)blockDim.x)
-        s[k] = m.spins[k];
+    ens_heis_copy_in(s, m.spins, 3 * n);
     const float *J = m.J;
     if (jsmem) {
         float *js = sm + 3 * n;
-        for (int k = (int)threadIdx.x; k < NDIM * n; k += (int)blockDim.x)
-            js[k] = __ldg(m.J + k);
+        ens_heis_copy_in(js, m.J, NDIM * n);
         J = js;
     }
+    __pipeline_commit();
+    __pipeline_wait_prior(0); /* this thread's copies; the barrier, everyone's */
     __syncthreads();
     const R beta = (R)m.beta, h = (R)m.h;
     int passes = m.nover;
@@ -310,8 +343,7 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
                                                     colour);
                 __syncthreads();
             }
-    for (int k = (int)threadIdx.x; k < 3 * n; k += (int)blockDim.x)
-        m.spins[k] = s[k];
+    ens_heis_copy_out(m.spins, s, 3 * n);
     if (SUMS)
         ens_heis_block_sums<NDIM>(g, s, J, ch,
                                   (double *)((char *)sm + ens_heis_partials_at(g, jsmem)),
@@ -560,14 +592,212 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
     }
 }
 
-/* Shared memory of the fast kernel (its padded terms, the partials); whether the device
- * takes it (and made it launchable). */
-static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
+/*
+ * The same sums again, as a pipeline of windows (the default where it applies:
+ * ens_heis_win_of). The sums' order is a chain of dependent additions per (accumulator,
+ * chunk) -- 768 of them for a 16^3 member's bond chunk -- so a member's critical path is
+ * that chain, and the kernel above held every term of the member in shared memory first
+ * (96 KiB at 16^3: two blocks an SM, the chains of 2 members at a time, all other warps
+ * idle while 16 threads add). Here the terms pass through a small ring instead: window w
+ * is sites [w W, w W + W) of every chunk at once. Producer threads (one per (chunk, site
+ * of the window)) compute a window's terms from global memory -- each site's NDIM terms
+ * J_{i,mu} (s_i . s_{i+mu}) rounded exactly as above, and its three components in double
+ * -- into one half of the ring while consumer threads, one per (accumulator, chunk),
+ * add the previous window's from the other half, in site order (bonds: each site's
+ * terms in mu order): one __syncthreads a window. The additions and their order are the
+ * other kernels' (each chunk's sum from 0.0 over its sites in order, then the planes'
+ * totals as above); only where a term waits differs. The ring is ~26 KiB at 16^3, so
+ * several members share an SM and their chains run side by side. Rows of the ring are an
+ * odd number of doubles apart (a consumer warp's lanes, one chunk each, read 16 different
+ * pairs of banks); bond and magnetisation chains sit in warps of their own (a bond chain
+ * adds NDIM times the terms a window; a warp holding both would run both paths in turn).
+ * Each producer loads its next window's site before the barrier, so the loads are in
+ * flight while the consumers add.
+ */
+#define ENS_HEIS_WIN_PRODUCERS 256
+#define ENS_HEIS_WIN_BOND_THREADS 64 /* at most */
+#define ENS_HEIS_WIN_MAG_THREADS 128 /* at most */
+#define ENS_HEIS_WIN_MAX_THREADS                                                           \
+    (ENS_HEIS_WIN_PRODUCERS + ENS_HEIS_WIN_BOND_THREADS + ENS_HEIS_WIN_MAG_THREADS)
+
+/* The pipeline's shape for a member (ens_heis_win_of). */
+struct ens_heis_win {
+    int W;         /* sites of each chunk in a window (a power of two) */
+    int nw;        /* windows */
+    int bond, mag; /* consumer threads: bond chains, then magnetisation (multiples of 32) */
+    int bs, ms;    /* doubles from one chunk's row of the ring to the next (odd) */
+};
+
+/* One producer's site: its coordinates, and its loads (the spin, the NDIM forward
+ * neighbours, the NDIM couplings). */
+template <int NDIM> struct ens_heis_win_site {
+    float si[3], sf[NDIM][3], j[NDIM];
+};
+
+template <int NDIM>
+__device__ __forceinline__ void ens_heis_win_load(const ens_heis_shape &g, const float *s0,
+                                                  const float *J, int x, int y, int z,
+                                                  ens_heis_win_site<NDIM> &v)
 {
-    return ((size_t)g->n * (size_t)g->ndim + 5 * (size_t)nchunks) * sizeof(double);
+    const int n = g.n, rbase = g.lx * (y + g.ly * z), i = rbase + x;
+    const int fwd[3] = {
+        rbase + (x + 1 == g.lx ? 0 : x + 1),
+        x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
+        x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
+    };
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+        v.si[c] = __ldg(s0 + c * n + i);
+#pragma unroll
+    for (int mu = 0; mu < NDIM; mu++) {
+#pragma unroll
+        for (int c = 0; c < 3; c++)
+            v.sf[mu][c] = __ldg(s0 + c * n + fwd[mu]);
+        v.j[mu] = __ldg(J + mu * n + i);
+    }
 }
 
-static bool ens_heis_fast_ready(size_t smem)
+template <int NDIM>
+__global__ void __launch_bounds__(ENS_HEIS_WIN_MAX_THREADS, 3)
+ens_heis_measure_window_kernel(const ens_heis_shape g,
+                               const cuda_ens_heis_member *__restrict__ members,
+                               const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+{
+    /* [2][nchunks][bs] bond terms, [2][3 nchunks][ms] components, [4][nchunks] partials */
+    extern __shared__ double win_shared[];
+    const int nch = ch.nchunks, W = win.W;
+    double *const bond_ring = win_shared;
+    double *const mag_ring = bond_ring + 2 * nch * win.bs;
+    double *const partials = mag_ring + 6 * nch * win.ms;
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
+    const int chunk_sites = ch.rows_per_chunk * g.lx, tid = (int)threadIdx.x;
+    const int consumers = win.bond + win.mag;
+    if (tid < consumers) {
+        /* a consumer: bond chains q < nch on the first win.bond threads, the rest
+         * magnetisation chains q = (1 + k) nch + chunk (k: the component), which is where
+         * their partials lie */
+        const bool bond = tid < win.bond;
+        const int q0 = bond ? tid : nch + (tid - win.bond), dq = bond ? win.bond : win.mag;
+        const int q1 = bond ? nch : 4 * nch;
+        for (int q = q0; q < q1; q += dq)
+            partials[q] = 0.0;
+        for (int w = 0; w <= win.nw; w++) {
+            if (w > 0) {
+                const int wc = w - 1, buf = wc & 1;
+                const int len = chunk_sites - wc * W < W ? chunk_sites - wc * W : W;
+                for (int q = q0; q < q1; q += dq) {
+                    double acc = partials[q];
+                    if (bond) {
+                        const double *t = bond_ring + (buf * nch + q) * win.bs;
+#pragma unroll 16
+                        for (int j = 0; j < len * NDIM; j++)
+                            acc += t[j];
+                    } else {
+                        const double *t = mag_ring + (buf * 3 * nch + (q - nch)) * win.ms;
+#pragma unroll 16
+                        for (int j = 0; j < len; j++)
+                            acc += t[j];
+                    }
+                    partials[q] = acc;
+                }
+            }
+            __syncthreads();
+        }
+    } else {
+        /* a producer: site j of chunk c's window, each window W sites further */
+        const int p = tid - consumers, c = p / W, j = p - c * W;
+        const bool mine = c < nch; /* nch W producers may be fewer than the threads */
+        int x = 0, y = 0, z = 0;
+        if (mine) {
+            const int i0 = c * chunk_sites + j, row = i0 / g.lx;
+            x = i0 - row * g.lx;
+            y = row % g.ly;
+            z = row / g.ly;
+        }
+        ens_heis_win_site<NDIM> v;
+        if (mine && j < chunk_sites)
+            ens_heis_win_load<NDIM>(g, s0, J, x, y, z, v);
+        for (int w = 0; w <= win.nw; w++) {
+            const int off = w * W + j;
+            if (w < win.nw && mine && off < chunk_sites) {
+                const int buf = w & 1;
+                const double a0 = v.si[0], a1 = v.si[1], a2 = v.si[2];
+                double *t = bond_ring + (buf * nch + c) * win.bs + j * NDIM;
+#pragma unroll
+                for (int mu = 0; mu < NDIM; mu++) {
+                    /* as ens_heis_measure_kernel: no fused multiply-add (-fmad=false) */
+                    const double dot = a0 * v.sf[mu][0] + a1 * v.sf[mu][1] + a2 * v.sf[mu][2];
+                    t[mu] = (double)v.j[mu] * dot;
+                }
+                double *mg = mag_ring + (buf * 3 * nch + c) * win.ms + j;
+                mg[0] = a0;
+                mg[nch * win.ms] = a1;
+                mg[2 * nch * win.ms] = a2;
+                /* the next window's site: W sites on along the rows */
+                x += W;
+                while (x >= g.lx) {
+                    x -= g.lx;
+                    if (++y == g.ly) {
+                        y = 0;
+                        ++z;
+                    }
+                }
+                if (off + W < chunk_sites)
+                    ens_heis_win_load<NDIM>(g, s0, J, x, y, z, v);
+            }
+            __syncthreads();
+        }
+    }
+    /* the last barrier above saw every partial written */
+    const int k = tid;
+    if (k < 4) {
+        double s = 0.0;
+        const double *pk = partials + k * nch;
+        for (int c0 = 0; c0 < nch; c0 += ch.chunks_per_plane) {
+            double plane = 0.0;
+            for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
+                plane += pk[c];
+            s += plane;
+        }
+        sums[13 * (size_t)blockIdx.x + k] = s;
+    }
+}
+
+static int ens_heis_round32(int t)
+{
+    return (t + 31) / 32 * 32;
+}
+
+/* The pipeline's shape (false where it does not apply: more chunks than producers): W the
+ * largest power of two with nchunks W <= the producers, no larger than a chunk needs. */
+static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, ens_heis_win *w)
+{
+    const int nch = ch->nchunks, chunk_sites = ch->rows_per_chunk * g->lx;
+    if (nch < 1 || nch > ENS_HEIS_WIN_PRODUCERS)
+        return false;
+    int W = 1;
+    while (2 * W * nch <= ENS_HEIS_WIN_PRODUCERS && W < chunk_sites)
+        W *= 2;
+    w->W = W;
+    w->nw = (chunk_sites + W - 1) / W;
+    w->bond = ens_heis_round32(nch) < ENS_HEIS_WIN_BOND_THREADS ? ens_heis_round32(nch)
+                                                                 : ENS_HEIS_WIN_BOND_THREADS;
+    w->mag = ens_heis_round32(3 * nch) < ENS_HEIS_WIN_MAG_THREADS ? ens_heis_round32(3 * nch)
+                                                                   : ENS_HEIS_WIN_MAG_THREADS;
+    w->bs = (W * g->ndim) | 1;
+    w->ms = W | 1;
+    return true;
+}
+
+static size_t ens_heis_win_smem(const ens_heis_chunks *ch, const ens_heis_win *w)
+{
+    const size_t nch = (size_t)ch->nchunks;
+    return (2 * nch * (size_t)w->bs + 6 * nch * (size_t)w->ms + 4 * nch) * sizeof(double);
+}
+
+/* Whether the device takes smem bytes of kernel fn (and made it launchable). */
+static bool ens_heis_smem_ready(const void *fn, size_t smem)
 {
     int device = 0, optin = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
@@ -578,21 +808,45 @@ static bool ens_heis_fast_ready(size_t smem)
     }
     if (smem > (size_t)optin)
         return false;
-    if (smem > 48 * 1024 &&
-        cuda_allow_shared((const void *)ens_heis_measure_fast_kernel, smem) != cudaSuccess) {
+    if (smem > 48 * 1024 && cuda_allow_shared(fn, smem) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
     return true;
 }
 
+/* Shared memory of the fast kernel (its padded terms, the partials). */
+static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
+{
+    return ((size_t)g->n * (size_t)g->ndim + 5 * (size_t)nchunks) * sizeof(double);
+}
+
+
 extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                             const struct cuda_ens_heis_member *members,
                                             int n_members, int rows_per_chunk, int nchunks,
                                             int chunks_per_plane, double *sums)
 {
+    const ens_heis_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
+    ens_heis_win win;
+    if (ens_heis_win_of(g, &ch, &win)) {
+        const size_t smem = ens_heis_win_smem(&ch, &win);
+        const unsigned threads = (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS);
+        if (g->ndim == 3 &&
+            ens_heis_smem_ready((const void *)ens_heis_measure_window_kernel<3>, smem)) {
+            ens_heis_measure_window_kernel<3>
+                <<<(unsigned)n_members, threads, smem, stream>>>(*g, members, ch, win, sums);
+            return cudaGetLastError();
+        }
+        if (g->ndim == 2 &&
+            ens_heis_smem_ready((const void *)ens_heis_measure_window_kernel<2>, smem)) {
+            ens_heis_measure_window_kernel<2>
+                <<<(unsigned)n_members, threads, smem, stream>>>(*g, members, ch, win, sums);
+            return cudaGetLastError();
+        }
+    }
     const size_t fast = ens_heis_fast_smem(g, nchunks);
-    if (ens_heis_fast_ready(fast))
+    if (ens_heis_smem_ready((const void *)ens_heis_measure_fast_kernel, fast))
         ens_heis_measure_fast_kernel<<<(unsigned)n_members, 256, fast, stream>>>(
             *g, members, rows_per_chunk, nchunks, chunks_per_plane, sums);
     else
