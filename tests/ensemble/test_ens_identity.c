@@ -229,8 +229,8 @@ static void test_heisenberg_members_standalone(void **state)
     /* shapes of the sums reduction's other cases (ens_heis_measure_window_kernel): windows
      * wider than a row with a partial last one (3D 10 x 12 x 6), a window of 2 sites with
      * several magnetisation chains a thread (2D 64 x 48), more chunks than its producers
-     * (2D 16 x 300: the other reductions); a field, so that M_z enters the energy */
-    static const int shapes[][3] = { { 10, 12, 6 }, { 64, 48, 0 }, { 16, 300, 0 } };
+     * (2D 16 x 600: the other reductions); a field, so that M_z enters the energy */
+    static const int shapes[][3] = { { 10, 12, 6 }, { 64, 48, 0 }, { 16, 600, 0 } };
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         d = ens_test_desc(LATMC_MODEL_HEISENBERG, shapes[k][2] ? 3 : 2, shapes[k][0]);
         d.extent[1] = shapes[k][1];
