@@ -599,9 +599,8 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * that chain, and the kernel above held every term of the member in shared memory first
  * (96 KiB at 16^3: two blocks an SM, the chains of 2 members at a time, all other warps
  * idle while 16 threads add). Here the terms pass through a small ring instead: window w
- * is sites [w W, w W + W) of every chunk at once. Producer threads (ENS_HEIS_WIN_ITEMS
- * (chunk, site of the window) items each) compute a window's terms from global memory --
- * each site's NDIM terms
+ * is sites [w W, w W + W) of every chunk at once. Producer threads (one per (chunk, site
+ * of the window)) compute a window's terms from global memory -- each site's NDIM terms
  * J_{i,mu} (s_i . s_{i+mu}) rounded exactly as above, and its three components in double
  * -- into one half of the ring while consumer threads, one per (accumulator, chunk),
  * add the previous window's from the other half, in site order (bonds: each site's
@@ -612,13 +611,12 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * odd number of doubles apart (a consumer warp's lanes, one chunk each, read 16 different
  * pairs of banks); bond and magnetisation chains sit in warps of their own (a bond chain
  * adds NDIM times the terms a window; a warp holding both would run both paths in turn).
- * Each producer loads its items' next sites before the barrier, so the loads are in
- * flight while the consumers add; two items a thread halve the windows, and so the
- * barriers and the waits for those loads (16^3: 8 windows of 2 rows, each producer warp
- * one chunk's 32 consecutive sites, whole lines a load). 56 registers: three blocks an SM.
+ * Each producer loads its next window's site before the barrier, so the loads are in
+ * flight while the consumers add. 40 registers: four blocks an SM at 16^3. Two sites a
+ * producer (half the windows, a warp's loads whole lines) measured slower at 56 or 72
+ * registers, with three or two blocks an SM (doc/PERFORMANCE.md).
  */
 #define ENS_HEIS_WIN_PRODUCERS 256
-#define ENS_HEIS_WIN_ITEMS 2 /* a producer's sites a window */
 #define ENS_HEIS_WIN_BOND_THREADS 64 /* at most */
 #define ENS_HEIS_WIN_MAG_THREADS 128 /* at most */
 #define ENS_HEIS_WIN_MAX_THREADS                                                           \
@@ -662,7 +660,7 @@ __device__ __forceinline__ void ens_heis_win_load(const ens_heis_shape &g, const
 }
 
 template <int NDIM>
-__global__ void __maxnreg__(56)
+__global__ void __launch_bounds__(ENS_HEIS_WIN_MAX_THREADS, 3)
 ens_heis_measure_window_kernel(const ens_heis_shape g,
                                const cuda_ens_heis_member *__restrict__ members,
                                const ens_heis_chunks ch, const ens_heis_win win, double *sums)
@@ -709,60 +707,46 @@ ens_heis_measure_window_kernel(const ens_heis_shape g,
             __syncthreads();
         }
     } else {
-        /* a producer: items it = p + k PRODUCERS (k < ITEMS), each site j of chunk c's
-         * window (it = c W + j), W sites further each window; a warp's lanes are 32
-         * consecutive sites of one chunk where W >= 32 (its loads whole lines) */
-        const int p = tid - consumers;
-        int c[ENS_HEIS_WIN_ITEMS], j[ENS_HEIS_WIN_ITEMS], x[ENS_HEIS_WIN_ITEMS],
-            y[ENS_HEIS_WIN_ITEMS], z[ENS_HEIS_WIN_ITEMS];
-        ens_heis_win_site<NDIM> v[ENS_HEIS_WIN_ITEMS];
-#pragma unroll
-        for (int k = 0; k < ENS_HEIS_WIN_ITEMS; k++) {
-            const int it = p + k * ENS_HEIS_WIN_PRODUCERS;
-            c[k] = it / W;
-            j[k] = it - c[k] * W;
-            x[k] = y[k] = z[k] = 0;
-            /* nch W items may be fewer than the threads' */
-            if (c[k] < nch) {
-                const int i0 = c[k] * chunk_sites + j[k], row = i0 / g.lx;
-                x[k] = i0 - row * g.lx;
-                y[k] = row % g.ly;
-                z[k] = row / g.ly;
-                if (j[k] < chunk_sites)
-                    ens_heis_win_load<NDIM>(g, s0, J, x[k], y[k], z[k], v[k]);
-            }
+        /* a producer: site j of chunk c's window, each window W sites further */
+        const int p = tid - consumers, c = p / W, j = p - c * W;
+        const bool mine = c < nch; /* nch W producers may be fewer than the threads */
+        int x = 0, y = 0, z = 0;
+        if (mine) {
+            const int i0 = c * chunk_sites + j, row = i0 / g.lx;
+            x = i0 - row * g.lx;
+            y = row % g.ly;
+            z = row / g.ly;
         }
+        ens_heis_win_site<NDIM> v;
+        if (mine && j < chunk_sites)
+            ens_heis_win_load<NDIM>(g, s0, J, x, y, z, v);
         for (int w = 0; w <= win.nw; w++) {
-#pragma unroll
-            for (int k = 0; k < ENS_HEIS_WIN_ITEMS; k++) {
-                const int off = w * W + j[k];
-                if (w == win.nw || c[k] >= nch || off >= chunk_sites)
-                    continue;
+            const int off = w * W + j;
+            if (w < win.nw && mine && off < chunk_sites) {
                 const int buf = w & 1;
-                const double a0 = v[k].si[0], a1 = v[k].si[1], a2 = v[k].si[2];
-                double *t = bond_ring + (buf * nch + c[k]) * win.bs + j[k] * NDIM;
+                const double a0 = v.si[0], a1 = v.si[1], a2 = v.si[2];
+                double *t = bond_ring + (buf * nch + c) * win.bs + j * NDIM;
 #pragma unroll
                 for (int mu = 0; mu < NDIM; mu++) {
                     /* as ens_heis_measure_kernel: no fused multiply-add (-fmad=false) */
-                    const double dot = a0 * v[k].sf[mu][0] + a1 * v[k].sf[mu][1] +
-                                       a2 * v[k].sf[mu][2];
-                    t[mu] = (double)v[k].j[mu] * dot;
+                    const double dot = a0 * v.sf[mu][0] + a1 * v.sf[mu][1] + a2 * v.sf[mu][2];
+                    t[mu] = (double)v.j[mu] * dot;
                 }
-                double *mg = mag_ring + (buf * 3 * nch + c[k]) * win.ms + j[k];
+                double *mg = mag_ring + (buf * 3 * nch + c) * win.ms + j;
                 mg[0] = a0;
                 mg[nch * win.ms] = a1;
                 mg[2 * nch * win.ms] = a2;
                 /* the next window's site: W sites on along the rows */
-                x[k] += W;
-                while (x[k] >= g.lx) {
-                    x[k] -= g.lx;
-                    if (++y[k] == g.ly) {
-                        y[k] = 0;
-                        ++z[k];
+                x += W;
+                while (x >= g.lx) {
+                    x -= g.lx;
+                    if (++y == g.ly) {
+                        y = 0;
+                        ++z;
                     }
                 }
                 if (off + W < chunk_sites)
-                    ens_heis_win_load<NDIM>(g, s0, J, x[k], y[k], z[k], v[k]);
+                    ens_heis_win_load<NDIM>(g, s0, J, x, y, z, v);
             }
             __syncthreads();
         }
@@ -787,17 +771,15 @@ static int ens_heis_round32(int t)
     return (t + 31) / 32 * 32;
 }
 
-/* The pipeline's shape (false where it does not apply: more chunks than the producers'
- * items): W the largest power of two with nchunks W <= the items, no larger than a chunk
- * needs. */
+/* The pipeline's shape (false where it does not apply: more chunks than producers): W the
+ * largest power of two with nchunks W <= the producers, no larger than a chunk needs. */
 static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, ens_heis_win *w)
 {
     const int nch = ch->nchunks, chunk_sites = ch->rows_per_chunk * g->lx;
-    const int items = ENS_HEIS_WIN_ITEMS * ENS_HEIS_WIN_PRODUCERS;
-    if (nch < 1 || nch > items)
+    if (nch < 1 || nch > ENS_HEIS_WIN_PRODUCERS)
         return false;
     int W = 1;
-    while (2 * W * nch <= items && W < chunk_sites)
+    while (2 * W * nch <= ENS_HEIS_WIN_PRODUCERS && W < chunk_sites)
         W *= 2;
     w->W = W;
     w->nw = (chunk_sites + W - 1) / W;
