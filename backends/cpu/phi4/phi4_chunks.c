@@ -34,10 +34,12 @@
 /*
  * Rows of a chunk per piece of a colour step, at least: a colour step of R rows is cut
  * into max(1, R / CPU_PHI4_PIECE_ROWS) pieces of consecutive rows. At 64 x 16 x 16 float
- * a piece is 16 blocks of 8 AVX-512 groups (~50 us of hits at nhit 8), 4 per colour step.
- * Xeon 16, 16 threads (doc/PERFORMANCE.md): pieces of 64 and 128 rows alike, 32 rows
- * slower (a piece's setup and claim, and more pieces run away from their chunk's cache),
- * 256 (whole colour steps: no two members on one step) no faster than main.
+ * (8 colours: 8 numbers a row) a piece is 4 blocks of 8 AVX-512 groups (~7-12 us of hits
+ * at nhit 8), 4 per colour step. Xeon 16, 16 threads (doc/PERFORMANCE.md): with pieces
+ * only, pieces of 64 and 128 rows alike, 32 rows slower (a piece's setup and claim, and
+ * more pieces run away from their chunk's cache), 256 (whole colour steps: no two members
+ * on one step) no faster than each member's share alone; with the owners' whole colour
+ * steps, pieces of 32 rows no faster than 64, at 64 x 8 x 8 16 and 32 rows alike.
  */
 #ifndef CPU_PHI4_PIECE_ROWS
 #define CPU_PHI4_PIECE_ROWS 64
