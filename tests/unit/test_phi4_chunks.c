@@ -8,7 +8,7 @@
  *   loops, colours, numbering, Philox counters, sums and dH, nothing of the library's
  *   kernels); the library's field must equal it bit for bit after every sweep, and the
  *   acceptance counts exactly (accepted as counted here, attempted = N nloc nhit per
- *   sweep), for 1, 2 and 3 threads and every SIMD level (LATMC_CPU_MASK), float and
+ *   sweep), for 1, 2, 3, 5 and 16 threads and every SIMD level (LATMC_CPU_MASK), float and
  *   double, 2D with 8 and 5 colours, 3D, explicit shapes and "cuda" (CUDA's default), on
  *   lattices large enough that the thread team really splits the sub-grids and, for
  *   chunks of 128 rows or more, their colour steps into pieces of rows.
@@ -127,8 +127,12 @@ static void run_case(latmc_ctx *ctx, const struct chunk_case *cc, uint64_t seed)
                                (uint64_t)sp->nhit * SWEEPS;
     assert_true(accepted > 0 && accepted < attempted); /* a real chain */
     static const char *const masks[] = { "c", NULL }; /* the C level; the CPU's best */
+    /* 5 and 16: teams larger than some sub-grids' chunk counts, members claiming whole
+     * chunks in turn and then taking pieces of the others' */
+    static const int team[] = { 1, 2, 3, 5, 16 };
     for (int m = 0; m < 2; m++)
-        for (int threads = 1; threads <= 3; threads++) {
+        for (size_t ti = 0; ti < sizeof team / sizeof team[0]; ti++) {
+            const int threads = team[ti];
             latmc_sim *sim = make_sim(ctx, sp, seed, cc->chunk, masks[m], threads);
             printf("  %dD %lldx%lldx%lld %s nloc %d nhit %d, %s=%s, level %s, %d thread(s)\n",
                    sp->ndim, (long long)sp->L[0], (long long)sp->L[1],

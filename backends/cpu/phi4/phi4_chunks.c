@@ -11,9 +11,11 @@
  * waited for its slowest member, and in that guest some cores run far slower than others
  * for a while (other work on the host's cores: at 16 threads the members' busy times
  * differed by up to 1.75x, the slowest set the time, 1.36x the mean). A member done with
- * its share now takes open pieces of rows of the others' colour steps, so a sub-grid ends
- * about when its work is done, not when its slowest member's share is. Which member runs
- * a piece changes no draw and no value.
+ * its share first takes whole chunks no one has started, then open pieces of rows of the
+ * others' colour steps, so a sub-grid ends about when its work is done, not when its
+ * slowest member's share is. While no member is done, an owner runs each colour step in
+ * one kernel call (no piece to share yet); from then on piece by piece. Which member
+ * runs a piece changes no draw and no value.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -32,10 +34,12 @@
 /*
  * Rows of a chunk per piece of a colour step, at least: a colour step of R rows is cut
  * into max(1, R / CPU_PHI4_PIECE_ROWS) pieces of consecutive rows. At 64 x 16 x 16 float
- * a piece is 16 blocks of 8 AVX-512 groups (~50 us of hits at nhit 8), 4 per colour step.
- * Xeon 16, 16 threads (doc/PERFORMANCE.md): pieces of 64 and 128 rows alike, 32 rows
- * slower (a piece's setup and claim, and more pieces run away from their chunk's cache),
- * 256 (whole colour steps: no two members on one step) no faster than main.
+ * (8 colours: 8 numbers a row) a piece is 4 blocks of 8 AVX-512 groups (~7-12 us of hits
+ * at nhit 8), 4 per colour step. Xeon 16, 16 threads (doc/PERFORMANCE.md): with pieces
+ * only, pieces of 64 and 128 rows alike, 32 rows slower (a piece's setup and claim, and
+ * more pieces run away from their chunk's cache), 256 (whole colour steps: no two members
+ * on one step) no faster than each member's share alone; with the owners' whole colour
+ * steps, pieces of 32 rows no faster than 64, at 64 x 8 x 8 16 and 32 rows alike.
  */
 #ifndef CPU_PHI4_PIECE_ROWS
 #define CPU_PHI4_PIECE_ROWS 64
@@ -51,6 +55,7 @@
 struct cpu_phi4_piece_counts {
     _Alignas(64) atomic_llong next;
     atomic_llong done;
+    atomic_int owned; /* a member runs the chunk as its own (counts[nk]: members helping) */
 };
 
 static int64_t sub_grid_chunks(const struct phi4_geom *g, const struct cpu_phi4_chunks *c)
@@ -69,7 +74,7 @@ static void finish(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
     const int64_t rows = (int64_t)c->b[1] * c->b[2];
     c->pieces = rows >= 2 * CPU_PHI4_PIECE_ROWS ? (int)(rows / CPU_PHI4_PIECE_ROWS) : 1;
     /* no counts (no memory): each member runs its share of whole chunks */
-    const size_t bytes = (size_t)sub_grid_chunks(g, c) * sizeof *c->counts;
+    const size_t bytes = (size_t)(sub_grid_chunks(g, c) + 1) * sizeof *c->counts;
     c->counts = aligned_alloc(_Alignof(struct cpu_phi4_piece_counts), bytes);
 }
 
@@ -134,14 +139,19 @@ static uint64_t run_rows(const struct latmc_sim *sim, const struct phi4_geom *g,
     const int64_t n = g->lat.lx / nc, s = cpu_phi4_chunk_segment(g, c);
     const struct latmc_rng_name name = sim->model->step_of(sim, sweep, (int)pass * nc + colour).rng;
     uint64_t accepted = 0;
+    /* row r of the chunk is (y0 + r mod b_y, z0 + r / b_y): one division, then steps */
+    int64_t ry = r_begin % c->b[1], rz = r_begin / c->b[1];
+    const int64_t y0 = at[1] * c->b[1], z0 = at[2] * c->b[2], col = at[0] * s;
     for (int64_t r0 = r_begin; r0 < r_end; r0 += SEGMENT_BATCH) {
         struct phi4_range segs[SEGMENT_BATCH];
         const int nr = r_end - r0 < SEGMENT_BATCH ? (int)(r_end - r0) : SEGMENT_BATCH;
         for (int i = 0; i < nr; i++) {
-            const int64_t y = at[1] * c->b[1] + (r0 + i) % c->b[1];
-            const int64_t z = at[2] * c->b[2] + (r0 + i) / c->b[1];
-            segs[i].j0 = (y + g->lat.ly * z) * n + at[0] * s;
+            segs[i].j0 = (y0 + ry + g->lat.ly * (z0 + rz)) * n + col;
             segs[i].j1 = segs[i].j0 + s;
+            if (++ry == c->b[1]) {
+                ry = 0;
+                rz++;
+            }
         }
         accepted += single ? dsp->segments_f(g, phi, t, sim->desc.seed, name, colour, segs, nr)
                            : dsp->segments_d(g, phi, t, sim->desc.seed, name, colour, segs, nr);
@@ -176,27 +186,34 @@ static void chunk_at(const struct phi4_geom *g, const struct cpu_phi4_chunks *c,
     at[2] = g->lat.ndim == 3 ? 2 * (k / (h0 * h1)) + (sub >> 2 & 1) : 0;
 }
 
-/* A ticket of `k` whose colour step is open, or -1. The acquire load of `done` orders
- * the piece after every piece of the steps before it (their release increments). */
-static long long claim(struct cpu_phi4_piece_counts *k, long long total, int pieces)
+/* Tickets [t, t + *n) of `k`, all of one open colour step, or -1: *n = 1 (a single piece), or
+ * with `whole` the rest of the step (*n set to how many). The acquire load of `done` orders
+ * the pieces after every piece of the steps before them (their release increments). */
+static long long claim(struct cpu_phi4_piece_counts *k, long long total, int pieces, bool whole,
+                       int *n)
 {
     long long t = atomic_load_explicit(&k->next, memory_order_relaxed);
     while (t < total) {
-        if (atomic_load_explicit(&k->done, memory_order_acquire) < t - t % pieces)
+        const long long step_first = t - t % pieces;
+        if (atomic_load_explicit(&k->done, memory_order_acquire) < step_first)
             return -1; /* its step waits for the previous one */
-        if (atomic_compare_exchange_weak_explicit(&k->next, &t, t + 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
+        const long long end = whole ? step_first + pieces : t + 1;
+        if (atomic_compare_exchange_weak_explicit(&k->next, &t, end, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *n = (int)(end - t);
             return t;
+        }
     }
     return -1;
 }
 
-/* The piece of ticket `ticket` of chunk k, then its count. */
-static void run_ticket(const struct latmc_sim *sim, const struct phi4_geom *g,
-                       const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
-                       bool single, void *phi, const struct latmc_phi4_tables *t,
-                       uint64_t sweep, int sub, int64_t k, long long ticket,
-                       uint64_t *accepted)
+/* The pieces [ticket, ticket + n) of chunk k (one colour step: one kernel call on their
+ * rows), then their count. */
+static void run_tickets(const struct latmc_sim *sim, const struct phi4_geom *g,
+                        const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
+                        bool single, void *phi, const struct latmc_phi4_tables *t,
+                        uint64_t sweep, int sub, int64_t k, long long ticket, int n,
+                        uint64_t *accepted)
 {
     const int nc = g->colouring.ncolours, pieces = c->pieces;
     const int64_t rows = (int64_t)c->b[1] * c->b[2];
@@ -205,21 +222,20 @@ static void run_ticket(const struct latmc_sim *sim, const struct phi4_geom *g,
     int64_t at[3];
     chunk_at(g, c, sub, k, at);
     *accepted += run_rows(sim, g, c, dsp, single, phi, t, sweep, at, (uint32_t)(step / nc),
-                          (int)(step % nc), rows * piece / pieces, rows * (piece + 1) / pieces);
-    atomic_fetch_add_explicit(&c->counts[k].done, 1, memory_order_release);
+                          (int)(step % nc), rows * piece / pieces, rows * (piece + n) / pieces);
+    atomic_fetch_add_explicit(&c->counts[k].done, n, memory_order_release);
 }
 
 /*
  * The first open piece of the sub-grid's chunks [first, first + count) (mod nk), in that
- * order, run. Returns 1 if one ran, 0 if none was open but some chunk is unfinished, -1
- * if all of them are finished. (A piece of the chunk with the fewest pieces done, the
- * furthest behind, instead was no faster on the Xeon 16.)
+ * order, run (with `whole`, the rest of its colour step). Returns 1 if one ran, 0 if none
+ * was open but some chunk is unfinished, -1 if all of them are finished.
  */
 static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
                        const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
                        bool single, void *phi, const struct latmc_phi4_tables *t,
                        uint64_t sweep, int sub, int64_t nk, int64_t first, int64_t count,
-                       uint64_t *accepted)
+                       bool whole, uint64_t *accepted)
 {
     const int pieces = c->pieces;
     const long long total = (long long)t->nloc * g->colouring.ncolours * pieces;
@@ -230,18 +246,19 @@ static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
         if (atomic_load_explicit(&kc->done, memory_order_acquire) == total)
             continue;
         unfinished = 1;
-        const long long ticket = claim(kc, total, pieces);
+        int n;
+        const long long ticket = claim(kc, total, pieces, whole, &n);
         if (ticket >= 0) {
-            run_ticket(sim, g, c, dsp, single, phi, t, sweep, sub, k, ticket, accepted);
+            run_tickets(sim, g, c, dsp, single, phi, t, sweep, sub, k, ticket, n, accepted);
             return 1;
         }
     }
     return unfinished ? 0 : -1;
 }
 
-/* A member with nothing open waits: a short pause (the piece it waits for is tens of
- * microseconds long), and the core to another thread after 64 such rounds in a row (more
- * members than free cores: the piece's holder may be the one waiting for the core). */
+/* A member with nothing open waits: a short pause (the piece it waits for is microseconds
+ * long), and the core to another thread after 64 such rounds in a row (more members than
+ * free cores: the piece's holder may be the one waiting for the core). */
 static void wait_a_little(int *spins)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -252,6 +269,13 @@ static void wait_a_little(int *spins)
         *spins = 0;
         sched_yield();
     }
+}
+
+/* Chunk k for this member, if no one has it yet. */
+static bool take_chunk(struct cpu_phi4_piece_counts *kc)
+{
+    return atomic_load_explicit(&kc->owned, memory_order_relaxed) == 0 &&
+           atomic_exchange_explicit(&kc->owned, 1, memory_order_relaxed) == 0;
 }
 
 uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom *g,
@@ -274,25 +298,44 @@ uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom
     /* the counts are the team's for this sub-grid: zero before anyone claims. No member
      * still scans them for the previous sub-grid: a member returns only once every chunk
      * is done, and the executor's barrier between two steps (cpu_run_steps; one step a
-     * call here) holds the team until all have returned. */
+     * call here) holds the team until all have returned. counts[nk].owned: how many
+     * members help. */
+    struct cpu_phi4_piece_counts *const helping = &c->counts[nk];
     for (int64_t k = k0; k < k1; k++) {
         atomic_store_explicit(&c->counts[k].next, 0, memory_order_relaxed);
         atomic_store_explicit(&c->counts[k].done, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->counts[k].owned, 0, memory_order_relaxed);
     }
+    if (team->id == 0)
+        atomic_store_explicit(&helping->owned, 0, memory_order_relaxed);
     cpu_team_barrier(team);
-    /* the member's own chunks in order while any is unfinished (waiting for a piece that
-     * another member took of its open step, rather than taking others' pieces: its own
-     * chunk is in its caches); then anyone's open pieces, from the next member's on */
-    int spins = 0;
-    for (int own = 1; own >= 0; own--) {
-        int r;
-        while ((r = run_a_piece(sim, g, c, dsp, single, phi, t, sweep, sub, nk,
-                                own ? k0 : k1, own ? k1 - k0 : nk, &accepted)) >= 0) {
+    int spins = 0, r;
+    /* Own chunks: the member's share in order, then whole chunks no one has started, from
+     * the end of the others' shares (their owners work forward); each run colour step by
+     * colour step while no member helps (one kernel call a step), piece by piece once one
+     * does (waiting where a helper holds a piece of its open step rather than taking
+     * others' pieces: its own chunk is in its caches). */
+    for (int64_t i = 0; i < nk; i++) {
+        const int64_t k = i < k1 - k0 ? k0 + i : (k0 + nk - 1 - (i - (k1 - k0))) % nk;
+        if (!take_chunk(&c->counts[k]))
+            continue;
+        while ((r = run_a_piece(sim, g, c, dsp, single, phi, t, sweep, sub, nk, k, 1,
+                                atomic_load_explicit(&helping->owned, memory_order_relaxed) == 0,
+                                &accepted)) >= 0) {
             if (r)
                 spins = 0;
             else
                 wait_a_little(&spins);
         }
+    }
+    /* then anyone's open pieces, one at a time, from the next member's share on */
+    atomic_fetch_add_explicit(&helping->owned, 1, memory_order_relaxed);
+    while ((r = run_a_piece(sim, g, c, dsp, single, phi, t, sweep, sub, nk, k1, nk, false,
+                            &accepted)) >= 0) {
+        if (r)
+            spins = 0;
+        else
+            wait_a_little(&spins);
     }
     return accepted;
 }

@@ -494,6 +494,12 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
         h->lo[k] = first && carry[k] < 0;
         h->hi[k] = last && carry[k] > 0;
     }
+}
+
+/* The half's 13 row distances from its cursor's tables (rows near the lattice's edges). */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_rows)(
+    const struct PHI4_FN(phi4_simd_cursor) *cur, struct PHI4_FN(phi4_simd_half) *h)
+{
     for (int d = 0; d < 5; d++) {
         h->row[d][2] = PHI4_SIMD_ROW(cur->dy, d - 2);
         h->row[2][d] = PHI4_SIMD_ROW(cur->dz, d - 2);
@@ -507,11 +513,11 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_half_of)(
  * their row's end read the sub-row's other end (as phi4_simd_stencil_at). */
 static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_pair_at)(
     const struct PHI4_FN(phi4_simd_half) *a, const struct PHI4_FN(phi4_simd_half) *b, int k,
-    int ry, int rz, int64_t n, bool may_fix)
+    int64_t da, int64_t db, int64_t n, bool may_fix)
 {
     enum { H = PHI4_W / 2 };
-    const PHI4_R *pa = a->c + a->row[ry + 2][rz + 2] + a->dx[k];
-    const PHI4_R *pb = b->c + b->row[ry + 2][rz + 2] + b->dx[k];
+    const PHI4_R *pa = a->c + da + a->dx[k];
+    const PHI4_R *pb = b->c + db + b->dx[k];
     V v = PHI4_FN(load2)(pa, pb);
     if (may_fix && k != 2) {
         if (a->lo[k])
@@ -543,16 +549,46 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_pair)(
     bool wraps = false;
     for (int k = 0; k < 5; k++)
         wraps |= a.lo[k] | a.hi[k] | b.lo[k] | b.hi[k];
-    if (wraps) {
-#define AT(dx, ry, rz) PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, ry, rz, p->n, true)
-        PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+    /* Both halves' rows away from the lattice's edges (the interior class of
+     * phi4_simd_edge_class: 3/4 of the rows at 128^3): every row distance is ry L_x +
+     * rz L_x L_y, a multiple of two numbers in registers, instead of 13 distances per
+     * half from tables (the paired loads' addresses were ~200 scalar instructions per
+     * group, mostly loads of spilled distances). */
+    const bool inner = ca->dy == p->dy_rel[2] && cb->dy == p->dy_rel[2] &&
+                       ca->dz == p->dz_rel[2] && cb->dz == p->dz_rel[2];
+    if (inner) {
+        const int64_t lx = p->g->lat.lx, lxy = three ? lx * p->g->lat.ly : 0;
+#define AT_IN(dx, ry, rz, fix)                                                            \
+    PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, (ry) * lx + (rz) * lxy,                   \
+                               (ry) * lx + (rz) * lxy, p->n, fix)
+        if (wraps) {
+#define AT(dx, ry, rz) AT_IN(dx, ry, rz, true)
+            PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
 #undef AT
+        } else {
+#define AT(dx, ry, rz) AT_IN(dx, ry, rz, false)
+            PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+#undef AT
+        }
+#undef AT_IN
     } else {
-        /* no lane of either half wraps (9/16 of the pairs at 128^3 with 64 x 16 x 16):
-         * straight-line loads, none of the 48 wrap tests */
-#define AT(dx, ry, rz) PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, ry, rz, p->n, false)
-        PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+        PHI4_FN(phi4_simd_half_rows)(ca, &a);
+        PHI4_FN(phi4_simd_half_rows)(cb, &b);
+#define AT_ROW(dx, ry, rz, fix)                                                           \
+    PHI4_FN(phi4_simd_pair_at)(&a, &b, (dx) + 2, a.row[(ry) + 2][(rz) + 2],                \
+                               b.row[(ry) + 2][(rz) + 2], p->n, fix)
+        if (wraps) {
+#define AT(dx, ry, rz) AT_ROW(dx, ry, rz, true)
+            PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
 #undef AT
+        } else {
+            /* no lane of either half wraps (9/16 of the pairs at 128^3 with 64 x 16 x 16):
+             * straight-line loads, none of the 48 wrap tests */
+#define AT(dx, ry, rz) AT_ROW(dx, ry, rz, false)
+            PHI4_SIMD_SUMS_ORDER(AT, three, near, far, diag);
+#undef AT
+        }
+#undef AT_ROW
     }
     q->o = PHI4_FN(load2)(a.c, b.c);
     q->c = PHI4_FN(phi4_simd_coef)(p->k, near, far, diag);
