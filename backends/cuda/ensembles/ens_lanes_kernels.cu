@@ -741,35 +741,137 @@ LANES_FN void lanes_table_site(const uint4 e, uint32_t *i4, uint32_t nb4[6])
 }
 
 /*
- * The register form's colour pass with its tail queue: every thread runs the head of its
+ * The register form's colour pass with its tail queues: every thread runs the head of its
  * sites; a word left undecided after plane 7 (about 10 % at beta 2/3) goes with its
- * undecided lanes of each key to the block's queue (ring of LANES_QUEUE entries: the site's
- * byte offset, then the lanes of key u = 0 .. ND - 1), which the block's threads then
- * finish one entry a thread (no site arithmetic, no neighbours: the entry holds what the
- * tail reads), at the end of the colour and every LANES_QUEUE / blockDim rounds of sites
- * before the ring could overflow: a warp no longer runs to its slowest lane, and the
- * tail's blocks run on as many threads as there are tail words. qn: the entries pushed
- * this colour (qn[col], reset one colour ahead). tab: the sites' table (NULL: the sites
- * computed, lanes_site_bytes).
+ * undecided lanes of each key to its warp's queue (LANES_WARP_QUEUE entries a warp: the
+ * site's byte offset, then the lanes of key u = 0 .. ND - 1; a ballot places them, no
+ * atomics), which the warp finishes itself, one entry a lane (no site arithmetic, no
+ * neighbours: the entry holds what the tail reads), whenever 32 entries are waiting and
+ * at the end of its sites of the colour. No other site of the colour reads the word and
+ * its tail reads no other site, so a warp's tails need no other warp: one barrier a colour
+ * (the next colour reads the words), no block-wide drain waiting on a few warps' chains of
+ * Philox rounds, and a warp no longer runs to its slowest lane of every round.
+ * tab: the sites' table (NULL: the sites computed, lanes_site_bytes).
  */
 #define LANES_QUEUE CUDA_ENS_LANES_QUEUE
+#define LANES_WARP_QUEUE (LANES_QUEUE / (LANES_THREADS / 32)) /* 64: a batch - 1 waiting + 32 */
 
+#ifndef LANES_TAIL_PAIRS
+#define LANES_TAIL_PAIRS 1
+#endif
+/* A warp's tail pass takes LANES_TAIL_BATCH entries (the pairs' form: two lanes an entry). */
+#define LANES_TAIL_BATCH (LANES_TAIL_PAIRS ? 16u : 32u)
+
+/* The tail's comparison on block q (planes 4q .. 4q + 3) for the lanes und[u] of key u, as
+ * the head compares, from the bottom plane up: *lt the lanes whose 4 bits of u are below
+ * t's, *eq those whose 4 bits equal t's (other lanes: any bits). */
 template <int ND>
-__device__ __forceinline__ void lanes_regs_drain(uint32_t *s,
-                                                 const struct latmc_ens_lanes_classes *cls,
-                                                 const struct cuda_philox_keys &keys,
-                                                 const lanes_pass &pass, uint32_t block0,
-                                                 const uint4 *queue, uint32_t from,
-                                                 uint32_t to, lanes_ctr *ctr,
-                                                 unsigned long long *block_changed)
+LANES_FN void lanes_tail_block(const struct latmc_ens_lanes_classes *c,
+                               const struct cuda_philox_keys &keys, const lanes_pass &pass,
+                               const lanes_word &wd, uint32_t q, const uint32_t und[ND],
+                               uint32_t *lt, uint32_t *eq)
 {
-    for (uint32_t e = from + threadIdx.x; e < to; e += blockDim.x) {
-        const uint4 q = queue[e % LANES_QUEUE];
+    const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, q);
+    uint32_t l = 0, e = LANES_FULL;
+#pragma unroll
+    for (int p = 3; p >= 0; p--) {
+        uint32_t t = 0;
+#pragma unroll
+        for (int u = 0; u < ND; u++)
+            t |= und[u] & c->plane[u][4 * q + p];
+        const uint32_t v = d.v[p];
+        l = (t & ~v) | (l & (t | ~v)); /* maj(t, ~v, l) */
+        e &= ~(t ^ v);
+    }
+    *lt = l;
+    *eq = e;
+}
+
+/* The lanes und[u] that accept, from blocks 2 and 3's comparisons (lanes_tail_block): the
+ * comparison from the top over planes 8 .. 15 is lt2 | eq2 lt3, its undecided lanes eq2
+ * eq3, which go on from block 4 as lanes_regs_tail_at does (about 1 word in 250). */
+template <int ND>
+LANES_FN uint32_t lanes_tail_pair_accept(const struct latmc_ens_lanes_classes *c,
+                                         const struct cuda_philox_keys &keys,
+                                         const lanes_pass &pass, const lanes_word &wd,
+                                         const uint32_t und[ND], uint32_t lt2, uint32_t eq2,
+                                         uint32_t lt3, uint32_t eq3)
+{
+    struct latmc_bitslice st;
+    const uint32_t all = und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u);
+    st.accept = all & (lt2 | (eq2 & lt3));
+    st.undecided = all & eq2 & eq3;
+    st.planes = 16;
+    for (int q = 4; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
+        const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
+#pragma unroll
+        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int u = 0; u < ND; u++)
+                tb |= und[u] & c->plane[u][4 * q + p];
+            latmc_bitslice_plane(&st, d.v[p], tb);
+        }
+    }
+    return st.accept;
+}
+
+#if LANES_TAIL_PAIRS
+/* The warp's tails of entries 0 .. n - 1 of its queue wq (n <= 16), two lanes an entry:
+ * lane 2e block 2, lane 2e + 1 block 3 of entry e side by side (lanes_tail_block), lane 2e
+ * combining them (lanes_tail_pair_accept): one block a lane instead of a lane's chain of
+ * two, the same word. */
+template <int ND>
+__device__ __forceinline__ void lanes_regs_warp_tail(uint32_t *s,
+                                                     const struct latmc_ens_lanes_classes *cls,
+                                                     const struct cuda_philox_keys &keys,
+                                                     const lanes_pass &pass, uint32_t block0,
+                                                     const uint4 *wq, uint32_t n,
+                                                     lanes_ctr *ctr,
+                                                     unsigned long long *block_changed)
+{
+    const uint32_t lane = threadIdx.x & 31u, e = lane >> 1;
+    const bool mine = e < n;
+    uint4 en = make_uint4(0u, 0u, 0u, 0u);
+    uint32_t lt = 0, eq = 0;
+    lanes_word wd;
+    if (mine) {
+        en = wq[e];
+        const uint32_t und[3] = { en.y, en.z, en.w };
+        wd = lanes_word_draws(pass, block0 + (en.x >> 2));
+        lanes_tail_block<ND>(cls, keys, pass, wd, 2u + (lane & 1u), und, &lt, &eq);
+    }
+    const uint32_t lt3 = __shfl_down_sync(LANES_FULL, lt, 1);
+    const uint32_t eq3 = __shfl_down_sync(LANES_FULL, eq, 1);
+    if (mine && !(lane & 1u)) {
+        const uint32_t und[3] = { en.y, en.z, en.w };
+        const uint32_t acc =
+            lanes_tail_pair_accept<ND>(cls, keys, pass, wd, und, lt, eq, lt3, eq3);
+        const uint32_t w = lanes_at(s, en.x); /* the undecided lanes' bits as before the head */
+        *(uint32_t *)((char *)s + en.x) = w ^ acc;
+        lanes_ctr_add(ctr, acc, block_changed);
+    }
+}
+#else
+/* The warp's tails of entries 0 .. n - 1 of its queue wq (n <= 32), lane l entry l. */
+template <int ND>
+__device__ __forceinline__ void lanes_regs_warp_tail(uint32_t *s,
+                                                     const struct latmc_ens_lanes_classes *cls,
+                                                     const struct cuda_philox_keys &keys,
+                                                     const lanes_pass &pass, uint32_t block0,
+                                                     const uint4 *wq, uint32_t n,
+                                                     lanes_ctr *ctr,
+                                                     unsigned long long *block_changed)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    if (lane < n) {
+        const uint4 q = wq[lane];
         const uint32_t und[3] = { q.y, q.z, q.w };
         const uint32_t ch = lanes_regs_tail_at<ND>(s, cls, keys, pass, block0, q.x, und);
         lanes_ctr_add(ctr, ch, block_changed);
     }
 }
+#endif
 
 template <int ND, bool COUPLED>
 __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint32_t *s,
@@ -782,52 +884,58 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
                                                   unsigned long long *block_changed)
 {
     __shared__ uint4 queue[LANES_QUEUE];
-    __shared__ uint32_t qn[2];
-    if (threadIdx.x < 2)
-        qn[threadIdx.x] = 0;
-    lanes_regs<ND> r;
-    lanes_regs_load<ND>(&r, cls);
-    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+    uint4 *wq = queue + (threadIdx.x >> 5) * LANES_WARP_QUEUE;
+    __syncthreads(); /* the sites' table copied in */
     const uint32_t rounds = (half + blockDim.x - 1) / blockDim.x;
-    const uint32_t every = LANES_QUEUE / blockDim.x; /* rounds between drains, >= 1 */
     for (uint64_t k = 0; k < n_sweeps; k++)
         for (int col = 0; col < 2; col++) {
             const lanes_pass pass = lanes_pass_of(keys, latmc_ens_lanes_name(sweep0 + k, col));
-            if (threadIdx.x == 0)
-                qn[col ^ 1] = 0; /* last read before the barrier ending the other colour */
-            uint32_t done = 0;
-            /* drains at rounds every, 2 every, ... (a count, not a remainder a round) */
-            for (uint32_t t = 0, drain = every; t < rounds; t++) {
-                if (t == drain) {
-                    drain += every;
-                    __syncthreads();
-                    const uint32_t n = qn[col];
-                    lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
-                                         block_changed);
-                    done = n;
-                    __syncthreads();
-                }
+            uint32_t n = 0; /* the warp's entries waiting (the same in every lane) */
+            /* the planes loaded a colour and after a tail pass (a few wide shared loads):
+             * not held through the tail passes, which then spill nothing */
+            lanes_regs<ND> r;
+            lanes_regs_load<ND>(&r, cls);
+            for (uint32_t t = 0; t < rounds; t++) {
                 const uint32_t j = t * blockDim.x + threadIdx.x;
+                uint32_t i4 = 0, und[ND];
+#pragma unroll
+                for (int u = 0; u < ND; u++)
+                    und[u] = 0;
                 if (j < half) {
-                    uint32_t i4, nb4[6], und[ND];
+                    uint32_t nb4[6];
                     if (tab)
                         lanes_table_site<ND>(tab[(col ? half : 0u) + j], &i4, nb4);
                     else
                         lanes_site_bytes<ND>(g32, col, j, &i4, nb4);
                     const uint32_t ch = lanes_regs_head_at<ND, COUPLED>(
                         s, b, i4, nb4, r, active, keys, pass, block0, und);
-                    if (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u))
-                        /* nvcc aggregates the warp's atomics into one */
-                        queue[atomicAdd(&qn[col], 1u) % LANES_QUEUE] =
-                            make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u);
                     lanes_ctr_add(ctr, ch, block_changed);
                 }
+                const bool open = (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u)) != 0;
+                const uint32_t m = __ballot_sync(LANES_FULL, open);
+                if (open)
+                    wq[n + __popc(m & below)] =
+                        make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u);
+                n += __popc(m);
+                if (n >= LANES_TAIL_BATCH) { /* a full pass; the rest moved to the front */
+                    __syncwarp();
+                    lanes_regs_warp_tail<ND>(s, cls, keys, pass, block0, wq,
+                                             LANES_TAIL_BATCH, ctr, block_changed);
+                    n -= LANES_TAIL_BATCH;
+                    uint4 rest = make_uint4(0u, 0u, 0u, 0u);
+                    if (lane < n)
+                        rest = wq[LANES_TAIL_BATCH + lane];
+                    __syncwarp();
+                    if (lane < n)
+                        wq[lane] = rest;
+                    __syncwarp();
+                    lanes_regs_load<ND>(&r, cls);
+                }
             }
-            __syncthreads();
-            const uint32_t n = qn[col];
-            lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
-                                 block_changed);
-            __syncthreads();
+            __syncwarp();
+            lanes_regs_warp_tail<ND>(s, cls, keys, pass, block0, wq, n, ctr, block_changed);
+            __syncthreads(); /* the next colour reads this one's words */
         }
 }
 
