@@ -537,38 +537,6 @@ LANES_FN uint32_t lanes_regs_head_at(uint32_t *sp, const uint32_t *bd, uint32_t 
     return acc;
 }
 
-/* The same head with its blocks 0 and 1 drawn before (d[q], lanes_block_draws of the
- * word): the draws depend on no spin, so a warp can draw them while it waits for the
- * others (lanes_regs_sweeps); the same word. */
-template <int ND, bool COUPLED>
-LANES_FN uint32_t lanes_regs_head_drawn(uint32_t *sp, const uint32_t *bd, uint32_t i4,
-                                        const uint32_t nb4[6], const lanes_regs<ND> &r,
-                                        uint32_t active, const latmc_philox_ctr d[2],
-                                        uint32_t und[ND])
-{
-    uint32_t o[ND];
-    const uint32_t w = lanes_at(sp, i4);
-    uint32_t acc = lanes_regs_classes<ND, COUPLED>(sp, bd, i4, nb4, w, r, active, o);
-    uint32_t any = o[0] | o[1];
-    if (ND == 3)
-        any |= o[ND - 1];
-    uint32_t lt = 0, eq = LANES_FULL;
-#pragma unroll
-    for (int q = 1; q >= 0; q--)
-#pragma unroll
-        for (int p = 3; p >= 0; p--) {
-            const uint32_t t = lanes_sel<ND>(o, r, 4 * q + p), u = d[q].v[p];
-            lt = (t & ~u) | (lt & (t | ~u)); /* maj(t, ~u, lt) */
-            eq &= ~(t ^ u);
-        }
-    acc |= lt & any;
-#pragma unroll
-    for (int u = 0; u < ND; u++)
-        und[u] = o[u] & eq;
-    *(uint32_t *)((char *)sp + i4) = w ^ acc;
-    return acc;
-}
-
 /* The tail of a word the head left undecided in lanes und[u] of key u: planes 8 .. from the
  * classes, compared from the top. Returns the lanes that changed (the word rewritten). */
 template <int ND>
@@ -773,244 +741,34 @@ LANES_FN void lanes_table_site(const uint4 e, uint32_t *i4, uint32_t nb4[6])
 }
 
 /*
- * The register form's colour pass with its tail queues: every thread runs the head of its
+ * The register form's colour pass with its tail queue: every thread runs the head of its
  * sites; a word left undecided after plane 7 (about 10 % at beta 2/3) goes with its
- * undecided lanes of each key to its warp's queue (LANES_WARP_QUEUE entries a warp: the
- * site's byte offset, then the lanes of key u = 0 .. ND - 1; a ballot places them, no
- * atomics), which the warp finishes itself, one entry a lane (no site arithmetic, no
- * neighbours: the entry holds what the tail reads), whenever 32 entries are waiting and
- * at the end of its sites of the colour. No other site of the colour reads the word and
- * its tail reads no other site, so a warp's tails need no other warp: one barrier a colour
- * (the next colour reads the words), no block-wide drain waiting on a few warps' chains of
- * Philox rounds, and a warp no longer runs to its slowest lane of every round.
- * tab: the sites' table (NULL: the sites computed, lanes_site_bytes).
+ * undecided lanes of each key to the block's queue (ring of LANES_QUEUE entries: the site's
+ * byte offset, then the lanes of key u = 0 .. ND - 1), which the block's threads then
+ * finish one entry a thread (no site arithmetic, no neighbours: the entry holds what the
+ * tail reads), at the end of the colour and every LANES_QUEUE / blockDim rounds of sites
+ * before the ring could overflow: a warp no longer runs to its slowest lane, and the
+ * tail's blocks run on as many threads as there are tail words. qn: the entries pushed
+ * this colour (qn[col], reset one colour ahead). tab: the sites' table (NULL: the sites
+ * computed, lanes_site_bytes).
  */
 #define LANES_QUEUE CUDA_ENS_LANES_QUEUE
-#define LANES_WARP_QUEUE (LANES_QUEUE / (LANES_THREADS / 32)) /* 64: a batch - 1 waiting + 32 */
 
-#ifndef LANES_TAIL_PAIRS
-#define LANES_TAIL_PAIRS 1
-#endif
-/* A warp's tail pass takes LANES_TAIL_BATCH entries (the pairs' form: two lanes an entry). */
-#define LANES_TAIL_BATCH (LANES_TAIL_PAIRS ? 16u : 32u)
-
-/* The tail's comparison on block q (planes 4q .. 4q + 3) for the lanes und[u] of key u, as
- * the head compares, from the bottom plane up: *lt the lanes whose 4 bits of u are below
- * t's, *eq those whose 4 bits equal t's (other lanes: any bits). */
 template <int ND>
-LANES_FN void lanes_tail_block(const struct latmc_ens_lanes_classes *c,
-                               const struct cuda_philox_keys &keys, const lanes_pass &pass,
-                               const lanes_word &wd, uint32_t q, const uint32_t und[ND],
-                               uint32_t *lt, uint32_t *eq)
+__device__ __forceinline__ void lanes_regs_drain(uint32_t *s,
+                                                 const struct latmc_ens_lanes_classes *cls,
+                                                 const struct cuda_philox_keys &keys,
+                                                 const lanes_pass &pass, uint32_t block0,
+                                                 const uint4 *queue, uint32_t from,
+                                                 uint32_t to, lanes_ctr *ctr,
+                                                 unsigned long long *block_changed)
 {
-    const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, q);
-    uint32_t l = 0, e = LANES_FULL;
-#pragma unroll
-    for (int p = 3; p >= 0; p--) {
-        uint32_t t = 0;
-#pragma unroll
-        for (int u = 0; u < ND; u++)
-            t |= und[u] & c->plane[u][4 * q + p];
-        const uint32_t v = d.v[p];
-        l = (t & ~v) | (l & (t | ~v)); /* maj(t, ~v, l) */
-        e &= ~(t ^ v);
-    }
-    *lt = l;
-    *eq = e;
-}
-
-/* The lanes und[u] that accept, from blocks 2 and 3's comparisons (lanes_tail_block): the
- * comparison from the top over planes 8 .. 15 is lt2 | eq2 lt3, its undecided lanes eq2
- * eq3, which go on from block 4 as lanes_regs_tail_at does (about 1 word in 250). */
-template <int ND>
-LANES_FN uint32_t lanes_tail_pair_accept(const struct latmc_ens_lanes_classes *c,
-                                         const struct cuda_philox_keys &keys,
-                                         const lanes_pass &pass, const lanes_word &wd,
-                                         const uint32_t und[ND], uint32_t lt2, uint32_t eq2,
-                                         uint32_t lt3, uint32_t eq3)
-{
-    struct latmc_bitslice st;
-    const uint32_t all = und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u);
-    st.accept = all & (lt2 | (eq2 & lt3));
-    st.undecided = all & eq2 & eq3;
-    st.planes = 16;
-    for (int q = 4; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
-        const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
-#pragma unroll
-        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
-            uint32_t tb = 0;
-#pragma unroll
-            for (int u = 0; u < ND; u++)
-                tb |= und[u] & c->plane[u][4 * q + p];
-            latmc_bitslice_plane(&st, d.v[p], tb);
-        }
-    }
-    return st.accept;
-}
-
-#if LANES_TAIL_PAIRS
-/* The warp's tails of entries 0 .. n - 1 of its queue wq (n <= 16), two lanes an entry:
- * lane 2e block 2, lane 2e + 1 block 3 of entry e side by side (lanes_tail_block), lane 2e
- * combining them (lanes_tail_pair_accept): one block a lane instead of a lane's chain of
- * two, the same word. */
-template <int ND>
-__device__ __forceinline__ void lanes_regs_warp_tail(uint32_t *s,
-                                                     const struct latmc_ens_lanes_classes *cls,
-                                                     const struct cuda_philox_keys &keys,
-                                                     const lanes_pass &pass, uint32_t block0,
-                                                     const uint4 *wq, uint32_t n,
-                                                     lanes_ctr *ctr,
-                                                     unsigned long long *block_changed)
-{
-    const uint32_t lane = threadIdx.x & 31u, e = lane >> 1;
-    const bool mine = e < n;
-    uint4 en = make_uint4(0u, 0u, 0u, 0u);
-    uint32_t lt = 0, eq = 0;
-    lanes_word wd;
-    if (mine) {
-        en = wq[e];
-        const uint32_t und[3] = { en.y, en.z, en.w };
-        wd = lanes_word_draws(pass, block0 + (en.x >> 2));
-        lanes_tail_block<ND>(cls, keys, pass, wd, 2u + (lane & 1u), und, &lt, &eq);
-    }
-    const uint32_t lt3 = __shfl_down_sync(LANES_FULL, lt, 1);
-    const uint32_t eq3 = __shfl_down_sync(LANES_FULL, eq, 1);
-    if (mine && !(lane & 1u)) {
-        const uint32_t und[3] = { en.y, en.z, en.w };
-        const uint32_t acc =
-            lanes_tail_pair_accept<ND>(cls, keys, pass, wd, und, lt, eq, lt3, eq3);
-        const uint32_t w = lanes_at(s, en.x); /* the undecided lanes' bits as before the head */
-        *(uint32_t *)((char *)s + en.x) = w ^ acc;
-        lanes_ctr_add(ctr, acc, block_changed);
-    }
-}
-#else
-/* The warp's tails of entries 0 .. n - 1 of its queue wq (n <= 32), lane l entry l. */
-template <int ND>
-__device__ __forceinline__ void lanes_regs_warp_tail(uint32_t *s,
-                                                     const struct latmc_ens_lanes_classes *cls,
-                                                     const struct cuda_philox_keys &keys,
-                                                     const lanes_pass &pass, uint32_t block0,
-                                                     const uint4 *wq, uint32_t n,
-                                                     lanes_ctr *ctr,
-                                                     unsigned long long *block_changed)
-{
-    const uint32_t lane = threadIdx.x & 31u;
-    if (lane < n) {
-        const uint4 q = wq[lane];
+    for (uint32_t e = from + threadIdx.x; e < to; e += blockDim.x) {
+        const uint4 q = queue[e % LANES_QUEUE];
         const uint32_t und[3] = { q.y, q.z, q.w };
         const uint32_t ch = lanes_regs_tail_at<ND>(s, cls, keys, pass, block0, q.x, und);
         lanes_ctr_add(ctr, ch, block_changed);
     }
-}
-#endif
-
-#ifndef LANES_SPLIT_BAR
-#define LANES_SPLIT_BAR 1
-#endif
-
-/* The colour's barrier split in two (an mbarrier in shared memory): a thread arrives when
- * its words of the colour are written (release), draws the next colour's first blocks,
- * which read no word, and then waits (acquire) for every thread's arrival. */
-__device__ __forceinline__ uint32_t lanes_smem(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void lanes_bar_init(uint64_t *bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(lanes_smem(bar)), "r"(count)
-                 : "memory");
-}
-
-__device__ __forceinline__ uint64_t lanes_bar_arrive(uint64_t *bar)
-{
-    uint64_t state;
-    asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
-                 : "=l"(state)
-                 : "r"(lanes_smem(bar))
-                 : "memory");
-    return state;
-}
-
-__device__ __forceinline__ void lanes_bar_wait(uint64_t *bar, uint64_t state)
-{
-    asm volatile("{\n\t.reg .pred done;\n"
-                 "LANES_WAIT_%=:\n\t"
-                 "mbarrier.try_wait.shared::cta.b64 done, [%0], %1;\n\t"
-                 "@!done bra LANES_WAIT_%=;\n}" ::"r"(lanes_smem(bar)),
-                 "l"(state)
-                 : "memory");
-}
-
-/* Blocks 0 and 1 of the word of site j (< half) of colour col under pass: d[q]. */
-template <int ND>
-__device__ __forceinline__ void lanes_first_draws(const lanes_geom32 &g32, const uint4 *tab,
-                                                  const struct cuda_philox_keys &keys,
-                                                  const lanes_pass &pass, uint32_t block0,
-                                                  int col, uint32_t half, uint32_t j,
-                                                  latmc_philox_ctr d[2])
-{
-    uint32_t i4, nb4[6];
-    if (tab)
-        i4 = tab[(col ? half : 0u) + j].x & 0xffffu;
-    else
-        lanes_site_bytes<ND>(g32, col, j, &i4, nb4);
-    const lanes_word wd = lanes_word_draws(pass, block0 + (i4 >> 2));
-    d[1] = lanes_block_draws(keys, pass, wd, 1u);
-    d[0] = lanes_block_draws(keys, pass, wd, 0u);
-}
-
-/* Round t of a colour's sites (site j = t blockDim + threadIdx.x): the head (DRAWN: with
- * its blocks 0 and 1 drawn before, pre), the word to the warp's queue if undecided, a tail
- * pass when LANES_TAIL_BATCH entries wait (the planes r reloaded after it). */
-template <int ND, bool COUPLED, bool DRAWN>
-__device__ __forceinline__ void lanes_regs_round(
-    const lanes_geom32 &g32, uint32_t *s, const uint32_t *b, const uint4 *tab,
-    const struct latmc_ens_lanes_classes *cls, uint32_t active,
-    const struct cuda_philox_keys &keys, const lanes_pass &pass, uint32_t block0, int col,
-    uint32_t half, uint32_t t, const latmc_philox_ctr *pre, uint4 *wq, uint32_t *np,
-    lanes_regs<ND> *r, lanes_ctr *ctr, unsigned long long *block_changed)
-{
-    const uint32_t lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
-    const uint32_t j = t * blockDim.x + threadIdx.x;
-    uint32_t i4 = 0, und[ND];
-#pragma unroll
-    for (int u = 0; u < ND; u++)
-        und[u] = 0;
-    if (j < half) {
-        uint32_t nb4[6];
-        if (tab)
-            lanes_table_site<ND>(tab[(col ? half : 0u) + j], &i4, nb4);
-        else
-            lanes_site_bytes<ND>(g32, col, j, &i4, nb4);
-        const uint32_t ch =
-            DRAWN ? lanes_regs_head_drawn<ND, COUPLED>(s, b, i4, nb4, *r, active, pre, und)
-                  : lanes_regs_head_at<ND, COUPLED>(s, b, i4, nb4, *r, active, keys, pass,
-                                                    block0, und);
-        lanes_ctr_add(ctr, ch, block_changed);
-    }
-    uint32_t n = *np;
-    const bool open = (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u)) != 0;
-    const uint32_t m = __ballot_sync(LANES_FULL, open);
-    if (open)
-        wq[n + __popc(m & below)] = make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u);
-    n += __popc(m);
-    if (n >= LANES_TAIL_BATCH) { /* a full pass; the rest moved to the front */
-        __syncwarp();
-        lanes_regs_warp_tail<ND>(s, cls, keys, pass, block0, wq, LANES_TAIL_BATCH, ctr,
-                                 block_changed);
-        n -= LANES_TAIL_BATCH;
-        uint4 rest = make_uint4(0u, 0u, 0u, 0u);
-        if (lane < n)
-            rest = wq[LANES_TAIL_BATCH + lane];
-        __syncwarp();
-        if (lane < n)
-            wq[lane] = rest;
-        __syncwarp();
-        lanes_regs_load<ND>(r, cls);
-    }
-    *np = n;
 }
 
 template <int ND, bool COUPLED>
@@ -1024,58 +782,52 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
                                                   unsigned long long *block_changed)
 {
     __shared__ uint4 queue[LANES_QUEUE];
-    uint4 *wq = queue + (threadIdx.x >> 5) * LANES_WARP_QUEUE;
-#if LANES_SPLIT_BAR
-    __shared__ uint64_t colour_bar;
-    if (threadIdx.x == 0)
-        lanes_bar_init(&colour_bar, blockDim.x);
-#endif
-    __syncthreads(); /* the sites' table copied in */
+    __shared__ uint32_t qn[2];
+    if (threadIdx.x < 2)
+        qn[threadIdx.x] = 0;
+    lanes_regs<ND> r;
+    lanes_regs_load<ND>(&r, cls);
+    __syncthreads();
     const uint32_t rounds = (half + blockDim.x - 1) / blockDim.x;
-#if LANES_SPLIT_BAR
-    latmc_philox_ctr pre[2]; /* round 0's blocks 0 and 1, drawn before the colour */
-    lanes_pass pass = lanes_pass_of(keys, latmc_ens_lanes_name(sweep0, 0));
-    if (threadIdx.x < half)
-        lanes_first_draws<ND>(g32, tab, keys, pass, block0, 0, half, threadIdx.x, pre);
-#endif
+    const uint32_t every = LANES_QUEUE / blockDim.x; /* rounds between drains, >= 1 */
     for (uint64_t k = 0; k < n_sweeps; k++)
         for (int col = 0; col < 2; col++) {
-#if !LANES_SPLIT_BAR
             const lanes_pass pass = lanes_pass_of(keys, latmc_ens_lanes_name(sweep0 + k, col));
-#endif
-            uint32_t n = 0; /* the warp's entries waiting (the same in every lane) */
-            /* the planes loaded a colour and after a tail pass (a few wide shared loads):
-             * not held through the tail passes, which then spill nothing */
-            lanes_regs<ND> r;
-            lanes_regs_load<ND>(&r, cls);
-#if LANES_SPLIT_BAR
-            if (rounds > 0)
-                lanes_regs_round<ND, COUPLED, true>(g32, s, b, tab, cls, active, keys, pass,
-                                                     block0, col, half, 0, pre, wq, &n, &r, ctr,
-                                                     block_changed);
-            for (uint32_t t = 1; t < rounds; t++)
-#else
-            for (uint32_t t = 0; t < rounds; t++)
-#endif
-                lanes_regs_round<ND, COUPLED, false>(g32, s, b, tab, cls, active, keys, pass,
-                                                      block0, col, half, t, NULL, wq, &n, &r,
-                                                      ctr, block_changed);
-            __syncwarp();
-            lanes_regs_warp_tail<ND>(s, cls, keys, pass, block0, wq, n, ctr, block_changed);
-#if LANES_SPLIT_BAR
-            const uint64_t token = lanes_bar_arrive(&colour_bar);
-            const bool last = col == 1 && k + 1 == n_sweeps;
-            if (!last) {
-                pass = lanes_pass_of(keys, latmc_ens_lanes_name(sweep0 + k + (uint64_t)col,
-                                                                col ^ 1));
-                if (threadIdx.x < half)
-                    lanes_first_draws<ND>(g32, tab, keys, pass, block0, col ^ 1, half,
-                                          threadIdx.x, pre);
+            if (threadIdx.x == 0)
+                qn[col ^ 1] = 0; /* last read before the barrier ending the other colour */
+            uint32_t done = 0;
+            /* drains at rounds every, 2 every, ... (a count, not a remainder a round) */
+            for (uint32_t t = 0, drain = every; t < rounds; t++) {
+                if (t == drain) {
+                    drain += every;
+                    __syncthreads();
+                    const uint32_t n = qn[col];
+                    lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
+                                         block_changed);
+                    done = n;
+                    __syncthreads();
+                }
+                const uint32_t j = t * blockDim.x + threadIdx.x;
+                if (j < half) {
+                    uint32_t i4, nb4[6], und[ND];
+                    if (tab)
+                        lanes_table_site<ND>(tab[(col ? half : 0u) + j], &i4, nb4);
+                    else
+                        lanes_site_bytes<ND>(g32, col, j, &i4, nb4);
+                    const uint32_t ch = lanes_regs_head_at<ND, COUPLED>(
+                        s, b, i4, nb4, r, active, keys, pass, block0, und);
+                    if (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u))
+                        /* nvcc aggregates the warp's atomics into one */
+                        queue[atomicAdd(&qn[col], 1u) % LANES_QUEUE] =
+                            make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u);
+                    lanes_ctr_add(ctr, ch, block_changed);
+                }
             }
-            lanes_bar_wait(&colour_bar, token); /* the next colour reads this one's words */
-#else
-            __syncthreads(); /* the next colour reads this one's words */
-#endif
+            __syncthreads();
+            const uint32_t n = qn[col];
+            lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
+                                 block_changed);
+            __syncthreads();
         }
 }
 
