@@ -31,7 +31,7 @@ grep -q 'ens_heis_measure_window_kernel' "$t/region.inc" &&
 # dynamic shared memory: the block's allocation
 sed -i 's/extern __shared__ double \([a-z_]*\)\[\];/double *const \1 = (double *)sim_smem;/' \
     "$t/region.inc"
-flags="-O1 -g"
+flags="-O1 -g -ffp-contract=off" # the module is built with -fmad=false
 case "${SAN:-}" in
 thread) flags="$flags -fsanitize=thread" ;;
 address) flags="$flags -fsanitize=address,undefined -fno-sanitize-recover=all" ;;
