@@ -226,11 +226,15 @@ static void test_heisenberg_members_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     d.precision = LATMC_PRECISION_FLOAT;
     members_match_standalone_poked(d, LATMC_PARAM_NOVER, 2, true);
-    /* shapes of the sums reduction's other cases (ens_heis_measure_window_kernel): windows
-     * wider than a row with a partial last one (3D 10 x 12 x 6), a window of 2 sites with
-     * several magnetisation chains a thread (2D 64 x 48), more chunks than its producers
-     * (2D 16 x 600: the other reductions); a field, so that M_z enters the energy */
-    static const int shapes[][3] = { { 10, 12, 6 }, { 64, 48, 0 }, { 16, 600, 0 } };
+    /* shapes of the sums reduction's other cases (ens_heis_measure_window_kernel; the
+     * windows' shapes: tools/heis-window-host-check.sh): windows wider than a row with a
+     * partial last one (3D 10 x 12 x 6: W 32 over chunks of 120 sites), windows of 4 sites
+     * with several magnetisation chains a thread (2D 64 x 48), more chunks than its
+     * producers (2D 16 x 600: the other reductions), windows of 2 sites with two bond
+     * chains for some consumers (2D 30 x 66: 66 chunks); a field, so that M_z enters the
+     * energy. On CUDA the members must have run and been measured batched. */
+    static const int shapes[][3] = { { 10, 12, 6 }, { 64, 48, 0 }, { 16, 600, 0 },
+                                     { 30, 66, 0 } };
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         d = ens_test_desc(LATMC_MODEL_HEISENBERG, shapes[k][2] ? 3 : 2, shapes[k][0]);
         d.extent[1] = shapes[k][1];
@@ -238,7 +242,13 @@ static void test_heisenberg_members_standalone(void **state)
             d.extent[2] = shapes[k][2];
         d.couplings = LATMC_COUPLINGS_GAUSSIAN;
         d.precision = k == 1 ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        potts_log_reset();
         members_match_standalone_poked(d, LATMC_PARAM_H, 0.3, true);
+        if (ens_test_device == LATMC_DEVICE_CUDA &&
+            (!strstr(potts_log, "12 Heisenberg members in batched launches") ||
+             !strstr(potts_log, "12 Heisenberg members measured in one launch")))
+            fail_msg("shape %zu: expected the batched launches and measurement, logged:\n%s",
+                     k, potts_log);
     }
 }
 

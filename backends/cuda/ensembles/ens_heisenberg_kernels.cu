@@ -602,8 +602,9 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * is sites [w W, w W + W) of every chunk at once. Producer threads (one per (chunk, site
  * of the window)) compute a window's terms from global memory -- each site's NDIM terms
  * J_{i,mu} (s_i . s_{i+mu}) rounded exactly as above, and its three components in double
- * -- into one half of the ring while consumer threads, one per (accumulator, chunk),
- * add the previous window's from the other half, in site order (bonds: each site's
+ * -- into one half of the ring while consumer threads, one per (accumulator, chunk)
+ * (at most 64 bond and 128 magnetisation threads: beyond, a thread takes its chains in
+ * turn), add the previous window's from the other half, in site order (bonds: each site's
  * terms in mu order): one __syncthreads a window. The additions and their order are the
  * other kernels' (each chunk's sum from 0.0 over its sites in order, then the planes'
  * totals as above); only where a term waits differs. The ring is ~26 KiB at 16^3, so
@@ -612,9 +613,10 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * pairs of banks); bond and magnetisation chains sit in warps of their own (a bond chain
  * adds NDIM times the terms a window; a warp holding both would run both paths in turn).
  * Each producer loads its next window's site before the barrier, so the loads are in
- * flight while the consumers add. 40 registers: four blocks an SM at 16^3. Two sites a
- * producer (half the windows, a warp's loads whole lines) measured slower at 56 or 72
- * registers, with three or two blocks an SM (doc/PERFORMANCE.md).
+ * flight while the consumers add. 40 registers (3D: 12 bytes spilled, ptxas -v of CUDA
+ * 13.0): four blocks an SM at 16^3. Two sites a producer (half the windows, a warp's
+ * loads whole lines) measured slower at 56 or 72 registers, with three or two blocks an
+ * SM (doc/PERFORMANCE.md).
  */
 #define ENS_HEIS_WIN_PRODUCERS 256
 #define ENS_HEIS_WIN_BOND_THREADS 64 /* at most */
