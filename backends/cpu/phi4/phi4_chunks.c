@@ -28,6 +28,7 @@
 #include "model.h"
 #include "phi4_chunk_shape.h"
 #include "phi4_chunks.h"
+#include "phi4_claims.h"
 #include "phi4_dsp.h"
 #include "step.h"
 
@@ -44,19 +45,6 @@
 #ifndef CPU_PHI4_PIECE_ROWS
 #define CPU_PHI4_PIECE_ROWS 64
 #endif
-
-/*
- * The pieces of one chunk in the current sub-grid, counted over its nloc x ncolours
- * colour steps of c->pieces pieces each: ticket t is piece t mod pieces of colour step
- * t / pieces. `next` the first ticket not yet claimed, `done` how many have finished;
- * step s is open once done >= s pieces (its previous step complete). One cache line per
- * chunk: members claiming pieces of different chunks do not share lines.
- */
-struct cpu_phi4_piece_counts {
-    _Alignas(64) atomic_llong next;
-    atomic_llong done;
-    atomic_int owned; /* a member runs the chunk as its own (counts[nk]: members helping) */
-};
 
 static int64_t sub_grid_chunks(const struct phi4_geom *g, const struct cpu_phi4_chunks *c)
 {
@@ -186,27 +174,6 @@ static void chunk_at(const struct phi4_geom *g, const struct cpu_phi4_chunks *c,
     at[2] = g->lat.ndim == 3 ? 2 * (k / (h0 * h1)) + (sub >> 2 & 1) : 0;
 }
 
-/* Tickets [t, t + *n) of `k`, all of one open colour step, or -1: *n = 1 (a single piece), or
- * with `whole` the rest of the step (*n set to how many). The acquire load of `done` orders
- * the pieces after every piece of the steps before them (their release increments). */
-static long long claim(struct cpu_phi4_piece_counts *k, long long total, int pieces, bool whole,
-                       int *n)
-{
-    long long t = atomic_load_explicit(&k->next, memory_order_relaxed);
-    while (t < total) {
-        const long long step_first = t - t % pieces;
-        if (atomic_load_explicit(&k->done, memory_order_acquire) < step_first)
-            return -1; /* its step waits for the previous one */
-        const long long end = whole ? step_first + pieces : t + 1;
-        if (atomic_compare_exchange_weak_explicit(&k->next, &t, end, memory_order_relaxed,
-                                                  memory_order_relaxed)) {
-            *n = (int)(end - t);
-            return t;
-        }
-    }
-    return -1;
-}
-
 /* The pieces [ticket, ticket + n) of chunk k (one colour step: one kernel call on their
  * rows), then their count. */
 static void run_tickets(const struct latmc_sim *sim, const struct phi4_geom *g,
@@ -223,7 +190,7 @@ static void run_tickets(const struct latmc_sim *sim, const struct phi4_geom *g,
     chunk_at(g, c, sub, k, at);
     *accepted += run_rows(sim, g, c, dsp, single, phi, t, sweep, at, (uint32_t)(step / nc),
                           (int)(step % nc), rows * piece / pieces, rows * (piece + n) / pieces);
-    atomic_fetch_add_explicit(&c->counts[k].done, n, memory_order_release);
+    cpu_phi4_claims_done(&c->counts[k], n);
 }
 
 /*
@@ -247,7 +214,7 @@ static int run_a_piece(const struct latmc_sim *sim, const struct phi4_geom *g,
             continue;
         unfinished = 1;
         int n;
-        const long long ticket = claim(kc, total, pieces, whole, &n);
+        const long long ticket = cpu_phi4_claim(kc, total, pieces, whole, &n);
         if (ticket >= 0) {
             run_tickets(sim, g, c, dsp, single, phi, t, sweep, sub, k, ticket, n, accepted);
             return 1;

@@ -6,12 +6,13 @@
  *
  * A sweep is 2^ndim steps of the backend's own chain (ops.own_schedule), step p the
  * sub-grid p; inside a chunk nloc passes of the colours, each colour step calls of the
- * dsp's segments_f/_d on the chunk's rows (one call alone, one per piece in a team), so
- * that the chunk stays in L1/L2 across its passes. The chunks of one sub-grid do not interact, and the sites of one colour step of
+ * dsp's segments_f/_d on the chunk's rows (one call a step alone, and in a team while no
+ * member helps; one per piece once one does), so that the chunk stays in L1/L2 across its
+ * passes. The chunks of one sub-grid do not interact, and the sites of one colour step of
  * a chunk do not interact either: the members of the thread team take consecutive shares
  * of the chunks, a member done with its share takes whole chunks no one has started, then
- * pieces of rows of the others' open colour steps (phi4_chunks.c), so the field does not
- * depend on the thread count or on who ran which piece.
+ * pieces of rows of the others' open colour steps (phi4_chunks.c, phi4_claims.h), so the
+ * field does not depend on the thread count or on who ran which piece.
  */
 #ifndef LATMC_CPU_PHI4_CHUNKS_H
 #define LATMC_CPU_PHI4_CHUNKS_H
