@@ -13,47 +13,7 @@
 static uint64_t rs = 88172645463325252ull;
 static float rf() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (float)((double)(rs >> 11) * 0x1p-53 * 2.0 - 1.0); }
 
-/* the sequential kernel's order: chunk by chunk, sites in order, then planes */
-static void reference(const ens_heis_shape &g, const ens_heis_chunks &ch, const float *s0,
-                      const float *J, double out[4])
-{
-    const int n = g.n, rows = g.ly * g.lz;
-    std::vector<double> p(4 * (size_t)ch.nchunks);
-    for (int chunk = 0; chunk < ch.nchunks; chunk++) {
-        const int first = chunk * ch.rows_per_chunk;
-        const int last = first + ch.rows_per_chunk < rows ? first + ch.rows_per_chunk : rows;
-        double acc[4] = { 0, 0, 0, 0 };
-        for (int row = first; row < last; row++) {
-            const int y = row % g.ly, z = row / g.ly, rbase = row * g.lx;
-            for (int x = 0; x < g.lx; x++) {
-                const int i = rbase + x;
-                const int fwd[3] = { rbase + (x + 1 == g.lx ? 0 : x + 1),
-                                     x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
-                                     x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)) };
-                for (int mu = 0; mu < g.ndim; mu++) {
-                    const int f = fwd[mu];
-                    const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
-                                       (double)s0[2 * n + i] * s0[2 * n + f];
-                    acc[0] += (double)J[mu * n + i] * dot;
-                }
-                for (int c = 0; c < 3; c++)
-                    acc[1 + c] += s0[c * n + i];
-            }
-        }
-        for (int k = 0; k < 4; k++)
-            p[(size_t)k * ch.nchunks + chunk] = acc[k];
-    }
-    for (int k = 0; k < 4; k++) {
-        double t = 0.0;
-        for (int c0 = 0; c0 < ch.nchunks; c0 += ch.chunks_per_plane) {
-            double plane = 0.0;
-            for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
-                plane += p[(size_t)k * ch.nchunks + c];
-            t += plane;
-        }
-        out[k] = t;
-    }
-}
+#include "heis_sums_reference.h"
 
 static int check(int ndim, int lx, int ly, int lz)
 {
@@ -69,7 +29,7 @@ static int check(int ndim, int lx, int ly, int lz)
     for (auto &v : s) v = rf();
     for (auto &v : J) v = rf();
     double want[4];
-    reference(g, ch, s.data(), J.data(), want);
+    heis_sums_reference(g, ch, s.data(), J.data(), want);
     int bad = 0;
     for (int lane = 0; lane < 32; lane++) {
         std::vector<double> p(4 * (size_t)ch.nchunks);
