@@ -17,14 +17,9 @@ static float rf() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (float
 
 static int check(int ndim, int lx, int ly, int lz)
 {
-    ens_heis_shape g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
-    g.n = g.lx * g.ly * g.lz;
-    /* the batch's chunks (ens_heisenberg_batch.c, heis_init) */
-    const int rows_per_plane = ndim == 3 ? g.ly : 1;
+    ens_heis_shape g;
     ens_heis_chunks ch;
-    ch.rows_per_chunk = (int)latmc_heisenberg_rows_per_chunk(g.lx, rows_per_plane);
-    ch.nchunks = (g.ly * g.lz + ch.rows_per_chunk - 1) / ch.rows_per_chunk;
-    ch.chunks_per_plane = rows_per_plane / ch.rows_per_chunk;
+    heis_shape_and_chunks(ndim, lx, ly, lz, &g, &ch);
     std::vector<float> s(3 * (size_t)g.n), J((size_t)ndim * g.n);
     for (auto &v : s) v = rf();
     for (auto &v : J) v = rf();

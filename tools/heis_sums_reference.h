@@ -50,4 +50,16 @@ static void heis_sums_reference(const ens_heis_shape &g, const ens_heis_chunks &
     }
 }
 
+/* A member's shape and the batch's chunks (ens_heisenberg_batch.c, heis_chunks_of). */
+static void heis_shape_and_chunks(int ndim, int lx, int ly, int lz, ens_heis_shape *g,
+                                  ens_heis_chunks *ch)
+{
+    *g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
+    g->n = g->lx * g->ly * g->lz;
+    const int rows_per_plane = ndim == 3 ? g->ly : 1;
+    ch->rows_per_chunk = (int)latmc_heisenberg_rows_per_chunk(g->lx, rows_per_plane);
+    ch->nchunks = (g->ly * g->lz + ch->rows_per_chunk - 1) / ch->rows_per_chunk;
+    ch->chunks_per_plane = rows_per_plane / ch->rows_per_chunk;
+}
+
 #endif

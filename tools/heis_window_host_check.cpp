@@ -161,14 +161,9 @@ static float rf()
 
 static int check(int ndim, int lx, int ly, int lz, bool all)
 {
-    ens_heis_shape g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
-    g.n = g.lx * g.ly * g.lz;
-    /* the batch's chunks (ens_heisenberg_batch.c, heis_chunks_of) */
-    const int rows_per_plane = ndim == 3 ? g.ly : 1;
+    ens_heis_shape g;
     ens_heis_chunks ch;
-    ch.rows_per_chunk = (int)latmc_heisenberg_rows_per_chunk(g.lx, rows_per_plane);
-    ch.nchunks = (g.ly * g.lz + ch.rows_per_chunk - 1) / ch.rows_per_chunk;
-    ch.chunks_per_plane = rows_per_plane / ch.rows_per_chunk;
+    heis_shape_and_chunks(ndim, lx, ly, lz, &g, &ch);
     /* each member's arrays an allocation of its own (AddressSanitizer sees overruns) */
     std::vector<std::vector<float>> s(MEMBERS), J(MEMBERS);
     std::vector<cuda_ens_heis_member> members(MEMBERS);
