@@ -14,7 +14,7 @@
  *                    written once in phi4_vec_hit.h over the primitives above) and hitq_n_S
  *                    (PHI4_HIT_N of them, stage by stage), lane by lane the reference's;
  *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
- *                    lanes of a mask), count_sum_S;
+ *                    lanes of a mask), count_add_all_S (every accepted lane), count_sum_S;
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
  *                    phi4_iv_pairs, phi4_iv_set1, phi4_iv_alternate, phi4_iv_add64,
  *                    phi4_iv_unpacklo/hi;
@@ -721,6 +721,30 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
  * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws and
  * takes its decision.
  */
+/* Phase 3 of a chunk of nh hits (below): the decisions, PHI4_HIT_N groups side by side,
+ * the accepted hits added to `accepted`; `masked` (a constant where it is inlined, so two
+ * copies): count the valid lanes only, else every lane (a full block: no mask loads and
+ * ands per group and hit). */
+static inline __attribute__((always_inline)) phi4_count PHI4_FN(phi4_simd_decide)(
+    V o[PHI4_GROUPS], const V c[PHI4_GROUPS], V xi[][PHI4_GROUPS], V lg[][PHI4_GROUPS],
+    phi4_iv r_u[][PHI4_GROUPS], int nh, V site, V quartic,
+    const struct PHI4_FN(phi4_simd_group) *q, phi4_count accepted, bool masked)
+{
+    for (int hh = 0; hh < nh; hh++) {
+#pragma GCC unroll 16
+        for (int gi = 0; gi < PHI4_GROUPS; gi += PHI4_HIT_N) {
+            M acc[PHI4_HIT_N];
+            PHI4_FN(hitq_n)(&o[gi], &xi[hh][gi], &lg[hh][gi], &c[gi], site, quartic,
+                            &r_u[hh][gi], acc);
+#pragma GCC unroll 16
+            for (int i = 0; i < PHI4_HIT_N; i++)
+                accepted = masked ? PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask)
+                                  : PHI4_FN(count_add_all)(accepted, acc[i]);
+        }
+    }
+    return accepted;
+}
+
 /* The hits of PHI4_GROUPS loaded groups q[] (below), then their stores; returns the
  * accepted hits of their valid lanes. noinline: a function of its own, so that GCC
  * allocates the Philox rounds' registers apart from the loads' code (inlined into the
@@ -748,6 +772,11 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
         o[gi] = q[gi].o;
         c[gi] = q[gi].c;
     }
+    /* every lane of every group valid (all but a pass's edges): the count needs no masks */
+    unsigned valid = ~0u;
+    for (int gi = 0; gi < G; gi++)
+        valid &= q[gi].valid;
+    const bool full = valid == (1u << PHI4_W) - 1u;
     phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
@@ -782,17 +811,12 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
                 }
                 PHI4_FN(logq)(u, &lg[hh][gi]);
             }
-        for (int hh = 0; hh < nh; hh++) {
-#pragma GCC unroll 16
-            for (int gi = 0; gi < G; gi += PHI4_HIT_N) {
-                M acc[PHI4_HIT_N];
-                PHI4_FN(hitq_n)(&o[gi], &xi[hh][gi], &lg[hh][gi], &c[gi], site, quartic,
-                                &r_u[hh][gi], acc);
-#pragma GCC unroll 16
-                for (int i = 0; i < PHI4_HIT_N; i++)
-                    accepted = PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask);
-            }
-        }
+        if (full)
+            accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
+                                                 accepted, false);
+        else
+            accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
+                                                 accepted, true);
     }
     for (int gi = 0; gi < G; gi++) {
         q[gi].o = o[gi];
