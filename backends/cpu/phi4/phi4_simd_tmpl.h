@@ -31,6 +31,11 @@
 #define V PHI4_FN(vec)
 #define M PHI4_FN(mask)
 
+/* Hits whose Philox word 3 the pass keeps (phi4_simd_pass.w3): nhit 8 and 16 whole. */
+#ifndef PHI4_W3_TABLE
+#define PHI4_W3_TABLE 16
+#endif
+
 /* What every group of one pass needs. */
 struct PHI4_FN(phi4_simd_pass) {
     const struct phi4_geom *g;
@@ -51,7 +56,22 @@ struct PHI4_FN(phi4_simd_pass) {
     /* phi4_simd_stencil's distances, once per pass: x + dx from x per sub-row r; rows
      * y + d from y and z + d from z per edge class (phi4_simd_edge_class) */
     int64_t dx_rel[8][5], dy_rel[5][5], dz_rel[5][5];
+    /* word 3 of the first PHI4_W3_TABLE hits' blocks (phi4_simd_w3), once per pass: per
+     * block and hit it was ~15 scalar instructions and a broadcast, 2 per group and hit */
+    phi4_iv w3[PHI4_W3_TABLE];
 };
+
+/* Word 3 of hit `hit`'s blocks in the pass of colour `colour` of the step named `name`:
+ * the lanes (b, eta), (b, u) of each block (latmc_rng_name_at's word 3 of (hit, draw 0),
+ * the draw added per lane). */
+static inline phi4_iv PHI4_FN(phi4_simd_w3)(struct latmc_rng_name name, int colour,
+                                            uint32_t hit)
+{
+    const uint32_t w3h = latmc_rng_name_at(name, latmc_phi4_rng_phase(colour, hit),
+                                           latmc_phi4_rng_sub(hit, 0)).c3;
+    return phi4_iv_add64(phi4_iv_set1(w3h),
+                         phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT));
+}
 
 /*
  * Where the W values at offset (dx, dy, dz) from W sites of one row (y, z) and sub-row r
@@ -757,8 +777,6 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     /* the decisions run PHI4_HIT_N groups at a time: a remainder would be left unhit */
     _Static_assert(PHI4_GROUPS % PHI4_HIT_N == 0, "PHI4_GROUPS is a multiple of PHI4_HIT_N");
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    /* the draws' part of word 3: lanes (b, eta), (b, u) of each block */
-    const phi4_iv draw = phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
@@ -782,10 +800,8 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
             const uint32_t hit = h0 + (uint32_t)hh;
-            /* word 3 of (hit, draw 0) of the step's name; the draw is added per lane */
-            const uint32_t w3h = latmc_rng_name_at(p->name, latmc_phi4_rng_phase(colour, hit),
-                                                   latmc_phi4_rng_sub(hit, 0)).c3;
-            const phi4_iv w3 = phi4_iv_add64(phi4_iv_set1(w3h), draw);
+            const phi4_iv w3 = hit < PHI4_W3_TABLE ? p->w3[hit]
+                                                   : PHI4_FN(phi4_simd_w3)(p->name, colour, hit);
             for (int gi = 0; gi < G; gi += PHI4_NSETS) {
                 const struct phi4_pre *pre[PHI4_NSETS];
                 phi4_iv o01[PHI4_NSETS], o23[PHI4_NSETS];
@@ -903,7 +919,7 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
                                          const struct phi4_geom *g, PHI4_R *phi,
                                          const struct latmc_phi4_tables *t,
                                          const struct phi4_keys *keys,
-                                         struct latmc_rng_name name)
+                                         struct latmc_rng_name name, int colour)
 {
     const int ncolours = g->colouring.ncolours;
     p->g = g;
@@ -912,6 +928,8 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
     p->nhit = t->nhit;
     p->keys = keys;
     p->name = name;
+    for (uint32_t hit = 0; hit < PHI4_W3_TABLE && hit < t->nhit; hit++)
+        p->w3[hit] = PHI4_FN(phi4_simd_w3)(name, colour, hit);
     p->n = g->lat.lx / ncolours;
     /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
     p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
@@ -983,7 +1001,7 @@ uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
     struct phi4_keys keys;
     phi4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_simd_pass) p;
-    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name, colour);
     const int64_t unit = PHI4_W * PHI4_GROUPS;
     int64_t units = 0, u0, u1;
     for (int i = 0; i < n_boxes; i++)
@@ -1037,7 +1055,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
     struct phi4_keys keys;
     phi4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_simd_pass) p;
-    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name, colour);
     struct PHI4_FN(phi4_simd_group) q[G];
     struct PHI4_FN(phi4_simd_cursor) first = { 0 };
     uint64_t accepted = 0;
