@@ -802,6 +802,9 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
             const uint32_t hit = h0 + (uint32_t)hh;
             const phi4_iv w3 = hit < PHI4_W3_TABLE ? p->w3[hit]
                                                    : PHI4_FN(phi4_simd_w3)(p->name, colour, hit);
+            /* unrolled: both sets' rounds in one stretch of code (llvm-mca, skylake-avx512:
+             * 183 cycles per 8 sets, 191 as a loop of 4) */
+#pragma GCC unroll 4
             for (int gi = 0; gi < G; gi += PHI4_NSETS) {
                 const struct phi4_pre *pre[PHI4_NSETS];
                 phi4_iv o01[PHI4_NSETS], o23[PHI4_NSETS];
