@@ -8,8 +8,9 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, load2_S (lanes
  *                    [0, W/2) and [W/2, W) from two places), store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
- *   signed_S, unit_S the draw conversions (unitq_S: the unit value logq_S reads, within
- *                    the level's PHI4_UNITQ_SLACK_F), logq_S (PHI4_LOG_N logarithms at once) and
+ *   signed_S, unit_S the draw conversions (signed_raw_S: signed_S over the power of two
+ *                    PHI4_SIGNED_SCALE_S, 1 where the level has no cheaper form; unitq_S:
+ *                    the unit value logq_S reads, within the level's PHI4_UNITQ_SLACK_F), logq_S (PHI4_LOG_N logarithms at once) and
  *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
  *                    written once in phi4_vec_hit.h over the primitives above) and hitq_n_S
  *                    (PHI4_HIT_N of them, stage by stage), lane by lane the reference's;
@@ -29,6 +30,7 @@
 #define PHI4_STEP_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_step, PHI4_ISA), PHI4_S)
 #define PHI4_SEGMENTS_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_segments, PHI4_ISA), PHI4_S)
 #define V PHI4_FN(vec)
+#define PHI4_SIGNED_SCALE PHI4_CAT_(PHI4_SIGNED_SCALE, PHI4_S)
 #define M PHI4_FN(mask)
 
 /* Hits whose Philox word 3 the pass keeps (phi4_simd_pass.w3): nhit 8 and 16 whole. */
@@ -59,6 +61,11 @@ struct PHI4_FN(phi4_simd_pass) {
     /* word 3 of the first PHI4_W3_TABLE hits' blocks (phi4_simd_w3), once per pass: per
      * block and hit it was ~15 scalar instructions and a broadcast, 2 per group and hit */
     phi4_iv w3[PHI4_W3_TABLE];
+    /* the step's factor on signed_raw_S (phi4_simd_convert): epsilon times the level's
+     * PHI4_SIGNED_SCALE_S, and whether that product is exact (every epsilon but the
+     * tiniest: then one multiply per vector, else the scale and epsilon in turn) */
+    PHI4_R eps_raw;
+    bool eps_fold;
 };
 
 /* Word 3 of hit `hit`'s blocks in the pass of colour `colour` of the step named `name`:
@@ -741,6 +748,28 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
  * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws and
  * takes its decision.
  */
+/* Phase 2 of a chunk of nh hits (below): the proposals' steps xi and the quick logarithms
+ * lg of the draws. `fold` (a constant where it is inlined, so two copies): xi = f
+ * signed_raw(r) with f = epsilon PHI4_SIGNED_SCALE exact (the pass's eps_fold), else
+ * epsilon (signed_raw(r) s) with s = PHI4_SIGNED_SCALE: the same product either way, the
+ * reference's epsilon signed(r) (s is a power of two and signed(r) = signed_raw(r) s). */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_convert)(
+    phi4_iv r_eta[][PHI4_GROUPS], phi4_iv r_u[][PHI4_GROUPS], V xi[][PHI4_GROUPS],
+    V lg[][PHI4_GROUPS], int nh, V f, V s, bool fold)
+{
+    for (int hh = 0; hh < nh; hh++)
+        for (int gi = 0; gi < PHI4_GROUPS; gi += PHI4_LOG_N) {
+            V u[PHI4_LOG_N];
+            for (int i = 0; i < PHI4_LOG_N; i++) {
+                const V raw = PHI4_FN(signed_raw)(r_eta[hh][gi + i]);
+                xi[hh][gi + i] = fold ? PHI4_FN(mul)(f, raw)
+                                      : PHI4_FN(mul)(f, PHI4_FN(mul)(raw, s));
+                u[i] = PHI4_FN(unitq)(r_u[hh][gi + i]);
+            }
+            PHI4_FN(logq)(u, &lg[hh][gi]);
+        }
+}
+
 /* Phase 3 of a chunk of nh hits (below): the decisions, PHI4_HIT_N groups side by side,
  * the accepted hits added to `accepted`; `masked` (a constant where it is inlined, so two
  * copies): count the valid lanes only, else every lane (a full block: no mask loads and
@@ -778,6 +807,7 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     _Static_assert(PHI4_GROUPS % PHI4_HIT_N == 0, "PHI4_GROUPS is a multiple of PHI4_HIT_N");
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
+    const V eps_raw = PHI4_FN(set1)(p->eps_raw), scale = PHI4_FN(set1)(PHI4_SIGNED_SCALE);
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
@@ -821,15 +851,10 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
                 }
             }
         }
-        for (int hh = 0; hh < nh; hh++)
-            for (int gi = 0; gi < G; gi += PHI4_LOG_N) {
-                V u[PHI4_LOG_N];
-                for (int i = 0; i < PHI4_LOG_N; i++) {
-                    xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed)(r_eta[hh][gi + i]));
-                    u[i] = PHI4_FN(unitq)(r_u[hh][gi + i]);
-                }
-                PHI4_FN(logq)(u, &lg[hh][gi]);
-            }
+        if (p->eps_fold)
+            PHI4_FN(phi4_simd_convert)(r_eta, r_u, xi, lg, nh, eps_raw, eps_raw, true);
+        else
+            PHI4_FN(phi4_simd_convert)(r_eta, r_u, xi, lg, nh, eps, scale, false);
         if (full)
             accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
                                                  accepted, false);
@@ -929,6 +954,8 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
     p->phi = phi;
     p->k = &t->PHI4_S;
     p->nhit = t->nhit;
+    p->eps_raw = t->PHI4_S.epsilon * PHI4_SIGNED_SCALE;
+    p->eps_fold = p->eps_raw / PHI4_SIGNED_SCALE == t->PHI4_S.epsilon;
     p->keys = keys;
     p->name = name;
     for (uint32_t hit = 0; hit < PHI4_W3_TABLE && hit < t->nhit; hit++)
@@ -1102,6 +1129,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
 #undef PHI4_SIMD_SUMS_ORDER
 #undef PHI4_SIMD_ROW
 #undef V
+#undef PHI4_SIGNED_SCALE
 #undef M
 #undef PHI4_FN
 #undef PHI4_STEP_FN

@@ -157,6 +157,12 @@ static inline vec_f signed_f(__m256i r)
         _mm256_fmadd_ps(lo, _mm256_set1_ps(0x1p-31f), _mm256_set1_ps(0x1p-32f));
     return _mm256_fmadd_ps(hi, _mm256_set1_ps(0x1p-31f), lo_scaled);
 }
+/* the template's signed_raw_f (phi4_simd_tmpl.h): signed_f itself */
+#define PHI4_SIGNED_SCALE_f 1.0f
+static inline vec_f signed_raw_f(__m256i r)
+{
+    return signed_f(r);
+}
 
 /* latmc_phi4_unit_f: (float)(r + 1) 2^-32, r + 1 = 256 (r >> 8) + ((r & 255) + 1), both
  * parts exact as floats, one rounding of their sum: the first fused multiply-add is exact
@@ -260,6 +266,12 @@ static inline vec_d signed_d(__m256i r)
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
     return (vec_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
+}
+/* the template's signed_raw_d (phi4_simd_tmpl.h): signed_d itself */
+#define PHI4_SIGNED_SCALE_d 1.0
+static inline vec_d signed_raw_d(__m256i r)
+{
+    return signed_d(r);
 }
 
 /* latmc_phi4_unit_d: (r + 1) 2^-32 = (r - 2^31) 2^-32 + (2^31 + 1) 2^-32, exact in double:

@@ -141,12 +141,15 @@ static inline void maskstore_f(float *p, mask_f m, vec_f v)
  * - 1/2 (RN is odd, and 2^-32 scales exactly: the values lie in [2^-32, 1]): 2t + 1 <
  * 2^32 is one unsigned integer, ((r << 1) ^ ~(r >> 31)) | 1 (the shift out of the top is
  * 2^31's, dropped in s), converted with one rounding by vcvtudq2ps; the sign, s's, is
- * the complement of r's top bit. Six instructions (two shifts, two vpternlogd, the
- * conversion and the scaling) against phi4_vec_avx2.h's form (seven, and a move for the
- * destructive ternlog); equal to it for every one of the 2^32 words (checked when this
- * form was written; checkasm's phi4 compares the steps with the C reference bit for bit).
+ * the complement of r's top bit. signed_raw_f is sign x RN(2t + 1), five instructions
+ * (two shifts, two vpternlogd, the conversion), and the template multiplies it by epsilon
+ * 2^-32 where that is exact (PHI4_SIGNED_SCALE_f): the step in six, against
+ * phi4_vec_avx2.h's form's eight and a move; signed_f equals the form before for every
+ * one of the 2^32 words (checked when it was written; checkasm's phi4 compares the steps
+ * with the C reference bit for bit).
  */
-static inline vec_f signed_f(__m512i r)
+#define PHI4_SIGNED_SCALE_f 0x1p-32f
+static inline vec_f signed_raw_f(__m512i r)
 {
     const __m512i a = _mm512_srai_epi32(r, 31);
     /* C | ~(A ^ B): 0xaa | 0xc3 */
@@ -154,9 +157,12 @@ static inline vec_f signed_f(__m512i r)
         _mm512_ternarylogic_epi32(_mm512_slli_epi32(r, 1), a, _mm512_set1_epi32(1), 0xeb);
     const __m512i f = _mm512_castps_si512(_mm512_cvtepu32_ps(u));
     /* A | (B & ~C): 0xf0 | 0x44 (r last: the operand that may be in memory) */
-    const __m512i sf =
-        _mm512_ternarylogic_epi32(f, _mm512_set1_epi32((int)0x80000000u), r, 0xf4);
-    return _mm512_mul_ps(_mm512_castsi512_ps(sf), _mm512_set1_ps(0x1p-32f));
+    return _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(f, _mm512_set1_epi32((int)0x80000000u), r, 0xf4));
+}
+static inline vec_f signed_f(__m512i r)
+{
+    return _mm512_mul_ps(signed_raw_f(r), _mm512_set1_ps(PHI4_SIGNED_SCALE_f));
 }
 
 /* latmc_phi4_unit_f: phi4_vec_avx2.h's unit_f. */
@@ -316,6 +322,11 @@ static inline vec_d signed_d(__m512i r)
     const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, half), _mm512_fmadd_pd(hi, scale, half) };
+}
+#define PHI4_SIGNED_SCALE_d 1.0
+static inline vec_d signed_raw_d(__m512i r)
+{
+    return signed_d(r);
 }
 static inline vec_d unit_d(__m512i r)
 {
