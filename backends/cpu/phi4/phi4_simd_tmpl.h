@@ -15,7 +15,9 @@
  *                    written once in phi4_vec_hit.h over the primitives above) and hitq_n_S
  *                    (PHI4_HIT_N of them, stage by stage), lane by lane the reference's;
  *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
- *                    lanes of a mask), count_add_all_S (every accepted lane), count_sum_S;
+ *                    lanes of a mask), count_sum_S; where PHI4_DECIDE_FULL is 1, also
+ *                    count_add_all_S (every accepted lane: the decisions of full blocks in a
+ *                    copy of their own);
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
  *                    phi4_iv_pairs, phi4_iv_set1, phi4_iv_alternate, phi4_iv_add64,
  *                    phi4_iv_unpacklo/hi;
@@ -787,8 +789,12 @@ static inline __attribute__((always_inline)) phi4_count PHI4_FN(phi4_simd_decide
                             &r_u[hh][gi], acc);
 #pragma GCC unroll 16
             for (int i = 0; i < PHI4_HIT_N; i++)
+#if PHI4_DECIDE_FULL
                 accepted = masked ? PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask)
                                   : PHI4_FN(count_add_all)(accepted, acc[i]);
+#else
+                accepted = PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask);
+#endif
         }
     }
     return accepted;
@@ -820,11 +826,13 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
         o[gi] = q[gi].o;
         c[gi] = q[gi].c;
     }
+#if PHI4_DECIDE_FULL
     /* every lane of every group valid (all but a pass's edges): the count needs no masks */
     unsigned valid = ~0u;
     for (int gi = 0; gi < G; gi++)
         valid &= q[gi].valid;
     const bool full = valid == (1u << PHI4_W) - 1u;
+#endif
     phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
@@ -851,14 +859,17 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
                 }
             }
         }
-        if (p->eps_fold)
+        /* a level whose scale is 1 folds always (one copy) */
+        if (PHI4_SIGNED_SCALE == 1 || p->eps_fold)
             PHI4_FN(phi4_simd_convert)(r_eta, r_u, xi, lg, nh, eps_raw, eps_raw, true);
         else
             PHI4_FN(phi4_simd_convert)(r_eta, r_u, xi, lg, nh, eps, scale, false);
+#if PHI4_DECIDE_FULL
         if (full)
             accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
                                                  accepted, false);
         else
+#endif
             accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
                                                  accepted, true);
     }

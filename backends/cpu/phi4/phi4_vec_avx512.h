@@ -377,6 +377,9 @@ static inline phi4_count count_add_d(phi4_count n, mask_d acc, mask_d valid)
 {
     return count_add_f(n, acc, valid);
 }
+/* the decisions of full blocks in a copy of their own, without the valid masks
+ * (phi4_simd_tmpl.h) */
+#define PHI4_DECIDE_FULL 1
 static inline phi4_count count_add_all_f(phi4_count n, mask_f acc)
 {
     return _mm512_mask_sub_epi32(n, acc, n, _mm512_set1_epi32(-1));
