@@ -143,10 +143,10 @@ static inline void maskstore_f(float *p, mask_f m, vec_f v)
  * 2^31's, dropped in s), converted with one rounding by vcvtudq2ps; the sign, s's, is
  * the complement of r's top bit. signed_raw_f is sign x RN(2t + 1), five instructions
  * (two shifts, two vpternlogd, the conversion), and the template multiplies it by epsilon
- * 2^-32 where that is exact (PHI4_SIGNED_SCALE_f): the step in six, against
- * phi4_vec_avx2.h's form's eight and a move; signed_f equals the form before for every
- * one of the 2^32 words (checked when it was written; checkasm's phi4 compares the steps
- * with the C reference bit for bit).
+ * 2^-32 where that is exact (PHI4_SIGNED_SCALE_f): the step in six instructions, were
+ * eight (phi4_vec_avx2.h's form, a move for its destructive vpternlogd, the product);
+ * signed_f equals that form for every one of the 2^32 words (checked when it was
+ * written; checkasm's phi4 compares the steps with the C reference bit for bit).
  */
 #define PHI4_SIGNED_SCALE_f 0x1p-32f
 static inline vec_f signed_raw_f(__m512i r)
