@@ -292,6 +292,8 @@ static const struct phi4_case cases[] = {
     { 2, 64, 8, 1, 1e3, 1e4, 1e-3, 1e-6, 3, 8, 0, EDGES, WHOLE, 1 },
     { 2, 64, 8, 1, -1e3, 0.0, INF, 1e3, 3, 8, 0, EDGES, CUTS, 1 },
     { 3, 16, 8, 8, -5.0, 1e-6, 1e6, 30.0, 2, 8, 0, UNIFORM, WHOLE, 1 },
+    /* epsilon 2^-32 of which is no float (subnormal): AVX-512's steps unfolded */
+    { 3, 128, 8, 8, -1.0, 1.0, 4.0, 1e-30, 3, 8, 0, EDGES, WHOLE, 1 },
     /* nhit past 32768: hits in the second phase block of the names */
     { 2, 16, 8, 1, -1.0, 1.0, 4.0, 0.5, 32800, 2, 0, UNIFORM, WHOLE, 1 },
     /* pass numbers past 2^32 (counter word 1 and the high half of word 2) */

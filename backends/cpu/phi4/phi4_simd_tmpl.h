@@ -8,13 +8,17 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, load2_S (lanes
  *                    [0, W/2) and [W/2, W) from two places), store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
- *   signed_S, unit_S the draw conversions (unitq_S: the unit value logq_S reads, within
- *                    the level's PHI4_UNITQ_SLACK_F), logq_S (PHI4_LOG_N logarithms at once) and
- *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask;
- *                    written once in phi4_vec_hit.h over the primitives above) and hitq_n_S
+ *   signed_S, unit_S the draw conversions (signed_raw_S: signed_S over the power of two
+ *                    PHI4_SIGNED_SCALE_S, 1 where the level has no cheaper form; unitq_S:
+ *                    the unit value logq_S reads, within the level's PHI4_UNITQ_SLACK_F),
+ *                    logq_S (PHI4_LOG_N logarithms at once) and hitq_S (one Metropolis
+ *                    hit on W lanes, its accepted lanes as a mask; written once in
+ *                    phi4_vec_hit.h over the primitives above) and hitq_n_S
  *                    (PHI4_HIT_N of them, stage by stage), lane by lane the reference's;
  *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
- *                    lanes of a mask), count_sum_S;
+ *                    lanes of a mask), count_sum_S; where PHI4_DECIDE_FULL is 1, also
+ *                    count_add_all_S (every accepted lane: the decisions of full blocks in a
+ *                    copy of their own);
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
  *                    phi4_iv_pairs, phi4_iv_set1, phi4_iv_alternate, phi4_iv_add64,
  *                    phi4_iv_unpacklo/hi;
@@ -29,7 +33,13 @@
 #define PHI4_STEP_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_step, PHI4_ISA), PHI4_S)
 #define PHI4_SEGMENTS_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_segments, PHI4_ISA), PHI4_S)
 #define V PHI4_FN(vec)
+#define PHI4_SIGNED_SCALE PHI4_CAT_(PHI4_SIGNED_SCALE, PHI4_S)
 #define M PHI4_FN(mask)
+
+/* Hits whose Philox word 3 the pass keeps (phi4_simd_pass.w3): nhit 8 and 16 whole. */
+#ifndef PHI4_W3_TABLE
+#define PHI4_W3_TABLE 16
+#endif
 
 /* What every group of one pass needs. */
 struct PHI4_FN(phi4_simd_pass) {
@@ -51,7 +61,27 @@ struct PHI4_FN(phi4_simd_pass) {
     /* phi4_simd_stencil's distances, once per pass: x + dx from x per sub-row r; rows
      * y + d from y and z + d from z per edge class (phi4_simd_edge_class) */
     int64_t dx_rel[8][5], dy_rel[5][5], dz_rel[5][5];
+    /* word 3 of the first PHI4_W3_TABLE hits' blocks (phi4_simd_w3), once per pass: per
+     * block and hit it was ~15 scalar instructions and a broadcast, 2 per group and hit */
+    phi4_iv w3[PHI4_W3_TABLE];
+    /* the step's factor on signed_raw_S (phi4_simd_convert): epsilon times the level's
+     * PHI4_SIGNED_SCALE_S, and whether that product is exact (every epsilon but the
+     * tiniest: then one multiply per vector, else the scale and epsilon in turn) */
+    PHI4_R eps_raw;
+    bool eps_fold;
 };
+
+/* Word 3 of hit `hit`'s blocks in the pass of colour `colour` of the step named `name`:
+ * the lanes (b, eta), (b, u) of each block (latmc_rng_name_at's word 3 of (hit, draw 0),
+ * the draw added per lane). */
+static inline phi4_iv PHI4_FN(phi4_simd_w3)(struct latmc_rng_name name, int colour,
+                                            uint32_t hit)
+{
+    const uint32_t w3h = latmc_rng_name_at(name, latmc_phi4_rng_phase(colour, hit),
+                                           latmc_phi4_rng_sub(hit, 0)).c3;
+    return phi4_iv_add64(phi4_iv_set1(w3h),
+                         phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT));
+}
 
 /*
  * Where the W values at offset (dx, dy, dz) from W sites of one row (y, z) and sub-row r
@@ -722,6 +752,56 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
  * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws and
  * takes its decision.
  */
+/* Phase 2 of a chunk of nh hits (below): the proposals' steps xi and the quick logarithms
+ * lg of the draws. `fold` (a constant where it is inlined, so two copies): xi = f
+ * signed_raw(r) with f = epsilon PHI4_SIGNED_SCALE exact (the pass's eps_fold), else
+ * epsilon (signed_raw(r) s) with s = PHI4_SIGNED_SCALE: the same product either way, the
+ * reference's epsilon signed(r) (s is a power of two and signed(r) = signed_raw(r) s). */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_convert)(
+    phi4_iv r_eta[][PHI4_GROUPS], phi4_iv r_u[][PHI4_GROUPS], V xi[][PHI4_GROUPS],
+    V lg[][PHI4_GROUPS], int nh, V f, V s, bool fold)
+{
+    for (int hh = 0; hh < nh; hh++)
+        for (int gi = 0; gi < PHI4_GROUPS; gi += PHI4_LOG_N) {
+            V u[PHI4_LOG_N];
+            for (int i = 0; i < PHI4_LOG_N; i++) {
+                const V raw = PHI4_FN(signed_raw)(r_eta[hh][gi + i]);
+                xi[hh][gi + i] = fold ? PHI4_FN(mul)(f, raw)
+                                      : PHI4_FN(mul)(f, PHI4_FN(mul)(raw, s));
+                u[i] = PHI4_FN(unitq)(r_u[hh][gi + i]);
+            }
+            PHI4_FN(logq)(u, &lg[hh][gi]);
+        }
+}
+
+/* Phase 3 of a chunk of nh hits (below): the decisions, PHI4_HIT_N groups side by side,
+ * the accepted hits added to `accepted`; `masked` (a constant where it is inlined, so two
+ * copies): count the valid lanes only, else every lane (a full block: no mask loads and
+ * ands per group and hit). */
+static inline __attribute__((always_inline)) phi4_count PHI4_FN(phi4_simd_decide)(
+    V o[PHI4_GROUPS], const V c[PHI4_GROUPS], V xi[][PHI4_GROUPS], V lg[][PHI4_GROUPS],
+    phi4_iv r_u[][PHI4_GROUPS], int nh, V site, V quartic,
+    const struct PHI4_FN(phi4_simd_group) *q, phi4_count accepted, bool masked)
+{
+    for (int hh = 0; hh < nh; hh++) {
+#pragma GCC unroll 16
+        for (int gi = 0; gi < PHI4_GROUPS; gi += PHI4_HIT_N) {
+            M acc[PHI4_HIT_N];
+            PHI4_FN(hitq_n)(&o[gi], &xi[hh][gi], &lg[hh][gi], &c[gi], site, quartic,
+                            &r_u[hh][gi], acc);
+#pragma GCC unroll 16
+            for (int i = 0; i < PHI4_HIT_N; i++)
+#if PHI4_DECIDE_FULL
+                accepted = masked ? PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask)
+                                  : PHI4_FN(count_add_all)(accepted, acc[i]);
+#else
+                accepted = PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask);
+#endif
+        }
+    }
+    return accepted;
+}
+
 /* The hits of PHI4_GROUPS loaded groups q[] (below), then their stores; returns the
  * accepted hits of their valid lanes. noinline: a function of its own, so that GCC
  * allocates the Philox rounds' registers apart from the loads' code (inlined into the
@@ -734,9 +814,8 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     /* the decisions run PHI4_HIT_N groups at a time: a remainder would be left unhit */
     _Static_assert(PHI4_GROUPS % PHI4_HIT_N == 0, "PHI4_GROUPS is a multiple of PHI4_HIT_N");
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    /* the draws' part of word 3: lanes (b, eta), (b, u) of each block */
-    const phi4_iv draw = phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
+    const V eps_raw = PHI4_FN(set1)(p->eps_raw), scale = PHI4_FN(set1)(PHI4_SIGNED_SCALE);
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
@@ -749,15 +828,23 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
         o[gi] = q[gi].o;
         c[gi] = q[gi].c;
     }
+#if PHI4_DECIDE_FULL
+    /* every lane of every group valid (all but a pass's edges): the count needs no masks */
+    unsigned valid = ~0u;
+    for (int gi = 0; gi < G; gi++)
+        valid &= q[gi].valid;
+    const bool full = valid == (1u << PHI4_W) - 1u;
+#endif
     phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
             const uint32_t hit = h0 + (uint32_t)hh;
-            /* word 3 of (hit, draw 0) of the step's name; the draw is added per lane */
-            const uint32_t w3h = latmc_rng_name_at(p->name, latmc_phi4_rng_phase(colour, hit),
-                                                   latmc_phi4_rng_sub(hit, 0)).c3;
-            const phi4_iv w3 = phi4_iv_add64(phi4_iv_set1(w3h), draw);
+            const phi4_iv w3 = hit < PHI4_W3_TABLE ? p->w3[hit]
+                                                   : PHI4_FN(phi4_simd_w3)(p->name, colour, hit);
+            /* unrolled: both sets' rounds in one stretch of code (AVX-512: 450 instructions
+             * per hit of 8 groups against the loop's 456; llvm-mca's cycles alike) */
+#pragma GCC unroll 4
             for (int gi = 0; gi < G; gi += PHI4_NSETS) {
                 const struct phi4_pre *pre[PHI4_NSETS];
                 phi4_iv o01[PHI4_NSETS], o23[PHI4_NSETS];
@@ -774,26 +861,19 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
                 }
             }
         }
-        for (int hh = 0; hh < nh; hh++)
-            for (int gi = 0; gi < G; gi += PHI4_LOG_N) {
-                V u[PHI4_LOG_N];
-                for (int i = 0; i < PHI4_LOG_N; i++) {
-                    xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed)(r_eta[hh][gi + i]));
-                    u[i] = PHI4_FN(unitq)(r_u[hh][gi + i]);
-                }
-                PHI4_FN(logq)(u, &lg[hh][gi]);
-            }
-        for (int hh = 0; hh < nh; hh++) {
-#pragma GCC unroll 16
-            for (int gi = 0; gi < G; gi += PHI4_HIT_N) {
-                M acc[PHI4_HIT_N];
-                PHI4_FN(hitq_n)(&o[gi], &xi[hh][gi], &lg[hh][gi], &c[gi], site, quartic,
-                                &r_u[hh][gi], acc);
-#pragma GCC unroll 16
-                for (int i = 0; i < PHI4_HIT_N; i++)
-                    accepted = PHI4_FN(count_add)(accepted, acc[i], q[gi + i].valid_mask);
-            }
-        }
+        /* a level whose scale is 1 folds always (one copy) */
+        if (PHI4_SIGNED_SCALE == 1 || p->eps_fold)
+            PHI4_FN(phi4_simd_convert)(r_eta, r_u, xi, lg, nh, eps_raw, eps_raw, true);
+        else
+            PHI4_FN(phi4_simd_convert)(r_eta, r_u, xi, lg, nh, eps, scale, false);
+#if PHI4_DECIDE_FULL
+        if (full)
+            accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
+                                                 accepted, false);
+        else
+#endif
+            accepted = PHI4_FN(phi4_simd_decide)(o, c, xi, lg, r_u, nh, site, quartic, q,
+                                                 accepted, true);
     }
     for (int gi = 0; gi < G; gi++) {
         q[gi].o = o[gi];
@@ -880,15 +960,19 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
                                          const struct phi4_geom *g, PHI4_R *phi,
                                          const struct latmc_phi4_tables *t,
                                          const struct phi4_keys *keys,
-                                         struct latmc_rng_name name)
+                                         struct latmc_rng_name name, int colour)
 {
     const int ncolours = g->colouring.ncolours;
     p->g = g;
     p->phi = phi;
     p->k = &t->PHI4_S;
     p->nhit = t->nhit;
+    p->eps_raw = t->PHI4_S.epsilon * PHI4_SIGNED_SCALE;
+    p->eps_fold = p->eps_raw / PHI4_SIGNED_SCALE == t->PHI4_S.epsilon;
     p->keys = keys;
     p->name = name;
+    for (uint32_t hit = 0; hit < PHI4_W3_TABLE && hit < t->nhit; hit++)
+        p->w3[hit] = PHI4_FN(phi4_simd_w3)(name, colour, hit);
     p->n = g->lat.lx / ncolours;
     /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
     p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
@@ -960,7 +1044,7 @@ uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
     struct phi4_keys keys;
     phi4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_simd_pass) p;
-    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name, colour);
     const int64_t unit = PHI4_W * PHI4_GROUPS;
     int64_t units = 0, u0, u1;
     for (int i = 0; i < n_boxes; i++)
@@ -1014,7 +1098,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
     struct phi4_keys keys;
     phi4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_simd_pass) p;
-    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name, colour);
     struct PHI4_FN(phi4_simd_group) q[G];
     struct PHI4_FN(phi4_simd_cursor) first = { 0 };
     uint64_t accepted = 0;
@@ -1058,6 +1142,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
 #undef PHI4_SIMD_SUMS_ORDER
 #undef PHI4_SIMD_ROW
 #undef V
+#undef PHI4_SIGNED_SCALE
 #undef M
 #undef PHI4_FN
 #undef PHI4_STEP_FN

@@ -135,15 +135,34 @@ static inline void maskstore_f(float *p, mask_f m, vec_f v)
     _mm512_mask_storeu_ps(p, m, v);
 }
 
-/* latmc_phi4_signed_f: phi4_vec_avx2.h's signed_f (one rounding of an exact sum). */
+/*
+ * latmc_phi4_signed_f: RN((s + 1/2) 2^-31) with s = r ^ 2^31 as a signed integer, i.e.
+ * RN((2s + 1) 2^-32). Written as sign x RN(2t + 1) 2^-32 with t = s ^ (s >> 31) = |s + 1/2|
+ * - 1/2 (RN is odd, and 2^-32 scales exactly: the values lie in [2^-32, 1]): 2t + 1 <
+ * 2^32 is one unsigned integer, ((r << 1) ^ ~(r >> 31)) | 1 (the shift out of the top is
+ * 2^31's, dropped in s), converted with one rounding by vcvtudq2ps; the sign, s's, is
+ * the complement of r's top bit. signed_raw_f is sign x RN(2t + 1), five instructions
+ * (two shifts, two vpternlogd, the conversion), and the template multiplies it by epsilon
+ * 2^-32 where that is exact (PHI4_SIGNED_SCALE_f): the step in six instructions, were
+ * eight (phi4_vec_avx2.h's form, a move for its destructive vpternlogd, the product);
+ * signed_f equals that form for every one of the 2^32 words (checked when it was
+ * written; checkasm's phi4 compares the steps with the C reference bit for bit).
+ */
+#define PHI4_SIGNED_SCALE_f 0x1p-32f
+static inline vec_f signed_raw_f(__m512i r)
+{
+    const __m512i a = _mm512_srai_epi32(r, 31);
+    /* C | ~(A ^ B): 0xaa | 0xc3 */
+    const __m512i u =
+        _mm512_ternarylogic_epi32(_mm512_slli_epi32(r, 1), a, _mm512_set1_epi32(1), 0xeb);
+    const __m512i f = _mm512_castps_si512(_mm512_cvtepu32_ps(u));
+    /* A | (B & ~C): 0xf0 | 0x44 (r last: the operand that may be in memory) */
+    return _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(f, _mm512_set1_epi32((int)0x80000000u), r, 0xf4));
+}
 static inline vec_f signed_f(__m512i r)
 {
-    const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
-    const __m512 hi = _mm512_cvtepi32_ps(_mm512_and_si512(s, _mm512_set1_epi32(~0xff)));
-    const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(r, _mm512_set1_epi32(0xff)));
-    const __m512 lo_scaled =
-        _mm512_fmadd_ps(lo, _mm512_set1_ps(0x1p-31f), _mm512_set1_ps(0x1p-32f));
-    return _mm512_fmadd_ps(hi, _mm512_set1_ps(0x1p-31f), lo_scaled);
+    return _mm512_mul_ps(signed_raw_f(r), _mm512_set1_ps(PHI4_SIGNED_SCALE_f));
 }
 
 /* latmc_phi4_unit_f: phi4_vec_avx2.h's unit_f. */
@@ -304,6 +323,11 @@ static inline vec_d signed_d(__m512i r)
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, half), _mm512_fmadd_pd(hi, scale, half) };
 }
+#define PHI4_SIGNED_SCALE_d 1.0
+static inline vec_d signed_raw_d(__m512i r)
+{
+    return signed_d(r);
+}
 static inline vec_d unit_d(__m512i r)
 {
     const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
@@ -334,28 +358,49 @@ static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_
     }
 }
 
-/* Accepted hits of the valid lanes (phi4_vec_avx2.h counts in vectors; masks here are
- * k-registers, counted as bits). */
-typedef uint64_t phi4_count;
+/* Accepted hits, counted per lane in the vector unit as phi4_vec_avx2.h does: each hit
+ * adds one to the accepted and valid lanes (a kandw and a masked vpsubd of all ones; the
+ * masks' bits were moved to general registers, and-ed, popcounted and added there: ~9
+ * instructions per group and hit in the decisions, most of them moves); summed once per
+ * block. Lanes count at most nhit (65535) per group and PHI4_GROUPS groups, the sum of
+ * the 16 lanes 16 times that: inside 32 bits. */
+typedef __m512i phi4_count;
 static inline phi4_count phi4_count_zero(void)
 {
-    return 0;
+    return _mm512_setzero_si512();
 }
 static inline phi4_count count_add_f(phi4_count n, mask_f acc, mask_f valid)
 {
-    return n + (uint64_t)__builtin_popcount(bits_f(acc) & bits_f(valid));
+    return _mm512_mask_sub_epi32(n, _kand_mask16(acc, valid), n, _mm512_set1_epi32(-1));
 }
 static inline phi4_count count_add_d(phi4_count n, mask_d acc, mask_d valid)
 {
-    return n + (uint64_t)__builtin_popcount(bits_d(acc) & bits_d(valid));
+    return count_add_f(n, acc, valid);
+}
+/* the decisions of full blocks in a copy of their own, without the valid masks
+ * (phi4_simd_tmpl.h) */
+#define PHI4_DECIDE_FULL 1
+static inline phi4_count count_add_all_f(phi4_count n, mask_f acc)
+{
+    return _mm512_mask_sub_epi32(n, acc, n, _mm512_set1_epi32(-1));
+}
+static inline phi4_count count_add_all_d(phi4_count n, mask_d acc)
+{
+    return count_add_all_f(n, acc);
 }
 static inline uint64_t count_sum_f(phi4_count n)
 {
-    return n;
+    /* stored and added (once per block): checkasm's emulation has no vector reduction */
+    uint32_t w[16];
+    _mm512_storeu_si512(w, n);
+    uint32_t sum = 0;
+    for (int i = 0; i < 16; i++)
+        sum += w[i];
+    return sum;
 }
 static inline uint64_t count_sum_d(phi4_count n)
 {
-    return n;
+    return count_sum_f(n);
 }
 
 #include "phi4_vec_hit.h"

@@ -183,4 +183,18 @@ static inline simde__m512i latmc_emu_mm512_mask_shuffle_epi32(simde__m512i a, si
     latmc_emu_mm512_mask_shuffle_epi32(a, k, b, (int)(imm))
 #endif
 
+#ifndef _mm512_srai_epi32
+/* the arithmetic shift right (phi^4's signed_f), written without C's implementation-defined
+ * shift of a negative value */
+static inline simde__m512i latmc_emu_mm512_srai_epi32(simde__m512i a, int imm)
+{
+    int32_t in[16], out[16];
+    simde_mm512_storeu_si512(in, a);
+    for (int i = 0; i < 16; i++)
+        out[i] = in[i] < 0 ? ~(~in[i] >> imm) : in[i] >> imm;
+    return simde_mm512_loadu_si512(out);
+}
+#define _mm512_srai_epi32(a, imm) latmc_emu_mm512_srai_epi32(a, (int)(imm))
+#endif
+
 #endif
