@@ -10,6 +10,13 @@
 #include <vector>
 #include "ens_heisenberg_kernels.cu"
 
+/* The module's per-device cache (cuda_device.c, C11 atomics) stands outside this host
+ * program: its one call here asks the runtime directly. */
+extern "C" cudaError_t cuda_device_smem_optin(int device, int *bytes)
+{
+    return cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+}
+
 static uint64_t rs = 88172645463325252ull;
 static float rf() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (float)((double)(rs >> 11) * 0x1p-53 * 2.0 - 1.0); }
 

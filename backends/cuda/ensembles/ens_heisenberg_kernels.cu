@@ -30,6 +30,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "ens_heisenberg_batch.h"
 #include "heisenberg.h" /* latmc_heisenberg_rng_name */
@@ -391,12 +392,19 @@ static cudaError_t ens_heis_prepare_fn(ens_heis_fn fn, size_t smem, int threads,
                                 (int)((size_t)optin - attr.sharedSizeBytes));
 }
 
+/* The current device's opt-in shared memory of a block, asked once per device
+ * (cuda_device.c): the measurement's launches ask it at every call. */
+static cudaError_t ens_heis_smem_optin(int *optin)
+{
+    int device = 0;
+    const cudaError_t err = cudaGetDevice(&device);
+    return err == cudaSuccess ? cuda_device_smem_optin(device, optin) : err;
+}
+
 extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads)
 {
-    int device = 0, optin = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    int optin = 0;
+    cudaError_t err = ens_heis_smem_optin(&optin);
     if (err != cudaSuccess)
         return err;
     return ens_heis_prepare_fn(ens_heis_kernel_of(dbl, ndim, false), smem, threads, optin);
@@ -405,10 +413,8 @@ extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int
 extern "C" cudaError_t cuda_ens_heis_prepare_sums(int dbl, int ndim, size_t smem,
                                                   size_t plain_smem, int threads)
 {
-    int device = 0, optin = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    int optin = 0;
+    cudaError_t err = ens_heis_smem_optin(&optin);
     if (err != cudaSuccess)
         return err;
     const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim, true);
@@ -803,10 +809,8 @@ static size_t ens_heis_win_smem(const ens_heis_chunks *ch, const ens_heis_win *w
 /* Whether the device takes smem bytes of kernel fn (and made it launchable). */
 static bool ens_heis_smem_ready(const void *fn, size_t smem)
 {
-    int device = 0, optin = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-            cudaSuccess) {
+    int optin = 0;
+    if (ens_heis_smem_optin(&optin) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "cuda_device.h"
 #include "ens_temper_models.h"
 #include "model.h"
 
@@ -312,8 +313,7 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
 {
     int optin = 0, sms = 0, per_sm = 0;
     if (g->words % 32 != 0 || g->words > 1024 ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                               ready->cs0->device) != cudaSuccess ||
+        cuda_device_smem_optin(ready->cs0->device, &optin) != cudaSuccess ||
         cuda_ens_chain_shared(g, t->nT) > (uint32_t)optin) {
         (void)cudaGetLastError();
         return false;
