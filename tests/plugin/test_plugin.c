@@ -76,6 +76,17 @@ static void expect_clusters(latmc_sim *sim, double clusters, double largest_site
     assert_true(v == largest_sites / 36.0);
 }
 
+/* One sweep on the device (not read), then a field (h = 0.5): the next sweep's step is the
+ * host copy's, whose get_spins the mock fails; the observables must keep the device's. */
+static void device_sweep_then_failed_field_sweep(latmc_sim *sim)
+{
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.5), LATMC_OK);
+    setenv("MOCK_FAIL_GET_SPINS", "1", 1);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EDEVICE);
+    unsetenv("MOCK_FAIL_GET_SPINS");
+}
+
 /* The embedded clusters' sim of both cases: Heisenberg 6 x 6 on the mock module, cold. */
 static latmc_sim *embed_sim(latmc_ctx *ctx, int algorithm)
 {
@@ -119,11 +130,7 @@ static void embed_case(void)
     expect_clusters(sim, 18.0, 2.0);
     /* sweep 5 on the device (m = 3), not read; then a field: sweep 6's step is the host
      * copy's, whose get_spins fails; the observables still give sweep 5's */
-    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.5), LATMC_OK);
-    setenv("MOCK_FAIL_GET_SPINS", "1", 1);
-    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EDEVICE);
-    unsetenv("MOCK_FAIL_GET_SPINS");
+    device_sweep_then_failed_field_sweep(sim);
     expect_clusters(sim, 12.0, 3.0);
     /* without a field again: sweep 6 on the device (m = 1) */
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0), LATMC_OK);
@@ -159,11 +166,7 @@ static void embed_wolff_case(void)
     expect_clusters(sim, 1.0, 6.0);
     /* sweep 8 (m = 3) not read; in a field sweep 9 is the host copy's, whose get_spins
      * fails: still sweep 8's */
-    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.5), LATMC_OK);
-    setenv("MOCK_FAIL_GET_SPINS", "1", 1);
-    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EDEVICE);
-    unsetenv("MOCK_FAIL_GET_SPINS");
+    device_sweep_then_failed_field_sweep(sim);
     expect_clusters(sim, 1.0, 36.0);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
