@@ -171,7 +171,7 @@ static void expect_refused_load(latmc_ctx *ctx, const char *path, const char *ki
     assert_null(sim);
     const char *msg = latmc_last_error();
     if (strstr(msg, kind) == NULL || strstr(msg, path) == NULL)
-        print_error("message: %s\n", msg);
+        print_error("message: %s\n", msg ? msg : "(none)");
     assert_non_null(strstr(msg, kind));
     assert_non_null(strstr(msg, path));
     assert_non_null(strstr(msg, "latmc_sim_save"));
@@ -184,7 +184,7 @@ static void expect_refused_load(latmc_ctx *ctx, const char *path, const char *ki
     assert_null(ens);
     msg = latmc_last_error();
     if (strstr(msg, kind) == NULL || strstr(msg, "latmc_ens_save") == NULL)
-        print_error("message: %s\n", msg);
+        print_error("message: %s\n", msg ? msg : "(none)");
     assert_non_null(strstr(msg, kind));
     assert_non_null(strstr(msg, "latmc_ens_save"));
 }

@@ -49,7 +49,7 @@ static void expect_refused_saying(const char *reason, ...)
     va_start(ap, reason);
     for (const char *part = va_arg(ap, const char *); part; part = va_arg(ap, const char *)) {
         if (!strstr(status, part))
-            print_error("'%s' does not mention '%s'\n", status, part);
+            print_error("'%s' does not mention '%s'\n", status ? status : "(none)", part);
         assert_non_null(strstr(status, part));
     }
     va_end(ap);
