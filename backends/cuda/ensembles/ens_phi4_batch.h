@@ -31,6 +31,14 @@ struct cuda_ens_phi4_member {
     struct cuda_phi4_keys keys;
 };
 
+/* The part of a member's entry that its mu2 gives (both precisions' coefficients, the
+ * sim's model data): what tempering on the device writes into a moved member's entry
+ * (ens_tempering.c, a temperature's part of the state). */
+struct cuda_ens_phi4_coefs {
+    struct latmc_phi4_coef_f f;
+    struct latmc_phi4_coef_d d;
+};
+
 /* What a launch runs, for members of one plan (their sims' own, all equal) and one nhit,
  * nloc: chunk schedule, sub-grid `sub` of sweep `sweep`; site order, either one step
  * (n_sweeps 0: colour `colour` with the plan's draws `rng`) or n_sweeps whole sweeps from
@@ -73,6 +81,8 @@ cudaError_t cuda_ens_phi4_measure(cudaStream_t stream, const struct cuda_phi4_pl
 }
 #else
 
+#include <stdbool.h>
+
 #include "box.h"
 #include "internal.h"
 
@@ -86,6 +96,36 @@ int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
 unsigned cuda_ens_phi4_caps(const latmc_sim *sim);
 int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_phi4_release(latmc_sim *const *members, int n_members);
+
+/*
+ * For tempering on the device (ens_tempering.c): the batch of these members taken, with
+ * this call's table on the device (as a batched sweep makes it ready, on cs0's stream;
+ * LATMC_EUNSUPPORTED where they cannot run together or do not take whole sweeps), and
+ * given back with cuda_ens_phi4_close. Launches of whole sweeps (up to the batch's hits a
+ * launch, as cuda_ens_phi4_run_steps; each member's accepted hits added to its counter
+ * dev_changed) and of the members' sums into `sums` (the two launches of ens_measure: the
+ * very struct latmc_phi4_sums a host round reads), on that stream, nothing waited for.
+ */
+struct cuda_ens_phi4_view {
+    void *batch;                               /* the batch taken */
+    struct cuda_sim *cs0;
+    struct cuda_ens_phi4_member *dev;          /* the table on the device */
+    const struct cuda_ens_phi4_member *host;   /* the host's copy of what it uploaded */
+    struct latmc_phi4_sums *sums;              /* a member each, on the device */
+    unsigned long long *dev_changed, *changed; /* accepted hits a member: device, host */
+    uint64_t uploads;                          /* the batch's table uploads so far */
+    uint64_t updates_per_sweep;                /* attempted hits a member a sweep */
+};
+int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_view *v);
+void cuda_ens_phi4_close(struct cuda_ens_phi4_view *v);
+/* Whether the batch runs whole-sweeps call k as the model names its steps. */
+bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_call *k);
+cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
+                                        uint64_t n_sweeps);
+cudaError_t cuda_ens_phi4_launch_measure(const struct cuda_ens_phi4_view *v);
+/* After the device's tempering map was fetched (or a tempering list failed): the table
+ * the rounds wrote is not the host's copy, so the next call uploads the members' own. */
+void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n);
 
 #endif
 
