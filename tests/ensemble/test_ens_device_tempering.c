@@ -543,7 +543,7 @@ static latmc_ens *phi4_ensemble(const struct phi4_shape *sh, uint64_t seed)
 /* Uneven calls, compared after each (the device's state fetched by the comparison, loaded
  * again by the next call); a save of the device ensemble after the third call, loaded and
  * continued with device rounds, compared at the end; swaps must have happened, not all. */
-static void phi4_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
+static void phi4_pass_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
 {
     char dir[] = "/tmp/latmc-ens-temper-phi4-XXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -582,6 +582,17 @@ static void phi4_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
     latmc_ens_destroy(&loaded);
     latmc_ens_destroy(&dev);
     latmc_ens_destroy(&host);
+}
+
+/* The same twice: the rounds' sum phi^2 from its own launch (the default), then from the
+ * batch's measurement with the own launch's compared with it bit for bit on the device
+ * (LATMC_ENS_PHI4_ROUND_SUMS=check: a difference fails the call). */
+static void phi4_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
+{
+    phi4_pass_matches_host_rounds(sh, seed);
+    assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "check", 1), 0);
+    phi4_pass_matches_host_rounds(sh, seed);
+    unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
 }
 
 /* 2D 16^2 float, a round every sweep; 2D 20 x 15 double (five colours), nhit 2, every
@@ -642,6 +653,26 @@ static void test_phi4_ladder_set_again_matches_host_rounds(void **state)
     latmc_ens_destroy(&host);
 }
 
+/* LATMC_ENS_PHI4_ROUND_SUMS set to what it does not take: the call fails (LATMC_EINVAL,
+ * nothing swept), and goes on once it is unset. */
+static void test_phi4_round_sums_refused(void **state)
+{
+    (void)state;
+    const struct phi4_shape sh = { 2, 16, 16, 1, LATMC_PRECISION_FLOAT, 4, 1, 1, 0.0, -0.6,
+                                   0.02 };
+    latmc_ens *e = phi4_ensemble(&sh, 93);
+    assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "fast", 1), 0);
+    const int st = latmc_ens_sweep(e, 2);
+    unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
+    assert_int_equal(st, LATMC_EINVAL);
+    assert_non_null(strstr(latmc_ens_last_error(e), "LATMC_ENS_PHI4_ROUND_SUMS"));
+    uint64_t count = 1;
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(count, 0);
+    heis_sweep(e, 2, false);
+    latmc_ens_destroy(&e);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -667,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_phi4_2d_matches_host_rounds),
         cmocka_unit_test(test_phi4_3d_matches_host_rounds),
         cmocka_unit_test(test_phi4_ladder_set_again_matches_host_rounds),
+        cmocka_unit_test(test_phi4_round_sums_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

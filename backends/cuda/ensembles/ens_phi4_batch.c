@@ -15,6 +15,7 @@
  * cuda_backend.c) runs them one by one (the tests' reference).
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -26,6 +27,11 @@
 #include "model.h"
 
 #define NSUMS 5 /* struct latmc_phi4_sums */
+/* Where a device tempering round's sum phi^2 comes from (read at every list): unset, its
+ * own launch (cuda_ens_phi4_phi2); "measure", the batch's measurement (two launches, every
+ * sum); "check", both, compared bit for bit on the device (a difference fails the list). */
+#define ENS_PHI4_ROUND_SUMS_ENV "LATMC_ENS_PHI4_ROUND_SUMS"
+enum { ROUND_PHI2, ROUND_MEASURE, ROUND_CHECK };
 /* Hits a site a launch of whole sweeps (nloc x nhit a sweep; at least one sweep): bounds
  * one launch's work (members of at most ENS_PHI4_FUSED_SITES sites: fused_fits), a call
  * of many sweeps being several launches. */
@@ -35,6 +41,11 @@ struct phi4_batch {
     struct ens_batch b;               /* first: the driver's */
     double *dev_partials;             /* 5 doubles a row a member (made on first use) */
     struct latmc_phi4_sums *dev_sums; /* a member each */
+    /* ENS_PHI4_ROUND_SUMS_ENV=check: the round's own phi2 of each member, and the count of
+     * members whose phi2 differed from the measurement's (made on first use) */
+    struct latmc_phi4_sums *dev_check;
+    unsigned long long *dev_diffs;
+    int round_sums;                   /* ROUND_*, this list's */
 };
 
 static void phi4_fini(struct ens_batch *b)
@@ -42,6 +53,8 @@ static void phi4_fini(struct ens_batch *b)
     struct phi4_batch *p = (struct phi4_batch *)b;
     cudaFree(p->dev_partials);
     cudaFree(p->dev_sums);
+    cudaFree(p->dev_check);
+    cudaFree(p->dev_diffs);
 }
 
 static const struct cuda_phi4_plan *plan_of(const latmc_sim *sim)
@@ -214,6 +227,8 @@ static int sums_ready(struct phi4_batch *p)
         phi4_fini(&p->b);
         p->dev_partials = NULL;
         p->dev_sums = NULL;
+        p->dev_check = NULL;
+        p->dev_diffs = NULL;
     }
     return st;
 }
@@ -294,6 +309,40 @@ unsigned cuda_ens_phi4_caps(const latmc_sim *sim)
     return caps & LATMC_STEP_CAP_BATCH_SWEEPS ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
 }
 
+/* ENS_PHI4_ROUND_SUMS_ENV for this list, and in check mode its buffers (the count of
+ * differences cleared on the launches' stream when made). */
+static int round_sums_ready(struct phi4_batch *p)
+{
+    const char *env = getenv(ENS_PHI4_ROUND_SUMS_ENV);
+    if (!env || !*env)
+        p->round_sums = ROUND_PHI2;
+    else if (strcmp(env, "measure") == 0)
+        p->round_sums = ROUND_MEASURE;
+    else if (strcmp(env, "check") == 0)
+        p->round_sums = ROUND_CHECK;
+    else
+        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected measure or check (unset: "
+                               "the round's own launch)", ENS_PHI4_ROUND_SUMS_ENV, env);
+    if (p->round_sums != ROUND_CHECK || p->dev_diffs)
+        return LATMC_OK;
+    int st = cuda_check(cudaMalloc((void **)&p->dev_check, (size_t)p->b.n * sizeof *p->dev_check),
+                        "cannot allocate device memory for the round sums' check");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&p->dev_diffs, sizeof *p->dev_diffs),
+                        "cannot allocate device memory for the round sums' check");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(p->dev_diffs, 0, sizeof *p->dev_diffs,
+                                        ens_batch_lead(&p->b)->stream),
+                        "clearing the round sums' check");
+    if (st < 0) { /* made again at the next list */
+        cudaFree(p->dev_check);
+        cudaFree(p->dev_diffs);
+        p->dev_check = NULL;
+        p->dev_diffs = NULL;
+    }
+    return st;
+}
+
 int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_view *v)
 {
     memset(v, 0, sizeof *v);
@@ -308,6 +357,8 @@ int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_vi
     struct phi4_batch *p = (struct phi4_batch *)eb;
     if (st == LATMC_OK)
         st = sums_ready(p);
+    if (st == LATMC_OK)
+        st = round_sums_ready(p);
     if (st < 0) {
         ens_batch_put_back(eb);
         return st;
@@ -354,13 +405,45 @@ cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint
     return err;
 }
 
-cudaError_t cuda_ens_phi4_launch_measure(const struct cuda_ens_phi4_view *v)
+/* The round's sum phi^2 of every member into dev_sums[m].phi2: its own launch, or the
+ * measurement (every sum), or both with the check (ENS_PHI4_ROUND_SUMS_ENV). */
+cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
 {
     struct phi4_batch *p = v->batch;
-    const cudaError_t err = launch_measure(p);
+    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
+    const struct cuda_phi4_plan *plan = plan_of(p->b.members[0]);
+    if (p->round_sums == ROUND_PHI2)
+        return cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice, p->b.dev_table, p->b.n,
+                                  p->dev_partials, p->dev_sums);
+    cudaError_t err = launch_measure(p);
     if (err == cudaSuccess)
         ens_batch_log_measure(&p->b);
+    if (err == cudaSuccess && p->round_sums == ROUND_CHECK)
+        err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice, p->b.dev_table, p->b.n,
+                                 p->dev_partials, p->dev_check);
+    if (err == cudaSuccess && p->round_sums == ROUND_CHECK)
+        err = cuda_ens_phi4_phi2_compare(cs0->stream, p->dev_sums, p->dev_check, p->b.n,
+                                         p->dev_diffs);
     return err;
+}
+
+/* After the list's launches were waited for: LATMC_EDEVICE where a checked phi2 differed
+ * from the measurement's (the count cleared again). */
+int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v)
+{
+    const struct phi4_batch *p = v->batch;
+    if (p->round_sums != ROUND_CHECK)
+        return LATMC_OK;
+    unsigned long long diffs = 0;
+    int st = cuda_check(cudaMemcpy(&diffs, p->dev_diffs, sizeof diffs, cudaMemcpyDeviceToHost),
+                        "reading the round sums' check");
+    if (st == LATMC_OK && diffs != 0) {
+        (void)cudaMemsetAsync(p->dev_diffs, 0, sizeof diffs, v->cs0->stream);
+        st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of the phi^4 members' sums "
+                             "phi^2 of a tempering round differ from the measurement's",
+                             ENS_PHI4_ROUND_SUMS_ENV, diffs);
+    }
+    return st;
 }
 
 /* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote

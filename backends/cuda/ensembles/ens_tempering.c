@@ -23,10 +23,11 @@
  *     the sweeps' launch before a round leaves the same sums from the spins it holds in
  *     shared memory, where its shared memory takes their partials: two launches.
  *   - phi^4 (members that take whole sweeps: site order, at most 32768 sites): whole
- *     sweeps with the batch's kernel (ens_phi4_kernels.cu), the members' sums by the
- *     batch's measurement (its two launches: the very struct latmc_phi4_sums the host's
- *     round reads, sum phi^2 / N its value), then the round with Delta's factor 1/2:
- *     four launches a round.
+ *     sweeps with the batch's kernel (ens_phi4_kernels.cu), the members' sum phi^2 in one
+ *     launch (the very double the host's round reads from the batch's measurement, sum
+ *     phi^2 / N its value; LATMC_ENS_PHI4_ROUND_SUMS=measure|check: the measurement's two
+ *     launches, or both compared), then the round with Delta's factor 1/2: three launches
+ *     a round.
  *
  * A round moves temperatures by writing the new temperature's part into the member's
  * entry of the batch's table. The members' own parameters (host) lag behind until the
@@ -729,8 +730,9 @@ static cudaError_t phi4_place(const struct temper_batch *tb, const struct cuda_e
 }
 
 /* Whole sweeps (their accepted hits counted on the device), and before each round the
- * members' sums by the batch's measurement (exactly what the host's round reads,
- * cuda_ens_phi4_measure_all), then the round. */
+ * members' sum phi^2 (its own launch, exactly the double the host's round reads through
+ * the batch's measurement, cuda_ens_phi4_measure_all; LATMC_ENS_PHI4_ROUND_SUMS), then the
+ * round. */
 static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
                     const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                     uint64_t *attempted)
@@ -752,7 +754,7 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
             sweeps += k->n_sweeps;
             continue;
         }
-        cudaError_t err = cuda_ens_phi4_launch_measure(v);
+        cudaError_t err = cuda_ens_phi4_launch_round_sums(v);
         if (err == cudaSuccess) {
             const struct cuda_ens_round r = round_of(t, first, k);
             err = cuda_ens_phi4_exchange_round(stream, &t->d, &r, v->dev, v->sums,
@@ -768,6 +770,8 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
+    if (st == LATMC_OK)
+        st = cuda_ens_phi4_check_result(v);
     if (st < 0)
         return st;
     for (int m = 0; m < n; m++) {
