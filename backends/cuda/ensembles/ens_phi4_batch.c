@@ -46,6 +46,7 @@ struct phi4_batch {
     struct latmc_phi4_sums *dev_check;
     unsigned long long *dev_diffs;
     int round_sums;                   /* ROUND_*, this list's */
+    bool logged_phi2;                 /* the round's own launch logged (once a batch) */
 };
 
 static void phi4_fini(struct ens_batch *b)
@@ -412,9 +413,18 @@ cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
     struct phi4_batch *p = v->batch;
     struct cuda_sim *cs0 = ens_batch_lead(&p->b);
     const struct cuda_phi4_plan *plan = plan_of(p->b.members[0]);
-    if (p->round_sums == ROUND_PHI2)
-        return cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice, p->b.dev_table, p->b.n,
-                                  p->dev_partials, p->dev_sums);
+    if (p->round_sums == ROUND_PHI2) {
+        const cudaError_t err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice,
+                                                   p->b.dev_table, p->b.n, p->dev_partials,
+                                                   p->dev_sums);
+        if (err == cudaSuccess && !p->logged_phi2) { /* as the driver's lines (the tests') */
+            p->logged_phi2 = true;
+            cuda_core->log(p->b.members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d phi^4 "
+                           "members measured in one launch for a tempering round (the sum "
+                           "phi^2 alone)", p->b.n);
+        }
+        return err;
+    }
     cudaError_t err = launch_measure(p);
     if (err == cudaSuccess)
         ens_batch_log_measure(&p->b);
