@@ -39,7 +39,8 @@
  * --temperatures T, --replicas R: the members as M / (T R) samples x T temperatures x R
  * replicas, beta_t = beta (0.6 + 0.8 t / (T - 1)); --exchange K: a parallel-tempering round
  * after every K sweeps (the whole round on the device for CUDA Ising and Heisenberg members
- * with a beta ladder; LATMC_ENS_HOST_ROUNDS=1 keeps it on the host), the spin-glass
+ * with a beta ladder and for CUDA phi^4 members of whole sweeps with their mu2 ladder;
+ * LATMC_ENS_HOST_ROUNDS=1 keeps it on the host), the spin-glass
  * layout of issue 18 (2 replicas x 32 temperatures x 64 samples). With --exchange, the
  * round's cost is printed after the runs (tempering_breakdown below says what each figure
  * is and how it is timed).

@@ -369,10 +369,17 @@ struct latmc_ens_temper {
     int n_samples, n_temperatures, n_replicas;
     uint64_t seed;            /* the exchange draws' key (layout.seed) */
     uint32_t stream;          /* their stream word (lib/ens_exchange_rule.h) */
-    const double *ladder;     /* beta of each temperature */
+    const double *ladder;     /* the ladder's value of each temperature (beta or mu2) */
     int *member_at, *temp_of;
     signed char *rt_dir;
     uint64_t *rt_start, *pair_accepted, *rt_count, *rt_sum_sweeps;
+    /* appended (module ABI 18): the parameter the ladder sets (LATMC_PARAM_BETA, or
+     * LATMC_PARAM_MU2: phi^4), whose values `ladder` holds, and its factor in Delta
+     * (lib/ens_exchange.c: 1 for beta with the energy, 1/2 for mu2 with sum phi^2). A
+     * backend that moves its members along another parameter declines the load
+     * (LATMC_EUNSUPPORTED: the host's rounds run). */
+    int ladder_key;
+    double scale;
 };
 
 /*

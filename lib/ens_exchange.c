@@ -85,6 +85,11 @@ void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double va
     latmc_sim_set_param(b, key, value_b);
 }
 
+double latmc_ens_ladder_scale(const latmc_ens *e)
+{
+    return e->ladder_key == LATMC_PARAM_MU2 ? 0.5 : 1.0; /* mu2 / 2, or beta */
+}
+
 int latmc_ens_exchange_round(latmc_ens *e)
 {
     const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
@@ -101,7 +106,7 @@ int latmc_ens_exchange_round(latmc_ens *e)
     if (st < 0)
         return st;
     const double nsites = (double)e->nsites;
-    const double scale = mu2 ? 0.5 : 1.0; /* beta, or mu2 / 2 */
+    const double scale = latmc_ens_ladder_scale(e);
     const uint64_t round = e->rounds;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
     for (int s = 0; s < e->layout.n_samples; s++)

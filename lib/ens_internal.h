@@ -191,6 +191,11 @@ int latmc_ens_lanes_drop(latmc_ens *e);
 int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values);
 void latmc_ens_lanes_free(latmc_ens *e);
 
+/* The factor of the ladder's values in an exchange's Delta (lib/ens_exchange.c): 1 for
+ * beta (times the energy), 1/2 for mu2 (H holds mu2/2 sum phi^2); the device's rounds take
+ * it from the tempering job (struct latmc_ens_temper's scale). */
+double latmc_ens_ladder_scale(const latmc_ens *e);
+
 /* An accepted swap's parameter move: a takes value_a of `key`, b value_b (lib/ens_exchange.c). */
 void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
                                   double value_b);

@@ -1,8 +1,8 @@
 /*
  * Parallel tempering on the device (doc/ensembles.md, "Tempering on the device"): where
  * the members' backend runs the exchange rounds itself (ops.ens_temper and
- * LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA Ising and Heisenberg members with a beta ladder;
- * LATMC_ENS_HOST_ROUNDS=1 keeps the host's), the map
+ * LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA Ising and Heisenberg members with a beta ladder,
+ * phi^4 members with a mu2 ladder; LATMC_ENS_HOST_ROUNDS=1 keeps the host's), the map
  * (member_at, temp_of), the acceptance per pair and the round trips are loaded onto the
  * device once (ops.ens_temper, LATMC_ENS_TEMPER_LOAD), and latmc_ens_sweep runs the sweeps
  * and their rounds as the batch's plan (lib/ens_exec.c, latmc_plan_sweep_batch_rounds: each
@@ -40,6 +40,8 @@ static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *
     job->seed = e->layout.seed;
     job->stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
     job->ladder = e->beta;
+    job->ladder_key = e->ladder_key; /* the backend declines a parameter it does not move */
+    job->scale = latmc_ens_ladder_scale(e);
     job->member_at = member_at;
     job->temp_of = temp_of;
     job->rt_dir = e->rt_dir;
@@ -50,7 +52,8 @@ static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *
 }
 
 /* The members' parameters other than the ladder's agree (the device's energies take
- * member 0's J and h, its decisions the thresholds of a temperature for all its members). */
+ * member 0's J and h, its moves the part of a temperature -- thresholds, beta, phi^4's
+ * coefficients -- for all the members at it). */
 static bool members_alike(const latmc_ens *e)
 {
     const latmc_sim *first = e->members[0];
@@ -73,14 +76,16 @@ static bool host_rounds_forced(void)
 }
 
 /* Which members take the device's rounds is the backend's to say, by member 0's
- * capabilities (LATMC_STEP_CAP_BATCH_EXCHANGE: the CUDA module declares it for Ising and
- * Heisenberg members, whose moves of a beta ladder it makes in its own table of the
- * members), not a list of models here; the ladder is beta's. */
+ * capabilities (LATMC_STEP_CAP_BATCH_EXCHANGE: the CUDA module declares it for Ising,
+ * Heisenberg and small phi^4 members, whose moves along the ladder it makes in its own
+ * table of the members), not a list of models here; the ladder's parameter goes with the
+ * state (job.ladder_key, job.scale: beta, or phi^4's mu2), and a backend that does not
+ * move its members along it declines the load. */
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 {
     const unsigned need = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
-    if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
+    if (e->every == 0 || n == 0 ||
         e->layout.n_temperatures < 2 || host_rounds_forced() || !temper_ops(e) ||
         (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
@@ -149,8 +154,9 @@ int latmc_ens_sync_map(latmc_ens *e)
             at[ens_slot_index(e, ens_sample_of(e, m), temp[m], ens_replica_of(e, m))] != m)
             st = ENS_FAIL(e, LATMC_ESTATE, "ensemble: the device's temperature map is not a "
                           "permutation (member %d)", m);
-    /* each member to its temperature: the member that should hold beta[t] takes it from
-     * the one that holds it now (one swap each, the host round's own move) */
+    /* each member to its temperature: the member that should hold the ladder's value t
+     * (beta[t], or mu2) takes it from the one that holds it now (one swap each, the host
+     * round's own move) */
     for (int s = 0; s < e->layout.n_samples && st == LATMC_OK; s++)
         for (int r = 0; r < nR; r++)
             for (int t = 0; t < nT; t++) {

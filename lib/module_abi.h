@@ -41,7 +41,9 @@
  * number, not their bytes). */
 /* 17: struct latmc_embed_job's bonds and field (ops.embed_step runs Wolff, its statistics
  * regrown by the core from the step's bonds, and Heisenberg's Swendsen-Wang in a field). */
-#define LATMC_MODULE_ABI_VERSION 17u
+/* 18: struct latmc_ens_temper's ladder_key and scale (tempering on the device for a mu2
+ * ladder: phi^4). */
+#define LATMC_MODULE_ABI_VERSION 18u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

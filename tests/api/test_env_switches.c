@@ -40,6 +40,7 @@ static const struct switch_case cuda_cases[] = {
     { "LATMC_CUDA_TEMPER", { "resident", "launches", NULL }, { "Resident", NULL } },
     { "LATMC_CUDA_ISING_PIECE_BYTES", { "65536", NULL }, { "1M", "0", NULL } },
     { "LATMC_ENS_POTTS_BATCH", { "0", "1", NULL }, { "off", NULL } },
+    { "LATMC_ENS_PHI4_ROUND_SUMS", { "measure", "check", NULL }, { "fast", "Check", NULL } },
     { "LATMC_CUDA_EMBED", { "device", "host", NULL }, { "Device", "gpu", NULL } },
 };
 

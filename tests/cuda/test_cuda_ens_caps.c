@@ -4,8 +4,9 @@
  * LATMC_STEP_CAP_BATCH_EXCHANGE; backends/cuda/ensembles/ens_batch_driver.c,
  * ens_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
  * lib/plan.c try a batch at all. Offered to sims the batch takes (whole sweeps for small
- * site-order members; Heisenberg: whole sweeps and the device's tempering rounds where a
- * member's spins fit one block's shared memory); not to a sim made with
+ * site-order members, phi^4's with the device's tempering rounds; Heisenberg: whole sweeps
+ * and the device's tempering rounds where a member's spins fit one block's shared memory);
+ * not to a sim made with
  * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (read when the
  * sim is made: a change afterwards changes nothing), nor to cluster algorithms, nor to a
  * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
@@ -93,8 +94,10 @@ static void test_phi4_caps(void **state)
 {
     (void)state;
     const char *env = "LATMC_ENS_PHI4_BATCH";
-    const unsigned both = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
-    /* 16^2: the site order, whole sweeps a launch; 64^2: the chunk schedule */
+    /* 16^2: the site order, whole sweeps a launch and the device's tempering rounds (whole
+     * sweeps and rounds: a mu2 ladder's); 64^2: the chunk schedule, steps only */
+    const unsigned both = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                          LATMC_STEP_CAP_BATCH_EXCHANGE;
     const latmc_sim_desc small = desc_of(LATMC_MODEL_PHI4, 16, LATMC_ALGO_METROPOLIS);
     const latmc_sim_desc chunks = desc_of(LATMC_MODEL_PHI4, 64, LATMC_ALGO_METROPOLIS);
     assert_int_equal(batch_caps(small, env, NULL, NULL), both);

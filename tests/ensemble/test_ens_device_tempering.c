@@ -21,6 +21,12 @@
  * them are the reference): heat bath with overrelaxation passes and overrelaxation
  * alone, float and double, 3D and 2D, a round every sweep and every third sweep; and the
  * ladder set again after device rounds.
+ * phi^4 members with a mu2 ladder (small members of the site order, whole sweeps a
+ * launch: their rounds on the device since ens_tempering.c's third model) against the same
+ * CUDA ensemble with the host's rounds, as Heisenberg's (CUDA phi^4 runs its own chain,
+ * not the CPU's): 2D and 3D, float and double, nhit 2, a finite Lambda, a round every
+ * sweep and every third sweep, a save in the middle loaded and continued with device
+ * rounds, and the mu2 ladder set again after device rounds.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -379,7 +385,8 @@ static latmc_ens *heis_ensemble(const struct heis_shape *sh, uint64_t seed)
     return e;
 }
 
-/* n sweeps of e with the host's rounds forced, or not; the log must say which ran. */
+/* n sweeps of e with the host's rounds forced, or not; the log must say which ran (any
+ * model's ensemble). */
 static void heis_sweep(latmc_ens *e, uint64_t n, bool host)
 {
     device_rounds_logged = 0;
@@ -491,6 +498,181 @@ static void test_heisenberg_ladder_set_again_matches_host_rounds(void **state)
     latmc_ens_destroy(&host);
 }
 
+/* ---- phi^4 members, a mu2 ladder: device rounds = host rounds ---- */
+
+struct phi4_shape {
+    int ndim, lx, ly, lz, precision, nt, nhit;
+    uint64_t every;
+    double lambda, mu2_0, dmu2; /* lambda 0: Lambda = inf (the default) */
+};
+
+static void phi4_ladder(const struct phi4_shape *sh, double *mu2)
+{
+    for (int t = 0; t < sh->nt; t++)
+        mu2[t] = sh->mu2_0 + sh->dmu2 * t;
+}
+
+static latmc_ens *phi4_ensemble(const struct phi4_shape *sh, uint64_t seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_PHI4;
+    d.ndim = sh->ndim;
+    d.extent[0] = sh->lx;
+    d.extent[1] = sh->ly;
+    if (sh->ndim == 3)
+        d.extent[2] = sh->lz;
+    d.precision = sh->precision;
+    d.device = LATMC_DEVICE_CUDA;
+    latmc_ens_layout l = ens_test_layout(2, sh->nt, 2, seed, 2);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    double mu2[16];
+    assert_true(sh->nt <= 16);
+    phi4_ladder(sh, mu2);
+    assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2, sh->nt), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NHIT, sh->nhit), LATMC_OK);
+    if (sh->lambda > 0)
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_LAMBDA, sh->lambda), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, sh->every), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+/* Uneven calls, compared after each (the device's state fetched by the comparison, loaded
+ * again by the next call); a save of the device ensemble after the third call, loaded and
+ * continued with device rounds, compared at the end; swaps must have happened, not all. */
+static void phi4_pass_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
+{
+    char dir[] = "/tmp/latmc-ens-temper-phi4-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/mid.ens", dir);
+    latmc_ens *dev = phi4_ensemble(sh, seed);
+    latmc_ens *host = phi4_ensemble(sh, seed);
+    static const uint64_t calls[] = { 1, 2, 3, 25, 40 };
+    enum { N_CALLS = sizeof calls / sizeof calls[0], SAVE_AFTER = 2 };
+    for (int k = 0; k < N_CALLS; k++) {
+        heis_sweep(dev, calls[k], false);
+        heis_sweep(host, calls[k], true);
+        assert_same(dev, host);
+        if (k == SAVE_AFTER)
+            assert_int_equal(latmc_ens_save(dev, path), LATMC_OK);
+    }
+    struct state s;
+    capture(host, &s);
+    uint64_t swaps = 0, offered = 0;
+    for (int t = 0; t < sh->nt - 1; t++) {
+        assert_true(s.att[t] > 0);
+        swaps += s.acc[t];
+        offered += s.att[t];
+    }
+    assert_true(swaps > 0 && swaps < offered); /* swaps, not all: the decisions mattered */
+    release(&s);
+    latmc_ens *loaded = NULL;
+    assert_int_equal(latmc_ens_load(ctx, path, &loaded), LATMC_OK);
+    device_rounds_logged = 0;
+    for (int k = SAVE_AFTER + 1; k < N_CALLS; k++) /* the device going on from its state */
+        assert_int_equal(latmc_ens_sweep(loaded, calls[k]), LATMC_OK);
+    assert_int_equal(device_rounds_logged, 1); /* loaded once, kept by the second call */
+    assert_same(loaded, host);
+    remove(path);
+    rmdir(dir);
+    latmc_ens_destroy(&loaded);
+    latmc_ens_destroy(&dev);
+    latmc_ens_destroy(&host);
+}
+
+/* The same twice: the rounds' sum phi^2 from its own launch (the default), then from the
+ * batch's measurement with the own launch's compared with it bit for bit on the device
+ * (LATMC_ENS_PHI4_ROUND_SUMS=check: a difference fails the call). */
+static void phi4_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
+{
+    phi4_pass_matches_host_rounds(sh, seed);
+    assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "check", 1), 0);
+    phi4_pass_matches_host_rounds(sh, seed);
+    unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
+}
+
+/* 2D 16^2 float, a round every sweep; 2D 20 x 15 double (five colours), nhit 2, every
+ * third sweep. */
+static void test_phi4_2d_matches_host_rounds(void **state)
+{
+    (void)state;
+    const struct phi4_shape flat = { 2, 16, 16, 1, LATMC_PRECISION_FLOAT, 8, 1, 1, 0.0, -0.6,
+                                     0.02 };
+    phi4_matches_host_rounds(&flat, 71);
+    const struct phi4_shape odd = { 2, 20, 15, 1, LATMC_PRECISION_DOUBLE, 6, 2, 3, 0.0, -0.6,
+                                    0.02 };
+    phi4_matches_host_rounds(&odd, 72);
+}
+
+/* 3D 8^3 double with Lambda = 2, a round every sweep; 3D 16^3 float, every third sweep. */
+static void test_phi4_3d_matches_host_rounds(void **state)
+{
+    (void)state;
+    const struct phi4_shape small = { 3, 8, 8, 8, LATMC_PRECISION_DOUBLE, 8, 1, 1, 2.0, -0.6,
+                                      0.01 };
+    phi4_matches_host_rounds(&small, 81);
+    const struct phi4_shape cube16 = { 3, 16, 16, 16, LATMC_PRECISION_FLOAT, 6, 1, 3, 0.0,
+                                       -0.6, 0.004 };
+    phi4_matches_host_rounds(&cube16, 82);
+}
+
+/* Device rounds until a member has left its first temperature (the map read alone), then
+ * the mu2 ladder set again on both: the next calls must run at the coefficients the map
+ * gives again, not at those the device's rounds wrote into the batch's table. */
+static void test_phi4_ladder_set_again_matches_host_rounds(void **state)
+{
+    (void)state;
+    const struct phi4_shape sh = { 2, 16, 16, 1, LATMC_PRECISION_FLOAT, 8, 1, 1, 0.0, -0.6,
+                                   0.02 };
+    latmc_ens *dev = phi4_ensemble(&sh, 91);
+    latmc_ens *host = phi4_ensemble(&sh, 91);
+    const int m_all = 2 * sh.nt * 2;
+    int first[64];
+    assert_true(m_all <= 64);
+    for (int m = 0; m < m_all; m++)
+        assert_int_equal(latmc_ens_temperature_of(dev, m, &first[m]), LATMC_OK);
+    bool moved = false;
+    for (int k = 0; k < 60 && !moved; k++) {
+        heis_sweep(dev, 1, false);
+        heis_sweep(host, 1, true);
+        moved = map_moved(dev, host, first, m_all);
+    }
+    assert_true(moved);
+    double mu2[16];
+    phi4_ladder(&sh, mu2);
+    assert_int_equal(latmc_ens_set_ladder(dev, LATMC_PARAM_MU2, mu2, sh.nt), LATMC_OK);
+    assert_int_equal(latmc_ens_set_ladder(host, LATMC_PARAM_MU2, mu2, sh.nt), LATMC_OK);
+    heis_sweep(dev, 4, false);
+    heis_sweep(host, 4, true);
+    assert_same(dev, host);
+    latmc_ens_destroy(&dev);
+    latmc_ens_destroy(&host);
+}
+
+/* LATMC_ENS_PHI4_ROUND_SUMS set to what it does not take: the call fails (LATMC_EINVAL,
+ * nothing swept), and goes on once it is unset. */
+static void test_phi4_round_sums_refused(void **state)
+{
+    (void)state;
+    const struct phi4_shape sh = { 2, 16, 16, 1, LATMC_PRECISION_FLOAT, 4, 1, 1, 0.0, -0.6,
+                                   0.02 };
+    latmc_ens *e = phi4_ensemble(&sh, 93);
+    assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "fast", 1), 0);
+    const int st = latmc_ens_sweep(e, 2);
+    unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
+    assert_int_equal(st, LATMC_EINVAL);
+    assert_non_null(strstr(latmc_ens_last_error(e), "LATMC_ENS_PHI4_ROUND_SUMS"));
+    uint64_t count = 1;
+    assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+    assert_int_equal(count, 0);
+    heis_sweep(e, 2, false);
+    latmc_ens_destroy(&e);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -513,6 +695,10 @@ int main(void)
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_ladder_set_again_matches_host_rounds),
+        cmocka_unit_test(test_phi4_2d_matches_host_rounds),
+        cmocka_unit_test(test_phi4_3d_matches_host_rounds),
+        cmocka_unit_test(test_phi4_ladder_set_again_matches_host_rounds),
+        cmocka_unit_test(test_phi4_round_sums_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -923,8 +923,8 @@ static void test_potts_tempering_batched(void **state)
 /* CUDA phi^4 members with tempering in mu2 on (the members' coefficients swapped between
  * calls: lib/ens_exchange.c, ops.ens_swap_params): the batched launches against the members
  * run one by one (LATMC_ENS_PHI4_BATCH=0), the same state bit for bit; 2D L = 16 float (site
- * order, whole sweeps a launch), 2D 64^2 double (the chunk schedule), 3D 64 x 8 x 8 float
- * with a finite Lambda (3D chunks). */
+ * order, whole sweeps a launch; batched, its rounds on the device, ens_tempering.c), 2D 64^2
+ * double (the chunk schedule), 3D 64 x 8 x 8 float with a finite Lambda (3D chunks). */
 static void test_phi4_tempering_batched(void **state)
 {
     (void)state;
@@ -955,11 +955,14 @@ static void test_phi4_tempering_batched(void **state)
             capture(e, &s[i]);
             latmc_ens_destroy(&e);
             unsetenv("LATMC_ENS_PHI4_BATCH");
-            /* batched (launches and the rounds' sums) the first time, not the second */
-            assert_true(
-                (strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
-                 strstr(potts_log, "32 phi^4 members measured in two launches") != NULL) ==
-                (i == 0));
+            /* batched (launches and the rounds' sums) the first time, not the second: the
+             * site order's rounds on the device (their sum phi^2 in a launch of its own),
+             * the chunk schedule's on the host (the batch's measurement) */
+            const char *sums = c == 0 ? "32 phi^4 members measured in one launch for a "
+                                        "tempering round"
+                                      : "32 phi^4 members measured in two launches";
+            assert_true((strstr(potts_log, "32 phi^4 members in batched launches") != NULL &&
+                         strstr(potts_log, sums) != NULL) == (i == 0));
         }
         assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
         assert_same_state(&s[0], &s[1]);

@@ -3,15 +3,19 @@
  * latmc_ens_temper_sweep; doc/ensembles.md "Tempering on the device"). A recording backend
  * (the CPU's ops with step_caps, run_steps and ens_temper replaced, put on the members of
  * a CPU ensemble) stands for the device, so the gate is checked on any machine. It
- * declares LATMC_STEP_CAP_BATCH_EXCHANGE per model as the CUDA module does (Ising and
- * Heisenberg members only, backends/cuda/ensembles/ens_batch_steps.c), or as a test says:
- * Ising and Heisenberg members with a beta ladder have the state loaded once and get lists
- * marked device_map; Potts members (beta ladder, no capability declared for them), phi^4
- * members (mu2 ladder, even with the capability), a backend without the capability,
- * members whose other parameters differ, and any of them with LATMC_ENS_HOST_ROUNDS=1 keep
- * the host's rounds (lists without device_map, nothing loaded), the map on the device
- * fetched first where it was there. The gate follows the capability, not a list of
- * models: Potts members whose backend declared it would take the device's rounds.
+ * declares LATMC_STEP_CAP_BATCH_EXCHANGE per model as the CUDA module does (Ising,
+ * Heisenberg and phi^4 members, backends/cuda/ensembles/ens_batch_steps.c), or as a test
+ * says, and moves its members along the ladders of the parameters a test says (as the
+ * module's rows do: beta, or phi^4's mu2; it declines the load of another): Ising and
+ * Heisenberg members with a beta ladder and phi^4 members with a mu2 ladder have the state
+ * loaded once, with the ladder's parameter and its factor in Delta (1 for beta, 1/2 for
+ * mu2), and get lists marked device_map; Potts members (beta ladder, no capability
+ * declared for them), phi^4 members of a backend that moves beta ladders only, a backend
+ * without the capability, members whose other parameters differ, and any of them with
+ * LATMC_ENS_HOST_ROUNDS=1 keep the host's rounds (lists without device_map, no state
+ * left loaded), the map on the device fetched first where it was there. The gate follows
+ * the capability and the backend's word, not a list of models: Potts members whose backend
+ * declared it would take the device's rounds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +38,10 @@ enum { NS = 2, NT = 4, NR = 1, M = NS * NT * NR, L = 8 }; /* 8: phi^4's colourin
 static struct {
     unsigned caps;            /* every member's */
     unsigned exchange_models; /* bit m: model m's members add LATMC_STEP_CAP_BATCH_EXCHANGE */
-    int loads, fetches, device_lists, host_lists;
+    unsigned ladder_keys;     /* bit k: the backend moves members along a ladder of param k */
+    int loads, fetches, declined, device_lists, host_lists;
+    int ladder_key;           /* the last load's */
+    double scale, ladder[8];
     int32_t member_at[M], temp_of[M]; /* the map as loaded (a fetch gives it back) */
 } rec;
 
@@ -64,7 +71,15 @@ static int rec_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_tem
     (void)members;
     assert_int_equal(n, M);
     if (job->what == LATMC_ENS_TEMPER_LOAD) {
+        if (!((rec.ladder_keys >> job->ladder_key) & 1u)) { /* as the module's rows */
+            rec.declined++;
+            return LATMC_EUNSUPPORTED;
+        }
         rec.loads++;
+        rec.ladder_key = job->ladder_key;
+        rec.scale = job->scale;
+        assert_true(job->n_temperatures <= 8);
+        memcpy(rec.ladder, job->ladder, (size_t)job->n_temperatures * sizeof *job->ladder);
         memcpy(rec.member_at, job->member_at, sizeof rec.member_at);
         memcpy(rec.temp_of, job->temp_of, sizeof rec.temp_of);
     } else {
@@ -139,20 +154,23 @@ static void destroy(latmc_ens **e)
 
 static const unsigned batch_caps = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
 
-/* The models whose members the CUDA module declares the exchange rounds for. */
+/* The models whose members the CUDA module declares the exchange rounds for, and the
+ * ladders' parameters its rows move (ens_tempering.c). */
 static const unsigned cuda_exchange_models =
-    1u << LATMC_MODEL_ISING | 1u << LATMC_MODEL_HEISENBERG;
+    1u << LATMC_MODEL_ISING | 1u << LATMC_MODEL_HEISENBERG | 1u << LATMC_MODEL_PHI4;
+static const unsigned cuda_ladder_keys = 1u << LATMC_PARAM_BETA | 1u << LATMC_PARAM_MU2;
 
 /* Three sweeps of a fresh ensemble whose backend declares `caps` for every member and the
  * exchange rounds for the members of exchange_models: true when the device ran them
  * (state loaded, lists marked) and false when the host did (nothing loaded, no list
  * marked); never both. */
-static bool device_rounds(int model, int key, unsigned caps, unsigned exchange_models,
-                          bool host_forced)
+static bool device_rounds_keys(int model, int key, unsigned caps, unsigned exchange_models,
+                               unsigned ladder_keys, bool host_forced)
 {
     memset(&rec, 0, sizeof rec);
     rec.caps = caps;
     rec.exchange_models = exchange_models;
+    rec.ladder_keys = ladder_keys;
     latmc_ens *e = gate_ensemble(model, key);
     if (host_forced)
         assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
@@ -164,11 +182,25 @@ static bool device_rounds(int model, int key, unsigned caps, unsigned exchange_m
         assert_int_equal(rec.loads, 1);
         assert_true(rec.device_lists > 0);
         assert_int_equal(rec.host_lists, 0);
+        /* the ladder's parameter, its values and its factor in Delta went with the state */
+        assert_int_equal(rec.ladder_key, key);
+        assert_true(rec.scale == (key == LATMC_PARAM_MU2 ? 0.5 : 1.0));
+        double values[NT];
+        int got = -1;
+        assert_int_equal(latmc_ens_get_ladder(e, &got, values, NT), LATMC_OK);
+        assert_memory_equal(rec.ladder, values, sizeof values);
     } else {
         assert_int_equal(rec.device_lists, 0);
     }
     destroy(&e);
     return dev;
+}
+
+static bool device_rounds(int model, int key, unsigned caps, unsigned exchange_models,
+                          bool host_forced)
+{
+    return device_rounds_keys(model, key, caps, exchange_models, cuda_ladder_keys,
+                              host_forced);
 }
 
 static void beta_ladders_of_ising_and_heisenberg_on_the_device(void **state)
@@ -180,14 +212,29 @@ static void beta_ladders_of_ising_and_heisenberg_on_the_device(void **state)
                               cuda_exchange_models, false));
 }
 
-/* Potts: batches, but no exchange rounds declared for its members (as on CUDA); phi^4: a
- * mu2 ladder, whatever the backend declares. */
+/* phi^4 (the only model with a mu2 ladder; it has no beta): its members take the device's
+ * rounds where the backend declares them and moves mu2 ladders, with the factor 1/2. */
+static void mu2_ladders_of_phi4_on_the_device(void **state)
+{
+    (void)state;
+    assert_true(device_rounds(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, batch_caps,
+                              cuda_exchange_models, false));
+    assert_int_equal(rec.declined, 0);
+}
+
+/* Potts: batches, but no exchange rounds declared for its members (as on CUDA); phi^4 of a
+ * backend that moves beta ladders only: it declines the load at every call, and the host's
+ * rounds run (nothing left on the device). */
 static void other_models_on_the_host(void **state)
 {
     (void)state;
     assert_false(device_rounds(LATMC_MODEL_POTTS, LATMC_PARAM_BETA, batch_caps,
                                cuda_exchange_models, false));
-    assert_false(device_rounds(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, batch_caps, ~0u, false));
+    assert_false(device_rounds(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, batch_caps, 0u, false));
+    assert_false(device_rounds_keys(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, batch_caps, ~0u,
+                                    1u << LATMC_PARAM_BETA, false));
+    assert_true(rec.declined > 0);
+    assert_true(rec.host_lists > 0);
 }
 
 /* The capability decides, not the model: Potts members of a backend that declared the
@@ -213,21 +260,26 @@ static void host_rounds_forced(void **state)
                                cuda_exchange_models, true));
     assert_false(device_rounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, batch_caps,
                                cuda_exchange_models, true));
+    assert_false(device_rounds(LATMC_MODEL_PHI4, LATMC_PARAM_MU2, batch_caps,
+                               cuda_exchange_models, true));
 }
 
-/* Members whose parameters other than the ladder's differ (one member's field): the
- * device's round takes member 0's J and h for all, so the host's rounds run (nothing
- * loaded). Both models. */
+/* Members whose parameters other than the ladder's differ (one member's field; phi^4: its
+ * g): the device's round takes member 0's J and h for all, its moves a temperature's
+ * part for all its members, so the host's rounds run (nothing loaded). Three models. */
 static void unlike_members_on_the_host(void **state)
 {
     (void)state;
-    const int models[] = { LATMC_MODEL_ISING, LATMC_MODEL_HEISENBERG };
+    const int models[] = { LATMC_MODEL_ISING, LATMC_MODEL_HEISENBERG, LATMC_MODEL_PHI4 };
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        const bool phi4 = models[k] == LATMC_MODEL_PHI4;
         memset(&rec, 0, sizeof rec);
         rec.caps = batch_caps;
         rec.exchange_models = cuda_exchange_models;
-        latmc_ens *e = gate_ensemble(models[k], LATMC_PARAM_BETA);
-        assert_int_equal(latmc_sim_set_param(e->members[M - 1], LATMC_PARAM_H, 0.125),
+        rec.ladder_keys = cuda_ladder_keys;
+        latmc_ens *e = gate_ensemble(models[k], phi4 ? LATMC_PARAM_MU2 : LATMC_PARAM_BETA);
+        assert_int_equal(latmc_sim_set_param(e->members[M - 1],
+                                             phi4 ? LATMC_PARAM_G : LATMC_PARAM_H, 0.125),
                          LATMC_OK);
         if (latmc_ens_sweep(e, 3) != LATMC_OK)
             fail_msg("%s", latmc_ens_last_error(e));
@@ -246,6 +298,7 @@ static void switching_fetches_then_loads(void **state)
     memset(&rec, 0, sizeof rec);
     rec.caps = batch_caps;
     rec.exchange_models = cuda_exchange_models;
+    rec.ladder_keys = cuda_ladder_keys;
     latmc_ens *e = gate_ensemble(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA);
     assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
     assert_int_equal(rec.loads, 1);
@@ -268,6 +321,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(beta_ladders_of_ising_and_heisenberg_on_the_device),
+        cmocka_unit_test(mu2_ladders_of_phi4_on_the_device),
         cmocka_unit_test(other_models_on_the_host),
         cmocka_unit_test(the_capability_decides),
         cmocka_unit_test(no_device_rounds_without_the_capability),

@@ -37,7 +37,8 @@ static const struct ens_batch_model batch_models[] = {
     { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps,
       cuda_ens_temper_run_steps },
     { LATMC_MODEL_POTTS, cuda_ens_potts_caps, cuda_ens_potts_run_steps, NULL },
-    { LATMC_MODEL_PHI4, cuda_ens_phi4_caps, cuda_ens_phi4_run_steps, NULL },
+    { LATMC_MODEL_PHI4, cuda_ens_phi4_caps, cuda_ens_phi4_run_steps,
+      cuda_ens_temper_run_steps },
 };
 
 static const struct ens_batch_model *batch_model(int model)

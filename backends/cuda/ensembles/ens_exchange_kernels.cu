@@ -2,21 +2,25 @@
  * Tempering on the device (ens_temper_models.h; doc/ensembles.md "Exchange rule"): the
  * exchange round of lib/ens_exchange.c as one launch, for every model whose members the
  * device tempers. Warp c takes the (sample, replica) chain c: lane l decides the pairs
- * (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's energies, draws and decision
- * (lib/ens_exchange_rule.h); pairs of a round are disjoint, so their moves never meet.
+ * (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's values, draws and decision
+ * (lib/ens_exchange_rule.h: Delta = r.scale (ladder[t + 1] - ladder[t]) (V_b - V_a) N);
+ * pairs of a round are disjoint, so their moves never meet.
  * After __syncwarp every lane knows the chain's new map and does the round-trip
  * bookkeeping of the members at its temperatures. The counters are integers added
  * atomically: their order does not matter.
  *
  * What differs between the models is two things, each a small struct below: a member's
- * energy per site (from the sums the sweep's last launch or a reduction left), and the
- * move of a member to a temperature in the batch's table of members (Ising: the
- * thresholds of that temperature; Heisenberg: its beta).
+ * value per site of the quantity conjugate to the ladder's parameter (the energy for
+ * beta, sum phi^2 for phi^4's mu2; from the sums the sweep's last launch or a reduction
+ * left), and the move of a member to a temperature in the batch's table of members
+ * (Ising: the thresholds of that temperature; Heisenberg: its beta; phi^4: the
+ * coefficients of its mu2).
  */
 #include "cuda_launch.cuh"
 #include "ens_exchange_rule.h"
 #include "ens_heisenberg_batch.h"
 #include "ens_ising_batch.h"
+#include "ens_phi4_batch.h"
 #include "heisenberg.h"
 #include "ens_temper_models.h"
 
@@ -26,8 +30,8 @@
  * thresholds of each temperature in d.thr_of_t. */
 struct ens_ising_round_model {
     struct cuda_ens_packed_member *members;
-    __device__ double energy(const struct cuda_ens_temper_dev &d, const struct cuda_ens_round &r,
-                             int m) const
+    __device__ double value(const struct cuda_ens_temper_dev &d, const struct cuda_ens_round &r,
+                            int m) const
     {
         return latmc_ising_energy_per_site(r.J, r.h, d.sums[m].bonds, d.sums[m].spins,
                                            r.nsites);
@@ -43,8 +47,8 @@ struct ens_ising_round_model {
 struct ens_heis_round_model {
     struct cuda_ens_heis_member *members;
     const double *sums;
-    __device__ double energy(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
-                             int m) const
+    __device__ double value(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
+                            int m) const
     {
         const double *s = sums + 13 * (int64_t)m;
         return latmc_heisenberg_energy_per_site(r.h, s[0], s[3], r.nsites);
@@ -52,6 +56,25 @@ struct ens_heis_round_model {
     __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
     {
         members[m].beta = d.ladder[t];
+    }
+};
+
+/* phi^4 members on a mu2 ladder: the batch's struct latmc_phi4_sums (its measurement's,
+ * the host round's), the value sum phi^2 / N as the model's LATMC_OBS_PHI2
+ * (lib/model_phi4.c); a temperature's coefficients those its mu2 gives. */
+struct ens_phi4_round_model {
+    struct cuda_ens_phi4_member *members;
+    const struct latmc_phi4_sums *sums;
+    const struct cuda_ens_phi4_coefs *coefs_of_t;
+    __device__ double value(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
+                            int m) const
+    {
+        return sums[m].phi2 / r.nsites;
+    }
+    __device__ void move(const struct cuda_ens_temper_dev &, int m, int t) const
+    {
+        members[m].f = coefs_of_t[t].f;
+        members[m].d = coefs_of_t[t].d;
     }
 };
 
@@ -68,9 +91,9 @@ ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r, Model
     for (int t = (int)(r.round % 2) + 2 * lane; t + 1 < nT; t += 64) {
         const int64_t ia = base + (int64_t)t * nR, ib = ia + nR;
         const int a = d.member_at[ia], b = d.member_at[ib];
-        const double va = model.energy(d, r, a), vb = model.energy(d, r, b);
-        const double delta = latmc_ens_exchange_delta(1.0, d.ladder[t], d.ladder[t + 1], va, vb,
-                                                      r.nsites);
+        const double va = model.value(d, r, a), vb = model.value(d, r, b);
+        const double delta = latmc_ens_exchange_delta(r.scale, d.ladder[t], d.ladder[t + 1], va,
+                                                      vb, r.nsites);
         const uint32_t u = latmc_ens_exchange_draw(r.seed, r.stream, r.round,
                                                    (uint64_t)chain * (uint64_t)(nT - 1) +
                                                        (uint64_t)t);
@@ -157,4 +180,23 @@ extern "C" cudaError_t cuda_ens_heis_temper_betas(cudaStream_t stream,
                                                   int64_t n)
 {
     return place(stream, d, ens_heis_round_model{ members, nullptr }, n);
+}
+
+extern "C" cudaError_t cuda_ens_phi4_exchange_round(cudaStream_t stream,
+                                                    const struct cuda_ens_temper_dev *d,
+                                                    const struct cuda_ens_round *r,
+                                                    struct cuda_ens_phi4_member *members,
+                                                    const struct latmc_phi4_sums *sums,
+                                                    const struct cuda_ens_phi4_coefs *coefs_of_t)
+{
+    return exchange_round(stream, d, r, ens_phi4_round_model{ members, sums, coefs_of_t });
+}
+
+extern "C" cudaError_t cuda_ens_phi4_temper_coefs(cudaStream_t stream,
+                                                  const struct cuda_ens_temper_dev *d,
+                                                  struct cuda_ens_phi4_member *members,
+                                                  const struct cuda_ens_phi4_coefs *coefs_of_t,
+                                                  int64_t n)
+{
+    return place(stream, d, ens_phi4_round_model{ members, nullptr, coefs_of_t }, n);
 }

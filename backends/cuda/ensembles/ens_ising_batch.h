@@ -98,8 +98,10 @@ struct cuda_ens_temper_dev {
     signed char *rt_dir;               /* n_members */
     unsigned long long *rt_start;      /* n_members */
     unsigned long long *stats;         /* rt_count, rt_sum_sweeps, pair_accepted[n_T - 1] */
-    const double *ladder;              /* beta of each temperature */
-    const struct cuda_ising_packed_thresholds *thr_of_t; /* thresholds of each temperature */
+    const double *ladder;              /* the ladder's value of each temperature (beta, mu2) */
+    /* the model's part of each temperature: Ising's thresholds (phi^4's coefficients,
+     * struct cuda_ens_phi4_coefs, at the same bytes) */
+    const struct cuda_ising_packed_thresholds *thr_of_t;
     const struct latmc_ising_sums *sums; /* the members' sums after the round's sweep */
 };
 
@@ -111,6 +113,7 @@ struct cuda_ens_round {
     uint64_t round;      /* the round number */
     uint64_t sweeps;     /* the ensemble's sweep count at the round (round trips) */
     double J, h, nsites; /* the members' energy per site from their sums */
+    double scale;        /* the ladder's factor in Delta (struct latmc_ens_temper's) */
 };
 
 /* One exchange round of every (sample, replica) chain, one warp a chain: the decisions,

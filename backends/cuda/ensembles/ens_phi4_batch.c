@@ -15,6 +15,7 @@
  * cuda_backend.c) runs them one by one (the tests' reference).
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -26,6 +27,11 @@
 #include "model.h"
 
 #define NSUMS 5 /* struct latmc_phi4_sums */
+/* Where a device tempering round's sum phi^2 comes from (read at every list): unset, its
+ * own launch (cuda_ens_phi4_phi2); "measure", the batch's measurement (two launches, every
+ * sum); "check", both, compared bit for bit on the device (a difference fails the list). */
+#define ENS_PHI4_ROUND_SUMS_ENV "LATMC_ENS_PHI4_ROUND_SUMS"
+enum { ROUND_PHI2, ROUND_MEASURE, ROUND_CHECK };
 /* Hits a site a launch of whole sweeps (nloc x nhit a sweep; at least one sweep): bounds
  * one launch's work (members of at most ENS_PHI4_FUSED_SITES sites: fused_fits), a call
  * of many sweeps being several launches. */
@@ -35,6 +41,12 @@ struct phi4_batch {
     struct ens_batch b;               /* first: the driver's */
     double *dev_partials;             /* 5 doubles a row a member (made on first use) */
     struct latmc_phi4_sums *dev_sums; /* a member each */
+    /* ENS_PHI4_ROUND_SUMS_ENV=check: the round's own phi2 of each member, and the count of
+     * members whose phi2 differed from the measurement's (made on first use) */
+    struct latmc_phi4_sums *dev_check;
+    unsigned long long *dev_diffs;
+    int round_sums;                   /* ROUND_*, this list's */
+    bool logged_phi2;                 /* the round's own launch logged (once a batch) */
 };
 
 static void phi4_fini(struct ens_batch *b)
@@ -42,6 +54,8 @@ static void phi4_fini(struct ens_batch *b)
     struct phi4_batch *p = (struct phi4_batch *)b;
     cudaFree(p->dev_partials);
     cudaFree(p->dev_sums);
+    cudaFree(p->dev_check);
+    cudaFree(p->dev_diffs);
 }
 
 static const struct cuda_phi4_plan *plan_of(const latmc_sim *sim)
@@ -195,33 +209,49 @@ static cudaError_t phi4_sweeps(struct ens_batch *b, const struct latmc_step_call
     return phi4_launch(b, plan_of(b->members[0]), &run);
 }
 
-/* Every member's sums in two launches (its rows, then one block a member adding them in
- * the single lattice's order), read back as struct latmc_phi4_sums each. */
+/* The measurement's scratch: each member's row partials and its sums (made on first use;
+ * after a failure, again at the next). */
+static int sums_ready(struct phi4_batch *p)
+{
+    if (p->dev_sums)
+        return LATMC_OK;
+    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
+    const int64_t rows = cs0->lattice.ly * cs0->lattice.lz;
+    const size_t n = (size_t)p->b.n;
+    int st = cuda_check(cudaMalloc((void **)&p->dev_partials,
+                                   n * (size_t)rows * NSUMS * sizeof(double)),
+                        "cannot allocate device memory for the members' row sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&p->dev_sums, n * sizeof *p->dev_sums),
+                        "cannot allocate device memory for the members' sums");
+    if (st < 0) {
+        phi4_fini(&p->b);
+        p->dev_partials = NULL;
+        p->dev_sums = NULL;
+        p->dev_check = NULL;
+        p->dev_diffs = NULL;
+    }
+    return st;
+}
+
+/* The members' sums into dev_sums: two launches (its rows, then one block a member adding
+ * them in the single lattice's order). */
+static cudaError_t launch_measure(const struct phi4_batch *p)
+{
+    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
+    return cuda_ens_phi4_measure(cs0->stream, plan_of(p->b.members[0]), &cs0->lattice,
+                                 p->b.dev_table, p->b.n, p->dev_partials, p->dev_sums);
+}
+
+/* Every member's sums, read back as struct latmc_phi4_sums each. */
 static int phi4_measure(struct ens_batch *b, void *sums)
 {
     struct phi4_batch *p = (struct phi4_batch *)b;
     struct cuda_sim *cs0 = ens_batch_lead(b);
-    const int64_t rows = cs0->lattice.ly * cs0->lattice.lz;
     const size_t n = (size_t)b->n;
-    int st = LATMC_OK;
-    if (!p->dev_sums) {
-        st = cuda_check(cudaMalloc((void **)&p->dev_partials,
-                                   n * (size_t)rows * NSUMS * sizeof(double)),
-                        "cannot allocate device memory for the members' row sums");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaMalloc((void **)&p->dev_sums, n * sizeof *p->dev_sums),
-                            "cannot allocate device memory for the members' sums");
-        if (st < 0) { /* made again at the next call */
-            phi4_fini(b);
-            p->dev_partials = NULL;
-            p->dev_sums = NULL;
-        }
-    }
+    int st = sums_ready(p);
     if (st == LATMC_OK)
-        st = cuda_check(cuda_ens_phi4_measure(cs0->stream, plan_of(b->members[0]),
-                                              &cs0->lattice, b->dev_table, b->n,
-                                              p->dev_partials, p->dev_sums),
-                        "launching the members' measurement");
+        st = cuda_check(launch_measure(p), "launching the members' measurement");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(sums, p->dev_sums, n * sizeof *p->dev_sums,
                                         cudaMemcpyDeviceToHost, cs0->stream),
@@ -259,11 +289,6 @@ int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
     return ens_batch_run_steps(&phi4_ops, calls, n_calls, accepted, attempted);
 }
 
-unsigned cuda_ens_phi4_caps(const latmc_sim *sim)
-{
-    return ens_batch_caps(&phi4_ops, sim);
-}
-
 int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     return ens_batch_measure(&phi4_ops, members, n, sums);
@@ -273,4 +298,169 @@ void cuda_ens_phi4_release(latmc_sim *const *members, int n)
 {
     (void)n;
     ens_batch_release(members);
+}
+
+/* The batch layout's capabilities for phi^4 sims (lib/box.h): the driver's, and exchange
+ * rounds of a mu2 ladder between them on the device (ens_tempering.c) where they take
+ * whole sweeps (the plan's tempering lists are whole sweeps and rounds; the state's load
+ * checks that the members' coefficients are their temperatures'). */
+unsigned cuda_ens_phi4_caps(const latmc_sim *sim)
+{
+    const unsigned caps = ens_batch_caps(&phi4_ops, sim);
+    return caps & LATMC_STEP_CAP_BATCH_SWEEPS ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
+}
+
+/* ENS_PHI4_ROUND_SUMS_ENV for this list, and in check mode its buffers (the count of
+ * differences cleared on the launches' stream when made). */
+static int round_sums_ready(struct phi4_batch *p)
+{
+    const char *env = getenv(ENS_PHI4_ROUND_SUMS_ENV);
+    if (!env || !*env)
+        p->round_sums = ROUND_PHI2;
+    else if (strcmp(env, "measure") == 0)
+        p->round_sums = ROUND_MEASURE;
+    else if (strcmp(env, "check") == 0)
+        p->round_sums = ROUND_CHECK;
+    else
+        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected measure or check (unset: "
+                               "the round's own launch)", ENS_PHI4_ROUND_SUMS_ENV, env);
+    if (p->round_sums != ROUND_CHECK || p->dev_diffs)
+        return LATMC_OK;
+    int st = cuda_check(cudaMalloc((void **)&p->dev_check, (size_t)p->b.n * sizeof *p->dev_check),
+                        "cannot allocate device memory for the round sums' check");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&p->dev_diffs, sizeof *p->dev_diffs),
+                        "cannot allocate device memory for the round sums' check");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(p->dev_diffs, 0, sizeof *p->dev_diffs,
+                                        ens_batch_lead(&p->b)->stream),
+                        "clearing the round sums' check");
+    if (st < 0) { /* made again at the next list */
+        cudaFree(p->dev_check);
+        cudaFree(p->dev_diffs);
+        p->dev_check = NULL;
+        p->dev_diffs = NULL;
+    }
+    return st;
+}
+
+int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (n < 1 || members[0]->desc.model != LATMC_MODEL_PHI4 || !phi4_member_ok(members[0]) ||
+        !phi4_whole_sweeps(members[0]))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no whole-sweep phi^4 batch for "
+                               "these members");
+    int st = LATMC_OK;
+    struct ens_batch *eb = ens_batch_ready(&phi4_ops, members, n, true, &st);
+    if (!eb)
+        return st;
+    struct phi4_batch *p = (struct phi4_batch *)eb;
+    if (st == LATMC_OK)
+        st = sums_ready(p);
+    if (st == LATMC_OK)
+        st = round_sums_ready(p);
+    if (st < 0) {
+        ens_batch_put_back(eb);
+        return st;
+    }
+    v->batch = eb;
+    v->cs0 = ens_batch_lead(eb);
+    v->dev = eb->dev_table;
+    v->host = eb->last; /* what ens_batch_ready uploaded, or found on the device */
+    v->sums = p->dev_sums;
+    v->dev_changed = eb->dev_changed;
+    v->changed = eb->changed;
+    v->uploads = eb->uploads;
+    v->updates_per_sweep = phi4_per_sweep(members[0]);
+    return LATMC_OK;
+}
+
+void cuda_ens_phi4_close(struct cuda_ens_phi4_view *v)
+{
+    if (v->batch)
+        ens_batch_put_back(v->batch);
+    v->batch = NULL;
+}
+
+bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_call *k)
+{
+    return k->part == LATMC_STEP_SWEEPS && phi4_call_ok(first, k);
+}
+
+/* Launches of up to the batch's sweeps a launch, as ens_batch_run_steps splits a call. */
+cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
+                                        uint64_t n_sweeps)
+{
+    struct ens_batch *b = v->batch;
+    const uint64_t most = phi4_sweeps_per_launch(b->members[0]);
+    cudaError_t err = cudaSuccess;
+    for (uint64_t done = 0; done < n_sweeps && err == cudaSuccess;) {
+        const uint64_t left = n_sweeps - done, count = left < most ? left : most;
+        int kind = 0;
+        err = phi4_sweeps(b, NULL, sweep0 + done, count, &kind);
+        if (err == cudaSuccess)
+            ens_batch_log_kind(b, kind);
+        done += count;
+    }
+    return err;
+}
+
+/* The round's sum phi^2 of every member into dev_sums[m].phi2: its own launch, or the
+ * measurement (every sum), or both with the check (ENS_PHI4_ROUND_SUMS_ENV). */
+cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
+{
+    struct phi4_batch *p = v->batch;
+    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
+    const struct cuda_phi4_plan *plan = plan_of(p->b.members[0]);
+    if (p->round_sums == ROUND_PHI2) {
+        const cudaError_t err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice,
+                                                   p->b.dev_table, p->b.n, p->dev_partials,
+                                                   p->dev_sums);
+        if (err == cudaSuccess && !p->logged_phi2) { /* as the driver's lines (the tests') */
+            p->logged_phi2 = true;
+            cuda_core->log(p->b.members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d phi^4 "
+                           "members measured in one launch for a tempering round (the sum "
+                           "phi^2 alone)", p->b.n);
+        }
+        return err;
+    }
+    cudaError_t err = launch_measure(p);
+    if (err == cudaSuccess)
+        ens_batch_log_measure(&p->b);
+    if (err == cudaSuccess && p->round_sums == ROUND_CHECK)
+        err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice, p->b.dev_table, p->b.n,
+                                 p->dev_partials, p->dev_check);
+    if (err == cudaSuccess && p->round_sums == ROUND_CHECK)
+        err = cuda_ens_phi4_phi2_compare(cs0->stream, p->dev_sums, p->dev_check, p->b.n,
+                                         p->dev_diffs);
+    return err;
+}
+
+/* After the list's launches were waited for: LATMC_EDEVICE where a checked phi2 differed
+ * from the measurement's (the count cleared again). */
+int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v)
+{
+    const struct phi4_batch *p = v->batch;
+    if (p->round_sums != ROUND_CHECK)
+        return LATMC_OK;
+    unsigned long long diffs = 0;
+    int st = cuda_check(cudaMemcpy(&diffs, p->dev_diffs, sizeof diffs, cudaMemcpyDeviceToHost),
+                        "reading the round sums' check");
+    if (st == LATMC_OK && diffs != 0) {
+        (void)cudaMemsetAsync(p->dev_diffs, 0, sizeof diffs, v->cs0->stream);
+        st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of the phi^4 members' sums "
+                             "phi^2 of a tempering round differ from the measurement's",
+                             ENS_PHI4_ROUND_SUMS_ENV, diffs);
+    }
+    return st;
+}
+
+/* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote
+ * coefficients into it, and the map they follow went back to the host or was lost): the
+ * next call uploads its table even where it equals the host's copy of the last upload. */
+void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n)
+{
+    (void)n;
+    ens_batch_table_moved(members);
 }

@@ -31,6 +31,14 @@ struct cuda_ens_phi4_member {
     struct cuda_phi4_keys keys;
 };
 
+/* The part of a member's entry that its mu2 gives (both precisions' coefficients, the
+ * sim's model data): what tempering on the device writes into a moved member's entry
+ * (ens_tempering.c, a temperature's part of the state). */
+struct cuda_ens_phi4_coefs {
+    struct latmc_phi4_coef_f f;
+    struct latmc_phi4_coef_d d;
+};
+
 /* What a launch runs, for members of one plan (their sims' own, all equal) and one nhit,
  * nloc: chunk schedule, sub-grid `sub` of sweep `sweep`; site order, either one step
  * (n_sweeps 0: colour `colour` with the plan's draws `rng`) or n_sweeps whole sweeps from
@@ -69,9 +77,24 @@ cudaError_t cuda_ens_phi4_measure(cudaStream_t stream, const struct cuda_phi4_pl
                                   const struct cuda_ens_phi4_member *members, int n,
                                   double *partials, struct latmc_phi4_sums *out);
 
+/* Each member's sum phi^2 alone into out[m].phi2 (the other sums left as they were), the
+ * very double cuda_ens_phi4_measure gives, in one launch (one block a member); scratch as
+ * cuda_ens_phi4_measure's partials. */
+cudaError_t cuda_ens_phi4_phi2(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                               const struct latmc_lattice *lat,
+                               const struct cuda_ens_phi4_member *members, int n,
+                               double *scratch, struct latmc_phi4_sums *out);
+
+/* The members whose phi2 differ between a and b (bit for bit) added to *diffs. */
+cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_phi4_sums *a,
+                                       const struct latmc_phi4_sums *b, int n,
+                                       unsigned long long *diffs);
+
 #ifdef __cplusplus
 }
 #else
+
+#include <stdbool.h>
 
 #include "box.h"
 #include "internal.h"
@@ -86,6 +109,42 @@ int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
 unsigned cuda_ens_phi4_caps(const latmc_sim *sim);
 int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_phi4_release(latmc_sim *const *members, int n_members);
+
+/*
+ * For tempering on the device (ens_tempering.c): the batch of these members taken, with
+ * this call's table on the device (as a batched sweep makes it ready, on cs0's stream;
+ * LATMC_EUNSUPPORTED where they cannot run together or do not take whole sweeps), and
+ * given back with cuda_ens_phi4_close. Launches of whole sweeps (up to the batch's hits a
+ * launch, as cuda_ens_phi4_run_steps; each member's accepted hits added to its counter
+ * dev_changed) and of the members' sum phi^2 into `sums` (the phi2 of each member's
+ * struct latmc_phi4_sums, the very double a host round reads through ens_measure: by
+ * default in one launch of its own, cuda_ens_phi4_phi2; LATMC_ENS_PHI4_ROUND_SUMS=measure
+ * the two launches of the measurement; =check both, compared on the device), on that
+ * stream, nothing waited for; after the list was waited for, cuda_ens_phi4_check_result:
+ * LATMC_EDEVICE where a checked phi2 differed (else LATMC_OK; LATMC_EINVAL for another
+ * value of the variable, found by cuda_ens_phi4_open).
+ */
+struct cuda_ens_phi4_view {
+    void *batch;                               /* the batch taken */
+    struct cuda_sim *cs0;
+    struct cuda_ens_phi4_member *dev;          /* the table on the device */
+    const struct cuda_ens_phi4_member *host;   /* the host's copy of what it uploaded */
+    struct latmc_phi4_sums *sums;              /* a member each, on the device */
+    unsigned long long *dev_changed, *changed; /* accepted hits a member: device, host */
+    uint64_t uploads;                          /* the batch's table uploads so far */
+    uint64_t updates_per_sweep;                /* attempted hits a member a sweep */
+};
+int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_view *v);
+void cuda_ens_phi4_close(struct cuda_ens_phi4_view *v);
+/* Whether the batch runs whole-sweeps call k as the model names its steps. */
+bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_call *k);
+cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
+                                        uint64_t n_sweeps);
+cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v);
+int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v);
+/* After the device's tempering map was fetched (or a tempering list failed): the table
+ * the rounds wrote is not the host's copy, so the next call uploads the members' own. */
+void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n);
 
 #endif
 

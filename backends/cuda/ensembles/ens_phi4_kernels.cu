@@ -17,11 +17,13 @@
  * The draws are named as the standalone sim names them (by site, sweep, pass and colour,
  * never by block), the arithmetic is the same code, so every member is bit for bit its
  * standalone CUDA sim. The sums: the single lattice's per-row code with a member index,
- * then one block a member adds the rows in its order.
+ * then one block a member adds the rows in its order; a tempering round's sum phi^2 alone
+ * in one launch, the same additions in the same order.
  */
 #include <string.h>
 
 #include "cuda_device.h"
+#include "cuda_launch.cuh"
 #include "ens_phi4_batch.h"
 #include "phi4_device.cuh"
 
@@ -365,5 +367,89 @@ extern "C" cudaError_t cuda_ens_phi4_measure(cudaStream_t stream, const struct c
         return err;
     ens_phi4_total_kernel<<<(unsigned)n, 64, 0, stream>>>(rows, lat->ndim == 3 ? lat->ly : 1,
                                                           partials, out);
+    return cudaGetLastError();
+}
+
+/* ---- a tempering round's sum phi^2 alone ---- */
+
+#define ENS_PHI4_PHI2_THREADS 256
+
+/*
+ * Each member's sum phi^2 into out[m].phi2 (its other sums left as they were), the very
+ * double cuda_ens_phi4_measure gives: a row's partial is its v^2 (v the field value in
+ * double, v^2 rounded) added in x order from zero (phi4_row_partials' lane 1), a plane's
+ * sum its rows added in order from zero, the total the planes' sums in order from zero
+ * (phi4_rows_total). One block a member: a thread a row, then a thread a plane, then one
+ * thread the planes (the member's partials in its part of `scratch`: rows + planes
+ * doubles; global writes are seen by the block's threads after the barrier).
+ */
+template <typename R>
+__global__ void __launch_bounds__(ENS_PHI4_PHI2_THREADS)
+ens_phi4_phi2_kernel(const struct latmc_lattice g, const struct cuda_ens_phi4_member *members,
+                     int64_t rows_per_plane, double *scratch, struct latmc_phi4_sums *out)
+{
+    const int m = (int)blockIdx.x;
+    const R *phi = (const R *)members[m].phi;
+    const int64_t rows = g.ly * g.lz, planes = rows / rows_per_plane;
+    double *row_sums = scratch + (size_t)m * (size_t)rows * PHI4_NPARTIALS;
+    double *plane_sums = row_sums + rows; /* rows + planes <= 5 rows */
+    for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) {
+        const R *row = phi + g.lx * r;
+        double acc = 0;
+        for (int64_t x = 0; x < g.lx; x++) {
+            const double v = row[x];
+            const double v2 = v * v;
+            acc += v2;
+        }
+        row_sums[r] = acc;
+    }
+    __syncthreads();
+    for (int64_t p = threadIdx.x; p < planes; p += blockDim.x) {
+        const double *in_plane = row_sums + p * rows_per_plane;
+        double plane = 0;
+        for (int64_t j = 0; j < rows_per_plane; j++)
+            plane += in_plane[j];
+        plane_sums[p] = plane;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double acc = 0;
+        for (int64_t p = 0; p < planes; p++)
+            acc += plane_sums[p];
+        out[m].phi2 = acc;
+    }
+}
+
+/* The members whose phi2 differ between a and b, bit for bit, added to *diffs. */
+__global__ void ens_phi4_phi2_compare_kernel(const struct latmc_phi4_sums *a,
+                                             const struct latmc_phi4_sums *b, int n,
+                                             unsigned long long *diffs)
+{
+    for (int64_t m = cuda_first_item(); m < n; m += cuda_item_stride())
+        if (__double_as_longlong(a[m].phi2) != __double_as_longlong(b[m].phi2))
+            atomicAdd(diffs, 1ull);
+}
+
+extern "C" cudaError_t cuda_ens_phi4_phi2(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                          const struct latmc_lattice *lat,
+                                          const struct cuda_ens_phi4_member *members, int n,
+                                          double *scratch, struct latmc_phi4_sums *out)
+{
+    const int64_t rows_per_plane = lat->ndim == 3 ? lat->ly : 1;
+    if (plan->precision == LATMC_PRECISION_FLOAT)
+        ens_phi4_phi2_kernel<float><<<(unsigned)n, ENS_PHI4_PHI2_THREADS, 0, stream>>>(
+            *lat, members, rows_per_plane, scratch, out);
+    else
+        ens_phi4_phi2_kernel<double><<<(unsigned)n, ENS_PHI4_PHI2_THREADS, 0, stream>>>(
+            *lat, members, rows_per_plane, scratch, out);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream,
+                                                  const struct latmc_phi4_sums *a,
+                                                  const struct latmc_phi4_sums *b, int n,
+                                                  unsigned long long *diffs)
+{
+    ens_phi4_phi2_compare_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(a, b, n, diffs);
     return cudaGetLastError();
 }

@@ -4,7 +4,7 @@
  * map (struct cuda_ens_temper_dev) and a round's constants (struct cuda_ens_round) are
  * ens_ising_batch.h's; a model adds its members' energies and the move of a member to a
  * temperature in its batch's device table. Ising's launchers are in ens_ising_batch.h;
- * Heisenberg's are below.
+ * Heisenberg's and phi^4's are below.
  */
 #ifndef LATMC_CUDA_ENS_TEMPER_MODELS_H
 #define LATMC_CUDA_ENS_TEMPER_MODELS_H
@@ -15,6 +15,7 @@
 
 #include "ens_heisenberg_batch.h"
 #include "ens_ising_batch.h"
+#include "ens_phi4_batch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,21 @@ cudaError_t cuda_ens_heis_exchange_round(cudaStream_t stream, const struct cuda_
  * table upload from the host, whose members lag behind the map). */
 cudaError_t cuda_ens_heis_temper_betas(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                        struct cuda_ens_heis_member *members, int64_t n);
+
+/* One exchange round of phi^4 members on a mu2 ladder (as cuda_ens_exchange_round, r.scale
+ * 1/2): their sum phi^2 per site from sums[m].phi2 and r.nsites; a moved member's
+ * coefficients in members[] those of its new temperature, coefs_of_t[t]. */
+cudaError_t cuda_ens_phi4_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                         const struct cuda_ens_round *r,
+                                         struct cuda_ens_phi4_member *members,
+                                         const struct latmc_phi4_sums *sums,
+                                         const struct cuda_ens_phi4_coefs *coefs_of_t);
+
+/* Every member's coefficients those of its temperature in the device's map (after a table
+ * upload from the host, whose members lag behind the map). */
+cudaError_t cuda_ens_phi4_temper_coefs(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                       struct cuda_ens_phi4_member *members,
+                                       const struct cuda_ens_phi4_coefs *coefs_of_t, int64_t n);
 
 #ifdef __cplusplus
 }

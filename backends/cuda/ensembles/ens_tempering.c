@@ -9,9 +9,11 @@
  *
  * The state, its load and fetch and the round are the models' alike; what a model adds
  * is a row of temper_models below: how its batch is opened (the members' device table
- * ready), what a temperature puts into a member's table entry (Ising: the thresholds of
- * its beta, taken from the host's table at the load, each temperature's members checked
- * alike; Heisenberg: the beta itself, the ladder's, checked equal), and how a list runs.
+ * ready), the parameter its ladder sets (beta; phi^4: mu2; the load declines another),
+ * what a temperature puts into a member's table entry (Ising: the thresholds of its beta,
+ * taken from the host's table at the load, each temperature's members checked alike;
+ * Heisenberg: the beta itself, the ladder's, checked equal; phi^4: the coefficients of its
+ * mu2, as Ising's thresholds), and how a list runs.
  *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round.
@@ -20,6 +22,12 @@
  *     round: three launches a round. With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
  *     the sweeps' launch before a round leaves the same sums from the spins it holds in
  *     shared memory, where its shared memory takes their partials: two launches.
+ *   - phi^4 (members that take whole sweeps: site order, at most 32768 sites): whole
+ *     sweeps with the batch's kernel (ens_phi4_kernels.cu), the members' sum phi^2 in one
+ *     launch (the very double the host's round reads from the batch's measurement, sum
+ *     phi^2 / N its value; LATMC_ENS_PHI4_ROUND_SUMS=measure|check: the measurement's two
+ *     launches, or both compared), then the round with Delta's factor 1/2: three launches
+ *     a round.
  *
  * A round moves temperatures by writing the new temperature's part into the member's
  * entry of the batch's table. The members' own parameters (host) lag behind until the
@@ -54,6 +62,7 @@ struct cuda_ens_temper {
     int n_samples, n_replicas;
     uint64_t seed;
     uint32_t stream;
+    double scale;                /* the ladder's factor in Delta */
 };
 
 /* Byte offsets of the state in one block (dev and host alike): the part copied both ways
@@ -74,18 +83,23 @@ struct temper_batch {
     union {
         struct cuda_ens_ready ising;
         struct cuda_ens_heis_view heis;
+        struct cuda_ens_phi4_view phi4;
     } u;
 };
 
 /* A model's part of tempering on the device. */
 struct temper_model {
     int model;
+    int ladder_key;     /* the parameter whose ladder it moves (LATMC_PARAM_*) */
     size_t param_bytes; /* the state's part of a temperature (what a round writes) */
     size_t sums_bytes;  /* the state's sums of a member (0: the batch keeps them) */
     /* its batch of these members ready (LATMC_EUNSUPPORTED: not batched as tempering
      * needs), and given back */
     int (*open)(latmc_sim *const *members, int n, struct temper_batch *tb);
     void (*close)(struct temper_batch *tb);
+    /* optional: whether its batch runs these calls (else LATMC_EUNSUPPORTED before anything
+     * is launched: the state stays on the device) */
+    bool (*calls_ok)(const struct latmc_step_call *calls, int n_calls);
     /* each temperature's part (param_bytes) from the table the batch uploaded, into
      * param_of_t: LATMC_EUNSUPPORTED where a member's entry is not its temperature's */
     int (*stage)(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
@@ -224,6 +238,9 @@ static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
 static int load(const struct temper_model *tm, latmc_sim *const *members, int n,
                 const struct latmc_ens_temper *job)
 {
+    if (job->ladder_key != tm->ladder_key)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device along "
+                               "this ladder's parameter (%d)", job->ladder_key);
     struct temper_batch tb;
     int st = tm->open(members, n, &tb);
     if (st < 0)
@@ -250,6 +267,7 @@ static int load(const struct temper_model *tm, latmc_sim *const *members, int n,
     t->n_replicas = job->n_replicas;
     t->seed = job->seed;
     t->stream = job->stream;
+    t->scale = job->scale;
     t->uploads = tb.uploads;
     t->resident = -1;
     t->live = true;
@@ -275,7 +293,7 @@ static struct cuda_ens_round round_of(const struct cuda_ens_temper *t, const lat
         .n_samples = t->n_samples, .n_temperatures = t->nT, .n_replicas = t->n_replicas,
         .seed = t->seed, .stream = t->stream, .round = k->round, .sweeps = k->round_sweeps,
         .J = first->param[LATMC_PARAM_J], .h = first->param[LATMC_PARAM_H],
-        .nsites = (double)first->nsites,
+        .nsites = (double)first->nsites, .scale = t->scale,
     };
     return r;
 }
@@ -631,14 +649,149 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     return LATMC_OK;
 }
 
+/* ---- phi^4 members: the batch of ens_phi4_batch.c, a mu2 ladder ---- */
+
+static int phi4_open(latmc_sim *const *members, int n, struct temper_batch *tb)
+{
+    memset(tb, 0, sizeof *tb);
+    const int st = cuda_ens_phi4_open(members, n, &tb->u.phi4);
+    if (st < 0)
+        return st; /* LATMC_EUNSUPPORTED: not one batch of whole sweeps */
+    tb->cs0 = tb->u.phi4.cs0;
+    tb->temper = &tb->cs0->ens_temper;
+    tb->uploads = tb->u.phi4.uploads;
+    return LATMC_OK;
+}
+
+static void phi4_close(struct temper_batch *tb)
+{
+    cuda_ens_phi4_close(&tb->u.phi4);
+}
+
+/* Every sweeps call named as the batch's kernel names its steps (the plan's calls of the
+ * model: always, unless the model's step names changed). */
+static bool phi4_calls_ok(const struct latmc_step_call *calls, int n_calls)
+{
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].part == LATMC_STEP_SWEEPS &&
+            !cuda_ens_phi4_sweeps_ok(calls[c].members[0], &calls[c]))
+            return false;
+    return true;
+}
+
+/* The coefficients compared field by field, bit for bit (the structs' padding is not
+ * theirs to compare). */
+static bool coefs_equal(const struct cuda_ens_phi4_coefs *a, const struct cuda_ens_phi4_member *b)
+{
+    return memcmp(&a->f.site, &b->f.site, sizeof a->f.site) == 0 &&
+           memcmp(&a->f.quartic, &b->f.quartic, sizeof a->f.quartic) == 0 &&
+           memcmp(&a->f.inv_lambda, &b->f.inv_lambda, sizeof a->f.inv_lambda) == 0 &&
+           memcmp(&a->f.four_k, &b->f.four_k, sizeof a->f.four_k) == 0 &&
+           memcmp(&a->f.epsilon, &b->f.epsilon, sizeof a->f.epsilon) == 0 &&
+           a->f.finite_lambda == b->f.finite_lambda &&
+           memcmp(&a->d.site, &b->d.site, sizeof a->d.site) == 0 &&
+           memcmp(&a->d.quartic, &b->d.quartic, sizeof a->d.quartic) == 0 &&
+           memcmp(&a->d.inv_lambda, &b->d.inv_lambda, sizeof a->d.inv_lambda) == 0 &&
+           memcmp(&a->d.four_k, &b->d.four_k, sizeof a->d.four_k) == 0 &&
+           memcmp(&a->d.epsilon, &b->d.epsilon, sizeof a->d.epsilon) == 0 &&
+           a->d.finite_lambda == b->d.finite_lambda;
+}
+
+/* The coefficients of each temperature from the table the device holds (those of the
+ * member at it in sample 0, replica 0): every member at one temperature must have the
+ * same (a function of mu2 and the members' other parameters, which agree). */
+static int phi4_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
+                      void *param_of_t)
+{
+    const struct cuda_ens_phi4_member *host = tb->u.phi4.host;
+    struct cuda_ens_phi4_coefs *coefs = param_of_t;
+    memset(coefs, 0, (size_t)job->n_temperatures * sizeof *coefs);
+    for (int k = 0; k < job->n_temperatures; k++) {
+        const struct cuda_ens_phi4_member *e = &host[job->member_at[slot_of(job, 0, k, 0)]];
+        coefs[k].f = e->f;
+        coefs[k].d = e->d;
+    }
+    for (int m = 0; m < n; m++)
+        if (!coefs_equal(&coefs[job->temp_of[m]], &host[m]))
+            return LATMC_EUNSUPPORTED;
+    return LATMC_OK;
+}
+
+/* The state's part of each temperature (thr_of_t's bytes) holds phi^4's coefficients. */
+static const struct cuda_ens_phi4_coefs *phi4_coefs_of_t(const struct cuda_ens_temper_dev *d)
+{
+    return (const struct cuda_ens_phi4_coefs *)(const void *)d->thr_of_t;
+}
+
+static cudaError_t phi4_place(const struct temper_batch *tb, const struct cuda_ens_temper_dev *d,
+                              int n)
+{
+    return cuda_ens_phi4_temper_coefs(tb->cs0->stream, d, tb->u.phi4.dev, phi4_coefs_of_t(d), n);
+}
+
+/* Whole sweeps (their accepted hits counted on the device), and before each round the
+ * members' sum phi^2 (its own launch, exactly the double the host's round reads through
+ * the batch's measurement, cuda_ens_phi4_measure_all; LATMC_ENS_PHI4_ROUND_SUMS), then the
+ * round. */
+static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
+                    const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                    uint64_t *attempted)
+{
+    (void)l;
+    const struct cuda_ens_phi4_view *v = &tb->u.phi4;
+    const int n = calls[0].n_members;
+    const latmc_sim *first = calls[0].members[0];
+    cudaStream_t stream = v->cs0->stream;
+    const size_t count_bytes = (size_t)n * sizeof *v->changed;
+    uint64_t sweeps = 0;
+    int st = cuda_check(cudaMemsetAsync(v->dev_changed, 0, count_bytes, stream),
+                        "clearing the members' counters");
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS) {
+            st = cuda_check(cuda_ens_phi4_launch_sweeps(v, k->sweep, k->n_sweeps),
+                            "launching the members' sweeps");
+            sweeps += k->n_sweeps;
+            continue;
+        }
+        cudaError_t err = cuda_ens_phi4_launch_round_sums(v);
+        if (err == cudaSuccess) {
+            const struct cuda_ens_round r = round_of(t, first, k);
+            err = cuda_ens_phi4_exchange_round(stream, &t->d, &r, v->dev, v->sums,
+                                               phi4_coefs_of_t(&t->d));
+        }
+        st = cuda_check(err, "launching an exchange round");
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(v->changed, v->dev_changed, count_bytes,
+                                        cudaMemcpyDeviceToHost, stream),
+                        "reading the members' counters");
+    /* waited for even after a failed launch: none may outlive the call */
+    const cudaError_t fin = cudaStreamSynchronize(stream);
+    if (st == LATMC_OK)
+        st = cuda_check(fin, "sweeping and exchanging the members");
+    if (st == LATMC_OK)
+        st = cuda_ens_phi4_check_result(v);
+    if (st < 0)
+        return st;
+    for (int m = 0; m < n; m++) {
+        accepted[m] += v->changed[m];
+        attempted[m] += sweeps * v->updates_per_sweep;
+    }
+    return LATMC_OK;
+}
+
 /* ---- the models ---- */
 
 static const struct temper_model temper_models[] = {
-    { LATMC_MODEL_ISING, sizeof(struct cuda_ising_packed_thresholds),
-      sizeof(struct latmc_ising_sums), ising_open, ising_close, ising_stage, ising_place,
-      ising_run, cuda_ens_packed_table_moved, NULL },
-    { LATMC_MODEL_HEISENBERG, 0, 0, heis_open, heis_close, heis_stage, heis_place, heis_run,
-      heis_moved, heis_moved },
+    { LATMC_MODEL_ISING, LATMC_PARAM_BETA, sizeof(struct cuda_ising_packed_thresholds),
+      sizeof(struct latmc_ising_sums), ising_open, ising_close, NULL, ising_stage,
+      ising_place, ising_run, cuda_ens_packed_table_moved, NULL },
+    { LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, 0, 0, heis_open, heis_close, NULL, heis_stage,
+      heis_place, heis_run, heis_moved, heis_moved },
+    { LATMC_MODEL_PHI4, LATMC_PARAM_MU2, sizeof(struct cuda_ens_phi4_coefs), 0, phi4_open,
+      phi4_close, phi4_calls_ok, phi4_stage, phi4_place, phi4_run, cuda_ens_phi4_table_moved,
+      cuda_ens_phi4_table_moved },
 };
 
 static const struct temper_model *temper_model(int model)
@@ -655,7 +808,8 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     latmc_sim *const *members = calls[0].members;
     const int n = calls[0].n_members;
     const struct temper_model *tm = temper_model(members[0]->desc.model);
-    if (!temper_calls_ok(calls, n_calls) || !tm)
+    if (!temper_calls_ok(calls, n_calls) || !tm ||
+        (tm->calls_ok && !tm->calls_ok(calls, n_calls)))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering list of these steps");
     struct temper_batch tb;
     int st = tm->open(members, n, &tb);
