@@ -29,6 +29,13 @@
 #include <cstdlib>
 #include <vector>
 #include "ising_bits.cu"
+
+/* The module's per-device cache (cuda_device.c, C11 atomics) stands outside this host
+ * program: the launchers' one call asks the runtime directly. */
+extern "C" cudaError_t cuda_device_sm_count(int device, int *count)
+{
+    return cudaDeviceGetAttribute(count, cudaDevAttrMultiProcessorCount, device);
+}
 #include "ising_bits_host.h"
 
 static uint64_t rs = 88172645463325252ull;

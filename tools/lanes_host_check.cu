@@ -11,6 +11,13 @@
 #include <cstring>
 #include "ens_lanes_kernels.cu"
 
+/* The module's per-device cache (cuda_device.c, C11 atomics) stands outside this host
+ * program: cuda_allow_shared's one call asks the runtime directly. */
+extern "C" cudaError_t cuda_device_smem_optin(int device, int *bytes)
+{
+    return cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+}
+
 static uint64_t rs = 88172645463325252ull;
 static uint64_t rnd() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return rs; }
 

@@ -14,23 +14,35 @@
 enum { CUDA_DEVICES_KEPT = 64 };
 
 static _Atomic int smem_optin[CUDA_DEVICES_KEPT]; /* 0: not asked yet */
+static _Atomic int sm_count[CUDA_DEVICES_KEPT];
 
-cudaError_t cuda_device_smem_optin(int device, int *bytes)
+/* `attr` of `device` from `table` (0: not asked yet), else asked and kept. */
+static cudaError_t kept_attribute(_Atomic int *table, enum cudaDeviceAttr attr, int device,
+                                  int *value)
 {
     const bool kept = device >= 0 && device < CUDA_DEVICES_KEPT;
-    int v = kept ? atomic_load_explicit(&smem_optin[device], memory_order_relaxed) : 0;
+    int v = kept ? atomic_load_explicit(&table[device], memory_order_relaxed) : 0;
     if (v > 0) {
-        *bytes = v;
+        *value = v;
         return cudaSuccess;
     }
-    const cudaError_t err =
-        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const cudaError_t err = cudaDeviceGetAttribute(&v, attr, device);
     if (err != cudaSuccess) {
-        *bytes = 0;
+        *value = 0;
         return err;
     }
     if (kept)
-        atomic_store_explicit(&smem_optin[device], v, memory_order_relaxed);
-    *bytes = v;
+        atomic_store_explicit(&table[device], v, memory_order_relaxed);
+    *value = v;
     return cudaSuccess;
+}
+
+cudaError_t cuda_device_smem_optin(int device, int *bytes)
+{
+    return kept_attribute(smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device, bytes);
+}
+
+cudaError_t cuda_device_sm_count(int device, int *count)
+{
+    return kept_attribute(sm_count, cudaDevAttrMultiProcessorCount, device, count);
 }

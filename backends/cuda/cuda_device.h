@@ -18,6 +18,10 @@ extern "C" {
  * runtime's last-error slot, as cudaDeviceGetAttribute leaves it. */
 cudaError_t cuda_device_smem_optin(int device, int *bytes);
 
+/* The multiprocessors of `device` (cudaDevAttrMultiProcessorCount) into *count, kept and
+ * failing as cuda_device_smem_optin. */
+cudaError_t cuda_device_sm_count(int device, int *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_device.h"
+
 /* Threads per block: a multiple of the warp size (cuda_warp_add needs whole warps). */
 #define CUDA_THREADS 256
 /* Enough blocks to fill any current GPU many times over; more items are strided. */
@@ -91,7 +93,7 @@ static inline cudaError_t cuda_allow_shared(const void *fn, size_t bytes)
             return bytes > room ? cudaErrorInvalidValue : cudaSuccess;
         }
     cudaFuncAttributes attr;
-    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    err = cuda_device_smem_optin(device, &optin);
     if (err == cudaSuccess)
         err = cudaFuncGetAttributes(&attr, fn);
     size_t room = 0;

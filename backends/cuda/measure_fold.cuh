@@ -53,21 +53,12 @@ struct fold_geom {
 
 static int sms_of_current_device(void)
 {
-    static thread_local int known[64]; /* 0: not asked yet */
     int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 132;
-    }
-    if (device >= 0 && device < 64 && known[device])
-        return known[device];
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+    if (cudaGetDevice(&device) != cudaSuccess || cuda_device_sm_count(device, &sms) != cudaSuccess ||
         sms <= 0) {
         (void)cudaGetLastError();
         return 132;
     }
-    if (device >= 0 && device < 64)
-        known[device] = sms;
     return sms;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_device.h"
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h" /* latmc_ens_lanes_symmetric */
 
@@ -113,8 +114,7 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the member lanes' counters");
     int optin = 0;
     if (st == LATMC_OK)
-        st = cuda_check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                               cs->device), "the device's shared memory");
+        st = cuda_check(cuda_device_smem_optin(cs->device, &optin), "the device's shared memory");
     /* the kernel's static shared memory (the classes, the counters, the tail queue) beside
      * the words */
     const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024 +

@@ -19,8 +19,6 @@
  * The geometry stays in the parameter bank (each step's colour and draws in registers) and
  * each thread places its segments once, so a step is its segments and one barrier.
  */
-#include <pthread.h>
-
 #include "cuda_kernel_choice.cuh"
 #include "cuda_launch.cuh"
 #include "ens_potts_batch.h"
@@ -257,39 +255,21 @@ ens_potts_ref_kernel(const __grid_constant__ struct ens_potts_launch L,
 
 /* ---- launch ---- */
 
-/* The device's attributes the launches need, asked once per device and kept (as
- * cuda_allow_shared keeps its rooms; a lock keeps the table whole where threads launch at
- * once): a launch then pays one cudaGetDevice. */
+/* The device's attributes the launches need (kept per device by cuda_device.c: a launch
+ * pays one cudaGetDevice). */
 struct ens_potts_device {
     int device, sms;
     int smem_block; /* opt-in shared memory of a block */
 };
-enum { ENS_POTTS_DEVICES = 64 };
 
 static cudaError_t ens_potts_device_of(struct ens_potts_device *out)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static struct ens_potts_device known[ENS_POTTS_DEVICES];
-    static int n_known;
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < n_known; i++)
-        if (known[i].device == device) {
-            *out = known[i];
-            pthread_mutex_unlock(&lock);
-            return cudaSuccess;
-        }
-    struct ens_potts_device d = { device, 0, 0 };
-    err = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device);
+    struct ens_potts_device d = { 0, 0, 0 };
+    cudaError_t err = cudaGetDevice(&d.device);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&d.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                     device);
-    if (err == cudaSuccess && n_known < ENS_POTTS_DEVICES)
-        known[n_known++] = d;
-    pthread_mutex_unlock(&lock);
+        err = cuda_device_sm_count(d.device, &d.sms);
+    if (err == cudaSuccess)
+        err = cuda_device_smem_optin(d.device, &d.smem_block);
     *out = d;
     return err;
 }

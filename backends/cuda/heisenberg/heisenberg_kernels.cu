@@ -505,7 +505,7 @@ extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *li
     int device = 0, optin = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        err = cuda_device_smem_optin(device, &optin);
     if (err != cudaSuccess)
         return err;
     *limit_threads = 1024;

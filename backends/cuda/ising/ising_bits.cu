@@ -527,7 +527,7 @@ template <auto Kernel> static unsigned wave_grid(int64_t items)
     }
     unsigned wave = device >= 0 && device < BITS_KNOWN_DEVICES ? known[device] : 0;
     if (wave == 0) {
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
                 cudaSuccess || sms * per_sm <= 0) {
             (void)cudaGetLastError();

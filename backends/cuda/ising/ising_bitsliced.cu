@@ -1103,7 +1103,7 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
         wave = known[device];
     if (wave == 0) {
         int sms = 0, per_sm = 0;
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
                 cudaSuccess || sms * per_sm <= 0) {
             (void)cudaGetLastError(); /* the launch reports a real problem */

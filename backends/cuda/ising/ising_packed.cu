@@ -56,7 +56,7 @@ template <auto Kernel> static unsigned resident_grid(int64_t items)
     const bool cached = device >= 0 && device < PACKED_KNOWN_DEVICES;
     int sms = cached ? known_sms[device] : 0, per_sm = cached ? known_per_sm[device] : 0;
     if (sms == 0) {
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
                 cudaSuccess || sms * per_sm <= 0) {
             (void)cudaGetLastError();

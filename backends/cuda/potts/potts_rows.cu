@@ -102,9 +102,9 @@ static cudaError_t pr_grid(int64_t nseg, int threads, unsigned *grid, int *smem_
     int device = 0, sms = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        err = cuda_device_sm_count(device, &sms);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        err = cuda_device_smem_optin(device, smem_max);
     if (err != cudaSuccess)
         return err;
     int64_t blocks = (nseg + threads - 1) / threads;
