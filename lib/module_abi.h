@@ -41,7 +41,11 @@
  * number, not their bytes). */
 /* 17: struct latmc_embed_job's bonds and field (ops.embed_step runs Wolff, its statistics
  * regrown by the core from the step's bonds, and Heisenberg's Swendsen-Wang in a field). */
-#define LATMC_MODULE_ABI_VERSION 17u
+/* 18: the embedded clusters' decisions in a field weigh each cluster's sum of a as
+ * lib/cluster_embed_sum.h defines it (integers, any order: was each sum of doubles in the
+ * core's order), and the core asks ops.embed_step for Wolff in a field too (a module of
+ * 17 would decide in a field by the old sums). struct latmc_embed_job is unchanged. */
+#define LATMC_MODULE_ABI_VERSION 18u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */
