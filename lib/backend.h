@@ -246,7 +246,8 @@ struct latmc_backend_ops {
  * or Wolff step (desc.algorithm) of the sim's embedded Ising model, the draws of
  * lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond (i, mu) = beta J_{i,mu},
  * replica r's direction axis[r] and field F = field[r] (beta h r_z, as the core rounds it;
- * Wolff: 0 in every replica, the core declines a field). phi^4 (Lambda = inf:
+ * the decisions' sums in a field as lib/cluster_embed_sum.h defines them, module ABI 18).
+ * phi^4 (Lambda = inf:
  * nearest-neighbour pairs only): a_i = phi_i, K = beta for every bond (k_near), axis
  * unused, F = 0.
  *   LATMC_EMBED_ASK: LATMC_OK where the backend steps this sim itself, LATMC_EUNSUPPORTED

@@ -13,6 +13,7 @@
 
 #include "cluster_bonds.h"
 #include "cluster_embed.h"
+#include "cluster_embed_sum.h"
 #include "decision.h"
 #include "latmc_math.h"
 #include "rng_streams.h"
@@ -92,15 +93,6 @@ static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t
     return (uint64_t)c->r.v[n & 3u] < thr;
 }
 
-/* The keep threshold of a cluster of sum A (heat bath over its two orientations). */
-static uint64_t keep_threshold(const struct latmc_embed_problem *p, double A)
-{
-    if (p->field == 0.0)
-        return UINT64_C(1) << 31;
-    const double arg = -2.0 * p->field * A; /* beyond 700 the threshold is 0 anyway */
-    return latmc_threshold_u32(1.0 / (1.0 + latmc_math_exp(arg < 700.0 ? arg : 700.0)));
-}
-
 static uint32_t find_root(uint32_t *parent, uint32_t x)
 {
     while (parent[x] != x) {
@@ -152,11 +144,22 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
         w->name[i] = find_root(w->parent, (uint32_t)i);
     /* sizes counted in parent (free now) */
     latmc_embed_sw_stats(N, w->name, a, w->asum, w->parent, out);
+    /* in a field each cluster's Q_C (lib/cluster_embed_sum.h: integers, so the order of
+     * the additions does not matter) at its name */
+    const bool field = p->field != 0.0;
+    if (field) {
+        for (int64_t i = 0; i < N; i++)
+            if (w->name[i] == (uint32_t)i)
+                w->qsum[i] = 0;
+        for (int64_t i = 0; i < N; i++)
+            w->qsum[w->name[i]] += latmc_embed_sum_term(a[i]);
+    }
     for (int64_t i = 0; i < N; i++) {
         if (w->name[i] != (uint32_t)i)
             continue;
         const uint32_t u = latmc_embed_draw(p, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)i);
-        w->flip[i] = (uint64_t)u < keep_threshold(p, w->asum[i]) ? 0 : 1;
+        w->flip[i] =
+            (uint64_t)u < latmc_embed_keep_threshold(p->field, field ? w->qsum[i] : 0) ? 0 : 1;
     }
     EMBED_OMP(parallel for num_threads(nt) schedule(static) if(nt > 1))
     for (int64_t i = 0; i < N; i++)
@@ -196,8 +199,8 @@ void latmc_embed_sw_stats(int64_t N, const uint32_t *name, const double *a, doub
 /* Wolff's cluster grown breadth-first from the seed site, forward bonds (i, d) and
  * backward ones (i - off_d, d) in turn: a bond drawn only where the growth reaches it, or
  * read from `known` (bit d of known[i]: bond (i, d) active) where a backend ran the step;
- * either way the same cluster, grown in the same order, so its sum of a has the same
- * rounding. */
+ * either way the same cluster, grown in the same order, so its sum of a for the
+ * statistics has the same rounding (the decision's Q_C, an integer, has no order). */
 static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                   const uint8_t *known, struct latmc_embed_stats *out)
 {
@@ -210,6 +213,7 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
                                              N);
     int64_t n = 0, top = 0, smallest = s0;
     double asum = 0.0;
+    int64_t qsum = 0; /* Q_C of the decision in a field */
     stack[n++] = (uint32_t)s0;
     in[s0] = 1;
     struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
@@ -217,6 +221,7 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
         const int64_t i = stack[top++];
         smallest = i < smallest ? i : smallest;
         asum += a[i];
+        qsum += latmc_embed_sum_term(a[i]);
         int64_t ups[LATMC_EMBED_MAX_DIRS], dns[LATMC_EMBED_MAX_DIRS];
         partners_of(p, i, 1, ups);
         partners_of(p, i, -1, dns);
@@ -235,7 +240,7 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
     int keep = 0;
     if (p->field != 0.0)
         keep = (uint64_t)latmc_embed_draw(p, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)smallest) <
-               keep_threshold(p, asum);
+               latmc_embed_keep_threshold(p->field, qsum);
     if (keep)
         for (int64_t k = 0; k < n; k++)
             in[stack[k]] = 0;

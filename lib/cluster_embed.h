@@ -11,8 +11,9 @@
  *     p = 1 - exp(-2 K a_i a_j);
  *   a cluster (connected by active bonds) is named by its smallest site r; it keeps its
  *     signs iff its draw u (at r) < floor(2^32 / (1 + exp(-2 F A))), F the field's weight
- *     of the step and A = sum of a_i over the cluster (F = 0: 2^31; Wolff with F = 0
- *     always flips); a flip is a_i -> -a_i on its sites.
+ *     of the step and A the cluster's sum of a_i as lib/cluster_embed_sum.h defines it
+ *     (each a_i rounded to a multiple of 2^-30, added exactly; F = 0: 2^31; Wolff with
+ *     F = 0 always flips); a flip is a_i -> -a_i on its sites.
  *
  * Draws (lib/rng_streams.h): stream LATMC_STREAM_CLUSTER of the replica, sweep = the sim's
  * sweep number, sub LATMC_EMBED_SUB; phases as lib/cluster_bonds.h (0 bonds, 1 decisions,
@@ -70,7 +71,8 @@ struct latmc_embed_work {
     uint16_t *bonds;    /* bit d: bond (i, d) active */
     uint32_t *parent;   /* union-find; Wolff: its stack */
     uint32_t *name;
-    double *asum;       /* per cluster name: the sum of a over the cluster */
+    double *asum;       /* per cluster name: the sum of a over the cluster (statistics) */
+    int64_t *qsum;      /* Heisenberg: per cluster name its Q_C (the decision in a field) */
     double *kbond;      /* Heisenberg: beta J per bond */
     bool names_on_backend; /* the last step ran on the backend (ops.embed_step): its
                               statistics are counted when first asked for */
@@ -106,7 +108,7 @@ void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, doub
 void latmc_embed_wolff_regrow(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                               const uint8_t *bonds, struct latmc_embed_stats *out);
 
-/* A Heisenberg (Wolff: no field) or phi^4 (Lambda = inf) sim's Swendsen-Wang or Wolff
+/* A Heisenberg (any field) or phi^4 (Lambda = inf) sim's Swendsen-Wang or Wolff
  * step of sweep `sweep` on its backend (ops.embed_step), where the backend runs it (one
  * box alone on a GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
  * LATMC_EUNSUPPORTED without a message where not (then the host copy's step), or the

@@ -34,6 +34,7 @@ void latmc_embed_free(latmc_sim *sim)
     free(w->parent);
     free(w->name);
     free(w->asum);
+    free(w->qsum);
     free(w->kbond);
     free(w);
     sim->embed = NULL;
@@ -56,12 +57,16 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
             w->parent = malloc(n * sizeof *w->parent);
             w->name = malloc(n * sizeof *w->name);
             w->asum = malloc(n * sizeof *w->asum);
+            /* the decisions' sums in a field (phi^4 has none) */
+            if (sim->desc.model == LATMC_MODEL_HEISENBERG)
+                w->qsum = malloc(n * sizeof *w->qsum);
         }
         /* the cluster observables (lib/cluster_sweep.c) read sim->cluster's statistics */
         if (!sim->cluster)
             sim->cluster = calloc(1, sizeof *sim->cluster);
         if (!w || !w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name ||
-            !w->asum || !sim->cluster) {
+            !w->asum || (sim->desc.model == LATMC_MODEL_HEISENBERG && !w->qsum) ||
+            !sim->cluster) {
             latmc_embed_free(sim);
             return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
                               "work space of %lld sites", (long long)sim->nsites);
@@ -80,8 +85,8 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
-    /* where the backend steps the sim itself (one GPU: Heisenberg Swendsen-Wang with or
-     * without a field and Wolff without one, phi^4 with Lambda = inf), no copy: the
+    /* where the backend steps the sim itself (one GPU: Heisenberg Swendsen-Wang and
+     * Wolff with or without a field, phi^4 with Lambda = inf), no copy: the
      * statistics are counted when asked for (w->names_on_backend: set by a step there,
      * cleared by one here; a step that fails here leaves the last step's statistics, as
      * on the CPU) */

@@ -115,12 +115,11 @@ int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work 
 {
     const struct latmc_backend_ops *ops = sim->ops;
     int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
-    /* Wolff without a field only: in one its decision weighs its sum of a, whose rounding
-     * is its growth's order, which a device does not add in (Swendsen-Wang's, the site
-     * order, the CUDA device reproduces) */
+    /* Swendsen-Wang and Wolff, in a field too: the decisions' sums are integers
+     * (lib/cluster_embed_sum.h), the same in any order a device adds them in */
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
     if (!step || sim->desc.model != LATMC_MODEL_HEISENBERG || sim->desc.replicas > 2 ||
-        (beta_h != 0.0 && sim->desc.algorithm == LATMC_ALGO_WOLFF) || latmc_part_many(sim))
+        latmc_part_many(sim))
         return LATMC_EUNSUPPORTED;
     struct latmc_embed_job job = { 0 };
     job.sweep = sweep;

@@ -42,7 +42,10 @@
 /* 17: struct latmc_embed_job's bonds and field (ops.embed_step runs Wolff, its statistics
  * regrown by the core from the step's bonds, and Heisenberg's Swendsen-Wang in a field). */
 /* 18: struct latmc_ens_temper's ladder_key and scale (tempering on the device for a mu2
- * ladder: phi^4). */
+ * ladder: phi^4); the embedded clusters' decisions in a field weigh each cluster's sum of
+ * a as lib/cluster_embed_sum.h defines it (integers, any order: was each sum of doubles in
+ * the core's order), and the core asks ops.embed_step for Wolff in a field too (a module
+ * of 17 would decide in a field by the old sums). struct latmc_embed_job is unchanged. */
 #define LATMC_MODULE_ABI_VERSION 18u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 

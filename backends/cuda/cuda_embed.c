@@ -1,12 +1,13 @@
 /*
  * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
  * the embedded Swendsen-Wang or Wolff step of a Heisenberg or phi^4 sim held as one box
- * alone on one GPU (Swendsen-Wang of Heisenberg also in a field), run in the box's own
+ * alone on one GPU (Heisenberg's also in a field), run in the box's own
  * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
  * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
  * configuration. Its state (a_i in double, the bonds one byte a site, the labels a uint32
- * a site: 13 bytes a site; Wolff a word for its cluster; a field's sort about 32 bytes a
- * site more, at the first ask in a field) is made at the first LATMC_EMBED_ASK; where the
+ * a site: 13 bytes a site; Wolff a word for its cluster; Swendsen-Wang in a field the
+ * clusters' sums, 8 bytes a site more, at the first ask in a field) is made at the first
+ * LATMC_EMBED_ASK; where the
  * GPU has no room for it the ask declines (no message: none recorded, the allocation's
  * error cleared) and the core steps on its host copy, so no sweep fails for it. The
  * statistics are the core's, from replica 0's a and names (Wolff: bonds) copied when
@@ -34,7 +35,7 @@ struct cuda_embed {
     uint8_t *bonds;
     uint32_t *labels;
     struct cuda_wolff_counts *wolff; /* Wolff: its cluster's root and decision; else NULL */
-    void *field_work; /* Swendsen-Wang in a field: the sums' scratch (at the first such ask) */
+    void *field_work; /* Swendsen-Wang in a field: the clusters' sums (at the first such ask) */
     size_t field_bytes; /* its size */
 };
 
@@ -111,23 +112,18 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
     int st = cuda_box_set_device(b->ex.device);
-    const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
-    /* Wolff's decision in a field weighs its sum of a in the order of its growth, which
-     * the device does not add in (the core declines it); the field's sort counts sites
-     * in an int */
-    if (field && (wolff || sim->nsites > (int64_t)INT32_MAX))
-        return LATMC_EUNSUPPORTED;
+    /* Swendsen-Wang in a field needs the clusters' sums (Wolff's is a word of its own) */
+    const bool field_sums = !wolff && (job->field[0] != 0.0 || job->field[1] != 0.0);
     if (what == LATMC_EMBED_ASK) {
-        /* the arrays made at the first ask (a field's scratch at the first in a field): a
+        /* the arrays made at the first ask (a field's sums at the first in a field): a
          * GPU without the room for them leaves the step to the host copy rather than fail
          * a sweep (asked again at the next: a failed allocation costs little beside a host
          * copy's step, and memory freed meanwhile brings the device's step back) */
         if (st == LATMC_OK && !cs->embed)
             (void)embed_make(cs, sim->nsites, wolff);
-        if (st == LATMC_OK && cs->embed && field && !cs->embed->field_work) {
-            /* 0: CUB's query of its storage failed (cleared there) */
+        if (st == LATMC_OK && cs->embed && field_sums && !cs->embed->field_work) {
             const size_t bytes = cuda_embed_field_bytes((uint32_t)sim->nsites);
-            if (!bytes || cudaMalloc(&cs->embed->field_work, bytes) != cudaSuccess) {
+            if (cudaMalloc(&cs->embed->field_work, bytes) != cudaSuccess) {
                 (void)cudaGetLastError(); /* not sticky: cleared */
                 cs->embed->field_work = NULL;
                 return LATMC_EUNSUPPORTED;

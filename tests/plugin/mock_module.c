@@ -26,8 +26,7 @@
  *     which the core counts when an observable first asks (LATMC_EMBED_NAMES); Wolff's
  *     step of sweep t leaves bonds (job->bonds) that join no site (m = 1), the rows along
  *     x (m = 2) or the whole lattice (m = 3), every bit above the directions set, over
- *     which the core regrows the cluster (a Wolff ask in a field fails: the core must
- *     decline it itself);
+ *     which the core regrows the cluster;
  *     MOCK_FAIL_GET_SPINS=1 in the environment fails get_spins (so a step on the core's
  *     host copy fails).
  * Like a real module it never links liblatmc: only the core services are used.
@@ -311,8 +310,8 @@ static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
 }
 
 #if MOCK_VARIANT == 7
-/* ops.embed_step: every ask without a field taken (Swendsen-Wang's in a field declined:
- * the core's host copy steps; Wolff's in one an error); the step records its sweep; the
+/* ops.embed_step: every ask without a field taken (one in a field declined: the core's
+ * host copy steps); the step records its sweep; the
  * names are those of clusters of m = 1 + t mod 3 consecutive sites (t the last step's
  * sweep), Wolff's bonds join no site, the rows along x or every site, a_i = 1. */
 static int mock_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
@@ -320,8 +319,6 @@ static int mock_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job
     struct mock_heis *h = sim->backend;
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
     const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
-    if (what == LATMC_EMBED_ASK && wolff && field)
-        return core->fail(LATMC_EBACKEND, "mock: asked for Wolff in a field");
     if (what == LATMC_EMBED_ASK)
         return field ? LATMC_EUNSUPPORTED : LATMC_OK;
     if (what == LATMC_EMBED_STEP) {

@@ -144,8 +144,8 @@ static void embed_case(void)
  * The same for Wolff (the mock's bonds of sweep t join no site, the rows of 6 sites or all
  * 36, m = 1 + t mod 3; a_i = 1): the core regrows the seed's cluster over the bonds --
  * every bit above the directions set, which it must ignore -- so one cluster of 1, 6 or
- * 36 sites, whichever the seed, and <M^2>: 3 A^2 / |C| / 36 = |C| / 12. A field is the
- * host copy's step, asked of no backend (the mock fails such an ask).
+ * 36 sites, whichever the seed, and <M^2>: 3 A^2 / |C| / 36 = |C| / 12. In a field the
+ * mock declines the ask: the host copy's step.
  */
 static void embed_wolff_case(void)
 {

@@ -19,13 +19,15 @@
  *    statistics regrown from all of a step's bonds (latmc_embed_wolff_regrow) against
  *    the definition's step, the sum of a in the growth's order. A backend without
  *    get_couplings: the Heisenberg step on the host copy refuses (LATMC_EUNSUPPORTED).
+ *    The sum in a field (lib/cluster_embed_sum.h): the library's term against llrint,
+ *    and the core's steps in a field where the definition of the sum decides.
  * 3. The same chains on CUDA (skipped without a GPU): the local passes the GPU's, the
  *    cluster step still the definition's bit for bit (Swendsen-Wang and Wolff of
- *    Heisenberg, Wolff without a field, and of phi^4 with Lambda = inf on the device, the
- *    rest on the host copy), with its statistics; and the device's step against the host
+ *    Heisenberg, in a field too, and of phi^4 with Lambda = inf on the device, the rest
+ *    on the host copy), with its statistics; and the device's step against the host
  *    copy's of the same sim (LATMC_CUDA_EMBED=host), configuration and cluster
  *    observables bit for bit, a parameter changed between a step and the read of its
- *    statistics.
+ *    statistics, with and without a field.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +35,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,7 @@
 #include "backend.h"
 #include "cluster_bonds.h"
 #include "cluster_embed.h"
+#include "cluster_embed_sum.h"
 #include "exact_phi4.h"
 #include "latmc_math.h"
 #include "rng_streams.h"
@@ -133,11 +137,22 @@ struct stats {
     double w2;             /* sum_C A_C^2 (Wolff: A_C^2 / |C|), A_C = sum of a over C */
 };
 
+/* The sum that weighs a cluster's orientation in a field: each a_i rounded to the
+ * nearest multiple of 2^-30 (ties to even: the C library's llrint in the default
+ * rounding mode, checked by the tests that use it), the integers added exactly, the
+ * total times 2^-30. */
+static int64_t page_term(double a)
+{
+    return (int64_t)llrint(ldexp(a, 30));
+}
+
 /* One cluster step: flip[i] = 1 where a_i changes sign. field: F of the orientation
- * weight exp(F sum a). */
+ * weight exp(F A_C), A_C the page's sum (old_sum: the sum of the a_i in doubles in the
+ * growth's order, which an earlier definition used; only to show that a test sees the
+ * difference). */
 static void reference_step(const struct lat *g, const struct pairs *p, const double *a,
                            double field, uint64_t seed, uint64_t t, uint32_t rep, int wolff,
-                           char *flip, struct stats *st)
+                           int old_sum, char *flip, struct stats *st)
 {
     const int64_t n = g->n;
     int64_t *queue = malloc((size_t)n * sizeof *queue);
@@ -155,7 +170,7 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
     for (int64_t s = first; s < last; s++) {
         if (seen[s])
             continue;
-        int64_t head = 0, tail = 0, smallest = s;
+        int64_t head = 0, tail = 0, smallest = s, Q = 0;
         double A = 0.0;
         queue[tail++] = s;
         seen[s] = 1;
@@ -163,6 +178,7 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
             const int64_t i = queue[head++];
             smallest = i < smallest ? i : smallest;
             A += a[i];
+            Q += page_term(a[i]);
             for (int d = 0; d < p->n; d++) {
                 const int64_t up = partner(g, p, i, d, 1), dn = partner(g, p, i, d, -1);
                 if (!seen[up] && bond(p, a, seed, t, rep, i, d, up)) {
@@ -175,7 +191,7 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
                 }
             }
         }
-        const double arg = fmin(-2.0 * field * A, 700.0);
+        const double arg = fmin(-2.0 * field * (old_sum ? A : ldexp((double)Q, -30)), 700.0);
         const uint64_t keep_thr = field == 0.0 ? UINT64_C(1) << 31
                                                : threshold(1.0 / (1.0 + latmc_math_exp(arg)));
         const int flips = wolff && field == 0.0 ? 1 : draw(seed, t, rep, 1, (uint64_t)smallest) >= keep_thr;
@@ -296,7 +312,7 @@ static void phi4_case(latmc_ctx *ctx, int device, int ndim, int64_t lx, int64_t 
         for (int64_t i = 0; i < g.n; i++)
             a[i] = precision == LATMC_PRECISION_FLOAT ? ((float *)want)[i] : ((double *)want)[i];
         struct stats st;
-        reference_step(&g, &p, a, 0.0, 77, t, 0, wolff, flip, &st);
+        reference_step(&g, &p, a, 0.0, 77, t, 0, wolff, 0, flip, &st);
         for (int64_t i = 0; i < g.n; i++) {
             flipped += flip[i] != 0;
             unflipped += !flip[i];
@@ -368,15 +384,16 @@ static latmc_sim *make_heis(latmc_ctx *ctx, int device, int ndim, int64_t l, int
 }
 
 /* A ferromagnet near its transition (uniform J, beta 0.693, 3D): clusters of every size,
- * one spanning, so that the device's sums in a field add runs of every length. */
-static latmc_sim *make_ferro(latmc_ctx *ctx, int64_t l, double h)
+ * one spanning, so that the device's sums in a field add clusters of every size, a warp's
+ * hot cluster among them. */
+static latmc_sim *make_ferro(latmc_ctx *ctx, int64_t l, int algorithm, double h)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_HEISENBERG;
     d.ndim = 3;
     d.extent[0] = d.extent[1] = d.extent[2] = l;
-    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    d.algorithm = algorithm;
     d.device = LATMC_DEVICE_CUDA;
     d.n_threads = 1;
     d.seed = 6;
@@ -438,7 +455,7 @@ static void heis_case(latmc_ctx *ctx, int device, int ndim, int64_t l, int algor
             for (int64_t i = 0; i < g.n; i++)
                 a[i] = r[0] * s[3 * i] + r[1] * s[3 * i + 1] + r[2] * s[3 * i + 2];
             struct stats st;
-            reference_step(&g, &p, a, 1.3 * h * r[2], 5, t, rep, wolff, flip, &st);
+            reference_step(&g, &p, a, 1.3 * h * r[2], 5, t, rep, wolff, 0, flip, &st);
             for (int64_t i = 0; i < g.n; i++) {
                 if (!flip[i])
                     continue;
@@ -586,7 +603,7 @@ static void wolff_regrow_case(int ndim, int64_t lx, int64_t ly, int64_t lz, doub
             bonds[i] = (uint8_t)b;
         }
         struct stats want;
-        reference_step(&g, &p, a, 0.0, seed, t, 0, 1, flip, &want);
+        reference_step(&g, &p, a, 0.0, seed, t, 0, 1, 0, flip, &want);
         struct latmc_embed_problem prob;
         memset(&prob, 0, sizeof prob);
         prob.g = latmc_cluster_lattice_of(ndim, g.L);
@@ -631,6 +648,151 @@ static void wolff_regrow(void **state)
     wolff_regrow_case(2, 5, 5, 1, 1e6, &order_matters); /* every active bond: x > 25 */
     /* a regrow that added in site order would have been seen */
     assert_true(order_matters > 0);
+}
+
+/* ---- 2c. the sum in a field: the library's against the page's ---- */
+
+/* The library's term (lib/cluster_embed_sum.h, written without the C library) against
+ * llrint's: random a of a Heisenberg projection's range, every tie (2m + 1) 2^-31 near
+ * random and small m (ties to even, both signs), the ends and zeros; odd in a; the clamp
+ * beyond |a| = 2 and a NaN; the value Q 2^-30. */
+static void field_sum_terms(void **state)
+{
+    (void)state;
+    assert_int_equal(fegetround(), FE_TONEAREST);
+    uint64_t rng = 2718;
+    int64_t ties_up = 0, ties_down = 0;
+    for (int k = 0; k < 200000; k++) {
+        double a;
+        if (k % 4 == 0)
+            a = 2.0002 * (uniform(&rng) - 0.5);
+        else if (k % 4 == 1) /* a tie near a random value */
+            a = ldexp(2.0 * (double)(int64_t)(test_rng_next(&rng) % (UINT64_C(1) << 31)) + 1.0,
+                      -31) * (test_rng_next(&rng) & 1 ? 1.0 : -1.0);
+        else if (k % 4 == 2) /* a small tie */
+            a = ldexp((double)(k % 64) - 31.5, -30);
+        else /* a neighbour of a tie */
+            a = nextafter(ldexp((double)(k % 64) - 31.5, -30), k & 4 ? 1.0 : -1.0);
+        const int64_t want = page_term(a);
+        assert_int_equal(latmc_embed_sum_term(a), want);
+        assert_int_equal(latmc_embed_sum_term(-a), -want);
+        const double x = ldexp(a, 30);
+        if (x - floor(x) == 0.5) {
+            ties_up += (double)want > x;
+            ties_down += (double)want < x;
+        }
+    }
+    assert_true(ties_up > 1000 && ties_down > 1000); /* the ties went both ways */
+    const double ends[] = { 0.0, -0.0, 1.0, -1.0, 1.0 + 1e-5, -(1.0 + 1e-5), 0x1p-31,
+                            -0x1p-31, 3 * 0x1p-31, -3 * 0x1p-31, 0x1p-1074,
+                            nextafter(2.0, 0.0), nextafter(-2.0, 0.0) };
+    for (size_t k = 0; k < sizeof ends / sizeof *ends; k++)
+        assert_int_equal(latmc_embed_sum_term(ends[k]), page_term(ends[k]));
+    const double beyond[] = { 2.0, 5.0, 1e300, INFINITY };
+    for (size_t k = 0; k < sizeof beyond / sizeof *beyond; k++) {
+        assert_int_equal(latmc_embed_sum_term(beyond[k]), INT64_C(1) << 31);
+        assert_int_equal(latmc_embed_sum_term(-beyond[k]), -(INT64_C(1) << 31));
+    }
+    assert_int_equal(latmc_embed_sum_term(NAN), 0);
+    const int64_t qs[] = { 0, 1, -1, INT64_C(3) << 40, (INT64_C(1) << 62) + 12345,
+                           -((INT64_C(1) << 62) + 12345) };
+    for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+        const double v = latmc_embed_sum_value(qs[k]), w = ldexp((double)qs[k], -30);
+        assert_memory_equal(&v, &w, sizeof v);
+        assert_true(latmc_embed_sum_value(-qs[k]) == -v); /* odd after the rounding too */
+    }
+}
+
+/*
+ * The core's step (latmc_embed_step, Swendsen-Wang and Wolff) in a field strong enough
+ * that the definition of the sum decides: a_i = m_i 2^-33 (m_i in -12 .. 12, not 0; q_i =
+ * m_i / 8 rounded, m_i = +-4 and +-12 ties, to 0 and +-2), F = 2^29, so that -2 F A_C =
+ * -Q_C, an integer, where the sum of the a_i in doubles would give -(sum of m_i) / 8. K
+ * (x = k m_i m_j) makes clusters of a few sites (Swendsen-Wang k = 0.1: some larger;
+ * Wolff k = 0.005: small ones, whose decisions are not certain). The flips and the
+ * statistics against the page's step; the page's step with the old sum must differ in
+ * some steps (so the comparison sees the definition).
+ */
+static void field_sum_chain_case(int ndim, int64_t lx, int64_t ly, int64_t lz, int wolff,
+                                 int *old_differs)
+{
+    const struct lat g = lat_of(ndim, lx, ly, lz);
+    const int64_t n = g.n;
+    struct pairs p;
+    memset(&p, 0, sizeof p);
+    for (int mu = 0; mu < ndim; mu++, p.n++) {
+        p.off[p.n][mu] = 1;
+        p.k[p.n] = (wolff ? 0.005 : 0.1) * 0x1p66;
+    }
+    double *a = malloc((size_t)n * sizeof *a);
+    char *flip = malloc((size_t)n), *old_flip = malloc((size_t)n);
+    struct latmc_embed_work w;
+    memset(&w, 0, sizeof w);
+    w.nsites = n;
+    w.a = a;
+    w.flip = malloc((size_t)n);
+    w.bonds = malloc((size_t)n * sizeof *w.bonds);
+    w.parent = malloc((size_t)n * sizeof *w.parent);
+    w.name = malloc((size_t)n * sizeof *w.name);
+    w.asum = malloc((size_t)n * sizeof *w.asum);
+    w.qsum = malloc((size_t)n * sizeof *w.qsum);
+    assert_true(a && flip && old_flip && w.flip && w.bonds && w.parent && w.name && w.asum &&
+                w.qsum);
+    uint64_t rng = 0xf1e1d000u + (uint64_t)n + (uint64_t)wolff;
+    for (uint64_t t = 0; t < (wolff ? 96u : 24u); t++) {
+        for (int64_t i = 0; i < n; i++) {
+            const int m = 1 + (int)(test_rng_next(&rng) % 12);
+            a[i] = ldexp(test_rng_next(&rng) & 1 ? m : -m, -33);
+        }
+        struct latmc_embed_problem prob;
+        memset(&prob, 0, sizeof prob);
+        prob.g = latmc_cluster_lattice_of(ndim, g.L);
+        prob.n_dirs = ndim;
+        for (int mu = 0; mu < ndim; mu++) {
+            prob.off[mu][mu] = 1;
+            prob.k[mu] = p.k[mu];
+        }
+        prob.field = 0x1p29;
+        prob.seed = 21;
+        prob.sweep = t;
+        prob.wolff = wolff;
+        prob.n_threads = 1;
+        struct latmc_embed_stats got;
+        latmc_embed_step(&prob, &w, &got);
+        struct stats want, old;
+        reference_step(&g, &p, a, prob.field, 21, t, 0, wolff, 0, flip, &want);
+        reference_step(&g, &p, a, prob.field, 21, t, 0, wolff, 1, old_flip, &old);
+        for (int64_t i = 0; i < n; i++)
+            assert_int_equal(w.flip[i] != 0, flip[i] != 0);
+        assert_int_equal(got.clusters, want.clusters);
+        assert_int_equal(got.largest, want.largest);
+        if (!wolff) /* the page adds A_C in its growth's order, the core in site order */
+            assert_true(fabs(got.w2 - want.w2) <= 1e-12 * want.w2);
+        else
+            assert_memory_equal(&got.w2, &want.w2, sizeof got.w2);
+        *old_differs += memcmp(flip, old_flip, (size_t)n) != 0;
+    }
+    free(a);
+    free(flip);
+    free(old_flip);
+    free(w.flip);
+    free(w.bonds);
+    free(w.parent);
+    free(w.name);
+    free(w.asum);
+    free(w.qsum);
+}
+
+static void field_sum_chain(void **state)
+{
+    (void)state;
+    assert_int_equal(fegetround(), FE_TONEAREST);
+    for (int wolff = 0; wolff < 2; wolff++) {
+        int old_differs = 0;
+        field_sum_chain_case(2, 16, 12, 1, wolff, &old_differs);
+        field_sum_chain_case(3, 6, 5, 7, wolff, &old_differs);
+        assert_true(old_differs > 0);
+    }
 }
 
 /* ---- 3. the same on CUDA ---- */
@@ -730,8 +892,7 @@ static void heisenberg_chain_cuda(void **state)
         skip();
     heis_cases(ctx, LATMC_DEVICE_CUDA);
     /* larger, so that the clusters span the GPU's tiles, blocks and the flattening
-     * across them (the device's step, ops.embed_step, but Wolff in a field: the host
-     * copy's) */
+     * across them (the device's step, ops.embed_step, in a field too) */
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
     heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
@@ -751,12 +912,12 @@ static void heisenberg_chain_cuda(void **state)
     unsetenv("LATMC_CUDA_EMBED");
     /* the device's step against the host copy's, beta changed after a step (the
      * statistics are the step's: Wolff's regrown from its bonds, not from beta J now);
-     * Swendsen-Wang in a field too (the clusters' sums of a in the core's order: many
-     * short runs and long ones, added by a thread or by a warp) */
-    for (int c = 0; c < 3; c++) {
-        const int a = c == 1 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        const double h = c == 2 ? 0.4 : 0.0;
-        const int64_t l = c == 2 ? 32 : 24;
+     * in a field too (the clusters' sums of a by atomics: many small clusters and
+     * large ones) */
+    for (int c = 0; c < 4; c++) {
+        const int a = c % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        const double h = c >= 2 ? 0.4 : 0.0;
+        const int64_t l = c >= 2 ? 32 : 24;
         assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
         latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
         assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
@@ -767,17 +928,23 @@ static void heisenberg_chain_cuda(void **state)
         latmc_sim_destroy(&dev);
         latmc_sim_destroy(&host);
     }
-    /* the ferromagnet in a small field from a cold start: a spanning cluster */
-    latmc_sim *dev = make_ferro(ctx, 40, 0.05);
-    assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-    latmc_sim *host = make_ferro(ctx, 40, 0.05);
-    unsetenv("LATMC_CUDA_EMBED");
-    routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
-    double largest = 0.0;
-    assert_int_equal(latmc_sim_observable(dev, LATMC_OBS_LARGEST_CLUSTER, &largest), LATMC_OK);
-    assert_true(largest * 64000.0 > 256.0); /* a run of many warp loads was added */
-    latmc_sim_destroy(&dev);
-    latmc_sim_destroy(&host);
+    /* the ferromagnet in a small field from a cold start: a spanning cluster
+     * (Swendsen-Wang), a large one (Wolff) */
+    for (int c = 0; c < 2; c++) {
+        const int algorithm = c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        latmc_sim *dev = make_ferro(ctx, 40, algorithm, 0.05);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_ferro(ctx, 40, algorithm, 0.05);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
+        double largest = 0.0;
+        assert_int_equal(latmc_sim_observable(dev, LATMC_OBS_LARGEST_CLUSTER, &largest),
+                         LATMC_OK);
+        if (!c) /* many warps' sites in one cluster, hot in each */
+            assert_true(largest * 64000.0 > 256.0);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
     latmc_ctx_destroy(&ctx);
 }
 
@@ -790,6 +957,8 @@ int main(void)
         cmocka_unit_test(no_couplings_op),
         cmocka_unit_test(wolff_seed_names),
         cmocka_unit_test(wolff_regrow),
+        cmocka_unit_test(field_sum_terms),
+        cmocka_unit_test(field_sum_chain),
         cmocka_unit_test(phi4_chain_cuda),
         cmocka_unit_test(heisenberg_chain_cuda),
     };

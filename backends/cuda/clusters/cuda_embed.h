@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: the embedded Swendsen-Wang or Wolff step of a Heisenberg
- * sim (Wolff without a field), or of a phi^4 sim with Lambda = inf, on its GPU
+ * sim (with or without a field), or of a phi^4 sim with Lambda = inf, on its GPU
  * (ops.embed_step, lib/backend.h; doc/clusters.md "Embedded clusters"), bit for bit the
  * core's step
  * (lib/cluster_embed.c, lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i,
@@ -16,11 +16,12 @@
  *           by their smallest sites;
  *   flips:  Swendsen-Wang: each cluster keeps its signs iff its draw at its name < 2^31
  *           (cuda_sw_decide), in a field (Heisenberg) below the heat bath's threshold from
- *           its sum of a in the core's order (cuda_embed_field_decide); Wolff: the one
- *           cluster of the step's seed site flips, found as Ising Wolff finds it
- *           (cuda_wolff_decide: the root of the seed's label) --
- *           the CPU grows it from the seed over the same bonds, each named globally, so it
- *           is the seed's component of the labelled bonds; every site that flips is
+ *           its sum of a as lib/cluster_embed_sum.h defines it, an integer
+ *           (cuda_embed_field_decide); Wolff: the one cluster of the step's seed site,
+ *           found as Ising Wolff finds it (the root of the seed's label) -- the CPU grows
+ *           it from the seed over the same bonds, each named globally, so it is the seed's
+ *           component of the labelled bonds -- flips (cuda_wolff_decide), in a field by
+ *           the same heat bath (cuda_embed_field_wolff_decide); every site that flips is
  *           reflected, s - 2 a r normalised in double and rounded to float as
  *           lib/heisenberg_site.h's latmc_heisenberg_store_unit.
  *
@@ -45,8 +46,9 @@ extern "C" {
 /* The draws of one replica's step (lib/cluster_embed.h: the replica's, sweep's, sub
  * LATMC_EMBED_SUB): the chain's seed, the names of the bonds and of the decisions; for
  * Wolff the step's seed site and a device word for its cluster (wolff NULL:
- * Swendsen-Wang); for Swendsen-Wang in a field F = field != 0 (Heisenberg: beta h r_z)
- * the scratch of cuda_embed_field_decide (field_work_bytes, cuda_embed_field_bytes(n)). */
+ * Swendsen-Wang); the field F = field (Heisenberg: beta h r_z; 0 without one), and for
+ * Swendsen-Wang in a field the scratch of cuda_embed_field_decide (field_work_bytes,
+ * cuda_embed_field_bytes(n)). */
 struct cuda_embed_draws {
     uint64_t seed;
     struct latmc_rng_name bonds, decide;
@@ -57,18 +59,27 @@ struct cuda_embed_draws {
     size_t field_work_bytes;
 };
 
-/* Swendsen-Wang's decisions in a field F != 0 on a labelled box of n < 2^31 sites
+/* Swendsen-Wang's decisions in a field F != 0 on a labelled box of n sites
  * (cuda_embed_field.cu): each cluster keeps iff its draw at its name < floor(2^32 /
- * (1 + exp(-2 F A))), A its sum of a added in increasing site order from 0.0 -- the
- * core's order, so the same rounding -- into its root's bonds byte (1 keep), as
- * cuda_sw_decide leaves them. work: cuda_embed_field_bytes(n) bytes of device memory
- * (about 32 a site: CUB's temporary storage holds alternate keys and sites, 8 of them;
- * 0 where CUB's query failed: no scratch to make), work_bytes its size
- * (cudaErrorInvalidValue, nothing launched, where the layout does not fit it). */
+ * (1 + exp(-2 F A))), A its sum of a as lib/cluster_embed_sum.h defines it (integers added
+ * by atomics: the core's totals in any order), into its root's bonds byte (1 keep), as
+ * cuda_sw_decide leaves them. work: cuda_embed_field_bytes(n) bytes of device memory (an
+ * int64 a site: the sums at the roots), work_bytes its size (cudaErrorInvalidValue,
+ * nothing launched, where it is smaller). */
 size_t cuda_embed_field_bytes(uint32_t n);
 cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                     uint32_t n, const double *a, double field, uint64_t seed,
                                     struct latmc_rng_name name, void *work, size_t work_bytes);
+
+/* Wolff's decision in a field F != 0 on a labelled box of n sites: the root of site
+ * seed_site's cluster into c->root and its decision (1 keep, 0 flip) into c->decision,
+ * keep iff its draw at the root < the threshold above from the cluster's sum of a (added
+ * into c->m, overwritten). */
+cudaError_t cuda_embed_field_wolff_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                          uint32_t n, const double *a, uint32_t seed_site,
+                                          double field, uint64_t seed,
+                                          struct latmc_rng_name name,
+                                          struct cuda_wolff_counts *c);
 
 /* One replica's step: spins its SoA (component c at c n + i), J the couplings (SoA,
  * mu n + i), a the replica's a_i (written), box the labelling's arrays over the same

@@ -135,9 +135,12 @@ static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cuda_sw_label(stream, box);
-    /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips; in a field Swendsen-Wang weighs
-     * each cluster's sum of a */
-    if (err == cudaSuccess && d->wolff)
+    /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips; in a field both weigh each
+     * cluster's sum of a */
+    if (err == cudaSuccess && d->wolff && d->field != 0.0)
+        err = cuda_embed_field_wolff_decide(stream, box, n, a, d->seed_site, d->field, d->seed,
+                                            d->decide, d->wolff);
+    else if (err == cudaSuccess && d->wolff)
         err = cuda_wolff_decide(stream, box, d->seed_site, d->seed, d->decide, 0.0, 0, d->wolff);
     else if (err == cudaSuccess && d->field != 0.0)
         err = cuda_embed_field_decide(stream, box, n, a, d->field, d->seed, d->decide,

@@ -603,10 +603,14 @@ const struct row rows[] = {
     { "heis_sw_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
       "cuda,parts=2" },
     { "heis_sw_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    /* in a field (h = 0.15): Swendsen-Wang on the device (the clusters' sums of a in the
-     * core's order) against the host copy's */
+    /* in a field (h = 0.15): Swendsen-Wang and Wolff on the device (the clusters' sums
+     * of a by atomics, integers) against the host copy's */
     { "heis_sw_gauss_r2", 3, { 32, 32, 32 }, "cuda cold,cuda cuda,boxes=3 devices=2" },
     { "heis_sw_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "heis_wolff_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "heis_wolff_gauss_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 "
+      "devices=2 cuda,parts=2" },
+    { "heis_wolff_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     /* Wolff on the device (one GPU) against the host copy's (boxes, devices, parts) and
      * the CPU's */
     { "heis_wolff_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
