@@ -77,20 +77,23 @@ static bool host_rounds_forced(void)
 }
 
 /*
- * A device list failed while the map was on the device (loaded by an earlier call): the map
- * fetched where the backend still holds it (a list refused before it ran anything); else
- * (its state went with the failure: the CUDA module drops it, ens_tempering.c) the host's
- * copy of the load stands -- its map, and the members' parameters, which lag the device's
- * map, are that copy's, so the ensemble goes on from there, the rounds since the load lost
- * (their accepted swaps and round trips; the round count and the attempts stay), and the
- * next call loads again. Without this every later sync would ask the backend for a state
- * it no longer has, and the ensemble could not even be saved. The list's error stays the
- * call's.
+ * A device list failed after the state was loaded (by this call or an earlier one): the
+ * map fetched where the backend still holds it (a list refused before it ran: the rounds
+ * of the call's earlier lists come with it, though not into the round count, so the next
+ * call's rounds draw their numbers again; the backend's fetch makes its table follow the
+ * members again); else (its state went with the failure: the CUDA module drops it,
+ * ens_tempering.c) the host's copy of the load stands -- its map, and the members'
+ * parameters, which lag the device's map, are that copy's, so the ensemble goes on from
+ * there, the rounds since the load lost (their accepted swaps and round trips; the round
+ * count and the attempts of the calls that succeeded stay), and the next call loads
+ * again. Without this every later sync would ask the backend for a state it no longer
+ * has, and the ensemble could not even be saved. The list's error stays the call's.
  */
 static int device_map_lost(latmc_ens *e, int status)
 {
     char why[LATMC_ERRMSG_SIZE];
     snprintf(why, sizeof why, "%s", e->errmsg);
+    e->map_on_device = true; /* loaded: the backend's copy is the newer one, if any */
     if (latmc_ens_sync_map(e) < 0) {
         e->map_on_device = false;
         latmc_log(e->ctx, LATMC_LOG_WARN, "ensemble: the device's tempering state was lost "
@@ -132,8 +135,8 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
     const int st = latmc_ens_exec_temper(e, n, &rounds);
     if (st == LATMC_EUNSUPPORTED)
         return st; /* nothing done, the map where it was */
-    if (st < 0) /* a load's call: the host's map stands (the backend's `failed` follows it) */
-        return load ? st : device_map_lost(e, st);
+    if (st < 0)
+        return device_map_lost(e, st);
     /* the attempts do not depend on the chain: every offered pair is one */
     const int nT = e->layout.n_temperatures;
     const uint64_t chains = (uint64_t)e->layout.n_samples * (uint64_t)e->layout.n_replicas;

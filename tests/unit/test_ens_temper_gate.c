@@ -44,7 +44,8 @@ static struct {
     double scale, ladder[8];
     int32_t member_at[M], temp_of[M]; /* the map as loaded (a fetch gives it back) */
     bool permute;             /* each device list swaps the members at (0, 0, 0), (0, 1, 0) */
-    int fail_status;          /* the next device list fails with it (0: none) */
+    int fail_status;          /* a device list fails with it (0: none) ... */
+    int fail_after;           /* ... once this many more have run */
     bool fail_kills, dead;    /* the failure loses the state (a fetch fails), as CUDA's */
 } rec;
 
@@ -66,7 +67,7 @@ static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         rec.device_lists++;
     else
         rec.host_lists++;
-    if (calls[0].device_map && rec.fail_status) {
+    if (calls[0].device_map && rec.fail_status && rec.fail_after-- == 0) {
         const int st = rec.fail_status;
         rec.fail_status = 0;
         rec.dead = rec.fail_kills;
@@ -342,7 +343,8 @@ static void switching_fetches_then_loads(void **state)
  * lost the backend's state (as the CUDA module's failed lists do), the host's copy of the
  * load stands (the members' parameters are still those of that map: they lag the
  * device's); where the backend still holds it (a list refused before it ran), its map
- * comes back. phi^4 with its mu2 ladder, and Heisenberg with beta. */
+ * comes back. phi^4 with its mu2 ladder, and Heisenberg with beta. Also the second list of
+ * a loading call refused, the first having moved the map: the device's map comes back. */
 static void failed_list_leaves_the_ensemble_usable(void **state)
 {
     (void)state;
@@ -389,6 +391,27 @@ static void failed_list_leaves_the_ensemble_usable(void **state)
         assert_int_equal(rec.loads, 2);
         destroy(&e);
     }
+    /* a loading call of 40 rounds (more than one list): its first list runs, the second
+     * is refused with the state kept */
+    memset(&rec, 0, sizeof rec);
+    rec.caps = batch_caps;
+    rec.exchange_models = cuda_exchange_models;
+    rec.ladder_keys = cuda_ladder_keys;
+    rec.permute = true;
+    rec.fail_status = LATMC_EINVAL;
+    rec.fail_after = 1;
+    latmc_ens *e = gate_ensemble(LATMC_MODEL_PHI4, LATMC_PARAM_MU2);
+    assert_int_equal(latmc_ens_sweep(e, 40), LATMC_EINVAL);
+    assert_int_equal(rec.loads, 1);
+    assert_int_equal(rec.device_lists, 2);
+    assert_int_equal(rec.temp_of[rec.member_at[0]], 0);
+    assert_int_equal(rec.member_at[0], 1); /* the first list's swap: member 1 now at 0 */
+    for (int m = 0; m < M; m++) {
+        int t = -1;
+        assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
+        assert_int_equal(t, rec.temp_of[m]);
+    }
+    destroy(&e);
 }
 
 int main(void)
