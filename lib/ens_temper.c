@@ -79,9 +79,9 @@ static bool host_rounds_forced(void)
 /*
  * A device list failed after the state was loaded (by this call or an earlier one): the
  * map fetched where the backend still holds it (a list refused before it ran: the rounds
- * of the call's earlier lists come with it, though not into the round count, so the next
- * call's rounds draw their numbers again; the backend's fetch makes its table follow the
- * members again); else (its state went with the failure: the CUDA module drops it,
+ * of the call's earlier lists come with it, their accepted swaps too, though not into the
+ * round count nor the attempts, so the next call's rounds draw their numbers again; the
+ * backend's fetch makes its table follow the members again); else (its state went with the failure: the CUDA module drops it,
  * ens_tempering.c) the host's copy of the load stands -- its map, and the members'
  * parameters, which lag the device's map, are that copy's, so the ensemble goes on from
  * there, the rounds since the load lost (their accepted swaps and round trips; the round
