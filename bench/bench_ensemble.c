@@ -119,8 +119,8 @@ static double median_of(double *v, long n)
  * costs on a shared machine, where descheduling inflates the wall clock.
  * The measurement is what a round on the host pays for its energies (lib/ens_exchange.c);
  * rounds on the device measure on the device instead (CUDA Ising inside the sweep kernel,
- * CUDA Heisenberg a reduction launch of the batch, nothing read back), so there it is a
- * reference, not a part of the round.
+ * CUDA Heisenberg a reduction launch of the batch, CUDA phi^4 a launch of the sums phi^2
+ * alone, nothing read back), so there it is a reference, not a part of the round.
  */
 static int tempering_breakdown(latmc_ens *e, long members, long exchange, long sweeps,
                                long repeat)

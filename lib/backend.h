@@ -154,8 +154,10 @@ struct latmc_backend_ops {
      * (lib/ens_temper.c; struct latmc_ens_temper says what). The sweeps and their rounds
      * run as the batch's plan (run_steps with LATMC_STEP_EXCHANGE calls,
      * LATMC_STEP_CAP_BATCH_EXCHANGE, which decides the members the core offers). Members as
-     * for ens_measure, at one sweep count, with a beta ladder; every decision, move and
-     * statistic exactly the host round's. */
+     * for ens_measure, at one sweep count, with a ladder of job.ladder_key (beta, or phi^4's
+     * mu2; a backend declines the load of one it does not move); every decision, move and
+     * statistic exactly the host round's. A failed list may take the state with it (a fetch
+     * then fails): the core goes on from its own copy of the load (lib/ens_temper.c). */
     int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 
     /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend

@@ -15,6 +15,7 @@
  * it and moves the members' parameters to their temperatures with the swaps of the host
  * round (latmc_ens_swap_ladder_values: tables exchanged, no upload per member).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,33 @@ static bool host_rounds_forced(void)
     return v && strcmp(v, "1") == 0;
 }
 
+/*
+ * A device list failed after the state was loaded (by this call or an earlier one): the
+ * map fetched where the backend still holds it (a list refused before it ran: the rounds
+ * of the call's earlier lists come with it, their accepted swaps too, though not into the
+ * round count nor the attempts, so the next call's rounds draw their numbers again; the
+ * backend's fetch makes its table follow the members again); else (its state went with the failure: the CUDA module drops it,
+ * ens_tempering.c) the host's copy of the load stands -- its map, and the members'
+ * parameters, which lag the device's map, are that copy's, so the ensemble goes on from
+ * there, the rounds since the load lost (their accepted swaps and round trips; the round
+ * count and the attempts of the calls that succeeded stay), and the next call loads
+ * again. Without this every later sync would ask the backend for a state it no longer
+ * has, and the ensemble could not even be saved. The list's error stays the call's.
+ */
+static int device_map_lost(latmc_ens *e, int status)
+{
+    char why[LATMC_ERRMSG_SIZE];
+    snprintf(why, sizeof why, "%s", e->errmsg);
+    e->map_on_device = true; /* loaded: the backend's copy is the newer one, if any */
+    if (latmc_ens_sync_map(e) < 0) {
+        e->map_on_device = false;
+        latmc_log(e->ctx, LATMC_LOG_WARN, "ensemble: the device's tempering state was lost "
+                  "with a failed call: the map as loaded stands (the rounds since, lost)");
+    }
+    snprintf(e->errmsg, sizeof e->errmsg, "%s", why);
+    return latmc_fail(status, "%s", why);
+}
+
 /* Which members take the device's rounds is the backend's to say, by member 0's
  * capabilities (LATMC_STEP_CAP_BATCH_EXCHANGE: the CUDA module declares it for Ising,
  * Heisenberg and small phi^4 members, whose moves along the ladder it makes in its own
@@ -105,8 +133,10 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
     }
     const struct latmc_batch_rounds rounds = { e->every, e->sweeps, e->rounds };
     const int st = latmc_ens_exec_temper(e, n, &rounds);
+    if (st == LATMC_EUNSUPPORTED)
+        return st; /* nothing done, the map where it was */
     if (st < 0)
-        return st; /* LATMC_EUNSUPPORTED: nothing done, the map where it was */
+        return device_map_lost(e, st);
     /* the attempts do not depend on the chain: every offered pair is one */
     const int nT = e->layout.n_temperatures;
     const uint64_t chains = (uint64_t)e->layout.n_samples * (uint64_t)e->layout.n_replicas;

@@ -26,7 +26,8 @@
  * CUDA ensemble with the host's rounds, as Heisenberg's (CUDA phi^4 runs its own chain,
  * not the CPU's): 2D and 3D, float and double, nhit 2, a finite Lambda, a round every
  * sweep and every third sweep, a save in the middle loaded and continued with device
- * rounds, and the mu2 ladder set again after device rounds.
+ * rounds, and the mu2 ladder set again after device rounds; a list refused while the map
+ * is on the device (the call fails, the chain goes on untouched).
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -673,6 +674,35 @@ static void test_phi4_round_sums_refused(void **state)
     latmc_ens_destroy(&e);
 }
 
+/* The same switch set between two calls, while the map is on the device: that call's list
+ * is refused before anything is launched (the batch's open), so the call fails
+ * (LATMC_EINVAL, nothing swept), the map comes back to the host (the device still holds
+ * it: lib/ens_temper.c fetches it after a failed list), the next call loads it again, and
+ * the chain is the host rounds' as if the failed call never was. */
+static void test_phi4_refused_list_keeps_the_chain(void **state)
+{
+    (void)state;
+    const struct phi4_shape sh = { 2, 16, 16, 1, LATMC_PRECISION_FLOAT, 6, 1, 1, 0.0, -0.6,
+                                   0.02 };
+    latmc_ens *dev = phi4_ensemble(&sh, 94);
+    latmc_ens *host = phi4_ensemble(&sh, 94);
+    heis_sweep(dev, 3, false);
+    heis_sweep(host, 3, true);
+    assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "fast", 1), 0);
+    const int st = latmc_ens_sweep(dev, 2);
+    unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
+    assert_int_equal(st, LATMC_EINVAL);
+    assert_non_null(strstr(latmc_ens_last_error(dev), "LATMC_ENS_PHI4_ROUND_SUMS"));
+    uint64_t count = 0;
+    assert_int_equal(latmc_ens_sweep_count(dev, &count), LATMC_OK);
+    assert_int_equal(count, 3);
+    heis_sweep(dev, 5, false); /* loaded again: the failure fetched the map */
+    heis_sweep(host, 5, true);
+    assert_same(dev, host);
+    latmc_ens_destroy(&dev);
+    latmc_ens_destroy(&host);
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -699,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_phi4_3d_matches_host_rounds),
         cmocka_unit_test(test_phi4_ladder_set_again_matches_host_rounds),
         cmocka_unit_test(test_phi4_round_sums_refused),
+        cmocka_unit_test(test_phi4_refused_list_keeps_the_chain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

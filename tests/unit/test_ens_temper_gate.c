@@ -43,6 +43,10 @@ static struct {
     int ladder_key;           /* the last load's */
     double scale, ladder[8];
     int32_t member_at[M], temp_of[M]; /* the map as loaded (a fetch gives it back) */
+    bool permute;             /* each device list swaps the members at (0, 0, 0), (0, 1, 0) */
+    int fail_status;          /* a device list fails with it (0: none) ... */
+    int fail_after;           /* ... once this many more have run */
+    bool fail_kills, dead;    /* the failure loses the state (a fetch fails), as CUDA's */
 } rec;
 
 static unsigned rec_caps(latmc_sim *sim)
@@ -63,6 +67,19 @@ static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         rec.device_lists++;
     else
         rec.host_lists++;
+    if (calls[0].device_map && rec.fail_status && rec.fail_after-- == 0) {
+        const int st = rec.fail_status;
+        rec.fail_status = 0;
+        rec.dead = rec.fail_kills;
+        return latmc_fail(st, "the recorder's list failed");
+    }
+    if (calls[0].device_map && rec.permute) { /* a swap in chain (0, 0): slots 0 and 1 */
+        const int32_t a = rec.member_at[0], b = rec.member_at[1];
+        rec.member_at[0] = b;
+        rec.member_at[1] = a;
+        rec.temp_of[a] = 1;
+        rec.temp_of[b] = 0;
+    }
     return LATMC_OK; /* the members' spins stay as they were: the gate is tested */
 }
 
@@ -76,6 +93,7 @@ static int rec_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_tem
             return LATMC_EUNSUPPORTED;
         }
         rec.loads++;
+        rec.dead = false;
         rec.ladder_key = job->ladder_key;
         rec.scale = job->scale;
         assert_true(job->n_temperatures <= 8);
@@ -83,6 +101,8 @@ static int rec_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_tem
         memcpy(rec.member_at, job->member_at, sizeof rec.member_at);
         memcpy(rec.temp_of, job->temp_of, sizeof rec.temp_of);
     } else {
+        if (rec.dead)
+            return latmc_fail(LATMC_ESTATE, "the recorder holds no tempering state");
         rec.fetches++;
         memcpy(job->member_at, rec.member_at, sizeof rec.member_at);
         memcpy(job->temp_of, rec.temp_of, sizeof rec.temp_of);
@@ -317,6 +337,83 @@ static void switching_fetches_then_loads(void **state)
     destroy(&e);
 }
 
+/* A device list fails while the map is on the device (after a call of device rounds that
+ * moved it): the call fails with the list's error, and the ensemble stays usable -- its map
+ * read, the ladder set again, the next call loading the state again. Where the failure
+ * lost the backend's state (as the CUDA module's failed lists do), the host's copy of the
+ * load stands (the members' parameters are still those of that map: they lag the
+ * device's); where the backend still holds it (a list refused before it ran), its map
+ * comes back. phi^4 with its mu2 ladder, and Heisenberg with beta. Also the second list of
+ * a loading call refused, the first having moved the map: the device's map comes back. */
+static void failed_list_leaves_the_ensemble_usable(void **state)
+{
+    (void)state;
+    const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
+    for (size_t k = 0; k < 2 * sizeof models / sizeof models[0]; k++) {
+        const int model = models[k / 2];
+        const bool kills = k % 2 == 0;
+        const int key = model == LATMC_MODEL_PHI4 ? LATMC_PARAM_MU2 : LATMC_PARAM_BETA;
+        memset(&rec, 0, sizeof rec);
+        rec.caps = batch_caps;
+        rec.exchange_models = cuda_exchange_models;
+        rec.ladder_keys = cuda_ladder_keys;
+        rec.permute = true;
+        latmc_ens *e = gate_ensemble(model, key);
+        int at_load[M];
+        for (int m = 0; m < M; m++)
+            assert_int_equal(latmc_ens_temperature_of(e, m, &at_load[m]), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+        assert_int_equal(rec.loads, 1);
+        int32_t on_device[M];
+        memcpy(on_device, rec.temp_of, sizeof on_device);
+        assert_true(on_device[rec.member_at[0]] != at_load[rec.member_at[0]]); /* it moved */
+        rec.fail_status = kills ? LATMC_EDEVICE : LATMC_EINVAL;
+        rec.fail_kills = kills;
+        assert_int_equal(latmc_ens_sweep(e, 1), kills ? LATMC_EDEVICE : LATMC_EINVAL);
+        assert_non_null(strstr(latmc_ens_last_error(e), "the recorder's list failed"));
+        double ladder[NT];
+        int got = -1;
+        assert_int_equal(latmc_ens_get_ladder(e, &got, ladder, NT), LATMC_OK);
+        for (int m = 0; m < M; m++) {
+            int t = -1;
+            double value = -1;
+            if (latmc_ens_temperature_of(e, m, &t) != LATMC_OK)
+                fail_msg("%s", latmc_ens_last_error(e));
+            assert_int_equal(t, kills ? at_load[m] : on_device[m]);
+            assert_int_equal(latmc_sim_get_param(e->members[m], key, &value), LATMC_OK);
+            assert_true(value == ladder[t]);
+        }
+        uint64_t count = 0;
+        assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
+        assert_int_equal(count, 2);
+        assert_int_equal(latmc_ens_set_ladder(e, key, ladder, NT), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 1), LATMC_OK);
+        assert_int_equal(rec.loads, 2);
+        destroy(&e);
+    }
+    /* a loading call of 40 rounds (more than one list): its first list runs, the second
+     * is refused with the state kept */
+    memset(&rec, 0, sizeof rec);
+    rec.caps = batch_caps;
+    rec.exchange_models = cuda_exchange_models;
+    rec.ladder_keys = cuda_ladder_keys;
+    rec.permute = true;
+    rec.fail_status = LATMC_EINVAL;
+    rec.fail_after = 1;
+    latmc_ens *e = gate_ensemble(LATMC_MODEL_PHI4, LATMC_PARAM_MU2);
+    assert_int_equal(latmc_ens_sweep(e, 40), LATMC_EINVAL);
+    assert_int_equal(rec.loads, 1);
+    assert_int_equal(rec.device_lists, 2);
+    assert_int_equal(rec.temp_of[rec.member_at[0]], 0);
+    assert_int_equal(rec.member_at[0], 1); /* the first list's swap: member 1 now at 0 */
+    for (int m = 0; m < M; m++) {
+        int t = -1;
+        assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
+        assert_int_equal(t, rec.temp_of[m]);
+    }
+    destroy(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +425,7 @@ int main(void)
         cmocka_unit_test(host_rounds_forced),
         cmocka_unit_test(unlike_members_on_the_host),
         cmocka_unit_test(switching_fetches_then_loads),
+        cmocka_unit_test(failed_list_leaves_the_ensemble_usable),
     };
     return cmocka_run_group_tests_name("ens_temper_gate", tests, setup, teardown);
 }

@@ -837,7 +837,7 @@ template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles, int64_t per_b
     const unsigned capped = blocks < CUDA_MAX_BLOCKS ? (unsigned)blocks : CUDA_MAX_BLOCKS;
     int device = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cuda_device_sm_count(device, &sms) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
             cudaSuccess || sms * per_sm <= 0) {
         (void)cudaGetLastError(); /* the launch reports a real problem */

@@ -223,8 +223,7 @@ extern "C" int cuda_ens_phi4_fused_fits(const struct cuda_phi4_plan *plan,
 static int ens_phi4_bpm(int64_t items, int64_t per, int n)
 {
     int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    if (cudaGetDevice(&device) != cudaSuccess || cuda_device_sm_count(device, &sms) != cudaSuccess)
         sms = 1; /* reported by the launch's own error check, if it persists */
     int64_t want = (items + per - 1) / per;
     const int64_t spread = (4 * (int64_t)sms + n - 1) / n;

@@ -341,8 +341,7 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
         return true;
     const struct cuda_ens_round r = { .n_samples = t->n_samples, .n_temperatures = t->nT,
                                       .n_replicas = t->n_replicas };
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ready->cs0->device) !=
-            cudaSuccess ||
+    if (cuda_device_sm_count(ready->cs0->device, &sms) != cudaSuccess ||
         cuda_ens_chain_run(NULL, g, &t->d, &r, NULL, NULL, NULL, &per_sm) != cudaSuccess ||
         per_sm < 1) {
         (void)cudaGetLastError();
