@@ -1,7 +1,8 @@
 #!/bin/bash
 # Host check (no GPU) of the CUDA Heisenberg ensembles' sums reductions
 # (backends/cuda/ensembles/ens_heisenberg_kernels.cu: ens_heis_measure_kernel, the padded
-# ens_heis_measure_fast_kernel and the window pipeline ens_heis_measure_window_kernel):
+# ens_heis_measure_fast_kernel and the window pipeline ens_heis_measure_window_kernel, with
+# its round form ens_heis_round_window_kernel):
 # their text, cut out of the .cu, runs as host code with one POSIX thread per CUDA thread
 # and a pthread barrier for __syncthreads (tools/heis_window_host_check.cpp); each kernel's
 # sums are compared bit for bit with the one-lattice reduction's order on many shapes, every

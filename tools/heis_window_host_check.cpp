@@ -7,6 +7,9 @@
 //    one-lattice reduction's order (heis_chunk_sums_kernel, heis_planes_total_kernel of
 //    backends/cuda/heisenberg/heisenberg_kernels.cu, restated below as in
 //    tools/heis_sums_host_check.cu), two members a launch, the sums' other doubles kept;
+//  - the window pipeline's round form (ens_heis_round_window_kernel: the bonds and M_z
+//    alone) likewise, its bonds and M_z bit for bit and M_x, M_y untouched, and its shape
+//    (one magnetisation component in the ring, a third of the chains) consistent;
 //  - every thread of a block reaches the same number of barriers;
 //  - the shared memory starts as NaNs, so a term read before it was written shows in the sums;
 //  - the kernel cuda_ens_heis_measure picks (restated: the window kernel where it applies
@@ -38,6 +41,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(a, b)
+#define __maxnreg__(n)
 #define __ldg(p) (*(p))
 #define __syncthreads() sim_syncthreads()
 
@@ -55,6 +59,10 @@ static void sim_syncthreads()
     pthread_barrier_wait(&sim_bar);
     sim_barriers++;
 }
+
+/* the programmatic launch's wait (ens_heisenberg_kernels.cu, outside the cut text): one
+ * block at a time here, nothing to wait for */
+static void ens_heis_wait_prior_launch() {}
 
 #include "region.inc"
 
@@ -143,6 +151,16 @@ static void call_window(const void *p)
         ens_heis_measure_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
 }
 
+/* the round's form: the bonds and M_z alone */
+static void call_window_round(const void *p)
+{
+    const measure_args *a = (const measure_args *)p;
+    if (a->g.ndim == 3)
+        ens_heis_round_window_kernel<3>(a->g, a->members, a->ch, a->win, a->sums);
+    else
+        ens_heis_round_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
+}
+
 /* ---- the reference: the one-lattice reduction's order ---- */
 
 #include "heis_sums_reference.h"
@@ -183,8 +201,9 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
     int bad = 0;
     char what[160] = "";
     /* the launch's choice (cuda_ens_heis_measure, restated) against cuda_ens_heis_measure_fits */
-    ens_heis_win win = {};
-    const bool windowed = ens_heis_win_of(&g, &ch, &win);
+    ens_heis_win win = {}, rwin = {};
+    const bool windowed = ens_heis_win_of(&g, &ch, false, &win);
+    const bool rwindowed = ens_heis_win_of(&g, &ch, true, &rwin);
     const char *chosen = "sequential";
     if (windowed && ens_heis_win_smem(&ch, &win) <= OPTIN)
         chosen = "window";
@@ -195,37 +214,55 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
         printf("  admitted, but the sequential kernel's shared memory exceeds 48 KiB\n");
         bad++;
     }
+    if (windowed != rwindowed) {
+        printf("  the round's form takes the shape where the full one does not, or back\n");
+        bad++;
+    }
     if (windowed) {
-        const int threads = win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS;
         const int chunk_sites = ch.rows_per_chunk * g.lx;
-        if (threads > ENS_HEIS_WIN_MAX_THREADS || win.bond % 32 || win.mag % 32 ||
-            ch.nchunks * win.W > ENS_HEIS_WIN_PRODUCERS || win.W * win.nw < chunk_sites ||
-            (win.nw - 1) * win.W >= chunk_sites || !(win.bs & 1) || !(win.ms & 1) ||
-            win.bs < win.W * ndim || win.ms < win.W) {
-            printf("  the window's shape is inconsistent\n");
+        for (const ens_heis_win *w : { &win, &rwin }) {
+            const int threads = w->bond + w->mag + ENS_HEIS_WIN_PRODUCERS;
+            const int mag_chains = (w == &rwin ? 1 : 3) * ch.nchunks;
+            if (threads > ENS_HEIS_WIN_MAX_THREADS || w->bond % 32 || w->mag % 32 ||
+                ch.nchunks * w->W > ENS_HEIS_WIN_PRODUCERS || w->W * w->nw < chunk_sites ||
+                (w->nw - 1) * w->W >= chunk_sites || !(w->bs & 1) || !(w->ms & 1) ||
+                w->bs < w->W * ndim || w->ms < w->W || w->mc != (w == &rwin ? 1 : 3) ||
+                (w->mag < mag_chains && w->mag != ENS_HEIS_WIN_MAG_THREADS)) {
+                printf("  the window's shape is inconsistent%s\n", w == &rwin ? " (round)" : "");
+                bad++;
+            }
+        }
+        if (win.W != rwin.W || win.nw != rwin.nw ||
+            ens_heis_win_smem(&ch, &rwin) > ens_heis_win_smem(&ch, &win)) {
+            printf("  the round's window differs from the full one's\n");
             bad++;
         }
-        snprintf(what, sizeof what, "W %d, %d windows, %d+%d consumers, %d B", win.W, win.nw,
-                 win.bond, win.mag, (int)ens_heis_win_smem(&ch, &win));
+        snprintf(what, sizeof what, "W %d, %d windows, %d+%d consumers (round %d+%d), %d B",
+                 win.W, win.nw, win.bond, win.mag, rwin.bond, rwin.mag,
+                 (int)ens_heis_win_smem(&ch, &win));
     }
     struct {
         const char *name;
         void (*body)(const void *);
+        const ens_heis_win *w;
         unsigned threads;
         size_t smem;
-        bool run;
+        bool run, round;
     } kernels[] = {
-        { "sequential", call_sequential, 64, 4 * (size_t)ch.nchunks * sizeof(double), all },
-        { "fast", call_fast, 256, ens_heis_fast_smem(&g, ch.nchunks), all },
-        { "window", call_window,
-          (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS),
-          windowed ? ens_heis_win_smem(&ch, &win) : 0, windowed },
+        { "sequential", call_sequential, &win, 64, 4 * (size_t)ch.nchunks * sizeof(double), all,
+          false },
+        { "fast", call_fast, &win, 256, ens_heis_fast_smem(&g, ch.nchunks), all, false },
+        { "window", call_window, &win, (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS),
+          windowed ? ens_heis_win_smem(&ch, &win) : 0, windowed, false },
+        { "window round", call_window_round, &rwin,
+          (unsigned)(rwin.bond + rwin.mag + ENS_HEIS_WIN_PRODUCERS),
+          rwindowed ? ens_heis_win_smem(&ch, &rwin) : 0, rwindowed, true },
     };
     for (auto &k : kernels) {
         if (!k.run && strcmp(k.name, chosen) != 0)
             continue;
         std::vector<double> sums(13 * (size_t)MEMBERS, -7.0); /* the caller's, kept */
-        measure_args a = { g, members.data(), ch, win, sums.data() };
+        measure_args a = { g, members.data(), ch, *k.w, sums.data() };
         const sim_launch l = { k.body, &a };
         if (!sim_launch_blocks(l, MEMBERS, k.threads, k.smem)) {
             printf("  %s: the threads of a block passed different numbers of barriers\n",
@@ -233,10 +270,15 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
             bad++;
         }
         for (int m = 0; m < MEMBERS; m++) {
-            for (int q = 0; q < 4; q++)
-                if (memcmp(&sums[13 * m + q], &want[m][q], sizeof(double)) != 0 && bad++ < 8)
+            for (int q = 0; q < 4; q++) {
+                const bool written = !k.round || q == 0 || q == 3;
+                if (written && memcmp(&sums[13 * m + q], &want[m][q], sizeof(double)) != 0 &&
+                    bad++ < 8)
                     printf("  %s member %d sum %d: %.17g, the sequential order %.17g\n",
                            k.name, m, q, sums[13 * m + q], want[m][q]);
+                if (!written && sums[13 * m + q] != -7.0 && bad++ < 8)
+                    printf("  %s member %d: sum %d written (a round's form)\n", k.name, m, q);
+            }
             for (int q = 4; q < 13; q++)
                 if (sums[13 * m + q] != -7.0 && bad++ < 8)
                     printf("  %s member %d: double %d of the sums overwritten\n", k.name, m, q);
@@ -254,6 +296,7 @@ int main(int argc, char **argv)
     /* ndim, lx, ly, lz */
     static const int shapes[][4] = {
         { 3, 16, 16, 16 },  /* the benchmark's: 16 chunks, W 16 */
+        { 3, 2, 3, 65 },    /* 65 chunks: the round's 96 magnetisation threads */
         { 3, 10, 12, 6 },   /* test_ens_identity: W 32 over 120-site chunks, last window 24 */
         { 2, 64, 48, 1 },   /* test_ens_identity: W 4, 144 magnetisation chains on 128 */
         { 3, 8, 8, 8 },     /* one chunk of 512 sites: W 128 */

@@ -82,6 +82,14 @@ template <class Model>
 __global__ void __launch_bounds__(ENS_EXCHANGE_THREADS)
 ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r, Model model)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* a programmatic launch (exchange_round, Heisenberg): the blocks may start before the
+     * sums' launch ends and wait for it here; and they let the sweeps' launch after the
+     * round start its blocks (which wait for this one likewise). An ordinary launch: both
+     * do nothing. */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
     const int64_t chain = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     if (chain >= (int64_t)r.n_samples * r.n_replicas)
         return; /* a whole warp: the chain is the warp's */
@@ -130,15 +138,25 @@ __global__ void ens_temper_place_kernel(struct cuda_ens_temper_dev d, Model mode
         model.move(d, (int)m, d.temp_of[m]);
 }
 
+/* programmatic: the launch may start before the previous kernel of the stream ends (its
+ * blocks wait for it in the kernel; sm_90): Heisenberg's round, between the sums' launch
+ * and the sweeps' that both let it (ens_heisenberg_kernels.cu, ens_heis_launch) */
 template <class Model>
 static cudaError_t exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
-                                  const struct cuda_ens_round *r, const Model &model)
+                                  const struct cuda_ens_round *r, const Model &model,
+                                  bool programmatic)
 {
     const int64_t threads = (int64_t)r->n_samples * r->n_replicas * 32;
-    const unsigned grid =
-        (unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS);
-    ens_exchange_kernel<Model><<<grid, ENS_EXCHANGE_THREADS, 0, stream>>>(*d, *r, model);
-    return cudaGetLastError();
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS));
+    cfg.blockDim = dim3(ENS_EXCHANGE_THREADS);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = programmatic ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, ens_exchange_kernel<Model>, *d, *r, model);
 }
 
 template <class Model>
@@ -154,7 +172,7 @@ extern "C" cudaError_t cuda_ens_exchange_round(cudaStream_t stream,
                                                const struct cuda_ens_round *r,
                                                struct cuda_ens_packed_member *members)
 {
-    return exchange_round(stream, d, r, ens_ising_round_model{ members });
+    return exchange_round(stream, d, r, ens_ising_round_model{ members }, false);
 }
 
 extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
@@ -171,7 +189,7 @@ extern "C" cudaError_t cuda_ens_heis_exchange_round(cudaStream_t stream,
                                                     struct cuda_ens_heis_member *members,
                                                     const double *sums)
 {
-    return exchange_round(stream, d, r, ens_heis_round_model{ members, sums });
+    return exchange_round(stream, d, r, ens_heis_round_model{ members, sums }, true);
 }
 
 extern "C" cudaError_t cuda_ens_heis_temper_betas(cudaStream_t stream,
@@ -189,7 +207,7 @@ extern "C" cudaError_t cuda_ens_phi4_exchange_round(cudaStream_t stream,
                                                     const struct latmc_phi4_sums *sums,
                                                     const struct cuda_ens_phi4_coefs *coefs_of_t)
 {
-    return exchange_round(stream, d, r, ens_phi4_round_model{ members, sums, coefs_of_t });
+    return exchange_round(stream, d, r, ens_phi4_round_model{ members, sums, coefs_of_t }, false);
 }
 
 extern "C" cudaError_t cuda_ens_phi4_temper_coefs(cudaStream_t stream,

@@ -51,7 +51,8 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
  * sweeps (cuda_ens_heis_measure); "1", the sweep kernel's last launch before the round
  * (where its shared memory takes the partials; else the reduction); "check", both, each
  * fused sum compared with the reduction's bit for bit on the device and a list with any
- * difference failed (LATMC_EDEVICE): the check that the two codes give the same doubles.
+ * difference failed (LATMC_EDEVICE): the check that the two codes give the same doubles
+ * (the reduction's round form, cuda_ens_heis_measure_round, compared as well).
  * Read when the batch is made. The fused sums are not the default: both their first form
  * (every lane of a warp on one shared-memory bank) and the lane-skewed one made a round
  * slower than the reduction does (doc/ensembles.md, doc/PERFORMANCE.md). */
@@ -360,16 +361,18 @@ static int heis_kind(const struct heis_batch *b)
  * launch (one launch's time bounded); with sums (b->fused), the last launch leaves the
  * members' sums there. */
 static cudaError_t launch_sweeps(const struct heis_batch *b, uint64_t sweep0, uint64_t count,
-                                 double *sums)
+                                 double *sums, bool after_round)
 {
     const cudaStream_t stream = ens_batch_lead(&b->b)->stream;
     cudaError_t err = cudaSuccess;
     for (uint64_t done = 0; done < count && err == cudaSuccess;) {
         const uint64_t k = count - done < ENS_HEIS_SWEEPS_PER_LAUNCH
                                ? count - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
+        /* only the first launch follows the round; the next ones follow sweeps */
         err = cuda_ens_heis_sweeps(stream, &b->shape, b->b.dev_table, b->b.n, b->dbl,
                                    b->heatbath, b->jsmem, b->threads, sweep0 + done, k,
-                                   done + k == count ? sums : NULL, &b->ch);
+                                   done + k == count ? sums : NULL, &b->ch,
+                                   after_round && done == 0);
         done += k;
     }
     return err;
@@ -381,16 +384,24 @@ static cudaError_t heis_sweeps(struct ens_batch *eb, const struct latmc_step_cal
     (void)k;
     const struct heis_batch *b = (const struct heis_batch *)eb;
     *kind = heis_kind(b);
-    return launch_sweeps(b, sweep0, n, NULL);
+    return launch_sweeps(b, sweep0, n, NULL, false);
 }
 
-/* The members' sums into dev_sums (bonds and M; the overlap left as it was: a round reads
- * the bonds and M_z alone). */
+/* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
 static cudaError_t launch_measure(const struct heis_batch *b)
 {
     return cuda_ens_heis_measure(ens_batch_lead(&b->b)->stream, &b->shape, b->b.dev_table,
                                  b->b.n, b->ch.rows_per_chunk, b->ch.nchunks,
                                  b->ch.chunks_per_plane, b->dev_sums);
+}
+
+/* A round's sums into `sums`: the bonds and M_z (cuda_ens_heis_measure_round; M_x, M_y
+ * and the overlap left as they were: a round reads the bonds and M_z alone). */
+static cudaError_t launch_round_sums(const struct heis_batch *b, double *sums)
+{
+    return cuda_ens_heis_measure_round(ens_batch_lead(&b->b)->stream, &b->shape,
+                                       b->b.dev_table, b->b.n, b->ch.rows_per_chunk,
+                                       b->ch.nchunks, b->ch.chunks_per_plane, sums);
 }
 
 /* Every member's 13 sums (zeroed first) in one launch, read back into sums. */
@@ -508,11 +519,11 @@ void cuda_ens_heis_table_moved(latmc_sim *const *members, int n)
 }
 
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
-                                        uint64_t n_sweeps, bool sums)
+                                        uint64_t n_sweeps, bool sums, bool after_round)
 {
     struct heis_batch *b = v->batch;
     const cudaError_t err = launch_sweeps(b, sweep0, n_sweeps,
-                                          sums && b->fused ? b->dev_sums : NULL);
+                                          sums && b->fused ? b->dev_sums : NULL, after_round);
     if (err == cudaSuccess)
         ens_batch_log_kind(&b->b, heis_kind(b));
     return err;
@@ -521,14 +532,15 @@ cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint
 cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v)
 {
     struct heis_batch *b = v->batch;
-    const cudaError_t err = launch_measure(b);
+    const cudaError_t err = launch_round_sums(b, b->dev_sums);
     if (err == cudaSuccess)
         ens_batch_log_measure(&b->b);
     return err;
 }
 
 /* LATMC_ENS_HEIS_SUMS=check, after a launch that left the sums: the reduction's into the
- * check's buffer and each compared with the fused one (nothing waited for). */
+ * check's buffer and each compared with the fused one, then the reduction's round form
+ * likewise (nothing waited for). */
 cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
 {
     const struct heis_batch *b = v->batch;
@@ -537,6 +549,13 @@ cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
     cudaError_t err = cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->b.dev_table, b->b.n,
                                             b->ch.rows_per_chunk, b->ch.nchunks,
                                             b->ch.chunks_per_plane, b->dev_check);
+    if (err == cudaSuccess)
+        err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
+                                         b->dev_diffs);
+    /* the round's form too (the reduction's launch without a fused sweep): its bonds and M_z
+     * over the full reduction's in the check's buffer, M_x and M_y kept, compared again */
+    if (err == cudaSuccess)
+        err = launch_round_sums(b, b->dev_check);
     if (err == cudaSuccess)
         err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
@@ -556,7 +575,8 @@ int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v)
     if (st == LATMC_OK && diffs != 0) {
         (void)cudaMemsetAsync(b->dev_diffs, 0, sizeof diffs, v->cs0->stream);
         st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of the sums the sweep kernel "
-                             "left differ from the reduction's", ENS_HEIS_SUMS_ENV, diffs);
+                             "left differ from the reduction's (full or a round's form)",
+                             ENS_HEIS_SUMS_ENV, diffs);
     }
     return st;
 }

@@ -59,11 +59,14 @@ cudaError_t cuda_ens_heis_prepare_sums(int dbl, int ndim, size_t smem, size_t pl
  * overrelaxation passes, or max(nover, 1) overrelaxation passes, as heis_sweep. With
  * sums (not NULL; made launchable by cuda_ens_heis_prepare_sums), each member's bonds and
  * M after the last sweep too, the very doubles cuda_ens_heis_measure gives with chunks ch
- * (the first four of its 13 at sums + 13 m; the rest left as they were). */
+ * (the first four of its 13 at sums + 13 m; the rest left as they were). after_round:
+ * the launch comes right after a round's launch, which wrote no spins, so that its blocks
+ * may copy their spins in before that launch ends (a programmatic launch); else after. */
 cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
                                  const struct cuda_ens_heis_member *members, int n_members,
                                  int dbl, int heatbath, int jsmem, int threads, uint64_t sweep0,
-                                 uint64_t n_sweeps, double *sums, const ens_heis_chunks *ch);
+                                 uint64_t n_sweeps, double *sums, const ens_heis_chunks *ch,
+                                 int after_round);
 
 /* The sums of lib/heisenberg.h of every member (13 doubles each, at sums + 13 m; zeroed by
  * the caller), each exactly what the member's own measure gives: chunks of rows_per_chunk
@@ -72,6 +75,14 @@ cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                   const struct cuda_ens_heis_member *members, int n_members,
                                   int rows_per_chunk, int nchunks, int chunks_per_plane,
                                   double *sums);
+
+/* A tempering round's sums: as cuda_ens_heis_measure, but where its window kernel applies
+ * only the bonds and M_z (sums + 13 m, doubles 0 and 3: the two a round's energy reads,
+ * the very doubles cuda_ens_heis_measure gives), the other two left as they were. */
+cudaError_t cuda_ens_heis_measure_round(cudaStream_t stream, const ens_heis_shape *g,
+                                        const struct cuda_ens_heis_member *members,
+                                        int n_members, int rows_per_chunk, int nchunks,
+                                        int chunks_per_plane, double *sums);
 
 /* Whether cuda_ens_heis_measure can launch for members of shape g in nchunks chunks on a
  * device whose blocks may opt in to optin bytes of shared memory (nonzero: yes). */
@@ -123,7 +134,8 @@ struct cuda_ens_heis_view {
 int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v);
 void cuda_ens_heis_close(struct cuda_ens_heis_view *v);
 cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
-                                        uint64_t n_sweeps, bool sums);
+                                        uint64_t n_sweeps, bool sums, bool after_round);
+/* A round's sums (cuda_ens_heis_measure_round: the bonds and M_z) into the view's sums. */
 cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v);
 /* LATMC_ENS_HEIS_SUMS=check: after a launch of sweeps with sums (fused_sums), the
  * reduction's sums compared with them on the device; after the list was waited for,

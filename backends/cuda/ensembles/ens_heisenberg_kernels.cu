@@ -22,10 +22,12 @@
  * computes the block of (replica q / 2, sub q mod 2) and shuffles hand every lane its
  * draws (as the lattice kernel's heis_share_draws; the replica-1 blocks are unused).
  *
- * The members' sums (lib/heisenberg.h) come from the reductions at the end of this file,
+ * The members' sums (lib/heisenberg.h) come from the reductions at the end of this file
+ * (for a tempering round, the window reduction's round form: the bonds and M_z alone),
  * or, for a tempering round (LATMC_ENS_HEIS_SUMS=1), from the sweep kernel's instance
  * with SUMS: after its last sweep it adds them from the spins it holds in shared memory,
- * in the reductions' order (ens_heis_chunk_sum).
+ * in the reductions' order (ens_heis_chunk_sum). The sweeps' and the window reductions'
+ * launches are programmatic (ens_heis_launch, ens_heis_wait_prior_launch).
  */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
@@ -38,6 +40,39 @@
 #include "rng_streams.h"
 
 #define ENS_HEIS_FULL_MASK 0xffffffffu
+
+/* A launch that may start before the previous kernel of its stream ends (a programmatic
+ * launch, sm_90: ens_heis_launch): it waits here for that kernel's end and memory; and it
+ * lets the next launch of the stream start its blocks (they wait likewise). Elsewhere
+ * (other devices, an ordinary launch) both do nothing. */
+__device__ __forceinline__ void ens_heis_wait_prior_launch(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* A launch of kernel fn that may start before the previous kernel of the stream ends
+ * (programmatic stream serialization): its blocks are placed as that kernel's leave and
+ * wait for its end in ens_heis_wait_prior_launch, so the launch's latency is hidden behind
+ * the last blocks of that kernel (a device round is three launches after each sweep). */
+template <typename... P, typename... A>
+static cudaError_t ens_heis_launch(void (*fn)(P...), unsigned grid, unsigned threads, size_t smem,
+                                   cudaStream_t stream, A... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, fn, args...);
+}
 
 /* the per-site rules: the same instantiation as the one-lattice kernels' */
 #include "heisenberg_site_cuda.cuh"
@@ -312,20 +347,32 @@ template <typename R, int NDIM, bool SUMS>
 __global__ void __maxnreg__(ENS_HEIS_MAXNREG(R))
 ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__ members,
                 int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem, double *sums,
-                const ens_heis_chunks ch)
+                const ens_heis_chunks ch, int after_round)
 {
     extern __shared__ __align__(16) float sm[];
-    const cuda_ens_heis_member m = members[blockIdx.x];
+    const cuda_ens_heis_member *const me = members + blockIdx.x;
+    /* a programmatic launch waits for the kernel before it (ens_heis_wait_prior_launch):
+     * after a round's launch (which moved betas but wrote no spins: the sweeps before it
+     * had ended before it began) only for the member's parameters, its spins and couplings
+     * on their way in meanwhile; after anything else before the copies */
+    if (!after_round)
+        ens_heis_wait_prior_launch();
+    /* the member's arrays, which no round moves (from L2, as the table may change beside) */
+    float *const spins = (float *)__ldcg((const unsigned long long *)&me->spins);
+    const float *const mJ = (const float *)__ldcg((const unsigned long long *)&me->J);
     const int n = g.n;
     float *s = sm;
-    ens_heis_copy_in(s, m.spins, 3 * n);
-    const float *J = m.J;
+    ens_heis_copy_in(s, spins, 3 * n);
+    const float *J = mJ;
     if (jsmem) {
         float *js = sm + 3 * n;
-        ens_heis_copy_in(js, m.J, NDIM * n);
+        ens_heis_copy_in(js, mJ, NDIM * n);
         J = js;
     }
     __pipeline_commit();
+    if (after_round)
+        ens_heis_wait_prior_launch(); /* the round's betas */
+    const cuda_ens_heis_member m = *me;
     __pipeline_wait_prior(0); /* this thread's copies; the barrier, everyone's */
     __syncthreads();
     const R beta = (R)m.beta, h = (R)m.h;
@@ -344,7 +391,7 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
                                                     colour);
                 __syncthreads();
             }
-    ens_heis_copy_out(m.spins, s, 3 * n);
+    ens_heis_copy_out(spins, s, 3 * n);
     if (SUMS)
         ens_heis_block_sums<NDIM>(g, s, J, ch,
                                   (double *)((char *)sm + ens_heis_partials_at(g, jsmem)),
@@ -352,7 +399,7 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
 }
 
 typedef void (*ens_heis_fn)(const ens_heis_shape, const cuda_ens_heis_member *, int, uint64_t,
-                            uint64_t, int, double *, const ens_heis_chunks);
+                            uint64_t, int, double *, const ens_heis_chunks, int);
 
 static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim, bool sums)
 {
@@ -434,14 +481,15 @@ extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_
                                            const struct cuda_ens_heis_member *members,
                                            int n_members, int dbl, int heatbath, int jsmem,
                                            int threads, uint64_t sweep0, uint64_t n_sweeps,
-                                           double *sums, const ens_heis_chunks *ch)
+                                           double *sums, const ens_heis_chunks *ch,
+                                           int after_round)
 {
     const ens_heis_chunks none = { 0, 0, 0 };
     const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim, sums != NULL);
     const size_t smem = sums ? cuda_ens_heis_sums_smem(g, jsmem, ch) : cuda_ens_heis_smem(g, jsmem);
-    fn<<<(unsigned)n_members, (unsigned)threads, smem, stream>>>(
-        *g, members, heatbath, sweep0, n_sweeps, jsmem, sums, sums ? *ch : none);
-    return cudaGetLastError();
+    return ens_heis_launch(fn, (unsigned)n_members, (unsigned)threads, smem, stream, *g, members,
+                           heatbath, sweep0, n_sweeps, jsmem, sums, sums ? *ch : none,
+                           after_round);
 }
 
 /* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_kernels.cu ---- */
@@ -607,7 +655,7 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * idle while 16 threads add). Here the terms pass through a small ring instead: window w
  * is sites [w W, w W + W) of every chunk at once. Producer threads (one per (chunk, site
  * of the window)) compute a window's terms from global memory -- each site's NDIM terms
- * J_{i,mu} (s_i . s_{i+mu}) rounded exactly as above, and its three components in double
+ * J_{i,mu} (s_i . s_{i+mu}) rounded exactly as above, and its components in double
  * -- into one half of the ring while consumer threads, one per (accumulator, chunk)
  * (at most 64 bond and 128 magnetisation threads: beyond, a thread takes its chains in
  * turn), add the previous window's from the other half, in site order (bonds: each site's
@@ -619,10 +667,17 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * pairs of banks); bond and magnetisation chains sit in warps of their own (a bond chain
  * adds NDIM times the terms a window; a warp holding both would run both paths in turn).
  * Each producer loads its next window's site before the barrier, so the loads are in
- * flight while the consumers add. 40 registers (3D: 12 bytes spilled, ptxas -v of CUDA
- * 13.0): four blocks an SM at 16^3. Two sites a producer (half the windows, a warp's
- * loads whole lines) measured slower at 56 or 72 registers, with three or two blocks an
- * SM (doc/PERFORMANCE.md).
+ * flight while the consumers add. Two sites a producer (half the windows, a warp's loads
+ * whole lines) measured slower at 56 or 72 registers, with three or two blocks an SM
+ * (doc/PERFORMANCE.md).
+ *
+ * ROUND: an exchange round's form, the two sums its energy reads (the bonds and M_z,
+ * latmc_heisenberg_energy_per_site) and no others: one magnetisation component in the
+ * ring and a third of its chains; the same doubles in the same order as the full form's
+ * bonds and M_z. The ring's stores and loads of M_x and M_y share the L1 with the
+ * producers' loads (72 % busy under ncu): without them a round measured 111 against 118 us
+ * (doc/PERFORMANCE.md). Cutting the loads instead (a producer's next site taken from its
+ * y neighbour, its x neighbour from the next lane: 9 loads a site, not 15) measured slower.
  */
 #define ENS_HEIS_WIN_PRODUCERS 256
 #define ENS_HEIS_WIN_BOND_THREADS 64 /* at most */
@@ -636,6 +691,7 @@ struct ens_heis_win {
     int nw;        /* windows */
     int bond, mag; /* consumer threads: bond chains, then magnetisation (multiples of 32) */
     int bs, ms;    /* doubles from one chunk's row of the ring to the next (odd) */
+    int mc;        /* magnetisation components in the ring: 3, or 1 (M_z: ROUND) */
 };
 
 /* One producer's site: its coordinates, and its loads (the spin, the NDIM forward
@@ -667,29 +723,30 @@ __device__ __forceinline__ void ens_heis_win_load(const ens_heis_shape &g, const
     }
 }
 
-template <int NDIM>
-__global__ void __launch_bounds__(ENS_HEIS_WIN_MAX_THREADS, 3)
-ens_heis_measure_window_kernel(const ens_heis_shape g,
-                               const cuda_ens_heis_member *__restrict__ members,
-                               const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+template <int NDIM, bool ROUND>
+__device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
+                                                     const cuda_ens_heis_member &m,
+                                                     const ens_heis_chunks &ch,
+                                                     const ens_heis_win &win, double *sums,
+                                                     double *win_shared)
 {
-    /* [2][nchunks][bs] bond terms, [2][3 nchunks][ms] components, [4][nchunks] partials */
-    extern __shared__ double win_shared[];
+    /* MC magnetisation components in the ring, from component K0 on (ROUND: z alone) */
+    constexpr int MC = ROUND ? 1 : 3, K0 = 3 - MC;
+    /* [2][nchunks][bs] bond terms, [2][MC nchunks][ms] components, [4][nchunks] partials */
     const int nch = ch.nchunks, W = win.W;
     double *const bond_ring = win_shared;
     double *const mag_ring = bond_ring + 2 * nch * win.bs;
-    double *const partials = mag_ring + 6 * nch * win.ms;
-    const cuda_ens_heis_member m = members[blockIdx.x];
+    double *const partials = mag_ring + 2 * MC * nch * win.ms;
     const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
     const int chunk_sites = ch.rows_per_chunk * g.lx, tid = (int)threadIdx.x;
     const int consumers = win.bond + win.mag;
     if (tid < consumers) {
         /* a consumer: bond chains q < nch on the first win.bond threads, the rest
-         * magnetisation chains q = (1 + k) nch + chunk (k: the component), which is where
-         * their partials lie */
+         * magnetisation chains q = (1 + k) nch + chunk (k: the component, from K0), which
+         * is where their partials lie */
         const bool bond = tid < win.bond;
-        const int q0 = bond ? tid : nch + (tid - win.bond), dq = bond ? win.bond : win.mag;
-        const int q1 = bond ? nch : 4 * nch;
+        const int q0 = bond ? tid : (1 + K0) * nch + (tid - win.bond);
+        const int dq = bond ? win.bond : win.mag, q1 = bond ? nch : 4 * nch;
         for (int q = q0; q < q1; q += dq)
             partials[q] = 0.0;
         for (int w = 0; w <= win.nw; w++) {
@@ -704,7 +761,8 @@ ens_heis_measure_window_kernel(const ens_heis_shape g,
                         for (int j = 0; j < len * NDIM; j++)
                             acc += t[j];
                     } else {
-                        const double *t = mag_ring + (buf * 3 * nch + (q - nch)) * win.ms;
+                        const double *t =
+                            mag_ring + (buf * MC * nch + (q - (1 + K0) * nch)) * win.ms;
 #pragma unroll 16
                         for (int j = 0; j < len; j++)
                             acc += t[j];
@@ -740,10 +798,12 @@ ens_heis_measure_window_kernel(const ens_heis_shape g,
                     const double dot = a0 * v.sf[mu][0] + a1 * v.sf[mu][1] + a2 * v.sf[mu][2];
                     t[mu] = (double)v.j[mu] * dot;
                 }
-                double *mg = mag_ring + (buf * 3 * nch + c) * win.ms + j;
-                mg[0] = a0;
-                mg[nch * win.ms] = a1;
-                mg[2 * nch * win.ms] = a2;
+                double *mg = mag_ring + (buf * MC * nch + c) * win.ms + j;
+                if (!ROUND) {
+                    mg[0] = a0;
+                    mg[nch * win.ms] = a1;
+                }
+                mg[(MC - 1) * nch * win.ms] = a2;
                 /* the next window's site: W sites on along the rows */
                 x += W;
                 while (x >= g.lx) {
@@ -761,7 +821,7 @@ ens_heis_measure_window_kernel(const ens_heis_shape g,
     }
     /* the last barrier above saw every partial written */
     const int k = tid;
-    if (k < 4) {
+    if (k < 4 && (!ROUND || k == 0 || k == 3)) {
         double s = 0.0;
         const double *pk = partials + k * nch;
         for (int c0 = 0; c0 < nch; c0 += ch.chunks_per_plane) {
@@ -774,14 +834,44 @@ ens_heis_measure_window_kernel(const ens_heis_shape g,
     }
 }
 
+/* The full form: 40 registers (3D: 12 bytes spilled, ptxas -v of CUDA 13.0), four blocks
+ * of 352 threads an SM at 16^3. */
+template <int NDIM>
+__global__ void __launch_bounds__(ENS_HEIS_WIN_MAX_THREADS, 3)
+ens_heis_measure_window_kernel(const ens_heis_shape g,
+                               const cuda_ens_heis_member *__restrict__ members,
+                               const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+{
+    extern __shared__ double win_shared[];
+    ens_heis_wait_prior_launch();
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    ens_heis_window_body<NDIM, false>(g, m, ch, win, sums, win_shared);
+}
+
+/* The round's form: 48 registers, no spills (at 40, as above, ptxas spilled 12 bytes in
+ * 3D); its 320 threads at 16^3 still four blocks an SM. */
+template <int NDIM>
+__global__ void __maxnreg__(48)
+ens_heis_round_window_kernel(const ens_heis_shape g,
+                             const cuda_ens_heis_member *__restrict__ members,
+                             const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+{
+    extern __shared__ double win_shared[];
+    ens_heis_wait_prior_launch();
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    ens_heis_window_body<NDIM, true>(g, m, ch, win, sums, win_shared);
+}
+
 static int ens_heis_round32(int t)
 {
     return (t + 31) / 32 * 32;
 }
 
 /* The pipeline's shape (false where it does not apply: more chunks than producers): W the
- * largest power of two with nchunks W <= the producers, no larger than a chunk needs. */
-static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, ens_heis_win *w)
+ * largest power of two with nchunks W <= the producers, no larger than a chunk needs; a
+ * round's form (ROUND) with M_z's chains alone. */
+static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, bool round,
+                            ens_heis_win *w)
 {
     const int nch = ch->nchunks, chunk_sites = ch->rows_per_chunk * g->lx;
     if (nch < 1 || nch > ENS_HEIS_WIN_PRODUCERS)
@@ -789,21 +879,25 @@ static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, 
     int W = 1;
     while (2 * W * nch <= ENS_HEIS_WIN_PRODUCERS && W < chunk_sites)
         W *= 2;
+    const int mag_chains = (round ? 1 : 3) * nch;
     w->W = W;
     w->nw = (chunk_sites + W - 1) / W;
     w->bond = ens_heis_round32(nch) < ENS_HEIS_WIN_BOND_THREADS ? ens_heis_round32(nch)
                                                                  : ENS_HEIS_WIN_BOND_THREADS;
-    w->mag = ens_heis_round32(3 * nch) < ENS_HEIS_WIN_MAG_THREADS ? ens_heis_round32(3 * nch)
-                                                                   : ENS_HEIS_WIN_MAG_THREADS;
+    w->mag = ens_heis_round32(mag_chains) < ENS_HEIS_WIN_MAG_THREADS
+                 ? ens_heis_round32(mag_chains)
+                 : ENS_HEIS_WIN_MAG_THREADS;
     w->bs = (W * g->ndim) | 1;
     w->ms = W | 1;
+    w->mc = round ? 1 : 3;
     return true;
 }
 
 static size_t ens_heis_win_smem(const ens_heis_chunks *ch, const ens_heis_win *w)
 {
     const size_t nch = (size_t)ch->nchunks;
-    return (2 * nch * (size_t)w->bs + 6 * nch * (size_t)w->ms + 4 * nch) * sizeof(double);
+    return (2 * nch * (size_t)w->bs + 2 * (size_t)w->mc * nch * (size_t)w->ms + 4 * nch) *
+           sizeof(double);
 }
 
 /* Whether the device takes smem bytes of kernel fn (and made it launchable). */
@@ -830,29 +924,43 @@ static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
 }
 
 
+/* The window kernel of the full form or of a round's (ROUND), where it applies and its
+ * shared memory fits (*launched). */
+static cudaError_t ens_heis_measure_windows(cudaStream_t stream, const ens_heis_shape *g,
+                                            const struct cuda_ens_heis_member *members,
+                                            int n_members, const ens_heis_chunks &ch,
+                                            bool round, double *sums, bool *launched)
+{
+    ens_heis_win win;
+    *launched = false;
+    if (!ens_heis_win_of(g, &ch, round, &win))
+        return cudaSuccess;
+    typedef void (*fn_t)(const ens_heis_shape, const cuda_ens_heis_member *,
+                         const ens_heis_chunks, const ens_heis_win, double *);
+    const fn_t fn = g->ndim == 3 ? (round ? ens_heis_round_window_kernel<3>
+                                          : ens_heis_measure_window_kernel<3>)
+                                 : (round ? ens_heis_round_window_kernel<2>
+                                          : ens_heis_measure_window_kernel<2>);
+    const size_t smem = ens_heis_win_smem(&ch, &win);
+    if (!ens_heis_smem_ready((const void *)fn, smem))
+        return cudaSuccess;
+    *launched = true;
+    const unsigned threads = (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS);
+    return ens_heis_launch(fn, (unsigned)n_members, threads, smem, stream, *g, members, ch, win,
+                           sums);
+}
+
 extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                             const struct cuda_ens_heis_member *members,
                                             int n_members, int rows_per_chunk, int nchunks,
                                             int chunks_per_plane, double *sums)
 {
     const ens_heis_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
-    ens_heis_win win;
-    if (ens_heis_win_of(g, &ch, &win)) {
-        const size_t smem = ens_heis_win_smem(&ch, &win);
-        const unsigned threads = (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS);
-        if (g->ndim == 3 &&
-            ens_heis_smem_ready((const void *)ens_heis_measure_window_kernel<3>, smem)) {
-            ens_heis_measure_window_kernel<3>
-                <<<(unsigned)n_members, threads, smem, stream>>>(*g, members, ch, win, sums);
-            return cudaGetLastError();
-        }
-        if (g->ndim == 2 &&
-            ens_heis_smem_ready((const void *)ens_heis_measure_window_kernel<2>, smem)) {
-            ens_heis_measure_window_kernel<2>
-                <<<(unsigned)n_members, threads, smem, stream>>>(*g, members, ch, win, sums);
-            return cudaGetLastError();
-        }
-    }
+    bool launched = false;
+    cudaError_t err = ens_heis_measure_windows(stream, g, members, n_members, ch, false, sums,
+                                               &launched);
+    if (launched || err != cudaSuccess)
+        return err;
     const size_t fast = ens_heis_fast_smem(g, nchunks);
     if (ens_heis_smem_ready((const void *)ens_heis_measure_fast_kernel, fast))
         ens_heis_measure_fast_kernel<<<(unsigned)n_members, 256, fast, stream>>>(
@@ -862,6 +970,22 @@ extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis
                                   stream>>>(*g, members, rows_per_chunk, nchunks,
                                             chunks_per_plane, sums);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ens_heis_measure_round(cudaStream_t stream, const ens_heis_shape *g,
+                                                  const struct cuda_ens_heis_member *members,
+                                                  int n_members, int rows_per_chunk,
+                                                  int nchunks, int chunks_per_plane,
+                                                  double *sums)
+{
+    const ens_heis_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
+    bool launched = false;
+    const cudaError_t err = ens_heis_measure_windows(stream, g, members, n_members, ch, true,
+                                                     sums, &launched);
+    if (launched || err != cudaSuccess)
+        return err;
+    return cuda_ens_heis_measure(stream, g, members, n_members, rows_per_chunk, nchunks,
+                                 chunks_per_plane, sums);
 }
 
 /* LATMC_ENS_HEIS_SUMS=check (ens_heisenberg_batch.c): the bits of two sets of sums. */

@@ -18,8 +18,10 @@
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round.
  *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
- *     members' sums by the batch's reduction (the very sums a host round reads), then the
- *     round: three launches a round. With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
+ *     members' bonds and M_z by the batch's reduction in its round's form (the very sums a
+ *     host round reads), then the round: three launches a round, each programmatic (its
+ *     blocks start as the last launch's leave and wait for it; the sweeps after a round
+ *     copy their spins in meanwhile). With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
  *     the sweeps' launch before a round leaves the same sums from the spins it holds in
  *     shared memory, where its shared memory takes their partials: two launches.
  *   - phi^4 (members that take whole sweeps: site order, at most 32768 sites): whole
@@ -613,16 +615,18 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     cudaStream_t stream = v->cs0->stream;
     uint64_t sweeps = 0;
     int st = LATMC_OK;
-    bool measured = false;
+    bool measured = false, after_round = false;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
             /* a round next: the last launch leaves the members' sums (where it can) */
             measured = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
                        calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_heis_launch_sweeps(v, k->sweep, k->n_sweeps, measured),
+            st = cuda_check(cuda_ens_heis_launch_sweeps(v, k->sweep, k->n_sweeps, measured,
+                                                        after_round),
                             "launching the members' sweeps");
             sweeps += k->n_sweeps;
+            after_round = false;
             continue;
         }
         cudaError_t err = measured ? cuda_ens_heis_launch_check(v) : cuda_ens_heis_launch_measure(v);
@@ -632,6 +636,7 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
             err = cuda_ens_heis_exchange_round(stream, &t->d, &r, v->dev, v->sums);
         }
         st = cuda_check(err, "launching an exchange round");
+        after_round = true; /* the next sweeps' launch follows the round's */
     }
     /* waited for even after a failed launch: none may outlive the call */
     const cudaError_t fin = cudaStreamSynchronize(stream);
