@@ -16,6 +16,28 @@
 
 #include "cuda_device.h"
 
+/* A launch of fn that may start before the stream's previous kernel ends (programmatic
+ * stream serialization, sm_90: the kernel waits for that kernel's memory with
+ * cudaGridDependencySynchronize before reading it); programmatic false: an ordinary
+ * launch of the same configuration. */
+template <typename... P, typename... A>
+static inline cudaError_t cuda_launch_programmatic(void (*fn)(P...), dim3 grid, dim3 block,
+                                                   size_t smem, cudaStream_t stream,
+                                                   bool programmatic, A... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = programmatic ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, fn, args...);
+}
+
 /* Threads per block: a multiple of the warp size (cuda_warp_add needs whole warps). */
 #define CUDA_THREADS 256
 /* Enough blocks to fill any current GPU many times over; more items are strided. */

@@ -723,15 +723,7 @@ extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
      * leave (it lets them, fold_let_transform_start), load their phases and wait for its
      * counts (fold_wait_for_counts) instead of for a launch after it; elsewhere an
      * ordinary launch */
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(TRANSFORM_GROUPS, parts);
-    cfg.blockDim = dim3(TRANSFORM_THREADS);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, projections_transform_kernel, *t, (long long *)proj,
-                              phases, modes, partial, done, read);
+    return cuda_launch_programmatic(projections_transform_kernel, dim3(TRANSFORM_GROUPS, parts),
+                                    dim3(TRANSFORM_THREADS), 0, stream, true, *t,
+                                    (long long *)proj, phases, modes, partial, done, read);
 }

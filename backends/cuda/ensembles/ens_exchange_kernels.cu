@@ -147,16 +147,9 @@ static cudaError_t exchange_round(cudaStream_t stream, const struct cuda_ens_tem
                                   bool programmatic)
 {
     const int64_t threads = (int64_t)r->n_samples * r->n_replicas * 32;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS));
-    cfg.blockDim = dim3(ENS_EXCHANGE_THREADS);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = programmatic ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, ens_exchange_kernel<Model>, *d, *r, model);
+    const dim3 grid((unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS));
+    return cuda_launch_programmatic(ens_exchange_kernel<Model>, grid, dim3(ENS_EXCHANGE_THREADS),
+                                    0, stream, programmatic, *d, *r, model);
 }
 
 template <class Model>

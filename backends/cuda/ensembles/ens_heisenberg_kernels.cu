@@ -61,17 +61,7 @@ template <typename... P, typename... A>
 static cudaError_t ens_heis_launch(void (*fn)(P...), unsigned grid, unsigned threads, size_t smem,
                                    cudaStream_t stream, A... args)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1] = {};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, fn, args...);
+    return cuda_launch_programmatic(fn, dim3(grid), dim3(threads), smem, stream, true, args...);
 }
 
 /* the per-site rules: the same instantiation as the one-lattice kernels' */
