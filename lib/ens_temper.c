@@ -94,7 +94,8 @@ static void count_attempts(latmc_ens *e, uint64_t first, uint64_t n_rounds)
  * still holds it (a list refused before it ran: the rounds of the call's earlier lists
  * come with it, their accepted swaps too, so their attempts are counted here -- never
  * fewer attempts than accepted swaps, which latmc_ens_load would reject -- though not into
- * the round count, so the next call's rounds draw their numbers again; the backend's fetch
+ * the round count nor the sweep count, so the next call's rounds draw their numbers again
+ * and a round trip that began in them begins at the sweep count; the backend's fetch
  * makes its table follow the members again); else (its state went with the failure: the
  * CUDA module drops it, ens_tempering.c) the host's copy of the load stands -- its map,
  * and the members' parameters, which lag the device's map, are that copy's, so the
@@ -115,6 +116,12 @@ static int device_map_lost(latmc_ens *e, int status, uint64_t rounds_run)
                   "with a failed call: the map as loaded stands (the rounds since, lost)");
     } else {
         count_attempts(e, e->rounds, rounds_run);
+        /* a trip that began in those rounds began past the host's sweep count, which the
+         * next call's rounds start from again: it starts there (else its length would wrap
+         * around, and latmc_ens_load rejects a start past the sweeps) */
+        for (int m = 0; m < e->n_members; m++)
+            if (e->rt_start[m] > e->sweeps)
+                e->rt_start[m] = e->sweeps;
     }
     snprintf(e->errmsg, sizeof e->errmsg, "%s", why);
     return latmc_fail(status, "%s", why);
