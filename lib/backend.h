@@ -364,7 +364,9 @@ enum {
  * device's state into the arrays below (the members' own parameters are the core's to
  * move, lib/ens_temper.c). The state: member_at, temp_of, rt_dir, rt_start (n_members
  * each), pair_accepted (n_T - 1), *rt_count, *rt_sum_sweeps as in lib/ens_internal.h.
- * Attempts are the core's to count (they do not depend on the chain).
+ * Attempts are the core's to count (they do not depend on the chain): those of the rounds
+ * of every list that succeeded, so a list that fails either leaves the state as the list
+ * before it left it (refused before it ran) or drops it (a later fetch fails).
  */
 enum { LATMC_ENS_TEMPER_LOAD = 0, LATMC_ENS_TEMPER_FETCH = 1 };
 struct latmc_ens_temper {

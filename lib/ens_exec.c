@@ -234,15 +234,17 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     return batch_done(e, n, st, counts);
 }
 
-int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
+int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds,
+                          uint64_t *rounds_run)
 {
+    *rounds_run = 0;
     int st = batch_checks(e, n);
     if (st < 0)
         return st;
     const int M = e->n_members;
     uint64_t *counts = batch_counts(e, n, rounds);
     st = latmc_plan_sweep_batch_rounds(e->members, M, batch_first(e), n, rounds, counts,
-                                          counts + M);
+                                       counts + M, rounds_run);
     if (st < 0 && st != LATMC_EUNSUPPORTED)
         e->members_in_step = false; /* some members may have swept, others not */
     return batch_done(e, n, st, counts);

@@ -161,8 +161,11 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values);
 struct latmc_batch_rounds; /* lib/plan.h */
 /* n sweeps with their exchange rounds as the batch's plan (latmc_plan_sweep_batch_rounds:
  * the tempering state on the device, loaded by ops.ens_temper), the members' bookkeeping
- * done; LATMC_EUNSUPPORTED, nothing done, where the backend does not run them. */
-int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds);
+ * done; LATMC_EUNSUPPORTED, nothing done, where the backend does not run them.
+ * *rounds_run: the rounds of the lists the backend completed (all of them where the call
+ * succeeded; on a failure, those before the failed list). */
+int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds,
+                          uint64_t *rounds_run);
 int latmc_ens_resolve_threads(int requested);
 
 /* The member lanes (lib/ens_lanes.c): LATMC_OK where the ensemble can run them, else

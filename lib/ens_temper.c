@@ -76,20 +76,36 @@ static bool host_rounds_forced(void)
     return v && strcmp(v, "1") == 0;
 }
 
+/* The attempts of n_rounds rounds from round number `first`: they do not depend on the
+ * chain (every offered pair is one), so the host counts them; the rounds alternate two
+ * pair sets (lib/ens_exchange.c). */
+static void count_attempts(latmc_ens *e, uint64_t first, uint64_t n_rounds)
+{
+    const int nT = e->layout.n_temperatures;
+    const uint64_t chains = (uint64_t)e->layout.n_samples * (uint64_t)e->layout.n_replicas;
+    for (uint64_t k = 0; k < n_rounds && k < 2; k++)
+        for (int t = (int)((first + k) % 2); t + 1 < nT; t += 2)
+            e->pair_attempted[t] += chains * ((n_rounds - k + 1) / 2);
+}
+
 /*
- * A device list failed after the state was loaded (by this call or an earlier one): the
- * map fetched where the backend still holds it (a list refused before it ran: the rounds
- * of the call's earlier lists come with it, their accepted swaps too, though not into the
- * round count nor the attempts, so the next call's rounds draw their numbers again; the
- * backend's fetch makes its table follow the members again); else (its state went with the failure: the CUDA module drops it,
- * ens_tempering.c) the host's copy of the load stands -- its map, and the members'
- * parameters, which lag the device's map, are that copy's, so the ensemble goes on from
- * there, the rounds since the load lost (their accepted swaps and round trips; the round
- * count and the attempts of the calls that succeeded stay), and the next call loads
- * again. Without this every later sync would ask the backend for a state it no longer
- * has, and the ensemble could not even be saved. The list's error stays the call's.
+ * A device list failed after the state was loaded (by this call or an earlier one), the
+ * call's earlier lists having run `rounds_run` rounds: the map fetched where the backend
+ * still holds it (a list refused before it ran: the rounds of the call's earlier lists
+ * come with it, their accepted swaps too, so their attempts are counted here -- never
+ * fewer attempts than accepted swaps, which latmc_ens_load would reject -- though not into
+ * the round count nor the sweep count, so the next call's rounds draw their numbers again
+ * and a round trip that began in them begins at the sweep count; the backend's fetch
+ * makes its table follow the members again); else (its state went with the failure: the
+ * CUDA module drops it, ens_tempering.c) the host's copy of the load stands -- its map,
+ * and the members' parameters, which lag the device's map, are that copy's, so the
+ * ensemble goes on from there, the rounds since the load lost (their accepted swaps and
+ * round trips; the round count and the attempts of the calls that succeeded stay; the
+ * failed call's rounds add nothing), and the next call loads again. Without this every
+ * later sync would ask the backend for a state it no longer has, and the ensemble could
+ * not even be saved. The list's error stays the call's.
  */
-static int device_map_lost(latmc_ens *e, int status)
+static int device_map_lost(latmc_ens *e, int status, uint64_t rounds_run)
 {
     char why[LATMC_ERRMSG_SIZE];
     snprintf(why, sizeof why, "%s", e->errmsg);
@@ -98,6 +114,14 @@ static int device_map_lost(latmc_ens *e, int status)
         e->map_on_device = false;
         latmc_log(e->ctx, LATMC_LOG_WARN, "ensemble: the device's tempering state was lost "
                   "with a failed call: the map as loaded stands (the rounds since, lost)");
+    } else {
+        count_attempts(e, e->rounds, rounds_run);
+        /* a trip that began in those rounds began past the host's sweep count, which the
+         * next call's rounds start from again: it starts there (else its length would wrap
+         * around, and latmc_ens_load rejects a start past the sweeps) */
+        for (int m = 0; m < e->n_members; m++)
+            if (e->rt_start[m] > e->sweeps)
+                e->rt_start[m] = e->sweeps;
     }
     snprintf(e->errmsg, sizeof e->errmsg, "%s", why);
     return latmc_fail(status, "%s", why);
@@ -132,18 +156,14 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
                             "device: %s", latmc_last_error());
     }
     const struct latmc_batch_rounds rounds = { e->every, e->sweeps, e->rounds };
-    const int st = latmc_ens_exec_temper(e, n, &rounds);
+    uint64_t rounds_run = 0;
+    const int st = latmc_ens_exec_temper(e, n, &rounds, &rounds_run);
     if (st == LATMC_EUNSUPPORTED)
         return st; /* nothing done, the map where it was */
     if (st < 0)
-        return device_map_lost(e, st);
-    /* the attempts do not depend on the chain: every offered pair is one */
-    const int nT = e->layout.n_temperatures;
-    const uint64_t chains = (uint64_t)e->layout.n_samples * (uint64_t)e->layout.n_replicas;
+        return device_map_lost(e, st, rounds_run);
     const uint64_t n_rounds = (e->sweeps + n) / e->every - e->sweeps / e->every;
-    for (uint64_t k = 0; k < n_rounds && k < 2; k++) /* rounds alternate two pair sets */
-        for (int t = (int)((e->rounds + k) % 2); t + 1 < nT; t += 2)
-            e->pair_attempted[t] += chains * ((n_rounds - k + 1) / 2);
+    count_attempts(e, e->rounds, n_rounds);
     if (load)
         latmc_log(e->ctx, LATMC_LOG_DEBUG, "ensemble: exchange rounds on the device from "
                   "round %llu", (unsigned long long)e->rounds);

@@ -239,6 +239,7 @@ struct step_queue {
     struct latmc_step_call calls[PLAN_BATCH];
     uint64_t *accepted, *attempted;
     int failed; /* a part's latched failure (run_on_boxes) */
+    uint64_t rounds_run; /* the exchange rounds of the lists the backend completed */
 };
 
 static int queue_flush(struct step_queue *q)
@@ -253,6 +254,8 @@ static int queue_flush(struct step_queue *q)
         return latmc_fail(LATMC_EDEVICE, "the %s backend refused a batch of %d members "
                           "after it ran part of their steps", q->sim->ops->name, q->n_members);
     q->flushes++;
+    for (int c = 0; c < n && st == LATMC_OK; c++) /* a list's rounds count once it ran */
+        q->rounds_run += q->calls[c].step.kind == LATMC_STEP_EXCHANGE;
     return st;
 }
 
@@ -379,9 +382,12 @@ int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t fi
 
 int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t first,
                                   uint64_t n, const struct latmc_batch_rounds *rounds,
-                                  uint64_t *accepted, uint64_t *attempted)
+                                  uint64_t *accepted, uint64_t *attempted,
+                                  uint64_t *rounds_run)
 {
     struct step_queue q;
+    if (rounds_run)
+        *rounds_run = 0;
     if (rounds->every == 0 ||
         batch_queue(&q, members, n_members, first,
                     LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE, accepted,
@@ -414,6 +420,8 @@ int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint
     }
     if (st == LATMC_OK)
         st = queue_flush(&q);
+    if (rounds_run)
+        *rounds_run = q.rounds_run;
     return st;
 }
 

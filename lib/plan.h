@@ -107,10 +107,16 @@ struct latmc_batch_rounds {
  * LATMC_STEP_CAP_BATCH_SWEEPS and LATMC_STEP_CAP_BATCH_EXCHANGE for the batch and takes
  * its first list; LATMC_EUNSUPPORTED with nothing done otherwise (the core then runs the
  * rounds itself, lib/ens_exchange.c). Adds member m's updates to accepted[m], attempted[m].
+ * *rounds_run (where not NULL): the rounds of the lists the backend completed, set on
+ * every return -- on a failure, those of the lists before the failed one (a failed list
+ * runs no round the backend keeps: it refuses before anything ran, or drops its tempering
+ * state, lib/backend.h), so that the caller counts the attempts of the rounds whose
+ * accepted swaps the backend's state holds.
  */
 int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t first,
                                   uint64_t n, const struct latmc_batch_rounds *rounds,
-                                  uint64_t *accepted, uint64_t *attempted);
+                                  uint64_t *accepted, uint64_t *attempted,
+                                  uint64_t *rounds_run);
 
 /* Whether latmc_plan_sweep_batch (rounds NULL) or latmc_plan_sweep_batch_rounds of n
  * sweeps hands the backend one list of calls at most (a backend adds a list's counts only

@@ -23,7 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -43,6 +45,9 @@ static struct {
     int ladder_key;           /* the last load's */
     double scale, ladder[8];
     int32_t member_at[M], temp_of[M]; /* the map as loaded (a fetch gives it back) */
+    uint64_t accepted[NT];    /* per pair, as loaded, plus every pair each round offers */
+    signed char rt_dir[M];    /* the round trips' state, as loaded ... */
+    uint64_t rt_start[M];     /* ... and a trip begun by each list's swap (permute) */
     bool permute;             /* each device list swaps the members at (0, 0, 0), (0, 1, 0) */
     int fail_status;          /* a device list fails with it (0: none) ... */
     int fail_after;           /* ... once this many more have run */
@@ -73,12 +78,25 @@ static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         rec.dead = rec.fail_kills;
         return latmc_fail(st, "the recorder's list failed");
     }
+    /* a list that ran: each of its rounds accepts every pair it offers, in every chain (the
+     * most a chain can accept: the host's attempts must keep up with it) */
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].device_map && calls[c].step.kind == LATMC_STEP_EXCHANGE)
+            for (uint64_t t = calls[c].round % 2; t + 1 < NT; t += 2)
+                rec.accepted[t] += NS * NR;
     if (calls[0].device_map && rec.permute) { /* a swap in chain (0, 0): slots 0 and 1 */
         const int32_t a = rec.member_at[0], b = rec.member_at[1];
         rec.member_at[0] = b;
         rec.member_at[1] = a;
         rec.temp_of[a] = 1;
         rec.temp_of[b] = 0;
+        /* b reaches temperature 0: a trip (re)starts at the list's last round (a stand-in
+         * for the rule's bookkeeping, lib/ens_exchange_rule.h: a start the device holds) */
+        for (int c = 0; c < n_calls; c++)
+            if (calls[c].step.kind == LATMC_STEP_EXCHANGE) {
+                rec.rt_dir[b] = 1;
+                rec.rt_start[b] = calls[c].round_sweeps;
+            }
     }
     return LATMC_OK; /* the members' spins stay as they were: the gate is tested */
 }
@@ -100,12 +118,18 @@ static int rec_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_tem
         memcpy(rec.ladder, job->ladder, (size_t)job->n_temperatures * sizeof *job->ladder);
         memcpy(rec.member_at, job->member_at, sizeof rec.member_at);
         memcpy(rec.temp_of, job->temp_of, sizeof rec.temp_of);
+        memcpy(rec.accepted, job->pair_accepted, (NT - 1) * sizeof *rec.accepted);
+        memcpy(rec.rt_dir, job->rt_dir, sizeof rec.rt_dir);
+        memcpy(rec.rt_start, job->rt_start, sizeof rec.rt_start);
     } else {
         if (rec.dead)
             return latmc_fail(LATMC_ESTATE, "the recorder holds no tempering state");
         rec.fetches++;
         memcpy(job->member_at, rec.member_at, sizeof rec.member_at);
         memcpy(job->temp_of, rec.temp_of, sizeof rec.temp_of);
+        memcpy(job->pair_accepted, rec.accepted, (NT - 1) * sizeof *rec.accepted);
+        memcpy(job->rt_dir, rec.rt_dir, sizeof rec.rt_dir);
+        memcpy(job->rt_start, rec.rt_start, sizeof rec.rt_start);
     }
     return LATMC_OK;
 }
@@ -414,6 +438,69 @@ static void failed_list_leaves_the_ensemble_usable(void **state)
     destroy(&e);
 }
 
+/* The attempts per pair of the rounds numbered 0 .. n_rounds - 1 (round r offers the pairs
+ * t = r mod 2, t + 2, ... in each of the NS * NR chains). */
+static uint64_t attempts_of(int t, uint64_t n_rounds)
+{
+    return (uint64_t)(NS * NR) * ((n_rounds + 1 - (uint64_t)t % 2) / 2);
+}
+
+/* A call of several lists whose second fails, after a call that ran three rounds: where
+ * the backend keeps its state (the list refused before it ran) the fetched statistics hold
+ * the accepted swaps of the first list's 32 rounds, and the host counts their attempts
+ * (the recorder accepts every offered pair: the attempts equal the accepted swaps, those
+ * of the 3 + 32 rounds that ran); where the failure took the state (as CUDA's), the
+ * accepted swaps since the load are lost and the attempts stay those of the first call.
+ * Either way the ensemble saves, and the file loads with the same statistics. */
+static void failed_later_list_counts_its_attempts(void **state)
+{
+    (void)state;
+    for (int kills = 0; kills < 2; kills++) {
+        memset(&rec, 0, sizeof rec);
+        rec.caps = batch_caps;
+        rec.exchange_models = cuda_exchange_models;
+        rec.ladder_keys = cuda_ladder_keys;
+        rec.permute = true;
+        latmc_ens *e = gate_ensemble(LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+        rec.fail_status = kills ? LATMC_EDEVICE : LATMC_EINVAL;
+        rec.fail_kills = kills;
+        rec.fail_after = 1;
+        assert_int_equal(latmc_ens_sweep(e, 40), kills ? LATMC_EDEVICE : LATMC_EINVAL);
+        assert_int_equal(rec.device_lists, 3); /* the first call's, and two of this one's */
+        assert_non_null(strstr(latmc_ens_last_error(e), "the recorder's list failed"));
+        const uint64_t ran = kills ? 0 : 3 + 32; /* the rounds whose swaps the map holds */
+        uint64_t acc[NT - 1], att[NT - 1];
+        assert_int_equal(latmc_ens_exchange_counts(e, acc, att, NT - 1), LATMC_OK);
+        for (int t = 0; t + 1 < NT; t++) {
+            assert_true(att[t] >= acc[t]);
+            assert_true(acc[t] == attempts_of(t, ran));
+            assert_true(att[t] == attempts_of(t, kills ? 3 : ran));
+        }
+        char dir[] = "/tmp/latmc_test_temper_gate_XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char path[256];
+        snprintf(path, sizeof path, "%s/ens.lat", dir);
+        if (latmc_ens_save(e, path) != LATMC_OK)
+            fail_msg("%s", latmc_ens_last_error(e));
+        latmc_ens *back = NULL;
+        if (latmc_ens_load(ctx, path, &back) != LATMC_OK)
+            fail_msg("%s", latmc_last_error());
+        uint64_t acc2[NT - 1], att2[NT - 1];
+        assert_int_equal(latmc_ens_exchange_counts(back, acc2, att2, NT - 1), LATMC_OK);
+        assert_true(back->rt_start[rec.member_at[0]] <= 3); /* the trip of the list that ran */
+        assert_memory_equal(acc2, acc, sizeof acc);
+        assert_memory_equal(att2, att, sizeof att);
+        latmc_ens_destroy(&back);
+        assert_int_equal(remove(path), 0);
+        assert_int_equal(rmdir(dir), 0);
+        /* and it goes on: the state loaded again */
+        assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+        assert_int_equal(rec.loads, 2);
+        destroy(&e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +513,7 @@ int main(void)
         cmocka_unit_test(unlike_members_on_the_host),
         cmocka_unit_test(switching_fetches_then_loads),
         cmocka_unit_test(failed_list_leaves_the_ensemble_usable),
+        cmocka_unit_test(failed_later_list_counts_its_attempts),
     };
     return cmocka_run_group_tests_name("ens_temper_gate", tests, setup, teardown);
 }

@@ -260,8 +260,11 @@ static void exchange_rounds_as_steps(void **state)
      * after counts 9, 12, 15, and two sweeps without a round at the end */
     const struct latmc_batch_rounds rounds = { 3, 7, 11 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 10, &rounds, acc, att),
+    uint64_t run = 99;
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 10, &rounds, acc, att,
+                                                   &run),
                      LATMC_OK);
+    assert_int_equal(run, 3);
     assert_int_equal(rec.lists, 1);
     assert_int_equal(rec.n, 7);
     check_sweeps_call(0, 5, 2);
@@ -277,8 +280,10 @@ static void exchange_rounds_as_steps(void **state)
     /* a round after every sweep: 40 pairs, 32 in the first list, no pair split */
     const struct latmc_batch_rounds each = { 1, 0, 0 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 40, &each, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 40, &each, acc, att,
+                                                   &run),
                      LATMC_OK);
+    assert_int_equal(run, 40);
     assert_int_equal(rec.lists, 2);
     assert_int_equal(rec.list_len[0], 64);
     assert_int_equal(rec.list_len[1], 16);
@@ -290,20 +295,25 @@ static void exchange_rounds_as_steps(void **state)
     /* no rounds as steps without the capability, or without a period; a refusal of the
      * first list is "not here" with nothing done, of a later one a failure */
     reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &rounds, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &rounds, acc, att,
+                                                   NULL),
                      LATMC_EUNSUPPORTED);
     const struct latmc_batch_rounds none = { 0, 7, 11 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &none, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &none, acc, att,
+                                                   NULL),
                      LATMC_EUNSUPPORTED);
     assert_int_equal(rec.lists, 0);
     reset(all, 0, 1);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &rounds, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 4, &rounds, acc, att,
+                                                   NULL),
                      LATMC_EUNSUPPORTED);
     reset(all, 0, 2);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 40, &each, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, 40, &each, acc, att,
+                                                   &run),
                      LATMC_EDEVICE);
     assert_int_equal(rec.lists, 2);
+    assert_int_equal(run, 32); /* the first list's rounds: the refused one ran none */
 }
 
 /* latmc_plan_batch_one_list says what the plan then does: one list at most (a failure then
@@ -323,7 +333,7 @@ static void one_list_as_the_plan_runs(void **state)
                 const struct latmc_batch_rounds r = { every[i], phase[j], 0 };
                 reset(all, 0, 0);
                 assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, S0, n, &r, acc,
-                                                               att), LATMC_OK);
+                                                               att, NULL), LATMC_OK);
                 assert_int_equal(rec.lists <= 1, latmc_plan_batch_one_list(members[0], n, &r));
             }
     for (uint64_t n = 1; n <= 70; n++) {
@@ -341,7 +351,7 @@ static void one_list_as_the_plan_runs(void **state)
     assert_true(rec.calls[0].sweep == 9 && rec.calls[0].n_sweeps == 4);
     const struct latmc_batch_rounds r = { 3, 7, 11 };
     reset(all, 0, 0);
-    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 20, 4, &r, acc, att),
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 20, 4, &r, acc, att, NULL),
                      LATMC_OK);
     check_sweeps_call(0, 20, 2);
     check_round_call(1, 22, 11, 9);

@@ -139,9 +139,10 @@ cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint
 cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v);
 /* LATMC_ENS_HEIS_SUMS=check: after a launch of sweeps with sums (fused_sums), the
  * reduction's sums compared with them on the device; after the list was waited for,
- * LATMC_EDEVICE where any differed. No-ops otherwise. */
+ * whatever it answered (status), LATMC_EDEVICE where any differed, else the status (the
+ * count of differences cleared after a failed list too). No-ops otherwise. */
 cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v);
-int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v);
+int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v, int status);
 /* After the device's tempering map was fetched (or a tempering list failed): the table
  * the rounds wrote is not the host's copy, so the next call uploads the members' own. */
 void cuda_ens_heis_table_moved(latmc_sim *const *members, int n);

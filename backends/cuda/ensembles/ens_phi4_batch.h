@@ -120,8 +120,9 @@ void cuda_ens_phi4_release(latmc_sim *const *members, int n_members);
  * struct latmc_phi4_sums, the very double a host round reads through ens_measure: by
  * default in one launch of its own, cuda_ens_phi4_phi2; LATMC_ENS_PHI4_ROUND_SUMS=measure
  * the two launches of the measurement; =check both, compared on the device), on that
- * stream, nothing waited for; after the list was waited for, cuda_ens_phi4_check_result:
- * LATMC_EDEVICE where a checked phi2 differed (else LATMC_OK; LATMC_EINVAL for another
+ * stream, nothing waited for; after the list was waited for, cuda_ens_phi4_check_result
+ * with the list's status: LATMC_EDEVICE where a checked phi2 differed (else the status;
+ * the count of differences cleared after a failed list too; LATMC_EINVAL for another
  * value of the variable, found by cuda_ens_phi4_open).
  */
 struct cuda_ens_phi4_view {
@@ -141,7 +142,7 @@ bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_cal
 cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
                                         uint64_t n_sweeps);
 cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v);
-int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v);
+int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status);
 /* After the device's tempering map was fetched (or a tempering list failed): the table
  * the rounds wrote is not the host's copy, so the next call uploads the members' own. */
 void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n);

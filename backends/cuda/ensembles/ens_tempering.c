@@ -642,8 +642,7 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
-    if (st == LATMC_OK)
-        st = cuda_ens_heis_check_result(v);
+    st = cuda_ens_heis_check_result(v, st); /* its count cleared whatever happened */
     if (st < 0)
         return st;
     for (int m = 0; m < n; m++) {
@@ -774,8 +773,7 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
-    if (st == LATMC_OK)
-        st = cuda_ens_phi4_check_result(v);
+    st = cuda_ens_phi4_check_result(v, st); /* its count cleared whatever happened */
     if (st < 0)
         return st;
     for (int m = 0; m < n; m++) {
