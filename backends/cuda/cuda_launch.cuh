@@ -17,9 +17,16 @@
 #include "cuda_device.h"
 
 /* A launch of fn that may start before the stream's previous kernel ends (programmatic
- * stream serialization, sm_90: the kernel waits for that kernel's memory with
- * cudaGridDependencySynchronize before reading it); programmatic false: an ordinary
- * launch of the same configuration. */
+ * stream serialization, sm_90: the kernel waits for that kernel's end and memory with
+ * griddepcontrol.wait, as cudaGridDependencySynchronize, before reading what it wrote);
+ * programmatic false: an ordinary launch of the same configuration. Every kernel launched
+ * so waits before it lets its own dependents start (griddepcontrol.launch_dependents): a
+ * launch's blocks then begin only after every kernel two or more places before it in the
+ * stream has ended, which is what the Heisenberg sweeps after a round rely on when they
+ * copy their spins in before their wait (ens_heisenberg_kernels.cu). The kernels' waits
+ * are compiled for sm_90 on (__CUDA_ARCH__ >= 900): a build whose code for the device is
+ * older (PTX of an earlier gpu_arch compiled at load time) would launch programmatically
+ * kernels that never wait. */
 template <typename... P, typename... A>
 static inline cudaError_t cuda_launch_programmatic(void (*fn)(P...), dim3 grid, dim3 block,
                                                    size_t smem, cudaStream_t stream,

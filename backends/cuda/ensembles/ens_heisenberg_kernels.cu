@@ -342,9 +342,13 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
     extern __shared__ __align__(16) float sm[];
     const cuda_ens_heis_member *const me = members + blockIdx.x;
     /* a programmatic launch waits for the kernel before it (ens_heis_wait_prior_launch):
-     * after a round's launch (which moved betas but wrote no spins: the sweeps before it
-     * had ended before it began) only for the member's parameters, its spins and couplings
-     * on their way in meanwhile; after anything else before the copies */
+     * after a round's launch only for the member's parameters, its spins and couplings on
+     * their way in meanwhile; after anything else before the copies. The round wrote no
+     * spins, and the sweeps before it had ended before this launch's blocks began: the
+     * round's blocks let them begin only after their own wait (for the sums' launch, or
+     * the sweeps' with LATMC_ENS_HEIS_SUMS=1), and the sums' launch waited for the sweeps
+     * likewise (cuda_launch.cuh). So after_round is for a launch that nothing writing
+     * spins or couplings separates from the round's (heis_run: nothing at all). */
     if (!after_round)
         ens_heis_wait_prior_launch();
     /* the member's arrays, which no round moves (from L2, as the table may change beside) */
