@@ -302,3 +302,18 @@ int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members
     ens_batch_put_back(b);
     return st;
 }
+
+int ens_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
+                          const char *env, const char *what)
+{
+    unsigned long long diffs = 0;
+    int st = status;
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpy(&diffs, dev_diffs, sizeof diffs, cudaMemcpyDeviceToHost),
+                        "reading a check's count of differences");
+    if (st < 0 || diffs != 0) /* a failure of its own stands: the list's is the one told */
+        (void)cudaMemsetAsync(dev_diffs, 0, sizeof diffs, stream);
+    if (st == LATMC_OK && diffs != 0)
+        st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of %s", env, diffs, what);
+    return st;
+}

@@ -154,4 +154,13 @@ void ens_batch_table_moved(latmc_sim *const *members);
 void ens_batch_log_kind(struct ens_batch *b, int kind);
 void ens_batch_log_measure(struct ens_batch *b);
 
+/* A =check mode's count of differences (dev_diffs, on the device), after a list's launches
+ * on `stream` were waited for, whatever the list answered (status): where it succeeded,
+ * the count read and LATMC_EDEVICE "CUDA: <env>=check: <count> of <what>" if it is not 0;
+ * the count cleared wherever it may hold some (a difference, or the launches of a list that
+ * failed before its count was read), so that the next list counts only its own. Returns
+ * the list's status where it failed. */
+int ens_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
+                          const char *env, const char *what);
+
 #endif

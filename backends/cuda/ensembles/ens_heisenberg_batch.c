@@ -562,25 +562,14 @@ cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
     return err;
 }
 
-/* After the list's launches were waited for, whatever the list answered (status): where it
- * succeeded, LATMC_EDEVICE if a checked fused sum differed from the reduction's; the count
- * cleared wherever it may hold some (a difference, or the launches of a list that failed
- * before its count was read), so that the next list counts only its own. */
+/* After the list's launches were waited for: LATMC_EDEVICE where a checked fused sum
+ * differed from the reduction's (ens_batch_check_count). */
 int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v, int status)
 {
     const struct heis_batch *b = v->batch;
     if (!b->check || !b->fused)
         return status;
-    unsigned long long diffs = 0;
-    int st = status;
-    if (st == LATMC_OK)
-        st = cuda_check(cudaMemcpy(&diffs, b->dev_diffs, sizeof diffs, cudaMemcpyDeviceToHost),
-                        "reading the sums' check");
-    if (st < 0 || diffs != 0) /* a failure of its own stands: the list's is the one told */
-        (void)cudaMemsetAsync(b->dev_diffs, 0, sizeof diffs, v->cs0->stream);
-    if (st == LATMC_OK && diffs != 0)
-        st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of the sums the sweep kernel "
-                             "left differ from the reduction's (full or a round's form)",
-                             ENS_HEIS_SUMS_ENV, diffs);
-    return st;
+    return ens_batch_check_count(b->dev_diffs, v->cs0->stream, status, ENS_HEIS_SUMS_ENV,
+                                 "the sums the sweep kernel left differ from the reduction's "
+                                 "(full or a round's form)");
 }

@@ -437,27 +437,16 @@ cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
     return err;
 }
 
-/* After the list's launches were waited for, whatever the list answered (status): where it
- * succeeded, LATMC_EDEVICE if a checked phi2 differed from the measurement's; the count
- * cleared wherever it may hold some (a difference, or the launches of a list that failed
- * before its count was read), so that the next list counts only its own. */
+/* After the list's launches were waited for: LATMC_EDEVICE where a checked phi2 differed
+ * from the measurement's (ens_batch_check_count). */
 int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status)
 {
     const struct phi4_batch *p = v->batch;
     if (p->round_sums != ROUND_CHECK)
         return status;
-    unsigned long long diffs = 0;
-    int st = status;
-    if (st == LATMC_OK)
-        st = cuda_check(cudaMemcpy(&diffs, p->dev_diffs, sizeof diffs, cudaMemcpyDeviceToHost),
-                        "reading the round sums' check");
-    if (st < 0 || diffs != 0) /* a failure of its own stands: the list's is the one told */
-        (void)cudaMemsetAsync(p->dev_diffs, 0, sizeof diffs, v->cs0->stream);
-    if (st == LATMC_OK && diffs != 0)
-        st = cuda_core->fail(LATMC_EDEVICE, "CUDA: %s=check: %llu of the phi^4 members' sums "
-                             "phi^2 of a tempering round differ from the measurement's",
-                             ENS_PHI4_ROUND_SUMS_ENV, diffs);
-    return st;
+    return ens_batch_check_count(p->dev_diffs, v->cs0->stream, status, ENS_PHI4_ROUND_SUMS_ENV,
+                                 "the phi^4 members' sums phi^2 of a tempering round differ "
+                                 "from the measurement's");
 }
 
 /* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote
