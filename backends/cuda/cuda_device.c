@@ -9,16 +9,18 @@
 #include <stdbool.h>
 
 #include "cuda_device.h"
+#include "cuda_kernels.h"
 
 /* Devices 0 .. CUDA_DEVICES_KEPT - 1 are kept; a higher ordinal asks at every call. */
 enum { CUDA_DEVICES_KEPT = 64 };
 
 static _Atomic int smem_optin[CUDA_DEVICES_KEPT]; /* 0: not asked yet */
 static _Atomic int sm_count[CUDA_DEVICES_KEPT];
+static _Atomic int code_ptx[CUDA_DEVICES_KEPT];
 
-/* `attr` of `device` from `table` (0: not asked yet), else asked and kept. */
-static cudaError_t kept_attribute(_Atomic int *table, enum cudaDeviceAttr attr, int device,
-                                  int *value)
+/* `attr` of `device` from `table` (0: not asked yet), else asked and kept; attr -1: the
+ * kernels' PTX version (cuda_kernels_ptx_version, on the current device). */
+static cudaError_t kept_attribute(_Atomic int *table, int attr, int device, int *value)
 {
     const bool kept = device >= 0 && device < CUDA_DEVICES_KEPT;
     int v = kept ? atomic_load_explicit(&table[device], memory_order_relaxed) : 0;
@@ -26,7 +28,9 @@ static cudaError_t kept_attribute(_Atomic int *table, enum cudaDeviceAttr attr, 
         *value = v;
         return cudaSuccess;
     }
-    const cudaError_t err = cudaDeviceGetAttribute(&v, attr, device);
+    const cudaError_t err = attr < 0 ? cuda_kernels_ptx_version(&v)
+                                     : cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)attr,
+                                                              device);
     if (err != cudaSuccess) {
         *value = 0;
         return err;
@@ -45,4 +49,9 @@ cudaError_t cuda_device_smem_optin(int device, int *bytes)
 cudaError_t cuda_device_sm_count(int device, int *count)
 {
     return kept_attribute(sm_count, cudaDevAttrMultiProcessorCount, device, count);
+}
+
+cudaError_t cuda_device_code_ptx(int device, int *version)
+{
+    return kept_attribute(code_ptx, -1, device, version);
 }

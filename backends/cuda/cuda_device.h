@@ -22,6 +22,11 @@ cudaError_t cuda_device_smem_optin(int device, int *bytes);
  * failing as cuda_device_smem_optin. */
 cudaError_t cuda_device_sm_count(int device, int *count);
 
+/* The PTX version the module's kernels were compiled from for `device`, which must be the
+ * current device (cuda_kernels_ptx_version), into *version: kept and failing as
+ * cuda_device_smem_optin. */
+cudaError_t cuda_device_code_ptx(int device, int *version);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,10 @@ cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies
 /* The kernels' image exists for this device (the gpu_arch the module was built for runs
  * on it): cudaSuccess, or the runtime's reason (cudaErrorNoKernelImageForDevice, ...). */
 cudaError_t cuda_kernels_check_device(void);
+/* The virtual architecture (PTX version, 10 x major + minor: 90 for compute_90) of the
+ * kernels' code on the current device into *version (0 on failure). Code compiled from PTX
+ * below 90 has no griddepcontrol instructions (their waits are under __CUDA_ARCH__ >= 900). */
+cudaError_t cuda_kernels_ptx_version(int *version);
 /* Ising: hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
  * lattice into dst[0 .. n) (cuda_box_kernels.cu): the draws of the one-device hot start. */
 cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,

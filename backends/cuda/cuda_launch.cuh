@@ -24,9 +24,9 @@
  * launch's blocks then begin only after every kernel two or more places before it in the
  * stream has ended, which is what the Heisenberg sweeps after a round rely on when they
  * copy their spins in before their wait (ens_heisenberg_kernels.cu). The kernels' waits
- * are compiled for sm_90 on (__CUDA_ARCH__ >= 900): a build whose code for the device is
- * older (PTX of an earlier gpu_arch compiled at load time) would launch programmatically
- * kernels that never wait. */
+ * are compiled for sm_90 on (__CUDA_ARCH__ >= 900): where the module's code for the
+ * current device comes from older PTX (a gpu_arch below sm_90 compiled at load time), or
+ * that cannot be asked, the launch is an ordinary one, as kernels that never wait need. */
 template <typename... P, typename... A>
 static inline cudaError_t cuda_launch_programmatic(void (*fn)(P...), dim3 grid, dim3 block,
                                                    size_t smem, cudaStream_t stream,
@@ -41,6 +41,11 @@ static inline cudaError_t cuda_launch_programmatic(void (*fn)(P...), dim3 grid, 
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
+    if (programmatic) {
+        int device = 0, ptx = 0;
+        programmatic = cudaGetDevice(&device) == cudaSuccess &&
+                       cuda_device_code_ptx(device, &ptx) == cudaSuccess && ptx >= 90;
+    }
     cfg.numAttrs = programmatic ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, fn, args...);
 }

@@ -553,7 +553,13 @@ cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
         err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     /* the round's form too (the reduction's launch without a fused sweep): its bonds and M_z
-     * over the full reduction's in the check's buffer, M_x and M_y kept, compared again */
+     * over the full reduction's in the check's buffer, M_x and M_y kept, compared again.
+     * Slots 0 and 3 are first set to a NaN no sum has (all bits one), so that a round form
+     * that left them unwritten fails the comparison instead of passing on the full form's. */
+    const size_t pitch = 13 * sizeof(double);
+    for (int slot = 0; slot < 4 && err == cudaSuccess; slot += 3)
+        err = cudaMemset2DAsync(b->dev_check + slot, pitch, 0xff, sizeof(double),
+                                (size_t)b->b.n, v->cs0->stream);
     if (err == cudaSuccess)
         err = launch_round_sums(b, b->dev_check);
     if (err == cudaSuccess)
