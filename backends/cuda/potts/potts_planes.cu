@@ -25,6 +25,14 @@
  *     batch's rows together: a compare and a select a row and a batch's bookkeeping.)
  *     q <= 3: the counters' flush is checked once per group of PL_AHEAD rows whose loads
  *     go together, not once per row.
+ *   - q <= 3 (no state 3), with the projections: the states themselves counted (a byte
+ *     0..2): per word its sum, n1 + 2 n2, and its bits 1 (one AND), 2 n2, so that plane 0
+ *     costs nothing; a row's counts c0 | c1 << 16 = S + 32767 T from the row's sum S and
+ *     bits-1 count T (two __dp4a and a multiply-add); the column counters take a pair of
+ *     rows' words in one three-operand addition (bytes of at most 2 a row: flushed every
+ *     127 rows, without tests for zero); a group's rows' warp sums go to the block's row
+ *     counts in one shared atomic, lane i adding row i, no branch. The counting adds ~7
+ *     warp instructions a warp and row over the measurement (the form above: ~23).
  * The block: wx warps across a row (W words, 4 W sites, a thread) and 8 / wx warps down,
  * each warp a contiguous part of the chunk's rows; wx is chosen to make the fewest global
  * atomics (columns: L_x a chunk; rows: one a row and block across). Two barriers a chunk,
@@ -86,6 +94,26 @@ __device__ __forceinline__ void pl_flush_cols(uint32_t (&colb)[NP][W], uint32_t 
         }
 }
 
+/* q <= 3 with the projections (SUMS): a thread's byte counters of the columns, sum[j] the states s (n1 +
+ * 2 n2 a column, <= 2 rows) and two[j] the bits 1 (2 n2), into the block's counts of
+ * states 1 and 2, and cleared; no test of a count for zero (no branches) */
+template <int W>
+__device__ __forceinline__ void pl_flush_sums(uint32_t (&sum)[W], uint32_t (&two)[W],
+                                              uint32_t *colsum, int pitch, int tx)
+{
+    constexpr int XS = 4 * W;
+#pragma unroll
+    for (int j = 0; j < W; j++) {
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            const uint32_t n = (sum[j] >> (8 * b)) & 0xFFu, t = (two[j] >> (8 * b)) & 0xFFu;
+            atomicAdd(&colsum[(4 * j + b) * pitch + tx], n - t);
+            atomicAdd(&colsum[(XS + 4 * j + b) * pitch + tx], t >> 1);
+        }
+        sum[j] = two[j] = 0;
+    }
+}
+
 template <bool PROJ, bool THREE, int W, int NP>
 __global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
 potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
@@ -95,6 +123,11 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
     /* the byte counters' bookkeeping once a group of AHEAD rows (q <= 3); with plane 01
      * too (q = 4) once a row: grouped, its registers spill (128) */
     constexpr bool GROUPED = NP == 2;
+    /* q <= 3 with the projections: the columns' byte counters hold the states' sum and the
+     * bits 1 (no plane 0 a word), and the group's rows go to the block's row counts in one
+     * shared atomic (lane i row i of the group) */
+    constexpr bool SUMS = PROJ && GROUPED;
+    constexpr int FLUSH = SUMS ? PL_FLUSH / 2 : PL_FLUSH; /* bytes <= 255 */
     constexpr int XS = 4 * W; /* sites a thread */
     /* PROJ: rows[chunk] (c0 | c1 << 16), rows01[chunk] (NP 3), then the columns
      * colsum[NP][XS][32 wx + 1] (thread-major: a lane's own entries in distinct banks) */
@@ -108,6 +141,7 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
     const int tx = wxi * 32 + (int)lane; /* the thread's column in the block */
     const int64_t g = (int64_t)blockIdx.x * across + tx;
     const bool in = g < p.cols;
+    const uint32_t in_mask = in ? ~0u : 0u; /* SUMS: a row's counts without a branch */
     const int64_t gc = in ? g : p.cols - 1; /* lanes past the row: its last words */
     const bool next_in_warp = lane < 31 && gc + 1 < p.cols;
     const int64_t next_g = gc + 1 == p.cols ? 0 : gc + 1;
@@ -142,6 +176,7 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
         for (int64_t r0 = sfirst; r0 < send; r0 += AHEAD) {
             const int ahead = (int)min((int64_t)AHEAD, send - r0);
             uint32_t above[AHEAD][W], beside[AHEAD], z_above[THREE ? AHEAD : 1][W];
+            uint32_t red[SUMS ? AHEAD : 1], sp[W], mp[W];
             {
                 int64_t yy = y, zz = z;
 #pragma unroll
@@ -178,7 +213,7 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     up[j] = above[i][j];
                 const uint32_t from_lane = __shfl_down_sync(0xffffffffu, s[0], 1);
                 const uint32_t next = next_in_warp ? from_lane : beside[i];
-                uint32_t nz = 0, p0 = 0, p1 = 0, p01 = 0;
+                uint32_t nz = 0, p0 = 0, p1 = 0, p01 = 0, ps = 0, pm = 0;
 #pragma unroll
                 for (int j = 0; j < W; j++) {
                     /* x + 1 of the word's 4 sites: its bytes 1..3 and the next word's 0 */
@@ -189,6 +224,19 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     if (THREE)
                         e |= (s[j] ^ z_above[THREE ? i : 0][j]) << 4;
                     nz += __popc((e | e >> 1) & (THREE ? PL_M3 : PL_M2));
+                    if (SUMS) { /* a byte's state 0..2: sum n1 + 2 n2, bit 1 2 n2 */
+                        const uint32_t m = s[j] & (PL_M << 1);
+                        ps += s[j];
+                        pm += m;
+                        if (i & 1) { /* the columns a pair of rows at once (3 operands) */
+                            colb[0][j] += sp[j] + s[j];
+                            colb[1][j] += mp[j] + m;
+                        } else {
+                            sp[j] = s[j];
+                            mp[j] = m;
+                        }
+                        continue;
+                    }
                     const uint32_t b0 = s[j] & PL_M, b1 = (s[j] >> 1) & PL_M;
                     p0 += b0;
                     p1 += b1;
@@ -201,14 +249,21 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                             colb[NP == 3 ? 2 : 0][j] += b0 & b1;
                     }
                 }
+                if (SUMS) { /* c0 | c1 << 16 = (S - T) + (T / 2) 65536 = S + 32767 T */
+                    const uint32_t packed =
+                        (__dp4a(ps, PL_M, 0u) + 32767u * __dp4a(pm, PL_M, 0u)) & in_mask;
+                    mis += nz & in_mask;
+                    tot += packed;
+                    red[SUMS ? i : 0] = __reduce_add_sync(0xffffffffu, packed);
+                }
                 const uint32_t c0 = __dp4a(p0, PL_M, 0u), c1 = __dp4a(p1, PL_M, 0u);
                 const uint32_t c01 = NP == 3 ? __dp4a(p01, PL_M, 0u) : 0u;
-                if (in) {
+                if (!SUMS && in) {
                     mis += nz;
                     tot += c0 | c1 << 16;
                     tot01 += c01;
                 }
-                if (PROJ) { /* the warp's part of the row: lane 0 adds it to the block's */
+                if (PROJ && !SUMS) { /* the warp's part of the row: lane 0 adds it to the block's */
                     const uint32_t packed =
                         !in ? 0u : (NP == 3 ? c0 | c1 << 10 | c01 << 20 : c0 | c1 << 16);
                     const uint32_t red = __reduce_add_sync(0xffffffffu, packed);
@@ -226,10 +281,28 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
             }
             /* the byte counters' bookkeeping once a group of AHEAD rows, not once a row */
             if (PROJ && GROUPED) {
+                if (SUMS) { /* an odd group's last row into the columns; lane i adds row
+                             * i's warp sum */
+                    if (ahead & 1)
+#pragma unroll
+                        for (int j = 0; j < W; j++) {
+                            colb[0][j] += sp[j];
+                            colb[1][j] += mp[j];
+                        }
+                    uint32_t v = red[0];
+#pragma unroll
+                    for (int i = 1; i < AHEAD; i++)
+                        v = (int)lane == i ? red[SUMS ? i : 0] : v;
+                    if ((int)lane < ahead)
+                        atomicAdd(rows + (r0 - first) + (int)lane, v);
+                }
                 const bool last = r0 + ahead == send;
-                nb += ahead; /* <= PL_FLUSH - AHEAD before the group: <= 255 after it */
-                if (nb > PL_FLUSH - AHEAD || last) {
-                    pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
+                nb += ahead; /* <= FLUSH - AHEAD before the group: <= FLUSH after it */
+                if (nb > FLUSH - AHEAD || last) {
+                    if constexpr (SUMS)
+                        pl_flush_sums<W>(colb[0], colb[SUMS ? 1 : 0], colsum, pitch, tx);
+                    else
+                        pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
                     nb = 0;
                 }
             }
