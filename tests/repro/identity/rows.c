@@ -620,6 +620,19 @@ const struct row rows[] = {
     { "phi4_wolff_float", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
+    /* the device's step on k boxes of one GPU and on devices (clusters/cuda_embed_boxes.c):
+     * the pieces joined across the faces, their sums too in a field (Wolff's cluster's
+     * name and sum from the join), uneven slabs, hot and cold starts, against the one
+     * GPU's device step */
+    { "heis_sw_gauss_r2", 3, { 36, 34, 30 }, "cuda,boxes=2 cuda,boxes=4 "
+      "cold,cuda,boxes=3" },
+    { "heis_wolff_gauss_r2", 3, { 36, 34, 30 }, "cuda,boxes=2 cuda,boxes=4 "
+      "cold,cuda,boxes=3" },
+    { "heis_sw_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
+    { "heis_wolff_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
+    { "heis_wolff_uniform_r1", 2, { 96, 80, 0 }, "cuda,boxes=2 cold,cuda,boxes=3" },
+    { "phi4_sw_double_inf", 3, { 16, 16, 32 }, "cuda,boxes=2 cold,cuda,boxes=2" },
+    { "phi4_wolff_float", 2, { 64, 96, 0 }, "cuda,boxes=2 cold,cuda,boxes=2" },
 
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
     /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and
