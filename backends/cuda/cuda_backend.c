@@ -17,6 +17,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_embed_boxes.h"
 #include "cuda_env.h"
 #include "cuda_exec.h"
 #include "ens_ising_batch.h"
@@ -42,6 +43,7 @@ static void release(struct cuda_sim *cs)
     cuda_ens_temper_free(cs->ens_temper);
     cuda_ens_lanes_free(cs->ens_lanes);
     cuda_embed_free(cs->embed);
+    cuda_embed_boxes_free(cs->embed_boxes);
     cuda_exec_destroy(cs->exec); /* owns the lone box's stream (cs->stream) */
     (void)cudaGetLastError();
     free(cs);

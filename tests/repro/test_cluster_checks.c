@@ -535,8 +535,10 @@ static void refusals_embedded(void **state)
     latmc_sim_destroy(&sim);
 
     /* CUDA: the GPU's local passes and the core's cluster step (their chain bit for bit:
-     * tests/unit/test_cluster_embed.c, the identity matrix's embedded rows); AUTO keeps
-     * them on the CPU */
+     * tests/unit/test_cluster_embed.c, the identity matrix's embedded rows); AUTO takes
+     * the GPU for Heisenberg (its step on the device in every field, one box or boxes of
+     * one process) and keeps phi^4 on the CPU (the device's step needs Lambda = inf, set
+     * after creation) */
     const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
     for (int k = 0; k < 2; k++) {
         d = k == 0 ? phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_METROPOLIS)
@@ -558,10 +560,15 @@ static void refusals_embedded(void **state)
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
         assert_true(v >= 1.0);
         latmc_sim_destroy(&sim);
-        d.device = LATMC_DEVICE_AUTO; /* AUTO takes the CPU */
-        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
-        latmc_sim_destroy(&sim);
+        d.device = LATMC_DEVICE_AUTO; /* phi^4: the CPU; Heisenberg: the GPU */
+        d.extent[0] = d.extent[1] = 32; /* two boxes of 16 planes */
+        for (int parts = 0; parts <= 2; parts += 2) {
+            d.n_parts = parts;
+            assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+            assert_string_equal(latmc_sim_backend_name(sim), k == 0 ? "cpu" : "cuda");
+            latmc_sim_destroy(&sim);
+        }
+        d.n_parts = 0;
     }
     latmc_ctx_destroy(&ctx);
 }

@@ -258,6 +258,9 @@ static void couplings_carry_the_signs(void **state)
 
 /* ---- 2. the chain, bit for bit ---- */
 
+/* The boxes of one process the sims below are made as (desc.n_parts; 0: one box). */
+static int test_boxes;
+
 static latmc_sim *make_phi4(latmc_ctx *ctx, int device, int ndim, int64_t lx, int64_t ly,
                             int64_t lz, int precision, double lambda, int algorithm, int nloc)
 {
@@ -272,6 +275,7 @@ static latmc_sim *make_phi4(latmc_ctx *ctx, int device, int ndim, int64_t lx, in
     d.algorithm = algorithm;
     d.device = device;
     d.n_threads = 1;
+    d.n_parts = test_boxes;
     d.seed = 77;
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
@@ -379,6 +383,7 @@ static latmc_sim *make_heis(latmc_ctx *ctx, int device, int ndim, int64_t l, int
     d.algorithm = algorithm;
     d.device = device;
     d.n_threads = 1;
+    d.n_parts = test_boxes;
     d.seed = 5;
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
@@ -402,6 +407,7 @@ static latmc_sim *make_ferro(latmc_ctx *ctx, int64_t l, int algorithm, double h)
     d.algorithm = algorithm;
     d.device = LATMC_DEVICE_CUDA;
     d.n_threads = 1;
+    d.n_parts = test_boxes;
     d.seed = 6;
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
@@ -970,6 +976,61 @@ static void heisenberg_chain_cuda(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* The device's step on k boxes of one GPU (clusters/cuda_embed_boxes.c) against the host
+ * copy's of the same layout, which is the core's step: Heisenberg Swendsen-Wang and Wolff
+ * with Gaussian couplings and two replicas, with and without a field; phi^4 with Lambda =
+ * inf; the ferromagnet's spanning clusters across the faces in a field; 2 and 3 boxes
+ * (uneven slabs). routes_agree checks that the device's step ran. */
+static void boxes_cuda(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = cuda_ctx();
+    if (!ctx)
+        skip();
+    for (int c = 0; c < 8; c++) {
+        test_boxes = c % 2 ? 3 : 2;
+        const int a = c / 2 % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        const double h = c >= 4 ? 0.4 : 0.0;
+        const int64_t l = c % 2 ? 20 : 24;
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0);
+        latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)(l * l * l) * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
+                     0.7);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
+    for (int c = 0; c < 2; c++) {
+        test_boxes = 2;
+        const int a = c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        latmc_sim *dev = make_ferro(ctx, 40, a, 0.05);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_ferro(ctx, 40, a, 0.05);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
+    /* phi^4 (96 planes: the chunk schedule's layers cut into two boxes) */
+    for (int c = 0; c < 2; c++) {
+        test_boxes = 2;
+        const int a = c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 2, 128, 96, 0,
+                                   LATMC_PRECISION_FLOAT, INFINITY, a, 1);
+        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+        latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, 2, 128, 96, 0,
+                                    LATMC_PRECISION_FLOAT, INFINITY, a, 1);
+        unsetenv("LATMC_CUDA_EMBED");
+        routes_agree(dev, host, (size_t)128 * 96 * sizeof(float), LATMC_PARAM_LAMBDA, 3.0);
+        latmc_sim_destroy(&dev);
+        latmc_sim_destroy(&host);
+    }
+    test_boxes = 0;
+    latmc_ctx_destroy(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -983,6 +1044,7 @@ int main(void)
         cmocka_unit_test(field_sum_chain),
         cmocka_unit_test(phi4_chain_cuda),
         cmocka_unit_test(heisenberg_chain_cuda),
+        cmocka_unit_test(boxes_cuda),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,17 @@ struct cuda_embed_draws {
     size_t field_work_bytes;
 };
 
+/* Which clusters a step's flip reflects (cuda_embed_*_reflect, _negate): Swendsen-Wang
+ * (every member NULL) each cluster whose root's bonds byte holds 0 (its decision: 1 keep);
+ * Wolff on a box alone (wolff) the cluster whose root is wolff->root, where
+ * wolff->decision is 0; Wolff on k boxes (target) the sites whose cluster's joined name
+ * (cuda_sw_device.cuh, sw_joined_name: scratch and face as cuda_sw_faces_out and the join
+ * left them) is target[0], where *keep is 0 (cuda_embed_target_decide). Device words. */
+struct cuda_embed_flips {
+    const struct cuda_wolff_counts *wolff;
+    const uint32_t *scratch, *face, *target, *keep;
+};
+
 /* Swendsen-Wang's decisions in a field F != 0 on a labelled box of n sites
  * (cuda_embed_field.cu): each cluster keeps iff its draw at its name < floor(2^32 /
  * (1 + exp(-2 F A))), A its sum of a as lib/cluster_embed_sum.h defines it (integers added
@@ -71,6 +82,24 @@ cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_bo
                                     uint32_t n, const double *a, double field, uint64_t seed,
                                     struct latmc_rng_name name, void *work, size_t work_bytes);
 
+/* The two halves of cuda_embed_field_decide, for k boxes, whose pieces' sums are joined
+ * across the faces between them: every own piece's sum of the q_i at its root in work
+ * (an int64 per stored site of the box: cuda_embed_field_bytes(g.nsites)), then each
+ * piece's decision at its root's global site from it (a face piece's drawn again at its
+ * joined name: cuda_sw_faces_embed_decide). */
+cudaError_t cuda_embed_field_sums(cudaStream_t stream, const struct cuda_sw_box *b,
+                                  const double *a, void *work, size_t work_bytes);
+cudaError_t cuda_embed_field_roots(cudaStream_t stream, const struct cuda_sw_box *b,
+                                   const void *work, double field, uint64_t seed,
+                                   struct latmc_rng_name name);
+
+/* Wolff on k boxes: the seed's cluster's decision into *keep (1 keep, 0 flip) from
+ * target (cuda_sw_seed_target's: [0] its name, [2], [3] its sum of the q_i, low word
+ * first): without a field (field 0) it flips, else it keeps iff its draw at its name <
+ * latmc_embed_keep_threshold(field, sum). One thread. */
+cudaError_t cuda_embed_target_decide(cudaStream_t stream, const uint32_t *target, double field,
+                                     uint64_t seed, struct latmc_rng_name name, uint32_t *keep);
+
 /* Wolff's decision in a field F != 0 on a labelled box of n sites: the root of site
  * seed_site's cluster into c->root and its decision (1 keep, 0 flip) into c->decision,
  * keep iff its draw at the root < the threshold above from the cluster's sum of a (added
@@ -81,9 +110,27 @@ cudaError_t cuda_embed_field_wolff_decide(cudaStream_t stream, const struct cuda
                                           struct latmc_rng_name name,
                                           struct cuda_wolff_counts *c);
 
-/* One replica's step: spins its SoA (component c at c n + i), J the couplings (SoA,
- * mu n + i), a the replica's a_i (written), box the labelling's arrays over the same
- * lattice (its spins unused). */
+/* The step in its parts, for a box joined to others (box: its own planes, wrap 0): a_i of
+ * the own planes and of the first plane of the upper halo, then the bonds of the own
+ * sites (those of the last own plane along the last axis into the upper halo); and the
+ * reflections (phi^4: sign flips) of the own sites that `flips` names, after the labels,
+ * the join and the decisions. Arguments as the one-box steps' below. */
+cudaError_t cuda_embed_heis_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
+                                  const float *spins, const float *J, double *a,
+                                  const double r[3], double beta,
+                                  const struct cuda_embed_draws *draws);
+cudaError_t cuda_embed_heis_reflect(cudaStream_t stream, const struct cuda_sw_box *box,
+                                    float *spins, const double *a, const double r[3],
+                                    const struct cuda_embed_flips *flips);
+cudaError_t cuda_embed_phi4_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
+                                  const void *phi, int single, double *a, double k_near,
+                                  const struct cuda_embed_draws *draws);
+cudaError_t cuda_embed_phi4_negate(cudaStream_t stream, const struct cuda_sw_box *box,
+                                   void *phi, int single, const struct cuda_embed_flips *flips);
+
+/* One replica's step on a box alone: spins its SoA (component c at c n + i), J the
+ * couplings (SoA, mu n + i), a the replica's a_i (written), box the labelling's arrays
+ * over the same lattice (its spins unused). */
 cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                  float *spins, const float *J, double *a, const double r[3],
                                  double beta, const struct cuda_embed_draws *draws);

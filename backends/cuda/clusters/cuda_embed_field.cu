@@ -46,9 +46,10 @@ __device__ __forceinline__ long long field_warp_sum(long long v)
  * terms to their roots one by one. Integer sums: the totals are the same for any
  * grouping. Whole warps (k0 the warp's first site), so that the votes see every lane.
  */
-__global__ void field_sums_kernel(struct cuda_sw_box b, uint32_t n, const double *a,
+__global__ void field_sums_kernel(struct cuda_sw_box b, const double *a,
                                   unsigned long long *sums)
 {
+    const uint32_t n = b.np * sw_plane_sites(b);
     const unsigned lane = threadIdx.x & 31u;
     uint32_t hot = UINT32_MAX; /* warp-uniform: the hot cluster's root (none yet) */
     long long acc = 0;         /* this lane's terms of the hot cluster not yet added */
@@ -56,8 +57,9 @@ __global__ void field_sums_kernel(struct cuda_sw_box b, uint32_t n, const double
          k0 += cuda_item_stride()) {
         const int64_t k = k0 + lane;
         const bool valid = k < (int64_t)n;
-        const uint32_t r = valid ? sw_root(b, (uint32_t)k) : UINT32_MAX; /* not a site */
-        const long long q = valid ? (long long)latmc_embed_sum_term(a[k]) : 0;
+        const uint32_t i = valid ? sw_own_site(b, (uint32_t)k) : 0u;
+        const uint32_t r = valid ? sw_root(b, i) : UINT32_MAX; /* not a site */
+        const long long q = valid ? (long long)latmc_embed_sum_term(a[i]) : 0;
         bool in_hot = valid && r == hot;
         if (!__any_sync(0xffffffffu, in_hot)) {
             /* the largest group here becomes the hot cluster (the invalid lanes have no
@@ -85,19 +87,46 @@ __global__ void field_sums_kernel(struct cuda_sw_box b, uint32_t n, const double
         atomicAdd(&sums[hot], (unsigned long long)flush);
 }
 
-/* Each cluster's decision at its root's bonds byte (1 keep), as cuda_sw_decide leaves
- * them: a root is its own label, every other site's label a smaller site. */
-__global__ void field_decide_kernel(struct cuda_sw_box b, uint32_t n,
-                                    const unsigned long long *sums, double F, uint64_t seed,
-                                    struct latmc_rng_name name)
+/* Each cluster's (on k boxes each piece's) decision at its root's bonds byte (1 keep), as
+ * cuda_sw_decide leaves them, drawn at the root's global site: a root is its own label,
+ * every other site's label a smaller site. */
+__global__ void field_decide_kernel(struct cuda_sw_box b, const unsigned long long *sums,
+                                    double F, uint64_t seed, struct latmc_rng_name name)
 {
+    const uint32_t n = b.np * sw_plane_sites(b);
     for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
-        const uint32_t r = (uint32_t)k;
+        const uint32_t r = sw_own_site(b, (uint32_t)k);
         if (b.labels[r] != r)
             continue;
-        b.bonds[r] = (uint8_t)((uint64_t)sw_draw(seed, name, r) <
+        b.bonds[r] = (uint8_t)((uint64_t)sw_draw(seed, name, sw_global(b, r)) <
                                latmc_embed_keep_threshold(F, (int64_t)sums[r]));
     }
+}
+
+extern "C" cudaError_t cuda_embed_field_sums(cudaStream_t stream, const struct cuda_sw_box *b,
+                                             const double *a, void *work, size_t work_bytes)
+{
+    const uint32_t stored = (uint32_t)b->g.nsites;
+    if (!work || work_bytes < cuda_embed_field_bytes(stored))
+        return cudaErrorInvalidValue;
+    unsigned long long *sums = (unsigned long long *)work;
+    const unsigned grid = cuda_grid((int64_t)b->np * sw_plane_sites(*b));
+    cudaError_t err = cudaMemsetAsync(sums, 0, cuda_embed_field_bytes(stored), stream);
+    if (err == cudaSuccess) {
+        field_sums_kernel<<<grid < FIELD_SUM_BLOCKS ? grid : FIELD_SUM_BLOCKS, CUDA_THREADS,
+                            0, stream>>>(*b, a, sums);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_field_roots(cudaStream_t stream, const struct cuda_sw_box *b,
+                                              const void *work, double field, uint64_t seed,
+                                              struct latmc_rng_name name)
+{
+    field_decide_kernel<<<cuda_grid((int64_t)b->np * sw_plane_sites(*b)), CUDA_THREADS, 0,
+                          stream>>>(*b, (const unsigned long long *)work, field, seed, name);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
@@ -105,20 +134,10 @@ extern "C" cudaError_t cuda_embed_field_decide(cudaStream_t stream, const struct
                                                uint64_t seed, struct latmc_rng_name name,
                                                void *work, size_t work_bytes)
 {
-    if (!work || work_bytes < cuda_embed_field_bytes(n))
-        return cudaErrorInvalidValue;
-    unsigned long long *sums = (unsigned long long *)work;
-    const unsigned grid = cuda_grid(n);
-    cudaError_t err = cudaMemsetAsync(sums, 0, cuda_embed_field_bytes(n), stream);
-    if (err == cudaSuccess) {
-        field_sums_kernel<<<grid < FIELD_SUM_BLOCKS ? grid : FIELD_SUM_BLOCKS, CUDA_THREADS,
-                            0, stream>>>(*b, n, a, sums);
-        err = cudaGetLastError();
-    }
-    if (err == cudaSuccess) {
-        field_decide_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*b, n, sums, field, seed, name);
-        err = cudaGetLastError();
-    }
+    (void)n; /* the box's own sites */
+    cudaError_t err = cuda_embed_field_sums(stream, b, a, work, work_bytes);
+    if (err == cudaSuccess)
+        err = cuda_embed_field_roots(stream, b, work, field, seed, name);
     return err;
 }
 
@@ -165,4 +184,21 @@ extern "C" cudaError_t cuda_embed_field_wolff_decide(cudaStream_t stream,
         err = cudaGetLastError();
     }
     return err;
+}
+
+/* Wolff on k boxes: the seed's cluster's decision from its joined name and sum. */
+__global__ void target_decide_kernel(const uint32_t *target, double F, uint64_t seed,
+                                     struct latmc_rng_name name, uint32_t *keep)
+{
+    const long long q = (long long)((unsigned long long)target[3] << 32 | target[2]);
+    *keep = F != 0.0 && (uint64_t)sw_draw(seed, name, target[0]) <
+                            latmc_embed_keep_threshold(F, (int64_t)q);
+}
+
+extern "C" cudaError_t cuda_embed_target_decide(cudaStream_t stream, const uint32_t *target,
+                                                double field, uint64_t seed,
+                                                struct latmc_rng_name name, uint32_t *keep)
+{
+    target_decide_kernel<<<1, 1, 0, stream>>>(target, field, seed, name, keep);
+    return cudaGetLastError();
 }

@@ -8,6 +8,9 @@
  * so no contraction into fused multiply-adds can change a bit, whatever -fmad says; the
  * exp is liblatmc's own (lib/latmc_math.h, LATMC_HOSTDEV). One site a thread, grid-stride
  * loops; a site is a 32-bit index (the core refuses cluster updates on 2^32 sites or more).
+ * Every kernel runs over a box's own sites (struct cuda_sw_box: the whole lattice of a box
+ * alone, or a box's own planes between its halos), a site's draws named by its global
+ * site, so a box's piece of the step is the one-box step's restricted to it.
  */
 #include <stdint.h>
 
@@ -18,7 +21,8 @@
 #include "cuda_wolff.h"
 #include "latmc_math.h"
 
-/* a_i = r . s_i as lib/cluster_heisenberg.c: ((r_x s_x + r_y s_y) + r_z s_z) in double. */
+/* a_i = r . s_i as lib/cluster_heisenberg.c: ((r_x s_x + r_y s_y) + r_z s_z) in double
+ * (n: the sites of the box's stored lattice, the SoA's stride). */
 __device__ __forceinline__ double embed_a(const float *s, uint32_t n, uint32_t i, double r0,
                                           double r1, double r2)
 {
@@ -26,37 +30,51 @@ __device__ __forceinline__ double embed_a(const float *s, uint32_t n, uint32_t i
                      __dmul_rn(r2, (double)s[2 * (size_t)n + i]));
 }
 
-__global__ void embed_a_kernel(const float *s, uint32_t n, double r0, double r1, double r2,
-                               double *a)
+/* The stored sites [first, first + count) whose a the bonds read: the own planes, and
+ * on a box joined to others the first plane of its upper halo (the next box's first
+ * plane, whose a that box computes alike: the same float spins, the same operations). */
+static void a_range(const struct cuda_sw_box *b, uint32_t *first, uint32_t *count)
 {
-    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride())
-        a[k] = embed_a(s, n, (uint32_t)k, r0, r1, r2);
+    const uint32_t ps = (uint32_t)(b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
+    *first = b->p0 * ps;
+    *count = (b->np + (b->wrap ? 0u : 1u)) * ps;
+}
+
+__global__ void embed_a_kernel(const float *s, uint32_t n, uint32_t first, uint32_t count,
+                               double r0, double r1, double r2, double *a)
+{
+    for (int64_t k = cuda_first_item(); k < (int64_t)count; k += cuda_item_stride())
+        a[first + k] = embed_a(s, n, first + (uint32_t)k, r0, r1, r2);
 }
 
 /* phi^4: a_i = phi_i (lib/cluster_phi4.c). */
 template <typename T>
-__global__ void embed_phi4_a_kernel(const T *phi, uint32_t n, double *a)
+__global__ void embed_phi4_a_kernel(const T *phi, uint32_t first, uint32_t count, double *a)
 {
-    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride())
-        a[k] = (double)phi[k];
+    for (int64_t k = cuda_first_item(); k < (int64_t)count; k += cuda_item_stride())
+        a[first + k] = (double)phi[first + k];
 }
 
-/* Bond (i, mu) as lib/cluster_embed.c's bond_on: x = (K a_i) a_j, K = beta J (double;
- * J NULL: K = beta, phi^4's nearest neighbours). */
+/* Bond (i, mu) of every own site as lib/cluster_embed.c's bond_on: x = (K a_i) a_j,
+ * K = beta J (double; J NULL: K = beta, phi^4's nearest neighbours; J_{i,mu} at
+ * mu n + i over the stored sites), the draw n_dirs (global i) + mu. Along the last axis
+ * a box alone wraps, a box joined to others reads its upper halo (the bond drawn here,
+ * joined across the face: cuda_sw_faces.h). */
 template <int ND>
-__global__ void embed_bonds_kernel(struct latmc_lattice g, uint32_t n, const float *J,
-                                   const double *a, double beta, uint64_t seed,
-                                   struct latmc_rng_name name, uint8_t *bonds)
+__global__ void embed_bonds_kernel(struct cuda_sw_box b, const float *J, const double *a,
+                                   double beta, uint64_t seed, struct latmc_rng_name name)
 {
-    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
-    const uint32_t plane = lx * ly;
-    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
+    const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
+    const uint32_t plane = lx * ly, n = (uint32_t)b.g.nsites, ps = sw_plane_sites(b);
+    const bool wrap = b.wrap != 0;
+    for (int64_t k = cuda_first_item(); k < (int64_t)b.np * ps; k += cuda_item_stride()) {
+        const uint32_t i = b.p0 * ps + (uint32_t)k;
+        const uint64_t global = (uint64_t)b.g0 + (uint64_t)k;
         const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
         uint32_t j[3];
         j[0] = x + 1 == lx ? i - x : i + 1;
-        j[1] = y + 1 == ly ? i - y * lx : i + lx;
-        j[2] = ND == 3 ? (z + 1 == lz ? i - z * plane : i + plane) : i;
+        j[1] = y + 1 == ly && (ND == 3 || wrap) ? i - y * lx : i + lx;
+        j[2] = ND == 3 ? (z + 1 == lz && wrap ? i - z * plane : i + plane) : i;
         const double ai = a[i];
         unsigned bits = 0;
 #pragma unroll
@@ -68,32 +86,37 @@ __global__ void embed_bonds_kernel(struct latmc_lattice g, uint32_t n, const flo
             const uint64_t thr = xb > 25.0 ? UINT64_C(1) << 32
                                            : latmc_cluster_threshold(
                                                  -latmc_math_expm1(__dmul_rn(-2.0, xb)));
-            const uint32_t u = sw_draw(seed, name, (uint64_t)ND * i + (uint64_t)mu);
+            const uint32_t u = sw_draw(seed, name, (uint64_t)ND * global + (uint64_t)mu);
             bits |= (unsigned)((uint64_t)u < thr) << mu;
         }
-        bonds[i] = (uint8_t)bits;
+        b.bonds[i] = (uint8_t)bits;
     }
 }
 
-/* Whether site i's cluster flips: Swendsen-Wang (w NULL) by its decision in its root's
- * bonds byte (cuda_sw_decide: 1 keep); Wolff iff it is the seed's cluster and that one's
- * decision (cuda_wolff_decide: 0 without a field) is a flip. */
+/* Whether own site i's cluster flips (struct cuda_embed_flips): Swendsen-Wang by its
+ * decision in its root's bonds byte (cuda_sw_decide: 1 keep); Wolff on a box alone iff it
+ * is the seed's cluster and that one's decision (cuda_wolff_decide: 0 without a field) is
+ * a flip; Wolff on k boxes iff its joined name is the seed's cluster's and that one
+ * flips. */
 __device__ __forceinline__ bool embed_flips(const struct cuda_sw_box &b, uint32_t i,
-                                            const struct cuda_wolff_counts *w)
+                                            const struct cuda_embed_flips &f)
 {
     const uint32_t r = sw_root(b, i);
-    return w ? r == w->root && !w->decision : !b.bonds[r];
+    if (f.target)
+        return !*f.keep && sw_joined_name(b, r, f.scratch, f.face) == f.target[0];
+    return f.wolff ? r == f.wolff->root && !f.wolff->decision : !b.bonds[r];
 }
 
-/* Every site that flips: s - 2 a r, normalised in double and rounded to float
+/* Every own site that flips: s - 2 a r, normalised in double and rounded to float
  * (latmc_heisenberg_store_unit: inv = 1 / sqrt((v_x^2 + v_y^2) + v_z^2), v inv). */
-__global__ void embed_reflect_kernel(struct cuda_sw_box b, const struct cuda_wolff_counts *w,
-                                     uint32_t n, float *s, const double *a, double r0,
-                                     double r1, double r2)
+__global__ void embed_reflect_kernel(struct cuda_sw_box b, struct cuda_embed_flips f,
+                                     float *s, const double *a, double r0, double r1,
+                                     double r2)
 {
-    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
-        if (!embed_flips(b, i, w))
+    const uint32_t n = (uint32_t)b.g.nsites, ps = sw_plane_sites(b);
+    for (int64_t k = cuda_first_item(); k < (int64_t)b.np * ps; k += cuda_item_stride()) {
+        const uint32_t i = b.p0 * ps + (uint32_t)k;
+        if (!embed_flips(b, i, f))
             continue;
         const double two_a = __dmul_rn(2.0, a[i]);
         const double v0 = __dsub_rn((double)s[i], __dmul_rn(two_a, r0));
@@ -108,33 +131,44 @@ __global__ void embed_reflect_kernel(struct cuda_sw_box b, const struct cuda_wol
     }
 }
 
-/* phi^4's flip: phi -> -phi on every site that flips (exact). */
+/* phi^4's flip: phi -> -phi on every own site that flips (exact). */
 template <typename T>
-__global__ void embed_negate_kernel(struct cuda_sw_box b, const struct cuda_wolff_counts *w,
-                                    uint32_t n, T *phi)
+__global__ void embed_negate_kernel(struct cuda_sw_box b, struct cuda_embed_flips f, T *phi)
 {
-    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
-        if (embed_flips(b, i, w))
+    const uint32_t ps = sw_plane_sites(b);
+    for (int64_t k = cuda_first_item(); k < (int64_t)b.np * ps; k += cuda_item_stride()) {
+        const uint32_t i = b.p0 * ps + (uint32_t)k;
+        if (embed_flips(b, i, f))
             phi[i] = -phi[i];
     }
 }
 
-/* The bonds, the labels and the decisions of a step whose a is in place. */
-static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda_sw_box *box,
-                                          uint32_t n, const float *J, const double *a,
-                                          double beta, const struct cuda_embed_draws *d)
+static uint32_t own_sites(const struct cuda_sw_box *b)
 {
-    const unsigned grid = cuda_grid(n);
+    return b->np * (uint32_t)(b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
+}
+
+/* The bonds of a box whose a is in place. */
+static cudaError_t embed_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
+                               const float *J, const double *a, double beta,
+                               const struct cuda_embed_draws *d)
+{
+    const unsigned grid = cuda_grid(own_sites(box));
     if (box->g.ndim == 3)
-        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, d->seed,
-                                                                d->bonds, box->bonds);
+        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(*box, J, a, beta, d->seed,
+                                                                d->bonds);
     else
-        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(box->g, n, J, a, beta, d->seed,
-                                                                d->bonds, box->bonds);
-    cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess)
-        err = cuda_sw_label(stream, box);
+        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*box, J, a, beta, d->seed,
+                                                                d->bonds);
+    return cudaGetLastError();
+}
+
+/* The labels and the decisions of a box alone whose bonds are in place. */
+static cudaError_t labels_decisions(cudaStream_t stream, const struct cuda_sw_box *box,
+                                    uint32_t n, const double *a,
+                                    const struct cuda_embed_draws *d)
+{
+    cudaError_t err = cuda_sw_label(stream, box);
     /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips; in a field both weigh each
      * cluster's sum of a */
     if (err == cudaSuccess && d->wolff && d->field != 0.0)
@@ -150,29 +184,75 @@ static cudaError_t bonds_labels_decisions(cudaStream_t stream, const struct cuda
     return err;
 }
 
+extern "C" cudaError_t cuda_embed_phi4_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
+                                             const void *phi, int single, double *a,
+                                             double k_near, const struct cuda_embed_draws *draws)
+{
+    uint32_t first = 0, count = 0;
+    a_range(box, &first, &count);
+    const unsigned grid = cuda_grid(count);
+    if (single)
+        embed_phi4_a_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>((const float *)phi, first,
+                                                                     count, a);
+    else
+        embed_phi4_a_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>((const double *)phi,
+                                                                      first, count, a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = embed_bonds(stream, box, NULL, a, k_near, draws);
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_phi4_negate(cudaStream_t stream, const struct cuda_sw_box *box,
+                                              void *phi, int single,
+                                              const struct cuda_embed_flips *flips)
+{
+    const unsigned grid = cuda_grid(own_sites(box));
+    if (single)
+        embed_negate_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>(*box, *flips,
+                                                                     (float *)phi);
+    else
+        embed_negate_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>(*box, *flips,
+                                                                      (double *)phi);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_embed_heis_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
+                                             const float *spins, const float *J, double *a,
+                                             const double r[3], double beta,
+                                             const struct cuda_embed_draws *draws)
+{
+    uint32_t first = 0, count = 0;
+    a_range(box, &first, &count);
+    embed_a_kernel<<<cuda_grid(count), CUDA_THREADS, 0, stream>>>(
+        spins, (uint32_t)box->g.nsites, first, count, r[0], r[1], r[2], a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = embed_bonds(stream, box, J, a, beta, draws);
+    return err;
+}
+
+extern "C" cudaError_t cuda_embed_heis_reflect(cudaStream_t stream, const struct cuda_sw_box *box,
+                                               float *spins, const double *a,
+                                               const double r[3],
+                                               const struct cuda_embed_flips *flips)
+{
+    embed_reflect_kernel<<<cuda_grid(own_sites(box)), CUDA_THREADS, 0, stream>>>(
+        *box, *flips, spins, a, r[0], r[1], r[2]);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                             void *phi, int single, double *a, double k_near,
                                             const struct cuda_embed_draws *draws)
 {
-    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
-    const unsigned grid = cuda_grid(n);
-    if (single)
-        embed_phi4_a_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>((const float *)phi, n, a);
-    else
-        embed_phi4_a_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>((const double *)phi, n,
-                                                                      a);
-    cudaError_t err = cudaGetLastError();
+    const uint32_t n = (uint32_t)box->g.nsites;
+    const struct cuda_embed_flips flips = { draws->wolff, NULL, NULL, NULL, NULL };
+    cudaError_t err = cuda_embed_phi4_bonds(stream, box, phi, single, a, k_near, draws);
     if (err == cudaSuccess)
-        err = bonds_labels_decisions(stream, box, n, NULL, a, k_near, draws);
-    if (err == cudaSuccess) {
-        if (single)
-            embed_negate_kernel<float><<<grid, CUDA_THREADS, 0, stream>>>(*box, draws->wolff, n,
-                                                                         (float *)phi);
-        else
-            embed_negate_kernel<double><<<grid, CUDA_THREADS, 0, stream>>>(*box, draws->wolff, n,
-                                                                          (double *)phi);
-        err = cudaGetLastError();
-    }
+        err = labels_decisions(stream, box, n, a, draws);
+    if (err == cudaSuccess)
+        err = cuda_embed_phi4_negate(stream, box, phi, single, &flips);
     return err;
 }
 
@@ -181,16 +261,12 @@ extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cu
                                             const double r[3], double beta,
                                             const struct cuda_embed_draws *draws)
 {
-    const uint32_t n = (uint32_t)((int64_t)box->g.lx * box->g.ly * box->g.lz);
-    const unsigned grid = cuda_grid(n);
-    embed_a_kernel<<<grid, CUDA_THREADS, 0, stream>>>(spins, n, r[0], r[1], r[2], a);
-    cudaError_t err = cudaGetLastError();
+    const uint32_t n = (uint32_t)box->g.nsites;
+    const struct cuda_embed_flips flips = { draws->wolff, NULL, NULL, NULL, NULL };
+    cudaError_t err = cuda_embed_heis_bonds(stream, box, spins, J, a, r, beta, draws);
     if (err == cudaSuccess)
-        err = bonds_labels_decisions(stream, box, n, J, a, beta, draws);
-    if (err == cudaSuccess) {
-        embed_reflect_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*box, draws->wolff, n, spins, a,
-                                                               r[0], r[1], r[2]);
-        err = cudaGetLastError();
-    }
+        err = labels_decisions(stream, box, n, a, draws);
+    if (err == cudaSuccess)
+        err = cuda_embed_heis_reflect(stream, box, spins, a, r, &flips);
     return err;
 }

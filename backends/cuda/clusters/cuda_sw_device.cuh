@@ -4,7 +4,7 @@
  * a draw of a block, union-find with atomicMin (a root is always the smallest index of
  * its tree, whatever order the threads ran in), a site's cluster root after the labels
  * were flattened, its global name, a cluster's decision drawn at its name, and a site
- * taking its cluster's decision; Wolff's kernels (cuda_wolff_kernels.cu) share the last
+ * taking its cluster's decision, a piece's joined name on k boxes; Wolff's kernels (cuda_wolff_kernels.cu) share the last
  * two.
  */
 #ifndef LATMC_CUDA_SW_DEVICE_CUH
@@ -160,6 +160,27 @@ __device__ __forceinline__ uint32_t sw_global(const struct cuda_sw_box &b, uint3
 __device__ __forceinline__ uint32_t sw_root(const struct cuda_sw_box &b, uint32_t i)
 {
     return b.labels[b.labels[i]];
+}
+
+/* The local site of face slot f of a box joined to others (cuda_sw_faces.h): plane site f
+ * of the first own plane (f < ps), or f - ps of the last. */
+__device__ __forceinline__ uint32_t sw_face_site(const struct cuda_sw_box &b, uint32_t f,
+                                                 uint32_t ps)
+{
+    return f < ps ? sw_own_site(b, f) : sw_own_site(b, (b.np - 1) * ps + (f - ps));
+}
+
+/* The name of the cluster of the piece whose local root is r, on a box joined to others
+ * after the join (scratch and face as cuda_sw_faces_out left them, face's names joined):
+ * a face piece's joined name (scratch[r] names its first slot), else its root's global
+ * site. An interior root's scratch word is stale, but never names a slot of its piece. */
+__device__ __forceinline__ uint32_t sw_joined_name(const struct cuda_sw_box &b, uint32_t r,
+                                                   const uint32_t *scratch,
+                                                   const uint32_t *face)
+{
+    const uint32_t ps = sw_plane_sites(b), f = scratch[r];
+    return f < 2 * ps && sw_root(b, sw_face_site(b, f, ps)) == r ? face[2 * ps + f]
+                                                                  : sw_global(b, r);
 }
 
 /* Site i takes its cluster's decision d (Potts: the colour; Ising: 1 keep, 0 flip);

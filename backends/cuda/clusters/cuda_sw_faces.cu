@@ -6,16 +6,9 @@
 
 #include "cuda_launch.cuh"
 #include "cluster_bonds.h"
+#include "cluster_embed_sum.h"
 #include "cuda_sw_device.cuh"
 #include "cuda_sw_faces.h"
-
-/* The local site of face slot f: plane site f of the first own plane (f < ps), or
- * f - ps of the last. */
-__device__ __forceinline__ uint32_t face_site(const struct cuda_sw_box &b, uint32_t f,
-                                              uint32_t ps)
-{
-    return f < ps ? sw_own_site(b, f) : sw_own_site(b, (b.np - 1) * ps + (f - ps));
-}
 
 /* A slot's sum in a face buffer (cuda_sw_faces.h): two words, low then high. */
 __device__ __forceinline__ long long face_sum(const uint32_t *face, uint32_t ps, uint64_t f)
@@ -38,7 +31,7 @@ __global__ void faces_clear_kernel(struct cuda_sw_box b, uint32_t *scratch)
     const uint32_t ps = sw_plane_sites(b);
     for (uint64_t f = (uint64_t)cuda_first_item(); f < 2 * (uint64_t)ps;
          f += (uint64_t)cuda_item_stride())
-        scratch[sw_root(b, face_site(b, (uint32_t)f, ps))] = UINT32_MAX;
+        scratch[sw_root(b, sw_face_site(b, (uint32_t)f, ps))] = UINT32_MAX;
 }
 
 /* out, pass 2: each face piece's first slot. */
@@ -47,7 +40,7 @@ __global__ void faces_first_kernel(struct cuda_sw_box b, uint32_t *scratch)
     const uint32_t ps = sw_plane_sites(b);
     for (uint64_t f = (uint64_t)cuda_first_item(); f < 2 * (uint64_t)ps;
          f += (uint64_t)cuda_item_stride())
-        atomicMin(scratch + sw_root(b, face_site(b, (uint32_t)f, ps)), (uint32_t)f);
+        atomicMin(scratch + sw_root(b, sw_face_site(b, (uint32_t)f, ps)), (uint32_t)f);
 }
 
 /* out, pass 3: the face buffer (cuda_sw_faces.h); sums: in a field, else NULL. */
@@ -58,7 +51,7 @@ __global__ void faces_out_kernel(struct cuda_sw_box b, const uint32_t *scratch,
     const unsigned last = (unsigned)b.g.ndim - 1;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < 2 * (uint64_t)ps;
          k += (uint64_t)cuda_item_stride()) {
-        const uint32_t f = (uint32_t)k, s = face_site(b, f, ps), r = sw_root(b, s);
+        const uint32_t f = (uint32_t)k, s = sw_face_site(b, f, ps), r = sw_root(b, s);
         face[f] = scratch[r];
         face[2 * ps + f] = sw_global(b, r);
         if (sums)
@@ -139,7 +132,7 @@ __global__ void faces_decide_kernel(struct cuda_sw_box b, const uint32_t *face, 
     for (uint64_t k = (uint64_t)cuda_first_item(); k < 2 * (uint64_t)ps;
          k += (uint64_t)cuda_item_stride()) {
         const uint32_t f = (uint32_t)k;
-        b.bonds[sw_root(b, face_site(b, f, ps))] =
+        b.bonds[sw_root(b, sw_face_site(b, f, ps))] =
             sw_decision(seed, name, face[2 * ps + f], keep, q);
     }
 }
@@ -155,10 +148,26 @@ __global__ void faces_field_decide_kernel(struct cuda_sw_box b, const uint32_t *
         const uint32_t f = (uint32_t)k;
         const long long sum = face_sum(face, ps, f);
         const uint32_t u = latmc_cluster_decide_draw(seed, sweep, face[2 * ps + f]);
-        b.bonds[sw_root(b, face_site(b, f, ps))] =
+        b.bonds[sw_root(b, sw_face_site(b, f, ps))] =
             (uint8_t)(q ? latmc_cluster_potts_colour(
                               u, latmc_cluster_zero_threshold(beta_h, q, sum), q)
                         : latmc_cluster_ising_keep(u, latmc_cluster_keep_threshold(beta_h, sum)));
+    }
+}
+
+/* decide in the embedded model's field F (phi^4, Heisenberg: cuda_embed.h): each face
+ * piece keeps iff its draw at its joined name < the heat bath's threshold from its joined
+ * sum of the q_i (lib/cluster_embed_sum.h), as cuda_embed_field.cu draws a root's. */
+__global__ void faces_embed_decide_kernel(struct cuda_sw_box b, const uint32_t *face,
+                                          uint64_t seed, struct latmc_rng_name name, double F)
+{
+    const uint32_t ps = sw_plane_sites(b);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < 2 * (uint64_t)ps;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t f = (uint32_t)k;
+        b.bonds[sw_root(b, sw_face_site(b, f, ps))] =
+            (uint8_t)((uint64_t)sw_draw(seed, name, face[2 * ps + f]) <
+                      latmc_embed_keep_threshold(F, face_sum(face, ps, f)));
     }
 }
 
@@ -193,7 +202,7 @@ __global__ void interior_stats_kernel(struct cuda_sw_box b, const uint32_t *scra
             const uint32_t r = sw_own_site(b, (uint32_t)k);
             if (b.labels[r] == r) { /* a root */
                 const uint32_t f = scratch[r];
-                const bool face = f < 2 * ps && sw_root(b, face_site(b, f, ps)) == r;
+                const bool face = f < 2 * ps && sw_root(b, sw_face_site(b, f, ps)) == r;
                 s = face ? 0 : (unsigned long long)sizes[r];
             }
         }
@@ -207,7 +216,7 @@ __global__ void faces_sizes_kernel(struct cuda_sw_box b, const long long *sizes,
     const uint32_t ps = sw_plane_sites(b);
     for (uint64_t f = (uint64_t)cuda_first_item(); f < 2 * (uint64_t)ps;
          f += (uint64_t)cuda_item_stride())
-        set_face_sum(face, ps, f, sizes[sw_root(b, face_site(b, (uint32_t)f, ps))]);
+        set_face_sum(face, ps, f, sizes[sw_root(b, sw_face_site(b, (uint32_t)f, ps))]);
 }
 
 /* The joined components' statistics: one per root of the join's forest, its size the
@@ -288,7 +297,7 @@ __global__ void mark_faces_kernel(struct cuda_sw_box b, const uint32_t *face,
     for (uint64_t k = (uint64_t)cuda_first_item(); k < 2 * (uint64_t)ps;
          k += (uint64_t)cuda_item_stride()) {
         const uint32_t f = (uint32_t)k;
-        b.bonds[sw_root(b, face_site(b, f, ps))] = face[2 * ps + f] == t;
+        b.bonds[sw_root(b, sw_face_site(b, f, ps))] = face[2 * ps + f] == t;
     }
 }
 
@@ -387,5 +396,15 @@ extern "C" cudaError_t cuda_sw_faces_decide(cudaStream_t stream, const struct cu
 {
     faces_decide_kernel<<<cuda_grid(2 * (int64_t)sw_plane_sites(*b)), CUDA_THREADS, 0,
                           stream>>>(*b, face, seed, name, keep_threshold, q);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_sw_faces_embed_decide(cudaStream_t stream,
+                                                  const struct cuda_sw_box *b,
+                                                  const uint32_t *face, uint64_t seed,
+                                                  struct latmc_rng_name name, double field)
+{
+    faces_embed_decide_kernel<<<cuda_grid(2 * (int64_t)sw_plane_sites(*b)), CUDA_THREADS, 0,
+                                stream>>>(*b, face, seed, name, field);
     return cudaGetLastError();
 }

@@ -82,6 +82,14 @@ cudaError_t cuda_sw_faces_field_decide(cudaStream_t stream, const struct cuda_sw
                                        const uint32_t *face, uint64_t seed, uint64_t sweep,
                                        double beta_h, int q);
 
+/* The same for the embedded clusters in a field F != 0 (phi^4, Heisenberg: cuda_embed.h):
+ * each face piece keeps (1) iff its draw at its joined name (the decisions' `name`) <
+ * latmc_embed_keep_threshold(F, its joined sum of the q_i), over those the box's roots
+ * drew. */
+cudaError_t cuda_sw_faces_embed_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                       const uint32_t *face, uint64_t seed,
+                                       struct latmc_rng_name name, double field);
+
 /* Wolff on a part (face: its face buffer with the joined names): every own piece's root
  * byte set to 1 iff the piece belongs to the cluster named *target (device word), else 0
  * -- an interior piece by its root's name, a face piece by its joined name. */

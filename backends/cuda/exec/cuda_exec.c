@@ -1270,6 +1270,51 @@ struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf 
     return x->n == 1 && x->halo == 0 && !x->part ? &x->box[0] : NULL;
 }
 
+struct cuda_box *cuda_exec_boxes(struct cuda_exec *x, int *n, const struct cuda_leaf **leaf)
+{
+    *leaf = x->leaf;
+    *n = x->n;
+    return x->n > 1 && x->halo > 0 && !x->part ? x->box : NULL;
+}
+
+int cuda_exec_resend_halos(const latmc_sim *sim, struct cuda_exec *x)
+{
+    const struct latmc_step none = { 0 }; /* no step's own storage (storage_of) */
+    int st = LATMC_OK;
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
+            break;
+        int first = 0, count = x->arrays;
+        if (x->leaf->wire_arrays) {
+            int64_t p0 = x->halo; /* not read: the own planes' runs are send_arrays' */
+            count = x->leaf->wire_arrays(b, &p0, x->sent, true, &first);
+        }
+        cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+        if (err == cudaSuccess)
+            err = send_arrays(sim, x, i, first, count, &none);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.interior_done, b->ex.border_stream);
+        st = cuda_check(err, "sending the boxes' halos after a cluster step");
+        b->ex.recorded = true;
+    }
+    /* each main stream after its own box's work and its neighbours' sends into its halos
+     * (a measurement reads them) */
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        for (int d = -1; d <= 1 && err == cudaSuccess; d++)
+            err = cudaStreamWaitEvent(b->ex.stream, x->box[(i + x->n + d) % x->n].ex.copies_done,
+                                      0);
+        st = cuda_check(err, "ordering after a cluster step on the boxes");
+    }
+    return st;
+}
+
 int cuda_exec_part_halo_depth(const struct cuda_exec *x)
 {
     return x->part ? (int)x->sent : 0;

@@ -140,6 +140,18 @@ int cuda_exec_own_steps(const latmc_sim *sim, const struct cuda_exec *x);
  * (ising/cuda_ising_leaf.h); NULL for k boxes or a part. */
 struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf **leaf);
 
+/* The boxes of a sim of k > 1 boxes of one process (their halos kept by the executor),
+ * their count and leaf, for the module's embedded cluster step on boxes
+ * (clusters/cuda_embed_boxes.c); NULL for one box alone or a part. */
+struct cuda_box *cuda_exec_boxes(struct cuda_exec *x, int *n, const struct cuda_leaf **leaf);
+
+/* After work enqueued on every box's border stream that changed its own planes outside the
+ * plan's steps (the embedded cluster step on k boxes): the configuration's halos sent as
+ * after a step (the leaf's wire_arrays, the arrays that hold it now, else every array),
+ * each box's events recorded there as a step's, and its main stream made to wait for
+ * them, so the next step, measurement or copy follows. A library status. */
+int cuda_exec_resend_halos(const latmc_sim *sim, struct cuda_exec *x);
+
 /* ops.part_halo_depth: the halo planes a part's box reads beyond its own (the leaf's sent
  * planes: Heisenberg 2, which the core fills after a set beyond its halo of 1); 0 for a
  * sim of the whole lattice. */

@@ -564,7 +564,8 @@ static bool is_cluster(const struct spec *s)
  * creation), or NULL: Swendsen-Wang and Wolff of Ising (uniform or +-J couplings) and
  * Potts, any field, on one box, k boxes on one GPU or several, parts over threads or
  * MPI ranks, and ensemble members (backends/cuda/clusters/); the embedded clusters of
- * phi^4 and Heisenberg on all of those (the GPU's local passes, the core's cluster step),
+ * phi^4 and Heisenberg on all of those (the GPU's local passes; the cluster step the
+ * device's, or the core's on a host copy: doc/clusters.md),
  * but their GPU chain is its own (the local passes': doc/cuda.md), so a checkpoint
  * between the CPU and the GPU continues another chain than the GPU reference's. */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,

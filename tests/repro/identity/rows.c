@@ -592,8 +592,8 @@ const struct row rows[] = {
     { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
     { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
     { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
-    /* without a field the one GPU's step is the device's, the other CUDA layouts' the
-     * host's: many tiles, clusters across them */
+    /* without a field the step of one GPU, of boxes and of devices is the device's, of
+     * parts the host copy's: many tiles, clusters across them */
     { "heis_sw_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_float_inf", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 devices=2 "
@@ -604,14 +604,15 @@ const struct row rows[] = {
       "cuda,parts=2" },
     { "heis_sw_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     /* in a field (h = 0.15): Swendsen-Wang and Wolff on the device (the clusters' sums
-     * of a by atomics, integers) against the host copy's */
+     * of a by atomics, integers; on boxes joined across the faces) against the host
+     * copy's of parts */
     { "heis_sw_gauss_r2", 3, { 32, 32, 32 }, "cuda cold,cuda cuda,boxes=3 devices=2" },
     { "heis_sw_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "heis_wolff_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "heis_wolff_gauss_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 "
       "devices=2 cuda,parts=2" },
     { "heis_wolff_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    /* Wolff on the device (one GPU) against the host copy's (boxes, devices, parts) and
+    /* Wolff on the device (one GPU, boxes, devices) against the host copy's (parts) and
      * the CPU's */
     { "heis_wolff_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "heis_wolff_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
@@ -620,6 +621,19 @@ const struct row rows[] = {
     { "phi4_wolff_float", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
+    /* the device's step on k boxes of one GPU and on devices (clusters/cuda_embed_boxes.c):
+     * the pieces joined across the faces, their sums too in a field (Wolff's cluster's
+     * name and sum from the join), uneven slabs, hot and cold starts, against the one
+     * GPU's device step */
+    { "heis_sw_gauss_r2", 3, { 36, 34, 30 }, "cuda,boxes=2 cuda,boxes=4 "
+      "cold,cuda,boxes=3" },
+    { "heis_wolff_gauss_r2", 3, { 36, 34, 30 }, "cuda,boxes=2 cuda,boxes=4 "
+      "cold,cuda,boxes=3" },
+    { "heis_sw_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
+    { "heis_wolff_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
+    { "heis_wolff_uniform_r1", 2, { 96, 80, 0 }, "cuda,boxes=2 cold,cuda,boxes=3" },
+    { "phi4_sw_double_inf", 3, { 16, 16, 32 }, "cuda,boxes=2 cold,cuda,boxes=2" },
+    { "phi4_wolff_float", 2, { 64, 96, 0 }, "cuda,boxes=2 cold,cuda,boxes=2" },
 
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
     /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and

@@ -219,17 +219,17 @@ const struct spec specs[] = {
       .change_key = LATMC_PARAM_NLOC, .change_value = 2 }
     PHI4_CLUSTER("phi4_sw_double_lambda", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_DOUBLE, 1.5),
     PHI4_CLUSTER("phi4_wolff_float", LATMC_ALGO_WOLFF, LATMC_PRECISION_FLOAT, INFINITY),
-    /* Lambda = inf: on one GPU the step runs on the device (ops.embed_step) */
+    /* Lambda = inf: on one GPU, boxes and devices the step runs on the device */
     PHI4_CLUSTER("phi4_sw_float_inf", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_FLOAT, INFINITY),
     PHI4_CLUSTER("phi4_sw_double_inf", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_DOUBLE, INFINITY),
     HEIS("heis_sw_gauss_r2", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
     HEIS("heis_wolff_uniform_r1", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 1, 0),
-    /* Wolff in a field (h = 0.15) with Gaussian couplings and two replicas: on one GPU
-     * the step on the device (the seed's cluster's sum of a by atomics), elsewhere on the
-     * host copy */
+    /* Wolff in a field (h = 0.15) with Gaussian couplings and two replicas: on one GPU,
+     * boxes and devices the step on the device (the seed's cluster's sum of a by atomics;
+     * on boxes the pieces' sums joined across the faces), on parts on the host copy */
     HEIS("heis_wolff_gauss_r2", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
-    /* without a field: on one GPU the step runs on the device (ops.embed_step), on boxes,
-     * devices and parts on the host copy; the two must agree */
+    /* without a field: on one GPU, boxes and devices the step runs on the device
+     * (ops.embed_step), on parts on the host copy; the two must agree */
     { .name = "heis_sw_h0_r2", .model = LATMC_MODEL_HEISENBERG,
       .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_GAUSSIAN,
       .replicas = 2, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
