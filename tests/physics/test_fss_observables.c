@@ -338,7 +338,15 @@ static void given_configurations(void **state)
 static void measurement_pass_cuda(void **state)
 {
     (void)state;
-    struct c { int model, ndim; int64_t L; int q, couplings, boxes; } cases[] = {
+    /* ly, lz: 0 for L; stripes: the configuration set to states 2 (x < L_x / 2) and 0,
+     * then swept at beta 3 (mostly kept), instead of a hot start at beta 0.3 */
+    struct c {
+        int model, ndim;
+        int64_t L;
+        int q, couplings, boxes;
+        int64_t ly, lz;
+        int stripes;
+    } cases[] = {
         { LATMC_MODEL_ISING, 2, 6, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 1 },
@@ -366,16 +374,35 @@ static void measurement_pass_cuda(void **state)
         { LATMC_MODEL_POTTS, 2, 1024, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_POTTS, 3, 40, 4, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_POTTS, 3, 9, 5, LATMC_COUPLINGS_UNIFORM, 1 },
+        /* Potts q <= 3's count of the states' sums (potts_planes.cu): its columns' byte
+         * counters are flushed after at most 127 rows of a warp's part of a chunk, which
+         * only long chunks reach (a chunk is the rows over the resident blocks, at most
+         * 2048, a warp's part an eighth of it where a row is one warp). Tall lattices of
+         * 2^20 + 1000 rows (2D) and 2^20 + 1008 (3D) make every chunk 2048 rows but the
+         * last on any GPU of up to 256 SMs: flushes inside the parts, and the last
+         * chunk's parts of 125 (126) rows end in a group of 13 (6) rows, an odd one in
+         * 2D. Stripes of state 2 fill the byte counters at 2 a row: a byte over 255
+         * (a flush too late) changes the stripes' columns only, so M2_KMIN along x. */
+        { LATMC_MODEL_POTTS, 2, 4, 3, LATMC_COUPLINGS_UNIFORM, 1, 1049576, 0, 1 },
+        { LATMC_MODEL_POTTS, 2, 4, 3, LATMC_COUPLINGS_UNIFORM, 1, 1049576, 0, 0 },
+        { LATMC_MODEL_POTTS, 3, 4, 3, LATMC_COUPLINGS_UNIFORM, 1, 8, 131198, 1 },
+        { LATMC_MODEL_POTTS, 2, 4, 2, LATMC_COUPLINGS_UNIFORM, 1, 1049576, 0, 0 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const struct c *c = &cases[k];
-        const struct lattice g = lattice_of(c->ndim, c->L);
-        printf("measurement pass (CUDA): model %d %dD L=%lld q=%d couplings %d, %d boxes\n",
-               c->model, c->ndim, (long long)c->L, c->q, c->couplings, c->boxes);
+        struct lattice g = lattice_of(c->ndim, c->L);
+        if (c->ly)
+            g.L[1] = c->ly;
+        if (c->ndim == 3 && c->lz)
+            g.L[2] = c->lz;
+        g.n = g.L[0] * g.L[1] * g.L[2];
+        printf("measurement pass (CUDA): model %d %dD %lld x %lld x %lld q=%d couplings %d, "
+               "%d boxes%s\n", c->model, c->ndim, (long long)g.L[0], (long long)g.L[1],
+               (long long)g.L[2], c->q, c->couplings, c->boxes, c->stripes ? ", stripes" : "");
         fflush(stdout);
-        latmc_sim_desc d = ising_desc(c->ndim, c->L, c->L, c->ndim == 3 ? c->L : 0,
+        latmc_sim_desc d = ising_desc(c->ndim, g.L[0], g.L[1], c->ndim == 3 ? g.L[2] : 0,
                                       LATMC_ALGO_METROPOLIS, 1, 5);
         d.model = c->model;
         d.q = c->q;
@@ -386,8 +413,18 @@ static void measurement_pass_cuda(void **state)
         latmc_sim *sim = NULL, *plain = NULL;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_create(ctx, &d, &plain), LATMC_OK);
-        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3), LATMC_OK);
-        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, c->stripes ? 3.0 : 0.3),
+                         LATMC_OK);
+        if (c->stripes) {
+            uint8_t *set = malloc((size_t)g.n);
+            assert_non_null(set);
+            for (int64_t i = 0; i < g.n; i++)
+                set[i] = coord(&g, i, 0) < g.L[0] / 2 ? 2 : 0;
+            assert_int_equal(latmc_sim_set_spins(sim, set, (size_t)g.n), LATMC_OK);
+            free(set);
+        } else {
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        }
         double e = 0, m2 = 0, k0 = 0, kmin = 0;
         for (int t = 0; t < 3; t++) {
             assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
