@@ -42,9 +42,16 @@ static inline cudaError_t cuda_launch_programmatic(void (*fn)(P...), dim3 grid, 
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     if (programmatic) {
+        /* the current device, the one cuda_device_code_ptx asks its kernel on */
         int device = 0, ptx = 0;
-        programmatic = cudaGetDevice(&device) == cudaSuccess &&
-                       cuda_device_code_ptx(device, &ptx) == cudaSuccess && ptx >= 90;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cuda_device_code_ptx(device, &ptx) != cudaSuccess) {
+            /* not sticky: cleared, so that a caller's later cudaGetLastError() reports
+             * this launch's own result (below), not the failed query */
+            (void)cudaGetLastError();
+            ptx = 0;
+        }
+        programmatic = ptx >= 90;
     }
     cfg.numAttrs = programmatic ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, fn, args...);

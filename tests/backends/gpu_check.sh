@@ -121,7 +121,8 @@ must_run=""
 case " $suites " in *" backends "*) must_run="conformance cuda:cuda phi4:cuda heisenberg" ;; esac
 case " $suites " in *" physics "*)
     must_run="$must_run:test_ising_enumeration cuda:test_ising_kaufman cuda"
-    must_run="$must_run:test_potts_enumeration cuda:test_potts_ising cuda" ;;
+    must_run="$must_run:test_potts_enumeration cuda:test_potts_ising cuda"
+    must_run="$must_run:test_fss_observables cuda" ;;
 esac
 IFS_SAVED=$IFS
 IFS=:

@@ -23,7 +23,9 @@
  * phi^4's and Heisenberg's tiles there; phi^4's M2_KMIN on the GPU, one box and 2 boxes,
  * the same double as the CPU backend's on the same field (the same additions in the same
  * order, lib/modes_planes.c), and Heisenberg's bit for bit against the CPU backend on the
- * same configurations (one box, boxes, after the device's own sweeps).
+ * same configurations (one box, boxes, after the device's own sweeps); Potts q <= 3's
+ * count at 2D 6500^2 and 3D 300^3 against the CPU backend (potts_count_flush_cuda: its
+ * byte counters' flushes inside a warp's part of a chunk).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -414,6 +416,78 @@ static void measurement_pass_cuda(void **state)
         free(spins);
         latmc_sim_destroy(&plain);
         latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+/*
+ * CUDA Potts q <= 3's count of the states' sums (potts_planes.cu): a thread's byte counters
+ * of the columns take up to 2 a row and are flushed after at most 127 rows of its warp's
+ * part of a chunk, which only long parts reach: a chunk is the rows over the resident
+ * blocks (at most 2048), a part a half to an eighth of it, so the cubic lattices above
+ * never flush inside a part. On GPUs of 114 to 170 SMs (H100, H200: 132), 2D 6500^2 (4
+ * sites a thread: L_x not a multiple of 16) and 3D 300^3 make parts of 133 to 241 rows:
+ * flushes inside them, and last groups of an odd number of rows (H200: 3 and 3). Stripes
+ * of state 2 (x < L / 2) fill the stripes' bytes at 2 a row: a flush too late overflows
+ * them, which changes those columns only, so M2_KMIN along x. Against the CPU backend on
+ * the same configuration (its own count and the core's transform; the direct transform
+ * above is too slow at 27-42 M sites), and hot configurations of q = 3 and q = 2.
+ */
+static void potts_count_flush_cuda(void **state)
+{
+    (void)state;
+    const struct { int ndim; int64_t L; int q, stripes; } cases[] = {
+        { 2, 6500, 3, 1 }, { 3, 300, 3, 1 }, { 2, 6500, 3, 0 }, { 3, 300, 2, 0 },
+    };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const int ndim = cases[k].ndim, q = cases[k].q, stripes = cases[k].stripes;
+        const struct lattice g = lattice_of(ndim, cases[k].L);
+        printf("Potts count's flushes (CUDA): %dD L=%lld q=%d%s\n", ndim,
+               (long long)g.L[0], q, stripes ? ", stripes of state 2" : ", hot");
+        fflush(stdout);
+        latmc_sim_desc d = ising_desc(ndim, g.L[0], g.L[1], ndim == 3 ? g.L[2] : 0,
+                                      LATMC_ALGO_METROPOLIS, 2, 7);
+        d.model = LATMC_MODEL_POTTS;
+        d.q = q;
+        latmc_sim *cpu = NULL, *gpu = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
+        d.device = LATMC_DEVICE_CUDA;
+        assert_int_equal(latmc_sim_create(ctx, &d, &gpu), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(gpu, LATMC_PARAM_BETA, stripes ? 3.0 : 0.3),
+                         LATMC_OK);
+        uint8_t *spins = malloc((size_t)g.n);
+        assert_non_null(spins);
+        if (stripes) {
+            for (int64_t i = 0; i < g.n; i++)
+                spins[i] = coord(&g, i, 0) < g.L[0] / 2 ? 2 : 0;
+            assert_int_equal(latmc_sim_set_spins(gpu, spins, (size_t)g.n), LATMC_OK);
+        } else {
+            assert_int_equal(latmc_sim_init_spins(gpu, LATMC_INIT_HOT), LATMC_OK);
+        }
+        double v[3] = { 0 }, w[3] = { 0 };
+        for (int t = 0; t < 2; t++) { /* the second's modes from the measurement's pass */
+            assert_int_equal(latmc_sim_sweep(gpu, 1), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(gpu, LATMC_OBS_ENERGY, &v[0]), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(gpu, LATMC_OBS_M2_K0, &v[1]), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(gpu, LATMC_OBS_M2_KMIN, &v[2]), LATMC_OK);
+        }
+        assert_int_equal(latmc_sim_get_spins(gpu, spins, (size_t)g.n), LATMC_OK);
+        int64_t twos = 0;
+        for (int64_t i = 0; i < g.n; i++)
+            twos += spins[i] == 2;
+        printf("  state 2 at %.3f of the sites; M2_KMIN %.12g\n", (double)twos / (double)g.n,
+               v[2]);
+        assert_int_equal(latmc_sim_set_spins(cpu, spins, (size_t)g.n), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(cpu, LATMC_OBS_ENERGY, &w[0]), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(cpu, LATMC_OBS_M2_K0, &w[1]), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(cpu, LATMC_OBS_M2_KMIN, &w[2]), LATMC_OK);
+        for (int i = 0; i < 3; i++)
+            assert_close(v[i], w[i], 1e-12 * (fabs(w[i]) + 1e-3));
+        free(spins);
+        latmc_sim_destroy(&gpu);
+        latmc_sim_destroy(&cpu);
     }
     latmc_ctx_destroy(&ctx);
 }
@@ -942,6 +1016,7 @@ int main(void)
         const struct CMUnitTest on_cuda[] = {
             cmocka_unit_test(given_configurations),
             cmocka_unit_test(measurement_pass_cuda),
+            cmocka_unit_test(potts_count_flush_cuda),
             cmocka_unit_test(enumeration),
             cmocka_unit_test(heisenberg_against_cpu),
         };

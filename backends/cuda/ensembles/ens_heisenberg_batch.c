@@ -546,16 +546,24 @@ cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
     const struct heis_batch *b = v->batch;
     if (!b->check || !b->fused)
         return cudaSuccess;
-    cudaError_t err = cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->b.dev_table, b->b.n,
-                                            b->ch.rows_per_chunk, b->ch.nchunks,
-                                            b->ch.chunks_per_plane, b->dev_check);
+    /* every slot first set to a NaN no sum has (all bits one): a full form that left a
+     * member's sums unwritten fails the comparison instead of passing on an earlier
+     * check's values */
+    cudaError_t err = cudaMemsetAsync(b->dev_check, 0xff, (size_t)b->b.n * 13 * sizeof(double),
+                                      v->cs0->stream);
+    if (err == cudaSuccess)
+        err = cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->b.dev_table, b->b.n,
+                                    b->ch.rows_per_chunk, b->ch.nchunks, b->ch.chunks_per_plane,
+                                    b->dev_check);
     if (err == cudaSuccess)
         err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     /* the round's form too (the reduction's launch without a fused sweep): its bonds and M_z
      * over the full reduction's in the check's buffer, M_x and M_y kept, compared again.
      * Slots 0 and 3 are first set to a NaN no sum has (all bits one), so that a round form
-     * that left them unwritten fails the comparison instead of passing on the full form's. */
+     * that left them unwritten fails the comparison instead of passing on the full form's.
+     * Where the round's window kernel does not apply, the round form is the full one
+     * (cuda_ens_heis_measure_round): it writes the four slots again, the same comparison. */
     const size_t pitch = 13 * sizeof(double);
     for (int slot = 0; slot < 4 && err == cudaSuccess; slot += 3)
         err = cudaMemset2DAsync(b->dev_check + slot, pitch, 0xff, sizeof(double),

@@ -14,9 +14,9 @@
  *     matches = ndim sites - mismatches;
  *   - the populations: the planes' per-row counts (below) summed by each thread;
  *   - the columns (with the projections): each word's planes added into byte counters in
- *     registers (at most 255 rows between two flushes into the block's column counts in
- *     shared memory, one shared atomic per plane and x); at a chunk's end one global
- *     atomic per state and x of the block;
+ *     registers (at most 255 rows between two flushes, 127 below, into the block's column
+ *     counts in shared memory, one shared atomic per plane and x); at a chunk's end one
+ *     global atomic per state and x of the block;
  *   - the rows (with the projections): a thread's row counts of the planes packed in one
  *     word (fields of 16 bits; 10 with plane 01), one warp reduction a row, whose result
  *     lane 0 adds into the block's row counts in shared memory (a shared atomic, no
@@ -29,10 +29,11 @@
  *     0..2): per word its sum, n1 + 2 n2, and its bits 1 (one AND), 2 n2, so that plane 0
  *     costs nothing; a row's counts c0 | c1 << 16 = S + 32767 T from the row's sum S and
  *     bits-1 count T (two __dp4a and a multiply-add); the column counters take a pair of
- *     rows' words in one three-operand addition (bytes of at most 2 a row: flushed every
- *     127 rows, without tests for zero); a group's rows' warp sums go to the block's row
- *     counts in one shared atomic, lane i adding row i, no branch. The counting adds ~7
- *     warp instructions a warp and row over the measurement (the form above: ~23).
+ *     rows' words in one three-operand addition (bytes of at most 2 a row: flushed by the
+ *     group that brings them to at most 127 rows, without tests for zero); a group's rows'
+ *     warp sums go to the block's row counts in one shared atomic, lane i adding row i, no
+ *     branch. The counting adds ~8 warp instructions a warp and row over the measurement
+ *     (the form above: ~23; ncu at 16384^2, 4.2 M and 12.2 M over 16384 x 32 warp rows).
  * The block: wx warps across a row (W words, 4 W sites, a thread) and 8 / wx warps down,
  * each warp a contiguous part of the chunk's rows; wx is chosen to make the fewest global
  * atomics (columns: L_x a chunk; rows: one a row and block across). Two barriers a chunk,
@@ -94,9 +95,10 @@ __device__ __forceinline__ void pl_flush_cols(uint32_t (&colb)[NP][W], uint32_t 
         }
 }
 
-/* q <= 3 with the projections (SUMS): a thread's byte counters of the columns, sum[j] the states s (n1 +
- * 2 n2 a column, <= 2 rows) and two[j] the bits 1 (2 n2), into the block's counts of
- * states 1 and 2, and cleared; no test of a count for zero (no branches) */
+/* q <= 3 with the projections (SUMS): a thread's byte counters of the columns, sum[j] the
+ * states' sum (n1 + 2 n2 of a column's rows since the last flush) and two[j] the bits 1
+ * (2 n2), each byte at most 2 x 127, into the block's counts of states 1 and 2, and
+ * cleared; no test of a count for zero (no branches) */
 template <int W>
 __device__ __forceinline__ void pl_flush_sums(uint32_t (&sum)[W], uint32_t (&two)[W],
                                               uint32_t *colsum, int pitch, int tx)
