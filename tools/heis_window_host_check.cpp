@@ -8,8 +8,9 @@
 //    backends/cuda/heisenberg/heisenberg_kernels.cu, restated below as in
 //    tools/heis_sums_host_check.cu), two members a launch, the sums' other doubles kept;
 //  - the window pipeline's round form (ens_heis_round_window_kernel: the bonds and M_z
-//    alone) likewise, its bonds and M_z bit for bit and M_x, M_y untouched, and its shape
-//    (one magnetisation component in the ring, a third of the chains) consistent;
+//    alone; ens_heis_round_rows_kernel where a chunk is a plane and W = L_x) likewise, its
+//    bonds and M_z bit for bit and M_x, M_y untouched, and its shape (one magnetisation
+//    component in the ring, a third of the chains) consistent;
 //  - every thread of a block reaches the same number of barriers;
 //  - the shared memory starts as NaNs, so a term read before it was written shows in the sums;
 //  - the kernel cuda_ens_heis_measure picks (restated: the window kernel where it applies
@@ -155,7 +156,9 @@ static void call_window(const void *p)
 static void call_window_round(const void *p)
 {
     const measure_args *a = (const measure_args *)p;
-    if (a->g.ndim == 3)
+    if (a->win.rows)
+        ens_heis_round_rows_kernel(a->g, a->members, a->ch, a->win, a->sums);
+    else if (a->g.ndim == 3)
         ens_heis_round_window_kernel<3>(a->g, a->members, a->ch, a->win, a->sums);
     else
         ens_heis_round_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
@@ -232,14 +235,17 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
                 bad++;
             }
         }
-        if (win.W != rwin.W || win.nw != rwin.nw ||
-            ens_heis_win_smem(&ch, &rwin) > ens_heis_win_smem(&ch, &win)) {
+        /* the rows form: its two slots of spins beyond the ring */
+        const size_t rows_smem = rwin.rows ? 2 * 3 * (size_t)ch.nchunks * rwin.W * 8 : 0;
+        if (win.W != rwin.W || win.nw != rwin.nw || win.rows ||
+            (rwin.rows && (ndim != 3 || rwin.W != lx || ch.rows_per_chunk != ly)) ||
+            ens_heis_win_smem(&ch, &rwin) > ens_heis_win_smem(&ch, &win) + rows_smem) {
             printf("  the round's window differs from the full one's\n");
             bad++;
         }
-        snprintf(what, sizeof what, "W %d, %d windows, %d+%d consumers (round %d+%d), %d B",
+        snprintf(what, sizeof what, "W %d, %d windows, %d+%d consumers (round %d+%d%s), %d B",
                  win.W, win.nw, win.bond, win.mag, rwin.bond, rwin.mag,
-                 (int)ens_heis_win_smem(&ch, &win));
+                 rwin.rows ? ", by rows" : "", (int)ens_heis_win_smem(&ch, &win));
     }
     struct {
         const char *name;
@@ -295,7 +301,11 @@ int main(int argc, char **argv)
     const bool quick = argc > 1 && !strcmp(argv[1], "quick");
     /* ndim, lx, ly, lz */
     static const int shapes[][4] = {
-        { 3, 16, 16, 16 },  /* the benchmark's: 16 chunks, W 16 */
+        { 3, 16, 16, 16 },  /* the benchmark's: 16 chunks, W 16 (the round by rows) */
+        { 3, 16, 5, 16 },   /* the round by rows, 5 rows a plane */
+        { 3, 4, 3, 32 },    /* the round by rows, W 4, 32 planes */
+        { 3, 2, 2, 64 },    /* the round by rows, W 2, 64 planes */
+        { 3, 16, 1, 16 },   /* the round by rows, one row a plane (its own y neighbour) */
         { 3, 2, 3, 65 },    /* 65 chunks: the round's 96 magnetisation threads */
         { 3, 10, 12, 6 },   /* test_ens_identity: W 32 over 120-site chunks, last window 24 */
         { 2, 64, 48, 1 },   /* test_ens_identity: W 4, 144 magnetisation chains on 128 */

@@ -429,7 +429,8 @@ static void heis_matches_host_rounds(const struct heis_shape *sh, uint64_t seed)
 }
 
 /* 8^3 Gaussian, float: heat bath + 2 overrelaxation passes, a field, a round every sweep;
- * the same every third sweep. */
+ * the same every third sweep; 16^3 every sweep (the round's sums by rows:
+ * ens_heis_round_rows_kernel, a chunk a plane and a window a row). */
 static void test_heisenberg_heatbath_matches_host_rounds(void **state)
 {
     (void)state;
@@ -438,6 +439,9 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
     heis_matches_host_rounds(&sh, 31);
     sh.every = 3;
     heis_matches_host_rounds(&sh, 32);
+    sh.l = 16;
+    sh.every = 1;
+    heis_matches_host_rounds(&sh, 33);
 }
 
 /* Overrelaxation alone (3 passes), +-J in double, 8^3, every sweep and every third; 2D

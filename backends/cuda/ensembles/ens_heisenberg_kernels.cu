@@ -686,6 +686,7 @@ struct ens_heis_win {
     int bond, mag; /* consumer threads: bond chains, then magnetisation (multiples of 32) */
     int bs, ms;    /* doubles from one chunk's row of the ring to the next (odd) */
     int mc;        /* magnetisation components in the ring: 3, or 1 (M_z: ROUND) */
+    int rows;      /* ROUND by rows (ens_heis_rows_body): 3D, a chunk a plane, W = L_x */
 };
 
 /* One producer's site: its coordinates, and its loads (the spin, the NDIM forward
@@ -717,6 +718,66 @@ __device__ __forceinline__ void ens_heis_win_load(const ens_heis_shape &g, const
     }
 }
 
+/* A consumer of the window pipeline: its chains' partials from 0.0, window wc's terms
+ * added at step wc + LAG (one barrier a step, win.nw + LAG steps: the producers' count). */
+template <int NDIM, int MC, int K0>
+__device__ __forceinline__ void ens_heis_win_consume(const ens_heis_win &win, int nch,
+                                                     int chunk_sites, int lag,
+                                                     const double *bond_ring,
+                                                     const double *mag_ring, double *partials)
+{
+    /* bond chains q < nch on the first win.bond threads, the rest magnetisation chains
+     * q = (1 + k) nch + chunk (k: the component, from K0), which is where their partials
+     * lie */
+    const int tid = (int)threadIdx.x, W = win.W;
+    const bool bond = tid < win.bond;
+    const int q0 = bond ? tid : (1 + K0) * nch + (tid - win.bond);
+    const int dq = bond ? win.bond : win.mag, q1 = bond ? nch : 4 * nch;
+    for (int q = q0; q < q1; q += dq)
+        partials[q] = 0.0;
+    for (int w = 0; w < win.nw + lag; w++) {
+        if (w >= lag) {
+            const int wc = w - lag, buf = wc & 1;
+            const int len = chunk_sites - wc * W < W ? chunk_sites - wc * W : W;
+            for (int q = q0; q < q1; q += dq) {
+                double acc = partials[q];
+                if (bond) {
+                    const double *t = bond_ring + (buf * nch + q) * win.bs;
+#pragma unroll 16
+                    for (int j = 0; j < len * NDIM; j++)
+                        acc += t[j];
+                } else {
+                    const double *t = mag_ring + (buf * MC * nch + (q - (1 + K0) * nch)) * win.ms;
+#pragma unroll 16
+                    for (int j = 0; j < len; j++)
+                        acc += t[j];
+                }
+                partials[q] = acc;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* The totals from the chunks' partials (after the pipeline's last barrier): each
+ * accumulator's planes in order, as every reduction adds them (ROUND: the bonds and M_z). */
+__device__ __forceinline__ void ens_heis_win_totals(const ens_heis_chunks &ch, bool round,
+                                                    const double *partials, double *sums)
+{
+    const int k = (int)threadIdx.x, nch = ch.nchunks;
+    if (k < 4 && (!round || k == 0 || k == 3)) {
+        double s = 0.0;
+        const double *pk = partials + k * nch;
+        for (int c0 = 0; c0 < nch; c0 += ch.chunks_per_plane) {
+            double plane = 0.0;
+            for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
+                plane += pk[c];
+            s += plane;
+        }
+        sums[13 * (size_t)blockIdx.x + k] = s;
+    }
+}
+
 template <int NDIM, bool ROUND>
 __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
                                                      const cuda_ens_heis_member &m,
@@ -735,37 +796,8 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
     const int chunk_sites = ch.rows_per_chunk * g.lx, tid = (int)threadIdx.x;
     const int consumers = win.bond + win.mag;
     if (tid < consumers) {
-        /* a consumer: bond chains q < nch on the first win.bond threads, the rest
-         * magnetisation chains q = (1 + k) nch + chunk (k: the component, from K0), which
-         * is where their partials lie */
-        const bool bond = tid < win.bond;
-        const int q0 = bond ? tid : (1 + K0) * nch + (tid - win.bond);
-        const int dq = bond ? win.bond : win.mag, q1 = bond ? nch : 4 * nch;
-        for (int q = q0; q < q1; q += dq)
-            partials[q] = 0.0;
-        for (int w = 0; w <= win.nw; w++) {
-            if (w > 0) {
-                const int wc = w - 1, buf = wc & 1;
-                const int len = chunk_sites - wc * W < W ? chunk_sites - wc * W : W;
-                for (int q = q0; q < q1; q += dq) {
-                    double acc = partials[q];
-                    if (bond) {
-                        const double *t = bond_ring + (buf * nch + q) * win.bs;
-#pragma unroll 16
-                        for (int j = 0; j < len * NDIM; j++)
-                            acc += t[j];
-                    } else {
-                        const double *t =
-                            mag_ring + (buf * MC * nch + (q - (1 + K0) * nch)) * win.ms;
-#pragma unroll 16
-                        for (int j = 0; j < len; j++)
-                            acc += t[j];
-                    }
-                    partials[q] = acc;
-                }
-            }
-            __syncthreads();
-        }
+        ens_heis_win_consume<NDIM, MC, K0>(win, nch, chunk_sites, 1, bond_ring, mag_ring,
+                                           partials);
     } else {
         /* a producer: site j of chunk c's window, each window W sites further */
         const int p = tid - consumers, c = p / W, j = p - c * W;
@@ -814,18 +846,97 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
         }
     }
     /* the last barrier above saw every partial written */
-    const int k = tid;
-    if (k < 4 && (!ROUND || k == 0 || k == 3)) {
-        double s = 0.0;
-        const double *pk = partials + k * nch;
-        for (int c0 = 0; c0 < nch; c0 += ch.chunks_per_plane) {
-            double plane = 0.0;
-            for (int c = c0; c < c0 + ch.chunks_per_plane; c++)
-                plane += pk[c];
-            s += plane;
+    ens_heis_win_totals(ch, ROUND, partials, sums);
+}
+
+/*
+ * A round's form by rows (ens_heis_win_of's win.rows: 3D, a chunk a plane, W = L_x, so
+ * window w is row y = w of every plane). Each spin is converted to double once: producer
+ * (x, plane c) converts its site's spin of row s at step s into a slot of doubles in
+ * shared memory, and at the same step adds row s - 1's terms -- its own spin of row s - 1
+ * (kept in registers), its x neighbour (x + 1, the slot of row s - 1), its y neighbour
+ * (its own spin of row s, just converted; row 0's, loaded again, for the last row) and
+ * its z neighbour (plane c + 1 of the same slot). The window form converts 15 floats a
+ * site (its spin, its three neighbours', its couplings), this one 6 (its spin, its
+ * couplings), and loads 6 instead of 15. The doubles are the same (a float converts to
+ * one double), the products and sums the same in the same order: the same bits.
+ * Consumers add window wc at step
+ * wc + 2 (ens_heis_win_consume), one barrier a step, L_y + 2 steps.
+ */
+template <int NDIM>
+__device__ __forceinline__ void ens_heis_rows_body(const ens_heis_shape &g,
+                                                   const cuda_ens_heis_member &m,
+                                                   const ens_heis_chunks &ch,
+                                                   const ens_heis_win &win, double *sums,
+                                                   double *win_shared)
+{
+    /* the ring and partials as the window form's (M_z alone), then [2][3][nch lx] spins */
+    const int nch = ch.nchunks, lx = g.lx;
+    double *const bond_ring = win_shared;
+    double *const mag_ring = bond_ring + 2 * nch * win.bs;
+    double *const partials = mag_ring + 2 * nch * win.ms;
+    double *const spin_rows = partials + 4 * nch;
+    const int tid = (int)threadIdx.x, consumers = win.bond + win.mag;
+    if (tid < consumers) {
+        ens_heis_win_consume<NDIM, 1, 2>(win, nch, lx * g.ly, 2, bond_ring, mag_ring, partials);
+    } else {
+        const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
+        const int n = g.n, ncl = nch * lx; /* a slot's doubles of one component */
+        const int p = tid - consumers, c = p / lx, x = p - c * lx;
+        const bool mine = c < nch;
+        const int at = c * lx + x, at_x = c * lx + (x + 1 == lx ? 0 : x + 1);
+        const int at_z = (c + 1 == nch ? 0 : c + 1) * lx + x;
+        const int i0 = c * lx * g.ly + x; /* site (x, 0, c) */
+        int i = i0;
+        float sf0 = 0.f, sf1 = 0.f, sf2 = 0.f, j0 = 0.f, j1 = 0.f, j2 = 0.f;
+        double p0 = 0.0, p1 = 0.0, p2 = 0.0;
+        if (mine) {
+            sf0 = __ldg(s0 + i);
+            sf1 = __ldg(s0 + n + i);
+            sf2 = __ldg(s0 + 2 * n + i);
         }
-        sums[13 * (size_t)blockIdx.x + k] = s;
+        for (int st = 0; st <= g.ly + 1; st++) {
+            if (mine && st <= g.ly) {
+                /* row st's spin; after the last row, row 0's again (its y neighbours) */
+                const double c0 = sf0, c1 = sf1, c2 = sf2;
+                if (st < g.ly) {
+                    double *sl = spin_rows + (st & 1) * 3 * ncl;
+                    sl[at] = c0;
+                    sl[ncl + at] = c1;
+                    sl[2 * ncl + at] = c2;
+                }
+                if (st > 0) {
+                    /* row st - 1's terms, in mu order; no fused multiply-add (-fmad=false) */
+                    const int r = st - 1;
+                    const double *sl = spin_rows + (r & 1) * 3 * ncl;
+                    double *t = bond_ring + ((r & 1) * nch + c) * win.bs + x * 3;
+                    const double dx = p0 * sl[at_x] + p1 * sl[ncl + at_x] + p2 * sl[2 * ncl + at_x];
+                    const double dy = p0 * c0 + p1 * c1 + p2 * c2;
+                    const double dz = p0 * sl[at_z] + p1 * sl[ncl + at_z] + p2 * sl[2 * ncl + at_z];
+                    t[0] = (double)j0 * dx;
+                    t[1] = (double)j1 * dy;
+                    t[2] = (double)j2 * dz;
+                    mag_ring[((r & 1) * nch + c) * win.ms + x] = p2;
+                }
+                p0 = c0;
+                p1 = c1;
+                p2 = c2;
+                /* in flight over the barrier: row st's couplings, row st + 1's spin (row 0's
+                 * after the last row: reloaded rather than kept, 6 registers fewer) */
+                if (st < g.ly) {
+                    j0 = __ldg(J + i);
+                    j1 = __ldg(J + n + i);
+                    j2 = __ldg(J + 2 * n + i);
+                    i = st + 1 < g.ly ? i + lx : i0;
+                    sf0 = __ldg(s0 + i);
+                    sf1 = __ldg(s0 + n + i);
+                    sf2 = __ldg(s0 + 2 * n + i);
+                }
+            }
+            __syncthreads();
+        }
     }
+    ens_heis_win_totals(ch, true, partials, sums);
 }
 
 /* The full form: 40 registers (3D: 12 bytes spilled, ptxas -v of CUDA 13.0), four blocks
@@ -856,6 +967,18 @@ ens_heis_round_window_kernel(const ens_heis_shape g,
     ens_heis_window_body<NDIM, true>(g, m, ch, win, sums, win_shared);
 }
 
+/* The round's form by rows (win.rows): 3D alone. */
+__global__ void __maxnreg__(48)
+ens_heis_round_rows_kernel(const ens_heis_shape g,
+                           const cuda_ens_heis_member *__restrict__ members,
+                           const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+{
+    extern __shared__ double win_shared[];
+    ens_heis_wait_prior_launch();
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    ens_heis_rows_body<3>(g, m, ch, win, sums, win_shared);
+}
+
 static int ens_heis_round32(int t)
 {
     return (t + 31) / 32 * 32;
@@ -884,13 +1007,16 @@ static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, 
     w->bs = (W * g->ndim) | 1;
     w->ms = W | 1;
     w->mc = round ? 1 : 3;
+    w->rows = round && g->ndim == 3 && ch->rows_per_chunk == g->ly && W == g->lx;
     return true;
 }
 
 static size_t ens_heis_win_smem(const ens_heis_chunks *ch, const ens_heis_win *w)
 {
     const size_t nch = (size_t)ch->nchunks;
-    return (2 * nch * (size_t)w->bs + 2 * (size_t)w->mc * nch * (size_t)w->ms + 4 * nch) *
+    const size_t rows = w->rows ? 2 * 3 * nch * (size_t)w->W : 0; /* the spins' two slots */
+    return (2 * nch * (size_t)w->bs + 2 * (size_t)w->mc * nch * (size_t)w->ms + 4 * nch +
+            rows) *
            sizeof(double);
 }
 
@@ -931,10 +1057,11 @@ static cudaError_t ens_heis_measure_windows(cudaStream_t stream, const ens_heis_
         return cudaSuccess;
     typedef void (*fn_t)(const ens_heis_shape, const cuda_ens_heis_member *,
                          const ens_heis_chunks, const ens_heis_win, double *);
-    const fn_t fn = g->ndim == 3 ? (round ? ens_heis_round_window_kernel<3>
-                                          : ens_heis_measure_window_kernel<3>)
-                                 : (round ? ens_heis_round_window_kernel<2>
-                                          : ens_heis_measure_window_kernel<2>);
+    const fn_t fn = win.rows ? ens_heis_round_rows_kernel
+                    : g->ndim == 3 ? (round ? ens_heis_round_window_kernel<3>
+                                            : ens_heis_measure_window_kernel<3>)
+                                   : (round ? ens_heis_round_window_kernel<2>
+                                            : ens_heis_measure_window_kernel<2>);
     const size_t smem = ens_heis_win_smem(&ch, &win);
     if (!ens_heis_smem_ready((const void *)fn, smem))
         return cudaSuccess;
