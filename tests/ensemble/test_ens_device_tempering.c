@@ -439,8 +439,9 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
     heis_matches_host_rounds(&sh, 31);
     sh.every = 3;
     heis_matches_host_rounds(&sh, 32);
-    sh.l = 16;
+    sh.l = 16; /* 8 times the volume: a closer ladder, so that swaps happen */
     sh.every = 1;
+    sh.dbeta = 0.03;
     heis_matches_host_rounds(&sh, 33);
 }
 
