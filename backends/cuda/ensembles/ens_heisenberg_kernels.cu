@@ -23,7 +23,8 @@
  * draws (as the lattice kernel's heis_share_draws; the replica-1 blocks are unused).
  *
  * The members' sums (lib/heisenberg.h) come from the reductions at the end of this file
- * (for a tempering round, the window reduction's round form: the bonds and M_z alone),
+ * (for a tempering round, the window reduction's round form: the bonds and M_z alone;
+ * where a chunk is a plane and a window a row, its form by rows, each spin converted once),
  * or, for a tempering round (LATMC_ENS_HEIS_SUMS=1), from the sweep kernel's instance
  * with SUMS: after its last sweep it adds them from the spins it holds in shared memory,
  * in the reductions' order (ens_heis_chunk_sum). The sweeps' and the window reductions'
@@ -849,89 +850,6 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
     ens_heis_win_totals(ch, ROUND, partials, sums);
 }
 
-/* Row r's three terms and its M_z into the ring (t, mg): the site's spin p (row r), its
- * y neighbour's cn (row r + 1), its x and z neighbours' from the slot of row r (sx, sz,
- * components ncl doubles apart), its couplings j; no fused multiply-add (-fmad=false). */
-__device__ __forceinline__ void ens_heis_rows_terms(const double *sx, const double *sz, int ncl,
-                                                    double p0, double p1, double p2,
-                                                    double cn0, double cn1, double cn2,
-                                                    float j0, float j1, float j2, double *t,
-                                                    double *mg)
-{
-    const double dx = p0 * sx[0] + p1 * sx[ncl] + p2 * sx[2 * ncl];
-    const double dy = p0 * cn0 + p1 * cn1 + p2 * cn2;
-    const double dz = p0 * sz[0] + p1 * sz[ncl] + p2 * sz[2 * ncl];
-    t[0] = (double)j0 * dx;
-    t[1] = (double)j1 * dy;
-    t[2] = (double)j2 * dz;
-    *mg = p2;
-}
-
-/* Producer (x, plane c) of the rows form: L_y + 2 steps, one barrier each. Step st < L_y
- * stores row st's spin (converted) into slot st & 1 and adds row st - 1's terms into ring
- * buffer (st - 1) & 1; step L_y adds the last row's (its y neighbour row 0's spin, loaded
- * again); step L_y + 1 only waits (the consumers add the last window). The loads of the
- * next step (row st's couplings, row st + 1's spin) are in flight over each barrier. */
-__device__ __forceinline__ void ens_heis_rows_produce(const ens_heis_shape &g,
-                                                      const cuda_ens_heis_member &m, int nch,
-                                                      const ens_heis_win &win, int c, int x,
-                                                      double *bond_ring, double *mag_ring,
-                                                      double *spin_rows)
-{
-    const int lx = g.lx, ly = g.ly, n = g.n;
-    const int ncl = nch * lx, so = 3 * ncl; /* a component's doubles in a slot; a slot's */
-    const int tb = nch * win.bs, mb = nch * win.ms; /* a ring buffer's doubles */
-    double *const own = spin_rows + c * lx + x;     /* slot 0, component 0 */
-    const int dxo = x + 1 == lx ? 1 - lx : 1;       /* the x neighbour from own */
-    const int dzo = c + 1 == nch ? (1 - nch) * lx : lx; /* the z neighbour */
-    double *const t0 = bond_ring + c * win.bs + x * 3, *const m0 = mag_ring + c * win.ms + x;
-    const float *__restrict__ const sp0 = m.spins + c * lx * ly + x; /* site (x, 0, c) */
-    const float *__restrict__ sp = sp0;
-    const float *__restrict__ jp = m.J + c * lx * ly + x;
-    /* step 0: row 0 into slot 0 */
-    double p0 = __ldg(sp), p1 = __ldg(sp + n), p2 = __ldg(sp + 2 * n);
-    own[0] = p0;
-    own[ncl] = p1;
-    own[2 * ncl] = p2;
-    float j0 = __ldg(jp), j1 = __ldg(jp + n), j2 = __ldg(jp + 2 * n);
-    jp += lx;
-    sp = ly > 1 ? sp + lx : sp0;
-    float sf0 = __ldg(sp), sf1 = __ldg(sp + n), sf2 = __ldg(sp + 2 * n);
-    __syncthreads();
-    for (int st = 1; st < ly; st++) {
-        const bool odd = st & 1; /* row st's slot; row st - 1's slot and ring buffer: !odd */
-        const double c0 = sf0, c1 = sf1, c2 = sf2;
-        double *const sc = own + (odd ? so : 0);
-        sc[0] = c0;
-        sc[ncl] = c1;
-        sc[2 * ncl] = c2;
-        const double *const sr = own + (odd ? 0 : so);
-        ens_heis_rows_terms(sr + dxo, sr + dzo, ncl, p0, p1, p2, c0, c1, c2, j0, j1, j2,
-                            t0 + (odd ? 0 : tb), m0 + (odd ? 0 : mb));
-        p0 = c0;
-        p1 = c1;
-        p2 = c2;
-        j0 = __ldg(jp);
-        j1 = __ldg(jp + n);
-        j2 = __ldg(jp + 2 * n);
-        jp += lx;
-        sp = st + 1 < ly ? sp + lx : sp0;
-        sf0 = __ldg(sp);
-        sf1 = __ldg(sp + n);
-        sf2 = __ldg(sp + 2 * n);
-        __syncthreads();
-    }
-    /* step L_y: the last row's terms, its y neighbours row 0's spins */
-    {
-        const bool odd = (ly - 1) & 1; /* row L_y - 1's slot and ring buffer */
-        const double *const sr = own + (odd ? so : 0);
-        ens_heis_rows_terms(sr + dxo, sr + dzo, ncl, p0, p1, p2, sf0, sf1, sf2, j0, j1, j2,
-                            t0 + (odd ? tb : 0), m0 + (odd ? mb : 0));
-    }
-    __syncthreads();
-    __syncthreads(); /* step L_y + 1: the consumers add the last window */
-}
-
 /*
  * A round's form by rows (ens_heis_win_of's win.rows: 3D, a chunk a plane, W = L_x, so
  * window w is row y = w of every plane). Each spin is converted to double once: producer
@@ -944,7 +862,11 @@ __device__ __forceinline__ void ens_heis_rows_produce(const ens_heis_shape &g,
  * couplings), and loads 6 instead of 15. The doubles are the same (a float converts to
  * one double), the products and sums the same in the same order: the same bits.
  * Consumers add window wc at step wc + 2 (ens_heis_win_consume), one barrier a step,
- * L_y + 2 steps (ens_heis_rows_produce: the slots' and buffers' parity, the loads).
+ * L_y + 2 steps. At 2048 x 16^3 it took 82 us under ncu against the window form's 85
+ * (conversions 6.3 a site against 15.4): the conversions were not what bound the launch.
+ * Measured slower (doc/PERFORMANCE.md): the producer's step restructured to about 68
+ * instructions a site against 120 (spilling at 48 registers: 88 us), and the loads two
+ * rows ahead (88 us).
  */
 template <int NDIM>
 __device__ __forceinline__ void ens_heis_rows_body(const ens_heis_shape &g,
@@ -963,12 +885,61 @@ __device__ __forceinline__ void ens_heis_rows_body(const ens_heis_shape &g,
     if (tid < consumers) {
         ens_heis_win_consume<NDIM, 1, 2>(win, nch, lx * g.ly, 2, bond_ring, mag_ring, partials);
     } else {
+        const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
+        const int n = g.n, ncl = nch * lx; /* a slot's doubles of one component */
         const int p = tid - consumers, c = p / lx, x = p - c * lx;
-        if (c < nch)
-            ens_heis_rows_produce(g, m, nch, win, c, x, bond_ring, mag_ring, spin_rows);
-        else /* nch L_x producers may be fewer than the threads */
-            for (int st = 0; st < g.ly + 2; st++)
-                __syncthreads();
+        const bool mine = c < nch;
+        const int at = c * lx + x, at_x = c * lx + (x + 1 == lx ? 0 : x + 1);
+        const int at_z = (c + 1 == nch ? 0 : c + 1) * lx + x;
+        const int i0 = c * lx * g.ly + x; /* site (x, 0, c) */
+        int i = i0;
+        float sf0 = 0.f, sf1 = 0.f, sf2 = 0.f, j0 = 0.f, j1 = 0.f, j2 = 0.f;
+        double p0 = 0.0, p1 = 0.0, p2 = 0.0;
+        if (mine) {
+            sf0 = __ldg(s0 + i);
+            sf1 = __ldg(s0 + n + i);
+            sf2 = __ldg(s0 + 2 * n + i);
+        }
+        for (int st = 0; st <= g.ly + 1; st++) {
+            if (mine && st <= g.ly) {
+                /* row st's spin; after the last row, row 0's again (its y neighbours) */
+                const double c0 = sf0, c1 = sf1, c2 = sf2;
+                if (st < g.ly) {
+                    double *sl = spin_rows + (st & 1) * 3 * ncl;
+                    sl[at] = c0;
+                    sl[ncl + at] = c1;
+                    sl[2 * ncl + at] = c2;
+                }
+                if (st > 0) {
+                    /* row st - 1's terms, in mu order; no fused multiply-add (-fmad=false) */
+                    const int r = st - 1;
+                    const double *sl = spin_rows + (r & 1) * 3 * ncl;
+                    double *t = bond_ring + ((r & 1) * nch + c) * win.bs + x * 3;
+                    const double dx = p0 * sl[at_x] + p1 * sl[ncl + at_x] + p2 * sl[2 * ncl + at_x];
+                    const double dy = p0 * c0 + p1 * c1 + p2 * c2;
+                    const double dz = p0 * sl[at_z] + p1 * sl[ncl + at_z] + p2 * sl[2 * ncl + at_z];
+                    t[0] = (double)j0 * dx;
+                    t[1] = (double)j1 * dy;
+                    t[2] = (double)j2 * dz;
+                    mag_ring[((r & 1) * nch + c) * win.ms + x] = p2;
+                }
+                p0 = c0;
+                p1 = c1;
+                p2 = c2;
+                /* in flight over the barrier: row st's couplings, row st + 1's spin (row 0's
+                 * after the last row: reloaded rather than kept, 6 registers fewer) */
+                if (st < g.ly) {
+                    j0 = __ldg(J + i);
+                    j1 = __ldg(J + n + i);
+                    j2 = __ldg(J + 2 * n + i);
+                    i = st + 1 < g.ly ? i + lx : i0;
+                    sf0 = __ldg(s0 + i);
+                    sf1 = __ldg(s0 + n + i);
+                    sf2 = __ldg(s0 + 2 * n + i);
+                }
+            }
+            __syncthreads();
+        }
     }
     ens_heis_win_totals(ch, true, partials, sums);
 }
@@ -1001,7 +972,8 @@ ens_heis_round_window_kernel(const ens_heis_shape g,
     ens_heis_window_body<NDIM, true>(g, m, ch, win, sums, win_shared);
 }
 
-/* The round's form by rows (win.rows): 3D alone. */
+/* The round's form by rows (win.rows): 3D alone; 48 registers, no spills (ptxas of CUDA
+ * 13.0), four blocks of 320 threads an SM at 16^3 as the window form's. */
 __global__ void __maxnreg__(48)
 ens_heis_round_rows_kernel(const ens_heis_shape g,
                            const cuda_ens_heis_member *__restrict__ members,
