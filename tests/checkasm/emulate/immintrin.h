@@ -96,6 +96,23 @@ static inline simde__m512d latmc_emu_mm512_cvtps_pd(simde__m256 a)
  * source's sign), and its decisions' mask logic; lane by lane in plain C (needs <math.h>,
  * included here). */
 #include <math.h>
+#include <string.h>
+/* The getexp and getmant stand-ins below read a normal float's exponent and fraction from
+ * its bits, as the instructions do (the same values as through frexpf, which took most of
+ * checkasm's time in the exhaustive phi4.quick_log_f check: 2^28 floats); zeros,
+ * subnormals, infinities and NaNs still go through frexpf. */
+static inline uint32_t latmc_emu_bits_f(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+static inline float latmc_emu_float_of(uint32_t b)
+{
+    float x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
 #ifndef _mm512_shuffle_epi32
 static inline simde__m512i latmc_emu_mm512_shuffle_epi32(simde__m512i a, int imm)
 {
@@ -126,7 +143,10 @@ static inline simde__m512 latmc_emu_mm512_getexp_ps(simde__m512 a)
     simde_mm512_storeu_ps(in, a);
     for (int i = 0; i < 16; i++) {
         int e;
-        if (isnan(in[i]))
+        const int field = (int)(latmc_emu_bits_f(in[i]) >> 23 & 0xff);
+        if (field != 0 && field != 0xff)
+            out[i] = (float)(field - 127); /* a normal float: what frexpf gives, less 1 */
+        else if (isnan(in[i]))
             out[i] = in[i];
         else if (in[i] == 0)
             out[i] = -INFINITY;
@@ -149,7 +169,11 @@ static inline simde__m512 latmc_emu_mm512_getmant_ps(simde__m512 a)
     simde_mm512_storeu_ps(in, a);
     for (int i = 0; i < 16; i++) {
         int e;
-        out[i] = isfinite(in[i]) && in[i] != 0 ? 2 * frexpf(in[i], &e) : in[i];
+        const uint32_t bits = latmc_emu_bits_f(in[i]), field = bits >> 23 & 0xff;
+        if (field != 0 && field != 0xff) /* normal: sign and fraction, exponent of 1 */
+            out[i] = latmc_emu_float_of((bits & 0x807fffffu) | 0x3f800000u);
+        else
+            out[i] = isfinite(in[i]) && in[i] != 0 ? 2 * frexpf(in[i], &e) : in[i];
     }
     return simde_mm512_loadu_ps(out);
 }
