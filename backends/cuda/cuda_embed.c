@@ -115,17 +115,21 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     if (cs->embed_on_host || (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff) ||
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
-    int st = cuda_box_set_device(b->ex.device);
     /* Swendsen-Wang in a field needs the clusters' sums (Wolff's is a word of its own) */
     const bool field_sums = !wolff && (job->field[0] != 0.0 || job->field[1] != 0.0);
     if (what == LATMC_EMBED_ASK) {
         /* the arrays made at the first ask (a field's sums at the first in a field): a
          * GPU without the room for them leaves the step to the host copy rather than fail
          * a sweep (asked again at the next: a failed allocation costs little beside a host
-         * copy's step, and memory freed meanwhile brings the device's step back) */
-        if (st == LATMC_OK && !cs->embed)
+         * copy's step, and memory freed meanwhile brings the device's step back); a
+         * decline records no message (lib/backend.h), so the device is set quietly */
+        if (cudaSetDevice(b->ex.device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return LATMC_EUNSUPPORTED;
+        }
+        if (!cs->embed)
             (void)embed_make(cs, sim->nsites, wolff);
-        if (st == LATMC_OK && cs->embed && field_sums && !cs->embed->field_work) {
+        if (cs->embed && field_sums && !cs->embed->field_work) {
             const size_t bytes = cuda_embed_field_bytes((uint32_t)sim->nsites);
             if (cudaMalloc(&cs->embed->field_work, bytes) != cudaSuccess) {
                 (void)cudaGetLastError(); /* not sticky: cleared */
@@ -134,8 +138,9 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
             }
             cs->embed->field_bytes = bytes;
         }
-        return st == LATMC_OK && cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
+        return cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
+    int st = cuda_box_set_device(b->ex.device);
     if (st < 0)
         return st;
     const struct cuda_embed *e = cs->embed;

@@ -496,6 +496,38 @@ static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *a
     latmc_ctx_destroy(&ctx);
 }
 
+/* A Heisenberg Swendsen-Wang part under device AUTO takes the CPU (each rank resolves AUTO
+ * alone, and CPU and GPU parts join clusters through different collectives), though AUTO
+ * takes the GPU for the same sim in one process (refusals_embedded); and sweeps there.
+ * status[rank]: LATMC_OK where all went as expected, 77 without a CUDA backend. */
+static void auto_embedded_part(int rank, int n, const latmc_transport *t, void *arg)
+{
+    int *status = arg;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d = heis_desc(2, 32, LATMC_ALGO_SWENDSEN_WANG);
+    d.device = LATMC_DEVICE_CUDA;
+    int st = latmc_ctx_create(&ctx);
+    if (st == LATMC_OK && latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
+        st = 77;
+    latmc_sim_destroy(&sim);
+    d.device = LATMC_DEVICE_AUTO;
+    if (st == LATMC_OK)
+        st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
+    if (st == LATMC_OK && strcmp(latmc_sim_backend_name(sim), "cpu") != 0) {
+        printf("part %d under AUTO: backend %s, not the CPU\n", rank,
+               latmc_sim_backend_name(sim));
+        st = LATMC_EBACKEND;
+    }
+    if (st == LATMC_OK)
+        st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+    if (st == LATMC_OK)
+        st = latmc_sim_sweep(sim, 2);
+    status[rank] = st;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void refusals_parts(void **state)
 {
     (void)state;
@@ -513,6 +545,11 @@ static void refusals_parts(void **state)
     }
     for (int p = 0; p < 2; p++)
         assert_int_equal(cuda[p], LATMC_OK);
+    int autos[2] = { 1, 1 };
+    void *auto_args[2] = { autos, autos };
+    assert_int_equal(thread_parts_run(2, NULL, auto_embedded_part, auto_args, NULL), 0);
+    for (int p = 0; p < 2; p++)
+        assert_int_equal(autos[p], autos[0] == 77 ? 77 : LATMC_OK);
 }
 
 static void refusals_embedded(void **state)
@@ -534,11 +571,11 @@ static void refusals_embedded(void **state)
     assert_true(v == 1.0);
     latmc_sim_destroy(&sim);
 
-    /* CUDA: the GPU's local passes and the core's cluster step (their chain bit for bit:
+    /* CUDA: the GPU's local passes and the cluster step (their chain bit for bit:
      * tests/unit/test_cluster_embed.c, the identity matrix's embedded rows); AUTO takes
      * the GPU for Heisenberg (its step on the device in every field, one box or boxes of
-     * one process) and keeps phi^4 on the CPU (the device's step needs Lambda = inf, set
-     * after creation) */
+     * one process; parts: refusals_parts) and keeps phi^4 on the CPU (the device's step
+     * needs Lambda = inf, the default but a parameter that may change after creation) */
     const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
     for (int k = 0; k < 2; k++) {
         d = k == 0 ? phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_METROPOLIS)

@@ -49,6 +49,7 @@
 #include "cluster_embed_sum.h"
 #include "exact_phi4.h"
 #include "latmc_math.h"
+#include "plan.h"
 #include "rng_streams.h"
 #include "sim_helpers.h"
 
@@ -838,6 +839,10 @@ static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key,
 {
     void *a = malloc(bytes), *b = malloc(bytes);
     assert_true(a && b);
+    /* the layout compared is the one asked for (test_boxes: k boxes, whose step is
+     * clusters/cuda_embed_boxes.c's; else one box alone, cuda_embed.c's) */
+    assert_int_equal(dev->plan->n_boxes, test_boxes ? test_boxes : 1);
+    assert_int_equal(host->plan->n_boxes, dev->plan->n_boxes);
     const uint64_t calls[] = { 1, 3, 2 };
     for (int c = 0; c < 3; c++) {
         assert_int_equal(latmc_sim_sweep(dev, calls[c]), LATMC_OK);
@@ -870,6 +875,57 @@ static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key,
     free(b);
 }
 
+/* routes_agree for a phi^4 sim of make_phi4 with Lambda = inf, nloc 1 (Lambda set to 3
+ * after a step: its statistics are still the nearest neighbours' step's). */
+static void phi4_routes(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t lz,
+                        int precision, int algorithm)
+{
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
+    latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, ndim, lx, ly, lz, precision, INFINITY,
+                               algorithm, 1);
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+    latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, ndim, lx, ly, lz, precision, INFINITY,
+                                algorithm, 1);
+    unsetenv("LATMC_CUDA_EMBED");
+    const size_t sites = (size_t)lx * (size_t)ly * (size_t)(ndim == 3 ? lz : 1);
+    routes_agree(dev, host,
+                 sites * (precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double)),
+                 LATMC_PARAM_LAMBDA, 3.0);
+    latmc_sim_destroy(&dev);
+    latmc_sim_destroy(&host);
+}
+
+/* routes_agree for a 3D Heisenberg sim of make_heis, L^3, two replicas (beta set to 0.7
+ * after a step). */
+static void heis_routes(latmc_ctx *ctx, int64_t l, int algorithm, double h)
+{
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
+    latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, algorithm, h);
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+    latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, algorithm, h);
+    unsetenv("LATMC_CUDA_EMBED");
+    routes_agree(dev, host, (size_t)(l * l * l) * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
+                 0.7);
+    latmc_sim_destroy(&dev);
+    latmc_sim_destroy(&host);
+}
+
+/* routes_agree for the ferromagnet of make_ferro, 40^3 in the field h = 0.05 (h set to 0.2
+ * after a step); the device's last step's largest cluster (a fraction of the sites). */
+static double ferro_routes(latmc_ctx *ctx, int algorithm)
+{
+    latmc_sim *dev = make_ferro(ctx, 40, algorithm, 0.05);
+    assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
+    latmc_sim *host = make_ferro(ctx, 40, algorithm, 0.05);
+    unsetenv("LATMC_CUDA_EMBED");
+    routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
+    double largest = 0.0;
+    assert_int_equal(latmc_sim_observable(dev, LATMC_OBS_LARGEST_CLUSTER, &largest), LATMC_OK);
+    latmc_sim_destroy(&dev);
+    latmc_sim_destroy(&host);
+    return largest;
+}
+
 /* The CUDA sims' local passes are the GPU's (phi^4's chunk schedule, Heisenberg's heat
  * bath with CUDA's functions), both sims' alike; the cluster step applied to the local
  * sim's configuration must still be the definition's, bit for bit, with its statistics. */
@@ -895,20 +951,9 @@ static void phi4_chain_cuda(void **state)
               LATMC_ALGO_WOLFF, 2);
     /* the device's step against the host copy's (Lambda changed to a finite value after
      * a step: its statistics are still the nearest neighbours' step's) */
-    for (int algo = 0; algo < 2; algo++) {
-        const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
-        latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
-                                   LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-        latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, 3, 24, 24, 24,
-                                    LATMC_PRECISION_DOUBLE, INFINITY, a, 1);
-        unsetenv("LATMC_CUDA_EMBED");
-        routes_agree(dev, host, (size_t)24 * 24 * 24 * sizeof(double), LATMC_PARAM_LAMBDA,
-                     3.0);
-        latmc_sim_destroy(&dev);
-        latmc_sim_destroy(&host);
-    }
+    for (int algo = 0; algo < 2; algo++)
+        phi4_routes(ctx, 3, 24, 24, 24, LATMC_PRECISION_DOUBLE,
+                    algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG);
     latmc_ctx_destroy(&ctx);
 }
 
@@ -942,37 +987,13 @@ static void heisenberg_chain_cuda(void **state)
      * statistics are the step's: Wolff's regrown from its bonds, not from beta J now);
      * in a field too (the clusters' sums of a by atomics: many small clusters and
      * large ones) */
-    for (int c = 0; c < 4; c++) {
-        const int a = c % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        const double h = c >= 2 ? 0.4 : 0.0;
-        const int64_t l = c >= 2 ? 32 : 24;
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
-        latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-        latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
-        unsetenv("LATMC_CUDA_EMBED");
-        routes_agree(dev, host, (size_t)(l * l * l) * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
-                     0.7);
-        latmc_sim_destroy(&dev);
-        latmc_sim_destroy(&host);
-    }
+    for (int c = 0; c < 4; c++)
+        heis_routes(ctx, c >= 2 ? 32 : 24, c % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG,
+                    c >= 2 ? 0.4 : 0.0);
     /* the ferromagnet in a small field from a cold start: a spanning cluster
-     * (Swendsen-Wang), a large one (Wolff) */
-    for (int c = 0; c < 2; c++) {
-        const int algorithm = c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        latmc_sim *dev = make_ferro(ctx, 40, algorithm, 0.05);
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-        latmc_sim *host = make_ferro(ctx, 40, algorithm, 0.05);
-        unsetenv("LATMC_CUDA_EMBED");
-        routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
-        double largest = 0.0;
-        assert_int_equal(latmc_sim_observable(dev, LATMC_OBS_LARGEST_CLUSTER, &largest),
-                         LATMC_OK);
-        if (!c) /* many warps' sites in one cluster, hot in each */
-            assert_true(largest * 64000.0 > 256.0);
-        latmc_sim_destroy(&dev);
-        latmc_sim_destroy(&host);
-    }
+     * (Swendsen-Wang: many warps' sites in one cluster, hot in each), a large one (Wolff) */
+    assert_true(ferro_routes(ctx, LATMC_ALGO_SWENDSEN_WANG) * 64000.0 > 256.0);
+    (void)ferro_routes(ctx, LATMC_ALGO_WOLFF);
     latmc_ctx_destroy(&ctx);
 }
 
@@ -989,44 +1010,17 @@ static void boxes_cuda(void **state)
         skip();
     for (int c = 0; c < 8; c++) {
         test_boxes = c % 2 ? 3 : 2;
-        const int a = c / 2 % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        const double h = c >= 4 ? 0.4 : 0.0;
-        const int64_t l = c % 2 ? 20 : 24;
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0);
-        latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-        latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, a, h);
-        unsetenv("LATMC_CUDA_EMBED");
-        routes_agree(dev, host, (size_t)(l * l * l) * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
-                     0.7);
-        latmc_sim_destroy(&dev);
-        latmc_sim_destroy(&host);
+        heis_routes(ctx, c % 2 ? 20 : 24,
+                    c / 2 % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG, c >= 4 ? 0.4 : 0.0);
     }
-    for (int c = 0; c < 2; c++) {
-        test_boxes = 2;
-        const int a = c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        latmc_sim *dev = make_ferro(ctx, 40, a, 0.05);
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-        latmc_sim *host = make_ferro(ctx, 40, a, 0.05);
-        unsetenv("LATMC_CUDA_EMBED");
-        routes_agree(dev, host, (size_t)40 * 40 * 40 * 3 * sizeof(float), LATMC_PARAM_H, 0.2);
-        latmc_sim_destroy(&dev);
-        latmc_sim_destroy(&host);
-    }
+    /* the ferromagnet's spanning cluster across the faces (Swendsen-Wang) */
+    test_boxes = 2;
+    assert_true(ferro_routes(ctx, LATMC_ALGO_SWENDSEN_WANG) * 64000.0 > 256.0);
+    (void)ferro_routes(ctx, LATMC_ALGO_WOLFF);
     /* phi^4 (96 planes: the chunk schedule's layers cut into two boxes) */
-    for (int c = 0; c < 2; c++) {
-        test_boxes = 2;
-        const int a = c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, 2, 128, 96, 0,
-                                   LATMC_PRECISION_FLOAT, INFINITY, a, 1);
-        assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-        latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, 2, 128, 96, 0,
-                                    LATMC_PRECISION_FLOAT, INFINITY, a, 1);
-        unsetenv("LATMC_CUDA_EMBED");
-        routes_agree(dev, host, (size_t)128 * 96 * sizeof(float), LATMC_PARAM_LAMBDA, 3.0);
-        latmc_sim_destroy(&dev);
-        latmc_sim_destroy(&host);
-    }
+    for (int c = 0; c < 2; c++)
+        phi4_routes(ctx, 2, 128, 96, 0, LATMC_PRECISION_FLOAT,
+                    c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG);
     test_boxes = 0;
     latmc_ctx_destroy(&ctx);
 }

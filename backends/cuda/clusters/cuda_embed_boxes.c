@@ -20,7 +20,9 @@
  *
  * The replicas run last to first, so replica 0's a, bonds, labels and faces stay for the
  * statistics; then the halos of the configuration are sent and the boxes' events recorded
- * as after a plan step (cuda_exec_resend_halos). The host waits for none of it.
+ * as after a plan step (cuda_exec_resend_halos; after a step that failed part of the way
+ * too, so that no halo keeps older planes than its neighbour's). The host waits for none
+ * of it.
  *
  * State per box (made at the first ask; where a GPU has no room the ask declines and the
  * core steps on its host copy): a_i in double, the bonds and the labels of its stored
@@ -81,8 +83,9 @@ void cuda_embed_boxes_free(struct cuda_embed_boxes *e)
     free(e);
 }
 
-/* The boxes' arrays, or NULL where a host or a GPU has no room for them (nothing kept; an
- * allocation's error is not sticky and is cleared). */
+/* The boxes' arrays, or NULL where a host or a GPU has no room for them: nothing kept and
+ * nothing recorded (an allocation's error is not sticky and is cleared; the ask then
+ * declines without a message, lib/backend.h). */
 static struct cuda_embed_boxes *boxes_make(const latmc_sim *sim, struct cuda_box *box, int n)
 {
     struct cuda_embed_boxes *e = calloc(1, sizeof *e);
@@ -96,12 +99,12 @@ static struct cuda_embed_boxes *boxes_make(const latmc_sim *sim, struct cuda_box
         struct embed_box *eb = &e->box[i];
         eb->device = box[i].ex.device;
         const size_t m = (size_t)box[i].local.nsites;
-        ok = cuda_box_set_device(eb->device) == LATMC_OK &&
+        ok = cudaSetDevice(eb->device) == cudaSuccess &&
              cudaMalloc((void **)&eb->a, m * sizeof *eb->a) == cudaSuccess &&
              cudaMalloc((void **)&eb->bonds, m) == cudaSuccess &&
              cudaMalloc((void **)&eb->labels, m * sizeof *eb->labels) == cudaSuccess &&
              (!wolff || cudaMalloc((void **)&eb->keep, sizeof *eb->keep) == cudaSuccess) &&
-             cuda_sw_boxes_create(sim, &box[i], &eb->faces) == LATMC_OK;
+             cuda_sw_boxes_try_create(sim, &box[i], &eb->faces) == LATMC_OK;
     }
     if (!ok) {
         (void)cudaGetLastError();
@@ -120,7 +123,8 @@ static bool boxes_sums(struct cuda_embed_boxes *e, const struct cuda_box *box)
         if (eb->sums)
             continue;
         const size_t bytes = cuda_embed_field_bytes((uint32_t)box[i].local.nsites);
-        if (cuda_box_set_device(eb->device) < 0 || cudaMalloc(&eb->sums, bytes) != cudaSuccess) {
+        if (cudaSetDevice(eb->device) != cudaSuccess ||
+            cudaMalloc(&eb->sums, bytes) != cudaSuccess) {
             (void)cudaGetLastError();
             eb->sums = NULL;
             return false;
@@ -318,6 +322,17 @@ static int boxes_names(const latmc_sim *sim, struct cuda_box *box, int n,
     return st;
 }
 
+/* Whether every box's stored sites (its own planes and its halos) have 32-bit indices, as
+ * the kernels name them: the lattice's 2^32 - 1 sites are the core's limit, a box's halos
+ * may take a thin slab's beyond it. */
+static bool boxes_indexable(const struct cuda_box *box, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (box[i].local.nsites > (int64_t)UINT32_MAX)
+            return false;
+    return true;
+}
+
 int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -328,7 +343,8 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     if (!box || cs->embed_on_host ||
         (leaf->model != LATMC_MODEL_HEISENBERG && leaf->model != LATMC_MODEL_PHI4) ||
         (algo != LATMC_ALGO_SWENDSEN_WANG && algo != LATMC_ALGO_WOLFF) ||
-        sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)
+        sim->nsites > (int64_t)UINT32_MAX || !boxes_indexable(box, n) ||
+        sim->desc.replicas > 2)
         return LATMC_EUNSUPPORTED;
     const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
     if (what == LATMC_EMBED_ASK) {
@@ -352,10 +368,17 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     /* the last replica first: replica 0's a, bonds, labels and faces stay for the
      * statistics */
     const int reps = sim->desc.model == LATMC_MODEL_PHI4 ? 1 : sim->desc.replicas;
+    const bool launched = st == LATMC_OK;
     for (int rep = reps - 1; rep >= 0 && st == LATMC_OK; rep--)
         st = replica_step(sim, box, n, e, kb, faces, rep, job);
-    if (st == LATMC_OK)
-        st = cuda_exec_resend_halos(sim, cs->exec);
+    /* after a step that failed part of the way too (where the device still works): a
+     * failed sweep may leave the configuration partly stepped (include/latmc/sim.h), but
+     * no halo may keep planes older than its neighbour's own, which the next local pass
+     * would read; the first failure's status is the call's */
+    if (launched) {
+        const int sent = cuda_exec_resend_halos(sim, cs->exec);
+        st = st < 0 ? st : sent;
+    }
     free(kb);
     free(faces);
     return st;

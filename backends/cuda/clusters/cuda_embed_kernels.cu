@@ -22,12 +22,14 @@
 #include "latmc_math.h"
 
 /* a_i = r . s_i as lib/cluster_heisenberg.c: ((r_x s_x + r_y s_y) + r_z s_z) in double
- * (n: the sites of the box's stored lattice, the SoA's stride). */
+ * (n: the sites of the box's stored lattice, the SoA's stride; the components' offsets in
+ * size_t: n + i passes 2^32 on a lattice of more than 2^31 sites). */
 __device__ __forceinline__ double embed_a(const float *s, uint32_t n, uint32_t i, double r0,
                                           double r1, double r2)
 {
-    return __dadd_rn(__dadd_rn(__dmul_rn(r0, (double)s[i]), __dmul_rn(r1, (double)s[n + i])),
-                     __dmul_rn(r2, (double)s[2 * (size_t)n + i]));
+    const size_t at = (size_t)n + i;
+    return __dadd_rn(__dadd_rn(__dmul_rn(r0, (double)s[i]), __dmul_rn(r1, (double)s[at])),
+                     __dmul_rn(r2, (double)s[(size_t)n + at]));
 }
 
 /* The stored sites [first, first + count) whose a the bonds read: the own planes, and
@@ -120,13 +122,13 @@ __global__ void embed_reflect_kernel(struct cuda_sw_box b, struct cuda_embed_fli
             continue;
         const double two_a = __dmul_rn(2.0, a[i]);
         const double v0 = __dsub_rn((double)s[i], __dmul_rn(two_a, r0));
-        const double v1 = __dsub_rn((double)s[n + i], __dmul_rn(two_a, r1));
+        const double v1 = __dsub_rn((double)s[(size_t)n + i], __dmul_rn(two_a, r1));
         const double v2 = __dsub_rn((double)s[2 * (size_t)n + i], __dmul_rn(two_a, r2));
         const double dot =
             __dadd_rn(__dadd_rn(__dmul_rn(v0, v0), __dmul_rn(v1, v1)), __dmul_rn(v2, v2));
         const double inv = __ddiv_rn(1.0, __dsqrt_rn(dot));
         s[i] = __double2float_rn(__dmul_rn(v0, inv));
-        s[n + i] = __double2float_rn(__dmul_rn(v1, inv));
+        s[(size_t)n + i] = __double2float_rn(__dmul_rn(v1, inv));
         s[2 * (size_t)n + i] = __double2float_rn(__dmul_rn(v2, inv));
     }
 }

@@ -18,6 +18,7 @@
  * stream (the flip and the next sweep's bonds and labels follow it), so they never
  * overwrite names the first box still reads.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,58 +50,92 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
     free(f);
 }
 
-int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
-                         struct cuda_sw_faces **out)
+/* One array of the face state: with a message (cuda_box_alloc_on), or quietly (the
+ * runtime's failure of an allocation is not sticky: cleared). */
+static int faces_alloc(void **ptr, size_t bytes, int device, const char *what, bool quiet)
+{
+    if (!quiet)
+        return cuda_box_alloc_on(ptr, bytes, device, what);
+    if (cudaMalloc(ptr, bytes) == cudaSuccess)
+        return LATMC_OK;
+    (void)cudaGetLastError();
+    *ptr = NULL;
+    return LATMC_ENOMEM;
+}
+
+static int faces_event(cudaEvent_t *ev, bool quiet)
+{
+    const cudaError_t err = cudaEventCreateWithFlags(ev, cudaEventDisableTiming);
+    if (err == cudaSuccess)
+        return LATMC_OK;
+    *ev = NULL;
+    if (!quiet)
+        return cuda_check(err, "creating a cluster event");
+    (void)cudaGetLastError();
+    return LATMC_EDEVICE;
+}
+
+/* cuda_sw_boxes_create and cuda_sw_boxes_try_create: quiet records no message. */
+static int faces_make(const latmc_sim *sim, const struct cuda_box *b, struct cuda_sw_faces **out,
+                      bool quiet)
 {
     *out = NULL;
     const latmc_sim_desc *d = &sim->desc;
     struct cuda_sw_faces *f = calloc(1, sizeof *f);
     if (!f)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a box's "
-                               "face state");
+        return quiet ? LATMC_ENOMEM
+                     : cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a "
+                                       "box's face state");
     f->ps = (uint32_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
     f->n = sim->plan->n_boxes;
     const size_t words = (size_t)cuda_sw_face_words(f->ps);
     const size_t nodes = 2 * (size_t)f->ps * (size_t)f->n;
+    const int dev = b->ex.device;
     /* the plan's box 0 joins the boxes of one process; every part joins all parts */
     const bool first = b->ex.origin == 0 || latmc_part_many(sim);
-    int st = cuda_box_alloc_on((void **)&f->face, words * 4, b->ex.device,
-                               "cluster faces");
+    const bool wolff = d->algorithm == LATMC_ALGO_WOLFF;
+    int st = faces_alloc((void **)&f->face, words * 4, dev, "cluster faces", quiet);
     if (st == LATMC_OK)
-        st = cuda_box_alloc_on((void **)&f->scratch, (size_t)b->local.nsites * 4, b->ex.device,
-                               "cluster scratch");
+        st = faces_alloc((void **)&f->scratch, (size_t)b->local.nsites * 4, dev,
+                         "cluster scratch", quiet);
     if (st == LATMC_OK)
-        st = cuda_check(cudaEventCreateWithFlags(&f->sent, cudaEventDisableTiming),
-                        "creating a cluster event");
+        st = faces_event(&f->sent, quiet);
     if (st == LATMC_OK && first)
-        st = cuda_box_alloc_on((void **)&f->gathered, words * (size_t)f->n * 4, b->ex.device,
-                               "joined cluster faces");
+        st = faces_alloc((void **)&f->gathered, words * (size_t)f->n * 4, dev,
+                         "joined cluster faces", quiet);
     if (st == LATMC_OK && first)
-        st = cuda_box_alloc_on((void **)&f->parent, nodes * 4, b->ex.device,
-                               "joined cluster faces");
+        st = faces_alloc((void **)&f->parent, nodes * 4, dev, "joined cluster faces", quiet);
     if (st == LATMC_OK && first)
-        st = cuda_box_alloc_on((void **)&f->least, nodes * 4, b->ex.device,
-                               "joined cluster faces");
+        st = faces_alloc((void **)&f->least, nodes * 4, dev, "joined cluster faces", quiet);
     if (st == LATMC_OK && first) /* the components' sums in a field */
-        st = cuda_box_alloc_on((void **)&f->jsum, nodes * 8, b->ex.device,
-                               "joined cluster faces");
+        st = faces_alloc((void **)&f->jsum, nodes * 8, dev, "joined cluster faces", quiet);
     if (st == LATMC_OK && first)
-        st = cuda_check(cudaEventCreateWithFlags(&f->joined, cudaEventDisableTiming),
-                        "creating a cluster event");
-    if (st == LATMC_OK && (latmc_part_many(sim) || d->algorithm == LATMC_ALGO_WOLFF))
-        st = cuda_box_alloc_on((void **)&f->target, 16, b->ex.device, "the Wolff cluster's "
-                               "name");
-    if (st == LATMC_OK && d->algorithm == LATMC_ALGO_WOLFF && !latmc_part_many(sim))
-        st = cuda_box_alloc_on((void **)&f->seed, 16, b->ex.device, "the Wolff seed's piece");
+        st = faces_event(&f->joined, quiet);
+    if (st == LATMC_OK && (latmc_part_many(sim) || wolff))
+        st = faces_alloc((void **)&f->target, 16, dev, "the Wolff cluster's name", quiet);
+    if (st == LATMC_OK && wolff && !latmc_part_many(sim))
+        st = faces_alloc((void **)&f->seed, 16, dev, "the Wolff seed's piece", quiet);
     if (st == LATMC_OK && latmc_part_many(sim))
-        st = cuda_box_alloc_on((void **)&f->stats, 3 * sizeof *f->stats, b->ex.device,
-                               "the parts' cluster statistics");
+        st = faces_alloc((void **)&f->stats, 3 * sizeof *f->stats, dev,
+                         "the parts' cluster statistics", quiet);
     if (st < 0) {
         cuda_sw_boxes_destroy(f);
         return st;
     }
     *out = f;
     return LATMC_OK;
+}
+
+int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
+                         struct cuda_sw_faces **out)
+{
+    return faces_make(sim, b, out, false);
+}
+
+int cuda_sw_boxes_try_create(const latmc_sim *sim, const struct cuda_box *b,
+                             struct cuda_sw_faces **out)
+{
+    return faces_make(sim, b, out, true);
 }
 
 /* The first slot of a face buffer's 2 ps names (before the join: each slot's piece's

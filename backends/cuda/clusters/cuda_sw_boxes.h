@@ -51,6 +51,11 @@ struct cuda_sw_faces {
  * library status. *out NULL on failure; free with cuda_sw_boxes_destroy. */
 int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
                          struct cuda_sw_faces **out);
+/* The same without a message where it fails (LATMC_ENOMEM: a host or device allocation;
+ * LATMC_EDEVICE: an event), for a caller that declines quietly instead (ops.embed_step's
+ * ask, lib/backend.h: clusters/cuda_embed_boxes.c); nothing kept. */
+int cuda_sw_boxes_try_create(const latmc_sim *sim, const struct cuda_box *b,
+                             struct cuda_sw_faces **out);
 void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
 
 /* After every box's labels were enqueued on its border stream: the faces out, the join on

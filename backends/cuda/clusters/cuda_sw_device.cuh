@@ -3,9 +3,10 @@
  * (cuda_sw_kernels.cu: inside a box) and the joins across boxes (cuda_sw_faces.cu) share:
  * a draw of a block, union-find with atomicMin (a root is always the smallest index of
  * its tree, whatever order the threads ran in), a site's cluster root after the labels
- * were flattened, its global name, a cluster's decision drawn at its name, and a site
- * taking its cluster's decision, a piece's joined name on k boxes; Wolff's kernels (cuda_wolff_kernels.cu) share the last
- * two.
+ * were flattened, its global name, a cluster's decision drawn at its name, a site taking
+ * its cluster's decision (Wolff's kernels, cuda_wolff_kernels.cu, share these two), and a
+ * piece's face slot and joined name on k boxes (the embedded step's kernels share these,
+ * cuda_embed_kernels.cu).
  */
 #ifndef LATMC_CUDA_SW_DEVICE_CUH
 #define LATMC_CUDA_SW_DEVICE_CUH
