@@ -11,10 +11,18 @@
 #include "ens_heisenberg_kernels.cu"
 
 /* The module's per-device cache (cuda_device.c, C11 atomics) stands outside this host
- * program: its one call here asks the runtime directly. */
+ * program: its calls here ask the runtime directly, or answer what this build is. */
 extern "C" cudaError_t cuda_device_smem_optin(int device, int *bytes)
 {
     return cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+}
+/* ... and the kernels' PTX version (cuda_image.cu's probe): this program is compiled for
+ * sm_90 alone, so its code is compute_90's. */
+extern "C" cudaError_t cuda_device_code_ptx(int device, int *version)
+{
+    (void)device;
+    *version = 90;
+    return cudaSuccess;
 }
 
 static uint64_t rs = 88172645463325252ull;
