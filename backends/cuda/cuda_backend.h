@@ -40,7 +40,7 @@ struct cuda_sim {
     bool ens_one_by_one;
     /* The embedded cluster steps' arrays (cuda_embed.c; NULL until the first). */
     struct cuda_embed *embed;
-    /* The same on k > 1 boxes (clusters/cuda_embed_boxes.c; NULL until the first). */
+    /* The same on k > 1 boxes (cuda_embed_boxes.c; NULL until the first). */
     struct cuda_embed_boxes *embed_boxes;
     bool embed_on_host; /* LATMC_CUDA_EMBED=host at create: ops.embed_step declines */
 };

@@ -2,7 +2,7 @@
  * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
  * the embedded Swendsen-Wang or Wolff step of a Heisenberg or phi^4 sim held as one box
  * alone on one GPU (Heisenberg's also in a field; k boxes of one process:
- * clusters/cuda_embed_boxes.c), run in the box's own
+ * cuda_embed_boxes.c), run in the box's own
  * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
  * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
  * configuration. Its state (a_i in double, the bonds one byte a site, the labels a uint32
@@ -110,7 +110,7 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct cuda_box *b = embed_box(sim);
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
-    if (!b) /* k boxes of one process: clusters/cuda_embed_boxes.c */
+    if (!b) /* k boxes of one process: cuda_embed_boxes.c */
         return cuda_embed_boxes_step(sim, what, job);
     if (cs->embed_on_host || (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff) ||
         sim->nsites > (int64_t)UINT32_MAX || sim->desc.replicas > 2)

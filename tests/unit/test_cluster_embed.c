@@ -840,7 +840,7 @@ static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key,
     void *a = malloc(bytes), *b = malloc(bytes);
     assert_true(a && b);
     /* the layout compared is the one asked for (test_boxes: k boxes, whose step is
-     * clusters/cuda_embed_boxes.c's; else one box alone, cuda_embed.c's) */
+     * cuda_embed_boxes.c's; else one box alone, cuda_embed.c's) */
     assert_int_equal(dev->plan->n_boxes, test_boxes ? test_boxes : 1);
     assert_int_equal(host->plan->n_boxes, dev->plan->n_boxes);
     const uint64_t calls[] = { 1, 3, 2 };
@@ -997,7 +997,7 @@ static void heisenberg_chain_cuda(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
-/* The device's step on k boxes of one GPU (clusters/cuda_embed_boxes.c) against the host
+/* The device's step on k boxes of one GPU (cuda_embed_boxes.c) against the host
  * copy's of the same layout, which is the core's step: Heisenberg Swendsen-Wang and Wolff
  * with Gaussian couplings and two replicas, with and without a field; phi^4 with Lambda =
  * inf; the ferromagnet's spanning clusters across the faces in a field; 2 and 3 boxes

@@ -53,7 +53,7 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
                          struct cuda_sw_faces **out);
 /* The same without a message where it fails (LATMC_ENOMEM: a host or device allocation;
  * LATMC_EDEVICE: an event), for a caller that declines quietly instead (ops.embed_step's
- * ask, lib/backend.h: clusters/cuda_embed_boxes.c); nothing kept. */
+ * ask, lib/backend.h: cuda_embed_boxes.c); nothing kept. */
 int cuda_sw_boxes_try_create(const latmc_sim *sim, const struct cuda_box *b,
                              struct cuda_sw_faces **out);
 void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);

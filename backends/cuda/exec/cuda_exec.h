@@ -142,7 +142,7 @@ struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf 
 
 /* The boxes of a sim of k > 1 boxes of one process (their halos kept by the executor),
  * their count and leaf, for the module's embedded cluster step on boxes
- * (clusters/cuda_embed_boxes.c); NULL for one box alone or a part. */
+ * (cuda_embed_boxes.c); NULL for one box alone or a part. */
 struct cuda_box *cuda_exec_boxes(struct cuda_exec *x, int *n, const struct cuda_leaf **leaf);
 
 /* After work enqueued on every box's border stream that changed its own planes outside the

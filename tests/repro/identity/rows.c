@@ -621,7 +621,7 @@ const struct row rows[] = {
     { "phi4_wolff_float", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
-    /* the device's step on k boxes of one GPU and on devices (clusters/cuda_embed_boxes.c):
+    /* the device's step on k boxes of one GPU and on devices (cuda_embed_boxes.c):
      * the pieces joined across the faces, their sums too in a field (Wolff's cluster's
      * name and sum from the join), uneven slabs, hot and cold starts, against the one
      * GPU's device step */
