@@ -11,7 +11,8 @@
  *      border stream (high priority), records border_done, sends its outermost `halo`
  *      own planes into the neighbours' halos through its transport (cuda_halo.h), records
  *      copies_done; its main stream updates the interior meanwhile (interior_done), which
- *      reads no halo. A box of one or two border ranges has no interior.
+ *      reads no halo. A box of one or two border ranges has no interior; two that
+ *      meet are one range, one launch.
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
