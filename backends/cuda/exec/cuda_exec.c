@@ -11,7 +11,8 @@
  *      border stream (high priority), records border_done, sends its outermost `halo`
  *      own planes into the neighbours' halos through its transport (cuda_halo.h), records
  *      copies_done; its main stream updates the interior meanwhile (interior_done), which
- *      reads no halo. A box of one or two border ranges has no interior.
+ *      reads no halo. A box of one or two border ranges has no interior; two that
+ *      meet are one range, one launch.
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
@@ -644,8 +645,14 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
         const int64_t planes = b->ex.planes;
         const int64_t lower = planes > nb ? nb : planes, upper = planes > nb ? nb : 0;
         const int64_t interior = planes > 2 * nb ? planes - 2 * nb : 0;
-        cudaError_t err = update(sim, x, b, b->ex.border_stream, h, lower, sweep, step);
-        if (err == cudaSuccess)
+        /* Borders that meet (no interior) are one range, one launch: two launches on the
+         * one border stream ran one after the other, each on half the blocks (Heisenberg
+         * at 128^3 on 2 boxes of one H200: borders of a whole 32-plane chunk, 64-plane
+         * boxes, 1.9x one box's time a sweep; doc/PERFORMANCE.md, "Boxes on one GPU") */
+        const bool meet = interior == 0 && lower + upper == planes;
+        cudaError_t err = update(sim, x, b, b->ex.border_stream, h, meet ? planes : lower,
+                                 sweep, step);
+        if (err == cudaSuccess && !meet)
             err = update(sim, x, b, b->ex.border_stream, h + planes - upper, upper, sweep,
                          step);
         if (err == cudaSuccess)

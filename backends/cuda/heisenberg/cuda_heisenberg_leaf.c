@@ -117,7 +117,9 @@ static int64_t heis_halo(const latmc_sim *sim)
  * planes (3D; 2D: a tile of ty rows) and recomputes colour 0 of the planes next to it, a
  * cost per chunk whatever its size. Borders of HALO = 2 planes added two chunks per box
  * to the one-device count (at 128^3 on one H200, two boxes ran 10 % slower than one with
- * the copies off); borders of a whole chunk keep the count. At least HALO (what the
+ * the copies off); borders of a whole chunk keep the count (borders that meet, as 128^3
+ * on 2 boxes, are one launch of the executor's: two on the border stream ran one after
+ * the other, 1.9x one box's time). At least HALO (what the
  * neighbours need; the interior then reads no halo), and at most half the thinnest box
  * (the executor's two border ranges of a box must not overlap).
  */
