@@ -249,9 +249,11 @@ struct latmc_backend_ops {
  * lib/cluster_embed.h named by `sweep`. Heisenberg: K of bond (i, mu) = beta J_{i,mu},
  * replica r's direction axis[r] and field F = field[r] (beta h r_z, as the core rounds it;
  * the decisions' sums in a field as lib/cluster_embed_sum.h defines them, module ABI 18).
- * phi^4 (Lambda = inf:
- * nearest-neighbour pairs only): a_i = phi_i, K = beta for every bond (k_near), axis
- * unused, F = 0.
+ * phi^4: a_i = phi_i, K = beta for the nearest-neighbour bonds (k_near), axis unused,
+ * F = 0; with a finite Lambda (module ABI 19) n_dirs = 3 ndim (2D) or 4 ndim (3D), the
+ * pairs 2 e_mu apart with K = k_axis2 and the planar diagonals with K = k_diag too, in
+ * lib/cluster_phi4.c's order of directions, which numbers the bond draws (n_dirs i + d);
+ * n_dirs 0 or ndim: the nearest neighbours alone (Heisenberg, phi^4 with Lambda = inf).
  *   LATMC_EMBED_ASK: LATMC_OK where the backend steps this sim itself, LATMC_EUNSUPPORTED
  *     (no message) where not; nothing done.
  *   LATMC_EMBED_STEP: the step of every replica on the backend's configuration.
@@ -260,7 +262,9 @@ struct latmc_backend_ops {
  *     which the core counts the cluster statistics as its own step does, in site order;
  *     Wolff (module ABI 17) the step's bonds into bonds (bit mu of bonds[i]: bond (i, mu)
  *     active; the other bits undefined), over which the core regrows the seed's cluster
- *     in its own step's order (lib/cluster_embed.c: the rounding of its sum of a).
+ *     in its own step's order (lib/cluster_embed.c: the rounding of its sum of a); with
+ *     n_dirs > ndim (bonds that a byte a site does not hold) bonds is NULL: the core
+ *     regrows the cluster drawing the bonds itself from a, as its own step does.
  */
 enum { LATMC_EMBED_ASK = 0, LATMC_EMBED_STEP = 1, LATMC_EMBED_NAMES = 2 };
 struct latmc_embed_job {
@@ -271,6 +275,8 @@ struct latmc_embed_job {
     uint32_t *name;
     uint8_t *bonds;
     double field[2];
+    int n_dirs;
+    double k_axis2, k_diag;
 };
 
 /* The backend's op `member` where its table (of its build's size) has one and sets it,

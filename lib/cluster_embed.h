@@ -77,6 +77,7 @@ struct latmc_embed_work {
     bool names_on_backend; /* the last step ran on the backend (ops.embed_step): its
                               statistics are counted when first asked for */
     uint64_t names_sweep;  /* that step's sweep (Wolff: its seed site) */
+    double names_lambda;   /* phi^4: that step's Lambda (Wolff: its pairs and K) */
 };
 
 /* Whether the sim runs embedded clusters (phi^4 or Heisenberg with a cluster algorithm). */
@@ -108,7 +109,7 @@ void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, doub
 void latmc_embed_wolff_regrow(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                               const uint8_t *bonds, struct latmc_embed_stats *out);
 
-/* A Heisenberg (any field) or phi^4 (Lambda = inf) sim's Swendsen-Wang or Wolff
+/* A Heisenberg (any field) or phi^4 (any Lambda) sim's Swendsen-Wang or Wolff
  * step of sweep `sweep` on its backend (ops.embed_step), where the backend runs it (one
  * box alone on a GPU): LATMC_OK with the statistics left on the backend (w->names_on_backend),
  * LATMC_EUNSUPPORTED without a message where not (then the host copy's step), or the
@@ -130,6 +131,11 @@ int latmc_embed_phi4_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t s
                           struct latmc_embed_stats *stats);
 int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep,
                                 struct latmc_embed_stats *stats);
+
+/* phi^4's directions (p->n_dirs, p->off, p->k) for ndim k and Lambda lambda, in their
+ * fixed order: +e_mu; with a finite Lambda then +2 e_mu, then the planar diagonals
+ * (doc/models/phi4.md, "Cluster steps"). */
+void latmc_embed_phi4_dirs(int k, double lambda, struct latmc_embed_problem *p);
 
 /* The couplings of phi^4's sign embedding: K of the nearest neighbours, of the pairs
  * 2 e_mu apart and of the planar diagonals (doc/models/phi4.md). */

@@ -6,6 +6,7 @@
  * named by t, on a host copy of the configuration (get_spins, the step, set_spins), or on
  * the backend's own where it runs the step (ops.embed_step: Heisenberg on one GPU).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +87,7 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
     /* where the backend steps the sim itself (one GPU: Heisenberg Swendsen-Wang and
-     * Wolff with or without a field, phi^4 with Lambda = inf), no copy: the
+     * Wolff with or without a field, phi^4 with any Lambda on one box), no copy: the
      * statistics are counted when asked for (w->names_on_backend: set by a step there,
      * cleared by one here; a step that fails here leaves the last step's statistics, as
      * on the CPU) */
@@ -129,9 +130,12 @@ int latmc_embed_settle_stats(latmc_sim *sim)
     struct latmc_embed_job job = { 0 };
     job.a = w->a;
     /* Wolff: the step's bonds, into the work space's (free between steps) */
-    if (wolff)
+    /* phi^4 with a finite Lambda: more directions than a byte holds, so none read back;
+     * the regrowth draws them (the step's draws and K: the same bonds) */
+    const bool far = sim->desc.model == LATMC_MODEL_PHI4 && isfinite(w->names_lambda);
+    if (wolff && !far)
         job.bonds = (uint8_t *)w->bonds;
-    else
+    else if (!wolff)
         job.name = w->name;
     int st = sim->ops->embed_step(sim, LATMC_EMBED_NAMES, &job);
     if (st < 0)
@@ -145,6 +149,8 @@ int latmc_embed_settle_stats(latmc_sim *sim)
         p.n_dirs = sim->desc.ndim;
         for (int mu = 0; mu < p.n_dirs; mu++)
             p.off[mu][mu] = 1;
+        if (far) /* the step's pairs and K, the bonds drawn as the step drew them */
+            latmc_embed_phi4_dirs(sim->desc.ndim, w->names_lambda, &p);
         p.seed = sim->desc.seed;
         p.sweep = w->names_sweep;
         p.wolff = 1;

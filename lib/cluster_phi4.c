@@ -33,18 +33,17 @@ void latmc_embed_phi4_couplings(int ndim, double lambda, double *k_near, double 
 /* The directions of the step, in their fixed order (their numbers name the bond draws):
  * +e_mu (mu = 0 .. k-1); with a finite Lambda then +2 e_mu; then for each plane (mu, nu),
  * mu < nu in the order (0,1), (0,2), (1,2): +e_mu + e_nu, +e_mu - e_nu. */
-static void phi4_problem(const latmc_sim *sim, struct latmc_embed_problem *p)
+void latmc_embed_phi4_dirs(int k, double lambda, struct latmc_embed_problem *p)
 {
-    const int k = sim->desc.ndim;
     double kn, k2, kd;
-    latmc_embed_phi4_couplings(k, sim->param[LATMC_PARAM_LAMBDA], &kn, &k2, &kd);
+    latmc_embed_phi4_couplings(k, lambda, &kn, &k2, &kd);
     int n = 0;
     for (int mu = 0; mu < k; mu++, n++) {
         p->off[n][0] = p->off[n][1] = p->off[n][2] = 0;
         p->off[n][mu] = 1;
         p->k[n] = kn;
     }
-    if (isfinite(sim->param[LATMC_PARAM_LAMBDA])) {
+    if (isfinite(lambda)) {
         for (int mu = 0; mu < k; mu++, n++) {
             p->off[n][0] = p->off[n][1] = p->off[n][2] = 0;
             p->off[n][mu] = 2;
@@ -67,7 +66,7 @@ int latmc_embed_phi4_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t s
 {
     struct latmc_embed_problem p = { 0 };
     p.g = latmc_cluster_lattice_of(sim->desc.ndim, sim->desc.extent);
-    phi4_problem(sim, &p);
+    latmc_embed_phi4_dirs(sim->desc.ndim, sim->param[LATMC_PARAM_LAMBDA], &p);
     p.seed = sim->desc.seed;
     p.sweep = sweep;
     p.wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
@@ -93,18 +92,23 @@ int latmc_embed_phi4_backend_step(latmc_sim *sim, struct latmc_embed_work *w, ui
 {
     const struct latmc_backend_ops *ops = sim->ops;
     int (*step)(latmc_sim *, int, struct latmc_embed_job *) = LATMC_BACKEND_OP(ops, embed_step);
-    /* Lambda = inf only: its pairs are the nearest neighbours, the labelling's bonds */
-    if (!step || isfinite(sim->param[LATMC_PARAM_LAMBDA]) || latmc_part_many(sim))
+    if (!step || latmc_part_many(sim))
         return LATMC_EUNSUPPORTED;
     struct latmc_embed_job job = { 0 };
     job.sweep = sweep;
-    double k2, kd;
-    latmc_embed_phi4_couplings(sim->desc.ndim, sim->param[LATMC_PARAM_LAMBDA], &job.beta, &k2,
-                               &kd);
+    const double lambda = sim->param[LATMC_PARAM_LAMBDA];
+    latmc_embed_phi4_couplings(sim->desc.ndim, lambda, &job.beta, &job.k_axis2, &job.k_diag);
+    /* the directions in the core's order (their numbers name the bond draws); with a
+     * finite Lambda the backend asked may decline (then the host copy steps) */
+    struct latmc_embed_problem dirs = { 0 };
+    latmc_embed_phi4_dirs(sim->desc.ndim, lambda, &dirs);
+    job.n_dirs = dirs.n_dirs;
     if (step(sim, LATMC_EMBED_ASK, &job) != LATMC_OK)
         return LATMC_EUNSUPPORTED;
     const int st = step(sim, LATMC_EMBED_STEP, &job);
     w->names_on_backend = st == LATMC_OK;
     w->names_sweep = sweep;
+    w->names_lambda = lambda; /* the step's pairs, for Wolff's regrowth (a later change of
+                                 Lambda does not change the last step's cluster) */
     return st;
 }

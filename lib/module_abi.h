@@ -46,7 +46,10 @@
  * a as lib/cluster_embed_sum.h defines it (integers, any order: was each sum of doubles in
  * the core's order), and the core asks ops.embed_step for Wolff in a field too (a module
  * of 17 would decide in a field by the old sums). struct latmc_embed_job is unchanged. */
-#define LATMC_MODULE_ABI_VERSION 18u
+/* 19: struct latmc_embed_job's n_dirs, k_axis2 and k_diag (phi^4's embedded clusters with a
+ * finite Lambda on a device: a module of 18 would step them with the nearest neighbours
+ * alone). */
+#define LATMC_MODULE_ABI_VERSION 19u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -175,23 +175,25 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
     sim->part = part; /* latmc_cluster_check_sim asks */
     if (latmc_cluster_algorithm(d.algorithm) && ops != &latmc_cpu_backend_ops &&
         d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1 && d.device_index == 0 &&
-        (part || (d.model == LATMC_MODEL_PHI4 && latmc_embed_applies(sim)) ||
+        (part ||
+         (d.model == LATMC_MODEL_PHI4 && latmc_embed_applies(sim) && d.n_parts > 1) ||
          latmc_cluster_check_sim(sim) < 0)) {
         /* AUTO: the GPU labels the clusters of Ising and Potts sims of one process (one
          * box or boxes, any field; the same chain bit for bit), and the embedded clusters
          * of Heisenberg sims of one process (their step on the device in every field, one
-         * box or boxes); phi^4's go to the CPU (on a GPU their step runs on the device only
-         * with Lambda = inf, the default but a parameter that may change after creation;
-         * with a finite Lambda it is the core's on a host copy: the configuration over the
-         * bus twice a sweep, labelled by one host thread), and so do the parts of a lattice
+         * box or boxes) and of phi^4 sims of one box (their step on the device for every
+         * Lambda); phi^4's on boxes go to the CPU (there the device steps only with
+         * Lambda = inf, the default but a parameter that may change after creation; with a
+         * finite Lambda it is the core's on a host copy: the configuration over the bus
+         * twice a sweep, labelled by one host thread), and so do the parts of a lattice
          * shared by processes: each rank resolves AUTO alone, a rank without a GPU would be
          * a CPU part, and CPU and GPU parts join their clusters through different
          * collectives. Any other reason is latmc_cluster_check_sim's. */
         latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", part
                   ? "the parts of processes join clusters on the CPU under AUTO"
-                  : d.model == LATMC_MODEL_PHI4 && latmc_embed_applies(sim)
-                  ? "the embedded clusters of phi^4 run on the CPU under AUTO (on a GPU their "
-                    "step runs on the device only with Lambda = inf)"
+                  : d.model == LATMC_MODEL_PHI4 && latmc_embed_applies(sim) && d.n_parts > 1
+                  ? "the embedded clusters of phi^4 on boxes run on the CPU under AUTO (on "
+                    "a GPU's boxes their step runs on the device only with Lambda = inf)"
                   : latmc_thread_error());
         sim->ops = ops = &latmc_cpu_backend_ops;
     }

@@ -1,8 +1,8 @@
 /*
  * ops.embed_step of the CUDA module (lib/backend.h; the kernels: clusters/cuda_embed.h):
  * the embedded Swendsen-Wang or Wolff step of a Heisenberg or phi^4 sim held as one box
- * alone on one GPU (Heisenberg's also in a field; k boxes of one process:
- * cuda_embed_boxes.c), run in the box's own
+ * alone on one GPU (Heisenberg's also in a field, phi^4's with any Lambda; k boxes of one
+ * process, phi^4 with Lambda = inf: cuda_embed_boxes.c), run in the box's own
  * configuration (Heisenberg: the leaf's SoA buffers and couplings, heisenberg/; phi^4:
  * its field, phi4/) after the sweep's local passes, on the same stream: no copy of the
  * configuration. Its state (a_i in double, the bonds one byte a site, the labels a uint32
@@ -154,8 +154,10 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         st = cuda_check(cudaMemcpyAsync(job->a, e->a, n * sizeof *e->a, cudaMemcpyDeviceToHost,
                                         stream), "reading the embedded clusters' a_i");
         /* Swendsen-Wang: the labels; Wolff: the bonds, over which the core regrows the
-         * cluster (the labelling's tile marks in bit 7 ignored there) */
-        if (st == LATMC_OK)
+         * cluster (the labelling's tile marks in bit 7 ignored there; none asked for
+         * phi^4 with a finite Lambda, whose further pairs the bytes do not hold: the core
+         * draws them again) */
+        if (st == LATMC_OK && (!wolff || job->bonds))
             st = wolff ? cuda_check(cudaMemcpyAsync(job->bonds, e->bonds, n,
                                                     cudaMemcpyDeviceToHost, stream),
                                     "reading the embedded clusters' bonds")
@@ -182,6 +184,11 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         d.field = job->field[rep];
         d.field_work = e->field_work;
         d.field_work_bytes = e->field_bytes;
+        if (sim->desc.model == LATMC_MODEL_PHI4 && job->n_dirs > sim->desc.ndim) {
+            d.far.n_dirs = job->n_dirs;
+            d.far.k_axis2 = job->k_axis2;
+            d.far.k_diag = job->k_diag;
+        }
         if (wolff) {
             d.wolff = e->wolff;
             d.seed_site = (uint32_t)latmc_cluster_seed_of(

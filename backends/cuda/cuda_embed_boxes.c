@@ -344,7 +344,10 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         (leaf->model != LATMC_MODEL_HEISENBERG && leaf->model != LATMC_MODEL_PHI4) ||
         (algo != LATMC_ALGO_SWENDSEN_WANG && algo != LATMC_ALGO_WOLFF) ||
         sim->nsites > (int64_t)UINT32_MAX || !boxes_indexable(box, n) ||
-        sim->desc.replicas > 2)
+        sim->desc.replicas > 2 ||
+        /* phi^4 with a finite Lambda: its pairs two planes apart cross the faces, which
+         * join nearest neighbours only (the host copy steps) */
+        job->n_dirs > sim->desc.ndim)
         return LATMC_EUNSUPPORTED;
     const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
     if (what == LATMC_EMBED_ASK) {

@@ -574,8 +574,10 @@ static void refusals_embedded(void **state)
     /* CUDA: the GPU's local passes and the cluster step (their chain bit for bit:
      * tests/unit/test_cluster_embed.c, the identity matrix's embedded rows); AUTO takes
      * the GPU for Heisenberg (its step on the device in every field, one box or boxes of
-     * one process; parts: refusals_parts) and keeps phi^4 on the CPU (the device's step
-     * needs Lambda = inf, the default but a parameter that may change after creation) */
+     * one process; parts: refusals_parts) and for phi^4 on one box (its step on the
+     * device for every Lambda), and keeps phi^4 on boxes on the CPU (the boxes' device
+     * step needs Lambda = inf, the default but a parameter that may change after
+     * creation) */
     const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
     for (int k = 0; k < 2; k++) {
         d = k == 0 ? phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_METROPOLIS)
@@ -597,12 +599,14 @@ static void refusals_embedded(void **state)
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
         assert_true(v >= 1.0);
         latmc_sim_destroy(&sim);
-        d.device = LATMC_DEVICE_AUTO; /* phi^4: the CPU; Heisenberg: the GPU */
+        d.device = LATMC_DEVICE_AUTO; /* phi^4: the GPU for one box, the CPU for boxes;
+                                         Heisenberg: the GPU */
         d.extent[0] = d.extent[1] = 32; /* two boxes of 16 planes */
         for (int parts = 0; parts <= 2; parts += 2) {
             d.n_parts = parts;
             assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-            assert_string_equal(latmc_sim_backend_name(sim), k == 0 ? "cpu" : "cuda");
+            assert_string_equal(latmc_sim_backend_name(sim),
+                                k == 0 && parts > 1 ? "cpu" : "cuda");
             latmc_sim_destroy(&sim);
         }
         d.n_parts = 0;

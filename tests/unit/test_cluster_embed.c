@@ -849,9 +849,9 @@ static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key,
         assert_int_equal(latmc_sim_sweep(host, calls[c]), LATMC_OK);
         /* the routes are the ones compared (a device that declined the ask would leave
          * both sims on the host copy, and the comparison would see nothing): until the
-         * parameter changes (phi^4's finite Lambda goes to the host copy) dev's last
-         * step ran on the backend, host's never does; read before the observables settle
-         * the statistics */
+         * parameter changes (phi^4's finite Lambda goes to the host copy on boxes) dev's
+         * last step ran on the backend, host's never does; read before the observables
+         * settle the statistics */
         if (c <= 1)
             assert_true(dev->embed && dev->embed->names_on_backend);
         assert_true(host->embed && !host->embed->names_on_backend);
@@ -875,22 +875,27 @@ static void routes_agree(latmc_sim *dev, latmc_sim *host, size_t bytes, int key,
     free(b);
 }
 
-/* routes_agree for a phi^4 sim of make_phi4 with Lambda = inf, nloc 1 (Lambda set to 3
- * after a step: its statistics are still the nearest neighbours' step's). */
+/* routes_agree for a phi^4 sim of make_phi4 with Lambda = lambda, nloc 1, Lambda set to
+ * then after a step (its statistics are still the step's: Wolff's regrown over the step's
+ * pairs, not the new ones); then one sweep more, which runs on the device for one box
+ * whatever Lambda, and on k boxes only with Lambda = inf. */
 static void phi4_routes(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t lz,
-                        int precision, int algorithm)
+                        int precision, int algorithm, double lambda, double then)
 {
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
-    latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, ndim, lx, ly, lz, precision, INFINITY,
+    latmc_sim *dev = make_phi4(ctx, LATMC_DEVICE_CUDA, ndim, lx, ly, lz, precision, lambda,
                                algorithm, 1);
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-    latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, ndim, lx, ly, lz, precision, INFINITY,
+    latmc_sim *host = make_phi4(ctx, LATMC_DEVICE_CUDA, ndim, lx, ly, lz, precision, lambda,
                                 algorithm, 1);
     unsetenv("LATMC_CUDA_EMBED");
     const size_t sites = (size_t)lx * (size_t)ly * (size_t)(ndim == 3 ? lz : 1);
     routes_agree(dev, host,
                  sites * (precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double)),
-                 LATMC_PARAM_LAMBDA, 3.0);
+                 LATMC_PARAM_LAMBDA, then);
+    assert_true(dev->embed && !dev->embed->names_on_backend); /* read: settled */
+    assert_int_equal(latmc_sim_sweep(dev, 1), LATMC_OK);
+    assert_true(dev->embed->names_on_backend == (!test_boxes || isinf(then)));
     latmc_sim_destroy(&dev);
     latmc_sim_destroy(&host);
 }
@@ -949,11 +954,24 @@ static void phi4_chain_cuda(void **state)
               LATMC_ALGO_WOLFF, 1);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 16, 32, LATMC_PRECISION_DOUBLE, INFINITY,
               LATMC_ALGO_WOLFF, 2);
-    /* the device's step against the host copy's (Lambda changed to a finite value after
-     * a step: its statistics are still the nearest neighbours' step's) */
-    for (int algo = 0; algo < 2; algo++)
-        phi4_routes(ctx, 3, 24, 24, 24, LATMC_PRECISION_DOUBLE,
-                    algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG);
+    /* a finite Lambda: the device's step too, the further pairs united after the
+     * labelling (extents that are and are not multiples of the tiles) */
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 40, 0, LATMC_PRECISION_FLOAT, 2.0,
+              LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 40, 64, 0, LATMC_PRECISION_DOUBLE, 0.7,
+              LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 16, 24, 32, LATMC_PRECISION_DOUBLE, 2.0,
+              LATMC_ALGO_SWENDSEN_WANG, 2);
+    phi4_case(ctx, LATMC_DEVICE_CUDA, 3, 24, 16, 16, LATMC_PRECISION_FLOAT, 1.5,
+              LATMC_ALGO_WOLFF, 1);
+    /* the device's step against the host copy's: Lambda = inf changed to 3, and Lambda =
+     * 2 changed to 0.7 (a finite Lambda stays on the device), 2D and 3D */
+    for (int algo = 0; algo < 2; algo++) {
+        const int a = algo ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        phi4_routes(ctx, 3, 24, 24, 24, LATMC_PRECISION_DOUBLE, a, INFINITY, 3.0);
+        phi4_routes(ctx, 3, 24, 24, 24, LATMC_PRECISION_FLOAT, a, 2.0, 0.7);
+        phi4_routes(ctx, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, a, 2.0, 0.7);
+    }
     latmc_ctx_destroy(&ctx);
 }
 
@@ -1020,7 +1038,7 @@ static void boxes_cuda(void **state)
     /* phi^4 (96 planes: the chunk schedule's layers cut into two boxes) */
     for (int c = 0; c < 2; c++)
         phi4_routes(ctx, 2, 128, 96, 0, LATMC_PRECISION_FLOAT,
-                    c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG);
+                    c ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG, INFINITY, 3.0);
     test_boxes = 0;
     latmc_ctx_destroy(&ctx);
 }

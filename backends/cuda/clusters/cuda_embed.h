@@ -1,10 +1,12 @@
 /*
  * Internal to the CUDA module: the embedded Swendsen-Wang or Wolff step of a Heisenberg
- * sim (with or without a field), or of a phi^4 sim with Lambda = inf, on its GPU
+ * sim (with or without a field), or of a phi^4 sim (any Lambda on a box alone), on its GPU
  * (ops.embed_step, lib/backend.h; doc/clusters.md "Embedded clusters"), bit for bit the
  * core's step
  * (lib/cluster_embed.c, lib/cluster_heisenberg.c, lib/cluster_phi4.c: phi^4's a_i = phi_i,
- * K = k_near uniform, the flip phi -> -phi; Heisenberg below):
+ * K = k_near uniform for the nearest neighbours, with a finite Lambda the further pairs of
+ * struct cuda_embed_far united after the labelling, the flip phi -> -phi;
+ * Heisenberg below):
  *
  *   a:      a_i = r . s_i in double, ((r_x s_x + r_y s_y) + r_z s_z), every product and
  *           sum rounded once (__dmul_rn, __dadd_rn: no contraction into fused
@@ -49,8 +51,15 @@ extern "C" {
  * Swendsen-Wang); the field F = field (Heisenberg: beta h r_z; 0 without one), and for
  * Swendsen-Wang in a field the scratch of cuda_embed_field_decide (field_work_bytes,
  * cuda_embed_field_bytes(n)). */
+struct cuda_embed_far {
+    int n_dirs;             /* 0 or ndim: none; else lib/cluster_phi4.c's count */
+    double k_axis2, k_diag; /* K of the pairs 2 e_mu apart and of the planar diagonals */
+};
+
 struct cuda_embed_draws {
     uint64_t seed;
+    struct cuda_embed_far far; /* phi^4 with a finite Lambda: its further pairs (a box
+                                  alone); zero: the nearest neighbours alone */
     struct latmc_rng_name bonds, decide;
     uint32_t seed_site;
     struct cuda_wolff_counts *wolff;
@@ -135,8 +144,9 @@ cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *
                                  float *spins, const float *J, double *a, const double r[3],
                                  double beta, const struct cuda_embed_draws *draws);
 
-/* phi^4 with Lambda = inf (nearest-neighbour pairs, K = k_near): a_i = phi_i (float,
- * single, or double), the flip phi -> -phi. */
+/* phi^4 (the nearest-neighbour pairs with K = k_near; with draws->far the further pairs
+ * of a finite Lambda too, a box alone only): a_i = phi_i (float, single, or double), the
+ * flip phi -> -phi. */
 cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cuda_sw_box *box, void *phi,
                                  int single, double *a, double k_near,
                                  const struct cuda_embed_draws *draws);

@@ -59,12 +59,15 @@ __global__ void embed_phi4_a_kernel(const T *phi, uint32_t first, uint32_t count
 
 /* Bond (i, mu) of every own site as lib/cluster_embed.c's bond_on: x = (K a_i) a_j,
  * K = beta J (double; J NULL: K = beta, phi^4's nearest neighbours; J_{i,mu} at
- * mu n + i over the stored sites), the draw n_dirs (global i) + mu. Along the last axis
+ * mu n + i over the stored sites), the draw ndirs (global i) + mu (ndirs: the model's
+ * directions, ND but for phi^4 with a finite Lambda, whose further pairs
+ * embed_far_kernel unites). Along the last axis
  * a box alone wraps, a box joined to others reads its upper halo (the bond drawn here,
  * joined across the face: cuda_sw_faces.h). */
 template <int ND>
 __global__ void embed_bonds_kernel(struct cuda_sw_box b, const float *J, const double *a,
-                                   double beta, uint64_t seed, struct latmc_rng_name name)
+                                   double beta, uint32_t ndirs, uint64_t seed,
+                                   struct latmc_rng_name name)
 {
     const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
     const uint32_t plane = lx * ly, n = (uint32_t)b.g.nsites, ps = sw_plane_sites(b);
@@ -88,10 +91,77 @@ __global__ void embed_bonds_kernel(struct cuda_sw_box b, const float *J, const d
             const uint64_t thr = xb > 25.0 ? UINT64_C(1) << 32
                                            : latmc_cluster_threshold(
                                                  -latmc_math_expm1(__dmul_rn(-2.0, xb)));
-            const uint32_t u = sw_draw(seed, name, (uint64_t)ND * global + (uint64_t)mu);
+            const uint32_t u = sw_draw(seed, name, (uint64_t)ndirs * global + (uint64_t)mu);
             bits |= (unsigned)((uint64_t)u < thr) << mu;
         }
         b.bonds[i] = (uint8_t)bits;
+    }
+}
+
+/* phi^4 with a finite Lambda (lib/cluster_phi4.c): the pairs the labelling's bonds bytes
+ * do not hold -- i, i + 2 e_mu (d = ND + mu, K = k2) and the planar diagonals i, i + e_mu
+ * +- e_nu (planes (0,1), (0,2), (1,2), + before -, K = kd) -- each drawn as bond_on draws
+ * it (x = (K a_i) a_j > 0, its draw ndirs i + d below the threshold) and, where active,
+ * its two sites' trees united with the labelling's atomicMin union-find (cuda_sw_device.cuh:
+ * the larger root hung under the smaller, so a root stays its cluster's smallest site
+ * whatever order the threads ran in). Runs on the flattened labels of the nearest
+ * neighbours (cuda_sw_label), so that a union's finds take a step or two (before the
+ * flattening a tile's root may hang at the end of a long chain), and is followed by a
+ * second flattening: only roots move, which are the tiles' marked roots that the
+ * flattening resolves, the other sites' parents still their tiles' roots. A box alone
+ * (every axis wraps). A site's draws are consecutive, so the last Philox block is kept (a
+ * site's far draws span two or three). */
+template <int ND>
+__global__ void embed_far_kernel(struct cuda_sw_box b, const double *a, double k2, double kd,
+                                 uint32_t ndirs, uint64_t seed, struct latmc_rng_name name)
+{
+    const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
+    const uint32_t n = (uint32_t)b.g.nsites;
+    for (int64_t k = cuda_first_item(); k < (int64_t)n; k += cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        const uint32_t x = i % lx, row = i / lx, y = row % ly, z = ND == 3 ? row / ly : 0;
+        const uint32_t c[3] = { x, y, z }, l[3] = { lx, ly, lz };
+        const double ai = a[i];
+        uint64_t held = UINT64_MAX;
+        latmc_philox_ctr blk = { { 0, 0, 0, 0 } };
+        uint32_t d = ND;
+#pragma unroll
+        for (int t = 0; t < ND + ND * (ND - 1); t++, d++) {
+            /* the offset of direction d: 2 e_mu (t < ND), else the diagonal of plane
+             * (mu, nu) with sign s */
+            int off[3] = { 0, 0, 0 };
+            double K;
+            if (t < ND) {
+                off[t] = 2;
+                K = k2;
+            } else {
+                const int q = (t - ND) / 2, mu = q < ND - 1 ? 0 : 1, nu = q < ND - 1 ? q + 1 : 2;
+                off[mu] = 1;
+                off[nu] = (t - ND) % 2 ? -1 : 1;
+                K = kd;
+            }
+            uint32_t j = 0, stride = 1;
+#pragma unroll
+            for (int m = 0; m < ND; m++) {
+                int64_t cm = (int64_t)c[m] + off[m];
+                cm = cm >= (int64_t)l[m] ? cm - l[m] : cm < 0 ? cm + l[m] : cm;
+                j += (uint32_t)cm * stride;
+                stride *= l[m];
+            }
+            const double xb = __dmul_rn(__dmul_rn(K, ai), a[j]);
+            if (!(xb > 0.0))
+                continue;
+            const uint64_t thr = xb > 25.0 ? UINT64_C(1) << 32
+                                           : latmc_cluster_threshold(
+                                                 -latmc_math_expm1(__dmul_rn(-2.0, xb)));
+            const uint64_t nd = (uint64_t)ndirs * i + d;
+            if (held != nd >> 2) {
+                held = nd >> 2;
+                blk = latmc_rng_name_block(seed, name, held);
+            }
+            if ((uint64_t)lane_of(blk, (unsigned)(nd & 3u)) < thr)
+                unite(b.labels, i, j);
+        }
     }
 }
 
@@ -156,13 +226,34 @@ static cudaError_t embed_bonds(cudaStream_t stream, const struct cuda_sw_box *bo
                                const struct cuda_embed_draws *d)
 {
     const unsigned grid = cuda_grid(own_sites(box));
+    const uint32_t ndirs = d->far.n_dirs > box->g.ndim ? (uint32_t)d->far.n_dirs
+                                                       : (uint32_t)box->g.ndim;
     if (box->g.ndim == 3)
-        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(*box, J, a, beta, d->seed,
-                                                                d->bonds);
+        embed_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(*box, J, a, beta, ndirs,
+                                                                d->seed, d->bonds);
     else
-        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*box, J, a, beta, d->seed,
-                                                                d->bonds);
+        embed_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*box, J, a, beta, ndirs,
+                                                                d->seed, d->bonds);
     return cudaGetLastError();
+}
+
+/* The labels of a box alone whose bonds are in place: the labelling of cuda_sw.h, and
+ * phi^4's further pairs (d->far) united after it, then flattened again. */
+static cudaError_t embed_label(cudaStream_t stream, const struct cuda_sw_box *box,
+                               const double *a, const struct cuda_embed_draws *d)
+{
+    cudaError_t err = cuda_sw_label(stream, box);
+    if (d->far.n_dirs <= box->g.ndim || err != cudaSuccess)
+        return err;
+    const unsigned grid = cuda_grid((int64_t)box->g.nsites);
+    if (box->g.ndim == 3)
+        embed_far_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(
+            *box, a, d->far.k_axis2, d->far.k_diag, (uint32_t)d->far.n_dirs, d->seed, d->bonds);
+    else
+        embed_far_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(
+            *box, a, d->far.k_axis2, d->far.k_diag, (uint32_t)d->far.n_dirs, d->seed, d->bonds);
+    err = cudaGetLastError();
+    return err == cudaSuccess ? cuda_sw_flatten(stream, box) : err;
 }
 
 /* The labels and the decisions of a box alone whose bonds are in place. */
@@ -170,7 +261,7 @@ static cudaError_t labels_decisions(cudaStream_t stream, const struct cuda_sw_bo
                                     uint32_t n, const double *a,
                                     const struct cuda_embed_draws *d)
 {
-    cudaError_t err = cuda_sw_label(stream, box);
+    cudaError_t err = embed_label(stream, box, a, d);
     /* F = 0: Swendsen-Wang keeps at 2^31, Wolff flips; in a field both weigh each
      * cluster's sum of a */
     if (err == cudaSuccess && d->wolff && d->field != 0.0)

@@ -621,6 +621,17 @@ const struct row rows[] = {
     { "phi4_wolff_float", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
+    /* a finite Lambda: one GPU's step the device's (the further pairs united after the
+     * labelling; Wolff's statistics regrown by the core drawing the bonds), boxes'
+     * and parts' the host copy's */
+    { "phi4_wolff_double_lambda", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "phi4_sw_float_lambda", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "phi4_wolff_float_lambda", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "phi4_sw_double_lambda", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
+      "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
+    { "phi4_wolff_double_lambda", 3, { 16, 16, 24 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
+      "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
+    { "phi4_sw_float_lambda", 3, { 24, 16, 32 }, "cuda cold,cuda setspins,cuda" },
     /* the device's step on k boxes of one GPU and on devices (cuda_embed_boxes.c):
      * the pieces joined across the faces, their sums too in a field (Wolff's cluster's
      * name and sum from the join), uneven slabs, hot and cold starts, against the one

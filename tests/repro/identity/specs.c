@@ -243,6 +243,11 @@ const struct spec specs[] = {
       .values = { 1.1, 0.0, 1 }, .sweeps1 = 2, .sweeps2 = 2, .change_key = LATMC_PARAM_NOVER,
       .change_value = 2 },
     PHI4_CLUSTER("phi4_wolff_double_inf", LATMC_ALGO_WOLFF, LATMC_PRECISION_DOUBLE, INFINITY),
+    /* a finite Lambda: on one GPU the step on the device too (the pairs two sites apart
+     * and the diagonals united after the labelling), on boxes the host copy's */
+    PHI4_CLUSTER("phi4_sw_float_lambda", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_FLOAT, 2.0),
+    PHI4_CLUSTER("phi4_wolff_double_lambda", LATMC_ALGO_WOLFF, LATMC_PRECISION_DOUBLE, 2.0),
+    PHI4_CLUSTER("phi4_wolff_float_lambda", LATMC_ALGO_WOLFF, LATMC_PRECISION_FLOAT, 2.0),
 };
 const size_t n_specs = sizeof specs / sizeof specs[0];
 
