@@ -581,18 +581,18 @@ static cudaError_t send_arrays(const latmc_sim *sim, const struct cuda_exec *x, 
 }
 
 /* After a step: the arrays it wrote (the leaf's written_arrays or written_array, else all)
- * of box i. */
-static cudaError_t send_halos(const latmc_sim *sim, const struct cuda_exec *x, int i,
-                              const struct latmc_step *step)
+ * of box i, arrays *first .. *first + count - 1. */
+static int arrays_written(const struct cuda_exec *x, int i, const struct latmc_step *step,
+                          int *first)
 {
-    if (x->leaf->written_arrays) {
-        int first = 0;
-        const int count = x->leaf->written_arrays(&x->box[i], step, &first);
-        return send_arrays(sim, x, i, first, count, step);
+    *first = 0;
+    if (x->leaf->written_arrays)
+        return x->leaf->written_arrays(&x->box[i], step, first);
+    if (x->leaf->written_array) {
+        *first = x->leaf->written_array(step);
+        return 1;
     }
-    if (x->leaf->written_array)
-        return send_arrays(sim, x, i, x->leaf->written_array(step), 1, step);
-    return send_arrays(sim, x, i, 0, x->arrays, step);
+    return x->arrays;
 }
 
 /* Boxes with halos whose leaf keeps a second form (cuda_leaf.h, form_differs): every box
@@ -618,17 +618,26 @@ static int forms_for(const latmc_sim *sim, struct cuda_exec *x, const struct lat
 }
 
 /* After box i's border planes are enqueued on its border stream: their event, the halo
- * sends of the arrays the step wrote, and the sends' event. */
-static cudaError_t borders_sent(const latmc_sim *sim, const struct cuda_exec *x, int i,
-                                const struct latmc_step *step)
+ * sends of arrays first .. first + count - 1, and the sends' event. */
+static cudaError_t arrays_sent(const latmc_sim *sim, const struct cuda_exec *x, int i,
+                               int first, int count, const struct latmc_step *step)
 {
     const struct cuda_box *b = &x->box[i];
     cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
     if (err == cudaSuccess)
-        err = send_halos(sim, x, i, step);
+        err = send_arrays(sim, x, i, first, count, step);
     if (err == cudaSuccess)
         err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
     return err;
+}
+
+/* The same for the arrays the step wrote. */
+static cudaError_t borders_sent(const latmc_sim *sim, const struct cuda_exec *x, int i,
+                                const struct latmc_step *step)
+{
+    int first;
+    const int count = arrays_written(x, i, step, &first);
+    return arrays_sent(sim, x, i, first, count, step);
 }
 
 /* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
@@ -1297,11 +1306,7 @@ int cuda_exec_resend_halos(const latmc_sim *sim, struct cuda_exec *x)
             int64_t p0 = x->halo; /* not read: the own planes' runs are send_arrays' */
             count = x->leaf->wire_arrays(b, &p0, x->sent, true, &first);
         }
-        cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
-        if (err == cudaSuccess)
-            err = send_arrays(sim, x, i, first, count, &none);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+        cudaError_t err = arrays_sent(sim, x, i, first, count, &none);
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.interior_done, b->ex.border_stream);
         st = cuda_check(err, "sending the boxes' halos after a cluster step");
