@@ -19,11 +19,11 @@
  *   a transfer between devices with the interior; on one device a box's halo copy is
  *   one short kernel, and the split's 2 more launches, 2 more records and 2 more waits a
  *   box and step cost the host more than the steps of a small lattice take on the GPU
- *   (Ising 3D 128^3 on 2 boxes of one H200: 7-8x one box's time a sweep, the host's
- *   enqueueing the bound; doc/PERFORMANCE.md, "Boxes on one GPU"). The boxes keep their
- *   own streams, so their steps still run side by side. LATMC_CUDA_BOX_SPLIT=1 splits
- *   them as boxes of several devices are (doc/environment.md): the schedule of several
- *   GPUs on one.
+ *   (Ising 3D 128^3 on 2 boxes of one H200: 6-7x one box's time a sweep split, the
+ *   host's enqueueing the bound, 3-3.7x not split; doc/PERFORMANCE.md, "Boxes on one
+ *   GPU"). The boxes keep their own streams, so their steps still run side by side.
+ *   LATMC_CUDA_BOX_SPLIT=1 splits them as boxes of several devices are
+ *   (doc/environment.md): the schedule of several GPUs on one.
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
