@@ -7,6 +7,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@ static const struct switch_case cuda_cases[] = {
     { "LATMC_ENS_POTTS_BATCH", { "0", "1", NULL }, { "off", NULL } },
     { "LATMC_ENS_PHI4_ROUND_SUMS", { "measure", "check", NULL }, { "fast", "Check", NULL } },
     { "LATMC_CUDA_EMBED", { "device", "host", NULL }, { "Device", "gpu", NULL } },
+    { "LATMC_CUDA_BOX_SPLIT", { "1", NULL }, { "yes", "0", NULL } },
 };
 
 /* The 64^2 Ising sim every case makes (sim_helpers.h's desc, on `device`). */
@@ -200,16 +202,20 @@ static void core_switches(void **state)
     check_long_value("LATMC_ENS_LANES", "reference|plain|keys", LATMC_DEVICE_CPU);
 }
 
-/* The executor's debug line naming box 0's halo transport (cuda_exec.c). */
+/* The executor's debug line naming box 0's halo transport (cuda_exec.c), and whether it
+ * said the boxes are not split. */
 static char transport[160];
+static bool not_split;
 
 static void on_log(void *user, int level, const char *msg)
 {
     (void)user;
     (void)level;
     const char *at = strstr(msg, "halo transport of box 0: ");
-    if (at)
+    if (at) {
         snprintf(transport, sizeof transport, "%s", at + strlen("halo transport of box 0: "));
+        not_split = strstr(msg, "(boxes not split)") != NULL;
+    }
 }
 
 /* Box 0's halo transport of a 2-box Ising sim on one GPU made with LATMC_CUDA_BOX_COPY =
@@ -245,6 +251,17 @@ static void cuda_box_copy_names(void)
     assert_string_equal(box_transport("", "memcpy"), "same device, copies");
 }
 
+/* Boxes of one GPU are not split unless LATMC_CUDA_BOX_SPLIT=1 (cuda_exec.c). */
+static void cuda_box_split(void)
+{
+    assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
+    assert_true(not_split);
+    assert_int_equal(setenv("LATMC_CUDA_BOX_SPLIT", "1", 1), 0);
+    assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
+    unsetenv("LATMC_CUDA_BOX_SPLIT");
+    assert_false(not_split);
+}
+
 static void cuda_switches(void **state)
 {
     (void)state;
@@ -253,6 +270,7 @@ static void cuda_switches(void **state)
     check_cases(core_cases, 1, LATMC_DEVICE_CUDA);
     check_long_value("LATMC_CUDA_TEMPER", "resident|launches", LATMC_DEVICE_CUDA);
     cuda_box_copy_names();
+    cuda_box_split();
 }
 
 int main(void)

@@ -132,7 +132,7 @@ int cuda_box_exec_read_counts(struct cuda_box_exec *first, size_t stride, int n,
         cudaError_t err = cudaSuccess;
         if ((st = cuda_box_set_device(e->device)) < 0)
             break;
-        if (e->recorded)
+        if (e->recorded && e->split) /* else copies_done, after it, covers it */
             err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
         if (err == cudaSuccess && e->recorded)
             err = cudaStreamWaitEvent(e->stream, e->copies_done, 0);

@@ -36,8 +36,9 @@ struct cuda_box_exec {
     cudaEvent_t border_done, interior_done, copies_done;
     bool recorded;                  /* the events name this box's previous step */
     bool split;                     /* an interior on the main stream beside the borders
-                                       (interior_done recorded at each step); else all on
-                                       the border stream. Set by the model. */
+                                       (interior_done and border_done recorded at each
+                                       step); else all on the border stream (copies_done
+                                       alone recorded). Set by the executor. */
     /* the update counter: changed (device, added to by the box's kernels, never reset),
      * count_host (pinned: its value read at the end of a call), count_seen (its value at
      * the previous read) */
@@ -167,7 +168,8 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
  *   main stream (when split): this box's previous borders.
  * A step's work then: the borders on the border stream, border_done, the copies out on
  * the border stream, copies_done (recorded even without copies), the interior on the
- * main stream, interior_done. cuda_check(.., what) on failure.
+ * main stream, interior_done; a box not split: its step and copies on the border stream,
+ * copies_done alone. cuda_check(.., what) on failure.
  */
 int cuda_box_exec_order_step(struct cuda_box_exec *first, size_t stride, int n,
                               const char *what);

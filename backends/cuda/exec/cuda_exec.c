@@ -11,8 +11,19 @@
  *      border stream (high priority), records border_done, sends its outermost `halo`
  *      own planes into the neighbours' halos through its transport (cuda_halo.h), records
  *      copies_done; its main stream updates the interior meanwhile (interior_done), which
- *      reads no halo. A box of one or two border ranges has no interior; two that
- *      meet are one range, one launch.
+ *      reads no halo. A box thinner than three border ranges is one range, one launch,
+ *      on the border stream (no interior).
+ *   Boxes that all share one device are not split (cuda_box_exec.h, split): each box's
+ *   step is one range, one launch, on its border stream, then its sends and copies_done;
+ *   its next step waits for its neighbours' copies alone. The split buys the overlap of
+ *   a transfer between devices with the interior; on one device a box's halo copy is
+ *   one short kernel, and the split's 2 more launches, 2 more records and 2 more waits a
+ *   box and step cost the host more than the steps of a small lattice take on the GPU
+ *   (Ising 3D 128^3 on 2 boxes of one H200: 6-7x one box's time a sweep split, the
+ *   host's enqueueing the bound, 3-3.7x not split; doc/PERFORMANCE.md, "Boxes on one
+ *   GPU"). The boxes keep their own streams, so their steps still run side by side.
+ *   LATMC_CUDA_BOX_SPLIT=1 splits them as boxes of several devices are
+ *   (doc/environment.md): the schedule of several GPUs on one.
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
@@ -133,7 +144,7 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int64_t 
     struct cuda_box *b = &x->box[i];
     /* a part runs on desc.device_index (lib/part.c chose it for its rank) */
     b->ex.device = x->part ? d->device_index : cuda_box_device_of(d, i);
-    b->ex.split = true; /* the interior's event recorded at every step */
+    b->ex.split = true; /* borders and interior; boxes of one device not (cuda_exec_create) */
     b->ex.origin = origin;
     b->ex.planes = planes;
     b->halo = x->halo;
@@ -286,12 +297,20 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
             x->transport[i] = cuda_halo_pick(x->box[i].ex.device,
                                              x->box[(i + n - 1) % n].ex.device,
                                              x->box[(i + 1) % n].ex.device, memcpy_only);
+        /* boxes of one device: not split (the file's comment) */
+        bool one_device = true;
+        for (int i = 1; i < n; i++)
+            one_device = one_device && x->box[i].ex.device == x->box[0].ex.device;
+        const char *split = getenv("LATMC_CUDA_BOX_SPLIT");
+        for (int i = 0; i < n && one_device && !(split && strcmp(split, "1") == 0); i++)
+            x->box[i].ex.split = false;
     }
     (void)cudaSetDevice(x->box[0].ex.device);
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA executor: %s sim of %lld sites as %d "
-                   "box(es), halo %lld, borders of %lld planes, halo transport of box 0: %s",
+                   "box(es), halo %lld, borders of %lld planes%s, halo transport of box 0: %s",
                    sim->model->name, (long long)sim->nsites, n, (long long)x->halo,
-                   (long long)x->border, x->halo > 0 ? x->transport[0]->name : "its own wrap");
+                   (long long)x->border, x->box[0].ex.split ? "" : " (boxes not split)",
+                   x->halo > 0 ? x->transport[0]->name : "its own wrap");
     *out = x;
     return LATMC_OK;
 }
@@ -623,7 +642,9 @@ static cudaError_t arrays_sent(const latmc_sim *sim, const struct cuda_exec *x, 
                                int first, int count, const struct latmc_step *step)
 {
     const struct cuda_box *b = &x->box[i];
-    cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+    /* border_done: the next interior's wait (a box not split has none) */
+    cudaError_t err = b->ex.split ? cudaEventRecord(b->ex.border_done, b->ex.border_stream)
+                                  : cudaSuccess;
     if (err == cudaSuccess)
         err = send_arrays(sim, x, i, first, count, step);
     if (err == cudaSuccess)
@@ -654,21 +675,24 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
         const int64_t planes = b->ex.planes;
         const int64_t lower = planes > nb ? nb : planes, upper = planes > nb ? nb : 0;
         const int64_t interior = planes > 2 * nb ? planes - 2 * nb : 0;
-        /* Borders that meet (no interior) are one range, one launch: two launches on the
-         * one border stream ran one after the other, each on half the blocks (Heisenberg
-         * at 128^3 on 2 boxes of one H200: borders of a whole 32-plane chunk, 64-plane
-         * boxes, 1.9x one box's time a sweep; doc/PERFORMANCE.md, "Boxes on one GPU") */
-        const bool meet = interior == 0 && lower + upper == planes;
-        cudaError_t err = update(sim, x, b, b->ex.border_stream, h, meet ? planes : lower,
+        /* One range, one launch, on the border stream (its sends wait for all of it): a box
+         * of one device's boxes (not split: the file's comment), and a box thinner than
+         * three borders. Two border launches on the one border stream run one after the
+         * other, each on a fraction of the blocks, and a thin interior hides little beside
+         * them (Heisenberg at 128^3 on one H200, borders of a whole 32-plane chunk: 2 boxes
+         * of 64 planes 1.9x one box's time a sweep, 3 of 42-43 planes 1.4x;
+         * doc/PERFORMANCE.md, "Boxes on one GPU") */
+        const bool one = !b->ex.split || interior < nb;
+        cudaError_t err = update(sim, x, b, b->ex.border_stream, h, one ? planes : lower,
                                  sweep, step);
-        if (err == cudaSuccess && !meet)
+        if (err == cudaSuccess && !one)
             err = update(sim, x, b, b->ex.border_stream, h + planes - upper, upper, sweep,
                          step);
         if (err == cudaSuccess)
             err = borders_sent(sim, x, i, step);
-        if (err == cudaSuccess)
-            err = update(sim, x, b, b->ex.stream, h + nb, interior, sweep, step);
-        if (err == cudaSuccess)
+        if (err == cudaSuccess && b->ex.split)
+            err = update(sim, x, b, b->ex.stream, h + nb, one ? 0 : interior, sweep, step);
+        if (err == cudaSuccess && b->ex.split)
             err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
         st = cuda_check(err, "launching a step on a box");
     }
@@ -700,7 +724,7 @@ static int launch_joined(const latmc_sim *sim, struct cuda_exec *x, uint64_t swe
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         cudaError_t err = borders_sent(sim, x, i, step);
-        if (err == cudaSuccess)
+        if (err == cudaSuccess && b->ex.split)
             err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
         st = cuda_check(err, "launching a step on a box");
     }
