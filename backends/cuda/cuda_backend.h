@@ -43,6 +43,7 @@ struct cuda_sim {
     /* The same on k > 1 boxes (cuda_embed_boxes.c; NULL until the first). */
     struct cuda_embed_boxes *embed_boxes;
     bool embed_on_host; /* LATMC_CUDA_EMBED=host at create: ops.embed_step declines */
+    bool embed_no_room_noted; /* cuda_embed_note_no_room has logged */
 };
 
 /* ops.embed_step (lib/backend.h; cuda_embed.c) and the release of its arrays. */

@@ -105,6 +105,17 @@ static struct cuda_sw_box sw_view(const latmc_sim *sim, const struct cuda_box *b
     return v;
 }
 
+void cuda_embed_note_no_room(latmc_sim *sim, const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs || cs->embed_no_room_noted)
+        return;
+    cs->embed_no_room_noted = true;
+    cuda_core->log(sim->ctx, LATMC_LOG_INFO, "CUDA embedded clusters: %s do not fit the "
+                   "GPU's free memory; the host copy steps the clusters (asked again at "
+                   "every step)", what);
+}
+
 int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -134,10 +145,13 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
             if (cudaMalloc(&cs->embed->field_work, bytes) != cudaSuccess) {
                 (void)cudaGetLastError(); /* not sticky: cleared */
                 cs->embed->field_work = NULL;
+                cuda_embed_note_no_room(sim, "the clusters' sums in a field");
                 return LATMC_EUNSUPPORTED;
             }
             cs->embed->field_bytes = bytes;
         }
+        if (!cs->embed)
+            cuda_embed_note_no_room(sim, "the step's arrays");
         return cs->embed ? LATMC_OK : LATMC_EUNSUPPORTED;
     }
     int st = cuda_box_set_device(b->ex.device);

@@ -324,13 +324,14 @@ static int boxes_names(const latmc_sim *sim, struct cuda_box *box, int n,
 
 /* Whether every box's stored sites (its own planes and its halos) have 32-bit indices, as
  * the kernels name them: the lattice's 2^32 - 1 sites are the core's limit, a box's halos
- * may take a thin slab's beyond it. */
-static bool boxes_indexable(const struct cuda_box *box, int n)
+ * may take a thin slab's beyond it; and the face join's n 2 ps slots too
+ * (cuda_sw_faces.cu). */
+static bool boxes_indexable(const latmc_sim *sim, const struct cuda_box *box, int n)
 {
     for (int i = 0; i < n; i++)
         if (box[i].local.nsites > (int64_t)UINT32_MAX)
             return false;
-    return true;
+    return 2 * (uint64_t)plane_sites(sim) * (uint64_t)n < UINT32_MAX;
 }
 
 int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
@@ -343,7 +344,7 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     if (!box || cs->embed_on_host ||
         (leaf->model != LATMC_MODEL_HEISENBERG && leaf->model != LATMC_MODEL_PHI4) ||
         (algo != LATMC_ALGO_SWENDSEN_WANG && algo != LATMC_ALGO_WOLFF) ||
-        sim->nsites > (int64_t)UINT32_MAX || !boxes_indexable(box, n) ||
+        sim->nsites > (int64_t)UINT32_MAX || !boxes_indexable(sim, box, n) ||
         sim->desc.replicas > 2 ||
         /* phi^4 with a finite Lambda: its pairs two planes apart cross the faces, which
          * join nearest neighbours only (the host copy steps) */
@@ -353,8 +354,11 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     if (what == LATMC_EMBED_ASK) {
         if (!cs->embed_boxes)
             cs->embed_boxes = boxes_make(sim, box, n);
-        if (!cs->embed_boxes || (field && !boxes_sums(cs->embed_boxes, box)))
+        if (!cs->embed_boxes || (field && !boxes_sums(cs->embed_boxes, box))) {
+            cuda_embed_note_no_room(sim, cs->embed_boxes ? "the boxes' sums of the pieces"
+                                                         : "the boxes' arrays");
             return LATMC_EUNSUPPORTED;
+        }
         return LATMC_OK;
     }
     struct cuda_embed_boxes *e = cs->embed_boxes;

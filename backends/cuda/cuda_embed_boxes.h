@@ -16,4 +16,9 @@ struct cuda_embed_boxes; /* the boxes' arrays (struct cuda_sim's embed_boxes) */
 int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job);
 void cuda_embed_boxes_free(struct cuda_embed_boxes *e);
 
+/* An ask declined for want of a GPU's memory records no error (lib/backend.h), but the
+ * host copy it leads to is thousands of times slower: logged at LATMC_LOG_INFO, once a
+ * sim (cuda_embed.c; the one box's and the boxes' asks). */
+void cuda_embed_note_no_room(latmc_sim *sim, const char *what);
+
 #endif

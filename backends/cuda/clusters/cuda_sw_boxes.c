@@ -81,12 +81,21 @@ static int faces_make(const latmc_sim *sim, const struct cuda_box *b, struct cud
 {
     *out = NULL;
     const latmc_sim_desc *d = &sim->desc;
+    const uint64_t plane = (uint64_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
+    /* The join names its nodes (2 ps a box) and the slots' reps in 32 bits
+     * (cuda_sw_faces.cu): k boxes of 2 ps slots must stay below 2^32 - 1. */
+    if (2 * plane * (uint64_t)sim->plan->n_boxes >= UINT32_MAX)
+        return quiet ? LATMC_EUNSUPPORTED
+                     : cuda_core->fail(LATMC_EUNSUPPORTED,
+                                       "CUDA Swendsen-Wang: %d boxes of %llu sites a plane "
+                                       "join 2^32 - 1 face slots or more",
+                                       sim->plan->n_boxes, (unsigned long long)plane);
     struct cuda_sw_faces *f = calloc(1, sizeof *f);
     if (!f)
         return quiet ? LATMC_ENOMEM
                      : cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a "
                                        "box's face state");
-    f->ps = (uint32_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
+    f->ps = (uint32_t)plane;
     f->n = sim->plan->n_boxes;
     const size_t words = (size_t)cuda_sw_face_words(f->ps);
     const size_t nodes = 2 * (size_t)f->ps * (size_t)f->n;

@@ -53,11 +53,11 @@ __global__ void faces_out_kernel(struct cuda_sw_box b, const uint32_t *scratch,
          k += (uint64_t)cuda_item_stride()) {
         const uint32_t f = (uint32_t)k, s = sw_face_site(b, f, ps), r = sw_root(b, s);
         face[f] = scratch[r];
-        face[2 * ps + f] = sw_global(b, r);
+        face[2 * (uint64_t)ps + f] = sw_global(b, r);
         if (sums)
             set_face_sum(face, ps, f, sums[r]);
         if (f >= ps) /* the bond byte's direction bits (the root mark is bit 7) */
-            face[4 * ps + (f - ps)] = b.bonds[s] >> last & 1u;
+            face[4 * (uint64_t)ps + (f - ps)] = b.bonds[s] >> last & 1u;
     }
 }
 
@@ -83,7 +83,7 @@ __global__ void join_union_kernel(const uint32_t *gathered, uint32_t *parent, in
         const uint32_t *face = gathered + (uint64_t)i * cuda_sw_face_words(ps);
         if (face[f] != f)
             unite(parent, (uint32_t)g, (uint32_t)(i * per + face[f]));
-        if (f >= ps && face[4 * ps + (f - ps)])
+        if (f >= ps && face[4 * (uint64_t)ps + (f - ps)])
             unite(parent, (uint32_t)g, (uint32_t)((i + 1) % (uint32_t)n * per + (f - ps)));
     }
 }
