@@ -32,6 +32,9 @@ static cudaError_t kept_attribute(_Atomic int *table, int attr, int device, int 
                                      : cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)attr,
                                                               device);
     if (err != cudaSuccess) {
+        /* returned, not left in the runtime's last-error slot, where the next launch's
+         * check (cudaGetLastError) would take it for its own */
+        (void)cudaGetLastError();
         *value = 0;
         return err;
     }
