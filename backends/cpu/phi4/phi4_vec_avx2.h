@@ -247,10 +247,6 @@ static inline mask_d lanes_d(int from, int to)
         _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(hi, f), _mm256_cmpgt_epi64(t, hi)))
     };
 }
-static inline vec_d set_lane_d(vec_d v, int lane, double s)
-{
-    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
-}
 static inline void maskstore_d(double *p, mask_d m, vec_d v)
 {
     _mm256_maskstore_pd(p, _mm256_castpd_si256(m.lo), v.lo);
@@ -266,12 +262,6 @@ static inline vec_d signed_d(__m256i r)
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
     return (vec_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
-}
-/* the template's signed_raw_d (phi4_simd_tmpl.h): signed_d itself */
-#define PHI4_SIGNED_SCALE_d 1.0
-static inline vec_d signed_raw_d(__m256i r)
-{
-    return signed_d(r);
 }
 
 /* latmc_phi4_unit_d: (r + 1) 2^-32 = (r - 2^31) 2^-32 + (2^31 + 1) 2^-32, exact in double:
@@ -333,11 +323,6 @@ static inline vec_f logq_one_f(vec_f u)
     p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(0x1.0cc29ep+1f));
     p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.6445e8p+6f));
     return _mm256_fmadd_ps(bits, _mm256_set1_ps(0x1.62e43p-24f), p);
-}
-
-static inline vec_d unitq_d(__m256i r)
-{
-    return unit_d(r);
 }
 
 /* The double hit decides on the exact logarithms (phi4_vec_hit.h's hitq_d). */
@@ -402,6 +387,7 @@ static inline uint64_t count_sum_d(phi4_count n)
     return w[0] + w[1] + w[2] + w[3];
 }
 
+#include "phi4_vec_double.h"
 #include "phi4_vec_hit.h"
 
 #endif

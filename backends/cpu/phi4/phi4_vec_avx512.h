@@ -303,10 +303,6 @@ static inline mask_d lanes_d(int from, int to)
 {
     return lanes_f(from, to);
 }
-static inline vec_d set_lane_d(vec_d v, int lane, double s)
-{
-    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
-}
 static inline void maskstore_d(double *p, mask_d m, vec_d v)
 {
     _mm512_mask_storeu_pd(p, (__mmask8)m, v.lo);
@@ -323,11 +319,6 @@ static inline vec_d signed_d(__m512i r)
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, half), _mm512_fmadd_pd(hi, scale, half) };
 }
-#define PHI4_SIGNED_SCALE_d 1.0
-static inline vec_d signed_raw_d(__m512i r)
-{
-    return signed_d(r);
-}
 static inline vec_d unit_d(__m512i r)
 {
     const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
@@ -335,12 +326,6 @@ static inline vec_d unit_d(__m512i r)
     const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, off), _mm512_fmadd_pd(hi, scale, off) };
-}
-
-/* The double hit decides on the exact logarithm of the exact unit value. */
-static inline vec_d unitq_d(__m512i r)
-{
-    return unit_d(r);
 }
 
 /* The double hit decides on the exact logarithm: each vector's halves are the two chains
@@ -403,6 +388,7 @@ static inline uint64_t count_sum_d(phi4_count n)
     return count_sum_f(n);
 }
 
+#include "phi4_vec_double.h"
 #include "phi4_vec_hit.h"
 
 #endif
