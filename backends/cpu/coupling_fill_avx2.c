@@ -3,7 +3,8 @@
  * vector (philox_lanes_avx2.h), two vectors' rounds interleaved (one Philox is a serial
  * chain of ~55 cycles: a second one in flight is 25 % faster), then the same conversions as the
  * C level lane by lane: the sign bit for +-1, and for Gaussian couplings the AVX2
- * logarithm and sine/cosine that equal lib/latmc_math.h's bit for bit (math_avx2.h).
+ * logarithm and sine/cosine that equal lib/latmc_math.h's bit for bit (math_avx2.h). The
+ * blocks past a kernel's last whole group run the C level's code (coupling_fill_blocks.h).
  * Built with -mavx2.
  */
 #include <immintrin.h>
