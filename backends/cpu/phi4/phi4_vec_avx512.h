@@ -23,24 +23,11 @@
 /* ---- the Philox primitives: eight blocks per __m512i ---- */
 
 typedef __m512i phi4_iv;
-#define phi4_keys latmc_philox_x8_keys
-#define phi4_pre latmc_philox_x8_pre
+/* the level's Philox (phi4_vec_philox.h gives the template's names for it) */
+#define PHI4_PHILOX(name) latmc_philox_x8_##name
 #define PHI4_NSETS LATMC_PHILOX_X8_NSETS
-static inline void phi4_keys_init(struct phi4_keys *k, uint64_t seed)
-{
-    latmc_philox_x8_keys_init(k, seed);
-}
-static inline void phi4_pre_of(const struct phi4_keys *k, phi4_iv w0, phi4_iv w1, phi4_iv w2,
-                               struct phi4_pre *pre)
-{
-    latmc_philox_x8_pre(k, w0, w1, w2, pre);
-}
-static inline __attribute__((always_inline)) void phi4_finish_sets(
-    const struct phi4_keys *k, const struct phi4_pre *const pre[PHI4_NSETS], phi4_iv w3,
-    phi4_iv out01[PHI4_NSETS], phi4_iv out23[PHI4_NSETS])
-{
-    latmc_philox_x8_finish_sets(k, pre, w3, out01, out23);
-}
+#include "phi4_vec_philox.h"
+
 /* Each of w[0 .. 3] twice: lanes (w0, w0, w1, w1, w2, w2, w3, w3). */
 static inline phi4_iv phi4_iv_pairs(const uint32_t w[PHI4_W / 4])
 {
