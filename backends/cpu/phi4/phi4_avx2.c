@@ -32,8 +32,8 @@
 #include "phi4_vec_avx2.h"
 #include "rng_streams.h"
 
-/* The level's names (cpu_phi4_step_avx2_f, _d, cpu_phi4_dsp_init_avx2: phi4_simd_level.h); groups of 8 sites per block,
- * hits per chunk (phi4_simd_block). */
+/* The level's names (cpu_phi4_step_avx2_f, _d, cpu_phi4_dsp_init_avx2: phi4_simd_level.h);
+ * groups of 8 sites per block, hits per chunk (phi4_simd_block). */
 #define PHI4_ISA avx2
 enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 

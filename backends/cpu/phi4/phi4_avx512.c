@@ -20,8 +20,8 @@
 #include "phi4_vec_avx512.h"
 #include "rng_streams.h"
 
-/* The level's names (cpu_phi4_step_avx512_f, _d, cpu_phi4_dsp_init_avx512: phi4_simd_level.h); groups of 16 sites per block,
- * hits per chunk (phi4_simd_block). */
+/* The level's names (cpu_phi4_step_avx512_f, _d, cpu_phi4_dsp_init_avx512: phi4_simd_level.h);
+ * groups of 16 sites per block, hits per chunk (phi4_simd_block). */
 #define PHI4_ISA avx512
 enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 
