@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "coupling_draws.h"
 #include "coupling_fill.h"
+#include "coupling_fill_blocks.h"
 #include "cpu_backend.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
@@ -22,28 +23,17 @@
 
 static void i8_bimodal_c(void *out, int64_t b0, int64_t nb, uint64_t seed)
 {
-    int8_t *o = out;
-    for (int64_t k = 0; k < nb; k++) {
-        const latmc_philox_ctr r = latmc_coupling_draws(seed, b0 + k, 0);
-        for (int lane = 0; lane < 4; lane++)
-            o[4 * k + lane] = (int8_t)latmc_bimodal_sign(r.v[lane]);
-    }
-}
-
-static void f32_blocks_c(float *o, int64_t b0, int64_t nb, uint64_t seed, int kind)
-{
-    for (int64_t k = 0; k < nb; k++)
-        latmc_heisenberg_couplings_lanes(o + 4 * k, kind, seed, b0 + k);
+    cpu_couplings_i8_blocks(out, b0, nb, seed);
 }
 
 static void f32_bimodal_c(void *out, int64_t b0, int64_t nb, uint64_t seed)
 {
-    f32_blocks_c(out, b0, nb, seed, LATMC_COUPLINGS_BIMODAL);
+    cpu_couplings_f32_blocks(out, b0, nb, seed, LATMC_COUPLINGS_BIMODAL);
 }
 
 static void f32_gaussian_c(void *out, int64_t b0, int64_t nb, uint64_t seed)
 {
-    f32_blocks_c(out, b0, nb, seed, LATMC_COUPLINGS_GAUSSIAN);
+    cpu_couplings_f32_blocks(out, b0, nb, seed, LATMC_COUPLINGS_GAUSSIAN);
 }
 
 void cpu_couplings_dsp_init(struct cpu_couplings_dsp *dsp, unsigned simd_flags)

@@ -3,12 +3,14 @@
  * vector (philox_lanes_avx2.h), two vectors' rounds interleaved (one Philox is a serial
  * chain of ~55 cycles: a second one in flight is 25 % faster), then the same conversions as the
  * C level lane by lane: the sign bit for +-1, and for Gaussian couplings the AVX2
- * logarithm and sine/cosine that equal lib/latmc_math.h's bit for bit (math_avx2.h).
+ * logarithm and sine/cosine that equal lib/latmc_math.h's bit for bit (math_avx2.h). The
+ * blocks past a kernel's last whole group run the C level's code (coupling_fill_blocks.h).
  * Built with -mavx2.
  */
 #include <immintrin.h>
 
 #include "coupling_fill.h"
+#include "coupling_fill_blocks.h"
 #include "heisenberg_rules_avx2.h"
 #include "philox_lanes_avx2.h"
 
@@ -20,42 +22,22 @@ static inline __attribute__((always_inline)) void draws_x4x2(const struct latmc_
                                                              const struct latmc_rng_name n[2],
                                                              __m256i lo[2], __m256i hi[2])
 {
-    __m256i c0[2], c1[2], c2[2], c3[2];
-    for (int s = 0; s < 2; s++) {
-        c0[s] = _mm256_add_epi64(_mm256_set1_epi64x(b[s]), _mm256_setr_epi64x(0, 1, 2, 3));
-        c1[s] = _mm256_or_si256(_mm256_set1_epi64x(n[s].c1),
-                                _mm256_and_si256(_mm256_srli_epi64(c0[s], 32),
-                                                 _mm256_set1_epi64x(0xffff)));
-        c2[s] = _mm256_set1_epi64x(n[s].c2);
-        c3[s] = _mm256_set1_epi64x(n[s].c3);
-    }
+    __m256i c[2][4];
+    for (int s = 0; s < 2; s++)
+        latmc_philox_x4_counters(_mm256_add_epi64(_mm256_set1_epi64x(b[s]),
+                                                  _mm256_setr_epi64x(0, 1, 2, 3)),
+                                 n[s].c1, n[s].c2, n[s].c3, c[s]);
 #pragma GCC unroll 10
     for (int r = 0; r < 10; r++)
 #pragma GCC unroll 2
         for (int s = 0; s < 2; s++)
-            LATMC_PHILOX_X4_ROUND(k, r, c0[s], c1[s], c2[s], c3[s]);
+            LATMC_PHILOX_X4_ROUND(k, r, c[s][0], c[s][1], c[s][2], c[s][3]);
     for (int s = 0; s < 2; s++) {
         __m256i o01, o23;
-        latmc_philox_x4_pack(c0[s], c1[s], c2[s], c3[s], &o01, &o23);
+        latmc_philox_x4_pack(c[s][0], c[s][1], c[s][2], c[s][3], &o01, &o23);
         lo[s] = _mm256_unpacklo_epi64(o01, o23);
         hi[s] = _mm256_unpackhi_epi64(o01, o23);
     }
-}
-
-/* Blocks past the last whole group of the vector kernels: the C level's rule. */
-static void tail_i8(int8_t *o, int64_t b, int64_t nb, uint64_t seed)
-{
-    for (int64_t k = 0; k < nb; k++) {
-        const latmc_philox_ctr r = latmc_coupling_draws(seed, b + k, 0);
-        for (int lane = 0; lane < 4; lane++)
-            o[4 * k + lane] = (int8_t)latmc_bimodal_sign(r.v[lane]);
-    }
-}
-
-static void tail_f32(float *o, int64_t b, int64_t nb, uint64_t seed, int kind)
-{
-    for (int64_t k = 0; k < nb; k++)
-        latmc_heisenberg_couplings_lanes(o + 4 * k, kind, seed, b + k);
 }
 
 /* int8 +-1: eight blocks (32 couplings) per step, one 32-byte store. */
@@ -81,7 +63,7 @@ static void i8_bimodal_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
             one, _mm256_and_si256(_mm256_permutevar8x32_epi32(p, order), fe));
         _mm256_storeu_si256((__m256i *)(void *)(o + 4 * j), s);
     }
-    tail_i8(o + 4 * j, b0 + j, nb - j, seed);
+    cpu_couplings_i8_blocks(o + 4 * j, b0 + j, nb - j, seed);
 }
 
 /* float +-1: eight blocks per step; the sign bit of the draw onto 1.0f. */
@@ -106,7 +88,7 @@ static void f32_bimodal_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
             _mm256_storeu_si256((__m256i *)(void *)(d + 8), _mm256_permute2x128_si256(l, h, 0x31));
         }
     }
-    tail_f32(o + 4 * j, b0 + j, nb - j, seed, LATMC_COUPLINGS_BIMODAL);
+    cpu_couplings_f32_blocks(o + 4 * j, b0 + j, nb - j, seed, LATMC_COUPLINGS_BIMODAL);
 }
 
 /* Gaussian: four blocks per step; sqrt(-2 log u1) cos(2 pi u2) in double, then to float
@@ -142,7 +124,7 @@ static void f32_gaussian_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
             }
         }
     }
-    tail_f32(o + 4 * j, b0 + j, nb - j, seed, LATMC_COUPLINGS_GAUSSIAN);
+    cpu_couplings_f32_blocks(o + 4 * j, b0 + j, nb - j, seed, LATMC_COUPLINGS_GAUSSIAN);
 }
 
 void cpu_couplings_dsp_init_avx2(struct cpu_couplings_dsp *dsp)

@@ -46,6 +46,8 @@ static inline __attribute__((always_inline)) void latmc_philox_x4_last_(const __
 #define PL_MUL(a, b) _mm256_mul_epu32(a, b)
 #define PL_SRLI_32(a) _mm256_srli_epi64(a, 32)
 #define PL_SLLI_32(a) _mm256_slli_epi64(a, 32)
+#define PL_AND(a, b) _mm256_and_si256(a, b)
+#define PL_OR(a, b) _mm256_or_si256(a, b)
 #define PL_XOR(a, b) _mm256_xor_si256(a, b)
 #define PL_XOR3(a, b, c) _mm256_xor_si256(a, _mm256_xor_si256(b, c))
 #define PL_BLEND_ODD32(a, b) _mm256_blend_epi32(a, b, 0xaa)

@@ -47,6 +47,8 @@ static inline __attribute__((always_inline)) void latmc_philox_x8_last_(const __
 #define PL_MUL(a, b) _mm512_mul_epu32(a, b)
 #define PL_SRLI_32(a) _mm512_srli_epi64(a, 32)
 #define PL_SLLI_32(a) _mm512_slli_epi64(a, 32)
+#define PL_AND(a, b) _mm512_and_si512(a, b)
+#define PL_OR(a, b) _mm512_or_si512(a, b)
 #define PL_XOR(a, b) _mm512_xor_si512(a, b)
 #define PL_XOR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, LATMC_XOR3_)
 #define PL_BLEND_ODD32(a, b) _mm512_mask_blend_epi32(0xaaaa, a, b)

@@ -17,8 +17,8 @@
  *   PL_FN(name)          the level's name of a function or struct (latmc_philox_x4_name),
  *   PL_FULL              and of the full Philox (latmc_philox_x4);
  *   PL_V                 the vector; PL_SET1_64, PL_MUL (vpmuludq), PL_SRLI_32 (the high
- *                        halves down), PL_SLLI_32 (the low halves up), PL_XOR, PL_XOR3
- *                        (a ^ b ^ c),
+ *                        halves down), PL_SLLI_32 (the low halves up), PL_AND, PL_OR,
+ *                        PL_XOR, PL_XOR3 (a ^ b ^ c),
  *                        PL_BLEND_ODD32 (odd 32-bit elements from the second operand);
  *   PL_NSETS             sets of blocks _finish_sets interleaves;
  *   PL_LOOP_END, PL_LAST(k, c0, c1, c2, c3, out01, out23): _finish_sets runs rounds 4 to
@@ -40,6 +40,18 @@ static inline void PL_FN(keys_init)(struct PL_FN(keys) *k, uint64_t seed)
         k->k0[r] = PL_SET1_64((long long)key[r].v[0]);
         k->k1[r] = PL_SET1_64((long long)key[r].v[1]);
     }
+}
+
+/* The counters of blocks `block` (one per 64-bit lane, below 2^48) of the draws named by
+ * the words c1 (block 0's), c2 and c3 (lib/rng_streams.h): word 0 the block's low half
+ * (the lane's low half), word 1 c1 | the block's bits 32 to 47 (latmc_rng_word1_at). */
+static inline void PL_FN(counters)(PL_V block, uint32_t c1, uint32_t c2, uint32_t c3,
+                                   PL_V c[4])
+{
+    c[0] = block;
+    c[1] = PL_OR(PL_SET1_64(c1), PL_AND(PL_SRLI_32(block), PL_SET1_64(0xffff)));
+    c[2] = PL_SET1_64(c2);
+    c[3] = PL_SET1_64(c3);
 }
 
 /* One Philox round on the blocks of a vector (keys of round r). */
@@ -168,6 +180,8 @@ static inline __attribute__((always_inline)) void PL_FN(finish_sets)(
 #undef PL_MUL
 #undef PL_SRLI_32
 #undef PL_SLLI_32
+#undef PL_AND
+#undef PL_OR
 #undef PL_XOR
 #undef PL_XOR3
 #undef PL_BLEND_ODD32

@@ -13,14 +13,7 @@
 #include "heisenberg_vec_avx512.h"
 #include "rng_streams.h"
 
+/* The level's entry (the template defines it) and its name. */
+#define HEIS_DSP_INIT cpu_heisenberg_dsp_init_avx512
+#define HEIS_LEVEL "avx512"
 #include "heisenberg_simd_tmpl.h"
-
-void cpu_heisenberg_dsp_init_avx512(struct cpu_heisenberg_dsp *dsp)
-{
-    dsp->level = "avx512";
-    dsp->soa = true;
-    dsp->step = step_boxes_simd;
-    dsp->pair_soa = pair_boxes_simd;
-    dsp->or_passes_soa = or_passes_simd;
-    dsp->row_lanes = HEIS_W;
-}

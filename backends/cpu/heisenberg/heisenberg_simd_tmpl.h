@@ -3,8 +3,10 @@
  * (heisenberg_avx2.c, heisenberg_avx512.c) after its primitives (heisenberg_vec_avx2.h,
  * heisenberg_vec_avx512.h: HEIS_W sites per vector hv, masks hm, W draws hu, loads and
  * arithmetic, hv_set_first/last, the Philox set heis_draws, and through
- * heisenberg_rules_simd.h the per-site rules). It defines the level's step_boxes_simd and
- * pair_boxes_simd (static), which the level's dsp init installs.
+ * heisenberg_rules_simd.h the per-site rules) and HEIS_DSP_INIT (the name of the level's
+ * entry, cpu_heisenberg_dsp_init_<isa>, heisenberg_dsp.h) and HEIS_LEVEL (the level's
+ * name). It defines the level's step_boxes_simd, pair_boxes_simd and or_passes_simd
+ * (static) and that entry, which installs them.
  *
  * Work unit: HEIS_V vectors of W sites of one colour whose numbers j are consecutive and
  * start at a multiple of W (the heat bath's draws of four such sites are one Philox block
@@ -901,4 +903,15 @@ static void or_passes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_
     cpu_team_barrier(team);
     for (int r = 0; r < replicas; r++)
         fused_seam(&w, r, a);
+}
+
+/* The level's table entries. */
+void HEIS_DSP_INIT(struct cpu_heisenberg_dsp *dsp)
+{
+    dsp->level = HEIS_LEVEL;
+    dsp->soa = true;
+    dsp->step = step_boxes_simd;
+    dsp->pair_soa = pair_boxes_simd;
+    dsp->or_passes_soa = or_passes_simd;
+    dsp->row_lanes = HEIS_W;
 }

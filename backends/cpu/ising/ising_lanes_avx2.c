@@ -42,24 +42,12 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
                            int64_t i, struct latmc_rng_name name, int q, LV r[4])
 {
     (void)nl;
-    r[0] = _mm256_add_epi64(_mm256_load_si256((const __m256i *)gN),
-                            _mm256_set1_epi64x((long long)i));
-    r[1] = _mm256_or_si256(_mm256_set1_epi64x(name.c1),
-                           _mm256_and_si256(_mm256_srli_epi64(r[0], 32),
-                                            _mm256_set1_epi64x(0xffff)));
-    r[2] = _mm256_set1_epi64x(name.c2);
-    r[3] = _mm256_set1_epi64x(latmc_rng_name_sub(name, (uint32_t)q).c3);
+    latmc_philox_x4_counters(_mm256_add_epi64(_mm256_load_si256((const __m256i *)gN),
+                                              _mm256_set1_epi64x((long long)i)),
+                             name.c1, name.c2, latmc_rng_name_sub(name, (uint32_t)q).c3, r);
     latmc_philox_x4(keys, &r[0], &r[1], &r[2], &r[3]);
 }
 
-int cpu_ising_lanes_run_avx2(const struct latmc_ens_lanes_job *job);
-int cpu_ising_lanes_keep_avx2(const struct latmc_ens_lanes_job *job);
+#define LANES_DSP_INIT cpu_ising_lanes_dsp_init_avx2
+#define LANES_LEVEL "avx2"
 #include "ising_lanes_simd_tmpl.h"
-
-void cpu_ising_lanes_dsp_init_avx2(struct cpu_ising_lanes_dsp *dsp)
-{
-    dsp->run = cpu_ising_lanes_run_avx2;
-    dsp->keep = cpu_ising_lanes_keep_avx2;
-    dsp->width = LW;
-    dsp->level = "avx2";
-}

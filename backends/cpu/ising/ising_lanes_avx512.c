@@ -10,9 +10,9 @@
 #include "philox_lanes_avx512.h"
 #include "rng_streams.h"
 
-#define LV __m512i
 #define LW 16
 typedef uint32_t ls_e;
+#include "ising_lanes_avx512.h"
 #define LANES_ENTRY cpu_ising_lanes_run_avx512
 #define LANES_KEEP cpu_ising_lanes_keep_avx512
 #define LANES_KEYS latmc_philox_x8_keys
@@ -20,13 +20,7 @@ typedef uint32_t ls_e;
 
 static inline LV v_loadw(const uint32_t *p) { return _mm512_load_si512((const void *)p); }
 static inline void v_storew(uint32_t *p, LV x) { _mm512_store_si512((void *)p, x); }
-static inline LV v_loadt(const ls_e *p) { return _mm512_load_si512((const void *)p); }
-static inline LV v_zero(void) { return _mm512_setzero_si512(); }
 static inline LV v_ones32(void) { return _mm512_set1_epi32(-1); }
-static inline LV v_and(LV a, LV b) { return _mm512_and_si512(a, b); }
-static inline LV v_or(LV a, LV b) { return _mm512_or_si512(a, b); }
-static inline LV v_xor(LV a, LV b) { return _mm512_xor_si512(a, b); }
-static inline LV v_andnot(LV a, LV b) { return _mm512_andnot_si512(a, b); }
 static inline int v_any(LV a) { return _mm512_test_epi32_mask(a, a) != 0; }
 
 /* Lanes 0 .. 7's blocks and lanes 8 .. 15's (lib/rng_streams.h's counter words of the
@@ -39,13 +33,9 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
     const int halves = nl > 8 ? 2 : 1; /* lanes 8 .. 15 without a group: not drawn */
     for (int half = 0; half < halves; half++) {
         __m512i *c = h[half];
-        c[0] = _mm512_add_epi64(_mm512_load_si512((const void *)(gN + 8 * half)),
-                                _mm512_set1_epi64(i));
-        c[1] = _mm512_or_si512(_mm512_set1_epi64(name.c1),
-                               _mm512_and_si512(_mm512_srli_epi64(c[0], 32),
-                                                _mm512_set1_epi64(0xffff)));
-        c[2] = _mm512_set1_epi64(name.c2);
-        c[3] = _mm512_set1_epi64(latmc_rng_name_sub(name, (uint32_t)q).c3);
+        const __m512i b = _mm512_add_epi64(_mm512_load_si512((const void *)(gN + 8 * half)),
+                                           _mm512_set1_epi64(i));
+        latmc_philox_x8_counters(b, name.c1, name.c2, latmc_rng_name_sub(name, (uint32_t)q).c3, c);
         latmc_philox_x8(keys, &c[0], &c[1], &c[2], &c[3]);
     }
     const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
@@ -54,18 +44,10 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
         r[p] = _mm512_permutex2var_epi32(h[0][p], idx, h[halves - 1][p]);
 }
 
-int cpu_ising_lanes_run_avx512(const struct latmc_ens_lanes_job *job);
-int cpu_ising_lanes_keep_avx512(const struct latmc_ens_lanes_job *job);
+#define LANES_DSP_INIT cpu_ising_lanes_dsp_init_avx512
+#define LANES_LEVEL "avx512"
+/* at most eight groups: eight 64-bit lanes (one set of blocks, not two) */
+#define LANES_NARROW 8
+#define LANES_RUN_NARROW cpu_ising_lanes_run_avx512_x8
+#define LANES_KEEP_NARROW cpu_ising_lanes_keep_avx512_x8
 #include "ising_lanes_simd_tmpl.h"
-
-void cpu_ising_lanes_dsp_init_avx512(struct cpu_ising_lanes_dsp *dsp)
-{
-    dsp->run = cpu_ising_lanes_run_avx512;
-    dsp->keep = cpu_ising_lanes_keep_avx512;
-    dsp->width = LW;
-    dsp->level = "avx512";
-    /* at most eight groups: eight 64-bit lanes (one set of blocks, not two) */
-    dsp->run_narrow = cpu_ising_lanes_run_avx512_x8;
-    dsp->keep_narrow = cpu_ising_lanes_keep_avx512_x8;
-    dsp->narrow = 8;
-}

@@ -4,6 +4,10 @@
  *   LV, LW, ls_e          the vector, its W lanes (one group each) and a lane's integer
  *                         (uint64_t: the 32-bit word in a lane's low half; uint32_t);
  *   LANES_ENTRY, LANES_KEEP  the level's entries (cpu_ising_lanes_fn: run, keep);
+ *   LANES_DSP_INIT, LANES_LEVEL  where defined, the level's table entry (ising_lanes.h)
+ *                         and its name, which installs those two; with LANES_NARROW,
+ *                         also LANES_RUN_NARROW and LANES_KEEP_NARROW for calls of at most
+ *                         LANES_NARROW groups (another file's narrower vectors);
  *   LANES_KEYS, LANES_KEYS_INIT  philox_lanes_tmpl.h's keys;
  *   ls_draw(keys, gN, nl, i, name, q, r)  planes 4q .. 4q + 3 of the colour's name `name`
  *                         in r[0 .. 3], lane l's from its block gN[l] + i (lanes from nl
@@ -23,6 +27,9 @@
 
 #include "ens_lanes_sliced.h"
 #include "lattice_numbering.h"
+
+int LANES_ENTRY(const struct latmc_ens_lanes_job *job);
+int LANES_KEEP(const struct latmc_ens_lanes_job *job);
 
 /* Key slots (neg, cnt): 2 x (2 ndim + 1). */
 #define LS_SLOTS (2 * LATMC_ISING_MAX_K)
@@ -315,3 +322,19 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
     k->spin_gen = job->spin_gen;
     return whole;
 }
+
+#ifdef LANES_DSP_INIT
+/* The level's table entries. */
+void LANES_DSP_INIT(struct cpu_ising_lanes_dsp *dsp)
+{
+    dsp->run = LANES_ENTRY;
+    dsp->keep = LANES_KEEP;
+    dsp->width = LW;
+    dsp->level = LANES_LEVEL;
+#ifdef LANES_NARROW
+    dsp->run_narrow = LANES_RUN_NARROW;
+    dsp->keep_narrow = LANES_KEEP_NARROW;
+    dsp->narrow = LANES_NARROW;
+#endif
+}
+#endif

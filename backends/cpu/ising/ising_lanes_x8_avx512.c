@@ -11,9 +11,9 @@
 #include "philox_lanes_avx512.h"
 #include "rng_streams.h"
 
-#define LV __m512i
 #define LW 8
 typedef uint64_t ls_e;
+#include "ising_lanes_avx512.h"
 #define LANES_ENTRY cpu_ising_lanes_run_avx512_x8
 #define LANES_KEEP cpu_ising_lanes_keep_avx512_x8
 #define LANES_KEYS latmc_philox_x8_keys
@@ -27,13 +27,7 @@ static inline void v_storew(uint32_t *p, LV x)
 {
     _mm256_store_si256((__m256i *)p, _mm512_cvtepi64_epi32(x));
 }
-static inline LV v_loadt(const ls_e *p) { return _mm512_load_si512((const void *)p); }
-static inline LV v_zero(void) { return _mm512_setzero_si512(); }
 static inline LV v_ones32(void) { return _mm512_set1_epi64(0xffffffffll); }
-static inline LV v_and(LV a, LV b) { return _mm512_and_si512(a, b); }
-static inline LV v_or(LV a, LV b) { return _mm512_or_si512(a, b); }
-static inline LV v_xor(LV a, LV b) { return _mm512_xor_si512(a, b); }
-static inline LV v_andnot(LV a, LV b) { return _mm512_andnot_si512(a, b); }
 static inline int v_any(LV a) { return _mm512_test_epi64_mask(a, a) != 0; }
 
 /* The eight lanes' blocks gN[l] + i (lib/rng_streams.h's counter words of the name). */
@@ -41,14 +35,10 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
                            int64_t i, struct latmc_rng_name name, int q, LV r[4])
 {
     (void)nl;
-    r[0] = _mm512_add_epi64(_mm512_load_si512((const void *)gN), _mm512_set1_epi64(i));
-    r[1] = _mm512_or_si512(_mm512_set1_epi64(name.c1),
-                           _mm512_and_si512(_mm512_srli_epi64(r[0], 32),
-                                            _mm512_set1_epi64(0xffff)));
-    r[2] = _mm512_set1_epi64(name.c2);
-    r[3] = _mm512_set1_epi64(latmc_rng_name_sub(name, (uint32_t)q).c3);
+    latmc_philox_x8_counters(_mm512_add_epi64(_mm512_load_si512((const void *)gN),
+                                              _mm512_set1_epi64(i)),
+                             name.c1, name.c2, latmc_rng_name_sub(name, (uint32_t)q).c3, r);
     latmc_philox_x8(keys, &r[0], &r[1], &r[2], &r[3]);
 }
 
-int cpu_ising_lanes_run_avx512_x8(const struct latmc_ens_lanes_job *job);
 #include "ising_lanes_simd_tmpl.h"

@@ -32,31 +32,9 @@
 #include "phi4_vec_avx2.h"
 #include "rng_streams.h"
 
-/* The exported steps' names (cpu_phi4_step_avx2_f, _d); groups of 8 sites per block,
- * hits per chunk (phi4_simd_block). */
+/* The level's names (cpu_phi4_step_avx2_f, _d, cpu_phi4_dsp_init_avx2: phi4_simd_level.h);
+ * groups of 8 sites per block, hits per chunk (phi4_simd_block). */
 #define PHI4_ISA avx2
 enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 
-#define PHI4_BODY "phi4_simd_tmpl.h"
-#include "phi4_precisions.h"
-
-/* The quick logarithm's misses of its bound (phi4_vec_hit.h), for checkasm. */
-int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last)
-{
-    return phi4_logq_violations(first, last);
-}
-
-int64_t cpu_phi4_avx2_unitq_violations(uint64_t first, uint64_t last, uint64_t step)
-{
-    return phi4_unitq_violations(first, last, step);
-}
-
-void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
-{
-    dsp->level = "avx2";
-    dsp->transposed = true;
-    dsp->step_f = cpu_phi4_step_avx2_f;
-    dsp->step_d = cpu_phi4_step_avx2_d;
-    dsp->segments_f = cpu_phi4_segments_avx2_f;
-    dsp->segments_d = cpu_phi4_segments_avx2_d;
-}
+#include "phi4_simd_level.h"

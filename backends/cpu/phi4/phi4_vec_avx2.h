@@ -22,24 +22,11 @@
 /* ---- the Philox primitives of phi4_simd_tmpl.h: four blocks per __m256i ---- */
 
 typedef __m256i phi4_iv;
-#define phi4_keys latmc_philox_x4_keys
-#define phi4_pre latmc_philox_x4_pre
+/* the level's Philox (phi4_vec_philox.h gives the template's names for it) */
+#define PHI4_PHILOX(name) latmc_philox_x4_##name
 #define PHI4_NSETS LATMC_PHILOX_X4_NSETS
-static inline void phi4_keys_init(struct phi4_keys *k, uint64_t seed)
-{
-    latmc_philox_x4_keys_init(k, seed);
-}
-static inline void phi4_pre_of(const struct phi4_keys *k, phi4_iv w0, phi4_iv w1, phi4_iv w2,
-                               struct phi4_pre *pre)
-{
-    latmc_philox_x4_pre(k, w0, w1, w2, pre);
-}
-static inline __attribute__((always_inline)) void phi4_finish_sets(
-    const struct phi4_keys *k, const struct phi4_pre *const pre[PHI4_NSETS], phi4_iv w3,
-    phi4_iv out01[PHI4_NSETS], phi4_iv out23[PHI4_NSETS])
-{
-    latmc_philox_x4_finish_sets(k, pre, w3, out01, out23);
-}
+#include "phi4_vec_philox.h"
+
 /* Each of w[0], w[1] twice: lanes (w0, w0, w1, w1). */
 static inline phi4_iv phi4_iv_pairs(const uint32_t w[PHI4_W / 4])
 {
@@ -247,10 +234,6 @@ static inline mask_d lanes_d(int from, int to)
         _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(hi, f), _mm256_cmpgt_epi64(t, hi)))
     };
 }
-static inline vec_d set_lane_d(vec_d v, int lane, double s)
-{
-    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
-}
 static inline void maskstore_d(double *p, mask_d m, vec_d v)
 {
     _mm256_maskstore_pd(p, _mm256_castpd_si256(m.lo), v.lo);
@@ -266,12 +249,6 @@ static inline vec_d signed_d(__m256i r)
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
     return (vec_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
-}
-/* the template's signed_raw_d (phi4_simd_tmpl.h): signed_d itself */
-#define PHI4_SIGNED_SCALE_d 1.0
-static inline vec_d signed_raw_d(__m256i r)
-{
-    return signed_d(r);
 }
 
 /* latmc_phi4_unit_d: (r + 1) 2^-32 = (r - 2^31) 2^-32 + (2^31 + 1) 2^-32, exact in double:
@@ -333,11 +310,6 @@ static inline vec_f logq_one_f(vec_f u)
     p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(0x1.0cc29ep+1f));
     p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.6445e8p+6f));
     return _mm256_fmadd_ps(bits, _mm256_set1_ps(0x1.62e43p-24f), p);
-}
-
-static inline vec_d unitq_d(__m256i r)
-{
-    return unit_d(r);
 }
 
 /* The double hit decides on the exact logarithms (phi4_vec_hit.h's hitq_d). */
@@ -402,6 +374,7 @@ static inline uint64_t count_sum_d(phi4_count n)
     return w[0] + w[1] + w[2] + w[3];
 }
 
+#include "phi4_vec_double.h"
 #include "phi4_vec_hit.h"
 
 #endif

@@ -23,24 +23,11 @@
 /* ---- the Philox primitives: eight blocks per __m512i ---- */
 
 typedef __m512i phi4_iv;
-#define phi4_keys latmc_philox_x8_keys
-#define phi4_pre latmc_philox_x8_pre
+/* the level's Philox (phi4_vec_philox.h gives the template's names for it) */
+#define PHI4_PHILOX(name) latmc_philox_x8_##name
 #define PHI4_NSETS LATMC_PHILOX_X8_NSETS
-static inline void phi4_keys_init(struct phi4_keys *k, uint64_t seed)
-{
-    latmc_philox_x8_keys_init(k, seed);
-}
-static inline void phi4_pre_of(const struct phi4_keys *k, phi4_iv w0, phi4_iv w1, phi4_iv w2,
-                               struct phi4_pre *pre)
-{
-    latmc_philox_x8_pre(k, w0, w1, w2, pre);
-}
-static inline __attribute__((always_inline)) void phi4_finish_sets(
-    const struct phi4_keys *k, const struct phi4_pre *const pre[PHI4_NSETS], phi4_iv w3,
-    phi4_iv out01[PHI4_NSETS], phi4_iv out23[PHI4_NSETS])
-{
-    latmc_philox_x8_finish_sets(k, pre, w3, out01, out23);
-}
+#include "phi4_vec_philox.h"
+
 /* Each of w[0 .. 3] twice: lanes (w0, w0, w1, w1, w2, w2, w3, w3). */
 static inline phi4_iv phi4_iv_pairs(const uint32_t w[PHI4_W / 4])
 {
@@ -303,10 +290,6 @@ static inline mask_d lanes_d(int from, int to)
 {
     return lanes_f(from, to);
 }
-static inline vec_d set_lane_d(vec_d v, int lane, double s)
-{
-    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
-}
 static inline void maskstore_d(double *p, mask_d m, vec_d v)
 {
     _mm512_mask_storeu_pd(p, (__mmask8)m, v.lo);
@@ -323,11 +306,6 @@ static inline vec_d signed_d(__m512i r)
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, half), _mm512_fmadd_pd(hi, scale, half) };
 }
-#define PHI4_SIGNED_SCALE_d 1.0
-static inline vec_d signed_raw_d(__m512i r)
-{
-    return signed_d(r);
-}
 static inline vec_d unit_d(__m512i r)
 {
     const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
@@ -335,12 +313,6 @@ static inline vec_d unit_d(__m512i r)
     const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
     const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
     return (vec_d){ _mm512_fmadd_pd(lo, scale, off), _mm512_fmadd_pd(hi, scale, off) };
-}
-
-/* The double hit decides on the exact logarithm of the exact unit value. */
-static inline vec_d unitq_d(__m512i r)
-{
-    return unit_d(r);
 }
 
 /* The double hit decides on the exact logarithm: each vector's halves are the two chains
@@ -403,6 +375,7 @@ static inline uint64_t count_sum_d(phi4_count n)
     return count_sum_f(n);
 }
 
+#include "phi4_vec_double.h"
 #include "phi4_vec_hit.h"
 
 #endif
