@@ -334,6 +334,17 @@ static bool boxes_indexable(const latmc_sim *sim, const struct cuda_box *box, in
     return 2 * (uint64_t)plane_sites(sim) * (uint64_t)n < UINT32_MAX;
 }
 
+void cuda_embed_note_no_room(latmc_sim *sim, const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs || cs->embed_no_room_noted)
+        return;
+    cs->embed_no_room_noted = true;
+    cuda_core->log(sim->ctx, LATMC_LOG_INFO, "CUDA embedded clusters: %s do not fit the "
+                   "GPU's free memory; the host copy steps the clusters (asked again at "
+                   "every step)", what);
+}
+
 int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);

@@ -18,7 +18,7 @@ void cuda_embed_boxes_free(struct cuda_embed_boxes *e);
 
 /* An ask declined for want of a GPU's memory records no error (lib/backend.h), but the
  * host copy it leads to is thousands of times slower: logged at LATMC_LOG_INFO, once a
- * sim (cuda_embed.c; the one box's and the boxes' asks). */
+ * sim (the one box's asks, cuda_embed.c, and the boxes'). */
 void cuda_embed_note_no_room(latmc_sim *sim, const char *what);
 
 #endif
