@@ -14,11 +14,13 @@
  *                          [--temperatures T --replicas R --exchange K]
  *                          [--model ising|potts|heisenberg|phi4 --q Q --gaussian
  *                           --precision float|double
- *                           --algo metropolis|heatbath|overrelax --nover K --lattice-replicas R]
+ *                           --algo metropolis|heatbath|overrelax|sw --nover K --lattice-replicas R]
  *                          [--param NAME=VALUE]...
  *
  * Ising: Metropolis, or heat bath with --algo heatbath. Potts (--model potts, --q Q, default
- * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns.
+ * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns. Ising
+ * or Potts with --algo sw: Swendsen-Wang (on CUDA batched where the members fit a block,
+ * LATMC_ENS_SW_BATCH=0 one by one), a sweep one update a site.
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
@@ -202,7 +204,7 @@ int bench_ensemble_main(int argc, char **argv)
     long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
     bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
-    bool potts = false, metropolis = false, algo_given = false, phi4 = false;
+    bool potts = false, metropolis = false, algo_given = false, phi4 = false, sw = false;
     long q = 3;
     long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
@@ -223,7 +225,7 @@ int bench_ensemble_main(int argc, char **argv)
                    "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
                    "         [--model ising|potts|heisenberg|phi4] [--q Q] [--gaussian]\n"
                    "         [--precision float|double]\n"
-                   "         [--algo metropolis|heatbath|overrelax] [--nover K] [--lattice-replicas R]\n"
+                   "         [--algo metropolis|heatbath|overrelax|sw] [--nover K] [--lattice-replicas R]\n"
                    "         [--param NAME=VALUE]... (the ensemble's; decisions=2: member lanes)\n"
                    "Rates: best of R alternating runs of N sweeps each. With --exchange K, also\n"
                    "per period of K sweeps (medians over R repeats of max(1, N/K) periods):\n"
@@ -262,9 +264,10 @@ int bench_ensemble_main(int argc, char **argv)
         else if (strcmp(a, "--precision") == 0 && v && (!strcmp(v, "float") || !strcmp(v, "double")))
             dbl = strcmp(v, "double") == 0;
         else if (strcmp(a, "--algo") == 0 && v && (!strcmp(v, "heatbath") || !strcmp(v, "overrelax") ||
-                                                    !strcmp(v, "metropolis"))) {
+                                                    !strcmp(v, "metropolis") || !strcmp(v, "sw"))) {
             overrelax = strcmp(v, "overrelax") == 0;
             metropolis = strcmp(v, "metropolis") == 0;
+            sw = strcmp(v, "sw") == 0;
             algo_given = true;
         }
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
@@ -293,11 +296,11 @@ int bench_ensemble_main(int argc, char **argv)
         }
     }
     /* the algorithms each model has here: nothing taken for another silently */
-    if ((!heis && overrelax) || (heis && metropolis) || (phi4 && algo_given && !metropolis)) {
+    if ((!heis && overrelax) || (heis && (metropolis || sw)) || (phi4 && algo_given && !metropolis)) {
         fprintf(stderr, "latmc-bench --ensemble: --algo %s: the %s members run %s\n",
-                overrelax ? "overrelax" : "metropolis",
+                overrelax ? "overrelax" : sw ? "sw" : "metropolis",
                 potts ? "Potts" : heis ? "Heisenberg" : phi4 ? "phi^4" : "Ising",
-                heis ? "heatbath or overrelax" : phi4 ? "metropolis" : "metropolis or heatbath");
+                heis ? "heatbath or overrelax" : phi4 ? "metropolis" : "metropolis, heatbath or sw");
         return 2;
     }
     if (lattice_reps == 0)
@@ -348,6 +351,8 @@ int bench_ensemble_main(int argc, char **argv)
     }
     if (!potts && !heis && !phi4) /* Ising: Metropolis unless --algo heatbath */
         d.algorithm = algo_given && !metropolis ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+    if (sw) /* Ising or Potts: Swendsen-Wang */
+        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
     d.ndim = (int)dim;
     d.device = device;
     d.couplings = bimodal ? LATMC_COUPLINGS_BIMODAL
@@ -449,7 +454,7 @@ int bench_ensemble_main(int argc, char **argv)
     const char *model = heis ? "Heisenberg" : potts ? "Potts" : phi4 ? "phi^4" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
     if (potts)
-        printf("Potts: q = %ld, %s\n", q, metropolis ? "Metropolis" : "heat bath");
+        printf("Potts: q = %ld, %s\n", q, sw ? "Swendsen-Wang" : metropolis ? "Metropolis" : "heat bath");
     if (phi4)
         printf("phi^4: Metropolis, %s, %.0f hits a site and sweep, %s\n",
                dbl ? "double" : "float", passes,
@@ -458,7 +463,8 @@ int bench_ensemble_main(int argc, char **argv)
                    ? "members one by one (LATMC_ENS_PHI4_BATCH=0)"
                    : "members batched");
     if (!potts && !heis && !phi4)
-        printf("Ising: %s\n", d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
+        printf("Ising: %s\n", sw ? "Swendsen-Wang"
+                               : d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);

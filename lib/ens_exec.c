@@ -220,10 +220,14 @@ static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    /* an embedded cluster sim's sweep is the plan's and then the core's cluster step
-     * (lib/cluster_embed_sweep.c): one by one */
-    if (!ens_batch_ops(e) || latmc_cluster_algorithm(e->members[0]->desc.algorithm) ||
-        !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
+    /* a cluster sim whose backend does not run its steps (the CPU's host copy, an
+     * embedded cluster sim's core step after the plan: lib/cluster_embed_sweep.c) sweeps
+     * one by one; one whose backend does (lib/cluster_steps.c) batches where its
+     * capabilities say so */
+    const latmc_sim *lead = e->members[0];
+    if (!ens_batch_ops(e) ||
+        (latmc_cluster_algorithm(lead->desc.algorithm) && !latmc_cluster_as_steps(lead)) ||
+        !(latmc_plan_step_caps(lead) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;
     int st = batch_checks(e, n);
     if (st < 0)

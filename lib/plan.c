@@ -338,7 +338,8 @@ static int batch_queue(struct step_queue *q, latmc_sim *const *members, int n_me
     const unsigned caps = latmc_plan_step_caps(lead);
     if (!has_run_steps(lead->ops) || (caps & (LATMC_STEP_CAP_BATCH | need)) !=
                                          (LATMC_STEP_CAP_BATCH | need) ||
-        lead->halo || lead->plan->n_boxes != 1 || latmc_cluster_as_steps(lead))
+        lead->halo || lead->plan->n_boxes != 1 ||
+        (latmc_cluster_as_steps(lead) && (need & LATMC_STEP_CAP_BATCH_EXCHANGE)))
         return LATMC_EUNSUPPORTED;
     *q = (struct step_queue){
         .sim = lead, .plan = lead->plan, .batched = true, .members = members,

@@ -115,7 +115,9 @@ static int cuda_create(latmc_sim *sim)
         cs->stream = lone->ex.stream;
         cs->lattice = lone->local;
     }
-    const char *one_by_one = d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
+    const char *one_by_one = d->algorithm == LATMC_ALGO_SWENDSEN_WANG
+                                 ? getenv("LATMC_ENS_SW_BATCH")
+                             : d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
                              : d->model == LATMC_MODEL_POTTS   ? getenv("LATMC_ENS_POTTS_BATCH")
                              : d->model == LATMC_MODEL_PHI4    ? getenv("LATMC_ENS_PHI4_BATCH")
                                                                : NULL;

@@ -44,6 +44,7 @@ static const struct switch_case cuda_cases[] = {
     { "LATMC_ENS_PHI4_ROUND_SUMS", { "measure", "check", NULL }, { "fast", "Check", NULL } },
     { "LATMC_CUDA_EMBED", { "device", "host", NULL }, { "Device", "gpu", NULL } },
     { "LATMC_CUDA_BOX_SPLIT", { "1", NULL }, { "yes", "0", NULL } },
+    { "LATMC_ENS_SW_BATCH", { "0", "1", NULL }, { "no", NULL } },
 };
 
 /* The 64^2 Ising sim every case makes (sim_helpers.h's desc, on `device`). */

@@ -11,7 +11,8 @@
  * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
  * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
  * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
- * LATMC_ENS_PHI4_BATCH=0), also where one member alone was made so.
+ * LATMC_ENS_PHI4_BATCH=0, LATMC_ENS_SW_BATCH=0), also where one member alone was made so;
+ * Swendsen-Wang members (Ising, Potts) batched also the CPU's members bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,7 +56,7 @@ static void on_log(void *user, int level, const char *msg)
     }
     const size_t used = strlen(potts_log);
     if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members") ||
-         strstr(msg, "Heisenberg members")) &&
+         strstr(msg, "Heisenberg members") || strstr(msg, "Swendsen-Wang")) &&
         used + strlen(msg) + 2 < sizeof potts_log)
         snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
 }
@@ -971,6 +972,68 @@ static void test_phi4_tempering_batched(void **state)
     }
 }
 
+/* Every member's cluster observables (the clusters of its last sweep), in member order. */
+static void cluster_counts(latmc_ens *e, double out[2][32])
+{
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_CLUSTERS, LATMC_ENS_BY_MEMBER, out[0],
+                                           32),
+                     LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_LARGEST_CLUSTER, LATMC_ENS_BY_MEMBER,
+                                           out[1], 32),
+                     LATMC_OK);
+}
+
+/* CUDA Swendsen-Wang members with tempering on (their betas, so their bonds' thresholds,
+ * moving between members): the batched launches of the cluster steps (a block a member,
+ * backends/cuda/ensembles/ens_sw_batch.c) against the members run one by one
+ * (LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state and the same
+ * clusters bit for bit; Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D: bonds join
+ * unequal spins), Potts q = 3 2D 24^2 and q = 4 3D 16^3 (the largest shape, 4096 sites). */
+static void test_sw_tempering_batched(void **state)
+{
+    (void)state;
+    static const double sw_ladder[4] = { 0.3, 0.4, 0.45, 0.5 };
+    static const double potts_ladder[4] = { 0.9, 0.95, 1.0, 1.05 };
+    for (int c = 0; c < 4; c++) {
+        const bool potts = c >= 2;
+        latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING,
+                                         c % 2 ? 3 : 2, c == 0 ? 16 : c == 1 ? 8 : c == 2 ? 24 : 16);
+        d.q = c == 2 ? 3 : c == 3 ? 4 : 2;
+        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+        ladder = potts ? potts_ladder : sw_ladder;
+        struct ens_state s[3];
+        double clusters[3][2][32];
+        for (int i = 0; i < 3; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "0", 1), 0);
+            if (i == 2)
+                d.device = LATMC_DEVICE_CPU;
+            potts_log_reset();
+            latmc_ens *e = tempering_ensemble_of(d, 1);
+            if (c == 1)
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_J, -1.0), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 13), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 11), LATMC_OK);
+            capture(e, &s[i]);
+            cluster_counts(e, clusters[i]);
+            latmc_ens_destroy(&e);
+            unsetenv("LATMC_ENS_SW_BATCH");
+            /* batched the first time only */
+            const char *line = potts ? "32 Swendsen-Wang Potts members in batched launches"
+                                     : "32 Swendsen-Wang Ising members in batched launches";
+            assert_true((strstr(potts_log, line) != NULL) == (i == 0));
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        for (int i = 1; i < 3; i++) {
+            assert_same_state(&s[0], &s[i]);
+            assert_memory_equal(clusters[0], clusters[i], sizeof clusters[0]);
+        }
+        for (int i = 0; i < 3; i++)
+            free(s[i].spins);
+    }
+    ladder = wide_ladder;
+}
+
 /* A tempering ensemble of 32 members (Potts, Heisenberg: in beta; phi^4: in mu2, the
  * ladder's 4 values)
  * of which member `flagged` alone (-1: none) was made with `env`=0 (on_log), every member
@@ -1267,6 +1330,7 @@ int main(void)
         cmocka_unit_test(test_heisenberg_tempering_batched),
         cmocka_unit_test(test_potts_tempering_batched),
         cmocka_unit_test(test_phi4_tempering_batched),
+        cmocka_unit_test(test_sw_tempering_batched),
         cmocka_unit_test(test_mixed_one_by_one),
         cmocka_unit_test(test_phi4_hits_per_launch),
     };

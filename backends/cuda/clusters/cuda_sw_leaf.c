@@ -33,6 +33,7 @@
 #include "cuda_sw.h"
 #include "cuda_sw_boxes.h"
 #include "cuda_sw_faces.h"
+#include "cuda_sw_member.h"
 #include "cuda_wolff.h"
 #include "mode_projections.h"
 #include "model.h"
@@ -60,6 +61,21 @@ struct sw_box {
                     flattens them with the decisions (cuda_sw_settle_flip), any other
                     reader first (sw_settled) */
 };
+
+void cuda_sw_member_arrays(const struct cuda_box *b, uint8_t **bonds, uint32_t **labels)
+{
+    const struct sw_box *sb = b->own;
+    *bonds = sb->bonds;
+    *labels = sb->labels;
+}
+
+void cuda_sw_member_swept(struct cuda_box *b, uint64_t sweep)
+{
+    struct sw_box *sb = b->own;
+    sb->swept = true;
+    sb->linked = false;
+    sb->label_sweep = sweep;
+}
 
 /* Labels flattened for a reader other than cuda_sw_settle_flip. */
 static cudaError_t sw_settled(struct sw_box *sb, cudaStream_t stream,

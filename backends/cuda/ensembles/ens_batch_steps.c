@@ -7,8 +7,8 @@
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map). This file routes
  * those calls and the capability question to the model's batch (Ising, Heisenberg, Potts,
- * phi^4),
- * through one table; the batches keep their members' device tables between calls.
+ * phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to the cluster steps'
+ * batch (ens_sw_batch.c); the batches keep their members' device tables between calls.
  */
 #include <stddef.h>
 
@@ -18,6 +18,7 @@
 #include "ens_ising_batch.h"
 #include "ens_phi4_batch.h"
 #include "ens_potts_batch.h"
+#include "ens_sw_batch.h"
 #include "model.h"
 
 /* The models that run as a batch: their capabilities for a sim, their list of calls. */
@@ -51,6 +52,9 @@ static const struct ens_batch_model *batch_model(int model)
 
 unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 {
+    /* Swendsen-Wang members (Ising, Potts): the cluster steps' batch (ens_sw_batch.c) */
+    if (sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG)
+        return cuda_ens_sw_caps(sim);
     const struct ens_batch_model *m = batch_model(sim->desc.model);
     return m ? m->caps(sim) : 0u;
 }
@@ -58,6 +62,8 @@ unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                        uint64_t *attempted)
 {
+    if (calls[0].members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG)
+        return cuda_ens_sw_run_steps(calls, n_calls, accepted, attempted);
     const struct ens_batch_model *m = batch_model(calls[0].members[0]->desc.model);
     if (!m) /* the core asks only where the caps said so */
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for %s members",

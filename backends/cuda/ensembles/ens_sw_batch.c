@@ -1,0 +1,185 @@
+/*
+ * Swendsen-Wang members of an ensemble in one launch a cluster step: the host side of
+ * ens_sw_kernels.cu (ens_sw_batch.h), the cluster members' part of the batch driver
+ * (ens_batch_driver.c). Ising and q-state Potts members alike (two tables of the driver,
+ * one per model, the same callbacks).
+ *
+ * A member's entry is its sim's device bytes (updated in place), its cluster leaf's bonds
+ * and labels (clusters/cuda_sw_member.h), its seed and its bonds' threshold, which its
+ * own beta J gives (members at different temperatures differ): the core's formula of the
+ * plan's bond step (lib/cluster_steps.c), so every member's draws decide as they do when
+ * it sweeps alone. The members take uniform couplings and no field (their clusters'
+ * decisions then a draw at the name alone), of at most CUDA_ENS_SW_MAX_SITES sites; any
+ * other ensemble runs its members one by one. LATMC_ENS_SW_BATCH=0 when a member is made
+ * (cuda_backend.c) runs them one by one too.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "cluster_bonds.h"
+#include "cuda_check.h"
+#include "cuda_leaf.h"
+#include "cuda_sw_member.h"
+#include "ens_batch_driver.h"
+#include "ens_sw_batch.h"
+#include "model.h"
+
+/* A member 0 of a Swendsen-Wang batch of `model`: uniform couplings, one replica, 2D or
+ * 3D, a box alone whose sites fit a block. */
+static bool sw_member_ok_of(const latmc_sim *sim, int model)
+{
+    return sim->desc.model == model && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
+           sim->desc.couplings == LATMC_COUPLINGS_UNIFORM && sim->desc.replicas == 1 &&
+           sim->desc.ndim >= 2 && sim->desc.ndim <= 3 &&
+           cuda_ens_sw_fits(&cuda_sim_of(sim)->lattice) && ens_batch_box(sim, model);
+}
+
+static bool sw_ising_member_ok(const latmc_sim *sim)
+{
+    return sw_member_ok_of(sim, LATMC_MODEL_ISING);
+}
+
+static bool sw_potts_member_ok(const latmc_sim *sim)
+{
+    return sw_member_ok_of(sim, LATMC_MODEL_POTTS);
+}
+
+/* One chain: the same q; and every member without a field (its clusters' decisions would
+ * weigh their sums) and, for Potts, with J >= 0 (else latmc_sim_sweep refuses it, which
+ * the members one by one then report). */
+static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
+{
+    const double *p = sim->param;
+    return sim->desc.q == first->desc.q && sim->desc.couplings == first->desc.couplings &&
+           p[LATMC_PARAM_BETA] * p[LATMC_PARAM_H] == 0.0 &&
+           !(sim->desc.model == LATMC_MODEL_POTTS && p[LATMC_PARAM_J] < 0.0 &&
+             p[LATMC_PARAM_BETA] > 0.0);
+}
+
+static bool sw_whole_sweeps(const latmc_sim *sim)
+{
+    (void)sim;
+    return false; /* a launch a step */
+}
+
+/* The plan's three cluster steps of a whole box (lib/cluster_steps.c; no tempering on the
+ * device: the capabilities do not declare it); their draws' names are the sweep's, alike
+ * for every member. */
+static bool sw_call_ok(const latmc_sim *first, const struct latmc_step_call *k)
+{
+    (void)first;
+    return k->part == LATMC_STEP_WHOLE && !k->device_map && (k->step.kind == LATMC_STEP_CLUSTER_BONDS ||
+                                           k->step.kind == LATMC_STEP_CLUSTER_LABEL ||
+                                           k->step.kind == LATMC_STEP_CLUSTER_FLIP);
+}
+
+/* As the leaf counts (sw_attempted): every site once a sweep. */
+static uint64_t sw_per_sweep(const latmc_sim *first)
+{
+    return (uint64_t)first->nsites;
+}
+
+static uint64_t sw_sweeps_per_launch(const latmc_sim *first)
+{
+    (void)first;
+    return 1;
+}
+
+/* The bonds' threshold of sim's beta J, as latmc_cluster_step_of computes the plan's. */
+static uint64_t sw_bond_threshold(const latmc_sim *sim)
+{
+    const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
+    const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
+    return latmc_cluster_threshold(potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
+}
+
+static void sw_entry(struct ens_batch *b, int m, void *entry)
+{
+    const latmc_sim *sim = b->members[m];
+    const struct cuda_box *box = ens_batch_box(sim, sim->desc.model); /* batchable */
+    struct cuda_ens_sw_member *e = entry;
+    e->spins = box->data;
+    cuda_sw_member_arrays(box, &e->bonds, &e->labels);
+    e->seed = sim->desc.seed;
+    e->bond_threshold = sw_bond_threshold(sim);
+    e->flip = sim->desc.model == LATMC_MODEL_ISING &&
+              sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J] < 0.0;
+}
+
+static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k, int *kind)
+{
+    const struct cuda_sim *cs0 = ens_batch_lead(b);
+    const latmc_sim *first = b->members[0];
+    struct cuda_ens_sw_run run;
+    memset(&run, 0, sizeof run);
+    run.kind = k->step.kind == LATMC_STEP_CLUSTER_BONDS   ? CUDA_ENS_SW_BONDS
+               : k->step.kind == LATMC_STEP_CLUSTER_LABEL ? CUDA_ENS_SW_LABEL
+                                                          : CUDA_ENS_SW_FLIP;
+    run.rng = k->step.rng;
+    run.keep_threshold = k->step.cluster_threshold; /* the flip's: alike for every member */
+    run.q = first->desc.model == LATMC_MODEL_POTTS ? first->desc.q : 0;
+    *kind = 0;
+    const cudaError_t err = cuda_ens_sw_step(cs0->stream, &cs0->lattice, b->dev_table, b->n,
+                                             &run, b->dev_changed);
+    /* the leaf's statistics describe the labels this flip leaves (as after its own) */
+    if (err == cudaSuccess && run.kind == CUDA_ENS_SW_FLIP)
+        for (int m = 0; m < b->n; m++)
+            cuda_sw_member_swept(ens_batch_box(b->members[m], first->desc.model),
+                                 k->step.rng_sweep);
+    return err;
+}
+
+static cudaError_t sw_sweeps(struct ens_batch *b, const struct latmc_step_call *k,
+                             uint64_t sweep0, uint64_t n, int *kind)
+{
+    (void)b;
+    (void)k;
+    (void)sweep0;
+    (void)n;
+    (void)kind;
+    return cudaErrorNotSupported; /* sw_whole_sweeps: never asked */
+}
+
+/* The measurement: the members one by one (the Ising and Potts batches measure members of
+ * their local algorithms). */
+static int sw_measure(struct ens_batch *b, void *sums)
+{
+    (void)b;
+    (void)sums;
+    return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
+}
+
+#define SW_OPS(MODEL, NAME, MEMBER_OK)                                                       \
+    {                                                                                          \
+        .model = MODEL, .name = NAME, .codes = { "cluster kernels", "cluster kernels" },      \
+        .step_launch = "a launch a cluster step", .measure_launches = "one by one",          \
+        .batch_bytes = sizeof(struct ens_batch),                                               \
+        .entry_bytes = sizeof(struct cuda_ens_sw_member), .counts = true,                     \
+        .member_ok = MEMBER_OK, .same_chain = sw_same_chain,                                   \
+        .whole_sweeps = sw_whole_sweeps, .call_ok = sw_call_ok, .per_sweep = sw_per_sweep,    \
+        .sweeps_per_launch = sw_sweeps_per_launch, .entry = sw_entry, .step = sw_step,        \
+        .sweeps = sw_sweeps, .measure = sw_measure,                                            \
+    }
+
+static const struct ens_batch_ops sw_ops[2] = {
+    SW_OPS(LATMC_MODEL_ISING, "Swendsen-Wang Ising", sw_ising_member_ok),
+    SW_OPS(LATMC_MODEL_POTTS, "Swendsen-Wang Potts", sw_potts_member_ok),
+};
+
+static const struct ens_batch_ops *sw_ops_of(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS ? &sw_ops[1] : &sw_ops[0];
+}
+
+unsigned cuda_ens_sw_caps(const latmc_sim *sim)
+{
+    return ens_batch_caps(sw_ops_of(sim), sim);
+}
+
+int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                          uint64_t *attempted)
+{
+    return ens_batch_run_steps(sw_ops_of(calls[0].members[0]), calls, n_calls, accepted,
+                               attempted);
+}

@@ -1,0 +1,74 @@
+/*
+ * Internal to the CUDA module: Swendsen-Wang members of an ensemble (Ising or q-state
+ * Potts, uniform couplings, no field, small members) in one launch per cluster step
+ * (ens_sw_kernels.cu, the kernels: a block a member, its labels in the block's shared
+ * memory; ens_sw_batch.c, the host side; doc/ensembles.md "Execution"). The steps are
+ * the plan's three (lib/cluster_steps.c): the bonds, the labels, the flips, their draws
+ * named as the single-lattice kernels name them (clusters/cuda_sw_kernels.cu), so every
+ * member's chain is the one it runs alone, and the CPU's, bit for bit.
+ */
+#ifndef LATMC_CUDA_ENS_SW_BATCH_H
+#define LATMC_CUDA_ENS_SW_BATCH_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "lattice_numbering.h"
+#include "rng_streams.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct latmc_sim;
+struct latmc_step_call;
+
+/* One member of a launch: its configuration (the standalone sim's own bytes, updated in
+ * place), its bonds and labels (the sim's cluster leaf's own arrays, left as its own flip
+ * leaves them: every label its cluster's root), its seed, its bonds' threshold
+ * floor(p 2^32) (p = 1 - exp(-2 |K|), Potts 1 - exp(-K), K = beta J: the members'
+ * temperatures differ) and whether its Ising bonds join unequal spins (K < 0). */
+struct cuda_ens_sw_member {
+    int8_t *spins;
+    uint8_t *bonds;
+    uint32_t *labels;
+    uint64_t seed;
+    uint64_t bond_threshold;
+    int flip;
+};
+
+/* The three steps (lib/step.h's LATMC_STEP_CLUSTER_BONDS, _LABEL, _FLIP). */
+enum { CUDA_ENS_SW_BONDS, CUDA_ENS_SW_LABEL, CUDA_ENS_SW_FLIP };
+
+/* The step a launch runs on every member: its kind (CUDA_ENS_SW_*), its draws' name, the
+ * keep threshold of the flip (Ising), q (0: Ising). */
+struct cuda_ens_sw_run {
+    int kind;
+    struct latmc_rng_name rng;
+    uint64_t keep_threshold;
+    int q;
+};
+
+/* Whether members of this lattice fit a block: their labels in its shared memory
+ * (cuda_ens_sw_fits: at most CUDA_ENS_SW_MAX_SITES sites). */
+#define CUDA_ENS_SW_MAX_SITES 12288
+int cuda_ens_sw_fits(const struct latmc_lattice *lat);
+
+/* The run's step on every member of the device table `members` (n of them); the flips add
+ * each member's changed sites to changed[m]. */
+cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_lattice *lat,
+                             const struct cuda_ens_sw_member *members, int n,
+                             const struct cuda_ens_sw_run *run, unsigned long long *changed);
+
+/* The batch layout's capabilities for a Swendsen-Wang sim, its list of the plan's calls
+ * (ens_batch_steps.c routes the cluster members here). */
+unsigned cuda_ens_sw_caps(const struct latmc_sim *sim);
+int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls,
+                          uint64_t *accepted, uint64_t *attempted);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * Swendsen-Wang members of an ensemble, a launch a cluster step for all of them
+ * (ens_sw_batch.h). A block a member, its threads striding over the member's sites (a
+ * member alone: its own wrap, its sites its global names). The draws and rules are the
+ * single-lattice kernels' (clusters/cuda_sw_kernels.cu, cuda_sw_device.cuh):
+ *   bonds:  bond (i, mu) active iff its ends are satisfied (the states agree, Ising with
+ *           K < 0 differ) and draw ND i + mu of the step's name < the member's threshold;
+ *   labels: union-find with atomicMin in the block's shared memory (a root the smallest
+ *           site of its tree whatever order the threads ran in), then every site's label
+ *           its cluster's root, written to the member's labels (labels[labels[i]] is the
+ *           root as after the single lattice's flattening, so its statistics read them);
+ *   flips:  each site takes the decision drawn at its cluster's name (its root), the
+ *           changed sites counted into the member's counter.
+ */
+#include <stdint.h>
+
+#include "cluster_bonds.h"
+#include "cuda_launch.cuh"
+#include "cuda_sw_device.cuh"
+#include "ens_sw_batch.h"
+
+/* The neighbour of site i in direction +mu, periodic. */
+__device__ __forceinline__ uint32_t ens_sw_neighbour(const struct latmc_lattice &g, uint32_t i,
+                                                     int mu)
+{
+    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
+    const uint32_t x = i % lx, row = i / lx;
+    if (mu == 0)
+        return x + 1 == lx ? i - x : i + 1;
+    if (mu == 1) {
+        const uint32_t y = row % ly;
+        return y + 1 == ly ? i - y * lx : i + lx;
+    }
+    const uint32_t z = row / ly, plane = lx * ly;
+    return z + 1 == lz ? i - z * plane : i + plane;
+}
+
+template <int ND>
+__global__ void ens_sw_bonds_kernel(struct latmc_lattice g,
+                                    const struct cuda_ens_sw_member *members,
+                                    struct latmc_rng_name name)
+{
+    const struct cuda_ens_sw_member m = members[blockIdx.x];
+    const uint32_t n = (uint32_t)g.nsites;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const int8_t si = m.spins[i];
+        unsigned bits = 0;
+        uint64_t held = UINT64_MAX;
+        latmc_philox_ctr blk = { { 0, 0, 0, 0 } };
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++) {
+            const uint64_t d = (uint64_t)ND * i + (uint64_t)mu;
+            if (held != d >> 2) {
+                held = d >> 2;
+                blk = latmc_rng_name_block(m.seed, name, held);
+            }
+            const uint32_t u = lane_of(blk, (unsigned)(d & 3u));
+            const int same = si == m.spins[ens_sw_neighbour(g, i, mu)];
+            bits |= (unsigned)((same ^ m.flip) & ((uint64_t)u < m.bond_threshold)) << mu;
+        }
+        m.bonds[i] = (uint8_t)bits;
+    }
+}
+
+template <int ND>
+__global__ void ens_sw_label_kernel(struct latmc_lattice g,
+                                    const struct cuda_ens_sw_member *members)
+{
+    extern __shared__ uint32_t parent[];
+    const struct cuda_ens_sw_member m = members[blockIdx.x];
+    const uint32_t n = (uint32_t)g.nsites;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        parent[i] = i;
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned bits = m.bonds[i];
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++)
+            if (bits >> mu & 1u)
+                unite_shared(parent, i, ens_sw_neighbour(g, i, mu));
+    }
+    __syncthreads();
+    /* the forest is fixed: a parent read while another thread writes its root over it is
+     * the old parent or the root, both ancestors, so every find ends at the root */
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        parent[i] = find_shared(parent, i);
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        m.labels[i] = parent[i];
+}
+
+template <bool POTTS>
+__global__ void ens_sw_flip_kernel(struct latmc_lattice g,
+                                   const struct cuda_ens_sw_member *members,
+                                   struct latmc_rng_name name, uint64_t keep, int q,
+                                   unsigned long long *changed)
+{
+    const struct cuda_ens_sw_member m = members[blockIdx.x];
+    const uint32_t n = (uint32_t)g.nsites;
+    unsigned long long mine = 0;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const uint32_t r = m.labels[i];
+        mine += sw_take_decision<POTTS>(m.spins, i, sw_decision(m.seed, name, r, keep, q));
+    }
+    cuda_warp_add(&changed[blockIdx.x], mine);
+}
+
+extern "C" int cuda_ens_sw_fits(const struct latmc_lattice *lat)
+{
+    return lat->nsites >= 1 && lat->nsites <= CUDA_ENS_SW_MAX_SITES;
+}
+
+extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_lattice *lat,
+                                        const struct cuda_ens_sw_member *members, int n,
+                                        const struct cuda_ens_sw_run *run,
+                                        unsigned long long *changed)
+{
+    if (n < 1 || !cuda_ens_sw_fits(lat))
+        return cudaErrorInvalidValue;
+    const dim3 grid((unsigned)n), block(CUDA_THREADS);
+    const bool three = lat->ndim == 3;
+    switch (run->kind) {
+    case CUDA_ENS_SW_BONDS:
+        if (three)
+            ens_sw_bonds_kernel<3><<<grid, block, 0, stream>>>(*lat, members, run->rng);
+        else
+            ens_sw_bonds_kernel<2><<<grid, block, 0, stream>>>(*lat, members, run->rng);
+        break;
+    case CUDA_ENS_SW_LABEL: {
+        const size_t smem = (size_t)lat->nsites * sizeof(uint32_t); /* <= 48 KiB */
+        if (three)
+            ens_sw_label_kernel<3><<<grid, block, smem, stream>>>(*lat, members);
+        else
+            ens_sw_label_kernel<2><<<grid, block, smem, stream>>>(*lat, members);
+        break;
+    }
+    case CUDA_ENS_SW_FLIP:
+        if (run->q)
+            ens_sw_flip_kernel<true><<<grid, block, 0, stream>>>(*lat, members, run->rng,
+                                                                 run->keep_threshold, run->q,
+                                                                 changed);
+        else
+            ens_sw_flip_kernel<false><<<grid, block, 0, stream>>>(*lat, members, run->rng,
+                                                                  run->keep_threshold, 0,
+                                                                  changed);
+        break;
+    default:
+        return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
