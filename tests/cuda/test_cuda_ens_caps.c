@@ -1,5 +1,6 @@
 /*
- * The batch capabilities the CUDA module declares for Potts, phi^4 and Heisenberg sims
+ * The batch capabilities the CUDA module declares for Potts, phi^4 and Heisenberg sims,
+ * and for Swendsen-Wang's Ising and Potts sims (ensembles/ens_sw_batch.c)
  * (lib/box.h LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS,
  * LATMC_STEP_CAP_BATCH_EXCHANGE; backends/cuda/ensembles/ens_batch_driver.c,
  * ens_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
@@ -8,7 +9,7 @@
  * and the device's tempering rounds where a member's spins fit one block's shared memory);
  * not to a sim made with
  * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (read when the
- * sim is made: a change afterwards changes nothing), nor to cluster algorithms, nor to a
+ * sim is made: a change afterwards changes nothing), nor to Wolff, nor to a
  * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
  * past a block's shared memory: such members run and are measured one by one). Exit 77
  * without a usable CUDA module and GPU.
@@ -84,10 +85,31 @@ static void test_potts_caps(void **state)
     assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
     assert_int_equal(batch_caps(big, env, "0", "1"), 0u);
     assert_int_equal(batch_caps(small, env, NULL, "0"), both);
-    /* the cluster algorithms run their own steps */
-    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_POTTS, 16, LATMC_ALGO_SWENDSEN_WANG), env,
-                                NULL, NULL),
+    /* Swendsen-Wang: the cluster steps' batch (test_sw_caps); Wolff runs its own steps */
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_POTTS, 16, LATMC_ALGO_WOLFF), env, NULL,
+                                NULL),
                      0u);
+}
+
+/* Swendsen-Wang members (Ising, Potts): a batch a launch a cluster step (no whole sweeps,
+ * no tempering on the device) for members of at most 12288 sites, not past it, not to a
+ * sim made with LATMC_ENS_SW_BATCH=0, not with +-J couplings. */
+static void test_sw_caps(void **state)
+{
+    (void)state;
+    const char *env = "LATMC_ENS_SW_BATCH";
+    const int models[2] = { LATMC_MODEL_ISING, LATMC_MODEL_POTTS };
+    for (int k = 0; k < 2; k++) {
+        const latmc_sim_desc small = desc_of(models[k], 64, LATMC_ALGO_SWENDSEN_WANG);
+        const latmc_sim_desc big = desc_of(models[k], 128, LATMC_ALGO_SWENDSEN_WANG);
+        assert_int_equal(batch_caps(small, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
+        assert_int_equal(batch_caps(big, env, NULL, NULL), 0u);
+        assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
+        assert_int_equal(batch_caps(small, env, NULL, "0"), LATMC_STEP_CAP_BATCH);
+    }
+    latmc_sim_desc pmj = desc_of(LATMC_MODEL_ISING, 16, LATMC_ALGO_SWENDSEN_WANG);
+    pmj.couplings = LATMC_COUPLINGS_BIMODAL;
+    assert_int_equal(batch_caps(pmj, env, NULL, NULL), 0u);
 }
 
 static void test_phi4_caps(void **state)
@@ -202,6 +224,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_potts_caps),
+        cmocka_unit_test(test_sw_caps),
         cmocka_unit_test(test_phi4_caps),
         cmocka_unit_test(test_heisenberg_caps),
         cmocka_unit_test(test_heisenberg_strip_measured),
