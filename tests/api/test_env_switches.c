@@ -43,7 +43,7 @@ static const struct switch_case cuda_cases[] = {
     { "LATMC_ENS_POTTS_BATCH", { "0", "1", NULL }, { "off", NULL } },
     { "LATMC_ENS_PHI4_ROUND_SUMS", { "measure", "check", NULL }, { "fast", "Check", NULL } },
     { "LATMC_CUDA_EMBED", { "device", "host", NULL }, { "Device", "gpu", NULL } },
-    { "LATMC_CUDA_BOX_SPLIT", { "1", NULL }, { "yes", "0", NULL } },
+    { "LATMC_CUDA_BOX_SPLIT", { "1", "0", NULL }, { "yes", "2", NULL } },
     { "LATMC_ENS_SW_BATCH", { "0", "1", NULL }, { "no", NULL } },
 };
 
@@ -252,7 +252,8 @@ static void cuda_box_copy_names(void)
     assert_string_equal(box_transport("", "memcpy"), "same device, copies");
 }
 
-/* Boxes of one GPU are not split unless LATMC_CUDA_BOX_SPLIT=1 (cuda_exec.c). */
+/* Boxes of one GPU are not split unless LATMC_CUDA_BOX_SPLIT=1 (cuda_exec.c); 0 names the
+ * default. */
 static void cuda_box_split(void)
 {
     assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
@@ -261,6 +262,10 @@ static void cuda_box_split(void)
     assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
     unsetenv("LATMC_CUDA_BOX_SPLIT");
     assert_false(not_split);
+    assert_int_equal(setenv("LATMC_CUDA_BOX_SPLIT", "0", 1), 0);
+    assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
+    unsetenv("LATMC_CUDA_BOX_SPLIT");
+    assert_true(not_split);
 }
 
 static void cuda_switches(void **state)

@@ -28,7 +28,8 @@ struct cuda_box_exec {
     /* stream: the interior and everything else; border_stream (high priority): the
      * border planes, concurrent with the interior, then their copies to the neighbours'
      * halos (a separate copy stream formerly: 2 more event waits a step and a stream
-     * hop between a border and its copies) */
+     * hop between a border and its copies); a box not split (below): its whole step,
+     * then its copies */
     cudaStream_t stream, border_stream;
     /* recorded at each step: borders updated (before the copies: the next interior waits
      * for no copy), interior updated, copies out done (after the borders, on the border
@@ -88,7 +89,8 @@ int cuda_box_exec_finish_all(struct cuda_box_exec *first, size_t stride, int n,
 
 /*
  * The last step of a latmc_sim_sweep call: each box's main stream waits for its
- * recorded borders and copies and reads the counter (added to by every update stream)
+ * recorded borders and copies (a box not split: its copies, recorded after its whole
+ * step) and reads the counter (added to by every update stream)
  * into pinned memory (cuda_check(.., what) on failure); then every box's streams are
  * waited for ("sweeping"). On success the updates since the previous read are added to
  * *accepted.

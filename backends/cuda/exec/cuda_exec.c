@@ -25,8 +25,9 @@
  *   LATMC_CUDA_BOX_SPLIT=1 splits them as boxes of several devices are
  *   (doc/environment.md): the schedule of several GPUs on one.
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
- * borders read it: a step reads only the sites of the other colours there, which it does
- * not change, so the bytes read are the same either way.
+ * borders (a box not split: its whole step) read it: a step reads only the sites of the
+ * other colours there, which it does not change, so the bytes read are the same either
+ * way.
  * A leaf whose steps read whole boxes (cuda_leaf.h, join: Swendsen-Wang's labels) runs
  * each step on each box's own planes at once on its border stream, then the leaf's join
  * across the boxes, then the events and sends as above (launch_joined); a part's box the
