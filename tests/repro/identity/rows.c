@@ -54,7 +54,7 @@
 /* CUDA: one GPU, boxes on it, several devices (slab i on GPU i mod GPUs; one GPU too),
  * checkpoints between the placements */
 #define DEVICES                                                                            \
-    "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 "                      \
+    "cuda cuda,boxes=2 cuda,boxes=3 devices=2 devices=3 cuda,save,then.devices=2 "         \
     "devices=3,save,then.cuda devices=2,serialize,then.one setspins,devices=3 "            \
     "cold,devices=2"
 /* ... where CUDA runs its own chain (Heisenberg, phi^4 on chunks): no continuation on
