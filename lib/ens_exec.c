@@ -5,10 +5,11 @@
  * their own random numbers, so the result is the same for any thread count and schedule.
  * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
  * thread. Members on a backend that runs them as a batch of the plan (ops.run_steps with
- * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg, Potts and phi^4 of a local update) run
- * together, one launch per step for all of them (or its fused multi-sweep kernels); members
- * the backend does not batch (CUDA Swendsen-Wang and Wolff, ens_batch_ops) run one
- * after the other (one launch per member and step, correct but slow).
+ * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg, Potts and phi^4 of a local update, small
+ * Swendsen-Wang Ising and Potts members) run together, one launch per step for all of them
+ * (or its fused multi-sweep kernels); members the backend does not batch (CUDA Wolff, the
+ * embedded clusters, larger Swendsen-Wang members) run one after the other (one launch per
+ * member and step, correct but slow).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -220,12 +221,13 @@ static int batch_done(latmc_ens *e, uint64_t n, int st, uint64_t *counts)
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    /* a cluster sim whose backend does not run its steps (the CPU's host copy, an
-     * embedded cluster sim's core step after the plan: lib/cluster_embed_sweep.c) sweeps
-     * one by one; one whose backend does (lib/cluster_steps.c) batches where its
-     * capabilities say so */
+    /* the CPU's members run on its host threads; a cluster sim whose backend does not run
+     * its steps (an embedded cluster sim's core step after the plan:
+     * lib/cluster_embed_sweep.c) sweeps one by one; one whose backend does
+     * (lib/cluster_steps.c: CUDA Swendsen-Wang) batches where its capabilities say so,
+     * though the ensemble's other operations are not its (ens_batch_ops) */
     const latmc_sim *lead = e->members[0];
-    if (!ens_batch_ops(e) ||
+    if (lead->ops == &latmc_cpu_backend_ops ||
         (latmc_cluster_algorithm(lead->desc.algorithm) && !latmc_cluster_as_steps(lead)) ||
         !(latmc_plan_step_caps(lead) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;

@@ -121,10 +121,11 @@ static inline int ens_slot_index(const latmc_ens *e, int s, int t, int r)
     return (s * e->layout.n_temperatures + t) * e->layout.n_replicas + r;
 }
 
-/* The backend whose ensemble operations (batched launches, measurement, overlaps, device
- * tempering) may take these members, or NULL: the CPU's (its host threads run the members)
- * and members whose backend labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff:
- * those operations are the local updates'), which run one by one, as sims. */
+/* The backend whose ensemble operations (measurement, overlaps, device tempering) may take
+ * these members, or NULL: the CPU's (its host threads run the members) and members whose
+ * backend labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff: those operations
+ * are the local updates'), which are measured one by one, as sims. (Their sweeps are
+ * batched where the backend's capabilities offer it: lib/ens_exec.c, batched_sweeps.) */
 static inline const struct latmc_backend_ops *ens_batch_ops(const latmc_ens *e)
 {
     const latmc_sim *m0 = e->members[0];
