@@ -19,8 +19,8 @@
  *
  * Ising: Metropolis, or heat bath with --algo heatbath. Potts (--model potts, --q Q, default
  * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns. Ising
- * or Potts with --algo sw: Swendsen-Wang (on CUDA batched where the members fit a block,
- * LATMC_ENS_SW_BATCH=0 one by one), a sweep one update a site.
+ * or Potts with --algo sw: Swendsen-Wang (on CUDA one by one; batched where the members fit
+ * a block and LATMC_ENS_SW_BATCH=1), a sweep one update a site.
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);

@@ -115,13 +115,17 @@ static int cuda_create(latmc_sim *sim)
         cs->stream = lone->ex.stream;
         cs->lattice = lone->local;
     }
-    const char *one_by_one = d->algorithm == LATMC_ALGO_SWENDSEN_WANG
-                                 ? getenv("LATMC_ENS_SW_BATCH")
-                             : d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
+    const char *one_by_one = d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
                              : d->model == LATMC_MODEL_POTTS   ? getenv("LATMC_ENS_POTTS_BATCH")
                              : d->model == LATMC_MODEL_PHI4    ? getenv("LATMC_ENS_PHI4_BATCH")
                                                                : NULL;
     cs->ens_one_by_one = one_by_one && strcmp(one_by_one, "0") == 0;
+    /* Swendsen-Wang members' batch: opt-in (LATMC_ENS_SW_BATCH=1) until its kernels have
+     * run against the members one by one on a GPU (ensembles/ens_sw_batch.c) */
+    if (d->algorithm == LATMC_ALGO_SWENDSEN_WANG) {
+        const char *sw = getenv("LATMC_ENS_SW_BATCH");
+        cs->ens_one_by_one = !(sw && strcmp(sw, "1") == 0);
+    }
     sim->n_threads = 1; /* host threads are not used */
     sim->backend = cs;
     return LATMC_OK;

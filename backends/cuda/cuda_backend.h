@@ -33,7 +33,8 @@ struct cuda_sim {
     struct cuda_ens_lanes *ens_lanes;
     /* A Heisenberg, Potts or phi^4 sim made with LATMC_ENS_HEIS_BATCH=0,
      * LATMC_ENS_POTTS_BATCH=0 or LATMC_ENS_PHI4_BATCH=0 in the environment (a
-     * Swendsen-Wang sim, Ising or Potts: LATMC_ENS_SW_BATCH=0): as an ensemble's member it
+     * Swendsen-Wang sim, Ising or Potts: made without LATMC_ENS_SW_BATCH=1, the batch's
+     * opt-in): as an ensemble's member it
      * runs and swaps its parameters one by one, not in the batch
      * (ensembles/ens_heisenberg_batch.c, ens_batch_driver.c for Potts, phi^4 and
      * Swendsen-Wang, the swap in ens_ising_batch.c; the tests' reference). Read once here,

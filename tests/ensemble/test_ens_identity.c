@@ -11,7 +11,8 @@
  * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
  * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
  * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
- * LATMC_ENS_PHI4_BATCH=0, LATMC_ENS_SW_BATCH=0), also where one member alone was made so;
+ * LATMC_ENS_PHI4_BATCH=0; Swendsen-Wang's without LATMC_ENS_SW_BATCH=1), also where one
+ * member alone was made so;
  * Swendsen-Wang members (Ising, Potts) batched also the CPU's members bit for bit.
  */
 #include <stdarg.h>
@@ -985,8 +986,8 @@ static void cluster_counts(latmc_ens *e, double out[2][32])
 
 /* CUDA Swendsen-Wang members with tempering on (their betas, so their bonds' thresholds,
  * moving between members): the batched launches of the cluster steps (a block a member,
- * backends/cuda/ensembles/ens_sw_batch.c) against the members run one by one
- * (LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state and the same
+ * backends/cuda/ensembles/ens_sw_batch.c; opted in with LATMC_ENS_SW_BATCH=1) against the
+ * members run one by one (the default) and against the CPU's members, the same state and the same
  * clusters bit for bit; Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D: bonds join
  * unequal spins), Potts q = 3 2D 24^2 and q = 4 3D 16^3 (the largest shape, 4096 sites). */
 static void test_sw_tempering_batched(void **state)
@@ -1004,8 +1005,8 @@ static void test_sw_tempering_batched(void **state)
         struct ens_state s[3];
         double clusters[3][2][32];
         for (int i = 0; i < 3; i++) {
-            if (i == 1)
-                assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "0", 1), 0);
+            if (i == 0) /* the batch's opt-in; one by one without it */
+                assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "1", 1), 0);
             if (i == 2)
                 d.device = LATMC_DEVICE_CPU;
             potts_log_reset();

@@ -10,8 +10,10 @@
  * plan's bond step (lib/cluster_steps.c), so every member's draws decide as they do when
  * it sweeps alone. The members take uniform couplings and no field (their clusters'
  * decisions then a draw at the name alone), of at most CUDA_ENS_SW_MAX_SITES sites; any
- * other ensemble runs its members one by one. LATMC_ENS_SW_BATCH=0 when a member is made
- * (cuda_backend.c) runs them one by one too.
+ * other ensemble runs its members one by one. The batch is opt-in: members made with
+ * LATMC_ENS_SW_BATCH=1 (cuda_backend.c) take it, until its kernels have run against the
+ * members one by one on a GPU (tests/ensemble/test_ens_identity.c,
+ * test_sw_tempering_batched; doc/ensembles.md).
  */
 #include <math.h>
 #include <stdbool.h>

@@ -5,7 +5,8 @@
  * memory; ens_sw_batch.c, the host side; doc/ensembles.md "Execution"). The steps are
  * the plan's three (lib/cluster_steps.c): the bonds, the labels, the flips, their draws
  * named as the single-lattice kernels name them (clusters/cuda_sw_kernels.cu), so every
- * member's chain is the one it runs alone, and the CPU's, bit for bit.
+ * member's chain is the one it runs alone, and the CPU's, bit for bit. Opt-in
+ * (LATMC_ENS_SW_BATCH=1 when the members are made): not yet run on a GPU.
  */
 #ifndef LATMC_CUDA_ENS_SW_BATCH_H
 #define LATMC_CUDA_ENS_SW_BATCH_H
