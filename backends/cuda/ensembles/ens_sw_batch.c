@@ -15,11 +15,9 @@
  * members one by one on a GPU (tests/ensemble/test_ens_identity.c,
  * test_sw_tempering_batched; doc/ensembles.md).
  */
-#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "cluster_bonds.h"
 #include "cuda_check.h"
 #include "cuda_leaf.h"
 #include "cuda_sw_member.h"
@@ -88,14 +86,6 @@ static uint64_t sw_sweeps_per_launch(const latmc_sim *first)
     return 1;
 }
 
-/* The bonds' threshold of sim's beta J, as latmc_cluster_step_of computes the plan's. */
-static uint64_t sw_bond_threshold(const latmc_sim *sim)
-{
-    const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
-    const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
-    return latmc_cluster_threshold(potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
-}
-
 static void sw_entry(struct ens_batch *b, int m, void *entry)
 {
     const latmc_sim *sim = b->members[m];
@@ -104,7 +94,9 @@ static void sw_entry(struct ens_batch *b, int m, void *entry)
     e->spins = box->data;
     cuda_sw_member_arrays(box, &e->bonds, &e->labels);
     e->seed = sim->desc.seed;
-    e->bond_threshold = sw_bond_threshold(sim);
+    e->bond_threshold =
+        cuda_ens_sw_bond_threshold(sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J],
+                                   sim->desc.model == LATMC_MODEL_POTTS);
     e->flip = sim->desc.model == LATMC_MODEL_ISING &&
               sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J] < 0.0;
 }

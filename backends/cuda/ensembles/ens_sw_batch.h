@@ -11,10 +11,12 @@
 #ifndef LATMC_CUDA_ENS_SW_BATCH_H
 #define LATMC_CUDA_ENS_SW_BATCH_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
+#include "cluster_bonds.h"
 #include "lattice_numbering.h"
 #include "rng_streams.h"
 
@@ -38,6 +40,14 @@ struct cuda_ens_sw_member {
     uint64_t bond_threshold;
     int flip;
 };
+
+/* A member's bonds' threshold at K = beta J, as the plan's bond step computes it
+ * (lib/cluster_steps.c, latmc_cluster_step_of): floor(p 2^32), p = 1 - exp(-2 |K|) (Ising)
+ * or 1 - exp(-K) (Potts). Host code (libm's expm1, as the core's). */
+static inline uint64_t cuda_ens_sw_bond_threshold(double K, int potts)
+{
+    return latmc_cluster_threshold(potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
+}
 
 /* The three steps (lib/step.h's LATMC_STEP_CLUSTER_BONDS, _LABEL, _FLIP). */
 enum { CUDA_ENS_SW_BONDS, CUDA_ENS_SW_LABEL, CUDA_ENS_SW_FLIP };

@@ -20,8 +20,8 @@
 #include "ens_sw_batch.h"
 
 /* The neighbour of site i in direction +mu, periodic. */
-__device__ __forceinline__ uint32_t ens_sw_neighbour(const struct latmc_lattice &g, uint32_t i,
-                                                     int mu)
+__host__ __device__ __forceinline__ uint32_t ens_sw_neighbour(const struct latmc_lattice &g,
+                                                              uint32_t i, int mu)
 {
     const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
     const uint32_t x = i % lx, row = i / lx;
@@ -35,6 +35,50 @@ __device__ __forceinline__ uint32_t ens_sw_neighbour(const struct latmc_lattice 
     return z + 1 == lz ? i - z * plane : i + plane;
 }
 
+/* Lane `lane` of a block of draws (lane_of's, host-callable: tools/ens_sw_host_check.cu). */
+__host__ __device__ __forceinline__ uint32_t ens_sw_lane(const latmc_philox_ctr &c, unsigned lane)
+{
+    const uint32_t lo = lane & 1u ? c.v[1] : c.v[0];
+    const uint32_t hi = lane & 1u ? c.v[3] : c.v[2];
+    return lane & 2u ? hi : lo;
+}
+
+/* Site i's bonds byte (bit mu: bond (i, mu) active): its ends satisfied (the states agree,
+ * or for Ising with K < 0 differ) and draw ND i + mu of the step's name below the member's
+ * threshold (cuda_sw_kernels.cu's rule and draws). */
+template <int ND>
+__host__ __device__ __forceinline__ unsigned ens_sw_bonds_of(const struct latmc_lattice &g,
+                                                             const struct cuda_ens_sw_member &m,
+                                                             struct latmc_rng_name name,
+                                                             uint32_t i)
+{
+    const int8_t si = m.spins[i];
+    unsigned bits = 0;
+    uint64_t held = UINT64_MAX;
+    latmc_philox_ctr blk = { { 0, 0, 0, 0 } };
+    for (int mu = 0; mu < ND; mu++) { /* unrolled (ND a constant; no pragma: host code too) */
+        const uint64_t d = (uint64_t)ND * i + (uint64_t)mu;
+        if (held != d >> 2) {
+            held = d >> 2;
+            blk = latmc_rng_name_block(m.seed, name, held);
+        }
+        const uint32_t u = ens_sw_lane(blk, (unsigned)(d & 3u));
+        const int same = si == m.spins[ens_sw_neighbour(g, i, mu)];
+        bits |= (unsigned)((same ^ m.flip) & ((uint64_t)u < m.bond_threshold)) << mu;
+    }
+    return bits;
+}
+
+/* The decision of the cluster named r (its root): Ising 1 keep, 0 flip; Potts its new
+ * colour (sw_decision's, host-callable). */
+__host__ __device__ __forceinline__ unsigned ens_sw_decision(const struct cuda_ens_sw_member &m,
+                                                             struct latmc_rng_name name,
+                                                             uint32_t r, uint64_t keep, int q)
+{
+    const uint32_t u = ens_sw_lane(latmc_rng_name_block(m.seed, name, r >> 2), r & 3u);
+    return (unsigned)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
+}
+
 template <int ND>
 __global__ void ens_sw_bonds_kernel(struct latmc_lattice g,
                                     const struct cuda_ens_sw_member *members,
@@ -42,24 +86,8 @@ __global__ void ens_sw_bonds_kernel(struct latmc_lattice g,
 {
     const struct cuda_ens_sw_member m = members[blockIdx.x];
     const uint32_t n = (uint32_t)g.nsites;
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const int8_t si = m.spins[i];
-        unsigned bits = 0;
-        uint64_t held = UINT64_MAX;
-        latmc_philox_ctr blk = { { 0, 0, 0, 0 } };
-#pragma unroll
-        for (int mu = 0; mu < ND; mu++) {
-            const uint64_t d = (uint64_t)ND * i + (uint64_t)mu;
-            if (held != d >> 2) {
-                held = d >> 2;
-                blk = latmc_rng_name_block(m.seed, name, held);
-            }
-            const uint32_t u = lane_of(blk, (unsigned)(d & 3u));
-            const int same = si == m.spins[ens_sw_neighbour(g, i, mu)];
-            bits |= (unsigned)((same ^ m.flip) & ((uint64_t)u < m.bond_threshold)) << mu;
-        }
-        m.bonds[i] = (uint8_t)bits;
-    }
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        m.bonds[i] = (uint8_t)ens_sw_bonds_of<ND>(g, m, name, i);
 }
 
 template <int ND>
@@ -98,10 +126,9 @@ __global__ void ens_sw_flip_kernel(struct latmc_lattice g,
     const struct cuda_ens_sw_member m = members[blockIdx.x];
     const uint32_t n = (uint32_t)g.nsites;
     unsigned long long mine = 0;
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const uint32_t r = m.labels[i];
-        mine += sw_take_decision<POTTS>(m.spins, i, sw_decision(m.seed, name, r, keep, q));
-    }
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        mine += sw_take_decision<POTTS>(m.spins, i,
+                                        ens_sw_decision(m, name, m.labels[i], keep, q));
     cuda_warp_add(&changed[blockIdx.x], mine);
 }
 
