@@ -160,9 +160,14 @@ static bool mock_one_by_one(const latmc_sim *sim)
     return ((const unsigned char *)sim->backend)[sim->nsites] != 0;
 }
 
+/* No batch of cluster sims (their steps run as a sim's, lib/cluster_sweep.c): the core
+ * batches a cluster sim's sweeps only where the backend says so (lib/ens_exec.c). */
 static unsigned mock_step_caps(latmc_sim *sim)
 {
-    return mock_one_by_one(sim) ? 0u : LATMC_STEP_CAP_BATCH;
+    const int algo = sim->desc.algorithm;
+    return mock_one_by_one(sim) || algo == LATMC_ALGO_SWENDSEN_WANG || algo == LATMC_ALGO_WOLFF
+               ? 0u
+               : LATMC_STEP_CAP_BATCH;
 }
 
 /* A batch's list (calls[0].members, lib/box.h): every member's counts added once the whole
@@ -170,7 +175,8 @@ static unsigned mock_step_caps(latmc_sim *sim)
 static int mock_batch_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted)
 {
-    /* members that label clusters as steps never come here (lib/ens_internal.h ens_batch_ops) */
+    /* members that label clusters as steps never come here (mock_step_caps offers them no
+     * batch) */
     if (calls[0].members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
         calls[0].members[0]->desc.algorithm == LATMC_ALGO_WOLFF)
         return core->fail(LATMC_EBACKEND, "mock: cluster members in a batch");

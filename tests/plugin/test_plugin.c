@@ -465,7 +465,8 @@ static void ens_batch_case(void)
     latmc_ens_destroy(&loaded);
     latmc_ens_destroy(&e);
     /* Swendsen-Wang members on the module (its steps as a sim's, lib/cluster_sweep.c) run
-     * one by one: the mock refuses a batch of them, so a batched call fails the sweep */
+     * one by one: the mock offers no batch of them (its capabilities) and fails one it is
+     * handed anyway, so the core asking its capabilities is what this checks */
     d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
     assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
