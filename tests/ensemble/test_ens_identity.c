@@ -973,8 +973,9 @@ static void test_phi4_tempering_batched(void **state)
     }
 }
 
-/* Every member's cluster observables (the clusters of its last sweep), in member order. */
-static void cluster_counts(latmc_ens *e, double out[2][32])
+/* Every member's cluster observables (the clusters of its last sweep) and acceptance (the
+ * sites the flips changed over the sites swept: the batch's counters), in member order. */
+static void cluster_counts(latmc_ens *e, double out[3][32])
 {
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_CLUSTERS, LATMC_ENS_BY_MEMBER, out[0],
                                            32),
@@ -982,28 +983,46 @@ static void cluster_counts(latmc_ens *e, double out[2][32])
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_LARGEST_CLUSTER, LATMC_ENS_BY_MEMBER,
                                            out[1], 32),
                      LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER,
+                                           out[2], 32),
+                     LATMC_OK);
 }
 
 /* CUDA Swendsen-Wang members with tempering on (their betas, so their bonds' thresholds,
  * moving between members): the batched launches of the cluster steps (a block a member,
  * backends/cuda/ensembles/ens_sw_batch.c; opted in with LATMC_ENS_SW_BATCH=1) against the
  * members run one by one (the default) and against the CPU's members, the same state and the same
- * clusters bit for bit; Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D: bonds join
- * unequal spins), Potts q = 3 2D 24^2 and q = 4 3D 16^3 (the largest shape, 4096 sites). */
+ * clusters and acceptance bit for bit; Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D:
+ * bonds join unequal spins), Potts q = 3 2D 24^2 and q = 4 3D 16^3, and members of the
+ * largest size the batch takes (12288 sites: the labels fill 48 KiB of a block's shared
+ * memory), Ising 2D 128 x 96 and Potts q = 3 3D 16 x 16 x 48 (closer ladders). After the
+ * tempering, a call of 25 sweeps without exchanges: 75 step calls, two of the plan's lists
+ * (lib/plan.c, PLAN_BATCH), the second starting at sweep 21's label step, the counts kept
+ * by the call (lib/ens_exec.c, batch_counts); then (2D) two sweeps in a field h = 0.05,
+ * which the batch declines (one by one), and two without, batched again. */
 static void test_sw_tempering_batched(void **state)
 {
     (void)state;
     static const double sw_ladder[4] = { 0.3, 0.4, 0.45, 0.5 };
     static const double potts_ladder[4] = { 0.9, 0.95, 1.0, 1.05 };
-    for (int c = 0; c < 4; c++) {
-        const bool potts = c >= 2;
+    static const double big_ising_ladder[4] = { 0.4, 0.401, 0.402, 0.403 };
+    static const double big_potts_ladder[4] = { 0.55, 0.551, 0.552, 0.553 };
+    for (int c = 0; c < 6; c++) {
+        const bool potts = c == 2 || c == 3 || c == 5;
         latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING,
                                          c % 2 ? 3 : 2, c == 0 ? 16 : c == 1 ? 8 : c == 2 ? 24 : 16);
-        d.q = c == 2 ? 3 : c == 3 ? 4 : 2;
+        if (c == 4) { /* 12288 sites, the batch's largest */
+            d.extent[0] = 128;
+            d.extent[1] = 96;
+        }
+        if (c == 5)
+            d.extent[2] = 48; /* 16 x 16 x 48: 12288 sites */
+        d.q = c == 2 || c == 5 ? 3 : c == 3 ? 4 : 2;
         d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-        ladder = potts ? potts_ladder : sw_ladder;
+        ladder = c == 4 ? big_ising_ladder : c == 5 ? big_potts_ladder
+                 : potts ? potts_ladder : sw_ladder;
         struct ens_state s[3];
-        double clusters[3][2][32];
+        double clusters[3][3][32];
         for (int i = 0; i < 3; i++) {
             if (i == 0) /* the batch's opt-in; one by one without it */
                 assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "1", 1), 0);
@@ -1015,6 +1034,19 @@ static void test_sw_tempering_batched(void **state)
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_J, -1.0), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, 13), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, 11), LATMC_OK);
+            /* one call of 25 sweeps: two lists of the plan */
+            assert_int_equal(latmc_ens_set_exchange(e, 0), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 25), LATMC_OK);
+            /* in a field the batch declines (the members one by one, the leaf's field
+             * path over the labels and bonds the batch left), then takes them again (2D
+             * ferromagnets: the field's chains the identity matrix checks CUDA against the
+             * CPU for, tests/repro/identity/specs.c) */
+            if (c % 2 == 0) {
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.05), LATMC_OK);
+                assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+                assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.0), LATMC_OK);
+                assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
+            }
             capture(e, &s[i]);
             cluster_counts(e, clusters[i]);
             latmc_ens_destroy(&e);

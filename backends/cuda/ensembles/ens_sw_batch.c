@@ -26,13 +26,15 @@
 #include "model.h"
 
 /* A member 0 of a Swendsen-Wang batch of `model`: uniform couplings, one replica, 2D or
- * 3D, a box alone whose sites fit a block. */
+ * 3D, a box alone whose sites fit a block (the box asked first, as the other batches'
+ * member_ok do: it answers NULL for a sim without a backend or executor, and cuda_sim's
+ * lattice is the box's only for a box alone). */
 static bool sw_member_ok_of(const latmc_sim *sim, int model)
 {
     return sim->desc.model == model && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
            sim->desc.couplings == LATMC_COUPLINGS_UNIFORM && sim->desc.replicas == 1 &&
-           sim->desc.ndim >= 2 && sim->desc.ndim <= 3 &&
-           cuda_ens_sw_fits(&cuda_sim_of(sim)->lattice) && ens_batch_box(sim, model);
+           sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && ens_batch_box(sim, model) &&
+           cuda_ens_sw_fits(&cuda_sim_of(sim)->lattice);
 }
 
 static bool sw_ising_member_ok(const latmc_sim *sim)
