@@ -96,7 +96,12 @@ struct ens_batch_ops {
     void (*measured)(struct ens_batch *b, void *sums);
 };
 
-/* The batch's lead (members[0]): its stream and lattice are the launches'. */
+/* The batch's lead (members[0]): its stream and lattice are the launches'. The launches
+ * read and write every member's memory on that stream alone, waiting for no member's own
+ * stream: they rely on every call of a sim on this module returning with its streams idle
+ * (init_spins, set_spins, params_changed and the measurements finish them; a sweep waits
+ * at its last step, also after a failure), and the batch's calls wait for the lead's
+ * stream before they return, also after a failed launch. */
 static inline struct cuda_sim *ens_batch_lead(const struct ens_batch *b)
 {
     return cuda_sim_of(b->members[0]);
