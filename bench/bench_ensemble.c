@@ -465,6 +465,12 @@ int bench_ensemble_main(int argc, char **argv)
     if (!potts && !heis && !phi4)
         printf("Ising: %s\n", sw ? "Swendsen-Wang"
                                : d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
+    if (sw) /* the batch is opt-in (ensembles/ens_sw_batch.c) */
+        printf("Swendsen-Wang: %s\n",
+               device != LATMC_DEVICE_CUDA ? "members on host threads"
+               : getenv("LATMC_ENS_SW_BATCH") && !strcmp(getenv("LATMC_ENS_SW_BATCH"), "1")
+                   ? "members batched where they fit a block (LATMC_ENS_SW_BATCH=1)"
+                   : "members one by one (LATMC_ENS_SW_BATCH=1 batches them)");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);
