@@ -74,6 +74,7 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
         latmc_sim_set_param(sim, LATMC_PARAM_J, J) != LATMC_OK ||
         latmc_sim_init_spins(sim, LATMC_INIT_HOT) != LATMC_OK) {
         printf("  setup: %s\n", latmc_last_error());
+        latmc_sim_destroy(&sim);
         return 1;
     }
     latmc_lattice g = { ndim, ext[0], ext[1], ndim == 3 ? ext[2] : 1, 0 };
@@ -82,7 +83,11 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
     std::vector<int8_t> spins(n), want(n);
     std::vector<uint8_t> bondv(n);
     std::vector<uint32_t> labels(n);
-    latmc_sim_get_spins(sim, spins.data(), n);
+    if (latmc_sim_get_spins(sim, spins.data(), n) != LATMC_OK) {
+        printf("  spins: %s\n", latmc_last_error());
+        latmc_sim_destroy(&sim);
+        return 1;
+    }
     const double K = beta * J;
     const bool potts = model == LATMC_MODEL_POTTS;
     cuda_ens_sw_member m = { spins.data(), bondv.data(), labels.data(), seed,
@@ -98,7 +103,11 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
             bad = 1;
             break;
         }
-        latmc_sim_get_spins(sim, want.data(), n);
+        if (latmc_sim_get_spins(sim, want.data(), n) != LATMC_OK) {
+            printf("  spins: %s\n", latmc_last_error());
+            bad = 1;
+            break;
+        }
         if (memcmp(spins.data(), want.data(), n) != 0) {
             size_t k = 0;
             while (spins[k] == want[k])

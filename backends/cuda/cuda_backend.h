@@ -31,14 +31,14 @@ struct cuda_sim {
     struct cuda_ens_temper *ens_temper;
     /* The member lanes' words of that ensemble (ensembles/ens_lanes.c; NULL until loaded). */
     struct cuda_ens_lanes *ens_lanes;
-    /* A Heisenberg, Potts or phi^4 sim made with LATMC_ENS_HEIS_BATCH=0,
-     * LATMC_ENS_POTTS_BATCH=0 or LATMC_ENS_PHI4_BATCH=0 in the environment (a
-     * Swendsen-Wang sim, Ising or Potts: made without LATMC_ENS_SW_BATCH=1, the batch's
-     * opt-in): as an ensemble's member it
-     * runs and swaps its parameters one by one, not in the batch
-     * (ensembles/ens_heisenberg_batch.c, ens_batch_driver.c for Potts, phi^4 and
-     * Swendsen-Wang, the swap in ens_ising_batch.c; the tests' reference). Read once here,
-     * not at every launch and swap. */
+    /* As an ensemble's member this sim runs one by one, not in the batch: a Heisenberg,
+     * Potts or phi^4 sim made with LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0 or
+     * LATMC_ENS_PHI4_BATCH=0 in the environment (it also is measured and swaps its
+     * parameters one by one: ensembles/ens_heisenberg_batch.c, ens_batch_driver.c for
+     * Potts and phi^4, the swap in ens_ising_batch.c; the tests' reference), and a
+     * Swendsen-Wang sim of Ising or Potts made without LATMC_ENS_SW_BATCH=1, the cluster
+     * steps' batch's opt-in (ens_batch_driver.c, ens_sw_batch.c; their measurements and
+     * swaps are one by one either way). Read once here, not at every launch and swap. */
     bool ens_one_by_one;
     /* The embedded cluster steps' arrays (cuda_embed.c; NULL until the first). */
     struct cuda_embed *embed;

@@ -8,8 +8,9 @@
  * site-order members, phi^4's with the device's tempering rounds; Heisenberg: whole sweeps
  * and the device's tempering rounds where a member's spins fit one block's shared memory);
  * not to a sim made with
- * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 (read when the
- * sim is made: a change afterwards changes nothing), nor to Wolff, nor to a
+ * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0, nor to a
+ * Swendsen-Wang sim made without LATMC_ENS_SW_BATCH=1 (read when the sim is made: a change
+ * afterwards changes nothing), nor to Wolff, nor to a
  * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
  * past a block's shared memory: such members run and are measured one by one). Exit 77
  * without a usable CUDA module and GPU.

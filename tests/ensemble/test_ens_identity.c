@@ -11,9 +11,9 @@
  * skipped without a GPU), a tempering ensemble of Ising +-J and of Potts must equal the
  * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
  * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
- * LATMC_ENS_PHI4_BATCH=0; Swendsen-Wang's without LATMC_ENS_SW_BATCH=1), also where one
- * member alone was made so;
- * Swendsen-Wang members (Ising, Potts) batched also the CPU's members bit for bit.
+ * LATMC_ENS_PHI4_BATCH=0), also where one member alone was made so; Swendsen-Wang members
+ * (Ising, Potts) batched (made with LATMC_ENS_SW_BATCH=1) the same members one by one (made
+ * without it) and the CPU's members, bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>

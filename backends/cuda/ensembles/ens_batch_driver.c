@@ -1,6 +1,7 @@
 /*
- * The batch driver of the CUDA ensembles (ens_batch_driver.h): what the Heisenberg, Potts
- * and phi^4 batches do alike, the model's part through its struct ens_batch_ops.
+ * The batch driver of the CUDA ensembles (ens_batch_driver.h): what the Heisenberg, Potts,
+ * phi^4 and Swendsen-Wang batches do alike, the model's part through its struct
+ * ens_batch_ops.
  *
  * The members' configurations stay in their own sims' device memory (the model's kernels
  * update them in place, so each sim's state is what its own sweeps would leave). A batch
@@ -10,10 +11,10 @@
  * the ensemble's member array (one list for every model: an array holds one model's
  * members) and freed when the core releases it (ens_measure with sums NULL).
  *
- * The members' LATMC_ENS_<MODEL>_BATCH=0 (cuda_sim's ens_one_by_one, read when each was
- * made) is asked of every member when the batch is made: one made so runs the ensemble one
- * by one (the batch kept, holding nothing on the device), and the capabilities offer no
- * batch to it.
+ * The members' LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH other than
+ * 1; cuda_sim's ens_one_by_one, read when each was made) is asked of every member when the
+ * batch is made: one made so runs the ensemble one by one (the batch kept, holding nothing
+ * on the device), and the capabilities offer no batch to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,8 @@ static int no_room(void)
     return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
 }
 
-/* A member made with LATMC_ENS_<MODEL>_BATCH=0 (cuda_backend.c). */
+/* A member made with LATMC_ENS_<MODEL>_BATCH=0, or Swendsen-Wang's without
+ * LATMC_ENS_SW_BATCH=1 (cuda_backend.c). */
 static bool one_by_one(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);

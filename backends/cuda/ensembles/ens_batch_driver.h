@@ -1,7 +1,9 @@
 /*
  * Internal to the CUDA module: the batch driver of the ensembles whose members run in one
  * launch a step or whole sweeps a launch (Heisenberg: ens_heisenberg_batch.c; Potts:
- * ens_potts_batch.c; phi^4: ens_phi4_batch.c; doc/ensembles.md "Execution"). What every such model does alike is written here once:
+ * ens_potts_batch.c; phi^4: ens_phi4_batch.c; Swendsen-Wang's cluster steps of Ising and
+ * Potts: ens_sw_batch.c; doc/ensembles.md "Execution"). What every such model does alike
+ * is written here once:
  * a batch kept from call to call per member array (ens_batch_list.h), made ready at each
  * call (the members checked, their device table rebuilt on the host and uploaded only when
  * it changed), the plan's calls checked and run (a launch a step, or whole sweeps a launch

@@ -762,7 +762,9 @@ int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, in
  */
 int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 {
-    if (!sums) { /* the ensemble goes: what the module kept for its members goes too */
+    if (!sums) { /* the ensemble goes: what the module kept for its members goes too (the
+                  * driver's batches are one list, Swendsen-Wang's included: the first
+                  * release frees this array's batch, the others find none) */
         cuda_ens_heis_release(members, n);
         cuda_ens_potts_release(members, n);
         cuda_ens_phi4_release(members, n);
