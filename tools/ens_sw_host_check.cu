@@ -1,13 +1,13 @@
 // Host check (no GPU needed): the batched Swendsen-Wang members' per-site rules
-// (backends/cuda/ensembles/ens_sw_kernels.cu: ens_sw_bonds_of, ens_sw_decision, the labels
-// as every component's smallest site; ens_sw_batch.h: a member's bonds' threshold) make the
-// CPU backend's chain, bit for bit: for Ising
-// (ferro- and antiferromagnetic, 2D and 3D, extents unequal) and Potts (q = 3, 4) members at
-// several temperatures, each sweep of the rules on a host copy equals latmc_sim_sweep of
-// the library's CPU sim from the same configuration, over several sweeps. The kernels'
-// concurrent union-find (atomicMin in shared memory, cuda_sw_device.cuh) is the tiles' and
-// labels components by their smallest site whatever the order, which the sequential
-// union-find here does by construction.
+// (backends/cuda/ensembles/ens_sw_kernels.cu's ens_sw_bonds_of; cuda_sw_device.cuh's
+// neighbours and sw_decision, which the single lattice's kernels use too; the labels as
+// every component's smallest site; ens_sw_batch.h's bonds' threshold of a member) make the
+// CPU backend's chain, bit for bit: for Ising (ferro- and antiferromagnetic, 2D and 3D,
+// extents unequal) and Potts (q = 3, 4) members at several temperatures, each sweep of the
+// rules on a host copy equals latmc_sim_sweep of the library's CPU sim from the same
+// configuration, over several sweeps. The kernels' concurrent union-find (atomicMin in
+// shared memory, cuda_sw_device.cuh) is the tiles' and labels components by their smallest
+// site whatever the order, which the sequential union-find here does by construction.
 // Run: tools/ens-sw-host-check.sh BUILD_DIR (links that build's liblatmc).
 #include <cmath>
 #include <cstdio>
@@ -42,14 +42,16 @@ static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t s
     for (uint32_t i = 0; i < n; i++)
         for (int mu = 0; mu < ND; mu++)
             if (m.bonds[i] >> mu & 1u) {
-                uint32_t a = root_of(p, i), b = root_of(p, ens_sw_neighbour(g, i, mu));
+                uint32_t j[3];
+                neighbours(g, i, j);
+                uint32_t a = root_of(p, i), b = root_of(p, j[mu]);
                 if (a != b)
                     p[a > b ? a : b] = a < b ? a : b;
             }
     for (uint32_t i = 0; i < n; i++)
         m.labels[i] = root_of(p, i);
     for (uint32_t i = 0; i < n; i++) {
-        const unsigned d = ens_sw_decision(m, decide, m.labels[i], UINT64_C(1) << 31, q);
+        const unsigned d = sw_decision(m.seed, decide, m.labels[i], UINT64_C(1) << 31, q);
         m.spins[i] = q ? (int8_t)d : d ? m.spins[i] : (int8_t)-m.spins[i];
     }
 }

@@ -1,7 +1,8 @@
 /*
  * Internal to the CUDA module: the device helpers that Swendsen-Wang's kernels
- * (cuda_sw_kernels.cu: inside a box) and the joins across boxes (cuda_sw_faces.cu) share:
- * a draw of a block, union-find with atomicMin (a root is always the smallest index of
+ * (cuda_sw_kernels.cu: inside a box), the joins across boxes (cuda_sw_faces.cu) and the
+ * batched ensemble members (ensembles/ens_sw_kernels.cu) share: a site's neighbours, a draw
+ * of a block, union-find with atomicMin (a root is always the smallest index of
  * its tree, whatever order the threads ran in), a site's cluster root after the labels
  * were flattened, its global name, a cluster's decision drawn at its name, a site taking
  * its cluster's decision (Wolff's kernels, cuda_wolff_kernels.cu, share these two), and a
@@ -17,8 +18,9 @@
 #include "cuda_sw.h"
 
 /* Lane `lane` of a block of draws, without indexing the struct by a variable (which
- * would put it in local memory). */
-__device__ __forceinline__ uint32_t lane_of(const latmc_philox_ctr &c, unsigned lane)
+ * would put it in local memory). Host-callable, as the draws and decisions below
+ * (tools/ens_sw_host_check.cu). */
+__host__ __device__ __forceinline__ uint32_t lane_of(const latmc_philox_ctr &c, unsigned lane)
 {
     const uint32_t lo = lane & 1u ? c.v[1] : c.v[0];
     const uint32_t hi = lane & 1u ? c.v[3] : c.v[2];
@@ -26,21 +28,43 @@ __device__ __forceinline__ uint32_t lane_of(const latmc_philox_ctr &c, unsigned 
 }
 
 /* Draw number `n` of the name (lane n mod 4 of block n / 4). */
-__device__ __forceinline__ uint32_t sw_draw(uint64_t seed, struct latmc_rng_name name,
+__host__ __device__ __forceinline__ uint32_t sw_draw(uint64_t seed, struct latmc_rng_name name,
                                             uint64_t n)
 {
     return lane_of(latmc_rng_name_block(seed, name, n >> 2), (unsigned)(n & 3u));
 }
 
+/* The neighbour of site i = x + L_x (y + L_y z) in direction +mu, periodic, from its
+ * coordinates (local: the stored lattice's). */
+__host__ __device__ __forceinline__ void neighbours_at(const struct latmc_lattice &g, uint32_t i,
+                                              uint32_t x, uint32_t y, uint32_t z, uint32_t *j)
+{
+    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
+    const uint32_t plane = lx * ly;
+    j[0] = x + 1 == lx ? i - x : i + 1;
+    j[1] = y + 1 == ly ? i - y * lx : i + lx;
+    j[2] = g.ndim == 3 ? (z + 1 == lz ? i - z * plane : i + plane) : i;
+}
+
+/* The same from i alone: its coordinates cost three divisions by the extents (run-time
+ * divisors, some 20 instructions each), which the kernels that know them skip. */
+__host__ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32_t i,
+                                           uint32_t *j)
+{
+    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly;
+    const uint32_t x = i % lx, row = i / lx;
+    neighbours_at(g, i, x, row % ly, row / ly, j);
+}
+
 /* A cluster's decision drawn at its name r (as latmc_cluster_decide without a field):
  * q = 0 Ising 1 keep, 0 flip; q >= 2 Potts its new colour; sw_decision_of: from its draw u
  * (lane r mod 4 of block r / 4). */
-__device__ __forceinline__ uint8_t sw_decision_of(uint32_t u, uint64_t keep, int q)
+__host__ __device__ __forceinline__ uint8_t sw_decision_of(uint32_t u, uint64_t keep, int q)
 {
     return (uint8_t)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
 }
 
-__device__ __forceinline__ uint8_t sw_decision(uint64_t seed, struct latmc_rng_name name,
+__host__ __device__ __forceinline__ uint8_t sw_decision(uint64_t seed, struct latmc_rng_name name,
                                                uint32_t r, uint64_t keep, int q)
 {
     return sw_decision_of(sw_draw(seed, name, r), keep, q);

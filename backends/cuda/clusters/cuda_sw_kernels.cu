@@ -46,28 +46,6 @@
 #include "cuda_sw.h"
 #include "cuda_sw_device.cuh"
 
-/* The neighbour of site i = x + L_x (y + L_y z) in direction +mu, periodic, from its
- * coordinates (local: the stored lattice's). */
-__device__ __forceinline__ void neighbours_at(const struct latmc_lattice &g, uint32_t i,
-                                              uint32_t x, uint32_t y, uint32_t z, uint32_t *j)
-{
-    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
-    const uint32_t plane = lx * ly;
-    j[0] = x + 1 == lx ? i - x : i + 1;
-    j[1] = y + 1 == ly ? i - y * lx : i + lx;
-    j[2] = g.ndim == 3 ? (z + 1 == lz ? i - z * plane : i + plane) : i;
-}
-
-/* The same from i alone: its coordinates cost three divisions by the extents (run-time
- * divisors, some 20 instructions each), which the kernels that know them skip. */
-__device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32_t i,
-                                           uint32_t *j)
-{
-    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly;
-    const uint32_t x = i % lx, row = i / lx;
-    neighbours_at(g, i, x, row % ly, row / ly, j);
-}
-
 /* Bit 7 of a site's bonds byte: the site is the root of its tile's piece (pass 1), and
  * after the decisions a cluster's root keeps its decision in its byte (1: keep). */
 #define SW_TILE_ROOT 0x80u

@@ -19,33 +19,9 @@
 #include "cuda_sw_device.cuh"
 #include "ens_sw_batch.h"
 
-/* The neighbour of site i in direction +mu, periodic. */
-__host__ __device__ __forceinline__ uint32_t ens_sw_neighbour(const struct latmc_lattice &g,
-                                                              uint32_t i, int mu)
-{
-    const uint32_t lx = (uint32_t)g.lx, ly = (uint32_t)g.ly, lz = (uint32_t)g.lz;
-    const uint32_t x = i % lx, row = i / lx;
-    if (mu == 0)
-        return x + 1 == lx ? i - x : i + 1;
-    if (mu == 1) {
-        const uint32_t y = row % ly;
-        return y + 1 == ly ? i - y * lx : i + lx;
-    }
-    const uint32_t z = row / ly, plane = lx * ly;
-    return z + 1 == lz ? i - z * plane : i + plane;
-}
-
-/* Lane `lane` of a block of draws (lane_of's, host-callable: tools/ens_sw_host_check.cu). */
-__host__ __device__ __forceinline__ uint32_t ens_sw_lane(const latmc_philox_ctr &c, unsigned lane)
-{
-    const uint32_t lo = lane & 1u ? c.v[1] : c.v[0];
-    const uint32_t hi = lane & 1u ? c.v[3] : c.v[2];
-    return lane & 2u ? hi : lo;
-}
-
 /* Site i's bonds byte (bit mu: bond (i, mu) active): its ends satisfied (the states agree,
  * or for Ising with K < 0 differ) and draw ND i + mu of the step's name below the member's
- * threshold (cuda_sw_kernels.cu's rule and draws). */
+ * threshold (cuda_sw_kernels.cu's rule and draws; host-callable: tools/ens_sw_host_check.cu). */
 template <int ND>
 __host__ __device__ __forceinline__ unsigned ens_sw_bonds_of(const struct latmc_lattice &g,
                                                              const struct cuda_ens_sw_member &m,
@@ -53,6 +29,8 @@ __host__ __device__ __forceinline__ unsigned ens_sw_bonds_of(const struct latmc_
                                                              uint32_t i)
 {
     const int8_t si = m.spins[i];
+    uint32_t j[3];
+    neighbours(g, i, j);
     unsigned bits = 0;
     uint64_t held = UINT64_MAX;
     latmc_philox_ctr blk = { { 0, 0, 0, 0 } };
@@ -62,21 +40,11 @@ __host__ __device__ __forceinline__ unsigned ens_sw_bonds_of(const struct latmc_
             held = d >> 2;
             blk = latmc_rng_name_block(m.seed, name, held);
         }
-        const uint32_t u = ens_sw_lane(blk, (unsigned)(d & 3u));
-        const int same = si == m.spins[ens_sw_neighbour(g, i, mu)];
+        const uint32_t u = lane_of(blk, (unsigned)(d & 3u));
+        const int same = si == m.spins[j[mu]];
         bits |= (unsigned)((same ^ m.flip) & ((uint64_t)u < m.bond_threshold)) << mu;
     }
     return bits;
-}
-
-/* The decision of the cluster named r (its root): Ising 1 keep, 0 flip; Potts its new
- * colour (sw_decision's, host-callable). */
-__host__ __device__ __forceinline__ unsigned ens_sw_decision(const struct cuda_ens_sw_member &m,
-                                                             struct latmc_rng_name name,
-                                                             uint32_t r, uint64_t keep, int q)
-{
-    const uint32_t u = ens_sw_lane(latmc_rng_name_block(m.seed, name, r >> 2), r & 3u);
-    return (unsigned)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
 }
 
 template <int ND>
@@ -102,10 +70,12 @@ __global__ void ens_sw_label_kernel(struct latmc_lattice g,
     __syncthreads();
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
         const unsigned bits = m.bonds[i];
+        uint32_t j[3];
+        neighbours(g, i, j);
 #pragma unroll
         for (int mu = 0; mu < ND; mu++)
             if (bits >> mu & 1u)
-                unite_shared(parent, i, ens_sw_neighbour(g, i, mu));
+                unite_shared(parent, i, j[mu]);
     }
     __syncthreads();
     /* the forest is fixed: a parent read while another thread writes its root over it is
@@ -128,7 +98,7 @@ __global__ void ens_sw_flip_kernel(struct latmc_lattice g,
     unsigned long long mine = 0;
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
         mine += sw_take_decision<POTTS>(m.spins, i,
-                                        ens_sw_decision(m, name, m.labels[i], keep, q));
+                                        sw_decision(m.seed, name, m.labels[i], keep, q));
     cuda_warp_add(&changed[blockIdx.x], mine);
 }
 
