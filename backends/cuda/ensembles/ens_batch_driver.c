@@ -104,11 +104,17 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
     return b;
 }
 
+/* Whether the model takes whole sweeps a launch for sim's lattice (ops->whole_sweeps). */
+static bool whole_sweeps(const struct ens_batch_ops *ops, const latmc_sim *sim)
+{
+    return ops->whole_sweeps && ops->whole_sweeps(sim);
+}
+
 unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim)
 {
     if (sim->desc.model != ops->model || !ops->member_ok(sim) || one_by_one(sim))
         return 0u;
-    return LATMC_STEP_CAP_BATCH | (ops->whole_sweeps(sim) ? LATMC_STEP_CAP_BATCH_SWEEPS : 0u);
+    return LATMC_STEP_CAP_BATCH | (whole_sweeps(ops, sim) ? LATMC_STEP_CAP_BATCH_SWEEPS : 0u);
 }
 
 /* Can these members run in one launch: member 0 one the model takes, every member a box
@@ -197,7 +203,7 @@ static bool calls_ok(const struct ens_batch_ops *ops, const latmc_sim *first,
     for (int c = 0; c < n_calls; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part != LATMC_STEP_WHOLE &&
-            (k->part != LATMC_STEP_SWEEPS || !ops->whole_sweeps(first)))
+            (k->part != LATMC_STEP_SWEEPS || !whole_sweeps(ops, first)))
             return false;
         if (!ops->call_ok(first, k))
             return false;
@@ -243,7 +249,8 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
     if (st == LATMC_OK && ops->counts)
         st = cuda_check(cudaMemsetAsync(b->dev_changed, 0, count_bytes, stream),
                         "clearing the members' counters");
-    const uint64_t per_sweep = ops->per_sweep(first), most = ops->sweeps_per_launch(first);
+    const uint64_t per_sweep = ops->per_sweep(first);
+    const uint64_t most = whole_sweeps(ops, first) ? ops->sweeps_per_launch(first) : 0;
     uint64_t tried = 0; /* updates attempted on each member (one shape) */
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
@@ -288,6 +295,8 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
 int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
                       void *sums)
 {
+    if (!ops->measure)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     int st = LATMC_OK;
     struct ens_batch *b = ens_batch_ready(ops, members, n, false, &st);
     if (!b)

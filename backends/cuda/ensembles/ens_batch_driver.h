@@ -68,14 +68,15 @@ struct ens_batch_ops {
     bool (*member_ok)(const latmc_sim *sim);
     /* Whether sim (a box alone of the model) runs in one launch with member 0 `first`. */
     bool (*same_chain)(const latmc_sim *first, const latmc_sim *sim);
-    /* Whether members of sim's lattice take whole sweeps a launch. */
+    /* Optional: whether members of sim's lattice take whole sweeps a launch (NULL: never;
+     * then sweeps_per_launch and sweeps are not asked for either). */
     bool (*whole_sweeps)(const latmc_sim *sim);
     /* Whether the batch takes call k: a step (LATMC_STEP_WHOLE), or whole sweeps
      * (LATMC_STEP_SWEEPS, asked only where whole_sweeps) named as the kernel names them. */
     bool (*call_ok)(const latmc_sim *first, const struct latmc_step_call *k);
     /* Attempted updates of a member a sweep (counted once a sweep, at step index 0). */
     uint64_t (*per_sweep)(const latmc_sim *first);
-    /* Whole sweeps a launch at most: bounds a launch's work. */
+    /* Whole sweeps a launch at most: bounds a launch's work (with whole_sweeps). */
     uint64_t (*sweeps_per_launch)(const latmc_sim *first);
     /* Optional: the model's part of a new batch (members, n and device set, the current
      * device its own; before the driver's device memory: dev_table and dev_changed not
@@ -93,7 +94,8 @@ struct ens_batch_ops {
     cudaError_t (*sweeps)(struct ens_batch *b, const struct latmc_step_call *k,
                           uint64_t sweep0, uint64_t n, int *kind);
     /* The measurement's launches and read-back on the lead's stream (the driver waits for
-     * it); optional measured: after the wait, what the model does with what it read. */
+     * it; NULL: the members are measured one by one); optional measured: after the wait,
+     * what the model does with what it read. */
     int (*measure)(struct ens_batch *b, void *sums);
     void (*measured)(struct ens_batch *b, void *sums);
 };

@@ -59,12 +59,6 @@ static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
              p[LATMC_PARAM_BETA] > 0.0);
 }
 
-static bool sw_whole_sweeps(const latmc_sim *sim)
-{
-    (void)sim;
-    return false; /* a launch a step */
-}
-
 /* The plan's three cluster steps of a whole box (lib/cluster_steps.c; no tempering on the
  * device: the capabilities do not declare it); their draws' names are the sweep's, alike
  * for every member. */
@@ -80,12 +74,6 @@ static bool sw_call_ok(const latmc_sim *first, const struct latmc_step_call *k)
 static uint64_t sw_per_sweep(const latmc_sim *first)
 {
     return (uint64_t)first->nsites;
-}
-
-static uint64_t sw_sweeps_per_launch(const latmc_sim *first)
-{
-    (void)first;
-    return 1;
 }
 
 static void sw_entry(struct ens_batch *b, int m, void *entry)
@@ -126,36 +114,16 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
     return err;
 }
 
-static cudaError_t sw_sweeps(struct ens_batch *b, const struct latmc_step_call *k,
-                             uint64_t sweep0, uint64_t n, int *kind)
-{
-    (void)b;
-    (void)k;
-    (void)sweep0;
-    (void)n;
-    (void)kind;
-    return cudaErrorNotSupported; /* sw_whole_sweeps: never asked */
-}
-
-/* The measurement: the members one by one (the Ising and Potts batches measure members of
- * their local algorithms). */
-static int sw_measure(struct ens_batch *b, void *sums)
-{
-    (void)b;
-    (void)sums;
-    return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
-}
-
+/* A launch a step (no whole sweeps), measured one by one (no measure: the Ising and Potts
+ * batches measure members of their local algorithms). */
 #define SW_OPS(MODEL, NAME, MEMBER_OK)                                                       \
     {                                                                                          \
         .model = MODEL, .name = NAME, .codes = { "cluster kernels", "cluster kernels" },      \
         .step_launch = "a launch a cluster step", .measure_launches = "one by one",          \
         .batch_bytes = sizeof(struct ens_batch),                                               \
         .entry_bytes = sizeof(struct cuda_ens_sw_member), .counts = true,                     \
-        .member_ok = MEMBER_OK, .same_chain = sw_same_chain,                                   \
-        .whole_sweeps = sw_whole_sweeps, .call_ok = sw_call_ok, .per_sweep = sw_per_sweep,    \
-        .sweeps_per_launch = sw_sweeps_per_launch, .entry = sw_entry, .step = sw_step,        \
-        .sweeps = sw_sweeps, .measure = sw_measure,                                            \
+        .member_ok = MEMBER_OK, .same_chain = sw_same_chain, .call_ok = sw_call_ok,           \
+        .per_sweep = sw_per_sweep, .entry = sw_entry, .step = sw_step,                         \
     }
 
 static const struct ens_batch_ops sw_ops[2] = {
