@@ -331,7 +331,7 @@ static bool boxes_indexable(const latmc_sim *sim, const struct cuda_box *box, in
     for (int i = 0; i < n; i++)
         if (box[i].local.nsites > (int64_t)UINT32_MAX)
             return false;
-    return 2 * (uint64_t)plane_sites(sim) * (uint64_t)n < UINT32_MAX;
+    return cuda_sw_faces_fit((uint64_t)plane_sites(sim), n);
 }
 
 void cuda_embed_note_no_room(latmc_sim *sim, const char *what)

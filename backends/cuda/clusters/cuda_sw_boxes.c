@@ -82,9 +82,7 @@ static int faces_make(const latmc_sim *sim, const struct cuda_box *b, struct cud
     *out = NULL;
     const latmc_sim_desc *d = &sim->desc;
     const uint64_t plane = (uint64_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
-    /* The join names its nodes (2 ps a box) and the slots' reps in 32 bits
-     * (cuda_sw_faces.cu): k boxes of 2 ps slots must stay below 2^32 - 1. */
-    if (2 * plane * (uint64_t)sim->plan->n_boxes >= UINT32_MAX)
+    if (!cuda_sw_faces_fit(plane, sim->plan->n_boxes))
         return quiet ? LATMC_EUNSUPPORTED
                      : cuda_core->fail(LATMC_EUNSUPPORTED,
                                        "CUDA Swendsen-Wang: %d boxes of %llu sites a plane "

@@ -50,6 +50,13 @@ LATMC_HOSTDEV uint64_t cuda_sw_face_words(uint64_t ps)
     return 9 * ps;
 }
 
+/* Whether n boxes of ps sites a plane can be joined: the join names its n 2 ps slots and
+ * their reps in 32 bits, so there must be fewer than 2^32 - 1 of them. */
+static inline int cuda_sw_faces_fit(uint64_t ps, int n)
+{
+    return 2 * ps * (uint64_t)n < UINT32_MAX;
+}
+
 /* The words of it that a join reads: without a field the first 5 ps. */
 LATMC_HOSTDEV uint64_t cuda_sw_face_words_used(uint64_t ps, int field)
 {
