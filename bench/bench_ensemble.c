@@ -19,8 +19,8 @@
  *
  * Ising: Metropolis, or heat bath with --algo heatbath. Potts (--model potts, --q Q, default
  * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns. Ising
- * or Potts with --algo sw: Swendsen-Wang (on CUDA one by one; batched where the members fit
- * a block and LATMC_ENS_SW_BATCH=1), a sweep one update a site.
+ * or Potts with --algo sw: Swendsen-Wang (on CUDA batched where the members fit a block,
+ * one by one with LATMC_ENS_SW_BATCH=0), a sweep one update a site.
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
@@ -465,12 +465,12 @@ int bench_ensemble_main(int argc, char **argv)
     if (!potts && !heis && !phi4)
         printf("Ising: %s\n", sw ? "Swendsen-Wang"
                                : d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
-    if (sw) /* the batch is opt-in (ensembles/ens_sw_batch.c) */
+    if (sw) /* LATMC_ENS_SW_BATCH=0 declines the batch (ensembles/ens_sw_batch.c) */
         printf("Swendsen-Wang: %s\n",
                device != LATMC_DEVICE_CUDA ? "members on host threads"
-               : getenv("LATMC_ENS_SW_BATCH") && !strcmp(getenv("LATMC_ENS_SW_BATCH"), "1")
-                   ? "members batched where they fit a block (LATMC_ENS_SW_BATCH=1)"
-                   : "members one by one (LATMC_ENS_SW_BATCH=1 batches them)");
+               : getenv("LATMC_ENS_SW_BATCH") && !strcmp(getenv("LATMC_ENS_SW_BATCH"), "0")
+                   ? "members one by one (LATMC_ENS_SW_BATCH=0)"
+                   : "members batched where they fit a block (LATMC_ENS_SW_BATCH=0: one by one)");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);

@@ -6,10 +6,10 @@
  * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
  * thread. Members on a backend that runs them as a batch of the plan (ops.run_steps with
  * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg, Potts and phi^4 of a local update, small
- * Swendsen-Wang Ising and Potts members made with LATMC_ENS_SW_BATCH=1) run together, one
- * launch per step for all of them (or its fused multi-sweep kernels); members the backend
- * does not batch (CUDA Wolff, the embedded clusters, Swendsen-Wang members without that
- * opt-in or that its batch does not take) run one after the other (one launch per member
+ * Swendsen-Wang Ising and Potts members) run together, one launch per step for all of them
+ * (or its fused multi-sweep kernels); members the backend does not batch (CUDA Wolff, the
+ * embedded clusters, Swendsen-Wang members made with LATMC_ENS_SW_BATCH=0 or that its batch
+ * does not take) run one after the other (one launch per member
  * and step, correct but slow).
  */
 #include <stddef.h>

@@ -140,8 +140,8 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
 void latmc_ens_reset_map(latmc_ens *e);
 
 /* Member m's desc (latmc_ens_member_desc) where the member runs: with device AUTO, a
- * cluster algorithm's members on the CPU (the GPU batches cluster members only where asked
- * to, small Swendsen-Wang ones with LATMC_ENS_SW_BATCH=1, and measures them one by one).
+ * cluster algorithm's members on the CPU (the GPU batches only small Swendsen-Wang
+ * members of uniform couplings, and measures them one by one).
  * Returns whether that placement differs from the desc's own. */
 bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out);
 

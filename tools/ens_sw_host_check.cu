@@ -2,8 +2,8 @@
 // (backends/cuda/ensembles/ens_sw_kernels.cu's ens_sw_bonds_of; cuda_sw_device.cuh's
 // neighbours and sw_decision, which the single lattice's kernels use too; the labels as
 // every component's smallest site; ens_sw_batch.h's bonds' threshold of a member) make the
-// CPU backend's chain, bit for bit: for Ising (ferro- and antiferromagnetic, 2D and 3D,
-// extents unequal) and Potts (q = 3, 4) members at several temperatures, each sweep of the
+// CPU backend's chain, bit for bit: for Ising (ferro- and antiferromagnetic, uniform and
+// +-J couplings, 2D and 3D, extents unequal) and Potts (q = 3, 4) members at several temperatures, each sweep of the
 // rules on a host copy equals latmc_sim_sweep of the library's CPU sim from the same
 // configuration, over several sweeps. The kernels' concurrent union-find (atomicMin in
 // shared memory, cuda_sw_device.cuh) is the tiles' and labels components by their smallest
@@ -57,7 +57,7 @@ static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t s
 }
 
 static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, double beta,
-                 double J, uint64_t seed, int sweeps)
+                 double J, uint64_t seed, int sweeps, bool pmj = false)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -68,6 +68,8 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
     if (model == LATMC_MODEL_POTTS)
         d.q = q;
     d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    if (pmj)
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
     d.device = LATMC_DEVICE_CPU;
     d.seed = seed;
     latmc_sim *sim = NULL;
@@ -90,9 +92,21 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
         latmc_sim_destroy(&sim);
         return 1;
     }
+    std::vector<int8_t> eps; /* the sample's couplings as the leaf keeps them, +-1 */
+    if (pmj) {
+        std::vector<float> f(n * (size_t)ndim);
+        if (latmc_sim_get_couplings(sim, f.data(), f.size()) != LATMC_OK) {
+            printf("  couplings: %s\n", latmc_last_error());
+            latmc_sim_destroy(&sim);
+            return 1;
+        }
+        for (float v : f)
+            eps.push_back(v < 0.0f ? (int8_t)-1 : (int8_t)1);
+    }
     const double K = beta * J;
     const bool potts = model == LATMC_MODEL_POTTS;
-    cuda_ens_sw_member m = { spins.data(), bondv.data(), labels.data(), seed,
+    cuda_ens_sw_member m = { spins.data(), bondv.data(), labels.data(),
+                             pmj ? eps.data() : NULL, seed,
                              cuda_ens_sw_bond_threshold(K, potts), !potts && K < 0.0 };
     int bad = 0;
     for (int s = 0; s < sweeps && !bad; s++) {
@@ -118,8 +132,9 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
             bad = 1;
         }
     }
-    printf("%s %dD %dx%dx%d q %d beta %g J %g: %d sweeps %s\n", potts ? "Potts" : "Ising", ndim,
-           ext[0], ext[1], ndim == 3 ? ext[2] : 1, q, beta, J, sweeps, bad ? "DIFFER" : "SAME");
+    printf("%s%s %dD %dx%dx%d q %d beta %g J %g: %d sweeps %s\n", potts ? "Potts" : "Ising",
+           pmj ? " +-J" : "", ndim, ext[0], ext[1], ndim == 3 ? ext[2] : 1, q, beta, J, sweeps,
+           bad ? "DIFFER" : "SAME");
     latmc_sim_destroy(&sim);
     return bad;
 }
@@ -135,6 +150,8 @@ int main(void)
     bad += check(ctx, LATMC_MODEL_ISING, 2, e2, 2, 0.4406868, 1.0, 8, 12);
     bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.25, -1.0, 9, 12);
     bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.0, 1.0, 10, 3);
+    bad += check(ctx, LATMC_MODEL_ISING, 2, e2, 2, 0.9, 1.0, 13, 12, true);
+    bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.6, -1.0, 14, 12, true);
     bad += check(ctx, LATMC_MODEL_POTTS, 2, p2, 3, 1.005, 1.0, 11, 12);
     bad += check(ctx, LATMC_MODEL_POTTS, 3, p3, 4, 0.9, 1.0, 12, 6);
     latmc_ctx_destroy(&ctx);

@@ -8,9 +8,9 @@
  * site-order members, phi^4's with the device's tempering rounds; Heisenberg: whole sweeps
  * and the device's tempering rounds where a member's spins fit one block's shared memory);
  * not to a sim made with
- * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0, nor to a
- * Swendsen-Wang sim made without LATMC_ENS_SW_BATCH=1 (read when the sim is made: a change
- * afterwards changes nothing), nor to Wolff, nor to a
+ * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 /
+ * LATMC_ENS_SW_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
+ * nor to Wolff, nor to a
  * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
  * past a block's shared memory: such members run and are measured one by one). Exit 77
  * without a usable CUDA module and GPU.
@@ -93,9 +93,9 @@ static void test_potts_caps(void **state)
 }
 
 /* Swendsen-Wang members (Ising, Potts): a batch a launch a cluster step (no whole sweeps,
- * no tempering on the device) for members of at most 12288 sites made with
- * LATMC_ENS_SW_BATCH=1 (the batch's opt-in, read when the sim is made), not past that
- * size, not without the opt-in, not with +-J couplings. */
+ * no tempering on the device) for members of at most 12288 sites, not past that size, not
+ * for a sim made with LATMC_ENS_SW_BATCH=0 (read when the sim is made); Ising's +-J
+ * couplings too (each member its own). */
 static void test_sw_caps(void **state)
 {
     (void)state;
@@ -104,16 +104,17 @@ static void test_sw_caps(void **state)
     for (int k = 0; k < 2; k++) {
         const latmc_sim_desc small = desc_of(models[k], 64, LATMC_ALGO_SWENDSEN_WANG);
         const latmc_sim_desc big = desc_of(models[k], 128, LATMC_ALGO_SWENDSEN_WANG);
+        assert_int_equal(batch_caps(small, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
         assert_int_equal(batch_caps(small, env, "1", NULL), LATMC_STEP_CAP_BATCH);
-        assert_int_equal(batch_caps(big, env, "1", NULL), 0u);
-        assert_int_equal(batch_caps(small, env, NULL, NULL), 0u);
+        assert_int_equal(batch_caps(big, env, NULL, NULL), 0u);
         assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
-        assert_int_equal(batch_caps(small, env, "1", "0"), LATMC_STEP_CAP_BATCH);
-        assert_int_equal(batch_caps(small, env, NULL, "1"), 0u);
+        assert_int_equal(batch_caps(small, env, NULL, "0"), LATMC_STEP_CAP_BATCH);
+        assert_int_equal(batch_caps(small, env, "0", "1"), 0u);
     }
     latmc_sim_desc pmj = desc_of(LATMC_MODEL_ISING, 16, LATMC_ALGO_SWENDSEN_WANG);
     pmj.couplings = LATMC_COUPLINGS_BIMODAL;
-    assert_int_equal(batch_caps(pmj, env, "1", NULL), 0u);
+    assert_int_equal(batch_caps(pmj, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
+    assert_int_equal(batch_caps(pmj, env, "0", NULL), 0u);
 }
 
 static void test_phi4_caps(void **state)

@@ -12,8 +12,8 @@
  * CPU's bit for bit, and the batched launches of Heisenberg, Potts and phi^4 members the
  * same members run one by one (LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0,
  * LATMC_ENS_PHI4_BATCH=0), also where one member alone was made so; Swendsen-Wang members
- * (Ising, Potts) batched (made with LATMC_ENS_SW_BATCH=1) the same members one by one (made
- * without it) and the CPU's members, bit for bit.
+ * (Ising, Potts) batched (the default) the same members one by one (made with
+ * LATMC_ENS_SW_BATCH=0) and the CPU's members, bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -990,10 +990,10 @@ static void cluster_counts(latmc_ens *e, double out[3][32])
 
 /* CUDA Swendsen-Wang members with tempering on (their betas, so their bonds' thresholds,
  * moving between members): the batched launches of the cluster steps (a block a member,
- * backends/cuda/ensembles/ens_sw_batch.c; opted in with LATMC_ENS_SW_BATCH=1) against the
- * members run one by one (the default) and against the CPU's members, the same state and the same
+ * backends/cuda/ensembles/ens_sw_batch.c; the default) against the members run one by one
+ * (made with LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state and the same
  * clusters and acceptance bit for bit; Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D:
- * bonds join unequal spins), Potts q = 3 2D 24^2 and q = 4 3D 16^3, and members of the
+ * bonds join unequal spins), uniform and +-J (each sample its couplings), Potts q = 3 2D 24^2 and q = 4 3D 16^3, and members of the
  * largest size the batch takes (12288 sites: the labels fill 48 KiB of a block's shared
  * memory), Ising 2D 128 x 96 and Potts q = 3 3D 16 x 16 x 48 (closer ladders). After the
  * tempering, a call of 25 sweeps without exchanges: 75 step calls, two of the plan's lists
@@ -1007,10 +1007,13 @@ static void test_sw_tempering_batched(void **state)
     static const double potts_ladder[4] = { 0.9, 0.95, 1.0, 1.05 };
     static const double big_ising_ladder[4] = { 0.4, 0.401, 0.402, 0.403 };
     static const double big_potts_ladder[4] = { 0.55, 0.551, 0.552, 0.553 };
-    for (int c = 0; c < 6; c++) {
+    for (int c = 0; c < 8; c++) {
         const bool potts = c == 2 || c == 3 || c == 5;
         latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING,
-                                         c % 2 ? 3 : 2, c == 0 ? 16 : c == 1 ? 8 : c == 2 ? 24 : 16);
+                                         c % 2 ? 3 : 2,
+                                         c == 1 || c == 7 ? 8 : c == 2 ? 24 : 16);
+        if (c >= 6) /* +-J: each sample its own couplings */
+            d.couplings = LATMC_COUPLINGS_BIMODAL;
         if (c == 4) { /* 12288 sites, the batch's largest */
             d.extent[0] = 128;
             d.extent[1] = 96;
@@ -1024,13 +1027,13 @@ static void test_sw_tempering_batched(void **state)
         struct ens_state s[3];
         double clusters[3][3][32];
         for (int i = 0; i < 3; i++) {
-            if (i == 0) /* the batch's opt-in; one by one without it */
-                assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "1", 1), 0);
+            if (i == 1) /* declining the batch: one by one */
+                assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "0", 1), 0);
             if (i == 2)
                 d.device = LATMC_DEVICE_CPU;
             potts_log_reset();
             latmc_ens *e = tempering_ensemble_of(d, 1);
-            if (c == 1)
+            if (c == 1 || c == 7)
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_J, -1.0), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, 13), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, 11), LATMC_OK);

@@ -62,11 +62,13 @@ struct sw_box {
                     reader first (sw_settled) */
 };
 
-void cuda_sw_member_arrays(const struct cuda_box *b, uint8_t **bonds, uint32_t **labels)
+void cuda_sw_member_arrays(const struct cuda_box *b, uint8_t **bonds, uint32_t **labels,
+                           int8_t **eps)
 {
     const struct sw_box *sb = b->own;
     *bonds = sb->bonds;
     *labels = sb->labels;
+    *eps = sb->eps;
 }
 
 void cuda_sw_member_swept(struct cuda_box *b, uint64_t sweep)

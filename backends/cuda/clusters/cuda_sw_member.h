@@ -10,8 +10,10 @@
 
 struct cuda_box;
 
-/* The box's bonds and labels (device; one a site). */
-void cuda_sw_member_arrays(const struct cuda_box *b, uint8_t **bonds, uint32_t **labels);
+/* The box's bonds and labels (device; one a site) and its +-J couplings (eps[ndim i + mu];
+ * NULL: uniform). */
+void cuda_sw_member_arrays(const struct cuda_box *b, uint8_t **bonds, uint32_t **labels,
+                           int8_t **eps);
 
 /* After a batch's flip step of sweep `sweep` on the box: its labels are every site's root
  * (flat, as after the leaf's own flip), and its statistics describe them. */

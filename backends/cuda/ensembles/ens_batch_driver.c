@@ -11,8 +11,8 @@
  * the ensemble's member array (one list for every model: an array holds one model's
  * members) and freed when the core releases it (ens_measure with sums NULL).
  *
- * The members' LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH other than
- * 1; cuda_sim's ens_one_by_one, read when each was made) is asked of every member when the
+ * The members' LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH=0;
+ * cuda_sim's ens_one_by_one, read when each was made) is asked of every member when the
  * batch is made: one made so runs the ensemble one by one (the batch kept, holding nothing
  * on the device), and the capabilities offer no batch to it.
  */
@@ -53,8 +53,8 @@ static int no_room(void)
     return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
 }
 
-/* A member made with LATMC_ENS_<MODEL>_BATCH=0, or Swendsen-Wang's without
- * LATMC_ENS_SW_BATCH=1 (cuda_backend.c). */
+/* A member made with LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH=0;
+ * cuda_backend.c). */
 static bool one_by_one(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);

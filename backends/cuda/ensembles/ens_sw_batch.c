@@ -4,15 +4,15 @@
  * (ens_batch_driver.c). Ising and q-state Potts members alike (two tables of the driver,
  * one per model, the same callbacks).
  *
- * A member's entry is its sim's device bytes (updated in place), its cluster leaf's bonds
- * and labels (clusters/cuda_sw_member.h), its seed and its bonds' threshold, which its
- * own beta J gives (members at different temperatures differ): the core's formula of the
- * plan's bond step (lib/cluster_steps.c), so every member's draws decide as they do when
- * it sweeps alone. The members take uniform couplings and no field (their clusters'
- * decisions then a draw at the name alone), of at most CUDA_ENS_SW_MAX_SITES sites; any
- * other ensemble runs its members one by one. The batch is opt-in: members made with
- * LATMC_ENS_SW_BATCH=1 (cuda_backend.c) take it, until its kernels have run against the
- * members one by one on a GPU (tests/ensemble/test_ens_identity.c,
+ * A member's entry is its sim's device bytes (updated in place), its cluster leaf's bonds,
+ * labels and Ising +-J couplings (clusters/cuda_sw_member.h; each member its own sample),
+ * its seed and its bonds' threshold, which its own beta J gives (members at different
+ * temperatures differ): the core's formula of the plan's bond step (lib/cluster_steps.c),
+ * so every member's draws decide as they do when it sweeps alone. The members take uniform
+ * couplings (Ising: or +-J) and no field (their clusters' decisions then a draw at the
+ * name alone), of at most CUDA_ENS_SW_MAX_SITES sites; any
+ * other ensemble runs its members one by one, as do members made with LATMC_ENS_SW_BATCH=0
+ * (cuda_backend.c: the reference of tests/ensemble/test_ens_identity.c,
  * test_sw_tempering_batched; doc/ensembles.md).
  */
 #include <stdbool.h>
@@ -25,14 +25,16 @@
 #include "ens_sw_batch.h"
 #include "model.h"
 
-/* A member 0 of a Swendsen-Wang batch of `model`: uniform couplings, one replica, 2D or
- * 3D, a box alone whose sites fit a block (the box asked first, as the other batches'
+/* A member 0 of a Swendsen-Wang batch of `model`: uniform couplings (Ising: or +-J), one
+ * replica, 2D or 3D, a box alone whose sites fit a block (the box asked first, as the other batches'
  * member_ok do: it answers NULL for a sim without a backend or executor, and cuda_sim's
  * lattice is the box's only for a box alone). */
 static bool sw_member_ok_of(const latmc_sim *sim, int model)
 {
     return sim->desc.model == model && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
-           sim->desc.couplings == LATMC_COUPLINGS_UNIFORM && sim->desc.replicas == 1 &&
+           (sim->desc.couplings == LATMC_COUPLINGS_UNIFORM ||
+            (model == LATMC_MODEL_ISING && sim->desc.couplings == LATMC_COUPLINGS_BIMODAL)) &&
+           sim->desc.replicas == 1 &&
            sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && ens_batch_box(sim, model) &&
            cuda_ens_sw_fits(&cuda_sim_of(sim)->lattice);
 }
@@ -82,7 +84,9 @@ static void sw_entry(struct ens_batch *b, int m, void *entry)
     const struct cuda_box *box = ens_batch_box(sim, sim->desc.model); /* batchable */
     struct cuda_ens_sw_member *e = entry;
     e->spins = box->data;
-    cuda_sw_member_arrays(box, &e->bonds, &e->labels);
+    int8_t *eps;
+    cuda_sw_member_arrays(box, &e->bonds, &e->labels, &eps);
+    e->eps = eps;
     e->seed = sim->desc.seed;
     e->bond_threshold =
         cuda_ens_sw_bond_threshold(sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J],

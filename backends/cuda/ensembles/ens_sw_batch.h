@@ -1,12 +1,12 @@
 /*
  * Internal to the CUDA module: Swendsen-Wang members of an ensemble (Ising or q-state
- * Potts, uniform couplings, no field, small members) in one launch per cluster step
+ * Potts, uniform couplings or Ising's +-J, no field, small members) in one launch per cluster step
  * (ens_sw_kernels.cu, the kernels: a block a member, its labels in the block's shared
  * memory; ens_sw_batch.c, the host side; doc/ensembles.md "Execution"). The steps are
  * the plan's three (lib/cluster_steps.c): the bonds, the labels, the flips, their draws
  * named as the single-lattice kernels name them (clusters/cuda_sw_kernels.cu), so every
- * member's chain is the one it runs alone, and the CPU's, bit for bit. Opt-in
- * (LATMC_ENS_SW_BATCH=1 when the members are made): not yet run on a GPU.
+ * member's chain is the one it runs alone, and the CPU's, bit for bit. Declined by members
+ * made with LATMC_ENS_SW_BATCH=0.
  */
 #ifndef LATMC_CUDA_ENS_SW_BATCH_H
 #define LATMC_CUDA_ENS_SW_BATCH_H
@@ -29,13 +29,15 @@ struct latmc_step_call;
 
 /* One member of a launch: its configuration (the standalone sim's own bytes, updated in
  * place), its bonds and labels (the sim's cluster leaf's own arrays, left as its own flip
- * leaves them: every label its cluster's root), its seed, its bonds' threshold
+ * leaves them: every label its cluster's root), its Ising +-J couplings (the leaf's
+ * eps[ndim i + mu], +1 or -1; NULL: uniform), its seed, its bonds' threshold
  * floor(p 2^32) (p = 1 - exp(-2 |K|), Potts 1 - exp(-K), K = beta J: the members'
  * temperatures differ) and whether its Ising bonds join unequal spins (K < 0). */
 struct cuda_ens_sw_member {
     int8_t *spins;
     uint8_t *bonds;
     uint32_t *labels;
+    const int8_t *eps;
     uint64_t seed;
     uint64_t bond_threshold;
     int flip;

@@ -4,10 +4,10 @@
  * member alone: its own wrap, its sites its global names). The draws and rules are the
  * single-lattice kernels' (clusters/cuda_sw_kernels.cu, cuda_sw_device.cuh):
  *   bonds:  bond (i, mu) active iff its ends are satisfied (the states agree, Ising with
- *           K < 0 differ) and draw ND i + mu of the step's name < the member's threshold;
+ *           K eps_{i,mu} < 0 differ) and draw ND i + mu of the step's name < the member's threshold;
  *   labels: union-find with atomicMin in the block's shared memory (a root the smallest
- *           site of its tree whatever order the threads ran in), then every site's label
- *           its cluster's root, written to the member's labels (labels[labels[i]] is the
+ *           site of its tree whatever order the threads ran in), then every site's root
+ *           found in the fixed forest and written to the member's labels (labels[labels[i]] is the
  *           root as after the single lattice's flattening, so its statistics read them);
  *   flips:  each site takes the decision drawn at its cluster's name (its root), the
  *           changed sites counted into the member's counter.
@@ -20,7 +20,7 @@
 #include "ens_sw_batch.h"
 
 /* Site i's bonds byte (bit mu: bond (i, mu) active): its ends satisfied (the states agree,
- * or for Ising with K < 0 differ) and draw ND i + mu of the step's name below the member's
+ * or for Ising with K eps_{i,mu} < 0 differ) and draw ND i + mu of the step's name below the member's
  * threshold (cuda_sw_kernels.cu's rule and draws; host-callable: tools/ens_sw_host_check.cu). */
 template <int ND>
 __host__ __device__ __forceinline__ unsigned ens_sw_bonds_of(const struct latmc_lattice &g,
@@ -42,7 +42,8 @@ __host__ __device__ __forceinline__ unsigned ens_sw_bonds_of(const struct latmc_
         }
         const uint32_t u = lane_of(blk, (unsigned)(d & 3u));
         const int same = si == m.spins[j[mu]];
-        bits |= (unsigned)((same ^ m.flip) & ((uint64_t)u < m.bond_threshold)) << mu;
+        const int neg = m.eps ? m.eps[(size_t)ND * i + (size_t)mu] < 0 : 0;
+        bits |= (unsigned)((same ^ neg ^ m.flip) & ((uint64_t)u < m.bond_threshold)) << mu;
     }
     return bits;
 }
@@ -78,13 +79,11 @@ __global__ void ens_sw_label_kernel(struct latmc_lattice g,
                 unite_shared(parent, i, j[mu]);
     }
     __syncthreads();
-    /* the forest is fixed: a parent read while another thread writes its root over it is
-     * the old parent or the root, both ancestors, so every find ends at the root */
+    /* the forest is fixed and only read now: each site's root goes straight to the
+     * member's labels (no compression in shared memory, whose plain writes under other
+     * threads' finds would be a data race) */
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-        parent[i] = find_shared(parent, i);
-    __syncthreads();
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-        m.labels[i] = parent[i];
+        m.labels[i] = find_shared(parent, i);
 }
 
 template <bool POTTS>
