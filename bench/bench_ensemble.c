@@ -14,13 +14,14 @@
  *                          [--temperatures T --replicas R --exchange K]
  *                          [--model ising|potts|heisenberg|phi4 --q Q --gaussian
  *                           --precision float|double
- *                           --algo metropolis|heatbath|overrelax|sw --nover K --lattice-replicas R]
+ *                           --algo metropolis|heatbath|overrelax|sw|wolff --nover K --lattice-replicas R]
  *                          [--param NAME=VALUE]...
  *
  * Ising: Metropolis, or heat bath with --algo heatbath. Potts (--model potts, --q Q, default
  * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns. Ising
  * or Potts with --algo sw: Swendsen-Wang (on CUDA batched where the members fit a block,
- * one by one with LATMC_ENS_SW_BATCH=0), a sweep one update a site.
+ * one by one with LATMC_ENS_SW_BATCH=0), a sweep one update a site; --algo wolff: Wolff,
+ * batched alike, rates per site and sweep (a sweep one cluster).
  *
  * --param NAME=VALUE: latmc_ens_set_param on the ensemble after its temperatures (before the
  * first sweep), e.g. --param decisions=2 for the chain of member lanes (doc/ensembles.md);
@@ -205,6 +206,7 @@ int bench_ensemble_main(int argc, char **argv)
     double beta = 0.6666666666666666;
     bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
     bool potts = false, metropolis = false, algo_given = false, phi4 = false, sw = false;
+    bool wolff = false; /* with sw: Wolff's steps instead of Swendsen-Wang's third */
     long q = 3;
     long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
@@ -225,7 +227,7 @@ int bench_ensemble_main(int argc, char **argv)
                    "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
                    "         [--model ising|potts|heisenberg|phi4] [--q Q] [--gaussian]\n"
                    "         [--precision float|double]\n"
-                   "         [--algo metropolis|heatbath|overrelax|sw] [--nover K] [--lattice-replicas R]\n"
+                   "         [--algo metropolis|heatbath|overrelax|sw|wolff] [--nover K] [--lattice-replicas R]\n"
                    "         [--param NAME=VALUE]... (the ensemble's; decisions=2: member lanes)\n"
                    "Rates: best of R alternating runs of N sweeps each. With --exchange K, also\n"
                    "per period of K sweeps (medians over R repeats of max(1, N/K) periods):\n"
@@ -264,10 +266,12 @@ int bench_ensemble_main(int argc, char **argv)
         else if (strcmp(a, "--precision") == 0 && v && (!strcmp(v, "float") || !strcmp(v, "double")))
             dbl = strcmp(v, "double") == 0;
         else if (strcmp(a, "--algo") == 0 && v && (!strcmp(v, "heatbath") || !strcmp(v, "overrelax") ||
-                                                    !strcmp(v, "metropolis") || !strcmp(v, "sw"))) {
+                                                    !strcmp(v, "metropolis") || !strcmp(v, "sw") ||
+                                                    !strcmp(v, "wolff"))) {
             overrelax = strcmp(v, "overrelax") == 0;
             metropolis = strcmp(v, "metropolis") == 0;
-            sw = strcmp(v, "sw") == 0;
+            wolff = strcmp(v, "wolff") == 0;
+            sw = strcmp(v, "sw") == 0 || wolff;
             algo_given = true;
         }
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
@@ -298,9 +302,9 @@ int bench_ensemble_main(int argc, char **argv)
     /* the algorithms each model has here: nothing taken for another silently */
     if ((!heis && overrelax) || (heis && (metropolis || sw)) || (phi4 && algo_given && !metropolis)) {
         fprintf(stderr, "latmc-bench --ensemble: --algo %s: the %s members run %s\n",
-                overrelax ? "overrelax" : sw ? "sw" : "metropolis",
+                overrelax ? "overrelax" : wolff ? "wolff" : sw ? "sw" : "metropolis",
                 potts ? "Potts" : heis ? "Heisenberg" : phi4 ? "phi^4" : "Ising",
-                heis ? "heatbath or overrelax" : phi4 ? "metropolis" : "metropolis, heatbath or sw");
+                heis ? "heatbath or overrelax" : phi4 ? "metropolis" : "metropolis, heatbath, sw or wolff");
         return 2;
     }
     if (lattice_reps == 0)
@@ -351,8 +355,8 @@ int bench_ensemble_main(int argc, char **argv)
     }
     if (!potts && !heis && !phi4) /* Ising: Metropolis unless --algo heatbath */
         d.algorithm = algo_given && !metropolis ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
-    if (sw) /* Ising or Potts: Swendsen-Wang */
-        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    if (sw) /* Ising or Potts: Swendsen-Wang or Wolff */
+        d.algorithm = wolff ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
     d.ndim = (int)dim;
     d.device = device;
     d.couplings = bimodal ? LATMC_COUPLINGS_BIMODAL
@@ -454,7 +458,8 @@ int bench_ensemble_main(int argc, char **argv)
     const char *model = heis ? "Heisenberg" : potts ? "Potts" : phi4 ? "phi^4" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
     if (potts)
-        printf("Potts: q = %ld, %s\n", q, sw ? "Swendsen-Wang" : metropolis ? "Metropolis" : "heat bath");
+        printf("Potts: q = %ld, %s\n", q, wolff ? "Wolff" : sw ? "Swendsen-Wang"
+                                           : metropolis ? "Metropolis" : "heat bath");
     if (phi4)
         printf("phi^4: Metropolis, %s, %.0f hits a site and sweep, %s\n",
                dbl ? "double" : "float", passes,
@@ -463,10 +468,11 @@ int bench_ensemble_main(int argc, char **argv)
                    ? "members one by one (LATMC_ENS_PHI4_BATCH=0)"
                    : "members batched");
     if (!potts && !heis && !phi4)
-        printf("Ising: %s\n", sw ? "Swendsen-Wang"
+        printf("Ising: %s\n", wolff ? "Wolff" : sw ? "Swendsen-Wang"
                                : d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
     if (sw) /* LATMC_ENS_SW_BATCH=0 declines the batch (ensembles/ens_sw_batch.c) */
-        printf("Swendsen-Wang: %s\n",
+        printf("%s: %s\n", wolff ? "Wolff (rates per site and sweep: one cluster a sweep)"
+                                  : "Swendsen-Wang",
                device != LATMC_DEVICE_CUDA ? "members on host threads"
                : getenv("LATMC_ENS_SW_BATCH") && !strcmp(getenv("LATMC_ENS_SW_BATCH"), "0")
                    ? "members one by one (LATMC_ENS_SW_BATCH=0)"

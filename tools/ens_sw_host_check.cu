@@ -2,7 +2,8 @@
 // (backends/cuda/ensembles/ens_sw_kernels.cu's ens_sw_bonds_of; cuda_sw_device.cuh's
 // neighbours and sw_decision, which the single lattice's kernels use too; the labels as
 // every component's smallest site; ens_sw_batch.h's bonds' threshold of a member) make the
-// CPU backend's chain, bit for bit: for Ising (ferro- and antiferromagnetic, uniform and
+// CPU backend's chain, bit for bit, Swendsen-Wang and Wolff (ens_wolff_decision, its seed's
+// cluster): for Ising (ferro- and antiferromagnetic, uniform and
 // +-J couplings, 2D and 3D, extents unequal) and Potts (q = 3, 4) members at several temperatures, each sweep of the
 // rules on a host copy equals latmc_sim_sweep of the library's CPU sim from the same
 // configuration, over several sweeps. The kernels' concurrent union-find (atomicMin in
@@ -27,9 +28,11 @@ static uint32_t root_of(std::vector<uint32_t> &p, uint32_t x)
     return x;
 }
 
-/* One sweep of the batch's three steps on the host copy `spins` of member m. */
+/* One sweep of the batch's three steps on the host copy `spins` of member m (Wolff: the
+ * third flips the seed site's cluster alone). */
 template <int ND>
-static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t sweep, int q)
+static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t sweep, int q,
+                       bool wolff)
 {
     const uint32_t n = (uint32_t)g.nsites;
     const latmc_rng_name bonds = latmc_rng_cluster_name(sweep, 0, LATMC_CLUSTER_PHASE_BONDS, 0);
@@ -50,6 +53,14 @@ static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t s
             }
     for (uint32_t i = 0; i < n; i++)
         m.labels[i] = root_of(p, i);
+    if (wolff) {
+        uint32_t r;
+        const uint32_t d = ens_wolff_decision(g, m, sweep, q, &r);
+        for (uint32_t i = 0; i < n; i++)
+            if (m.labels[i] == r)
+                m.spins[i] = q ? (int8_t)d : (int8_t)-m.spins[i];
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
         const unsigned d = sw_decision(m.seed, decide, m.labels[i], UINT64_C(1) << 31, q);
         m.spins[i] = q ? (int8_t)d : d ? m.spins[i] : (int8_t)-m.spins[i];
@@ -57,7 +68,7 @@ static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t s
 }
 
 static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, double beta,
-                 double J, uint64_t seed, int sweeps, bool pmj = false)
+                 double J, uint64_t seed, int sweeps, bool pmj = false, bool wolff = false)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -67,7 +78,7 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
         d.extent[mu] = ext[mu];
     if (model == LATMC_MODEL_POTTS)
         d.q = q;
-    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    d.algorithm = wolff ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
     if (pmj)
         d.couplings = LATMC_COUPLINGS_BIMODAL;
     d.device = LATMC_DEVICE_CPU;
@@ -111,9 +122,9 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
     int bad = 0;
     for (int s = 0; s < sweeps && !bad; s++) {
         if (ndim == 3)
-            host_sweep<3>(g, m, (uint64_t)s, potts ? q : 0);
+            host_sweep<3>(g, m, (uint64_t)s, potts ? q : 0, wolff);
         else
-            host_sweep<2>(g, m, (uint64_t)s, potts ? q : 0);
+            host_sweep<2>(g, m, (uint64_t)s, potts ? q : 0, wolff);
         if (latmc_sim_sweep(sim, 1) != LATMC_OK) {
             printf("  sweep: %s\n", latmc_last_error());
             bad = 1;
@@ -132,8 +143,8 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
             bad = 1;
         }
     }
-    printf("%s%s %dD %dx%dx%d q %d beta %g J %g: %d sweeps %s\n", potts ? "Potts" : "Ising",
-           pmj ? " +-J" : "", ndim, ext[0], ext[1], ndim == 3 ? ext[2] : 1, q, beta, J, sweeps,
+    printf("%s %s%s %dD %dx%dx%d q %d beta %g J %g: %d sweeps %s\n",
+           wolff ? "Wolff" : "Swendsen-Wang", potts ? "Potts" : "Ising", pmj ? " +-J" : "", ndim, ext[0], ext[1], ndim == 3 ? ext[2] : 1, q, beta, J, sweeps,
            bad ? "DIFFER" : "SAME");
     latmc_sim_destroy(&sim);
     return bad;
@@ -154,6 +165,10 @@ int main(void)
     bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.6, -1.0, 14, 12, true);
     bad += check(ctx, LATMC_MODEL_POTTS, 2, p2, 3, 1.005, 1.0, 11, 12);
     bad += check(ctx, LATMC_MODEL_POTTS, 3, p3, 4, 0.9, 1.0, 12, 6);
+    bad += check(ctx, LATMC_MODEL_ISING, 2, e2, 2, 0.4406868, 1.0, 15, 40, false, true);
+    bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.6, -1.0, 16, 40, true, true);
+    bad += check(ctx, LATMC_MODEL_POTTS, 2, p2, 3, 1.005, 1.0, 17, 40, false, true);
+    bad += check(ctx, LATMC_MODEL_POTTS, 3, p3, 4, 0.9, 1.0, 18, 20, false, true);
     latmc_ctx_destroy(&ctx);
     printf("%s\n", bad ? "DIFFER" : "ALL SAME");
     return bad ? 1 : 0;

@@ -120,11 +120,11 @@ static int cuda_create(latmc_sim *sim)
                              : d->model == LATMC_MODEL_PHI4    ? getenv("LATMC_ENS_PHI4_BATCH")
                                                                : NULL;
     cs->ens_one_by_one = one_by_one && strcmp(one_by_one, "0") == 0;
-    /* Swendsen-Wang members' batch (Ising, Potts; ensembles/ens_sw_batch.c): declined with
-     * LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members sweep one by
-     * one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their swaps
-     * (ens_ising_batch.c). */
-    if (d->algorithm == LATMC_ALGO_SWENDSEN_WANG &&
+    /* Swendsen-Wang and Wolff members' batch (Ising, Potts; ensembles/ens_sw_batch.c):
+     * declined with LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members
+     * sweep one by one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their
+     * swaps (ens_ising_batch.c). */
+    if ((d->algorithm == LATMC_ALGO_SWENDSEN_WANG || d->algorithm == LATMC_ALGO_WOLFF) &&
         (d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS)) {
         const char *sw = getenv("LATMC_ENS_SW_BATCH");
         cs->ens_one_by_one = sw && strcmp(sw, "0") == 0;

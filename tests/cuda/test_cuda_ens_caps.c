@@ -10,7 +10,7 @@
  * not to a sim made with
  * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 /
  * LATMC_ENS_SW_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
- * nor to Wolff, nor to a
+ * nor to a
  * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
  * past a block's shared memory: such members run and are measured one by one). Exit 77
  * without a usable CUDA module and GPU.
@@ -86,13 +86,14 @@ static void test_potts_caps(void **state)
     assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
     assert_int_equal(batch_caps(big, env, "0", "1"), 0u);
     assert_int_equal(batch_caps(small, env, NULL, "0"), both);
-    /* Swendsen-Wang: the cluster steps' batch (test_sw_caps); Wolff runs its own steps */
-    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_POTTS, 16, LATMC_ALGO_WOLFF), env, NULL,
+    /* Swendsen-Wang and Wolff: the cluster steps' batch (test_sw_caps), which
+     * LATMC_ENS_SW_BATCH rules, not this variable */
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_POTTS, 16, LATMC_ALGO_WOLFF), env, "0",
                                 NULL),
-                     0u);
+                     LATMC_STEP_CAP_BATCH);
 }
 
-/* Swendsen-Wang members (Ising, Potts): a batch a launch a cluster step (no whole sweeps,
+/* Swendsen-Wang and Wolff members (Ising, Potts): a batch a launch a cluster step (no whole sweeps,
  * no tempering on the device) for members of at most 12288 sites, not past that size, not
  * for a sim made with LATMC_ENS_SW_BATCH=0 (read when the sim is made); Ising's +-J
  * couplings too (each member its own). */
@@ -110,6 +111,12 @@ static void test_sw_caps(void **state)
         assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
         assert_int_equal(batch_caps(small, env, NULL, "0"), LATMC_STEP_CAP_BATCH);
         assert_int_equal(batch_caps(small, env, "0", "1"), 0u);
+        /* Wolff: the same steps but the third (the seed's cluster flipped) */
+        const latmc_sim_desc wolff = desc_of(models[k], 64, LATMC_ALGO_WOLFF);
+        const latmc_sim_desc wolff_big = desc_of(models[k], 128, LATMC_ALGO_WOLFF);
+        assert_int_equal(batch_caps(wolff, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
+        assert_int_equal(batch_caps(wolff_big, env, NULL, NULL), 0u);
+        assert_int_equal(batch_caps(wolff, env, "0", NULL), 0u);
     }
     latmc_sim_desc pmj = desc_of(LATMC_MODEL_ISING, 16, LATMC_ALGO_SWENDSEN_WANG);
     pmj.couplings = LATMC_COUPLINGS_BIMODAL;

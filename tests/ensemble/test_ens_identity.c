@@ -988,14 +988,16 @@ static void cluster_counts(latmc_ens *e, double out[3][32])
                      LATMC_OK);
 }
 
-/* CUDA Swendsen-Wang members with tempering on (their betas, so their bonds' thresholds,
- * moving between members): the batched launches of the cluster steps (a block a member,
- * backends/cuda/ensembles/ens_sw_batch.c; the default) against the members run one by one
- * (made with LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state and the same
- * clusters and acceptance bit for bit; Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D:
- * bonds join unequal spins), uniform and +-J (each sample its couplings), Potts q = 3 2D 24^2 and q = 4 3D 16^3, and members of the
- * largest size the batch takes (12288 sites: the labels fill 48 KiB of a block's shared
- * memory), Ising 2D 128 x 96 and Potts q = 3 3D 16 x 16 x 48 (closer ladders). After the
+/* CUDA Swendsen-Wang and Wolff members with tempering on (their betas, so their bonds'
+ * thresholds, moving between members): the batched launches of the cluster steps (a block
+ * a member, backends/cuda/ensembles/ens_sw_batch.c; the default) against the members run
+ * one by one (made with LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state
+ * and the same clusters and acceptance (Wolff's attempted: its clusters' sites) bit for
+ * bit. Swendsen-Wang: Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D: bonds join
+ * unequal spins), uniform and +-J (each sample its couplings), Potts q = 3 2D 24^2 and
+ * q = 4 3D 16^3, and members of the largest size the batch takes (12288 sites: the labels
+ * fill 48 KiB of a block's shared memory), Ising 2D 128 x 96 and Potts q = 3 3D 16 x 16 x 48
+ * (closer ladders); Wolff: Ising 2D 16^2, Potts q = 3 3D 8^3, Ising +-J 3D 8^3. After the
  * tempering, a call of 25 sweeps without exchanges: 75 step calls, two of the plan's lists
  * (lib/plan.c, PLAN_BATCH), the second starting at sweep 21's label step, the counts kept
  * by the call (lib/ens_exec.c, batch_counts); then (2D) two sweeps in a field h = 0.05,
@@ -1007,12 +1009,13 @@ static void test_sw_tempering_batched(void **state)
     static const double potts_ladder[4] = { 0.9, 0.95, 1.0, 1.05 };
     static const double big_ising_ladder[4] = { 0.4, 0.401, 0.402, 0.403 };
     static const double big_potts_ladder[4] = { 0.55, 0.551, 0.552, 0.553 };
-    for (int c = 0; c < 8; c++) {
-        const bool potts = c == 2 || c == 3 || c == 5;
+    for (int c = 0; c < 11; c++) {
+        const bool potts = c == 2 || c == 3 || c == 5 || c == 9;
+        const bool wolff = c >= 8; /* Wolff: Ising 2D, Potts q = 3 3D, Ising +-J 3D */
         latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING,
-                                         c % 2 ? 3 : 2,
-                                         c == 1 || c == 7 ? 8 : c == 2 ? 24 : 16);
-        if (c >= 6) /* +-J: each sample its own couplings */
+                                         c % 2 || c == 10 ? 3 : 2,
+                                         c == 1 || c == 7 || c >= 9 ? 8 : c == 2 ? 24 : 16);
+        if (c == 6 || c == 7 || c == 10) /* +-J: each sample its own couplings */
             d.couplings = LATMC_COUPLINGS_BIMODAL;
         if (c == 4) { /* 12288 sites, the batch's largest */
             d.extent[0] = 128;
@@ -1020,8 +1023,8 @@ static void test_sw_tempering_batched(void **state)
         }
         if (c == 5)
             d.extent[2] = 48; /* 16 x 16 x 48: 12288 sites */
-        d.q = c == 2 || c == 5 ? 3 : c == 3 ? 4 : 2;
-        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+        d.q = c == 2 || c == 5 || c == 9 ? 3 : c == 3 ? 4 : 2;
+        d.algorithm = wolff ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
         ladder = c == 4 ? big_ising_ladder : c == 5 ? big_potts_ladder
                  : potts ? potts_ladder : sw_ladder;
         struct ens_state s[3];
@@ -1044,7 +1047,7 @@ static void test_sw_tempering_batched(void **state)
              * path over the labels and bonds the batch left), then takes them again (2D
              * ferromagnets: the field's chains the identity matrix checks CUDA against the
              * CPU for, tests/repro/identity/specs.c) */
-            if (c % 2 == 0) {
+            if (c % 2 == 0 && c != 10) {
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.05), LATMC_OK);
                 assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.0), LATMC_OK);
@@ -1055,8 +1058,9 @@ static void test_sw_tempering_batched(void **state)
             latmc_ens_destroy(&e);
             unsetenv("LATMC_ENS_SW_BATCH");
             /* batched the first time only */
-            const char *line = potts ? "32 Swendsen-Wang Potts members in batched launches"
-                                     : "32 Swendsen-Wang Ising members in batched launches";
+            char line[64];
+            snprintf(line, sizeof line, "32 %s %s members in batched launches",
+                     wolff ? "Wolff" : "Swendsen-Wang", potts ? "Potts" : "Ising");
             assert_true((strstr(potts_log, line) != NULL) == (i == 0));
         }
         assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */

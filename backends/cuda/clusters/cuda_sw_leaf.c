@@ -63,12 +63,13 @@ struct sw_box {
 };
 
 void cuda_sw_member_arrays(const struct cuda_box *b, uint8_t **bonds, uint32_t **labels,
-                           int8_t **eps)
+                           int8_t **eps, struct cuda_wolff_counts **wolff)
 {
     const struct sw_box *sb = b->own;
     *bonds = sb->bonds;
     *labels = sb->labels;
     *eps = sb->eps;
+    *wolff = sb->wolff;
 }
 
 void cuda_sw_member_swept(struct cuda_box *b, uint64_t sweep)

@@ -78,8 +78,9 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
     b->members = malloc((size_t)n * sizeof *b->members);
     b->table = malloc((size_t)n * ops->entry_bytes);
     b->last = malloc((size_t)n * ops->entry_bytes);
+    const size_t counters = (size_t)n * (ops->counts_attempted ? 2u : 1u);
     if (ops->counts)
-        b->changed = malloc((size_t)n * sizeof *b->changed);
+        b->changed = malloc(counters * sizeof *b->changed);
     *st = b->members && b->table && b->last && (b->changed || !ops->counts) ? LATMC_OK
                                                                           : no_room();
     if (*st == LATMC_OK)
@@ -95,7 +96,7 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
         *st = cuda_check(cudaMalloc(&b->dev_table, (size_t)n * ops->entry_bytes),
                          "cannot allocate device memory for the members' table");
     if (*st == LATMC_OK && !b->one_by_one && ops->counts)
-        *st = cuda_check(cudaMalloc((void **)&b->dev_changed, (size_t)n * sizeof *b->changed),
+        *st = cuda_check(cudaMalloc((void **)&b->dev_changed, counters * sizeof *b->changed),
                          "cannot allocate device memory for the members' counters");
     if (*st < 0) {
         batch_free(b);
@@ -245,7 +246,8 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
     if (!b)
         return st;
     const cudaStream_t stream = ens_batch_lead(b)->stream;
-    const size_t count_bytes = (size_t)n * sizeof *b->changed;
+    const size_t count_bytes =
+        (size_t)n * (ops->counts_attempted ? 2u : 1u) * sizeof *b->changed;
     if (st == LATMC_OK && ops->counts)
         st = cuda_check(cudaMemsetAsync(b->dev_changed, 0, count_bytes, stream),
                         "clearing the members' counters");
@@ -286,7 +288,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
     if (st == LATMC_OK)
         for (int m = 0; m < n; m++) {
             accepted[m] += ops->counts ? b->changed[m] : tried;
-            attempted[m] += tried;
+            attempted[m] += ops->counts && ops->counts_attempted ? b->changed[n + m] : tried;
         }
     ens_batch_put_back(b);
     return st;

@@ -47,7 +47,8 @@ struct ens_batch {
     uint64_t uploads;           /* table uploads so far (Heisenberg's device tempering: the
                                    rounds' betas to set again after one) */
     void *dev_table;            /* n entries of ops->entry_bytes */
-    unsigned long long *dev_changed, *changed; /* a counter a member (ops->counts) */
+    unsigned long long *dev_changed, *changed; /* a counter a member (ops->counts); with
+                                                  ops->counts_attempted n more after them */
     unsigned logged;            /* launch kinds logged (bit 1 << kind; 16: the measurement) */
 };
 
@@ -63,6 +64,9 @@ struct ens_batch_ops {
     size_t entry_bytes;       /* a member's entry of the device table */
     bool counts;              /* the launches count accepted updates a member (else the
                                  accepted count is the attempted one) */
+    bool counts_attempted;    /* with counts: they also count the attempted ones, member m's
+                                 into changed[n + m] (Wolff: its cluster's sites; else
+                                 per_sweep's a sweep) */
     /* A sim that can be a batch's member 0: the model's algorithm, a box alone
      * (ens_batch_box), a shape the kernels take (also the capabilities' question). */
     bool (*member_ok)(const latmc_sim *sim);

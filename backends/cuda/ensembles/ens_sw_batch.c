@@ -1,8 +1,9 @@
 /*
- * Swendsen-Wang members of an ensemble in one launch a cluster step: the host side of
- * ens_sw_kernels.cu (ens_sw_batch.h), the cluster members' part of the batch driver
- * (ens_batch_driver.c). Ising and q-state Potts members alike (two tables of the driver,
- * one per model, the same callbacks).
+ * Swendsen-Wang and Wolff members of an ensemble in one launch a cluster step: the host
+ * side of ens_sw_kernels.cu (ens_sw_batch.h), the cluster members' part of the batch
+ * driver (ens_batch_driver.c). Ising and q-state Potts members alike (four tables of the
+ * driver, one per model and algorithm, the same callbacks; Wolff's third step flips the
+ * seed site's cluster and counts its sites as the updates attempted).
  *
  * A member's entry is its sim's device bytes (updated in place), its cluster leaf's bonds,
  * labels and Ising +-J couplings (clusters/cuda_sw_member.h; each member its own sample),
@@ -25,13 +26,13 @@
 #include "ens_sw_batch.h"
 #include "model.h"
 
-/* A member 0 of a Swendsen-Wang batch of `model`: uniform couplings (Ising: or +-J), one
- * replica, 2D or 3D, a box alone whose sites fit a block (the box asked first, as the other batches'
- * member_ok do: it answers NULL for a sim without a backend or executor, and cuda_sim's
- * lattice is the box's only for a box alone). */
-static bool sw_member_ok_of(const latmc_sim *sim, int model)
+/* A member 0 of a batch of `model` and `algorithm` (Swendsen-Wang or Wolff): uniform
+ * couplings (Ising: or +-J), one replica, 2D or 3D, a box alone whose sites fit a block (the
+ * box asked first, as the other batches' member_ok do: it answers NULL for a sim without a
+ * backend or executor, and cuda_sim's lattice is the box's only for a box alone). */
+static bool sw_member_ok_of(const latmc_sim *sim, int model, int algorithm)
 {
-    return sim->desc.model == model && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
+    return sim->desc.model == model && sim->desc.algorithm == algorithm &&
            (sim->desc.couplings == LATMC_COUPLINGS_UNIFORM ||
             (model == LATMC_MODEL_ISING && sim->desc.couplings == LATMC_COUPLINGS_BIMODAL)) &&
            sim->desc.replicas == 1 &&
@@ -41,12 +42,22 @@ static bool sw_member_ok_of(const latmc_sim *sim, int model)
 
 static bool sw_ising_member_ok(const latmc_sim *sim)
 {
-    return sw_member_ok_of(sim, LATMC_MODEL_ISING);
+    return sw_member_ok_of(sim, LATMC_MODEL_ISING, LATMC_ALGO_SWENDSEN_WANG);
 }
 
 static bool sw_potts_member_ok(const latmc_sim *sim)
 {
-    return sw_member_ok_of(sim, LATMC_MODEL_POTTS);
+    return sw_member_ok_of(sim, LATMC_MODEL_POTTS, LATMC_ALGO_SWENDSEN_WANG);
+}
+
+static bool wolff_ising_member_ok(const latmc_sim *sim)
+{
+    return sw_member_ok_of(sim, LATMC_MODEL_ISING, LATMC_ALGO_WOLFF);
+}
+
+static bool wolff_potts_member_ok(const latmc_sim *sim)
+{
+    return sw_member_ok_of(sim, LATMC_MODEL_POTTS, LATMC_ALGO_WOLFF);
 }
 
 /* One chain: the same q; and every member without a field (its clusters' decisions would
@@ -56,23 +67,26 @@ static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
 {
     const double *p = sim->param;
     return sim->desc.q == first->desc.q && sim->desc.couplings == first->desc.couplings &&
+           sim->desc.algorithm == first->desc.algorithm &&
            p[LATMC_PARAM_BETA] * p[LATMC_PARAM_H] == 0.0 &&
            !(sim->desc.model == LATMC_MODEL_POTTS && p[LATMC_PARAM_J] < 0.0 &&
              p[LATMC_PARAM_BETA] > 0.0);
 }
 
-/* The plan's three cluster steps of a whole box (lib/cluster_steps.c; no tempering on the
- * device: the capabilities do not declare it); their draws' names are the sweep's, alike
- * for every member. */
+/* The plan's three cluster steps of a whole box (lib/cluster_steps.c; Wolff's third the
+ * seed's cluster's flip; no tempering on the device: the capabilities do not declare it);
+ * their draws' names are the sweep's, alike for every member. */
 static bool sw_call_ok(const latmc_sim *first, const struct latmc_step_call *k)
 {
-    (void)first;
-    return k->part == LATMC_STEP_WHOLE && !k->device_map && (k->step.kind == LATMC_STEP_CLUSTER_BONDS ||
-                                           k->step.kind == LATMC_STEP_CLUSTER_LABEL ||
-                                           k->step.kind == LATMC_STEP_CLUSTER_FLIP);
+    const int third = first->desc.algorithm == LATMC_ALGO_WOLFF ? LATMC_STEP_CLUSTER_FLIP_SEED
+                                                                : LATMC_STEP_CLUSTER_FLIP;
+    return k->part == LATMC_STEP_WHOLE && !k->device_map &&
+           (k->step.kind == LATMC_STEP_CLUSTER_BONDS ||
+            k->step.kind == LATMC_STEP_CLUSTER_LABEL || k->step.kind == third);
 }
 
-/* As the leaf counts (sw_attempted): every site once a sweep. */
+/* As the leaf counts (sw_attempted): every site once a sweep (Wolff's counted by its flip,
+ * ops.counts_attempted). */
 static uint64_t sw_per_sweep(const latmc_sim *first)
 {
     return (uint64_t)first->nsites;
@@ -85,7 +99,7 @@ static void sw_entry(struct ens_batch *b, int m, void *entry)
     struct cuda_ens_sw_member *e = entry;
     e->spins = box->data;
     int8_t *eps;
-    cuda_sw_member_arrays(box, &e->bonds, &e->labels, &eps);
+    cuda_sw_member_arrays(box, &e->bonds, &e->labels, &eps, &e->wolff);
     e->eps = eps;
     e->seed = sim->desc.seed;
     e->bond_threshold =
@@ -103,15 +117,17 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
     memset(&run, 0, sizeof run);
     run.kind = k->step.kind == LATMC_STEP_CLUSTER_BONDS   ? CUDA_ENS_SW_BONDS
                : k->step.kind == LATMC_STEP_CLUSTER_LABEL ? CUDA_ENS_SW_LABEL
-                                                          : CUDA_ENS_SW_FLIP;
+               : k->step.kind == LATMC_STEP_CLUSTER_FLIP  ? CUDA_ENS_SW_FLIP
+                                                          : CUDA_ENS_SW_FLIP_SEED;
     run.rng = k->step.rng;
     run.keep_threshold = k->step.cluster_threshold; /* the flip's: alike for every member */
     run.q = first->desc.model == LATMC_MODEL_POTTS ? first->desc.q : 0;
+    run.sweep = k->step.rng_sweep;
     *kind = 0;
     const cudaError_t err = cuda_ens_sw_step(cs0->stream, &cs0->lattice, b->dev_table, b->n,
                                              &run, b->dev_changed);
     /* the leaf's statistics describe the labels this flip leaves (as after its own) */
-    if (err == cudaSuccess && run.kind == CUDA_ENS_SW_FLIP)
+    if (err == cudaSuccess && (run.kind == CUDA_ENS_SW_FLIP || run.kind == CUDA_ENS_SW_FLIP_SEED))
         for (int m = 0; m < b->n; m++)
             cuda_sw_member_swept(ens_batch_box(b->members[m], first->desc.model),
                                  k->step.rng_sweep);
@@ -119,25 +135,29 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
 }
 
 /* A launch a step (no whole sweeps), measured one by one (no measure: the Ising and Potts
- * batches measure members of their local algorithms). */
-#define SW_OPS(MODEL, NAME, MEMBER_OK)                                                       \
+ * batches measure members of their local algorithms); Wolff's flips count the updates
+ * attempted (its cluster's sites). */
+#define SW_OPS(MODEL, NAME, MEMBER_OK, WOLFF)                                                \
     {                                                                                          \
         .model = MODEL, .name = NAME, .codes = { "cluster kernels", "cluster kernels" },      \
         .step_launch = "a launch a cluster step", .measure_launches = "one by one",          \
         .batch_bytes = sizeof(struct ens_batch),                                               \
         .entry_bytes = sizeof(struct cuda_ens_sw_member), .counts = true,                     \
-        .member_ok = MEMBER_OK, .same_chain = sw_same_chain, .call_ok = sw_call_ok,           \
-        .per_sweep = sw_per_sweep, .entry = sw_entry, .step = sw_step,                         \
+        .counts_attempted = WOLFF, .member_ok = MEMBER_OK, .same_chain = sw_same_chain,       \
+        .call_ok = sw_call_ok, .per_sweep = sw_per_sweep, .entry = sw_entry, .step = sw_step, \
     }
 
-static const struct ens_batch_ops sw_ops[2] = {
-    SW_OPS(LATMC_MODEL_ISING, "Swendsen-Wang Ising", sw_ising_member_ok),
-    SW_OPS(LATMC_MODEL_POTTS, "Swendsen-Wang Potts", sw_potts_member_ok),
+static const struct ens_batch_ops sw_ops[4] = {
+    SW_OPS(LATMC_MODEL_ISING, "Swendsen-Wang Ising", sw_ising_member_ok, false),
+    SW_OPS(LATMC_MODEL_POTTS, "Swendsen-Wang Potts", sw_potts_member_ok, false),
+    SW_OPS(LATMC_MODEL_ISING, "Wolff Ising", wolff_ising_member_ok, true),
+    SW_OPS(LATMC_MODEL_POTTS, "Wolff Potts", wolff_potts_member_ok, true),
 };
 
 static const struct ens_batch_ops *sw_ops_of(const latmc_sim *sim)
 {
-    return sim->desc.model == LATMC_MODEL_POTTS ? &sw_ops[1] : &sw_ops[0];
+    return &sw_ops[(sim->desc.model == LATMC_MODEL_POTTS ? 1 : 0) +
+                   (sim->desc.algorithm == LATMC_ALGO_WOLFF ? 2 : 0)];
 }
 
 unsigned cuda_ens_sw_caps(const latmc_sim *sim)

@@ -26,6 +26,7 @@ extern "C" {
 
 struct latmc_sim;
 struct latmc_step_call;
+struct cuda_wolff_counts;
 
 /* One member of a launch: its configuration (the standalone sim's own bytes, updated in
  * place), its bonds and labels (the sim's cluster leaf's own arrays, left as its own flip
@@ -41,6 +42,8 @@ struct cuda_ens_sw_member {
     uint64_t seed;
     uint64_t bond_threshold;
     int flip;
+    struct cuda_wolff_counts *wolff; /* Wolff: the leaf's counters (its cluster's name and
+                                        decision written by the batch's flip); else NULL */
 };
 
 /* A member's bonds' threshold at K = beta J, as the plan's bond step computes it
@@ -51,16 +54,19 @@ static inline uint64_t cuda_ens_sw_bond_threshold(double K, int potts)
     return latmc_cluster_threshold(potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
 }
 
-/* The three steps (lib/step.h's LATMC_STEP_CLUSTER_BONDS, _LABEL, _FLIP). */
-enum { CUDA_ENS_SW_BONDS, CUDA_ENS_SW_LABEL, CUDA_ENS_SW_FLIP };
+/* The steps (lib/step.h's LATMC_STEP_CLUSTER_BONDS, _LABEL, _FLIP; Wolff's third
+ * LATMC_STEP_CLUSTER_FLIP_SEED). */
+enum { CUDA_ENS_SW_BONDS, CUDA_ENS_SW_LABEL, CUDA_ENS_SW_FLIP, CUDA_ENS_SW_FLIP_SEED };
 
 /* The step a launch runs on every member: its kind (CUDA_ENS_SW_*), its draws' name, the
- * keep threshold of the flip (Ising), q (0: Ising). */
+ * keep threshold of the flip (Ising), q (0: Ising), the sweep (Wolff's seed site and
+ * decision are drawn from it). */
 struct cuda_ens_sw_run {
     int kind;
     struct latmc_rng_name rng;
     uint64_t keep_threshold;
     int q;
+    uint64_t sweep;
 };
 
 /* Whether members of this lattice fit a block: their labels in its shared memory
@@ -69,7 +75,8 @@ struct cuda_ens_sw_run {
 int cuda_ens_sw_fits(const struct latmc_lattice *lat);
 
 /* The run's step on every member of the device table `members` (n of them); the flips add
- * each member's changed sites to changed[m]. */
+ * each member's changed sites to changed[m], Wolff's its cluster's sites (the updates
+ * attempted) to changed[n + m] too. */
 cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_lattice *lat,
                              const struct cuda_ens_sw_member *members, int n,
                              const struct cuda_ens_sw_run *run, unsigned long long *changed);

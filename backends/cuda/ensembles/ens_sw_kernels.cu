@@ -17,6 +17,7 @@
 #include "cluster_bonds.h"
 #include "cuda_launch.cuh"
 #include "cuda_sw_device.cuh"
+#include "cuda_wolff.h"
 #include "ens_sw_batch.h"
 
 /* Site i's bonds byte (bit mu: bond (i, mu) active): its ends satisfied (the states agree,
@@ -101,6 +102,50 @@ __global__ void ens_sw_flip_kernel(struct latmc_lattice g,
     cuda_warp_add(&changed[blockIdx.x], mine);
 }
 
+/* Wolff (no field): each member's one cluster, that of its seed site drawn from the
+ * sweep (latmc_cluster_seed_site), named by the root its labels give (into *r), decided at
+ * that name (cuda_wolff_kernels.cu's rule: Ising flips, 0; Potts takes one of the q - 1
+ * other colours). Host-callable (tools/ens_sw_host_check.cu). */
+__host__ __device__ __forceinline__ uint32_t ens_wolff_decision(const struct latmc_lattice &g,
+                                                              const struct cuda_ens_sw_member &m,
+                                                              uint64_t sweep, int q, uint32_t *r)
+{
+    const uint32_t seed_site = (uint32_t)latmc_cluster_seed_site(m.seed, sweep, g.nsites);
+    *r = m.labels[seed_site];
+    const uint32_t u = sw_draw(m.seed, latmc_rng_cluster_name(sweep, 0,
+                                                              LATMC_CLUSTER_PHASE_DECIDE, 0), *r);
+    return q ? (uint32_t)latmc_cluster_potts_other(u, (uint8_t)m.spins[seed_site], q) : 0u;
+}
+
+/* Wolff's flip of every member, a block a member: every thread computes the decision
+ * before any site changes (Potts reads the seed's colour), then the cluster's sites take
+ * it, the changed ones counted into changed[m], the cluster's into changed[n + m]; the
+ * leaf's counters get the cluster's name and decision (its statistics read them), not its
+ * sites (the ensemble counts the batch's updates). */
+template <bool POTTS>
+__global__ void ens_wolff_flip_kernel(struct latmc_lattice g,
+                                      const struct cuda_ens_sw_member *members, uint64_t sweep,
+                                      int q, unsigned long long *changed)
+{
+    const struct cuda_ens_sw_member m = members[blockIdx.x];
+    const uint32_t n = (uint32_t)g.nsites;
+    uint32_t r;
+    const uint32_t d = ens_wolff_decision(g, m, sweep, POTTS ? q : 0, &r);
+    __syncthreads();
+    unsigned long long mine = 0, sites = 0;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        if (m.labels[i] == r) {
+            sites++;
+            mine += sw_take_decision<POTTS>(m.spins, i, d);
+        }
+    cuda_warp_add(&changed[blockIdx.x], mine);
+    cuda_warp_add(&changed[gridDim.x + blockIdx.x], sites);
+    if (threadIdx.x == 0) {
+        m.wolff->root = r;
+        m.wolff->decision = d;
+    }
+}
+
 extern "C" int cuda_ens_sw_fits(const struct latmc_lattice *lat)
 {
     return lat->nsites >= 1 && lat->nsites <= CUDA_ENS_SW_MAX_SITES;
@@ -139,6 +184,14 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
             ens_sw_flip_kernel<false><<<grid, block, 0, stream>>>(*lat, members, run->rng,
                                                                   run->keep_threshold, 0,
                                                                   changed);
+        break;
+    case CUDA_ENS_SW_FLIP_SEED:
+        if (run->q)
+            ens_wolff_flip_kernel<true><<<grid, block, 0, stream>>>(*lat, members, run->sweep,
+                                                                    run->q, changed);
+        else
+            ens_wolff_flip_kernel<false><<<grid, block, 0, stream>>>(*lat, members, run->sweep,
+                                                                     0, changed);
         break;
     default:
         return cudaErrorInvalidValue;
