@@ -57,7 +57,8 @@ static void on_log(void *user, int level, const char *msg)
     }
     const size_t used = strlen(potts_log);
     if ((strstr(msg, "Potts members") || strstr(msg, "phi^4 members") ||
-         strstr(msg, "Heisenberg members") || strstr(msg, "Swendsen-Wang")) &&
+         strstr(msg, "Heisenberg members") || strstr(msg, "Swendsen-Wang") ||
+         strstr(msg, "Wolff")) &&
         used + strlen(msg) + 2 < sizeof potts_log)
         snprintf(potts_log + used, sizeof potts_log - used, "%s\n", msg);
 }
