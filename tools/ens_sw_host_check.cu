@@ -2,8 +2,8 @@
 // (backends/cuda/ensembles/ens_sw_kernels.cu's ens_sw_bonds_of; cuda_sw_device.cuh's
 // neighbours and sw_decision, which the single lattice's kernels use too; the labels as
 // every component's smallest site; ens_sw_batch.h's bonds' threshold of a member) make the
-// CPU backend's chain, bit for bit, Swendsen-Wang and Wolff (ens_wolff_decision, its seed's
-// cluster): for Ising (ferro- and antiferromagnetic, uniform and
+// CPU backend's chain, bit for bit, Swendsen-Wang and Wolff (ens_wolff_seed, its seed's
+// cluster; ens_cluster_decision, also in a field): for Ising (ferro- and antiferromagnetic, uniform and
 // +-J couplings, 2D and 3D, extents unequal) and Potts (q = 3, 4) members at several temperatures, each sweep of the
 // rules on a host copy equals latmc_sim_sweep of the library's CPU sim from the same
 // configuration, over several sweeps. The kernels' concurrent union-find (atomicMin in
@@ -54,11 +54,31 @@ static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t s
     for (uint32_t i = 0; i < n; i++)
         m.labels[i] = root_of(p, i);
     if (wolff) {
-        uint32_t r;
-        const uint32_t d = ens_wolff_decision(g, m, sweep, q, &r);
+        const uint32_t seed_site = ens_wolff_seed(g, m, sweep);
+        const uint32_t r = m.labels[seed_site];
+        int64_t size = 0, mag = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (m.labels[i] == r) {
+                size++;
+                mag += m.spins[i];
+            }
+        const uint32_t d = ens_cluster_decision(m, sweep, q, true, r, m.beta_h != 0.0 ? size : 0,
+                                                m.beta_h != 0.0 ? mag : 0,
+                                                (uint8_t)m.spins[seed_site]);
         for (uint32_t i = 0; i < n; i++)
             if (m.labels[i] == r)
-                m.spins[i] = q ? (int8_t)d : (int8_t)-m.spins[i];
+                m.spins[i] = q ? (int8_t)d : d ? m.spins[i] : (int8_t)-m.spins[i];
+        return;
+    }
+    if (m.beta_h != 0.0) { /* a field: each cluster's sum, its decision at its root */
+        std::vector<int64_t> sum(n, 0);
+        for (uint32_t i = 0; i < n; i++)
+            sum[m.labels[i]] += q ? 1 : m.spins[i];
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t r = m.labels[i];
+            const uint32_t d = ens_cluster_decision(m, sweep, q, false, r, sum[r], sum[r], 0);
+            m.spins[i] = q ? (int8_t)d : d ? m.spins[i] : (int8_t)-m.spins[i];
+        }
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -68,7 +88,8 @@ static void host_sweep(const latmc_lattice &g, cuda_ens_sw_member &m, uint64_t s
 }
 
 static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, double beta,
-                 double J, uint64_t seed, int sweeps, bool pmj = false, bool wolff = false)
+                 double J, uint64_t seed, int sweeps, bool pmj = false, bool wolff = false,
+                 double h = 0.0)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -87,6 +108,7 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
     if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK ||
         latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta) != LATMC_OK ||
         latmc_sim_set_param(sim, LATMC_PARAM_J, J) != LATMC_OK ||
+        latmc_sim_set_param(sim, LATMC_PARAM_H, h) != LATMC_OK ||
         latmc_sim_init_spins(sim, LATMC_INIT_HOT) != LATMC_OK) {
         printf("  setup: %s\n", latmc_last_error());
         latmc_sim_destroy(&sim);
@@ -118,7 +140,8 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
     const bool potts = model == LATMC_MODEL_POTTS;
     cuda_ens_sw_member m = { spins.data(), bondv.data(), labels.data(),
                              pmj ? eps.data() : NULL, seed,
-                             cuda_ens_sw_bond_threshold(K, potts), !potts && K < 0.0 };
+                             cuda_ens_sw_bond_threshold(K, potts), !potts && K < 0.0,
+                             beta * h, NULL };
     int bad = 0;
     for (int s = 0; s < sweeps && !bad; s++) {
         if (ndim == 3)
@@ -143,9 +166,9 @@ static int check(latmc_ctx *ctx, int model, int ndim, const int *ext, int q, dou
             bad = 1;
         }
     }
-    printf("%s %s%s %dD %dx%dx%d q %d beta %g J %g: %d sweeps %s\n",
-           wolff ? "Wolff" : "Swendsen-Wang", potts ? "Potts" : "Ising", pmj ? " +-J" : "", ndim, ext[0], ext[1], ndim == 3 ? ext[2] : 1, q, beta, J, sweeps,
-           bad ? "DIFFER" : "SAME");
+    printf("%s %s%s %dD %dx%dx%d q %d beta %g J %g h %g: %d sweeps %s\n",
+           wolff ? "Wolff" : "Swendsen-Wang", potts ? "Potts" : "Ising", pmj ? " +-J" : "", ndim,
+           ext[0], ext[1], ndim == 3 ? ext[2] : 1, q, beta, J, h, sweeps, bad ? "DIFFER" : "SAME");
     latmc_sim_destroy(&sim);
     return bad;
 }
@@ -169,6 +192,12 @@ int main(void)
     bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.6, -1.0, 16, 40, true, true);
     bad += check(ctx, LATMC_MODEL_POTTS, 2, p2, 3, 1.005, 1.0, 17, 40, false, true);
     bad += check(ctx, LATMC_MODEL_POTTS, 3, p3, 4, 0.9, 1.0, 18, 20, false, true);
+    /* in a field: the clusters' sums weigh their decisions */
+    bad += check(ctx, LATMC_MODEL_ISING, 2, e2, 2, 0.4406868, 1.0, 19, 12, false, false, 0.05);
+    bad += check(ctx, LATMC_MODEL_ISING, 3, e3, 2, 0.6, -1.0, 20, 12, true, false, -0.1);
+    bad += check(ctx, LATMC_MODEL_POTTS, 2, p2, 3, 1.005, 1.0, 21, 12, false, false, 0.02);
+    bad += check(ctx, LATMC_MODEL_ISING, 2, e2, 2, 0.4406868, 1.0, 22, 40, false, true, 0.05);
+    bad += check(ctx, LATMC_MODEL_POTTS, 3, p3, 4, 0.9, 1.0, 23, 20, false, true, 0.01);
     latmc_ctx_destroy(&ctx);
     printf("%s\n", bad ? "DIFFER" : "ALL SAME");
     return bad ? 1 : 0;

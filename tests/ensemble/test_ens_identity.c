@@ -1001,8 +1001,8 @@ static void cluster_counts(latmc_ens *e, double out[3][32])
  * (closer ladders); Wolff: Ising 2D 16^2, Potts q = 3 3D 8^3, Ising +-J 3D 8^3. After the
  * tempering, a call of 25 sweeps without exchanges: 75 step calls, two of the plan's lists
  * (lib/plan.c, PLAN_BATCH), the second starting at sweep 21's label step, the counts kept
- * by the call (lib/ens_exec.c, batch_counts); then (2D) two sweeps in a field h = 0.05,
- * which the batch declines (one by one), and two without, batched again. */
+ * by the call (lib/ens_exec.c, batch_counts); then (2D) two sweeps in a field h = 0.05
+ * (batched too: each member's clusters' sums weigh their decisions) and two without. */
 static void test_sw_tempering_batched(void **state)
 {
     (void)state;
@@ -1044,10 +1044,9 @@ static void test_sw_tempering_batched(void **state)
             /* one call of 25 sweeps: two lists of the plan */
             assert_int_equal(latmc_ens_set_exchange(e, 0), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, 25), LATMC_OK);
-            /* in a field the batch declines (the members one by one, the leaf's field
-             * path over the labels and bonds the batch left), then takes them again (2D
-             * ferromagnets: the field's chains the identity matrix checks CUDA against the
-             * CPU for, tests/repro/identity/specs.c) */
+            /* in a field (batched: the clusters' sums in the flip's shared memory; one by
+             * one the leaf's field path) and without again (2D: the field's chains the
+             * identity matrix checks CUDA against the CPU for, tests/repro/identity/specs.c) */
             if (c % 2 == 0 && c != 10) {
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.05), LATMC_OK);
                 assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);

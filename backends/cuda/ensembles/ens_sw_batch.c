@@ -9,9 +9,9 @@
  * labels and Ising +-J couplings (clusters/cuda_sw_member.h; each member its own sample),
  * its seed and its bonds' threshold, which its own beta J gives (members at different
  * temperatures differ): the core's formula of the plan's bond step (lib/cluster_steps.c),
- * so every member's draws decide as they do when it sweeps alone. The members take uniform
- * couplings (Ising: or +-J) and no field (their clusters' decisions then a draw at the
- * name alone), of at most CUDA_ENS_SW_MAX_SITES sites; any
+ * so every member's draws decide as they do when it sweeps alone, and its beta h (in a
+ * field its clusters' decisions weigh their sums). The members take uniform couplings
+ * (Ising: or +-J), of at most CUDA_ENS_SW_MAX_SITES sites; any
  * other ensemble runs its members one by one, as do members made with LATMC_ENS_SW_BATCH=0
  * (cuda_backend.c: the reference of tests/ensemble/test_ens_identity.c,
  * test_sw_tempering_batched; doc/ensembles.md).
@@ -60,15 +60,14 @@ static bool wolff_potts_member_ok(const latmc_sim *sim)
     return sw_member_ok_of(sim, LATMC_MODEL_POTTS, LATMC_ALGO_WOLFF);
 }
 
-/* One chain: the same q; and every member without a field (its clusters' decisions would
- * weigh their sums) and, for Potts, with J >= 0 (else latmc_sim_sweep refuses it, which
- * the members one by one then report). */
+/* One chain: the same q, couplings and algorithm; for Potts every member with J >= 0 (else
+ * latmc_sim_sweep refuses it, which the members one by one then report). A field is each
+ * member's own (its entry's beta h). */
 static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
 {
     const double *p = sim->param;
     return sim->desc.q == first->desc.q && sim->desc.couplings == first->desc.couplings &&
            sim->desc.algorithm == first->desc.algorithm &&
-           p[LATMC_PARAM_BETA] * p[LATMC_PARAM_H] == 0.0 &&
            !(sim->desc.model == LATMC_MODEL_POTTS && p[LATMC_PARAM_J] < 0.0 &&
              p[LATMC_PARAM_BETA] > 0.0);
 }
@@ -107,6 +106,7 @@ static void sw_entry(struct ens_batch *b, int m, void *entry)
                                    sim->desc.model == LATMC_MODEL_POTTS);
     e->flip = sim->desc.model == LATMC_MODEL_ISING &&
               sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J] < 0.0;
+    e->beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H]; /* as the leaf's */
 }
 
 static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k, int *kind)

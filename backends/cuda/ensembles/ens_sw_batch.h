@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: Swendsen-Wang members of an ensemble (Ising or q-state
- * Potts, uniform couplings or Ising's +-J, no field, small members) in one launch per cluster step
+ * Potts, uniform couplings or Ising's +-J, in a field or not, small members) in one launch per cluster step
  * (ens_sw_kernels.cu, the kernels: a block a member, its labels in the block's shared
  * memory; ens_sw_batch.c, the host side; doc/ensembles.md "Execution"). The steps are
  * the plan's three (lib/cluster_steps.c): the bonds, the labels, the flips, their draws
@@ -33,7 +33,8 @@ struct cuda_wolff_counts;
  * leaves them: every label its cluster's root), its Ising +-J couplings (the leaf's
  * eps[ndim i + mu], +1 or -1; NULL: uniform), its seed, its bonds' threshold
  * floor(p 2^32) (p = 1 - exp(-2 |K|), Potts 1 - exp(-K), K = beta J: the members'
- * temperatures differ) and whether its Ising bonds join unequal spins (K < 0). */
+ * temperatures differ), whether its Ising bonds join unequal spins (K < 0) and its beta h
+ * (the field's weight of its clusters' decisions). */
 struct cuda_ens_sw_member {
     int8_t *spins;
     uint8_t *bonds;
@@ -42,6 +43,7 @@ struct cuda_ens_sw_member {
     uint64_t seed;
     uint64_t bond_threshold;
     int flip;
+    double beta_h; /* beta h: 0 without a field (the decisions then a draw at the name) */
     struct cuda_wolff_counts *wolff; /* Wolff: the leaf's counters (its cluster's name and
                                         decision written by the batch's flip); else NULL */
 };

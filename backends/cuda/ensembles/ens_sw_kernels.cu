@@ -87,50 +87,109 @@ __global__ void ens_sw_label_kernel(struct latmc_lattice g,
         m.labels[i] = find_shared(parent, i);
 }
 
+/* The decision of member m's cluster named r (lib/cluster_draws.c's latmc_cluster_decide,
+ * drawn at r): without a field Swendsen-Wang's keep-or-flip (Ising) or uniform colour
+ * (Potts), Wolff's flip (Ising) or one of the q - 1 colours other than old (Potts); in a
+ * field beta_h != 0 the heat bath over the cluster's states from its magnetisation mag
+ * (Ising) or its size (Potts). q = 0: Ising. Host-callable (tools/ens_sw_host_check.cu). */
+__host__ __device__ __forceinline__ uint32_t ens_cluster_decision(const struct cuda_ens_sw_member &m,
+                                                                uint64_t sweep, int q, bool wolff,
+                                                                uint32_t r, int64_t size,
+                                                                int64_t mag, int old)
+{
+    const uint32_t u = latmc_cluster_decide_draw(m.seed, sweep, r);
+    if (!q)
+        return wolff && m.beta_h == 0.0
+                   ? 0u
+                   : (uint32_t)latmc_cluster_ising_keep(u, latmc_cluster_keep_threshold(m.beta_h,
+                                                                                        mag));
+    if (m.beta_h == 0.0)
+        return (uint32_t)(wolff ? latmc_cluster_potts_other(u, old, q)
+                                : latmc_cluster_potts_uniform(u, q));
+    return (uint32_t)latmc_cluster_potts_colour(u, latmc_cluster_zero_threshold(m.beta_h, q, size),
+                                                q);
+}
+
+/* Swendsen-Wang's flip, a block a member: every site takes its cluster's decision (drawn at
+ * its name, the root its label gives). In a field (the member's beta_h != 0, alike for the
+ * block) the clusters' sums first, in the block's shared memory (n ints: each root's
+ * magnetisation, Potts its size, added with shared atomics, integers so in any order),
+ * then each root's decision written over its sum, then every site takes its root's. */
 template <bool POTTS>
 __global__ void ens_sw_flip_kernel(struct latmc_lattice g,
                                    const struct cuda_ens_sw_member *members,
-                                   struct latmc_rng_name name, uint64_t keep, int q,
-                                   unsigned long long *changed)
+                                   struct latmc_rng_name name, uint64_t sweep, uint64_t keep,
+                                   int q, unsigned long long *changed)
 {
+    extern __shared__ int cluster_sum[];
     const struct cuda_ens_sw_member m = members[blockIdx.x];
     const uint32_t n = (uint32_t)g.nsites;
     unsigned long long mine = 0;
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-        mine += sw_take_decision<POTTS>(m.spins, i,
-                                        sw_decision(m.seed, name, m.labels[i], keep, q));
+    if (m.beta_h == 0.0) {
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+            mine += sw_take_decision<POTTS>(m.spins, i,
+                                            sw_decision(m.seed, name, m.labels[i], keep, q));
+    } else {
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+            cluster_sum[i] = 0;
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+            atomicAdd(&cluster_sum[m.labels[i]], POTTS ? 1 : (int)m.spins[i]);
+        __syncthreads();
+        for (uint32_t r = threadIdx.x; r < n; r += blockDim.x)
+            if (m.labels[r] == r)
+                cluster_sum[r] = (int)ens_cluster_decision(m, sweep, POTTS ? q : 0, false, r,
+                                                           cluster_sum[r], cluster_sum[r], 0);
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+            mine += sw_take_decision<POTTS>(m.spins, i, (uint32_t)cluster_sum[m.labels[i]]);
+    }
     cuda_warp_add(&changed[blockIdx.x], mine);
 }
 
-/* Wolff (no field): each member's one cluster, that of its seed site drawn from the
- * sweep (latmc_cluster_seed_site), named by the root its labels give (into *r), decided at
- * that name (cuda_wolff_kernels.cu's rule: Ising flips, 0; Potts takes one of the q - 1
- * other colours). Host-callable (tools/ens_sw_host_check.cu). */
-__host__ __device__ __forceinline__ uint32_t ens_wolff_decision(const struct latmc_lattice &g,
-                                                              const struct cuda_ens_sw_member &m,
-                                                              uint64_t sweep, int q, uint32_t *r)
+/* Wolff's one cluster of member m: that of its seed site drawn from the sweep
+ * (latmc_cluster_seed_site), named by the root its labels give. Host-callable. */
+__host__ __device__ __forceinline__ uint32_t ens_wolff_seed(const struct latmc_lattice &g,
+                                                          const struct cuda_ens_sw_member &m,
+                                                          uint64_t sweep)
 {
-    const uint32_t seed_site = (uint32_t)latmc_cluster_seed_site(m.seed, sweep, g.nsites);
-    *r = m.labels[seed_site];
-    const uint32_t u = sw_draw(m.seed, latmc_rng_cluster_name(sweep, 0,
-                                                              LATMC_CLUSTER_PHASE_DECIDE, 0), *r);
-    return q ? (uint32_t)latmc_cluster_potts_other(u, (uint8_t)m.spins[seed_site], q) : 0u;
+    return (uint32_t)latmc_cluster_seed_site(m.seed, sweep, g.nsites);
 }
 
-/* Wolff's flip of every member, a block a member: every thread computes the decision
- * before any site changes (Potts reads the seed's colour), then the cluster's sites take
- * it, the changed ones counted into changed[m], the cluster's into changed[n + m]; the
- * leaf's counters get the cluster's name and decision (its statistics read them), not its
- * sites (the ensemble counts the batch's updates). */
+/* Wolff's flip of every member, a block a member: in a field the cluster's size and
+ * magnetisation first (a block's reduction: integers, any order); the decision
+ * (ens_cluster_decision, from the seed's colour for Potts) computed before any site
+ * changes; then the cluster's sites take it, the changed ones counted into changed[m], the
+ * cluster's into changed[n + m]; the leaf's counters get the cluster's name and decision
+ * (its statistics read them), not its sites (the ensemble counts the batch's updates). */
 template <bool POTTS>
 __global__ void ens_wolff_flip_kernel(struct latmc_lattice g,
                                       const struct cuda_ens_sw_member *members, uint64_t sweep,
                                       int q, unsigned long long *changed)
 {
+    __shared__ int size_mag[2];
     const struct cuda_ens_sw_member m = members[blockIdx.x];
     const uint32_t n = (uint32_t)g.nsites;
-    uint32_t r;
-    const uint32_t d = ens_wolff_decision(g, m, sweep, POTTS ? q : 0, &r);
+    const uint32_t seed_site = ens_wolff_seed(g, m, sweep);
+    const uint32_t r = m.labels[seed_site];
+    int size = 0, mag = 0;
+    if (m.beta_h != 0.0) { /* alike for the block */
+        if (threadIdx.x == 0)
+            size_mag[0] = size_mag[1] = 0;
+        __syncthreads();
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+            if (m.labels[i] == r) {
+                size++;
+                mag += m.spins[i];
+            }
+        atomicAdd(&size_mag[0], size);
+        atomicAdd(&size_mag[1], mag);
+        __syncthreads();
+        size = size_mag[0];
+        mag = size_mag[1];
+    }
+    const uint32_t d = ens_cluster_decision(m, sweep, POTTS ? q : 0, true, r, size, mag,
+                                            (uint8_t)m.spins[seed_site]);
     __syncthreads();
     unsigned long long mine = 0, sites = 0;
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
@@ -175,16 +234,16 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
             ens_sw_label_kernel<2><<<grid, block, smem, stream>>>(*lat, members);
         break;
     }
-    case CUDA_ENS_SW_FLIP:
+    case CUDA_ENS_SW_FLIP: { /* a field's sums in shared memory: <= 48 KiB */
+        const size_t smem = (size_t)lat->nsites * sizeof(int);
         if (run->q)
-            ens_sw_flip_kernel<true><<<grid, block, 0, stream>>>(*lat, members, run->rng,
-                                                                 run->keep_threshold, run->q,
-                                                                 changed);
+            ens_sw_flip_kernel<true><<<grid, block, smem, stream>>>(
+                *lat, members, run->rng, run->sweep, run->keep_threshold, run->q, changed);
         else
-            ens_sw_flip_kernel<false><<<grid, block, 0, stream>>>(*lat, members, run->rng,
-                                                                  run->keep_threshold, 0,
-                                                                  changed);
+            ens_sw_flip_kernel<false><<<grid, block, smem, stream>>>(
+                *lat, members, run->rng, run->sweep, run->keep_threshold, 0, changed);
         break;
+    }
     case CUDA_ENS_SW_FLIP_SEED:
         if (run->q)
             ens_wolff_flip_kernel<true><<<grid, block, 0, stream>>>(*lat, members, run->sweep,
