@@ -318,13 +318,14 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 
 /*
  * Members on a backend with a batched measurement (ops.ens_measure: CUDA Ising, one launch
- * for all members' sums): where any member's sums are stale, measure all at once and store
- * each member's sums as latmc_sim_observable would (sums_valid), so that the observables
- * then need no device work. LATMC_EUNSUPPORTED, nothing done: measure one by one.
+ * for all members' sums; cluster members as steps too, ens_measure_ops): where any member's
+ * sums are stale, measure all at once and store each member's sums as latmc_sim_observable
+ * would (sums_valid), so that the observables then need no device work.
+ * LATMC_EUNSUPPORTED, nothing done: measure one by one.
  */
 static int batched_measure(latmc_ens *e)
 {
-    const struct latmc_backend_ops *ops = ens_batch_ops(e);
+    const struct latmc_backend_ops *ops = ens_measure_ops(e);
     if (!ops || !LATMC_BACKEND_OP(ops, ens_measure))
         return LATMC_EUNSUPPORTED;
     const int M = e->n_members;
@@ -391,7 +392,7 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
  */
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
 {
-    const struct latmc_backend_ops *ops = ens_batch_ops(e);
+    const struct latmc_backend_ops *ops = ens_measure_ops(e);
     const int M = e->n_members;
     if (e->lanes_words) { /* from the member lanes' words where the members lag them */
         const int st = latmc_ens_lanes_round_values(e, key, values);

@@ -121,15 +121,25 @@ static inline int ens_slot_index(const latmc_ens *e, int s, int t, int r)
     return (s * e->layout.n_temperatures + t) * e->layout.n_replicas + r;
 }
 
-/* The backend whose ensemble operations (measurement, overlaps, device tempering) may take
- * these members, or NULL: the CPU's (its host threads run the members) and members whose
- * backend labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff: those operations
- * are the local updates'), which are measured one by one, as sims. (Their sweeps are
- * batched where the backend's capabilities offer it: lib/ens_exec.c, batched_sweeps.) */
+/* The backend whose ensemble operations (overlaps, device tempering) may take these
+ * members, or NULL: the CPU's (its host threads run the members) and members whose backend
+ * labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff: those operations are the
+ * local updates'), which run them one by one, as sims. (Their sweeps are batched where the
+ * backend's capabilities offer it: lib/ens_exec.c, batched_sweeps; their measurement where
+ * ens_measure takes them: ens_measure_ops.) */
 static inline const struct latmc_backend_ops *ens_batch_ops(const latmc_ens *e)
 {
     const latmc_sim *m0 = e->members[0];
     return m0->ops == &latmc_cpu_backend_ops || latmc_cluster_as_steps(m0) ? NULL : m0->ops;
+}
+
+/* The backend whose ens_measure may take these members (LATMC_EUNSUPPORTED: one by one),
+ * or NULL: the CPU's. Cluster members as steps too (CUDA Swendsen-Wang and Wolff members
+ * measured in one launch where their steps' batch takes them). */
+static inline const struct latmc_backend_ops *ens_measure_ops(const latmc_ens *e)
+{
+    const latmc_sim *m0 = e->members[0];
+    return m0->ops == &latmc_cpu_backend_ops ? NULL : m0->ops;
 }
 
 /* Allocate an ensemble with every array but no member (members[] all NULL); validates
@@ -140,8 +150,8 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
 void latmc_ens_reset_map(latmc_ens *e);
 
 /* Member m's desc (latmc_ens_member_desc) where the member runs: with device AUTO, a
- * cluster algorithm's members on the CPU (the GPU batches only small Swendsen-Wang
- * members of uniform couplings, and measures them one by one).
+ * cluster algorithm's members on the CPU (the GPU batches only small Swendsen-Wang and
+ * Wolff members, and runs their overlaps and tempering one by one).
  * Returns whether that placement differs from the desc's own. */
 bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out);
 

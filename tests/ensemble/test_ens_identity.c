@@ -993,7 +993,8 @@ static void cluster_counts(latmc_ens *e, double out[3][32])
  * thresholds, moving between members): the batched launches of the cluster steps (a block
  * a member, backends/cuda/ensembles/ens_sw_batch.c; the default) against the members run
  * one by one (made with LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state
- * and the same clusters and acceptance (Wolff's attempted: its clusters' sites) bit for
+ * and the same clusters, acceptance (Wolff's attempted: its clusters' sites) and
+ * measured energies and magnetisations (batched: one launch for every member) bit for
  * bit. Swendsen-Wang: Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D: bonds join
  * unequal spins), uniform and +-J (each sample its couplings), Potts q = 3 2D 24^2 and
  * q = 4 3D 16^3, and members of the largest size the batch takes (12288 sites: the labels
@@ -1029,7 +1030,7 @@ static void test_sw_tempering_batched(void **state)
         ladder = c == 4 ? big_ising_ladder : c == 5 ? big_potts_ladder
                  : potts ? potts_ladder : sw_ladder;
         struct ens_state s[3];
-        double clusters[3][3][32];
+        double clusters[3][3][32], obs[3][2][32];
         for (int i = 0; i < 3; i++) {
             if (i == 1) /* declining the batch: one by one */
                 assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "0", 1), 0);
@@ -1055,11 +1056,21 @@ static void test_sw_tempering_batched(void **state)
             }
             capture(e, &s[i]);
             cluster_counts(e, clusters[i]);
+            /* the measurement: batched in one launch (the rounds' energies too) */
+            assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER,
+                                                   obs[i][0], 32),
+                             LATMC_OK);
+            assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION,
+                                                   LATMC_ENS_BY_MEMBER, obs[i][1], 32),
+                             LATMC_OK);
             latmc_ens_destroy(&e);
             unsetenv("LATMC_ENS_SW_BATCH");
-            /* batched the first time only */
-            char line[64];
+            /* batched the first time only, sweeps and measurements */
+            char line[80];
             snprintf(line, sizeof line, "32 %s %s members in batched launches",
+                     wolff ? "Wolff" : "Swendsen-Wang", potts ? "Potts" : "Ising");
+            assert_true((strstr(potts_log, line) != NULL) == (i == 0));
+            snprintf(line, sizeof line, "32 %s %s members measured in one launch",
                      wolff ? "Wolff" : "Swendsen-Wang", potts ? "Potts" : "Ising");
             assert_true((strstr(potts_log, line) != NULL) == (i == 0));
         }
@@ -1067,6 +1078,7 @@ static void test_sw_tempering_batched(void **state)
         for (int i = 1; i < 3; i++) {
             assert_same_state(&s[0], &s[i]);
             assert_memory_equal(clusters[0], clusters[i], sizeof clusters[0]);
+            assert_memory_equal(obs[0], obs[i], sizeof obs[0]);
         }
         for (int i = 0; i < 3; i++)
             free(s[i].spins);

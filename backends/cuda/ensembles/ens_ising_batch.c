@@ -30,6 +30,7 @@
 #include "ens_heisenberg_batch.h"
 #include "ens_phi4_batch.h"
 #include "ens_potts_batch.h"
+#include "ens_sw_batch.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
 #include "cuda_ising_leaf.h"
@@ -770,6 +771,10 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         cuda_ens_phi4_release(members, n);
         return LATMC_OK;
     }
+    if (n >= 1 && (members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
+                   members[0]->desc.algorithm == LATMC_ALGO_WOLFF) &&
+        (members[0]->desc.model == LATMC_MODEL_ISING || members[0]->desc.model == LATMC_MODEL_POTTS))
+        return cuda_ens_sw_measure_all(members, n, sums); /* ens_sw_batch.c */
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_batch.c */
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_POTTS)

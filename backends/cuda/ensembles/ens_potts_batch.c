@@ -194,20 +194,22 @@ static int potts_measure(struct ens_batch *b, void *sums)
     return st;
 }
 
-/* The counters spread into struct latmc_potts_sums (the counts of states >= q are 0, as
- * the single-lattice measurement leaves them). */
-static void potts_measured(struct ens_batch *b, void *sums)
+void cuda_ens_potts_sums_of(const unsigned long long *counters, int n, int q, void *sums)
 {
-    const struct potts_batch *p = (const struct potts_batch *)b;
-    const int q = b->members[0]->desc.q;
-    for (int m = 0; m < b->n; m++) {
+    for (int m = 0; m < n; m++) {
         struct latmc_potts_sums *out = (struct latmc_potts_sums *)sums + m;
-        const unsigned long long *mine = p->sums + (size_t)m * ((size_t)q + 1);
+        const unsigned long long *mine = counters + (size_t)m * ((size_t)q + 1);
         memset(out, 0, sizeof *out);
         out->matches = (int64_t)mine[0];
         for (int s = 0; s < q; s++)
             out->count[s] = (int64_t)mine[1 + s];
     }
+}
+
+static void potts_measured(struct ens_batch *b, void *sums)
+{
+    const struct potts_batch *p = (const struct potts_batch *)b;
+    cuda_ens_potts_sums_of(p->sums, b->n, b->members[0]->desc.q, sums);
 }
 
 static const struct ens_batch_ops potts_ops = {

@@ -60,6 +60,11 @@ cudaError_t cuda_ens_potts_measure(cudaStream_t stream, const struct latmc_latti
                                    const struct cuda_ens_potts_member *members, int n, int q,
                                    unsigned long long *out);
 
+/* The measurement's counters (q + 1 a member, matches first) of n members spread into
+ * their struct latmc_potts_sums (the counts of states >= q 0, as the single-lattice
+ * measurement leaves them). Host code. */
+void cuda_ens_potts_sums_of(const unsigned long long *counters, int n, int q, void *sums);
+
 #ifdef __cplusplus
 }
 #else

@@ -17,14 +17,35 @@
  * test_sw_tempering_batched; doc/ensembles.md).
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
 #include "cuda_leaf.h"
 #include "cuda_sw_member.h"
 #include "ens_batch_driver.h"
+#include "ens_ising_batch.h"
+#include "ens_potts_batch.h"
 #include "ens_sw_batch.h"
 #include "model.h"
+
+/* The batch: the driver's, and the measurement's tables (made at the first measurement):
+ * the members as the Ising or Potts members' measurement kernel reads them (their spins,
+ * Ising's couplings), and its sums (Ising: struct latmc_ising_sums a member; Potts: q + 1
+ * counters, read back into counts). */
+struct sw_batch {
+    struct ens_batch b; /* first: the driver's */
+    void *host_members, *dev_members, *dev_sums;
+    unsigned long long *counts;
+};
+
+static void sw_fini(struct ens_batch *b)
+{
+    struct sw_batch *w = (struct sw_batch *)b;
+    cudaFree(w->dev_members); /* dev_sums lies after the members */
+    free(w->host_members);
+    free(w->counts);
+}
 
 /* A member 0 of a batch of `model` and `algorithm` (Swendsen-Wang or Wolff): uniform
  * couplings (Ising: or +-J), one replica, 2D or 3D, a box alone whose sites fit a block (the
@@ -134,14 +155,85 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
     return err;
 }
 
-/* A launch a step (no whole sweeps), measured one by one (no measure: the Ising and Potts
- * batches measure members of their local algorithms); Wolff's flips count the updates
- * attempted (its cluster's sites). */
+/* Every member's sums in one launch, by the Ising or Potts members' measurement kernel
+ * (ens_ising_bytes_kernels.cu, ens_potts_kernels.cu: integers, each member's exactly its
+ * own measurement's) over a table of the members' spins (and Ising's couplings). */
+static int sw_measure(struct ens_batch *b, void *sums)
+{
+    struct sw_batch *w = (struct sw_batch *)b;
+    const struct cuda_sim *cs0 = ens_batch_lead(b);
+    const int model = b->members[0]->desc.model, q = b->members[0]->desc.q, n = b->n;
+    const bool potts = model == LATMC_MODEL_POTTS;
+    const size_t entry = potts ? sizeof(struct cuda_ens_potts_member)
+                               : sizeof(struct cuda_ens_ising_member);
+    const size_t sums_bytes = potts ? (size_t)n * ((size_t)q + 1) * sizeof *w->counts
+                                    : (size_t)n * sizeof(struct latmc_ising_sums);
+    int st = LATMC_OK;
+    if (!w->dev_members) {
+        if (!w->host_members)
+            w->host_members = calloc((size_t)n, entry);
+        if (potts && !w->counts)
+            w->counts = malloc(sums_bytes);
+        st = w->host_members && (w->counts || !potts)
+                 ? cuda_check(cudaMalloc(&w->dev_members, (size_t)n * entry + sums_bytes),
+                              "cannot allocate device memory for the members' sums")
+                 : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the members' sums");
+        if (st == LATMC_OK)
+            w->dev_sums = (char *)w->dev_members + (size_t)n * entry;
+    }
+    for (int m = 0; m < n && st == LATMC_OK; m++) {
+        const struct cuda_box *box = ens_batch_box(b->members[m], model); /* batchable */
+        uint8_t *bonds;
+        uint32_t *labels;
+        int8_t *eps;
+        struct cuda_wolff_counts *wolff;
+        cuda_sw_member_arrays(box, &bonds, &labels, &eps, &wolff);
+        if (potts) {
+            struct cuda_ens_potts_member *e = (struct cuda_ens_potts_member *)w->host_members + m;
+            e->spins = box->data;
+        } else {
+            struct cuda_ens_ising_member *e = (struct cuda_ens_ising_member *)w->host_members + m;
+            e->spins = box->data;
+            e->eps = eps;
+        }
+    }
+    const cudaStream_t stream = cs0->stream;
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(w->dev_members, w->host_members, (size_t)n * entry,
+                                        cudaMemcpyHostToDevice, stream),
+                        "copying the members' measurement table");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(w->dev_sums, 0, sums_bytes, stream),
+                        "clearing the members' sums");
+    if (st == LATMC_OK)
+        st = cuda_check(potts ? cuda_ens_potts_measure(stream, &cs0->lattice, w->dev_members, n,
+                                                       q, w->dev_sums)
+                              : cuda_ens_ising_measure(stream, &cs0->lattice, w->dev_members, n,
+                                                       w->dev_sums),
+                        "launching the members' measurement");
+    if (st == LATMC_OK) /* the driver waits for the stream before `measured` */
+        st = cuda_check(cudaMemcpyAsync(potts ? (void *)w->counts : sums, w->dev_sums,
+                                        sums_bytes, cudaMemcpyDeviceToHost, stream),
+                        "reading the members' sums");
+    return st;
+}
+
+/* Potts: the counters into the members' sums (Ising's were read into them). */
+static void sw_measured(struct ens_batch *b, void *sums)
+{
+    const struct sw_batch *w = (const struct sw_batch *)b;
+    if (b->members[0]->desc.model == LATMC_MODEL_POTTS)
+        cuda_ens_potts_sums_of(w->counts, b->n, b->members[0]->desc.q, sums);
+}
+
+/* A launch a step (no whole sweeps), the measurement in one launch; Wolff's flips count
+ * the updates attempted (its cluster's sites). */
 #define SW_OPS(MODEL, NAME, MEMBER_OK, WOLFF)                                                \
     {                                                                                          \
         .model = MODEL, .name = NAME, .codes = { "cluster kernels", "cluster kernels" },      \
-        .step_launch = "a launch a cluster step", .measure_launches = "one by one",          \
-        .batch_bytes = sizeof(struct ens_batch),                                               \
+        .step_launch = "a launch a cluster step", .measure_launches = "in one launch",       \
+        .batch_bytes = sizeof(struct sw_batch), .fini = sw_fini, .measure = sw_measure,        \
+        .measured = sw_measured,                                                               \
         .entry_bytes = sizeof(struct cuda_ens_sw_member), .counts = true,                     \
         .counts_attempted = WOLFF, .member_ok = MEMBER_OK, .same_chain = sw_same_chain,       \
         .call_ok = sw_call_ok, .per_sweep = sw_per_sweep, .entry = sw_entry, .step = sw_step, \
@@ -163,6 +255,11 @@ static const struct ens_batch_ops *sw_ops_of(const latmc_sim *sim)
 unsigned cuda_ens_sw_caps(const latmc_sim *sim)
 {
     return ens_batch_caps(sw_ops_of(sim), sim);
+}
+
+int cuda_ens_sw_measure_all(latmc_sim *const *members, int n, void *sums)
+{
+    return ens_batch_measure(sw_ops_of(members[0]), members, n, sums);
 }
 
 int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
