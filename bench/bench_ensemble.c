@@ -19,7 +19,7 @@
  *
  * Ising: Metropolis, or heat bath with --algo heatbath. Potts (--model potts, --q Q, default
  * 3; heat bath, or Metropolis with --algo metropolis): rates are site updates per ns. Ising
- * or Potts with --algo sw: Swendsen-Wang (on CUDA batched where the members fit a block,
+ * or Potts with --algo sw: Swendsen-Wang (on CUDA batched up to 65536 sites a member,
  * one by one with LATMC_ENS_SW_BATCH=0), a sweep one update a site; --algo wolff: Wolff,
  * batched alike, rates per site and sweep (a sweep one cluster).
  *
@@ -476,7 +476,7 @@ int bench_ensemble_main(int argc, char **argv)
                device != LATMC_DEVICE_CUDA ? "members on host threads"
                : getenv("LATMC_ENS_SW_BATCH") && !strcmp(getenv("LATMC_ENS_SW_BATCH"), "0")
                    ? "members one by one (LATMC_ENS_SW_BATCH=0)"
-                   : "members batched where they fit a block (LATMC_ENS_SW_BATCH=0: one by one)");
+                   : "members batched up to 65536 sites (LATMC_ENS_SW_BATCH=0: one by one)");
     if (heis)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);

@@ -80,7 +80,9 @@ struct latmc_backend_ops {
      * one): the model's sums of each member (an ensemble's members as a batch of run_steps has
      * them, lib/box.h, each with a configuration, any sweep counts) into sums + m *
      * model->sums_size, each exactly what measure() gives (an ensemble's exchange round and
-     * observables). With sums NULL: the ensemble of `members` is being destroyed (its members
+     * observables). Members whose cluster steps the backend runs (lib/cluster_steps.c) come
+     * here where their run_steps capabilities offer a batch: decline those the backend does
+     * not measure together. With sums NULL: the ensemble of `members` is being destroyed (its members
      * still exist); free whatever the backend keeps for it between calls (lib/ens.c). */
     int (*ens_measure)(latmc_sim *const *members, int n_members, void *sums);
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core applies

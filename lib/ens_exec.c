@@ -6,10 +6,10 @@
  * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
  * thread. Members on a backend that runs them as a batch of the plan (ops.run_steps with
  * LATMC_STEP_CAP_BATCH: CUDA Ising, Heisenberg, Potts and phi^4 of a local update, small
- * Swendsen-Wang Ising and Potts members) run together, one launch per step for all of them
- * (or its fused multi-sweep kernels); members the backend does not batch (CUDA Wolff, the
- * embedded clusters, Swendsen-Wang members made with LATMC_ENS_SW_BATCH=0 or that its batch
- * does not take) run one after the other (one launch per member
+ * Swendsen-Wang and Wolff Ising and Potts members) run together, one launch per step for
+ * all of them (or its fused multi-sweep kernels); members the backend does not batch (the
+ * embedded clusters, Swendsen-Wang and Wolff members made with LATMC_ENS_SW_BATCH=0 or
+ * that its batch does not take) run one after the other (one launch per member
  * and step, correct but slow).
  */
 #include <stddef.h>
@@ -225,8 +225,9 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     /* the CPU's members run on its host threads; a cluster sim whose backend does not run
      * its steps (an embedded cluster sim's core step after the plan:
      * lib/cluster_embed_sweep.c) sweeps one by one; one whose backend does
-     * (lib/cluster_steps.c: CUDA Swendsen-Wang) batches where its capabilities say so,
-     * though the ensemble's other operations are not its (ens_batch_ops) */
+     * (lib/cluster_steps.c: CUDA Swendsen-Wang and Wolff) batches where its capabilities
+     * say so, though the ensemble's other operations are not its but the measurement
+     * (ens_batch_ops, ens_measure_ops) */
     const latmc_sim *lead = e->members[0];
     if (lead->ops == &latmc_cpu_backend_ops ||
         (latmc_cluster_algorithm(lead->desc.algorithm) && !latmc_cluster_as_steps(lead)) ||

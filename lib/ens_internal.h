@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "cluster_sweep.h"
 #include "internal.h"
+#include "plan.h"
 
 /*
  * Philox streams of the ensemble (doc/conventions.md, "Random numbers"). Keyed by the
@@ -134,12 +135,17 @@ static inline const struct latmc_backend_ops *ens_batch_ops(const latmc_ens *e)
 }
 
 /* The backend whose ens_measure may take these members (LATMC_EUNSUPPORTED: one by one),
- * or NULL: the CPU's. Cluster members as steps too (CUDA Swendsen-Wang and Wolff members
- * measured in one launch where their steps' batch takes them). */
+ * or NULL: the CPU's. Cluster members as steps only where the backend batches their steps
+ * (LATMC_STEP_CAP_BATCH: CUDA Swendsen-Wang and Wolff members measured in one launch), so
+ * that members it runs one by one are not offered at every round. */
 static inline const struct latmc_backend_ops *ens_measure_ops(const latmc_ens *e)
 {
     const latmc_sim *m0 = e->members[0];
-    return m0->ops == &latmc_cpu_backend_ops ? NULL : m0->ops;
+    if (m0->ops == &latmc_cpu_backend_ops)
+        return NULL;
+    return !latmc_cluster_as_steps(m0) || (latmc_plan_step_caps(m0) & LATMC_STEP_CAP_BATCH)
+               ? m0->ops
+               : NULL;
 }
 
 /* Allocate an ensemble with every array but no member (members[] all NULL); validates

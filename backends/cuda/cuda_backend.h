@@ -36,9 +36,9 @@ struct cuda_sim {
      * LATMC_ENS_PHI4_BATCH=0 in the environment (it also is measured and swaps its
      * parameters one by one: ensembles/ens_heisenberg_batch.c, ens_batch_driver.c for
      * Potts and phi^4, the swap in ens_ising_batch.c; the tests' reference), and a
-     * Swendsen-Wang sim of Ising or Potts made with LATMC_ENS_SW_BATCH=0 (the cluster
-     * steps' batch: ens_batch_driver.c, ens_sw_batch.c; their measurements and swaps are
-     * one by one either way). Read once here, not at every launch and swap. */
+     * Swendsen-Wang or Wolff sim of Ising or Potts made with LATMC_ENS_SW_BATCH=0 (the
+     * cluster steps' batch and its measurement: ens_batch_driver.c, ens_sw_batch.c; their
+     * overlaps and swaps are one by one either way). Read once here, not at every launch and swap. */
     bool ens_one_by_one;
     /* The embedded cluster steps' arrays (cuda_embed.c; NULL until the first). */
     struct cuda_embed *embed;

@@ -94,7 +94,7 @@ static void test_potts_caps(void **state)
 }
 
 /* Swendsen-Wang and Wolff members (Ising, Potts): a batch a launch a cluster step (no whole sweeps,
- * no tempering on the device) for members of at most 12288 sites, not past that size, not
+ * no tempering on the device) for members of at most 65536 sites, not past that size, not
  * for a sim made with LATMC_ENS_SW_BATCH=0 (read when the sim is made); Ising's +-J
  * couplings too (each member its own). */
 static void test_sw_caps(void **state)
@@ -104,16 +104,20 @@ static void test_sw_caps(void **state)
     const int models[2] = { LATMC_MODEL_ISING, LATMC_MODEL_POTTS };
     for (int k = 0; k < 2; k++) {
         const latmc_sim_desc small = desc_of(models[k], 64, LATMC_ALGO_SWENDSEN_WANG);
-        const latmc_sim_desc big = desc_of(models[k], 128, LATMC_ALGO_SWENDSEN_WANG);
+        /* 128^2: labels past a block's shared memory, in the members' own arrays; 512^2:
+         * past the batch's members (one by one, a whole GPU a step) */
+        const latmc_sim_desc mid = desc_of(models[k], 128, LATMC_ALGO_SWENDSEN_WANG);
+        const latmc_sim_desc big = desc_of(models[k], 512, LATMC_ALGO_SWENDSEN_WANG);
         assert_int_equal(batch_caps(small, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
         assert_int_equal(batch_caps(small, env, "1", NULL), LATMC_STEP_CAP_BATCH);
+        assert_int_equal(batch_caps(mid, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
         assert_int_equal(batch_caps(big, env, NULL, NULL), 0u);
         assert_int_equal(batch_caps(small, env, "0", NULL), 0u);
         assert_int_equal(batch_caps(small, env, NULL, "0"), LATMC_STEP_CAP_BATCH);
         assert_int_equal(batch_caps(small, env, "0", "1"), 0u);
         /* Wolff: the same steps but the third (the seed's cluster flipped) */
         const latmc_sim_desc wolff = desc_of(models[k], 64, LATMC_ALGO_WOLFF);
-        const latmc_sim_desc wolff_big = desc_of(models[k], 128, LATMC_ALGO_WOLFF);
+        const latmc_sim_desc wolff_big = desc_of(models[k], 512, LATMC_ALGO_WOLFF);
         assert_int_equal(batch_caps(wolff, env, NULL, NULL), LATMC_STEP_CAP_BATCH);
         assert_int_equal(batch_caps(wolff_big, env, NULL, NULL), 0u);
         assert_int_equal(batch_caps(wolff, env, "0", NULL), 0u);

@@ -997,9 +997,11 @@ static void cluster_counts(latmc_ens *e, double out[3][32])
  * measured energies and magnetisations (batched: one launch for every member) bit for
  * bit. Swendsen-Wang: Ising 2D 16^2 and 3D 8^3 (antiferromagnetic J in 3D: bonds join
  * unequal spins), uniform and +-J (each sample its couplings), Potts q = 3 2D 24^2 and
- * q = 4 3D 16^3, and members of the largest size the batch takes (12288 sites: the labels
- * fill 48 KiB of a block's shared memory), Ising 2D 128 x 96 and Potts q = 3 3D 16 x 16 x 48
- * (closer ladders); Wolff: Ising 2D 16^2, Potts q = 3 3D 8^3, Ising +-J 3D 8^3. After the
+ * q = 4 3D 16^3, and members of the largest size whose labels a block's shared memory
+ * holds (12288 sites: 48 KiB), Ising 2D 128 x 96 and Potts q = 3 3D 16 x 16 x 48
+ * (closer ladders); Wolff: Ising 2D 16^2, Potts q = 3 3D 8^3, Ising +-J 3D 8^3; past a
+ * block's shared memory (the labels in each member's own array) Swendsen-Wang Ising 2D
+ * 128^2 and Wolff Potts q = 3 2D 160^2. After the
  * tempering, a call of 25 sweeps without exchanges: 75 step calls, two of the plan's lists
  * (lib/plan.c, PLAN_BATCH), the second starting at sweep 21's label step, the counts kept
  * by the call (lib/ens_exec.c, batch_counts); then (2D) two sweeps in a field h = 0.05
@@ -1011,23 +1013,30 @@ static void test_sw_tempering_batched(void **state)
     static const double potts_ladder[4] = { 0.9, 0.95, 1.0, 1.05 };
     static const double big_ising_ladder[4] = { 0.4, 0.401, 0.402, 0.403 };
     static const double big_potts_ladder[4] = { 0.55, 0.551, 0.552, 0.553 };
-    for (int c = 0; c < 11; c++) {
-        const bool potts = c == 2 || c == 3 || c == 5 || c == 9;
-        const bool wolff = c >= 8; /* Wolff: Ising 2D, Potts q = 3 3D, Ising +-J 3D */
+    for (int c = 0; c < 13; c++) {
+        const bool potts = c == 2 || c == 3 || c == 5 || c == 9 || c == 12;
+        /* Wolff: Ising 2D, Potts q = 3 3D, Ising +-J 3D, and past a block's shared memory
+         * (labels in the members' own arrays) Potts q = 3 2D 160^2 beside Swendsen-Wang's
+         * Ising 2D 128^2 */
+        const bool wolff = (c >= 8 && c <= 10) || c == 12;
         latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING,
-                                         c % 2 || c == 10 ? 3 : 2,
-                                         c == 1 || c == 7 || c >= 9 ? 8 : c == 2 ? 24 : 16);
+                                         (c % 2 && c != 11) || c == 10 ? 3 : 2,
+                                         c == 1 || c == 7 || c == 9 || c == 10 ? 8
+                                         : c == 2                              ? 24
+                                         : c == 11                             ? 128
+                                         : c == 12                             ? 160
+                                                                               : 16);
         if (c == 6 || c == 7 || c == 10) /* +-J: each sample its own couplings */
             d.couplings = LATMC_COUPLINGS_BIMODAL;
-        if (c == 4) { /* 12288 sites, the batch's largest */
+        if (c == 4) { /* 12288 sites, the largest in shared memory */
             d.extent[0] = 128;
             d.extent[1] = 96;
         }
         if (c == 5)
             d.extent[2] = 48; /* 16 x 16 x 48: 12288 sites */
-        d.q = c == 2 || c == 5 || c == 9 ? 3 : c == 3 ? 4 : 2;
+        d.q = c == 2 || c == 5 || c == 9 || c == 12 ? 3 : c == 3 ? 4 : 2;
         d.algorithm = wolff ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
-        ladder = c == 4 ? big_ising_ladder : c == 5 ? big_potts_ladder
+        ladder = c == 4 || c == 11 ? big_ising_ladder : c == 5 || c == 12 ? big_potts_ladder
                  : potts ? potts_ladder : sw_ladder;
         struct ens_state s[3];
         double clusters[3][3][32], obs[3][2][32];
@@ -1045,10 +1054,12 @@ static void test_sw_tempering_batched(void **state)
             /* one call of 25 sweeps: two lists of the plan */
             assert_int_equal(latmc_ens_set_exchange(e, 0), LATMC_OK);
             assert_int_equal(latmc_ens_sweep(e, 25), LATMC_OK);
-            /* in a field (batched: the clusters' sums in the flip's shared memory; one by
-             * one the leaf's field path) and without again (2D: the field's chains the
-             * identity matrix checks CUDA against the CPU for, tests/repro/identity/specs.c) */
-            if (c % 2 == 0 && c != 10) {
+            /* in a field (batched: the clusters' sums in the flip's shared memory, Wolff's
+             * cluster reduced in its block; Swendsen-Wang's 128^2 one by one, its sums past
+             * shared memory; one by one the leaf's field path) and without again (2D: the
+             * field's chains the identity matrix checks CUDA against the CPU for,
+             * tests/repro/identity/specs.c) */
+            if (c != 10 && (c % 2 == 0 || c == 11)) {
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.05), LATMC_OK);
                 assert_int_equal(latmc_ens_sweep(e, 2), LATMC_OK);
                 assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.0), LATMC_OK);

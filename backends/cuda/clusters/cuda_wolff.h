@@ -31,7 +31,9 @@
 extern "C" {
 #endif
 
-/* A box's Wolff counters (device memory, cleared at the box's creation). */
+/* A box's Wolff counters (device memory, cleared at the box's creation). An ensemble's
+ * batched Wolff flip (ensembles/ens_sw_kernels.cu) sets root and decision alone: the
+ * ensemble counts its updates, and n and m are read only on k boxes and parts. */
 struct cuda_wolff_counts {
     unsigned long long sites; /* the sites of every sweep's cluster: the updates attempted
                                  (never reset; the leaf reads its growth per call) */

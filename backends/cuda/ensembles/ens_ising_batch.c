@@ -758,8 +758,9 @@ int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, in
  * The ens_measure operation: the sums of every member in one launch from their packed
  * arrays (packed first where only their bytes held the configuration), the exchange
  * rounds' energies without a measurement per member. Ising members whose lattice the
- * fused kernel takes and whose packed arrays exist; LATMC_EUNSUPPORTED otherwise (the
- * core measures them one by one).
+ * fused kernel takes and whose packed arrays exist; the other models' batches and the
+ * cluster members' (ens_sw_batch.c) their own; LATMC_EUNSUPPORTED otherwise (the core
+ * measures them one by one).
  */
 int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 {

@@ -11,10 +11,12 @@
  * temperatures differ): the core's formula of the plan's bond step (lib/cluster_steps.c),
  * so every member's draws decide as they do when it sweeps alone, and its beta h (in a
  * field its clusters' decisions weigh their sums). The members take uniform couplings
- * (Ising: or +-J), of at most CUDA_ENS_SW_MAX_SITES sites; any
- * other ensemble runs its members one by one, as do members made with LATMC_ENS_SW_BATCH=0
- * (cuda_backend.c: the reference of tests/ensemble/test_ens_identity.c,
- * test_sw_tempering_batched; doc/ensembles.md).
+ * (Ising: or +-J), of at most CUDA_ENS_SW_MAX_SITES sites (Swendsen-Wang's in a field at
+ * most CUDA_ENS_SW_SHARED_SITES); any other ensemble runs its members one by one, as do
+ * members made with LATMC_ENS_SW_BATCH=0 (cuda_backend.c: the reference of
+ * tests/ensemble/test_ens_identity.c, test_sw_tempering_batched; doc/ensembles.md). Their
+ * measurement is one launch too (sw_measure); their overlaps and tempering swaps are one
+ * by one.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -83,12 +85,16 @@ static bool wolff_potts_member_ok(const latmc_sim *sim)
 
 /* One chain: the same q, couplings and algorithm; for Potts every member with J >= 0 (else
  * latmc_sim_sweep refuses it, which the members one by one then report). A field is each
- * member's own (its entry's beta h). */
+ * member's own (its entry's beta h), Swendsen-Wang's only where its clusters' sums fit a
+ * block's shared memory (else the members one by one). */
 static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
 {
     const double *p = sim->param;
+    const bool in_field = p[LATMC_PARAM_BETA] * p[LATMC_PARAM_H] != 0.0;
     return sim->desc.q == first->desc.q && sim->desc.couplings == first->desc.couplings &&
            sim->desc.algorithm == first->desc.algorithm &&
+           !(in_field && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
+             !cuda_ens_sw_field_fits(&cuda_sim_of(first)->lattice)) &&
            !(sim->desc.model == LATMC_MODEL_POTTS && p[LATMC_PARAM_J] < 0.0 &&
              p[LATMC_PARAM_BETA] > 0.0);
 }
@@ -144,6 +150,9 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
     run.keep_threshold = k->step.cluster_threshold; /* the flip's: alike for every member */
     run.q = first->desc.model == LATMC_MODEL_POTTS ? first->desc.q : 0;
     run.sweep = k->step.rng_sweep;
+    for (int m = 0; m < b->n && !run.field; m++)
+        run.field = b->members[m]->param[LATMC_PARAM_BETA] * b->members[m]->param[LATMC_PARAM_H] !=
+                    0.0;
     *kind = 0;
     const cudaError_t err = cuda_ens_sw_step(cs0->stream, &cs0->lattice, b->dev_table, b->n,
                                              &run, b->dev_changed);

@@ -1,12 +1,14 @@
 /*
- * Internal to the CUDA module: Swendsen-Wang members of an ensemble (Ising or q-state
- * Potts, uniform couplings or Ising's +-J, in a field or not, small members) in one launch per cluster step
- * (ens_sw_kernels.cu, the kernels: a block a member, its labels in the block's shared
- * memory; ens_sw_batch.c, the host side; doc/ensembles.md "Execution"). The steps are
- * the plan's three (lib/cluster_steps.c): the bonds, the labels, the flips, their draws
- * named as the single-lattice kernels name them (clusters/cuda_sw_kernels.cu), so every
- * member's chain is the one it runs alone, and the CPU's, bit for bit. Declined by members
- * made with LATMC_ENS_SW_BATCH=0.
+ * Internal to the CUDA module: Swendsen-Wang and Wolff members of an ensemble (Ising or
+ * q-state Potts, uniform couplings or Ising's +-J, in a field or not, members of at most
+ * CUDA_ENS_SW_MAX_SITES sites) in one launch per cluster step, and their measurement in
+ * one launch (ens_sw_kernels.cu, the kernels: a block a member, its labels in the block's
+ * shared memory where they fit, else in the member's own labels; ens_sw_batch.c, the host
+ * side; doc/ensembles.md "Execution"). The steps are the plan's three
+ * (lib/cluster_steps.c): the bonds, the labels, the flips (Wolff's: its seed's cluster's),
+ * their draws named as the single-lattice kernels name them (clusters/cuda_sw_kernels.cu,
+ * cuda_wolff_kernels.cu), so every member's chain is the one it runs alone, and the CPU's,
+ * bit for bit. Declined by members made with LATMC_ENS_SW_BATCH=0.
  */
 #ifndef LATMC_CUDA_ENS_SW_BATCH_H
 #define LATMC_CUDA_ENS_SW_BATCH_H
@@ -62,19 +64,26 @@ enum { CUDA_ENS_SW_BONDS, CUDA_ENS_SW_LABEL, CUDA_ENS_SW_FLIP, CUDA_ENS_SW_FLIP_
 
 /* The step a launch runs on every member: its kind (CUDA_ENS_SW_*), its draws' name, the
  * keep threshold of the flip (Ising), q (0: Ising), the sweep (Wolff's seed site and
- * decision are drawn from it). */
+ * decision are drawn from it), whether any member is in a field (Swendsen-Wang's flip then
+ * sums its clusters in shared memory). */
 struct cuda_ens_sw_run {
     int kind;
     struct latmc_rng_name rng;
     uint64_t keep_threshold;
     int q;
     uint64_t sweep;
+    int field;
 };
 
-/* Whether members of this lattice fit a block: their labels in its shared memory
- * (cuda_ens_sw_fits: at most CUDA_ENS_SW_MAX_SITES sites). */
-#define CUDA_ENS_SW_MAX_SITES 12288
+/* Members of at most CUDA_ENS_SW_SHARED_SITES sites keep their labels, and Swendsen-Wang's
+ * clusters' sums in a field, in a block's shared memory (48 KiB); larger ones, up to
+ * CUDA_ENS_SW_MAX_SITES, their labels in their own arrays (Swendsen-Wang's in a field one
+ * by one: cuda_ens_sw_field_fits). Larger members run one by one, each step a whole GPU's
+ * (a block a member would leave most of it idle unless there are hundreds of members). */
+#define CUDA_ENS_SW_SHARED_SITES 12288
+#define CUDA_ENS_SW_MAX_SITES 65536
 int cuda_ens_sw_fits(const struct latmc_lattice *lat);
+int cuda_ens_sw_field_fits(const struct latmc_lattice *lat);
 
 /* The run's step on every member of the device table `members` (n of them); the flips add
  * each member's changed sites to changed[m], Wolff's its cluster's sites (the updates

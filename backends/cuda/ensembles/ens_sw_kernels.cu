@@ -1,16 +1,20 @@
 /*
- * Swendsen-Wang members of an ensemble, a launch a cluster step for all of them
+ * Swendsen-Wang and Wolff members of an ensemble, a launch a cluster step for all of them
  * (ens_sw_batch.h). A block a member, its threads striding over the member's sites (a
  * member alone: its own wrap, its sites its global names). The draws and rules are the
- * single-lattice kernels' (clusters/cuda_sw_kernels.cu, cuda_sw_device.cuh):
+ * single-lattice kernels' (clusters/cuda_sw_kernels.cu, cuda_wolff_kernels.cu,
+ * cuda_sw_device.cuh):
  *   bonds:  bond (i, mu) active iff its ends are satisfied (the states agree, Ising with
- *           K eps_{i,mu} < 0 differ) and draw ND i + mu of the step's name < the member's threshold;
- *   labels: union-find with atomicMin in the block's shared memory (a root the smallest
- *           site of its tree whatever order the threads ran in), then every site's root
- *           found in the fixed forest and written to the member's labels (labels[labels[i]] is the
- *           root as after the single lattice's flattening, so its statistics read them);
- *   flips:  each site takes the decision drawn at its cluster's name (its root), the
- *           changed sites counted into the member's counter.
+ *           K eps_{i,mu} < 0 differ) and draw ND i + mu of the step's name < the member's
+ *           threshold;
+ *   labels: union-find with atomicMin (a root the smallest site of its tree whatever order
+ *           the threads ran in) in the block's shared memory, then every site's root found
+ *           in the fixed forest and written to the member's labels; members past shared
+ *           memory on their own labels, then flattened (labels[labels[i]] is the root as
+ *           after the single lattice's flattening, so its statistics read them);
+ *   flips:  each site takes the decision drawn at its cluster's name (its root; in a field
+ *           from the cluster's sum), the changed sites counted into the member's counter;
+ *           Wolff's only the seed site's cluster, its sites counted as attempted.
  */
 #include <stdint.h>
 
@@ -115,6 +119,34 @@ __host__ __device__ __forceinline__ uint32_t ens_cluster_decision(const struct c
  * block) the clusters' sums first, in the block's shared memory (n ints: each root's
  * magnetisation, Potts its size, added with shared atomics, integers so in any order),
  * then each root's decision written over its sum, then every site takes its root's. */
+/* The labels of members larger than a block's shared memory: the same union-find on the
+ * member's own labels (global memory: cuda_sw_device.cuh's unite and find_root, their
+ * loads past L1, as the single lattice's), then each label flattened to its root: a label
+ * read while another thread writes its root over it is the old parent or the root, both
+ * ancestors, so every find still ends at the root (the single lattice's flattening). */
+template <int ND>
+__global__ void ens_sw_label_global_kernel(struct latmc_lattice g,
+                                           const struct cuda_ens_sw_member *members)
+{
+    const struct cuda_ens_sw_member m = members[blockIdx.x];
+    const uint32_t n = (uint32_t)g.nsites;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        m.labels[i] = i;
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned bits = m.bonds[i];
+        uint32_t j[3];
+        neighbours(g, i, j);
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++)
+            if (bits >> mu & 1u)
+                unite(m.labels, i, j[mu]);
+    }
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+        m.labels[i] = find_root(m.labels, i);
+}
+
 template <bool POTTS>
 __global__ void ens_sw_flip_kernel(struct latmc_lattice g,
                                    const struct cuda_ens_sw_member *members,
@@ -210,6 +242,11 @@ extern "C" int cuda_ens_sw_fits(const struct latmc_lattice *lat)
     return lat->nsites >= 1 && lat->nsites <= CUDA_ENS_SW_MAX_SITES;
 }
 
+extern "C" int cuda_ens_sw_field_fits(const struct latmc_lattice *lat)
+{
+    return lat->nsites >= 1 && lat->nsites <= CUDA_ENS_SW_SHARED_SITES;
+}
+
 extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_lattice *lat,
                                         const struct cuda_ens_sw_member *members, int n,
                                         const struct cuda_ens_sw_run *run,
@@ -227,6 +264,13 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
             ens_sw_bonds_kernel<2><<<grid, block, 0, stream>>>(*lat, members, run->rng);
         break;
     case CUDA_ENS_SW_LABEL: {
+        if (!cuda_ens_sw_field_fits(lat)) { /* the members' own labels */
+            if (three)
+                ens_sw_label_global_kernel<3><<<grid, block, 0, stream>>>(*lat, members);
+            else
+                ens_sw_label_global_kernel<2><<<grid, block, 0, stream>>>(*lat, members);
+            break;
+        }
         const size_t smem = (size_t)lat->nsites * sizeof(uint32_t); /* <= 48 KiB */
         if (three)
             ens_sw_label_kernel<3><<<grid, block, smem, stream>>>(*lat, members);
@@ -235,7 +279,9 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
         break;
     }
     case CUDA_ENS_SW_FLIP: { /* a field's sums in shared memory: <= 48 KiB */
-        const size_t smem = (size_t)lat->nsites * sizeof(int);
+        if (run->field && !cuda_ens_sw_field_fits(lat))
+            return cudaErrorInvalidValue; /* sw_same_chain declines such members */
+        const size_t smem = run->field ? (size_t)lat->nsites * sizeof(int) : 0;
         if (run->q)
             ens_sw_flip_kernel<true><<<grid, block, smem, stream>>>(
                 *lat, members, run->rng, run->sweep, run->keep_threshold, run->q, changed);
