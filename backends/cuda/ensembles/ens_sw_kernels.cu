@@ -254,7 +254,9 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
 {
     if (n < 1 || !cuda_ens_sw_fits(lat))
         return cudaErrorInvalidValue;
-    const dim3 grid((unsigned)n), block(CUDA_THREADS);
+    /* members past shared memory: a whole block's 1024 threads each (their union-find
+     * on global labels waits on memory; at most 48 registers a thread: they fit) */
+    const dim3 grid((unsigned)n), block(cuda_ens_sw_field_fits(lat) ? CUDA_THREADS : 1024u);
     const bool three = lat->ndim == 3;
     switch (run->kind) {
     case CUDA_ENS_SW_BONDS:
