@@ -241,10 +241,31 @@ int latmc_ens_member_desc(const latmc_ens *e, int m, latmc_sim_desc *out)
     return LATMC_OK;
 }
 
-bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out)
+/* Whether device AUTO puts a sim of member 0's desc on a backend that batches its cluster
+ * steps (lib/cluster_steps.c; latmc_plan_step_caps: LATMC_STEP_CAP_BATCH): a sim made and
+ * destroyed to ask. A failure to make it answers no (the members then go to the CPU,
+ * whose own creation reports what fails there). */
+static bool auto_batches_clusters(latmc_ens *e)
+{
+    latmc_sim_desc d = { .struct_size = sizeof d };
+    latmc_ens_member_desc(e, 0, &d);
+    latmc_sim *sim = NULL;
+    if (latmc_sim_create(e->ctx, &d, &sim) != LATMC_OK)
+        return false;
+    const bool batched = sim->ops != &latmc_cpu_backend_ops && latmc_cluster_as_steps(sim) &&
+                         (latmc_plan_step_caps(sim) & LATMC_STEP_CAP_BATCH) != 0;
+    latmc_sim_destroy(&sim);
+    return batched;
+}
+
+bool latmc_ens_member_placed(latmc_ens *e, int m, latmc_sim_desc *out)
 {
     latmc_ens_member_desc(e, m, out);
     if (out->device != LATMC_DEVICE_AUTO || !latmc_cluster_algorithm(out->algorithm))
+        return false;
+    if (!e->cluster_auto)
+        e->cluster_auto = auto_batches_clusters(e) ? 1 : -1;
+    if (e->cluster_auto > 0)
         return false;
     out->device = LATMC_DEVICE_CPU;
     return true;
@@ -264,7 +285,7 @@ int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_e
         return st;
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
         latmc_sim_desc d = { .struct_size = sizeof d };
-        latmc_ens_member_placed(e, m, &d); /* AUTO: cluster members on the CPU */
+        latmc_ens_member_placed(e, m, &d); /* AUTO: cluster members where batched, or the CPU */
         st = latmc_sim_create(ctx, &d, &e->members[m]);
         if (st < 0) {
             char why[LATMC_ERRMSG_SIZE];

@@ -48,6 +48,9 @@ struct latmc_ens {
     double *beta;              /* n_temperatures: the ladder's values (beta or mu2) */
     int *member_at;            /* [(s * n_T + t) * n_R + r] -> member */
     int *temp_of;              /* [m] -> temperature index */
+    signed char cluster_auto;  /* device AUTO and a cluster algorithm: 0 not yet asked,
+                                  1 AUTO kept (the members' backend batches their cluster
+                                  steps), -1 the CPU (latmc_ens_member_placed) */
 
     uint64_t every;            /* exchange period in sweeps, 0 = off */
     uint64_t sweeps;           /* sweeps of every member since creation */
@@ -156,10 +159,12 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
 void latmc_ens_reset_map(latmc_ens *e);
 
 /* Member m's desc (latmc_ens_member_desc) where the member runs: with device AUTO, a
- * cluster algorithm's members on the CPU (the GPU batches only small Swendsen-Wang and
- * Wolff members, and runs their overlaps and tempering one by one).
- * Returns whether that placement differs from the desc's own. */
-bool latmc_ens_member_placed(const latmc_ens *e, int m, latmc_sim_desc *out);
+ * cluster algorithm's members where AUTO puts a sim of member 0's desc if its backend
+ * batches their cluster steps there (CUDA Swendsen-Wang and Wolff members of Ising and
+ * Potts the batch takes: asked once, of a sim made and destroyed for it), else on the CPU
+ * (the embedded clusters, which the GPU runs one member at a time, members its batch does
+ * not take, no GPU). Returns whether that placement differs from the desc's own. */
+bool latmc_ens_member_placed(latmc_ens *e, int m, latmc_sim_desc *out);
 
 /* The members' own counts and sums brought up to date with the batched calls since the
  * last (sweeps, accepted, attempted, sums_valid false): before anything reads or runs a

@@ -44,10 +44,17 @@ static char potts_log[4096];
 static const char *mixed_env;
 static int mixed_flagged, mixed_made;
 
+/* The sims made on each backend (lib/sim.c's line), counted for the placement test. */
+static int made_cuda, made_cpu;
+
 static void on_log(void *user, int level, const char *msg)
 {
     (void)user;
     (void)level;
+    if (strstr(msg, "created a ")) {
+        made_cuda += strstr(msg, "on backend cuda") != NULL;
+        made_cpu += strstr(msg, "on backend cpu") != NULL;
+    }
     if (mixed_env && strstr(msg, "created a ")) {
         mixed_made++;
         if (mixed_made == mixed_flagged)
@@ -1097,6 +1104,51 @@ static void test_sw_tempering_batched(void **state)
     ladder = wide_ladder;
 }
 
+/* Device AUTO places Swendsen-Wang and Wolff members where the GPU's batch takes their
+ * cluster steps on the GPU (lib/ens.c, latmc_ens_member_placed: one sim more made there
+ * to ask), else on the CPU: members past the batch's size (512^2) and members made with
+ * LATMC_ENS_SW_BATCH=0. The chain is the CPU's either way (compared for the GPU's). */
+static void test_cluster_auto_placement(void **state)
+{
+    (void)state;
+    static const double sw_ladder[4] = { 0.3, 0.4, 0.45, 0.5 };
+    ladder = sw_ladder;
+    for (int c = 0; c < 4; c++) {
+        const bool potts = c == 1;
+        latmc_sim_desc d = ens_test_desc(potts ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING, 2,
+                                         c == 2 ? 512 : 16);
+        d.q = potts ? 3 : 2;
+        d.algorithm = potts ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
+        d.device = LATMC_DEVICE_AUTO;
+        const bool gpu = c < 2;
+        if (c == 3)
+            assert_int_equal(setenv("LATMC_ENS_SW_BATCH", "0", 1), 0);
+        made_cuda = made_cpu = 0;
+        latmc_ens *e = tempering_ensemble_of(d, 1);
+        unsetenv("LATMC_ENS_SW_BATCH");
+        if (gpu && (made_cuda != 33 || made_cpu != 0))
+            fail_msg("case %d: %d members and sims made on CUDA, %d on the CPU (33 and 0 "
+                     "expected)", c, made_cuda, made_cpu);
+        if (!gpu && made_cpu != 32)
+            fail_msg("case %d: %d members made on the CPU (32 expected)", c, made_cpu);
+        assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
+        if (gpu) {
+            struct ens_state s[2];
+            capture(e, &s[0]);
+            d.device = LATMC_DEVICE_CPU;
+            latmc_ens *cpu = tempering_ensemble_of(d, 1);
+            assert_int_equal(latmc_ens_sweep(cpu, 5), LATMC_OK);
+            capture(cpu, &s[1]);
+            assert_same_state(&s[0], &s[1]);
+            free(s[0].spins);
+            free(s[1].spins);
+            latmc_ens_destroy(&cpu);
+        }
+        latmc_ens_destroy(&e);
+    }
+    ladder = wide_ladder;
+}
+
 /* A tempering ensemble of 32 members (Potts, Heisenberg: in beta; phi^4: in mu2, the
  * ladder's 4 values)
  * of which member `flagged` alone (-1: none) was made with `env`=0 (on_log), every member
@@ -1394,6 +1446,7 @@ int main(void)
         cmocka_unit_test(test_potts_tempering_batched),
         cmocka_unit_test(test_phi4_tempering_batched),
         cmocka_unit_test(test_sw_tempering_batched),
+        cmocka_unit_test(test_cluster_auto_placement),
         cmocka_unit_test(test_mixed_one_by_one),
         cmocka_unit_test(test_phi4_hits_per_launch),
     };
