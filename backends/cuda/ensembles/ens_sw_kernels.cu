@@ -64,6 +64,26 @@ __global__ void ens_sw_bonds_kernel(struct latmc_lattice g,
         m.bonds[i] = (uint8_t)ens_sw_bonds_of<ND>(g, m, name, i);
 }
 
+/* The unions of member m's active bonds (bit mu of bonds[i]: bond (i, mu)) on `parent`: a
+ * block's shared memory (Shared) or the member's own labels (loads past L1), each thread a
+ * strided share of the sites. */
+template <int ND, bool Shared>
+__device__ __forceinline__ void ens_sw_unite_bonds(const struct latmc_lattice &g,
+                                                   const struct cuda_ens_sw_member &m,
+                                                   uint32_t *parent)
+{
+    const uint32_t n = (uint32_t)g.nsites;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const unsigned bits = m.bonds[i];
+        uint32_t j[3];
+        neighbours(g, i, j);
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++)
+            if (bits >> mu & 1u)
+                unite_in<Shared>(parent, i, j[mu]);
+    }
+}
+
 template <int ND>
 __global__ void ens_sw_label_kernel(struct latmc_lattice g,
                                     const struct cuda_ens_sw_member *members)
@@ -74,15 +94,7 @@ __global__ void ens_sw_label_kernel(struct latmc_lattice g,
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
         parent[i] = i;
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const unsigned bits = m.bonds[i];
-        uint32_t j[3];
-        neighbours(g, i, j);
-#pragma unroll
-        for (int mu = 0; mu < ND; mu++)
-            if (bits >> mu & 1u)
-                unite_shared(parent, i, j[mu]);
-    }
+    ens_sw_unite_bonds<ND, true>(g, m, parent);
     __syncthreads();
     /* the forest is fixed and only read now: each site's root goes straight to the
      * member's labels (no compression in shared memory, whose plain writes under other
@@ -114,11 +126,6 @@ __host__ __device__ __forceinline__ uint32_t ens_cluster_decision(const struct c
                                                 q);
 }
 
-/* Swendsen-Wang's flip, a block a member: every site takes its cluster's decision (drawn at
- * its name, the root its label gives). In a field (the member's beta_h != 0, alike for the
- * block) the clusters' sums first, in the block's shared memory (n ints: each root's
- * magnetisation, Potts its size, added with shared atomics, integers so in any order),
- * then each root's decision written over its sum, then every site takes its root's. */
 /* The labels of members larger than a block's shared memory: the same union-find on the
  * member's own labels (global memory: cuda_sw_device.cuh's unite and find_root, their
  * loads past L1, as the single lattice's), then each label flattened to its root: a label
@@ -133,20 +140,17 @@ __global__ void ens_sw_label_global_kernel(struct latmc_lattice g,
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
         m.labels[i] = i;
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const unsigned bits = m.bonds[i];
-        uint32_t j[3];
-        neighbours(g, i, j);
-#pragma unroll
-        for (int mu = 0; mu < ND; mu++)
-            if (bits >> mu & 1u)
-                unite(m.labels, i, j[mu]);
-    }
+    ens_sw_unite_bonds<ND, false>(g, m, m.labels);
     __syncthreads();
     for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
         m.labels[i] = find_root(m.labels, i);
 }
 
+/* Swendsen-Wang's flip, a block a member: every site takes its cluster's decision (drawn at
+ * its name, the root its label gives). In a field (the member's beta_h != 0, alike for the
+ * block) the clusters' sums first, in the block's shared memory (n ints: each root's
+ * magnetisation, Potts its size, added with shared atomics, integers so in any order),
+ * then each root's decision written over its sum, then every site takes its root's. */
 template <bool POTTS>
 __global__ void ens_sw_flip_kernel(struct latmc_lattice g,
                                    const struct cuda_ens_sw_member *members,
