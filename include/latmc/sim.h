@@ -54,7 +54,7 @@ enum latmc_algorithm {
     LATMC_ALGO_OVERRELAX  = 3, /**< Heisenberg */
     /** Swendsen-Wang cluster update: Ising (uniform or +-J couplings, any field) and Potts
      * (J >= 0); phi^4 and Heisenberg: their local sweep (Metropolis; heat bath +
-     * overrelaxation) plus one embedded cluster step; on the CPU backend
+     * overrelaxation) plus one embedded cluster step; on the CPU and CUDA backends
      * (doc/clusters.md). @since 0.2 */
     LATMC_ALGO_SWENDSEN_WANG = 4,
     /** Wolff single-cluster update, one cluster per sweep; models and backends as

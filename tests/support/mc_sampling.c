@@ -11,12 +11,18 @@ int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **
 int mc_sample_every(latmc_sim *sim, uint64_t therm, uint64_t nmeas, uint64_t every,
                     latmc_acc **out)
 {
+    return mc_sample_from(sim, LATMC_INIT_HOT, therm, nmeas, every, out);
+}
+
+int mc_sample_from(latmc_sim *sim, int init, uint64_t therm, uint64_t nmeas, uint64_t every,
+                   latmc_acc **out)
+{
     static const int keys[NCOLS] = { LATMC_OBS_ENERGY, LATMC_OBS_ABS_MAGNETIZATION,
                                      LATMC_OBS_M2, LATMC_OBS_M4, LATMC_OBS_MAGNETIZATION };
     latmc_acc *acc = NULL;
     int st = latmc_acc_create(&acc, NCOLS);
     if (st == LATMC_OK)
-        st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+        st = latmc_sim_init_spins(sim, init);
     if (st == LATMC_OK)
         st = latmc_sim_sweep(sim, therm);
     for (uint64_t t = 0; st == LATMC_OK && t < nmeas; t++) {

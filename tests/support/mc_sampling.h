@@ -24,6 +24,10 @@ int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **
 int mc_sample_every(latmc_sim *sim, uint64_t therm, uint64_t nmeas, uint64_t every,
                     latmc_acc **out);
 
+/* The same from the start `init` (LATMC_INIT_HOT or LATMC_INIT_COLD). */
+int mc_sample_from(latmc_sim *sim, int init, uint64_t therm, uint64_t nmeas, uint64_t every,
+                   latmc_acc **out);
+
 /*
  * Deviation of column col's mean from `exact` in units of its binning error, printed as
  * one table line "label: mean +- err (exact x, n.nn sigma, tau_int t)". Returns the
