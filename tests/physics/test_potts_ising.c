@@ -4,7 +4,8 @@
  *   H_Potts(J, h) = H_Ising(J/2, h/2) - N (J ndim + h) / 2,   m_Potts = |M| / N,
  * so <e>_Potts(beta, J, h) = <e>_Ising(beta, J/2, h/2) - (J ndim + h) / 2 and
  * <m>, <m^2> are the Ising <|m|>, <m^2>. 4x4 square (Ising beta_c 0.4407 is Potts 0.8814)
- * and 2x2x2 cube, Metropolis and heat bath, h = 0 and h = 0.2; 4 sigma of binning errors.
+ * and 2x2x2 cube, Metropolis, heat bath, Swendsen-Wang and Wolff (the Potts cluster
+ * decisions at q = 2, in a field too), h = 0 and h = 0.2; 4 sigma of binning errors.
  * Runs on the backend LATMC_TEST_DEVICE names (tests/support/sim_helpers.h): meson runs it
  * on the CPU and, as "test_potts_ising cuda", on the CUDA backend (skipped without a GPU).
  */
@@ -33,7 +34,10 @@ static void check_lattice(int ndim, const int *extent, const double *betas, uint
     const double fields[] = { 0.0, 0.2 }, J = 1.0;
     double worst = 0;
     unsigned point = 0;
-    for (int a = LATMC_ALGO_METROPOLIS; a <= LATMC_ALGO_HEATBATH; a++)
+    static const int algorithms[4] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH,
+                                       LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF };
+    static const char *const algorithm_names[4] = { "metro", "heatb", "sw", "wolff" };
+    for (int k = 0; k < 4; k++)
         for (int b = 0; b < 3; b++)
             for (int f = 0; f < 2; f++) {
                 if (!test_point_selected(point++)) { /* LATMC_TEST_POINT_STRIDE */
@@ -44,7 +48,8 @@ static void check_lattice(int ndim, const int *extent, const double *betas, uint
                 struct exact_ising_moments ex;
                 assert_int_equal(exact_ising_hist_moments(&hist, beta, J / 2, h / 2, &ex), 0);
                 latmc_sim_desc d = ising_desc(ndim, extent[0], extent[1],
-                                              ndim == 3 ? extent[2] : 0, a, 1, seed++);
+                                              ndim == 3 ? extent[2] : 0, algorithms[k], 1,
+                                              seed++);
                 d.device = test_device(); /* LATMC_TEST_DEVICE: cpu or cuda */
                 d.model = LATMC_MODEL_POTTS;
                 d.q = 2;
@@ -64,7 +69,7 @@ static void check_lattice(int ndim, const int *extent, const double *betas, uint
                 for (int c = 0; c < 3; c++) {
                     char label[96];
                     snprintf(label, sizeof label, "q2 %dD %s b=%.2f h=%.1f %s", ndim,
-                             a == LATMC_ALGO_METROPOLIS ? "metro" : "heatb", beta, h, names[c]);
+                             algorithm_names[k], beta, h, names[c]);
                     const double dev = mc_deviation(acc, cols[c], exact[c], label);
                     worst = fabs(dev) > worst ? fabs(dev) : worst;
                     assert_true(fabs(dev) < MAX_SIGMA);
