@@ -144,4 +144,22 @@ LATMC_HOSTDEV int latmc_cluster_potts_other(uint32_t u, int old, int q)
     return (old + 1 + (int)(((uint64_t)u * (uint64_t)(q - 1)) >> 32)) % q;
 }
 
+/* A cluster's decision from its draw u, the rules above put together (q = 0: Ising, 1
+ * keep, 0 flip; else Potts, the new colour): without a field (beta_h = 0) Swendsen-Wang's
+ * keep-or-flip or uniform colour, Wolff's flip or one of the q - 1 colours other than old;
+ * in a field the heat bath over the cluster's states from its magnetisation m (Ising) or
+ * its sites `size` (Potts). The CPU's (cluster_draws.c, latmc_cluster_decide) and the CUDA
+ * ensembles' (ens_sw_kernels.cu). */
+LATMC_HOSTDEV int latmc_cluster_decision(uint32_t u, double beta_h, int q, int wolff,
+                                         int64_t size, int64_t m, int old)
+{
+    if (!q)
+        return wolff && beta_h == 0.0
+                   ? 0
+                   : latmc_cluster_ising_keep(u, latmc_cluster_keep_threshold(beta_h, m));
+    if (beta_h == 0.0)
+        return wolff ? latmc_cluster_potts_other(u, old, q) : latmc_cluster_potts_uniform(u, q);
+    return latmc_cluster_potts_colour(u, latmc_cluster_zero_threshold(beta_h, q, size), q);
+}
+
 #endif /* LATMC_LIB_CLUSTER_BONDS_H */

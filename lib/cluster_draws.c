@@ -333,16 +333,8 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
 uint8_t latmc_cluster_decide(const struct latmc_cluster_job *job, uint32_t u, int64_t size,
                              int64_t m, int old)
 {
-    if (!job->potts) {
-        if (job->wolff && job->beta_h == 0.0)
-            return 0;
-        return (uint8_t)latmc_cluster_ising_keep(u, latmc_cluster_keep_threshold(job->beta_h, m));
-    }
-    if (job->beta_h == 0.0)
-        return (uint8_t)(job->wolff ? latmc_cluster_potts_other(u, old, job->q)
-                                    : latmc_cluster_potts_uniform(u, job->q));
-    return (uint8_t)latmc_cluster_potts_colour(
-        u, latmc_cluster_zero_threshold(job->beta_h, job->q, size), job->q);
+    return (uint8_t)latmc_cluster_decision(u, job->beta_h, job->potts ? job->q : 0, job->wolff,
+                                           size, m, old);
 }
 
 /* The decision of the one cluster named r (Wolff). */

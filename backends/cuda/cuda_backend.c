@@ -22,6 +22,7 @@
 #include "cuda_exec.h"
 #include "ens_ising_batch.h"
 #include "ens_lanes.h"
+#include "ens_sw_batch.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -124,8 +125,7 @@ static int cuda_create(latmc_sim *sim)
      * declined with LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members
      * sweep one by one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their
      * swaps (ens_ising_batch.c). */
-    if ((d->algorithm == LATMC_ALGO_SWENDSEN_WANG || d->algorithm == LATMC_ALGO_WOLFF) &&
-        (d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS)) {
+    if (cuda_ens_sw_kind(d->model, d->algorithm)) {
         const char *sw = getenv("LATMC_ENS_SW_BATCH");
         cs->ens_one_by_one = sw && strcmp(sw, "0") == 0;
     }

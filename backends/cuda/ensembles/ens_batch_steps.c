@@ -54,7 +54,7 @@ unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 {
     /* Swendsen-Wang and Wolff members (Ising, Potts): the cluster steps' batch
      * (ens_sw_batch.c) */
-    if (sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG || sim->desc.algorithm == LATMC_ALGO_WOLFF)
+    if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
         return cuda_ens_sw_caps(sim);
     const struct ens_batch_model *m = batch_model(sim->desc.model);
     return m ? m->caps(sim) : 0u;
@@ -63,8 +63,7 @@ unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                        uint64_t *attempted)
 {
-    const int algorithm = calls[0].members[0]->desc.algorithm;
-    if (algorithm == LATMC_ALGO_SWENDSEN_WANG || algorithm == LATMC_ALGO_WOLFF)
+    if (cuda_ens_sw_kind(calls[0].members[0]->desc.model, calls[0].members[0]->desc.algorithm))
         return cuda_ens_sw_run_steps(calls, n_calls, accepted, attempted);
     const struct ens_batch_model *m = batch_model(calls[0].members[0]->desc.model);
     if (!m) /* the core asks only where the caps said so */

@@ -772,9 +772,7 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         cuda_ens_phi4_release(members, n);
         return LATMC_OK;
     }
-    if (n >= 1 && (members[0]->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
-                   members[0]->desc.algorithm == LATMC_ALGO_WOLFF) &&
-        (members[0]->desc.model == LATMC_MODEL_ISING || members[0]->desc.model == LATMC_MODEL_POTTS))
+    if (n >= 1 && cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm))
         return cuda_ens_sw_measure_all(members, n, sums); /* ens_sw_batch.c */
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_batch.c */

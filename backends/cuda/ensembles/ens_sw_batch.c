@@ -94,7 +94,7 @@ static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
     return sim->desc.q == first->desc.q && sim->desc.couplings == first->desc.couplings &&
            sim->desc.algorithm == first->desc.algorithm &&
            !(in_field && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
-             !cuda_ens_sw_field_fits(&cuda_sim_of(first)->lattice)) &&
+             !cuda_ens_sw_shared_fits(&cuda_sim_of(first)->lattice)) &&
            !(sim->desc.model == LATMC_MODEL_POTTS && p[LATMC_PARAM_J] < 0.0 &&
              p[LATMC_PARAM_BETA] > 0.0);
 }
@@ -150,9 +150,9 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
     run.keep_threshold = k->step.cluster_threshold; /* the flip's: alike for every member */
     run.q = first->desc.model == LATMC_MODEL_POTTS ? first->desc.q : 0;
     run.sweep = k->step.rng_sweep;
+    const struct cuda_ens_sw_member *entries = b->last; /* this call's table (sw_entry) */
     for (int m = 0; m < b->n && !run.field; m++)
-        run.field = b->members[m]->param[LATMC_PARAM_BETA] * b->members[m]->param[LATMC_PARAM_H] !=
-                    0.0;
+        run.field = entries[m].beta_h != 0.0;
     *kind = 0;
     const cudaError_t err = cuda_ens_sw_step(cs0->stream, &cs0->lattice, b->dev_table, b->n,
                                              &run, b->dev_changed);

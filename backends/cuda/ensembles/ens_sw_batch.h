@@ -18,6 +18,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <latmc/sim.h>
+
 #include "cluster_bonds.h"
 #include "lattice_numbering.h"
 #include "rng_streams.h"
@@ -75,15 +77,25 @@ struct cuda_ens_sw_run {
     int field;
 };
 
+/* Whether sims of this model and algorithm are the cluster steps' batch's kind: Ising or
+ * Potts by Swendsen-Wang or Wolff (the embedded clusters of phi^4 and Heisenberg run their
+ * steps one member at a time). The module routes such members here (caps, steps,
+ * measurement) and reads LATMC_ENS_SW_BATCH for them (cuda_backend.c). */
+static inline int cuda_ens_sw_kind(int model, int algorithm)
+{
+    return (model == LATMC_MODEL_ISING || model == LATMC_MODEL_POTTS) &&
+           (algorithm == LATMC_ALGO_SWENDSEN_WANG || algorithm == LATMC_ALGO_WOLFF);
+}
+
 /* Members of at most CUDA_ENS_SW_SHARED_SITES sites keep their labels, and Swendsen-Wang's
  * clusters' sums in a field, in a block's shared memory (48 KiB); larger ones, up to
  * CUDA_ENS_SW_MAX_SITES, their labels in their own arrays (Swendsen-Wang's in a field one
- * by one: cuda_ens_sw_field_fits). Larger members run one by one, each step a whole GPU's
+ * by one: cuda_ens_sw_shared_fits). Larger members run one by one, each step a whole GPU's
  * (a block a member would leave most of it idle unless there are hundreds of members). */
 #define CUDA_ENS_SW_SHARED_SITES 12288
 #define CUDA_ENS_SW_MAX_SITES 65536
 int cuda_ens_sw_fits(const struct latmc_lattice *lat);
-int cuda_ens_sw_field_fits(const struct latmc_lattice *lat);
+int cuda_ens_sw_shared_fits(const struct latmc_lattice *lat);
 
 /* The run's step on every member of the device table `members` (n of them); the flips add
  * each member's changed sites to changed[m], Wolff's its cluster's sites (the updates

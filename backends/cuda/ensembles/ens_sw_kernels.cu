@@ -103,27 +103,16 @@ __global__ void ens_sw_label_kernel(struct latmc_lattice g,
         m.labels[i] = find_shared(parent, i);
 }
 
-/* The decision of member m's cluster named r (lib/cluster_draws.c's latmc_cluster_decide,
- * drawn at r): without a field Swendsen-Wang's keep-or-flip (Ising) or uniform colour
- * (Potts), Wolff's flip (Ising) or one of the q - 1 colours other than old (Potts); in a
- * field beta_h != 0 the heat bath over the cluster's states from its magnetisation mag
- * (Ising) or its size (Potts). q = 0: Ising. Host-callable (tools/ens_sw_host_check.cu). */
+/* The decision of member m's cluster named r, drawn at r by the CPU's rule
+ * (lib/cluster_bonds.h, latmc_cluster_decision). q = 0: Ising. Host-callable
+ * (tools/ens_sw_host_check.cu). */
 __host__ __device__ __forceinline__ uint32_t ens_cluster_decision(const struct cuda_ens_sw_member &m,
                                                                 uint64_t sweep, int q, bool wolff,
                                                                 uint32_t r, int64_t size,
                                                                 int64_t mag, int old)
 {
-    const uint32_t u = latmc_cluster_decide_draw(m.seed, sweep, r);
-    if (!q)
-        return wolff && m.beta_h == 0.0
-                   ? 0u
-                   : (uint32_t)latmc_cluster_ising_keep(u, latmc_cluster_keep_threshold(m.beta_h,
-                                                                                        mag));
-    if (m.beta_h == 0.0)
-        return (uint32_t)(wolff ? latmc_cluster_potts_other(u, old, q)
-                                : latmc_cluster_potts_uniform(u, q));
-    return (uint32_t)latmc_cluster_potts_colour(u, latmc_cluster_zero_threshold(m.beta_h, q, size),
-                                                q);
+    return (uint32_t)latmc_cluster_decision(latmc_cluster_decide_draw(m.seed, sweep, r), m.beta_h,
+                                            q, wolff, size, mag, old);
 }
 
 /* The labels of members larger than a block's shared memory: the same union-find on the
@@ -246,7 +235,7 @@ extern "C" int cuda_ens_sw_fits(const struct latmc_lattice *lat)
     return lat->nsites >= 1 && lat->nsites <= CUDA_ENS_SW_MAX_SITES;
 }
 
-extern "C" int cuda_ens_sw_field_fits(const struct latmc_lattice *lat)
+extern "C" int cuda_ens_sw_shared_fits(const struct latmc_lattice *lat)
 {
     return lat->nsites >= 1 && lat->nsites <= CUDA_ENS_SW_SHARED_SITES;
 }
@@ -260,7 +249,7 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
         return cudaErrorInvalidValue;
     /* members past shared memory: a whole block's 1024 threads each (their union-find
      * on global labels waits on memory; at most 48 registers a thread: they fit) */
-    const dim3 grid((unsigned)n), block(cuda_ens_sw_field_fits(lat) ? CUDA_THREADS : 1024u);
+    const dim3 grid((unsigned)n), block(cuda_ens_sw_shared_fits(lat) ? CUDA_THREADS : 1024u);
     const bool three = lat->ndim == 3;
     switch (run->kind) {
     case CUDA_ENS_SW_BONDS:
@@ -270,7 +259,7 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
             ens_sw_bonds_kernel<2><<<grid, block, 0, stream>>>(*lat, members, run->rng);
         break;
     case CUDA_ENS_SW_LABEL: {
-        if (!cuda_ens_sw_field_fits(lat)) { /* the members' own labels */
+        if (!cuda_ens_sw_shared_fits(lat)) { /* the members' own labels */
             if (three)
                 ens_sw_label_global_kernel<3><<<grid, block, 0, stream>>>(*lat, members);
             else
@@ -285,7 +274,7 @@ extern "C" cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_
         break;
     }
     case CUDA_ENS_SW_FLIP: { /* a field's sums in shared memory: <= 48 KiB */
-        if (run->field && !cuda_ens_sw_field_fits(lat))
+        if (run->field && !cuda_ens_sw_shared_fits(lat))
             return cudaErrorInvalidValue; /* sw_same_chain declines such members */
         const size_t smem = run->field ? (size_t)lat->nsites * sizeof(int) : 0;
         if (run->q)
