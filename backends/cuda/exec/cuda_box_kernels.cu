@@ -1,31 +1,10 @@
 /*
- * Kernels of a sim's boxes (the one executor) that a box alone does not need: the Ising hot start of a box, its sites named by their
- * global index; the halo copies between boxes of one device as one launch.
+ * Kernels of a sim's boxes (the one executor) that a box alone does not need: the halo
+ * copies between boxes of one device as one launch. (The models' kernels are in their
+ * folders: the Ising hot start by global site index is ising/ising_range_kernels.cu's.)
  */
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
-#include "ising_rules.h"
-
-/* Sites first_block * 4 .. of the lattice into dst[0 ..]: latmc_ising_hot_block's draws. */
-__global__ void ising_hot_range_kernel(int8_t *dst, int64_t first_block, int64_t nblocks,
-                                       uint64_t seed)
-{
-    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
-        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)(first_block + b));
-#pragma unroll
-        for (int lane = 0; lane < 4; lane++)
-            dst[4 * b + lane] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
-    }
-}
-
-extern "C" cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst,
-                                                  int64_t first_site, int64_t n, uint64_t seed)
-{
-    const int64_t nblocks = n / 4;
-    ising_hot_range_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-        dst, first_site / 4, nblocks, seed);
-    return cudaGetLastError();
-}
 
 /* Block (x, k, j) of the grid copies its share of row j (blockIdx.z) of run k
  * (blockIdx.y), in 16-byte words where the row allows, else bytes. */

@@ -77,6 +77,29 @@ extern "C" cudaError_t cuda_ising_bytes_hot_start_range(cudaStream_t stream, int
     return cudaGetLastError();
 }
 
+/* Sites first_block * 4 .. of the lattice into dst[0 ..]: latmc_ising_hot_block's draws
+ * (cuda_ising_hot_start_range, declared in cuda_kernels.h: the bit-sliced leaf's staging,
+ * cuda_ising_bits.c, whole blocks of four from a multiple of 4). */
+__global__ void ising_hot_range_kernel(int8_t *dst, int64_t first_block, int64_t nblocks,
+                                       uint64_t seed)
+{
+    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)(first_block + b));
+#pragma unroll
+        for (int lane = 0; lane < 4; lane++)
+            dst[4 * b + lane] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
+    }
+}
+
+extern "C" cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst,
+                                                  int64_t first_site, int64_t n, uint64_t seed)
+{
+    const int64_t nblocks = n / 4;
+    ising_hot_range_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
+        dst, first_site / 4, nblocks, seed);
+    return cudaGetLastError();
+}
+
 /* bonds = sum_i s_i sum_mu eps_{i,mu} s_{i+mu} (eps 1 when NULL), spins = sum_i s_i. */
 __global__ void ising_bytes_measure_range_kernel(struct latmc_lattice v, const int8_t *spins,
                                            const int8_t *eps, struct latmc_ising_sums *sums)
