@@ -20,7 +20,8 @@
 #include "cuda_embed_boxes.h"
 #include "cuda_env.h"
 #include "cuda_exec.h"
-#include "ens_ising_batch.h"
+#include "ens_batch_steps.h"
+#include "ens_ising_batch.h" /* the Ising batch and tempering state a sim keeps */
 #include "ens_lanes.h"
 #include "ens_sw_batch.h"
 #include "model.h"
@@ -124,7 +125,7 @@ static int cuda_create(latmc_sim *sim)
     /* Swendsen-Wang and Wolff members' batch (Ising, Potts; ensembles/ens_sw_batch.c):
      * declined with LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members
      * sweep one by one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their
-     * swaps (ens_ising_batch.c). */
+     * swaps (ensembles/ens_batch_steps.c). */
     if (cuda_ens_sw_kind(d->model, d->algorithm)) {
         const char *sw = getenv("LATMC_ENS_SW_BATCH");
         cs->ens_one_by_one = sw && strcmp(sw, "0") == 0;
@@ -396,7 +397,7 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
-    .ens_overlaps = cuda_ens_overlaps, /* ensembles/ens_ising_batch.c */
+    .ens_overlaps = cuda_ens_overlaps, /* ensembles/ens_batch_steps.c */
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */
     .part_halo_depth = cuda_part_halo_depth,
     .ens_temper = cuda_ens_temper, /* ensembles/ens_tempering.c */

@@ -6,14 +6,20 @@
  * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map). This file routes
- * those calls and the capability question to the model's batch (Ising, Heisenberg, Potts,
- * phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to the cluster steps'
- * batch (ens_sw_batch.c); the batches keep their members' device tables between calls.
+ * those calls, the capability question and the ensemble operations of lib/backend.h
+ * (ens_measure, ens_release, ens_swap_params, ens_overlaps) to the model's batch (Ising,
+ * Heisenberg, Potts, phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to
+ * the cluster steps' batch (ens_sw_batch.c); the batches keep their members' device tables
+ * between calls.
  */
 #include <stddef.h>
 
 #include "backend.h"
+#include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_exec.h"
+#include "ens_batch_driver.h"
+#include "ens_batch_steps.h"
 #include "ens_heisenberg_batch.h"
 #include "ens_ising_batch.h"
 #include "ens_phi4_batch.h"
@@ -21,7 +27,8 @@
 #include "ens_sw_batch.h"
 #include "model.h"
 
-/* The models that run as a batch: their capabilities for a sim, their list of calls. */
+/* The models that run as a batch: their capabilities for a sim, their list of calls, their
+ * members' sums and the optional operations. */
 struct ens_batch_model {
     int model;
     unsigned (*caps)(const latmc_sim *sim);
@@ -30,16 +37,26 @@ struct ens_batch_model {
     /* optional: the lists of a tempering sweep on the device (device_map) */
     int (*temper_steps)(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                         uint64_t *attempted);
+    /* ens_measure: every member's sums (n_members >= 1) */
+    int (*measure_all)(latmc_sim *const *members, int n_members, void *sums);
+    /* optional: ens_swap_params where the model keeps more than the boxes' tables (NULL:
+     * the boxes swap their tables) */
+    int (*swap_params)(latmc_sim *a, latmc_sim *b);
+    /* optional: ens_overlaps on the device (NULL: none) */
+    int (*overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
+                    int n_pairs, int64_t *q, int64_t *ql);
 };
 
 static const struct ens_batch_model batch_models[] = {
     { LATMC_MODEL_ISING, cuda_ens_ising_caps, cuda_ens_ising_run_steps,
-      cuda_ens_temper_run_steps },
+      cuda_ens_temper_run_steps, cuda_ens_ising_measure_all, cuda_ens_ising_swap_params,
+      cuda_ens_ising_overlaps },
     { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps,
-      cuda_ens_temper_run_steps },
-    { LATMC_MODEL_POTTS, cuda_ens_potts_caps, cuda_ens_potts_run_steps, NULL },
+      cuda_ens_temper_run_steps, cuda_ens_heis_measure_all, NULL, NULL },
+    { LATMC_MODEL_POTTS, cuda_ens_potts_caps, cuda_ens_potts_run_steps, NULL,
+      cuda_ens_potts_measure_all, NULL, NULL },
     { LATMC_MODEL_PHI4, cuda_ens_phi4_caps, cuda_ens_phi4_run_steps,
-      cuda_ens_temper_run_steps },
+      cuda_ens_temper_run_steps, cuda_ens_phi4_measure_all, NULL, NULL },
 };
 
 static const struct ens_batch_model *batch_model(int model)
@@ -76,4 +93,59 @@ int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_
         return m->temper_steps(calls, n_calls, accepted, attempted);
     }
     return m->run_steps(calls, n_calls, accepted, attempted);
+}
+
+/*
+ * The ens_measure operation: every member's sums by its model's batch (the cluster
+ * members' by ens_sw_batch.c); LATMC_EUNSUPPORTED otherwise (the core measures them one by
+ * one). sums NULL: the ensemble goes, and what the module kept for its members goes too
+ * (the driver's batches are one list, Swendsen-Wang's included; Ising's batch is its
+ * leader's, freed with it).
+ */
+int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
+{
+    if (!sums) {
+        ens_batch_release(members);
+        return LATMC_OK;
+    }
+    if (n >= 1 && cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm))
+        return cuda_ens_sw_measure_all(members, n, sums); /* ens_sw_batch.c */
+    const struct ens_batch_model *m = n >= 1 ? batch_model(members[0]->desc.model) : NULL;
+    if (!m)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
+    return m->measure_all(members, n, sums);
+}
+
+/*
+ * The ens_swap_params operation: a tempering swap moved a's parameters and tables to b and
+ * b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
+ * equal sizes, nothing in flight: every operation of the module returns drained) and the
+ * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
+ * tables -- what params_changed gives, without a copy and a synchronisation per member.
+ */
+int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
+{
+    struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+    /* a model's LATMC_ENS_<MODEL>_BATCH=0 (or LATMC_ENS_SW_BATCH=0) when either member was
+     * made (cuda_backend.c): those members the long way too (the tests'
+     * reference; members made at different times may differ, and either may be a) */
+    if (ca->ens_one_by_one || cb->ens_one_by_one)
+        return LATMC_EUNSUPPORTED;
+    const struct ens_batch_model *m = batch_model(a->desc.model);
+    if (m && m->swap_params)
+        return m->swap_params(a, b);
+    /* the one executor's boxes swap their tables (else the core falls back to
+     * params_changed) */
+    return cuda_exec_swap_tables(a, ca->exec, b, cb->exec);
+}
+
+/* The ens_overlaps operation: the pairs' overlap sums on the device where the members'
+ * model has them (Ising), else LATMC_EUNSUPPORTED with a message. */
+int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, int n_pairs,
+                      int64_t *q, int64_t *ql)
+{
+    const struct ens_batch_model *m = n >= 1 ? batch_model(members[0]->desc.model) : NULL;
+    if (!m || !m->overlaps)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these members");
+    return m->overlaps(members, n, pairs, n_pairs, q, ql);
 }

@@ -460,12 +460,6 @@ int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
     return ens_batch_measure(&heis_ops, members, n, sums);
 }
 
-void cuda_ens_heis_release(latmc_sim *const *members, int n)
-{
-    (void)n;
-    ens_batch_release(members);
-}
-
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
  * a member the batch never takes, spins or the sums' reduction past a block's shared
  * memory included, or one made to run one by one; else whole sweeps), and exchange rounds

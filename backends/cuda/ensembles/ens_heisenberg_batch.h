@@ -105,13 +105,12 @@ cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const double *a, con
 /* ens_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
  * whole sweeps only: LATMC_EUNSUPPORTED, nothing done, for anything else or members that
  * cannot run together; lists with exchange rounds go to ens_tempering.c), the batch
- * layout's capabilities for a sim, the members' sums (ens_measure) and ens_release's
- * part. */
+ * layout's capabilities for a sim and the members' sums (ens_measure): the columns of
+ * its row of ens_batch_steps.c's table. */
 int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted);
 unsigned cuda_ens_heis_caps(const latmc_sim *sim);
 int cuda_ens_heis_measure_all(latmc_sim *const *members, int n_members, void *sums);
-void cuda_ens_heis_release(latmc_sim *const *members, int n_members);
 
 /*
  * For tempering on the device (ens_tempering.c): the batch of these members taken, with

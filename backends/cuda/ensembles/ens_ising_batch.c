@@ -3,10 +3,11 @@
  * layout's list of the plan's calls (cuda_ens_ising_run_steps, from
  * ens_batch_steps.c: one launch per colour step for all members, or for small members
  * every colour of up to 1024 sweeps a launch, the fused kernel, where the plan hands whole
- * sweeps), and the ensemble operations of lib/backend.h for Ising members: ens_measure,
- * every member's sums in one launch, ens_overlaps, and ens_swap_params, a tempering swap
- * without device copies. The Heisenberg spin glass is in ens_heisenberg_batch.c; Potts and
- * phi^4 members do not batch, and the core runs and measures them one by one.
+ * sweeps), and the ensemble operations of lib/backend.h for Ising members (ens_batch_steps.c
+ * routes them here through its table): ens_measure, every member's sums in one launch,
+ * ens_overlaps, and ens_swap_params, a tempering swap without device copies. The other
+ * models' batches are their files' (ens_heisenberg_batch.c, ens_potts_batch.c,
+ * ens_phi4_batch.c, ens_sw_batch.c).
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded kernel
  * (ens_ising_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on
@@ -27,10 +28,6 @@
 
 #include "cuda_check.h"
 #include "ens_ising_batch.h"
-#include "ens_heisenberg_batch.h"
-#include "ens_phi4_batch.h"
-#include "ens_potts_batch.h"
-#include "ens_sw_batch.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
 #include "cuda_ising_leaf.h"
@@ -117,7 +114,7 @@ struct cuda_ens_batch {
     int n, coupled;
     bool use_packed, prepared;
     uint64_t epoch;
-    /* Tempering swaps (cuda_ens_swap_params) patch the swapped members' entries of the
+    /* Tempering swaps (cuda_ens_ising_swap_params) patch the swapped members' entries of the
      * host copy `last` (dirty: not yet on the device) and keep the batch prepared, instead
      * of a pass over every member at the next call: the members' indices by sim
      * (open addressing, hcap a power of two >= 2 n), built with the first prepared call. */
@@ -694,14 +691,15 @@ static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch
 }
 
 /*
- * The ens_overlaps operation (lib/backend.h): Ising members of one batch, the pairs'
+ * The ens_overlaps operation (lib/backend.h) for Ising members (ens_batch_steps.c routes
+ * them here; LATMC_EUNSUPPORTED, with a message, for members of no batch): the pairs'
  * overlap sums in one launch on the members' table as a batched sweep has it (packed
  * arrays or bytes, batch_ready: right after a sweep no pass over the members and no
  * change to their state), so that a tempering run's measurements copy no configuration
  * to the host.
  */
-int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, int n_pairs,
-                      int64_t *q, int64_t *ql)
+int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pairs,
+                            int n_pairs, int64_t *q, int64_t *ql)
 {
     struct cuda_sim *cs0;
     struct cuda_ens_batch *batch;
@@ -755,33 +753,14 @@ int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, in
 }
 
 /*
- * The ens_measure operation: the sums of every member in one launch from their packed
- * arrays (packed first where only their bytes held the configuration), the exchange
- * rounds' energies without a measurement per member. Ising members whose lattice the
- * fused kernel takes and whose packed arrays exist; the other models' batches and the
- * cluster members' (ens_sw_batch.c) their own; LATMC_EUNSUPPORTED otherwise (the core
- * measures them one by one).
+ * The ens_measure operation for Ising members (ens_batch_steps.c routes them here, n >= 1):
+ * the sums of every member in one launch from their packed arrays (packed first where only
+ * their bytes held the configuration), the exchange rounds' energies without a measurement
+ * per member. Members whose lattice the fused kernel takes and whose packed arrays exist;
+ * the others from their bytes (measure_bytes).
  */
-int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
+int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    if (!sums) { /* the ensemble goes: what the module kept for its members goes too (the
-                  * driver's batches are one list, Swendsen-Wang's included: the first
-                  * release frees this array's batch, the others find none) */
-        cuda_ens_heis_release(members, n);
-        cuda_ens_potts_release(members, n);
-        cuda_ens_phi4_release(members, n);
-        return LATMC_OK;
-    }
-    if (n >= 1 && cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm))
-        return cuda_ens_sw_measure_all(members, n, sums); /* ens_sw_batch.c */
-    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
-        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_batch.c */
-    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_POTTS)
-        return cuda_ens_potts_measure_all(members, n, sums); /* ens_potts_batch.c */
-    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_PHI4)
-        return cuda_ens_phi4_measure_all(members, n, sums); /* ens_phi4_batch.c */
-    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st < 0)
@@ -849,14 +828,6 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 }
 
 /*
- * The ens_swap_params operation (Ising and Heisenberg members): a tempering swap moved a's
- * parameters and tables to b and b's to a (lib/ens_exchange.c), so their device tables
- * change places too (two pointers, equal sizes, nothing in flight: every operation of the
- * module returns drained) and the
- * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
- * tables -- what params_changed gives, without a copy and a synchronisation per member.
- */
-/*
  * After a swap of Ising members a and b: where a batch holds both, prepared with no state
  * touched since but by this swap (its epoch was `epoch0` before it), their entries of the
  * batch's host table are made again (as the next call's pass over every member would make
@@ -917,19 +888,17 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
     pthread_mutex_unlock(&live_lock);
 }
 
-int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
+/* The ens_swap_params operation for Ising members (ens_batch_steps.c routes them here,
+ * neither made one by one): the boxes' tables swapped, and the packed thresholds of the
+ * batches holding both members rebuilt from the swapped tables (patch_batches). */
+int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     const uint64_t epoch0 = cuda_ising_state_epoch();
-    /* LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0, LATMC_ENS_PHI4_BATCH=0 when either
-     * member was made (cuda_backend.c): those members the long way too (the tests'
-     * reference; members made at different times may differ, and either may be a) */
-    if (ca->ens_one_by_one || cb->ens_one_by_one)
-        return LATMC_EUNSUPPORTED;
     /* the one executor's boxes swap their tables (else the core falls back to
-     * params_changed) */
+     * params_changed), then the batches holding both are patched */
     const int st = cuda_exec_swap_tables(a, ca->exec, b, cb->exec);
-    if (st == LATMC_OK && a->desc.model == LATMC_MODEL_ISING)
+    if (st == LATMC_OK)
         patch_batches(a, b, epoch0);
     return st;
 }

@@ -229,22 +229,15 @@ void cuda_ens_temper_free(struct cuda_ens_temper *t);
 /* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
  * steps and whole sweeps; LATMC_EUNSUPPORTED, nothing done, where the members cannot run
  * together or the fused kernel does not take their whole sweeps), the batch layout's
- * capabilities for a sim, and the ens_measure, ens_swap_params and ens_overlaps
- * operations (lib/backend.h). */
+ * capabilities for a sim, and Ising's ens_measure (n_members >= 1), ens_swap_params and
+ * ens_overlaps operations (lib/backend.h), each a column of ens_batch_steps.c's table. */
 int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                              uint64_t *accepted, uint64_t *attempted);
 unsigned cuda_ens_ising_caps(const latmc_sim *sim);
-
-/* ens_batch_steps.c: the batch layout (lib/box.h) of the module's run_steps and step_caps:
- * a list of calls over a batch of members, and a sim's batch capabilities, routed to its
- * model's batch (Ising, Heisenberg; none elsewhere). */
-int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
-                       uint64_t *attempted);
-unsigned cuda_ens_batch_caps(const latmc_sim *sim);
-int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
-int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
-int cuda_ens_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
-                      int n_pairs, int64_t *q, int64_t *ql);
+int cuda_ens_ising_measure_all(latmc_sim *const *members, int n_members, void *sums);
+int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b);
+int cuda_ens_ising_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
+                            int n_pairs, int64_t *q, int64_t *ql);
 
 #endif
 

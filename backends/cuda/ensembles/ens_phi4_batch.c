@@ -294,12 +294,6 @@ int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n, void *sums)
     return ens_batch_measure(&phi4_ops, members, n, sums);
 }
 
-void cuda_ens_phi4_release(latmc_sim *const *members, int n)
-{
-    (void)n;
-    ens_batch_release(members);
-}
-
 /* The batch layout's capabilities for phi^4 sims (lib/box.h): the driver's, and exchange
  * rounds of a mu2 ladder between them on the device (ens_tempering.c) where they take
  * whole sweeps (the plan's tempering lists are whole sweeps and rounds; the state's load

@@ -103,12 +103,11 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
  * site-order colour steps and, for small site-order members, whole sweeps;
  * LATMC_EUNSUPPORTED, nothing done, for anything else or members that cannot run
  * together), the batch layout's capabilities for a sim, the members' sums (ens_measure:
- * struct latmc_phi4_sums each) and ens_release's part. */
+ * struct latmc_phi4_sums each): the columns of its row of ens_batch_steps.c's table. */
 int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted);
 unsigned cuda_ens_phi4_caps(const latmc_sim *sim);
 int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *sums);
-void cuda_ens_phi4_release(latmc_sim *const *members, int n_members);
 
 /*
  * For tempering on the device (ens_tempering.c): the batch of these members taken, with

@@ -251,9 +251,3 @@ int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     return ens_batch_measure(&potts_ops, members, n, sums);
 }
-
-void cuda_ens_potts_release(latmc_sim *const *members, int n)
-{
-    (void)n;
-    ens_batch_release(members);
-}

@@ -1,0 +1,26 @@
+/*
+ * Internal to the CUDA module: the batch layout (lib/box.h; ens_batch_steps.c) of the
+ * module's run_steps, step_caps and ensemble operations (lib/backend.h), each routed to
+ * the members' model's batch through one table, Swendsen-Wang and Wolff members to the
+ * cluster steps' batch (ens_sw_batch.c).
+ */
+#ifndef LATMC_CUDA_ENS_BATCH_STEPS_H
+#define LATMC_CUDA_ENS_BATCH_STEPS_H
+
+#include <stdint.h>
+
+#include "box.h"
+#include "internal.h"
+
+/* A list of calls over a batch of members, and a sim's batch capabilities. */
+int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                       uint64_t *attempted);
+unsigned cuda_ens_batch_caps(const latmc_sim *sim);
+/* The ensemble operations: ens_measure (sums NULL: ens_release, the members' batch freed),
+ * ens_swap_params and ens_overlaps. */
+int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
+int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
+int cuda_ens_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
+                      int n_pairs, int64_t *q, int64_t *ql);
+
+#endif
