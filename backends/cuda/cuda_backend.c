@@ -23,7 +23,6 @@
 #include "ens_batch_steps.h"
 #include "ens_ising_batch.h" /* the Ising batch and tempering state a sim keeps */
 #include "ens_lanes.h"
-#include "ens_sw_batch.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -117,19 +116,9 @@ static int cuda_create(latmc_sim *sim)
         cs->stream = lone->ex.stream;
         cs->lattice = lone->local;
     }
-    const char *one_by_one = d->model == LATMC_MODEL_HEISENBERG ? getenv("LATMC_ENS_HEIS_BATCH")
-                             : d->model == LATMC_MODEL_POTTS   ? getenv("LATMC_ENS_POTTS_BATCH")
-                             : d->model == LATMC_MODEL_PHI4    ? getenv("LATMC_ENS_PHI4_BATCH")
-                                                               : NULL;
-    cs->ens_one_by_one = one_by_one && strcmp(one_by_one, "0") == 0;
-    /* Swendsen-Wang and Wolff members' batch (Ising, Potts; ensembles/ens_sw_batch.c):
-     * declined with LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members
-     * sweep one by one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their
-     * swaps (ensembles/ens_batch_steps.c). */
-    if (cuda_ens_sw_kind(d->model, d->algorithm)) {
-        const char *sw = getenv("LATMC_ENS_SW_BATCH");
-        cs->ens_one_by_one = sw && strcmp(sw, "0") == 0;
-    }
+    /* LATMC_ENS_<MODEL>_BATCH=0 (the batch table's variable, LATMC_ENS_SW_BATCH=0 for the
+     * cluster members): this sim's members run one by one (ensembles/ens_batch_steps.c) */
+    cs->ens_one_by_one = cuda_ens_batch_declined(d->model, d->algorithm);
     sim->n_threads = 1; /* host threads are not used */
     sim->backend = cs;
     return LATMC_OK;

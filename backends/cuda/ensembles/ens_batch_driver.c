@@ -54,7 +54,7 @@ static int no_room(void)
 }
 
 /* A member made with LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH=0;
- * cuda_backend.c). */
+ * cuda_ens_batch_declined, read when the member was made). */
 static bool one_by_one(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);

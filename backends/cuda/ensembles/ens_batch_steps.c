@@ -10,9 +10,12 @@
  * (ens_measure, ens_release, ens_swap_params, ens_overlaps) to the model's batch (Ising,
  * Heisenberg, Potts, phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to
  * the cluster steps' batch (ens_sw_batch.c); the batches keep their members' device tables
- * between calls.
+ * between calls. The table also names each model's opt-out variable, read when a sim is
+ * made (cuda_backend.c), so that the module's top names no model.
  */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cuda_backend.h"
@@ -28,9 +31,12 @@
 #include "model.h"
 
 /* The models that run as a batch: their capabilities for a sim, their list of calls, their
- * members' sums and the optional operations. */
+ * members' sums, the optional operations and the variable that declines the batch. */
 struct ens_batch_model {
     int model;
+    /* LATMC_ENS_<MODEL>_BATCH=0 when a sim is made: its members run one by one (NULL: no
+     * such variable) */
+    const char *one_by_one_env;
     unsigned (*caps)(const latmc_sim *sim);
     int (*run_steps)(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                      uint64_t *attempted);
@@ -48,14 +54,15 @@ struct ens_batch_model {
 };
 
 static const struct ens_batch_model batch_models[] = {
-    { LATMC_MODEL_ISING, cuda_ens_ising_caps, cuda_ens_ising_run_steps,
+    { LATMC_MODEL_ISING, NULL, cuda_ens_ising_caps, cuda_ens_ising_run_steps,
       cuda_ens_temper_run_steps, cuda_ens_ising_measure_all, cuda_ens_ising_swap_params,
       cuda_ens_ising_overlaps },
-    { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps,
-      cuda_ens_temper_run_steps, cuda_ens_heis_measure_all, NULL, NULL },
-    { LATMC_MODEL_POTTS, cuda_ens_potts_caps, cuda_ens_potts_run_steps, NULL,
-      cuda_ens_potts_measure_all, NULL, NULL },
-    { LATMC_MODEL_PHI4, cuda_ens_phi4_caps, cuda_ens_phi4_run_steps,
+    { LATMC_MODEL_HEISENBERG, "LATMC_ENS_HEIS_BATCH", cuda_ens_heis_caps,
+      cuda_ens_heis_run_steps, cuda_ens_temper_run_steps, cuda_ens_heis_measure_all, NULL,
+      NULL },
+    { LATMC_MODEL_POTTS, "LATMC_ENS_POTTS_BATCH", cuda_ens_potts_caps,
+      cuda_ens_potts_run_steps, NULL, cuda_ens_potts_measure_all, NULL, NULL },
+    { LATMC_MODEL_PHI4, "LATMC_ENS_PHI4_BATCH", cuda_ens_phi4_caps, cuda_ens_phi4_run_steps,
       cuda_ens_temper_run_steps, cuda_ens_phi4_measure_all, NULL, NULL },
 };
 
@@ -95,6 +102,22 @@ int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_
     return m->run_steps(calls, n_calls, accepted, attempted);
 }
 
+bool cuda_ens_batch_declined(int model, int algorithm)
+{
+    const struct ens_batch_model *m = batch_model(model);
+    const char *one_by_one = m && m->one_by_one_env ? getenv(m->one_by_one_env) : NULL;
+    bool declined = one_by_one && strcmp(one_by_one, "0") == 0;
+    /* Swendsen-Wang and Wolff members' batch (Ising, Potts; ens_sw_batch.c): declined with
+     * LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members sweep one by
+     * one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their swaps
+     * (cuda_ens_swap_params). */
+    if (cuda_ens_sw_kind(model, algorithm)) {
+        const char *sw = getenv("LATMC_ENS_SW_BATCH");
+        declined = sw && strcmp(sw, "0") == 0;
+    }
+    return declined;
+}
+
 /*
  * The ens_measure operation: every member's sums by its model's batch (the cluster
  * members' by ens_sw_batch.c); LATMC_EUNSUPPORTED otherwise (the core measures them one by
@@ -127,7 +150,7 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     /* a model's LATMC_ENS_<MODEL>_BATCH=0 (or LATMC_ENS_SW_BATCH=0) when either member was
-     * made (cuda_backend.c): those members the long way too (the tests'
+     * made (cuda_ens_batch_declined): those members the long way too (the tests'
      * reference; members made at different times may differ, and either may be a) */
     if (ca->ens_one_by_one || cb->ens_one_by_one)
         return LATMC_EUNSUPPORTED;

@@ -2,11 +2,12 @@
  * Internal to the CUDA module: the batch layout (lib/box.h; ens_batch_steps.c) of the
  * module's run_steps, step_caps and ensemble operations (lib/backend.h), each routed to
  * the members' model's batch through one table, Swendsen-Wang and Wolff members to the
- * cluster steps' batch (ens_sw_batch.c).
+ * cluster steps' batch (ens_sw_batch.c). The module's top (cuda_backend.c) names no model.
  */
 #ifndef LATMC_CUDA_ENS_BATCH_STEPS_H
 #define LATMC_CUDA_ENS_BATCH_STEPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "box.h"
@@ -22,5 +23,10 @@ int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
 int cuda_ens_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
                       int n_pairs, int64_t *q, int64_t *ql);
+/* A sim of this model and algorithm, made now, declines the batch (its members run one by
+ * one: cuda_sim's ens_one_by_one): its model's variable LATMC_ENS_<MODEL>_BATCH (the
+ * table's, none for Ising) is "0", or for Swendsen-Wang and Wolff members (Ising, Potts),
+ * which it overrides, LATMC_ENS_SW_BATCH is. Read at the sim's creation. */
+bool cuda_ens_batch_declined(int model, int algorithm);
 
 #endif

@@ -19,7 +19,7 @@
  *     into the device's table itself, and the count of uploads tells it when one from the
  *     host's lagging parameters overwrote them.
  * LATMC_ENS_HEIS_BATCH=0 when the members are made (cuda_sim's ens_one_by_one,
- * cuda_backend.c) runs them one by one, any member so made the whole ensemble (the
+ * cuda_ens_batch_declined) runs them one by one, any member so made the whole ensemble (the
  * driver's rule); LATMC_ENS_HEIS_GEOM and LATMC_ENS_HEIS_SUMS are read when the batch is
  * made (its first call).
  */

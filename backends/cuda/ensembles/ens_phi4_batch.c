@@ -12,7 +12,7 @@
  * scratch besides.
  *
  * LATMC_ENS_PHI4_BATCH=0 when the members are made (cuda_sim's ens_one_by_one,
- * cuda_backend.c) runs them one by one (the tests' reference).
+ * cuda_ens_batch_declined) runs them one by one (the tests' reference).
  */
 #include <stdbool.h>
 #include <stdlib.h>

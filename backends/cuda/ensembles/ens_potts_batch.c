@@ -9,7 +9,7 @@
  * e.g. a tempering swap's set_param) and its seed.
  *
  * The environment's choices are read once: LATMC_ENS_POTTS_BATCH when the members are made
- * (cuda_sim's ens_one_by_one, cuda_backend.c), ENS_POTTS_SWEEP_ENV when the ensemble's
+ * (cuda_sim's ens_one_by_one, cuda_ens_batch_declined), ENS_POTTS_SWEEP_ENV when the ensemble's
  * batch is made (its first call), kept in the batch: a process that changes them runs the
  * next ensemble it makes that way.
  */

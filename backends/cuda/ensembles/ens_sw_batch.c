@@ -13,7 +13,7 @@
  * field its clusters' decisions weigh their sums). The members take uniform couplings
  * (Ising: or +-J), of at most CUDA_ENS_SW_MAX_SITES sites (Swendsen-Wang's in a field at
  * most CUDA_ENS_SW_SHARED_SITES); any other ensemble runs its members one by one, as do
- * members made with LATMC_ENS_SW_BATCH=0 (cuda_backend.c: the reference of
+ * members made with LATMC_ENS_SW_BATCH=0 (cuda_ens_batch_declined: the reference of
  * tests/ensemble/test_ens_identity.c, test_sw_tempering_batched; doc/ensembles.md). Their
  * measurement is one launch too (sw_measure); their overlaps and tempering swaps are one
  * by one.

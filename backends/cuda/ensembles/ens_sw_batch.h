@@ -80,7 +80,7 @@ struct cuda_ens_sw_run {
 /* Whether sims of this model and algorithm are the cluster steps' batch's kind: Ising or
  * Potts by Swendsen-Wang or Wolff (the embedded clusters of phi^4 and Heisenberg run their
  * steps one member at a time). The module routes such members here (caps, steps,
- * measurement) and reads LATMC_ENS_SW_BATCH for them (cuda_backend.c). */
+ * measurement) and reads LATMC_ENS_SW_BATCH for them (cuda_ens_batch_declined). */
 static inline int cuda_ens_sw_kind(int model, int algorithm)
 {
     return (model == LATMC_MODEL_ISING || model == LATMC_MODEL_POTTS) &&
