@@ -11,7 +11,11 @@
       nor has the include-and-call graph (both kinds of edge together).
   (e) No file of backends/cuda/exec/ names a model (an LATMC_MODEL_ identifier in its code,
       comments and strings aside): the executor has no model branch, whatever differs by
-      model is a member of the leaf table.
+      model is a member of the leaf table. Nor do the module's top and the ensembles' batch
+      layout branch on a model (CUDA_DISPATCH: cuda_backend.c, cuda_models.c, cuda_module.c,
+      ensembles/ens_batch_driver.c, ensembles/ens_batch_steps.c): there an LATMC_MODEL_
+      identifier may only be a table row's key (the first member of a brace initialiser,
+      as ens_batch_steps.c's rows), never compared, a case label or a value.
   The CPU backend the same way: (c) and (d)'s cycles between backends/cpu's files; no file
   of a model's folder reaches cpu_exec.h (the executor's own header) or calls a function
   or variable of the executor's files (CPU_EXECUTOR): the executor calls the kernels
@@ -57,6 +61,12 @@ CPU = 'backends/cpu'
 # the CPU executor (the ops, run_steps, the boxes, the kernel tables) and its own header
 CPU_EXECUTOR = ('cpu_backend.c', 'cpu_boxes.c', 'cpu_models.c', 'cpu_module.c')
 CPU_EXEC_H = 'cpu_exec.h'
+# the CUDA module's top and the ensembles' batch layout: no model branch, a model named only
+# as a table row's key (rule (e)). Not cuda_embed.c and cuda_embed_boxes.c: the embedded
+# clusters (phi^4 vs Heisenberg: one replica or several, the direction count) still branch
+# on the model there.
+CUDA_DISPATCH = ('cuda_backend.c', 'cuda_models.c', 'cuda_module.c',
+                 'ensembles/ens_batch_driver.c', 'ensembles/ens_batch_steps.c')
 NOT_NAMES = {
     # keywords and attribute-like words that precede '(' without naming a function
     'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined', '__attribute__',
@@ -405,6 +415,20 @@ def model_branches(root, f, table):
             for m in sorted(set(MODEL_NAME.findall(strip_comments(read(root, f)))))]
 
 
+def dispatch_branches(root, f):
+    """Rule (e) for CUDA_DISPATCH: each LATMC_MODEL_ identifier that is not a table row's
+    key (the first thing after a '{', as in `{ LATMC_MODEL_ISING, ... }`)."""
+    text = strip_comments(read(root, f))
+    out = []
+    for m in MODEL_NAME.finditer(text):
+        before = text[:m.start()].rstrip()
+        if not before.endswith('{'):
+            line = text.count('\n', 0, m.start()) + 1
+            out.append('(e) dispatch file %s branches on the model %s (line %d): a model\'s '
+                       'difference belongs in a table row or the leaf table' % (f, m.group(0), line))
+    return out
+
+
 def check(root):
     breaches = []
     lib_files = source_files(root, 'lib')
@@ -446,6 +470,10 @@ def check(root):
     for f in cuda_files:
         if f.startswith(CUDA + '/exec/'):
             breaches += model_branches(root, f, 'leaf table')
+    dispatch = {CUDA + '/' + f for f in CUDA_DISPATCH}
+    for f in cuda_files:
+        if f in dispatch:
+            breaches += dispatch_branches(root, f)
 
     # the CPU backend: its executor calls a model's kernels through their table (never a
     # name), so the call back up that would close the circle is the model's call
@@ -504,6 +532,13 @@ CLEAN = {
                                       'extern const struct leaf the_leaf;\n'
                                       'int storage_f(void);\n',
     'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\nint storage_f(void) { return 0; }\n',
+    # the ensembles' batch table: a model as a row's key is no branch
+    'backends/cuda/ensembles/ens_batch_steps.c': 'struct row { int model; int (*f)(void); };\n'
+                                                 'static int g(void) { return 0; }\n'
+                                                 'static const struct row rows[] = {\n'
+                                                 '    { LATMC_MODEL_POTTS, g },\n};\n'
+                                                 'int steps_f(int m) '
+                                                 '{ return rows[0].model == m; }\n',
     'backends/cuda/potts/cuda_potts.h': '#include "cuda_leaf.h"\n',
     'backends/cuda/potts/cuda_potts.c': '#include "cuda_potts.h"\n'
                                         '/* exec_f( in a comment is no call */\n'
@@ -514,6 +549,7 @@ CLEAN = {
 
 LEAF_H = CLEAN['backends/cuda/exec/cuda_leaf.h']
 POTTS_C = CLEAN['backends/cuda/potts/cuda_potts.c']
+CLEAN_STEPS = CLEAN['backends/cuda/ensembles/ens_batch_steps.c']
 PLANTED = [
     # lib/ reaching a CPU header by its bare name (liblatmc has backends/cpu on its path)
     ('(a)', {'lib/model.c': '#include "cpu_backend.h"\n#include "model.h"\n'
@@ -535,6 +571,16 @@ PLANTED = [
     ('(e) executor file', {'backends/cuda/exec/storage.c':
                            '#include "cuda_leaf.h"\n/* LATMC_MODEL_ISING */\n'
                            'int storage_f(int m) { return m == LATMC_MODEL_POTTS; }\n'}),
+    # a model branch in the module's top, and in the batch table's file beside its rows
+    ('(e) dispatch file backends/cuda/cuda_backend.c',
+     {'backends/cuda/cuda_backend.c': '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
+                                      'int top_f(void) { return exec_f(); }\n'
+                                      'const char *env(int m) { return m == LATMC_MODEL_POTTS'
+                                      ' ? "LATMC_ENS_POTTS_BATCH" : 0; }\n'}),
+    ('(e) dispatch file backends/cuda/ensembles/ens_batch_steps.c',
+     {'backends/cuda/ensembles/ens_batch_steps.c':
+      CLEAN_STEPS.replace('return rows[0].model == m;',
+                          'if (m == LATMC_MODEL_POTTS) return 1; return rows[0].model == m;')}),
     # a header's inline code calling the file that includes it (no call cycle alone)
     ('(d) include-and-call', {'backends/cuda/exec/cuda_leaf.h':
                               LEAF_H + 'int exec_f(void);\n'
