@@ -498,7 +498,7 @@ const struct row rows[] = {
     "one,save,then.cuda,parts=2 setspins,cuda,parts=3 mpi,cuda mpi,cuda,save"
 #define CLUSTER_CUDA                                                                       \
     "cuda cuda,save,then.one one,serialize,then.cuda cold,cuda setspins,cuda "             \
-    CLUSTER_CUDA_BOXES " " CLUSTER_CUDA_PARTS " cuda,ens"
+    CLUSTER_CUDA_BOXES " " CLUSTER_CUDA_PARTS " cuda,ens cuda,ens,save"
 /* MPI ranks: every script and checkpoint on three rows (CLUSTER_ALL_MPI), the plain
  * chain on the others (the mpi suite runs each row on 1 to 4 ranks, 4 ranks on 2
  * oversubscribed cores in CI, where each collective costs milliseconds) */
@@ -530,6 +530,9 @@ const struct row rows[] = {
     { "potts3_wolff", 2, { 24, 24, 0 }, CLUSTER_ALL },
     { "potts3_wolff_field", 2, { 24, 24, 0 },
       CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " CLUSTER_CUDA },
+    { "potts255_sw", 2, { 24, 24, 0 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_CUDA },
+    { "potts255_wolff_field", 3, { 6, 6, 12 },
+      CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_CUDA },
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
     { "ising2d_sw", 2, { 256, 512, 0 },
       "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda devices=2 cuda,boxes=7" },

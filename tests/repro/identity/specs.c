@@ -207,6 +207,12 @@ const struct spec specs[] = {
     /* below the FK percolation of q = 3 (1 - exp(-beta) < 1/2): from a cold start a
      * cluster smaller than the lattice, which the field does not always keep */
     POTTS_CLUSTER("potts3_wolff_field", LATMC_ALGO_WOLFF, 3, 0.6, 0.05),
+    /* the largest q: each cluster's new colour drawn from 255. Couplings weak enough
+     * that a cold start's cluster does not span the lattice: one spanning cluster
+     * changes every site each sweep (Swendsen-Wang) or none (Wolff against the field),
+     * and such a chain is refused as testing nothing */
+    POTTS_CLUSTER("potts255_sw", LATMC_ALGO_SWENDSEN_WANG, 255, 1.2, 0),
+    POTTS_CLUSTER("potts255_wolff_field", LATMC_ALGO_WOLFF, 255, 0.3, 0.05),
     /* embedded clusters: phi^4's local passes and one cluster step a sweep (nloc changed
      * between the calls; a finite Lambda couples pairs two sites apart); Heisenberg's heat
      * bath and overrelaxation and one step per replica, in a field */
