@@ -52,11 +52,6 @@ cudaError_t cuda_kernels_check_device(void);
  * kernels' code on the current device into *version (0 on failure). Code compiled from PTX
  * below 90 has no griddepcontrol instructions (their waits are under __CUDA_ARCH__ >= 900). */
 cudaError_t cuda_kernels_ptx_version(int *version);
-/* Ising: hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
- * lattice into dst[0 .. n) (cuda_box_kernels.cu): the draws of the one-device hot start. */
-cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
-                                       int64_t n, uint64_t seed);
-
 /* Ising: one colour's step, its draws named `name` (the step's, lib/step.h); adds the
  * number of spins that changed to *changed (a device counter). `tables` is a device copy of the sim's struct latmc_ising_tables.
  * eps: NULL (uniform couplings), or the device's +-J couplings, int8 +-1 at ndim i + mu

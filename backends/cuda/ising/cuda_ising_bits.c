@@ -40,7 +40,8 @@
 #include "cuda_ising_bitsliced.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_ising_pieces.h"
-#include "cuda_kernels.h" /* cuda_ising_hot_start_range */
+#include "cuda_kernels.h"
+#include "ising_range_kernels.h" /* cuda_ising_hot_start_range */
 #include "ising_bits.h"
 #include "ising_bits_host.h" /* the host path's conversions */
 #include "ising_packed.h"

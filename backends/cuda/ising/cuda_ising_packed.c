@@ -60,7 +60,8 @@
 #include "cuda_ising_bitsliced.h"
 #include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
 #include "cuda_ising_leaf.h"
-#include "cuda_kernels.h"   /* cuda_ising_hot_start_range */
+#include "cuda_kernels.h"
+#include "ising_range_kernels.h" /* cuda_ising_hot_start_range */
 #include "mode_projections.h"
 #include "ising_packed.h"
 #include "model.h"

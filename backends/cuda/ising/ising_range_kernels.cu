@@ -78,8 +78,8 @@ extern "C" cudaError_t cuda_ising_bytes_hot_start_range(cudaStream_t stream, int
 }
 
 /* Sites first_block * 4 .. of the lattice into dst[0 ..]: latmc_ising_hot_block's draws
- * (cuda_ising_hot_start_range, declared in cuda_kernels.h: the bit-sliced leaf's staging,
- * cuda_ising_bits.c, whole blocks of four from a multiple of 4). */
+ * (cuda_ising_hot_start_range: the packed and bit-sliced leaves' staging, whole blocks of
+ * four from a multiple of 4). */
 __global__ void ising_hot_range_kernel(int8_t *dst, int64_t first_block, int64_t nblocks,
                                        uint64_t seed)
 {

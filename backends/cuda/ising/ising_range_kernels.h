@@ -28,6 +28,11 @@ cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latm
                                           unsigned long long *changed);
 cudaError_t cuda_ising_bytes_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first,
                                              int64_t n, uint64_t seed);
+/* Hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the lattice
+ * into dst[0 .. n): the draws of the one-device hot start (the packed and bit-sliced
+ * leaves' staging). */
+cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
+                                       int64_t n, uint64_t seed);
 cudaError_t cuda_ising_measure_range(cudaStream_t stream, const struct latmc_lattice *local,
                                      const int8_t *spins, const int8_t *eps,
                                      const struct cuda_plane_range *r,
