@@ -3,7 +3,8 @@
  * (tests/repro/identity: threads, boxes, recuts, checkpoints, parts over threads and MPI
  * ranks, ensemble members, each bit for bit against the one-box chain): tempering of an
  * ensemble of Swendsen-Wang members, members on a ladder of another parameter (phi^4's
- * mu2), and the refusals -- an unknown algorithm, Potts with J < 0 (on one sim, and agreed
+ * mu2), tempering of embedded-cluster members (Heisenberg in beta, phi^4 in mu2,
+ * Swendsen-Wang and Wolff) across a save and load on 1 and 3 threads, and the refusals -- an unknown algorithm, Potts with J < 0 (on one sim, and agreed
  * on by every part of a shared lattice), phi^4's joint parameter rule, a backend without
  * cluster labelling, and CUDA parts of a lattice shared by processes (a field refused on every
  * part, then swept without one).
@@ -161,6 +162,204 @@ static void ensemble_members(void **state)
     printf("ensemble members: identical to their own sims\n");
     free(got);
     latmc_ens_destroy(&ens);
+    latmc_ctx_destroy(&ctx);
+}
+
+
+/*
+ * Tempering of embedded-cluster members: a Heisenberg beta ladder and a phi^4 mu2 ladder,
+ * Swendsen-Wang and Wolff, an exchange round after every sweep. Each case runs three
+ * times: 1 thread straight through, and 1 and 3 threads with a save and load between two
+ * sweep calls (a file in a directory of its own, removed). The members' configurations,
+ * the temperature of every member, the exchange and round-trip statistics and the sweep
+ * count are the same in the three runs; the map when saved is not the home one and the
+ * load gives it back (so a load that dropped the map, its statistics or the interval fails
+ * here twice: at the load and in the runs' comparison); swaps were accepted in every pair
+ * of temperatures, and every member's configuration moved. 16 members of 32 x 64 sites:
+ * 32768 site updates a sweep, the least that the ensemble runs on a team of threads
+ * (ENS_OMP_MIN_ITEMS, lib/ens_exec.c), so the 3-thread runs do sweep on 3 threads.
+ */
+enum { TEMPER_NT = 4, TEMPER_FIRST = 9, TEMPER_SECOND = 11 };
+
+struct temper_case {
+    const char *name;
+    latmc_sim_desc member;
+    latmc_ens_layout layout;
+    int ladder_key;
+    double ladder[TEMPER_NT];
+    double lambda; /* phi^4: set with g = 1 (0: Lambda left at its default, infinity) */
+};
+
+struct temper_run {
+    int n_members;
+    size_t bytes;     /* one member's configuration */
+    uint8_t *start;   /* every member's after the hot start */
+    uint8_t *spins;   /* every member's at the end */
+    int *temp_of;     /* every member's temperature index at the end */
+    uint64_t accepted[TEMPER_NT - 1], attempted[TEMPER_NT - 1], trips, sweeps;
+    double trip_sweeps;
+};
+
+static void temper_map(latmc_ens *e, int M, int *temp_of)
+{
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_temperature_of(e, m, &temp_of[m]), LATMC_OK);
+}
+
+static void temper_run(latmc_ctx *ctx, const struct temper_case *c, int n_threads,
+                       bool save_mid, struct temper_run *out)
+{
+    latmc_ens_layout l = c->layout;
+    l.n_threads = n_threads;
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &c->member, &l, &e), LATMC_OK);
+    if (c->member.model == LATMC_MODEL_PHI4) {
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_G, 1.0), LATMC_OK);
+        if (c->lambda > 0)
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_LAMBDA, c->lambda), LATMC_OK);
+    }
+    assert_int_equal(latmc_ens_set_ladder(e, c->ladder_key, c->ladder, TEMPER_NT), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    const int M = l.n_samples * l.n_temperatures * l.n_replicas;
+    size_t n = 0;
+    assert_int_equal(latmc_ens_spins_size(e, &n), LATMC_OK);
+    out->n_members = M;
+    out->bytes = n;
+    out->start = malloc((size_t)M * n);
+    out->spins = malloc((size_t)M * n);
+    out->temp_of = malloc((size_t)M * sizeof *out->temp_of);
+    assert_true(out->start && out->spins && out->temp_of);
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_get_spins(e, m, out->start + (size_t)m * n, n), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, TEMPER_FIRST), LATMC_OK);
+    if (save_mid) {
+        /* what the file must give back: the map (not the home one, so that a load which
+         * dropped it would show), the statistics, the interval and the ladder */
+        int before[64];
+        assert_true(M <= 64);
+        temper_map(e, M, before);
+        bool away = false;
+        for (int m = 0; m < M; m++)
+            away = away || before[m] != (m / l.n_replicas) % l.n_temperatures;
+        assert_true(away);
+        uint64_t acc[TEMPER_NT - 1], att[TEMPER_NT - 1];
+        assert_int_equal(latmc_ens_exchange_counts(e, acc, att, TEMPER_NT - 1), LATMC_OK);
+        char dir[] = "/tmp/latmc-cluster-temper-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char path[sizeof dir + 16];
+        snprintf(path, sizeof path, "%s/ens.latmc", dir);
+        assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+        latmc_ens_destroy(&e);
+        const int st = latmc_ens_load(ctx, path, &e);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(dir), 0);
+        assert_int_equal(st, LATMC_OK);
+        int after[64];
+        temper_map(e, M, after);
+        assert_memory_equal(before, after, (size_t)M * sizeof *before);
+        uint64_t acc2[TEMPER_NT - 1], att2[TEMPER_NT - 1], every = 0;
+        assert_int_equal(latmc_ens_exchange_counts(e, acc2, att2, TEMPER_NT - 1), LATMC_OK);
+        assert_memory_equal(acc, acc2, sizeof acc);
+        assert_memory_equal(att, att2, sizeof att);
+        assert_int_equal(latmc_ens_get_exchange(e, &every), LATMC_OK);
+        assert_int_equal(every, 1);
+        int key = 0;
+        double values[TEMPER_NT];
+        assert_int_equal(latmc_ens_get_ladder(e, &key, values, TEMPER_NT), LATMC_OK);
+        assert_int_equal(key, c->ladder_key);
+        assert_memory_equal(values, c->ladder, sizeof values);
+        latmc_ens_layout got;
+        latmc_ens_layout_init(&got);
+        assert_int_equal(latmc_ens_get_layout(e, &got), LATMC_OK);
+        assert_int_equal(got.n_threads, n_threads);
+    }
+    assert_int_equal(latmc_ens_sweep(e, TEMPER_SECOND), LATMC_OK);
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_get_spins(e, m, out->spins + (size_t)m * n, n), LATMC_OK);
+    temper_map(e, M, out->temp_of);
+    assert_int_equal(latmc_ens_exchange_counts(e, out->accepted, out->attempted, TEMPER_NT - 1),
+                     LATMC_OK);
+    assert_int_equal(latmc_ens_round_trips(e, &out->trips, &out->trip_sweeps), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep_count(e, &out->sweeps), LATMC_OK);
+    latmc_ens_destroy(&e);
+}
+
+static void temper_run_free(struct temper_run *r)
+{
+    free(r->start);
+    free(r->spins);
+    free(r->temp_of);
+}
+
+static void tempering_embedded(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    struct temper_case cases[4];
+    for (int k = 0; k < 4; k++) {
+        struct temper_case *c = &cases[k];
+        memset(c, 0, sizeof *c);
+        const int algo = k % 2 == 0 ? LATMC_ALGO_SWENDSEN_WANG : LATMC_ALGO_WOLFF;
+        latmc_ens_layout_init(&c->layout);
+        c->layout.n_temperatures = TEMPER_NT;
+        c->layout.seed = 1201 + (uint64_t)k;
+        if (k < 2) { /* Heisenberg, Gaussian couplings: 2 replicas of one sample */
+            c->name = algo == LATMC_ALGO_WOLFF ? "Heisenberg Wolff" : "Heisenberg SW";
+            c->member = heis_desc(2, 32, algo);
+            c->member.extent[1] = 64;
+            c->member.replicas = 1;
+            c->layout.n_samples = 2;
+            c->layout.n_replicas = 2;
+            c->layout.coupling_seed = 17;
+            c->ladder_key = LATMC_PARAM_BETA;
+            const double beta[TEMPER_NT] = { 0.6, 0.64, 0.68, 0.72 };
+            memcpy(c->ladder, beta, sizeof beta);
+        } else { /* phi^4, 2 samples; Swendsen-Wang at Lambda = 1 (the pairs beyond the
+                    nearest neighbours), Wolff at Lambda = inf */
+            c->name = algo == LATMC_ALGO_WOLFF ? "phi^4 Wolff" : "phi^4 SW";
+            c->member = phi4_desc(2, 32, 64, 0, LATMC_PRECISION_DOUBLE, algo);
+            c->layout.n_samples = 4;
+            c->ladder_key = LATMC_PARAM_MU2;
+            const double mu2[TEMPER_NT] = { -1.0, -0.9, -0.8, -0.7 };
+            memcpy(c->ladder, mu2, sizeof mu2);
+            c->lambda = algo == LATMC_ALGO_SWENDSEN_WANG ? 1.0 : 0.0;
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        const struct temper_case *c = &cases[k];
+        struct temper_run r[3]; /* 1 thread straight; 1 and 3 threads saved and loaded */
+        temper_run(ctx, c, 1, false, &r[0]);
+        temper_run(ctx, c, 1, true, &r[1]);
+        temper_run(ctx, c, 3, true, &r[2]);
+        const int M = r[0].n_members;
+        const size_t n = r[0].bytes;
+        for (int j = 1; j < 3; j++) {
+            assert_int_equal(r[j].n_members, M);
+            assert_memory_equal(r[j].start, r[0].start, (size_t)M * n);
+            assert_memory_equal(r[j].spins, r[0].spins, (size_t)M * n);
+            assert_memory_equal(r[j].temp_of, r[0].temp_of, (size_t)M * sizeof *r[0].temp_of);
+            assert_memory_equal(r[j].accepted, r[0].accepted, sizeof r[0].accepted);
+            assert_memory_equal(r[j].attempted, r[0].attempted, sizeof r[0].attempted);
+            assert_int_equal(r[j].trips, r[0].trips);
+            assert_memory_equal(&r[j].trip_sweeps, &r[0].trip_sweeps, sizeof(double));
+            assert_int_equal(r[j].sweeps, r[0].sweeps);
+        }
+        /* not vacuous: swaps accepted in every pair, every member's configuration moved */
+        assert_int_equal(r[0].sweeps, TEMPER_FIRST + TEMPER_SECOND);
+        for (int t = 0; t < TEMPER_NT - 1; t++)
+            assert_true(r[0].accepted[t] > 0 && r[0].accepted[t] <= r[0].attempted[t]);
+        for (int m = 0; m < M; m++)
+            assert_memory_not_equal(r[0].spins + (size_t)m * n, r[0].start + (size_t)m * n, n);
+        printf("tempering %s members (%d), a round every sweep, saved and loaded: 1 = 3 "
+               "threads = no file; accepted %llu/%llu, %llu/%llu, %llu/%llu\n", c->name, M,
+               (unsigned long long)r[0].accepted[0], (unsigned long long)r[0].attempted[0],
+               (unsigned long long)r[0].accepted[1], (unsigned long long)r[0].attempted[1],
+               (unsigned long long)r[0].accepted[2], (unsigned long long)r[0].attempted[2]);
+        for (int j = 0; j < 3; j++)
+            temper_run_free(&r[j]);
+    }
     latmc_ctx_destroy(&ctx);
 }
 
@@ -619,6 +818,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ensembles),
         cmocka_unit_test(ensemble_members),
+        cmocka_unit_test(tempering_embedded),
         cmocka_unit_test(refusals_ising_potts),
         cmocka_unit_test(refusals_parts),
         cmocka_unit_test(refusals_embedded),
