@@ -3,8 +3,13 @@
  * (doc/clusters.md, "Embedded clusters"): sweep t is the model's local passes -- the very
  * plan sweep t of the local algorithm (phi^4: nloc Metropolis passes; Heisenberg: one
  * heat-bath pass and nover overrelaxation passes) -- followed by one embedded cluster step
- * named by t, on a host copy of the configuration (get_spins, the step, set_spins), or on
- * the backend's own where it runs the step (ops.embed_step: Heisenberg on one GPU).
+ * named by t: on the backend's own configuration where it runs the step (ops.embed_step;
+ * the CUDA module: Heisenberg Swendsen-Wang and Wolff in any field and phi^4 at any Lambda
+ * on one box alone on a GPU, Heisenberg and phi^4 at Lambda = inf on the boxes of one
+ * process, one GPU or several), else on a host copy of the configuration (get_spins, the
+ * step, set_spins): the CPU, phi^4 at a finite Lambda on boxes, every part of a lattice
+ * shared by processes, and a step the backend declines (no room on the GPU,
+ * LATMC_CUDA_EMBED=host). doc/clusters.md, "Embedded clusters on CUDA".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -86,8 +91,9 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
-    /* where the backend steps the sim itself (one GPU: Heisenberg Swendsen-Wang and
-     * Wolff with or without a field, phi^4 with any Lambda on one box), no copy: the
+    /* where the backend steps the sim itself (CUDA: Heisenberg Swendsen-Wang and Wolff
+     * with or without a field, on one box or the boxes of one process; phi^4 with any
+     * Lambda on one box, with Lambda = inf on boxes), no copy: the
      * statistics are counted when asked for (w->names_on_backend: set by a step there,
      * cleared by one here; a step that fails here leaves the last step's statistics, as
      * on the CPU) */

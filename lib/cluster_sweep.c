@@ -25,11 +25,13 @@ bool latmc_cluster_algorithm(int algorithm)
 int latmc_cluster_check_sim(const latmc_sim *sim)
 {
     const char *algo = latmc_algorithm_name(sim->desc.algorithm);
-    /* Elsewhere only Swendsen-Wang and Wolff of Ising or Potts, as steps of the plan on
-     * one process or a backend's parts (latmc_cluster_as_steps); the backend refuses at
-     * create what its steps lack. The embedded clusters of phi^4 and Heisenberg run on
-     * any backend that sweeps the model: its local passes, then the core's cluster step
-     * on a host copy (lib/cluster_embed_sweep.c). */
+    /* Off the CPU backend, Swendsen-Wang and Wolff of Ising and Potts run as steps of the
+     * plan (latmc_cluster_as_steps): on one process, and on parts of a lattice shared by
+     * processes only where the backend joins clusters across the parts (ops.cluster_faces;
+     * refused here otherwise); the backend refuses at create what its steps lack. The
+     * embedded clusters of phi^4 and Heisenberg run on any backend that sweeps the model:
+     * its local passes, then the cluster step, the backend's own where it runs it
+     * (ops.embed_step), else the core's on a host copy (lib/cluster_embed_sweep.c). */
     const struct latmc_backend_ops *ops = sim->ops;
     const bool joins_parts = LATMC_BACKEND_OP(ops, cluster_faces) != NULL;
     if (ops != &latmc_cpu_backend_ops && !latmc_embed_applies(sim) && sim->part && !joins_parts)
