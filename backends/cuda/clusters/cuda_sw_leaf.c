@@ -319,13 +319,15 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
 {
     const latmc_sim_desc *d = &sim->desc;
     const bool wolff = d->algorithm == LATMC_ALGO_WOLFF;
+    /* a guard, not a path: cuda_cluster_leaf_of gives this leaf to Swendsen-Wang and
+     * Wolff sims of Ising and Potts only (the embedded clusters of phi^4 and Heisenberg
+     * run on their models' own leaves, the step through ops.embed_step: cuda_embed.c) */
     if ((d->model != LATMC_MODEL_ISING && d->model != LATMC_MODEL_POTTS) ||
         (d->algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising and "
-                               "Potts sims only in this version (the %s model's clusters run "
-                               "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
-                               wolff ? "Wolff" : "Swendsen-Wang",
-                               sim->model->name);
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA cluster leaf: a box of a %s sim with "
+                               "algorithm %d (the leaf labels Ising and Potts Swendsen-Wang "
+                               "and Wolff only): a bug in the CUDA module",
+                               sim->model->name, d->algorithm);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
