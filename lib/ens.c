@@ -244,17 +244,25 @@ int latmc_ens_member_desc(const latmc_ens *e, int m, latmc_sim_desc *out)
 /* Whether device AUTO puts a sim of member 0's desc on a backend that batches its cluster
  * steps (lib/cluster_steps.c; latmc_plan_step_caps: LATMC_STEP_CAP_BATCH): a sim made and
  * destroyed to ask. A failure to make it answers no (the members then go to the CPU,
- * whose own creation reports what fails there). */
+ * whose own creation reports what fails there). What the probe records (its failure, or
+ * AUTO's CUDA failure before it falls back to the CPU) is its own: the thread's last error
+ * is given back as it was, so that a create or load that then succeeds leaves none. */
 static bool auto_batches_clusters(latmc_ens *e)
 {
+    const unsigned long fails = latmc_fail_count();
+    char kept[LATMC_ERRMSG_SIZE];
+    snprintf(kept, sizeof kept, "%s", latmc_thread_error());
     latmc_sim_desc d = { .struct_size = sizeof d };
     latmc_ens_member_desc(e, 0, &d);
     latmc_sim *sim = NULL;
-    if (latmc_sim_create(e->ctx, &d, &sim) != LATMC_OK)
-        return false;
-    const bool batched = sim->ops != &latmc_cpu_backend_ops && latmc_cluster_as_steps(sim) &&
-                         (latmc_plan_step_caps(sim) & LATMC_STEP_CAP_BATCH) != 0;
-    latmc_sim_destroy(&sim);
+    bool batched = false;
+    if (latmc_sim_create(e->ctx, &d, &sim) == LATMC_OK) {
+        batched = sim->ops != &latmc_cpu_backend_ops && latmc_cluster_as_steps(sim) &&
+                  (latmc_plan_step_caps(sim) & LATMC_STEP_CAP_BATCH) != 0;
+        latmc_sim_destroy(&sim);
+    }
+    if (latmc_fail_count() != fails) /* lib/error.c's one writer: the kept text back */
+        (void)latmc_fail(LATMC_OK, "%s", kept);
     return batched;
 }
 
