@@ -249,9 +249,8 @@ int latmc_ens_member_desc(const latmc_ens *e, int m, latmc_sim_desc *out)
  * is given back as it was, so that a create or load that then succeeds leaves none. */
 static bool auto_batches_clusters(latmc_ens *e)
 {
-    const unsigned long fails = latmc_fail_count();
-    char kept[LATMC_ERRMSG_SIZE];
-    snprintf(kept, sizeof kept, "%s", latmc_thread_error());
+    struct latmc_error_mark mark;
+    latmc_error_mark(&mark);
     latmc_sim_desc d = { .struct_size = sizeof d };
     latmc_ens_member_desc(e, 0, &d);
     latmc_sim *sim = NULL;
@@ -261,8 +260,7 @@ static bool auto_batches_clusters(latmc_ens *e)
                   (latmc_plan_step_caps(sim) & LATMC_STEP_CAP_BATCH) != 0;
         latmc_sim_destroy(&sim);
     }
-    if (latmc_fail_count() != fails) /* lib/error.c's one writer: the kept text back */
-        (void)latmc_fail(LATMC_OK, "%s", kept);
+    latmc_error_restore(&mark); /* the probe's failure is not the caller's */
     return batched;
 }
 

@@ -40,6 +40,18 @@ unsigned long latmc_fail_count(void)
     return thread_fail_count;
 }
 
+void latmc_error_mark(struct latmc_error_mark *m)
+{
+    m->fails = thread_fail_count;
+    memcpy(m->text, thread_error, sizeof m->text);
+}
+
+void latmc_error_restore(const struct latmc_error_mark *m)
+{
+    if (thread_fail_count != m->fails)
+        memcpy(thread_error, m->text, sizeof thread_error);
+}
+
 bool latmc_status_known(int status)
 {
     switch (status) {

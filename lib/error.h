@@ -29,6 +29,18 @@ const char *latmc_thread_error(void);
  * such as a backend module, left a message. */
 unsigned long latmc_fail_count(void);
 
+/* The thread's last error as a call found it, to give back where the call succeeds
+ * although something inside it failed on the way (device AUTO trying a backend that
+ * cannot take the sim): a successful public call leaves latmc_last_error() as it was. */
+struct latmc_error_mark {
+    unsigned long fails;
+    char text[LATMC_ERRMSG_SIZE];
+};
+void latmc_error_mark(struct latmc_error_mark *m);
+/* Puts the marked message back if a failure was recorded since (the failure count is
+ * left as it is: it counts what was recorded). */
+void latmc_error_restore(const struct latmc_error_mark *m);
+
 /* Whether status is one of the codes of LATMC_STATUS_LIST. */
 bool latmc_status_known(int status);
 

@@ -124,6 +124,11 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
     if (!ctx || !desc || !out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_create: %s is NULL",
                           !ctx ? "ctx" : !desc ? "desc" : "out");
+    /* device AUTO may meet a backend that cannot take the sim (no module, no GPU, no
+     * kernels for the model) before it settles on one: a create that succeeds leaves the
+     * thread's last error as it found it (doc: the message of the last failed call) */
+    struct latmc_error_mark mark;
+    latmc_error_mark(&mark);
     latmc_sim_desc d;
     int64_t nsites = 0;
     const struct latmc_backend_ops *ops = NULL;
@@ -244,6 +249,7 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
     latmc_log(ctx, LATMC_LOG_DEBUG, "created a %dD %s sim of %lld sites on backend %s, "
               "%d thread(s)", d.ndim, model->name, (long long)nsites, ops->name, sim->n_threads);
     *out = sim;
+    latmc_error_restore(&mark);
     return LATMC_OK;
 }
 

@@ -5,8 +5,9 @@
  * LATMC_MODULE_SYSTEM_PATH empty, both set before the library's first call) that probe
  * meets AUTO's CUDA failure and the members go to the CPU; a latmc_ens_create or
  * latmc_ens_load that then succeeds leaves the thread's latmc_last_error() as it was:
- * "" when nothing had failed, else the last failure's message, never the probe's.
- * Public API only, through the shared library.
+ * "" when nothing had failed, else the last failure's message, never the probe's; so
+ * does a sim made under AUTO that settles on the CPU. Public API only, through the shared
+ * library.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -114,6 +115,33 @@ static void create_and_load_keep_the_last(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* A sim of one process under AUTO meets the missing CUDA module and settles on the CPU:
+ * the create succeeds and leaves the last failure's message as it was (lib/sim.c), for
+ * a local algorithm as for a cluster one, and so does an ensemble of such members. */
+static void sim_create_keeps_the_last(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const int algos[2] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_SWENDSEN_WANG };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(latmc_sim_create(NULL, NULL, NULL), LATMC_EINVAL);
+        char before[512];
+        snprintf(before, sizeof before, "%s", latmc_last_error());
+        assert_true(strlen(before) > 0);
+        const latmc_sim_desc d = cluster_member(LATMC_MODEL_ISING, algos[k]);
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_last_error(), before);
+        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+        latmc_sim_destroy(&sim);
+        latmc_ens *e = ens_of(ctx, &d);
+        assert_string_equal(latmc_last_error(), before);
+        latmc_ens_destroy(&e);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 int main(void)
 {
     /* no CUDA module anywhere, whatever this machine has, before liblatmc's first call
@@ -127,6 +155,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(create_leaves_none),
         cmocka_unit_test(create_and_load_keep_the_last),
+        cmocka_unit_test(sim_create_keeps_the_last),
     };
     const int failed = cmocka_run_group_tests_name("ens_auto_error", tests, NULL, NULL);
     rmdir(module_dir);
