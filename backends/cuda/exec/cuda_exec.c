@@ -302,8 +302,13 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         bool one_device = true;
         for (int i = 1; i < n; i++)
             one_device = one_device && x->box[i].ex.device == x->box[0].ex.device;
+        /* LATMC_CUDA_BOX_SPLIT: 1 splits the boxes of one device too, 0 splits none (the
+         * boxes of several devices each one launch a step, then their sends: no overlap
+         * of the transfers with the interior) */
         const char *split = getenv("LATMC_CUDA_BOX_SPLIT");
-        for (int i = 0; i < n && one_device && !(split && strcmp(split, "1") == 0); i++)
+        const bool split_all = split && strcmp(split, "1") == 0;
+        const bool split_none = split && strcmp(split, "0") == 0;
+        for (int i = 0; i < n && ((one_device && !split_all) || split_none); i++)
             x->box[i].ex.split = false;
     }
     (void)cudaSetDevice(x->box[0].ex.device);
