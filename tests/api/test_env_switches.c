@@ -252,8 +252,8 @@ static void cuda_box_copy_names(void)
     assert_string_equal(box_transport("", "memcpy"), "same device, copies");
 }
 
-/* Boxes of one GPU are not split unless LATMC_CUDA_BOX_SPLIT=1 (cuda_exec.c); 0 names the
- * default. */
+/* Boxes of one GPU are not split unless LATMC_CUDA_BOX_SPLIT=1 (cuda_exec.c); 0 splits no
+ * box (the boxes of several GPUs neither), so for one GPU's boxes it is the default. */
 static void cuda_box_split(void)
 {
     assert_string_equal(box_transport(NULL, NULL), "same device, one launch");
