@@ -79,7 +79,9 @@ size_t latmc_cluster_sw_rows_words(const struct latmc_cluster_lattice *g)
 
 size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, int n_units)
 {
-    return 3 * (size_t)g->plane * (size_t)n_units;
+    /* the pairs (3 words each, at most one a face site), then each face's two ends' local
+     * roots (merge_faces) */
+    return 5 * (size_t)g->plane * (size_t)n_units;
 }
 
 bool latmc_cluster_sw_rows_fits(const struct latmc_cluster_job *job)
@@ -309,25 +311,50 @@ static void label_unit(const struct latmc_cluster_job *job, struct latmc_cluster
     memcpy(r.face, r.vy[cur ^ 1], (size_t)L);
 }
 
-/*
- * Step F: the faces above every unit, in turn. The ends' local roots are found first for
- * all faces (the paths inside the units halve; no unit is joined to another yet), then
- * joined; a local root that now has a smaller root takes that root's decision. Returns
- * the pairs (local root, local root, final root) in job->face_pairs.
- */
-static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_cluster_work *w)
+/* The face above unit u: its sites' vertical bonds from the unit's last plane. */
+static const uint8_t *face_of(const struct latmc_cluster_job *job, int u)
 {
-    const int64_t P = job->g.plane, planes = job->g.planes;
+    return job->g.ndim == 3 ? latmc_cluster_sw_planes_face(job, u) : unit_of(job, u).face;
+}
+
+/*
+ * Step F: the faces above every unit. The ends' local roots are found first for all
+ * faces, each unit by one thread finding those in its own planes -- its last plane's,
+ * below its face, and its first plane's, above the face of the unit before it -- in its
+ * own trees (no unit is joined to another yet, so a find and its path halving stay in
+ * the unit); then the pairs in face order and site order, joined in that order; a local
+ * root that now has a smaller root takes that root's decision. The roots found are the
+ * same in any order, so the pairs, the unions and the clusters are those of one thread.
+ * Returns the pairs (local root, local root, final root) in job->face_pairs.
+ */
+static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                           int nt)
+{
+    const int64_t P = job->g.plane, U = job->n_units;
     uint32_t *parent = w->parent, *pair = job->face_pairs;
+    uint32_t *lo = pair + 3 * (size_t)P * (size_t)U, *up = lo + (size_t)P * (size_t)U;
+    CLUSTER_FOR_UNITS(nt, , u, job->n_units, {
+        const uint8_t *below = face_of(job, u);
+        const int64_t yl = job->unit_p[u + 1] - 1;
+        for (int64_t x = 0; x < P; x++)
+            if (below[x])
+                lo[u * P + x] = latmc_cluster_find_halving(parent, (uint32_t)(yl * P + x));
+        /* the face of the unit before (the last unit's, for the first: the wrap) ends in
+         * this unit's first plane */
+        const int v = (u + job->n_units - 1) % job->n_units;
+        const uint8_t *above = face_of(job, v);
+        const int64_t yu = job->unit_p[u];
+        for (int64_t x = 0; x < P; x++)
+            if (above[x])
+                up[v * P + x] = latmc_cluster_find_halving(parent, (uint32_t)(yu * P + x));
+    });
     int64_t n = 0;
-    for (int u = 0; u < job->n_units; u++) {
-        const uint8_t *face = job->g.ndim == 3 ? latmc_cluster_sw_planes_face(job, u)
-                                               : unit_of(job, u).face;
-        const int64_t yl = job->unit_p[u + 1] - 1, yu = yl + 1 == planes ? 0 : yl + 1;
+    for (int64_t u = 0; u < U; u++) {
+        const uint8_t *face = face_of(job, (int)u);
         for (int64_t x = 0; x < P; x++)
             if (face[x]) {
-                pair[3 * n] = latmc_cluster_find_halving(parent, (uint32_t)(yl * P + x));
-                pair[3 * n + 1] = latmc_cluster_find_halving(parent, (uint32_t)(yu * P + x));
+                pair[3 * n] = lo[u * P + x];
+                pair[3 * n + 1] = up[u * P + x];
                 n++;
             }
     }
@@ -463,7 +490,7 @@ void latmc_cluster_sw_rows_sweep(const struct latmc_cluster_job *job,
     const int nt = latmc_cluster_threaded(job) ? job->n_threads : 1;
     const int U = job->n_units;
     CLUSTER_FOR_UNITS(nt, , u, U, { label_unit(job, w, sweep, u); });
-    const int64_t n_pairs = merge_faces(job, w);
+    const int64_t n_pairs = merge_faces(job, w, nt);
     uint32_t *size = job->count_sizes ? w->name : NULL;
     uint64_t diff = 0;
     CLUSTER_FOR_UNITS(nt, reduction(+:diff), u, U, { diff += flip_unit(job, w, u, size); });
