@@ -13,6 +13,10 @@
  * error cleared) and the core steps on its host copy, so no sweep fails for it. The
  * statistics are the core's, from replica 0's a and names (Wolff: bonds) copied when
  * first asked for.
+ *
+ * What differs by model is the leaf's `embed` member (exec/cuda_leaf.h, struct
+ * cuda_embed_leaf: the replica count and the launch of a replica's step); a leaf without
+ * one has no embedded clusters here, and this file names no model.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -26,9 +30,7 @@
 #include "cuda_embed.h"
 #include "cuda_embed_boxes.h"
 #include "cuda_exec.h"
-#include "cuda_heisenberg_leaf.h"
 #include "cuda_leaf.h"
-#include "heisenberg.h"
 #include "rng_streams.h"
 
 struct cuda_embed {
@@ -53,15 +55,15 @@ void cuda_embed_free(struct cuda_embed *e)
     free(e);
 }
 
-/* The box a step runs on: one box alone (no halo, no part) of a Heisenberg or a phi^4
- * sim (phi^4's leaf: one float or double a site, in place at b->data). */
-static struct cuda_box *embed_box(const latmc_sim *sim)
+/* The box a step runs on: one box alone (no halo, no part) of a sim whose leaf has
+ * embedded clusters (its `embed` member, into *embed: Heisenberg, phi^4). */
+static struct cuda_box *embed_box(const latmc_sim *sim, const struct cuda_embed_leaf **embed)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
     const struct cuda_leaf *leaf = NULL;
     struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
-    return b && (leaf->model == LATMC_MODEL_HEISENBERG || leaf->model == LATMC_MODEL_PHI4)
-               ? b : NULL;
+    *embed = b ? leaf->embed : NULL;
+    return b && leaf->embed ? b : NULL;
 }
 
 /*
@@ -108,7 +110,8 @@ static struct cuda_sw_box sw_view(const latmc_sim *sim, const struct cuda_box *b
 int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    struct cuda_box *b = embed_box(sim);
+    const struct cuda_embed_leaf *el = NULL;
+    struct cuda_box *b = embed_box(sim, &el);
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
     if (!b) /* k boxes of one process: cuda_embed_boxes.c */
         return cuda_embed_boxes_step(sim, what, job);
@@ -176,7 +179,7 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         return st;
     }
     /* the last replica first: replica 0's a, bonds and labels stay for the statistics */
-    const int reps = sim->desc.model == LATMC_MODEL_PHI4 ? 1 : sim->desc.replicas;
+    const int reps = el->replicas(sim);
     for (int rep = reps - 1; rep >= 0 && st == LATMC_OK; rep--) {
         struct cuda_embed_draws d = { 0 };
         d.seed = sim->desc.seed;
@@ -187,11 +190,6 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
         d.field = job->field[rep];
         d.field_work = e->field_work;
         d.field_work_bytes = e->field_bytes;
-        if (sim->desc.model == LATMC_MODEL_PHI4 && job->n_dirs > sim->desc.ndim) {
-            d.far.n_dirs = job->n_dirs;
-            d.far.k_axis2 = job->k_axis2;
-            d.far.k_diag = job->k_diag;
-        }
         if (wolff) {
             d.wolff = e->wolff;
             d.seed_site = (uint32_t)latmc_cluster_seed_of(
@@ -200,19 +198,9 @@ int cuda_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
                                        LATMC_EMBED_SUB),
                 sim->nsites);
         }
-        if (sim->desc.model == LATMC_MODEL_PHI4)
-            st = cuda_check(cuda_embed_phi4_step(stream, &v, b->data,
-                                                 sim->desc.precision == LATMC_PRECISION_FLOAT,
-                                                 e->a, job->beta, &d),
-                            "launching the embedded cluster step");
-        else
-            st = cuda_check(
-                cuda_embed_heis_step(stream, &v,
-                                     cuda_heis_member_spins(b) +
-                                         (size_t)LATMC_HEISENBERG_COMPONENTS * n * (size_t)rep,
-                                     cuda_heis_member_couplings(b), e->a, job->axis[rep],
-                                     job->beta, &d),
-                "launching the embedded cluster step");
+        /* the model's launch (phi^4 with a finite Lambda adds job's further pairs) */
+        st = cuda_check(el->step(sim, stream, &v, b, rep, job, e->a, &d),
+                        "launching the embedded cluster step");
     }
     return st;
 }

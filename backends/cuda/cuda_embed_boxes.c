@@ -28,6 +28,10 @@
  * core steps on its host copy): a_i in double, the bonds and the labels of its stored
  * sites (13 bytes a site), the faces' state (cuda_sw_boxes.h), Wolff a word for its
  * decision, and in a field the pieces' sums (8 bytes a site, at the first ask in a field).
+ *
+ * What differs by model (the replica count, the a_i and bonds, the reflections) is the
+ * leaf's `embed` member (exec/cuda_leaf.h, struct cuda_embed_leaf); a leaf without one has
+ * no embedded clusters here, and this file names no model.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -41,11 +45,9 @@
 #include "cuda_embed.h"
 #include "cuda_embed_boxes.h"
 #include "cuda_exec.h"
-#include "cuda_heisenberg_leaf.h"
 #include "cuda_leaf.h"
 #include "cuda_sw_boxes.h"
 #include "cuda_sw_faces.h"
-#include "heisenberg.h"
 #include "rng_streams.h"
 
 struct embed_box {
@@ -155,26 +157,18 @@ static struct cuda_sw_box box_view(const latmc_sim *sim, const struct cuda_box *
     return v;
 }
 
-/* Box b's bonds of replica rep (its a first). */
-static cudaError_t box_bonds(const latmc_sim *sim, struct cuda_box *b, const struct cuda_sw_box *v,
+/* Box b's bonds of replica rep (its a first): the leaf's launch. */
+static cudaError_t box_bonds(const latmc_sim *sim, const struct cuda_embed_leaf *el,
+                             struct cuda_box *b, const struct cuda_sw_box *v,
                              const struct embed_box *eb, int rep,
                              const struct latmc_embed_job *job, const struct cuda_embed_draws *d)
 {
-    cudaStream_t stream = b->ex.border_stream;
-    if (sim->desc.model == LATMC_MODEL_PHI4)
-        return cuda_embed_phi4_bonds(stream, v, b->data,
-                                     sim->desc.precision == LATMC_PRECISION_FLOAT, eb->a,
-                                     job->beta, d);
-    return cuda_embed_heis_bonds(stream, v,
-                                 cuda_heis_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
-                                                                 (size_t)b->local.nsites *
-                                                                 (size_t)rep,
-                                 cuda_heis_member_couplings(b), eb->a, job->axis[rep],
-                                 job->beta, d);
+    return el->bonds(sim, b->ex.border_stream, v, b, rep, job, eb->a, d);
 }
 
-/* Box b's decisions and flips of replica rep, after the join. */
-static cudaError_t box_flips(const latmc_sim *sim, struct cuda_box *b, const struct cuda_sw_box *v,
+/* Box b's decisions and flips of replica rep, after the join (the flips the leaf's). */
+static cudaError_t box_flips(const latmc_sim *sim, const struct cuda_embed_leaf *el,
+                             struct cuda_box *b, const struct cuda_sw_box *v,
                              const struct embed_box *eb, int rep,
                              const struct latmc_embed_job *job, const struct cuda_embed_draws *d,
                              bool wolff)
@@ -201,19 +195,13 @@ static cudaError_t box_flips(const latmc_sim *sim, struct cuda_box *b, const str
     }
     if (err != cudaSuccess)
         return err;
-    if (sim->desc.model == LATMC_MODEL_PHI4)
-        return cuda_embed_phi4_negate(stream, v, b->data,
-                                      sim->desc.precision == LATMC_PRECISION_FLOAT, &flips);
-    return cuda_embed_heis_reflect(stream, v,
-                                   cuda_heis_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
-                                                                   (size_t)b->local.nsites *
-                                                                   (size_t)rep,
-                                   eb->a, job->axis[rep], &flips);
+    return el->flip(sim, stream, v, b, rep, job, eb->a, &flips);
 }
 
 /* One replica's step on every box. */
-static int replica_step(const latmc_sim *sim, struct cuda_box *box, int n,
-                        struct cuda_embed_boxes *e, struct cuda_sw_box *kb,
+static int replica_step(const latmc_sim *sim, const struct cuda_embed_leaf *el,
+                        struct cuda_box *box, int n, struct cuda_embed_boxes *e,
+                        struct cuda_sw_box *kb,
                         struct cuda_sw_faces **faces, int rep, const struct latmc_embed_job *job)
 {
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
@@ -242,7 +230,7 @@ static int replica_step(const latmc_sim *sim, struct cuda_box *box, int n,
         faces[i] = eb->faces;
         /* the join reads the pieces' sums from the faces' state in a field, and only then */
         eb->faces->sums = field ? (const long long *)eb->sums : NULL;
-        cudaError_t err = box_bonds(sim, &box[i], &kb[i], eb, rep, job, &d);
+        cudaError_t err = box_bonds(sim, el, &box[i], &kb[i], eb, rep, job, &d);
         if (err == cudaSuccess)
             err = cuda_sw_label(box[i].ex.border_stream, &kb[i]);
         if (err == cudaSuccess && field)
@@ -254,7 +242,8 @@ static int replica_step(const latmc_sim *sim, struct cuda_box *box, int n,
         st = cuda_sw_boxes_join(box, n, kb, faces, seed_site);
     for (int i = 0; i < n && st == LATMC_OK; i++) {
         if ((st = cuda_box_set_device(e->box[i].device)) == LATMC_OK)
-            st = cuda_check(box_flips(sim, &box[i], &kb[i], &e->box[i], rep, job, &d, wolff),
+            st = cuda_check(box_flips(sim, el, &box[i], &kb[i], &e->box[i], rep, job, &d,
+                                      wolff),
                             what);
     }
     return st;
@@ -353,7 +342,7 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
     struct cuda_box *box = cs && cs->exec ? cuda_exec_boxes(cs->exec, &n, &leaf) : NULL;
     const int algo = sim->desc.algorithm;
     if (!box || cs->embed_on_host ||
-        (leaf->model != LATMC_MODEL_HEISENBERG && leaf->model != LATMC_MODEL_PHI4) ||
+        !leaf->embed || /* the leaf has no embedded clusters */
         (algo != LATMC_ALGO_SWENDSEN_WANG && algo != LATMC_ALGO_WOLFF) ||
         sim->nsites > (int64_t)UINT32_MAX || !boxes_indexable(sim, box, n) ||
         sim->desc.replicas > 2 ||
@@ -385,10 +374,10 @@ int cuda_embed_boxes_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
                                            "allocate the boxes' join");
     /* the last replica first: replica 0's a, bonds, labels and faces stay for the
      * statistics */
-    const int reps = sim->desc.model == LATMC_MODEL_PHI4 ? 1 : sim->desc.replicas;
+    const int reps = leaf->embed->replicas(sim);
     const bool launched = st == LATMC_OK;
     for (int rep = reps - 1; rep >= 0 && st == LATMC_OK; rep--)
-        st = replica_step(sim, box, n, e, kb, faces, rep, job);
+        st = replica_step(sim, leaf->embed, box, n, e, kb, faces, rep, job);
     /* after a step that failed part of the way too (where the device still works): a
      * failed sweep may leave the configuration partly stepped (include/latmc/sim.h), but
      * no halo may keep planes older than its neighbour's own, which the next local pass

@@ -11,8 +11,9 @@
       nor has the include-and-call graph (both kinds of edge together).
   (e) No file of backends/cuda/exec/ names a model (an LATMC_MODEL_ identifier in its code,
       comments and strings aside): the executor has no model branch, whatever differs by
-      model is a member of the leaf table. Nor do the module's top and the ensembles' batch
-      layout branch on a model (CUDA_DISPATCH: cuda_backend.c, cuda_models.c, cuda_module.c,
+      model is a member of the leaf table. Nor do the module's top, its embedded clusters
+      and the ensembles' batch layout branch on a model (CUDA_DISPATCH: cuda_backend.c,
+      cuda_models.c, cuda_module.c, cuda_embed.c, cuda_embed_boxes.c,
       ensembles/ens_batch_driver.c, ensembles/ens_batch_steps.c): there an LATMC_MODEL_
       identifier may only be a table row's key (the first member of a brace initialiser,
       as ens_batch_steps.c's rows), never compared, a case label or a value.
@@ -61,11 +62,11 @@ CPU = 'backends/cpu'
 # the CPU executor (the ops, run_steps, the boxes, the kernel tables) and its own header
 CPU_EXECUTOR = ('cpu_backend.c', 'cpu_boxes.c', 'cpu_models.c', 'cpu_module.c')
 CPU_EXEC_H = 'cpu_exec.h'
-# the CUDA module's top and the ensembles' batch layout: no model branch, a model named only
-# as a table row's key (rule (e)). Not cuda_embed.c and cuda_embed_boxes.c: the embedded
-# clusters (phi^4 vs Heisenberg: one replica or several, the direction count) still branch
-# on the model there.
+# the CUDA module's top, its embedded clusters (what differs by model: the leaf's `embed`
+# member) and the ensembles' batch layout: no model branch, a model named only as a table
+# row's key (rule (e)).
 CUDA_DISPATCH = ('cuda_backend.c', 'cuda_models.c', 'cuda_module.c',
+                 'cuda_embed.c', 'cuda_embed_boxes.c',
                  'ensembles/ens_batch_driver.c', 'ensembles/ens_batch_steps.c')
 NOT_NAMES = {
     # keywords and attribute-like words that precede '(' without naming a function
@@ -577,6 +578,12 @@ PLANTED = [
                                       'int top_f(void) { return exec_f(); }\n'
                                       'const char *env(int m) { return m == LATMC_MODEL_POTTS'
                                       ' ? "LATMC_ENS_POTTS_BATCH" : 0; }\n'}),
+    # the embedded clusters telling one model from another instead of asking the leaf
+    ('(e) dispatch file backends/cuda/cuda_embed_boxes.c',
+     {'backends/cuda/cuda_embed_boxes.c': '#include "cuda_leaf.h"\n'
+                                          '/* LATMC_MODEL_HEISENBERG in a comment */\n'
+                                          'int reps(int m, int r) '
+                                          '{ return m == LATMC_MODEL_PHI4 ? 1 : r; }\n'}),
     ('(e) dispatch file backends/cuda/ensembles/ens_batch_steps.c',
      {'backends/cuda/ensembles/ens_batch_steps.c':
       CLEAN_STEPS.replace('return rows[0].model == m;',

@@ -23,6 +23,11 @@
 #include "step.h"
 
 struct latmc_cluster_stats; /* lib/cluster_sweep.h */
+struct latmc_embed_job;     /* lib/backend.h */
+struct cuda_sw_box;         /* clusters/cuda_sw.h */
+struct cuda_embed_draws;    /* clusters/cuda_embed.h, and */
+struct cuda_embed_flips;
+struct cuda_embed_leaf;     /* below */
 
 /*
  * One box of the plan (lib/box.h) on one device: its own planes of the lattice's last
@@ -322,6 +327,40 @@ struct cuda_leaf {
                                         cudaStream_t stream, double **plane_sums,
                                         cudaStream_t side, const double *phases,
                                         double *tiles);
+    /* ---- appended so that the embedded clusters name no model (issue 29) ---- */
+    /* Optional (NULL: ops.embed_step declines for the leaf's sims, and the core steps the
+     * clusters on its host copy): the model's part of the embedded Swendsen-Wang and Wolff
+     * step (struct cuda_embed_leaf below; Heisenberg, phi^4). */
+    const struct cuda_embed_leaf *embed;
+};
+
+/*
+ * A model's part of the embedded cluster step (ops.embed_step: cuda_embed.c on a box
+ * alone, cuda_embed_boxes.c on k boxes of one process; the kernels: clusters/cuda_embed.h),
+ * so that those files name no model. Each launch enqueues on `stream` (box b's device
+ * current) and returns the launch status: v is the labelling's view of box b, a replica
+ * rep's a_i on b's device, d the replica's draws as the caller made them (seed, names,
+ * field, Wolff's seed site and word).
+ */
+struct cuda_embed_leaf {
+    /* The replicas a step runs, last to first (Heisenberg: desc.replicas; phi^4: 1). */
+    int (*replicas)(const latmc_sim *sim);
+    /* Replica rep's whole step on a box alone (halo 0, its own wrap): a_i, the bonds (with
+     * job's further pairs where the model has them: phi^4 with a finite Lambda), labels,
+     * decisions and flips. */
+    cudaError_t (*step)(const latmc_sim *sim, cudaStream_t stream, const struct cuda_sw_box *v,
+                        const struct cuda_box *b, int rep, const struct latmc_embed_job *job,
+                        double *a, const struct cuda_embed_draws *d);
+    /* On one of k boxes (v: its own planes, wrap 0; nearest neighbours only): replica
+     * rep's a_i and its own sites' bonds (before the labels); and, after the labels, the
+     * join and the decisions, the reflections (phi^4: sign flips) of its own sites that
+     * `flips` names. */
+    cudaError_t (*bonds)(const latmc_sim *sim, cudaStream_t stream, const struct cuda_sw_box *v,
+                         const struct cuda_box *b, int rep, const struct latmc_embed_job *job,
+                         double *a, const struct cuda_embed_draws *d);
+    cudaError_t (*flip)(const latmc_sim *sim, cudaStream_t stream, const struct cuda_sw_box *v,
+                        const struct cuda_box *b, int rep, const struct latmc_embed_job *job,
+                        const double *a, const struct cuda_embed_flips *flips);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

@@ -41,8 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "cuda_coupling_draws.h"
+#include "cuda_embed.h"
 #include "cuda_heisenberg_leaf.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
@@ -631,6 +633,61 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
                ? (uint64_t)sites * (uint64_t)sim->desc.replicas : 0;
 }
 
+/* The embedded cluster step (cuda_leaf.h, struct cuda_embed_leaf; clusters/cuda_embed.h):
+ * every replica, on its spins in the current buffer (replica rep's components at
+ * 3 rep n, n the box's stored sites) with the box's couplings, r = job->axis[rep],
+ * K = beta J. */
+static int heis_embed_replicas(const latmc_sim *sim)
+{
+    return sim->desc.replicas;
+}
+
+static cudaError_t heis_embed_step(const latmc_sim *sim, cudaStream_t stream,
+                                   const struct cuda_sw_box *v, const struct cuda_box *b,
+                                   int rep, const struct latmc_embed_job *job, double *a,
+                                   const struct cuda_embed_draws *d)
+{
+    return cuda_embed_heis_step(stream, v,
+                                cuda_heis_member_spins(b) +
+                                    (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                        (size_t)sim->nsites * (size_t)rep, /* a box alone */
+                                cuda_heis_member_couplings(b), a, job->axis[rep], job->beta, d);
+}
+
+static cudaError_t heis_embed_bonds(const latmc_sim *sim, cudaStream_t stream,
+                                    const struct cuda_sw_box *v, const struct cuda_box *b,
+                                    int rep, const struct latmc_embed_job *job, double *a,
+                                    const struct cuda_embed_draws *d)
+{
+    (void)sim;
+    return cuda_embed_heis_bonds(stream, v,
+                                 cuda_heis_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                                                 (size_t)b->local.nsites *
+                                                                 (size_t)rep,
+                                 cuda_heis_member_couplings(b), a, job->axis[rep],
+                                 job->beta, d);
+}
+
+static cudaError_t heis_embed_flip(const latmc_sim *sim, cudaStream_t stream,
+                                   const struct cuda_sw_box *v, const struct cuda_box *b,
+                                   int rep, const struct latmc_embed_job *job, const double *a,
+                                   const struct cuda_embed_flips *flips)
+{
+    (void)sim;
+    return cuda_embed_heis_reflect(stream, v,
+                                   cuda_heis_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                                                   (size_t)b->local.nsites *
+                                                                   (size_t)rep,
+                                   a, job->axis[rep], flips);
+}
+
+static const struct cuda_embed_leaf heis_embed = {
+    .replicas = heis_embed_replicas,
+    .step = heis_embed_step,
+    .bonds = heis_embed_bonds,
+    .flip = heis_embed_flip,
+};
+
 #define HEIS_LEAF(replicas)                                                                  \
     {                                                                                        \
         .model = LATMC_MODEL_HEISENBERG,                                                     \
@@ -663,6 +720,7 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .mode_tiles = heis_mode_tiles,                                                       \
         .measure_planes_tiles = heis_measure_planes_tiles,                                   \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
+        .embed = &heis_embed,                                                                \
     }
 
 static const struct cuda_leaf heis_leaves[2] = { HEIS_LEAF(1), HEIS_LEAF(2) };

@@ -29,7 +29,9 @@
  */
 #include <stdlib.h>
 
+#include "backend.h"
 #include "cuda_check.h"
+#include "cuda_embed.h"
 #include "cuda_leaf.h"
 #include "cuda_phi4_plan.h"
 #include "model.h"
@@ -315,6 +317,60 @@ static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
     return (uint64_t)sites * t->nloc * t->nhit;
 }
 
+/* The embedded cluster step (cuda_leaf.h, struct cuda_embed_leaf; clusters/cuda_embed.h):
+ * one step, whatever desc.replicas, on the field in place at b->data (a_i = phi_i,
+ * K = beta for the nearest neighbours, the flip phi -> -phi). */
+static int phi4_embed_replicas(const latmc_sim *sim)
+{
+    (void)sim;
+    return 1;
+}
+
+/* A box alone takes a finite Lambda's further pairs too (job->n_dirs > ndim; the boxes'
+ * faces join nearest neighbours only, so cuda_embed_boxes.c declines those). */
+static cudaError_t phi4_embed_step(const latmc_sim *sim, cudaStream_t stream,
+                                   const struct cuda_sw_box *v, const struct cuda_box *b,
+                                   int rep, const struct latmc_embed_job *job, double *a,
+                                   const struct cuda_embed_draws *d)
+{
+    (void)rep;
+    struct cuda_embed_draws dl = *d;
+    if (job->n_dirs > sim->desc.ndim) {
+        dl.far.n_dirs = job->n_dirs;
+        dl.far.k_axis2 = job->k_axis2;
+        dl.far.k_diag = job->k_diag;
+    }
+    return cuda_embed_phi4_step(stream, v, b->data, sim->desc.precision == LATMC_PRECISION_FLOAT,
+                                a, job->beta, &dl);
+}
+
+static cudaError_t phi4_embed_bonds(const latmc_sim *sim, cudaStream_t stream,
+                                    const struct cuda_sw_box *v, const struct cuda_box *b,
+                                    int rep, const struct latmc_embed_job *job, double *a,
+                                    const struct cuda_embed_draws *d)
+{
+    (void)rep;
+    return cuda_embed_phi4_bonds(stream, v, b->data,
+                                 sim->desc.precision == LATMC_PRECISION_FLOAT, a, job->beta, d);
+}
+
+static cudaError_t phi4_embed_flip(const latmc_sim *sim, cudaStream_t stream,
+                                   const struct cuda_sw_box *v, const struct cuda_box *b,
+                                   int rep, const struct latmc_embed_job *job, const double *a,
+                                   const struct cuda_embed_flips *flips)
+{
+    (void)rep, (void)job, (void)a;
+    return cuda_embed_phi4_negate(stream, v, b->data,
+                                  sim->desc.precision == LATMC_PRECISION_FLOAT, flips);
+}
+
+static const struct cuda_embed_leaf phi4_embed = {
+    .replicas = phi4_embed_replicas,
+    .step = phi4_embed_step,
+    .bonds = phi4_embed_bonds,
+    .flip = phi4_embed_flip,
+};
+
 /* The two precisions differ only in the dtype of a device view. */
 #define PHI4_LEAF(dtype)                                                                   \
     {                                                                                      \
@@ -324,7 +380,7 @@ static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
         .box_destroy = phi4_box_destroy, .update = phi4_update, .measure = phi4_measure,   \
         .view_dtype = (dtype), .attempted = phi4_attempted, .own_steps = phi4_own_steps,   \
         .cut = phi4_cut, .measure_planes = phi4_measure_planes,                            \
-        .mode_tiles = phi4_mode_tiles, .mode_components = 1,                               \
+        .mode_tiles = phi4_mode_tiles, .mode_components = 1, .embed = &phi4_embed,         \
     }
 
 static const struct cuda_leaf phi4_float_leaf = PHI4_LEAF(LATMC_DTYPE_FLOAT32);
