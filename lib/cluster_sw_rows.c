@@ -10,9 +10,10 @@
  *      the row below that a neighbouring bond does not already imply are searched. In 3D
  *      (lib/cluster_sw_planes.c) a plane's rows are joined so, then the plane's wrap along
  *      y, and the bonds from the plane below are searched like those from the row below;
- *   F. the faces above the units (the periodic wrap included), one after the other: the
- *      local roots of each face bond's ends, then their unions; a local root joined to a
- *      smaller one takes its final root's decision into its table entry;
+ *   F. the faces above the units (the periodic wrap included): the local roots of each
+ *      face bond's ends, found per unit by its own thread in its own trees, then their
+ *      unions by one thread, face after face; a local root joined to a smaller one takes
+ *      its final root's decision into its table entry;
  *   B. per unit, in increasing site order: every site's decision -- its parent's, which
  *      pass B already made final, or its own table entry where it is a root or a local
  *      root joined across a face -- and its new state; in a sweep that counts sizes, every
