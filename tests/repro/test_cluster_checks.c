@@ -4,10 +4,11 @@
  * ranks, ensemble members, each bit for bit against the one-box chain): tempering of an
  * ensemble of Swendsen-Wang members, members on a ladder of another parameter (phi^4's
  * mu2), tempering of embedded-cluster members (Heisenberg in beta, phi^4 in mu2,
- * Swendsen-Wang and Wolff) across a save and load on 1 and 3 threads, and the refusals -- an unknown algorithm, Potts with J < 0 (on one sim, and agreed
- * on by every part of a shared lattice), phi^4's joint parameter rule, a backend without
- * cluster labelling, and CUDA parts of a lattice shared by processes (a field refused on every
- * part, then swept without one).
+ * Swendsen-Wang and Wolff) across a save and load on 1 and 3 threads, and the refusals --
+ * an unknown algorithm, Potts with J < 0 (on one sim, and agreed on by every part of a
+ * shared lattice), phi^4's joint parameter rule, a backend without cluster labelling, and
+ * CUDA parts of a lattice shared by processes (a field refused on every part, then swept
+ * without one).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -305,7 +306,7 @@ static void tempering_embedded(void **state)
         latmc_ens_layout_init(&c->layout);
         c->layout.n_temperatures = TEMPER_NT;
         c->layout.seed = 1201 + (uint64_t)k;
-        if (k < 2) { /* Heisenberg, Gaussian couplings: 2 replicas of one sample */
+        if (k < 2) { /* Heisenberg, Gaussian couplings: 2 samples of 2 replicas */
             c->name = algo == LATMC_ALGO_WOLFF ? "Heisenberg Wolff" : "Heisenberg SW";
             c->member = heis_desc(2, 32, algo);
             c->member.extent[1] = 64;
@@ -316,7 +317,7 @@ static void tempering_embedded(void **state)
             c->ladder_key = LATMC_PARAM_BETA;
             const double beta[TEMPER_NT] = { 0.6, 0.64, 0.68, 0.72 };
             memcpy(c->ladder, beta, sizeof beta);
-        } else { /* phi^4, 2 samples; Swendsen-Wang at Lambda = 1 (the pairs beyond the
+        } else { /* phi^4, 4 samples; Swendsen-Wang at Lambda = 1 (the pairs beyond the
                     nearest neighbours), Wolff at Lambda = inf */
             c->name = algo == LATMC_ALGO_WOLFF ? "phi^4 Wolff" : "phi^4 SW";
             c->member = phi4_desc(2, 32, 64, 0, LATMC_PRECISION_DOUBLE, algo);
