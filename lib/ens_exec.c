@@ -344,7 +344,12 @@ static int batched_measure(latmc_ens *e)
     if (!sums)
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_observables: cannot allocate the sums of "
                         "%d members", M);
+    /* a decline (the members measured one by one) is no failure of the caller's */
+    struct latmc_error_mark mark;
+    latmc_error_mark(&mark);
     const int st = ops->ens_measure(e->members, M, sums);
+    if (st == LATMC_EUNSUPPORTED)
+        latmc_error_restore(&mark);
     if (st == LATMC_OK)
         for (int m = 0; m < M; m++) {
             memcpy(e->members[m]->sums, sums + (size_t)m * size, size);
@@ -409,7 +414,11 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
         if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))
             return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the sums of %d "
                             "members", M);
+        struct latmc_error_mark mark;
+        latmc_error_mark(&mark);
         int st = ops->ens_measure(e->members, M, e->batch_sums);
+        if (st == LATMC_EUNSUPPORTED) /* measured on the members below: not a failure */
+            latmc_error_restore(&mark);
         if (st == LATMC_OK) {
             const unsigned char *sums = e->batch_sums;
             for (int m = 0; m < M && st == LATMC_OK; m++)

@@ -155,7 +155,11 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
             pairs[2 * (s * nT + t)] = e->member_at[ens_slot_index(e, s, t, 0)];
             pairs[2 * (s * nT + t) + 1] = e->member_at[ens_slot_index(e, s, t, 1)];
         }
+    struct latmc_error_mark mark;
+    latmc_error_mark(&mark);
     int st = ops->ens_overlaps(e->members, e->n_members, pairs, np, sums, sums + np);
+    if (st == LATMC_EUNSUPPORTED) /* the host computes them: no failure of the caller's */
+        latmc_error_restore(&mark);
     if (st == LATMC_OK)
         for (int k = 0; k < np; k++) {
             const struct overlap_values v = ising_values(&e->desc, e->nsites, sums[k],
