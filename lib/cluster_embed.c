@@ -68,29 +68,28 @@ static double coupling(const struct latmc_embed_problem *p, int64_t i, int d)
     return p->kbond ? p->kbond[(int64_t)p->n_dirs * i + d] : p->k[d];
 }
 
-/* The Philox block of bond draws last computed (a site's draws share one to three). */
-struct draw_cache {
-    uint64_t block;
-    latmc_philox_ctr r;
-};
-
-/* Whether bond (i, d), from i to its partner j, is active: K a_i a_j > 0 and its draw
- * below floor((1 - exp(-2 K a_i a_j)) 2^32). The draw is made only where it can matter. */
-static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t i, int d,
-                   int64_t j, struct draw_cache *c)
+int latmc_embed_bond_on(const struct latmc_embed_problem *p, double k, double ai, double aj,
+                        uint64_t n, struct latmc_embed_draw_cache *c)
 {
-    const double x = coupling(p, i, d) * a[i] * a[j];
+    const double x = k * ai * aj;
     if (!(x > 0.0))
         return 0;
     /* beyond 2x = 50, p rounds to 1 (and latmc_math_expm1 keeps to its domain) */
     const uint64_t thr =
         x > 25.0 ? UINT64_C(1) << 32 : latmc_threshold_u32(-latmc_math_expm1(-2.0 * x));
-    const uint64_t n = (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d;
     if (c->block != n >> 2) {
         c->block = n >> 2;
         c->r = latmc_rng_name_block(p->seed, embed_name(p, LATMC_CLUSTER_PHASE_BONDS), n >> 2);
     }
     return (uint64_t)c->r.v[n & 3u] < thr;
+}
+
+/* Whether bond (i, d), from i to its partner j, is active (latmc_embed_bond_on). */
+static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t i, int d,
+                   int64_t j, struct latmc_embed_draw_cache *c)
+{
+    return latmc_embed_bond_on(p, coupling(p, i, d), a[i], a[j],
+                               (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d, c);
 }
 
 static uint32_t find_root(uint32_t *parent, uint32_t x)
@@ -115,7 +114,7 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
     (void)nt;
     EMBED_OMP(parallel for num_threads(nt) schedule(static) if(nt > 1))
     for (int64_t i = 0; i < N; i++) {
-        struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
+        struct latmc_embed_draw_cache c = LATMC_EMBED_DRAW_CACHE_INIT;
         int64_t j[LATMC_EMBED_MAX_DIRS];
         partners_of(p, i, 1, j);
         unsigned b = 0;
@@ -143,7 +142,7 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
     for (int64_t i = 0; i < N; i++)
         w->name[i] = find_root(w->parent, (uint32_t)i);
     /* sizes counted in parent (free now) */
-    latmc_embed_sw_stats(N, w->name, a, w->asum, w->parent, out);
+    latmc_embed_sw_stats(N, w->name, a, w->ssum, w->parent, out);
     /* in a field each cluster's Q_C (lib/cluster_embed_sum.h: integers, so the order of
      * the additions does not matter) at its name */
     const bool field = p->field != 0.0;
@@ -167,32 +166,62 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
             w->flip[i] = w->flip[w->name[i]];
 }
 
-void latmc_embed_sw_stats(int64_t N, const uint32_t *name, const double *a, double *asum,
+void latmc_embed_w2_add(struct latmc_embed_w2 *acc, int64_t s)
+{
+    /* |s|^2 as 128 bits from 32-bit halves, then added with its carry */
+    const uint64_t m = s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+    const uint64_t l = m & 0xffffffffu, h = m >> 32;
+    const uint64_t ll = l * l, lh = l * h, hh = h * h;
+    const uint64_t mid_lo = lh << 33, mid_hi = lh >> 31; /* 2 lh 2^32 */
+    uint64_t lo = ll + mid_lo;
+    uint64_t hi = hh + mid_hi + (lo < ll);
+    acc->lo += lo;
+    acc->hi += hi + (acc->lo < lo);
+}
+
+void latmc_embed_w2_merge(struct latmc_embed_w2 *acc, const struct latmc_embed_w2 *b)
+{
+    acc->lo += b->lo;
+    acc->hi += b->hi + (acc->lo < b->lo);
+}
+
+double latmc_embed_w2_value(const struct latmc_embed_w2 *acc)
+{
+    /* 2^-40: the squares of sums in units of 2^-20 */
+    return ((double)acc->hi * 0x1p64 + (double)acc->lo) * 0x1p-40;
+}
+
+double latmc_embed_wolff_w2(int64_t s, int64_t size)
+{
+    const double a = (double)s * 0x1p-20;
+    return a * a / (double)size;
+}
+
+void latmc_embed_sw_stats(int64_t N, const uint32_t *name, const double *a, int64_t *ssum,
                           uint32_t *size, struct latmc_embed_stats *out)
 {
-    /* each cluster's size and sum of a at its name, added in site order (the order fixes
-     * the sum's rounding, so every route that names the clusters alike counts alike) */
+    /* each cluster's size and S_C at its name (integers: any order) */
     for (int64_t i = 0; i < N; i++)
         if (name[i] == (uint32_t)i) {
-            asum[i] = 0.0;
+            ssum[i] = 0;
             size[i] = 0;
         }
     for (int64_t i = 0; i < N; i++) {
-        asum[name[i]] += a[i];
+        ssum[name[i]] += latmc_embed_stat_term(a[i]);
         size[name[i]]++;
     }
     int64_t clusters = 0, largest = 0;
-    double w2 = 0.0;
+    struct latmc_embed_w2 w2 = { 0, 0 };
     for (int64_t i = 0; i < N; i++) {
         if (name[i] != (uint32_t)i)
             continue;
         clusters++;
         largest = (int64_t)size[i] > largest ? (int64_t)size[i] : largest;
-        w2 += asum[i] * asum[i];
+        latmc_embed_w2_add(&w2, ssum[i]);
     }
     out->clusters = clusters;
     out->largest = largest;
-    out->w2 = w2;
+    out->w2 = latmc_embed_w2_value(&w2);
     out->size = N;
 }
 
@@ -212,15 +241,15 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
     const int64_t s0 = latmc_cluster_seed_of(p->seed, embed_name(p, LATMC_CLUSTER_PHASE_SEED),
                                              N);
     int64_t n = 0, top = 0, smallest = s0;
-    double asum = 0.0;
+    int64_t ssum = 0; /* S_C of the statistics */
     int64_t qsum = 0; /* Q_C of the decision in a field */
     stack[n++] = (uint32_t)s0;
     in[s0] = 1;
-    struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
+    struct latmc_embed_draw_cache c = LATMC_EMBED_DRAW_CACHE_INIT;
     while (top < n) {
         const int64_t i = stack[top++];
         smallest = i < smallest ? i : smallest;
-        asum += a[i];
+        ssum += latmc_embed_stat_term(a[i]);
         qsum += latmc_embed_sum_term(a[i]);
         int64_t ups[LATMC_EMBED_MAX_DIRS], dns[LATMC_EMBED_MAX_DIRS];
         partners_of(p, i, 1, ups);
@@ -246,7 +275,7 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
             in[stack[k]] = 0;
     out->clusters = 1;
     out->largest = n;
-    out->w2 = asum * asum / (double)n;
+    out->w2 = latmc_embed_wolff_w2(ssum, n);
     out->size = n;
 }
 

@@ -28,6 +28,7 @@
 
 #include "cluster_label.h"
 #include "internal.h"
+#include "rng_streams.h"
 
 enum { LATMC_EMBED_MAX_DIRS = 12 };
 
@@ -55,7 +56,10 @@ struct latmc_embed_problem {
 /* What the step built (as struct latmc_cluster_stats). w2 is the improved estimator of
  * (sum_i a_i)^2: given the bonds, the clusters' orientations are independent and each
  * cluster's signs flip together, so the cross terms average to zero (with a field they
- * do not: then it is only a statistic of the clusters). */
+ * do not: then it is only a statistic of the clusters). A cluster's sum of a is its
+ * integer sum S_C of latmc_embed_stat_term (lib/cluster_embed_sum.h), A_C = S_C 2^-20,
+ * and the sum of the A_C^2 is exact (struct latmc_embed_w2), so every route and every
+ * cut of the lattice (boxes, parts) counts the same double. */
 struct latmc_embed_stats {
     int64_t clusters, largest;
     double w2;    /* Swendsen-Wang: sum_C A_C^2; Wolff: A_C^2 / |C|; A_C = sum_C a_i */
@@ -71,7 +75,7 @@ struct latmc_embed_work {
     uint16_t *bonds;    /* bit d: bond (i, d) active */
     uint32_t *parent;   /* union-find; Wolff: its stack */
     uint32_t *name;
-    double *asum;       /* per cluster name: the sum of a over the cluster (statistics) */
+    int64_t *ssum;      /* per cluster name: its statistics' sum S_C (statistics) */
     int64_t *qsum;      /* Heisenberg: per cluster name its Q_C (the decision in a field) */
     double *kbond;      /* Heisenberg: beta J per bond */
     bool names_on_backend; /* the last step ran on the backend (ops.embed_step): its
@@ -96,11 +100,40 @@ void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_wo
                       struct latmc_embed_stats *out);
 
 /* Swendsen-Wang's statistics from each site's cluster name (its smallest site) and a:
- * each cluster's sum of a (into asum at its name, added in site order) and size (into
- * size), then the clusters in site order. The core's step and a backend's
- * (latmc_embed_settle_stats) count alike. */
-void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, double *asum,
+ * each cluster's sum S_C (into ssum at its name) and size (into size), then the clusters.
+ * The core's step and a backend's (latmc_embed_settle_stats) count alike. */
+void latmc_embed_sw_stats(int64_t n, const uint32_t *name, const double *a, int64_t *ssum,
                           uint32_t *size, struct latmc_embed_stats *out);
+
+/* The exact sum of the clusters' S_C^2 (each below 2^126 in magnitude, their sum too for
+ * at most 2^32 sites of |a| <= 2048): 128 bits, added in any order. */
+struct latmc_embed_w2 {
+    uint64_t lo, hi;
+};
+void latmc_embed_w2_add(struct latmc_embed_w2 *acc, int64_t s);
+void latmc_embed_w2_merge(struct latmc_embed_w2 *acc, const struct latmc_embed_w2 *b);
+/* The sum of the A_C^2 = S_C^2 2^-40 as a double (one value for one sum). */
+double latmc_embed_w2_value(const struct latmc_embed_w2 *acc);
+/* Wolff's w2 from its one cluster's S_C and size: A_C^2 / |C|. */
+double latmc_embed_wolff_w2(int64_t s, int64_t size);
+
+/* The Philox block of bond draws last computed (a site's draws share one to three). */
+struct latmc_embed_draw_cache {
+    uint64_t block;
+    latmc_philox_ctr r;
+};
+#define LATMC_EMBED_DRAW_CACHE_INIT { UINT64_MAX, { { 0, 0, 0, 0 } } }
+/* Whether the bond of draw number n between sites of a_i and a_j coupled by K is active:
+ * K a_i a_j > 0 (multiplied in that order) and its draw below
+ * floor((1 - exp(-2 K a_i a_j)) 2^32); the draw is made only where it can matter. */
+int latmc_embed_bond_on(const struct latmc_embed_problem *p, double k, double ai, double aj,
+                        uint64_t n, struct latmc_embed_draw_cache *c);
+
+/* One cluster step of every replica of a part's own planes (n_parts > 1: collective), the
+ * clusters joined across the parts (lib/cluster_embed_part.c): Heisenberg, and phi^4 with
+ * Lambda = inf; LATMC_EUNSUPPORTED without a message for any other sim (then the whole
+ * configuration is gathered). Adds replica 0's statistics to *stats. */
+int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_stats *stats);
 
 /* A Wolff step's statistics from its bonds (bit d of bonds[i]: bond (i, d) active, as the
  * step drew them; other bits ignored) and w->a: its cluster regrown from the seed site of

@@ -33,13 +33,12 @@
 /* The scale of the terms: a unit of q is 2^-LATMC_EMBED_SUM_BITS of a. */
 #define LATMC_EMBED_SUM_BITS 30
 
-/* q = a 2^30 rounded to nearest, ties to even, clamped to [-2^31, 2^31]. Every step is
- * exact but the choice between k and k +- 1 (a power-of-two scaling, a truncating
- * conversion of |x| < 2^31, the fraction x - k), so no rounding mode or contraction can
- * change it: the C library's llrint under the default mode gives the same integer. */
-LATMC_HOSTDEV int64_t latmc_embed_sum_term(double a)
+/* x rounded to nearest, ties to even, clamped to [-2^31, 2^31] (a NaN: 0). Every step is
+ * exact but the choice between k and k +- 1 (a truncating conversion of |x| < 2^31, the
+ * fraction x - k), so no rounding mode or contraction can change it: the C library's
+ * llrint under the default mode gives the same integer. */
+LATMC_HOSTDEV int64_t latmc_embed_round_clamped(double x)
 {
-    const double x = a * 0x1p30;
     if (x >= 0x1p31)
         return INT64_C(1) << 31;
     if (x <= -0x1p31)
@@ -53,6 +52,22 @@ LATMC_HOSTDEV int64_t latmc_embed_sum_term(double a)
     if (f < -0.5 || (f == -0.5 && (k & 1)))
         return k - 1;
     return k;
+}
+
+/* q = a 2^30 so rounded (a power-of-two scaling: exact). */
+LATMC_HOSTDEV int64_t latmc_embed_sum_term(double a)
+{
+    return latmc_embed_round_clamped(a * 0x1p30);
+}
+
+/* The statistics' terms (doc/clusters.md, "Observables"): the cluster sums of the
+ * improved estimator, a 2^20 so rounded (|a| up to 2048 before the clamp: phi^4's field
+ * as well as Heisenberg's projections), added as integers, so that every route and
+ * every cut of the lattice counts the same sums; a sum S is the value S 2^-20. */
+#define LATMC_EMBED_STAT_BITS 20
+LATMC_HOSTDEV int64_t latmc_embed_stat_term(double a)
+{
+    return latmc_embed_round_clamped(a * 0x1p20);
 }
 
 /* A_C from Q_C: Q_C 2^-30. */

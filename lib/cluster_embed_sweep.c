@@ -39,7 +39,7 @@ void latmc_embed_free(latmc_sim *sim)
     free(w->bonds);
     free(w->parent);
     free(w->name);
-    free(w->asum);
+    free(w->ssum);
     free(w->qsum);
     free(w->kbond);
     free(w);
@@ -62,7 +62,7 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
             w->bonds = malloc(n * sizeof *w->bonds);
             w->parent = malloc(n * sizeof *w->parent);
             w->name = malloc(n * sizeof *w->name);
-            w->asum = malloc(n * sizeof *w->asum);
+            w->ssum = malloc(n * sizeof *w->ssum);
             /* the decisions' sums in a field (phi^4 has none) */
             if (sim->desc.model == LATMC_MODEL_HEISENBERG)
                 w->qsum = malloc(n * sizeof *w->qsum);
@@ -71,7 +71,7 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
         if (!sim->cluster)
             sim->cluster = calloc(1, sizeof *sim->cluster);
         if (!w || !w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name ||
-            !w->asum || (sim->desc.model == LATMC_MODEL_HEISENBERG && !w->qsum) ||
+            !w->ssum || (sim->desc.model == LATMC_MODEL_HEISENBERG && !w->qsum) ||
             !sim->cluster) {
             latmc_embed_free(sim);
             return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
@@ -162,7 +162,7 @@ int latmc_embed_settle_stats(latmc_sim *sim)
         p.wolff = 1;
         latmc_embed_wolff_regrow(&p, w, job.bonds, &one);
     } else {
-        latmc_embed_sw_stats(sim->nsites, w->name, w->a, w->asum, w->parent, &one);
+        latmc_embed_sw_stats(sim->nsites, w->name, w->a, w->ssum, w->parent, &one);
     }
     struct latmc_cluster_work *c = sim->cluster;
     c->last.clusters = one.clusters;

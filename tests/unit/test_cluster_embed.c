@@ -135,8 +135,18 @@ static int bond(const struct pairs *p, const double *a, uint64_t seed, uint64_t 
 
 struct stats {
     int64_t clusters, largest;
-    double w2;             /* sum_C A_C^2 (Wolff: A_C^2 / |C|), A_C = sum of a over C */
+    double w2;             /* sum_C A_C^2 (Wolff: A_C^2 / |C|), A_C = sum of a over C,
+                              each a_i rounded to a multiple of 2^-20 (stat_term) */
 };
+
+/* The statistics' sum: each a_i rounded to the nearest multiple of 2^-20 (ties to even:
+ * llrint in the default rounding mode), the integers added exactly, the total times
+ * 2^-20 (lib/cluster_embed_sum.h's latmc_embed_stat_term, written here with the C
+ * library). */
+static int64_t stat_term(double a)
+{
+    return (int64_t)llrint(ldexp(a, 20));
+}
 
 /* The sum that weighs a cluster's orientation in a field: each a_i rounded to the
  * nearest multiple of 2^-30 (ties to even: the C library's llrint in the default
@@ -174,7 +184,7 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
     for (int64_t s = first; s < last; s++) {
         if (seen[s])
             continue;
-        int64_t head = 0, tail = 0, smallest = s, Q = 0;
+        int64_t head = 0, tail = 0, smallest = s, Q = 0, S = 0;
         double A = 0.0;
         queue[tail++] = s;
         seen[s] = 1;
@@ -183,6 +193,7 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
             smallest = i < smallest ? i : smallest;
             A += a[i];
             Q += page_term(a[i]);
+            S += stat_term(a[i]);
             for (int d = 0; d < p->n; d++) {
                 const int64_t up = partner(g, p, i, d, 1), dn = partner(g, p, i, d, -1);
                 if (!seen[up] && bond(p, a, seed, t, rep, i, d, up)) {
@@ -206,8 +217,45 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
             flip[queue[k]] = (char)flips;
         st->clusters++;
         st->largest = tail > st->largest ? tail : st->largest;
-        st->w2 += wolff ? A * A / (double)tail : A * A;
+        const double A_stat = ldexp((double)S, -20);
+        st->w2 += wolff ? A_stat * A_stat / (double)tail : A_stat * A_stat;
     }
+    free(queue);
+    free(seen);
+}
+
+/* The Wolff cluster's sum of a in doubles, added in the growth's order (the order of
+ * reference_step's queue), to show where the order of a sum in doubles matters. */
+static void reference_growth_sum(const struct lat *g, const struct pairs *p, const double *a,
+                                 uint64_t seed, uint64_t t, double *sum)
+{
+    const int64_t n = g->n;
+    int64_t *queue = malloc((size_t)n * sizeof *queue);
+    char *seen = calloc((size_t)n, 1);
+    assert_non_null(queue);
+    assert_non_null(seen);
+    const uint64_t u = (uint64_t)draw(seed, t, 0, 2, 0) << 32 | draw(seed, t, 0, 2, 1);
+    const int64_t s = (int64_t)(u % (uint64_t)n);
+    int64_t head = 0, tail = 0;
+    double A = 0.0;
+    queue[tail++] = s;
+    seen[s] = 1;
+    while (head < tail) {
+        const int64_t i = queue[head++];
+        A += a[i];
+        for (int d = 0; d < p->n; d++) {
+            const int64_t up = partner(g, p, i, d, 1), dn = partner(g, p, i, d, -1);
+            if (!seen[up] && bond(p, a, seed, t, 0, i, d, up)) {
+                seen[up] = 1;
+                queue[tail++] = up;
+            }
+            if (!seen[dn] && bond(p, a, seed, t, 0, dn, d, i)) {
+                seen[dn] = 1;
+                queue[tail++] = dn;
+            }
+        }
+    }
+    *sum = A;
     free(queue);
     free(seen);
 }
@@ -575,11 +623,12 @@ static void wolff_seed_names(void **state)
 /* latmc_embed_wolff_regrow over every bond of a step (drawn here from the page, the bits
  * above the directions and bit 7 -- the CUDA labelling's tile marks -- set at random, as
  * lib/backend.h leaves them undefined) against the definition's Wolff step: the same
- * cluster, and its statistics bit for bit, A_C added in the growth's order. The a_i are
- * of mixed sizes, so that A_C added in site order rounds differently in some steps (the
- * test would see a regrow that added in another order). K and the a_i are chosen so
- * that clusters are large; the last lattice's K and positive a_i make every bond active
- * (one cluster spanning the lattice). */
+ * cluster, and its statistics bit for bit. The a_i are of mixed sizes, so that their
+ * sum in doubles would round differently in site order than in the growth's order in
+ * some steps: the statistics' integer sums give the same w2 in either order (counted:
+ * the steps where the doubles differ). K and the a_i are chosen so that clusters are
+ * large; the last lattice's K and positive a_i make every bond active (one cluster
+ * spanning the lattice). */
 static void wolff_regrow_case(int ndim, int64_t lx, int64_t ly, int64_t lz, double k,
                               int *order_matters)
 {
@@ -634,14 +683,22 @@ static void wolff_regrow_case(int ndim, int64_t lx, int64_t ly, int64_t lz, doub
         if (spanning)
             assert_int_equal(got.largest, n);
         assert_memory_equal(&got.w2, &want.w2, sizeof got.w2);
-        double site_order = 0.0;
+        double site_order = 0.0, growth_order = 0.0;
+        int64_t S_site = 0;
         for (int64_t i = 0; i < n; i++) {
             assert_int_equal(w.flip[i], flip[i]); /* the cluster: without a field it flips */
-            if (flip[i])
+            if (flip[i]) {
                 site_order += a[i];
+                S_site += stat_term(a[i]);
+            }
         }
-        const double w2_site = site_order * site_order / (double)want.largest;
-        if (memcmp(&w2_site, &want.w2, sizeof w2_site) != 0)
+        /* the integer sum in site order: the same statistic */
+        const double A_site = ldexp((double)S_site, -20);
+        const double w2_site = A_site * A_site / (double)want.largest;
+        assert_memory_equal(&w2_site, &want.w2, sizeof w2_site);
+        /* where the doubles in the growth's order would have differed */
+        reference_growth_sum(&g, &p, a, seed, t, &growth_order);
+        if (memcmp(&site_order, &growth_order, sizeof site_order) != 0)
             (*order_matters)++;
     }
     free(a);
@@ -659,7 +716,7 @@ static void wolff_regrow(void **state)
     wolff_regrow_case(2, 9, 7, 1, 1.5, &order_matters);
     wolff_regrow_case(3, 8, 8, 8, 0.7, &order_matters);
     wolff_regrow_case(2, 5, 5, 1, 1e6, &order_matters); /* every active bond: x > 25 */
-    /* a regrow that added in site order would have been seen */
+    /* steps whose sum of a in doubles depends on the order were among them */
     assert_true(order_matters > 0);
 }
 
@@ -749,9 +806,9 @@ static void field_sum_chain_case(int ndim, int64_t lx, int64_t ly, int64_t lz, i
     w.bonds = malloc((size_t)n * sizeof *w.bonds);
     w.parent = malloc((size_t)n * sizeof *w.parent);
     w.name = malloc((size_t)n * sizeof *w.name);
-    w.asum = malloc((size_t)n * sizeof *w.asum);
+    w.ssum = malloc((size_t)n * sizeof *w.ssum);
     w.qsum = malloc((size_t)n * sizeof *w.qsum);
-    assert_true(a && flip && old_flip && w.flip && w.bonds && w.parent && w.name && w.asum &&
+    assert_true(a && flip && old_flip && w.flip && w.bonds && w.parent && w.name && w.ssum &&
                 w.qsum);
     uint64_t rng = 0xf1e1d000u + (uint64_t)n + (uint64_t)wolff;
     for (uint64_t t = 0; t < (wolff ? 768u : 24u); t++) {
@@ -797,7 +854,7 @@ static void field_sum_chain_case(int ndim, int64_t lx, int64_t ly, int64_t lz, i
     free(w.bonds);
     free(w.parent);
     free(w.name);
-    free(w.asum);
+    free(w.ssum);
     free(w.qsum);
 }
 
