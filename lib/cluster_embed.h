@@ -165,6 +165,10 @@ int latmc_embed_phi4_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t s
 int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep,
                                 struct latmc_embed_stats *stats);
 
+/* Heisenberg's direction r of the replica's step (p's names: seed, sweep, replica),
+ * uniform on the sphere (lib/cluster_heisenberg.c). */
+void latmc_embed_heisenberg_axis(const struct latmc_embed_problem *p, double r[3]);
+
 /* phi^4's directions (p->n_dirs, p->off, p->k) for ndim k and Lambda lambda, in their
  * fixed order: +e_mu; with a finite Lambda then +2 e_mu, then the planar diagonals
  * (doc/models/phi4.md, "Cluster steps"). */

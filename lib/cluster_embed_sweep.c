@@ -46,40 +46,78 @@ void latmc_embed_free(latmc_sim *sim)
     sim->embed = NULL;
 }
 
+/* The work space: its arrays of the whole lattice (the host copy's step) are made at the
+ * first step that needs them, so that a part whose steps run on its own planes
+ * (lib/cluster_embed_part.c) never holds them. */
 static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
 {
     struct latmc_embed_work *w = sim->embed;
-    if (!w) {
-        const size_t n = (size_t)sim->nsites;
-        const size_t field = n * (size_t)sim->desc.replicas * sim->model->site_bytes(&sim->desc);
-        w = calloc(1, sizeof *w);
-        if (w) {
-            sim->embed = w;
-            w->nsites = sim->nsites;
-            w->field = malloc(field);
-            w->a = malloc(n * sizeof *w->a);
-            w->flip = malloc(n);
-            w->bonds = malloc(n * sizeof *w->bonds);
-            w->parent = malloc(n * sizeof *w->parent);
-            w->name = malloc(n * sizeof *w->name);
-            w->ssum = malloc(n * sizeof *w->ssum);
-            /* the decisions' sums in a field (phi^4 has none) */
-            if (sim->desc.model == LATMC_MODEL_HEISENBERG)
-                w->qsum = malloc(n * sizeof *w->qsum);
-        }
-        /* the cluster observables (lib/cluster_sweep.c) read sim->cluster's statistics */
-        if (!sim->cluster)
-            sim->cluster = calloc(1, sizeof *sim->cluster);
-        if (!w || !w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name ||
-            !w->ssum || (sim->desc.model == LATMC_MODEL_HEISENBERG && !w->qsum) ||
-            !sim->cluster) {
-            latmc_embed_free(sim);
-            return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
-                              "work space of %lld sites", (long long)sim->nsites);
-        }
+    if (!w && (w = calloc(1, sizeof *w)) != NULL) {
+        sim->embed = w;
+        w->nsites = sim->nsites;
+    }
+    /* the cluster observables (lib/cluster_sweep.c) read sim->cluster's statistics */
+    if (w && !sim->cluster)
+        sim->cluster = calloc(1, sizeof *sim->cluster);
+    if (!w || !sim->cluster) {
+        latmc_embed_free(sim);
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
+                          "work space");
     }
     *out = w;
     return LATMC_OK;
+}
+
+static int whole_arrays(latmc_sim *sim, struct latmc_embed_work *w)
+{
+    if (w->field)
+        return LATMC_OK;
+    const size_t n = (size_t)sim->nsites;
+    const size_t field = n * (size_t)sim->desc.replicas * sim->model->site_bytes(&sim->desc);
+    w->field = malloc(field);
+    w->a = malloc(n * sizeof *w->a);
+    w->flip = malloc(n);
+    w->bonds = malloc(n * sizeof *w->bonds);
+    w->parent = malloc(n * sizeof *w->parent);
+    w->name = malloc(n * sizeof *w->name);
+    w->ssum = malloc(n * sizeof *w->ssum);
+    /* the decisions' sums in a field (phi^4 has none) */
+    if (sim->desc.model == LATMC_MODEL_HEISENBERG)
+        w->qsum = malloc(n * sizeof *w->qsum);
+    if (!w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name || !w->ssum ||
+        (sim->desc.model == LATMC_MODEL_HEISENBERG && !w->qsum)) {
+        free(w->field);
+        free(w->a);
+        free(w->flip);
+        free(w->bonds);
+        free(w->parent);
+        free(w->name);
+        free(w->ssum);
+        free(w->qsum);
+        w->field = NULL;
+        w->a = NULL;
+        w->flip = NULL;
+        w->bonds = NULL;
+        w->parent = NULL;
+        w->name = NULL;
+        w->ssum = NULL;
+        w->qsum = NULL;
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
+                          "work space of %lld sites", (long long)sim->nsites);
+    }
+    return LATMC_OK;
+}
+
+/* A step's statistics, for the cluster observables. */
+static void record_stats(latmc_sim *sim, struct latmc_embed_work *w,
+                         const struct latmc_embed_stats *stats)
+{
+    struct latmc_cluster_work *c = sim->cluster;
+    c->last.clusters = stats->clusters;
+    c->last.largest = stats->largest;
+    c->last.size2_sum = stats->w2;
+    c->have_stats = true;
+    w->names_on_backend = false;
 }
 
 /*
@@ -105,8 +143,21 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
     struct latmc_embed_stats stats;
     memset(&stats, 0, sizeof stats);
     const bool parts = latmc_part_many(sim);
+    /* parts: each on its own planes, the clusters joined across them, where the step's
+     * pairs are nearest neighbours (lib/cluster_embed_part.c) */
+    int st = parts ? latmc_embed_part_step(sim, sweep, &stats) : LATMC_EUNSUPPORTED;
+    if (st != LATMC_EUNSUPPORTED) {
+        if (st == LATMC_OK)
+            record_stats(sim, w, &stats);
+        return st;
+    }
+    st = whole_arrays(sim, w);
+    if (parts) /* before the gather, which every part must join */
+        st = latmc_part_agree(sim, st);
+    if (st < 0)
+        return st;
     /* on parts: get_spins agrees on its status, the step's is agreed on after it */
-    int st = parts ? latmc_part_get_spins(sim, w->field) : sim->ops->get_spins(sim, w->field);
+    st = parts ? latmc_part_get_spins(sim, w->field) : sim->ops->get_spins(sim, w->field);
     if (st == LATMC_OK) {
         st = sim->desc.model == LATMC_MODEL_PHI4 ? latmc_embed_phi4_step(sim, w, sweep, &stats)
                                                  : latmc_embed_heisenberg_step(sim, w, sweep,
@@ -116,14 +167,8 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
     }
     if (st == LATMC_OK)
         st = parts ? latmc_part_set_spins(sim, w->field) : sim->ops->set_spins(sim, w->field);
-    if (st == LATMC_OK) {
-        struct latmc_cluster_work *c = sim->cluster;
-        c->last.clusters = stats.clusters;
-        c->last.largest = stats.largest;
-        c->last.size2_sum = stats.w2;
-        c->have_stats = true;
-        w->names_on_backend = false;
-    }
+    if (st == LATMC_OK)
+        record_stats(sim, w, &stats);
     return st;
 }
 
@@ -132,6 +177,9 @@ int latmc_embed_settle_stats(latmc_sim *sim)
     struct latmc_embed_work *w = sim->embed;
     if (!w || !w->names_on_backend)
         return LATMC_OK;
+    const int made = whole_arrays(sim, w); /* the names and a_i read into them */
+    if (made < 0)
+        return made;
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
     struct latmc_embed_job job = { 0 };
     job.a = w->a;

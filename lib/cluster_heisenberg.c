@@ -21,7 +21,7 @@
 /* The step's direction, uniform on the sphere as the hot start draws a spin: z = 2 u0 - 1
  * to e_z, azimuth 2 pi u1, u = (r + 1/2) 2^-32 of draws 0 and 1 of phase
  * LATMC_EMBED_PHASE_AXIS (lib/heisenberg_rules.h's functions, libm's sqrt only). */
-static void draw_axis(const struct latmc_embed_problem *p, double r[3])
+void latmc_embed_heisenberg_axis(const struct latmc_embed_problem *p, double r[3])
 {
     const double z =
         2.0 * latmc_heisenberg_uniform(latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 0)) - 1.0;
@@ -84,7 +84,7 @@ int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint
         float *s = (float *)w->field + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)rep;
         double r[3];
         p.replica = (uint32_t)rep;
-        draw_axis(&p, r);
+        latmc_embed_heisenberg_axis(&p, r);
         p.field = beta_h * r[2];
         for (int64_t i = 0; i < n; i++) {
             const float *v = s + LATMC_HEISENBERG_COMPONENTS * i;
@@ -129,7 +129,7 @@ int latmc_embed_heisenberg_backend_step(latmc_sim *sim, struct latmc_embed_work 
     p.sweep = sweep;
     for (int rep = 0; rep < sim->desc.replicas; rep++) {
         p.replica = (uint32_t)rep;
-        draw_axis(&p, job.axis[rep]);
+        latmc_embed_heisenberg_axis(&p, job.axis[rep]);
         job.field[rep] = beta_h * job.axis[rep][2]; /* latmc_embed_heisenberg_step's F */
     }
     if (step(sim, LATMC_EMBED_ASK, &job) != LATMC_OK)

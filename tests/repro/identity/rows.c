@@ -594,6 +594,13 @@ const struct row rows[] = {
     { "phi4_wolff_float", 3, { 8, 8, 40 }, CLUSTER_ALL },
     { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
     { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
+    /* parts on their own planes (lib/cluster_embed_part.c: nearest-neighbour pairs, the
+     * clusters joined across the parts, the statistics' exact sums), against one box */
+    { "heis_sw_h0_r2", 3, { 4, 4, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
+    { "heis_sw_h0_r2", 2, { 16, 16, 0 }, "parts=2 parts=3,shared,simd=c" },
+    { "heis_wolff_h0_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 cold,parts=2 mpi" },
+    { "phi4_sw_double_inf", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=2,save,then.one mpi" },
+    { "phi4_wolff_float", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=4 setspins,parts=3" },
     { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
     /* without a field the step of one GPU, of boxes and of devices is the device's, of
      * parts the host copy's: many tiles, clusters across them */
