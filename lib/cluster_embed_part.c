@@ -27,6 +27,7 @@
 
 #include "backend.h"
 #include "cluster_bonds.h"
+#include "cluster_boundary.h"
 #include "cluster_embed.h"
 #include "cluster_embed_sum.h"
 #include "heisenberg_rules.h"
@@ -66,20 +67,11 @@ struct emb_call {
     unsigned char *mine, *all;    /* this part's message; every part's */
     size_t max_bytes;
     struct emb_head *heads;
-    const uint32_t **first, **last;
-    const uint8_t **face;
-    const struct emb_root **roots;
-    int64_t *base;                /* n + 1: part p's boundary clusters are nodes base[p] .. */
-    uint32_t *uf;
+    uint64_t *counts;             /* each part's boundary clusters */
+    struct latmc_boundary b;      /* the boundary graph (lib/cluster_boundary.h) */
     uint64_t *tot_size;
     int64_t *tot_q, *tot_s;
 };
-
-static size_t msg_bytes(int64_t P, uint64_t n_roots)
-{
-    return (size_t)P * 8 + (size_t)n_roots * sizeof(struct emb_root) +
-           (((size_t)P + 7) & ~(size_t)7);
-}
 
 /* Everything but the configuration (set_planes reads it last). */
 static void free_call_arrays_but_field(struct emb_call *c)
@@ -95,12 +87,8 @@ static void free_call_arrays_but_field(struct emb_call *c)
     free(c->mine);
     free(c->all);
     free(c->heads);
-    free(c->first);
-    free(c->last);
-    free(c->face);
-    free(c->roots);
-    free(c->base);
-    free(c->uf);
+    free(c->counts);
+    latmc_boundary_free(&c->b);
     free(c->tot_size);
     free(c->tot_q);
     free(c->tot_s);
@@ -110,7 +98,8 @@ static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
 {
     const size_t N = (size_t)(c->L * c->P), P = (size_t)c->P, n = (size_t)c->n;
     const size_t M = n * 2 * P; /* at most 2 P boundary clusters a part */
-    c->max_bytes = msg_bytes(c->P, 2 * (uint64_t)c->P);
+    c->max_bytes = latmc_boundary_msg_bytes(c->P, sizeof(struct emb_root), 2 * (uint64_t)c->P);
+    const bool graph = latmc_boundary_alloc(&c->b, c->n, c->P, sizeof(struct emb_root));
     c->field = malloc(field_bytes);
     c->a = malloc((N + P) * sizeof *c->a);
     c->scratch = malloc(P * sizeof *c->scratch);
@@ -123,18 +112,13 @@ static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
     c->mine = malloc(c->max_bytes);
     c->all = malloc(n * c->max_bytes);
     c->heads = malloc(n * sizeof *c->heads);
-    c->first = malloc(n * sizeof *c->first);
-    c->last = malloc(n * sizeof *c->last);
-    c->face = malloc(n * sizeof *c->face);
-    c->roots = malloc(n * sizeof *c->roots);
-    c->base = malloc((n + 1) * sizeof *c->base);
-    c->uf = malloc(M * sizeof *c->uf);
+    c->counts = malloc(n * sizeof *c->counts);
     c->tot_size = malloc(M * sizeof *c->tot_size);
     c->tot_q = malloc(M * sizeof *c->tot_q);
     c->tot_s = malloc(M * sizeof *c->tot_s);
     if (!c->field || !c->a || !c->scratch || (heisenberg && !c->kbond) || !c->bonds ||
         !c->parent || !c->size || !c->q || !c->s || !c->mine || !c->all || !c->heads ||
-        !c->first || !c->last || !c->face || !c->roots || !c->base || !c->uf ||
+        !c->counts || !graph ||
         !c->tot_size || !c->tot_q || !c->tot_s)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the embedded "
                           "clusters of a part of %lld sites (%d parts)",
@@ -175,15 +159,6 @@ static int part_kbond(struct emb_call *c)
         c->kbond[i] = beta * (double)k[off + i];
     free(k);
     return st;
-}
-
-static uint32_t find(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]]; /* halving keeps parent[y] <= y */
-        x = parent[x];
-    }
-    return x;
 }
 
 /* Steps 1 (after the a_i) and 2: the bonds of the own sites and the local clusters, each
@@ -235,7 +210,7 @@ static void label(struct emb_call *c)
             } else {
                 j = i - x - lx * y + x + lx * (y + 1 == ly ? 0 : y + 1);
             }
-            const uint32_t ra = find(c->parent, (uint32_t)i), rb = find(c->parent, (uint32_t)j);
+            const uint32_t ra = latmc_boundary_find(c->parent, (uint32_t)i), rb = latmc_boundary_find(c->parent, (uint32_t)j);
             if (ra < rb)
                 c->parent[rb] = ra;
             else if (rb < ra)
@@ -258,37 +233,6 @@ static void label(struct emb_call *c)
         if (field)
             c->q[r] += latmc_embed_sum_term(a[i]);
     }
-}
-
-static int by_label(const void *x, const void *y)
-{
-    const uint32_t a = ((const struct emb_root *)x)->label;
-    const uint32_t b = ((const struct emb_root *)y)->label;
-    return (a > b) - (a < b);
-}
-
-/* The node of part p's boundary cluster `label` (it is one: every label sent is). */
-static int64_t node_of(const struct emb_call *c, int p, uint32_t label)
-{
-    const struct emb_root *r = c->roots[p];
-    int64_t lo = 0, hi = c->base[p + 1] - c->base[p] - 1;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (r[mid].label < label)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return c->base[p] + lo;
-}
-
-/* The label (global smallest site) of node k. */
-static uint32_t node_label(const struct emb_call *c, int64_t k)
-{
-    int p = 0;
-    while (c->base[p + 1] <= k)
-        p++;
-    return c->roots[p][k - c->base[p]].label;
 }
 
 /* Steps 3 and 4: the messages, the gathers, the boundary graph joined; the statistics
@@ -315,7 +259,7 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
             }
         }
     }
-    qsort(roots, (size_t)nr, sizeof *roots, by_label);
+    qsort(roots, (size_t)nr, sizeof *roots, latmc_boundary_by_label);
     uint8_t *face = (uint8_t *)(roots + nr);
     const unsigned up_bit = 1u << (c->nd - 1);
     memset(face, 0, ((size_t)P + 7) & ~(size_t)7);
@@ -343,47 +287,23 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
                               "boundary counts) delivered %llu boundary clusters from part "
                               "%d (at most %lld)", (unsigned long long)c->heads[p].n_roots,
                               p, (long long)(2 * P));
-        bytes[p] = msg_bytes(P, c->heads[p].n_roots);
+        bytes[p] = latmc_boundary_msg_bytes(P, sizeof(struct emb_root), c->heads[p].n_roots);
+        c->counts[p] = c->heads[p].n_roots;
     }
     st = latmc_part_gather(c->part, "gather (embedded cluster boundaries)", -1, c->mine,
                            c->all, bytes);
     if (st < 0)
         return st;
-    const unsigned char *at = c->all;
-    c->base[0] = 0;
-    for (int p = 0; p < c->n; p++) {
-        c->first[p] = (const uint32_t *)(const void *)at;
-        c->last[p] = c->first[p] + P;
-        c->roots[p] = (const struct emb_root *)(const void *)(c->last[p] + P);
-        c->face[p] = (const uint8_t *)(c->roots[p] + c->heads[p].n_roots);
-        c->base[p + 1] = c->base[p] + (int64_t)c->heads[p].n_roots;
-        at += bytes[p];
-    }
-    const int64_t M = c->base[c->n];
+    latmc_boundary_join(&c->b, c->all, bytes, c->counts);
+    const int64_t M = c->b.base[c->n];
     for (int64_t k = 0; k < M; k++) {
-        c->uf[k] = (uint32_t)k;
         c->tot_size[k] = 0;
         c->tot_q[k] = c->tot_s[k] = 0;
     }
-    /* the faces: part p's last plane to part p + 1's first, the smaller node winning
-     * (nodes are numbered in label order, so the smaller node is the smaller label) */
-    for (int p = 0; p < c->n; p++) {
-        const int q = (p + 1) % c->n;
-        for (int64_t x = 0; x < P; x++) {
-            if (!c->face[p][x])
-                continue;
-            const uint32_t a = find(c->uf, (uint32_t)node_of(c, p, c->last[p][x]));
-            const uint32_t b = find(c->uf, (uint32_t)node_of(c, q, c->first[q][x]));
-            if (a < b)
-                c->uf[b] = a;
-            else if (b < a)
-                c->uf[a] = b;
-        }
-    }
     for (int p = 0; p < c->n; p++)
-        for (int64_t k = c->base[p]; k < c->base[p + 1]; k++) {
-            const uint32_t r = find(c->uf, (uint32_t)k);
-            const struct emb_root *e = &c->roots[p][k - c->base[p]];
+        for (int64_t k = c->b.base[p]; k < c->b.base[p + 1]; k++) {
+            const uint32_t r = latmc_boundary_find(c->b.uf, (uint32_t)k);
+            const struct emb_root *e = latmc_boundary_record(&c->b, p, k);
             c->tot_size[r] += e->size;
             c->tot_q[r] += e->q;
             c->tot_s[r] += e->s;
@@ -398,7 +318,7 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
         latmc_embed_w2_merge(&w2, &c->heads[p].w2);
     }
     for (int64_t k = 0; k < M; k++)
-        if (c->uf[k] == (uint32_t)k) {
+        if (c->b.uf[k] == (uint32_t)k) {
             clusters++;
             largest = c->tot_size[k] > largest ? c->tot_size[k] : largest;
             latmc_embed_w2_add(&w2, c->tot_s[k]);
@@ -414,8 +334,9 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
 static void cluster_of(struct emb_call *c, uint32_t r, int64_t out[4])
 {
     if (c->bonds[r] & 0x80u) {
-        const uint32_t R = find(c->uf, (uint32_t)node_of(c, c->rank, r + (uint32_t)c->site0));
-        out[0] = node_label(c, R);
+        const uint32_t R = latmc_boundary_find(
+            c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->rank, r + (uint32_t)c->site0));
+        out[0] = latmc_boundary_label(&c->b, R);
         out[1] = (int64_t)c->tot_size[R];
         out[2] = c->tot_q[R];
         out[3] = c->tot_s[R];

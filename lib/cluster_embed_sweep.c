@@ -7,9 +7,10 @@
  * the CUDA module: Heisenberg Swendsen-Wang and Wolff in any field and phi^4 at any Lambda
  * on one box alone on a GPU, Heisenberg and phi^4 at Lambda = inf on the boxes of one
  * process, one GPU or several), else on a host copy of the configuration (get_spins, the
- * step, set_spins): the CPU, phi^4 at a finite Lambda on boxes, every part of a lattice
- * shared by processes, and a step the backend declines (no room on the GPU,
- * LATMC_CUDA_EMBED=host). doc/clusters.md, "Embedded clusters on CUDA".
+ * step, set_spins): the CPU, phi^4 at a finite Lambda on boxes, and a step the backend
+ * declines (no room on the GPU, LATMC_CUDA_EMBED=host); on the parts of a lattice shared
+ * by processes on each part's own planes (lib/cluster_embed_part.c), phi^4 with a finite
+ * Lambda on a gathered copy. doc/clusters.md, "Embedded clusters on CUDA" and "Parts".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,11 +29,9 @@ int latmc_embed_applies(const latmc_sim *sim)
            (sim->desc.model == LATMC_MODEL_PHI4 || sim->desc.model == LATMC_MODEL_HEISENBERG);
 }
 
-void latmc_embed_free(latmc_sim *sim)
+/* The whole-lattice arrays freed (whole_arrays makes them again when asked). */
+static void free_whole(struct latmc_embed_work *w)
 {
-    struct latmc_embed_work *w = sim->embed;
-    if (!w)
-        return;
     free(w->field);
     free(w->a);
     free(w->flip);
@@ -41,6 +40,22 @@ void latmc_embed_free(latmc_sim *sim)
     free(w->name);
     free(w->ssum);
     free(w->qsum);
+    w->field = NULL;
+    w->a = NULL;
+    w->flip = NULL;
+    w->bonds = NULL;
+    w->parent = NULL;
+    w->name = NULL;
+    w->ssum = NULL;
+    w->qsum = NULL;
+}
+
+void latmc_embed_free(latmc_sim *sim)
+{
+    struct latmc_embed_work *w = sim->embed;
+    if (!w)
+        return;
+    free_whole(w);
     free(w->kbond);
     free(w);
     sim->embed = NULL;
@@ -86,22 +101,7 @@ static int whole_arrays(latmc_sim *sim, struct latmc_embed_work *w)
         w->qsum = malloc(n * sizeof *w->qsum);
     if (!w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name || !w->ssum ||
         (sim->desc.model == LATMC_MODEL_HEISENBERG && !w->qsum)) {
-        free(w->field);
-        free(w->a);
-        free(w->flip);
-        free(w->bonds);
-        free(w->parent);
-        free(w->name);
-        free(w->ssum);
-        free(w->qsum);
-        w->field = NULL;
-        w->a = NULL;
-        w->flip = NULL;
-        w->bonds = NULL;
-        w->parent = NULL;
-        w->name = NULL;
-        w->ssum = NULL;
-        w->qsum = NULL;
+        free_whole(w);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
                           "work space of %lld sites", (long long)sim->nsites);
     }
@@ -121,11 +121,13 @@ static void record_stats(latmc_sim *sim, struct latmc_embed_work *w,
 }
 
 /*
- * One cluster step of sweep `sweep` on the host copy; records the statistics. A part of a
- * lattice shared by processes gathers the whole configuration (latmc_part_get_spins),
- * runs the same step as every other part on it, and takes its slab back
- * (latmc_part_set_spins, which also refreshes the halos): simple and the same chain, but
- * each part then holds and labels the whole lattice (doc/clusters.md, "Parts").
+ * One cluster step of sweep `sweep`; records the statistics. A part of a lattice shared by
+ * processes steps its own planes, the clusters joined across the parts
+ * (latmc_embed_part_step), where the step's pairs are nearest neighbours; with phi^4's
+ * further pairs (a finite Lambda) it gathers the whole configuration
+ * (latmc_part_get_spins), runs the same step as every other part on it, and takes its
+ * slab back (latmc_part_set_spins, which also refreshes the halos): the same chain, each
+ * part holding and labelling the whole lattice (doc/clusters.md, "Parts").
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {

@@ -34,6 +34,7 @@
 
 #include "backend.h"
 #include "cluster_bonds.h"
+#include "cluster_boundary.h"
 #include "cluster_job.h"
 #include "part.h"
 #include "thread_probe.h"
@@ -62,22 +63,12 @@ struct part_call {
     unsigned char *mine, *all;    /* this part's message; every part's, in part order */
     struct part_head *heads;
     uint8_t *scratch;             /* the lower neighbour's plane (not needed) */
-    /* the boundary graph of the sweep, from `all` */
-    const uint32_t **first, **last;
-    const uint8_t **face;
-    const struct edge_root **roots;
-    int64_t *base;                /* n + 1: part p's clusters are nodes base[p] .. */
-    uint32_t *uf;                 /* union-find over the nodes */
+    uint64_t *counts;             /* each part's boundary clusters */
+    struct latmc_boundary b;      /* the boundary graph of the sweep (lib/cluster_boundary.h) */
     uint64_t *tot_size;
     int64_t *tot_m;
     int16_t *dec;                 /* a root node's decision, -1: not drawn yet */
 };
-
-static size_t msg_bytes(int64_t P, uint64_t n_roots)
-{
-    return (size_t)P * 8 + (size_t)n_roots * sizeof(struct edge_root) +
-           (((size_t)P + 7) & ~(size_t)7);
-}
 
 /* The slab's own work space (sim->cluster), sized for the slab and its halo plane. */
 static int part_work_of(latmc_sim *sim, int64_t local, int64_t P, bool field,
@@ -146,22 +137,18 @@ static int alloc_call(struct part_call *c)
 {
     const int n = c->n;
     const size_t M = (size_t)n * 2 * (size_t)c->P; /* at most 2 P boundary roots a part */
-    c->max_bytes = msg_bytes(c->P, 2 * (uint64_t)c->P);
+    c->max_bytes = latmc_boundary_msg_bytes(c->P, sizeof(struct edge_root), 2 * (uint64_t)c->P);
+    const bool graph = latmc_boundary_alloc(&c->b, n, c->P, sizeof(struct edge_root));
     c->mine = malloc(c->max_bytes);
     c->all = malloc((size_t)n * c->max_bytes);
     c->heads = malloc((size_t)n * sizeof *c->heads);
     c->scratch = malloc((size_t)c->P);
-    c->first = malloc((size_t)n * sizeof *c->first);
-    c->last = malloc((size_t)n * sizeof *c->last);
-    c->face = malloc((size_t)n * sizeof *c->face);
-    c->roots = malloc((size_t)n * sizeof *c->roots);
-    c->base = malloc(((size_t)n + 1) * sizeof *c->base);
-    c->uf = malloc(M * sizeof *c->uf);
+    c->counts = malloc((size_t)n * sizeof *c->counts);
     c->tot_size = malloc(M * sizeof *c->tot_size);
     c->tot_m = malloc(M * sizeof *c->tot_m);
     c->dec = malloc(M * sizeof *c->dec);
-    if (!c->mine || !c->all || !c->heads || !c->scratch || !c->first || !c->last ||
-        !c->face || !c->roots || !c->base || !c->uf || !c->tot_size || !c->tot_m || !c->dec)
+    if (!c->mine || !c->all || !c->heads || !c->scratch || !c->counts || !graph ||
+        !c->tot_size || !c->tot_m || !c->dec)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the boundary "
                           "graph of %d parts of %lld sites a plane", n, (long long)c->P);
     return LATMC_OK;
@@ -173,55 +160,27 @@ static void free_call(struct part_call *c)
     free(c->all);
     free(c->heads);
     free(c->scratch);
-    free(c->first);
-    free(c->last);
-    free(c->face);
-    free(c->roots);
-    free(c->base);
-    free(c->uf);
+    free(c->counts);
+    latmc_boundary_free(&c->b);
     free(c->tot_size);
     free(c->tot_m);
     free(c->dec);
 }
 
-static int by_label(const void *a, const void *b)
-{
-    const uint32_t x = ((const struct edge_root *)a)->label;
-    const uint32_t y = ((const struct edge_root *)b)->label;
-    return (x > y) - (x < y);
-}
-
-/* The node of part p's boundary cluster `label` (it is one: every label sent is). */
+/* The node of part p's boundary cluster `label`, and node k's label. */
 static int64_t node_of(const struct part_call *c, int p, uint32_t label)
 {
-    const struct edge_root *r = c->roots[p];
-    int64_t lo = 0, hi = c->base[p + 1] - c->base[p] - 1;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (r[mid].label < label)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return c->base[p] + lo;
+    return latmc_boundary_node(&c->b, p, label);
+}
+
+static uint32_t node_label(const struct part_call *c, int64_t k)
+{
+    return latmc_boundary_label(&c->b, k);
 }
 
 static uint32_t uf_find(uint32_t *uf, uint32_t x)
 {
-    while (uf[x] != x) {
-        uf[x] = uf[uf[x]];
-        x = uf[x];
-    }
-    return x;
-}
-
-/* The label (global smallest site) of node k. */
-static uint32_t node_label(const struct part_call *c, int64_t k)
-{
-    int p = 0;
-    while (c->base[p + 1] <= k)
-        p++;
-    return c->roots[p][k - c->base[p]].label;
+    return latmc_boundary_find(uf, x);
 }
 
 /*
@@ -254,7 +213,7 @@ static int join_boundary(struct part_call *c)
             }
         }
     }
-    qsort(roots, (size_t)nr, sizeof *roots, by_label);
+    qsort(roots, (size_t)nr, sizeof *roots, latmc_boundary_by_label);
     uint8_t *face = (uint8_t *)(roots + nr);
     const unsigned bit = 1u << (job->g.ndim - 1);
     memset(face, 0, ((size_t)P + 7) & ~(size_t)7);
@@ -282,49 +241,26 @@ static int join_boundary(struct part_call *c)
                               "counts) delivered %llu boundary clusters from part %d (at "
                               "most %lld)", (unsigned long long)c->heads[p].n_roots, p,
                               (long long)(2 * P));
-        bytes[p] = msg_bytes(P, c->heads[p].n_roots);
+        bytes[p] = latmc_boundary_msg_bytes(P, sizeof(struct edge_root), c->heads[p].n_roots);
+        c->counts[p] = c->heads[p].n_roots;
     }
     st = latmc_part_gather(c->part, "gather (cluster boundaries)", -1, c->mine, c->all, bytes);
     if (st < 0)
         return st;
-    /* the graph: every part's segment, its clusters numbered in part order, which is the
-     * order of their labels (part p's lie in its slab, each segment sorted) */
-    const unsigned char *at = c->all;
-    c->base[0] = 0;
-    for (int p = 0; p < c->n; p++) {
-        c->first[p] = (const uint32_t *)(const void *)at;
-        c->last[p] = c->first[p] + P;
-        c->roots[p] = (const struct edge_root *)(const void *)(c->last[p] + P);
-        c->face[p] = (const uint8_t *)(c->roots[p] + c->heads[p].n_roots);
-        c->base[p + 1] = c->base[p] + (int64_t)c->heads[p].n_roots;
-        at += bytes[p];
-    }
-    const int64_t M = c->base[c->n];
+    /* the graph (lib/cluster_boundary.h): the faces joined, the smaller node winning */
+    latmc_boundary_join(&c->b, c->all, bytes, c->counts);
+    const int64_t M = c->b.base[c->n];
     for (int64_t k = 0; k < M; k++) {
-        c->uf[k] = (uint32_t)k;
         c->tot_size[k] = 0;
         c->tot_m[k] = 0;
         c->dec[k] = -1;
     }
-    /* the faces: part p's last plane to part p + 1's first, the smaller node winning */
-    for (int p = 0; p < c->n; p++) {
-        const int q = (p + 1) % c->n;
-        for (int64_t s = 0; s < P; s++) {
-            if (!c->face[p][s])
-                continue;
-            const uint32_t a = uf_find(c->uf, (uint32_t)node_of(c, p, c->last[p][s]));
-            const uint32_t b = uf_find(c->uf, (uint32_t)node_of(c, q, c->first[q][s]));
-            if (a < b)
-                c->uf[b] = a;
-            else if (b < a)
-                c->uf[a] = b;
-        }
-    }
     for (int p = 0; p < c->n; p++)
-        for (int64_t k = c->base[p]; k < c->base[p + 1]; k++) {
-            const uint32_t r = uf_find(c->uf, (uint32_t)k);
-            c->tot_size[r] += c->roots[p][k - c->base[p]].size;
-            c->tot_m[r] += c->roots[p][k - c->base[p]].msum;
+        for (int64_t k = c->b.base[p]; k < c->b.base[p + 1]; k++) {
+            const uint32_t r = uf_find(c->b.uf, (uint32_t)k);
+            const struct edge_root *e = latmc_boundary_record(&c->b, p, k);
+            c->tot_size[r] += e->size;
+            c->tot_m[r] += e->msum;
         }
     if (job->wolff)
         return LATMC_OK;
@@ -336,7 +272,7 @@ static int join_boundary(struct part_call *c)
         size2 += c->heads[p].size2;
     }
     for (int64_t k = 0; k < M; k++)
-        if (c->uf[k] == (uint32_t)k) {
+        if (c->b.uf[k] == (uint32_t)k) {
             const uint64_t sz = c->tot_size[k];
             clusters++;
             largest = sz > largest ? sz : largest;
@@ -367,7 +303,7 @@ static uint8_t apply(const struct latmc_cluster_job *job, uint8_t d, uint8_t v)
 /* The root node of the halo plane's site s (the upper part's first plane). */
 static uint32_t halo_root(struct part_call *c, int64_t s)
 {
-    return uf_find(c->uf, (uint32_t)node_of(c, c->up, c->first[c->up][s]));
+    return uf_find(c->b.uf, (uint32_t)node_of(c, c->up, c->b.first[c->up][s]));
 }
 
 static void sw_decide(struct part_call *c, uint64_t sweep, uint64_t *changed)
@@ -381,7 +317,7 @@ static void sw_decide(struct part_call *c, uint64_t sweep, uint64_t *changed)
         if (parent[i] != (uint32_t)i)
             continue;
         if (bonds[i] & 0x80u) {
-            const uint32_t r = uf_find(c->uf, (uint32_t)node_of(c, c->rank,
+            const uint32_t r = uf_find(c->b.uf, (uint32_t)node_of(c, c->rank,
                                                                 (uint32_t)(i + site0)));
             bonds[i] = boundary_decision(c, sweep, r);
         } else {
@@ -418,7 +354,7 @@ static int wolff_decide(struct part_call *c, uint64_t sweep, uint64_t *changed,
     if (owner == c->rank) {
         const uint32_t r = parent[seed - site0];
         if (bonds[r] & 0x80u) {
-            const uint32_t R = uf_find(c->uf, (uint32_t)node_of(c, c->rank, r + (uint32_t)site0));
+            const uint32_t R = uf_find(c->b.uf, (uint32_t)node_of(c, c->rank, r + (uint32_t)site0));
             cl[0] = node_label(c, R);
             cl[1] = (int64_t)c->tot_size[R];
             cl[2] = c->tot_m[R];
@@ -440,7 +376,7 @@ static int wolff_decide(struct part_call *c, uint64_t sweep, uint64_t *changed,
             continue;
         int64_t name = i + site0;
         if (bonds[i] & 0x80u)
-            name = node_label(c, uf_find(c->uf, (uint32_t)node_of(c, c->rank,
+            name = node_label(c, uf_find(c->b.uf, (uint32_t)node_of(c, c->rank,
                                                                   (uint32_t)name)));
         bonds[i] = name == cl[0];
     }
