@@ -129,16 +129,22 @@ struct latmc_embed_draw_cache {
 int latmc_embed_bond_on(const struct latmc_embed_problem *p, double k, double ai, double aj,
                         uint64_t n, struct latmc_embed_draw_cache *c);
 
+/* Whether a sim's cluster step runs on its part's own planes (latmc_embed_part_step):
+ * n_parts > 1, ndim >= 2, Heisenberg, or phi^4 with Lambda = inf (else the whole
+ * configuration is gathered). The same answer on every part (parameters agreed). */
+bool latmc_embed_part_applies(const latmc_sim *sim);
+
 /* One cluster step of every replica of a part's own planes (n_parts > 1: collective), the
- * clusters joined across the parts (lib/cluster_embed_part.c): Heisenberg, and phi^4 with
- * Lambda = inf; LATMC_EUNSUPPORTED without a message for any other sim (then the whole
- * configuration is gathered). Adds replica 0's statistics to *stats. */
+ * clusters joined across the parts (lib/cluster_embed_part.c), for a sim where
+ * latmc_embed_part_applies; a failure (LATMC_EUNSUPPORTED too: a backend without
+ * couplings) is agreed on by every part and is the step's. Sets *stats to replica 0's
+ * statistics. */
 int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_stats *stats);
 
 /* A Wolff step's statistics from its bonds (bit d of bonds[i]: bond (i, d) active, as the
  * step drew them; other bits ignored) and w->a: its cluster regrown from the seed site of
- * p's names as latmc_embed_step grows it, so its sum of a is added in the same order and
- * rounds alike (a backend's step, lib/backend.h's LATMC_EMBED_NAMES). */
+ * p's names as latmc_embed_step grows it: the same cluster, its S_C an integer sum (a
+ * backend's step, lib/backend.h's LATMC_EMBED_NAMES). */
 void latmc_embed_wolff_regrow(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                               const uint8_t *bonds, struct latmc_embed_stats *out);
 

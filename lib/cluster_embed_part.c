@@ -19,7 +19,8 @@
  *   5. the decisions drawn at the names, the flips of its own sites (Wolff: the seed's
  *      cluster, its name and sums from the part that holds the seed); set_planes.
  * Cost per part and step: its planes, plus O(n_parts P) boundary data (P sites a plane);
- * memory: its planes and one plane more (a gathering part holds the whole lattice).
+ * memory: its planes and one plane more, plus the boundary graph's O(n_parts P) (sized
+ * for 2 P boundary clusters a part; a gathering part holds the whole lattice).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -398,12 +399,19 @@ static int decide(struct emb_call *c, struct latmc_embed_stats *stats)
     return LATMC_OK;
 }
 
+bool latmc_embed_part_applies(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    return latmc_part_many(sim) && d->ndim >= 2 &&
+           (d->model == LATMC_MODEL_HEISENBERG ||
+            (d->model == LATMC_MODEL_PHI4 && !isfinite(sim->param[LATMC_PARAM_LAMBDA])));
+}
+
 int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_stats *stats)
 {
     const latmc_sim_desc *d = &sim->desc;
     const bool heisenberg = d->model == LATMC_MODEL_HEISENBERG;
-    if (!latmc_part_many(sim) || d->ndim < 2 ||
-        !(heisenberg || (d->model == LATMC_MODEL_PHI4 && !isfinite(sim->param[LATMC_PARAM_LAMBDA]))))
+    if (!latmc_embed_part_applies(sim))
         return LATMC_EUNSUPPORTED;
     struct latmc_part *part = sim->part;
     struct emb_call c;

@@ -147,8 +147,11 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
     const bool parts = latmc_part_many(sim);
     /* parts: each on its own planes, the clusters joined across them, where the step's
      * pairs are nearest neighbours (lib/cluster_embed_part.c) */
-    int st = parts ? latmc_embed_part_step(sim, sweep, &stats) : LATMC_EUNSUPPORTED;
-    if (st != LATMC_EUNSUPPORTED) {
+    int st;
+    if (parts && latmc_embed_part_applies(sim)) {
+        /* its failures (LATMC_EUNSUPPORTED included) are the step's: no second step of
+         * this sweep on a gathered copy */
+        st = latmc_embed_part_step(sim, sweep, &stats);
         if (st == LATMC_OK)
             record_stats(sim, w, &stats);
         return st;
