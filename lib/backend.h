@@ -261,10 +261,10 @@ struct latmc_backend_ops {
  *   LATMC_EMBED_STEP: the step of every replica on the backend's configuration.
  *   LATMC_EMBED_NAMES: replica 0's a_i (double) of the last step into a (host arrays of
  *     nsites); Swendsen-Wang each site's cluster name (its smallest site) into name, from
- *     which the core counts the cluster statistics as its own step does, in site order;
- *     Wolff (module ABI 17) the step's bonds into bonds (bit mu of bonds[i]: bond (i, mu)
- *     active; the other bits undefined), over which the core regrows the seed's cluster
- *     in its own step's order (lib/cluster_embed.c: the rounding of its sum of a); with
+ *     which the core counts the cluster statistics as its own step does (exact integer
+ *     sums); Wolff (module ABI 17) the step's bonds into bonds (bit mu of bonds[i]: bond
+ *     (i, mu) active; the other bits undefined), over which the core regrows the seed's
+ *     cluster as its own step grows it (lib/cluster_embed.c); with
  *     n_dirs > ndim (bonds that a byte a site does not hold) bonds is NULL: the core
  *     regrows the cluster drawing the bonds itself from a, as its own step does.
  */

@@ -228,8 +228,8 @@ void latmc_embed_sw_stats(int64_t N, const uint32_t *name, const double *a, int6
 /* Wolff's cluster grown breadth-first from the seed site, forward bonds (i, d) and
  * backward ones (i - off_d, d) in turn: a bond drawn only where the growth reaches it, or
  * read from `known` (bit d of known[i]: bond (i, d) active) where a backend ran the step;
- * either way the same cluster, grown in the same order, so its sum of a for the
- * statistics has the same rounding (the decision's Q_C, an integer, has no order). */
+ * either way the same cluster, grown in the same order (its sums S_C and Q_C are
+ * integers: any order gives them). */
 static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
                   const uint8_t *known, struct latmc_embed_stats *out)
 {
