@@ -601,6 +601,9 @@ const struct row rows[] = {
     { "heis_wolff_h0_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 cold,parts=2 mpi" },
     { "phi4_sw_double_inf", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=2,save,then.one mpi" },
     { "phi4_wolff_float", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=4 setspins,parts=3" },
+    /* Wolff in a field on parts: the seed's part broadcasts its joined cluster's Q_C */
+    { "heis_wolff_gauss_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
+    { "heis_wolff_gauss_r2", 2, { 16, 16, 0 }, "parts=2 parts=3 cold,parts=2" },
     { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
     /* without a field the step of one GPU, of boxes and of devices is the device's, of
      * parts the host copy's: many tiles, clusters across them */
