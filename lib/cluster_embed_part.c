@@ -1,26 +1,30 @@
 /*
  * Embedded cluster steps (lib/cluster_embed.h) of a part of a lattice shared by processes
  * (include/latmc/part.h; doc/clusters.md, "Parts"): Heisenberg (any field, any couplings)
- * and phi^4 with Lambda = inf, whose coupled pairs are nearest neighbours. The step is the
+ * and phi^4 (any Lambda: with a finite one its pairs reach two planes up and, across the
+ * diagonals, one plane down). The step is the
  * one-box step bit for bit -- the same bonds (drawn by their global names from the same
  * a_i and K), the same clusters named by their smallest global site, the same decisions
  * and flips, the same statistics (exact sums) -- but each part labels only its own planes
  * and joins the clusters that reach its faces with the other parts', as lib/cluster_part.c
  * joins Ising's, instead of gathering the whole configuration:
- *   1. the part's configuration (get_planes) and the replica's a_i; the a_i of the upper
- *      neighbour's first plane (one exchange);
- *   2. the bonds of its sites (those from its last plane upwards included) and its local
+ *   1. the part's configuration (get_planes) and the replica's a_i; those of the H planes
+ *      on each side that its pairs reach (H = 1, or 2 for phi^4's further pairs: one
+ *      exchange);
+ *   2. the bonds of its sites (those to the neighbours' planes included) and its local
  *      clusters, each named by its smallest site;
- *   3. its boundary clusters (those that reach its first or last plane: label, size, the
- *      decision's sum Q_C and the statistics' S_C) with the face's bonds, and the sums of
- *      its interior clusters' statistics, to every part (two gathers);
+ *   3. its boundary clusters (those that reach its first or last H planes: label, size,
+ *      the decision's sum Q_C and the statistics' S_C), the labels of those planes and
+ *      its bonds into the neighbours' planes (its root's label, the partner's global
+ *      site), and the sums of its interior clusters' statistics, to every part (two
+ *      gathers);
  *   4. every part joins the same boundary graph (the smaller label winning) and adds the
  *      sizes and sums: each cluster's name, size, Q_C and S_C are those of one box;
  *   5. the decisions drawn at the names, the flips of its own sites (Wolff: the seed's
  *      cluster, its name and sums from the part that holds the seed); set_planes.
  * Cost per part and step: its planes, plus O(n_parts P) boundary data (P sites a plane);
- * memory: its planes and one plane more, plus the boundary graph's O(n_parts P) (sized
- * for 2 P boundary clusters a part; a gathering part holds the whole lattice).
+ * memory: its planes and 2 H planes more, plus the boundary graph's O(n_parts H P). A
+ * part thinner than H planes gathers the whole configuration instead (cluster_embed_sweep.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -43,25 +47,29 @@ struct emb_root {
     int64_t s;      /* the statistics' sum S_C over the part's sites */
 };
 
-/* Each part's fixed message: its boundary clusters' count and its interior clusters'
- * statistics. */
+/* Each part's fixed message: its boundary clusters' and cross bonds' counts and its
+ * interior clusters' statistics. */
 struct emb_head {
-    uint64_t n_roots, clusters, largest;
+    uint64_t n_roots, n_cross, clusters, largest;
     struct latmc_embed_w2 w2;
 };
+
+/* Bit 15 of a site's bonds word: its local root reaches the first or last H planes. */
+#define EMB_BOUNDARY 0x8000u
 
 /* The step's work space (one call). */
 struct emb_call {
     latmc_sim *sim;
     struct latmc_part *part;
     struct latmc_embed_problem p;
-    int n, rank, nd;
+    int n, rank, nd, H;           /* parts, this one, dimensions, planes the pairs reach */
     int64_t P, L, site0, nsites;  /* sites a plane, own planes, first own site, all sites */
     void *field;                  /* own planes, every replica (get_planes' layout) */
-    double *a;                    /* L P own a_i, then P of the upper neighbour's first plane */
-    double *scratch;              /* the lower neighbour's last plane (not needed) */
+    double *a;                    /* H P of the lower neighbour's, L P own, H P upper a_i */
     double *kbond;                /* Heisenberg: beta J of the own sites' bonds (nd a site) */
-    uint8_t *bonds;               /* bit d: bond (i, d); bit 7: a boundary root */
+    uint16_t *bonds;              /* bit d: bond (i, d); EMB_BOUNDARY: a boundary root */
+    uint32_t *cross;              /* bonds into the neighbours' planes: (site i, partner) */
+    uint64_t n_cross;
     uint32_t *parent;             /* local union-find over L P sites */
     uint32_t *size;
     int64_t *q, *s;               /* per local root */
@@ -78,8 +86,8 @@ struct emb_call {
 static void free_call_arrays_but_field(struct emb_call *c)
 {
     free(c->a);
-    free(c->scratch);
     free(c->kbond);
+    free(c->cross);
     free(c->bonds);
     free(c->parent);
     free(c->size);
@@ -95,17 +103,30 @@ static void free_call_arrays_but_field(struct emb_call *c)
     free(c->tot_s);
 }
 
+/* A part's message: the labels of its first and last H planes, its boundary clusters, its
+ * cross bonds (two words each). */
+static size_t msg_bytes(const struct emb_call *c, uint64_t n_roots, uint64_t n_cross)
+{
+    return 2 * (size_t)c->H * (size_t)c->P * sizeof(uint32_t) +
+           (size_t)n_roots * sizeof(struct emb_root) + 2 * (size_t)n_cross * sizeof(uint32_t);
+}
+
 static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
 {
-    const size_t N = (size_t)(c->L * c->P), P = (size_t)c->P, n = (size_t)c->n;
-    const size_t M = n * 2 * P; /* at most 2 P boundary clusters a part */
-    c->max_bytes = latmc_boundary_msg_bytes(c->P, sizeof(struct emb_root), 2 * (uint64_t)c->P);
-    const bool graph = latmc_boundary_alloc(&c->b, c->n, c->P, sizeof(struct emb_root));
+    const size_t N = (size_t)(c->L * c->P), HP = (size_t)c->H * (size_t)c->P,
+                 n = (size_t)c->n;
+    /* at most 2 H P boundary clusters a part (one a site of the boundary planes), and a
+     * cross bond for each direction of each of those sites */
+    const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_roots * (uint64_t)c->p.n_dirs;
+    const size_t M = n * (size_t)max_roots;
+    c->max_bytes = msg_bytes(c, max_roots, max_cross);
+    /* the graph's arrays (its first/last/face, sized for P, go unused here) */
+    const bool graph = latmc_boundary_alloc(&c->b, c->n, c->H * c->P, sizeof(struct emb_root));
     c->field = malloc(field_bytes);
-    c->a = malloc((N + P) * sizeof *c->a);
-    c->scratch = malloc(P * sizeof *c->scratch);
+    c->a = malloc((N + 2 * HP) * sizeof *c->a);
     c->kbond = heisenberg ? malloc(N * (size_t)c->nd * sizeof *c->kbond) : NULL;
-    c->bonds = malloc(N);
+    c->cross = malloc(2 * (size_t)max_cross * sizeof *c->cross);
+    c->bonds = malloc(N * sizeof *c->bonds);
     c->parent = malloc(N * sizeof *c->parent);
     c->size = malloc(N * sizeof *c->size);
     c->q = malloc(N * sizeof *c->q);
@@ -117,7 +138,7 @@ static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
     c->tot_size = malloc(M * sizeof *c->tot_size);
     c->tot_q = malloc(M * sizeof *c->tot_q);
     c->tot_s = malloc(M * sizeof *c->tot_s);
-    if (!c->field || !c->a || !c->scratch || (heisenberg && !c->kbond) || !c->bonds ||
+    if (!c->field || !c->a || !c->cross || (heisenberg && !c->kbond) || !c->bonds ||
         !c->parent || !c->size || !c->q || !c->s || !c->mine || !c->all || !c->heads ||
         !c->counts || !graph ||
         !c->tot_size || !c->tot_q || !c->tot_s)
@@ -162,56 +183,68 @@ static int part_kbond(struct emb_call *c)
     return st;
 }
 
-/* Steps 1 (after the a_i) and 2: the bonds of the own sites and the local clusters, each
- * site's parent its local root (flat), every root's size and sums. */
+/* x + dx on a ring of l sites (|dx| <= 2 < l: phi^4's extents are >= 5, Heisenberg's
+ * offsets are +1). */
+static inline int64_t ring(int64_t x, int dx, int64_t l)
+{
+    x += dx;
+    return x >= l ? x - l : x < 0 ? x + l : x;
+}
+
+/* Steps 1 (after the a_i) and 2: the bonds of the own sites (a cross bond for each active
+ * one into a neighbour's planes) and the local clusters, each site's parent its local root
+ * (flat), every root's size and sums. */
 static void label(struct emb_call *c)
 {
     const struct latmc_embed_problem *p = &c->p;
-    const int64_t P = c->P, N = c->L * c->P;
-    const int64_t lx = p->g.l[0], ly = p->g.l[1];
-    const double *a = c->a;
+    const int nd = c->nd, last = nd - 1;
+    const int64_t P = c->P, N = c->L * c->P, L = c->L, H = c->H;
+    const int64_t lx = p->g.l[0], ly = nd == 3 ? p->g.l[1] : 1;
+    const double *a = c->a; /* a[(z + H) P + s]: local plane z in [-H, L + H) */
+    c->n_cross = 0;
     for (int64_t i = 0; i < N; i++) {
         struct latmc_embed_draw_cache dc = LATMC_EMBED_DRAW_CACHE_INIT;
         const int64_t gi = c->site0 + i;
-        const int64_t x = i % lx, y = (i / lx) % ly;
+        const int64_t x = i % lx, y = nd == 3 ? (i / lx) % ly : 0, z = i / P;
         unsigned b = 0;
-        for (int d = 0; d < c->nd; d++) {
-            /* the partner one site up along d, in the own planes or the halo plane */
-            int64_t j;
-            if (d == c->nd - 1)
-                j = i + P;
-            else if (d == 0)
-                j = i - x + (x + 1 == lx ? 0 : x + 1);
-            else
-                j = i - x - lx * y + x + lx * (y + 1 == ly ? 0 : y + 1);
-            const double k = c->kbond ? c->kbond[(int64_t)c->nd * i + d] : p->k[d];
-            b |= (unsigned)latmc_embed_bond_on(p, k, a[i], a[j],
-                                               (uint64_t)c->nd * (uint64_t)gi + (uint64_t)d,
-                                               &dc)
-                 << d;
+        for (int d = 0; d < p->n_dirs; d++) {
+            const int64_t xp = ring(x, p->off[d][0], lx);
+            const int64_t yp = nd == 3 ? ring(y, p->off[d][1], ly) : 0;
+            const int64_t zp = z + p->off[d][last];
+            const int64_t sp = xp + lx * yp;
+            const double k = c->kbond ? c->kbond[(int64_t)nd * i + d] : p->k[d];
+            const int on = latmc_embed_bond_on(p, k, a[H * P + i], a[(zp + H) * P + sp],
+                                               (uint64_t)p->n_dirs * (uint64_t)gi +
+                                                   (uint64_t)d,
+                                               &dc);
+            b |= (unsigned)on << d;
+            if (on && (zp < 0 || zp >= L)) { /* into a neighbour's planes */
+                const int64_t planes = p->g.planes;
+                int64_t gz = c->part->p0 + zp;
+                gz = gz < 0 ? gz + planes : gz >= planes ? gz - planes : gz;
+                c->cross[2 * c->n_cross] = (uint32_t)i;
+                c->cross[2 * c->n_cross + 1] = (uint32_t)(gz * P + sp);
+                c->n_cross++;
+            }
         }
-        c->bonds[i] = (uint8_t)b;
+        c->bonds[i] = (uint16_t)b;
         c->parent[i] = (uint32_t)i;
     }
-    /* the unions inside the own planes (the bonds into the halo plane are the face's) */
+    /* the unions inside the own planes */
     for (int64_t i = 0; i < N; i++) {
         if (!c->bonds[i])
             continue;
-        const int64_t x = i % lx, y = (i / lx) % ly;
-        for (int d = 0; d < c->nd; d++) {
+        const int64_t x = i % lx, y = nd == 3 ? (i / lx) % ly : 0, z = i / P;
+        for (int d = 0; d < p->n_dirs; d++) {
             if (!(c->bonds[i] >> d & 1u))
                 continue;
-            int64_t j;
-            if (d == c->nd - 1) {
-                j = i + P;
-                if (j >= N)
-                    continue;
-            } else if (d == 0) {
-                j = i - x + (x + 1 == lx ? 0 : x + 1);
-            } else {
-                j = i - x - lx * y + x + lx * (y + 1 == ly ? 0 : y + 1);
-            }
-            const uint32_t ra = latmc_boundary_find(c->parent, (uint32_t)i), rb = latmc_boundary_find(c->parent, (uint32_t)j);
+            const int64_t zp = z + p->off[d][last];
+            if (zp < 0 || zp >= L)
+                continue;
+            const int64_t j = zp * P + ring(x, p->off[d][0], lx) +
+                              lx * (nd == 3 ? ring(y, p->off[d][1], ly) : 0);
+            const uint32_t ra = latmc_boundary_find(c->parent, (uint32_t)i),
+                           rb = latmc_boundary_find(c->parent, (uint32_t)j);
             if (ra < rb)
                 c->parent[rb] = ra;
             else if (rb < ra)
@@ -230,28 +263,41 @@ static void label(struct emb_call *c)
     for (int64_t i = 0; i < N; i++) {
         const uint32_t r = c->parent[i];
         c->size[r]++;
-        c->s[r] += latmc_embed_stat_term(a[i]);
+        c->s[r] += latmc_embed_stat_term(a[H * P + i]);
         if (field)
-            c->q[r] += latmc_embed_sum_term(a[i]);
+            c->q[r] += latmc_embed_sum_term(a[H * P + i]);
     }
+}
+
+/* The local root label of global site g as its part sent it (g in that part's first or
+ * last H planes: the planes the other parts' bonds reach). */
+static uint32_t sent_label(const struct emb_call *c, const uint32_t *const *labels, uint64_t g)
+{
+    const int64_t *first = c->part->first;
+    const int64_t gz = (int64_t)(g / (uint64_t)c->P), s = (int64_t)(g % (uint64_t)c->P);
+    int q = 0;
+    while (first[q + 1] <= gz)
+        q++;
+    const int64_t z = gz - first[q], Lq = first[q + 1] - first[q];
+    const int64_t row = z < c->H ? z : c->H + z - (Lq - c->H); /* first H, then last H */
+    return labels[q][row * c->P + s];
 }
 
 /* Steps 3 and 4: the messages, the gathers, the boundary graph joined; the statistics
  * (every part's interior clusters, then the joined boundary ones) into *stats. */
 static int join(struct emb_call *c, struct latmc_embed_stats *stats)
 {
-    const int64_t P = c->P, L = c->L;
-    uint32_t *first = (uint32_t *)(void *)c->mine, *last = first + P;
-    struct emb_root *roots = (struct emb_root *)(void *)(last + P);
+    const int64_t P = c->P, L = c->L, HP = (int64_t)c->H * c->P;
+    uint32_t *lab = (uint32_t *)(void *)c->mine; /* first H planes' labels, last H planes' */
+    struct emb_root *roots = (struct emb_root *)(void *)(lab + 2 * HP);
     uint64_t nr = 0;
     for (int k = 0; k < 2; k++) {
-        const int64_t i0 = k == 0 ? 0 : (L - 1) * P;
-        uint32_t *lab = k == 0 ? first : last;
-        for (int64_t x = 0; x < P; x++) {
-            const uint32_t r = c->parent[i0 + x];
-            lab[x] = r + (uint32_t)c->site0;
-            if (!(c->bonds[r] & 0x80u)) {
-                c->bonds[r] |= 0x80u;
+        const int64_t i0 = k == 0 ? 0 : (L - c->H) * P;
+        for (int64_t t = 0; t < HP; t++) {
+            const uint32_t r = c->parent[i0 + t];
+            lab[k * HP + t] = r + (uint32_t)c->site0;
+            if (!(c->bonds[r] & EMB_BOUNDARY)) {
+                c->bonds[r] |= EMB_BOUNDARY;
                 roots[nr].label = r + (uint32_t)c->site0;
                 roots[nr].size = c->size[r];
                 roots[nr].q = c->q[r];
@@ -261,16 +307,19 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
         }
     }
     qsort(roots, (size_t)nr, sizeof *roots, latmc_boundary_by_label);
-    uint8_t *face = (uint8_t *)(roots + nr);
-    const unsigned up_bit = 1u << (c->nd - 1);
-    memset(face, 0, ((size_t)P + 7) & ~(size_t)7);
-    for (int64_t x = 0; x < P; x++)
-        face[x] = (c->bonds[(L - 1) * P + x] & up_bit) != 0;
+    /* the cross bonds: the origin's local root (a boundary root: the bonds into the
+     * neighbours' planes start in the first or last H planes) and the partner site */
+    uint32_t *cross = (uint32_t *)(void *)(roots + nr);
+    for (uint64_t k = 0; k < c->n_cross; k++) {
+        cross[2 * k] = c->parent[c->cross[2 * k]] + (uint32_t)c->site0;
+        cross[2 * k + 1] = c->cross[2 * k + 1];
+    }
     struct emb_head head;
     memset(&head, 0, sizeof head);
     head.n_roots = nr;
+    head.n_cross = c->n_cross;
     for (int64_t i = 0; i < L * P; i++)
-        if (c->parent[i] == (uint32_t)i && !(c->bonds[i] & 0x80u)) {
+        if (c->parent[i] == (uint32_t)i && !(c->bonds[i] & EMB_BOUNDARY)) {
             head.clusters++;
             head.largest = c->size[i] > head.largest ? c->size[i] : head.largest;
             latmc_embed_w2_add(&head.w2, c->s[i]);
@@ -282,25 +331,58 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
                                &head, c->heads, bytes);
     if (st < 0)
         return st;
+    const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_roots * (uint64_t)c->p.n_dirs;
     for (int p = 0; p < c->n; p++) {
-        if (c->heads[p].n_roots > 2 * (uint64_t)P)
+        if (c->heads[p].n_roots > max_roots || c->heads[p].n_cross > max_cross)
             return latmc_fail(LATMC_EBACKEND, "part transport: gather (embedded cluster "
-                              "boundary counts) delivered %llu boundary clusters from part "
-                              "%d (at most %lld)", (unsigned long long)c->heads[p].n_roots,
-                              p, (long long)(2 * P));
-        bytes[p] = latmc_boundary_msg_bytes(P, sizeof(struct emb_root), c->heads[p].n_roots);
-        c->counts[p] = c->heads[p].n_roots;
+                              "boundary counts) delivered %llu boundary clusters and %llu "
+                              "bonds from part %d (at most %llu and %llu)",
+                              (unsigned long long)c->heads[p].n_roots,
+                              (unsigned long long)c->heads[p].n_cross, p,
+                              (unsigned long long)max_roots, (unsigned long long)max_cross);
+        bytes[p] = msg_bytes(c, c->heads[p].n_roots, c->heads[p].n_cross);
     }
     st = latmc_part_gather(c->part, "gather (embedded cluster boundaries)", -1, c->mine,
                            c->all, bytes);
     if (st < 0)
         return st;
-    latmc_boundary_join(&c->b, c->all, bytes, c->counts);
+    /* the graph (lib/cluster_boundary.h's nodes): each part's labels in b.first, its
+     * records in b.roots, its cross bonds in b.last */
+    const unsigned char *at = c->all;
+    c->b.base[0] = 0;
+    for (int p = 0; p < c->n; p++) {
+        const uint64_t n_roots = c->heads[p].n_roots;
+        c->b.first[p] = (const uint32_t *)(const void *)at;
+        c->b.roots[p] = (const unsigned char *)(c->b.first[p] + 2 * HP);
+        c->b.last[p] = (const uint32_t *)(const void *)(c->b.roots[p] +
+                                                        (size_t)n_roots * c->b.stride);
+        c->b.base[p + 1] = c->b.base[p] + (int64_t)n_roots;
+        at += bytes[p];
+    }
     const int64_t M = c->b.base[c->n];
     for (int64_t k = 0; k < M; k++) {
+        c->b.uf[k] = (uint32_t)k;
         c->tot_size[k] = 0;
         c->tot_q[k] = c->tot_s[k] = 0;
     }
+    /* every part's cross bonds, the smaller node winning (nodes are numbered in label
+     * order, so the smaller node is the smaller label) */
+    for (int p = 0; p < c->n; p++)
+        for (uint64_t k = 0; k < c->heads[p].n_cross; k++) {
+            const uint32_t *e = c->b.last[p] + 2 * k;
+            const uint32_t u = latmc_boundary_find(c->b.uf,
+                                                   (uint32_t)latmc_boundary_node(&c->b, p, e[0]));
+            const uint32_t lb = sent_label(c, c->b.first, e[1]);
+            int q = 0;
+            while (c->part->first[q + 1] * c->P <= (int64_t)e[1])
+                q++;
+            const uint32_t v = latmc_boundary_find(c->b.uf,
+                                                   (uint32_t)latmc_boundary_node(&c->b, q, lb));
+            if (u < v)
+                c->b.uf[v] = u;
+            else if (v < u)
+                c->b.uf[u] = v;
+        }
     for (int p = 0; p < c->n; p++)
         for (int64_t k = c->b.base[p]; k < c->b.base[p + 1]; k++) {
             const uint32_t r = latmc_boundary_find(c->b.uf, (uint32_t)k);
@@ -334,7 +416,7 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
 /* A cluster's name and sums: a boundary root's from the joined graph, else its own. */
 static void cluster_of(struct emb_call *c, uint32_t r, int64_t out[4])
 {
-    if (c->bonds[r] & 0x80u) {
+    if (c->bonds[r] & EMB_BOUNDARY) {
         const uint32_t R = latmc_boundary_find(
             c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->rank, r + (uint32_t)c->site0));
         out[0] = latmc_boundary_label(&c->b, R);
@@ -399,12 +481,27 @@ static int decide(struct emb_call *c, struct latmc_embed_stats *stats)
     return LATMC_OK;
 }
 
+/* The planes a step's pairs reach on each side: 1 (nearest neighbours), 2 for phi^4 with
+ * a finite Lambda (i + 2 e_mu; the diagonals reach one plane down). */
+static int reach_of(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_PHI4 && isfinite(sim->param[LATMC_PARAM_LAMBDA])
+               ? 2 : 1;
+}
+
 bool latmc_embed_part_applies(const latmc_sim *sim)
 {
     const latmc_sim_desc *d = &sim->desc;
-    return latmc_part_many(sim) && d->ndim >= 2 &&
-           (d->model == LATMC_MODEL_HEISENBERG ||
-            (d->model == LATMC_MODEL_PHI4 && !isfinite(sim->param[LATMC_PARAM_LAMBDA])));
+    if (!latmc_part_many(sim) || d->ndim < 2 ||
+        (d->model != LATMC_MODEL_HEISENBERG && d->model != LATMC_MODEL_PHI4))
+        return false;
+    /* every part at least as thick as the reach (its neighbours' planes are its halo) */
+    const struct latmc_part *part = sim->part;
+    const int H = reach_of(sim);
+    for (int q = 0; q < part->n_parts; q++)
+        if (part->first[q + 1] - part->first[q] < H)
+            return false;
+    return true;
 }
 
 int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_stats *stats)
@@ -426,6 +523,7 @@ int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_sta
     c.P = c.p.g.plane;
     c.L = part->p1 - part->p0;
     c.site0 = part->p0 * c.P;
+    c.H = reach_of(sim);
     if (heisenberg) {
         c.p.n_dirs = d->ndim;
         for (int mu = 0; mu < d->ndim; mu++)
@@ -439,7 +537,7 @@ int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_sta
     c.p.n_threads = 1;
     const int reps = heisenberg ? d->replicas : 1;
     const size_t site_bytes = sim->model->site_bytes(d);
-    const size_t own = (size_t)(c.L * c.P);
+    const size_t own = (size_t)(c.L * c.P), HP = (size_t)c.H * (size_t)c.P;
     /* everything that can fail here, agreed on before any communication of the step */
     int st = alloc_call(&c, own * (size_t)reps * site_bytes, heisenberg);
     if (st == LATMC_OK && heisenberg)
@@ -459,17 +557,18 @@ int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_sta
             hs = (float *)c.field + (size_t)LATMC_HEISENBERG_COMPONENTS * own * (size_t)rep;
             for (size_t i = 0; i < own; i++) {
                 const float *v = hs + LATMC_HEISENBERG_COMPONENTS * i;
-                c.a[i] = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
+                c.a[HP + i] = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
             }
         } else {
             for (size_t i = 0; i < own; i++)
-                c.a[i] = single ? (double)((const float *)c.field)[i]
-                                : ((const double *)c.field)[i];
+                c.a[HP + i] = single ? (double)((const float *)c.field)[i]
+                                     : ((const double *)c.field)[i];
         }
-        /* the upper neighbour's first plane's a_i (it sends its first plane downwards) */
-        st = latmc_part_exchange(part, "exchange (embedded cluster halo plane)", c.a,
-                                 c.a + own - (size_t)c.P, c.scratch, c.a + own,
-                                 (size_t)c.P * sizeof *c.a);
+        /* the neighbours' H planes nearest to this part: its first H planes go down, its
+         * last H up; the lower neighbour's last H planes and the upper's first H come in */
+        st = latmc_part_exchange(part, "exchange (embedded cluster halo planes)", c.a + HP,
+                                 c.a + HP + own - HP, c.a, c.a + HP + own,
+                                 HP * sizeof *c.a);
         if (st < 0)
             break;
         label(&c);
@@ -488,7 +587,7 @@ int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_sta
                 continue;
             if (heisenberg) {
                 float *v = hs + LATMC_HEISENBERG_COMPONENTS * i;
-                const double two_a = 2.0 * c.a[i];
+                const double two_a = 2.0 * c.a[HP + i];
                 double out[3];
                 for (int k = 0; k < 3; k++)
                     out[k] = (double)v[k] - two_a * r[k];

@@ -9,8 +9,8 @@
  * process, one GPU or several), else on a host copy of the configuration (get_spins, the
  * step, set_spins): the CPU, phi^4 at a finite Lambda on boxes, and a step the backend
  * declines (no room on the GPU, LATMC_CUDA_EMBED=host); on the parts of a lattice shared
- * by processes on each part's own planes (lib/cluster_embed_part.c), phi^4 with a finite
- * Lambda on a gathered copy. doc/clusters.md, "Embedded clusters on CUDA" and "Parts".
+ * by processes on each part's own planes (lib/cluster_embed_part.c). doc/clusters.md,
+ * "Embedded clusters on CUDA" and "Parts".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -123,11 +123,10 @@ static void record_stats(latmc_sim *sim, struct latmc_embed_work *w,
 /*
  * One cluster step of sweep `sweep`; records the statistics. A part of a lattice shared by
  * processes steps its own planes, the clusters joined across the parts
- * (latmc_embed_part_step), where the step's pairs are nearest neighbours; with phi^4's
- * further pairs (a finite Lambda) it gathers the whole configuration
- * (latmc_part_get_spins), runs the same step as every other part on it, and takes its
- * slab back (latmc_part_set_spins, which also refreshes the halos): the same chain, each
- * part holding and labelling the whole lattice (doc/clusters.md, "Parts").
+ * (latmc_embed_part_step); a part thinner than the planes the step's pairs reach (which
+ * the models' slab rules do not allow: a guard) would gather the whole configuration
+ * (latmc_part_get_spins), run the same step as every other part on it, and take its slab
+ * back (latmc_part_set_spins, which also refreshes the halos).
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {

@@ -584,10 +584,11 @@ const struct row rows[] = {
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,cuda,boxes=3 cuda,parts=3" },
     { "potts3_wolff_field", 2, { 256, 260, 0 },
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,devices=2 cuda,parts=2" },
-    /* embedded clusters (every part holds the whole lattice for the step); 5 units of
-     * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D). On
-     * CUDA the GPU's local passes and the core's step on a host copy, against the GPU's
-     * one box (phi^4 on CUDA parts: the site order) */
+    /* embedded clusters (on parts each part's own planes, the clusters joined across the
+     * parts: lib/cluster_embed_part.c); 5 units of the colouring along the last axis
+     * (phi^4 with a finite Lambda: 8 planes 2D). On CUDA the GPU's local passes and the
+     * core's step on a host copy, against the GPU's one box (phi^4 on CUDA parts: the
+     * site order) */
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 },
       "cuda,chunk=none cuda,chunk=none,parts=2 cuda,chunk=none,parts=3 mpi,cuda,chunk=none" },
@@ -601,12 +602,19 @@ const struct row rows[] = {
     { "heis_wolff_h0_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 cold,parts=2 mpi" },
     { "phi4_sw_double_inf", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=2,save,then.one mpi" },
     { "phi4_wolff_float", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=4 setspins,parts=3" },
+    /* a finite Lambda: pairs two planes up and, along the diagonals, one plane down, so
+     * each part's two planes on either side are in the boundary (the thinnest slabs phi^4
+     * allows: 4 planes in 3D) */
+    { "phi4_wolff_double_lambda", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=4,shared mpi" },
+    { "phi4_sw_double_lambda", 2, { 10, 10, 0 }, "parts=2 cold,parts=2" },
+    { "phi4_sw_float_lambda", 3, { 8, 8, 16 }, "parts=2 parts=4 mpi" },
+    { "phi4_wolff_float_lambda", 3, { 8, 8, 16 }, "parts=2 parts=4,shared" },
     /* Wolff in a field on parts: the seed's part broadcasts its joined cluster's Q_C */
     { "heis_wolff_gauss_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
     { "heis_wolff_gauss_r2", 2, { 16, 16, 0 }, "parts=2 parts=3 cold,parts=2" },
     { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
     /* without a field the step of one GPU, of boxes and of devices is the device's, of
-     * parts the host copy's: many tiles, clusters across them */
+     * parts the core's on each part's planes: many tiles, clusters across them */
     { "heis_sw_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_float_inf", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 devices=2 "
@@ -625,8 +633,8 @@ const struct row rows[] = {
     { "heis_wolff_gauss_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 "
       "devices=2 cuda,parts=2" },
     { "heis_wolff_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    /* Wolff on the device (one GPU, boxes, devices) against the host copy's (parts) and
-     * the CPU's */
+    /* Wolff on the device (one GPU, boxes, devices) against the core's (parts) and the
+     * CPU's */
     { "heis_wolff_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "heis_wolff_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
       "cuda,parts=2" },
@@ -635,8 +643,8 @@ const struct row rows[] = {
     { "phi4_wolff_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
     /* a finite Lambda: one GPU's step the device's (the further pairs united after the
-     * labelling; Wolff's statistics regrown by the core drawing the bonds), boxes'
-     * and parts' the host copy's */
+     * labelling; Wolff's statistics regrown by the core drawing the bonds), boxes' the
+     * host copy's, parts' the core's on each part's planes */
     { "phi4_wolff_double_lambda", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_float_lambda", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_float_lambda", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
