@@ -111,13 +111,25 @@ static size_t msg_bytes(const struct emb_call *c, uint64_t n_roots, uint64_t n_c
            (size_t)n_roots * sizeof(struct emb_root) + 2 * (size_t)n_cross * sizeof(uint32_t);
 }
 
+/* The most cross bonds a part can have: a direction whose offset along the last axis is o
+ * crosses from |o| planes (|o| <= H <= every part's planes), one bond a site of those. */
+static uint64_t max_cross_of(const struct emb_call *c)
+{
+    uint64_t planes = 0;
+    for (int d = 0; d < c->p.n_dirs; d++) {
+        const int o = c->p.off[d][c->nd - 1];
+        planes += (uint64_t)(o < 0 ? -o : o);
+    }
+    return planes * (uint64_t)c->P;
+}
+
 static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
 {
     const size_t N = (size_t)(c->L * c->P), HP = (size_t)c->H * (size_t)c->P,
                  n = (size_t)c->n;
-    /* at most 2 H P boundary clusters a part (one a site of the boundary planes), and a
-     * cross bond for each direction of each of those sites */
-    const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_roots * (uint64_t)c->p.n_dirs;
+    /* at most 2 H P boundary clusters a part (one a site of the boundary planes), and
+     * max_cross_of's cross bonds */
+    const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_cross_of(c);
     const size_t M = n * (size_t)max_roots;
     c->max_bytes = msg_bytes(c, max_roots, max_cross);
     /* the graph's arrays (its first/last/face, sized for P, go unused here) */
@@ -331,7 +343,7 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
                                &head, c->heads, bytes);
     if (st < 0)
         return st;
-    const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_roots * (uint64_t)c->p.n_dirs;
+    const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_cross_of(c);
     for (int p = 0; p < c->n; p++) {
         if (c->heads[p].n_roots > max_roots || c->heads[p].n_cross > max_cross)
             return latmc_fail(LATMC_EBACKEND, "part transport: gather (embedded cluster "

@@ -144,8 +144,8 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
     struct latmc_embed_stats stats;
     memset(&stats, 0, sizeof stats);
     const bool parts = latmc_part_many(sim);
-    /* parts: each on its own planes, the clusters joined across them, where the step's
-     * pairs are nearest neighbours (lib/cluster_embed_part.c) */
+    /* parts: each on its own planes, the clusters joined across them, where every part
+     * is as thick as the planes the step's pairs reach (lib/cluster_embed_part.c) */
     int st;
     if (parts && latmc_embed_part_applies(sim)) {
         /* its failures (LATMC_EUNSUPPORTED included) are the step's: no second step of
