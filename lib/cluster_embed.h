@@ -130,9 +130,9 @@ int latmc_embed_bond_on(const struct latmc_embed_problem *p, double k, double ai
                         uint64_t n, struct latmc_embed_draw_cache *c);
 
 /* Whether a sim's cluster step runs on its part's own planes (latmc_embed_part_step):
- * n_parts > 1, Heisenberg or phi^4 (any Lambda), every part at least as thick as the
- * planes the step's pairs reach (2 for phi^4 with a finite Lambda, else 1; else the whole
- * configuration is gathered). The same answer on every part (parameters agreed). */
+ * n_parts > 1, ndim >= 2, Heisenberg or phi^4 (any Lambda), every part at least as thick
+ * as the planes the step's pairs reach (2 for phi^4 with a finite Lambda, else 1; else the
+ * whole configuration is gathered). The same answer on every part (parameters agreed). */
 bool latmc_embed_part_applies(const latmc_sim *sim);
 
 /* One cluster step of every replica of a part's own planes (n_parts > 1: collective), the

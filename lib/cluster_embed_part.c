@@ -39,7 +39,7 @@
 #include "model.h"
 #include "part.h"
 
-/* A local cluster that reaches its part's first or last plane, as the parts send it. */
+/* A local cluster that reaches its part's first or last H planes, as the parts send it. */
 struct emb_root {
     uint32_t label; /* its local root, a global site index */
     uint32_t size;
@@ -76,7 +76,6 @@ struct emb_call {
     unsigned char *mine, *all;    /* this part's message; every part's */
     size_t max_bytes;
     struct emb_head *heads;
-    uint64_t *counts;             /* each part's boundary clusters */
     struct latmc_boundary b;      /* the boundary graph (lib/cluster_boundary.h) */
     uint64_t *tot_size;
     int64_t *tot_q, *tot_s;
@@ -96,7 +95,6 @@ static void free_call_arrays_but_field(struct emb_call *c)
     free(c->mine);
     free(c->all);
     free(c->heads);
-    free(c->counts);
     latmc_boundary_free(&c->b);
     free(c->tot_size);
     free(c->tot_q);
@@ -132,7 +130,7 @@ static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
     const uint64_t max_roots = 2 * (uint64_t)HP, max_cross = max_cross_of(c);
     const size_t M = n * (size_t)max_roots;
     c->max_bytes = msg_bytes(c, max_roots, max_cross);
-    /* the graph's arrays (its first/last/face, sized for P, go unused here) */
+    /* the graph's arrays (first/last: each part's labels and cross bonds; face unused) */
     const bool graph = latmc_boundary_alloc(&c->b, c->n, c->H * c->P, sizeof(struct emb_root));
     c->field = malloc(field_bytes);
     c->a = malloc((N + 2 * HP) * sizeof *c->a);
@@ -146,13 +144,12 @@ static int alloc_call(struct emb_call *c, size_t field_bytes, bool heisenberg)
     c->mine = malloc(c->max_bytes);
     c->all = malloc(n * c->max_bytes);
     c->heads = malloc(n * sizeof *c->heads);
-    c->counts = malloc(n * sizeof *c->counts);
     c->tot_size = malloc(M * sizeof *c->tot_size);
     c->tot_q = malloc(M * sizeof *c->tot_q);
     c->tot_s = malloc(M * sizeof *c->tot_s);
     if (!c->field || !c->a || !c->cross || (heisenberg && !c->kbond) || !c->bonds ||
         !c->parent || !c->size || !c->q || !c->s || !c->mine || !c->all || !c->heads ||
-        !c->counts || !graph ||
+        !graph ||
         !c->tot_size || !c->tot_q || !c->tot_s)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the embedded "
                           "clusters of a part of %lld sites (%d parts)",
