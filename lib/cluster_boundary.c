@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cluster_boundary.h"
+#include "cluster_label.h"
 
 bool latmc_boundary_alloc(struct latmc_boundary *b, int n, int64_t P, size_t stride)
 {
@@ -70,15 +71,6 @@ uint32_t latmc_boundary_label(const struct latmc_boundary *b, int64_t k)
     return label_at(b, p, k - b->base[p]);
 }
 
-uint32_t latmc_boundary_find(uint32_t *uf, uint32_t x)
-{
-    while (uf[x] != x) {
-        uf[x] = uf[uf[x]];
-        x = uf[x];
-    }
-    return x;
-}
-
 void latmc_boundary_join(struct latmc_boundary *b, const unsigned char *all,
                          const size_t *bytes, const uint64_t *n_roots)
 {
@@ -101,9 +93,9 @@ void latmc_boundary_join(struct latmc_boundary *b, const unsigned char *all,
         for (int64_t x = 0; x < P; x++) {
             if (!b->face[p][x])
                 continue;
-            const uint32_t u = latmc_boundary_find(
+            const uint32_t u = latmc_cluster_find_halving(
                 b->uf, (uint32_t)latmc_boundary_node(b, p, b->last[p][x]));
-            const uint32_t v = latmc_boundary_find(
+            const uint32_t v = latmc_cluster_find_halving(
                 b->uf, (uint32_t)latmc_boundary_node(b, q, b->first[q][x]));
             if (u < v)
                 b->uf[v] = u;

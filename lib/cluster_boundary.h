@@ -24,7 +24,7 @@ struct latmc_boundary {
     const uint8_t **face;
     const unsigned char **roots;
     int64_t *base;                /* n + 1: part p's clusters are nodes base[p] .. */
-    uint32_t *uf;                 /* union-find over the nodes */
+    uint32_t *uf;                 /* union-find over the nodes (latmc_cluster_find_halving) */
 };
 
 /* The graph's arrays for n parts of P sites a plane (at most 2 P boundary clusters a
@@ -49,9 +49,6 @@ int64_t latmc_boundary_node(const struct latmc_boundary *b, int p, uint32_t labe
 
 /* The label (global smallest site) of node k. */
 uint32_t latmc_boundary_label(const struct latmc_boundary *b, int64_t k);
-
-/* The root of node x, halving the path. */
-uint32_t latmc_boundary_find(uint32_t *uf, uint32_t x);
 
 /* Part p's record of node k (k in [base[p], base[p + 1])). */
 static inline const void *latmc_boundary_record(const struct latmc_boundary *b, int p, int64_t k)

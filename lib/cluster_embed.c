@@ -41,14 +41,6 @@ uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, u
     return r.v[n & 3u];
 }
 
-/* x + dx on a ring of l sites, |dx| <= 2 < 5 <= l or l >= 2 for |dx| <= 1 (phi^4's
- * extents are >= 5; nearest-neighbour models have extents >= 2). */
-static inline int64_t ring(int64_t x, int dx, int64_t l)
-{
-    x += dx;
-    return x >= l ? x - l : x < 0 ? x + l : x;
-}
-
 /* Every partner of site i (sign +1) or the sites whose partner i is (-1), from one
  * decoding of i's coordinates. */
 static void partners_of(const struct latmc_embed_problem *p, int64_t i, int sign, int64_t *out)
@@ -57,8 +49,8 @@ static void partners_of(const struct latmc_embed_problem *p, int64_t i, int sign
     const int64_t x = i % l[0], y = (i / l[0]) % l[1], z = i / (l[0] * l[1]);
     for (int d = 0; d < p->n_dirs; d++) {
         const int *o = p->off[d];
-        out[d] = ring(x, sign * o[0], l[0]) +
-                 l[0] * (ring(y, sign * o[1], l[1]) + l[1] * ring(z, sign * o[2], l[2]));
+        out[d] = latmc_embed_ring(x, sign * o[0], l[0]) +
+                 l[0] * (latmc_embed_ring(y, sign * o[1], l[1]) + l[1] * latmc_embed_ring(z, sign * o[2], l[2]));
     }
 }
 

@@ -39,6 +39,15 @@ enum { LATMC_EMBED_SUB = 1 };
  * lib/cluster_bonds.h. */
 enum { LATMC_EMBED_PHASE_AXIS = 3 };
 
+/* x + dx on a ring of l sites, |dx| <= 2 < 5 <= l or l >= 2 for |dx| <= 1 (phi^4's
+ * extents are >= 5; nearest-neighbour models have extents >= 2): a partner's coordinate
+ * (lib/cluster_embed.c, lib/cluster_embed_part.c). */
+static inline int64_t latmc_embed_ring(int64_t x, int dx, int64_t l)
+{
+    x += dx;
+    return x >= l ? x - l : x < 0 ? x + l : x;
+}
+
 /* What one cluster step of one replica is made of. */
 struct latmc_embed_problem {
     struct latmc_cluster_lattice g;
@@ -129,16 +138,11 @@ struct latmc_embed_draw_cache {
 int latmc_embed_bond_on(const struct latmc_embed_problem *p, double k, double ai, double aj,
                         uint64_t n, struct latmc_embed_draw_cache *c);
 
-/* Whether a sim's cluster step runs on its part's own planes (latmc_embed_part_step):
- * n_parts > 1, ndim >= 2, Heisenberg or phi^4 (any Lambda), every part at least as thick
- * as the planes the step's pairs reach (2 for phi^4 with a finite Lambda, else 1; else the
- * whole configuration is gathered). The same answer on every part (parameters agreed). */
-bool latmc_embed_part_applies(const latmc_sim *sim);
-
 /* One cluster step of every replica of a part's own planes (n_parts > 1: collective), the
  * clusters joined across the parts (lib/cluster_embed_part.c), for a sim where
- * latmc_embed_part_applies; a failure (LATMC_EUNSUPPORTED too: a backend without
- * couplings) is agreed on by every part and is the step's. Sets *stats to replica 0's
+ * every part is at least as thick as the planes the pairs reach (2 for phi^4 with a finite
+ * Lambda, else 1; LATMC_EUNSUPPORTED otherwise, the same on every part); a failure is
+ * agreed on by every part. Sets *stats to replica 0's
  * statistics. */
 int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_stats *stats);
 

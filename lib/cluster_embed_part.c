@@ -24,7 +24,8 @@
  *      cluster, its name and sums from the part that holds the seed); set_planes.
  * Cost per part and step: its planes, plus O(n_parts P) boundary data (P sites a plane);
  * memory: its planes and 2 H planes more, plus the boundary graph's O(n_parts H P). A
- * part thinner than H planes gathers the whole configuration instead (cluster_embed_sweep.c).
+ * part thinner than H planes is refused (LATMC_EUNSUPPORTED; the slab rules do not make
+ * one).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -167,37 +168,14 @@ static int part_kbond(struct emb_call *c)
         return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend gives no "
                           "couplings (ops.get_couplings) for the host's cluster step of the "
                           "%s model", sim->ops->name, sim->model->name);
-    const bool planes = latmc_part_has_coupling_planes(sim);
-    float *k = malloc((planes ? count : (size_t)c->nsites * (size_t)c->nd) * sizeof *k);
-    if (!k)
-        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings of "
-                          "the cluster step");
-    int st = planes ? sim->ops->get_coupling_planes(sim, c->part->p0, c->part->p1, k)
-                    : LATMC_EUNSUPPORTED;
+    float *k = NULL;
     size_t off = 0;
-    if (st == LATMC_EUNSUPPORTED) { /* the backend holds them all */
-        float *all = planes ? realloc(k, (size_t)c->nsites * (size_t)c->nd * sizeof *k) : k;
-        if (!all) {
-            free(k);
-            return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings");
-        }
-        k = all;
-        st = sim->ops->get_couplings(sim, k);
-        off = (size_t)c->site0 * (size_t)c->nd;
-    }
+    const int st = latmc_part_own_couplings(sim, &k, &off);
     const double beta = sim->param[LATMC_PARAM_BETA];
     for (size_t i = 0; st == LATMC_OK && i < count; i++)
         c->kbond[i] = beta * (double)k[off + i];
     free(k);
     return st;
-}
-
-/* x + dx on a ring of l sites (|dx| <= 2 < l: phi^4's extents are >= 5, Heisenberg's
- * offsets are +1). */
-static inline int64_t ring(int64_t x, int dx, int64_t l)
-{
-    x += dx;
-    return x >= l ? x - l : x < 0 ? x + l : x;
 }
 
 /* Steps 1 (after the a_i) and 2: the bonds of the own sites (a cross bond for each active
@@ -217,8 +195,8 @@ static void label(struct emb_call *c)
         const int64_t x = i % lx, y = nd == 3 ? (i / lx) % ly : 0, z = i / P;
         unsigned b = 0;
         for (int d = 0; d < p->n_dirs; d++) {
-            const int64_t xp = ring(x, p->off[d][0], lx);
-            const int64_t yp = nd == 3 ? ring(y, p->off[d][1], ly) : 0;
+            const int64_t xp = latmc_embed_ring(x, p->off[d][0], lx);
+            const int64_t yp = nd == 3 ? latmc_embed_ring(y, p->off[d][1], ly) : 0;
             const int64_t zp = z + p->off[d][last];
             const int64_t sp = xp + lx * yp;
             const double k = c->kbond ? c->kbond[(int64_t)nd * i + d] : p->k[d];
@@ -250,10 +228,10 @@ static void label(struct emb_call *c)
             const int64_t zp = z + p->off[d][last];
             if (zp < 0 || zp >= L)
                 continue;
-            const int64_t j = zp * P + ring(x, p->off[d][0], lx) +
-                              lx * (nd == 3 ? ring(y, p->off[d][1], ly) : 0);
-            const uint32_t ra = latmc_boundary_find(c->parent, (uint32_t)i),
-                           rb = latmc_boundary_find(c->parent, (uint32_t)j);
+            const int64_t j = zp * P + latmc_embed_ring(x, p->off[d][0], lx) +
+                              lx * (nd == 3 ? latmc_embed_ring(y, p->off[d][1], ly) : 0);
+            const uint32_t ra = latmc_cluster_find_halving(c->parent, (uint32_t)i),
+                           rb = latmc_cluster_find_halving(c->parent, (uint32_t)j);
             if (ra < rb)
                 c->parent[rb] = ra;
             else if (rb < ra)
@@ -379,13 +357,13 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
     for (int p = 0; p < c->n; p++)
         for (uint64_t k = 0; k < c->heads[p].n_cross; k++) {
             const uint32_t *e = c->b.last[p] + 2 * k;
-            const uint32_t u = latmc_boundary_find(c->b.uf,
+            const uint32_t u = latmc_cluster_find_halving(c->b.uf,
                                                    (uint32_t)latmc_boundary_node(&c->b, p, e[0]));
             const uint32_t lb = sent_label(c, c->b.first, e[1]);
             int q = 0;
             while (c->part->first[q + 1] * c->P <= (int64_t)e[1])
                 q++;
-            const uint32_t v = latmc_boundary_find(c->b.uf,
+            const uint32_t v = latmc_cluster_find_halving(c->b.uf,
                                                    (uint32_t)latmc_boundary_node(&c->b, q, lb));
             if (u < v)
                 c->b.uf[v] = u;
@@ -394,7 +372,7 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
         }
     for (int p = 0; p < c->n; p++)
         for (int64_t k = c->b.base[p]; k < c->b.base[p + 1]; k++) {
-            const uint32_t r = latmc_boundary_find(c->b.uf, (uint32_t)k);
+            const uint32_t r = latmc_cluster_find_halving(c->b.uf, (uint32_t)k);
             const struct emb_root *e = latmc_boundary_record(&c->b, p, k);
             c->tot_size[r] += e->size;
             c->tot_q[r] += e->q;
@@ -426,7 +404,7 @@ static int join(struct emb_call *c, struct latmc_embed_stats *stats)
 static void cluster_of(struct emb_call *c, uint32_t r, int64_t out[4])
 {
     if (c->bonds[r] & EMB_BOUNDARY) {
-        const uint32_t R = latmc_boundary_find(
+        const uint32_t R = latmc_cluster_find_halving(
             c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->rank, r + (uint32_t)c->site0));
         out[0] = latmc_boundary_label(&c->b, R);
         out[1] = (int64_t)c->tot_size[R];
@@ -498,13 +476,11 @@ static int reach_of(const latmc_sim *sim)
                ? 2 : 1;
 }
 
-bool latmc_embed_part_applies(const latmc_sim *sim)
+/* Whether every part is at least as thick as the planes the step's pairs reach (its
+ * neighbours' planes are its halo); the part table is every part's, so is the answer.
+ * The models' slab rules (at least 1 plane; phi^4 4 or 5) make this a guard. */
+static bool parts_thick_enough(const latmc_sim *sim)
 {
-    const latmc_sim_desc *d = &sim->desc;
-    if (!latmc_part_many(sim) || d->ndim < 2 ||
-        (d->model != LATMC_MODEL_HEISENBERG && d->model != LATMC_MODEL_PHI4))
-        return false;
-    /* every part at least as thick as the reach (its neighbours' planes are its halo) */
     const struct latmc_part *part = sim->part;
     const int H = reach_of(sim);
     for (int q = 0; q < part->n_parts; q++)
@@ -517,8 +493,14 @@ int latmc_embed_part_step(latmc_sim *sim, uint64_t sweep, struct latmc_embed_sta
 {
     const latmc_sim_desc *d = &sim->desc;
     const bool heisenberg = d->model == LATMC_MODEL_HEISENBERG;
-    if (!latmc_embed_part_applies(sim))
-        return LATMC_EUNSUPPORTED;
+    if (!latmc_part_many(sim) || (d->model != LATMC_MODEL_HEISENBERG &&
+                                  d->model != LATMC_MODEL_PHI4))
+        return latmc_fail(LATMC_EBACKEND, "latmc_sim_sweep: an embedded cluster step on "
+                          "parts of a sim that is none (a bug in the core)");
+    if (!parts_thick_enough(sim))
+        return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the embedded cluster step "
+                          "on parts needs every part at least %d planes thick",
+                          reach_of(sim));
     struct latmc_part *part = sim->part;
     struct emb_call c;
     memset(&c, 0, sizeof c);

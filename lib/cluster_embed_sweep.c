@@ -123,10 +123,7 @@ static void record_stats(latmc_sim *sim, struct latmc_embed_work *w,
 /*
  * One cluster step of sweep `sweep`; records the statistics. A part of a lattice shared by
  * processes steps its own planes, the clusters joined across the parts
- * (latmc_embed_part_step); a part thinner than the planes the step's pairs reach (which
- * the models' slab rules do not allow: a guard) would gather the whole configuration
- * (latmc_part_get_spins), run the same step as every other part on it, and take its slab
- * back (latmc_part_set_spins, which also refreshes the halos).
+ * (latmc_embed_part_step); anything else the host copy of the whole lattice.
  */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
@@ -143,34 +140,19 @@ static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t swe
         return on_backend;
     struct latmc_embed_stats stats;
     memset(&stats, 0, sizeof stats);
-    const bool parts = latmc_part_many(sim);
-    /* parts: each on its own planes, the clusters joined across them, where every part
-     * is as thick as the planes the step's pairs reach (lib/cluster_embed_part.c) */
-    int st;
-    if (parts && latmc_embed_part_applies(sim)) {
-        /* its failures (LATMC_EUNSUPPORTED included) are the step's: no second step of
-         * this sweep on a gathered copy */
-        st = latmc_embed_part_step(sim, sweep, &stats);
+    /* parts: each on its own planes, the clusters joined across them
+     * (lib/cluster_embed_part.c; collective, its failures agreed on) */
+    int st = latmc_part_many(sim) ? latmc_embed_part_step(sim, sweep, &stats)
+                                  : whole_arrays(sim, w);
+    if (st == LATMC_OK && !latmc_part_many(sim)) {
+        st = sim->ops->get_spins(sim, w->field);
         if (st == LATMC_OK)
-            record_stats(sim, w, &stats);
-        return st;
+            st = sim->desc.model == LATMC_MODEL_PHI4
+                     ? latmc_embed_phi4_step(sim, w, sweep, &stats)
+                     : latmc_embed_heisenberg_step(sim, w, sweep, &stats);
+        if (st == LATMC_OK)
+            st = sim->ops->set_spins(sim, w->field);
     }
-    st = whole_arrays(sim, w);
-    if (parts) /* before the gather, which every part must join */
-        st = latmc_part_agree(sim, st);
-    if (st < 0)
-        return st;
-    /* on parts: get_spins agrees on its status, the step's is agreed on after it */
-    st = parts ? latmc_part_get_spins(sim, w->field) : sim->ops->get_spins(sim, w->field);
-    if (st == LATMC_OK) {
-        st = sim->desc.model == LATMC_MODEL_PHI4 ? latmc_embed_phi4_step(sim, w, sweep, &stats)
-                                                 : latmc_embed_heisenberg_step(sim, w, sweep,
-                                                                              &stats);
-        if (parts)
-            st = latmc_part_agree(sim, st);
-    }
-    if (st == LATMC_OK)
-        st = parts ? latmc_part_set_spins(sim, w->field) : sim->ops->set_spins(sim, w->field);
     if (st == LATMC_OK)
         record_stats(sim, w, &stats);
     return st;

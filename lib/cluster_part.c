@@ -102,31 +102,13 @@ static int part_work_of(latmc_sim *sim, int64_t local, int64_t P, bool field,
 /* The slab's +-J couplings as signs (ndim per site, local order). */
 static int part_couplings(latmc_sim *sim, struct latmc_cluster_work *w, int64_t local)
 {
-    const struct latmc_part *part = sim->part;
-    const int nd = sim->desc.ndim;
-    const size_t count = (size_t)local * (size_t)nd;
-    const bool planes = latmc_part_has_coupling_planes(sim);
-    float *c = malloc((planes ? count : (size_t)sim->nsites * (size_t)nd) * sizeof *c);
-    if (!w->eps)
-        w->eps = malloc(count);
-    if (!c || !w->eps) {
-        free(c);
+    const size_t count = (size_t)local * (size_t)sim->desc.ndim;
+    if (!w->eps && !(w->eps = malloc(count)))
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings of "
                           "the cluster update");
-    }
-    int st = planes ? sim->ops->get_coupling_planes(sim, part->p0, part->p1, c)
-                    : LATMC_EUNSUPPORTED;
+    float *c = NULL;
     size_t off = 0;
-    if (st == LATMC_EUNSUPPORTED) { /* the backend holds them all */
-        float *all = planes ? realloc(c, (size_t)sim->nsites * (size_t)nd * sizeof *c) : c;
-        if (!all) {
-            free(c);
-            return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings");
-        }
-        c = all;
-        st = sim->ops->get_couplings(sim, c);
-        off = (size_t)(part->p0 * (sim->nsites / part->planes)) * (size_t)nd;
-    }
+    const int st = latmc_part_own_couplings(sim, &c, &off);
     for (size_t k = 0; st == LATMC_OK && k < count; k++)
         w->eps[k] = c[off + k] > 0.0f ? 1 : -1;
     free(c);
@@ -165,22 +147,6 @@ static void free_call(struct part_call *c)
     free(c->tot_size);
     free(c->tot_m);
     free(c->dec);
-}
-
-/* The node of part p's boundary cluster `label`, and node k's label. */
-static int64_t node_of(const struct part_call *c, int p, uint32_t label)
-{
-    return latmc_boundary_node(&c->b, p, label);
-}
-
-static uint32_t node_label(const struct part_call *c, int64_t k)
-{
-    return latmc_boundary_label(&c->b, k);
-}
-
-static uint32_t uf_find(uint32_t *uf, uint32_t x)
-{
-    return latmc_boundary_find(uf, x);
 }
 
 /*
@@ -257,7 +223,7 @@ static int join_boundary(struct part_call *c)
     }
     for (int p = 0; p < c->n; p++)
         for (int64_t k = c->b.base[p]; k < c->b.base[p + 1]; k++) {
-            const uint32_t r = uf_find(c->b.uf, (uint32_t)k);
+            const uint32_t r = latmc_cluster_find_halving(c->b.uf, (uint32_t)k);
             const struct edge_root *e = latmc_boundary_record(&c->b, p, k);
             c->tot_size[r] += e->size;
             c->tot_m[r] += e->msum;
@@ -289,7 +255,7 @@ static int join_boundary(struct part_call *c)
 static uint8_t boundary_decision(struct part_call *c, uint64_t sweep, uint32_t r)
 {
     if (c->dec[r] < 0)
-        c->dec[r] = latmc_cluster_decide_one(c->job, sweep, node_label(c, r),
+        c->dec[r] = latmc_cluster_decide_one(c->job, sweep, latmc_boundary_label(&c->b, r),
                                              (int64_t)c->tot_size[r], c->tot_m[r], 0);
     return (uint8_t)c->dec[r];
 }
@@ -303,7 +269,7 @@ static uint8_t apply(const struct latmc_cluster_job *job, uint8_t d, uint8_t v)
 /* The root node of the halo plane's site s (the upper part's first plane). */
 static uint32_t halo_root(struct part_call *c, int64_t s)
 {
-    return uf_find(c->b.uf, (uint32_t)node_of(c, c->up, c->b.first[c->up][s]));
+    return latmc_cluster_find_halving(c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->up, c->b.first[c->up][s]));
 }
 
 static void sw_decide(struct part_call *c, uint64_t sweep, uint64_t *changed)
@@ -317,7 +283,7 @@ static void sw_decide(struct part_call *c, uint64_t sweep, uint64_t *changed)
         if (parent[i] != (uint32_t)i)
             continue;
         if (bonds[i] & 0x80u) {
-            const uint32_t r = uf_find(c->b.uf, (uint32_t)node_of(c, c->rank,
+            const uint32_t r = latmc_cluster_find_halving(c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->rank,
                                                                 (uint32_t)(i + site0)));
             bonds[i] = boundary_decision(c, sweep, r);
         } else {
@@ -354,8 +320,8 @@ static int wolff_decide(struct part_call *c, uint64_t sweep, uint64_t *changed,
     if (owner == c->rank) {
         const uint32_t r = parent[seed - site0];
         if (bonds[r] & 0x80u) {
-            const uint32_t R = uf_find(c->b.uf, (uint32_t)node_of(c, c->rank, r + (uint32_t)site0));
-            cl[0] = node_label(c, R);
+            const uint32_t R = latmc_cluster_find_halving(c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->rank, r + (uint32_t)site0));
+            cl[0] = latmc_boundary_label(&c->b, R);
             cl[1] = (int64_t)c->tot_size[R];
             cl[2] = c->tot_m[R];
         } else {
@@ -376,7 +342,7 @@ static int wolff_decide(struct part_call *c, uint64_t sweep, uint64_t *changed,
             continue;
         int64_t name = i + site0;
         if (bonds[i] & 0x80u)
-            name = node_label(c, uf_find(c->b.uf, (uint32_t)node_of(c, c->rank,
+            name = latmc_boundary_label(&c->b, latmc_cluster_find_halving(c->b.uf, (uint32_t)latmc_boundary_node(&c->b, c->rank,
                                                                   (uint32_t)name)));
         bonds[i] = name == cl[0];
     }
@@ -389,7 +355,7 @@ static int wolff_decide(struct part_call *c, uint64_t sweep, uint64_t *changed,
             s[i] = v;
         }
     for (int64_t k = 0; k < P; k++)
-        if (node_label(c, halo_root(c, k)) == (uint32_t)cl[0])
+        if (latmc_boundary_label(&c->b, halo_root(c, k)) == (uint32_t)cl[0])
             s[N + k] = apply(job, d, s[N + k]);
     w->last.clusters = 1;
     w->last.largest = cl[1];

@@ -574,6 +574,38 @@ bool latmc_part_has_coupling_planes(const latmc_sim *sim)
     return LATMC_BACKEND_OP(ops, get_coupling_planes) != NULL;
 }
 
+int latmc_part_own_couplings(latmc_sim *sim, float **out, size_t *off)
+{
+    const struct latmc_part *part = sim->part;
+    const size_t nd = (size_t)sim->desc.ndim, P = (size_t)(sim->nsites / part->planes);
+    const size_t count = (size_t)(part->p1 - part->p0) * P * nd;
+    const bool planes = latmc_part_has_coupling_planes(sim);
+    *out = NULL;
+    *off = 0;
+    float *c = malloc((planes ? count : (size_t)sim->nsites * nd) * sizeof *c);
+    if (!c)
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings of "
+                          "the cluster update");
+    int st = planes ? sim->ops->get_coupling_planes(sim, part->p0, part->p1, c)
+                    : LATMC_EUNSUPPORTED;
+    if (st == LATMC_EUNSUPPORTED) { /* the backend holds them all */
+        float *all = planes ? realloc(c, (size_t)sim->nsites * nd * sizeof *c) : c;
+        if (!all) {
+            free(c);
+            return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings");
+        }
+        c = all;
+        st = sim->ops->get_couplings(sim, c);
+        *off = (size_t)part->p0 * P * nd;
+    }
+    if (st < 0) {
+        free(c);
+        return st;
+    }
+    *out = c;
+    return LATMC_OK;
+}
+
 /*
  * The couplings of every part into `all` (whole lattice, get_couplings' layout) on part
  * root (every part: root < 0): each part's planes gathered in part order, where the backend

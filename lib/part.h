@@ -174,6 +174,12 @@ int latmc_part_check_transport(const latmc_transport *t);
 /* Whether the backend has ops.get_coupling_planes (it may still answer
  * LATMC_EUNSUPPORTED: then every part holds the couplings of the whole lattice). */
 bool latmc_part_has_coupling_planes(const latmc_sim *sim);
+/* The couplings of the part's own sites, get_couplings' layout restricted to its planes
+ * (ndim floats a site), at *out + *off: its planes' (get_coupling_planes) where the
+ * backend gives them so, else the whole lattice's (get_couplings). *out is the caller's
+ * to free (NULL on failure). The cluster updates of parts read them (lib/cluster_part.c,
+ * lib/cluster_embed_part.c). */
+int latmc_part_own_couplings(latmc_sim *sim, float **out, size_t *off);
 
 /* latmc_sim_create (lib/sim.c) of a sim that is `part` (attached before the backend's
  * create, so that a backend may store its part's way, e.g. CUDA: one box on one device);
