@@ -1,12 +1,17 @@
 /*
  * test_identity_matrix: every (spec x lattice x layout) row of rows.c against the one-box
  * CPU chain, bit for bit (identity.h). Usage:
- *   test_identity_matrix [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--model NAME] [--list]
+ *   test_identity_matrix [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--model NAME]
+ *                        [--devices K] [--list]
  * --layout cpu: the rows on the CPU in one process; cuda: those with a CUDA placement;
  * mpi: those with parts over MPI ranks (run under mpirun); any other TEXT: the layouts
  * whose text contains it. --spec NAME: the rows of the specs whose name starts with
  * NAME. --model NAME: the rows of the specs of that model (its name in lib/model_list.h,
- * latmc_model_by_name). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
+ * latmc_model_by_name). --devices K: only the placements on several CUDA devices, each
+ * run on K devices instead (slab i on GPU i mod GPUs), every distinct text once: the
+ * matrix on a machine with more GPUs than its rows name (a row whose last extent is
+ * under 4 K is skipped: slabs of fewer than 4 planes may be refused by the slab rules,
+ * which is not what the option checks). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
  * (with the first difference). Exit 0 when every row that ran passed and one ran, 77 when
  * every selected row was skipped, 1 on a failure, 2 on bad usage or a bad table.
  */
@@ -68,6 +73,27 @@ static int uncovered_models(void)
     return missing;
 }
 
+/* tok with every "devices=N" of its placements made "devices=K" in out; false when tok
+ * names no placement on several devices. */
+static bool devices_retarget(const char *tok, int k, char *out, size_t size)
+{
+    if (!strstr(tok, "devices="))
+        return false;
+    size_t n = 0;
+    for (const char *c = tok; *c && n + 8 < size;) {
+        if (strncmp(c, "devices=", 8) == 0) {
+            n += (size_t)snprintf(out + n, size - n, "devices=%d", k);
+            c += 8;
+            while (*c >= '0' && *c <= '9')
+                c++;
+        } else {
+            out[n++] = *c++;
+        }
+    }
+    out[n < size ? n : size - 1] = '\0';
+    return n < size;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -98,6 +124,7 @@ int main(int argc, char **argv)
     const char *want_layout = NULL, *want_spec = NULL;
     int want_model = 0; /* LATMC_MODEL_NONE: every model */
     bool list = false;
+    int want_devices = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) {
             want_layout = argv[++i];
@@ -109,11 +136,18 @@ int main(int argc, char **argv)
                 mpi_finalize();
                 return 2;
             }
+        } else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
+            want_devices = atoi(argv[++i]);
+            if (want_devices < 2 || want_devices > 16) {
+                fprintf(stderr, "--devices: K from 2 to 16\n");
+                mpi_finalize();
+                return 2;
+            }
         } else if (strcmp(argv[i], "--list") == 0) {
             list = true;
         } else {
             fprintf(stderr, "usage: %s [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--model NAME] "
-                    "[--list]\n", argv[0]);
+                    "[--devices K] [--list]\n", argv[0]);
             mpi_finalize();
             return 2;
         }
@@ -148,12 +182,23 @@ int main(int argc, char **argv)
         struct chain_end ref[N_SCRIPTS];
         bool have_ref[N_SCRIPTS] = { false }, ref_failed[N_SCRIPTS] = { false };
         char ref_why[N_SCRIPTS][512];
-        char text[4096];
+        char text[4096], seen[4096] = " ", moved[160];
         snprintf(text, sizeof text, "%s", r->layouts);
         for (char *save = NULL, *tok = strtok_r(text, " ", &save); tok;
              tok = strtok_r(NULL, " ", &save)) {
             struct layout l;
             struct outcome o = { PASSED, "" };
+            if (want_devices) {
+                char key[164];
+                if (!devices_retarget(tok, want_devices, moved, sizeof moved))
+                    continue;
+                snprintf(key, sizeof key, " %s ", moved);
+                if (strstr(seen, key) || strlen(seen) + strlen(moved) + 2 >= sizeof seen)
+                    continue;
+                strcat(seen, moved);
+                strcat(seen, " ");
+                tok = moved;
+            }
             if (!layout_parse(tok, &l, o.why, sizeof o.why)) {
                 fprintf(stderr, "rows.c: row %zu: %s\n", i, o.why);
                 failed++;
@@ -167,6 +212,8 @@ int main(int argc, char **argv)
             }
             const double t0 = now();
             const char *skip = spec_skip(s, &l);
+            if (!skip && want_devices && r->extent[r->ndim - 1] < 4 * want_devices)
+                skip = "--devices: the last extent is under 4 planes a slab";
             if (!skip && !l.ens)
                 skip = chain_skip(ctx, &l);
             if (skip) {
