@@ -10,6 +10,7 @@
  *               [--parts K] [--sweeps N] [--repeat R]
  *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
  *               [--compare-parts K] [--devices N] [--compare-devices N]
+ *               [--boxes-per-device M] [--compare-boxes-per-device M]
  *               [--compare-env VAR=VALUE]... [--timed call|sweeps|create] [--clock wall|cpu]
  *
  * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
@@ -33,6 +34,9 @@
  * --parts K is desc.n_parts: the sim runs as K slabs along its last axis (the same chain;
  * doc/architecture.md), to measure what the boxes cost. --devices N is desc.n_devices: the
  * sim runs on CUDA devices 0 .. N-1, one slab each (doc/cuda.md, "Several GPUs").
+ * --boxes-per-device M runs M slabs on each of those devices (N M slabs in all, slab i on
+ * device i / M: desc.device_list naming each device M times; one device too), to measure
+ * what several boxes a GPU buy (their steps run side by side on the device).
  *
  * --NAME VALUE, for every parameter name (--nhit 8, --nloc 50, --mu2 -1, --nover 2, ...), is
  * --param NAME=VALUE.
@@ -55,6 +59,7 @@
 
 #define MAX_REPEAT 64
 #define MAX_SETTINGS 16
+#define MAX_LISTED 1024
 
 /* A NAME=VALUE pair: a parameter, or an environment variable. */
 struct setting {
@@ -72,6 +77,8 @@ struct config {
     double ns[MAX_REPEAT];          /* the reported figure: the call, or --timed sweeps */
     double sweep_ns[MAX_REPEAT];    /* ns per update of the sweeps alone */
     double measure_ms[MAX_REPEAT];  /* the measurement after them (the observables' reduction) */
+    int boxes_per_device;           /* --boxes-per-device (0, 1: one slab a device) */
+    int device_list[MAX_LISTED];    /* desc.device_list with boxes_per_device > 1 */
 };
 
 static int cpu_clock; /* --clock cpu */
@@ -216,6 +223,21 @@ static void count_updates(struct config *c)
         c->updates_per_sweep = sites * c->desc.replicas * passes;
         c->unit = "spin update";
     }
+}
+
+/* --boxes-per-device M: the desc's N devices (device_index .. + N - 1) as N M slabs, slab i
+ * on device device_index + i / M. */
+static void place_boxes(struct config *c)
+{
+    const int m = c->boxes_per_device, n = c->desc.n_devices > 1 ? c->desc.n_devices : 1;
+    if (m <= 1)
+        return;
+    if ((long)n * m > MAX_LISTED)
+        usage_error("--devices x --boxes-per-device is more than %s slabs", "1024");
+    for (int i = 0; i < n * m; i++)
+        c->device_list[i] = c->desc.device_index + i / m;
+    c->desc.n_devices = n * m;
+    c->desc.device_list = c->device_list;
 }
 
 static int setup(latmc_ctx *ctx, struct config *c, double beta, const struct setting *params,
@@ -363,8 +385,11 @@ static void report(struct config *c, int repeat, const char *label, int sweeps_o
         k += snprintf(env + k, sizeof env - (size_t)k, " %s=%s", c->env[i].name, c->env[i].value);
     const char *precision = c->desc.model != LATMC_MODEL_PHI4 ? ""
                             : c->desc.precision == LATMC_PRECISION_FLOAT ? " float" : " double";
-    char parts[32] = "";
-    if (c->desc.n_devices > 1)
+    char parts[48] = "";
+    if (c->boxes_per_device > 1)
+        snprintf(parts, sizeof parts, ", %d device(s) x %d boxes",
+                 c->desc.n_devices / c->boxes_per_device, c->boxes_per_device);
+    else if (c->desc.n_devices > 1)
         snprintf(parts, sizeof parts, ", %d devices", c->desc.n_devices);
     else if (c->desc.n_parts > 1)
         snprintf(parts, sizeof parts, ", %d boxes", c->desc.n_parts);
@@ -392,6 +417,7 @@ static void usage(void)
            "         [--env VAR=VALUE]... [--parts K] [--sweeps N] [--repeat R]\n"
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
            "         [--compare-parts K] [--devices N] [--compare-devices N]\n"
+           "         [--boxes-per-device M] [--compare-boxes-per-device M]\n"
            "         [--compare-env VAR=VALUE]... [--timed call|sweeps|create]\n"
            "         [--clock wall|cpu]\n"
            "       latmc-bench --ensemble [OPTION]... (an ensemble against one lattice:\n"
@@ -414,6 +440,7 @@ int main(int argc, char **argv)
     int extents_given = 0;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
     int compare_device = 0, compare_threads = -1, compare_parts = -1, compare_devices = -1;
+    int compare_bpd = -1;
     int timed = 0; /* --timed: call, sweeps, create */
     static const char *const timed_names[] = { "call", "sweeps", "create", NULL };
     static const char *const clock_names[] = { "wall", "cpu", NULL };
@@ -423,7 +450,7 @@ int main(int argc, char **argv)
     static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
-           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_TIMED,
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_BPD, O_CBPD, O_TIMED,
            O_CLOCK,
            O_ALIAS };
     static const struct option opts[] = {
@@ -443,6 +470,8 @@ int main(int argc, char **argv)
         { "compare-parts", required_argument, 0, O_CPARTS },
         { "devices", required_argument, 0, O_DEVICES },
         { "compare-devices", required_argument, 0, O_CDEVICES },
+        { "boxes-per-device", required_argument, 0, O_BPD },
+        { "compare-boxes-per-device", required_argument, 0, O_CBPD },
         { "compare-simd", required_argument, 0, O_CSIMD },
         { "compare-env", required_argument, 0, O_CENV },
         { "timed", required_argument, 0, O_TIMED },
@@ -486,6 +515,10 @@ int main(int argc, char **argv)
         case O_PARTS: a.desc.n_parts = (int)parse_long(optarg, 0, 1 << 20, "parts"); break;
         case O_CPARTS: compare_parts = (int)parse_long(optarg, 0, 1 << 20, "compare-parts"); break;
         case O_DEVICES: a.desc.n_devices = (int)parse_long(optarg, 0, 1024, "devices"); break;
+        case O_BPD: a.boxes_per_device = (int)parse_long(optarg, 1, 1024, "boxes-per-device"); break;
+        case O_CBPD:
+            compare_bpd = (int)parse_long(optarg, 1, 1024, "compare-boxes-per-device");
+            break;
         case O_CDEVICES:
             compare_devices = (int)parse_long(optarg, 0, 1024, "compare-devices");
             break;
@@ -520,7 +553,7 @@ int main(int argc, char **argv)
         parse_setting(simd_a, a.env, &a.nenv, "--env");
     /* B is A with the compare options applied: A's variables, then B's own. */
     const int compare = compare_device != 0 || compare_threads >= 0 || compare_parts >= 0 ||
-                        compare_devices >= 0 ||
+                        compare_devices >= 0 || compare_bpd >= 0 ||
                         simd_b[0] || b.nenv;
     struct setting b_only[MAX_SETTINGS];
     int nb = b.nenv;
@@ -546,6 +579,10 @@ int main(int argc, char **argv)
         b.desc.n_parts = compare_parts;
     if (compare_devices >= 0)
         b.desc.n_devices = compare_devices;
+    if (compare_bpd >= 0)
+        b.boxes_per_device = compare_bpd;
+    place_boxes(&a);
+    place_boxes(&b);
 
     const int sweeps_only = timed == 1;
     latmc_ctx *ctx = NULL;

@@ -715,3 +715,24 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
     }
     chain_end_free(&gpu_ref);
 }
+
+/* Why the library refuses to create row r of spec s on the layout's first placement as an
+ * unsupported combination (LATMC_EUNSUPPORTED: its message), or NULL. For
+ * test_identity_matrix --devices K, whose placements moved to K devices may meet a rule
+ * that the row's own placements do not (phi^4's chunk layers, whole layers a box):
+ * a refusal with its reason, not a difference of chains. */
+const char *chain_refused(latmc_ctx *ctx, const struct spec *s, const struct row *r,
+                          const struct layout *l)
+{
+    static char why[512];
+    int list[64];
+    latmc_sim_desc d = placed_desc(s, r, &l->first, list);
+    latmc_sim *sim = NULL;
+    set_schedules(s, l);
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (st == LATMC_EUNSUPPORTED)
+        snprintf(why, sizeof why, "refused: %s", latmc_last_error());
+    latmc_sim_destroy(&sim);
+    set_schedules(NULL, NULL);
+    return st == LATMC_EUNSUPPORTED ? why : NULL;
+}

@@ -134,6 +134,11 @@ const char *spec_skip(const struct spec *s, const struct layout *l);
 /* Why a layout cannot run here (the row is then skipped, saying so), or NULL. */
 const char *chain_skip(latmc_ctx *ctx, const struct layout *l);
 
+/* Why the library refuses the layout's first placement of the row as unsupported (its
+ * message), or NULL (chain.c; for --devices K). */
+const char *chain_refused(latmc_ctx *ctx, const struct spec *s, const struct row *r,
+                          const struct layout *l);
+
 /* Run a row's chain on a layout; the outcome's verdict against ref (the reference end). */
 void chain_check(const struct spec *s, const struct row *r, const struct layout *l,
                  const struct chain_end *ref, latmc_ctx *ctx, struct outcome *out);

@@ -11,7 +11,8 @@
  * run on K devices instead (slab i on GPU i mod GPUs), every distinct text once: the
  * matrix on a machine with more GPUs than its rows name (a row whose last extent is
  * under 4 K is skipped: slabs of fewer than 4 planes may be refused by the slab rules,
- * which is not what the option checks). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
+ * which is not what the option checks; a placement the library refuses as unsupported
+ * there, phi^4's chunk layers fewer than the boxes, is skipped with its message). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
  * (with the first difference). Exit 0 when every row that ran passed and one ran, 77 when
  * every selected row was skipped, 1 on a failure, 2 on bad usage or a bad table.
  */
@@ -216,6 +217,8 @@ int main(int argc, char **argv)
                 skip = "--devices: the last extent is under 4 planes a slab";
             if (!skip && !l.ens)
                 skip = chain_skip(ctx, &l);
+            if (!skip && want_devices)
+                skip = chain_refused(ctx, s, r, &l);
             if (skip) {
                 o.verdict = SKIPPED;
                 snprintf(o.why, sizeof o.why, "%s", skip);
