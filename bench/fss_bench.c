@@ -1,7 +1,7 @@
 /*
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
- *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L]
+ *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] [--devices N]
  *       what the finite-size-scaling observables add to a measurement, per model, on the
  *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
  *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
@@ -13,6 +13,8 @@
  *       backend (one GPU, wall-clock time), 2D Ising at L^2 and 2D Potts q = 3 at
  *       (L / 4)^2, whose |m(k_min)|^2 the device counts, and 3D Heisenberg at (L / 256)^3
  *       with one and two replicas, whose tiles the device reduces (doc/observables.md).
+ *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
+ *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -46,6 +48,8 @@ static double now(void)
 static int cost_threads = 1;
 /* --cuda L: the CUDA cases at this L (0: the CPU's) */
 static int64_t cost_cuda_L = 0;
+/* --devices N: the CUDA cases on N GPUs, N times as long (0, 1: one GPU) */
+static int cost_devices = 0;
 
 static double cost_now(void)
 {
@@ -96,6 +100,8 @@ static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int thread
     d.couplings = c->replicas == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
     d.device = cost_cuda_L > 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
     d.n_threads = cost_cuda_L > 0 ? 0 : threads;
+    if (cost_cuda_L > 0 && cost_devices > 1)
+        d.n_devices = cost_devices;
     d.seed = 1;
     latmc_sim *sim = NULL;
     int st = check(latmc_sim_create(ctx, &d, &sim), NULL, c->name);
@@ -130,14 +136,17 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 
 static int cost(int threads, int repeat, const char *only)
 {
-    char ising_name[48], potts_name[48], heis_name[48], heis2_name[48];
-    snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2", (long long)cost_cuda_L);
-    snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2",
-             (long long)(cost_cuda_L / 4));
-    snprintf(heis_name, sizeof heis_name, "CUDA Heisenberg 3D %lld^3",
-             (long long)(cost_cuda_L / 256));
-    snprintf(heis2_name, sizeof heis2_name, "CUDA Heisenberg 3D %lld^3 x 2",
-             (long long)(cost_cuda_L / 256));
+    char ising_name[64], potts_name[64], heis_name[64], heis2_name[64], gpus[24] = "";
+    if (cost_devices > 1)
+        snprintf(gpus, sizeof gpus, " on %d GPUs", cost_devices);
+    snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2%s", (long long)cost_cuda_L,
+             gpus);
+    snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s",
+             (long long)(cost_cuda_L / 4), gpus);
+    snprintf(heis_name, sizeof heis_name, "CUDA Heisenberg 3D %lld^3%s",
+             (long long)(cost_cuda_L / 256), gpus);
+    snprintf(heis2_name, sizeof heis2_name, "CUDA Heisenberg 3D %lld^3 x 2%s",
+             (long long)(cost_cuda_L / 256), gpus);
     const struct cost_case on_cuda[] = {
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
         { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, cost_cuda_L / 4, LATMC_PARAM_BETA, 0 },
@@ -281,7 +290,8 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 
 static void usage(void)
 {
-    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L]\n"
+    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] "
+           "[--devices N]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -311,6 +321,8 @@ int main(int argc, char **argv)
             only = v;
         else if (strcmp(a, "--cuda") == 0)
             cost_cuda_L = atoll(v);
+        else if (strcmp(a, "--devices") == 0)
+            cost_devices = atoi(v);
         else if (strcmp(a, "--chains") == 0)
             chains = atoi(v);
         else if (strcmp(a, "--sweeps") == 0)
@@ -323,6 +335,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "latmc-fss-bench: unknown option %s\n", a);
             return 2;
         }
+    }
+    if (cost_devices < 0 || cost_devices > 64 || (cost_devices > 1 && cost_cuda_L == 0)) {
+        fprintf(stderr, "latmc-fss-bench: --devices N (1 to 64) goes with --cuda L\n");
+        return 2;
     }
     if (cost_cuda_L < 0 || (cost_cuda_L > 0 && cost_cuda_L % 64 != 0)) {
         fprintf(stderr, "latmc-fss-bench: --cuda L needs L a multiple of 64\n");

@@ -45,6 +45,11 @@ struct cuda_box_copies {
 };
 cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies *c);
 
+/* into[k] += from[j n + k] for j < count, k < n: the other boxes' integer projections of
+ * the Fourier modes gathered next to the first box's (exact in any order). */
+cudaError_t cuda_box_add_projections(cudaStream_t stream, int64_t *into, const int64_t *from,
+                                     int64_t n, int count);
+
 /* The kernels' image exists for this device (the gpu_arch the module was built for runs
  * on it): cudaSuccess, or the runtime's reason (cudaErrorNoKernelImageForDevice, ...). */
 cudaError_t cuda_kernels_check_device(void);

@@ -1,6 +1,6 @@
 /*
  * Kernels of a sim's boxes (the one executor) that a box alone does not need: the halo
- * copies between boxes of one device as one launch. (The models' kernels are in their
+ * copies between boxes of one device as one launch, the boxes' projections added. (The models' kernels are in their
  * folders: the Ising hot start by global site index is ising/ising_range_kernels.cu's.)
  */
 #include "cuda_kernels.h"
@@ -49,5 +49,30 @@ extern "C" cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda
         box_copy_runs_kernel<<<dim3((unsigned)blocks, (unsigned)c->n, (unsigned)rows),
                                CUDA_THREADS, 0, stream>>>(part);
     }
+    return cudaGetLastError();
+}
+
+__global__ void box_add_projections_kernel(int64_t *into, const int64_t *from, int64_t n,
+                                           int count)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        int64_t v = into[k];
+        for (int j = 0; j < count; j++)
+            v += from[(int64_t)j * n + k];
+        into[k] = v;
+    }
+}
+
+extern "C" cudaError_t cuda_box_add_projections(cudaStream_t stream, int64_t *into,
+                                                const int64_t *from, int64_t n, int count)
+{
+    if (n <= 0 || count <= 0)
+        return cudaSuccess;
+    int64_t blocks = (n + CUDA_THREADS - 1) / CUDA_THREADS;
+    if (blocks > 1024)
+        blocks = 1024;
+    box_add_projections_kernel<<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(into, from, n,
+                                                                             count);
     return cudaGetLastError();
 }

@@ -53,6 +53,7 @@
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "cuda_halo.h"
+#include "cuda_kernels.h" /* cuda_box_add_projections (cuda_box_kernels.cu) */
 #include "cuda_part_wire.h"
 #include "mode_projections.h"
 #include "mode_tiles.h"
@@ -99,6 +100,9 @@ static void free_box(struct cuda_box_exec *ex)
     cudaFree(b->tables);
     cudaFree(b->sums);
     cudaFree(b->projections);
+    cudaFree(b->gathered);
+    if (b->projected)
+        cudaEventDestroy(b->projected);
     cudaFree(b->phases);
     cudaFree(b->mode_phases);
     cudaFree(b->mode_tiles);
@@ -1081,9 +1085,65 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
 
 bool cuda_exec_has_kmin(const struct cuda_exec *x)
 {
-    return x->n == 1 && !x->part &&
-           (x->leaf->measure_projections != NULL ||
-            (x->leaf->mode_tiles != NULL && (x->leaf->measure || x->leaf->measure_planes)));
+    if (x->part)
+        return false;
+    if (x->leaf->measure_projections) /* k boxes too: their projections added on box 0 */
+        return true;
+    return x->n == 1 && x->leaf->mode_tiles != NULL &&
+           (x->leaf->measure || x->leaf->measure_planes);
+}
+
+/*
+ * Boxes 1 .. k - 1 of cuda_exec_measure_kmin: each box's sums and projections in one pass
+ * (measure_projections) on its stream, the projections sent into box 0's `gathered`
+ * (box i's at (i - 1) entries), the sums into the stage at sums_at + i sums_bytes, then
+ * `projected` recorded, which box 0's stream waits for (wait_projections). The
+ * projections are integers:
+ * added on box 0 (cuda_box_add_projections) they are the one-box sim's, and so are the
+ * modes its transform makes of them.
+ */
+static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
+                                    int64_t entries, size_t sums_at, size_t sums_bytes)
+{
+    struct cuda_box *b0 = &x->box[0];
+    const size_t bytes = (size_t)entries * sizeof(int64_t);
+    cudaError_t err = b0->gathered ? cudaSuccess
+                                   : cudaMalloc((void **)&b0->gathered,
+                                                bytes * (size_t)(x->n - 1));
+    for (int i = 1; i < x->n && err == cudaSuccess; i++) {
+        struct cuda_box *b = &x->box[i];
+        cudaStream_t stream = b->ex.stream;
+        const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+        err = cudaSetDevice(b->ex.device);
+        if (err == cudaSuccess && !b->projected)
+            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
+        if (err == cudaSuccess)
+            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+        if (err == cudaSuccess)
+            err = cleared_projections(b, entries, stream);
+        if (err == cudaSuccess)
+            err = x->leaf->measure_projections(sim, &own, stream, b->sums, b->projections);
+        if (err == cudaSuccess)
+            err = cudaMemcpyPeerAsync(b0->gathered + (size_t)(i - 1) * (size_t)entries,
+                                      b0->ex.device, b->projections, b->ex.device, bytes,
+                                      stream);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync((char *)x->stage + sums_at + (size_t)i * sums_bytes, b->sums,
+                                  sim->model->sums_size, cudaMemcpyDeviceToHost, stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->projected, stream);
+    }
+    return err == cudaSuccess ? cudaSetDevice(b0->ex.device) : err;
+}
+
+/* Box 0's stream waits for the other boxes' projections (send_projections), after its own
+ * pass is enqueued, so that the boxes' passes run side by side. */
+static cudaError_t wait_projections(const struct cuda_exec *x)
+{
+    cudaError_t err = cudaSuccess;
+    for (int i = 1; i < x->n && err == cudaSuccess; i++)
+        err = cudaStreamWaitEvent(x->box[0].ex.stream, x->box[i].projected, 0);
+    return err;
 }
 
 /*
@@ -1201,8 +1261,10 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     const size_t scratch_bytes = cuda_projections_transform_scratch(&t);
     struct cuda_box *b = &x->box[0];
     int st = cuda_box_set_device(b->ex.device);
+    /* the stage: box 0's sums and the modes, then boxes 1 .. k - 1's sums (box i's at
+     * out_bytes + (i - 1) sums_bytes, as send_projections puts them) */
     if (st == LATMC_OK)
-        st = stage_of(x, out_bytes);
+        st = stage_of(x, out_bytes + (size_t)(x->n - 1) * sums_bytes);
     if (st == LATMC_OK) /* the steps in flight done */
         st = finish_all(x, "measuring");
     if (st < 0)
@@ -1239,8 +1301,14 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
                                           scratch_bytes,
                                       b->ex.stream)
                     : cudaMemsetAsync(dev_sums, 0, sums_bytes, b->ex.stream);
+    if (err == cudaSuccess && x->n > 1)
+        err = send_projections(sim, x, entries, out_bytes - sums_bytes, sums_bytes);
     if (err == cudaSuccess)
         err = x->leaf->measure_projections(sim, &own, b->ex.stream, dev_sums, dev_proj);
+    if (err == cudaSuccess && x->n > 1)
+        err = wait_projections(x);
+    if (err == cudaSuccess && x->n > 1)
+        err = cuda_box_add_projections(b->ex.stream, dev_proj, b->gathered, entries, x->n - 1);
     if (err == cudaSuccess)
         err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes,
                                          dev_scratch);
@@ -1254,8 +1322,11 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
         b->phases_of = NULL; /* the projections left unknown: cleared at the next call */
         return st < 0 ? st : fin;
     }
-    memset(sums, 0, ss);
+    memset(sums, 0, ss); /* the boxes' integer sums in box order (cuda_exec_measure) */
     sim->model->add_sums(sums, x->stage);
+    for (int i = 1; i < x->n; i++)
+        sim->model->add_sums(sums, (const char *)x->stage + out_bytes +
+                                       (size_t)(i - 1) * sums_bytes);
     memcpy(modes, (const char *)x->stage + sums_bytes, mode_doubles * sizeof(double));
     return LATMC_OK;
 }
