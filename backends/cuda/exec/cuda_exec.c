@@ -1231,8 +1231,8 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
                            const double *phases, double *modes)
 {
     if (!cuda_exec_has_kmin(x))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of %d "
-                               "boxes are transformed on the host", x->n);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes' tiles "
+                               "of %d boxes (or a part's) are added on the host", x->n);
     if (!x->leaf->measure_projections)
         return measure_kmin_tiles(sim, x, sums, phases, modes);
     const latmc_sim_desc *d = &sim->desc;
