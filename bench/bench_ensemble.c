@@ -204,7 +204,7 @@ int bench_ensemble_main(int argc, char **argv)
     long members = 64, L = 16, dim = 3, big = 0, threads = 2, sweeps = 50, repeat = 5;
     long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
-    bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
+    bool bimodal = false, gaussian = false, heisenberg = false, dbl = false, overrelax = false;
     bool potts = false, metropolis = false, algo_given = false, phi4 = false, sw = false;
     bool wolff = false; /* with sw: Wolff's steps instead of Swendsen-Wang's third */
     long q = 3;
@@ -259,7 +259,7 @@ int bench_ensemble_main(int argc, char **argv)
         else if (strcmp(a, "--model") == 0 && v &&
                  (!strcmp(v, "ising") || !strcmp(v, "heisenberg") || !strcmp(v, "potts") ||
                   !strcmp(v, "phi4"))) {
-            heis = strcmp(v, "heisenberg") == 0;
+            heisenberg = strcmp(v, "heisenberg") == 0;
             potts = strcmp(v, "potts") == 0;
             phi4 = strcmp(v, "phi4") == 0;
         } else if (strcmp(a, "--q") == 0) q = arg_long(a, v, 2, 255);
@@ -300,17 +300,26 @@ int bench_ensemble_main(int argc, char **argv)
         }
     }
     /* the algorithms each model has here: nothing taken for another silently */
-    if ((!heis && overrelax) || (heis && (metropolis || sw)) || (phi4 && algo_given && !metropolis)) {
+    if ((!heisenberg && overrelax) || (heisenberg && (metropolis || sw)) ||
+        (phi4 && algo_given && !metropolis)) {
         fprintf(stderr, "latmc-bench --ensemble: --algo %s: the %s members run %s\n",
-                overrelax ? "overrelax" : wolff ? "wolff" : sw ? "sw" : "metropolis",
-                potts ? "Potts" : heis ? "Heisenberg" : phi4 ? "phi^4" : "Ising",
-                heis ? "heatbath or overrelax" : phi4 ? "metropolis" : "metropolis, heatbath, sw or wolff");
+                overrelax ? "overrelax"
+                : wolff   ? "wolff"
+                : sw      ? "sw"
+                          : "metropolis",
+                potts        ? "Potts"
+                : heisenberg ? "Heisenberg"
+                : phi4       ? "phi^4"
+                             : "Ising",
+                heisenberg ? "heatbath or overrelax"
+                : phi4     ? "metropolis"
+                           : "metropolis, heatbath, sw or wolff");
         return 2;
     }
     if (lattice_reps == 0)
-        lattice_reps = heis ? 2 : 1;
+        lattice_reps = heisenberg ? 2 : 1;
     /* updates per site and replica in a sweep: Heisenberg's passes */
-    double passes = !heis ? 1.0 : overrelax ? (nover < 1 ? 1.0 : (double)nover)
+    double passes = !heisenberg ? 1.0 : overrelax ? (nover < 1 ? 1.0 : (double)nover)
                                            : 1.0 + (double)nover;
     double nsmall = pow((double)L, (double)dim) * passes;
     if (big % 2 != 0) {
@@ -327,7 +336,7 @@ int bench_ensemble_main(int argc, char **argv)
             printf("lattice: %ld^%ld, the even extent nearest %.2f^%ld = %ld x %ld^%ld sites "
                    "(rates are per site)\n", big, dim, root, dim, members, L, dim);
     }
-    double nbig = pow((double)big, (double)dim) * passes * (double)(heis ? lattice_reps : 1);
+    double nbig = pow((double)big, (double)dim) * passes * (double)(heisenberg ? lattice_reps : 1);
 
     latmc_ctx *ctx = NULL;
     latmc_ens *e = NULL;
@@ -337,7 +346,7 @@ int bench_ensemble_main(int argc, char **argv)
         return fail("ctx", latmc_last_error());
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
-    d.model = heis    ? LATMC_MODEL_HEISENBERG
+    d.model = heisenberg    ? LATMC_MODEL_HEISENBERG
               : potts ? LATMC_MODEL_POTTS
               : phi4  ? LATMC_MODEL_PHI4
                       : LATMC_MODEL_ISING;
@@ -349,11 +358,11 @@ int bench_ensemble_main(int argc, char **argv)
         d.q = (int)q;
         d.algorithm = metropolis ? LATMC_ALGO_METROPOLIS : LATMC_ALGO_HEATBATH;
     }
-    if (heis) {
+    if (heisenberg) {
         d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
         d.algorithm = overrelax ? LATMC_ALGO_OVERRELAX : LATMC_ALGO_HEATBATH;
     }
-    if (!potts && !heis && !phi4) /* Ising: Metropolis unless --algo heatbath */
+    if (!potts && !heisenberg && !phi4) /* Ising: Metropolis unless --algo heatbath */
         d.algorithm = algo_given && !metropolis ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
     if (sw) /* Ising or Potts: Swendsen-Wang or Wolff */
         d.algorithm = wolff ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG;
@@ -389,7 +398,7 @@ int bench_ensemble_main(int argc, char **argv)
         (phi4 && (latmc_ens_set_param(e, LATMC_PARAM_G, 1.0) ||
                   (n_temps > 1 ? latmc_ens_set_ladder(e, LATMC_PARAM_MU2, betas, (int)n_temps)
                                : latmc_ens_set_param(e, LATMC_PARAM_MU2, betas[0])))) ||
-        (heis && latmc_ens_set_param(e, LATMC_PARAM_NOVER, (double)nover)) ||
+        (heisenberg && latmc_ens_set_param(e, LATMC_PARAM_NOVER, (double)nover)) ||
         (exchange > 0 && latmc_ens_set_exchange(e, (uint64_t)exchange)) ||
         set_params(e, param_key, param_value, n_params) ||
         latmc_ens_init_spins(e, LATMC_INIT_HOT) || latmc_ens_sweep(e, 1)) {
@@ -401,13 +410,13 @@ int bench_ensemble_main(int argc, char **argv)
     for (int mu = 0; mu < dim; mu++)
         d.extent[mu] = big;
     d.n_threads = (int)threads;
-    if (heis)
+    if (heisenberg)
         d.replicas = (int)lattice_reps;
     if (latmc_sim_create(ctx, &d, &sim) ||
         (!phi4 && latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta)) ||
         (phi4 && (latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0) ||
                   latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.5))) ||
-        (heis && latmc_sim_set_param(sim, LATMC_PARAM_NOVER, (double)nover))) {
+        (heisenberg && latmc_sim_set_param(sim, LATMC_PARAM_NOVER, (double)nover))) {
         rc = fail("lattice", sim ? latmc_sim_last_error(sim) : latmc_last_error());
         goto out;
     }
@@ -429,7 +438,10 @@ int bench_ensemble_main(int argc, char **argv)
         nbig *= passes;
     }
     double best_e = 0, best_s = 0, cpu_e = 1e300, cpu_s = 1e300;
-    const char *unit = heis ? "spin updates/ns" : potts ? "updates/ns" : phi4 ? "hits/ns" : "flips/ns";
+    const char *unit = heisenberg ? "spin updates/ns"
+                       : potts    ? "updates/ns"
+                       : phi4     ? "hits/ns"
+                                  : "flips/ns";
     for (long r = 0; r < repeat; r++) {
         double t0 = seconds(), c0 = cpu_seconds();
         if (latmc_ens_sweep(e, (uint64_t)sweeps)) {
@@ -455,7 +467,7 @@ int bench_ensemble_main(int argc, char **argv)
     if (exchange > 0 && (rc = tempering_breakdown(e, members, exchange, sweeps, repeat)) != 0)
         goto out;
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
-    const char *model = heis ? "Heisenberg" : potts ? "Potts" : phi4 ? "phi^4" : "Ising";
+    const char *model = heisenberg ? "Heisenberg" : potts ? "Potts" : phi4 ? "phi^4" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
     if (potts)
         printf("Potts: q = %ld, %s\n", q, wolff ? "Wolff" : sw ? "Swendsen-Wang"
@@ -467,7 +479,7 @@ int bench_ensemble_main(int argc, char **argv)
                : getenv("LATMC_ENS_PHI4_BATCH") && !strcmp(getenv("LATMC_ENS_PHI4_BATCH"), "0")
                    ? "members one by one (LATMC_ENS_PHI4_BATCH=0)"
                    : "members batched");
-    if (!potts && !heis && !phi4)
+    if (!potts && !heisenberg && !phi4)
         printf("Ising: %s\n", wolff ? "Wolff" : sw ? "Swendsen-Wang"
                                : d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
     if (sw) /* LATMC_ENS_SW_BATCH=0 declines the batch (ensembles/ens_sw_batch.c) */
@@ -477,7 +489,7 @@ int bench_ensemble_main(int argc, char **argv)
                : getenv("LATMC_ENS_SW_BATCH") && !strcmp(getenv("LATMC_ENS_SW_BATCH"), "0")
                    ? "members one by one (LATMC_ENS_SW_BATCH=0)"
                    : "members batched up to 65536 sites (LATMC_ENS_SW_BATCH=0: one by one)");
-    if (heis)
+    if (heisenberg)
         printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
                overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);
     printf("ensemble: %ld x %ld^%ld %s%s (%.0f sites), %s, %ld threads over members: "
@@ -489,9 +501,10 @@ int bench_ensemble_main(int argc, char **argv)
                members / (n_temps * n_reps), n_temps, n_reps, exchange ? "every " : "off ",
                exchange);
     printf("lattice:  %ld^%ld %s%s (%.0f sites, %ld replica%s), %s, %ld threads: best %.3f %s "
-           "(%.2f ps per update)\n", big, dim, model, cpl, pow((double)big, (double)dim),
-           heis ? lattice_reps : 1, heis && lattice_reps > 1 ? "s" : "", where, threads, best_s,
-           unit, 1000.0 / best_s);
+           "(%.2f ps per update)\n",
+           big, dim, model, cpl, pow((double)big, (double)dim), heisenberg ? lattice_reps : 1,
+           heisenberg && lattice_reps > 1 ? "s" : "", where, threads, best_s, unit,
+           1000.0 / best_s);
     for (int k = 0; k < n_params; k++)
         printf("ensemble parameter: %s = %g\n", latmc_param_name(param_key[k]), param_value[k]);
     printf("ensemble / lattice = %.3f (best of %ld alternating runs of %ld sweeps, beta %g)\n",

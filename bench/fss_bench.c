@@ -136,22 +136,24 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 
 static int cost(int threads, int repeat, const char *only)
 {
-    char ising_name[64], potts_name[64], heis_name[64], heis2_name[64], gpus[24] = "";
+    char ising_name[64], potts_name[64], heisenberg_name[64], heisenberg2_name[64], gpus[24] = "";
     if (cost_devices > 1)
         snprintf(gpus, sizeof gpus, " on %d GPUs", cost_devices);
     snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2%s", (long long)cost_cuda_L,
              gpus);
     snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s",
              (long long)(cost_cuda_L / 4), gpus);
-    snprintf(heis_name, sizeof heis_name, "CUDA Heisenberg 3D %lld^3%s",
+    snprintf(heisenberg_name, sizeof heisenberg_name, "CUDA Heisenberg 3D %lld^3%s",
              (long long)(cost_cuda_L / 256), gpus);
-    snprintf(heis2_name, sizeof heis2_name, "CUDA Heisenberg 3D %lld^3 x 2%s",
+    snprintf(heisenberg2_name, sizeof heisenberg2_name, "CUDA Heisenberg 3D %lld^3 x 2%s",
              (long long)(cost_cuda_L / 256), gpus);
     const struct cost_case on_cuda[] = {
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
         { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, cost_cuda_L / 4, LATMC_PARAM_BETA, 0 },
-        { heis_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA, 0 },
-        { heis2_name, LATMC_MODEL_HEISENBERG, 3, 2, 2, cost_cuda_L / 256, LATMC_PARAM_BETA, 0 },
+        { heisenberg_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA,
+          0 },
+        { heisenberg2_name, LATMC_MODEL_HEISENBERG, 3, 2, 2, cost_cuda_L / 256, LATMC_PARAM_BETA,
+          0 },
     };
     const struct cost_case on_cpu[] = {
         { "Ising 2D 2048^2", LATMC_MODEL_ISING, 2, 2, 1, 2048, LATMC_PARAM_BETA, 0 },

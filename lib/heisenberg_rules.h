@@ -24,15 +24,15 @@
 #include "latmc_math.h"
 #include "rng_streams.h"
 
-#define HEIS_R double
-#define HEIS_QUAL static inline
-#define HEIS_SQRT sqrt
-#define HEIS_LOG latmc_math_log
-#define HEIS_LOG1P latmc_math_log1p
-#define HEIS_EXP latmc_math_exp
-#define HEIS_EXPM1 latmc_math_expm1
-#define HEIS_ABS fabs
-#define HEIS_SINCOS_2PI latmc_math_sincos_2pi
+#define HEISENBERG_R double
+#define HEISENBERG_QUAL static inline
+#define HEISENBERG_SQRT sqrt
+#define HEISENBERG_LOG latmc_math_log
+#define HEISENBERG_LOG1P latmc_math_log1p
+#define HEISENBERG_EXP latmc_math_exp
+#define HEISENBERG_EXPM1 latmc_math_expm1
+#define HEISENBERG_ABS fabs
+#define HEISENBERG_SINCOS_2PI latmc_math_sincos_2pi
 #include "heisenberg_site.h"
 
 /* A spin uniform on the sphere (hot start): cos(theta) = 2 u_z - 1 to e_z, azimuth 2 pi u_phi. */

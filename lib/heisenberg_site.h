@@ -5,11 +5,11 @@
  * with its arithmetic named by macros (no include guard; each includer defines them,
  * includes this file, and the file undefines them at its end):
  *
- *   HEIS_R               the real type (double; float for CUDA's FLOAT precision)
- *   HEIS_QUAL            the functions' qualifiers (static inline; __device__ __forceinline__)
- *   HEIS_SQRT, HEIS_LOG, HEIS_LOG1P, HEIS_EXP, HEIS_EXPM1, HEIS_ABS   the functions of one
- *                        argument of that type
- *   HEIS_SINCOS_2PI(u, s, c)   *s = sin(2 pi u), *c = cos(2 pi u)
+ *   HEISENBERG_R               the real type (double; float for CUDA's FLOAT precision)
+ *   HEISENBERG_QUAL            the functions' qualifiers (static inline; __device__
+ * __forceinline__) HEISENBERG_SQRT, HEISENBERG_LOG, HEISENBERG_LOG1P, HEISENBERG_EXP,
+ * HEISENBERG_EXPM1, HEISENBERG_ABS   the functions of one argument of that type
+ *   HEISENBERG_SINCOS_2PI(u, s, c)   *s = sin(2 pi u), *c = cos(2 pi u)
  *
  * lib/heisenberg_rules.h includes it with double and lib/latmc_math.h (the CPU, every SIMD
  * level's reference); backends/cuda/heisenberg/heisenberg_kernels.cu with double and with float and
@@ -29,31 +29,33 @@
  *                    terms, and e^{-2a} underflowing to 0 leaves x = 1 + log(u) / a).
  * The result is clamped to [-1, 1] against rounding.
  */
-HEIS_QUAL HEIS_R latmc_heisenberg_sample_cos(HEIS_R a, HEIS_R u)
+HEISENBERG_QUAL HEISENBERG_R latmc_heisenberg_sample_cos(HEISENBERG_R a, HEISENBERG_R u)
 {
-    HEIS_R x;
-    if (a == (HEIS_R)0) {
-        x = (HEIS_R)2 * u - (HEIS_R)1;
-    } else if (a < (HEIS_R)1e-8) {
-        const HEIS_R y = (HEIS_R)2 * u - (HEIS_R)1;
-        x = y + (HEIS_R)0.5 * a * ((HEIS_R)1 - y) * ((HEIS_R)1 + y);
-    } else if (a < (HEIS_R)0.5) {
-        x = (HEIS_R)1 + HEIS_LOG1P(((HEIS_R)1 - u) * HEIS_EXPM1((HEIS_R)-2 * a)) / a;
+    HEISENBERG_R x;
+    if (a == (HEISENBERG_R)0) {
+        x = (HEISENBERG_R)2 * u - (HEISENBERG_R)1;
+    } else if (a < (HEISENBERG_R)1e-8) {
+        const HEISENBERG_R y = (HEISENBERG_R)2 * u - (HEISENBERG_R)1;
+        x = y + (HEISENBERG_R)0.5 * a * ((HEISENBERG_R)1 - y) * ((HEISENBERG_R)1 + y);
+    } else if (a < (HEISENBERG_R)0.5) {
+        x = (HEISENBERG_R)1 +
+            HEISENBERG_LOG1P(((HEISENBERG_R)1 - u) * HEISENBERG_EXPM1((HEISENBERG_R)-2 * a)) / a;
     } else {
-        x = (HEIS_R)1 + HEIS_LOG(u + ((HEIS_R)1 - u) * HEIS_EXP((HEIS_R)-2 * a)) / a;
+        x = (HEISENBERG_R)1 +
+            HEISENBERG_LOG(u + ((HEISENBERG_R)1 - u) * HEISENBERG_EXP((HEISENBERG_R)-2 * a)) / a;
     }
-    return x < (HEIS_R)-1 ? (HEIS_R)-1 : x > (HEIS_R)1 ? (HEIS_R)1 : x;
+    return x < (HEISENBERG_R)-1 ? (HEISENBERG_R)-1 : x > (HEISENBERG_R)1 ? (HEISENBERG_R)1 : x;
 }
 
-HEIS_QUAL HEIS_R latmc_heisenberg_dot(const HEIS_R a[3], const HEIS_R b[3])
+HEISENBERG_QUAL HEISENBERG_R latmc_heisenberg_dot(const HEISENBERG_R a[3], const HEISENBERG_R b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 /* v / |v| (|v| > 0), rounded to float: every stored spin goes through here. */
-HEIS_QUAL void latmc_heisenberg_store_unit(const HEIS_R v[3], float out[3])
+HEISENBERG_QUAL void latmc_heisenberg_store_unit(const HEISENBERG_R v[3], float out[3])
 {
-    const HEIS_R inv = (HEIS_R)1 / HEIS_SQRT(latmc_heisenberg_dot(v, v));
+    const HEISENBERG_R inv = (HEISENBERG_R)1 / HEISENBERG_SQRT(latmc_heisenberg_dot(v, v));
     out[0] = (float)(v[0] * inv);
     out[1] = (float)(v[1] * inv);
     out[2] = (float)(v[2] * inv);
@@ -65,16 +67,19 @@ HEIS_QUAL void latmc_heisenberg_store_unit(const HEIS_R v[3], float out[3])
  * orthogonal to n and normalised; e2 = n x e1. (Selects, not indexing by k: a GPU keeps
  * the arrays in registers.)
  */
-HEIS_QUAL void latmc_heisenberg_frame(const HEIS_R n[3], HEIS_R e1[3], HEIS_R e2[3])
+HEISENBERG_QUAL void latmc_heisenberg_frame(const HEISENBERG_R n[3], HEISENBERG_R e1[3],
+                                            HEISENBERG_R e2[3])
 {
-    const HEIS_R ax = HEIS_ABS(n[0]), ay = HEIS_ABS(n[1]), az = HEIS_ABS(n[2]);
+    const HEISENBERG_R ax = HEISENBERG_ABS(n[0]), ay = HEISENBERG_ABS(n[1]),
+                       az = HEISENBERG_ABS(n[2]);
     const int k = (ax <= ay && ax <= az) ? 0 : (ay <= az ? 1 : 2);
-    const HEIS_R tn = k == 0 ? n[0] : k == 1 ? n[1] : n[2];
-    HEIS_R t[3] = { k == 0 ? (HEIS_R)1 : (HEIS_R)0, k == 1 ? (HEIS_R)1 : (HEIS_R)0,
-                    k == 2 ? (HEIS_R)1 : (HEIS_R)0 };
+    const HEISENBERG_R tn = k == 0 ? n[0] : k == 1 ? n[1] : n[2];
+    HEISENBERG_R t[3] = { k == 0 ? (HEISENBERG_R)1 : (HEISENBERG_R)0,
+                          k == 1 ? (HEISENBERG_R)1 : (HEISENBERG_R)0,
+                          k == 2 ? (HEISENBERG_R)1 : (HEISENBERG_R)0 };
     for (int c = 0; c < 3; c++)
         t[c] -= tn * n[c];
-    const HEIS_R inv = (HEIS_R)1 / HEIS_SQRT(latmc_heisenberg_dot(t, t));
+    const HEISENBERG_R inv = (HEISENBERG_R)1 / HEISENBERG_SQRT(latmc_heisenberg_dot(t, t));
     for (int c = 0; c < 3; c++)
         e1[c] = t[c] * inv;
     e2[0] = n[1] * e1[2] - n[2] * e1[1];
@@ -88,20 +93,21 @@ HEIS_QUAL void latmc_heisenberg_frame(const HEIS_R n[3], HEIS_R e1[3], HEIS_R e2
  * 2 pi u_phi in the frame of latmc_heisenberg_frame(H / |H|); for H = 0 the frame is that
  * of e_z (the spin is then uniform on the sphere).
  */
-HEIS_QUAL void latmc_heisenberg_heatbath_spin(const HEIS_R field[3], HEIS_R beta, HEIS_R u_cos,
-                                              HEIS_R u_phi, float out[3])
+HEISENBERG_QUAL void latmc_heisenberg_heatbath_spin(const HEISENBERG_R field[3], HEISENBERG_R beta,
+                                                    HEISENBERG_R u_cos, HEISENBERG_R u_phi,
+                                                    float out[3])
 {
-    const HEIS_R len = HEIS_SQRT(latmc_heisenberg_dot(field, field));
-    HEIS_R n[3] = { (HEIS_R)0, (HEIS_R)0, (HEIS_R)1 };
-    if (len > (HEIS_R)0)
+    const HEISENBERG_R len = HEISENBERG_SQRT(latmc_heisenberg_dot(field, field));
+    HEISENBERG_R n[3] = { (HEISENBERG_R)0, (HEISENBERG_R)0, (HEISENBERG_R)1 };
+    if (len > (HEISENBERG_R)0)
         for (int c = 0; c < 3; c++)
             n[c] = field[c] / len;
-    const HEIS_R x = latmc_heisenberg_sample_cos(beta * len, u_cos);
-    const HEIS_R sin_theta = HEIS_SQRT(((HEIS_R)1 - x) * ((HEIS_R)1 + x));
-    HEIS_R sin_phi, cos_phi;
-    HEIS_SINCOS_2PI(u_phi, &sin_phi, &cos_phi);
-    const HEIS_R c1 = sin_theta * cos_phi, c2 = sin_theta * sin_phi;
-    HEIS_R e1[3], e2[3], v[3];
+    const HEISENBERG_R x = latmc_heisenberg_sample_cos(beta * len, u_cos);
+    const HEISENBERG_R sin_theta = HEISENBERG_SQRT(((HEISENBERG_R)1 - x) * ((HEISENBERG_R)1 + x));
+    HEISENBERG_R sin_phi, cos_phi;
+    HEISENBERG_SINCOS_2PI(u_phi, &sin_phi, &cos_phi);
+    const HEISENBERG_R c1 = sin_theta * cos_phi, c2 = sin_theta * sin_phi;
+    HEISENBERG_R e1[3], e2[3], v[3];
     latmc_heisenberg_frame(n, e1, e2);
     for (int c = 0; c < 3; c++)
         v[c] = x * n[c] + c1 * e1[c] + c2 * e2[c];
@@ -112,25 +118,25 @@ HEIS_QUAL void latmc_heisenberg_heatbath_spin(const HEIS_R field[3], HEIS_R beta
  * Overrelaxation: the reflection of s about the local field, s -> 2 (H.s)/(H.H) H - s,
  * which keeps s . H and hence the energy. Left unchanged when H = 0.
  */
-HEIS_QUAL void latmc_heisenberg_overrelax_spin(const HEIS_R field[3], float s[3])
+HEISENBERG_QUAL void latmc_heisenberg_overrelax_spin(const HEISENBERG_R field[3], float s[3])
 {
-    const HEIS_R hh = latmc_heisenberg_dot(field, field);
-    if (!(hh > (HEIS_R)0))
+    const HEISENBERG_R hh = latmc_heisenberg_dot(field, field);
+    if (!(hh > (HEISENBERG_R)0))
         return;
-    const HEIS_R old[3] = { (HEIS_R)s[0], (HEIS_R)s[1], (HEIS_R)s[2] };
-    const HEIS_R f = (HEIS_R)2 * latmc_heisenberg_dot(field, old) / hh;
-    HEIS_R v[3];
+    const HEISENBERG_R old[3] = { (HEISENBERG_R)s[0], (HEISENBERG_R)s[1], (HEISENBERG_R)s[2] };
+    const HEISENBERG_R f = (HEISENBERG_R)2 * latmc_heisenberg_dot(field, old) / hh;
+    HEISENBERG_R v[3];
     for (int c = 0; c < 3; c++)
         v[c] = f * field[c] - old[c];
     latmc_heisenberg_store_unit(v, s);
 }
 
-#undef HEIS_R
-#undef HEIS_QUAL
-#undef HEIS_SQRT
-#undef HEIS_LOG
-#undef HEIS_LOG1P
-#undef HEIS_EXP
-#undef HEIS_EXPM1
-#undef HEIS_ABS
-#undef HEIS_SINCOS_2PI
+#undef HEISENBERG_R
+#undef HEISENBERG_QUAL
+#undef HEISENBERG_SQRT
+#undef HEISENBERG_LOG
+#undef HEISENBERG_LOG1P
+#undef HEISENBERG_EXP
+#undef HEISENBERG_EXPM1
+#undef HEISENBERG_ABS
+#undef HEISENBERG_SINCOS_2PI

@@ -127,7 +127,7 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
 
 #define LOAD_PHI4_F(i, v) ((v)[0] = ((const float *)rep[0])[i])
 #define LOAD_PHI4_D(i, v) ((v)[0] = ((const double *)rep[0])[i])
-#define LOAD_HEIS(i, v)                                                                     \
+#define LOAD_HEISENBERG(i, v)                                                                     \
     do {                                                                                    \
         const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
         (v)[0] = a_[0];                                                                     \
@@ -135,7 +135,7 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
         (v)[2] = a_[2];                                                                     \
     } while (0)
 /* Two replicas: the products of floats are exact in double. */
-#define LOAD_HEIS2(i, v)                                                                    \
+#define LOAD_HEISENBERG2(i, v)                                                                    \
     do {                                                                                    \
         const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
         const float *b_ = (const float *)rep[1] + 3 * (i);                                  \
@@ -148,8 +148,8 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
 
 DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F)
 DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
-DEFINE_DENSE_PLANE(heis_plane, 3, LOAD_HEIS)
-DEFINE_DENSE_PLANE(heis2_plane, 12, LOAD_HEIS2)
+DEFINE_DENSE_PLANE(heisenberg_plane, 3, LOAD_HEISENBERG)
+DEFINE_DENSE_PLANE(heisenberg2_plane, 12, LOAD_HEISENBERG2)
 
 /* ---- planes of a sim ---- */
 
@@ -235,9 +235,9 @@ static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
         break;
     default:
         if (d->replicas == 2)
-            heis2_plane(g, rep, p, tile);
+            heisenberg2_plane(g, rep, p, tile);
         else
-            heis_plane(g, rep, p, tile);
+            heisenberg_plane(g, rep, p, tile);
         break;
     }
 }

@@ -43,12 +43,12 @@ int main(int argc, char **argv)
     }
     const long long L = atoll(argv[1]);
     const int threads = atoi(argv[2]), sweeps = atoi(argv[3]), repeats = atoi(argv[4]);
-    int plain = 0, cuda = 0, weak = 0, heis = 0, as_ranks = size, devices = 0;
+    int plain = 0, cuda = 0, weak = 0, heisenberg = 0, as_ranks = size, devices = 0;
     for (int i = 5; i < argc; i++) {
         plain |= strcmp(argv[i], "plain") == 0;
         cuda |= strcmp(argv[i], "cuda") == 0;
         weak |= strcmp(argv[i], "weak") == 0;
-        heis |= strcmp(argv[i], "heisenberg") == 0;
+        heisenberg |= strcmp(argv[i], "heisenberg") == 0;
         if (strncmp(argv[i], "devices=", 8) == 0)
             devices = atoi(argv[i] + 8);
         if (strncmp(argv[i], "ranks=", 6) == 0)
@@ -59,11 +59,11 @@ int main(int argc, char **argv)
     latmc_sim *sim = NULL;
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
-    d.model = heis ? LATMC_MODEL_HEISENBERG : LATMC_MODEL_ISING;
-    d.ndim = heis ? 3 : 2;
+    d.model = heisenberg ? LATMC_MODEL_HEISENBERG : LATMC_MODEL_ISING;
+    d.ndim = heisenberg ? 3 : 2;
     d.extent[0] = L;
-    d.extent[1] = heis ? L : LY;
-    if (heis) {
+    d.extent[1] = heisenberg ? L : LY;
+    if (heisenberg) {
         d.extent[2] = LY;
         d.replicas = 2;
         d.couplings = LATMC_COUPLINGS_GAUSSIAN;
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
         st = plain ? latmc_sim_create(ctx, &d, &sim)
                    : latmc_mpi_sim_create(ctx, MPI_COMM_WORLD, &d, &sim);
     if (st == LATMC_OK)
-        st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, heis ? 1.0 : 0.4406868);
+        st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, heisenberg ? 1.0 : 0.4406868);
     if (st == LATMC_OK)
         st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
     if (st == LATMC_OK)
@@ -101,16 +101,16 @@ int main(int argc, char **argv)
     qsort(t, (size_t)repeats, sizeof *t, cmp);
     const double med = t[repeats / 2];
     /* updates per sweep: every site (of both replicas for the spin glass) */
-    const double updates = heis ? 2.0 * (double)L * (double)L * (double)LY : (double)(L * LY);
+    const double updates = heisenberg ? 2.0 * (double)L * (double)L * (double)LY : (double)(L * LY);
     char extents[64];
-    if (heis)
+    if (heisenberg)
         snprintf(extents, sizeof extents, "%lldx%lldx%lld", L, L, LY);
     else
         snprintf(extents, sizeof extents, "%lldx%lld", L, LY);
     if (rank == 0)
         printf("%s%s%s %s ranks=%d devices=%d threads=%d: median %.6f s for %d sweeps, "
                "%.4f ns/update%s\n", plain ? "plain" : "mpi", cuda ? " cuda" : "",
-               heis ? " heisenberg" : "", extents, plain ? 1 : size,
+               heisenberg ? " heisenberg" : "", extents, plain ? 1 : size,
                plain && devices > 1 ? devices : 1, threads, med, sweeps,
                med / sweeps / updates * 1e9,
                cuda && !plain ? (latmc_mpi_cuda_aware() ? " (CUDA-aware MPI)"

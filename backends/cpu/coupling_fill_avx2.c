@@ -111,11 +111,11 @@ static void f32_gaussian_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
         for (int h = 0; h < 2; h++) { /* h = 0: blocks 0, 1; h = 1: blocks 2, 3 */
             __m256d u1[LATMC_LOG_AVX2_N], lg[LATMC_LOG_AVX2_N];
             for (int i = 0; i < 2; i++) /* block 2h + i */
-                u1[i] = heis_uniform_avx2(h ? _mm256_extracti128_si256(r1[i], 1)
+                u1[i] = heisenberg_uniform_avx2(h ? _mm256_extracti128_si256(r1[i], 1)
                                             : _mm256_castsi256_si128(r1[i]));
             latmc_log_avx2_n(u1, lg);
             for (int i = 0; i < 2; i++) {
-                const __m256d u2 = heis_uniform_avx2(h ? _mm256_extracti128_si256(r2[i], 1)
+                const __m256d u2 = heisenberg_uniform_avx2(h ? _mm256_extracti128_si256(r2[i], 1)
                                                        : _mm256_castsi256_si128(r2[i]));
                 __m256d sn, cs;
                 latmc_sincos_2pi_avx2(u2, &sn, &cs);

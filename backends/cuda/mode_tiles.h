@@ -67,7 +67,7 @@ cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_tiles_source 
 /*
  * cuda_mode_tiles in two parts, for a kernel that makes the rows itself (Heisenberg's
  * measurement, heisenberg_kernels.cu): the scratch for the rows of C components grown to
- * the range (its rows then at scratch->rows, as cuda_heis_measure_planes_rows stores
+ * the range (its rows then at scratch->rows, as cuda_heisenberg_measure_planes_rows stores
  * them), and the tiles from the rows in it (cuda_mode_tiles' second kernel), enqueued on
  * `stream`.
  */

@@ -39,8 +39,8 @@ CASES = {
     "potts3-2d": ("potts", (9, 9), dict(q=3, beta=0.9)),
     "potts5-3d": ("potts", (4, 4, 4), dict(q=5, beta=0.5)),
     "phi4-2d": ("phi4", (10, 10), dict(mu2=-0.5, g=1.0, precision="double")),
-    "heis-3d": ("heisenberg", (4, 4, 4), dict(beta=0.5, couplings="gaussian")),
-    "heis-3d-x2": ("heisenberg", (4, 4, 4), dict(beta=0.5, couplings="gaussian",
+    "heisenberg-3d": ("heisenberg", (4, 4, 4), dict(beta=0.5, couplings="gaussian")),
+    "heisenberg-3d-x2": ("heisenberg", (4, 4, 4), dict(beta=0.5, couplings="gaussian",
                                                  replicas=2)),
 }
 

@@ -61,7 +61,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_heisenberg_dsp 
 
 enum { PLAIN = 0, PAIR_WHOLE = 1, PAIR_PARTS = 2, FUSED = 3 };
 
-struct heis_case {
+struct heisenberg_case {
     int ndim;
     int64_t lx, ly, lz;
     int replicas, couplings, zeros;
@@ -113,13 +113,13 @@ static int make_boxes(const struct latmc_lattice *g, int nb, struct latmc_box *b
 /* The draws of both colours' steps of sweep `sweep`, named as lib/model_heisenberg.c's
  * step_of names them: the sweep word, phase = the colour, sub 0 (replica 0; the kernels
  * derive the other replica's stream and the azimuth's sub 1). */
-struct heis_names {
+struct heisenberg_names {
     struct latmc_rng_name colour[2];
 };
 
-static struct heis_names sweep_names(uint64_t sweep)
+static struct heisenberg_names sweep_names(uint64_t sweep)
 {
-    struct heis_names n;
+    struct heisenberg_names n;
     for (int c = 0; c < 2; c++)
         n.colour[c] = latmc_step_name(c, LATMC_STEP_COLOUR, c, 0, sweep, (uint32_t)c, 0).rng;
     return n;
@@ -134,7 +134,7 @@ static void draw_couplings(const struct latmc_lattice *g, float *J, int kind, ui
 /* The C level's step on one thread. */
 static uint64_t ref_step(const struct latmc_lattice *g, float *spins, int replicas,
                          const float *J, const struct latmc_heisenberg_params *p, bool hb,
-                         int colour, uint64_t seed, struct heis_names names,
+                         int colour, uint64_t seed, struct heisenberg_names names,
                          const struct latmc_box *b, int nb)
 {
     struct cpu_heisenberg_dsp c_dsp;
@@ -151,10 +151,10 @@ static uint64_t ref_step(const struct latmc_lattice *g, float *spins, int replic
 static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct latmc_lattice *g,
                            struct cpu_heisenberg_soa *s, int replicas,
                            const struct latmc_heisenberg_params *p, bool hb, int colour, int part,
-                           uint64_t seed, struct heis_names names, const struct latmc_box *b,
+                           uint64_t seed, struct heisenberg_names names, const struct latmc_box *b,
                            int nb, int threads)
 {
-#define HEIS_CALL(team)                                                                     \
+#define HEISENBERG_CALL(team)                                                                     \
     (part < 0 ? dsp->step(g, &f, replicas, p, hb, colour, seed, pair[0], b, nb, team)       \
               : dsp->pair_soa(g, s, replicas, p, hb, colour, part, seed, pair, b, nb, team))
     const struct cpu_heisenberg_fields f = { NULL, NULL, 0, s };
@@ -165,7 +165,7 @@ static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct la
         LATMC_OMP(parallel num_threads(threads))
         {
             const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
-            const uint64_t mine = HEIS_CALL(&team);
+            const uint64_t mine = HEISENBERG_CALL(&team);
             if (team.id == 0)
                 n = mine;
         }
@@ -175,8 +175,8 @@ static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct la
     (void)threads;
 #endif
     const struct cpu_team alone = cpu_team_alone();
-    n = HEIS_CALL(&alone);
-#undef HEIS_CALL
+    n = HEISENBERG_CALL(&alone);
+#undef HEISENBERG_CALL
     return n;
 }
 
@@ -211,7 +211,7 @@ static int fused_max(const struct latmc_lattice *g, int threads)
 
 /* One case at one level in one mode; 0 after a mismatch (reported). */
 static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg_dsp *dsp,
-                    const struct heis_case *c, int mode)
+                    const struct heisenberg_case *c, int mode)
 {
     const char *func = mode == PLAIN        ? "heisenberg.step"
                        : mode == PAIR_WHOLE ? "heisenberg.pair_soa whole"
@@ -250,7 +250,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg
     int ok = 1, pending = 0; /* FUSED: overrelaxation passes done by the reference only */
     for (int k = 0; ok && k < c->sweeps; k++) {
         const uint64_t sweep = c->first_sweep + (uint64_t)k;
-        const struct heis_names names = sweep_names(sweep);
+        const struct heisenberg_names names = sweep_names(sweep);
         for (int pass = 0; ok && pass < passes; pass++) {
             const bool hb = latmc_heisenberg_step_is_heatbath(c->heatbath, 2 * pass);
             uint64_t na = 0, nl = 0;
@@ -322,7 +322,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg
 #define B LATMC_COUPLINGS_BIMODAL
 /* ndim, lx, ly, lz, replicas, couplings, zeros, heatbath, nover, beta, h, sweeps, first
  * sweep, boxes, threads */
-static const struct heis_case cases[] = {
+static const struct heisenberg_case cases[] = {
     /* 3D, rows of whole vectors (L_x / 2 = 4, 8, 16, 32) */
     { 3, 8, 8, 8, 1, G, 0, 1, 1, 1.0, 0.0, 3, 0, 1, 1 },
     { 3, 16, 8, 6, 2, B, 0, 1, 2, 0.7, 0.3, 3, 5, 3, 1 },
@@ -450,7 +450,7 @@ static void bench_steps(int64_t L, int64_t rows, bool hb)
     /* the pass: two C steps against the level's pair */
     checkasm_ceiling_work(pair_func, &(struct checkasm_work){ n, draws, 36 * n, 24 * n });
     checkasm_bench(pair_func, "c", CHECKASM_BEST_NS(2, {
-        const struct heis_names names = sweep_names(sweep++);
+        const struct heisenberg_names names = sweep_names(sweep++);
         bench_sink += ref_step(&g, spins, 1, J, &p, hb, 0, 3, names, &box, 1);
         bench_sink += ref_step(&g, spins, 1, J, &p, hb, 1, 3, names, &box, 1);
     }));

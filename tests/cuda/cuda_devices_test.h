@@ -1,6 +1,6 @@
 /*
  * What the tests of a sim on several CUDA devices share (test_cuda_devices.c: Ising,
- * test_cuda_devices_heis.c: Heisenberg, test_cuda_devices_phi4.c: phi^4,
+ * test_cuda_devices_heisenberg.c: Heisenberg, test_cuda_devices_phi4.c: phi^4,
  * test_cuda_devices_potts.c: Potts): the context
  * and GPU count, the device list that puts slab i on GPU i mod (GPUs), the skip without
  * a GPU, and the comparisons of two sims' configurations, observables and acceptance

@@ -353,13 +353,13 @@ static void test_ladder_set_again_matches_cpu(void **state)
 
 /* ---- Heisenberg members: device rounds = host rounds ---- */
 
-struct heis_shape {
+struct heisenberg_shape {
     int ndim, l, algorithm, nover, precision, couplings, nt;
     uint64_t every;
     double h, beta0, dbeta;
 };
 
-static latmc_ens *heis_ensemble(const struct heis_shape *sh, uint64_t seed)
+static latmc_ens *heisenberg_ensemble(const struct heisenberg_shape *sh, uint64_t seed)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -388,7 +388,7 @@ static latmc_ens *heis_ensemble(const struct heis_shape *sh, uint64_t seed)
 
 /* n sweeps of e with the host's rounds forced, or not; the log must say which ran (any
  * model's ensemble). */
-static void heis_sweep(latmc_ens *e, uint64_t n, bool host)
+static void heisenberg_sweep(latmc_ens *e, uint64_t n, bool host)
 {
     device_rounds_logged = 0;
     if (host)
@@ -404,14 +404,14 @@ static void heis_sweep(latmc_ens *e, uint64_t n, bool host)
 
 /* The two ensembles after uneven calls, compared after each (the device's state fetched
  * by the comparison, loaded again by the next call); swaps must have happened. */
-static void heis_matches_host_rounds(const struct heis_shape *sh, uint64_t seed)
+static void heisenberg_matches_host_rounds(const struct heisenberg_shape *sh, uint64_t seed)
 {
-    latmc_ens *dev = heis_ensemble(sh, seed);
-    latmc_ens *host = heis_ensemble(sh, seed);
+    latmc_ens *dev = heisenberg_ensemble(sh, seed);
+    latmc_ens *host = heisenberg_ensemble(sh, seed);
     static const uint64_t calls[] = { 1, 2, 3, 25, 40 };
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
-        heis_sweep(dev, calls[k], false);
-        heis_sweep(host, calls[k], true);
+        heisenberg_sweep(dev, calls[k], false);
+        heisenberg_sweep(host, calls[k], true);
         assert_same(dev, host);
     }
     struct state s;
@@ -430,19 +430,19 @@ static void heis_matches_host_rounds(const struct heis_shape *sh, uint64_t seed)
 
 /* 8^3 Gaussian, float: heat bath + 2 overrelaxation passes, a field, a round every sweep;
  * the same every third sweep; 16^3 every sweep (the round's sums by rows:
- * ens_heis_round_rows_kernel, a chunk a plane and a window a row). */
+ * ens_heisenberg_round_rows_kernel, a chunk a plane and a window a row). */
 static void test_heisenberg_heatbath_matches_host_rounds(void **state)
 {
     (void)state;
-    struct heis_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+    struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
                              LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
-    heis_matches_host_rounds(&sh, 31);
+    heisenberg_matches_host_rounds(&sh, 31);
     sh.every = 3;
-    heis_matches_host_rounds(&sh, 32);
+    heisenberg_matches_host_rounds(&sh, 32);
     sh.l = 16; /* 8 times the volume: a closer ladder, so that swaps happen */
     sh.every = 1;
     sh.dbeta = 0.03;
-    heis_matches_host_rounds(&sh, 33);
+    heisenberg_matches_host_rounds(&sh, 33);
 }
 
 /* Overrelaxation alone (3 passes), +-J in double, 8^3, every sweep and every third; 2D
@@ -450,19 +450,19 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
 static void test_heisenberg_overrelax_matches_host_rounds(void **state)
 {
     (void)state;
-    struct heis_shape sh = { 3, 8, LATMC_ALGO_OVERRELAX, 3, LATMC_PRECISION_DOUBLE,
+    struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_OVERRELAX, 3, LATMC_PRECISION_DOUBLE,
                              LATMC_COUPLINGS_BIMODAL, 6, 1, 0.0, 0.4, 0.15 };
-    heis_matches_host_rounds(&sh, 41);
+    heisenberg_matches_host_rounds(&sh, 41);
     sh.every = 3;
-    heis_matches_host_rounds(&sh, 42);
-    const struct heis_shape flat = { 2, 16, LATMC_ALGO_HEATBATH, 0, LATMC_PRECISION_FLOAT,
+    heisenberg_matches_host_rounds(&sh, 42);
+    const struct heisenberg_shape flat = { 2, 16, LATMC_ALGO_HEATBATH, 0, LATMC_PRECISION_FLOAT,
                                      LATMC_COUPLINGS_GAUSSIAN, 8, 2, 0.1, 0.8, 0.15 };
-    heis_matches_host_rounds(&flat, 43);
+    heisenberg_matches_host_rounds(&flat, 43);
 }
 
 /* The betas of a Heisenberg shape's ladder set again (the map back to each member's
  * first temperature: the members' betas exactly those of the state's first load). */
-static void heis_set_ladder_again(latmc_ens *e, const struct heis_shape *sh)
+static void heisenberg_set_ladder_again(latmc_ens *e, const struct heisenberg_shape *sh)
 {
     double beta[16];
     for (int t = 0; t < sh->nt; t++)
@@ -479,10 +479,10 @@ static void heis_set_ladder_again(latmc_ens *e, const struct heis_shape *sh)
 static void test_heisenberg_ladder_set_again_matches_host_rounds(void **state)
 {
     (void)state;
-    const struct heis_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+    const struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
                                    LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
-    latmc_ens *dev = heis_ensemble(&sh, 61);
-    latmc_ens *host = heis_ensemble(&sh, 61);
+    latmc_ens *dev = heisenberg_ensemble(&sh, 61);
+    latmc_ens *host = heisenberg_ensemble(&sh, 61);
     const int m_all = 2 * sh.nt * 2;
     int first[64];
     assert_true(m_all <= 64);
@@ -490,15 +490,15 @@ static void test_heisenberg_ladder_set_again_matches_host_rounds(void **state)
         assert_int_equal(latmc_ens_temperature_of(dev, m, &first[m]), LATMC_OK);
     bool moved = false;
     for (int k = 0; k < 60 && !moved; k++) {
-        heis_sweep(dev, 1, false);
-        heis_sweep(host, 1, true);
+        heisenberg_sweep(dev, 1, false);
+        heisenberg_sweep(host, 1, true);
         moved = map_moved(dev, host, first, m_all);
     }
     assert_true(moved);
-    heis_set_ladder_again(dev, &sh);
-    heis_set_ladder_again(host, &sh);
-    heis_sweep(dev, 4, false);
-    heis_sweep(host, 4, true);
+    heisenberg_set_ladder_again(dev, &sh);
+    heisenberg_set_ladder_again(host, &sh);
+    heisenberg_sweep(dev, 4, false);
+    heisenberg_sweep(host, 4, true);
     assert_same(dev, host);
     latmc_ens_destroy(&dev);
     latmc_ens_destroy(&host);
@@ -560,8 +560,8 @@ static void phi4_pass_matches_host_rounds(const struct phi4_shape *sh, uint64_t 
     static const uint64_t calls[] = { 1, 2, 3, 25, 40 };
     enum { N_CALLS = sizeof calls / sizeof calls[0], SAVE_AFTER = 2 };
     for (int k = 0; k < N_CALLS; k++) {
-        heis_sweep(dev, calls[k], false);
-        heis_sweep(host, calls[k], true);
+        heisenberg_sweep(dev, calls[k], false);
+        heisenberg_sweep(host, calls[k], true);
         assert_same(dev, host);
         if (k == SAVE_AFTER)
             assert_int_equal(latmc_ens_save(dev, path), LATMC_OK);
@@ -643,8 +643,8 @@ static void test_phi4_ladder_set_again_matches_host_rounds(void **state)
         assert_int_equal(latmc_ens_temperature_of(dev, m, &first[m]), LATMC_OK);
     bool moved = false;
     for (int k = 0; k < 60 && !moved; k++) {
-        heis_sweep(dev, 1, false);
-        heis_sweep(host, 1, true);
+        heisenberg_sweep(dev, 1, false);
+        heisenberg_sweep(host, 1, true);
         moved = map_moved(dev, host, first, m_all);
     }
     assert_true(moved);
@@ -652,8 +652,8 @@ static void test_phi4_ladder_set_again_matches_host_rounds(void **state)
     phi4_ladder(&sh, mu2);
     assert_int_equal(latmc_ens_set_ladder(dev, LATMC_PARAM_MU2, mu2, sh.nt), LATMC_OK);
     assert_int_equal(latmc_ens_set_ladder(host, LATMC_PARAM_MU2, mu2, sh.nt), LATMC_OK);
-    heis_sweep(dev, 4, false);
-    heis_sweep(host, 4, true);
+    heisenberg_sweep(dev, 4, false);
+    heisenberg_sweep(host, 4, true);
     assert_same(dev, host);
     latmc_ens_destroy(&dev);
     latmc_ens_destroy(&host);
@@ -675,7 +675,7 @@ static void test_phi4_round_sums_refused(void **state)
     uint64_t count = 1;
     assert_int_equal(latmc_ens_sweep_count(e, &count), LATMC_OK);
     assert_int_equal(count, 0);
-    heis_sweep(e, 2, false);
+    heisenberg_sweep(e, 2, false);
     latmc_ens_destroy(&e);
 }
 
@@ -691,8 +691,8 @@ static void test_phi4_refused_list_keeps_the_chain(void **state)
                                    0.02 };
     latmc_ens *dev = phi4_ensemble(&sh, 94);
     latmc_ens *host = phi4_ensemble(&sh, 94);
-    heis_sweep(dev, 3, false);
-    heis_sweep(host, 3, true);
+    heisenberg_sweep(dev, 3, false);
+    heisenberg_sweep(host, 3, true);
     assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "fast", 1), 0);
     const int st = latmc_ens_sweep(dev, 2);
     unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
@@ -701,8 +701,8 @@ static void test_phi4_refused_list_keeps_the_chain(void **state)
     uint64_t count = 0;
     assert_int_equal(latmc_ens_sweep_count(dev, &count), LATMC_OK);
     assert_int_equal(count, 3);
-    heis_sweep(dev, 5, false); /* loaded again: the failure fetched the map */
-    heis_sweep(host, 5, true);
+    heisenberg_sweep(dev, 5, false); /* loaded again: the failure fetched the map */
+    heisenberg_sweep(host, 5, true);
     assert_same(dev, host);
     latmc_ens_destroy(&dev);
     latmc_ens_destroy(&host);

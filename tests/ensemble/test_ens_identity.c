@@ -236,8 +236,8 @@ static void test_heisenberg_members_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     d.precision = LATMC_PRECISION_FLOAT;
     members_match_standalone_poked(d, LATMC_PARAM_NOVER, 2, true);
-    /* shapes of the sums reduction's other cases (ens_heis_measure_window_kernel; the
-     * windows' shapes: tools/heis-window-host-check.sh): windows wider than a row with a
+    /* shapes of the sums reduction's other cases (ens_heisenberg_measure_window_kernel; the
+     * windows' shapes: tools/heisenberg-window-host-check.sh): windows wider than a row with a
      * partial last one (3D 10 x 12 x 6: W 32 over chunks of 120 sites), windows of 4 sites
      * with several magnetisation chains a thread (2D 64 x 48), more chunks than its
      * producers (2D 16 x 600: the other reductions), windows of 2 sites with two bond
@@ -1201,15 +1201,15 @@ static void test_mixed_one_by_one(void **state)
                                           { -0.6, -0.595, -0.59, -0.585 },
                                           { 0.3, 0.5, 0.7, 0.9 } };
     for (int c = 0; c < 4; c++) {
-        const bool potts = c == 0, heis = c == 3;
+        const bool potts = c == 0, heisenberg = c == 3;
         latmc_sim_desc d = ens_test_desc(potts  ? LATMC_MODEL_POTTS
-                                         : heis ? LATMC_MODEL_HEISENBERG
+                                         : heisenberg ? LATMC_MODEL_HEISENBERG
                                                 : LATMC_MODEL_PHI4,
-                                         heis ? 3 : 2, heis ? 4 : c == 2 ? 64 : 16);
+                                         heisenberg ? 3 : 2, heisenberg ? 4 : c == 2 ? 64 : 16);
         if (potts) {
             d.q = 3;
             d.algorithm = LATMC_ALGO_HEATBATH;
-        } else if (heis) {
+        } else if (heisenberg) {
             d.couplings = LATMC_COUPLINGS_GAUSSIAN;
             d.precision = LATMC_PRECISION_FLOAT;
             d.algorithm = LATMC_ALGO_HEATBATH;
@@ -1217,9 +1217,9 @@ static void test_mixed_one_by_one(void **state)
             d.precision = c == 1 ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
         }
         const char *env = potts  ? "LATMC_ENS_POTTS_BATCH"
-                          : heis ? "LATMC_ENS_HEIS_BATCH"
+                          : heisenberg ? "LATMC_ENS_HEIS_BATCH"
                                  : "LATMC_ENS_PHI4_BATCH";
-        const char *name = potts ? "Potts" : heis ? "Heisenberg" : "phi^4";
+        const char *name = potts ? "Potts" : heisenberg ? "Heisenberg" : "phi^4";
         char launches[80], measured[80];
         snprintf(launches, sizeof launches, "32 %s members in batched launches", name);
         snprintf(measured, sizeof measured, "32 %s members measured in", name);

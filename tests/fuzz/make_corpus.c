@@ -416,14 +416,14 @@ int main(int argc, char **argv)
     d.model = LATMC_MODEL_HEISENBERG, d.ndim = 3, d.extent[0] = d.extent[1] = d.extent[2] = 4;
     d.seed = 4, d.device = LATMC_DEVICE_CPU;
     k[0] = LATMC_PARAM_BETA, v[0] = 1.0, k[1] = LATMC_PARAM_NOVER, v[1] = 2;
-    struct blob heis = valid("heisenberg-3d-uniform", &d, k, v, 2, LATMC_INIT_HOT, 3);
+    struct blob heisenberg = valid("heisenberg-3d-uniform", &d, k, v, 2, LATMC_INIT_HOT, 3);
     d.ndim = 2, d.extent[0] = 4, d.extent[1] = 6, d.extent[2] = 0;
     d.couplings = LATMC_COUPLINGS_GAUSSIAN, d.coupling_seed = 5, d.replicas = 2;
-    struct blob heis2 = valid("heisenberg-2d-gaussian-2replicas", &d, k, v, 2, LATMC_INIT_HOT,
+    struct blob heisenberg2 = valid("heisenberg-2d-gaussian-2replicas", &d, k, v, 2, LATMC_INIT_HOT,
                               3);
     d.ndim = 3, d.extent[0] = d.extent[1] = d.extent[2] = 4;
     d.couplings = LATMC_COUPLINGS_BIMODAL, d.algorithm = LATMC_ALGO_OVERRELAX;
-    struct blob heis3 = valid("heisenberg-3d-bimodal-overrelax", &d, k, v, 2, LATMC_INIT_COLD,
+    struct blob heisenberg3 = valid("heisenberg-3d-bimodal-overrelax", &d, k, v, 2, LATMC_INIT_COLD,
                               2);
 
     /* The variants not covered above: Ising +-J (2D Metropolis, 3D heat bath), Potts q=4
@@ -459,7 +459,7 @@ int main(int argc, char **argv)
     d.seed = 10, d.device = LATMC_DEVICE_CPU, d.algorithm = LATMC_ALGO_OVERRELAX;
     d.couplings = LATMC_COUPLINGS_BIMODAL, d.coupling_seed = 11;
     k[0] = LATMC_PARAM_BETA, v[0] = 0.8, k[1] = LATMC_PARAM_NOVER, v[1] = 1;
-    struct blob heis4 = valid("heisenberg-2d-bimodal-overrelax", &d, k, v, 2, LATMC_INIT_HOT,
+    struct blob heisenberg4 = valid("heisenberg-2d-bimodal-overrelax", &d, k, v, 2, LATMC_INIT_HOT,
                               2);
 
     /* Application data (format version 2): a section of bytes, and an empty one. */
@@ -488,7 +488,7 @@ int main(int argc, char **argv)
     bad("header-only", &ising, CKPT_MIN_SIZE, NULL, NULL, 0);
     bad("truncated-ising", &ising, ising.n / 2, NULL, NULL, 0);
     bad("truncated-potts-resealed", &potts, potts.n - 9, NULL, NULL, 1);
-    bad("truncated-heisenberg", &heis2, heis2.n - 1, NULL, NULL, 0);
+    bad("truncated-heisenberg", &heisenberg2, heisenberg2.n - 1, NULL, NULL, 0);
     bad("trailing-byte", &phi4, phi4.n + 1, NULL, NULL, 0);
     bad("trailing-byte-resealed", &phi4, phi4.n + 1, NULL, NULL, 1);
     size_t mid = ising.n / 2, last = ising.n - 1;
@@ -508,7 +508,7 @@ int main(int argc, char **argv)
     bad("extent-beyond-2^40-sites", &ising0, ising0.n, extent_huge, NULL, 1);
     bad("huge-lattice-no-configuration", &ising0, ising0.n, extent_2_17, NULL, 1);
     bad("potts-q-1", &potts, potts.n, q_1, NULL, 1);
-    bad("replicas-3", &heis2, heis2.n, replicas_3, NULL, 1);
+    bad("replicas-3", &heisenberg2, heisenberg2.n, replicas_3, NULL, 1);
     bad("desc-fields-15", &ising, ising.n, nfields_15, NULL, 1);
     /* Damaged: parameters and counters. */
     bad("params-9", &ising, ising.n, nparams_9, NULL, 1);
@@ -523,13 +523,13 @@ int main(int argc, char **argv)
     /* Damaged: values. */
     struct field_edit ising_3 = { 0, 1, 3 }, potts_q = { 0, 1, 3 };
     struct field_edit phi4_nan = { 0, 8, UINT64_C(0x7ff8000000000000) };
-    struct field_edit heis_long = { 0, 4, 0x40000000u };  /* x = 2.0: |s| != 1 */
+    struct field_edit heisenberg_long = { 0, 4, 0x40000000u };  /* x = 2.0: |s| != 1 */
     bad("ising-spin-3", &ising, ising.n, spin_value, &ising_3, 1);
     bad("potts-spin-q", &potts, potts.n, spin_value, &potts_q, 1);
     bad("phi4-field-nan", &phi4, phi4.n, spin_value, &phi4_nan, 1);
-    bad("heisenberg-spin-length-2", &heis, heis.n, spin_value, &heis_long, 1);
-    bad("heisenberg-coupling-inf", &heis2, heis2.n, coupling_inf, NULL, 1);
-    bad("heisenberg-couplings-count", &heis2, heis2.n, ncouplings_minus, NULL, 1);
+    bad("heisenberg-spin-length-2", &heisenberg, heisenberg.n, spin_value, &heisenberg_long, 1);
+    bad("heisenberg-coupling-inf", &heisenberg2, heisenberg2.n, coupling_inf, NULL, 1);
+    bad("heisenberg-couplings-count", &heisenberg2, heisenberg2.n, ncouplings_minus, NULL, 1);
     const uint32_t half = 0x3f000000u, nan_f = 0x7fc00000u;  /* 0.5f, NaN */
     bad("ising-pmj-coupling-0.5", &pmj, pmj.n, coupling_value, &half, 1);
     bad("ising-pmj-coupling-nan", &pmj3, pmj3.n, coupling_value, &nan_f, 1);
@@ -557,8 +557,9 @@ int main(int argc, char **argv)
     bad("chain-truncated-in-block", &chain, chain.n - 8 - 6, NULL, NULL, 1);
     bad("chain-truncated", &chain_app, chain_app.n - 3, NULL, NULL, 0);
 
-    struct blob all[] = { chain, chain_app, ising, ising3, ising0, potts, potts10, phi4, phi4f, phi43, heis,
-                          heis2, heis3, pmj, pmj3, potts4, potts3d, phi43f, heis4, app, app0 };
+    struct blob all[] = { chain, chain_app, ising,   ising3,     ising0,      potts,       potts10,
+                          phi4,  phi4f,     phi43,   heisenberg, heisenberg2, heisenberg3, pmj,
+                          pmj3,  potts4,    potts3d, phi43f,     heisenberg4, app,         app0 };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i].p);
     latmc_ctx_destroy(&ctx);

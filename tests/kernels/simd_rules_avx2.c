@@ -309,7 +309,7 @@ static long check_phi4_hit(void)
 
 /* ---- Heisenberg ---- */
 
-static long check_heis_uniform(void)
+static long check_heisenberg_uniform(void)
 {
     long bad = 0, total = 0;
     for (long i = 0; i < 1000000; i += 4) {
@@ -317,16 +317,16 @@ static long check_heis_uniform(void)
         for (int k = 0; k < 4; k++)
             r[k] = draw(i + k);
         double u[4];
-        _mm256_storeu_pd(u, heis_uniform_avx2(_mm_loadu_si128((const __m128i *)r)));
+        _mm256_storeu_pd(u, heisenberg_uniform_avx2(_mm_loadu_si128((const __m128i *)r)));
         for (int k = 0; k < 4; k++)
             bad += !same_d(u[k], latmc_heisenberg_uniform(r[k]));
         total += 4;
     }
-    return report("heis_uniform_avx2", bad, total);
+    return report("heisenberg_uniform_avx2", bad, total);
 }
 
 /* a over every branch of the cos theta inversion and its edges. */
-static double heis_a(int i)
+static double heisenberg_a(int i)
 {
     switch (i % 9) {
     case 0:
@@ -350,31 +350,31 @@ static double heis_a(int i)
     }
 }
 
-static long check_heis_sample_cos(void)
+static long check_heisenberg_sample_cos(void)
 {
     long bad = 0, total = 0;
     for (int i = 0; i < 500000; i++) {
         double a[8], u[8], x[8];
         for (int k = 0; k < 8; k++) {
-            a[k] = heis_a(8 * i + k);
+            a[k] = heisenberg_a(8 * i + k);
             u[k] = latmc_heisenberg_uniform(draw(8L * i + k));
         }
         const __m256d av[2] = { _mm256_loadu_pd(a), _mm256_loadu_pd(a + 4) };
         const __m256d uv[2] = { _mm256_loadu_pd(u), _mm256_loadu_pd(u + 4) };
         __m256d xv[2];
-        heis_sample_cos_pair_avx2(av, uv, xv);
+        heisenberg_sample_cos_pair_avx2(av, uv, xv);
         _mm256_storeu_pd(x, xv[0]);
         _mm256_storeu_pd(x + 4, xv[1]);
         for (int k = 0; k < 8; k++)
             bad += !same_d(x[k], latmc_heisenberg_sample_cos(a[k], u[k]));
         total += 8;
     }
-    return report("heis_sample_cos_pair_avx2", bad, total);
+    return report("heisenberg_sample_cos_pair_avx2", bad, total);
 }
 
 /* A local field: random direction and size, axis-aligned and diagonal ones (ties in the
  * frame's choice of axis), zero, tiny, huge. */
-static void heis_field(int i, double f[3])
+static void heisenberg_field(int i, double f[3])
 {
     static const double dir[][3] = { { 0, 0, 1 },  { 1, 0, 0 }, { 0, -1, 0 },  { 1, 1, 0 },
                                      { 1, -1, 1 }, { 0, 1, 1 }, { -1, 0, -1 }, { 0, 0, 0 } };
@@ -389,7 +389,7 @@ static void heis_field(int i, double f[3])
         f[c] = (unit() - 0.5) * size;
 }
 
-static long check_heis_heatbath(void)
+static long check_heisenberg_heatbath(void)
 {
     long bad = 0, total = 0;
     static const double betas[] = { 0.0, 1e-9, 0.05, 0.7, 1.0, 3.0, 50.0, 1e6 };
@@ -398,7 +398,7 @@ static long check_heis_heatbath(void)
         double f[2][3][4], uc[8], up[8];
         for (int k = 0; k < 8; k++) {
             double fk[3];
-            heis_field(8 * i + k, fk);
+            heisenberg_field(8 * i + k, fk);
             for (int c = 0; c < 3; c++)
                 f[k / 4][c][k % 4] = fk[c];
             uc[k] = latmc_heisenberg_uniform(draw(8L * i + k));
@@ -410,7 +410,7 @@ static long check_heis_heatbath(void)
                 fv[v][c] = _mm256_loadu_pd(f[v][c]);
         const __m256d ucv[2] = { _mm256_loadu_pd(uc), _mm256_loadu_pd(uc + 4) };
         const __m256d upv[2] = { _mm256_loadu_pd(up), _mm256_loadu_pd(up + 4) };
-        heis_heatbath_pair_avx2(fv, beta, ucv, upv, out);
+        heisenberg_heatbath_pair_avx2(fv, beta, ucv, upv, out);
         for (int k = 0; k < 8; k++) {
             double o[3][4];
             for (int c = 0; c < 3; c++)
@@ -423,18 +423,18 @@ static long check_heis_heatbath(void)
         }
         total += 8;
     }
-    return report("heis_heatbath_pair_avx2", bad, total);
+    return report("heisenberg_heatbath_pair_avx2", bad, total);
 }
 
-static long check_heis_overrelax(void)
+static long check_heisenberg_overrelax(void)
 {
     long bad = 0, total = 0;
     for (int i = 0; i < 200000; i++) {
-        double f[HEIS_V][3][4], s[HEIS_V][3][4];
-        for (int k = 0; k < 4 * HEIS_V; k++) {
+        double f[HEISENBERG_V][3][4], s[HEISENBERG_V][3][4];
+        for (int k = 0; k < 4 * HEISENBERG_V; k++) {
             double fk[3], sk[3];
-            heis_field(4 * HEIS_V * i + k, fk);
-            heis_field(4 * HEIS_V * i + k + 1, sk);
+            heisenberg_field(4 * HEISENBERG_V * i + k, fk);
+            heisenberg_field(4 * HEISENBERG_V * i + k + 1, sk);
             double n = sqrt(sk[0] * sk[0] + sk[1] * sk[1] + sk[2] * sk[2]);
             if (!(n > 0)) {
                 sk[0] = sk[1] = 0.0;
@@ -445,14 +445,14 @@ static long check_heis_overrelax(void)
                 s[k / 4][c][k % 4] = (float)(sk[c] / n);
             }
         }
-        __m256d fv[HEIS_V][3], sv[HEIS_V][3], out[HEIS_V][3];
-        for (int v = 0; v < HEIS_V; v++)
+        __m256d fv[HEISENBERG_V][3], sv[HEISENBERG_V][3], out[HEISENBERG_V][3];
+        for (int v = 0; v < HEISENBERG_V; v++)
             for (int c = 0; c < 3; c++) {
                 fv[v][c] = _mm256_loadu_pd(f[v][c]);
                 sv[v][c] = _mm256_loadu_pd(s[v][c]);
             }
-        heis_overrelax_avx2(fv, sv, out);
-        for (int k = 0; k < 4 * HEIS_V; k++) {
+        heisenberg_overrelax_avx2(fv, sv, out);
+        for (int k = 0; k < 4 * HEISENBERG_V; k++) {
             double o[3][4];
             for (int c = 0; c < 3; c++)
                 _mm256_storeu_pd(o[c], out[k / 4][c]);
@@ -463,14 +463,14 @@ static long check_heis_overrelax(void)
             for (int c = 0; c < 3; c++)
                 bad += !same_d(o[c][k % 4], (double)sp[c]);
         }
-        total += 4 * HEIS_V;
+        total += 4 * HEISENBERG_V;
     }
-    return report("heis_overrelax_avx2", bad, total);
+    return report("heisenberg_overrelax_avx2", bad, total);
 }
 
 long simd_rules_check_avx2(void)
 {
     return check_logf() + check_log() + check_exp() + check_sincos() + check_phi4_draws() +
-           check_phi4_hit() + check_heis_uniform() + check_heis_sample_cos() +
-           check_heis_heatbath() + check_heis_overrelax();
+           check_phi4_hit() + check_heisenberg_uniform() + check_heisenberg_sample_cos() +
+           check_heisenberg_heatbath() + check_heisenberg_overrelax();
 }

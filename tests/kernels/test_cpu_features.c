@@ -93,11 +93,11 @@ static void test_geometry_levels(void **state)
     const struct {
         int64_t lx;
         unsigned want;
-    } heis[] = { { 16, all }, { 32, all }, { 8, CPU_FLAG_AVX2 }, { 24, CPU_FLAG_AVX2 },
+    } heisenberg[] = { { 16, all }, { 32, all }, { 8, CPU_FLAG_AVX2 }, { 24, CPU_FLAG_AVX2 },
                  { 2, all },  { 6, all },  { 10, all } };
-    for (size_t i = 0; i < sizeof heis / sizeof heis[0]; i++) {
-        const struct latmc_lattice g = { 3, heis[i].lx, 4, 4, heis[i].lx * 16 };
-        assert_int_equal(cpu_heisenberg_dsp_flags(&g, all), heis[i].want);
+    for (size_t i = 0; i < sizeof heisenberg / sizeof heisenberg[0]; i++) {
+        const struct latmc_lattice g = { 3, heisenberg[i].lx, 4, 4, heisenberg[i].lx * 16 };
+        assert_int_equal(cpu_heisenberg_dsp_flags(&g, all), heisenberg[i].want);
         assert_int_equal(cpu_heisenberg_dsp_flags(&g, CPU_FLAG_AVX2), CPU_FLAG_AVX2);
     }
 }

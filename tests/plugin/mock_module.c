@@ -74,12 +74,12 @@ static int mock_device_info(int index, struct latmc_module_device *info)
 
 #if MOCK_VARIANT == 7
 /* A Heisenberg sim's state: its spins (the API's layout) and the last step's sweep. */
-struct mock_heis {
+struct mock_heisenberg {
     float *spins;
     uint64_t stepped; /* the last embedded step's sweep + 1 (0: none yet) */
 };
 
-static size_t mock_heis_floats(const latmc_sim *sim)
+static size_t mock_heisenberg_floats(const latmc_sim *sim)
 {
     return (size_t)sim->nsites * 3u * (size_t)sim->desc.replicas;
 }
@@ -91,9 +91,9 @@ static int mock_create(latmc_sim *sim)
     if (sim->desc.model != LATMC_MODEL_HEISENBERG ||
         sim->desc.couplings != LATMC_COUPLINGS_UNIFORM)
         return core->fail(LATMC_EUNSUPPORTED, "mock: only Heisenberg, uniform couplings");
-    struct mock_heis *h = calloc(1, sizeof *h);
+    struct mock_heisenberg *h = calloc(1, sizeof *h);
     if (h)
-        h->spins = calloc(mock_heis_floats(sim), sizeof *h->spins);
+        h->spins = calloc(mock_heisenberg_floats(sim), sizeof *h->spins);
     if (!h || !h->spins) {
         free(h);
         return core->fail(LATMC_ENOMEM, "mock: out of memory");
@@ -126,7 +126,7 @@ static void mock_destroy(latmc_sim *sim)
 #endif
 #if MOCK_VARIANT == 7
     if (sim->backend)
-        free(((struct mock_heis *)sim->backend)->spins);
+        free(((struct mock_heisenberg *)sim->backend)->spins);
 #endif
     free(sim->backend);
     sim->backend = NULL;
@@ -135,9 +135,9 @@ static void mock_destroy(latmc_sim *sim)
 static int mock_init_spins(latmc_sim *sim, int how)
 {
 #if MOCK_VARIANT == 7
-    struct mock_heis *h = sim->backend;
+    struct mock_heisenberg *h = sim->backend;
     (void)how;
-    for (size_t k = 0; k < mock_heis_floats(sim); k++)
+    for (size_t k = 0; k < mock_heisenberg_floats(sim); k++)
         h->spins[k] = k % 3 == 2 ? 1.0f : 0.0f; /* every spin along z */
     return LATMC_OK;
 #endif
@@ -322,7 +322,7 @@ static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
  * sweep), Wolff's bonds join no site, the rows along x or every site, a_i = 1. */
 static int mock_embed_step(latmc_sim *sim, int what, struct latmc_embed_job *job)
 {
-    struct mock_heis *h = sim->backend;
+    struct mock_heisenberg *h = sim->backend;
     const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
     const bool field = job->field[0] != 0.0 || job->field[1] != 0.0;
     if (what == LATMC_EMBED_ASK)
@@ -370,8 +370,8 @@ static int mock_get_spins(latmc_sim *sim, void *buf)
     const char *fail = getenv("MOCK_FAIL_GET_SPINS");
     if (fail && strcmp(fail, "1") == 0)
         return core->fail(LATMC_EDEVICE, "mock: get_spins fails (MOCK_FAIL_GET_SPINS=1)");
-    memcpy(buf, ((struct mock_heis *)sim->backend)->spins,
-           mock_heis_floats(sim) * sizeof(float));
+    memcpy(buf, ((struct mock_heisenberg *)sim->backend)->spins,
+           mock_heisenberg_floats(sim) * sizeof(float));
     return LATMC_OK;
 #endif
     memcpy(buf, sim->backend, (size_t)sim->nsites);
@@ -381,8 +381,8 @@ static int mock_get_spins(latmc_sim *sim, void *buf)
 static int mock_set_spins(latmc_sim *sim, const void *buf)
 {
 #if MOCK_VARIANT == 7
-    memcpy(((struct mock_heis *)sim->backend)->spins, buf,
-           mock_heis_floats(sim) * sizeof(float));
+    memcpy(((struct mock_heisenberg *)sim->backend)->spins, buf,
+           mock_heisenberg_floats(sim) * sizeof(float));
     return LATMC_OK;
 #endif
     memcpy(sim->backend, buf, (size_t)sim->nsites);

@@ -52,7 +52,7 @@ static latmc_sim_desc phi4_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, in
     return d;
 }
 
-static latmc_sim_desc heis_desc(int ndim, int64_t l, int algorithm)
+static latmc_sim_desc heisenberg_desc(int ndim, int64_t l, int algorithm)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -308,7 +308,7 @@ static void tempering_embedded(void **state)
         c->layout.seed = 1201 + (uint64_t)k;
         if (k < 2) { /* Heisenberg, Gaussian couplings: 2 samples of 2 replicas */
             c->name = algo == LATMC_ALGO_WOLFF ? "Heisenberg Wolff" : "Heisenberg SW";
-            c->member = heis_desc(2, 32, algo);
+            c->member = heisenberg_desc(2, 32, algo);
             c->member.extent[1] = 64;
             c->member.replicas = 1;
             c->layout.n_samples = 2;
@@ -705,7 +705,7 @@ static void auto_embedded_part(int rank, int n, const latmc_transport *t, void *
     int *status = arg;
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
-    latmc_sim_desc d = heis_desc(2, 32, LATMC_ALGO_SWENDSEN_WANG);
+    latmc_sim_desc d = heisenberg_desc(2, 32, LATMC_ALGO_SWENDSEN_WANG);
     d.device = LATMC_DEVICE_CUDA;
     int st = latmc_ctx_create(&ctx);
     if (st == LATMC_OK && latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
@@ -781,7 +781,7 @@ static void refusals_embedded(void **state)
     const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
     for (int k = 0; k < 2; k++) {
         d = k == 0 ? phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_METROPOLIS)
-                   : heis_desc(2, 8, LATMC_ALGO_HEATBATH);
+                   : heisenberg_desc(2, 8, LATMC_ALGO_HEATBATH);
         assert_int_equal(d.model, models[k]);
         d.device = LATMC_DEVICE_CUDA;
         if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK) {

@@ -417,7 +417,7 @@ static void phi4_chain(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
-static latmc_sim *make_heis(latmc_ctx *ctx, int device, int ndim, int64_t l, int algorithm,
+static latmc_sim *make_heisenberg(latmc_ctx *ctx, int device, int ndim, int64_t l, int algorithm,
                             double h)
 {
     latmc_sim_desc d;
@@ -479,11 +479,12 @@ static void axis(uint64_t seed, uint64_t t, uint32_t rep, double r[3])
     r[2] = z;
 }
 
-static void heis_case(latmc_ctx *ctx, int device, int ndim, int64_t l, int algorithm, double h)
+static void heisenberg_case(latmc_ctx *ctx, int device, int ndim, int64_t l, int algorithm,
+                            double h)
 {
     const int wolff = algorithm == LATMC_ALGO_WOLFF;
-    latmc_sim *cl = make_heis(ctx, device, ndim, l, algorithm, h);
-    latmc_sim *loc = make_heis(ctx, device, ndim, l, LATMC_ALGO_HEATBATH, h);
+    latmc_sim *cl = make_heisenberg(ctx, device, ndim, l, algorithm, h);
+    latmc_sim *loc = make_heisenberg(ctx, device, ndim, l, LATMC_ALGO_HEATBATH, h);
     const struct lat g = lat_of(ndim, l, l, l);
     size_t nc = 0;
     assert_int_equal(latmc_sim_couplings_size(cl, &nc), LATMC_OK);
@@ -549,12 +550,12 @@ static void heis_case(latmc_ctx *ctx, int device, int ndim, int64_t l, int algor
     latmc_sim_destroy(&loc);
 }
 
-static void heis_cases(latmc_ctx *ctx, int device)
+static void heisenberg_cases(latmc_ctx *ctx, int device)
 {
-    heis_case(ctx, device, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.0);
-    heis_case(ctx, device, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.7);
-    heis_case(ctx, device, 3, 4, LATMC_ALGO_WOLFF, 0.0);
-    heis_case(ctx, device, 3, 4, LATMC_ALGO_WOLFF, 0.7);
+    heisenberg_case(ctx, device, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heisenberg_case(ctx, device, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.7);
+    heisenberg_case(ctx, device, 3, 4, LATMC_ALGO_WOLFF, 0.0);
+    heisenberg_case(ctx, device, 3, 4, LATMC_ALGO_WOLFF, 0.7);
 }
 
 static void heisenberg_chain(void **state)
@@ -562,7 +563,7 @@ static void heisenberg_chain(void **state)
     (void)state;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    heis_cases(ctx, LATMC_DEVICE_CPU);
+    heisenberg_cases(ctx, LATMC_DEVICE_CPU);
     latmc_ctx_destroy(&ctx);
 }
 
@@ -576,7 +577,7 @@ static void no_couplings_op(void **state)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     const int algorithms[] = { LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF };
     for (int k = 0; k < 2; k++) {
-        latmc_sim *sim = make_heis(ctx, LATMC_DEVICE_CPU, 2, 6, algorithms[k], 0.0);
+        latmc_sim *sim = make_heisenberg(ctx, LATMC_DEVICE_CPU, 2, 6, algorithms[k], 0.0);
         const struct latmc_backend_ops *own = sim->ops;
         struct latmc_backend_ops ops = *own;
         ops.get_couplings = NULL;
@@ -957,14 +958,14 @@ static void phi4_routes(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_
     latmc_sim_destroy(&host);
 }
 
-/* routes_agree for a 3D Heisenberg sim of make_heis, L^3, two replicas (beta set to 0.7
+/* routes_agree for a 3D Heisenberg sim of make_heisenberg, L^3, two replicas (beta set to 0.7
  * after a step). */
-static void heis_routes(latmc_ctx *ctx, int64_t l, int algorithm, double h)
+static void heisenberg_routes(latmc_ctx *ctx, int64_t l, int algorithm, double h)
 {
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "device", 1), 0); /* the default, named */
-    latmc_sim *dev = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, algorithm, h);
+    latmc_sim *dev = make_heisenberg(ctx, LATMC_DEVICE_CUDA, 3, l, algorithm, h);
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-    latmc_sim *host = make_heis(ctx, LATMC_DEVICE_CUDA, 3, l, algorithm, h);
+    latmc_sim *host = make_heisenberg(ctx, LATMC_DEVICE_CUDA, 3, l, algorithm, h);
     unsetenv("LATMC_CUDA_EMBED");
     routes_agree(dev, host, (size_t)(l * l * l) * 2 * 3 * sizeof(float), LATMC_PARAM_BETA,
                  0.7);
@@ -1038,21 +1039,21 @@ static void heisenberg_chain_cuda(void **state)
     latmc_ctx *ctx = cuda_ctx();
     if (!ctx)
         skip();
-    heis_cases(ctx, LATMC_DEVICE_CUDA);
+    heisenberg_cases(ctx, LATMC_DEVICE_CUDA);
     /* larger, so that the clusters span the GPU's tiles, blocks and the flattening
      * across them (the device's step, ops.embed_step, in a field too) */
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 24, LATMC_ALGO_WOLFF, 0.4);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 48, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 2, 128, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 2, 96, LATMC_ALGO_WOLFF, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.4);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 24, LATMC_ALGO_WOLFF, 0.4);
     /* a case of the device's step forced to the host copy (LATMC_CUDA_EMBED=host, read at
      * create): the same definition, so both routes of one sim stay checked */
     assert_int_equal(setenv("LATMC_CUDA_EMBED", "host", 1), 0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
-    heis_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heisenberg_case(ctx, LATMC_DEVICE_CUDA, 3, 32, LATMC_ALGO_WOLFF, 0.0);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
               LATMC_ALGO_SWENDSEN_WANG, 1);
     phi4_case(ctx, LATMC_DEVICE_CUDA, 2, 64, 64, 0, LATMC_PRECISION_FLOAT, INFINITY,
@@ -1063,8 +1064,8 @@ static void heisenberg_chain_cuda(void **state)
      * in a field too (the clusters' sums of a by atomics: many small clusters and
      * large ones) */
     for (int c = 0; c < 4; c++)
-        heis_routes(ctx, c >= 2 ? 32 : 24, c % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG,
-                    c >= 2 ? 0.4 : 0.0);
+        heisenberg_routes(ctx, c >= 2 ? 32 : 24,
+                          c % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG, c >= 2 ? 0.4 : 0.0);
     /* the ferromagnet in a small field from a cold start: a spanning cluster
      * (Swendsen-Wang: many warps' sites in one cluster, hot in each), a large one (Wolff) */
     assert_true(ferro_routes(ctx, LATMC_ALGO_SWENDSEN_WANG) * 64000.0 > 256.0);
@@ -1085,7 +1086,7 @@ static void boxes_cuda(void **state)
         skip();
     for (int c = 0; c < 8; c++) {
         test_boxes = c % 2 ? 3 : 2;
-        heis_routes(ctx, c % 2 ? 20 : 24,
+        heisenberg_routes(ctx, c % 2 ? 20 : 24,
                     c / 2 % 2 ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG, c >= 4 ? 0.4 : 0.0);
     }
     /* the ferromagnet's spanning cluster across the faces (Swendsen-Wang) */

@@ -231,23 +231,23 @@ static void pmj_same_realisation_as_heisenberg(void **state)
     latmc_sim_desc d = ising_desc(3, 6, 4, 8, LATMC_ALGO_METROPOLIS, 1, 1);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     d.coupling_seed = 424242;
-    latmc_sim *ising = NULL, *heis = NULL;
+    latmc_sim *ising = NULL, *heisenberg = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &ising), LATMC_OK);
     d.model = LATMC_MODEL_HEISENBERG;
     d.algorithm = LATMC_ALGO_DEFAULT;
-    assert_int_equal(latmc_sim_create(ctx, &d, &heis), LATMC_OK);
+    assert_int_equal(latmc_sim_create(ctx, &d, &heisenberg), LATMC_OK);
     size_t n = 0, n2 = 0;
     assert_int_equal(latmc_sim_couplings_size(ising, &n), LATMC_OK);
-    assert_int_equal(latmc_sim_couplings_size(heis, &n2), LATMC_OK);
+    assert_int_equal(latmc_sim_couplings_size(heisenberg, &n2), LATMC_OK);
     assert_int_equal(n, n2);
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     assert_int_equal(latmc_sim_get_couplings(ising, a, n), LATMC_OK);
-    assert_int_equal(latmc_sim_get_couplings(heis, b, n), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(heisenberg, b, n), LATMC_OK);
     assert_memory_equal(a, b, n * sizeof *a);
     free(a);
     free(b);
     latmc_sim_destroy(&ising);
-    latmc_sim_destroy(&heis);
+    latmc_sim_destroy(&heisenberg);
     latmc_ctx_destroy(&ctx);
 }
 

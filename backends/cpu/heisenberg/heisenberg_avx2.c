@@ -12,6 +12,6 @@
 #include "rng_streams.h"
 
 /* The level's entry (the template defines it) and its name. */
-#define HEIS_DSP_INIT cpu_heisenberg_dsp_init_avx2
-#define HEIS_LEVEL "avx2"
+#define HEISENBERG_DSP_INIT cpu_heisenberg_dsp_init_avx2
+#define HEISENBERG_LEVEL "avx2"
 #include "heisenberg_simd_tmpl.h"

@@ -14,6 +14,6 @@
 #include "rng_streams.h"
 
 /* The level's entry (the template defines it) and its name. */
-#define HEIS_DSP_INIT cpu_heisenberg_dsp_init_avx512
-#define HEIS_LEVEL "avx512"
+#define HEISENBERG_DSP_INIT cpu_heisenberg_dsp_init_avx512
+#define HEISENBERG_LEVEL "avx512"
 #include "heisenberg_simd_tmpl.h"

@@ -73,7 +73,7 @@ int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
     memset(s, 0, sizeof *s);
     s->n = g->lx / 2;
     s->half = g->nsites / 2;
-    const size_t stride = 3 * (size_t)s->half + 2 * HEIS_PAD;
+    const size_t stride = 3 * (size_t)s->half + 2 * HEISENBERG_PAD;
     /* the spins' arrays, then the couplings' (floats: two to a double's place) */
     const size_t arrays = (size_t)replicas * 2 + 1;
     /* zeroed: the slack is read (and its values discarded) by vector loads at row ends;
@@ -82,13 +82,13 @@ int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
     if (!s->alloc)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Heisenberg "
                           "SIMD arrays", arrays * stride * sizeof(double));
-    double *p = (double *)(((uintptr_t)s->alloc + 63) & ~(uintptr_t)63) + HEIS_PAD;
+    double *p = (double *)(((uintptr_t)s->alloc + 63) & ~(uintptr_t)63) + HEISENBERG_PAD;
     for (int r = 0; r < replicas; r++)
         for (int c = 0; c < 2; c++, p += stride)
             s->spin[r][c] = p;
-    float *q = (float *)(p - HEIS_PAD); /* the last region, on a 64-byte line */
+    float *q = (float *)(p - HEISENBERG_PAD); /* the last region, on a 64-byte line */
     for (int c = 0; c < 2; c++, q += stride)
-        s->coupling[c] = q + HEIS_PAD;
+        s->coupling[c] = q + HEISENBERG_PAD;
     return LATMC_OK;
 }
 

@@ -17,9 +17,9 @@
  * rounded to float first) and its float couplings, widened exactly to double as they load
  * (12 bytes a site in place of 24: with them the wavefront's four planes of a 64^3
  * lattice fit a 512 KiB L2), so the chain is the same (doc/models/heisenberg.md);
- * get/set_spins, the couplings and the measurement convert. Each array has HEIS_PAD
+ * get/set_spins, the couplings and the measurement convert. Each array has HEISENBERG_PAD
  * values of slack on either side, which vector loads at the row ends may touch (their
- * values are replaced). The arrays are HEIS_PAD and 3 N / 2 values apart (the two coupling
+ * values are replaced). The arrays are HEISENBERG_PAD and 3 N / 2 values apart (the two coupling
  * arrays share the place of one array of doubles), the first on a 64-byte line; where
  * L_x / 2 is a multiple of 8 every array and every run of a row's spin components starts
  * on a line, and no vector of doubles at a multiple of 4 values into a run straddles two
@@ -34,7 +34,7 @@
 
 /* Slack on either side of each array, a whole number of 64-byte lines; also staggers the
  * arrays' addresses modulo 4 KiB (loads that alias earlier stores there wait for them). */
-enum { HEIS_PAD = 40 };
+enum { HEISENBERG_PAD = 40 };
 
 struct cpu_heisenberg_soa {
     int64_t n;                 /* L_x / 2: sites of one colour per row */

@@ -9,10 +9,10 @@
 
 #include "heisenberg_vec_avx2.h"
 
-#define heis_overrelax_avx2 heis_overrelax
-#define heis_uniform_avx2 heis_uniform
-#define heis_sample_cos_pair_avx2 heis_sample_cos_pair
-#define heis_heatbath_spin_avx2 heis_heatbath_spin
-#define heis_heatbath_pair_avx2 heis_heatbath_pair
+#define heisenberg_overrelax_avx2 heisenberg_overrelax
+#define heisenberg_uniform_avx2 heisenberg_uniform
+#define heisenberg_sample_cos_pair_avx2 heisenberg_sample_cos_pair
+#define heisenberg_heatbath_spin_avx2 heisenberg_heatbath_spin
+#define heisenberg_heatbath_pair_avx2 heisenberg_heatbath_pair
 
 #endif

@@ -1,38 +1,38 @@
 /*
  * The Heisenberg steps of the SIMD levels, written once: included by each level's file
  * (heisenberg_avx2.c, heisenberg_avx512.c) after its primitives (heisenberg_vec_avx2.h,
- * heisenberg_vec_avx512.h: HEIS_W sites per vector hv, masks hm, W draws hu, loads and
- * arithmetic, hv_set_first/last, the Philox set heis_draws, and through
- * heisenberg_rules_simd.h the per-site rules) and HEIS_DSP_INIT (the name of the level's
- * entry, cpu_heisenberg_dsp_init_<isa>, heisenberg_dsp.h) and HEIS_LEVEL (the level's
+ * heisenberg_vec_avx512.h: HEISENBERG_W sites per vector hv, masks hm, W draws hu, loads and
+ * arithmetic, hv_set_first/last, the Philox set heisenberg_draws, and through
+ * heisenberg_rules_simd.h the per-site rules) and HEISENBERG_DSP_INIT (the name of the level's
+ * entry, cpu_heisenberg_dsp_init_<isa>, heisenberg_dsp.h) and HEISENBERG_LEVEL (the level's
  * name). It defines the level's step_boxes_simd, pair_boxes_simd and or_passes_simd
  * (static) and that entry, which installs them.
  *
- * Work unit: HEIS_V vectors of W sites of one colour whose numbers j are consecutive and
+ * Work unit: HEISENBERG_V vectors of W sites of one colour whose numbers j are consecutive and
  * start at a multiple of W (the heat bath's draws of four such sites are one Philox block
  * per sub -- cos theta, azimuth -- so two vectors' draws are one Philox set of the level).
  * When L_x / 2 is a multiple of W every vector lies in one row and the pass walks row by
  * row: per row one pointer per neighbouring row reaches all three components, and the local
  * field of a vector is summed, in the reference's order (x, y, z; forward then backward; h
  * last), from contiguous loads. Otherwise the pass walks the flat numbering, and vectors
- * that straddle rows gather their fields lane by lane. Then the HEIS_V vectors run the
+ * that straddle rows gather their fields lane by lane. Then the HEISENBERG_V vectors run the
  * update step by step together (the interleaved chains keep the core busy), and the
  * results are rounded to float and stored as doubles. On rows the updates run as
  * software pipelines across the rows of a call: overrelaxation four stages of four vectors
  * a step (overrelax_rows: a reflection is ~110 cycles of dependent arithmetic through the
- * divider), the heat bath one chunk of HEIS_V vectors a step (heatbath_rows).
+ * divider), the heat bath one chunk of HEISENBERG_V vectors a step (heatbath_rows).
  *
  * Threads: one team per step (or pair); each colour's rows are cut into the members'
  * consecutive runs (the flat walk's groups: a static loop); draws are named by the step's
  * name (its sweep and colour) and j, never by thread.
  */
-struct heis_pass {
+struct heisenberg_pass {
     const struct latmc_lattice *g;
     struct cpu_heisenberg_soa *s;
     int replica, colour;
     double beta, h;
     bool heatbath;
-    const struct heis_keys *keys;
+    const struct heisenberg_keys *keys;
     struct latmc_rng_name name; /* the step's draws in this replica's stream (sub 0) */
     uint32_t c3_phi;            /* counter word 3 of its sub 1 (the azimuth) */
     int64_t n; /* L_x / 2: sites of one colour per row */
@@ -42,7 +42,7 @@ struct heis_pass {
  * k at offset k n) of the other colour's spins in the rows x (its own), y +- 1, z +- 1,
  * of the couplings J_{i,mu} of the row's sites and J_{i-mu,mu} of their backward
  * neighbours (rows x, y - 1, z - 1), and of the row's own spins. */
-struct heis_row {
+struct heisenberg_row {
     const double *sx, *syf, *syb, *szf, *szb;
     const float *j, *jbx, *jby, *jbz;
     double *own;
@@ -52,8 +52,8 @@ struct heis_row {
     double h;
 };
 
-static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y, int64_t z,
-                               struct heis_row *r)
+static inline void heisenberg_row_of(const struct heisenberg_pass *p, int64_t row, int64_t y,
+                                     int64_t z, struct heisenberg_row *r)
 {
     const struct latmc_lattice *g = p->g;
     const struct cpu_heisenberg_soa *s = p->s;
@@ -86,7 +86,7 @@ static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y
  * significand, no underflow), so rounding f + jf sf once is rounding it after the exact
  * product; the first term's FMA onto +0 is the reference's 0 + jf sf (a -0 product gives
  * +0 in both). 18 FMAs a vector in 3D in place of 18 products and 21 sums. */
-#define HEIS_TERMS(f, jf, jb, sf, af, sb, ab, n)                                                   \
+#define HEISENBERG_TERMS(f, jf, jb, sf, af, sb, ab, n)                                             \
     do {                                                                                           \
         f[0] = hv_fma(jb, hv_load(sb + (ab)), hv_fma(jf, hv_load(sf + (af)), f[0]));               \
         f[1] = hv_fma(jb, hv_load(sb + (n) + (ab)), hv_fma(jf, hv_load(sf + (n) + (af)), f[1]));   \
@@ -97,13 +97,12 @@ static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y
 /* The field and old spin of the row's sites m .. m+W-1 (m < n, m + W <= n). At the row's
  * ends one lane's x neighbour wraps to the other end: lane W-1's forward (q = 1,
  * m + W = n) or lane 0's backward (q = 0, m = 0). */
-static inline __attribute__((always_inline)) void heis_row_field(const struct heis_row *r,
-                                                                 int64_t m, hv f[3],
-                                                                 hv s[3])
+static inline __attribute__((always_inline)) void
+heisenberg_row_field(const struct heisenberg_row *r, int64_t m, hv f[3], hv s[3])
 {
     const int64_t n = r->n, fx = m + r->q, bx = m - 1 + r->q;
     f[0] = f[1] = f[2] = hv_zero();
-    if ((r->q == 1 && m + HEIS_W == n) || (r->q == 0 && m == 0)) {
+    if ((r->q == 1 && m + HEISENBERG_W == n) || (r->q == 0 && m == 0)) {
         /* written out, not as loops over arrays: GCC would keep those in memory */
         hv jb = hv_load_f(r->jbx + bx);
         hv a0 = hv_load(r->sx + fx), a1 = hv_load(r->sx + n + fx);
@@ -121,22 +120,23 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
             b2 = hv_set_first(b2, r->sx[3 * n - 1]);
         }
         const hv jf = hv_load_f(r->j + m);
-        f[0] = hv_fma(jb, b0, hv_fma(jf, a0, f[0])); /* exact products: HEIS_TERMS */
+        f[0] = hv_fma(jb, b0, hv_fma(jf, a0, f[0])); /* exact products: HEISENBERG_TERMS */
         f[1] = hv_fma(jb, b1, hv_fma(jf, a1, f[1]));
         f[2] = hv_fma(jb, b2, hv_fma(jf, a2, f[2]));
     } else {
-        HEIS_TERMS(f, hv_load_f(r->j + m), hv_load_f(r->jbx + bx), r->sx, fx, r->sx, bx, n);
+        HEISENBERG_TERMS(f, hv_load_f(r->j + m), hv_load_f(r->jbx + bx), r->sx, fx, r->sx, bx, n);
     }
-    HEIS_TERMS(f, hv_load_f(r->j + n + m), hv_load_f(r->jby + m), r->syf, m, r->syb, m, n);
+    HEISENBERG_TERMS(f, hv_load_f(r->j + n + m), hv_load_f(r->jby + m), r->syf, m, r->syb, m, n);
     if (r->three)
-        HEIS_TERMS(f, hv_load_f(r->j + 2 * n + m), hv_load_f(r->jbz + m), r->szf, m, r->szb, m, n);
+        HEISENBERG_TERMS(f, hv_load_f(r->j + 2 * n + m), hv_load_f(r->jbz + m), r->szf, m, r->szb,
+                         m, n);
     f[2] = hv_add(f[2], hv_set1(r->h));
     s[0] = hv_load(r->own + m);
     s[1] = hv_load(r->own + n + m);
     s[2] = hv_load(r->own + 2 * n + m);
 }
 
-static inline void heis_row_store(const struct heis_row *r, int64_t m, const hv out[3])
+static inline void heisenberg_row_store(const struct heisenberg_row *r, int64_t m, const hv out[3])
 {
     hv_store(r->own + m, out[0]);
     hv_store(r->own + r->n + m, out[1]);
@@ -144,7 +144,7 @@ static inline void heis_row_store(const struct heis_row *r, int64_t m, const hv 
 }
 
 /* The field of one site (colour c, number j), scalar, in the reference's order. */
-static void field_one(const struct heis_pass *p, int64_t j, double field[3])
+static void field_one(const struct heisenberg_pass *p, int64_t j, double field[3])
 {
     const struct latmc_lattice *g = p->g;
     const struct cpu_heisenberg_soa *s = p->s;
@@ -165,63 +165,62 @@ static void field_one(const struct heis_pass *p, int64_t j, double field[3])
     field[2] += p->h;
 }
 
-/* The heat-bath uniforms of HEIS_V vectors of W sites j0[k] .. j0[k] + W - 1 (j0[k] a
+/* The heat-bath uniforms of HEISENBERG_V vectors of W sites j0[k] .. j0[k] + W - 1 (j0[k] a
  * multiple of W): Philox blocks j0[k] / 4 .. j0[k] / 4 + W / 4 - 1, sub 0 (cos theta) and 1
- * (azimuth); one Philox set of the level (heis_draws) holds both subs of both vectors'
+ * (azimuth); one Philox set of the level (heisenberg_draws) holds both subs of both vectors'
  * blocks, two vectors at a time (sub 1's word 3: the pass's c3_phi). */
-static inline __attribute__((always_inline)) void heatbath_uniforms(const struct heis_pass *p,
-                                                                    const int64_t j0[HEIS_V],
-                                                                    hv u_cos[HEIS_V],
-                                                                    hv u_phi[HEIS_V])
+static inline __attribute__((always_inline)) void heatbath_uniforms(const struct heisenberg_pass *p,
+                                                                    const int64_t j0[HEISENBERG_V],
+                                                                    hv u_cos[HEISENBERG_V],
+                                                                    hv u_phi[HEISENBERG_V])
 {
-    for (int k = 0; k < HEIS_V; k += 2) {
+    for (int k = 0; k < HEISENBERG_V; k += 2) {
         /* the counters of (block, sub 0) of both vectors' blocks (rng_streams.h), named by
          * the global numbers (a slab: j_origin, heisenberg_dsp.h) */
-        latmc_philox_ctr x[HEIS_W / 2];
+        latmc_philox_ctr x[HEISENBERG_W / 2];
         for (int v = 0; v < 2; v++)
-            for (int i = 0; i < HEIS_W / 4; i++)
-                x[v * (HEIS_W / 4) + i] = latmc_rng_name_counter(
+            for (int i = 0; i < HEISENBERG_W / 4; i++)
+                x[v * (HEISENBERG_W / 4) + i] = latmc_rng_name_counter(
                     p->name, (uint64_t)(j0[k + v] + p->s->j_origin) / 4 + (uint64_t)i);
         hu cos_draws[2], phi_draws[2];
-        heis_draws(p->keys, x, p->c3_phi, cos_draws, phi_draws);
+        heisenberg_draws(p->keys, x, p->c3_phi, cos_draws, phi_draws);
         for (int v = 0; v < 2; v++) {
-            u_cos[k + v] = heis_uniform(cos_draws[v]);
-            u_phi[k + v] = heis_uniform(phi_draws[v]);
+            u_cos[k + v] = heisenberg_uniform(cos_draws[v]);
+            u_phi[k + v] = heisenberg_uniform(phi_draws[v]);
         }
     }
 }
 
-/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
+/* The update of HEISENBERG_V vectors (fields f, old spins s, numbers j0) into out: heat bath
  * or overrelaxation (the flat walk's groups; rows run heatbath_rows, overrelax_rows). */
-static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
-                                                              const int64_t j0[HEIS_V],
-                                                              const hv f[HEIS_V][3],
-                                                              const hv s[HEIS_V][3],
-                                                              hv out[HEIS_V][3])
+static inline __attribute__((always_inline)) void update_vecs(const struct heisenberg_pass *p,
+                                                              const int64_t j0[HEISENBERG_V],
+                                                              const hv f[HEISENBERG_V][3],
+                                                              const hv s[HEISENBERG_V][3],
+                                                              hv out[HEISENBERG_V][3])
 {
     if (!p->heatbath) {
-        heis_overrelax(f, s, out);
+        heisenberg_overrelax(f, s, out);
         return;
     }
-    hv u_cos[HEIS_V], u_phi[HEIS_V];
+    hv u_cos[HEISENBERG_V], u_phi[HEISENBERG_V];
     heatbath_uniforms(p, j0, u_cos, u_phi);
-    for (int k = 0; k < HEIS_V; k += 2)
-        heis_heatbath_pair(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
+    for (int k = 0; k < HEISENBERG_V; k += 2)
+        heisenberg_heatbath_pair(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
 }
 
-/* The fields of chunk m0 of a row: HEIS_V vectors of W sites from m0 (those past the row's end are
- * zeros, computed but never stored). */
-static inline __attribute__((always_inline)) void row_chunk(const struct heis_row *r, int64_t row,
-                                                            int64_t m0, int64_t j0[HEIS_V],
-                                                            hv f[HEIS_V][3],
-                                                            hv sp[HEIS_V][3])
+/* The fields of chunk m0 of a row: HEISENBERG_V vectors of W sites from m0 (those past the row's
+ * end are zeros, computed but never stored). */
+static inline __attribute__((always_inline)) void
+row_chunk(const struct heisenberg_row *r, int64_t row, int64_t m0, int64_t j0[HEISENBERG_V],
+          hv f[HEISENBERG_V][3], hv sp[HEISENBERG_V][3])
 {
-    HEIS_EACH
+    HEISENBERG_EACH
     {
-        const int64_t m = m0 + HEIS_W * k;
+        const int64_t m = m0 + HEISENBERG_W * k;
         j0[k] = row * r->n + (m < r->n ? m : m0);
         if (m < r->n) {
-            heis_row_field(r, m, f[k], sp[k]);
+            heisenberg_row_field(r, m, f[k], sp[k]);
         } else {
             f[k][0] = f[k][1] = f[k][2] = sp[k][0] = sp[k][1] = sp[k][2] = hv_zero();
         }
@@ -244,9 +243,9 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
  * drained at its end. Stage 4 of vector t - 3 stores spins that none of the younger
  * vectors' stages read (the other colour's spins, the couplings, their own spins). The
  * stages are the same IEEE operations in the same order as the reference
- * (heis_reflect_begin, heis_reflect_end).
+ * (heisenberg_reflect_begin, heisenberg_reflect_end).
  */
-struct heis_or_pipe {
+struct heisenberg_or_pipe {
     hv f1[3];               /* after stage 1: the field */
     hv v2[3], vv2, hh2;     /* after stage 2: v, v.v, H.H */
     hv v3[3], root3, hh3;   /* after stage 3: v, sqrt(v.v), H.H */
@@ -255,16 +254,16 @@ struct heis_or_pipe {
 
 /* Stage 4 of the vector after stage 3: 1 / sqrt(v.v), the new spin rounded to float (the
  * old one where H.H = 0), stored. */
-static inline __attribute__((always_inline)) void overrelax_stage4(const struct heis_or_pipe *q,
-                                                                   int64_t n)
+static inline __attribute__((always_inline)) void
+overrelax_stage4(const struct heisenberg_or_pipe *q, int64_t n)
 {
     hv out[3];
-    heis_reflect_end_sqrt(q->v3, q->root3, out);
-    const hm keep = heis_reflect_keep(q->hh3);
+    heisenberg_reflect_end_sqrt(q->v3, q->root3, out);
+    const hm keep = heisenberg_reflect_keep(q->hh3);
     if (hm_any(keep)) { /* a zero field: rare */
-        out[0] = heis_sel(keep, hv_load(q->own3), out[0]);
-        out[1] = heis_sel(keep, hv_load(q->own3 + n), out[1]);
-        out[2] = heis_sel(keep, hv_load(q->own3 + 2 * n), out[2]);
+        out[0] = heisenberg_sel(keep, hv_load(q->own3), out[0]);
+        out[1] = heisenberg_sel(keep, hv_load(q->own3 + n), out[1]);
+        out[2] = heisenberg_sel(keep, hv_load(q->own3 + 2 * n), out[2]);
     }
     hv_store(q->own3, out[0]);
     hv_store(q->own3 + n, out[1]);
@@ -272,7 +271,7 @@ static inline __attribute__((always_inline)) void overrelax_stage4(const struct 
 }
 
 /* Stage 3: sqrt(v.v) of the vector after stage 2, which moves on. */
-static inline __attribute__((always_inline)) void overrelax_stage3(struct heis_or_pipe *q)
+static inline __attribute__((always_inline)) void overrelax_stage3(struct heisenberg_or_pipe *q)
 {
     q->root3 = hv_sqrt(q->vv2);
     q->v3[0] = q->v2[0];
@@ -283,17 +282,17 @@ static inline __attribute__((always_inline)) void overrelax_stage3(struct heis_o
 }
 
 /* Stage 2: the old spin, v = 2 (H.s)/(H.H) H - s, v.v and H.H of the vector after stage 1. */
-static inline __attribute__((always_inline)) void overrelax_stage2(struct heis_or_pipe *q,
+static inline __attribute__((always_inline)) void overrelax_stage2(struct heisenberg_or_pipe *q,
                                                                    int64_t n)
 {
     const hv s[3] = { hv_load(q->own1), hv_load(q->own1 + n), hv_load(q->own1 + 2 * n) };
-    heis_reflect_begin(q->f1, s, q->v2, &q->vv2, &q->hh2);
+    heisenberg_reflect_begin(q->f1, s, q->v2, &q->vv2, &q->hh2);
     q->own2 = q->own1;
 }
 
 /* Step t: stages 4, 3, 2 of vectors t - 3, t - 2, t - 1 where they are among the `pushed`
  * vectors, then (t < pushed) stage 1 of vector t: its field f, own spins at own. */
-static inline __attribute__((always_inline)) void overrelax_step(struct heis_or_pipe *q,
+static inline __attribute__((always_inline)) void overrelax_step(struct heisenberg_or_pipe *q,
                                                                  uint64_t t, uint64_t pushed,
                                                                  const hv f[3], double *own,
                                                                  int64_t n)
@@ -313,7 +312,7 @@ static inline __attribute__((always_inline)) void overrelax_step(struct heis_or_
 }
 
 /* Vector t of the pipeline: its field f, own spins at own. */
-static inline __attribute__((always_inline)) void overrelax_push(struct heis_or_pipe *q,
+static inline __attribute__((always_inline)) void overrelax_push(struct heisenberg_or_pipe *q,
                                                                  uint64_t t, const hv f[3],
                                                                  double *own, int64_t n)
 {
@@ -325,15 +324,14 @@ static inline __attribute__((always_inline)) void overrelax_push(struct heis_or_
  * neighbours (the backward ones one place before) and of the rows y +- 1, z +- 1, its
  * couplings and those of its backward neighbours, its own spins. Component or direction
  * k at offset k n. */
-struct heis_cursor {
+struct heisenberg_cursor {
     const double *xf, *yf, *yb, *zf, *zb; /* x backward: xf - 1 */
     const float *j, *jx, *jy, *jz;
     double *own;
 };
 
-static inline __attribute__((always_inline)) void heis_cursor_at(const struct heis_row *r,
-                                                                 int64_t m,
-                                                                 struct heis_cursor *c)
+static inline __attribute__((always_inline)) void
+heisenberg_cursor_at(const struct heisenberg_row *r, int64_t m, struct heisenberg_cursor *c)
 {
     c->xf = r->sx + m + r->q;
     c->yf = r->syf + m;
@@ -347,63 +345,66 @@ static inline __attribute__((always_inline)) void heis_cursor_at(const struct he
     c->own = r->own + m;
 }
 
-static inline __attribute__((always_inline)) void heis_cursor_next(struct heis_cursor *c)
+static inline __attribute__((always_inline)) void
+heisenberg_cursor_next(struct heisenberg_cursor *c)
 {
-    c->xf += HEIS_W;
-    c->yf += HEIS_W;
-    c->yb += HEIS_W;
-    c->zf += HEIS_W;
-    c->zb += HEIS_W;
-    c->j += HEIS_W;
-    c->jx += HEIS_W;
-    c->jy += HEIS_W;
-    c->jz += HEIS_W;
-    c->own += HEIS_W;
+    c->xf += HEISENBERG_W;
+    c->yf += HEISENBERG_W;
+    c->yb += HEISENBERG_W;
+    c->zf += HEISENBERG_W;
+    c->zb += HEISENBERG_W;
+    c->j += HEISENBERG_W;
+    c->jx += HEISENBERG_W;
+    c->jy += HEISENBERG_W;
+    c->jz += HEISENBERG_W;
+    c->own += HEISENBERG_W;
 }
 
-/* heis_row_field's field for an interior vector, through its cursor. */
-static inline __attribute__((always_inline)) void heis_cursor_field(const struct heis_cursor *c,
-                                                                    int64_t n, bool three,
-                                                                    hv h, hv f[3])
+/* heisenberg_row_field's field for an interior vector, through its cursor. */
+static inline __attribute__((always_inline)) void
+heisenberg_cursor_field(const struct heisenberg_cursor *c, int64_t n, bool three, hv h, hv f[3])
 {
     f[0] = f[1] = f[2] = hv_zero();
-    HEIS_TERMS(f, hv_load_f(c->j), hv_load_f(c->jx), c->xf, 0, c->xf, -1, n);
-    HEIS_TERMS(f, hv_load_f(c->j + n), hv_load_f(c->jy), c->yf, 0, c->yb, 0, n);
+    HEISENBERG_TERMS(f, hv_load_f(c->j), hv_load_f(c->jx), c->xf, 0, c->xf, -1, n);
+    HEISENBERG_TERMS(f, hv_load_f(c->j + n), hv_load_f(c->jy), c->yf, 0, c->yb, 0, n);
     if (three)
-        HEIS_TERMS(f, hv_load_f(c->j + 2 * n), hv_load_f(c->jz), c->zf, 0, c->zb, 0, n);
+        HEISENBERG_TERMS(f, hv_load_f(c->j + 2 * n), hv_load_f(c->jz), c->zf, 0, c->zb, 0, n);
     f[2] = hv_add(f[2], h);
 }
 
 /* Overrelaxation of rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D),
  * each row of every replica in turn (the couplings they share are loaded once). A row's
- * first and last vectors (whose x neighbours may wrap) go through heis_row_field, the
+ * first and last vectors (whose x neighbours may wrap) go through heisenberg_row_field, the
  * others through a cursor. */
-static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+static void overrelax_rows(const struct heisenberg_pass *p, int replicas, int64_t row0,
+                           int64_t row1)
 {
     const int64_t ly = p->g->ly, n = p->n;
     const bool three = p->g->ndim == 3;
     const hv h = hv_set1(p->h);
     int64_t y = row0 % ly, z = row0 / ly;
-    struct heis_or_pipe q = { .own1 = NULL }; /* (zeros: the stages before the first vectors are skipped) */
+    struct heisenberg_or_pipe q = {
+        .own1 = NULL
+    }; /* (zeros: the stages before the first vectors are skipped) */
     uint64_t t = 0;
     for (int64_t row = row0; row < row1; row++) {
         for (int rep = 0; rep < replicas; rep++) {
-            struct heis_row r;
-            heis_row_of(&p[rep], row, y, z, &r);
+            struct heisenberg_row r;
+            heisenberg_row_of(&p[rep], row, y, z, &r);
             hv f[3], sp[3];
-            heis_row_field(&r, 0, f, sp);
+            heisenberg_row_field(&r, 0, f, sp);
             overrelax_push(&q, t++, f, r.own, n);
-            if (n == HEIS_W)
+            if (n == HEISENBERG_W)
                 continue;
-            struct heis_cursor c;
-            heis_cursor_at(&r, HEIS_W, &c);
-            for (int64_t m = HEIS_W; m < n - HEIS_W; m += HEIS_W) {
-                heis_cursor_field(&c, n, three, h, f);
+            struct heisenberg_cursor c;
+            heisenberg_cursor_at(&r, HEISENBERG_W, &c);
+            for (int64_t m = HEISENBERG_W; m < n - HEISENBERG_W; m += HEISENBERG_W) {
+                heisenberg_cursor_field(&c, n, three, h, f);
                 overrelax_push(&q, t++, f, c.own, n);
-                heis_cursor_next(&c);
+                heisenberg_cursor_next(&c);
             }
-            heis_row_field(&r, n - HEIS_W, f, sp);
-            overrelax_push(&q, t++, f, r.own + n - HEIS_W, n);
+            heisenberg_row_field(&r, n - HEISENBERG_W, f, sp);
+            overrelax_push(&q, t++, f, r.own + n - HEISENBERG_W, n);
         }
         if (++y == ly) {
             y = 0;
@@ -418,44 +419,44 @@ static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0
 
 /*
  * The heat bath on rows when every vector lies in one, as a software pipeline of chunks
- * of HEIS_V vectors across the rows and replicas of a call, like overrelax_rows: step c
+ * of HEISENBERG_V vectors across the rows and replicas of a call, like overrelax_rows: step c
  * gathers chunk c's fields and draws and takes them to cos theta
- * (heis_heatbath_pair_begin: the field's length and direction, the exponential and the
- * logarithm), then finishes chunk c - 1 (heis_heatbath_spin: the azimuth's sine and
+ * (heisenberg_heatbath_pair_begin: the field's length and direction, the exponential and the
+ * logarithm), then finishes chunk c - 1 (heisenberg_heatbath_spin: the azimuth's sine and
  * cosine, the frame, the normalisation, the stores), whose inputs are ready by then.
  * Chunk c - 1's stores touch none of chunk c's inputs.
  */
-struct heis_hb_slot {
-    hv nv[HEIS_V][3], x[HEIS_V], u_phi[HEIS_V];
+struct heisenberg_hb_slot {
+    hv nv[HEISENBERG_V][3], x[HEISENBERG_V], u_phi[HEISENBERG_V];
     double *own; /* the row's own spins: component k of site m at own[k n + m] */
     int64_t m0;
 };
 
-static inline __attribute__((always_inline)) void heatbath_begin(const struct heis_pass *p,
-                                                                 const struct heis_row *r,
+static inline __attribute__((always_inline)) void heatbath_begin(const struct heisenberg_pass *p,
+                                                                 const struct heisenberg_row *r,
                                                                  int64_t row, int64_t m0,
-                                                                 struct heis_hb_slot *a)
+                                                                 struct heisenberg_hb_slot *a)
 {
-    int64_t j0[HEIS_V];
-    hv f[HEIS_V][3], sp[HEIS_V][3], u_cos[HEIS_V];
+    int64_t j0[HEISENBERG_V];
+    hv f[HEISENBERG_V][3], sp[HEISENBERG_V][3], u_cos[HEISENBERG_V];
     row_chunk(r, row, m0, j0, f, sp);
     heatbath_uniforms(p, j0, u_cos, a->u_phi);
-    for (int k = 0; k < HEIS_V; k += 2)
-        heis_heatbath_pair_begin((const hv(*)[3])&f[k], p->beta, &u_cos[k], &a->nv[k],
+    for (int k = 0; k < HEISENBERG_V; k += 2)
+        heisenberg_heatbath_pair_begin((const hv(*)[3])&f[k], p->beta, &u_cos[k], &a->nv[k],
                                  &a->x[k]);
     a->own = r->own;
     a->m0 = m0;
 }
 
-static inline __attribute__((always_inline)) void heatbath_end(const struct heis_hb_slot *a,
+static inline __attribute__((always_inline)) void heatbath_end(const struct heisenberg_hb_slot *a,
                                                                int64_t n)
 {
-    for (int k = 0; k < HEIS_V; k++) {
-        const int64_t m = a->m0 + HEIS_W * k;
+    for (int k = 0; k < HEISENBERG_V; k++) {
+        const int64_t m = a->m0 + HEISENBERG_W * k;
         if (m >= n)
             break;
         hv out[3];
-        heis_heatbath_spin(a->nv[k], a->x[k], a->u_phi[k], out);
+        heisenberg_heatbath_spin(a->nv[k], a->x[k], a->u_phi[k], out);
         hv_store(a->own + m, out[0]);
         hv_store(a->own + n + m, out[1]);
         hv_store(a->own + 2 * n + m, out[2]);
@@ -464,18 +465,18 @@ static inline __attribute__((always_inline)) void heatbath_end(const struct heis
 
 /* The heat bath on rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D), each
  * row of every replica in turn (the couplings they share are loaded once). */
-static void heatbath_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+static void heatbath_rows(const struct heisenberg_pass *p, int replicas, int64_t row0, int64_t row1)
 {
     const int64_t ly = p->g->ly, n = p->n;
     int64_t y = row0 % ly, z = row0 / ly;
-    struct heis_hb_slot slot[2];
+    struct heisenberg_hb_slot slot[2];
     int cur = 0;
     bool pending = false;
     for (int64_t row = row0; row < row1; row++) {
         for (int rep = 0; rep < replicas; rep++) {
-            struct heis_row r;
-            heis_row_of(&p[rep], row, y, z, &r);
-            for (int64_t m0 = 0; m0 < n; m0 += HEIS_W * HEIS_V) {
+            struct heisenberg_row r;
+            heisenberg_row_of(&p[rep], row, y, z, &r);
+            for (int64_t m0 = 0; m0 < n; m0 += HEISENBERG_W * HEISENBERG_V) {
                 heatbath_begin(&p[rep], &r, row, m0, &slot[cur]);
                 if (pending)
                     heatbath_end(&slot[cur ^ 1], n);
@@ -493,7 +494,7 @@ static void heatbath_rows(const struct heis_pass *p, int replicas, int64_t row0,
 }
 
 /* Rows [row0, row1) by the passes' update. */
-static void update_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+static void update_rows(const struct heisenberg_pass *p, int replicas, int64_t row0, int64_t row1)
 {
     if (p[0].heatbath)
         heatbath_rows(p, replicas, row0, row1);
@@ -503,33 +504,36 @@ static void update_rows(const struct heis_pass *p, int replicas, int64_t row0, i
 
 /*
  * Group grp of the flat numbering (L_x / 2 not a multiple of W): vectors
- * j0 = W (HEIS_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
+ * j0 = W (HEISENBERG_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
  * whole colour: [0, N / 2); a box: its rows' numbers). A vector whose four sites are all
  * in the range and in one row loads as a row's vectors do, the others lane by lane.
  */
-static inline void update_group_range(const struct heis_pass *p, int64_t grp, int64_t jlo,
+static inline void update_group_range(const struct heisenberg_pass *p, int64_t grp, int64_t jlo,
                                       int64_t jhi)
 {
     const struct cpu_heisenberg_soa *s = p->s;
     const int c = p->colour;
-    int64_t j0[HEIS_V];
-    int lane0[HEIS_V], nvalid[HEIS_V];
-    bool contiguous[HEIS_V];
-    struct heis_row r[HEIS_V];
-    hv f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
-    for (int k = 0; k < HEIS_V; k++) {
-        j0[k] = HEIS_W * (HEIS_V * grp + k);
+    int64_t j0[HEISENBERG_V];
+    int lane0[HEISENBERG_V], nvalid[HEISENBERG_V];
+    bool contiguous[HEISENBERG_V];
+    struct heisenberg_row r[HEISENBERG_V];
+    hv f[HEISENBERG_V][3], sp[HEISENBERG_V][3], out[HEISENBERG_V][3];
+    for (int k = 0; k < HEISENBERG_V; k++) {
+        j0[k] = HEISENBERG_W * (HEISENBERG_V * grp + k);
         const int64_t left = jhi - j0[k];
-        nvalid[k] = left >= HEIS_W ? HEIS_W : left > 0 ? (int)left : 0; /* lanes below nvalid */
-        lane0[k] = jlo > j0[k] ? (int)(jlo - j0[k] < HEIS_W ? jlo - j0[k] : HEIS_W) : 0; /* from */
+        nvalid[k] = left >= HEISENBERG_W ? HEISENBERG_W
+                    : left > 0           ? (int)left
+                                         : 0; /* lanes below nvalid */
+        lane0[k] = jlo > j0[k] ? (int)(jlo - j0[k] < HEISENBERG_W ? jlo - j0[k] : HEISENBERG_W)
+                               : 0; /* from */
         const int64_t row = j0[k] / p->n, m = j0[k] - row * p->n;
-        contiguous[k] = lane0[k] == 0 && nvalid[k] == HEIS_W && m + HEIS_W <= p->n;
+        contiguous[k] = lane0[k] == 0 && nvalid[k] == HEISENBERG_W && m + HEISENBERG_W <= p->n;
         if (contiguous[k]) {
-            heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r[k]);
-            heis_row_field(&r[k], m, f[k], sp[k]);
+            heisenberg_row_of(p, row, row % p->g->ly, row / p->g->ly, &r[k]);
+            heisenberg_row_field(&r[k], m, f[k], sp[k]);
             continue;
         }
-        double fl[3][HEIS_W] = { { 0 } }, sl[3][HEIS_W] = { { 0 } };
+        double fl[3][HEISENBERG_W] = { { 0 } }, sl[3][HEISENBERG_W] = { { 0 } };
         for (int lane = lane0[k]; lane < nvalid[k]; lane++) {
             double field[3];
             field_one(p, j0[k] + lane, field);
@@ -545,12 +549,12 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
         }
     }
     update_vecs(p, j0, f, sp, out);
-    for (int k = 0; k < HEIS_V; k++) {
+    for (int k = 0; k < HEISENBERG_V; k++) {
         if (contiguous[k]) {
-            heis_row_store(&r[k], j0[k] - (j0[k] / p->n) * p->n, out[k]);
+            heisenberg_row_store(&r[k], j0[k] - (j0[k] / p->n) * p->n, out[k]);
             continue;
         }
-        double o[3][HEIS_W];
+        double o[3][HEISENBERG_W];
         for (int kk = 0; kk < 3; kk++)
             hv_store(o[kk], out[k][kk]);
         for (int lane = lane0[k]; lane < nvalid[k]; lane++)
@@ -570,7 +574,7 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
  * one team for the step; each box's items are split among it, no barrier between boxes (a
  * step writes one colour and reads the other; the replicas share only the couplings).
  */
-static inline void box_group(const struct heis_pass *p, int replicas, int64_t item,
+static inline void box_group(const struct heisenberg_pass *p, int replicas, int64_t item,
                              int64_t jlo, int64_t jhi)
 {
     for (int r = 0; r < replicas; r++)
@@ -579,13 +583,13 @@ static inline void box_group(const struct heis_pass *p, int replicas, int64_t it
 
 /* The passes of colour `colour` of every replica, the step's draws `name` (replica 0,
  * sub 0): each replica's stream, and word 3 of its sub 1 once per pass, not per group. */
-static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
+static void passes_setup(struct heisenberg_pass p[2], const struct latmc_lattice *g,
                          struct cpu_heisenberg_soa *s, int replicas,
                          const struct latmc_heisenberg_params *prm, bool heatbath, int colour,
-                         const struct heis_keys *keys, struct latmc_rng_name name)
+                         const struct heisenberg_keys *keys, struct latmc_rng_name name)
 {
     for (int r = 0; r < replicas; r++)
-        p[r] = (struct heis_pass){
+        p[r] = (struct heisenberg_pass){
             .g = g,
             .s = s,
             .replica = r,
@@ -608,12 +612,12 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
                                 const struct cpu_team *team)
 {
     struct cpu_heisenberg_soa *s = f->soa;
-    struct heis_keys keys;
-    heis_keys_init(&keys, seed);
-    const bool by_rows = (g->lx / 2) % HEIS_W == 0;
+    struct heisenberg_keys keys;
+    heisenberg_keys_init(&keys, seed);
+    const bool by_rows = (g->lx / 2) % HEISENBERG_W == 0;
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
-    const int64_t per_group = HEIS_W * HEIS_V;
-    struct heis_pass p[2];
+    const int64_t per_group = HEISENBERG_W * HEISENBERG_V;
+    struct heisenberg_pass p[2];
     passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, name);
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
@@ -682,8 +686,8 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
 
 /* The passes of both colours of a pair (every replica), rows per plane, and whether the
  * replicas run their wavefronts one after the other (apart) or row by row together. */
-struct heis_pair {
-    struct heis_pass first[2], second[2];
+struct heisenberg_pair {
+    struct heisenberg_pass first[2], second[2];
     int replicas;
     int64_t rpp;
     bool apart;
@@ -704,20 +708,21 @@ static bool pair_apart(const struct latmc_lattice *g, int replicas)
 
 /* One colour (passes p of nrep replicas) on plane z: its rows, each replica in turn (a
  * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
-static void plane_colour_n(const struct heis_pair *w, const struct heis_pass *p, int nrep,
-                           int64_t z)
+static void plane_colour_n(const struct heisenberg_pair *w, const struct heisenberg_pass *p,
+                           int nrep, int64_t z)
 {
     update_rows(p, nrep, z * w->rpp, (z + 1) * w->rpp);
 }
 
-static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+static void plane_colour(const struct heisenberg_pair *w, const struct heisenberg_pass *p,
+                         int64_t z)
 {
     plane_colour_n(w, p, w->replicas, z);
 }
 
 /* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1;
  * every replica's (apart: one replica after the other). */
-static void wave_band(const struct heis_pair *w, int64_t a, int64_t b)
+static void wave_band(const struct heisenberg_pair *w, int64_t a, int64_t b)
 {
     const int runs = w->apart ? w->replicas : 1, nrep = w->apart ? 1 : w->replicas;
     for (int r = 0; r < runs; r++)
@@ -763,9 +768,9 @@ static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisen
                                 const struct latmc_box *boxes, int n_boxes,
                                 const struct cpu_team *team)
 {
-    struct heis_keys keys;
-    heis_keys_init(&keys, seed);
-    struct heis_pair w;
+    struct heisenberg_keys keys;
+    heisenberg_keys_init(&keys, seed);
+    struct heisenberg_pair w;
     w.replicas = replicas;
     w.rpp = cpu_heisenberg_rows_per_plane(g);
     w.apart = pair_apart(g, replicas);
@@ -842,12 +847,12 @@ static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisen
  * Memory: the trapezoid's wavefront touches planes t - 2K .. t + 1, each array once per
  * K passes instead of once per pass; the seams (4K planes a member) come from farther.
  */
-struct heis_fused {
-    struct heis_pass pass[2][2]; /* [h mod 2][replica] */
+struct heisenberg_fused {
+    struct heisenberg_pass pass[2][2]; /* [h mod 2][replica] */
     int64_t rpp, planes, halves;
 };
 
-static void fused_half(const struct heis_fused *w, int r, int64_t h, int64_t q)
+static void fused_half(const struct heisenberg_fused *w, int r, int64_t h, int64_t q)
 {
     q %= w->planes;
     if (q < 0)
@@ -856,7 +861,7 @@ static void fused_half(const struct heis_fused *w, int r, int64_t h, int64_t q)
 }
 
 /* (2): the trapezoid of band [a, b), replica r, in the wavefront's order. */
-static void fused_band(const struct heis_fused *w, int r, int64_t a, int64_t b)
+static void fused_band(const struct heisenberg_fused *w, int r, int64_t a, int64_t b)
 {
     const int64_t H = w->halves;
     for (int64_t t = a; t < b + H - 1; t++)
@@ -869,7 +874,7 @@ static void fused_band(const struct heis_fused *w, int r, int64_t a, int64_t b)
 
 /* (3): the seam at plane B, replica r: (h, q) with B - h <= q < B + h, so t = q + h in
  * [B, B + 2H). */
-static void fused_seam(const struct heis_fused *w, int r, int64_t B)
+static void fused_seam(const struct heisenberg_fused *w, int r, int64_t B)
 {
     const int64_t H = w->halves;
     for (int64_t t = B; t < B + 2 * H; t++)
@@ -889,7 +894,7 @@ static void or_passes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_
                            int replicas, const struct latmc_heisenberg_params *prm, int colour,
                            int passes, const struct cpu_team *team)
 {
-    struct heis_fused w;
+    struct heisenberg_fused w;
     const struct latmc_rng_name none = { 0 }; /* overrelaxation draws nothing */
     passes_setup(w.pass[0], g, s, replicas, prm, false, colour, NULL, none);
     passes_setup(w.pass[1], g, s, replicas, prm, false, 1 - colour, NULL, none);
@@ -906,12 +911,12 @@ static void or_passes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_
 }
 
 /* The level's table entries. */
-void HEIS_DSP_INIT(struct cpu_heisenberg_dsp *dsp)
+void HEISENBERG_DSP_INIT(struct cpu_heisenberg_dsp *dsp)
 {
-    dsp->level = HEIS_LEVEL;
+    dsp->level = HEISENBERG_LEVEL;
     dsp->soa = true;
     dsp->step = step_boxes_simd;
     dsp->pair_soa = pair_boxes_simd;
     dsp->or_passes_soa = or_passes_simd;
-    dsp->row_lanes = HEIS_W;
+    dsp->row_lanes = HEISENBERG_W;
 }

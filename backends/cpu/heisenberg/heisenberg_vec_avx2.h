@@ -14,11 +14,11 @@
 #include "philox_lanes_avx2.h"
 #include "philox.h"
 
-#define HEIS_W 4 /* sites per vector */
+#define HEISENBERG_W 4 /* sites per vector */
 
-typedef __m256d hv; /* HEIS_W doubles */
-typedef __m256d hm; /* a mask of HEIS_W lanes */
-typedef __m128i hu; /* HEIS_W 32-bit draws */
+typedef __m256d hv; /* HEISENBERG_W doubles */
+typedef __m256d hm; /* a mask of HEISENBERG_W lanes */
+typedef __m128i hu; /* HEISENBERG_W 32-bit draws */
 
 static inline hv hv_load(const double *p)
 {
@@ -53,7 +53,7 @@ static inline hv hv_mul(hv a, hv b)
 {
     return _mm256_mul_pd(a, b);
 }
-/* a b + c rounded once (the field's terms, whose products are exact: heis_row_field) */
+/* a b + c rounded once (the field's terms, whose products are exact: heisenberg_row_field) */
 static inline hv hv_fma(hv a, hv b, hv c)
 {
     return _mm256_fmadd_pd(a, b, c);
@@ -133,7 +133,7 @@ static inline hv hv_from_i32_flipped(hu r)
 {
     return _mm256_cvtepi32_pd(_mm_xor_si128(r, _mm_set1_epi32((int)0x80000000u)));
 }
-/* v with lane 0 (lane HEIS_W - 1) replaced by x */
+/* v with lane 0 (lane HEISENBERG_W - 1) replaced by x */
 static inline hv hv_set_first(hv v, double x)
 {
     return _mm256_blend_pd(v, _mm256_set1_pd(x), 0x1);
@@ -158,8 +158,8 @@ static inline __attribute__((always_inline)) void hv_sincos_2pi(hv u, hv *s, hv 
 
 /* ---- Philox: the heat bath's draws of two vectors in one four-block set ---- */
 
-#define heis_keys latmc_philox_x4_keys
-static inline void heis_keys_init(struct heis_keys *k, uint64_t seed)
+#define heisenberg_keys latmc_philox_x4_keys
+static inline void heisenberg_keys_init(struct heisenberg_keys *k, uint64_t seed)
 {
     latmc_philox_x4_keys_init(k, seed);
 }
@@ -170,7 +170,7 @@ static inline void heis_keys_init(struct heis_keys *k, uint64_t seed)
  * (latmc_rng_name_sub). One set of four lanes: (x0, sub 0), (x0, sub 1), (x1, sub 0),
  * (x1, sub 1).
  */
-static inline __attribute__((always_inline)) void heis_draws(const struct heis_keys *k,
+static inline __attribute__((always_inline)) void heisenberg_draws(const struct heisenberg_keys *k,
                                                              const latmc_philox_ctr x[2],
                                                              uint32_t c3_phi, hu cos_draws[2],
                                                              hu phi_draws[2])

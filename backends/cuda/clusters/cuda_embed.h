@@ -124,11 +124,11 @@ cudaError_t cuda_embed_field_wolff_decide(cudaStream_t stream, const struct cuda
  * sites (those of the last own plane along the last axis into the upper halo); and the
  * reflections (phi^4: sign flips) of the own sites that `flips` names, after the labels,
  * the join and the decisions. Arguments as the one-box steps' below. */
-cudaError_t cuda_embed_heis_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
+cudaError_t cuda_embed_heisenberg_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
                                   const float *spins, const float *J, double *a,
                                   const double r[3], double beta,
                                   const struct cuda_embed_draws *draws);
-cudaError_t cuda_embed_heis_reflect(cudaStream_t stream, const struct cuda_sw_box *box,
+cudaError_t cuda_embed_heisenberg_reflect(cudaStream_t stream, const struct cuda_sw_box *box,
                                     float *spins, const double *a, const double r[3],
                                     const struct cuda_embed_flips *flips);
 cudaError_t cuda_embed_phi4_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
@@ -140,7 +140,7 @@ cudaError_t cuda_embed_phi4_negate(cudaStream_t stream, const struct cuda_sw_box
 /* One replica's step on a box alone: spins its SoA (component c at c n + i), J the
  * couplings (SoA, mu n + i), a the replica's a_i (written), box the labelling's arrays
  * over the same lattice (its spins unused). */
-cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
+cudaError_t cuda_embed_heisenberg_step(cudaStream_t stream, const struct cuda_sw_box *box,
                                  float *spins, const float *J, double *a, const double r[3],
                                  double beta, const struct cuda_embed_draws *draws);
 

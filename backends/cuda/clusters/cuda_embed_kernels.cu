@@ -310,10 +310,11 @@ extern "C" cudaError_t cuda_embed_phi4_negate(cudaStream_t stream, const struct 
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_embed_heis_bonds(cudaStream_t stream, const struct cuda_sw_box *box,
-                                             const float *spins, const float *J, double *a,
-                                             const double r[3], double beta,
-                                             const struct cuda_embed_draws *draws)
+extern "C" cudaError_t cuda_embed_heisenberg_bonds(cudaStream_t stream,
+                                                   const struct cuda_sw_box *box,
+                                                   const float *spins, const float *J, double *a,
+                                                   const double r[3], double beta,
+                                                   const struct cuda_embed_draws *draws)
 {
     uint32_t first = 0, count = 0;
     a_range(box, &first, &count);
@@ -325,10 +326,10 @@ extern "C" cudaError_t cuda_embed_heis_bonds(cudaStream_t stream, const struct c
     return err;
 }
 
-extern "C" cudaError_t cuda_embed_heis_reflect(cudaStream_t stream, const struct cuda_sw_box *box,
-                                               float *spins, const double *a,
-                                               const double r[3],
-                                               const struct cuda_embed_flips *flips)
+extern "C" cudaError_t cuda_embed_heisenberg_reflect(cudaStream_t stream,
+                                                     const struct cuda_sw_box *box, float *spins,
+                                                     const double *a, const double r[3],
+                                                     const struct cuda_embed_flips *flips)
 {
     embed_reflect_kernel<<<cuda_grid(own_sites(box)), CUDA_THREADS, 0, stream>>>(
         *box, *flips, spins, a, r[0], r[1], r[2]);
@@ -349,17 +350,17 @@ extern "C" cudaError_t cuda_embed_phi4_step(cudaStream_t stream, const struct cu
     return err;
 }
 
-extern "C" cudaError_t cuda_embed_heis_step(cudaStream_t stream, const struct cuda_sw_box *box,
-                                            float *spins, const float *J, double *a,
-                                            const double r[3], double beta,
-                                            const struct cuda_embed_draws *draws)
+extern "C" cudaError_t cuda_embed_heisenberg_step(cudaStream_t stream,
+                                                  const struct cuda_sw_box *box, float *spins,
+                                                  const float *J, double *a, const double r[3],
+                                                  double beta, const struct cuda_embed_draws *draws)
 {
     const uint32_t n = (uint32_t)box->g.nsites;
     const struct cuda_embed_flips flips = { draws->wolff, NULL, NULL, NULL, NULL };
-    cudaError_t err = cuda_embed_heis_bonds(stream, box, spins, J, a, r, beta, draws);
+    cudaError_t err = cuda_embed_heisenberg_bonds(stream, box, spins, J, a, r, beta, draws);
     if (err == cudaSuccess)
         err = labels_decisions(stream, box, n, a, draws);
     if (err == cudaSuccess)
-        err = cuda_embed_heis_reflect(stream, box, spins, a, r, &flips);
+        err = cuda_embed_heisenberg_reflect(stream, box, spins, a, r, &flips);
     return err;
 }

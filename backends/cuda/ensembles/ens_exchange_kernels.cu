@@ -44,8 +44,8 @@ struct ens_ising_round_model {
 
 /* Heisenberg members: the sums of lib/heisenberg.h (13 doubles a member, the batch's),
  * the beta of each temperature the ladder's. */
-struct ens_heis_round_model {
-    struct cuda_ens_heis_member *members;
+struct ens_heisenberg_round_model {
+    struct cuda_ens_heisenberg_member *members;
     const double *sums;
     __device__ double value(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
                             int m) const
@@ -140,7 +140,7 @@ __global__ void ens_temper_place_kernel(struct cuda_ens_temper_dev d, Model mode
 
 /* programmatic: the launch may start before the previous kernel of the stream ends (its
  * blocks wait for it in the kernel; sm_90): Heisenberg's round, between the sums' launch
- * and the sweeps' that both let it (ens_heisenberg_kernels.cu, ens_heis_launch) */
+ * and the sweeps' that both let it (ens_heisenberg_kernels.cu, ens_heisenberg_launch) */
 template <class Model>
 static cudaError_t exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                   const struct cuda_ens_round *r, const Model &model,
@@ -176,21 +176,21 @@ extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
     return place(stream, d, ens_ising_round_model{ members }, n);
 }
 
-extern "C" cudaError_t cuda_ens_heis_exchange_round(cudaStream_t stream,
+extern "C" cudaError_t cuda_ens_heisenberg_exchange_round(cudaStream_t stream,
                                                     const struct cuda_ens_temper_dev *d,
                                                     const struct cuda_ens_round *r,
-                                                    struct cuda_ens_heis_member *members,
+                                                    struct cuda_ens_heisenberg_member *members,
                                                     const double *sums)
 {
-    return exchange_round(stream, d, r, ens_heis_round_model{ members, sums }, true);
+    return exchange_round(stream, d, r, ens_heisenberg_round_model{ members, sums }, true);
 }
 
-extern "C" cudaError_t cuda_ens_heis_temper_betas(cudaStream_t stream,
+extern "C" cudaError_t cuda_ens_heisenberg_temper_betas(cudaStream_t stream,
                                                   const struct cuda_ens_temper_dev *d,
-                                                  struct cuda_ens_heis_member *members,
+                                                  struct cuda_ens_heisenberg_member *members,
                                                   int64_t n)
 {
-    return place(stream, d, ens_heis_round_model{ members, nullptr }, n);
+    return place(stream, d, ens_heisenberg_round_model{ members, nullptr }, n);
 }
 
 extern "C" cudaError_t cuda_ens_phi4_exchange_round(cudaStream_t stream,

@@ -41,32 +41,32 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
                "struct latmc_heisenberg_sums is not 13 packed doubles");
 
 /* Sweeps per launch: bounds one launch's time (a call of many sweeps is several). */
-#define ENS_HEIS_SWEEPS_PER_LAUNCH 256
+#define ENS_HEISENBERG_SWEEPS_PER_LAUNCH 256
 
 /* The geometry override: "THREADS,JSMEM" (threads a multiple of 32 up to 1024; JSMEM 1:
  * the couplings in shared memory as well), for measurements. */
-#define ENS_HEIS_GEOM_ENV "LATMC_ENS_HEIS_GEOM"
+#define ENS_HEISENBERG_GEOM_ENV "LATMC_ENS_HEIS_GEOM"
 
 /* Where a tempering round's sums come from: unset or "0", the reduction launch after the
- * sweeps (cuda_ens_heis_measure); "1", the sweep kernel's last launch before the round
+ * sweeps (cuda_ens_heisenberg_measure); "1", the sweep kernel's last launch before the round
  * (where its shared memory takes the partials; else the reduction); "check", both, each
  * fused sum compared with the reduction's bit for bit on the device and a list with any
  * difference failed (LATMC_EDEVICE): the check that the two codes give the same doubles
- * (the reduction's round form, cuda_ens_heis_measure_round, compared as well).
+ * (the reduction's round form, cuda_ens_heisenberg_measure_round, compared as well).
  * Read when the batch is made. The fused sums are not the default: both their first form
  * (every lane of a warp on one shared-memory bank) and the lane-skewed one made a round
  * slower than the reduction does (doc/ensembles.md, doc/PERFORMANCE.md). */
-#define ENS_HEIS_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
+#define ENS_HEISENBERG_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
 
-struct heis_batch {
-    struct ens_batch b;         /* first: the driver's (its table: struct cuda_ens_heis_member) */
+struct heisenberg_batch {
+    struct ens_batch b; /* first: the driver's (its table: struct cuda_ens_heisenberg_member) */
     int dbl, heatbath;
-    ens_heis_shape shape;
+    ens_heisenberg_shape shape;
     int threads, jsmem;
     float *J;                   /* device: the distinct couplings, SoA each */
     const float **member_J;     /* host: member m's copy in J */
     double *dev_sums;           /* 13 doubles a member (ens_measure) */
-    ens_heis_chunks ch;         /* the reduction's, the leaf's */
+    ens_heisenberg_chunks ch;         /* the reduction's, the leaf's */
     bool fused;                 /* the sweep kernel can leave the sums (its shared memory) */
     bool check;                 /* LATMC_ENS_HEIS_SUMS=check */
     double *dev_check;          /* check: the reduction's sums, 13 doubles a member */
@@ -74,9 +74,9 @@ struct heis_batch {
 };
 
 /* Frees the model's part (also of a batch whose init failed part way: calloc'ed). */
-static void heis_fini(struct ens_batch *eb)
+static void heisenberg_fini(struct ens_batch *eb)
 {
-    struct heis_batch *b = (struct heis_batch *)eb;
+    struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     cudaFree(b->J);
     cudaFree(b->dev_sums);
     cudaFree(b->dev_check);
@@ -88,10 +88,10 @@ static void heis_fini(struct ens_batch *eb)
  * memory beside the spins where they fit (16^3: 96 KiB a block, two blocks an SM), and as
  * many threads as two blocks' registers allow (float 3D: 80 registers, 384 threads;
  * double: 118, 256; ptxas -v of CUDA 13.0 since the copies by cp.async). */
-static int choose_geometry(struct heis_batch *b)
+static int choose_geometry(struct heisenberg_batch *b)
 {
     int threads = b->dbl ? 256 : 384, jsmem = 1;
-    const char *env = getenv(ENS_HEIS_GEOM_ENV);
+    const char *env = getenv(ENS_HEISENBERG_GEOM_ENV);
     bool forced = false;
     if (env && *env) {
         char *end = NULL;
@@ -102,23 +102,25 @@ static int choose_geometry(struct heis_batch *b)
         if (!end || *end || t < 32 || t > 1024 || t % 32 || (j != 0 && j != 1))
             return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected \"THREADS,JSMEM\" with "
                                    "THREADS a multiple of 32 in [32, 1024] and JSMEM 0 or 1",
-                                   ENS_HEIS_GEOM_ENV, env);
+                                   ENS_HEISENBERG_GEOM_ENV, env);
         threads = (int)t;
         jsmem = (int)j;
         forced = true;
     }
     for (;; jsmem--) {
-        const cudaError_t err = cuda_ens_heis_prepare(b->dbl, b->shape.ndim,
-                                                      cuda_ens_heis_smem(&b->shape, jsmem),
+        const cudaError_t err = cuda_ens_heisenberg_prepare(b->dbl, b->shape.ndim,
+                                                      cuda_ens_heisenberg_smem(&b->shape, jsmem),
                                                       threads);
         if (err == cudaSuccess)
             break;
         if (err != cudaErrorInvalidConfiguration)
             return cuda_check(err, "preparing the ensembles' Heisenberg kernel");
         if (forced)
-            return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": this device cannot launch the "
+            return cuda_core->fail(LATMC_EINVAL,
+                                   "%s=\"%s\": this device cannot launch the "
                                    "ensembles' Heisenberg kernel with %d threads for members "
-                                   "of %d sites", ENS_HEIS_GEOM_ENV, env, threads, b->shape.n);
+                                   "of %d sites",
+                                   ENS_HEISENBERG_GEOM_ENV, env, threads, b->shape.n);
         if (jsmem == 0)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members of %d sites do not fit "
                                    "one block's shared memory", b->shape.n);
@@ -129,7 +131,7 @@ static int choose_geometry(struct heis_batch *b)
 }
 
 /* The members' couplings into b->J (one copy per run of equal neighbours). */
-static int copy_couplings(struct heis_batch *b)
+static int copy_couplings(struct heisenberg_batch *b)
 {
     latmc_sim *const *members = b->b.members;
     const cudaStream_t stream = ens_batch_lead(&b->b)->stream; /* the sweeps' */
@@ -183,22 +185,22 @@ static int copy_couplings(struct heis_batch *b)
     return st;
 }
 
-/* Whether the sweep kernel leaves the round's sums (ENS_HEIS_SUMS_ENV; where the launch's
+/* Whether the sweep kernel leaves the round's sums (ENS_HEISENBERG_SUMS_ENV; where the launch's
  * shared memory takes the chunks' partials besides: 4 doubles a chunk) and, checking,
  * the check's buffers. */
-static int choose_sums(struct heis_batch *b)
+static int choose_sums(struct heisenberg_batch *b)
 {
-    const char *env = getenv(ENS_HEIS_SUMS_ENV);
+    const char *env = getenv(ENS_HEISENBERG_SUMS_ENV);
     const bool off = !env || !*env || strcmp(env, "0") == 0;
     b->check = env && strcmp(env, "check") == 0;
     if (env && *env && !off && !b->check && strcmp(env, "1") != 0)
         return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected 0, 1 or check",
-                               ENS_HEIS_SUMS_ENV, env);
+                               ENS_HEISENBERG_SUMS_ENV, env);
     b->fused = false;
     if (!off) {
-        const cudaError_t err = cuda_ens_heis_prepare_sums(
-            b->dbl, b->shape.ndim, cuda_ens_heis_sums_smem(&b->shape, b->jsmem, &b->ch),
-            cuda_ens_heis_smem(&b->shape, b->jsmem), b->threads);
+        const cudaError_t err = cuda_ens_heisenberg_prepare_sums(
+            b->dbl, b->shape.ndim, cuda_ens_heisenberg_sums_smem(&b->shape, b->jsmem, &b->ch),
+            cuda_ens_heisenberg_smem(&b->shape, b->jsmem), b->threads);
         if (err != cudaSuccess && err != cudaErrorInvalidConfiguration)
             return cuda_check(err, "preparing the ensembles' Heisenberg kernel");
         (void)cudaGetLastError();
@@ -219,9 +221,9 @@ static int choose_sums(struct heis_batch *b)
 }
 
 /* The members' shape and the reduction's chunks, the one-device sim's (lib/heisenberg.h). */
-static ens_heis_shape heis_shape_of(const latmc_sim *sim)
+static ens_heisenberg_shape heisenberg_shape_of(const latmc_sim *sim)
 {
-    const ens_heis_shape g = {
+    const ens_heisenberg_shape g = {
         .ndim = sim->desc.ndim,
         .lx = (int)sim->desc.extent[0],
         .ly = (int)sim->desc.extent[1],
@@ -231,11 +233,11 @@ static ens_heis_shape heis_shape_of(const latmc_sim *sim)
     return g;
 }
 
-static ens_heis_chunks heis_chunks_of(const ens_heis_shape *g)
+static ens_heisenberg_chunks heisenberg_chunks_of(const ens_heisenberg_shape *g)
 {
     const int rows_per_plane = g->ndim == 3 ? g->ly : 1;
     const int rpc = (int)latmc_heisenberg_rows_per_chunk(g->lx, rows_per_plane);
-    const ens_heis_chunks ch = { .rows_per_chunk = rpc,
+    const ens_heisenberg_chunks ch = { .rows_per_chunk = rpc,
                                  .nchunks = (g->ly * g->lz + rpc - 1) / rpc,
                                  .chunks_per_plane = rows_per_plane / rpc };
     return ch;
@@ -243,14 +245,14 @@ static ens_heis_chunks heis_chunks_of(const ens_heis_shape *g)
 
 /* The model's part of a new batch (members, n and device set, the current device its
  * own): the members' shape, the launch's geometry, the sums' buffers and the couplings. */
-static int heis_init(struct ens_batch *eb)
+static int heisenberg_init(struct ens_batch *eb)
 {
-    struct heis_batch *b = (struct heis_batch *)eb;
+    struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     const latmc_sim *first = eb->members[0];
     b->dbl = first->desc.precision == LATMC_PRECISION_DOUBLE;
     b->heatbath = first->desc.algorithm == LATMC_ALGO_HEATBATH;
-    b->shape = heis_shape_of(first);
-    b->ch = heis_chunks_of(&b->shape);
+    b->shape = heisenberg_shape_of(first);
+    b->ch = heisenberg_chunks_of(&b->shape);
     b->member_J = malloc((size_t)eb->n * sizeof *b->member_J);
     int st = b->member_J ? choose_geometry(b)
                          : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's "
@@ -273,15 +275,15 @@ static int heis_init(struct ens_batch *eb)
 static bool batch_fits(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
-    const ens_heis_shape g = heis_shape_of(sim);
-    const ens_heis_chunks ch = heis_chunks_of(&g);
+    const ens_heisenberg_shape g = heisenberg_shape_of(sim);
+    const ens_heisenberg_chunks ch = heisenberg_chunks_of(&g);
     int optin = 0;
     if (cuda_device_smem_optin(cs->device, &optin) != cudaSuccess) {
         (void)cudaGetLastError();
         return true; /* unknown: choose_geometry decides when the batch is made */
     }
-    return cuda_ens_heis_smem(&g, 0) <= (size_t)optin &&
-           cuda_ens_heis_measure_fits(&g, ch.nchunks, optin);
+    return cuda_ens_heisenberg_smem(&g, 0) <= (size_t)optin &&
+           cuda_ens_heisenberg_measure_fits(&g, ch.nchunks, optin);
 }
 
 /* A member 0: Heisenberg of the local passes (an embedded cluster step is not the
@@ -289,7 +291,7 @@ static bool batch_fits(const latmc_sim *sim)
  * its spins in one block's shared memory (else choose_geometry declines every batch: the
  * capabilities offer none, as phi^4's shared_fits) and its sums' reduction launchable. The
  * driver asks every member for a box alone of member 0's algorithm. */
-static bool heis_member_ok(const latmc_sim *sim)
+static bool heisenberg_member_ok(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_HEISENBERG &&
            sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG &&
@@ -301,7 +303,7 @@ static bool heis_member_ok(const latmc_sim *sim)
 
 /* Members of one ensemble share their chain's description; their couplings and
  * parameters are their entries'. */
-static bool heis_same_chain(const latmc_sim *first, const latmc_sim *sim)
+static bool heisenberg_same_chain(const latmc_sim *first, const latmc_sim *sim)
 {
     (void)first;
     (void)sim;
@@ -309,40 +311,41 @@ static bool heis_same_chain(const latmc_sim *first, const latmc_sim *sim)
 }
 
 /* The kernel runs every step of a sweep: whole sweeps only, of every lattice it takes. */
-static bool heis_whole_sweeps(const latmc_sim *sim)
+static bool heisenberg_whole_sweeps(const latmc_sim *sim)
 {
     (void)sim;
     return true;
 }
 
-static bool heis_call_ok(const latmc_sim *first, const struct latmc_step_call *k)
+static bool heisenberg_call_ok(const latmc_sim *first, const struct latmc_step_call *k)
 {
     (void)first;
     return k->part == LATMC_STEP_SWEEPS;
 }
 
 /* Heat bath: every site of the replica is updated (and counted accepted) once per sweep,
- * as heis_sweep's counter; overrelaxation counts neither. */
-static uint64_t heis_per_sweep(const latmc_sim *first)
+ * as heisenberg_sweep's counter; overrelaxation counts neither. */
+static uint64_t heisenberg_per_sweep(const latmc_sim *first)
 {
     return first->desc.algorithm == LATMC_ALGO_HEATBATH ? (uint64_t)first->nsites : 0;
 }
 
-static uint64_t heis_sweeps_per_launch(const latmc_sim *first)
+static uint64_t heisenberg_sweeps_per_launch(const latmc_sim *first)
 {
     (void)first;
-    return ENS_HEIS_SWEEPS_PER_LAUNCH;
+    return ENS_HEISENBERG_SWEEPS_PER_LAUNCH;
 }
 
 /* Member m's entry: the buffer that holds its configuration now, its couplings' copy, its
  * seed and parameters. */
-static void heis_entry(struct ens_batch *eb, int m, void *entry)
+static void heisenberg_entry(struct ens_batch *eb, int m, void *entry)
 {
-    const struct heis_batch *b = (const struct heis_batch *)eb;
+    const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
     const latmc_sim *sim = eb->members[m];
     const struct latmc_heisenberg_params *p = sim->model_data;
-    struct cuda_ens_heis_member *e = entry;
-    e->spins = cuda_heis_member_spins(ens_batch_box(sim, LATMC_MODEL_HEISENBERG)); /* batchable */
+    struct cuda_ens_heisenberg_member *e = entry;
+    e->spins =
+        cuda_heisenberg_member_spins(ens_batch_box(sim, LATMC_MODEL_HEISENBERG)); /* batchable */
     e->J = b->member_J[m];
     e->seed = sim->desc.seed;
     e->beta = p->beta;
@@ -352,24 +355,24 @@ static void heis_entry(struct ens_batch *eb, int m, void *entry)
 
 /* A launch's kind for the driver's debug line: the couplings in shared memory or not,
  * whole sweeps. */
-static int heis_kind(const struct heis_batch *b)
+static int heisenberg_kind(const struct heisenberg_batch *b)
 {
     return (b->jsmem ? 1 : 0) | ENS_BATCH_FUSED;
 }
 
-/* n_sweeps sweeps from sweep0 of every member, ENS_HEIS_SWEEPS_PER_LAUNCH at most a
+/* n_sweeps sweeps from sweep0 of every member, ENS_HEISENBERG_SWEEPS_PER_LAUNCH at most a
  * launch (one launch's time bounded); with sums (b->fused), the last launch leaves the
  * members' sums there. */
-static cudaError_t launch_sweeps(const struct heis_batch *b, uint64_t sweep0, uint64_t count,
+static cudaError_t launch_sweeps(const struct heisenberg_batch *b, uint64_t sweep0, uint64_t count,
                                  double *sums, bool after_round)
 {
     const cudaStream_t stream = ens_batch_lead(&b->b)->stream;
     cudaError_t err = cudaSuccess;
     for (uint64_t done = 0; done < count && err == cudaSuccess;) {
-        const uint64_t k = count - done < ENS_HEIS_SWEEPS_PER_LAUNCH
-                               ? count - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
+        const uint64_t k = count - done < ENS_HEISENBERG_SWEEPS_PER_LAUNCH
+                               ? count - done : ENS_HEISENBERG_SWEEPS_PER_LAUNCH;
         /* only the first launch follows the round; the next ones follow sweeps */
-        err = cuda_ens_heis_sweeps(stream, &b->shape, b->b.dev_table, b->b.n, b->dbl,
+        err = cuda_ens_heisenberg_sweeps(stream, &b->shape, b->b.dev_table, b->b.n, b->dbl,
                                    b->heatbath, b->jsmem, b->threads, sweep0 + done, k,
                                    done + k == count ? sums : NULL, &b->ch,
                                    after_round && done == 0);
@@ -378,36 +381,36 @@ static cudaError_t launch_sweeps(const struct heis_batch *b, uint64_t sweep0, ui
     return err;
 }
 
-static cudaError_t heis_sweeps(struct ens_batch *eb, const struct latmc_step_call *k,
+static cudaError_t heisenberg_sweeps(struct ens_batch *eb, const struct latmc_step_call *k,
                                uint64_t sweep0, uint64_t n, int *kind)
 {
     (void)k;
-    const struct heis_batch *b = (const struct heis_batch *)eb;
-    *kind = heis_kind(b);
+    const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
+    *kind = heisenberg_kind(b);
     return launch_sweeps(b, sweep0, n, NULL, false);
 }
 
 /* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
-static cudaError_t launch_measure(const struct heis_batch *b)
+static cudaError_t launch_measure(const struct heisenberg_batch *b)
 {
-    return cuda_ens_heis_measure(ens_batch_lead(&b->b)->stream, &b->shape, b->b.dev_table,
+    return cuda_ens_heisenberg_measure(ens_batch_lead(&b->b)->stream, &b->shape, b->b.dev_table,
                                  b->b.n, b->ch.rows_per_chunk, b->ch.nchunks,
                                  b->ch.chunks_per_plane, b->dev_sums);
 }
 
-/* A round's sums into `sums`: the bonds and M_z (cuda_ens_heis_measure_round; M_x, M_y
+/* A round's sums into `sums`: the bonds and M_z (cuda_ens_heisenberg_measure_round; M_x, M_y
  * and the overlap left as they were: a round reads the bonds and M_z alone). */
-static cudaError_t launch_round_sums(const struct heis_batch *b, double *sums)
+static cudaError_t launch_round_sums(const struct heisenberg_batch *b, double *sums)
 {
-    return cuda_ens_heis_measure_round(ens_batch_lead(&b->b)->stream, &b->shape,
+    return cuda_ens_heisenberg_measure_round(ens_batch_lead(&b->b)->stream, &b->shape,
                                        b->b.dev_table, b->b.n, b->ch.rows_per_chunk,
                                        b->ch.nchunks, b->ch.chunks_per_plane, sums);
 }
 
 /* Every member's 13 sums (zeroed first) in one launch, read back into sums. */
-static int heis_measure(struct ens_batch *eb, void *sums)
+static int heisenberg_measure(struct ens_batch *eb, void *sums)
 {
-    const struct heis_batch *b = (const struct heis_batch *)eb;
+    const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
     const cudaStream_t stream = ens_batch_lead(eb)->stream;
     const size_t bytes = (size_t)eb->n * 13 * sizeof(double);
     int st = cuda_check(cudaMemsetAsync(b->dev_sums, 0, bytes, stream), "clearing the sums");
@@ -419,45 +422,45 @@ static int heis_measure(struct ens_batch *eb, void *sums)
     return st;
 }
 
-static const struct ens_batch_ops heis_ops = {
+static const struct ens_batch_ops heisenberg_ops = {
     .model = LATMC_MODEL_HEISENBERG,
     .name = "Heisenberg",
     .codes = { "couplings read from global memory", "couplings in shared memory" },
     .step_launch = NULL, /* whole sweeps only */
     .measure_launches = "in one launch",
-    .batch_bytes = sizeof(struct heis_batch),
-    .entry_bytes = sizeof(struct cuda_ens_heis_member),
+    .batch_bytes = sizeof(struct heisenberg_batch),
+    .entry_bytes = sizeof(struct cuda_ens_heisenberg_member),
     .counts = false,
-    .member_ok = heis_member_ok,
-    .same_chain = heis_same_chain,
-    .whole_sweeps = heis_whole_sweeps,
-    .call_ok = heis_call_ok,
-    .per_sweep = heis_per_sweep,
-    .sweeps_per_launch = heis_sweeps_per_launch,
-    .init = heis_init,
-    .fini = heis_fini,
-    .entry = heis_entry,
+    .member_ok = heisenberg_member_ok,
+    .same_chain = heisenberg_same_chain,
+    .whole_sweeps = heisenberg_whole_sweeps,
+    .call_ok = heisenberg_call_ok,
+    .per_sweep = heisenberg_per_sweep,
+    .sweeps_per_launch = heisenberg_sweeps_per_launch,
+    .init = heisenberg_init,
+    .fini = heisenberg_fini,
+    .entry = heisenberg_entry,
     .step = NULL,
-    .sweeps = heis_sweeps,
-    .measure = heis_measure,
+    .sweeps = heisenberg_sweeps,
+    .measure = heisenberg_measure,
     .measured = NULL,
 };
 
 /*
  * A list of the plan's calls for the batch calls[0].members (lib/box.h): whole sweeps
  * only (LATMC_STEP_SWEEPS; the kernel runs every step of a sweep, one block per member,
- * up to ENS_HEIS_SWEEPS_PER_LAUNCH sweeps a launch), LATMC_EUNSUPPORTED with nothing
+ * up to ENS_HEISENBERG_SWEEPS_PER_LAUNCH sweeps a launch), LATMC_EUNSUPPORTED with nothing
  * done for steps one by one or members that cannot run together.
  */
-int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
+int cuda_ens_heisenberg_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted)
 {
-    return ens_batch_run_steps(&heis_ops, calls, n_calls, accepted, attempted);
+    return ens_batch_run_steps(&heisenberg_ops, calls, n_calls, accepted, attempted);
 }
 
-int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
+int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    return ens_batch_measure(&heis_ops, members, n, sums);
+    return ens_batch_measure(&heisenberg_ops, members, n, sums);
 }
 
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
@@ -465,24 +468,24 @@ int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
  * memory included, or one made to run one by one; else whole sweeps), and exchange rounds
  * between them on the device (ens_tempering.c; the tempering state's load checks that the
  * members' betas are the ladder's) wherever the batch is offered. */
-unsigned cuda_ens_heis_caps(const latmc_sim *sim)
+unsigned cuda_ens_heisenberg_caps(const latmc_sim *sim)
 {
-    const unsigned caps = ens_batch_caps(&heis_ops, sim);
+    const unsigned caps = ens_batch_caps(&heisenberg_ops, sim);
     return caps ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u;
 }
 
-int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_view *v)
+int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_heisenberg_view *v)
 {
     memset(v, 0, sizeof *v);
     int st = LATMC_OK;
-    struct ens_batch *eb = ens_batch_ready(&heis_ops, members, n, true, &st);
+    struct ens_batch *eb = ens_batch_ready(&heisenberg_ops, members, n, true, &st);
     if (!eb)
         return st;
     if (st < 0) {
         ens_batch_put_back(eb);
         return st;
     }
-    const struct heis_batch *b = (const struct heis_batch *)eb;
+    const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
     v->batch = eb;
     v->cs0 = ens_batch_lead(eb);
     v->dev = eb->dev_table;
@@ -490,11 +493,11 @@ int cuda_ens_heis_open(latmc_sim *const *members, int n, struct cuda_ens_heis_vi
     v->sums = b->dev_sums;
     v->uploads = eb->uploads;
     v->fused_sums = b->fused;
-    v->updates_per_sweep = heis_per_sweep(members[0]); /* as run_steps counts */
+    v->updates_per_sweep = heisenberg_per_sweep(members[0]); /* as run_steps counts */
     return LATMC_OK;
 }
 
-void cuda_ens_heis_close(struct cuda_ens_heis_view *v)
+void cuda_ens_heisenberg_close(struct cuda_ens_heisenberg_view *v)
 {
     if (v->batch)
         ens_batch_put_back(v->batch);
@@ -506,26 +509,27 @@ void cuda_ens_heis_close(struct cuda_ens_heis_view *v)
  * uploads its table even where it equals the host's copy of the last upload, since the
  * members' own betas may have come back to exactly that copy (a ladder set again) while
  * the device still holds the rounds' betas. */
-void cuda_ens_heis_table_moved(latmc_sim *const *members, int n)
+void cuda_ens_heisenberg_table_moved(latmc_sim *const *members, int n)
 {
     (void)n;
     ens_batch_table_moved(members);
 }
 
-cudaError_t cuda_ens_heis_launch_sweeps(const struct cuda_ens_heis_view *v, uint64_t sweep0,
-                                        uint64_t n_sweeps, bool sums, bool after_round)
+cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_view *v,
+                                              uint64_t sweep0, uint64_t n_sweeps, bool sums,
+                                              bool after_round)
 {
-    struct heis_batch *b = v->batch;
+    struct heisenberg_batch *b = v->batch;
     const cudaError_t err = launch_sweeps(b, sweep0, n_sweeps,
                                           sums && b->fused ? b->dev_sums : NULL, after_round);
     if (err == cudaSuccess)
-        ens_batch_log_kind(&b->b, heis_kind(b));
+        ens_batch_log_kind(&b->b, heisenberg_kind(b));
     return err;
 }
 
-cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v)
+cudaError_t cuda_ens_heisenberg_launch_measure(const struct cuda_ens_heisenberg_view *v)
 {
-    struct heis_batch *b = v->batch;
+    struct heisenberg_batch *b = v->batch;
     const cudaError_t err = launch_round_sums(b, b->dev_sums);
     if (err == cudaSuccess)
         ens_batch_log_measure(&b->b);
@@ -535,9 +539,9 @@ cudaError_t cuda_ens_heis_launch_measure(const struct cuda_ens_heis_view *v)
 /* LATMC_ENS_HEIS_SUMS=check, after a launch that left the sums: the reduction's into the
  * check's buffer and each compared with the fused one, then the reduction's round form
  * likewise (nothing waited for). */
-cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
+cudaError_t cuda_ens_heisenberg_launch_check(const struct cuda_ens_heisenberg_view *v)
 {
-    const struct heis_batch *b = v->batch;
+    const struct heisenberg_batch *b = v->batch;
     if (!b->check || !b->fused)
         return cudaSuccess;
     /* every slot first set to a NaN no sum has (all bits one): a full form that left a
@@ -546,18 +550,18 @@ cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
     cudaError_t err = cudaMemsetAsync(b->dev_check, 0xff, (size_t)b->b.n * 13 * sizeof(double),
                                       v->cs0->stream);
     if (err == cudaSuccess)
-        err = cuda_ens_heis_measure(v->cs0->stream, &b->shape, b->b.dev_table, b->b.n,
+        err = cuda_ens_heisenberg_measure(v->cs0->stream, &b->shape, b->b.dev_table, b->b.n,
                                     b->ch.rows_per_chunk, b->ch.nchunks, b->ch.chunks_per_plane,
                                     b->dev_check);
     if (err == cudaSuccess)
-        err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
+        err = cuda_ens_heisenberg_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     /* the round's form too (the reduction's launch without a fused sweep): its bonds and M_z
      * over the full reduction's in the check's buffer, M_x and M_y kept, compared again.
      * Slots 0 and 3 are first set to a NaN no sum has (all bits one), so that a round form
      * that left them unwritten fails the comparison instead of passing on the full form's.
      * Where the round's window kernel does not apply, the round form is the full one
-     * (cuda_ens_heis_measure_round): it writes the four slots again, the same comparison. */
+     * (cuda_ens_heisenberg_measure_round): it writes the four slots again, the same comparison. */
     const size_t pitch = 13 * sizeof(double);
     for (int slot = 0; slot < 4 && err == cudaSuccess; slot += 3)
         err = cudaMemset2DAsync(b->dev_check + slot, pitch, 0xff, sizeof(double),
@@ -565,19 +569,19 @@ cudaError_t cuda_ens_heis_launch_check(const struct cuda_ens_heis_view *v)
     if (err == cudaSuccess)
         err = launch_round_sums(b, b->dev_check);
     if (err == cudaSuccess)
-        err = cuda_ens_heis_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
+        err = cuda_ens_heisenberg_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     return err;
 }
 
 /* After the list's launches were waited for: LATMC_EDEVICE where a checked fused sum
  * differed from the reduction's (ens_batch_check_count). */
-int cuda_ens_heis_check_result(const struct cuda_ens_heis_view *v, int status)
+int cuda_ens_heisenberg_check_result(const struct cuda_ens_heisenberg_view *v, int status)
 {
-    const struct heis_batch *b = v->batch;
+    const struct heisenberg_batch *b = v->batch;
     if (!b->check || !b->fused)
         return status;
-    return ens_batch_check_count(b->dev_diffs, v->cs0->stream, status, ENS_HEIS_SUMS_ENV,
+    return ens_batch_check_count(b->dev_diffs, v->cs0->stream, status, ENS_HEISENBERG_SUMS_ENV,
                                  "the sums the sweep kernel left differ from the reduction's "
                                  "(full or a round's form)");
 }

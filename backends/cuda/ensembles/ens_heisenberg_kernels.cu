@@ -10,7 +10,7 @@
  * table, so the members of one launch may sit at different temperatures.
  *
  * Each site is updated exactly as the member's standalone CUDA sim updates it
- * (heisenberg_kernels.cu, heis_colour): the local field summed in the same order
+ * (heisenberg_kernels.cu, heisenberg_colour): the local field summed in the same order
  * (mu = x, y, z: forward term, then backward; then h on e_z), the per-site rules of
  * lib/heisenberg_site.h instantiated with the same functions in the same precision, and
  * the same Philox draws, named by (seed, replica 0, sweep, colour, sub, checkerboard index
@@ -20,15 +20,15 @@
  * Draws: thread k of a colour takes checkerboard index j = k (+ the block's stride), so
  * the four sites 4b .. 4b + 3 sharing Philox block b are four adjacent lanes; lane q
  * computes the block of (replica q / 2, sub q mod 2) and shuffles hand every lane its
- * draws (as the lattice kernel's heis_share_draws; the replica-1 blocks are unused).
+ * draws (as the lattice kernel's heisenberg_share_draws; the replica-1 blocks are unused).
  *
  * The members' sums (lib/heisenberg.h) come from the reductions at the end of this file
  * (for a tempering round, the window reduction's round form: the bonds and M_z alone;
  * where a chunk is a plane and a window a row, its form by rows, each spin converted once),
  * or, for a tempering round (LATMC_ENS_HEIS_SUMS=1), from the sweep kernel's instance
  * with SUMS: after its last sweep it adds them from the spins it holds in shared memory,
- * in the reductions' order (ens_heis_chunk_sum). The sweeps' and the window reductions'
- * launches are programmatic (ens_heis_launch, ens_heis_wait_prior_launch).
+ * in the reductions' order (ens_heisenberg_chunk_sum). The sweeps' and the window reductions'
+ * launches are programmatic (ens_heisenberg_launch, ens_heisenberg_wait_prior_launch).
  */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
@@ -40,13 +40,13 @@
 #include "philox.h"
 #include "rng_streams.h"
 
-#define ENS_HEIS_FULL_MASK 0xffffffffu
+#define ENS_HEISENBERG_FULL_MASK 0xffffffffu
 
 /* A launch that may start before the previous kernel of its stream ends (a programmatic
- * launch, sm_90: ens_heis_launch): it waits here for that kernel's end and memory; and it
+ * launch, sm_90: ens_heisenberg_launch): it waits here for that kernel's end and memory; and it
  * lets the next launch of the stream start its blocks (they wait likewise). Elsewhere
  * (other devices, an ordinary launch) both do nothing. */
-__device__ __forceinline__ void ens_heis_wait_prior_launch(void)
+__device__ __forceinline__ void ens_heisenberg_wait_prior_launch(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -56,11 +56,11 @@ __device__ __forceinline__ void ens_heis_wait_prior_launch(void)
 
 /* A launch of kernel fn that may start before the previous kernel of the stream ends
  * (programmatic stream serialization): its blocks are placed as that kernel's leave and
- * wait for its end in ens_heis_wait_prior_launch, so the launch's latency is hidden behind
+ * wait for its end in ens_heisenberg_wait_prior_launch, so the launch's latency is hidden behind
  * the last blocks of that kernel (a device round is three launches after each sweep). */
 template <typename... P, typename... A>
-static cudaError_t ens_heis_launch(void (*fn)(P...), unsigned grid, unsigned threads, size_t smem,
-                                   cudaStream_t stream, A... args)
+static cudaError_t ens_heisenberg_launch(void (*fn)(P...), unsigned grid, unsigned threads,
+                                         size_t smem, cudaStream_t stream, A... args)
 {
     return cuda_launch_programmatic(fn, dim3(grid), dim3(threads), smem, stream, true, args...);
 }
@@ -68,31 +68,32 @@ static cudaError_t ens_heis_launch(void (*fn)(P...), unsigned grid, unsigned thr
 /* the per-site rules: the same instantiation as the one-lattice kernels' */
 #include "heisenberg_site_cuda.cuh"
 
-__device__ __forceinline__ double ens_heis_uniform(uint32_t r, double)
+__device__ __forceinline__ double ens_heisenberg_uniform(uint32_t r, double)
 {
     return ((double)r + 0.5) * 0x1p-32;
 }
 
-__device__ __forceinline__ float ens_heis_uniform(uint32_t r, float)
+__device__ __forceinline__ float ens_heisenberg_uniform(uint32_t r, float)
 {
     return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
 }
 
-__device__ __forceinline__ uint32_t ens_heis_word(const latmc_philox_ctr &v, int k)
+__device__ __forceinline__ uint32_t ens_heisenberg_word(const latmc_philox_ctr &v, int k)
 {
     return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
 }
 
-/* heis_share_draws of heisenberg_kernels.cu: lane q of a group of four holds the block of
+/* heisenberg_share_draws of heisenberg_kernels.cu: lane q of a group of four holds the block of
  * (replica q / 2, sub q mod 2); afterwards d[t] is this lane's draw for (t / 2, t mod 2). */
-__device__ __forceinline__ void ens_heis_share_draws(const latmc_philox_ctr &v, int q,
+__device__ __forceinline__ void ens_heisenberg_share_draws(const latmc_philox_ctr &v, int q,
                                                      uint32_t d[4])
 {
     const int group = (int)(threadIdx.x & 31u) & ~3;
 #pragma unroll
     for (int r = 0; r < 4; r++) {
         const int t = q ^ r;
-        const uint32_t x = __shfl_sync(ENS_HEIS_FULL_MASK, ens_heis_word(v, t), group | t);
+        const uint32_t x =
+            __shfl_sync(ENS_HEISENBERG_FULL_MASK, ens_heisenberg_word(v, t), group | t);
         d[0] = t == 0 ? x : d[0];
         d[1] = t == 1 ? x : d[1];
         d[2] = t == 2 ? x : d[2];
@@ -108,8 +109,8 @@ __device__ __forceinline__ void ens_heis_share_draws(const latmc_philox_ctr &v, 
  * padded to whole blocks so that every lane of a warp reaches the shuffles.
  */
 template <typename R, int NDIM, bool HB>
-__device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *J, R beta,
-                                R hfield, uint64_t seed, uint64_t sweep, int colour)
+__device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, float *s, const float *J,
+                                      R beta, R hfield, uint64_t seed, uint64_t sweep, int colour)
 {
     const int n = g.n, half = n / 2;
     const int q_lane = (int)(threadIdx.x & 3u);
@@ -123,7 +124,8 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
                 latmc_rng_name_sub(latmc_heisenberg_rng_name(sweep, colour),
                                    (uint32_t)(q_lane & 1)),
                 (uint32_t)(q_lane >> 1));
-            ens_heis_share_draws(latmc_rng_name_block(seed, nm, (uint64_t)(j >> 2)), q_lane, d);
+            ens_heisenberg_share_draws(latmc_rng_name_block(seed, nm, (uint64_t)(j >> 2)), q_lane,
+                                       d);
         }
         if (!active)
             continue;
@@ -160,8 +162,8 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
         field[2] += hfield;
         float out[3];
         if (HB) {
-            latmc_heisenberg_heatbath_spin(field, beta, ens_heis_uniform(d[0], R(0)),
-                                           ens_heis_uniform(d[1], R(0)), out);
+            latmc_heisenberg_heatbath_spin(field, beta, ens_heisenberg_uniform(d[0], R(0)),
+                                           ens_heisenberg_uniform(d[1], R(0)), out);
         } else {
             out[0] = s[i];
             out[1] = s[n + i];
@@ -177,7 +179,7 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
 /*
  * One chunk's sum of accumulator k (0: the bonds; 1 .. 3: the components of M) from the
  * member's spins `s` and couplings `J` wherever they lie (shared or global memory, the SoA
- * layout of the member's buffers), exactly as heis_chunk_sums_kernel of
+ * layout of the member's buffers), exactly as heisenberg_chunk_sums_kernel of
  * heisenberg_kernels.cu (and this file's reductions) forms it: the chunk's sites in site
  * order from zero (bonds: each site's terms in mu order, each J_{i,mu} (s_i . s_{i+mu})
  * rounded as the sequential kernel rounds it: the module has no fused multiply-adds).
@@ -189,14 +191,13 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
  * first form, so written, made the last launch before a round 757 us longer than a plain
  * one at 2048 x 16^3 (ncu, one H200; about 250 cycles a bond term a block, which the
  * conflicts account for by count). The idle steps load the chunk's first site and add
- * nothing. Host-callable: tools/heis-sums-host-check.sh compares it with the sequential
+ * nothing. Host-callable: tools/heisenberg-sums-host-check.sh compares it with the sequential
  * order on the host.
  */
 template <int NDIM>
-__host__ __device__ inline double ens_heis_chunk_sum(const ens_heis_shape &g, const float *s,
-                                                     const float *J,
-                                                     const ens_heis_chunks &ch, int k,
-                                                     int chunk, int lane)
+__host__ __device__ inline double
+ens_heisenberg_chunk_sum(const ens_heisenberg_shape &g, const float *s, const float *J,
+                         const ens_heisenberg_chunks &ch, int k, int chunk, int lane)
 {
     const int n = g.n, rows = g.ly * g.lz;
     const int first = chunk * ch.rows_per_chunk;
@@ -245,9 +246,10 @@ __host__ __device__ inline double ens_heis_chunk_sum(const ens_heis_shape &g, co
     return acc;
 }
 
-/* How a plane's chunks and the planes add up (heis_planes_total_kernel's order): each
+/* How a plane's chunks and the planes add up (heisenberg_planes_total_kernel's order): each
  * plane's chunks in chunk order from zero, then the planes in plane order. */
-__host__ __device__ inline double ens_heis_chunks_total(const double *p, const ens_heis_chunks &ch)
+__host__ __device__ inline double ens_heisenberg_chunks_total(const double *p,
+                                                              const ens_heisenberg_chunks &ch)
 {
     double total = 0.0;
     for (int c0 = 0; c0 < ch.nchunks; c0 += ch.chunks_per_plane) {
@@ -269,28 +271,31 @@ __host__ __device__ inline double ens_heis_chunks_total(const double *p, const e
  * ens_heisenberg_batch.c).
  */
 template <int NDIM>
-__device__ void ens_heis_block_sums(const ens_heis_shape &g, const float *s, const float *J,
-                                    const ens_heis_chunks &ch, double *partials, double *out)
+__device__ void ens_heisenberg_block_sums(const ens_heisenberg_shape &g, const float *s,
+                                          const float *J, const ens_heisenberg_chunks &ch,
+                                          double *partials, double *out)
 {
     const int nchunks = ch.nchunks, warps_per_k = (nchunks + 31) / 32;
     for (int t = (int)threadIdx.x; t < 4 * 32 * warps_per_k; t += (int)blockDim.x) {
         const int w = t / 32, lane = t % 32, k = w / warps_per_k;
         const int chunk = (w - k * warps_per_k) * 32 + lane;
         if (chunk < nchunks)
-            partials[k * nchunks + chunk] = ens_heis_chunk_sum<NDIM>(g, s, J, ch, k, chunk, lane);
+            partials[k * nchunks + chunk] =
+                ens_heisenberg_chunk_sum<NDIM>(g, s, J, ch, k, chunk, lane);
     }
     __syncthreads();
     const int k = (int)threadIdx.x;
     if (k < 4)
-        out[k] = ens_heis_chunks_total(partials + k * nchunks, ch);
+        out[k] = ens_heisenberg_chunks_total(partials + k * nchunks, ch);
 }
 
 /* Registers per thread, as the lattice kernel caps them (heisenberg_kernels.cu). */
-#define ENS_HEIS_MAXNREG(R) (sizeof(R) == 4 ? 80 : 128)
+#define ENS_HEISENBERG_MAXNREG(R) (sizeof(R) == 4 ? 80 : 128)
 
 /* The byte offset of the sums' partials in the sweep kernel's shared memory (after the
  * spins and the couplings, 8-byte aligned) and the shared memory of a launch with them. */
-static __host__ __device__ size_t ens_heis_partials_at(const ens_heis_shape &g, int jsmem)
+static __host__ __device__ size_t ens_heisenberg_partials_at(const ens_heisenberg_shape &g,
+                                                             int jsmem)
 {
     const size_t b = (size_t)(3 + (jsmem ? g.ndim : 0)) * (size_t)g.n * sizeof(float);
     return (b + 7) & ~(size_t)7;
@@ -305,7 +310,7 @@ static __host__ __device__ size_t ens_heis_partials_at(const ens_heis_shape &g, 
  * Completed by the caller's __pipeline_commit, __pipeline_wait_prior(0) and barrier. The
  * same bytes either way.
  */
-__device__ __forceinline__ void ens_heis_copy_in(float *dst, const float *src, int count)
+__device__ __forceinline__ void ens_heisenberg_copy_in(float *dst, const float *src, int count)
 {
     if ((((uintptr_t)src | (uintptr_t)dst) & 15u) == 0 && (count & 3) == 0) {
         for (int k = (int)threadIdx.x; k < count / 4; k += (int)blockDim.x)
@@ -317,7 +322,7 @@ __device__ __forceinline__ void ens_heis_copy_in(float *dst, const float *src, i
 }
 
 /* The spins back at the launch's end, 16 bytes a store where aligned. */
-__device__ __forceinline__ void ens_heis_copy_out(float *dst, const float *src, int count)
+__device__ __forceinline__ void ens_heisenberg_copy_out(float *dst, const float *src, int count)
 {
     if ((((uintptr_t)src | (uintptr_t)dst) & 15u) == 0 && (count & 3) == 0) {
         for (int k = (int)threadIdx.x; k < count / 4; k += (int)blockDim.x)
@@ -331,43 +336,44 @@ __device__ __forceinline__ void ens_heis_copy_out(float *dst, const float *src, 
 /*
  * SUMS: after the last sweep the block also leaves the member's sums at sums + 13 m (the
  * first four doubles; the overlap left as it was) from the spins it holds in shared
- * memory, the very doubles cuda_ens_heis_measure gives (ens_heis_block_sums). A separate
- * instance, so that the launches without sums keep their code.
+ * memory, the very doubles cuda_ens_heisenberg_measure gives (ens_heisenberg_block_sums). A
+ * separate instance, so that the launches without sums keep their code.
  */
 template <typename R, int NDIM, bool SUMS>
-__global__ void __maxnreg__(ENS_HEIS_MAXNREG(R))
-ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__ members,
-                int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem, double *sums,
-                const ens_heis_chunks ch, int after_round)
+__global__ void __maxnreg__(ENS_HEISENBERG_MAXNREG(R))
+    ens_heisenberg_kernel(const ens_heisenberg_shape g,
+                          const cuda_ens_heisenberg_member *__restrict__ members, int heatbath,
+                          uint64_t sweep0, uint64_t n_sweeps, int jsmem, double *sums,
+                          const ens_heisenberg_chunks ch, int after_round)
 {
     extern __shared__ __align__(16) float sm[];
-    const cuda_ens_heis_member *const me = members + blockIdx.x;
-    /* a programmatic launch waits for the kernel before it (ens_heis_wait_prior_launch):
+    const cuda_ens_heisenberg_member *const me = members + blockIdx.x;
+    /* a programmatic launch waits for the kernel before it (ens_heisenberg_wait_prior_launch):
      * after a round's launch only for the member's parameters, its spins and couplings on
      * their way in meanwhile; after anything else before the copies. The round wrote no
      * spins, and the sweeps before it had ended before this launch's blocks began: the
      * round's blocks let them begin only after their own wait (for the sums' launch, or
      * the sweeps' with LATMC_ENS_HEIS_SUMS=1), and the sums' launch waited for the sweeps
      * likewise (cuda_launch.cuh). So after_round is for a launch that nothing writing
-     * spins or couplings separates from the round's (heis_run: nothing at all). */
+     * spins or couplings separates from the round's (heisenberg_run: nothing at all). */
     if (!after_round)
-        ens_heis_wait_prior_launch();
+        ens_heisenberg_wait_prior_launch();
     /* the member's arrays, which no round moves (from L2, as the table may change beside) */
     float *const spins = (float *)__ldcg((const unsigned long long *)&me->spins);
     const float *const mJ = (const float *)__ldcg((const unsigned long long *)&me->J);
     const int n = g.n;
     float *s = sm;
-    ens_heis_copy_in(s, spins, 3 * n);
+    ens_heisenberg_copy_in(s, spins, 3 * n);
     const float *J = mJ;
     if (jsmem) {
         float *js = sm + 3 * n;
-        ens_heis_copy_in(js, mJ, NDIM * n);
+        ens_heisenberg_copy_in(js, mJ, NDIM * n);
         J = js;
     }
     __pipeline_commit();
     if (after_round)
-        ens_heis_wait_prior_launch(); /* the round's betas */
-    const cuda_ens_heis_member m = *me;
+        ens_heisenberg_wait_prior_launch(); /* the round's betas */
+    const cuda_ens_heisenberg_member m = *me;
     __pipeline_wait_prior(0); /* this thread's copies; the barrier, everyone's */
     __syncthreads();
     const R beta = (R)m.beta, h = (R)m.h;
@@ -380,49 +386,56 @@ ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__
         for (int p = 0; p < passes; p++)
             for (int colour = 0; colour < 2; colour++) {
                 if (heatbath && p == 0)
-                    ens_heis_colour<R, NDIM, true>(g, s, J, beta, h, m.seed, sweep0 + t, colour);
+                    ens_heisenberg_colour<R, NDIM, true>(g, s, J, beta, h, m.seed, sweep0 + t,
+                                                         colour);
                 else
-                    ens_heis_colour<R, NDIM, false>(g, s, J, beta, h, m.seed, sweep0 + t,
+                    ens_heisenberg_colour<R, NDIM, false>(g, s, J, beta, h, m.seed, sweep0 + t,
                                                     colour);
                 __syncthreads();
             }
-    ens_heis_copy_out(spins, s, 3 * n);
+    ens_heisenberg_copy_out(spins, s, 3 * n);
     if (SUMS)
-        ens_heis_block_sums<NDIM>(g, s, J, ch,
-                                  (double *)((char *)sm + ens_heis_partials_at(g, jsmem)),
+        ens_heisenberg_block_sums<NDIM>(g, s, J, ch,
+                                  (double *)((char *)sm + ens_heisenberg_partials_at(g, jsmem)),
                                   sums + 13 * (size_t)blockIdx.x);
 }
 
-typedef void (*ens_heis_fn)(const ens_heis_shape, const cuda_ens_heis_member *, int, uint64_t,
-                            uint64_t, int, double *, const ens_heis_chunks, int);
+typedef void (*ens_heisenberg_fn)(const ens_heisenberg_shape, const cuda_ens_heisenberg_member *,
+                                  int, uint64_t, uint64_t, int, double *,
+                                  const ens_heisenberg_chunks, int);
 
-static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim, bool sums)
+static ens_heisenberg_fn ens_heisenberg_kernel_of(int dbl, int ndim, bool sums)
 {
     if (sums) {
         if (dbl)
-            return ndim == 3 ? ens_heis_kernel<double, 3, true> : ens_heis_kernel<double, 2, true>;
-        return ndim == 3 ? ens_heis_kernel<float, 3, true> : ens_heis_kernel<float, 2, true>;
+            return ndim == 3 ? ens_heisenberg_kernel<double, 3, true>
+                             : ens_heisenberg_kernel<double, 2, true>;
+        return ndim == 3 ? ens_heisenberg_kernel<float, 3, true>
+                         : ens_heisenberg_kernel<float, 2, true>;
     }
     if (dbl)
-        return ndim == 3 ? ens_heis_kernel<double, 3, false> : ens_heis_kernel<double, 2, false>;
-    return ndim == 3 ? ens_heis_kernel<float, 3, false> : ens_heis_kernel<float, 2, false>;
+        return ndim == 3 ? ens_heisenberg_kernel<double, 3, false>
+                         : ens_heisenberg_kernel<double, 2, false>;
+    return ndim == 3 ? ens_heisenberg_kernel<float, 3, false>
+                     : ens_heisenberg_kernel<float, 2, false>;
 }
 
-extern "C" size_t cuda_ens_heis_smem(const ens_heis_shape *g, int jsmem)
+extern "C" size_t cuda_ens_heisenberg_smem(const ens_heisenberg_shape *g, int jsmem)
 {
     return (size_t)(3 + (jsmem ? g->ndim : 0)) * (size_t)g->n * sizeof(float);
 }
 
-extern "C" size_t cuda_ens_heis_sums_smem(const ens_heis_shape *g, int jsmem,
-                                          const ens_heis_chunks *ch)
+extern "C" size_t cuda_ens_heisenberg_sums_smem(const ens_heisenberg_shape *g, int jsmem,
+                                          const ens_heisenberg_chunks *ch)
 {
-    return ens_heis_partials_at(*g, jsmem) + 4 * (size_t)ch->nchunks * sizeof(double);
+    return ens_heisenberg_partials_at(*g, jsmem) + 4 * (size_t)ch->nchunks * sizeof(double);
 }
 
 /* One instance made launchable with smem bytes (the most the device gives, so that the
  * instance with sums may take a little more); cudaErrorInvalidConfiguration where it
  * cannot take smem or threads. */
-static cudaError_t ens_heis_prepare_fn(ens_heis_fn fn, size_t smem, int threads, int optin)
+static cudaError_t ens_heisenberg_prepare_fn(ens_heisenberg_fn fn, size_t smem, int threads,
+                                             int optin)
 {
     struct cudaFuncAttributes attr;
     cudaError_t err = cudaFuncGetAttributes(&attr, (const void *)fn);
@@ -436,74 +449,76 @@ static cudaError_t ens_heis_prepare_fn(ens_heis_fn fn, size_t smem, int threads,
 
 /* The current device's opt-in shared memory of a block, asked once per device
  * (cuda_device.c): the measurement's launches ask it at every call. */
-static cudaError_t ens_heis_smem_optin(int *optin)
+static cudaError_t ens_heisenberg_smem_optin(int *optin)
 {
     int device = 0;
     const cudaError_t err = cudaGetDevice(&device);
     return err == cudaSuccess ? cuda_device_smem_optin(device, optin) : err;
 }
 
-extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads)
+extern "C" cudaError_t cuda_ens_heisenberg_prepare(int dbl, int ndim, size_t smem, int threads)
 {
     int optin = 0;
-    cudaError_t err = ens_heis_smem_optin(&optin);
+    cudaError_t err = ens_heisenberg_smem_optin(&optin);
     if (err != cudaSuccess)
         return err;
-    return ens_heis_prepare_fn(ens_heis_kernel_of(dbl, ndim, false), smem, threads, optin);
+    return ens_heisenberg_prepare_fn(ens_heisenberg_kernel_of(dbl, ndim, false), smem, threads,
+                                     optin);
 }
 
-extern "C" cudaError_t cuda_ens_heis_prepare_sums(int dbl, int ndim, size_t smem,
+extern "C" cudaError_t cuda_ens_heisenberg_prepare_sums(int dbl, int ndim, size_t smem,
                                                   size_t plain_smem, int threads)
 {
     int optin = 0;
-    cudaError_t err = ens_heis_smem_optin(&optin);
+    cudaError_t err = ens_heisenberg_smem_optin(&optin);
     if (err != cudaSuccess)
         return err;
-    const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim, true);
-    if ((err = ens_heis_prepare_fn(fn, smem, threads, optin)) != cudaSuccess)
+    const ens_heisenberg_fn fn = ens_heisenberg_kernel_of(dbl, ndim, true);
+    if ((err = ens_heisenberg_prepare_fn(fn, smem, threads, optin)) != cudaSuccess)
         return err;
     int with = 0, without = 0;
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with, (const void *)fn, threads, smem);
     if (err == cudaSuccess)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &without, (const void *)ens_heis_kernel_of(dbl, ndim, false), threads, plain_smem);
+            &without, (const void *)ens_heisenberg_kernel_of(dbl, ndim, false), threads,
+            plain_smem);
     if (err != cudaSuccess)
         return err;
     return with < without ? cudaErrorInvalidConfiguration : cudaSuccess;
 }
 
-extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
-                                           const struct cuda_ens_heis_member *members,
-                                           int n_members, int dbl, int heatbath, int jsmem,
-                                           int threads, uint64_t sweep0, uint64_t n_sweeps,
-                                           double *sums, const ens_heis_chunks *ch,
-                                           int after_round)
+extern "C" cudaError_t
+cuda_ens_heisenberg_sweeps(cudaStream_t stream, const ens_heisenberg_shape *g,
+                           const struct cuda_ens_heisenberg_member *members, int n_members, int dbl,
+                           int heatbath, int jsmem, int threads, uint64_t sweep0, uint64_t n_sweeps,
+                           double *sums, const ens_heisenberg_chunks *ch, int after_round)
 {
-    const ens_heis_chunks none = { 0, 0, 0 };
-    const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim, sums != NULL);
-    const size_t smem = sums ? cuda_ens_heis_sums_smem(g, jsmem, ch) : cuda_ens_heis_smem(g, jsmem);
-    return ens_heis_launch(fn, (unsigned)n_members, (unsigned)threads, smem, stream, *g, members,
-                           heatbath, sweep0, n_sweeps, jsmem, sums, sums ? *ch : none,
-                           after_round);
+    const ens_heisenberg_chunks none = { 0, 0, 0 };
+    const ens_heisenberg_fn fn = ens_heisenberg_kernel_of(dbl, g->ndim, sums != NULL);
+    const size_t smem =
+        sums ? cuda_ens_heisenberg_sums_smem(g, jsmem, ch) : cuda_ens_heisenberg_smem(g, jsmem);
+    return ens_heisenberg_launch(fn, (unsigned)n_members, (unsigned)threads, smem, stream, *g,
+                                 members, heatbath, sweep0, n_sweeps, jsmem, sums,
+                                 sums ? *ch : none, after_round);
 }
 
 /* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_kernels.cu ---- */
 
 /*
- * One block per member. Thread (group, chunk) of heis_chunk_sums_kernel's decomposition
+ * One block per member. Thread (group, chunk) of heisenberg_chunk_sums_kernel's decomposition
  * (group 0 the bond sum, group 1 the magnetisation; one replica: no overlap) adds its
  * chunk's sites in site order exactly as that kernel does, into shared memory; then one
  * thread per accumulator adds each plane's chunks in chunk order from zero and the planes
- * in plane order (heis_planes_total_kernel). The sums of member m go to sums[13 m ..]
+ * in plane order (heisenberg_planes_total_kernel). The sums of member m go to sums[13 m ..]
  * (the overlap left as the caller zeroed it).
  */
-__global__ void ens_heis_measure_kernel(const ens_heis_shape g,
-                                        const cuda_ens_heis_member *__restrict__ members,
+__global__ void ens_heisenberg_measure_kernel(const ens_heisenberg_shape g,
+                                        const cuda_ens_heisenberg_member *__restrict__ members,
                                         int rows_per_chunk, int nchunks, int chunks_per_plane,
                                         double *sums)
 {
     extern __shared__ double partials[]; /* [4][nchunks] */
-    const cuda_ens_heis_member m = members[blockIdx.x];
+    const cuda_ens_heisenberg_member m = members[blockIdx.x];
     const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
     const int n = g.n, rows = g.ly * g.lz;
     for (int t = (int)threadIdx.x; t < 2 * nchunks; t += (int)blockDim.x) {
@@ -563,29 +578,29 @@ __global__ void ens_heis_measure_kernel(const ens_heis_shape g,
  * one thread per (accumulator, chunk) adds its chunk's terms in site order (bonds: each
  * site's terms in mu order, which is the order they lie in; the magnetisation one
  * component per thread), then the totals as above. Every double is the same as in
- * ens_heis_measure_kernel; only the waiting for global memory in the sequential adds is
+ * ens_heisenberg_measure_kernel; only the waiting for global memory in the sequential adds is
  * gone. Each chunk's terms lie one double past the previous chunk's end
- * (ens_heis_term_at): unpadded, the chunks of a 16^3 member (768 doubles each) start a
+ * (ens_heisenberg_term_at): unpadded, the chunks of a 16^3 member (768 doubles each) start a
  * multiple of 128 bytes apart, so the threads of a warp, one chunk each, read one
  * shared-memory bank at every step; padded, chunk c starts 2c banks further and 16 chunks'
  * threads read 16 different pairs of banks. Where a term lies changes no addition.
  */
 /* Where term (i, mu) lies in the fast kernel's shared memory: its chunk's terms in site
  * and mu order, after one double of padding per chunk before it. */
-__device__ inline int ens_heis_term_at(int i, int mu, int ndim, int chunk_sites)
+__device__ inline int ens_heisenberg_term_at(int i, int mu, int ndim, int chunk_sites)
 {
     return i * ndim + mu + i / chunk_sites;
 }
 
-__global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
-                                             const cuda_ens_heis_member *__restrict__ members,
+__global__ void ens_heisenberg_measure_fast_kernel(const ens_heisenberg_shape g,
+                                             const cuda_ens_heisenberg_member *__restrict__ members,
                                              int rows_per_chunk, int nchunks,
                                              int chunks_per_plane, double *sums)
 {
-    /* [n ndim + nchunks] terms (ens_heis_term_at), then [4][nchunks] partials */
+    /* [n ndim + nchunks] terms (ens_heisenberg_term_at), then [4][nchunks] partials */
     extern __shared__ double shared_terms[];
     double *terms = shared_terms, *partials = shared_terms + (size_t)g.n * g.ndim + nchunks;
-    const cuda_ens_heis_member m = members[blockIdx.x];
+    const cuda_ens_heisenberg_member m = members[blockIdx.x];
     const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
     const int n = g.n, rows = g.ly * g.lz, chunk_sites = rows_per_chunk * g.lx;
     for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {
@@ -601,7 +616,7 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
             const int f = fwd[mu];
             const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
                                (double)s0[2 * n + i] * s0[2 * n + f];
-            terms[ens_heis_term_at(i, mu, g.ndim, chunk_sites)] = (double)J[mu * n + i] * dot;
+            terms[ens_heisenberg_term_at(i, mu, g.ndim, chunk_sites)] = (double)J[mu * n + i] * dot;
         }
     }
     __syncthreads();
@@ -612,7 +627,7 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
         double acc = 0.0;
         if (k == 0) {
             /* the chunk's terms, contiguous in site and mu order */
-            const double *t0 = terms + ens_heis_term_at(first * g.lx, 0, g.ndim, chunk_sites);
+            const double *t0 = terms + ens_heisenberg_term_at(first * g.lx, 0, g.ndim, chunk_sites);
             const int nt = (last - first) * g.lx * g.ndim;
 #pragma unroll 16
             for (int j = 0; j < nt; j++)
@@ -643,7 +658,7 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
 
 /*
  * The same sums again, as a pipeline of windows (the default where it applies:
- * ens_heis_win_of). The sums' order is a chain of dependent additions per (accumulator,
+ * ens_heisenberg_win_of). The sums' order is a chain of dependent additions per (accumulator,
  * chunk) -- 768 of them for a 16^3 member's bond chunk -- so a member's critical path is
  * that chain, and the kernel above held every term of the member in shared memory first
  * (96 KiB at 16^3: two blocks an SM, the chains of 2 members at a time, all other warps
@@ -674,32 +689,33 @@ __global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
  * (doc/PERFORMANCE.md). Cutting the loads instead (a producer's next site taken from its
  * y neighbour, its x neighbour from the next lane: 9 loads a site, not 15) measured slower.
  */
-#define ENS_HEIS_WIN_PRODUCERS 256
-#define ENS_HEIS_WIN_BOND_THREADS 64 /* at most */
-#define ENS_HEIS_WIN_MAG_THREADS 128 /* at most */
-#define ENS_HEIS_WIN_MAX_THREADS                                                           \
-    (ENS_HEIS_WIN_PRODUCERS + ENS_HEIS_WIN_BOND_THREADS + ENS_HEIS_WIN_MAG_THREADS)
+#define ENS_HEISENBERG_WIN_PRODUCERS 256
+#define ENS_HEISENBERG_WIN_BOND_THREADS 64 /* at most */
+#define ENS_HEISENBERG_WIN_MAG_THREADS 128 /* at most */
+#define ENS_HEISENBERG_WIN_MAX_THREADS                                                             \
+    (ENS_HEISENBERG_WIN_PRODUCERS + ENS_HEISENBERG_WIN_BOND_THREADS +                              \
+     ENS_HEISENBERG_WIN_MAG_THREADS)
 
-/* The pipeline's shape for a member (ens_heis_win_of). */
-struct ens_heis_win {
+/* The pipeline's shape for a member (ens_heisenberg_win_of). */
+struct ens_heisenberg_win {
     int W;         /* sites of each chunk in a window (a power of two) */
     int nw;        /* windows */
     int bond, mag; /* consumer threads: bond chains, then magnetisation (multiples of 32) */
     int bs, ms;    /* doubles from one chunk's row of the ring to the next (odd) */
     int mc;        /* magnetisation components in the ring: 3, or 1 (M_z: ROUND) */
-    int rows;      /* ROUND by rows (ens_heis_rows_body): 3D, a chunk a plane, W = L_x */
+    int rows;      /* ROUND by rows (ens_heisenberg_rows_body): 3D, a chunk a plane, W = L_x */
 };
 
 /* One producer's site: its coordinates, and its loads (the spin, the NDIM forward
  * neighbours, the NDIM couplings). */
-template <int NDIM> struct ens_heis_win_site {
+template <int NDIM> struct ens_heisenberg_win_site {
     float si[3], sf[NDIM][3], j[NDIM];
 };
 
 template <int NDIM>
-__device__ __forceinline__ void ens_heis_win_load(const ens_heis_shape &g, const float *s0,
-                                                  const float *J, int x, int y, int z,
-                                                  ens_heis_win_site<NDIM> &v)
+__device__ __forceinline__ void
+ens_heisenberg_win_load(const ens_heisenberg_shape &g, const float *s0, const float *J, int x,
+                        int y, int z, ens_heisenberg_win_site<NDIM> &v)
 {
     const int n = g.n, rbase = g.lx * (y + g.ly * z), i = rbase + x;
     const int fwd[3] = {
@@ -722,7 +738,7 @@ __device__ __forceinline__ void ens_heis_win_load(const ens_heis_shape &g, const
 /* A consumer of the window pipeline: its chains' partials from 0.0, window wc's terms
  * added at step wc + LAG (one barrier a step, win.nw + LAG steps: the producers' count). */
 template <int NDIM, int MC, int K0>
-__device__ __forceinline__ void ens_heis_win_consume(const ens_heis_win &win, int nch,
+__device__ __forceinline__ void ens_heisenberg_win_consume(const ens_heisenberg_win &win, int nch,
                                                      int chunk_sites, int lag,
                                                      const double *bond_ring,
                                                      const double *mag_ring, double *partials)
@@ -762,8 +778,9 @@ __device__ __forceinline__ void ens_heis_win_consume(const ens_heis_win &win, in
 
 /* The totals from the chunks' partials (after the pipeline's last barrier): each
  * accumulator's planes in order, as every reduction adds them (ROUND: the bonds and M_z). */
-__device__ __forceinline__ void ens_heis_win_totals(const ens_heis_chunks &ch, bool round,
-                                                    const double *partials, double *sums)
+__device__ __forceinline__ void ens_heisenberg_win_totals(const ens_heisenberg_chunks &ch,
+                                                          bool round, const double *partials,
+                                                          double *sums)
 {
     const int k = (int)threadIdx.x, nch = ch.nchunks;
     if (k < 4 && (!round || k == 0 || k == 3)) {
@@ -780,10 +797,10 @@ __device__ __forceinline__ void ens_heis_win_totals(const ens_heis_chunks &ch, b
 }
 
 template <int NDIM, bool ROUND>
-__device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
-                                                     const cuda_ens_heis_member &m,
-                                                     const ens_heis_chunks &ch,
-                                                     const ens_heis_win &win, double *sums,
+__device__ __forceinline__ void ens_heisenberg_window_body(const ens_heisenberg_shape &g,
+                                                     const cuda_ens_heisenberg_member &m,
+                                                     const ens_heisenberg_chunks &ch,
+                                                     const ens_heisenberg_win &win, double *sums,
                                                      double *win_shared)
 {
     /* MC magnetisation components in the ring, from component K0 on (ROUND: z alone) */
@@ -797,7 +814,7 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
     const int chunk_sites = ch.rows_per_chunk * g.lx, tid = (int)threadIdx.x;
     const int consumers = win.bond + win.mag;
     if (tid < consumers) {
-        ens_heis_win_consume<NDIM, MC, K0>(win, nch, chunk_sites, 1, bond_ring, mag_ring,
+        ens_heisenberg_win_consume<NDIM, MC, K0>(win, nch, chunk_sites, 1, bond_ring, mag_ring,
                                            partials);
     } else {
         /* a producer: site j of chunk c's window, each window W sites further */
@@ -810,9 +827,9 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
             y = row % g.ly;
             z = row / g.ly;
         }
-        ens_heis_win_site<NDIM> v;
+        ens_heisenberg_win_site<NDIM> v;
         if (mine && j < chunk_sites)
-            ens_heis_win_load<NDIM>(g, s0, J, x, y, z, v);
+            ens_heisenberg_win_load<NDIM>(g, s0, J, x, y, z, v);
         for (int w = 0; w <= win.nw; w++) {
             const int off = w * W + j;
             if (w < win.nw && mine && off < chunk_sites) {
@@ -821,7 +838,7 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
                 double *t = bond_ring + (buf * nch + c) * win.bs + j * NDIM;
 #pragma unroll
                 for (int mu = 0; mu < NDIM; mu++) {
-                    /* as ens_heis_measure_kernel: no fused multiply-add (-fmad=false) */
+                    /* as ens_heisenberg_measure_kernel: no fused multiply-add (-fmad=false) */
                     const double dot = a0 * v.sf[mu][0] + a1 * v.sf[mu][1] + a2 * v.sf[mu][2];
                     t[mu] = (double)v.j[mu] * dot;
                 }
@@ -841,17 +858,17 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
                     }
                 }
                 if (off + W < chunk_sites)
-                    ens_heis_win_load<NDIM>(g, s0, J, x, y, z, v);
+                    ens_heisenberg_win_load<NDIM>(g, s0, J, x, y, z, v);
             }
             __syncthreads();
         }
     }
     /* the last barrier above saw every partial written */
-    ens_heis_win_totals(ch, ROUND, partials, sums);
+    ens_heisenberg_win_totals(ch, ROUND, partials, sums);
 }
 
 /*
- * A round's form by rows (ens_heis_win_of's win.rows: 3D, a chunk a plane, W = L_x, so
+ * A round's form by rows (ens_heisenberg_win_of's win.rows: 3D, a chunk a plane, W = L_x, so
  * window w is row y = w of every plane). Each spin is converted to double once: producer
  * (x, plane c) converts its site's spin of row s at step s into a slot of doubles in
  * shared memory, and at the same step adds row s - 1's terms -- its own spin of row s - 1
@@ -861,7 +878,7 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
  * site (its spin, its three neighbours', its couplings), this one 6 (its spin, its
  * couplings), and loads 6 instead of 15. The doubles are the same (a float converts to
  * one double), the products and sums the same in the same order: the same bits.
- * Consumers add window wc at step wc + 2 (ens_heis_win_consume), one barrier a step,
+ * Consumers add window wc at step wc + 2 (ens_heisenberg_win_consume), one barrier a step,
  * L_y + 2 steps. At 2048 x 16^3 it took 82 us under ncu against the window form's 85
  * (conversions 6.3 a site against 15.4): the conversions were not what bound the launch.
  * Measured slower (doc/PERFORMANCE.md): the producer's step restructured to about 68
@@ -869,10 +886,10 @@ __device__ __forceinline__ void ens_heis_window_body(const ens_heis_shape &g,
  * rows ahead (88 us).
  */
 template <int NDIM>
-__device__ __forceinline__ void ens_heis_rows_body(const ens_heis_shape &g,
-                                                   const cuda_ens_heis_member &m,
-                                                   const ens_heis_chunks &ch,
-                                                   const ens_heis_win &win, double *sums,
+__device__ __forceinline__ void ens_heisenberg_rows_body(const ens_heisenberg_shape &g,
+                                                   const cuda_ens_heisenberg_member &m,
+                                                   const ens_heisenberg_chunks &ch,
+                                                   const ens_heisenberg_win &win, double *sums,
                                                    double *win_shared)
 {
     /* the ring and partials as the window form's (M_z alone), then [2][3][nch lx] spins */
@@ -883,7 +900,8 @@ __device__ __forceinline__ void ens_heis_rows_body(const ens_heis_shape &g,
     double *const spin_rows = partials + 4 * nch;
     const int tid = (int)threadIdx.x, consumers = win.bond + win.mag;
     if (tid < consumers) {
-        ens_heis_win_consume<NDIM, 1, 2>(win, nch, lx * g.ly, 2, bond_ring, mag_ring, partials);
+        ens_heisenberg_win_consume<NDIM, 1, 2>(win, nch, lx * g.ly, 2, bond_ring, mag_ring,
+                                               partials);
     } else {
         const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
         const int n = g.n, ncl = nch * lx; /* a slot's doubles of one component */
@@ -941,51 +959,54 @@ __device__ __forceinline__ void ens_heis_rows_body(const ens_heis_shape &g,
             __syncthreads();
         }
     }
-    ens_heis_win_totals(ch, true, partials, sums);
+    ens_heisenberg_win_totals(ch, true, partials, sums);
 }
 
 /* The full form: 40 registers (3D: 12 bytes spilled, ptxas -v of CUDA 13.0), four blocks
  * of 352 threads an SM at 16^3. */
 template <int NDIM>
-__global__ void __launch_bounds__(ENS_HEIS_WIN_MAX_THREADS, 3)
-ens_heis_measure_window_kernel(const ens_heis_shape g,
-                               const cuda_ens_heis_member *__restrict__ members,
-                               const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+__global__ void __launch_bounds__(ENS_HEISENBERG_WIN_MAX_THREADS, 3)
+    ens_heisenberg_measure_window_kernel(const ens_heisenberg_shape g,
+                                         const cuda_ens_heisenberg_member *__restrict__ members,
+                                         const ens_heisenberg_chunks ch,
+                                         const ens_heisenberg_win win, double *sums)
 {
     extern __shared__ double win_shared[];
-    ens_heis_wait_prior_launch();
-    const cuda_ens_heis_member m = members[blockIdx.x];
-    ens_heis_window_body<NDIM, false>(g, m, ch, win, sums, win_shared);
+    ens_heisenberg_wait_prior_launch();
+    const cuda_ens_heisenberg_member m = members[blockIdx.x];
+    ens_heisenberg_window_body<NDIM, false>(g, m, ch, win, sums, win_shared);
 }
 
 /* The round's form: 48 registers, no spills (at 40, as above, ptxas spilled 12 bytes in
  * 3D); its 320 threads at 16^3 still four blocks an SM. */
 template <int NDIM>
 __global__ void __maxnreg__(48)
-ens_heis_round_window_kernel(const ens_heis_shape g,
-                             const cuda_ens_heis_member *__restrict__ members,
-                             const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+    ens_heisenberg_round_window_kernel(const ens_heisenberg_shape g,
+                                       const cuda_ens_heisenberg_member *__restrict__ members,
+                                       const ens_heisenberg_chunks ch, const ens_heisenberg_win win,
+                                       double *sums)
 {
     extern __shared__ double win_shared[];
-    ens_heis_wait_prior_launch();
-    const cuda_ens_heis_member m = members[blockIdx.x];
-    ens_heis_window_body<NDIM, true>(g, m, ch, win, sums, win_shared);
+    ens_heisenberg_wait_prior_launch();
+    const cuda_ens_heisenberg_member m = members[blockIdx.x];
+    ens_heisenberg_window_body<NDIM, true>(g, m, ch, win, sums, win_shared);
 }
 
 /* The round's form by rows (win.rows): 3D alone; 48 registers, no spills (ptxas of CUDA
  * 13.0), four blocks of 320 threads an SM at 16^3 as the window form's. */
 __global__ void __maxnreg__(48)
-ens_heis_round_rows_kernel(const ens_heis_shape g,
-                           const cuda_ens_heis_member *__restrict__ members,
-                           const ens_heis_chunks ch, const ens_heis_win win, double *sums)
+    ens_heisenberg_round_rows_kernel(const ens_heisenberg_shape g,
+                                     const cuda_ens_heisenberg_member *__restrict__ members,
+                                     const ens_heisenberg_chunks ch, const ens_heisenberg_win win,
+                                     double *sums)
 {
     extern __shared__ double win_shared[];
-    ens_heis_wait_prior_launch();
-    const cuda_ens_heis_member m = members[blockIdx.x];
-    ens_heis_rows_body<3>(g, m, ch, win, sums, win_shared);
+    ens_heisenberg_wait_prior_launch();
+    const cuda_ens_heisenberg_member m = members[blockIdx.x];
+    ens_heisenberg_rows_body<3>(g, m, ch, win, sums, win_shared);
 }
 
-static int ens_heis_round32(int t)
+static int ens_heisenberg_round32(int t)
 {
     return (t + 31) / 32 * 32;
 }
@@ -993,23 +1014,24 @@ static int ens_heis_round32(int t)
 /* The pipeline's shape (false where it does not apply: more chunks than producers): W the
  * largest power of two with nchunks W <= the producers, no larger than a chunk needs; a
  * round's form (ROUND) with M_z's chains alone. */
-static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, bool round,
-                            ens_heis_win *w)
+static bool ens_heisenberg_win_of(const ens_heisenberg_shape *g, const ens_heisenberg_chunks *ch,
+                                  bool round, ens_heisenberg_win *w)
 {
     const int nch = ch->nchunks, chunk_sites = ch->rows_per_chunk * g->lx;
-    if (nch < 1 || nch > ENS_HEIS_WIN_PRODUCERS)
+    if (nch < 1 || nch > ENS_HEISENBERG_WIN_PRODUCERS)
         return false;
     int W = 1;
-    while (2 * W * nch <= ENS_HEIS_WIN_PRODUCERS && W < chunk_sites)
+    while (2 * W * nch <= ENS_HEISENBERG_WIN_PRODUCERS && W < chunk_sites)
         W *= 2;
     const int mag_chains = (round ? 1 : 3) * nch;
     w->W = W;
     w->nw = (chunk_sites + W - 1) / W;
-    w->bond = ens_heis_round32(nch) < ENS_HEIS_WIN_BOND_THREADS ? ens_heis_round32(nch)
-                                                                 : ENS_HEIS_WIN_BOND_THREADS;
-    w->mag = ens_heis_round32(mag_chains) < ENS_HEIS_WIN_MAG_THREADS
-                 ? ens_heis_round32(mag_chains)
-                 : ENS_HEIS_WIN_MAG_THREADS;
+    w->bond = ens_heisenberg_round32(nch) < ENS_HEISENBERG_WIN_BOND_THREADS
+                  ? ens_heisenberg_round32(nch)
+                  : ENS_HEISENBERG_WIN_BOND_THREADS;
+    w->mag = ens_heisenberg_round32(mag_chains) < ENS_HEISENBERG_WIN_MAG_THREADS
+                 ? ens_heisenberg_round32(mag_chains)
+                 : ENS_HEISENBERG_WIN_MAG_THREADS;
     w->bs = (W * g->ndim) | 1;
     w->ms = W | 1;
     w->mc = round ? 1 : 3;
@@ -1017,7 +1039,7 @@ static bool ens_heis_win_of(const ens_heis_shape *g, const ens_heis_chunks *ch, 
     return true;
 }
 
-static size_t ens_heis_win_smem(const ens_heis_chunks *ch, const ens_heis_win *w)
+static size_t ens_heisenberg_win_smem(const ens_heisenberg_chunks *ch, const ens_heisenberg_win *w)
 {
     const size_t nch = (size_t)ch->nchunks;
     const size_t rows = w->rows ? 2 * 3 * nch * (size_t)w->W : 0; /* the spins' two slots */
@@ -1027,10 +1049,10 @@ static size_t ens_heis_win_smem(const ens_heis_chunks *ch, const ens_heis_win *w
 }
 
 /* Whether the device takes smem bytes of kernel fn (and made it launchable). */
-static bool ens_heis_smem_ready(const void *fn, size_t smem)
+static bool ens_heisenberg_smem_ready(const void *fn, size_t smem)
 {
     int optin = 0;
-    if (ens_heis_smem_optin(&optin) != cudaSuccess) {
+    if (ens_heisenberg_smem_optin(&optin) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
@@ -1044,7 +1066,7 @@ static bool ens_heis_smem_ready(const void *fn, size_t smem)
 }
 
 /* Shared memory of the fast kernel (its padded terms, the partials). */
-static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
+static size_t ens_heisenberg_fast_smem(const ens_heisenberg_shape *g, int nchunks)
 {
     return ((size_t)g->n * (size_t)g->ndim + 5 * (size_t)nchunks) * sizeof(double);
 }
@@ -1052,71 +1074,73 @@ static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
 
 /* The window kernel of the full form or of a round's (ROUND), where it applies and its
  * shared memory fits (*launched). */
-static cudaError_t ens_heis_measure_windows(cudaStream_t stream, const ens_heis_shape *g,
-                                            const struct cuda_ens_heis_member *members,
-                                            int n_members, const ens_heis_chunks &ch,
-                                            bool round, double *sums, bool *launched)
+static cudaError_t ens_heisenberg_measure_windows(cudaStream_t stream,
+                                                  const ens_heisenberg_shape *g,
+                                                  const struct cuda_ens_heisenberg_member *members,
+                                                  int n_members, const ens_heisenberg_chunks &ch,
+                                                  bool round, double *sums, bool *launched)
 {
-    ens_heis_win win;
+    ens_heisenberg_win win;
     *launched = false;
-    if (!ens_heis_win_of(g, &ch, round, &win))
+    if (!ens_heisenberg_win_of(g, &ch, round, &win))
         return cudaSuccess;
-    typedef void (*fn_t)(const ens_heis_shape, const cuda_ens_heis_member *,
-                         const ens_heis_chunks, const ens_heis_win, double *);
-    const fn_t fn = win.rows ? ens_heis_round_rows_kernel
-                    : g->ndim == 3 ? (round ? ens_heis_round_window_kernel<3>
-                                            : ens_heis_measure_window_kernel<3>)
-                                   : (round ? ens_heis_round_window_kernel<2>
-                                            : ens_heis_measure_window_kernel<2>);
-    const size_t smem = ens_heis_win_smem(&ch, &win);
-    if (!ens_heis_smem_ready((const void *)fn, smem))
+    typedef void (*fn_t)(const ens_heisenberg_shape, const cuda_ens_heisenberg_member *,
+                         const ens_heisenberg_chunks, const ens_heisenberg_win, double *);
+    const fn_t fn = win.rows ? ens_heisenberg_round_rows_kernel
+                    : g->ndim == 3 ? (round ? ens_heisenberg_round_window_kernel<3>
+                                            : ens_heisenberg_measure_window_kernel<3>)
+                                   : (round ? ens_heisenberg_round_window_kernel<2>
+                                            : ens_heisenberg_measure_window_kernel<2>);
+    const size_t smem = ens_heisenberg_win_smem(&ch, &win);
+    if (!ens_heisenberg_smem_ready((const void *)fn, smem))
         return cudaSuccess;
     *launched = true;
-    const unsigned threads = (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS);
-    return ens_heis_launch(fn, (unsigned)n_members, threads, smem, stream, *g, members, ch, win,
-                           sums);
+    const unsigned threads = (unsigned)(win.bond + win.mag + ENS_HEISENBERG_WIN_PRODUCERS);
+    return ens_heisenberg_launch(fn, (unsigned)n_members, threads, smem, stream, *g, members, ch,
+                                 win, sums);
 }
 
-extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
-                                            const struct cuda_ens_heis_member *members,
-                                            int n_members, int rows_per_chunk, int nchunks,
-                                            int chunks_per_plane, double *sums)
+extern "C" cudaError_t cuda_ens_heisenberg_measure(cudaStream_t stream,
+                                                   const ens_heisenberg_shape *g,
+                                                   const struct cuda_ens_heisenberg_member *members,
+                                                   int n_members, int rows_per_chunk, int nchunks,
+                                                   int chunks_per_plane, double *sums)
 {
-    const ens_heis_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
+    const ens_heisenberg_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
     bool launched = false;
-    cudaError_t err = ens_heis_measure_windows(stream, g, members, n_members, ch, false, sums,
+    cudaError_t err = ens_heisenberg_measure_windows(stream, g, members, n_members, ch, false, sums,
                                                &launched);
     if (launched || err != cudaSuccess)
         return err;
-    const size_t fast = ens_heis_fast_smem(g, nchunks);
-    if (ens_heis_smem_ready((const void *)ens_heis_measure_fast_kernel, fast))
-        ens_heis_measure_fast_kernel<<<(unsigned)n_members, 256, fast, stream>>>(
+    const size_t fast = ens_heisenberg_fast_smem(g, nchunks);
+    if (ens_heisenberg_smem_ready((const void *)ens_heisenberg_measure_fast_kernel, fast))
+        ens_heisenberg_measure_fast_kernel<<<(unsigned)n_members, 256, fast, stream>>>(
             *g, members, rows_per_chunk, nchunks, chunks_per_plane, sums);
     else
-        ens_heis_measure_kernel<<<(unsigned)n_members, 64, 4 * (size_t)nchunks * sizeof(double),
-                                  stream>>>(*g, members, rows_per_chunk, nchunks,
-                                            chunks_per_plane, sums);
+        ens_heisenberg_measure_kernel<<<(unsigned)n_members, 64,
+                                        4 * (size_t)nchunks * sizeof(double), stream>>>(
+            *g, members, rows_per_chunk, nchunks, chunks_per_plane, sums);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_ens_heis_measure_round(cudaStream_t stream, const ens_heis_shape *g,
-                                                  const struct cuda_ens_heis_member *members,
-                                                  int n_members, int rows_per_chunk,
-                                                  int nchunks, int chunks_per_plane,
-                                                  double *sums)
+extern "C" cudaError_t
+cuda_ens_heisenberg_measure_round(cudaStream_t stream, const ens_heisenberg_shape *g,
+                                  const struct cuda_ens_heisenberg_member *members, int n_members,
+                                  int rows_per_chunk, int nchunks, int chunks_per_plane,
+                                  double *sums)
 {
-    const ens_heis_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
+    const ens_heisenberg_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
     bool launched = false;
-    const cudaError_t err = ens_heis_measure_windows(stream, g, members, n_members, ch, true,
+    const cudaError_t err = ens_heisenberg_measure_windows(stream, g, members, n_members, ch, true,
                                                      sums, &launched);
     if (launched || err != cudaSuccess)
         return err;
-    return cuda_ens_heis_measure(stream, g, members, n_members, rows_per_chunk, nchunks,
+    return cuda_ens_heisenberg_measure(stream, g, members, n_members, rows_per_chunk, nchunks,
                                  chunks_per_plane, sums);
 }
 
 /* LATMC_ENS_HEIS_SUMS=check (ens_heisenberg_batch.c): the bits of two sets of sums. */
-__global__ void ens_heis_sums_compare_kernel(const double *a, const double *b, int n_members,
+__global__ void ens_heisenberg_sums_compare_kernel(const double *a, const double *b, int n_members,
                                              unsigned long long *diffs)
 {
     for (int64_t m = cuda_first_item(); m < n_members; m += cuda_item_stride()) {
@@ -1128,21 +1152,22 @@ __global__ void ens_heis_sums_compare_kernel(const double *a, const double *b, i
     }
 }
 
-extern "C" cudaError_t cuda_ens_heis_sums_compare(cudaStream_t stream, const double *a,
+extern "C" cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *a,
                                                  const double *b, int n_members,
                                                  unsigned long long *diffs)
 {
-    ens_heis_sums_compare_kernel<<<cuda_grid(n_members), CUDA_THREADS, 0, stream>>>(
+    ens_heisenberg_sums_compare_kernel<<<cuda_grid(n_members), CUDA_THREADS, 0, stream>>>(
         a, b, n_members, diffs);
     return cudaGetLastError();
 }
 
-/* The fast kernel where its padded terms and partials fit the block (ens_heis_fast_smem:
- * cuda_ens_heis_measure opts it in), else the sequential kernel, whose 4 doubles a chunk
+/* The fast kernel where its padded terms and partials fit the block (ens_heisenberg_fast_smem:
+ * cuda_ens_heisenberg_measure opts it in), else the sequential kernel, whose 4 doubles a chunk
  * are launched without opting in: the 48 KiB any kernel may have. A 2D member has a chunk
  * a row, so a strip (8 x 2048 float: spins 192 KiB, terms 256 KiB) fits neither. */
-extern "C" int cuda_ens_heis_measure_fits(const ens_heis_shape *g, int nchunks, int optin)
+extern "C" int cuda_ens_heisenberg_measure_fits(const ens_heisenberg_shape *g, int nchunks,
+                                                int optin)
 {
-    return ens_heis_fast_smem(g, nchunks) <= (size_t)optin ||
+    return ens_heisenberg_fast_smem(g, nchunks) <= (size_t)optin ||
            4 * (size_t)nchunks * sizeof(double) <= 48 * 1024;
 }

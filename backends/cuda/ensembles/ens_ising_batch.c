@@ -551,7 +551,7 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                                         cudaMemcpyDeviceToHost, cs0->stream),
                         "reading the acceptance counters");
     /* waited for even after a failed launch: the launches before it run on the members'
-     * configurations, and none may outlive the call (as cuda_ens_heis_run_steps) */
+     * configurations, and none may outlive the call (as cuda_ens_heisenberg_run_steps) */
     const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping the members");

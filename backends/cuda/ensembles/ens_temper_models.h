@@ -22,17 +22,19 @@ extern "C" {
 #endif
 
 /* One exchange round of Heisenberg members (as cuda_ens_exchange_round): their energies
- * from sums (13 doubles a member, cuda_ens_heis_measure's), r.h and r.nsites; a moved
+ * from sums (13 doubles a member, cuda_ens_heisenberg_measure's), r.h and r.nsites; a moved
  * member's beta in members[] is the ladder's value of its new temperature. */
-cudaError_t cuda_ens_heis_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
-                                         const struct cuda_ens_round *r,
-                                         struct cuda_ens_heis_member *members,
-                                         const double *sums);
+cudaError_t cuda_ens_heisenberg_exchange_round(cudaStream_t stream,
+                                               const struct cuda_ens_temper_dev *d,
+                                               const struct cuda_ens_round *r,
+                                               struct cuda_ens_heisenberg_member *members,
+                                               const double *sums);
 
 /* Every member's beta the ladder's value of its temperature in the device's map (after a
  * table upload from the host, whose members lag behind the map). */
-cudaError_t cuda_ens_heis_temper_betas(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
-                                       struct cuda_ens_heis_member *members, int64_t n);
+cudaError_t cuda_ens_heisenberg_temper_betas(cudaStream_t stream,
+                                             const struct cuda_ens_temper_dev *d,
+                                             struct cuda_ens_heisenberg_member *members, int64_t n);
 
 /* One exchange round of phi^4 members on a mu2 ladder (as cuda_ens_exchange_round, r.scale
  * 1/2): their sum phi^2 per site from sums[m].phi2 and r.nsites; a moved member's

@@ -84,7 +84,7 @@ struct temper_batch {
     uint64_t uploads;                /* the batch's table uploads so far */
     union {
         struct cuda_ens_ready ising;
-        struct cuda_ens_heis_view heis;
+        struct cuda_ens_heisenberg_view heisenberg;
         struct cuda_ens_phi4_view phi4;
     } u;
 };
@@ -556,60 +556,60 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
 
 /* ---- Heisenberg members: the batch of ens_heisenberg_batch.c ---- */
 
-static int heis_open(latmc_sim *const *members, int n, struct temper_batch *tb)
+static int heisenberg_open(latmc_sim *const *members, int n, struct temper_batch *tb)
 {
     memset(tb, 0, sizeof *tb);
-    const int st = cuda_ens_heis_open(members, n, &tb->u.heis);
+    const int st = cuda_ens_heisenberg_open(members, n, &tb->u.heisenberg);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not one batch */
-    tb->cs0 = tb->u.heis.cs0;
+    tb->cs0 = tb->u.heisenberg.cs0;
     tb->temper = &tb->cs0->ens_temper;
-    tb->uploads = tb->u.heis.uploads;
+    tb->uploads = tb->u.heisenberg.uploads;
     return LATMC_OK;
 }
 
-static void heis_close(struct temper_batch *tb)
+static void heisenberg_close(struct temper_batch *tb)
 {
-    cuda_ens_heis_close(&tb->u.heis);
+    cuda_ens_heisenberg_close(&tb->u.heisenberg);
 }
 
 /* The batch compares each call's table with its copy of the last upload, which the rounds'
  * betas never reached: once the map leaves the device the members may come back to exactly
  * that copy (a ladder set again) while the device's table still holds the rounds' betas,
  * so its next call uploads whatever it builds. */
-static void heis_moved(latmc_sim *const *members, int n)
+static void heisenberg_moved(latmc_sim *const *members, int n)
 {
-    cuda_ens_heis_table_moved(members, n);
+    cuda_ens_heisenberg_table_moved(members, n);
 }
 
 /* No part of its own a temperature: a member's beta is the ladder's (checked, bit for
  * bit: the round writes the ladder's value). */
-static int heis_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
-                      void *param_of_t)
+static int heisenberg_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job,
+                            int n, void *param_of_t)
 {
     (void)param_of_t;
-    const struct cuda_ens_heis_member *host = tb->u.heis.host;
+    const struct cuda_ens_heisenberg_member *host = tb->u.heisenberg.host;
     for (int m = 0; m < n; m++)
         if (memcmp(&host[m].beta, &job->ladder[job->temp_of[m]], sizeof host[m].beta) != 0)
             return LATMC_EUNSUPPORTED;
     return LATMC_OK;
 }
 
-static cudaError_t heis_place(const struct temper_batch *tb, const struct cuda_ens_temper_dev *d,
-                              int n)
+static cudaError_t heisenberg_place(const struct temper_batch *tb,
+                                    const struct cuda_ens_temper_dev *d, int n)
 {
-    return cuda_ens_heis_temper_betas(tb->cs0->stream, d, tb->u.heis.dev, n);
+    return cuda_ens_heisenberg_temper_betas(tb->cs0->stream, d, tb->u.heisenberg.dev, n);
 }
 
 /* Whole sweeps, and before each round the members' sums (left by the sweeps' last launch,
  * or the batch's reduction where it cannot or no sweeps came before: either way exactly
- * what the host's round reads, cuda_ens_heis_measure_all), then the round. */
-static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
-                    const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
-                    uint64_t *attempted)
+ * what the host's round reads, cuda_ens_heisenberg_measure_all), then the round. */
+static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
+                          const struct layout *l, const struct latmc_step_call *calls, int n_calls,
+                          uint64_t *accepted, uint64_t *attempted)
 {
     (void)l;
-    const struct cuda_ens_heis_view *v = &tb->u.heis;
+    const struct cuda_ens_heisenberg_view *v = &tb->u.heisenberg;
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
     cudaStream_t stream = v->cs0->stream;
@@ -622,18 +622,19 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
             /* a round next: the last launch leaves the members' sums (where it can) */
             measured = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
                        calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_heis_launch_sweeps(v, k->sweep, k->n_sweeps, measured,
+            st = cuda_check(cuda_ens_heisenberg_launch_sweeps(v, k->sweep, k->n_sweeps, measured,
                                                         after_round),
                             "launching the members' sweeps");
             sweeps += k->n_sweeps;
             after_round = false;
             continue;
         }
-        cudaError_t err = measured ? cuda_ens_heis_launch_check(v) : cuda_ens_heis_launch_measure(v);
+        cudaError_t err =
+            measured ? cuda_ens_heisenberg_launch_check(v) : cuda_ens_heisenberg_launch_measure(v);
         measured = false;
         if (err == cudaSuccess) {
             const struct cuda_ens_round r = round_of(t, first, k);
-            err = cuda_ens_heis_exchange_round(stream, &t->d, &r, v->dev, v->sums);
+            err = cuda_ens_heisenberg_exchange_round(stream, &t->d, &r, v->dev, v->sums);
         }
         st = cuda_check(err, "launching an exchange round");
         after_round = true; /* the next sweeps' launch follows the round's */
@@ -642,7 +643,7 @@ static int heis_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
-    st = cuda_ens_heis_check_result(v, st); /* its count cleared whatever happened */
+    st = cuda_ens_heisenberg_check_result(v, st); /* its count cleared whatever happened */
     if (st < 0)
         return st;
     for (int m = 0; m < n; m++) {
@@ -787,10 +788,10 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
 
 static const struct temper_model temper_models[] = {
     { LATMC_MODEL_ISING, LATMC_PARAM_BETA, sizeof(struct cuda_ising_packed_thresholds),
-      sizeof(struct latmc_ising_sums), ising_open, ising_close, NULL, ising_stage,
-      ising_place, ising_run, cuda_ens_packed_table_moved, NULL },
-    { LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, 0, 0, heis_open, heis_close, NULL, heis_stage,
-      heis_place, heis_run, heis_moved, heis_moved },
+      sizeof(struct latmc_ising_sums), ising_open, ising_close, NULL, ising_stage, ising_place,
+      ising_run, cuda_ens_packed_table_moved, NULL },
+    { LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, 0, 0, heisenberg_open, heisenberg_close, NULL,
+      heisenberg_stage, heisenberg_place, heisenberg_run, heisenberg_moved, heisenberg_moved },
     { LATMC_MODEL_PHI4, LATMC_PARAM_MU2, sizeof(struct cuda_ens_phi4_coefs), 0, phi4_open,
       phi4_close, phi4_calls_ok, phi4_stage, phi4_place, phi4_run, cuda_ens_phi4_table_moved,
       cuda_ens_phi4_table_moved },

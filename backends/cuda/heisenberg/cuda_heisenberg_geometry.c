@@ -1,5 +1,5 @@
 /*
- * The launch geometry of the Heisenberg passes (heisenberg_cuda.h: struct cuda_heis_geom):
+ * The launch geometry of the Heisenberg passes (heisenberg_cuda.h: struct cuda_heisenberg_geom):
  * tiles, planes per block, threads, and the override LATMC_CUDA_HEISENBERG_TILE, for the
  * leaf's boxes (cuda_heisenberg_leaf.c): the whole lattice of a box alone, or a box's local
  * planes with halos.
@@ -16,7 +16,7 @@
 #include "internal.h"
 
 /* The launch-geometry override: "TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]" (doc/cuda.md). */
-#define HEIS_TILE_ENV "LATMC_CUDA_HEISENBERG_TILE"
+#define HEISENBERG_TILE_ENV "LATMC_CUDA_HEISENBERG_TILE"
 
 /*
  * Default geometries, the fastest measured on an H200 at 256^3 with two replicas
@@ -30,21 +30,21 @@
  * couplings read from global memory (through shared memory, JSMEM = 1, was slower: the
  * extra shared memory halves the blocks per SM).
  */
-struct heis_default {
+struct heisenberg_default {
     int tx, ty, zc, threads;
 };
-static const struct heis_default heis_defaults[2][2] = {
+static const struct heisenberg_default heisenberg_defaults[2][2] = {
     /* [heat bath][double] */
     { { 64, 8, 32, 256 }, { 32, 8, 32, 256 } },  /* overrelaxation: float, double */
     { { 32, 8, 32, 256 }, { 32, 8, 32, 128 } },  /* heat bath: float, double */
 };
-static const struct heis_default heis_default_3d_float_pair = { 32, 16, 32, 320 };
-#define HEIS_PREFETCH 1
-#define HEIS_JSMEM 0
+static const struct heisenberg_default heisenberg_default_3d_float_pair = { 32, 16, 32, 320 };
+#define HEISENBERG_PREFETCH 1
+#define HEISENBERG_JSMEM 0
 
 /* Extents the kernels' 32-bit coordinates take (a lattice that large would not fit
  * anyway). */
-#define HEIS_MAX_EXTENT (INT64_C(1) << 30)
+#define HEISENBERG_MAX_EXTENT (INT64_C(1) << 30)
 
 /* One integer in [lo, hi] at *s, advancing *s; -1 when there is none. */
 static long parse_field(const char **s, long lo, long hi)
@@ -60,14 +60,14 @@ static long parse_field(const char **s, long lo, long hi)
 
 /* The geometry of LATMC_CUDA_HEISENBERG_TILE, when set:
  * "TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]". */
-static int read_tile_env(struct cuda_heis_geom *g)
+static int read_tile_env(struct cuda_heisenberg_geom *g)
 {
-    const char *env = getenv(HEIS_TILE_ENV);
+    const char *env = getenv(HEISENBERG_TILE_ENV);
     if (!env || !*env)
         return LATMC_OK;
     const char *s = env;
     g->tx = g->ty = g->zc = g->threads = 0;
-    long v[6] = { -1, -1, -1, -1, HEIS_PREFETCH, HEIS_JSMEM };
+    long v[6] = { -1, -1, -1, -1, HEISENBERG_PREFETCH, HEISENBERG_JSMEM };
     static const long lo[6] = { 2, 2, 1, 32, 0, 0 }, hi[6] = { 1024, 1024, 1 << 20, 1024, 1, 1 };
     bool ok = true;
     for (int k = 0; k < 6 && ok; k++) {
@@ -82,7 +82,7 @@ static int read_tile_env(struct cuda_heis_geom *g)
         return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected "
                                "\"TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]\" with TX, TY even in "
                                "[2, 1024], ZC in [1, 2^20], THREADS a multiple of 32 in "
-                               "[32, 1024], PREFETCH and JSMEM 0 or 1", HEIS_TILE_ENV, env);
+                               "[32, 1024], PREFETCH and JSMEM 0 or 1", HEISENBERG_TILE_ENV, env);
     g->tx = (int)v[0];
     g->ty = (int)v[1];
     g->zc = (int)v[2];
@@ -100,7 +100,7 @@ static long long ceil_div(long long a, long long b)
 /* Tiles, grid and shared memory of g's tile, and the kernels made ready for it: LATMC_OK,
  * LATMC_EINVAL when the device cannot launch it (message naming the limits), or the
  * failure. */
-static int finish_geometry(struct cuda_heis_geom *g)
+static int finish_geometry(struct cuda_heisenberg_geom *g)
 {
     if (g->ndim == 2) {
         g->zc = 1;
@@ -119,32 +119,32 @@ static int finish_geometry(struct cuda_heis_geom *g)
                                tiles_y, g->tx, g->ty);
     g->tiles_x = (int)tiles_x;
     g->tiles_y = (int)tiles_y;
-    g->smem = cuda_heis_smem_bytes(g);
+    g->smem = cuda_heisenberg_smem_bytes(g);
     int limit_threads = 0;
     size_t limit_smem = 0;
-    const cudaError_t err = cuda_heis_prepare(g, &limit_threads, &limit_smem);
+    const cudaError_t err = cuda_heisenberg_prepare(g, &limit_threads, &limit_smem);
     if (err == cudaErrorInvalidConfiguration)
         return cuda_core->fail(LATMC_EINVAL, "CUDA Heisenberg: a tile of %d x %d sites with %d "
                                "threads needs %zu bytes of shared memory per block; on this "
                                "device the kernels take at most %d threads and %zu bytes "
                                "(%s)", g->tx, g->ty, g->threads, g->smem, limit_threads,
-                               limit_smem, HEIS_TILE_ENV);
+                               limit_smem, HEISENBERG_TILE_ENV);
     return cuda_check(err, "preparing the Heisenberg kernels");
 }
 
 /* The geometry of the heat-bath (heatbath != 0) or the overrelaxation passes: the
  * override, or the default, or (on a device with less shared memory than an H200's) the
  * first smaller tile that fits. */
-int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
-                            int own_n, int cut0, struct cuda_heis_geom *g)
+int cuda_heisenberg_box_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
+                            int own_n, int cut0, struct cuda_heisenberg_geom *g)
 {
     const latmc_sim_desc *d = &sim->desc;
     for (int mu = 0; mu < d->ndim; mu++)
-        if (d->extent[mu] > HEIS_MAX_EXTENT)
+        if (d->extent[mu] > HEISENBERG_MAX_EXTENT)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take "
                                    "extents up to 2^30, not %lld",
                                    (long long)d->extent[mu]);
-    /* the pass kernel takes a site's offset in its plane in 32 bits (heis_colour) */
+    /* the pass kernel takes a site's offset in its plane in 32 bits (heisenberg_colour) */
     if (d->ndim == 3 && d->extent[0] * d->extent[1] > (int64_t)UINT32_MAX)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take planes "
                                "of up to 2^32 - 1 sites, not %lld x %lld",
@@ -165,23 +165,23 @@ int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes,
     else
         g->ly = local_planes;
     g->n = (long long)g->lx * g->ly * g->lz;
-    g->prefetch = HEIS_PREFETCH;
-    g->jsmem = HEIS_JSMEM;
-    const char *env = getenv(HEIS_TILE_ENV);
+    g->prefetch = HEISENBERG_PREFETCH;
+    g->jsmem = HEISENBERG_JSMEM;
+    const char *env = getenv(HEISENBERG_TILE_ENV);
     if (env && *env) {
         const int st = read_tile_env(g);
         return st < 0 ? st : finish_geometry(g);
     }
-    static const struct heis_default smaller[] = {
+    static const struct heisenberg_default smaller[] = {
         { 32, 8, 32, 256 }, { 16, 8, 32, 128 }, { 8, 4, 32, 64 },
     };
     int st = LATMC_EINVAL;
     for (int k = -1; k < (int)(sizeof smaller / sizeof smaller[0]) && st == LATMC_EINVAL; k++) {
-        const struct heis_default *t =
+        const struct heisenberg_default *t =
             k >= 0 ? &smaller[k]
             : d->ndim == 3 && d->replicas == 2 && d->precision != LATMC_PRECISION_DOUBLE
-                ? &heis_default_3d_float_pair
-                : &heis_defaults[heatbath != 0][d->precision == LATMC_PRECISION_DOUBLE];
+                ? &heisenberg_default_3d_float_pair
+                : &heisenberg_defaults[heatbath != 0][d->precision == LATMC_PRECISION_DOUBLE];
         g->tx = t->tx;
         g->ty = t->ty;
         g->zc = t->zc;
@@ -191,7 +191,7 @@ int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes,
     return st;
 }
 
-void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n)
+void cuda_heisenberg_geom_range(struct cuda_heisenberg_geom *g, int own0, int own_n)
 {
     g->own0 = own0;
     g->own_n = own_n;

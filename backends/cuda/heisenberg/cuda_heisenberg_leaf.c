@@ -12,7 +12,7 @@
  * Steps: the schedule has two per pass (colour 0, colour 1). The pass kernel updates
  * colour 0 of a tile and its halo from the old configuration, then colour 1 from those,
  * so the colour-0 step runs the whole pass and the colour-1 step nothing. A pass over a
- * plane range (struct cuda_heis_geom: own0, own_n, cut0 name the planes, the draws and
+ * plane range (struct cuda_heisenberg_geom: own0, own_n, cut0 name the planes, the draws and
  * the colouring by the lattice's coordinates) writes exactly what the whole pass writes
  * there, reading the old configuration up to two planes beyond the range: halo 2, and
  * every range of one step reads the buffer the step's first range read (cur flips once a
@@ -63,7 +63,7 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double) &&
                "struct latmc_heisenberg_sums is not 13 packed doubles");
 
 /* The leaf's state of a box (b->own). */
-struct heis_box {
+struct heisenberg_box {
     int nrep;
     int64_t plane_sites, n_local;   /* sites of a plane, of the local planes */
     int cur;                        /* the buffer holding the configuration */
@@ -77,10 +77,10 @@ struct heis_box {
     struct cuda_tiles_scratch mode_rows; /* the Fourier modes' rows (made on first use) */
     cudaEvent_t rows_done;          /* the measurement's rows made (made on first use) */
     long long rows_per_chunk, rows_per_plane;
-    struct cuda_heis_geom geom[2];  /* [heat bath?] passes over the own planes */
+    struct cuda_heisenberg_geom geom[2];  /* [heat bath?] passes over the own planes */
 };
 
-static struct heis_box *own_of(const struct cuda_box *b)
+static struct heisenberg_box *own_of(const struct cuda_box *b)
 {
     return b->own;
 }
@@ -94,21 +94,21 @@ static int64_t plane_sites_of(const latmc_sim *sim)
 /* Buffer k of box b (3 nrep arrays of n_local floats). */
 static float *buffer(const struct cuda_box *b, int k)
 {
-    const struct heis_box *h = own_of(b);
+    const struct heisenberg_box *h = own_of(b);
     return (float *)b->data + (size_t)k * (size_t)(COMPONENTS * h->nrep) * (size_t)h->n_local;
 }
 
-float *cuda_heis_member_spins(const struct cuda_box *b)
+float *cuda_heisenberg_member_spins(const struct cuda_box *b)
 {
     return buffer(b, own_of(b)->cur);
 }
 
-const float *cuda_heis_member_couplings(const struct cuda_box *b)
+const float *cuda_heisenberg_member_couplings(const struct cuda_box *b)
 {
     return own_of(b)->J;
 }
 
-static int64_t heis_halo(const latmc_sim *sim)
+static int64_t heisenberg_halo(const latmc_sim *sim)
 {
     (void)sim;
     return HALO;
@@ -125,14 +125,14 @@ static int64_t heis_halo(const latmc_sim *sim)
  * neighbours need; the interior then reads no halo), and at most half the thinnest box
  * (the executor's two border ranges of a box must not overlap).
  */
-static int64_t heis_border_planes(const latmc_sim *sim)
+static int64_t heisenberg_border_planes(const latmc_sim *sim)
 {
     const latmc_sim_desc *d = &sim->desc;
     const int64_t L = d->extent[d->ndim - 1];
     int64_t w = HALO;
     for (int hb = 0; hb < 2; hb++) {
-        struct cuda_heis_geom g;
-        if (cuda_heis_box_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
+        struct cuda_heisenberg_geom g;
+        if (cuda_heisenberg_box_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
             continue; /* refused again, with the reason, at the box's creation */
         const int64_t unit = g.ndim == 3 ? g.zc : g.ty;
         w = unit > w ? unit : w;
@@ -147,27 +147,27 @@ static int64_t heis_border_planes(const latmc_sim *sim)
     return w;
 }
 
-static size_t heis_plane_bytes(const latmc_sim *sim)
+static size_t heisenberg_plane_bytes(const latmc_sim *sim)
 {
     return (size_t)plane_sites_of(sim) * sizeof(float);
 }
 
-static int heis_written_arrays(const struct cuda_box *b, const struct latmc_step *step,
+static int heisenberg_written_arrays(const struct cuda_box *b, const struct latmc_step *step,
                                int *first)
 {
-    const struct heis_box *h = own_of(b);
+    const struct heisenberg_box *h = own_of(b);
     *first = h->cur * COMPONENTS * h->nrep; /* flipped by the pass's first range */
     return step->colour == 0 ? COMPONENTS * h->nrep : 0;
 }
 
-static cudaError_t heis_cold(const latmc_sim *sim, const struct cuda_box *b,
+static cudaError_t heisenberg_cold(const latmc_sim *sim, const struct cuda_box *b,
                              cudaStream_t stream)
 {
     (void)sim;
-    struct heis_box *h = own_of(b);
+    struct heisenberg_box *h = own_of(b);
     h->in_pass = false;
     /* both buffers, as 2 nrep replicas of the local planes */
-    return cuda_heis_cold_start(stream, b->data, h->n_local, 2 * h->nrep);
+    return cuda_heisenberg_cold_start(stream, b->data, h->n_local, 2 * h->nrep);
 }
 
 /*
@@ -194,7 +194,7 @@ static int64_t exchanged_plane(const struct cuda_box *b, int64_t lp, int64_t pla
 static cudaError_t move_planes(const struct cuda_box *b, cudaStream_t stream, float *soa,
                                int64_t local_p0, float *get, const float *put, int64_t planes)
 {
-    const struct heis_box *h = own_of(b);
+    const struct heisenberg_box *h = own_of(b);
     const size_t m = (size_t)(planes * h->plane_sites), rows = (size_t)(COMPONENTS * h->nrep);
     float *tmp = malloc(m * rows * sizeof *tmp);
     if (!tmp)
@@ -234,7 +234,7 @@ static cudaError_t move_planes(const struct cuda_box *b, cudaStream_t stream, fl
     return err;
 }
 
-static cudaError_t heis_put_planes(const latmc_sim *sim, const struct cuda_box *b,
+static cudaError_t heisenberg_put_planes(const latmc_sim *sim, const struct cuda_box *b,
                                    cudaStream_t stream, int64_t local_p0, const void *host,
                                    int64_t planes)
 {
@@ -243,7 +243,7 @@ static cudaError_t heis_put_planes(const latmc_sim *sim, const struct cuda_box *
                        exchanged_plane(b, local_p0, planes, false), NULL, host, planes);
 }
 
-static cudaError_t heis_get_planes(const latmc_sim *sim, const struct cuda_box *b,
+static cudaError_t heisenberg_get_planes(const latmc_sim *sim, const struct cuda_box *b,
                                    cudaStream_t stream, int64_t local_p0, void *host,
                                    int64_t planes)
 {
@@ -252,8 +252,8 @@ static cudaError_t heis_get_planes(const latmc_sim *sim, const struct cuda_box *
                        exchanged_plane(b, local_p0, planes, true), host, NULL, planes);
 }
 
-/* The colour-1 step: its pass ran at the colour-0 step (heis_update). */
-static bool heis_empty_step(const latmc_sim *sim, const struct latmc_step *step)
+/* The colour-1 step: its pass ran at the colour-0 step (heisenberg_update). */
+static bool heisenberg_empty_step(const latmc_sim *sim, const struct latmc_step *step)
 {
     (void)sim;
     return step->colour != 0;
@@ -261,10 +261,10 @@ static bool heis_empty_step(const latmc_sim *sim, const struct latmc_step *step)
 
 /* A part's halo exchange on the wire (cuda_leaf.h): the 3 nrep arrays of the buffer
  * holding the configuration, the planes mapped as for get_planes / put_planes. */
-static int heis_wire_arrays(const struct cuda_box *b, int64_t *local_p0, int64_t planes,
+static int heisenberg_wire_arrays(const struct cuda_box *b, int64_t *local_p0, int64_t planes,
                             bool get, int *first)
 {
-    const struct heis_box *h = own_of(b);
+    const struct heisenberg_box *h = own_of(b);
     *local_p0 = exchanged_plane(b, *local_p0, planes, get);
     *first = h->cur * COMPONENTS * h->nrep;
     return COMPONENTS * h->nrep;
@@ -272,11 +272,11 @@ static int heis_wire_arrays(const struct cuda_box *b, int64_t *local_p0, int64_t
 
 /* The hot start of the lattice's planes from global_p0: each replica's sites where they
  * lie in the CPU's draws. */
-static cudaError_t heis_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
+static cudaError_t heisenberg_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                    cudaStream_t stream, int64_t local_p0, int64_t global_p0,
                                    int64_t planes)
 {
-    struct heis_box *h = own_of(b);
+    struct heisenberg_box *h = own_of(b);
     h->in_pass = false;
     const int64_t m = planes * h->plane_sites, i0 = global_p0 * h->plane_sites;
     float *host = malloc((size_t)m * COMPONENTS * (size_t)h->nrep * sizeof *host);
@@ -291,9 +291,9 @@ static cudaError_t heis_hot_planes(const latmc_sim *sim, const struct cuda_box *
     return err;
 }
 
-static void heis_box_destroy(struct cuda_box *b)
+static void heisenberg_box_destroy(struct cuda_box *b)
 {
-    struct heis_box *h = own_of(b);
+    struct heisenberg_box *h = own_of(b);
     if (!h)
         return;
     cudaFree(h->J);
@@ -306,10 +306,10 @@ static void heis_box_destroy(struct cuda_box *b)
     b->own = NULL;
 }
 
-static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
+static int heisenberg_box_create(const latmc_sim *sim, struct cuda_box *b)
 {
     const latmc_sim_desc *d = &sim->desc;
-    struct heis_box *h = calloc(1, sizeof *h);
+    struct heisenberg_box *h = calloc(1, sizeof *h);
     if (!h)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate a box's state");
     b->own = h;
@@ -323,7 +323,7 @@ static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
     const long long nchunks = b->ex.planes * h->rows_per_plane / h->rows_per_chunk;
     int st = LATMC_OK;
     for (int hb = 0; hb < 2 && st == LATMC_OK; hb++)
-        st = cuda_heis_box_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
+        st = cuda_heisenberg_box_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
                                      (int)(b->ex.origin - b->halo), &h->geom[hb]);
     const size_t sums_bytes = (size_t)b->ex.planes * NSUMS * sizeof(double);
     if (st == LATMC_OK)
@@ -342,7 +342,7 @@ static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
         st = cuda_check(cudaMemsetAsync(h->plane_sums, 0, sums_bytes, b->ex.stream),
                         "clearing the sums");
     for (int k = 0; k < 2 && st == LATMC_OK; k++) {
-        const struct cuda_heis_geom *g = &h->geom[k];
+        const struct cuda_heisenberg_geom *g = &h->geom[k];
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg, %s passes: tiles of %d x "
                        "%d sites, %d plane(s) per block, %d threads, prefetch %d, couplings in "
                        "shared memory %d, %zu bytes of shared memory, grid %d x %d",
@@ -359,7 +359,7 @@ static int64_t coupling_plane(const latmc_sim *sim)
     return plane_sites_of(sim) * sim->desc.ndim;
 }
 
-static int heis_draw_couplings(const latmc_sim *sim, int64_t first, int64_t planes,
+static int heisenberg_draw_couplings(const latmc_sim *sim, int64_t first, int64_t planes,
                                void **host)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -386,14 +386,14 @@ static int heis_draw_couplings(const latmc_sim *sim, int64_t first, int64_t plan
     return LATMC_OK;
 }
 
-static void heis_couplings_to_float(const latmc_sim *sim, const void *host, int64_t host_plane,
-                                    float *buf, int64_t planes)
+static void heisenberg_couplings_to_float(const latmc_sim *sim, const void *host,
+                                          int64_t host_plane, float *buf, int64_t planes)
 {
     const int64_t per = coupling_plane(sim);
     memcpy(buf, (const float *)host + host_plane * per, (size_t)(planes * per) * sizeof(float));
 }
 
-static void heis_couplings_from_float(const latmc_sim *sim, void *host, int64_t host_plane,
+static void heisenberg_couplings_from_float(const latmc_sim *sim, void *host, int64_t host_plane,
                                       const float *whole, int64_t global_plane, int64_t planes)
 {
     const int64_t per = coupling_plane(sim);
@@ -403,12 +403,12 @@ static void heis_couplings_from_float(const latmc_sim *sim, void *host, int64_t 
 
 /* The box's local planes of the host's couplings (planes from host_first on), transposed
  * to the device's SoA on the host; waited for. */
-static cudaError_t heis_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
+static cudaError_t heisenberg_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
                                          cudaStream_t stream, const void *host,
                                          int64_t host_first, int64_t host_planes)
 {
     (void)host_planes; /* the executor keeps every local plane's (cuda_exec.c) */
-    const struct heis_box *h = own_of(b);
+    const struct heisenberg_box *h = own_of(b);
     const int nd = sim->desc.ndim;
     const int64_t L = sim->desc.extent[nd - 1], ps = h->plane_sites;
     const int64_t local = b->ex.planes + 2 * b->halo;
@@ -432,18 +432,18 @@ static cudaError_t heis_couplings_to_box(const latmc_sim *sim, const struct cuda
 }
 
 /* The sim's couplings (every kind: uniform ones are 1) are drawn on the device. */
-static bool heis_draws_couplings(const latmc_sim *sim)
+static bool heisenberg_draws_couplings(const latmc_sim *sim)
 {
     (void)sim;
     return true;
 }
 
 /* The box's local planes of the couplings drawn on its device into the SoA J, by the
- * CPU's functions (cuda_coupling_draws.h): the same floats as heis_couplings_to_box's. */
-static cudaError_t heis_draw_couplings_on_box(const latmc_sim *sim, const struct cuda_box *b,
+ * CPU's functions (cuda_coupling_draws.h): the same floats as heisenberg_couplings_to_box's. */
+static cudaError_t heisenberg_draw_couplings_on_box(const latmc_sim *sim, const struct cuda_box *b,
                                               cudaStream_t stream)
 {
-    const struct heis_box *h = own_of(b);
+    const struct heisenberg_box *h = own_of(b);
     const latmc_sim_desc *d = &sim->desc;
     const int64_t L = d->extent[d->ndim - 1], local = b->ex.planes + 2 * b->halo;
     cudaError_t err = cudaSuccess;
@@ -467,11 +467,11 @@ static cudaError_t heis_draw_couplings_on_box(const latmc_sim *sim, const struct
  * on a box come one after another, and a retried step after a failure reads what the
  * failed one read).
  */
-static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range *r,
+static cudaError_t heisenberg_update(const latmc_sim *sim, const struct cuda_box_range *r,
                                uint64_t sweep, const struct latmc_step *step,
                                cudaStream_t stream, unsigned long long *changed)
 {
-    struct heis_box *h = own_of(r->box);
+    struct heisenberg_box *h = own_of(r->box);
     if (step->colour != 0) {
         h->in_pass = false;
         return cudaSuccess;
@@ -485,10 +485,10 @@ static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range
     }
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int hb = step->kind == LATMC_STEP_COLOUR;
-    struct cuda_heis_geom g = h->geom[hb];
+    struct cuda_heisenberg_geom g = h->geom[hb];
     if (!r->whole)
-        cuda_heis_geom_range(&g, (int)r->p0, (int)r->planes);
-    struct cuda_heis_pass_args a;
+        cuda_heisenberg_geom_range(&g, (int)r->p0, (int)r->planes);
+    struct cuda_heisenberg_pass_args a;
     memset(&a, 0, sizeof a);
     a.src = buffer(r->box, h->pass_src);
     a.dst = buffer(r->box, 1 - h->pass_src);
@@ -505,7 +505,7 @@ static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range
         return cudaErrorInvalidValue; /* a schedule the kernel does not know (a bug) */
     a.sweep = latmc_rng_name_sweep(step->rng);
     a.count = changed;
-    return cuda_heis_pass(stream, &g, &a, sim->desc.precision == LATMC_PRECISION_DOUBLE, hb);
+    return cuda_heisenberg_pass(stream, &g, &a, sim->desc.precision == LATMC_PRECISION_DOUBLE, hb);
 }
 
 /*
@@ -514,8 +514,8 @@ static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range
  * lattice's end; a range of a box with halos reads the next local plane, never wrapping
  * (a lattice of planes + 1 planes with the local stride, from the range's first plane).
  */
-static size_t range_geom(const struct heis_box *h, const struct cuda_box_range *r,
-                         struct cuda_heis_geom *g)
+static size_t range_geom(const struct heisenberg_box *h, const struct cuda_box_range *r,
+                         struct cuda_heisenberg_geom *g)
 {
     *g = h->geom[0];
     if (r->whole)
@@ -543,16 +543,16 @@ static struct cuda_tiles_range tiles_range(const latmc_sim_desc *d,
 
 /* The sums of each plane of range r (the CPU's chunks, lib/heisenberg.h) into the box's
  * plane_sums (range_geom). */
-static cudaError_t heis_measure_planes(const latmc_sim *sim, const struct cuda_box_range *r,
+static cudaError_t heisenberg_measure_planes(const latmc_sim *sim, const struct cuda_box_range *r,
                                        cudaStream_t stream, double **out)
 {
     (void)sim;
     const struct cuda_box *b = r->box;
-    const struct heis_box *h = own_of(b);
-    struct cuda_heis_geom g;
+    const struct heisenberg_box *h = own_of(b);
+    struct cuda_heisenberg_geom g;
     const size_t at = range_geom(h, r, &g);
     *out = h->plane_sums;
-    return cuda_heis_measure_planes(stream, &g, buffer(b, h->cur) + at, h->J + at,
+    return cuda_heisenberg_measure_planes(stream, &g, buffer(b, h->cur) + at, h->J + at,
                                     h->rows_per_chunk,
                                     r->planes * h->rows_per_plane / h->rows_per_chunk,
                                     h->partials, h->plane_sums);
@@ -562,10 +562,10 @@ static cudaError_t heis_measure_planes(const latmc_sim *sim, const struct cuda_b
  * and, with two replicas, the products of the replicas' components, from the
  * configuration's buffer (components n_local floats apart, replica 1's after replica 0's:
  * the source's layout). */
-static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
+static cudaError_t heisenberg_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
                                    cudaStream_t stream, const double *phases, double *tiles)
 {
-    struct heis_box *h = own_of(r->box);
+    struct heisenberg_box *h = own_of(r->box);
     const struct cuda_tiles_source src = {
         .data = buffer(r->box, h->cur) + (size_t)(r->p0 * h->plane_sites),
         .stride = h->n_local,
@@ -577,21 +577,21 @@ static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
     return cuda_mode_tiles(stream, &src, &range, phases, &h->mode_rows, tiles);
 }
 
-/* heis_measure_planes on `stream` and heis_mode_tiles on `side` from one read of the
+/* heisenberg_measure_planes on `stream` and heisenberg_mode_tiles on `side` from one read of the
  * configuration: the chunk sums' kernel makes the tiles' rows too (heisenberg_cuda.h),
  * where it takes the lattice (one replica, L_x a multiple of 32); the planes' tiles
  * follow on `side` once the rows are made, beside the planes' sums. */
-static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
+static cudaError_t heisenberg_measure_planes_tiles(const latmc_sim *sim,
                                              const struct cuda_box_range *r,
                                              cudaStream_t stream, double **out,
                                              cudaStream_t side, const double *phases,
                                              double *tiles)
 {
     const struct cuda_box *b = r->box;
-    struct heis_box *h = own_of(b);
-    if (!cuda_heis_measure_rows_fits(&h->geom[0]))
+    struct heisenberg_box *h = own_of(b);
+    if (!cuda_heisenberg_measure_rows_fits(&h->geom[0]))
         return cudaErrorNotSupported;
-    struct cuda_heis_geom g;
+    struct cuda_heisenberg_geom g;
     const size_t at = range_geom(h, r, &g);
     const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
     const int C = COMPONENTS; /* one replica */
@@ -601,7 +601,7 @@ static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
     if (err != cudaSuccess)
         return err;
     *out = h->plane_sums;
-    err = cuda_heis_measure_planes_rows(stream, &g, buffer(b, h->cur) + at, h->J + at,
+    err = cuda_heisenberg_measure_planes_rows(stream, &g, buffer(b, h->cur) + at, h->J + at,
                                         h->rows_per_chunk,
                                         r->planes * h->rows_per_plane / h->rows_per_chunk,
                                         h->partials, h->plane_sums, phases, phases + sim->desc.extent[0],
@@ -616,18 +616,18 @@ static cudaError_t heis_measure_planes_tiles(const latmc_sim *sim,
 
 /* The configuration's buffer (latmc_sim_device_view: components N floats apart, replicas
  * 3 N; it changes at every pass). */
-static cudaError_t heis_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
+static cudaError_t heisenberg_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
                              void **data)
 {
     (void)sim, (void)stream;
-    *data = cuda_heis_member_spins(b);
+    *data = cuda_heisenberg_member_spins(b);
     return cudaSuccess;
 }
 
 /* Heat-bath updates count as attempted (and accepted, by the kernel); overrelaxation moves
  * as neither, as on the CPU. Every algorithm but overrelaxation alone starts its sweep with
  * a heat-bath pass (the cluster algorithms too: lib/cluster_embed_sweep.c). */
-static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
+static uint64_t heisenberg_attempted(const latmc_sim *sim, int64_t sites)
 {
     return sim->desc.algorithm != LATMC_ALGO_OVERRELAX
                ? (uint64_t)sites * (uint64_t)sim->desc.replicas : 0;
@@ -637,95 +637,94 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
  * every replica, on its spins in the current buffer (replica rep's components at
  * 3 rep n, n the box's stored sites) with the box's couplings, r = job->axis[rep],
  * K = beta J. */
-static int heis_embed_replicas(const latmc_sim *sim)
+static int heisenberg_embed_replicas(const latmc_sim *sim)
 {
     return sim->desc.replicas;
 }
 
-static cudaError_t heis_embed_step(const latmc_sim *sim, cudaStream_t stream,
+static cudaError_t heisenberg_embed_step(const latmc_sim *sim, cudaStream_t stream,
                                    const struct cuda_sw_box *v, const struct cuda_box *b,
                                    int rep, const struct latmc_embed_job *job, double *a,
                                    const struct cuda_embed_draws *d)
 {
-    return cuda_embed_heis_step(stream, v,
-                                cuda_heis_member_spins(b) +
-                                    (size_t)LATMC_HEISENBERG_COMPONENTS *
-                                        (size_t)sim->nsites * (size_t)rep, /* a box alone */
-                                cuda_heis_member_couplings(b), a, job->axis[rep], job->beta, d);
+    return cuda_embed_heisenberg_step(
+        stream, v,
+        cuda_heisenberg_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                              (size_t)sim->nsites * (size_t)rep, /* a box alone */
+        cuda_heisenberg_member_couplings(b), a, job->axis[rep], job->beta, d);
 }
 
-static cudaError_t heis_embed_bonds(const latmc_sim *sim, cudaStream_t stream,
+static cudaError_t heisenberg_embed_bonds(const latmc_sim *sim, cudaStream_t stream,
                                     const struct cuda_sw_box *v, const struct cuda_box *b,
                                     int rep, const struct latmc_embed_job *job, double *a,
                                     const struct cuda_embed_draws *d)
 {
     (void)sim;
-    return cuda_embed_heis_bonds(stream, v,
-                                 cuda_heis_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
-                                                                 (size_t)b->local.nsites *
-                                                                 (size_t)rep,
-                                 cuda_heis_member_couplings(b), a, job->axis[rep],
-                                 job->beta, d);
+    return cuda_embed_heisenberg_bonds(
+        stream, v,
+        cuda_heisenberg_member_spins(b) +
+            (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)b->local.nsites * (size_t)rep,
+        cuda_heisenberg_member_couplings(b), a, job->axis[rep], job->beta, d);
 }
 
-static cudaError_t heis_embed_flip(const latmc_sim *sim, cudaStream_t stream,
+static cudaError_t heisenberg_embed_flip(const latmc_sim *sim, cudaStream_t stream,
                                    const struct cuda_sw_box *v, const struct cuda_box *b,
                                    int rep, const struct latmc_embed_job *job, const double *a,
                                    const struct cuda_embed_flips *flips)
 {
     (void)sim;
-    return cuda_embed_heis_reflect(stream, v,
-                                   cuda_heis_member_spins(b) + (size_t)LATMC_HEISENBERG_COMPONENTS *
-                                                                   (size_t)b->local.nsites *
-                                                                   (size_t)rep,
-                                   a, job->axis[rep], flips);
+    return cuda_embed_heisenberg_reflect(stream, v,
+                                         cuda_heisenberg_member_spins(b) +
+                                             (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                                 (size_t)b->local.nsites * (size_t)rep,
+                                         a, job->axis[rep], flips);
 }
 
-static const struct cuda_embed_leaf heis_embed = {
-    .replicas = heis_embed_replicas,
-    .step = heis_embed_step,
-    .bonds = heis_embed_bonds,
-    .flip = heis_embed_flip,
+static const struct cuda_embed_leaf heisenberg_embed = {
+    .replicas = heisenberg_embed_replicas,
+    .step = heisenberg_embed_step,
+    .bonds = heisenberg_embed_bonds,
+    .flip = heisenberg_embed_flip,
 };
 
-#define HEIS_LEAF(replicas)                                                                  \
+#define HEISENBERG_LEAF(replicas)                                                                  \
     {                                                                                        \
         .model = LATMC_MODEL_HEISENBERG,                                                     \
-        .halo = heis_halo,                                                                   \
-        .border_planes = heis_border_planes,                                                 \
-        .plane_bytes = heis_plane_bytes,                                                     \
+        .halo = heisenberg_halo,                                                                   \
+        .border_planes = heisenberg_border_planes,                                                 \
+        .plane_bytes = heisenberg_plane_bytes,                                                     \
         .arrays = 2 * COMPONENTS * (replicas), /* two buffers */                             \
         .cold_byte = 0,                                                                      \
-        .hot_planes = heis_hot_planes,                                                       \
-        .put_planes = heis_put_planes,                                                       \
-        .get_planes = heis_get_planes,                                                       \
-        .box_create = heis_box_create,                                                       \
-        .box_destroy = heis_box_destroy,                                                     \
-        .draw_couplings = heis_draw_couplings,                                               \
-        .couplings_to_float = heis_couplings_to_float,                                       \
-        .couplings_from_float = heis_couplings_from_float,                                   \
-        .couplings_to_box = heis_couplings_to_box,                                           \
-        .draws_couplings = heis_draws_couplings,                                             \
-        .draw_couplings_on_box = heis_draw_couplings_on_box,                                 \
-        .update = heis_update,                                                               \
+        .hot_planes = heisenberg_hot_planes,                                                       \
+        .put_planes = heisenberg_put_planes,                                                       \
+        .get_planes = heisenberg_get_planes,                                                       \
+        .box_create = heisenberg_box_create,                                                       \
+        .box_destroy = heisenberg_box_destroy,                                                     \
+        .draw_couplings = heisenberg_draw_couplings,                                               \
+        .couplings_to_float = heisenberg_couplings_to_float,                                       \
+        .couplings_from_float = heisenberg_couplings_from_float,                                   \
+        .couplings_to_box = heisenberg_couplings_to_box,                                           \
+        .draws_couplings = heisenberg_draws_couplings,                                             \
+        .draw_couplings_on_box = heisenberg_draw_couplings_on_box,                                 \
+        .update = heisenberg_update,                                                               \
         .view_dtype = LATMC_DTYPE_FLOAT32,                                                   \
-        .view = heis_view,                                                                   \
-        .attempted = heis_attempted,                                                         \
-        .cold = heis_cold,                                                                   \
-        .written_arrays = heis_written_arrays,                                               \
-        .measure_planes = heis_measure_planes,                                               \
+        .view = heisenberg_view,                                                                   \
+        .attempted = heisenberg_attempted,                                                         \
+        .cold = heisenberg_cold,                                                                   \
+        .written_arrays = heisenberg_written_arrays,                                               \
+        .measure_planes = heisenberg_measure_planes,                                               \
         .view_components = COMPONENTS,                                                       \
-        .wire_arrays = heis_wire_arrays,                                                     \
-        .empty_step = heis_empty_step,                                                       \
-        .mode_tiles = heis_mode_tiles,                                                       \
-        .measure_planes_tiles = heis_measure_planes_tiles,                                   \
+        .wire_arrays = heisenberg_wire_arrays,                                                     \
+        .empty_step = heisenberg_empty_step,                                                       \
+        .mode_tiles = heisenberg_mode_tiles,                                                       \
+        .measure_planes_tiles = heisenberg_measure_planes_tiles,                                   \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
-        .embed = &heis_embed,                                                                \
+        .embed = &heisenberg_embed,                                                                \
     }
 
-static const struct cuda_leaf heis_leaves[2] = { HEIS_LEAF(1), HEIS_LEAF(2) };
+static const struct cuda_leaf heisenberg_leaves[2] = { HEISENBERG_LEAF(1), HEISENBERG_LEAF(2) };
 
 const struct cuda_leaf *cuda_heisenberg_leaf_of(const latmc_sim *sim)
 {
-    return &heis_leaves[sim->desc.replicas > 1]; /* the model takes 1 or 2 */
+    return &heisenberg_leaves[sim->desc.replicas > 1]; /* the model takes 1 or 2 */
 }

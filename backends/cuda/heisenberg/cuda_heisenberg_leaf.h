@@ -14,9 +14,9 @@
 /* The structure-of-arrays buffer that holds the configuration of a box of this leaf
  * (component c of replica r at (3 r + c) N + i): the ensembles' kernels update it in
  * place, which leaves the box as its own sweeps would. */
-float *cuda_heis_member_spins(const struct cuda_box *b);
+float *cuda_heisenberg_member_spins(const struct cuda_box *b);
 
 /* Its couplings (J_{i,mu} at mu n + i over the local planes; clusters/cuda_embed.c). */
-const float *cuda_heis_member_couplings(const struct cuda_box *b);
+const float *cuda_heisenberg_member_couplings(const struct cuda_box *b);
 
 #endif

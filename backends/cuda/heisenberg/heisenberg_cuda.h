@@ -6,7 +6,7 @@
  *
  * Device layout, structure of arrays (SoA), natural site order i = x + L_x (y + L_y z):
  *   spins      component c of replica r at (3 r + c) N + i, in two buffers (a pass reads
- *              one and writes the other; see cuda_heis_pass)
+ *              one and writes the other; see cuda_heisenberg_pass)
  *   couplings  J_{i,mu} at mu N + i (mu < ndim)
  * The API's layouts (3 floats per site, replica 0 then 1; ndim floats per site) are
  * converted on the host (cuda_heisenberg_leaf.c).
@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 /* Launch geometry of a pass (cuda_heisenberg_geometry.c chooses it; LATMC_CUDA_HEISENBERG_TILE). */
-struct cuda_heis_geom {
+struct cuda_heisenberg_geom {
     int ndim, nrep;
     int lx, ly, lz;              /* lz = 1 in 2D */
     long long n;                 /* sites */
@@ -49,7 +49,7 @@ struct cuda_heis_geom {
 };
 
 /* One pass over the lattice (both colours, every replica). */
-struct cuda_heis_pass_args {
+struct cuda_heisenberg_pass_args {
     const float *src;            /* the configuration before the pass */
     float *dst;                  /* after it (another buffer: every site is written) */
     const float *J;              /* couplings, SoA */
@@ -64,7 +64,7 @@ struct cuda_heis_pass_args {
 };
 
 /* Shared memory of the pass kernel for this geometry (set g->smem to it). */
-size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g);
+size_t cuda_heisenberg_smem_bytes(const struct cuda_heisenberg_geom *g);
 
 /*
  * Make the pass kernels of g's ndim and nrep launchable with g's shared memory and
@@ -72,16 +72,16 @@ size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g);
  * register use cannot take them (*limit_threads, *limit_smem: what it can), or the
  * runtime's error.
  */
-cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *limit_threads,
+cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom *g, int *limit_threads,
                               size_t *limit_smem);
 
 /* One heat-bath (heatbath != 0) or overrelaxation pass, in double (dbl != 0) or float
  * arithmetic. */
-cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_heis_geom *g,
-                           const struct cuda_heis_pass_args *a, int dbl, int heatbath);
+cudaError_t cuda_heisenberg_pass(cudaStream_t stream, const struct cuda_heisenberg_geom *g,
+                           const struct cuda_heisenberg_pass_args *a, int dbl, int heatbath);
 
 /* Every spin of every replica e_z (SoA). */
-cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n, int nrep);
+cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *spins, long long n, int nrep);
 
 /*
  * The sums of lib/heisenberg.h (13 doubles: bonds, mag[3], overlap[3][3]) per plane, in
@@ -91,10 +91,10 @@ cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n,
  * the replicas' untouched; `partials` holds 13 * nchunks doubles. The caller adds the
  * planes in plane order from zero (model add_sums), the CPU's total.
  */
-cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis_geom *g,
-                                     const float *spins, const float *J,
-                                     long long rows_per_chunk, long long nchunks,
-                                     double *partials, double *plane_sums);
+cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
+                                           const struct cuda_heisenberg_geom *g, const float *spins,
+                                           const float *J, long long rows_per_chunk,
+                                           long long nchunks, double *partials, double *plane_sums);
 
 /*
  * The same, and in the same kernel, from the sites it holds, the rows of the Fourier
@@ -103,12 +103,12 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
  * `planes` planes of rows_per_plane rows), the doubles cuda_mode_tiles' rows kernel makes,
  * for cuda_mode_tiles_of_rows; `rows_done` recorded on `stream` once they are made, before
  * the planes' sums. cos_x, sin_x: the phase table of axis x. Where
- * cuda_heis_measure_rows_fits (one replica, L_x a multiple of 32), else
+ * cuda_heisenberg_measure_rows_fits (one replica, L_x a multiple of 32), else
  * cudaErrorInvalidValue, nothing launched.
  */
-bool cuda_heis_measure_rows_fits(const struct cuda_heis_geom *g);
-cudaError_t cuda_heis_measure_planes_rows(
-    cudaStream_t stream, const struct cuda_heis_geom *g, const float *spins, const float *J,
+bool cuda_heisenberg_measure_rows_fits(const struct cuda_heisenberg_geom *g);
+cudaError_t cuda_heisenberg_measure_planes_rows(
+    cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
     const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
     long long planes, cudaEvent_t rows_done);
@@ -122,11 +122,11 @@ cudaError_t cuda_heis_measure_planes_rows(
  * (cuda_heisenberg_geometry.c; a box alone: the extent, 0, the extent, 0). LATMC_OK or the failure
  * (message set). */
 struct latmc_sim;
-int cuda_heis_box_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
-                            int own_n, int cut0, struct cuda_heis_geom *g);
+int cuda_heisenberg_box_geometry(const struct latmc_sim *sim, int heatbath, int local_planes,
+                                 int own0, int own_n, int cut0, struct cuda_heisenberg_geom *g);
 /* The same geometry narrowed to the planes [own0, own0 + own_n) of those it was made for
  * (the grid shrinks; tiles and shared memory stay). */
-void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n);
+void cuda_heisenberg_geom_range(struct cuda_heisenberg_geom *g, int own0, int own_n);
 #endif
 
 #endif

@@ -33,20 +33,20 @@
 #include "cuda_launch.cuh"
 #include "rng_streams.h"
 
-#define HEIS_FULL_MASK 0xffffffffu
+#define HEISENBERG_FULL_MASK 0xffffffffu
 
 #include "heisenberg_site_cuda.cuh"
 
 /* A 32-bit draw as a uniform number: (r + 1/2) 2^-32, as the CPU, in double; rounded to
  * float in float (in (0, 1]: u = 1 gives cos theta = 1 or azimuth 2 pi, both fine). */
-template <typename R> struct heis_math;
-template <> struct heis_math<double> {
+template <typename R> struct heisenberg_math;
+template <> struct heisenberg_math<double> {
     static __device__ __forceinline__ double uniform(uint32_t r)
     {
         return ((double)r + 0.5) * 0x1p-32;
     }
 };
-template <> struct heis_math<float> {
+template <> struct heisenberg_math<float> {
     static __device__ __forceinline__ float uniform(uint32_t r)
     {
         return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
@@ -54,14 +54,15 @@ template <> struct heis_math<float> {
 };
 
 template <typename R>
-__device__ __forceinline__ float3 heis_heatbath(const R field[3], R beta, R u_cos, R u_phi)
+__device__ __forceinline__ float3 heisenberg_heatbath(const R field[3], R beta, R u_cos, R u_phi)
 {
     float out[3];
     latmc_heisenberg_heatbath_spin(field, beta, u_cos, u_phi, out);
     return make_float3(out[0], out[1], out[2]);
 }
 
-template <typename R> __device__ __forceinline__ float3 heis_overrelax(const R field[3], float3 s)
+template <typename R>
+__device__ __forceinline__ float3 heisenberg_overrelax(const R field[3], float3 s)
 {
     float v[3] = { s.x, s.y, s.z };
     latmc_heisenberg_overrelax_spin(field, v);
@@ -70,12 +71,12 @@ template <typename R> __device__ __forceinline__ float3 heis_overrelax(const R f
 
 /* ---- the pass kernel ---- */
 
-__device__ __forceinline__ int heis_wrap(int v, int l)
+__device__ __forceinline__ int heisenberg_wrap(int v, int l)
 {
     return v < 0 ? v + l : (v >= l ? v - l : v);
 }
 
-__device__ __forceinline__ uint32_t heis_word(const latmc_philox_ctr &v, int k)
+__device__ __forceinline__ uint32_t heisenberg_word(const latmc_philox_ctr &v, int k)
 {
     return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
 }
@@ -86,13 +87,14 @@ __device__ __forceinline__ uint32_t heis_word(const latmc_philox_ctr &v, int k)
  * i.e. this lane's draw for (replica t / 2, sub t mod 2): in round r every lane publishes
  * word q ^ r of its own block and reads from lane q ^ r, which publishes word q.
  */
-__device__ __forceinline__ void heis_share_draws(const latmc_philox_ctr &v, int q, uint32_t d[4])
+__device__ __forceinline__ void heisenberg_share_draws(const latmc_philox_ctr &v, int q,
+                                                       uint32_t d[4])
 {
     const int group = (int)(threadIdx.x & 31u) & ~3;
 #pragma unroll
     for (int r = 0; r < 4; r++) {
         const int t = q ^ r;
-        const uint32_t x = __shfl_sync(HEIS_FULL_MASK, heis_word(v, t), group | t);
+        const uint32_t x = __shfl_sync(HEISENBERG_FULL_MASK, heisenberg_word(v, t), group | t);
         d[0] = t == 0 ? x : d[0];
         d[1] = t == 1 ? x : d[1];
         d[2] = t == 2 ? x : d[2];
@@ -104,7 +106,7 @@ __device__ __forceinline__ void heis_share_draws(const latmc_philox_ctr &v, int 
  * spin components of every replica and (jsmem) the ndim coupling arrays, each of those
  * an array of (ty + 4) rows of tx + 4 floats, local (lx, ly) = global
  * (x0 - 2 + lx, y0 - 2 + ly). */
-struct heis_tile {
+struct heisenberg_tile {
     int x0, y0, z0;
     int w, h, zn;       /* the tile's extent (smaller at the lattice's end), planes */
     int rs;             /* row stride: tx + 4 */
@@ -114,13 +116,13 @@ struct heis_tile {
     int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
 };
 
-/* A site's offset in its plane (3D: < 2^32, cuda_heis_box_geometry checks) or, in 2D,
+/* A site's offset in its plane (3D: < 2^32, cuda_heisenberg_box_geometry checks) or, in 2D,
  * in the lattice. */
-template <int NDIM> struct heis_index;
-template <> struct heis_index<3> {
+template <int NDIM> struct heisenberg_index;
+template <> struct heisenberg_index<3> {
     typedef unsigned int type;
 };
-template <> struct heis_index<2> {
+template <> struct heisenberg_index<2> {
     typedef long long type;
 };
 
@@ -136,12 +138,12 @@ template <> struct heis_index<2> {
  * calling thread, completed by __pipeline_wait_prior.
  */
 template <int NDIM, int NREP, bool ASYNC>
-__device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
-                                const float *__restrict__ J, const heis_tile &t, float *sm,
+__device__ void heisenberg_load_plane(const cuda_heisenberg_geom &g, const float *__restrict__ src,
+                                const float *__restrict__ J, const heisenberg_tile &t, float *sm,
                                 int p, int slot)
 {
-    typedef typename heis_index<NDIM>::type idx_t;
-    const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
+    typedef typename heisenberg_index<NDIM>::type idx_t;
+    const int gz = NDIM == 3 ? heisenberg_wrap(p, g.lz) : 0;
     const int rh = t.h + 4, pairs = (t.w + 4) >> 1;
     const int per_array = rh * pairs;
     /* the plane's sites in global memory (3D: plane gz; 2D: the lattice) */
@@ -153,8 +155,8 @@ __device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict
     int ly = (int)threadIdx.x / pairs;
     int m = (int)threadIdx.x - ly * pairs;
     for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
-        const int gy = heis_wrap(t.y0 - 2 + ly, g.ly);
-        const idx_t off = (idx_t)gy * (idx_t)g.lx + (idx_t)heis_wrap(t.x0 - 2 + 2 * m, g.lx);
+        const int gy = heisenberg_wrap(t.y0 - 2 + ly, g.ly);
+        const idx_t off = (idx_t)gy * (idx_t)g.lx + (idx_t)heisenberg_wrap(t.x0 - 2 + 2 * m, g.lx);
         float *const d = slot_base + ly * t.rs + 2 * m;
 #pragma unroll
         for (int k = 0; k < 3 * NREP + NDIM; k++) {
@@ -179,12 +181,12 @@ __device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict
 }
 
 /* The tile of plane p (< L_z), both colours, from `slot` to dst: (row, pair) items as in
- * heis_load_plane, each written for every spin array. */
+ * heisenberg_load_plane, each written for every spin array. */
 template <int NDIM, int NREP>
-__device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ dst,
-                                 const heis_tile &t, float *sm, int p, int slot)
+__device__ void heisenberg_write_plane(const cuda_heisenberg_geom &g, float *__restrict__ dst,
+                                 const heisenberg_tile &t, float *sm, int p, int slot)
 {
-    typedef typename heis_index<NDIM>::type idx_t;
+    typedef typename heisenberg_index<NDIM>::type idx_t;
     const int pairs = t.w >> 1;
     const int per_array = t.h * pairs;
     /* the tile's first site in array 0 */
@@ -219,17 +221,18 @@ __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ ds
  * taken once per call, the sites' offsets inside it in 32 bits (3D).
  */
 template <typename R, int NDIM, int NREP, bool HB>
-__device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a,
-                            const heis_tile &t, float *sm, int colour, int p, int slm, int sl0,
-                            int slp, int ly0, int nrows, bool halo_columns, bool share)
+__device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heisenberg_pass_args &a,
+                                  const heisenberg_tile &t, float *sm, int colour, int p, int slm,
+                                  int sl0, int slp, int ly0, int nrows, bool halo_columns,
+                                  bool share)
 {
-    typedef heis_math<R> M;
-    typedef typename heis_index<NDIM>::type idx_t;
+    typedef heisenberg_math<R> M;
+    typedef typename heisenberg_index<NDIM>::type idx_t;
     const int half_w = t.w / 2;
     const int n_tile = nrows * half_w;
     const int n_tile_pad = (n_tile + 31) & ~31;
     const int n_items = n_tile_pad + (halo_columns ? nrows : 0);
-    const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
+    const int gz = NDIM == 3 ? heisenberg_wrap(p, g.lz) : 0;
     const long long n = g.n;
     const idx_t lx_g = (idx_t)g.lx;
     const long long plane_sites = (long long)g.lx * g.ly;
@@ -242,7 +245,7 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
     /* 3D: a site's index in the whole lattice (its draws' name) is rng_base plus its offset
      * in the plane (a box's plane p is plane cut0 + p of the lattice; one device: p) */
     const unsigned long long rng_base =
-        NDIM == 3 ? (unsigned long long)heis_wrap(p + g.cut0, g.lcut) *
+        NDIM == 3 ? (unsigned long long)heisenberg_wrap(p + g.cut0, g.lcut) *
                         (unsigned long long)plane_sites
                   : 0;
     const R beta = (R)a.beta, hfield = (R)a.h;
@@ -283,7 +286,8 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             ly = ly0 + (active ? r : 0);
             lx = ((t.x0 - 1 + (t.y0 - 2 + ly) + p + g.cut0 + colour) & 1) == 0 ? 1 : t.w + 2;
         }
-        const int gx = heis_wrap(t.x0 - 2 + lx, g.lx), gy = heis_wrap(t.y0 - 2 + ly, g.ly);
+        const int gx = heisenberg_wrap(t.x0 - 2 + lx, g.lx),
+                  gy = heisenberg_wrap(t.y0 - 2 + ly, g.ly);
         /* the site's offset in its plane (2D: the lattice) */
         const idx_t o = (idx_t)gy * lx_g + (idx_t)gx;
 
@@ -294,7 +298,7 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
              * draws */
             const unsigned long long i_rng =
                 NDIM == 3 ? rng_base + (unsigned long long)o
-                          : (unsigned long long)heis_wrap(t.y0 - 2 + ly + g.cut0, g.lcut) *
+                          : (unsigned long long)heisenberg_wrap(t.y0 - 2 + ly + g.cut0, g.lcut) *
                                     (unsigned long long)g.lx +
                                 (unsigned long long)gx;
             const uint64_t j = (uint64_t)i_rng >> 1;
@@ -305,14 +309,14 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
                     a.seed, block, a.sweep,
                     latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)(q_lane >> 1)),
                     (uint32_t)colour, (uint32_t)(q_lane & 1));
-                heis_share_draws(v, q_lane, d);
+                heisenberg_share_draws(v, q_lane, d);
             } else if (active) {
 #pragma unroll
                 for (int rep = 0; rep < NREP; rep++) {
                     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)rep);
-                    d[2 * rep] = heis_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                    d[2 * rep] = heisenberg_word(latmc_rng_block(a.seed, block, a.sweep, stream,
                                                            (uint32_t)colour, 0), q);
-                    d[2 * rep + 1] = heis_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                    d[2 * rep + 1] = heisenberg_word(latmc_rng_block(a.seed, block, a.sweep, stream,
                                                                (uint32_t)colour, 1), q);
                 }
             }
@@ -372,9 +376,10 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             field[2] += hfield;
             float3 s;
             if (HB)
-                s = heis_heatbath(field, beta, M::uniform(d[2 * rep]), M::uniform(d[2 * rep + 1]));
+                s = heisenberg_heatbath(field, beta, M::uniform(d[2 * rep]),
+                                        M::uniform(d[2 * rep + 1]));
             else
-                s = heis_overrelax(field, make_float3(*own[0], *own[1], *own[2]));
+                s = heisenberg_overrelax(field, make_float3(*own[0], *own[1], *own[2]));
             *own[0] = s.x;
             *own[1] = s.y;
             *own[2] = s.z;
@@ -393,16 +398,16 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
  * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three); double
  * overrelaxation 80, double heat bath 128 (~140 uncapped: one block per SM).
  */
-#define HEIS_MAXNREG(R, NDIM, NREP, HB)                                                    \
+#define HEISENBERG_MAXNREG(R, NDIM, NREP, HB)                                                    \
     (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? ((HB) ? 96 : 128) : (HB) ? 80 : 64)    \
                     : ((HB) ? 128 : 80))
 
 template <typename R, int NDIM, int NREP, bool HB>
-__global__ void __maxnreg__(HEIS_MAXNREG(R, NDIM, NREP, HB))
-heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
+__global__ void __maxnreg__(HEISENBERG_MAXNREG(R, NDIM, NREP, HB))
+heisenberg_pass_kernel(const cuda_heisenberg_geom g, const cuda_heisenberg_pass_args a)
 {
     extern __shared__ float sm[];
-    heis_tile t;
+    heisenberg_tile t;
     const int tile = (int)blockIdx.x;
     const int bx = tile % g.tiles_x, by = tile / g.tiles_x;
     t.x0 = bx * g.tx;
@@ -420,13 +425,13 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
     const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
 
     if (NDIM == 2) {
-        heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, 0, 0);
+        heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, 0, 0);
         __syncthreads();
-        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
+        heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
         __syncthreads();
-        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
+        heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
         __syncthreads();
-        heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, 0, 0);
+        heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, sm, 0, 0);
     } else {
         /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2). Step p:
          * colour 0 of plane p (tile and halo) from old planes p - 1 .. p + 1, then colour 1
@@ -437,32 +442,36 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
         const int last = t.z0 + t.zn + 1; /* the last plane needed */
         if (g.prefetch) {
             for (int q = t.z0 - 2; q <= t.z0; q++) {
-                heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, q, (q + S) % S);
+                heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, q, (q + S) % S);
                 __pipeline_commit();
             }
         } else {
-            heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 2, (t.z0 - 2 + S) % S);
-            heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 1, (t.z0 - 1 + S) % S);
+            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 2,
+                                                     (t.z0 - 2 + S) % S);
+            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 1,
+                                                     (t.z0 - 1 + S) % S);
         }
         for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
             if (g.prefetch) {
                 if (p + 2 <= last)
-                    heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, p + 2, (p + 2 + S) % S);
+                    heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, p + 2,
+                                                            (p + 2 + S) % S);
                 __pipeline_commit();
                 __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
             } else {
-                heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, p + 1, (p + 1 + S) % S);
+                heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, p + 1,
+                                                         (p + 1 + S) % S);
             }
             __syncthreads();
-            heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
+            heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
                                            (p + 1 + S) % S, 1, t.h + 2, true, share);
             __syncthreads();
             if (p - 1 >= t.z0) {
-                heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 1, (p - 2 + S) % S,
+                heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 1, (p - 2 + S) % S,
                                                (p - 1 + S) % S, (p + S) % S, 2, t.h, false,
                                                share);
                 __syncthreads();
-                heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 1, (p - 1 + S) % S);
+                heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 1, (p - 1 + S) % S);
             }
         }
     }
@@ -473,34 +482,34 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
 
 /* ---- launchers ---- */
 
-typedef void (*heis_pass_fn)(const cuda_heis_geom, const cuda_heis_pass_args);
+typedef void (*heisenberg_pass_fn)(const cuda_heisenberg_geom, const cuda_heisenberg_pass_args);
 
 /* The kernel for (double?, ndim, nrep, heat bath?). */
-static heis_pass_fn heis_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath)
+static heisenberg_pass_fn heisenberg_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath)
 {
-#define HEIS_PICK(R, D, N)                                                                 \
-    (heatbath ? (heis_pass_fn)heis_pass_kernel<R, D, N, true>                              \
-              : (heis_pass_fn)heis_pass_kernel<R, D, N, false>)
+#define HEISENBERG_PICK(R, D, N)                                                                   \
+    (heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<R, D, N, true>                          \
+              : (heisenberg_pass_fn)heisenberg_pass_kernel<R, D, N, false>)
     if (dbl) {
         if (ndim == 3)
-            return nrep == 2 ? HEIS_PICK(double, 3, 2) : HEIS_PICK(double, 3, 1);
-        return nrep == 2 ? HEIS_PICK(double, 2, 2) : HEIS_PICK(double, 2, 1);
+            return nrep == 2 ? HEISENBERG_PICK(double, 3, 2) : HEISENBERG_PICK(double, 3, 1);
+        return nrep == 2 ? HEISENBERG_PICK(double, 2, 2) : HEISENBERG_PICK(double, 2, 1);
     }
     if (ndim == 3)
-        return nrep == 2 ? HEIS_PICK(float, 3, 2) : HEIS_PICK(float, 3, 1);
-    return nrep == 2 ? HEIS_PICK(float, 2, 2) : HEIS_PICK(float, 2, 1);
-#undef HEIS_PICK
+        return nrep == 2 ? HEISENBERG_PICK(float, 3, 2) : HEISENBERG_PICK(float, 3, 1);
+    return nrep == 2 ? HEISENBERG_PICK(float, 2, 2) : HEISENBERG_PICK(float, 2, 1);
+#undef HEISENBERG_PICK
 }
 
-extern "C" size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g)
+extern "C" size_t cuda_heisenberg_smem_bytes(const struct cuda_heisenberg_geom *g)
 {
     const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
     const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
     return slots * arrays * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) * sizeof(float);
 }
 
-extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *limit_threads,
-                                         size_t *limit_smem)
+extern "C" cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom *g,
+                                               int *limit_threads, size_t *limit_smem)
 {
     int device = 0, optin = 0;
     cudaError_t err = cudaGetDevice(&device);
@@ -513,7 +522,7 @@ extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *li
     bool fits = true;
     for (int dbl = 0; dbl < 2; dbl++)
         for (int hb = 0; hb < 2; hb++) {
-            const heis_pass_fn fn = heis_pass_kernel_of(dbl, g->ndim, g->nrep, hb);
+            const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, hb);
             struct cudaFuncAttributes attr;
             if ((err = cudaFuncGetAttributes(&attr, (const void *)fn)) != cudaSuccess)
                 return err;
@@ -537,13 +546,15 @@ extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *li
     return fits ? cudaSuccess : cudaErrorInvalidConfiguration;
 }
 
-extern "C" cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_heis_geom *g,
-                                      const struct cuda_heis_pass_args *a, int dbl, int heatbath)
+extern "C" cudaError_t cuda_heisenberg_pass(cudaStream_t stream,
+                                            const struct cuda_heisenberg_geom *g,
+                                            const struct cuda_heisenberg_pass_args *a, int dbl,
+                                            int heatbath)
 {
-    /* the tile copies move pairs of floats (heis_load_plane) */
+    /* the tile copies move pairs of floats (heisenberg_load_plane) */
     if ((((uintptr_t)a->src | (uintptr_t)a->dst | (uintptr_t)a->J) & 7u) != 0 || g->lx % 2 != 0)
         return cudaErrorMisalignedAddress;
-    const heis_pass_fn fn = heis_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath);
+    const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath);
     const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
     fn<<<grid, (unsigned)g->threads, g->smem, stream>>>(*g, *a);
     return cudaGetLastError();
@@ -551,7 +562,7 @@ extern "C" cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_hei
 
 /* ---- the cold start ---- */
 
-__global__ void heis_cold_start_kernel(float *spins, long long n, int nrep)
+__global__ void heisenberg_cold_start_kernel(float *spins, long long n, int nrep)
 {
     for (long long i = cuda_first_item(); i < n; i += cuda_item_stride())
         for (int r = 0; r < nrep; r++) {
@@ -561,20 +572,20 @@ __global__ void heis_cold_start_kernel(float *spins, long long n, int nrep)
         }
 }
 
-extern "C" cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n,
+extern "C" cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *spins, long long n,
                                             int nrep)
 {
-    heis_cold_start_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(spins, n, nrep);
+    heisenberg_cold_start_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(spins, n, nrep);
     return cudaGetLastError();
 }
 
 /* ---- observables ---- */
 
 /* Indices into the 13 doubles of struct latmc_heisenberg_sums. */
-#define HEIS_SUM_BONDS 0
-#define HEIS_SUM_MAG 1      /* + component */
-#define HEIS_SUM_OVERLAP 4  /* + 3 mu + nu */
-#define HEIS_NSUMS 13
+#define HEISENBERG_SUM_BONDS 0
+#define HEISENBERG_SUM_MAG 1      /* + component */
+#define HEISENBERG_SUM_OVERLAP 4  /* + 3 mu + nu */
+#define HEISENBERG_NSUMS 13
 
 /*
  * The chunks' sums. Accumulator groups: 0 the bond sum, 1 the magnetisation, 2 + mu the
@@ -583,17 +594,16 @@ extern "C" cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, l
  * independent, so giving them to different threads keeps every one's order) and stores
  * them at partials[k nchunks + chunk], k the accumulator's index.
  *
- * A block takes HEIS_TILE_CHUNKS consecutive chunks and walks them HEIS_TILE_SITES sites
- * at a time: all its threads read those sites of every chunk (a warp: 32 consecutive sites
- * of one chunk, coalesced) and compute each site's terms, the bond terms J_mu (s . s_{+mu})
- * in double and the spins of both replicas (floats, exact in double), into shared memory;
- * then one thread per (group, chunk) adds its chunk's terms site by site, HEIS_ACC_AHEAD
- * sites' terms read from shared memory before it adds them. Each thread issues its two
- * sites' loads of the next 32 sites (18 floats each) right after the barrier, so they are
- * in flight during the additions: before, a thread loaded its sites one after the other,
- * a round trip per direction, and the kernel took 605 / 690 us at 256^3 (one / two
- * replicas, ncu on an H200; now 352 / 429) at 5 blocks an SM against 3 now. Every
- * accumulator sees the CPU's doubles in the CPU's order (the kernels are built without
+ * A block takes HEISENBERG_TILE_CHUNKS consecutive chunks and walks them HEISENBERG_TILE_SITES
+ * sites at a time: all its threads read those sites of every chunk (a warp: 32 consecutive sites of
+ * one chunk, coalesced) and compute each site's terms, the bond terms J_mu (s . s_{+mu}) in double
+ * and the spins of both replicas (floats, exact in double), into shared memory; then one thread per
+ * (group, chunk) adds its chunk's terms site by site, HEISENBERG_ACC_AHEAD sites' terms read from
+ * shared memory before it adds them. Each thread issues its two sites' loads of the next 32 sites
+ * (18 floats each) right after the barrier, so they are in flight during the additions: before, a
+ * thread loaded its sites one after the other, a round trip per direction, and the kernel took 605
+ * / 690 us at 256^3 (one / two replicas, ncu on an H200; now 352 / 429) at 5 blocks an SM against 3
+ * now. Every accumulator sees the CPU's doubles in the CPU's order (the kernels are built without
  * fused multiply-adds). A thread per chunk reading its own sites, as before, made every
  * warp access 32 sites 4 KiB apart: 5.2 ms for 256^3 with two replicas on an H200, a
  * tenth of 10 sweeps.
@@ -602,39 +612,40 @@ extern "C" cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, l
  * plane: its first row's y and z, found once per block, place every site by 32-bit
  * arithmetic.
  */
-#define HEIS_TILE_CHUNKS 16 /* with 32 sites: 25 KiB of shared memory */
-#define HEIS_TILE_SITES 32
-#define HEIS_TILE_PITCH (HEIS_TILE_SITES + 1) /* a chunk's row in shared memory: no bank
+#define HEISENBERG_TILE_CHUNKS 16 /* with 32 sites: 25 KiB of shared memory */
+#define HEISENBERG_TILE_SITES 32
+#define HEISENBERG_TILE_PITCH (HEISENBERG_TILE_SITES + 1) /* a chunk's row in shared memory: no bank
                                                  conflicts between the chunks' threads */
-#define HEIS_TILE_THREADS 256
-#define HEIS_TILE_ITEMS (HEIS_TILE_CHUNKS * HEIS_TILE_SITES / HEIS_TILE_THREADS) /* 2 */
+#define HEISENBERG_TILE_THREADS 256
+#define HEISENBERG_TILE_ITEMS                                                                      \
+    (HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_SITES / HEISENBERG_TILE_THREADS) /* 2 */
 /* blocks an SM: 80 registers a thread, 36 of them the next tile's loads (at 4 blocks, 64
  * registers, they spill) */
-#define HEIS_SUMS_BLOCKS 3
-#define HEIS_ACC_AHEAD 4 /* sites an accumulating thread reads from shared memory together */
+#define HEISENBERG_SUMS_BLOCKS 3
+#define HEISENBERG_ACC_AHEAD 4 /* sites an accumulating thread reads from shared memory together */
 
 /* One site's values of a tile as loaded: its spin (both replicas), its forward neighbours'
  * spins of replica 0 and its couplings, floats. */
-struct heis_site_loads {
+struct heisenberg_site_loads {
     float s0[3], s1[3], f[3][3], J[3];
     bool in;
 };
 
-/* Item t + u HEIS_TILE_THREADS of step j0 (chunk c, site j of the chunk's 32): its loads,
+/* Item t + u HEISENBERG_TILE_THREADS of step j0 (chunk c, site j of the chunk's 32): its loads,
  * all issued before any is used, so that a thread's loads of a step are in flight together
  * (and those of the next step during this one's additions). */
-__device__ __forceinline__ void heis_tile_load(const cuda_heis_geom &g, const float *s0,
+__device__ __forceinline__ void heisenberg_tile_load(const cuda_heisenberg_geom &g, const float *s0,
                                                const float *s1, const float *J, bool two,
                                                long long chunk0, long long nchunks,
                                                int chunk_sites, const int *chunk_y,
                                                const int *chunk_z, int j0,
-                                               heis_site_loads (&l)[HEIS_TILE_ITEMS])
+                                               heisenberg_site_loads (&l)[HEISENBERG_TILE_ITEMS])
 {
     const long long n = g.n, plane = (long long)g.lx * g.ly;
 #pragma unroll
-    for (int u = 0; u < HEIS_TILE_ITEMS; u++) {
-        const int item = (int)threadIdx.x + u * HEIS_TILE_THREADS;
-        const int c = item / HEIS_TILE_SITES, j = item % HEIS_TILE_SITES;
+    for (int u = 0; u < HEISENBERG_TILE_ITEMS; u++) {
+        const int item = (int)threadIdx.x + u * HEISENBERG_TILE_THREADS;
+        const int c = item / HEISENBERG_TILE_SITES, j = item % HEISENBERG_TILE_SITES;
         const int at = j0 + j;
         l[u].in = chunk0 + c < nchunks && at < chunk_sites;
         if (!l[u].in)
@@ -679,29 +690,29 @@ __device__ __forceinline__ void heis_tile_load(const cuda_heis_geom &g, const fl
  * made here, by every thread after its own sums, the modes added 1.0 of a measurement
  * instead of 0.41 (one H200, 256^3).
  */
-struct heis_mode_rows {
+struct heisenberg_mode_rows {
     const double *cos_x, *sin_x; /* the phase table of axis x */
     double *out;                 /* the rows, as tile_rows_kernel's */
     long long rows_per_plane, planes;
 };
 
 template <int MODES>
-__global__ void __launch_bounds__(HEIS_TILE_THREADS, HEIS_SUMS_BLOCKS)
-heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
+__global__ void __launch_bounds__(HEISENBERG_TILE_THREADS, HEISENBERG_SUMS_BLOCKS)
+heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restrict__ spins,
                        const float *__restrict__ J, long long rows_per_chunk,
-                       long long nchunks, int ngroups, double *partials, heis_mode_rows mr)
+                       long long nchunks, int ngroups, double *partials, heisenberg_mode_rows mr)
 {
-    __shared__ double bond[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
-    __shared__ float s0t[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
-    __shared__ float s1t[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
-    __shared__ int chunk_y[HEIS_TILE_CHUNKS], chunk_z[HEIS_TILE_CHUNKS];
+    __shared__ double bond[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
+    __shared__ float s0t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
+    __shared__ float s1t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
+    __shared__ int chunk_y[HEISENBERG_TILE_CHUNKS], chunk_z[HEISENBERG_TILE_CHUNKS];
     const long long n = g.n;
-    const long long chunk0 = (long long)blockIdx.x * HEIS_TILE_CHUNKS;
+    const long long chunk0 = (long long)blockIdx.x * HEISENBERG_TILE_CHUNKS;
     const int chunk_sites = (int)(rows_per_chunk * g.lx); /* at most max(1024, L_x) */
     const float *s0 = spins, *s1 = spins + 3 * n;
     const bool two = MODES ? false : ngroups > 2; /* known with the modes */
     const int t = (int)threadIdx.x;
-    if (t < HEIS_TILE_CHUNKS) {
+    if (t < HEISENBERG_TILE_CHUNKS) {
         const long long row = (chunk0 + t) * rows_per_chunk;
         chunk_y[t] = (int)(row % g.ly);
         chunk_z[t] = (int)(row / g.ly);
@@ -710,29 +721,30 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
      * chunk0 + cb (one branch per warp) */
     const int group = t / 32, cb = t % 32;
     const long long my_chunk = chunk0 + cb;
-    const bool accumulates = group < ngroups && cb < HEIS_TILE_CHUNKS && my_chunk < nchunks;
+    const bool accumulates = group < ngroups && cb < HEISENBERG_TILE_CHUNKS && my_chunk < nchunks;
     double acc[3] = { 0.0, 0.0, 0.0 };
     /* the modes' rows: thread t >= 64 their item (component, chunk, lane); its
      * accumulators (re, im and the total) in shared memory, this thread's alone, so that
      * they hold no registers across the steps (in registers the kernel spilled more) */
-    __shared__ double mphase[MODES ? 2 : 1][HEIS_TILE_SITES];
-    __shared__ double macc[MODES ? 3 * HEIS_TILE_THREADS : 1];
+    __shared__ double mphase[MODES ? 2 : 1][HEISENBERG_TILE_SITES];
+    __shared__ double macc[MODES ? 3 * HEISENBERG_TILE_THREADS : 1];
     const bool modes = MODES && t >= 64;
     if (modes)
         for (int a = 0; a < 3; a++)
-            macc[a * HEIS_TILE_THREADS + t] = 0.0;
+            macc[a * HEISENBERG_TILE_THREADS + t] = 0.0;
     __syncthreads();
-    heis_site_loads l[HEIS_TILE_ITEMS];
-    heis_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z, 0, l);
-    for (int j0 = 0; j0 < chunk_sites; j0 += HEIS_TILE_SITES) {
+    heisenberg_site_loads l[HEISENBERG_TILE_ITEMS];
+    heisenberg_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z, 0, l);
+    for (int j0 = 0; j0 < chunk_sites; j0 += HEISENBERG_TILE_SITES) {
         /* every thread: its items' terms of the tile (a warp a chunk's 32 consecutive
          * sites), from the loads made before */
 #pragma unroll
-        for (int u = 0; u < HEIS_TILE_ITEMS; u++) {
+        for (int u = 0; u < HEISENBERG_TILE_ITEMS; u++) {
             if (!l[u].in)
                 continue;
-            const int item = t + u * HEIS_TILE_THREADS;
-            const int k = item / HEIS_TILE_SITES * HEIS_TILE_PITCH + item % HEIS_TILE_SITES;
+            const int item = t + u * HEISENBERG_TILE_THREADS;
+            const int k =
+                item / HEISENBERG_TILE_SITES * HEISENBERG_TILE_PITCH + item % HEISENBERG_TILE_SITES;
 #pragma unroll
             for (int mu = 0; mu < 3; mu++) {
                 if (mu >= g.ndim)
@@ -749,32 +761,33 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                     s1t[c3][k] = l[u].s1[c3];
             }
         }
-        if (MODES && t < 2 * HEIS_TILE_SITES) { /* the step's x phases (one row's) */
-            const int x = j0 % g.lx + t % HEIS_TILE_SITES;
-            mphase[t / HEIS_TILE_SITES][t % HEIS_TILE_SITES] =
-                t < HEIS_TILE_SITES ? mr.cos_x[x] : mr.sin_x[x];
+        if (MODES && t < 2 * HEISENBERG_TILE_SITES) { /* the step's x phases (one row's) */
+            const int x = j0 % g.lx + t % HEISENBERG_TILE_SITES;
+            mphase[t / HEISENBERG_TILE_SITES][t % HEISENBERG_TILE_SITES] =
+                t < HEISENBERG_TILE_SITES ? mr.cos_x[x] : mr.sin_x[x];
         }
         __syncthreads();
         /* the next tile's loads in flight during this one's additions */
-        if (j0 + HEIS_TILE_SITES < chunk_sites)
-            heis_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z,
-                           j0 + HEIS_TILE_SITES, l);
+        if (j0 + HEISENBERG_TILE_SITES < chunk_sites)
+            heisenberg_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z,
+                           j0 + HEISENBERG_TILE_SITES, l);
         /* one thread per (group, chunk): its chunk's sites of the tile, in site order,
-         * HEIS_ACC_AHEAD sites' terms read before they are added */
+         * HEISENBERG_ACC_AHEAD sites' terms read before they are added */
         if (accumulates) {
-            const int m = chunk_sites - j0 < HEIS_TILE_SITES ? chunk_sites - j0 : HEIS_TILE_SITES;
-            const int k0 = cb * HEIS_TILE_PITCH;
+            const int m =
+                chunk_sites - j0 < HEISENBERG_TILE_SITES ? chunk_sites - j0 : HEISENBERG_TILE_SITES;
+            const int k0 = cb * HEISENBERG_TILE_PITCH;
             if (group == 0) {
-                for (int a0 = 0; a0 < m; a0 += HEIS_ACC_AHEAD) {
-                    double v[HEIS_ACC_AHEAD][3];
+                for (int a0 = 0; a0 < m; a0 += HEISENBERG_ACC_AHEAD) {
+                    double v[HEISENBERG_ACC_AHEAD][3];
 #pragma unroll
-                    for (int e = 0; e < HEIS_ACC_AHEAD; e++)
+                    for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++)
 #pragma unroll
                         for (int mu = 0; mu < 3; mu++)
-                            v[e][mu] = mu < g.ndim && a0 + e < HEIS_TILE_SITES
+                            v[e][mu] = mu < g.ndim && a0 + e < HEISENBERG_TILE_SITES
                                            ? bond[mu][k0 + a0 + e] : 0.0;
 #pragma unroll
-                    for (int e = 0; e < HEIS_ACC_AHEAD; e++) {
+                    for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
                         if (a0 + e >= m)
                             break;
 #pragma unroll
@@ -784,15 +797,15 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                     }
                 }
             } else if (group == 1) {
-                for (int a0 = 0; a0 < m; a0 += HEIS_ACC_AHEAD) {
-                    float v[HEIS_ACC_AHEAD][3];
+                for (int a0 = 0; a0 < m; a0 += HEISENBERG_ACC_AHEAD) {
+                    float v[HEISENBERG_ACC_AHEAD][3];
 #pragma unroll
-                    for (int e = 0; e < HEIS_ACC_AHEAD; e++)
+                    for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++)
 #pragma unroll
                         for (int c3 = 0; c3 < 3; c3++)
-                            v[e][c3] = a0 + e < HEIS_TILE_SITES ? s0t[c3][k0 + a0 + e] : 0.0f;
+                            v[e][c3] = a0 + e < HEISENBERG_TILE_SITES ? s0t[c3][k0 + a0 + e] : 0.0f;
 #pragma unroll
-                    for (int e = 0; e < HEIS_ACC_AHEAD; e++) {
+                    for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
                         if (a0 + e >= m)
                             break;
 #pragma unroll
@@ -802,18 +815,18 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                 }
             } else {
                 const int mu = group - 2;
-                for (int a0 = 0; a0 < m; a0 += HEIS_ACC_AHEAD) {
-                    float va[HEIS_ACC_AHEAD], vb[HEIS_ACC_AHEAD][3];
+                for (int a0 = 0; a0 < m; a0 += HEISENBERG_ACC_AHEAD) {
+                    float va[HEISENBERG_ACC_AHEAD], vb[HEISENBERG_ACC_AHEAD][3];
 #pragma unroll
-                    for (int e = 0; e < HEIS_ACC_AHEAD; e++) {
-                        const bool ok = a0 + e < HEIS_TILE_SITES;
+                    for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
+                        const bool ok = a0 + e < HEISENBERG_TILE_SITES;
                         va[e] = ok ? s0t[mu][k0 + a0 + e] : 0.0f;
 #pragma unroll
                         for (int nu = 0; nu < 3; nu++)
                             vb[e][nu] = ok ? s1t[nu][k0 + a0 + e] : 0.0f;
                     }
 #pragma unroll
-                    for (int e = 0; e < HEIS_ACC_AHEAD; e++) {
+                    for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
                         if (a0 + e >= m)
                             break;
 #pragma unroll
@@ -825,11 +838,11 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
         }
         if (modes) { /* the lane's 8 sites of the step, in x order */
             const int it = t - 64, c = it / 64, mcb = it % 64 / 4, mlane = it % 4;
-            const int k0 = mcb * HEIS_TILE_PITCH + mlane;
+            const int k0 = mcb * HEISENBERG_TILE_PITCH + mlane;
             double *a = macc + t;
-            double re = a[0], im = a[HEIS_TILE_THREADS], sum = a[2 * HEIS_TILE_THREADS];
+            double re = a[0], im = a[HEISENBERG_TILE_THREADS], sum = a[2 * HEISENBERG_TILE_THREADS];
 #pragma unroll
-            for (int u = 0; u < HEIS_TILE_SITES / 4; u++) {
+            for (int u = 0; u < HEISENBERG_TILE_SITES / 4; u++) {
                 const double v = (double)s0t[c][k0 + 4 * u];
                 re = __dadd_rn(re, __dmul_rn(v, mphase[0][mlane + 4 * u]));
                 im = __dadd_rn(im, __dmul_rn(v, mphase[MODES ? 1 : 0][mlane + 4 * u]));
@@ -837,7 +850,7 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
             }
             /* the row's end: (l0 + l1) + (l2 + l3) by tile_rows_kernel's two shuffles (warps
              * 2-7 whole), lane 0 stores, all start again from zero */
-            if ((j0 + HEIS_TILE_SITES) % g.lx == 0) {
+            if ((j0 + HEISENBERG_TILE_SITES) % g.lx == 0) {
                 const unsigned all = 0xffffffffu;
                 for (int d = 1; d < 4; d *= 2) {
                     re = __dadd_rn(re, __shfl_down_sync(all, re, d));
@@ -855,43 +868,43 @@ heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
                 re = im = sum = 0.0;
             }
             a[0] = re;
-            a[HEIS_TILE_THREADS] = im;
-            a[2 * HEIS_TILE_THREADS] = sum;
+            a[HEISENBERG_TILE_THREADS] = im;
+            a[2 * HEISENBERG_TILE_THREADS] = sum;
         }
         __syncthreads();
     }
     if (!accumulates)
         return;
     if (group == 0) {
-        partials[HEIS_SUM_BONDS * nchunks + my_chunk] = acc[0];
+        partials[HEISENBERG_SUM_BONDS * nchunks + my_chunk] = acc[0];
     } else {
-        const int k0 = group == 1 ? HEIS_SUM_MAG : HEIS_SUM_OVERLAP + 3 * (group - 2);
+        const int k0 = group == 1 ? HEISENBERG_SUM_MAG : HEISENBERG_SUM_OVERLAP + 3 * (group - 2);
         for (int c = 0; c < 3; c++)
             partials[(k0 + c) * nchunks + my_chunk] = acc[c];
     }
 }
 
-static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heis_geom &g,
+static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heisenberg_geom &g,
                                      const float *spins, const float *J, long long rows_per_chunk,
                                      long long nchunks, int ngroups, double *partials,
-                                     const heis_mode_rows *mr)
+                                     const heisenberg_mode_rows *mr)
 {
-    const long long blocks = (nchunks + HEIS_TILE_CHUNKS - 1) / HEIS_TILE_CHUNKS;
-    const heis_mode_rows none = { NULL, NULL, NULL, 1, 0 };
+    const long long blocks = (nchunks + HEISENBERG_TILE_CHUNKS - 1) / HEISENBERG_TILE_CHUNKS;
+    const heisenberg_mode_rows none = { NULL, NULL, NULL, 1, 0 };
     if (!mr)
-        heis_chunk_sums_kernel<0><<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
+        heisenberg_chunk_sums_kernel<0><<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
             g, spins, J, rows_per_chunk, nchunks, ngroups, partials, none);
     else
-        heis_chunk_sums_kernel<1><<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
+        heisenberg_chunk_sums_kernel<1><<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
             g, spins, J, rows_per_chunk, nchunks, ngroups, partials, *mr);
     return cudaGetLastError();
 }
 
 /* Each plane's chunks in chunk order, from zero: one thread per (accumulator, plane),
- * into plane_sums[q HEIS_NSUMS + k], or, where plane_sums is NULL, in place into the
+ * into plane_sums[q HEISENBERG_NSUMS + k], or, where plane_sums is NULL, in place into the
  * plane's first chunk (partials[k nchunks + q chunks_per_plane]: only this thread reads
  * the plane's chunks). */
-__global__ void heis_plane_total_kernel(double *partials, long long nchunks,
+__global__ void heisenberg_plane_total_kernel(double *partials, long long nchunks,
                                         long long chunks_per_plane, int nsums, double *plane_sums)
 {
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -905,18 +918,18 @@ __global__ void heis_plane_total_kernel(double *partials, long long nchunks,
     for (long long c = 0; c < chunks_per_plane; c++)
         plane += p[c];
     if (plane_sums)
-        plane_sums[q * HEIS_NSUMS + k] = plane;
+        plane_sums[q * HEISENBERG_NSUMS + k] = plane;
     else
         p[0] = plane;
 }
 
 /* The chunk sums (and with mr the modes' rows, then `rows_done` recorded), then each
  * plane's (into plane_sums, or in place: NULL). */
-static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_heis_geom *g,
+static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_heisenberg_geom *g,
                                         const float *spins, const float *J,
                                         long long rows_per_chunk, long long nchunks,
                                         double *partials, double *plane_sums,
-                                        const heis_mode_rows *mr, cudaEvent_t rows_done)
+                                        const heisenberg_mode_rows *mr, cudaEvent_t rows_done)
 {
     const int ngroups = g->nrep == 2 ? 5 : 2;
     cudaError_t err = launch_chunk_sums(stream, *g, spins, J, rows_per_chunk, nchunks, ngroups,
@@ -927,15 +940,15 @@ static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_h
         return err;
     const long long rows_per_plane = g->ndim == 3 ? g->ly : 1; /* rows_per_chunk divides it */
     const long long per_plane = rows_per_plane / rows_per_chunk;
-    const int nsums = g->nrep == 2 ? HEIS_NSUMS : HEIS_SUM_OVERLAP;
+    const int nsums = g->nrep == 2 ? HEISENBERG_NSUMS : HEISENBERG_SUM_OVERLAP;
     const long long items = nchunks / per_plane * nsums;
-    heis_plane_total_kernel<<<(unsigned)((items + 127) / 128), 128, 0, stream>>>(
+    heisenberg_plane_total_kernel<<<(unsigned)((items + 127) / 128), 128, 0, stream>>>(
         partials, nchunks, per_plane, nsums, plane_sums);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_heis_measure_planes(cudaStream_t stream,
-                                                const struct cuda_heis_geom *g,
+extern "C" cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
+                                                const struct cuda_heisenberg_geom *g,
                                                 const float *spins, const float *J,
                                                 long long rows_per_chunk, long long nchunks,
                                                 double *partials, double *plane_sums)
@@ -944,20 +957,20 @@ extern "C" cudaError_t cuda_heis_measure_planes(cudaStream_t stream,
                                 plane_sums, NULL, NULL);
 }
 
-extern "C" bool cuda_heis_measure_rows_fits(const struct cuda_heis_geom *g)
+extern "C" bool cuda_heisenberg_measure_rows_fits(const struct cuda_heisenberg_geom *g)
 {
-    return g->nrep == 1 && g->lx % HEIS_TILE_SITES == 0;
+    return g->nrep == 1 && g->lx % HEISENBERG_TILE_SITES == 0;
 }
 
-extern "C" cudaError_t cuda_heis_measure_planes_rows(
-    cudaStream_t stream, const struct cuda_heis_geom *g, const float *spins, const float *J,
+extern "C" cudaError_t cuda_heisenberg_measure_planes_rows(
+    cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
     const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
     long long planes, cudaEvent_t rows_done)
 {
-    if (!cuda_heis_measure_rows_fits(g))
+    if (!cuda_heisenberg_measure_rows_fits(g))
         return cudaErrorInvalidValue;
-    const heis_mode_rows mr = { cos_x, sin_x, rows_out, rows_per_plane, planes };
+    const heisenberg_mode_rows mr = { cos_x, sin_x, rows_out, rows_per_plane, planes };
     return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
                                 plane_sums, &mr, rows_done);
 }

@@ -97,15 +97,23 @@ const struct row rows[] = {
     /* bit-sliced decisions: checkpoints of format version 3 in memory and through files,
      * on boxes, parts (their files streamed in chunks) and MPI ranks; rows of 128 sites per
      * colour: the AVX2 kernel's runs of whole groups */
-    { "ising2d_bitsliced_metropolis", 2, { 96, 22, 0 },
+    { "ising2d_bitsliced_metropolis",
+      2,
+      { 96, 22, 0 },
       BOXES " " LEVELS " " THREADS " " PARTS_ALL " " BITSLICED_PARTS_SAVE " " MPI
-      " ens threads=2,ens ens,save" },
-    { "ising2d_bitsliced_metropolis", 2, { 256, 22, 0 },
+            " ens threads=2,ens ens,save" },
+    { "ising2d_bitsliced_metropolis",
+      2,
+      { 256, 22, 0 },
       BOXES " " LEVELS " " THREADS " " RESTART " parts=3 parts=2,serialize,then.parts=4,shared "
-      "one,serialize,then.parts=2 parts=3,save,then.one one,save,then.parts=2" },
-    { "ising2d_bitsliced_heatbath", 2, { 40, 70, 0 },
+            "one,serialize,then.parts=2 parts=3,save,then.one one,save,then.parts=2" },
+    { "ising2d_bitsliced_heatbath",
+      2,
+      { 40, 70, 0 },
       BOXES " " LEVELS " " THREADS " " PARTS " " BITSLICED_PARTS_SAVE " " MPI },
-    { "ising3d_bitsliced_pmj", 3, { 10, 6, 22 },
+    { "ising3d_bitsliced_pmj",
+      3,
+      { 10, 6, 22 },
       BOXES " " LEVELS " " THREADS " " PARTS " " BITSLICED_PARTS_SAVE " " MPI },
     /* ... on CUDA (one box, the packed layout: L_x a multiple of 16, uniform couplings):
      * groups across rows (L_x / 16 words a row, not a multiple of 4), a partial last
@@ -161,12 +169,16 @@ const struct row rows[] = {
      * so that the Fourier modes are read too (with the sums after the first: the leaf's
      * measure_projections), L_x a multiple of 64 (the 1-bit form); boxes with halos fold
      * it back instead */
-    { "ising3d_bitsliced_metropolis", 3, { 64, 64, 64 },
+    { "ising3d_bitsliced_metropolis",
+      3,
+      { 64, 64, 64 },
       "measured cuda,measured cuda,measured,setspins cuda,measured,cold cuda,measured,boxes=2" },
     { "ising3d_bitsliced_pmj", 3, { 64, 64, 64 }, "cuda,measured cuda,measured,setspins" },
     { "ising_bitsliced_metropolis_h0", 3, { 64, 64, 64 }, "cuda,measured" },
     { "ising2d_bitsliced_heatbath", 2, { 128, 128, 0 }, "cuda,measured cuda,measured,boxes=2" },
-    { "ising2d_bitsliced_pmj_heatbath", 2, { 64, 70, 0 },
+    { "ising2d_bitsliced_pmj_heatbath",
+      2,
+      { 64, 70, 0 },
       BITSLICED_CUDA " cuda,ens " BITSLICED_DEVICES },
     { "ising2d_bitsliced_pmj_heatbath", 2, { 40, 22, 0 }, BOXES " " LEVELS " " PARTS },
     { "ising_bitsliced_pmj_h0", 2, { 128, 24, 0 }, BITSLICED_DEVICES },
@@ -175,36 +187,50 @@ const struct row rows[] = {
      * (KEY_SYM), two groups a thread marching down bands of rows (2D: rows of 2 and 5
      * pairs, more bands than a wave, row ranges of boxes and devices), one group a thread
      * (an odd number of words a row), 3D's pairs; +-J */
-    { "ising_bitsliced_heatbath_h0", 2, { 128, 40, 0 },
+    { "ising_bitsliced_heatbath_h0",
+      2,
+      { 128, 40, 0 },
       BITSLICED_CUDA " cuda,ens cuda,boxes=2 devices=2" },
     { "ising_bitsliced_heatbath_h0", 2, { 192, 30, 0 }, "cuda cuda,boxes=3" },
     { "ising_bitsliced_heatbath_h0", 2, { 640, 40000, 0 }, "cuda cuda,boxes=2 devices=3" },
     { "ising_bitsliced_heatbath_h0", 3, { 128, 6, 8 }, "cuda cold,cuda cuda,boxes=2 devices=2" },
     { "ising_bitsliced_heatbath_h0", 3, { 256, 40, 2000 }, "cuda" },
-    { "ising_bitsliced_pmj_heatbath_h0", 2, { 128, 40, 0 },
+    { "ising_bitsliced_pmj_heatbath_h0",
+      2,
+      { 128, 40, 0 },
       "cuda setspins,cuda cuda,boxes=2 devices=2" },
     { "ising_bitsliced_pmj_heatbath_h0", 3, { 128, 6, 8 }, "cuda cuda,boxes=2" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
-    { "ising2d_metropolis", 2, { 40, 22, 0 },
+    { "ising2d_metropolis",
+      2,
+      { 40, 22, 0 },
       BOXES " " LEVELS " " RECUT " " RESTART " " ENS " " SCRIPTS },
     { "ising2d_metropolis", 2, { 64, 24, 0 }, DEVICES " cuda,ens" },
     /* CUDA boxes on the byte layout (L_x not a multiple of 16, or of 64 with +-J) and
      * +-J on the packed one */
     { "ising2d_heatbath", 2, { 24, 20, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
-    { "ising_pmj_metropolis", 2, { 64, 24, 0 },
+    { "ising_pmj_metropolis",
+      2,
+      { 64, 24, 0 },
       CUDA_DEVICES(3) " cuda,boxes=2 cuda,parts=3 setspins,cuda,parts=2" },
     { "ising_pmj_heatbath", 3, { 20, 6, 12 }, CUDA_DEVICES(3) },
     { "ising3d_heatbath", 3, { 32, 6, 12 }, CUDA_DEVICES(2) },
     /* the default chain on one GPU with L_x a multiple of 64: the 1-bit leaf under
      * LATMC_CUDA_ISING_FORM=bits (test 'identity matrix cuda ising bits'), else packed;
      * L_x a multiple of 128: its kernel of two groups a thread, also on boxes' rows */
-    { "ising2d_heatbath", 2, { 128, 40, 0 },
+    { "ising2d_heatbath",
+      2,
+      { 128, 40, 0 },
       BITSLICED_CUDA " cuda,measured cuda,boxes=2 devices=3 cuda,boxes=2,measured" },
-    { "ising3d_metropolis", 3, { 64, 6, 10 },
+    { "ising3d_metropolis",
+      3,
+      { 64, 6, 10 },
       BITSLICED_CUDA " cuda,measured cuda,boxes=2,measured" },
     { "ising3d_heatbath", 3, { 64, 8, 6 }, "cuda cuda,measured" },
-    { "ising_pmj_heatbath", 3, { 64, 6, 8 },
+    { "ising_pmj_heatbath",
+      3,
+      { 64, 6, 8 },
       "cuda cold,cuda cuda,measured cuda,boxes=2 devices=3 cuda,parts=2" },
     { "ising_pmj_metropolis", 2, { 128, 40, 0 }, "cuda setspins,cuda cuda,measured cuda,boxes=2" },
     { "ising2d_metropolis", 2, { 256, 20, 0 }, "cuda" },
@@ -213,7 +239,7 @@ const struct row rows[] = {
      * 2, 4, 4 planes and parts */
     { "ising3d_metropolis", 3, { 192, 6, 10 }, "cuda cuda,boxes=3 cuda,parts=2" },
     { "ising2d_metropolis", 2, { 138, 10, 0 }, BOXES },
-    { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES },   /* threaded: >= 32768 a colour */
+    { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES }, /* threaded: >= 32768 a colour */
     { "ising2d_metropolis", 2, { 300, 220, 0 }, THREADS },
     { "ising2d_metropolis", 2, { 256, 256, 0 }, THREADS },
     /* 2 threads cut 22 rows into bands of 11: with 5 boxes a band starts on a box's last
@@ -233,7 +259,7 @@ const struct row rows[] = {
     { "ising3d_metropolis", 3, { 128, 64, 8 }, TEAMS(2, 3, 4) },
     { "ising3d_heatbath", 3, { 14, 6, 10 }, BOXES },
     { "ising3d_heatbath", 3, { 66, 40, 30 }, BOXES },
-    { "ising3d_heatbath", 3, { 120, 40, 14 }, BOXES },     /* 3 boxes: planes 4, 4, 6 */
+    { "ising3d_heatbath", 3, { 120, 40, 14 }, BOXES }, /* 3 boxes: planes 4, 4, 6 */
     { "ising3d_heatbath", 3, { 42, 40, 40 }, THREADS },
     { "ising3d_heatbath", 3, { 2, 180, 190 }, THREADS },
     { "ising_pmj_metropolis", 2, { 40, 22, 0 }, BOXES " " ENS },
@@ -312,7 +338,7 @@ const struct row rows[] = {
     { "potts3_metropolis", 2, { 256, 300, 0 }, BOXES_FEW },
     { "potts3_heatbath", 3, { 32, 4, 40 }, BOXES },
     { "potts3_metropolis", 3, { 64, 64, 16 }, TEAMS(3, 5, 8) },
-    { "potts5_heatbath", 3, { 40, 40, 48 }, TEAMS(3, 5, 7) },  /* not written through */
+    { "potts5_heatbath", 3, { 40, 40, 48 }, TEAMS(3, 5, 7) }, /* not written through */
     /* threads (q = 200: the large-q kernels) */
     { "potts3_metropolis", 2, { 300, 220, 0 }, THREADS },
     { "potts3_metropolis", 2, { 333, 300, 0 }, THREADS },
@@ -349,14 +375,16 @@ const struct row rows[] = {
     { "potts4_heatbath", 3, { 16, 16, 16 }, "ens cuda,ens" },
     { "potts3_metropolis", 2, { 24, 24, 0 }, DEVICES },
 
-    /* ---- phi^4 (halo 2 with a finite Lambda) ---- */
-    /* 3D: 4-plane units along z (24 planes, 5 boxes: 4,4,4,4,8); L_x = 8 and 24: boxes
-     * start inside Philox blocks and SIMD groups; 2D: 8 colours (56 rows), 5 colours
-     * (35 rows, 15 columns) */
+/* ---- phi^4 (halo 2 with a finite Lambda) ---- */
+/* 3D: 4-plane units along z (24 planes, 5 boxes: 4,4,4,4,8); L_x = 8 and 24: boxes
+ * start inside Philox blocks and SIMD groups; 2D: 8 colours (56 rows), 5 colours
+ * (35 rows, 15 columns) */
 #define PHI4_BOXES                                                                         \
     "boxes=2 boxes=3 boxes=5 threads=2 threads=2,boxes=3 simd=c,boxes=2 "                  \
     "simd=c,threads=2,boxes=5 simd=c,threads=2"
-    { "phi4_double_lambda", 3, { 8, 16, 24 },
+    { "phi4_double_lambda",
+      3,
+      { 8, 16, 24 },
       PHI4_BOXES " " RESTART " " RECUT " " ENS " " SCRIPTS },
     { "phi4_float_lambda", 3, { 8, 16, 24 }, PHI4_BOXES " " RESTART },
     { "phi4_double", 3, { 8, 16, 24 }, PHI4_BOXES },
@@ -381,12 +409,18 @@ const struct row rows[] = {
      * (>= 65536 sites), every level, checkpoints between placements, CUDA's chain of the
      * same shape (and from or to it); rows of 8 numbers per colour and chunk (whole AVX2
      * groups) and of 4 (parts of groups) */
-    { "phi4_chunks_float_lambda", 3, { 128, 32, 16 },
+    { "phi4_chunks_float_lambda",
+      3,
+      { 128, 32, 16 },
       LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
-    { "phi4_chunks_double", 3, { 128, 32, 16 },
+    { "phi4_chunks_double",
+      3,
+      { 128, 32, 16 },
       LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
     { "phi4_chunks_cuda_float", 3, { 64, 32, 32 }, LEVELS " " THREADS " " CHUNK_CUDA },
-    { "phi4_chunks2d_double_lambda", 2, { 256, 256, 0 },
+    { "phi4_chunks2d_double_lambda",
+      2,
+      { 256, 256, 0 },
       LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
     /* paired groups (specs.c), on 1 and 3 threads (>= 65536 sites), a checkpoint between */
     { "phi4_chunks2d_c5_float_lambda", 2, { 480, 300, 0 }, PAIRED },
@@ -412,61 +446,65 @@ const struct row rows[] = {
     /* ---- Heisenberg ---- */
     /* L_x / 2 a multiple of 4: the AVX2 kernel's row walk; otherwise its flat walk (a
      * Philox block and a vector group across two boxes) */
-#define HEIS_BOXES                                                                         \
+#define HEISENBERG_BOXES                                                                         \
     "boxes=2 boxes=3 boxes=5 threads=2,boxes=3 simd=c,boxes=2 simd=c,threads=2,boxes=5"
-    { "heis_gauss_r1", 3, { 8, 6, 10 }, HEIS_BOXES },
-    { "heis_gauss_r2", 3, { 8, 6, 10 }, HEIS_BOXES " " LEVELS " " RECUT " " SCRIPTS },
-    { "heis_uniform_r2", 3, { 8, 6, 10 }, HEIS_BOXES },
-    { "heis_uniform_r1", 3, { 8, 6, 10 }, HEIS_BOXES },
-    { "heis_gauss_r2", 3, { 10, 6, 14 }, HEIS_BOXES " " RESTART },
-    { "heis_uniform_r1", 3, { 10, 6, 14 }, HEIS_BOXES },
-    { "heis_gauss_r2", 2, { 6, 22, 0 }, HEIS_BOXES },
-    { "heis_gauss_r1", 2, { 10, 10, 0 }, HEIS_BOXES },
-    { "heis_uniform_r2", 2, { 16, 10, 0 }, HEIS_BOXES },
-    { "heis_overrelax_r2", 3, { 8, 6, 10 }, HEIS_BOXES " " RESTART },
-    { "heis_overrelax_r1", 3, { 10, 6, 14 }, HEIS_BOXES },
-    { "heis_uniform_r1", 2, { 6, 22, 0 }, HEIS_BOXES },
+    { "heisenberg_gauss_r1", 3, { 8, 6, 10 }, HEISENBERG_BOXES },
+    { "heisenberg_gauss_r2", 3, { 8, 6, 10 }, HEISENBERG_BOXES " " LEVELS " " RECUT " " SCRIPTS },
+    { "heisenberg_uniform_r2", 3, { 8, 6, 10 }, HEISENBERG_BOXES },
+    { "heisenberg_uniform_r1", 3, { 8, 6, 10 }, HEISENBERG_BOXES },
+    { "heisenberg_gauss_r2", 3, { 10, 6, 14 }, HEISENBERG_BOXES " " RESTART },
+    { "heisenberg_uniform_r1", 3, { 10, 6, 14 }, HEISENBERG_BOXES },
+    { "heisenberg_gauss_r2", 2, { 6, 22, 0 }, HEISENBERG_BOXES },
+    { "heisenberg_gauss_r1", 2, { 10, 10, 0 }, HEISENBERG_BOXES },
+    { "heisenberg_uniform_r2", 2, { 16, 10, 0 }, HEISENBERG_BOXES },
+    { "heisenberg_overrelax_r2", 3, { 8, 6, 10 }, HEISENBERG_BOXES " " RESTART },
+    { "heisenberg_overrelax_r1", 3, { 10, 6, 14 }, HEISENBERG_BOXES },
+    { "heisenberg_uniform_r1", 2, { 6, 22, 0 }, HEISENBERG_BOXES },
     /* threaded */
-    { "heis_gauss_r2", 3, { 40, 40, 42 }, "threads=2,boxes=2 simd=c,threads=2,boxes=3" },
-    { "heis_gauss_r1", 3, { 42, 40, 40 }, "threads=2,boxes=3 simd=c,threads=2,boxes=2" },
-    { "heis_gauss_r2", 3, { 42, 40, 40 }, "threads=2 simd=c,threads=3" },
-    { "heis_gauss_r2", 2, { 300, 220, 0 }, "threads=3 simd=c,threads=2" },
-    { "heis_gauss_r2", 2, { 6, 11000, 0 }, "threads=2" },
-    { "heis_overrelax_r2", 3, { 2, 180, 190 }, "threads=3" },
-    { "heis_gauss_r2", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
-    { "heis_uniform_r1", 3, { 18, 38, 96 }, TEAMS(3, 5, 7) },
+    { "heisenberg_gauss_r2", 3, { 40, 40, 42 }, "threads=2,boxes=2 simd=c,threads=2,boxes=3" },
+    { "heisenberg_gauss_r1", 3, { 42, 40, 40 }, "threads=2,boxes=3 simd=c,threads=2,boxes=2" },
+    { "heisenberg_gauss_r2", 3, { 42, 40, 40 }, "threads=2 simd=c,threads=3" },
+    { "heisenberg_gauss_r2", 2, { 300, 220, 0 }, "threads=3 simd=c,threads=2" },
+    { "heisenberg_gauss_r2", 2, { 6, 11000, 0 }, "threads=2" },
+    { "heisenberg_overrelax_r2", 3, { 2, 180, 190 }, "threads=3" },
+    { "heisenberg_gauss_r2", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
+    { "heisenberg_uniform_r1", 3, { 18, 38, 96 }, TEAMS(3, 5, 7) },
     /* a replica past a member's cache budget (heisenberg_dsp.c): the overrelaxation passes
      * fused, across sweeps and between heat-bath passes, on 1 to 3 threads */
-    { "heis_overrelax_r2", 3, { 16, 8, 2400 },
+    { "heisenberg_overrelax_r2",
+      3,
+      { 16, 8, 2400 },
       "simd=avx512 simd=avx2 simd=avx512,threads=2 simd=avx512,threads=3 simd=avx2,threads=2" },
-    { "heis_gauss_r2", 3, { 16, 8, 2400 }, "simd=avx512 simd=avx2,threads=2" },
-    { "heis_pmj_overrelax", 2, { 16, 20000, 0 }, "simd=avx512,threads=3 simd=avx2" },
+    { "heisenberg_gauss_r2", 3, { 16, 8, 2400 }, "simd=avx512 simd=avx2,threads=2" },
+    { "heisenberg_pmj_overrelax", 2, { 16, 20000, 0 }, "simd=avx512,threads=3 simd=avx2" },
     /* ... bands of exactly 4K planes (24 planes: K = 2 on 3 threads, K = 3 on 2), a set of
      * the spins, a checkpoint and a recut between the calls; 70 planes on 3 threads (bands
      * of 23 and 24); a replica just past the budget (16 x 8 x 2200: 16.1 MiB) */
-    { "heis_overrelax_r2", 3, { 128, 96, 24 },
+    { "heisenberg_overrelax_r2",
+      3,
+      { 128, 96, 24 },
       "threads=3 threads=2 threads=3,setspins one,then.threads=3,serialize recut=2,threads=3" },
-    { "heis_overrelax_r1_float", 3, { 128, 96, 24 }, "threads=3" },
-    { "heis_overrelax_r2", 3, { 64, 64, 70 }, "threads=3" },
-    { "heis_gauss_r2", 3, { 16, 8, 2200 }, "threads=1 threads=3" },
+    { "heisenberg_overrelax_r1_float", 3, { 128, 96, 24 }, "threads=3" },
+    { "heisenberg_overrelax_r2", 3, { 64, 64, 70 }, "threads=3" },
+    { "heisenberg_gauss_r2", 3, { 16, 8, 2200 }, "threads=1 threads=3" },
     /* parts: two replicas, Gaussian couplings; rows of 3 sites of a colour */
-    { "heis_gauss_r2", 3, { 4, 4, 8 }, PARTS_ALL " " MPI },
-    { "heis_gauss_r2", 3, { 6, 2, 8 }, PARTS },
+    { "heisenberg_gauss_r2", 3, { 4, 4, 8 }, PARTS_ALL " " MPI },
+    { "heisenberg_gauss_r2", 3, { 6, 2, 8 }, PARTS },
     /* ensembles: members of one and two replicas, +-J overrelaxation alone */
-    { "heis_gauss_r1", 3, { 4, 4, 4 }, ENS " cuda,ens" },
-    { "heis_gauss_r2", 3, { 8, 6, 10 }, DEVICES_GPU },
-    { "heis_gauss_r2", 3, { 16, 16, 16 }, "ens" },
-    { "heis_overrelax_r1", 2, { 8, 8, 0 }, ENS },
-    { "heis_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
-    { "heis_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
-    { "heis_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
+    { "heisenberg_gauss_r1", 3, { 4, 4, 4 }, ENS " cuda,ens" },
+    { "heisenberg_gauss_r2", 3, { 8, 6, 10 }, DEVICES_GPU },
+    { "heisenberg_gauss_r2", 3, { 16, 16, 16 }, "ens" },
+    { "heisenberg_overrelax_r1", 2, { 8, 8, 0 }, ENS },
+    { "heisenberg_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
+    { "heisenberg_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
+    { "heisenberg_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
     /* one box, L_x a multiple of 32: with one replica the modes' rows in the measurement's
-     * kernel (heisenberg_kernels.cu, heis_chunk_sums_kernel<1>); two replicas keep the
+     * kernel (heisenberg_kernels.cu, heisenberg_chunk_sums_kernel<1>); two replicas keep the
      * tile kernels beside the sums */
-    { "heis_gauss_r1", 3, { 32, 32, 32 }, "cuda" },
-    { "heis_gauss_r2", 3, { 32, 32, 32 }, "cuda" },
-    { "heis_uniform_r1", 3, { 64, 64, 64 }, "cuda" },
-    { "heis_overrelax_r1", 2, { 96, 96, 0 }, "cuda" },
+    { "heisenberg_gauss_r1", 3, { 32, 32, 32 }, "cuda" },
+    { "heisenberg_gauss_r2", 3, { 32, 32, 32 }, "cuda" },
+    { "heisenberg_uniform_r1", 3, { 64, 64, 64 }, "cuda" },
+    { "heisenberg_overrelax_r1", 2, { 96, 96, 0 }, "cuda" },
 
     /* ---- cluster updates (doc/clusters.md) ---- */
     /* Every CPU layout on small lattices: the same call split in two ("one"), boxes and
@@ -518,25 +556,34 @@ const struct row rows[] = {
     { "ising_pmj_sw_h0", 2, { 32, 24, 0 }, CLUSTER_ALL },
     /* 3D without a field: the row passes plane by plane (lib/cluster_sw_planes.c) on one
      * process, the four passes on parts: every layout compares the two */
-    { "ising_pmj_sw_h0", 3, { 8, 6, 12 },
+    { "ising_pmj_sw_h0",
+      3,
+      { 8, 6, 12 },
       CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " CLUSTER_CUDA },
     { "potts3_sw", 3, { 6, 6, 12 }, CLUSTER_ALL },
     { "ising2d_wolff", 2, { 32, 24, 0 }, CLUSTER_ALL },
     { "ising3d_wolff_field", 3, { 8, 6, 12 }, CLUSTER_ALL },
-    { "ising_pmj_wolff", 2, { 32, 24, 0 },
+    { "ising_pmj_wolff",
+      2,
+      { 32, 24, 0 },
       CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS " " CLUSTER_CUDA },
     { "potts3_sw", 2, { 24, 24, 0 }, CLUSTER_ALL_MPI },
     { "potts3_sw_field", 3, { 6, 6, 12 }, CLUSTER_ALL },
     { "potts3_wolff", 2, { 24, 24, 0 }, CLUSTER_ALL },
-    { "potts3_wolff_field", 2, { 24, 24, 0 },
+    { "potts3_wolff_field",
+      2,
+      { 24, 24, 0 },
       CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " CLUSTER_CUDA },
     { "potts255_sw", 2, { 24, 24, 0 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_CUDA },
-    { "potts255_wolff_field", 3, { 6, 6, 12 },
-      CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_CUDA },
+    { "potts255_wolff_field", 3, { 6, 6, 12 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_CUDA },
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
-    { "ising2d_sw", 2, { 256, 512, 0 },
+    { "ising2d_sw",
+      2,
+      { 256, 512, 0 },
       "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda devices=2 cuda,boxes=7" },
-    { "ising3d_sw", 3, { 44, 40, 42 },
+    { "ising3d_sw",
+      3,
+      { 44, 40, 42 },
       "threads=2 threads=3,boxes=2 cuda cold,cuda devices=2 cuda,boxes=4 cold,devices=3" },
     /* cubic in 3D, so that M2_KMIN is compared too (the xi/L of ising_critical --dim 3
      * --algo sw --device cuda): one box transforms its projections on the device, boxes
@@ -551,11 +598,17 @@ const struct row rows[] = {
     /* the 2D tiles of 32 x 32: a second column of tiles cut short in x, rows of tiles cut
      * short in y */
     { "ising2d_sw", 2, { 48, 70, 0 }, "threads=2 cuda cuda,boxes=3 cold,cuda" },
-    { "ising_pmj_sw_h0", 3, { 40, 42, 44 },
+    { "ising_pmj_sw_h0",
+      3,
+      { 40, 42, 44 },
       "threads=2 threads=3,boxes=3 parts=2,threads=2 cuda devices=3" },
-    { "potts3_sw", 3, { 42, 42, 42 },
+    { "potts3_sw",
+      3,
+      { 42, 42, 42 },
       "threads=2 threads=3,boxes=2 cuda cold,cuda devices=2 cuda,boxes=5" },
-    { "ising_pmj_sw_h0", 2, { 256, 260, 0 },
+    { "ising_pmj_sw_h0",
+      2,
+      { 256, 260, 0 },
       "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda cuda,boxes=5" },
     /* CUDA: Potts and +-J across many tiles, wraps through partial tiles */
     { "potts3_sw", 2, { 1024, 1024, 0 }, "cuda devices=3" },
@@ -564,7 +617,9 @@ const struct row rows[] = {
     { "ising_sw_afm", 2, { 512, 256, 0 }, "cuda cuda,boxes=3" },
     { "ising_pmj_sw_field", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3 cuda" },
     { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5 cuda" },
-    { "ising2d_wolff", 2, { 256, 256, 0 },
+    { "ising2d_wolff",
+      2,
+      { 256, 256, 0 },
       "threads=2 threads=3,boxes=2 cuda cuda,boxes=3 devices=2" },
     { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2 cuda cuda,boxes=4" },
     /* CUDA in a field: the clusters' sums by label (a warp's sites of one cluster added
@@ -576,13 +631,19 @@ const struct row rows[] = {
     /* CUDA in a field on k boxes, devices and parts: the pieces' sums joined across the
      * faces with their names (many pieces and spanning clusters; Wolff's cluster inside
      * one box or across the faces, from hot and cold starts) */
-    { "ising2d_sw_field", 2, { 1024, 1024, 0 },
+    { "ising2d_sw_field",
+      2,
+      { 1024, 1024, 0 },
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,cuda,boxes=3" },
     { "ising_pmj_sw_field", 3, { 40, 42, 44 }, "cuda,boxes=3 devices=2" },
     { "potts3_sw_field", 2, { 270, 252, 0 }, "cuda,boxes=2 cuda,boxes=3 devices=2" },
-    { "ising3d_wolff_field", 3, { 34, 18, 22 },
+    { "ising3d_wolff_field",
+      3,
+      { 34, 18, 22 },
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,cuda,boxes=3 cuda,parts=3" },
-    { "potts3_wolff_field", 2, { 256, 260, 0 },
+    { "potts3_wolff_field",
+      2,
+      { 256, 260, 0 },
       "cuda,boxes=2 cuda,boxes=3 devices=2 cold,devices=2 cuda,parts=2" },
     /* embedded clusters (on parts each part's own planes, the clusters joined across the
      * parts: lib/cluster_embed_part.c); 5 units of the colouring along the last axis
@@ -590,16 +651,18 @@ const struct row rows[] = {
      * core's step on a host copy, against the GPU's one box (phi^4 on CUDA parts: the
      * site order) */
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },
-    { "phi4_sw_double_lambda", 2, { 16, 40, 0 },
+    { "phi4_sw_double_lambda",
+      2,
+      { 16, 40, 0 },
       "cuda,chunk=none cuda,chunk=none,parts=2 cuda,chunk=none,parts=3 mpi,cuda,chunk=none" },
     { "phi4_wolff_float", 3, { 8, 8, 40 }, CLUSTER_ALL },
     { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
-    { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
+    { "heisenberg_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
     /* parts on their own planes (lib/cluster_embed_part.c: nearest-neighbour pairs, the
      * clusters joined across the parts, the statistics' exact sums), against one box */
-    { "heis_sw_h0_r2", 3, { 4, 4, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
-    { "heis_sw_h0_r2", 2, { 16, 16, 0 }, "parts=2 parts=3,shared,simd=c" },
-    { "heis_wolff_h0_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 cold,parts=2 mpi" },
+    { "heisenberg_sw_h0_r2", 3, { 4, 4, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
+    { "heisenberg_sw_h0_r2", 2, { 16, 16, 0 }, "parts=2 parts=3,shared,simd=c" },
+    { "heisenberg_wolff_h0_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 cold,parts=2 mpi" },
     { "phi4_sw_double_inf", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=2,save,then.one mpi" },
     { "phi4_wolff_float", 2, { 16, 40, 0 }, "parts=2 parts=3 parts=4 setspins,parts=3" },
     /* a finite Lambda: pairs two planes up and, along the diagonals, one plane down, so
@@ -610,37 +673,52 @@ const struct row rows[] = {
     { "phi4_sw_float_lambda", 3, { 8, 8, 16 }, "parts=2 parts=4 mpi" },
     { "phi4_wolff_float_lambda", 3, { 8, 8, 16 }, "parts=2 parts=4,shared" },
     /* Wolff in a field on parts: the seed's part broadcasts its joined cluster's Q_C */
-    { "heis_wolff_gauss_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
-    { "heis_wolff_gauss_r2", 2, { 16, 16, 0 }, "parts=2 parts=3 cold,parts=2" },
-    { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
+    { "heisenberg_wolff_gauss_r2", 3, { 8, 8, 10 }, "parts=2 parts=3 parts=4,shared mpi" },
+    { "heisenberg_wolff_gauss_r2", 2, { 16, 16, 0 }, "parts=2 parts=3 cold,parts=2" },
+    { "heisenberg_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
     /* without a field the step of one GPU, of boxes and of devices is the device's, of
      * parts the core's on each part's planes: many tiles, clusters across them */
-    { "heis_sw_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "heisenberg_sw_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_float_inf", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
-    { "phi4_sw_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 devices=2 "
+    { "phi4_sw_double_inf",
+      3,
+      { 16, 16, 16 },
+      "threads=2 cuda cold,cuda cuda,boxes=2 devices=2 "
       "cuda,chunk=none cuda,chunk=none,parts=2" },
     /* (96 planes: the chunk schedule's two layers, so two boxes) */
     { "phi4_sw_float_inf", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    { "heis_sw_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
+    { "heisenberg_sw_h0_r2",
+      3,
+      { 32, 32, 32 },
+      "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
       "cuda,parts=2" },
-    { "heis_sw_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "heisenberg_sw_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     /* in a field (h = 0.15): Swendsen-Wang and Wolff on the device (the clusters' sums
      * of a by atomics, integers; on boxes joined across the faces) against the host
      * copy's of parts */
-    { "heis_sw_gauss_r2", 3, { 32, 32, 32 }, "cuda cold,cuda cuda,boxes=3 devices=2" },
-    { "heis_sw_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    { "heis_wolff_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
-    { "heis_wolff_gauss_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 "
+    { "heisenberg_sw_gauss_r2", 3, { 32, 32, 32 }, "cuda cold,cuda cuda,boxes=3 devices=2" },
+    { "heisenberg_sw_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "heisenberg_wolff_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "heisenberg_wolff_gauss_r2",
+      3,
+      { 32, 32, 32 },
+      "threads=2 cuda cold,cuda cuda,boxes=3 "
       "devices=2 cuda,parts=2" },
-    { "heis_wolff_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "heisenberg_wolff_gauss_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     /* Wolff on the device (one GPU, boxes, devices) against the core's (parts) and the
      * CPU's */
-    { "heis_wolff_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
-    { "heis_wolff_h0_r2", 3, { 32, 32, 32 }, "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
+    { "heisenberg_wolff_h0_r2", 3, { 4, 4, 10 }, CLUSTER_BOXES " " CLUSTER_CUDA },
+    { "heisenberg_wolff_h0_r2",
+      3,
+      { 32, 32, 32 },
+      "threads=2 cuda cold,cuda cuda,boxes=3 devices=2 "
       "cuda,parts=2" },
-    { "heis_wolff_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
+    { "heisenberg_wolff_h0_r2", 2, { 96, 64, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_float", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    { "phi4_wolff_double_inf", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
+    { "phi4_wolff_double_inf",
+      3,
+      { 16, 16, 16 },
+      "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
     /* a finite Lambda: one GPU's step the device's (the further pairs united after the
      * labelling; Wolff's statistics regrown by the core drawing the bonds), boxes' the
@@ -648,22 +726,34 @@ const struct row rows[] = {
     { "phi4_wolff_double_lambda", 2, { 16, 40, 0 }, CLUSTER_BOXES " " CLUSTER_CUDA },
     { "phi4_sw_float_lambda", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
     { "phi4_wolff_float_lambda", 2, { 128, 96, 0 }, "cuda cold,cuda setspins,cuda cuda,boxes=2" },
-    { "phi4_sw_double_lambda", 3, { 16, 16, 16 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
+    { "phi4_sw_double_lambda",
+      3,
+      { 16, 16, 16 },
+      "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
-    { "phi4_wolff_double_lambda", 3, { 16, 16, 24 }, "threads=2 cuda cold,cuda cuda,boxes=2 "
+    { "phi4_wolff_double_lambda",
+      3,
+      { 16, 16, 24 },
+      "threads=2 cuda cold,cuda cuda,boxes=2 "
       "devices=2 cuda,chunk=none cuda,chunk=none,parts=2" },
     { "phi4_sw_float_lambda", 3, { 24, 16, 32 }, "cuda cold,cuda setspins,cuda" },
     /* the device's step on k boxes of one GPU and on devices (cuda_embed_boxes.c):
      * the pieces joined across the faces, their sums too in a field (Wolff's cluster's
      * name and sum from the join), uneven slabs, hot and cold starts, against the one
      * GPU's device step */
-    { "heis_sw_gauss_r2", 3, { 36, 34, 30 }, "cuda,boxes=2 cuda,boxes=4 "
+    { "heisenberg_sw_gauss_r2",
+      3,
+      { 36, 34, 30 },
+      "cuda,boxes=2 cuda,boxes=4 "
       "cold,cuda,boxes=3" },
-    { "heis_wolff_gauss_r2", 3, { 36, 34, 30 }, "cuda,boxes=2 cuda,boxes=4 "
+    { "heisenberg_wolff_gauss_r2",
+      3,
+      { 36, 34, 30 },
+      "cuda,boxes=2 cuda,boxes=4 "
       "cold,cuda,boxes=3" },
-    { "heis_sw_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
-    { "heis_wolff_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
-    { "heis_wolff_uniform_r1", 2, { 96, 80, 0 }, "cuda,boxes=2 cold,cuda,boxes=3" },
+    { "heisenberg_sw_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
+    { "heisenberg_wolff_h0_r2", 3, { 34, 30, 26 }, "cuda,boxes=3 cold,cuda,boxes=2" },
+    { "heisenberg_wolff_uniform_r1", 2, { 96, 80, 0 }, "cuda,boxes=2 cold,cuda,boxes=3" },
     { "phi4_sw_double_inf", 3, { 16, 16, 32 }, "cuda,boxes=2 cold,cuda,boxes=2" },
     { "phi4_wolff_float", 2, { 64, 96, 0 }, "cuda,boxes=2 cold,cuda,boxes=2" },
 
@@ -732,50 +822,50 @@ const struct row rows[] = {
     { "potts3_heatbath", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
     { "potts5_metropolis", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
     { "potts5_heatbath", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
-    { "heis_gauss_r2_float", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
-    { "heis_uniform_r1", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
-    { "heis_overrelax_r2", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
-    { "heis_pmj_r2", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
-    { "heis_overrelax_r1_float", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
-    { "heis_gauss_r2_float", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
-    { "heis_uniform_r1", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
-    { "heis_overrelax_r2", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
-    { "heis_pmj_r2", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
-    { "heis_overrelax_r1_float", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
-    { "heis_gauss_r2_float", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
-    { "heis_uniform_r1", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
-    { "heis_overrelax_r2", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
-    { "heis_pmj_r2", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
-    { "heis_overrelax_r1_float", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
-    { "heis_gauss_r2_float", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
-    { "heis_uniform_r1", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
-    { "heis_overrelax_r2", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
-    { "heis_pmj_r2", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
-    { "heis_overrelax_r1_float", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
-    { "heis_gauss_r2_float", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
-    { "heis_uniform_r1", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
-    { "heis_overrelax_r2", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
-    { "heis_pmj_r2", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
-    { "heis_overrelax_r1_float", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
-    { "heis_gauss_r2_float", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
-    { "heis_uniform_r1", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
-    { "heis_overrelax_r2", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
-    { "heis_pmj_r2", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
-    { "heis_overrelax_r1_float", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
-    { "heis_gauss_r2_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
-    { "heis_uniform_r1", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
-    { "heis_overrelax_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
-    { "heis_pmj_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
-    { "heis_overrelax_r1_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heisenberg_gauss_r2_float", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heisenberg_uniform_r1", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heisenberg_overrelax_r2", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heisenberg_pmj_r2", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heisenberg_overrelax_r1_float", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heisenberg_gauss_r2_float", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heisenberg_uniform_r1", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heisenberg_overrelax_r2", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heisenberg_pmj_r2", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heisenberg_overrelax_r1_float", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heisenberg_gauss_r2_float", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heisenberg_uniform_r1", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heisenberg_overrelax_r2", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heisenberg_pmj_r2", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heisenberg_overrelax_r1_float", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heisenberg_gauss_r2_float", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heisenberg_uniform_r1", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heisenberg_overrelax_r2", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heisenberg_pmj_r2", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heisenberg_overrelax_r1_float", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heisenberg_gauss_r2_float", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heisenberg_uniform_r1", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heisenberg_overrelax_r2", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heisenberg_pmj_r2", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heisenberg_overrelax_r1_float", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heisenberg_gauss_r2_float", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heisenberg_uniform_r1", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heisenberg_overrelax_r2", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heisenberg_pmj_r2", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heisenberg_overrelax_r1_float", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heisenberg_gauss_r2_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heisenberg_uniform_r1", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heisenberg_overrelax_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heisenberg_pmj_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heisenberg_overrelax_r1_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
     /* CUDA on cubic lattices: Heisenberg's M2_KMIN and OVERLAP2_KMIN compared too, the
      * tiles reduced on the devices (one GPU, boxes, devices, parts, checkpoints; 2D and 3D,
      * one and two replicas, rows of L_x mod 4 = 0 and 2) */
-    { "heis_gauss_r2", 3, { 12, 12, 12 }, DEVICES_GPU " cuda,parts=2" },
-    { "heis_uniform_r1", 3, { 16, 16, 16 }, CUDA_DEVICES(3) " cuda,boxes=2" },
-    { "heis_overrelax_r2", 2, { 32, 32, 0 }, CUDA_DEVICES(2) " cuda,parts=2" },
-    { "heis_pmj_r2", 2, { 24, 24, 0 }, "cuda devices=3" },
-    { "heis_gauss_r2_float", 3, { 10, 10, 10 }, CUDA_DEVICES(2) " cuda,boxes=2" },
-    { "heis_overrelax_r1_float", 2, { 30, 30, 0 }, "cuda devices=2 cuda,parts=3" },
+    { "heisenberg_gauss_r2", 3, { 12, 12, 12 }, DEVICES_GPU " cuda,parts=2" },
+    { "heisenberg_uniform_r1", 3, { 16, 16, 16 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "heisenberg_overrelax_r2", 2, { 32, 32, 0 }, CUDA_DEVICES(2) " cuda,parts=2" },
+    { "heisenberg_pmj_r2", 2, { 24, 24, 0 }, "cuda devices=3" },
+    { "heisenberg_gauss_r2_float", 3, { 10, 10, 10 }, CUDA_DEVICES(2) " cuda,boxes=2" },
+    { "heisenberg_overrelax_r1_float", 2, { 30, 30, 0 }, "cuda devices=2 cuda,parts=3" },
     { "phi4_double_lambda", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
     { "phi4_float", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
     { "phi4_float_lambda", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
@@ -824,16 +914,28 @@ const struct row rows[] = {
 
     /* checkpoints of slabs continued on one GPU, on other slabs, on the CPU (Ising,
      * Potts); boxes on one GPU */
-    { "ising3d_heatbath", 3, { 32, 8, 8 }, "devices=2,serialize,then.cuda "
+    { "ising3d_heatbath",
+      3,
+      { 32, 8, 8 },
+      "devices=2,serialize,then.cuda "
       "devices=2,serialize,then.cuda,then.boxes=2 devices=2,serialize,then.threads=2 "
       "devices=2,save,then.devices=3" },
-    { "potts3_metropolis", 3, { 24, 6, 9 }, "devices=3,serialize,then.cuda "
+    { "potts3_metropolis",
+      3,
+      { 24, 6, 9 },
+      "devices=3,serialize,then.cuda "
       "devices=3,serialize,then.cuda,then.boxes=2 devices=3,serialize,then.threads=2" },
     { "potts3_heatbath", 2, { 48, 30, 0 }, "cuda,boxes=3" },
-    { "heis_pmj_r2", 3, { 16, 4, 8 }, "devices=2,serialize,then.cuda "
+    { "heisenberg_pmj_r2",
+      3,
+      { 16, 4, 8 },
+      "devices=2,serialize,then.cuda "
       "devices=2,serialize,then.cuda,then.boxes=2" },
-    { "heis_gauss_r2", 3, { 16, 4, 12 }, "cuda,boxes=3" },
-    { "phi4_float_lambda", 2, { 64, 64, 0 }, "devices=3,chunk=32x8,serialize,then.cuda "
+    { "heisenberg_gauss_r2", 3, { 16, 4, 12 }, "cuda,boxes=3" },
+    { "phi4_float_lambda",
+      2,
+      { 64, 64, 0 },
+      "devices=3,chunk=32x8,serialize,then.cuda "
       "devices=3,chunk=32x8,serialize,then.cuda,then.boxes=2" },
     { "phi4_float_lambda", 3, { 64, 16, 48 }, "cuda,boxes=3" },
 
@@ -858,10 +960,10 @@ const struct row rows[] = {
     { "potts4_heatbath", 3, { 12, 9, 15 }, GPU_RANKS },
     /* Heisenberg: slabs with and without an interior; 2D +-J overrelaxation alone, slabs
      * of 2; slabs thicker than two border ranges (borders and an interior on two streams) */
-    { "heis_gauss_r2", 3, { 8, 6, 16 }, GPU_RANKS },
-    { "heis_pmj_overrelax", 2, { 12, 10, 0 }, GPU_RANKS },
-    { "heis_gauss_r2", 3, { 8, 4, 200 }, "mpi,cuda" },
-    { "heis_pmj_overrelax", 2, { 12, 60, 0 }, "mpi,cuda" },
+    { "heisenberg_gauss_r2", 3, { 8, 6, 16 }, GPU_RANKS },
+    { "heisenberg_pmj_overrelax", 2, { 12, 10, 0 }, GPU_RANKS },
+    { "heisenberg_gauss_r2", 3, { 8, 4, 200 }, "mpi,cuda" },
+    { "heisenberg_pmj_overrelax", 2, { 12, 60, 0 }, "mpi,cuda" },
     /* phi^4 on the site-order schedule (extents that take no chunks), the 1/Lambda term;
      * 3D, 8 colours; extents that take chunks, on the site order the environment selects */
     { "phi4_double_lambda", 2, { 20, 30, 0 }, GPU_RANKS },

@@ -38,14 +38,16 @@
       .change_key = LATMC_PARAM_NLOC, .change_value = 3, .cuda_is_cpu = true,             \
       .chunk = chunk_ }
 /* Heisenberg: nover changes between the sweep calls (the schedule's length) */
-#define HEIS(name_, algo_, couplings_, replicas_, nover_)                                  \
-    HEIS_P(name_, algo_, couplings_, replicas_, nover_, false)
-#define HEIS_P(name_, algo_, couplings_, replicas_, nover_, single_)                          \
-    { .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_, \
-      .couplings = couplings_, .replicas = replicas_,                                     \
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },                      \
-      .values = { 1.1, 0.15, nover_ }, .sweeps1 = 2, .sweeps2 = 2,                        \
-      .change_key = LATMC_PARAM_NOVER, .change_value = (nover_) + 1 }
+#define HEISENBERG(name_, algo_, couplings_, replicas_, nover_)                                  \
+    HEISENBERG_P(name_, algo_, couplings_, replicas_, nover_, false)
+#define HEISENBERG_P(name_, algo_, couplings_, replicas_, nover_, single_)                         \
+    {                                                                                              \
+        .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_,     \
+        .couplings = couplings_, .replicas = replicas_,                                            \
+        .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },                            \
+        .values = { 1.1, 0.15, nover_ }, .sweeps1 = 2, .sweeps2 = 2,                               \
+        .change_key = LATMC_PARAM_NOVER, .change_value = (nover_) + 1                              \
+    }
 
 const struct spec specs[] = {
     ISING("ising2d_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 0.42),
@@ -54,61 +56,92 @@ const struct spec specs[] = {
     ISING("ising3d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.22),
     ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
     ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
-    /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's boxes
-     * of one process */
+/* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's boxes
+ * of one process */
 #define ISING_BITSLICED(name_, algo_, couplings_, beta_)                                    \
     { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
       .couplings = couplings_, .replicas = 1,                                              \
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },                  \
       .values = { beta_, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .cuda_is_cpu = true }
-    ISING_BITSLICED("ising2d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
-                    LATMC_COUPLINGS_UNIFORM, 0.42),
-    ISING_BITSLICED("ising2d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
-                    LATMC_COUPLINGS_UNIFORM, 0.42),
-    ISING_BITSLICED("ising3d_bitsliced_pmj", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL,
-                    0.3),
-    ISING_BITSLICED("ising3d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
-                    LATMC_COUPLINGS_UNIFORM, 0.22),
+    ISING_BITSLICED("ising2d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM,
+                    0.42),
+    ISING_BITSLICED("ising2d_bitsliced_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM,
+                    0.42),
+    ISING_BITSLICED("ising3d_bitsliced_pmj", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.3),
+    ISING_BITSLICED("ising3d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM,
+                    0.22),
     /* the field switched off between the sweep calls: Metropolis's thresholds then depend
      * on the number of neighbours that differ from the site alone (CUDA's kernel counts
      * those) */
-    { .name = "ising_bitsliced_metropolis_h0", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_METROPOLIS, .replicas = 1,
+    { .name = "ising_bitsliced_metropolis_h0",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS,
+      .replicas = 1,
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.42, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
-      .change_value = 0.0, .cuda_is_cpu = true },
+      .values = { 0.42, 0.05, 1 },
+      .sweeps1 = 6,
+      .sweeps2 = 6,
+      .change_key = LATMC_PARAM_H,
+      .change_value = 0.0,
+      .cuda_is_cpu = true },
     /* ... colder: every open class's threshold starts with three 0 bits (CUDA's kernel
      * takes those planes two at a time) */
-    { .name = "ising_bitsliced_metropolis_h0_cold", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_METROPOLIS, .replicas = 1,
+    { .name = "ising_bitsliced_metropolis_h0_cold",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS,
+      .replicas = 1,
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.65, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
-      .change_value = 0.0, .cuda_is_cpu = true },
-    ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
-                    LATMC_COUPLINGS_UNIFORM, 0.22),
+      .values = { 0.65, 0.05, 1 },
+      .sweeps1 = 6,
+      .sweeps2 = 6,
+      .change_key = LATMC_PARAM_H,
+      .change_value = 0.0,
+      .cuda_is_cpu = true },
+    ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM,
+                    0.22),
     /* +-J (CUDA: the coupling bits xor-ed into the neighbour words, L_x a multiple of 64):
      * heat bath, and Metropolis in a field switched off between the calls (CUDA's kernels
      * of every class, then of the count of neighbours that differ: the pairs, the march) */
-    ISING_BITSLICED("ising2d_bitsliced_pmj_heatbath", LATMC_ALGO_HEATBATH,
-                    LATMC_COUPLINGS_BIMODAL, 0.42),
-    { .name = "ising_bitsliced_pmj_h0", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_METROPOLIS, .couplings = LATMC_COUPLINGS_BIMODAL, .replicas = 1,
+    ISING_BITSLICED("ising2d_bitsliced_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL,
+                    0.42),
+    { .name = "ising_bitsliced_pmj_h0",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS,
+      .couplings = LATMC_COUPLINGS_BIMODAL,
+      .replicas = 1,
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.6, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
-      .change_value = 0.0, .cuda_is_cpu = true },
+      .values = { 0.6, 0.05, 1 },
+      .sweeps1 = 6,
+      .sweeps2 = 6,
+      .change_key = LATMC_PARAM_H,
+      .change_value = 0.0,
+      .cuda_is_cpu = true },
     /* heat bath with the field switched off between the sweep calls: at h = 0 the
      * thresholds of m and 2 ndim - m neighbours at -1 are each other's complement (CUDA's
      * kernel folds the classes: KEY_SYM), uniform and +-J */
-    { .name = "ising_bitsliced_heatbath_h0", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_HEATBATH, .replicas = 1,
+    { .name = "ising_bitsliced_heatbath_h0",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_HEATBATH,
+      .replicas = 1,
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.42, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
-      .change_value = 0.0, .cuda_is_cpu = true },
-    { .name = "ising_bitsliced_pmj_heatbath_h0", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_HEATBATH, .couplings = LATMC_COUPLINGS_BIMODAL, .replicas = 1,
+      .values = { 0.42, 0.05, 1 },
+      .sweeps1 = 6,
+      .sweeps2 = 6,
+      .change_key = LATMC_PARAM_H,
+      .change_value = 0.0,
+      .cuda_is_cpu = true },
+    { .name = "ising_bitsliced_pmj_heatbath_h0",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_HEATBATH,
+      .couplings = LATMC_COUPLINGS_BIMODAL,
+      .replicas = 1,
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.6, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
-      .change_value = 0.0, .cuda_is_cpu = true },
+      .values = { 0.6, 0.05, 1 },
+      .sweeps1 = 6,
+      .sweeps2 = 6,
+      .change_key = LATMC_PARAM_H,
+      .change_value = 0.0,
+      .cuda_is_cpu = true },
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
     POTTS("potts2_heatbath", LATMC_ALGO_HEATBATH, 2, 0.95),
     POTTS("potts3_metropolis", LATMC_ALGO_METROPOLIS, 3, 0.95),
@@ -122,10 +155,18 @@ const struct spec specs[] = {
     POTTS("potts200_metropolis", LATMC_ALGO_METROPOLIS, 200, 3.0),
     POTTS("potts200_heatbath", LATMC_ALGO_HEATBATH, 200, 3.0),
     /* new thresholds between the sweep calls (every box's and device's tables) */
-    { .name = "potts3_metropolis_rebeta", .model = LATMC_MODEL_POTTS,
-      .algorithm = LATMC_ALGO_METROPOLIS, .q = 3, .replicas = 1,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { 0.95, 0.05 }, .sweeps1 = 5,
-      .sweeps2 = 5, .change_key = LATMC_PARAM_BETA, .change_value = 0.3, .cuda_is_cpu = true },
+    { .name = "potts3_metropolis_rebeta",
+      .model = LATMC_MODEL_POTTS,
+      .algorithm = LATMC_ALGO_METROPOLIS,
+      .q = 3,
+      .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H },
+      .values = { 0.95, 0.05 },
+      .sweeps1 = 5,
+      .sweeps2 = 5,
+      .change_key = LATMC_PARAM_BETA,
+      .change_value = 0.3,
+      .cuda_is_cpu = true },
     PHI4("phi4_double_lambda", LATMC_PRECISION_DOUBLE, 2.5),
     PHI4("phi4_float_lambda", LATMC_PRECISION_FLOAT, 2.5),
     PHI4("phi4_double", LATMC_PRECISION_DOUBLE, INFINITY),
@@ -143,26 +184,33 @@ const struct spec specs[] = {
     PHI4_CHUNKS("phi4_chunks_rows3_float", LATMC_PRECISION_FLOAT, 2.5, "32x3x4"),
     /* a finite Lambda made infinite between the sweep calls: the halo the update reads
      * goes from 2 planes to 1 */
-    { .name = "phi4_float_relambda", .model = LATMC_MODEL_PHI4,
-      .algorithm = LATMC_ALGO_METROPOLIS, .single = true, .replicas = 1,
+    { .name = "phi4_float_relambda",
+      .model = LATMC_MODEL_PHI4,
+      .algorithm = LATMC_ALGO_METROPOLIS,
+      .single = true,
+      .replicas = 1,
       .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,
                 LATMC_PARAM_NHIT },
-      .values = { -0.4, 1.8, 0.7, 0.9, 3 }, .sweeps1 = 2, .sweeps2 = 2,
-      .change_key = LATMC_PARAM_LAMBDA, .change_value = INFINITY },
-    HEIS("heis_gauss_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 1, 0),
-    HEIS("heis_gauss_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
-    HEIS("heis_uniform_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, 1),
-    HEIS("heis_uniform_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 2, 2),
+      .values = { -0.4, 1.8, 0.7, 0.9, 3 },
+      .sweeps1 = 2,
+      .sweeps2 = 2,
+      .change_key = LATMC_PARAM_LAMBDA,
+      .change_value = INFINITY },
+    HEISENBERG("heisenberg_gauss_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 1, 0),
+    HEISENBERG("heisenberg_gauss_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
+    HEISENBERG("heisenberg_uniform_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, 1),
+    HEISENBERG("heisenberg_uniform_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 2, 2),
     /* overrelaxation alone: no proposals, LATMC_OBS_ACCEPTANCE answers LATMC_ESTATE on
      * every layout alike */
-    HEIS("heis_overrelax_r1", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 2),
-    HEIS("heis_overrelax_r2", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
-    HEIS("heis_pmj_overrelax", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_BIMODAL, 1, 3),
-    HEIS("heis_pmj_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 2, 1),
+    HEISENBERG("heisenberg_overrelax_r1", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 2),
+    HEISENBERG("heisenberg_overrelax_r2", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
+    HEISENBERG("heisenberg_pmj_overrelax", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_BIMODAL, 1, 3),
+    HEISENBERG("heisenberg_pmj_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 2, 1),
     /* spins in float (the CUDA kernels' precision) */
-    HEIS_P("heis_gauss_r2_float", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2, true),
-    HEIS_P("heis_overrelax_r1_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 1,
-           true),
+    HEISENBERG_P("heisenberg_gauss_r2_float", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2,
+                 true),
+    HEISENBERG_P("heisenberg_overrelax_r1_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1,
+                 1, true),
 
     /* ---- cluster updates (doc/clusters.md): the CPU; CUDA Swendsen-Wang of Ising ---- */
     /* Ising and Potts: without a field (the sizes counted in a call's last sweep only, on
@@ -178,25 +226,37 @@ const struct spec specs[] = {
       .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { beta_, h_ },   \
       .sweeps1 = 4, .sweeps2 = 4, .cuda_is_cpu = true }
     ISING_CLUSTER("ising2d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
-    ISING_CLUSTER("ising2d_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.42,
-                  0.05, 0.02),
+    ISING_CLUSTER("ising2d_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.42, 0.05,
+                  0.02),
     ISING_CLUSTER("ising3d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.22, 0, 0),
     ISING_CLUSTER("ising_pmj_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
                   0.05, 0.05),
     /* without a field: the row passes (lib/cluster_sw_rows.c), parts the four passes */
-    ISING_CLUSTER("ising_pmj_sw_h0", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
-                  0, 0),
+    ISING_CLUSTER("ising_pmj_sw_h0", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42, 0, 0),
     /* antiferromagnetic (J < 0: bonds between unequal spins), uniform and +-J; J changed
      * between the calls (the bonds' threshold and sense) */
-    { .name = "ising_sw_afm", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_UNIFORM,
-      .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_J }, .values = { 0.44, -1.0 },
-      .sweeps1 = 4, .sweeps2 = 4, .change_key = LATMC_PARAM_J, .change_value = -0.8,
+    { .name = "ising_sw_afm",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_SWENDSEN_WANG,
+      .couplings = LATMC_COUPLINGS_UNIFORM,
+      .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_J },
+      .values = { 0.44, -1.0 },
+      .sweeps1 = 4,
+      .sweeps2 = 4,
+      .change_key = LATMC_PARAM_J,
+      .change_value = -0.8,
       .cuda_is_cpu = true },
-    { .name = "ising_pmj_sw_afm", .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_BIMODAL,
-      .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_J }, .values = { 0.42, -1.0 },
-      .sweeps1 = 4, .sweeps2 = 4, .cuda_is_cpu = true },
+    { .name = "ising_pmj_sw_afm",
+      .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_SWENDSEN_WANG,
+      .couplings = LATMC_COUPLINGS_BIMODAL,
+      .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_J },
+      .values = { 0.42, -1.0 },
+      .sweeps1 = 4,
+      .sweeps2 = 4,
+      .cuda_is_cpu = true },
     ISING_CLUSTER("ising2d_wolff", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
     ISING_CLUSTER("ising3d_wolff_field", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.22, 0.05,
                   0.1),
@@ -228,25 +288,37 @@ const struct spec specs[] = {
     /* Lambda = inf: on one GPU, boxes and devices the step runs on the device */
     PHI4_CLUSTER("phi4_sw_float_inf", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_FLOAT, INFINITY),
     PHI4_CLUSTER("phi4_sw_double_inf", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_DOUBLE, INFINITY),
-    HEIS("heis_sw_gauss_r2", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
-    HEIS("heis_wolff_uniform_r1", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 1, 0),
+    HEISENBERG("heisenberg_sw_gauss_r2", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
+    HEISENBERG("heisenberg_wolff_uniform_r1", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 1, 0),
     /* Wolff in a field (h = 0.15) with Gaussian couplings and two replicas: on one GPU,
      * boxes and devices the step on the device (the seed's cluster's sum of a by atomics;
      * on boxes the pieces' sums joined across the faces), on parts on the host copy */
-    HEIS("heis_wolff_gauss_r2", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
+    HEISENBERG("heisenberg_wolff_gauss_r2", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
     /* without a field: on one GPU, boxes and devices the step runs on the device
      * (ops.embed_step), on parts on the host copy; the two must agree */
-    { .name = "heis_sw_h0_r2", .model = LATMC_MODEL_HEISENBERG,
-      .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_GAUSSIAN,
-      .replicas = 2, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
-      .values = { 1.1, 0.0, 1 }, .sweeps1 = 2, .sweeps2 = 2, .change_key = LATMC_PARAM_NOVER,
+    { .name = "heisenberg_sw_h0_r2",
+      .model = LATMC_MODEL_HEISENBERG,
+      .algorithm = LATMC_ALGO_SWENDSEN_WANG,
+      .couplings = LATMC_COUPLINGS_GAUSSIAN,
+      .replicas = 2,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
+      .values = { 1.1, 0.0, 1 },
+      .sweeps1 = 2,
+      .sweeps2 = 2,
+      .change_key = LATMC_PARAM_NOVER,
       .change_value = 2 },
     /* Wolff likewise: one GPU's step the device's (the seed's cluster of the labels, its
      * statistics regrown by the core from the step's bonds) */
-    { .name = "heis_wolff_h0_r2", .model = LATMC_MODEL_HEISENBERG,
-      .algorithm = LATMC_ALGO_WOLFF, .couplings = LATMC_COUPLINGS_GAUSSIAN,
-      .replicas = 2, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
-      .values = { 1.1, 0.0, 1 }, .sweeps1 = 2, .sweeps2 = 2, .change_key = LATMC_PARAM_NOVER,
+    { .name = "heisenberg_wolff_h0_r2",
+      .model = LATMC_MODEL_HEISENBERG,
+      .algorithm = LATMC_ALGO_WOLFF,
+      .couplings = LATMC_COUPLINGS_GAUSSIAN,
+      .replicas = 2,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
+      .values = { 1.1, 0.0, 1 },
+      .sweeps1 = 2,
+      .sweeps2 = 2,
+      .change_key = LATMC_PARAM_NOVER,
       .change_value = 2 },
     PHI4_CLUSTER("phi4_wolff_double_inf", LATMC_ALGO_WOLFF, LATMC_PRECISION_DOUBLE, INFINITY),
     /* a finite Lambda: on one GPU the step on the device too (the pairs two sites apart

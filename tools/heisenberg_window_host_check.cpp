@@ -1,26 +1,26 @@
 // Host check (no GPU needed) of the CUDA Heisenberg ensembles' sums reductions
 // (backends/cuda/ensembles/ens_heisenberg_kernels.cu): the kernels' own text, cut out by
-// tools/heis-window-host-check.sh into region.inc, runs as host code, one POSIX thread per
+// tools/heisenberg-window-host-check.sh into region.inc, runs as host code, one POSIX thread per
 // CUDA thread of a block and a pthread barrier for __syncthreads. For each shape:
-//  - every kernel's sums (the sequential ens_heis_measure_kernel, the padded fast kernel,
-//    the window pipeline where ens_heis_win_of takes the shape) bit for bit against the
-//    one-lattice reduction's order (heis_chunk_sums_kernel, heis_planes_total_kernel of
+//  - every kernel's sums (the sequential ens_heisenberg_measure_kernel, the padded fast kernel,
+//    the window pipeline where ens_heisenberg_win_of takes the shape) bit for bit against the
+//    one-lattice reduction's order (heisenberg_chunk_sums_kernel, heisenberg_planes_total_kernel of
 //    backends/cuda/heisenberg/heisenberg_kernels.cu, restated below as in
-//    tools/heis_sums_host_check.cu), two members a launch, the sums' other doubles kept;
-//  - the window pipeline's round form (ens_heis_round_window_kernel: the bonds and M_z
-//    alone; ens_heis_round_rows_kernel where a chunk is a plane and W = L_x) likewise, its
+//    tools/heisenberg_sums_host_check.cu), two members a launch, the sums' other doubles kept;
+//  - the window pipeline's round form (ens_heisenberg_round_window_kernel: the bonds and M_z
+//    alone; ens_heisenberg_round_rows_kernel where a chunk is a plane and W = L_x) likewise, its
 //    bonds and M_z bit for bit and M_x, M_y untouched, and its shape (one magnetisation
 //    component in the ring, a third of the chains) consistent;
 //  - every thread of a block reaches the same number of barriers;
 //  - the shared memory starts as NaNs, so a term read before it was written shows in the sums;
-//  - the kernel cuda_ens_heis_measure picks (restated: the window kernel where it applies
+//  - the kernel cuda_ens_heisenberg_measure picks (restated: the window kernel where it applies
 //    and its shared memory fits, else the padded one, else the sequential one) fits its
-//    limits wherever cuda_ens_heis_measure_fits admits the shape, the pipeline's threads
-//    within its launch bounds and its producers within ENS_HEIS_WIN_PRODUCERS.
+//    limits wherever cuda_ens_heisenberg_measure_fits admits the shape, the pipeline's threads
+//    within its launch bounds and its producers within ENS_HEISENBERG_WIN_PRODUCERS.
 // Under ThreadSanitizer (SAN=thread) a ring slot written and read (or written twice) by two
 // threads with no barrier between is reported as a race; under AddressSanitizer
 // (SAN=address) an access outside the shared memory or a member's arrays.
-// Run: tools/heis-window-host-check.sh BUILD_DIR [quick | random N]
+// Run: tools/heisenberg-window-host-check.sh BUILD_DIR [quick | random N]
 #include <pthread.h>
 #include <cstdint>
 #include <cstdio>
@@ -63,7 +63,7 @@ static void sim_syncthreads()
 
 /* the programmatic launch's wait (ens_heisenberg_kernels.cu, outside the cut text): one
  * block at a time here, nothing to wait for */
-static void ens_heis_wait_prior_launch() {}
+static void ens_heisenberg_wait_prior_launch() {}
 
 #include "region.inc"
 
@@ -122,24 +122,24 @@ static bool sim_launch_blocks(const sim_launch &l, unsigned grid, unsigned threa
 /* ---- the kernels' calls ---- */
 
 struct measure_args {
-    ens_heis_shape g;
-    const cuda_ens_heis_member *members;
-    ens_heis_chunks ch;
-    ens_heis_win win;
+    ens_heisenberg_shape g;
+    const cuda_ens_heisenberg_member *members;
+    ens_heisenberg_chunks ch;
+    ens_heisenberg_win win;
     double *sums;
 };
 
 static void call_sequential(const void *p)
 {
     const measure_args *a = (const measure_args *)p;
-    ens_heis_measure_kernel(a->g, a->members, a->ch.rows_per_chunk, a->ch.nchunks,
+    ens_heisenberg_measure_kernel(a->g, a->members, a->ch.rows_per_chunk, a->ch.nchunks,
                             a->ch.chunks_per_plane, a->sums);
 }
 
 static void call_fast(const void *p)
 {
     const measure_args *a = (const measure_args *)p;
-    ens_heis_measure_fast_kernel(a->g, a->members, a->ch.rows_per_chunk, a->ch.nchunks,
+    ens_heisenberg_measure_fast_kernel(a->g, a->members, a->ch.rows_per_chunk, a->ch.nchunks,
                                  a->ch.chunks_per_plane, a->sums);
 }
 
@@ -147,9 +147,9 @@ static void call_window(const void *p)
 {
     const measure_args *a = (const measure_args *)p;
     if (a->g.ndim == 3)
-        ens_heis_measure_window_kernel<3>(a->g, a->members, a->ch, a->win, a->sums);
+        ens_heisenberg_measure_window_kernel<3>(a->g, a->members, a->ch, a->win, a->sums);
     else
-        ens_heis_measure_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
+        ens_heisenberg_measure_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
 }
 
 /* the round's form: the bonds and M_z alone */
@@ -157,16 +157,16 @@ static void call_window_round(const void *p)
 {
     const measure_args *a = (const measure_args *)p;
     if (a->win.rows)
-        ens_heis_round_rows_kernel(a->g, a->members, a->ch, a->win, a->sums);
+        ens_heisenberg_round_rows_kernel(a->g, a->members, a->ch, a->win, a->sums);
     else if (a->g.ndim == 3)
-        ens_heis_round_window_kernel<3>(a->g, a->members, a->ch, a->win, a->sums);
+        ens_heisenberg_round_window_kernel<3>(a->g, a->members, a->ch, a->win, a->sums);
     else
-        ens_heis_round_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
+        ens_heisenberg_round_window_kernel<2>(a->g, a->members, a->ch, a->win, a->sums);
 }
 
 /* ---- the reference: the one-lattice reduction's order ---- */
 
-#include "heis_sums_reference.h"
+#include "heisenberg_sums_reference.h"
 
 static uint64_t rs = 88172645463325252ull;
 static float rf()
@@ -182,12 +182,12 @@ static float rf()
 
 static int check(int ndim, int lx, int ly, int lz, bool all)
 {
-    ens_heis_shape g;
-    ens_heis_chunks ch;
-    heis_shape_and_chunks(ndim, lx, ly, lz, &g, &ch);
+    ens_heisenberg_shape g;
+    ens_heisenberg_chunks ch;
+    heisenberg_shape_and_chunks(ndim, lx, ly, lz, &g, &ch);
     /* each member's arrays an allocation of its own (AddressSanitizer sees overruns) */
     std::vector<std::vector<float>> s(MEMBERS), J(MEMBERS);
-    std::vector<cuda_ens_heis_member> members(MEMBERS);
+    std::vector<cuda_ens_heisenberg_member> members(MEMBERS);
     double want[MEMBERS][4];
     for (int m = 0; m < MEMBERS; m++) {
         s[m].resize(3 * (size_t)g.n);
@@ -199,20 +199,21 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
         members[m] = {};
         members[m].spins = s[m].data();
         members[m].J = J[m].data();
-        heis_sums_reference(g, ch, s[m].data(), J[m].data(), want[m]);
+        heisenberg_sums_reference(g, ch, s[m].data(), J[m].data(), want[m]);
     }
     int bad = 0;
     char what[160] = "";
-    /* the launch's choice (cuda_ens_heis_measure, restated) against cuda_ens_heis_measure_fits */
-    ens_heis_win win = {}, rwin = {};
-    const bool windowed = ens_heis_win_of(&g, &ch, false, &win);
-    const bool rwindowed = ens_heis_win_of(&g, &ch, true, &rwin);
+    /* the launch's choice (cuda_ens_heisenberg_measure, restated) against
+     * cuda_ens_heisenberg_measure_fits */
+    ens_heisenberg_win win = {}, rwin = {};
+    const bool windowed = ens_heisenberg_win_of(&g, &ch, false, &win);
+    const bool rwindowed = ens_heisenberg_win_of(&g, &ch, true, &rwin);
     const char *chosen = "sequential";
-    if (windowed && ens_heis_win_smem(&ch, &win) <= OPTIN)
+    if (windowed && ens_heisenberg_win_smem(&ch, &win) <= OPTIN)
         chosen = "window";
-    else if (ens_heis_fast_smem(&g, ch.nchunks) <= OPTIN)
+    else if (ens_heisenberg_fast_smem(&g, ch.nchunks) <= OPTIN)
         chosen = "fast";
-    const bool fits = cuda_ens_heis_measure_fits(&g, ch.nchunks, OPTIN) != 0;
+    const bool fits = cuda_ens_heisenberg_measure_fits(&g, ch.nchunks, OPTIN) != 0;
     if (fits && !strcmp(chosen, "sequential") && 4 * (size_t)ch.nchunks * 8 > 48 * 1024) {
         printf("  admitted, but the sequential kernel's shared memory exceeds 48 KiB\n");
         bad++;
@@ -223,14 +224,14 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
     }
     if (windowed) {
         const int chunk_sites = ch.rows_per_chunk * g.lx;
-        for (const ens_heis_win *w : { &win, &rwin }) {
-            const int threads = w->bond + w->mag + ENS_HEIS_WIN_PRODUCERS;
+        for (const ens_heisenberg_win *w : { &win, &rwin }) {
+            const int threads = w->bond + w->mag + ENS_HEISENBERG_WIN_PRODUCERS;
             const int mag_chains = (w == &rwin ? 1 : 3) * ch.nchunks;
-            if (threads > ENS_HEIS_WIN_MAX_THREADS || w->bond % 32 || w->mag % 32 ||
-                ch.nchunks * w->W > ENS_HEIS_WIN_PRODUCERS || w->W * w->nw < chunk_sites ||
+            if (threads > ENS_HEISENBERG_WIN_MAX_THREADS || w->bond % 32 || w->mag % 32 ||
+                ch.nchunks * w->W > ENS_HEISENBERG_WIN_PRODUCERS || w->W * w->nw < chunk_sites ||
                 (w->nw - 1) * w->W >= chunk_sites || !(w->bs & 1) || !(w->ms & 1) ||
                 w->bs < w->W * ndim || w->ms < w->W || w->mc != (w == &rwin ? 1 : 3) ||
-                (w->mag < mag_chains && w->mag != ENS_HEIS_WIN_MAG_THREADS)) {
+                (w->mag < mag_chains && w->mag != ENS_HEISENBERG_WIN_MAG_THREADS)) {
                 printf("  the window's shape is inconsistent%s\n", w == &rwin ? " (round)" : "");
                 bad++;
             }
@@ -239,30 +240,31 @@ static int check(int ndim, int lx, int ly, int lz, bool all)
         const size_t rows_smem = rwin.rows ? 2 * 3 * (size_t)ch.nchunks * rwin.W * 8 : 0;
         if (win.W != rwin.W || win.nw != rwin.nw || win.rows ||
             (rwin.rows && (ndim != 3 || rwin.W != lx || ch.rows_per_chunk != ly)) ||
-            ens_heis_win_smem(&ch, &rwin) > ens_heis_win_smem(&ch, &win) + rows_smem) {
+            ens_heisenberg_win_smem(&ch, &rwin) > ens_heisenberg_win_smem(&ch, &win) + rows_smem) {
             printf("  the round's window differs from the full one's\n");
             bad++;
         }
         snprintf(what, sizeof what, "W %d, %d windows, %d+%d consumers (round %d+%d%s), %d B",
                  win.W, win.nw, win.bond, win.mag, rwin.bond, rwin.mag,
-                 rwin.rows ? ", by rows" : "", (int)ens_heis_win_smem(&ch, &win));
+                 rwin.rows ? ", by rows" : "", (int)ens_heisenberg_win_smem(&ch, &win));
     }
     struct {
         const char *name;
         void (*body)(const void *);
-        const ens_heis_win *w;
+        const ens_heisenberg_win *w;
         unsigned threads;
         size_t smem;
         bool run, round;
     } kernels[] = {
         { "sequential", call_sequential, &win, 64, 4 * (size_t)ch.nchunks * sizeof(double), all,
           false },
-        { "fast", call_fast, &win, 256, ens_heis_fast_smem(&g, ch.nchunks), all, false },
-        { "window", call_window, &win, (unsigned)(win.bond + win.mag + ENS_HEIS_WIN_PRODUCERS),
-          windowed ? ens_heis_win_smem(&ch, &win) : 0, windowed, false },
+        { "fast", call_fast, &win, 256, ens_heisenberg_fast_smem(&g, ch.nchunks), all, false },
+        { "window", call_window, &win,
+          (unsigned)(win.bond + win.mag + ENS_HEISENBERG_WIN_PRODUCERS),
+          windowed ? ens_heisenberg_win_smem(&ch, &win) : 0, windowed, false },
         { "window round", call_window_round, &rwin,
-          (unsigned)(rwin.bond + rwin.mag + ENS_HEIS_WIN_PRODUCERS),
-          rwindowed ? ens_heis_win_smem(&ch, &rwin) : 0, rwindowed, true },
+          (unsigned)(rwin.bond + rwin.mag + ENS_HEISENBERG_WIN_PRODUCERS),
+          rwindowed ? ens_heisenberg_win_smem(&ch, &rwin) : 0, rwindowed, true },
     };
     for (auto &k : kernels) {
         if (!k.run && strcmp(k.name, chosen) != 0)
@@ -350,6 +352,7 @@ int main(int argc, char **argv)
         if ((long)lx * ly * lz <= 20000)
             fail |= check(ndim, lx, ly, lz, true);
     }
-    printf(fail ? "heis window host check: FAILED\n" : "heis window host check: passed\n");
+    printf(fail ? "heisenberg window host check: FAILED\n"
+                : "heisenberg window host check: passed\n");
     return fail;
 }

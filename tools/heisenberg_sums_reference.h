@@ -1,16 +1,17 @@
 /*
  * The one-lattice reduction's order of a Heisenberg member's sums (chunk by chunk from 0.0,
  * the sites of a chunk in order and each site's bonds in mu order, then the chunks of a
- * plane, then the planes): the reference of tools/heis-sums-host-check.sh and
- * tools/heis-window-host-check.sh. Included after the kernels' text (ens_heis_shape,
- * ens_heis_chunks); host C++ only.
+ * plane, then the planes): the reference of tools/heisenberg-sums-host-check.sh and
+ * tools/heisenberg-window-host-check.sh. Included after the kernels' text (ens_heisenberg_shape,
+ * ens_heisenberg_chunks); host C++ only.
  */
-#ifndef HEIS_SUMS_REFERENCE_H
-#define HEIS_SUMS_REFERENCE_H
+#ifndef HEISENBERG_SUMS_REFERENCE_H
+#define HEISENBERG_SUMS_REFERENCE_H
 #include <vector>
 
-static void heis_sums_reference(const ens_heis_shape &g, const ens_heis_chunks &ch, const float *s0,
-                      const float *J, double out[4])
+static void heisenberg_sums_reference(const ens_heisenberg_shape &g,
+                                      const ens_heisenberg_chunks &ch, const float *s0,
+                                      const float *J, double out[4])
 {
     const int n = g.n, rows = g.ly * g.lz;
     std::vector<double> p(4 * (size_t)ch.nchunks);
@@ -50,9 +51,9 @@ static void heis_sums_reference(const ens_heis_shape &g, const ens_heis_chunks &
     }
 }
 
-/* A member's shape and the batch's chunks (ens_heisenberg_batch.c, heis_chunks_of). */
-static void heis_shape_and_chunks(int ndim, int lx, int ly, int lz, ens_heis_shape *g,
-                                  ens_heis_chunks *ch)
+/* A member's shape and the batch's chunks (ens_heisenberg_batch.c, heisenberg_chunks_of). */
+static void heisenberg_shape_and_chunks(int ndim, int lx, int ly, int lz, ens_heisenberg_shape *g,
+                                  ens_heisenberg_chunks *ch)
 {
     *g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
     g->n = g->lx * g->ly * g->lz;

@@ -18,7 +18,7 @@
 #include "cuda_devices_test.h"
 
 /* The chain of every case: the spin glass's low temperature in a field, nover passes. */
-static struct test_params heis_chain(int nover)
+static struct test_params heisenberg_chain(int nover)
 {
     const struct test_params p = { { { LATMC_PARAM_BETA, 1.3 }, { LATMC_PARAM_H, 0.1 },
                                      { LATMC_PARAM_NOVER, nover } } };
@@ -53,7 +53,7 @@ static void long_calls(void **state)
         latmc_sim_desc d = heisenberg_desc(3, 8, 6, 8, 2, LATMC_COUPLINGS_GAUSSIAN, algos[k],
                                            1, 0x4e16 + k);
         d.precision = LATMC_PRECISION_DOUBLE;
-        const struct test_params chain = heis_chain(nover[k]);
+        const struct test_params chain = heisenberg_chain(nover[k]);
         latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_HOT);
         latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 2, &chain, LATMC_INIT_HOT);
         latmc_sim *cpu = make_on(d, LATMC_DEVICE_CPU, 1, &chain, LATMC_INIT_HOT);
@@ -77,7 +77,7 @@ static void set_and_get(void **state)
     (void)state;
     latmc_sim_desc d = heisenberg_desc(3, 8, 6, 10, 2, LATMC_COUPLINGS_GAUSSIAN,
                                        LATMC_ALGO_HEATBATH, 1, 31);
-    const struct test_params chain = heis_chain(1);
+    const struct test_params chain = heisenberg_chain(1);
     latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_COLD);
     latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &chain, LATMC_INIT_COLD);
     size_t nc = 0;

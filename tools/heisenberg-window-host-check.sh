@@ -1,17 +1,17 @@
 #!/bin/bash
 # Host check (no GPU) of the CUDA Heisenberg ensembles' sums reductions
-# (backends/cuda/ensembles/ens_heisenberg_kernels.cu: ens_heis_measure_kernel, the padded
-# ens_heis_measure_fast_kernel and the window pipeline ens_heis_measure_window_kernel, with
-# its round form ens_heis_round_window_kernel):
+# (backends/cuda/ensembles/ens_heisenberg_kernels.cu: ens_heisenberg_measure_kernel, the padded
+# ens_heisenberg_measure_fast_kernel and the window pipeline ens_heisenberg_measure_window_kernel, with
+# its round form ens_heisenberg_round_window_kernel):
 # their text, cut out of the .cu, runs as host code with one POSIX thread per CUDA thread
-# and a pthread barrier for __syncthreads (tools/heis_window_host_check.cpp); each kernel's
+# and a pthread barrier for __syncthreads (tools/heisenberg_window_host_check.cpp); each kernel's
 # sums are compared bit for bit with the one-lattice reduction's order on many shapes, every
 # thread's barrier count with the others', and the shared memory starts as NaNs (a term
 # read before it is written shows). SAN=thread builds with ThreadSanitizer (a race between
 # a producer's write and a consumer's read of the ring, unordered by the barriers, is
 # reported), SAN=address with AddressSanitizer (the shared memory and the members' arrays
 # are allocations of exactly their size). Needs g++ and the CUDA headers.
-# Usage: tools/heis-window-host-check.sh [BUILD_DIR] [quick | random N]   (from the repository root)
+# Usage: tools/heisenberg-window-host-check.sh [BUILD_DIR] [quick | random N]   (from the repository root)
 set -e
 b=${1:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
@@ -22,13 +22,13 @@ src=${KERNELS:-backends/cuda/ensembles/ens_heisenberg_kernels.cu} # KERNELS: a m
 # shared memory and the launch's choice of kernel
 awk '/^\/\* ---- the members. sums/ { p = 1 } /^\/\* Whether the device takes smem/ { p = 0 } p' \
     "$src" >"$t/region.inc"
-awk '/^static size_t ens_heis_fast_smem/ { p = 1 } p { print } p && /^}/ { p = 0 }' \
+awk '/^static size_t ens_heisenberg_fast_smem/ { p = 1 } p { print } p && /^}/ { p = 0 }' \
     "$src" >>"$t/region.inc"
-awk '/^extern "C" int cuda_ens_heis_measure_fits/ { p = 1 } p { print } p && /^}/ { p = 0 }' \
+awk '/^extern "C" int cuda_ens_heisenberg_measure_fits/ { p = 1 } p { print } p && /^}/ { p = 0 }' \
     "$src" >>"$t/region.inc"
-grep -q 'ens_heis_measure_window_kernel' "$t/region.inc" &&
-    grep -q 'cuda_ens_heis_measure_fits' "$t/region.inc" ||
-    { echo "heis-window-host-check: the kernels' text not found in $src"; exit 1; }
+grep -q 'ens_heisenberg_measure_window_kernel' "$t/region.inc" &&
+    grep -q 'cuda_ens_heisenberg_measure_fits' "$t/region.inc" ||
+    { echo "heisenberg-window-host-check: the kernels' text not found in $src"; exit 1; }
 # dynamic shared memory: the block's allocation
 sed -i 's/extern __shared__ double \([a-z_]*\)\[\];/double *const \1 = (double *)sim_smem;/' \
     "$t/region.inc"
@@ -39,5 +39,5 @@ address) flags="$flags -fsanitize=address,undefined -fno-sanitize-recover=all" ;
 esac
 g++ -std=c++17 $flags -Wall -Wno-unknown-pragmas -Wno-unused-function -Wno-maybe-uninitialized \
     -I"$t" -Ibackends/cuda/ensembles -Ibackends/cuda -Ilib -I"$b/lib" -Iinclude -I"$b/include" \
-    -I"$cuda/include" tools/heis_window_host_check.cpp -o "$t/check" -lpthread
+    -I"$cuda/include" tools/heisenberg_window_host_check.cpp -o "$t/check" -lpthread
 "$t/check" ${2:-} ${3:-}

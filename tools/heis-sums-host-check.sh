@@ -1,7 +1,0 @@
-#!/bin/bash
-# Host check of the sums the batched CUDA Heisenberg sweep kernel leaves before a tempering
-# round, against the one-lattice reduction's order (tools/heis_sums_host_check.cu). Needs
-# nvcc, no GPU.
-# Usage: tools/heis-sums-host-check.sh [BUILD_DIR]   (from the repository root; default build)
-exec bash tools/nvcc-host-check.sh "${1:-build}" tools/heis_sums_host_check.cu -std=c++14 \
-    -fmad=false -Ibackends/cuda/ensembles -Ibackends/cuda -Ibackends/cuda/heisenberg
