@@ -48,7 +48,7 @@ static double now(void)
 static int cost_threads = 1;
 /* --cuda L: the CUDA cases at this L (0: the CPU's) */
 static int64_t cost_cuda_L = 0;
-/* --devices N: the CUDA cases on N GPUs, N times as long (0, 1: one GPU) */
+/* --devices N: the CUDA cases' lattices cut in N boxes on GPUs 0 .. N - 1 (0: one GPU) */
 static int cost_devices = 0;
 
 static double cost_now(void)
@@ -323,8 +323,11 @@ int main(int argc, char **argv)
             only = v;
         else if (strcmp(a, "--cuda") == 0)
             cost_cuda_L = atoll(v);
-        else if (strcmp(a, "--devices") == 0)
-            cost_devices = atoi(v);
+        else if (strcmp(a, "--devices") == 0) {
+            char *end = NULL;
+            const long k = strtol(v, &end, 10);
+            cost_devices = *v && *end == '\0' && k >= 1 && k <= 64 ? (int)k : -1;
+        }
         else if (strcmp(a, "--chains") == 0)
             chains = atoi(v);
         else if (strcmp(a, "--sweeps") == 0)

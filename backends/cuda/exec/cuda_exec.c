@@ -1107,9 +1107,9 @@ static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
 {
     struct cuda_box *b0 = &x->box[0];
     const size_t bytes = (size_t)entries * sizeof(int64_t);
-    cudaError_t err = b0->gathered ? cudaSuccess
-                                   : cudaMalloc((void **)&b0->gathered,
-                                                bytes * (size_t)(x->n - 1));
+    cudaError_t err = cudaSetDevice(b0->ex.device); /* `gathered` on box 0's device */
+    if (err == cudaSuccess && !b0->gathered)
+        err = cudaMalloc((void **)&b0->gathered, bytes * (size_t)(x->n - 1));
     for (int i = 1; i < x->n && err == cudaSuccess; i++) {
         struct cuda_box *b = &x->box[i];
         cudaStream_t stream = b->ex.stream;
@@ -1265,8 +1265,10 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
      * out_bytes + (i - 1) sums_bytes, as send_projections puts them) */
     if (st == LATMC_OK)
         st = stage_of(x, out_bytes + (size_t)(x->n - 1) * sums_bytes);
-    if (st == LATMC_OK) /* the steps in flight done */
+    if (st == LATMC_OK) /* the steps in flight done (every box's device made current) */
         st = finish_all(x, "measuring");
+    if (st == LATMC_OK) /* box 0's buffers and launches on its own device */
+        st = cuda_box_set_device(b->ex.device);
     if (st < 0)
         return st;
     cudaError_t err = cudaSuccess;
@@ -1316,8 +1318,11 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
         err = cudaMemcpyAsync(x->stage, dev_sums, out_bytes, cudaMemcpyDeviceToHost,
                               b->ex.stream);
     st = cuda_check(err, "measuring the sums and the Fourier modes");
-    const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream),
-                               "measuring the sums and the Fourier modes");
+    /* after a failure every box's work settled (boxes 1 .. k - 1 may still be copying
+     * into box 0's `gathered` and the stage), else box 0's stream, which waited for them */
+    const int fin = st < 0 ? finish_all(x, "measuring the sums and the Fourier modes")
+                           : cuda_check(cudaStreamSynchronize(b->ex.stream),
+                                        "measuring the sums and the Fourier modes");
     if (st < 0 || fin < 0) {
         b->phases_of = NULL; /* the projections left unknown: cleared at the next call */
         return st < 0 ? st : fin;

@@ -106,13 +106,14 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
                             int64_t *proj);
 /* Whether the sim's leaf counts the projections (cuda_exec_projections). */
 bool cuda_exec_has_projections(const struct cuda_exec *x);
-/* One box of the whole lattice (cuda_exec_has_kmin): the sums and the lattice's modes
- * (ops.measure_kmin; phases: the core's tables, copied to the device once). Ising and
- * Potts: from one pass over the box, the projections transformed on the device in the
- * core's order (latmc_modes_chain_sum); the models of tiles (Heisenberg, phi^4): the
- * sums' kernels on the box's stream and the tiles' beside them on its border stream, the
- * tiles added on the device in the core's order (plane order). Only the sums and the
- * modes travel, one wait. */
+/* The sums and the lattice's modes (ops.measure_kmin; phases: the core's tables, copied
+ * to the device once) where cuda_exec_has_kmin says so. Ising and Potts, one box or k
+ * boxes of one process: one pass over each box, the other boxes' integer projections
+ * sent to box 0's device (a peer copy each) and added there, the sum transformed on the
+ * device in the core's order (latmc_modes_chain_sum); only the sums and the modes come
+ * to the host, one wait. The models of tiles (Heisenberg, phi^4), one box of the whole
+ * lattice: the sums' kernels on the box's stream and the tiles' beside them on its
+ * border stream, the tiles added on the device in the core's order (plane order). */
 bool cuda_exec_has_kmin(const struct cuda_exec *x);
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes);

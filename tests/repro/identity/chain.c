@@ -716,8 +716,9 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
     chain_end_free(&gpu_ref);
 }
 
-/* Why the library refuses to create row r of spec s on the layout's first placement as an
- * unsupported combination (LATMC_EUNSUPPORTED: its message), or NULL. For
+/* Why the library refuses to create row r of spec s on the layout's first placement, or
+ * the CUDA placement a checkpoint continues on, as an unsupported combination
+ * (LATMC_EUNSUPPORTED: its message), or NULL (any other status: the row runs and says). For
  * test_identity_matrix --devices K, whose placements moved to K devices may meet a rule
  * that the row's own placements do not (phi^4's chunk layers, whole layers a box):
  * a refusal with its reason, not a difference of chains. */
@@ -725,14 +726,21 @@ const char *chain_refused(latmc_ctx *ctx, const struct spec *s, const struct row
                           const struct layout *l)
 {
     static char why[512];
-    int list[64];
-    latmc_sim_desc d = placed_desc(s, r, &l->first, list);
-    latmc_sim *sim = NULL;
+    int st = LATMC_OK;
     set_schedules(s, l);
-    const int st = latmc_sim_create(ctx, &d, &sim);
-    if (st == LATMC_EUNSUPPORTED)
-        snprintf(why, sizeof why, "refused: %s", latmc_last_error());
-    latmc_sim_destroy(&sim);
+    /* the first placement, and the one a checkpoint continues on */
+    for (int k = 0; k < 2 && st != LATMC_EUNSUPPORTED; k++) {
+        const struct place *p = k == 0 ? &l->first : &l->then;
+        if (k == 1 && (l->mid < MID_SERIALIZE || !p->cuda))
+            break;
+        int list[64];
+        latmc_sim_desc d = placed_desc(s, r, p, list);
+        latmc_sim *sim = NULL;
+        st = latmc_sim_create(ctx, &d, &sim);
+        if (st == LATMC_EUNSUPPORTED)
+            snprintf(why, sizeof why, "refused: %s", latmc_last_error());
+        latmc_sim_destroy(&sim);
+    }
     set_schedules(NULL, NULL);
     return st == LATMC_EUNSUPPORTED ? why : NULL;
 }

@@ -11,8 +11,9 @@
  * run on K devices instead (slab i on GPU i mod GPUs), every distinct text once: the
  * matrix on a machine with more GPUs than its rows name (a row whose last extent is
  * under 4 K is skipped: slabs of fewer than 4 planes may be refused by the slab rules,
- * which is not what the option checks; a placement the library refuses as unsupported
- * there, phi^4's chunk layers fewer than the boxes, is skipped with its message). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
+ * which is not what the option checks; a placement the library refuses there as
+ * unsupported, LATMC_EUNSUPPORTED: phi^4's chunk layers fewer than the boxes, is skipped
+ * with its message; any other refusal fails). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
  * (with the first difference). Exit 0 when every row that ran passed and one ran, 77 when
  * every selected row was skipped, 1 on a failure, 2 on bad usage or a bad table.
  */
@@ -74,16 +75,20 @@ static int uncovered_models(void)
     return missing;
 }
 
-/* tok with every "devices=N" of its placements made "devices=K" in out; false when tok
- * names no placement on several devices. */
-static bool devices_retarget(const char *tok, int k, char *out, size_t size)
+/* tok with every "devices=N" of its placements made "devices=K" in out: 1; 0 when tok
+ * names no placement on several devices; -1 when the text does not fit out. */
+static int devices_retarget(const char *tok, int k, char *out, size_t size)
 {
     if (!strstr(tok, "devices="))
-        return false;
+        return 0;
     size_t n = 0;
-    for (const char *c = tok; *c && n + 8 < size;) {
+    const char *c = tok;
+    while (*c && n + 1 < size) {
         if (strncmp(c, "devices=", 8) == 0) {
-            n += (size_t)snprintf(out + n, size - n, "devices=%d", k);
+            const int w = snprintf(out + n, size - n, "devices=%d", k);
+            if (w < 0 || (size_t)w >= size - n)
+                return -1;
+            n += (size_t)w;
             c += 8;
             while (*c >= '0' && *c <= '9')
                 c++;
@@ -91,8 +96,8 @@ static bool devices_retarget(const char *tok, int k, char *out, size_t size)
             out[n++] = *c++;
         }
     }
-    out[n < size ? n : size - 1] = '\0';
-    return n < size;
+    out[n] = '\0';
+    return *c == '\0' ? 1 : -1;
 }
 
 static double now(void)
@@ -138,8 +143,10 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
-            want_devices = atoi(argv[++i]);
-            if (want_devices < 2 || want_devices > 16) {
+            char *end = NULL;
+            const long k = strtol(argv[++i], &end, 10);
+            want_devices = *end == '\0' && k >= 2 && k <= 16 ? (int)k : 0;
+            if (!want_devices) {
                 fprintf(stderr, "--devices: K from 2 to 16\n");
                 mpi_finalize();
                 return 2;
@@ -191,10 +198,17 @@ int main(int argc, char **argv)
             struct outcome o = { PASSED, "" };
             if (want_devices) {
                 char key[164];
-                if (!devices_retarget(tok, want_devices, moved, sizeof moved))
+                const int got = devices_retarget(tok, want_devices, moved, sizeof moved);
+                if (got == 0)
                     continue;
+                if (got < 0 || strlen(seen) + strlen(moved) + 2 >= sizeof seen) {
+                    fprintf(stderr, "rows.c: row %zu: \"%s\" on %d devices is too long\n", i,
+                            tok, want_devices);
+                    failed++;
+                    continue;
+                }
                 snprintf(key, sizeof key, " %s ", moved);
-                if (strstr(seen, key) || strlen(seen) + strlen(moved) + 2 >= sizeof seen)
+                if (strstr(seen, key))
                     continue;
                 strcat(seen, moved);
                 strcat(seen, " ");
