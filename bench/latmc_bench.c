@@ -588,6 +588,9 @@ int main(int argc, char **argv)
     latmc_ctx *ctx = NULL;
     if (timed == 2) {
         struct config both[2] = { a, b };
+        for (int k = 0; k < 2; k++) /* each copy's list its own (place_boxes) */
+            if (both[k].boxes_per_device > 1)
+                both[k].desc.device_list = both[k].device_list;
         const int st = latmc_ctx_create(&ctx) == LATMC_OK
                            ? time_creation(ctx, both, compare ? 2 : 1, (int)repeat)
                            : LATMC_ENOMEM;
