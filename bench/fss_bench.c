@@ -2,6 +2,7 @@
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
  *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] [--devices N]
+ *                        [--parts K]
  *       what the finite-size-scaling observables add to a measurement, per model, on the
  *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
  *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
@@ -15,6 +16,7 @@
  *       with one and two replicas, whose tiles the device reduces (doc/observables.md).
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
+ *       --parts K (with --cuda): each lattice as K boxes of one GPU.
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -50,6 +52,8 @@ static int cost_threads = 1;
 static int64_t cost_cuda_L = 0;
 /* --devices N: the CUDA cases' lattices cut in N boxes on GPUs 0 .. N - 1 (0: one GPU) */
 static int cost_devices = 0;
+/* --parts K: the CUDA cases' lattices as K boxes of one GPU (0: one box) */
+static int cost_parts = 0;
 
 static double cost_now(void)
 {
@@ -102,6 +106,8 @@ static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int thread
     d.n_threads = cost_cuda_L > 0 ? 0 : threads;
     if (cost_cuda_L > 0 && cost_devices > 1)
         d.n_devices = cost_devices;
+    if (cost_cuda_L > 0 && cost_parts > 1)
+        d.n_parts = cost_parts;
     d.seed = 1;
     latmc_sim *sim = NULL;
     int st = check(latmc_sim_create(ctx, &d, &sim), NULL, c->name);
@@ -139,6 +145,8 @@ static int cost(int threads, int repeat, const char *only)
     char ising_name[64], potts_name[64], heisenberg_name[64], heisenberg2_name[64], gpus[24] = "";
     if (cost_devices > 1)
         snprintf(gpus, sizeof gpus, " on %d GPUs", cost_devices);
+    else if (cost_parts > 1)
+        snprintf(gpus, sizeof gpus, " as %d boxes", cost_parts);
     snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2%s", (long long)cost_cuda_L,
              gpus);
     snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s",
@@ -293,7 +301,7 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 static void usage(void)
 {
     printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] "
-           "[--devices N]\n"
+           "[--devices N] [--parts K]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -323,10 +331,11 @@ int main(int argc, char **argv)
             only = v;
         else if (strcmp(a, "--cuda") == 0)
             cost_cuda_L = atoll(v);
-        else if (strcmp(a, "--devices") == 0) {
+        else if (strcmp(a, "--devices") == 0 || strcmp(a, "--parts") == 0) {
             char *end = NULL;
             const long k = strtol(v, &end, 10);
-            cost_devices = *v && *end == '\0' && k >= 1 && k <= 64 ? (int)k : -1;
+            *(strcmp(a, "--parts") == 0 ? &cost_parts : &cost_devices) =
+                *v && *end == '\0' && k >= 1 && k <= 64 ? (int)k : -1;
         }
         else if (strcmp(a, "--chains") == 0)
             chains = atoi(v);
@@ -341,8 +350,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (cost_devices < 0 || cost_devices > 64 || (cost_devices > 1 && cost_cuda_L == 0)) {
-        fprintf(stderr, "latmc-fss-bench: --devices N (1 to 64) goes with --cuda L\n");
+    if (cost_devices < 0 || cost_parts < 0 || ((cost_devices > 1 || cost_parts > 1) &&
+                                              (cost_cuda_L == 0 ||
+                                               (cost_devices > 1 && cost_parts > 1)))) {
+        fprintf(stderr, "latmc-fss-bench: --devices N or --parts K (1 to 64) goes with "
+                        "--cuda L, one of them\n");
         return 2;
     }
     if (cost_cuda_L < 0 || (cost_cuda_L > 0 && cost_cuda_L % 64 != 0)) {
