@@ -450,8 +450,8 @@ int main(int argc, char **argv)
     static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
-           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_BPD, O_CBPD, O_TIMED,
-           O_CLOCK,
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES,
+           O_BPD, O_CBPD, O_TIMED, O_CLOCK,
            O_ALIAS };
     static const struct option opts[] = {
         { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
@@ -515,7 +515,9 @@ int main(int argc, char **argv)
         case O_PARTS: a.desc.n_parts = (int)parse_long(optarg, 0, 1 << 20, "parts"); break;
         case O_CPARTS: compare_parts = (int)parse_long(optarg, 0, 1 << 20, "compare-parts"); break;
         case O_DEVICES: a.desc.n_devices = (int)parse_long(optarg, 0, 1024, "devices"); break;
-        case O_BPD: a.boxes_per_device = (int)parse_long(optarg, 1, 1024, "boxes-per-device"); break;
+        case O_BPD:
+            a.boxes_per_device = (int)parse_long(optarg, 1, 1024, "boxes-per-device");
+            break;
         case O_CBPD:
             compare_bpd = (int)parse_long(optarg, 1, 1024, "compare-boxes-per-device");
             break;

@@ -14,8 +14,9 @@
  * which is not what the option checks; a placement the library refuses there as
  * unsupported, LATMC_EUNSUPPORTED: phi^4's chunk layers fewer than the boxes, is skipped
  * with its message; any other refusal fails). Each row prints PASS, SKIP (with the
- * reason: never counted as a pass) or FAIL (with the first difference). Exit 0 when every row that ran passed and one ran, 77 when
- * every selected row was skipped, 1 on a failure, 2 on bad usage or a bad table.
+ * reason: never counted as a pass) or FAIL (with the first difference). Exit 0 when every
+ * row that ran passed and one ran, 77 when every selected row was skipped, 1 on a failure,
+ * 2 on bad usage or a bad table.
  */
 #include <stdio.h>
 #include <stdlib.h>
