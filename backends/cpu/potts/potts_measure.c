@@ -138,6 +138,39 @@ static void potts_counts_flush(struct potts_counts *k)
     k->pending = 0;
 }
 
+/* Bytes a block of cpu_potts_count_state: the block's hits add up in as many byte lanes. */
+#define POTTS_LANES 64
+
+/* (potts_measure_modes.h) The hits add up in POTTS_LANES byte lanes, emptied every 255
+ * blocks (a lane then holds at most 255), so that the loop is all byte compares and
+ * additions: a 32-bit sum in the loop widens every byte to a lane of its own, which took
+ * 2x the whole measurement's time at q = 3. */
+int64_t cpu_potts_count_state(uint8_t *restrict ca, const uint8_t *restrict v, uint8_t a,
+                              int64_t P)
+{
+    int64_t total = 0, t = 0;
+    while (P - t >= POTTS_LANES) {
+        uint8_t lane[POTTS_LANES] = { 0 };
+        int64_t blocks = (P - t) / POTTS_LANES;
+        if (blocks > 255)
+            blocks = 255;
+        for (int64_t b = 0; b < blocks; b++, t += POTTS_LANES)
+            for (int l = 0; l < POTTS_LANES; l++) {
+                const uint8_t hit = (uint8_t)(v[t + l] == a);
+                ca[t + l] = (uint8_t)(ca[t + l] + hit);
+                lane[l] = (uint8_t)(lane[l] + hit);
+            }
+        for (int l = 0; l < POTTS_LANES; l++)
+            total += lane[l];
+    }
+    for (; t < P; t++) {
+        const uint8_t hit = (uint8_t)(v[t] == a);
+        ca[t] = (uint8_t)(ca[t] + hit);
+        total += hit;
+    }
+    return total;
+}
+
 /* One segment of a row: its states' counts per (off, t), and per state into row[]. */
 static void potts_count_segment(struct potts_counts *k, const uint8_t *restrict v, int off,
                                 int64_t *row)
@@ -148,13 +181,7 @@ static void potts_count_segment(struct potts_counts *k, const uint8_t *restrict 
         int64_t others = 0;
         for (int a = 0; a + 1 < k->q; a++) {
             uint8_t *restrict ca = k->bytes + ((size_t)off * (size_t)k->q + (size_t)a) * (size_t)P;
-            uint32_t rc = 0; /* P < 2^32 */
-            LATMC_OMP(simd reduction(+ : rc))
-            for (int64_t t = 0; t < P; t++) {
-                const uint8_t hit = v[t] == a;
-                ca[t] = (uint8_t)(ca[t] + hit);
-                rc += hit;
-            }
+            const int64_t rc = cpu_potts_count_state(ca, v, (uint8_t)a, P);
             row[a] += rc;
             others += rc;
         }
