@@ -1,5 +1,6 @@
 /* The Heisenberg kernel table (heisenberg_dsp.h) and the conversions of the SoA layout. */
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cpu_features.h"
@@ -101,11 +102,43 @@ void cpu_heisenberg_soa_free(struct cpu_heisenberg_soa *s)
 /* What a row conversion moves. */
 enum soa_what { SPINS_IN, SPINS_OUT, COUPLINGS_IN };
 
+/* The spins of row `row` (held from site `site0` on) in or out, a colour and component at
+ * a time: colour c's site m is x = 2 m + (c ^ the row's parity), its component k at
+ * (3 row + k) n + m of the colour's array. The same values and conversions as the site
+ * loop of convert_row, in loops without branches that the compiler vectorises (that
+ * loop, a site and component at a time, was most of a measurement's time). */
+static void convert_row_spins(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                              int replica, const float *in, float *out, bool spins_in,
+                              int64_t row, int64_t site0)
+{
+    const int64_t y = row % g->ly, z = row / g->ly, n = s->n;
+    const int64_t first = g->lx * row - site0; /* the row's first site in in / out */
+    for (int c = 0; c < 2; c++) {
+        const int64_t x0 = (int64_t)((c ^ (int)((y + z) & 1)));
+        for (int k = 0; k < 3; k++) {
+            double *restrict a = s->spin[replica][c] + (3 * row + k) * n;
+            if (spins_in) {
+                const float *restrict v = in + LATMC_HEISENBERG_COMPONENTS * (first + x0) + k;
+                for (int64_t m = 0; m < n; m++)
+                    a[m] = v[2 * LATMC_HEISENBERG_COMPONENTS * m];
+            } else {
+                float *restrict v = out + LATMC_HEISENBERG_COMPONENTS * (first + x0) + k;
+                for (int64_t m = 0; m < n; m++)
+                    v[2 * LATMC_HEISENBERG_COMPONENTS * m] = (float)a[m];
+            }
+        }
+    }
+}
+
 /* Row `row`; spins in and out are held from site `site0` on (in[3 (i - site0) + k]). */
 static void convert_row(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
                         const float *in, float *out, enum soa_what what, int64_t row,
                         int64_t site0)
 {
+    if (what != COUPLINGS_IN && s->n * 2 == g->lx) {
+        convert_row_spins(g, s, replica, in, out, what == SPINS_IN, row, site0);
+        return;
+    }
     const int64_t y = row % g->ly, z = row / g->ly, n = s->n;
     for (int64_t x = 0; x < g->lx; x++) {
         const int64_t i = x + g->lx * row, m = x / 2, is = i - site0;
