@@ -37,6 +37,8 @@ static void check(int64_t P, int q, int one_state, uint64_t seed)
             v[t] = one_state ? (uint8_t)a : (uint8_t)(next(&s) % (uint64_t)q);
             ca[t] = want[t] = (uint8_t)next(&s);
         }
+        v[P] = (uint8_t)a; /* one past the end: a site of the state, never counted */
+        ca[P] = want[P] = 7;
         int64_t n = 0;
         for (int64_t t = 0; t < P; t++)
             if (v[t] == a) {
@@ -44,8 +46,7 @@ static void check(int64_t P, int q, int one_state, uint64_t seed)
                 n++;
             }
         assert_int_equal(cpu_potts_count_state(ca, v, (uint8_t)a, P), n);
-        if (P > 0)
-            assert_memory_equal(ca, want, (size_t)P);
+        assert_memory_equal(ca, want, (size_t)P + 1);
     }
     free(v);
     free(ca);

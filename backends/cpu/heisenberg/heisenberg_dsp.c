@@ -105,8 +105,9 @@ enum soa_what { SPINS_IN, SPINS_OUT, COUPLINGS_IN };
 /* The spins of row `row` (held from site `site0` on) in or out, a colour and component at
  * a time: colour c's site m is x = 2 m + (c ^ the row's parity), its component k at
  * (3 row + k) n + m of the colour's array. The same values and conversions as the site
- * loop of convert_row, in loops without branches that the compiler vectorises (that
- * loop, a site and component at a time, was most of a measurement's time). */
+ * loop of convert_row, in loops with no branch, division or parity a site (that loop, a
+ * site and component at a time, was most of a measurement's time; at -O3 the compiler
+ * vectorises these). */
 static void convert_row_spins(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                               int replica, const float *in, float *out, bool spins_in,
                               int64_t row, int64_t site0)

@@ -1,5 +1,4 @@
 /* The phi^4 kernel table (phi4_dsp.h) and the conversions of the colour-transposed layout. */
-#include <stdint.h>
 #include <string.h>
 
 #include "cpu_features.h"
@@ -34,25 +33,26 @@ unsigned cpu_phi4_chunk_dsp_flags(int64_t s, unsigned simd_flags)
     return simd_flags;
 }
 
-/* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. The natural
- * side is row `nat_row` of its buffer, the transposed side row `row` of the field. */
 /* Colour r's values of a row: natural x = m nc + r at transposed r n + m (n = L_x / nc,
- * phi4_transposed_pos), copied as whole values of T (the bytes unchanged): a loop the
- * compiler vectorises, where a memcpy a value of a run-time size was a call a site. */
-#define PHI4_CONVERT_ROW(T)                                                                 \
+ * phi4_transposed_pos), B bytes a value, each a memcpy of a constant size (plain moves,
+ * any alignment of the caller's buffer) in loops with no division: the loop a site, with
+ * its two divisions and a memcpy call of a run-time size, was most of a measurement. */
+#define PHI4_CONVERT_ROW(B)                                                                 \
     do {                                                                                   \
-        const T *restrict s = (const T *)src;                                              \
-        T *restrict d = (T *)dst;                                                          \
         for (int r = 0; r < nc; r++) {                                                     \
             if (to)                                                                        \
                 for (int64_t m = 0; m < n; m++)                                            \
-                    d[tr0 + r * n + m] = s[nat0 + m * nc + r];                             \
+                    memcpy(dst + (tr0 + r * n + m) * (B), src + (nat0 + m * nc + r) * (B), \
+                           (B));                                                           \
             else                                                                           \
                 for (int64_t m = 0; m < n; m++)                                            \
-                    d[nat0 + m * nc + r] = s[tr0 + r * n + m];                             \
+                    memcpy(dst + (nat0 + m * nc + r) * (B), src + (tr0 + r * n + m) * (B), \
+                           (B));                                                           \
         }                                                                                  \
     } while (0)
 
+/* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. The natural
+ * side is row `nat_row` of its buffer, the transposed side row `row` of the field. */
 static void convert_row(const struct phi4_geom *g, const char *src, char *dst, int size,
                         int64_t row, int64_t nat_row, bool to)
 {
@@ -60,11 +60,11 @@ static void convert_row(const struct phi4_geom *g, const char *src, char *dst, i
     const int nc = g->colouring.ncolours;
     const int64_t n = lx / nc, nat0 = nat_row * lx, tr0 = row * lx;
     if (size == 8 && n * nc == lx) {
-        PHI4_CONVERT_ROW(uint64_t);
+        PHI4_CONVERT_ROW(8);
         return;
     }
     if (size == 4 && n * nc == lx) {
-        PHI4_CONVERT_ROW(uint32_t);
+        PHI4_CONVERT_ROW(4);
         return;
     }
     for (int64_t x = 0; x < lx; x++) {

@@ -20,7 +20,7 @@ int cpu_potts_measure_modes(const struct latmc_lattice *g, const uint8_t *spins,
 
 /* State a's sites among v[0, P): each one more in its byte counter ca[t] (modulo 256, as
  * the counters are between their flushes), and their number (a row's count). The byte
- * counting of both functions below (tests/kernels/test_potts_count.c). */
+ * counting of the functions above and below (tests/kernels/test_potts_count.c). */
 int64_t cpu_potts_count_state(uint8_t *restrict ca, const uint8_t *restrict v, uint8_t a,
                               int64_t P);
 
