@@ -103,11 +103,10 @@ void cpu_heisenberg_soa_free(struct cpu_heisenberg_soa *s)
 enum soa_what { SPINS_IN, SPINS_OUT, COUPLINGS_IN };
 
 /* The spins of row `row` (held from site `site0` on) in or out, a colour and component at
- * a time: colour c's site m is x = 2 m + (c ^ the row's parity), its component k at
- * (3 row + k) n + m of the colour's array. The same values and conversions as the site
- * loop of convert_row, in loops with no branch, division or parity a site (that loop, a
- * site and component at a time, was most of a measurement's time; at -O3 the compiler
- * vectorises these). */
+ * a time: colour c's site m is x = 2 m + (c ^ the row's parity) (L_x is even: n = L_x / 2),
+ * its component k at (3 row + k) n + m of the colour's array; in loops with no branch,
+ * division or parity a site (a loop a site and component was most of a measurement's
+ * time; at -O3 the compiler vectorises these). */
 static void convert_row_spins(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                               int replica, const float *in, float *out, bool spins_in,
                               int64_t row, int64_t site0)
@@ -131,28 +130,22 @@ static void convert_row_spins(const struct latmc_lattice *g, struct cpu_heisenbe
     }
 }
 
-/* Row `row`; spins in and out are held from site `site0` on (in[3 (i - site0) + k]). */
+/* Row `row`: the spins in or out (held from site `site0` on: in[3 (i - site0) + k]), or
+ * the couplings in (of the whole lattice: in[ndim i + k]). */
 static void convert_row(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
                         const float *in, float *out, enum soa_what what, int64_t row,
                         int64_t site0)
 {
-    if (what != COUPLINGS_IN && s->n * 2 == g->lx) {
+    if (what != COUPLINGS_IN) {
         convert_row_spins(g, s, replica, in, out, what == SPINS_IN, row, site0);
         return;
     }
     const int64_t y = row % g->ly, z = row / g->ly, n = s->n;
     for (int64_t x = 0; x < g->lx; x++) {
-        const int64_t i = x + g->lx * row, m = x / 2, is = i - site0;
+        const int64_t i = x + g->lx * row, m = x / 2;
         const int c = (int)((x + y + z) & 1);
-        for (int k = 0; k < 3; k++) {
-            const int64_t at = (3 * row + k) * n + m;
-            if (what == SPINS_IN)
-                s->spin[replica][c][at] = in[LATMC_HEISENBERG_COMPONENTS * is + k];
-            else if (what == SPINS_OUT)
-                out[LATMC_HEISENBERG_COMPONENTS * is + k] = (float)s->spin[replica][c][at];
-            else if (k < g->ndim)
-                s->coupling[c][at] = in[g->ndim * i + k];
-        }
+        for (int k = 0; k < g->ndim; k++)
+            s->coupling[c][(3 * row + k) * n + m] = in[g->ndim * i + k];
     }
 }
 

@@ -57,23 +57,14 @@ static void convert_row(const struct phi4_geom *g, const char *src, char *dst, i
                         int64_t row, int64_t nat_row, bool to)
 {
     const int64_t lx = g->lat.lx;
-    const int nc = g->colouring.ncolours;
+    const int nc = g->colouring.ncolours; /* L_x a multiple of it (lib/model_phi4.c) */
     const int64_t n = lx / nc, nat0 = nat_row * lx, tr0 = row * lx;
-    if (size == 8 && n * nc == lx) {
+    if (size == 8)
         PHI4_CONVERT_ROW(8);
-        return;
-    }
-    if (size == 4 && n * nc == lx) {
+    else if (size == 4)
         PHI4_CONVERT_ROW(4);
-        return;
-    }
-    for (int64_t x = 0; x < lx; x++) {
-        const int64_t nat = nat_row * lx + x, tr = phi4_transposed_pos(g, x, row);
-        if (to)
-            memcpy(dst + tr * size, src + nat * size, (size_t)size);
-        else
-            memcpy(dst + nat * size, src + tr * size, (size_t)size);
-    }
+    else
+        PHI4_CONVERT_ROW(size);
 }
 
 /* Rows [r0, r1): the natural side holds just those rows, the transposed side the field. */

@@ -824,6 +824,21 @@ static cudaError_t cleared_projections(struct cuda_box *b, int64_t entries, cuda
     return err == cudaSuccess ? cudaMemsetAsync(b->projections, 0, bytes, stream) : err;
 }
 
+/* Box b's sums and projections of its own planes in one read (the leaf's
+ * measure_projections) on `stream`, both cleared first. */
+static cudaError_t measure_own_projections(const latmc_sim *sim, const struct cuda_exec *x,
+                                           struct cuda_box *b, int64_t entries,
+                                           cudaStream_t stream)
+{
+    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+    cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+    if (err == cudaSuccess)
+        err = cleared_projections(b, entries, stream);
+    return err == cudaSuccess
+               ? x->leaf->measure_projections(sim, &own, stream, b->sums, b->projections)
+               : err;
+}
+
 /* Box ex's reduction of its own planes (cuda_box_exec_measure_boxes). */
 static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **box_sums)
 {
@@ -832,16 +847,18 @@ static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **
     const latmc_sim *sim = rc->sim;
     struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
     *box_sums = b->sums;
-    cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
     const struct cuda_box_range own = range_of(x, b, x->halo, ex->planes);
-    if (!rc->stage_proj)
-        return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
-    if (err == cudaSuccess)
-        err = cleared_projections(b, rc->entries, ex->stream);
-    if (err == cudaSuccess && x->leaf->measure_projections)
-        err = x->leaf->measure_projections(sim, &own, ex->stream, b->sums, b->projections);
-    else if (err == cudaSuccess) {
-        err = x->leaf->measure(sim, &own, ex->stream, b->sums);
+    cudaError_t err;
+    if (rc->stage_proj && x->leaf->measure_projections) {
+        err = measure_own_projections(sim, x, b, rc->entries, ex->stream);
+    } else {
+        err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
+        if (!rc->stage_proj)
+            return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
+        if (err == cudaSuccess)
+            err = cleared_projections(b, rc->entries, ex->stream);
+        if (err == cudaSuccess)
+            err = x->leaf->measure(sim, &own, ex->stream, b->sums);
         if (err == cudaSuccess)
             err = x->leaf->projections(sim, &own, ex->stream, b->projections);
     }
@@ -1113,16 +1130,11 @@ static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
     for (int i = 1; i < x->n && err == cudaSuccess; i++) {
         struct cuda_box *b = &x->box[i];
         cudaStream_t stream = b->ex.stream;
-        const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
         err = cudaSetDevice(b->ex.device);
         if (err == cudaSuccess && !b->projected)
             err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
         if (err == cudaSuccess)
-            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
-        if (err == cudaSuccess)
-            err = cleared_projections(b, entries, stream);
-        if (err == cudaSuccess)
-            err = x->leaf->measure_projections(sim, &own, stream, b->sums, b->projections);
+            err = measure_own_projections(sim, x, b, entries, stream);
         if (err == cudaSuccess)
             err = cudaMemcpyPeerAsync(b0->gathered + (size_t)(i - 1) * (size_t)entries,
                                       b0->ex.device, b->projections, b->ex.device, bytes,
