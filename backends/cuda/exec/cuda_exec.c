@@ -101,6 +101,7 @@ static void free_box(struct cuda_box_exec *ex)
     cudaFree(b->sums);
     cudaFree(b->projections);
     cudaFree(b->gathered);
+    cudaFree(b->gathered_tiles);
     if (b->projected)
         cudaEventDestroy(b->projected);
     cudaFree(b->phases);
@@ -1106,8 +1107,10 @@ bool cuda_exec_has_kmin(const struct cuda_exec *x)
         return false;
     if (x->leaf->measure_projections) /* k boxes too: their projections added on box 0 */
         return true;
-    return x->n == 1 && x->leaf->mode_tiles != NULL &&
-           (x->leaf->measure || x->leaf->measure_planes);
+    /* the tiles: one box, or k boxes measuring per plane (their tiles added on box 0) */
+    return x->leaf->mode_tiles != NULL &&
+           (x->n == 1 ? x->leaf->measure || x->leaf->measure_planes
+                      : x->leaf->measure_planes != NULL);
 }
 
 /*
@@ -1159,79 +1162,109 @@ static cudaError_t wait_projections(const struct cuda_exec *x)
 }
 
 /*
- * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4): the sums as
- * cuda_exec_measure takes them (per plane where the leaf measures so, added in plane order
- * here, else the leaf's whole sums) on the box's stream; the tiles of the box's planes and
- * their sum in plane order from zero (cuda_tiles_total: latmc_modes_combine's additions)
- * on its border stream beside them; a copy from each and one wait: the path of measure()
- * alone, no second round trip for the modes.
+ * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4), on one box or k boxes of
+ * one process: each box's sums as cuda_exec_measure takes them (per plane where the leaf
+ * measures so, added in plane order here, else one box's whole sums) on its stream, its
+ * planes' tiles beside them on its border stream; one box adds its tiles in plane order
+ * from zero on the device (cuda_tiles_total: latmc_modes_combine's additions); k boxes
+ * send their tiles to box 0's device (a peer copy each, at the box's first plane), where
+ * the same sum runs over all L planes: the tiles of a plane do not depend on the cut, so
+ * neither does their sum. A copy from each box and the waits: no second round trip for
+ * the modes.
  */
 static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                               const double *phases, double *modes)
 {
-    struct cuda_box *b = &x->box[0];
+    struct cuda_box *b0 = &x->box[0];
     const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
     const size_t plane_bytes = td * sizeof(double);
     const bool per_plane = x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure);
     const size_t nsums = sim->model->sums_size / sizeof(double);
-    const size_t sums_bytes = per_plane ? nsums * sizeof(double) * (size_t)b->ex.planes
+    const size_t sums_bytes = per_plane ? nsums * sizeof(double) * (size_t)x->L
                                         : sim->model->sums_size;
     const size_t sums_at = (sums_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
-    int st = cuda_box_set_device(b->ex.device);
-    if (st == LATMC_OK)
-        st = stage_of(x, sums_at + plane_bytes);
+    int st = stage_of(x, sums_at + plane_bytes);
     if (st == LATMC_OK) /* the steps in flight done */
         st = finish_all(x, "measuring");
     if (st < 0)
         return st;
-    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
-    cudaStream_t stream = b->ex.stream;
-    void *dev_sums = b->sums;
-    cudaError_t err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-    /* the tiles from the sums' own read of the configuration where the leaf can */
-    cudaStream_t side = b->ex.border_stream;
-    bool fused = false;
-    if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
-        double *plane_sums = NULL;
-        err = x->leaf->measure_planes_tiles(sim, &own, stream, &plane_sums, side,
-                                            b->mode_phases, b->mode_tiles);
-        fused = err == cudaSuccess;
-        if (fused)
-            dev_sums = plane_sums;
-        else if (err == cudaErrorNotSupported)
-            err = cudaSuccess;
-    }
-    if (fused) {
-        /* the tiles are on their way on the side stream */
-    } else if (err == cudaSuccess && per_plane) {
-        double *plane_sums = NULL;
-        err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
-        dev_sums = plane_sums;
-    } else if (err == cudaSuccess) {
-        err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+    cudaError_t err = cudaSetDevice(b0->ex.device);
+    /* k boxes: all L planes' tiles on box 0's device, then their sum */
+    if (err == cudaSuccess && x->n > 1 && !b0->gathered_tiles)
+        err = cudaMalloc((void **)&b0->gathered_tiles, plane_bytes * (size_t)(x->L + 1));
+    double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
+    for (int i = 0; i < x->n && err == cudaSuccess; i++) {
+        struct cuda_box *b = &x->box[i];
+        const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+        cudaStream_t stream = b->ex.stream, side = b->ex.border_stream;
+        void *dev_sums = b->sums;
+        err = cudaSetDevice(b->ex.device);
         if (err == cudaSuccess)
-            err = x->leaf->measure(sim, &own, stream, b->sums);
+            err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
+        if (i == 0 && x->n == 1)
+            all = b->mode_tiles; /* made just now on first use */
+        /* the tiles from the sums' own read of the configuration where the leaf can */
+        bool fused = false;
+        if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
+            double *plane_sums = NULL;
+            err = x->leaf->measure_planes_tiles(sim, &own, stream, &plane_sums, side,
+                                                b->mode_phases, b->mode_tiles);
+            fused = err == cudaSuccess;
+            if (fused)
+                dev_sums = plane_sums;
+            else if (err == cudaErrorNotSupported)
+                err = cudaSuccess;
+        }
+        if (fused) {
+            /* the tiles are on their way on the side stream */
+        } else if (err == cudaSuccess && per_plane) {
+            double *plane_sums = NULL;
+            err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
+            dev_sums = plane_sums;
+        } else if (err == cudaSuccess) {
+            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+            if (err == cudaSuccess)
+                err = x->leaf->measure(sim, &own, stream, b->sums);
+        }
+        /* box i's plane sums at its first plane's place in the stage (one box's whole
+         * sums where not per plane: only a box alone) */
+        const size_t at = per_plane ? (size_t)(b->ex.origin) * nsums * sizeof(double) : 0;
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync((char *)x->stage + at, dev_sums,
+                                  per_plane ? (size_t)b->ex.planes * nsums * sizeof(double)
+                                            : sim->model->sums_size,
+                                  cudaMemcpyDeviceToHost, stream);
+        /* the tiles on the box's other stream (idle, as the box is between steps), beside
+         * the sums: both read the configuration only, and each kernel's idle slots (the
+         * chains of additions wait for each other) take the other's blocks */
+        if (err == cudaSuccess && !fused)
+            err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
+        if (err == cudaSuccess && x->n > 1)
+            err = cudaMemcpyPeerAsync(all + (size_t)b->ex.origin * td, b0->ex.device,
+                                      b->mode_tiles, b->ex.device,
+                                      (size_t)b->ex.planes * plane_bytes, side);
+        if (err == cudaSuccess && x->n > 1 && i > 0 && !b->projected)
+            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
+        if (err == cudaSuccess && i > 0)
+            err = cudaEventRecord(b->projected, side);
     }
-    /* the tiles on the box's other stream (idle, as the box is between steps), beside the
-     * sums: both read the configuration only, and each kernel's idle slots (the chains of
-     * additions wait for each other) take the other's blocks */
-    double *dev_modes = b->mode_tiles + td * (size_t)b->ex.planes;
     if (err == cudaSuccess)
-        err = cudaMemcpyAsync(x->stage, dev_sums, sums_bytes, cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess && !fused)
-        err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
+        err = cudaSetDevice(b0->ex.device);
+    for (int i = 1; i < x->n && err == cudaSuccess; i++)
+        err = cudaStreamWaitEvent(b0->ex.border_stream, x->box[i].projected, 0);
+    double *dev_modes = all + td * (size_t)x->L;
     if (err == cudaSuccess)
-        err = cuda_tiles_total(side, b->mode_tiles, b->ex.planes, (int)td, dev_modes);
+        err = cuda_tiles_total(b0->ex.border_stream, all, x->L, (int)td, dev_modes);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync((char *)x->stage + sums_at, dev_modes, plane_bytes,
-                              cudaMemcpyDeviceToHost, side);
+                              cudaMemcpyDeviceToHost, b0->ex.border_stream);
     st = cuda_check(err, "measuring the sums and the Fourier modes");
     const int fin = finish_all(x, "measuring the sums and the Fourier modes");
     if (st < 0 || fin < 0)
         return st < 0 ? st : fin;
     memset(sums, 0, sim->model->sums_size);
     if (per_plane) /* plane order: the same additions as cuda_exec_measure */
-        for (int64_t q = 0; q < b->ex.planes; q++)
+        for (int64_t q = 0; q < x->L; q++)
             sim->model->add_sums(sums, (const double *)x->stage + (size_t)q * nsums);
     else
         sim->model->add_sums(sums, x->stage);
@@ -1243,8 +1276,9 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
                            const double *phases, double *modes)
 {
     if (!cuda_exec_has_kmin(x))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes' tiles "
-                               "of %d boxes (or a part's) are added on the host", x->n);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of "
+                               "this layout (%d boxes, or a part's) are added on the host",
+                               x->n);
     if (!x->leaf->measure_projections)
         return measure_kmin_tiles(sim, x, sums, phases, modes);
     const latmc_sim_desc *d = &sim->desc;

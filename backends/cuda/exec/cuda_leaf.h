@@ -56,8 +56,10 @@ struct cuda_box {
     const double *phases_of;
     int64_t *gathered;             /* box 0 of k boxes: the other boxes' projections,
                                       (k - 1) x entries (device; cuda_exec_measure_kmin) */
-    cudaEvent_t projected;         /* recorded after a box's projections were sent to box 0
-                                      (made on first use), or NULL */
+    double *gathered_tiles;        /* box 0 of k boxes: all L planes' tiles and their sum
+                                      (device; cuda_exec_measure_kmin), or NULL */
+    cudaEvent_t projected;         /* recorded after a box's projections or tiles were sent
+                                      to box 0 (made on first use), or NULL */
     double *mode_phases;           /* the modes' phase tables (the core's, copied) and */
     double *mode_tiles;            /* the tiles of the own planes (device; made on first use
                                       by cuda_exec_mode_tiles), or NULL */
