@@ -2,7 +2,7 @@
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
  *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] [--devices N]
- *                        [--parts K]
+ *                        [--parts K] [--potts P]
  *       what the finite-size-scaling observables add to a measurement, per model, on the
  *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
  *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
@@ -16,7 +16,8 @@
  *       with one and two replicas, whose tiles the device reduces (doc/observables.md).
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
- *       --parts K (with --cuda): each lattice as K boxes of one GPU.
+ *       --parts K (with --cuda): each lattice as K boxes of one GPU. --potts P (with
+ *       --cuda): Potts at P^2 instead of (L / 4)^2.
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -54,6 +55,8 @@ static int64_t cost_cuda_L = 0;
 static int cost_devices = 0;
 /* --parts K: the CUDA cases' lattices as K boxes of one GPU (0: one box) */
 static int cost_parts = 0;
+/* --potts P: the CUDA case of Potts at P^2 (0: (L / 4)^2) */
+static int64_t cost_potts_L = 0;
 
 static double cost_now(void)
 {
@@ -149,15 +152,16 @@ static int cost(int threads, int repeat, const char *only)
         snprintf(gpus, sizeof gpus, " as %d boxes", cost_parts);
     snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2%s", (long long)cost_cuda_L,
              gpus);
-    snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s",
-             (long long)(cost_cuda_L / 4), gpus);
+    const int64_t potts_L = cost_potts_L > 0 ? cost_potts_L : cost_cuda_L / 4;
+    snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s", (long long)potts_L,
+             gpus);
     snprintf(heisenberg_name, sizeof heisenberg_name, "CUDA Heisenberg 3D %lld^3%s",
              (long long)(cost_cuda_L / 256), gpus);
     snprintf(heisenberg2_name, sizeof heisenberg2_name, "CUDA Heisenberg 3D %lld^3 x 2%s",
              (long long)(cost_cuda_L / 256), gpus);
     const struct cost_case on_cuda[] = {
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
-        { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, cost_cuda_L / 4, LATMC_PARAM_BETA, 0 },
+        { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, potts_L, LATMC_PARAM_BETA, 0 },
         { heisenberg_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA,
           0 },
         { heisenberg2_name, LATMC_MODEL_HEISENBERG, 3, 2, 2, cost_cuda_L / 256, LATMC_PARAM_BETA,
@@ -301,7 +305,7 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 static void usage(void)
 {
     printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] "
-           "[--devices N] [--parts K]\n"
+           "[--devices N] [--parts K] [--potts P]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -331,6 +335,8 @@ int main(int argc, char **argv)
             only = v;
         else if (strcmp(a, "--cuda") == 0)
             cost_cuda_L = atoll(v);
+        else if (strcmp(a, "--potts") == 0)
+            cost_potts_L = atoll(v);
         else if (strcmp(a, "--devices") == 0 || strcmp(a, "--parts") == 0) {
             char *end = NULL;
             const long k = strtol(v, &end, 10);
@@ -359,6 +365,10 @@ int main(int argc, char **argv)
     }
     if (cost_cuda_L < 0 || (cost_cuda_L > 0 && cost_cuda_L % 64 != 0)) {
         fprintf(stderr, "latmc-fss-bench: --cuda L needs L a multiple of 64\n");
+        return 2;
+    }
+    if (cost_potts_L < 0 || (cost_potts_L > 0 && (cost_cuda_L == 0 || cost_potts_L % 64 != 0))) {
+        fprintf(stderr, "latmc-fss-bench: --potts P goes with --cuda L, P a multiple of 64\n");
         return 2;
     }
     if (threads < 0 || repeat < 1 || chains < 2 || chains > MAX_CHAINS || sweeps < 1 || n < 1) {

@@ -368,28 +368,35 @@ void cuda_box_exec_drain(struct cuda_box_exec *first, size_t stride, int n)
 static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool peer_done[PEER_TABLE][PEER_TABLE];
 
-/* Let each device reach its neighbours' memory where the hardware allows (the copies
- * work either way; the driver stages them through host memory otherwise). */
+/* Let each device reach its neighbours' memory and the first box's where the hardware
+ * allows (the halos go to the neighbours; the Fourier modes' projections and tiles of
+ * every box are gathered on the first box's device: cuda_exec.c). The copies work either
+ * way; without peer access the driver stages them through host memory, a measurement's
+ * copy from a box that is no neighbour of the first then took 5 times as long. */
+static void enable_peer(int a, int b)
+{
+    int can = 0;
+    const bool known = a < PEER_TABLE && b < PEER_TABLE;
+    if (b == a || (known && peer_done[a][b]) ||
+        cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (cudaSetDevice(a) == cudaSuccess)
+        (void)cudaDeviceEnablePeerAccess(b, 0); /* by another user: fine */
+    (void)cudaGetLastError();
+    if (known)
+        peer_done[a][b] = true;
+}
+
 static void enable_peers_of(const int *device, int n)
 {
     pthread_mutex_lock(&peer_lock);
     for (int i = 0; i < n; i++) {
-        const int a = device[i];
-        const int nb[2] = { device[(i + n - 1) % n], device[(i + 1) % n] };
-        for (int k = 0; k < 2; k++) {
-            int can = 0;
-            const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
-            if (nb[k] == a || (known && peer_done[a][nb[k]]) ||
-                cudaDeviceCanAccessPeer(&can, a, nb[k]) != cudaSuccess || !can) {
-                (void)cudaGetLastError();
-                continue;
-            }
-            if (cudaSetDevice(a) == cudaSuccess)
-                (void)cudaDeviceEnablePeerAccess(nb[k], 0); /* by another user: fine */
-            (void)cudaGetLastError();
-            if (known)
-                peer_done[a][nb[k]] = true;
-        }
+        enable_peer(device[i], device[(i + n - 1) % n]);
+        enable_peer(device[i], device[(i + 1) % n]);
+        enable_peer(device[i], device[0]);
+        enable_peer(device[0], device[i]);
     }
     pthread_mutex_unlock(&peer_lock);
 }

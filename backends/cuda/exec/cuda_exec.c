@@ -817,26 +817,44 @@ struct reduce_ctx {
     int64_t entries;
 };
 
-/* Box b's projections array (entries int64), allocated on first use, cleared on stream. */
-static cudaError_t cleared_projections(struct cuda_box *b, int64_t entries, cudaStream_t stream)
+/* Words of a box's projections array: its projections (entries), then room for its sums,
+ * so that send_projections sends both to box 0 in one copy. */
+static size_t projection_words(const latmc_sim *sim, int64_t entries)
 {
-    const size_t bytes = (size_t)entries * sizeof(int64_t);
-    cudaError_t err = b->projections ? cudaSuccess : cudaMalloc((void **)&b->projections, bytes);
-    return err == cudaSuccess ? cudaMemsetAsync(b->projections, 0, bytes, stream) : err;
+    return (size_t)entries + (sim->model->sums_size + sizeof(int64_t) - 1) / sizeof(int64_t);
+}
+
+/* Box b's projections array (projection_words, allocated on first use), its projections
+ * cleared on `stream` (with_sums: the sums' room behind them too). */
+static cudaError_t cleared_projections(const latmc_sim *sim, struct cuda_box *b,
+                                       int64_t entries, bool with_sums, cudaStream_t stream)
+{
+    const size_t words = projection_words(sim, entries);
+    const cudaError_t err =
+        b->projections ? cudaSuccess
+                       : cudaMalloc((void **)&b->projections, words * sizeof(int64_t));
+    return err == cudaSuccess
+               ? cudaMemsetAsync(b->projections, 0,
+                                 (with_sums ? words : (size_t)entries) * sizeof(int64_t),
+                                 stream)
+               : err;
 }
 
 /* Box b's sums and projections of its own planes in one read (the leaf's
- * measure_projections) on `stream`, both cleared first. */
+ * measure_projections) on `stream`, both cleared first: the sums in b->sums, or with
+ * sums_inside behind the projections in b->projections (one clear for both). */
 static cudaError_t measure_own_projections(const latmc_sim *sim, const struct cuda_exec *x,
                                            struct cuda_box *b, int64_t entries,
-                                           cudaStream_t stream)
+                                           bool sums_inside, cudaStream_t stream)
 {
     const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
-    cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+    cudaError_t err = sums_inside ? cudaSuccess
+                                  : cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
     if (err == cudaSuccess)
-        err = cleared_projections(b, entries, stream);
+        err = cleared_projections(sim, b, entries, sums_inside, stream);
+    void *sums = sums_inside ? (void *)(b->projections + entries) : b->sums;
     return err == cudaSuccess
-               ? x->leaf->measure_projections(sim, &own, stream, b->sums, b->projections)
+               ? x->leaf->measure_projections(sim, &own, stream, sums, b->projections)
                : err;
 }
 
@@ -851,13 +869,13 @@ static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **
     const struct cuda_box_range own = range_of(x, b, x->halo, ex->planes);
     cudaError_t err;
     if (rc->stage_proj && x->leaf->measure_projections) {
-        err = measure_own_projections(sim, x, b, rc->entries, ex->stream);
+        err = measure_own_projections(sim, x, b, rc->entries, false, ex->stream);
     } else {
         err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
         if (!rc->stage_proj)
             return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
         if (err == cudaSuccess)
-            err = cleared_projections(b, rc->entries, ex->stream);
+            err = cleared_projections(sim, b, rc->entries, false, ex->stream);
         if (err == cudaSuccess)
             err = x->leaf->measure(sim, &own, ex->stream, b->sums);
         if (err == cudaSuccess)
@@ -964,10 +982,7 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
             continue;
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
-        if (!b->projections)
-            err = cudaMalloc((void **)&b->projections, bytes);
-        if (err == cudaSuccess)
-            err = cudaMemsetAsync(b->projections, 0, bytes, b->ex.stream);
+        err = cleared_projections(sim, b, n, false, b->ex.stream);
         const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
         if (err == cudaSuccess)
             err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
@@ -1115,21 +1130,21 @@ bool cuda_exec_has_kmin(const struct cuda_exec *x)
 
 /*
  * Boxes 1 .. k - 1 of cuda_exec_measure_kmin: each box's sums and projections in one pass
- * (measure_projections) on its stream, the projections sent into box 0's `gathered`
- * (box i's at (i - 1) entries), the sums into the stage at sums_at + i sums_bytes, then
- * `projected` recorded, which box 0's stream waits for (wait_projections). The
- * projections are integers:
- * added on box 0 (cuda_box_add_projections) they are the one-box sim's, and so are the
- * modes its transform makes of them.
+ * (measure_projections) on its stream into one array, sent into box 0's `gathered` in one
+ * copy (box i's at (i - 1) projection_words), then `projected` recorded, which box 0's
+ * stream waits for (wait_projections). The projections are integers: added on box 0
+ * (cuda_box_add_projections) they are the one-box sim's, and so are the modes its
+ * transform makes of them; the sums come to the host with box 0's.
  */
 static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
-                                    int64_t entries, size_t sums_at, size_t sums_bytes)
+                                    int64_t entries)
 {
     struct cuda_box *b0 = &x->box[0];
-    const size_t bytes = (size_t)entries * sizeof(int64_t);
+    const size_t words = projection_words(sim, entries);
     cudaError_t err = cudaSetDevice(b0->ex.device); /* `gathered` on box 0's device */
     if (err == cudaSuccess && !b0->gathered)
-        err = cudaMalloc((void **)&b0->gathered, bytes * (size_t)(x->n - 1));
+        err = cudaMalloc((void **)&b0->gathered,
+                         words * sizeof(int64_t) * (size_t)(x->n - 1));
     for (int i = 1; i < x->n && err == cudaSuccess; i++) {
         struct cuda_box *b = &x->box[i];
         cudaStream_t stream = b->ex.stream;
@@ -1137,14 +1152,11 @@ static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
         if (err == cudaSuccess && !b->projected)
             err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
         if (err == cudaSuccess)
-            err = measure_own_projections(sim, x, b, entries, stream);
+            err = measure_own_projections(sim, x, b, entries, true, stream);
         if (err == cudaSuccess)
-            err = cudaMemcpyPeerAsync(b0->gathered + (size_t)(i - 1) * (size_t)entries,
-                                      b0->ex.device, b->projections, b->ex.device, bytes,
+            err = cudaMemcpyPeerAsync(b0->gathered + (size_t)(i - 1) * words, b0->ex.device,
+                                      b->projections, b->ex.device, words * sizeof(int64_t),
                                       stream);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((char *)x->stage + sums_at + (size_t)i * sums_bytes, b->sums,
-                                  sim->model->sums_size, cudaMemcpyDeviceToHost, stream);
         if (err == cudaSuccess)
             err = cudaEventRecord(b->projected, stream);
     }
@@ -1298,19 +1310,21 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
     const size_t ss = sim->model->sums_size;
     /* one device buffer (made once a sim): the phase tables, the projections, the sums,
-     * the modes and the transform's scratch, so that one clear covers the projections, the
-     * sums and the transform's counters and one copy brings the sums and the modes (a
-     * measurement's own clear and copy, no more) */
+     * the modes, boxes 1 .. k - 1's sums and the transform's scratch, so that one clear
+     * covers the projections, the sums and the transform's counters and one copy brings
+     * the sums and the modes (a measurement's own clear and copy, no more) */
     const int64_t entries = projection_entries(sim, x);
     const size_t sums_bytes = (ss + sizeof(double) - 1) / sizeof(double) * sizeof(double);
-    const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double);
+    const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double) +
+                             (size_t)(x->n - 1) * sums_bytes;
     const size_t scratch_bytes = cuda_projections_transform_scratch(&t);
     struct cuda_box *b = &x->box[0];
     int st = cuda_box_set_device(b->ex.device);
     /* the stage: box 0's sums and the modes, then boxes 1 .. k - 1's sums (box i's at
-     * out_bytes + (i - 1) sums_bytes, as send_projections puts them) */
+     * sums_bytes + mode_doubles + (i - 1) sums_bytes, as cuda_box_add_projections puts
+     * them) */
     if (st == LATMC_OK)
-        st = stage_of(x, out_bytes + (size_t)(x->n - 1) * sums_bytes);
+        st = stage_of(x, out_bytes);
     if (st == LATMC_OK) /* the steps in flight done (every box's device made current) */
         st = finish_all(x, "measuring");
     if (st == LATMC_OK) /* box 0's buffers and launches on its own device */
@@ -1337,7 +1351,8 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     int64_t *dev_proj = (int64_t *)(b->phases + phase_doubles);
     char *dev_sums = (char *)(dev_proj + entries);
     double *dev_modes = (double *)(dev_sums + sums_bytes);
-    void *dev_scratch = dev_modes + mode_doubles;
+    int64_t *dev_box_sums = (int64_t *)(dev_modes + mode_doubles); /* boxes 1 .. k - 1's */
+    void *dev_scratch = dev_sums + out_bytes;
     const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
     /* the sums cleared; the projections and the transform's counters once, when made:
      * the transform leaves them zero (its blocks clear what they read), so a
@@ -1350,13 +1365,15 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
                                       b->ex.stream)
                     : cudaMemsetAsync(dev_sums, 0, sums_bytes, b->ex.stream);
     if (err == cudaSuccess && x->n > 1)
-        err = send_projections(sim, x, entries, out_bytes - sums_bytes, sums_bytes);
+        err = send_projections(sim, x, entries);
     if (err == cudaSuccess)
         err = x->leaf->measure_projections(sim, &own, b->ex.stream, dev_sums, dev_proj);
     if (err == cudaSuccess && x->n > 1)
         err = wait_projections(x);
     if (err == cudaSuccess && x->n > 1)
-        err = cuda_box_add_projections(b->ex.stream, dev_proj, b->gathered, entries, x->n - 1);
+        err = cuda_box_add_projections(b->ex.stream, dev_proj, b->gathered, entries,
+                                       (int64_t)projection_words(sim, entries), x->n - 1,
+                                       dev_box_sums, (int64_t)(sums_bytes / sizeof(int64_t)));
     if (err == cudaSuccess)
         err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes,
                                          dev_scratch);
@@ -1365,7 +1382,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
                               b->ex.stream);
     st = cuda_check(err, "measuring the sums and the Fourier modes");
     /* after a failure every box's work settled (boxes 1 .. k - 1 may still be copying
-     * into box 0's `gathered` and the stage), else box 0's stream, which waited for them */
+     * into box 0's `gathered`), else box 0's stream, which waited for them */
     const int fin = st < 0 ? finish_all(x, "measuring the sums and the Fourier modes")
                            : cuda_check(cudaStreamSynchronize(b->ex.stream),
                                         "measuring the sums and the Fourier modes");
@@ -1376,7 +1393,8 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     memset(sums, 0, ss); /* the boxes' integer sums in box order (cuda_exec_measure) */
     sim->model->add_sums(sums, x->stage);
     for (int i = 1; i < x->n; i++)
-        sim->model->add_sums(sums, (const char *)x->stage + out_bytes +
+        sim->model->add_sums(sums, (const char *)x->stage + sums_bytes +
+                                       mode_doubles * sizeof(double) +
                                        (size_t)(i - 1) * sums_bytes);
     memcpy(modes, (const char *)x->stage + sums_bytes, mode_doubles * sizeof(double));
     return LATMC_OK;
@@ -1660,7 +1678,7 @@ static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     } else {
         err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
         if (err == cudaSuccess && proj)
-            err = cleared_projections(b, n, b->ex.stream);
+            err = cleared_projections(sim, b, n, false, b->ex.stream);
         if (err == cudaSuccess && proj && x->leaf->measure_projections)
             err = x->leaf->measure_projections(sim, &r, b->ex.stream, b->sums, b->projections);
         else if (err == cudaSuccess) {
