@@ -11,9 +11,10 @@
  *       difference of the two measurements over a measurement and over a sweep (--only:
  *       the lattices whose name contains TEXT, e.g. "Ising"). With one thread the times
  *       are the thread's CPU time, else wall-clock time. --cuda L: instead, on the CUDA
- *       backend (one GPU, wall-clock time), 2D Ising at L^2 and 2D Potts q = 3 at
- *       (L / 4)^2, whose |m(k_min)|^2 the device counts, and 3D Heisenberg at (L / 256)^3
- *       with one and two replicas, whose tiles the device reduces (doc/observables.md).
+ *       backend (one GPU, wall-clock time), 2D Ising at L^2, 3D Ising at (L / 64)^3 and 2D
+ *       Potts q = 3 at (L / 4)^2, whose |m(k_min)|^2 the device counts, and 3D Heisenberg at
+ *       (L / 256)^3 with one and two replicas, whose tiles the device reduces
+ *       (doc/observables.md).
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
  *       --parts K (with --cuda): each lattice as K boxes of one GPU. --potts P (with
@@ -145,13 +146,16 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 
 static int cost(int threads, int repeat, const char *only)
 {
-    char ising_name[64], potts_name[64], heisenberg_name[64], heisenberg2_name[64], gpus[24] = "";
+    char ising_name[64], ising3_name[64], potts_name[64], heisenberg_name[64],
+        heisenberg2_name[64], gpus[24] = "";
     if (cost_devices > 1)
         snprintf(gpus, sizeof gpus, " on %d GPUs", cost_devices);
     else if (cost_parts > 1)
         snprintf(gpus, sizeof gpus, " as %d boxes", cost_parts);
     snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2%s", (long long)cost_cuda_L,
              gpus);
+    snprintf(ising3_name, sizeof ising3_name, "CUDA Ising 3D %lld^3%s",
+             (long long)(cost_cuda_L / 64), gpus);
     const int64_t potts_L = cost_potts_L > 0 ? cost_potts_L : cost_cuda_L / 4;
     snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s", (long long)potts_L,
              gpus);
@@ -161,6 +165,7 @@ static int cost(int threads, int repeat, const char *only)
              (long long)(cost_cuda_L / 256), gpus);
     const struct cost_case on_cuda[] = {
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
+        { ising3_name, LATMC_MODEL_ISING, 3, 2, 1, cost_cuda_L / 64, LATMC_PARAM_BETA, 0 },
         { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, potts_L, LATMC_PARAM_BETA, 0 },
         { heisenberg_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA,
           0 },

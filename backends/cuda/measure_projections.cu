@@ -67,18 +67,20 @@ __device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
 }
 
 /*
- * A thread: NW consecutive words (16 NW sites) of the rows of its chunks. The bonds as
- * ising_packed_measure_kernel counts them (every bond has one colour-0 end: the colour-0
- * word against its 2 ndim neighbour words of colour 1), a word's anti-bonds added nibble by
+ * A thread: NW consecutive words (16 NW sites) of the rows of its chunks. The bonds: every
+ * bond has one colour-0 end, so each colour-0 word against its 2 ndim neighbour words of
+ * colour 1 counts each bond once; a word's anti-bonds added nibble by
  * nibble (at most 6 a nibble: the words hold only their nibbles' low bits), folded into
  * bytes and summed once a row. The columns: each word's nibble bits of both x parities
  * added over up to 15 rows without carries, then spread into 16-bit lanes in shared memory
  * (cnt[slot][thread], slot (2 k + parity) 4 + lane word: a thread's own, conflict-free),
  * read by every thread for the chunk's atomics, one per x, consecutive x in consecutive
  * lanes. Per row and thread (NW = 4): 3 loads (two of 16 bytes), a shuffle, 2 NW popc, and
- * some 20 integer operations a word.
+ * some 20 integer operations a word. PROJ false (no projections asked for): the sums
+ * alone, the packed layout's measurement where a row fills a block (cuda_ising_packed.c),
+ * no counters, no barrier.
  */
-template <int NW, bool THREE, int CW>
+template <int NW, bool THREE, int CW, bool PROJ>
 __global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
@@ -86,9 +88,12 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
 {
     constexpr int AHEAD = PACKED_AHEAD;
     constexpr int SLOTS = 8 * NW;
-    __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
-    __shared__ uint32_t row_bytes_of[FOLD_WARPS][ROW_BATCH * ROW_PITCH_WORDS];
-    __shared__ int row_window[ROW_WINDOW]; /* the block's row sums (measure_fold.cuh) */
+    /* without the projections (PROJ false: the sums alone) none of the counters below */
+    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? CUDA_THREADS : 1];
+    __shared__ uint32_t row_bytes_of[PROJ ? FOLD_WARPS : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
+                                                                 : 1];
+    __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
+                                                        (measure_fold.cuh) */
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -98,17 +103,20 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
-    for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
-        row_window[k] = 0;
-    __syncthreads();
+    if constexpr (PROJ) {
+        for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
+            row_window[k] = 0;
+        __syncthreads();
+    }
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
         struct warp_rows wr = { 0, 0 };
+        if constexpr (PROJ)
 #pragma unroll
-        for (int s = 0; s < SLOTS; s++)
-            cnt[s][threadIdx.x] = 0;
+            for (int s = 0; s < SLOTS; s++)
+                cnt[s][threadIdx.x] = 0;
         uint32_t acc_even[NW], acc_odd[NW];
 #pragma unroll
         for (int k = 0; k < NW; k++)
@@ -208,40 +216,48 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                         t += (a ^ nb[4]) + (a ^ nb[5]);
                     row_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
                     n += __popc(a) + __popc(mine[k]);
-                    acc_even[k] += par ? mine[k] : a;
-                    acc_odd[k] += par ? a : mine[k];
+                    if constexpr (PROJ) {
+                        acc_even[k] += par ? mine[k] : a;
+                        acc_odd[k] += par ? a : mine[k];
+                    }
                 }
                 if (in) {
                     anti += byte_total(row_bytes);
                     neg += (uint64_t)n;
                     items++;
                 }
-                if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
+                if constexpr (PROJ) {
+                    if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
 #pragma unroll
-                    for (int k = 0; k < NW; k++) {
+                        for (int k = 0; k < NW; k++) {
 #pragma unroll
-                        for (int par2 = 0; par2 < 2; par2++) {
-                            const uint32_t acc = par2 ? acc_odd[k] : acc_even[k];
-                            const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
-                            uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
-                            s[0] += lo & 0x00FF00FFu;
-                            s[CUDA_THREADS] += (lo >> 8) & 0x00FF00FFu;
-                            s[2 * CUDA_THREADS] += hi & 0x00FF00FFu;
-                            s[3 * CUDA_THREADS] += (hi >> 8) & 0x00FF00FFu;
+                            for (int par2 = 0; par2 < 2; par2++) {
+                                const uint32_t acc = par2 ? acc_odd[k] : acc_even[k];
+                                const uint32_t lo = acc & 0x0F0F0F0Fu,
+                                               hi = (acc >> 4) & 0x0F0F0F0Fu;
+                                uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
+                                s[0] += lo & 0x00FF00FFu;
+                                s[CUDA_THREADS] += (lo >> 8) & 0x00FF00FFu;
+                                s[2 * CUDA_THREADS] += hi & 0x00FF00FFu;
+                                s[3 * CUDA_THREADS] += (hi >> 8) & 0x00FF00FFu;
+                            }
+                            acc_even[k] = acc_odd[k] = 0;
                         }
-                        acc_even[k] = acc_odd[k] = 0;
+                        pending = 0;
                     }
-                    pending = 0;
                 }
                 /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
-                warp_row_done(wr, row_bytes_of[threadIdx.x >> 5], row_window,
-                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end);
+                if constexpr (PROJ)
+                    warp_row_done(wr, row_bytes_of[threadIdx.x >> 5], row_window,
+                                  in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end);
                 if (++y == p.ly) {
                     y = 0;
                     z++;
                 }
             }
         }
+        if constexpr (!PROJ)
+            continue; /* the sums alone: nothing to hand on at a chunk's end */
         if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
         __syncthreads(); /* every thread's counters and row sums in shared memory */
@@ -273,6 +289,30 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
+template <int NW, bool PROJ>
+static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
+                                      dim3 grid, const struct fold_geom &p,
+                                      const uint32_t *colour0, const uint32_t *colour1,
+                                      const uint32_t *eps0, struct latmc_ising_sums *sums,
+                                      unsigned long long *out)
+{
+    if (g->ndim == 3) {
+        if (eps0)
+            packed_fold_kernel<NW, true, 2, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
+        else
+            packed_fold_kernel<NW, true, 0, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
+    } else {
+        if (eps0)
+            packed_fold_kernel<NW, false, 1, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
+        else
+            packed_fold_kernel<NW, false, 0, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
+    }
+}
+
 template <int NW>
 static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                const uint32_t *colour0, const uint32_t *colour1,
@@ -287,21 +327,24 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
     }
     const dim3 grid = grid_of(p);
-    if (g->ndim == 3) {
-        if (eps0)
-            packed_fold_kernel<NW, true, 2><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, colour0, colour1, eps0, sums, out);
-        else
-            packed_fold_kernel<NW, true, 0><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, colour0, colour1, NULL, sums, out);
-    } else {
-        if (eps0)
-            packed_fold_kernel<NW, false, 1><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, colour0, colour1, eps0, sums, out);
-        else
-            packed_fold_kernel<NW, false, 0><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, colour0, colour1, NULL, sums, out);
-    }
+    if (out)
+        launch_packed_fold_kernel<NW, true>(stream, g, grid, p, colour0, colour1, eps0, sums,
+                                            out);
+    else
+        launch_packed_fold_kernel<NW, false>(stream, g, grid, p, colour0, colour1, eps0, sums,
+                                             NULL);
+}
+
+/* As many words a thread as divide a row: 4, 2 or 1. */
+static int fold_words_a_thread(const struct latmc_lattice *g)
+{
+    const int64_t wpr = g->lx / 16;
+    return wpr % 4 == 0 ? 4 : wpr % 2 == 0 ? 2 : 1;
+}
+
+extern "C" bool cuda_ising_packed_fold_fills(const struct latmc_lattice *g)
+{
+    return g->lx / 16 / fold_words_a_thread(g) >= CUDA_THREADS;
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure_projections(
@@ -311,12 +354,11 @@ extern "C" cudaError_t cuda_ising_packed_measure_projections(
 {
     if (r->planes <= 0)
         return cudaSuccess;
-    /* as many words a thread as divide a row: 4, 2 or 1 */
-    const int64_t wpr = g->lx / 16;
+    const int nw = fold_words_a_thread(g);
     unsigned long long *out = (unsigned long long *)proj;
-    if (wpr % 4 == 0)
+    if (nw == 4)
         launch_packed_fold<4>(stream, g, colour0, colour1, eps0, r, sums, out);
-    else if (wpr % 2 == 0)
+    else if (nw == 2)
         launch_packed_fold<2>(stream, g, colour0, colour1, eps0, r, sums, out);
     else
         launch_packed_fold<1>(stream, g, colour0, colour1, eps0, r, sums, out);

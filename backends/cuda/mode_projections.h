@@ -40,7 +40,9 @@ cudaError_t cuda_ising_packed_projections(cudaStream_t stream, const struct latm
 /*
  * The measurement's sums and the projections of the same range in one read of the
  * configuration (measure_projections.cu): the sums added to *sums (as the measurement
- * kernels of the layout: cleared by the caller), the projections to proj (as above).
+ * kernels of the layout: cleared by the caller), the projections to proj (as above); proj
+ * NULL: the sums alone, from the same walk without the counting (the measurement of a
+ * box's range of rows, cuda_ising_packed.c).
  */
 cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const struct latmc_lattice *g,
@@ -48,6 +50,11 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const uint32_t *colour1, const uint32_t *eps0,
                                                   const struct cuda_proj_range *r,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
+
+/* Whether the folded walk fills its blocks on g: a row has at least a block of threads
+ * (CUDA_THREADS groups of 4, 2 or 1 words); on narrower rows most of a block's threads idle
+ * (3D 1024^3: 16 of 256), and the packed measurement takes ising_packed_measure_kernel. */
+bool cuda_ising_packed_fold_fills(const struct latmc_lattice *g);
 
 /* Bytes: Ising (potts_q 0; eps: ndim int8 +-J couplings a site, or NULL), sums a struct
  * latmc_ising_sums, or Potts, a struct latmc_potts_sums, where

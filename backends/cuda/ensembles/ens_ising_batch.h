@@ -65,7 +65,7 @@ cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream, const struct latmc
 
 /* The sums of lib/ising.h of every member from its packed arrays, one block per member
  * (fused_fits lattices), into sums[m] (zeroed by the caller): each exactly
- * cuda_ising_packed_measure's / cuda_ising_measure's. */
+ * the packed layout's measurement's / cuda_ising_measure's. */
 cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                     const struct cuda_ens_packed_member *members,
                                     int64_t n_members, int coupled,

@@ -575,27 +575,37 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
 {
     const struct cuda_box *b = own->box;
     const struct packed_box *pb = b->own;
-    if (own->whole) {
+    if (own->whole)
         state_of(b);
-        const cudaError_t back = bits_read(b, stream);
-        if (back != cudaSuccess)
-            return back;
-        /* +-J where only the ensembles' kernel takes the packed words: the bytes */
-        const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
-                           cuda_ising_packed_fits_couplings(&b->local);
-        cudaError_t err = words ? cudaSuccess : bytes_current(sim, b, stream);
-        if (err != cudaSuccess)
-            return err;
-        if (words && pb->packed_valid)
-            return cuda_ising_packed_measure(stream, &b->local, colour_of(b, 0),
-                                             colour_of(b, 1), pb->eps[0], sums);
-        return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
-    }
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;
-    const int64_t pr = plane_rows(sim);
-    const struct cuda_ising_rows rows = { own->p0 * pr, own->planes * pr, 0 };
+    if (own->whole) {
+        /* +-J where only the ensembles' kernel takes the packed words: the bytes */
+        const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
+                           cuda_ising_packed_fits_couplings(&b->local);
+        const cudaError_t err = words ? cudaSuccess : bytes_current(sim, b, stream);
+        if (err != cudaSuccess)
+            return err;
+        if (!words || !pb->packed_valid)
+            return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
+    }
+    /* rows of at least a block of threads: the folded pass's walk without the projections
+     * (measure_projections.cu: each word read once, a few rows' loads in flight ahead of the
+     * counting; one H200, 65536^2: 1.22x the kernel below on the whole lattice, 1.5x on a
+     * box of a quarter of it); narrower rows (3D 1024^3: 16 groups a row): the grid-stride
+     * kernel, 7.5x the folded walk's rate there */
+    if (cuda_ising_packed_fold_fills(&b->local)) {
+        const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+        return cuda_ising_packed_measure_projections(stream, &b->local, colour_of(b, 0),
+                                                     colour_of(b, 1), pb->eps[0], &pr, sums,
+                                                     NULL);
+    }
+    if (own->whole)
+        return cuda_ising_packed_measure(stream, &b->local, colour_of(b, 0), colour_of(b, 1),
+                                         pb->eps[0], sums);
+    const int64_t rpp = plane_rows(sim);
+    const struct cuda_ising_rows rows = { own->p0 * rpp, own->planes * rpp, 0 };
     return cuda_ising_packed_measure_rows(stream, &b->local, &rows, colour_of(b, 0),
                                           colour_of(b, 1), pb->eps[0], sums);
 }
