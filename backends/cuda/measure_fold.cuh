@@ -187,14 +187,15 @@ __device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *ro
 }
 
 /* The block's window of n rows from window_first into the proj entries, and cleared: called
- * by every thread after a barrier (every warp's additions done), followed by another before
+ * by every thread of the block (`threads` of them) after a barrier (every warp's additions done), followed by another before
  * the window is added to again. */
 __device__ __forceinline__ void flush_row_window(const struct fold_geom &p, int *window,
                                                  int64_t window_first, int n,
-                                                 unsigned long long *proj)
+                                                 unsigned long long *proj,
+                                                 int threads = CUDA_THREADS)
 {
 #pragma unroll 1
-    for (int i = (int)threadIdx.x; i < n; i += CUDA_THREADS) {
+    for (int i = (int)threadIdx.x; i < n; i += threads) {
         const int v = window[i];
         window[i] = 0;
         add_row_entries(p, window_first + i, (long long)v, proj);

@@ -80,8 +80,8 @@ __device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
  * alone, the packed layout's measurement where a row fills a block (cuda_ising_packed.c),
  * no counters, no barrier.
  */
-template <int NW, bool THREE, int CW, bool PROJ>
-__global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
+template <int NW, bool THREE, int CW, bool PROJ, int BT>
+__global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
                    unsigned long long *proj)
@@ -89,13 +89,13 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int AHEAD = PACKED_AHEAD;
     constexpr int SLOTS = 8 * NW;
     /* without the projections (PROJ false: the sums alone) none of the counters below */
-    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? CUDA_THREADS : 1];
-    __shared__ uint32_t row_bytes_of[PROJ ? FOLD_WARPS : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
-                                                                 : 1];
+    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT : 1];
+    __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
+                                                             : 1];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
                                                         (measure_fold.cuh) */
     const unsigned lane = threadIdx.x & 31u;
-    const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
+    const int64_t g = (int64_t)blockIdx.x * BT + threadIdx.x; /* the group */
     const bool in = g < p.cols;
     const int64_t w0 = (in ? g : p.cols - 1) * NW; /* lanes past the row: its last words */
     const int64_t wpr = p.cols * NW;
@@ -104,7 +104,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
     if constexpr (PROJ) {
-        for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
+        for (int k = threadIdx.x; k < ROW_WINDOW; k += BT)
             row_window[k] = 0;
         __syncthreads();
     }
@@ -237,9 +237,9 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                                                hi = (acc >> 4) & 0x0F0F0F0Fu;
                                 uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
                                 s[0] += lo & 0x00FF00FFu;
-                                s[CUDA_THREADS] += (lo >> 8) & 0x00FF00FFu;
-                                s[2 * CUDA_THREADS] += hi & 0x00FF00FFu;
-                                s[3 * CUDA_THREADS] += (hi >> 8) & 0x00FF00FFu;
+                                s[BT] += (lo >> 8) & 0x00FF00FFu;
+                                s[2 * BT] += hi & 0x00FF00FFu;
+                                s[3 * BT] += (hi >> 8) & 0x00FF00FFu;
                             }
                             acc_even[k] = acc_odd[k] = 0;
                         }
@@ -261,16 +261,16 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
         __syncthreads(); /* every thread's counters and row sums in shared memory */
-        flush_row_window(p, row_window, end - wr.at, wr.at, proj);
+        flush_row_window(p, row_window, end - wr.at, wr.at, proj, BT);
         /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
          * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
          * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
         const int rows = (int)(end - first);
-        const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * CUDA_THREADS;
-        for (int e = threadIdx.x; e < 16 * NW * CUDA_THREADS; e += CUDA_THREADS) {
+        const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * BT;
+        for (int e = threadIdx.x; e < 16 * NW * BT; e += BT) {
             const int wb = e >> 4, j = e & 15, m = j >> 1;
             const int owner = wb / NW, k = wb - owner * NW;
-            if ((int64_t)blockIdx.x * CUDA_THREADS + owner >= p.cols)
+            if ((int64_t)blockIdx.x * BT + owner >= p.cols)
                 break; /* e only grows */
             const int slot = (2 * k + (j & 1)) * 4 + (((m & 1) << 1) | ((m >> 1) & 1));
             const uint32_t word = cnt[slot][owner];
@@ -289,7 +289,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-template <int NW, bool PROJ>
+template <int NW, int BT, bool PROJ>
 static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
                                       dim3 grid, const struct fold_geom &p,
                                       const uint32_t *colour0, const uint32_t *colour1,
@@ -298,53 +298,84 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
 {
     if (g->ndim == 3) {
         if (eps0)
-            packed_fold_kernel<NW, true, 2, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+            packed_fold_kernel<NW, true, 2, PROJ, BT><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, eps0, sums, out);
         else
-            packed_fold_kernel<NW, true, 0, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+            packed_fold_kernel<NW, true, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, NULL, sums, out);
     } else {
         if (eps0)
-            packed_fold_kernel<NW, false, 1, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+            packed_fold_kernel<NW, false, 1, PROJ, BT><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, eps0, sums, out);
         else
-            packed_fold_kernel<NW, false, 0, PROJ><<<grid, CUDA_THREADS, 0, stream>>>(
+            packed_fold_kernel<NW, false, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, NULL, sums, out);
     }
 }
 
-template <int NW>
+/* The folded walk with NW words a thread in blocks of BT threads: BT CUDA_THREADS, as many
+ * blocks across a row as its groups need; BT < CUDA_THREADS, a row's groups exactly one
+ * block (fold_shape), and a chunk per resident block of that size (CUDA_THREADS / BT times
+ * as many blocks as full ones: as many warps an SM). */
+template <int NW, int BT>
 static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                const uint32_t *colour0, const uint32_t *colour1,
                                const uint32_t *eps0, const struct cuda_proj_range *r,
                                struct latmc_ising_sums *sums, unsigned long long *out)
 {
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    if (BT < CUDA_THREADS) {
+        const int64_t chunks =
+            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / BT);
+        const int64_t chunk = (p.nrows + chunks - 1) / chunks;
+        p.chunk = chunk < CHUNK_MIN ? CHUNK_MIN : chunk;
+        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
+    }
     /* a chunk's rows fit the block's window of row sums: no barrier inside a chunk (one in
      * the walk costs the warps' convergence at every row: measured slower) */
     if (p.chunk > ROW_WINDOW) {
         p.chunk = ROW_WINDOW;
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
     }
-    const dim3 grid = grid_of(p);
+    const dim3 grid((unsigned)((p.cols + BT - 1) / BT),
+                    (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     if (out)
-        launch_packed_fold_kernel<NW, true>(stream, g, grid, p, colour0, colour1, eps0, sums,
-                                            out);
+        launch_packed_fold_kernel<NW, BT, true>(stream, g, grid, p, colour0, colour1, eps0,
+                                                sums, out);
     else
-        launch_packed_fold_kernel<NW, false>(stream, g, grid, p, colour0, colour1, eps0, sums,
-                                             NULL);
+        launch_packed_fold_kernel<NW, BT, false>(stream, g, grid, p, colour0, colour1, eps0,
+                                                 sums, NULL);
 }
 
-/* As many words a thread as divide a row: 4, 2 or 1. */
-static int fold_words_a_thread(const struct latmc_lattice *g)
+/* The folded walk's shape on g: words a thread (4, 2 or 1, as many as divide a row) and
+ * threads a block. Rows of at least CUDA_THREADS groups: blocks of CUDA_THREADS; narrower
+ * rows: the most words a thread for which a row is exactly 32, 64 or 128 groups, one block
+ * of that size a row (3D 1024^3: 2 words, 32 threads). Returns whether the blocks are full;
+ * where no such shape exists, blocks of CUDA_THREADS with the rest of a block idle. */
+static bool fold_shape(const struct latmc_lattice *g, int *nw, int *bt)
 {
     const int64_t wpr = g->lx / 16;
-    return wpr % 4 == 0 ? 4 : wpr % 2 == 0 ? 2 : 1;
+    *nw = wpr % 4 == 0 ? 4 : wpr % 2 == 0 ? 2 : 1;
+    *bt = CUDA_THREADS;
+    if (wpr / *nw >= CUDA_THREADS)
+        return true;
+    for (int n = 4; n >= 1; n /= 2) {
+        const int64_t c = wpr % n == 0 ? wpr / n : 0;
+        if (c == 32 || c == 64 || c == 128) {
+            *nw = n;
+            *bt = (int)c;
+            return true;
+        }
+    }
+    return false;
 }
 
-extern "C" bool cuda_ising_packed_fold_fills(const struct latmc_lattice *g)
+extern "C" enum cuda_fold_blocks cuda_ising_packed_fold_blocks(const struct latmc_lattice *g)
 {
-    return g->lx / 16 / fold_words_a_thread(g) >= CUDA_THREADS;
+    int nw, bt;
+    return !fold_shape(g, &nw, &bt) ? CUDA_FOLD_IDLE
+           : bt == CUDA_THREADS    ? CUDA_FOLD_FULL
+                                   : CUDA_FOLD_ROW_BLOCK;
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure_projections(
@@ -354,14 +385,25 @@ extern "C" cudaError_t cuda_ising_packed_measure_projections(
 {
     if (r->planes <= 0)
         return cudaSuccess;
-    const int nw = fold_words_a_thread(g);
+    int nw, bt;
+    (void)fold_shape(g, &nw, &bt);
     unsigned long long *out = (unsigned long long *)proj;
-    if (nw == 4)
-        launch_packed_fold<4>(stream, g, colour0, colour1, eps0, r, sums, out);
+    if (bt == 32 && nw == 4)
+        launch_packed_fold<4, 32>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (bt == 32 && nw == 2)
+        launch_packed_fold<2, 32>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (bt == 32)
+        launch_packed_fold<1, 32>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (bt == 64)
+        launch_packed_fold<4, 64>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (bt == 128)
+        launch_packed_fold<4, 128>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (nw == 4)
+        launch_packed_fold<4, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, out);
     else if (nw == 2)
-        launch_packed_fold<2>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<2, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, out);
     else
-        launch_packed_fold<1>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<1, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, out);
     return cudaGetLastError();
 }
 

@@ -51,10 +51,15 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const struct cuda_proj_range *r,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
 
-/* Whether the folded walk fills its blocks on g: a row has at least a block of threads
- * (CUDA_THREADS groups of 4, 2 or 1 words); on narrower rows most of a block's threads idle
- * (3D 1024^3: 16 of 256), and the packed measurement takes ising_packed_measure_kernel. */
-bool cuda_ising_packed_fold_fills(const struct latmc_lattice *g);
+/* How the folded walk's blocks cover the rows of g. */
+enum cuda_fold_blocks {
+    CUDA_FOLD_IDLE,      /* most of a block's threads idle: no shape fits (L_x 528: 33
+                            groups of words a row) */
+    CUDA_FOLD_ROW_BLOCK, /* a row is exactly 32, 64 or 128 groups of some 4, 2 or 1 words:
+                            one block of that size a row (L_x 512 to 8192, 3D 1024^3) */
+    CUDA_FOLD_FULL       /* a row has at least a block's groups of 4, 2 or 1 words */
+};
+enum cuda_fold_blocks cuda_ising_packed_fold_blocks(const struct latmc_lattice *g);
 
 /* Bytes: Ising (potts_q 0; eps: ndim int8 +-J couplings a site, or NULL), sums a struct
  * latmc_ising_sums, or Potts, a struct latmc_potts_sums, where

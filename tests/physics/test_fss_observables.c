@@ -328,14 +328,36 @@ static void given_configurations(void **state)
  * vector (L = 6, 34) or not (200): every later measurement equals the first one's separate
  * reduction's bit for bit across the layouts, and the direct transform.
  */
+/* Ising with uniform couplings J = 1, h = 0: H / N and m^2 of spins (site order), counted
+ * on the host, independent of every device kernel. */
+static void ising_host_sums(const struct lattice *g, const int8_t *s, double *e, double *m2)
+{
+    int64_t bonds = 0, spins = 0;
+    for (int64_t i = 0; i < g->n; i++) {
+        spins += s[i];
+        int64_t stride = 1;
+        for (int mu = 0; mu < g->ndim; mu++) {
+            const int64_t c = coord(g, i, mu);
+            const int64_t j = c + 1 == g->L[mu] ? i - c * stride : i + stride;
+            bonds += s[i] * s[j];
+            stride *= g->L[mu];
+        }
+    }
+    const double n = (double)g->n;
+    *e = -(double)bonds / n;
+    *m2 = ((double)spins / n) * ((double)spins / n);
+}
+
 /*
  * CUDA: the same measurements in a chain, each after a sweep, the sums first: from the
  * second on the modes are counted in the measurement's pass. Against the direct transform
  * of the configuration read back, and the energy and m^2 against a second sim of that
  * configuration that never asked for the modes (the measurement alone). Layouts: the
  * packed Ising words (L_x a multiple of 16: 1, 2 and 4 words a thread; two blocks of a
- * row; +-J), Ising's and Potts' bytes (many chunks of rows, a row of two blocks), Potts
- * beyond the fused kernel's 32 states (two passes), and k boxes on the one GPU (n_parts).
+ * row; +-J; rows of exactly 32, 64 and 128 groups, a block each: L_x 512 to 8192, 3D 512^3),
+ * Ising's and Potts' bytes (many chunks of rows, a row of two blocks), Potts beyond the
+ * fused kernel's 32 states (two passes), and k boxes on the one GPU (n_parts). Ising with
+ * uniform couplings: the energy and m^2 also against the host's count of the spins read.
  */
 static void measurement_pass_cuda(void **state)
 {
@@ -345,6 +367,13 @@ static void measurement_pass_cuda(void **state)
         { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 4112, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 512, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 1024, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 2048, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 4096, 2, LATMC_COUPLINGS_UNIFORM, 2 },
+        { LATMC_MODEL_ISING, 2, 8192, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 1024, 2, LATMC_COUPLINGS_BIMODAL, 1 },
+        { LATMC_MODEL_ISING, 3, 512, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 3 },
         { LATMC_MODEL_ISING, 3, 34, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 3, 48, 2, LATMC_COUPLINGS_UNIFORM, 1 },
@@ -413,6 +442,12 @@ static void measurement_pass_cuda(void **state)
         assert_int_equal(latmc_sim_observable(plain, LATMC_OBS_M2, &m2_plain), LATMC_OK);
         assert_memory_equal(&e, &e_plain, sizeof e);
         assert_memory_equal(&m2, &m2_plain, sizeof m2);
+        if (c->model == LATMC_MODEL_ISING && c->couplings == LATMC_COUPLINGS_UNIFORM) {
+            double e_host, m2_host;
+            ising_host_sums(&g, (const int8_t *)spins, &e_host, &m2_host);
+            assert_close(e, e_host, 1e-13);
+            assert_close(m2, m2_host, 1e-13);
+        }
         free(spins);
         latmc_sim_destroy(&plain);
         latmc_sim_destroy(&sim);

@@ -590,12 +590,15 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
         if (!words || !pb->packed_valid)
             return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
     }
-    /* rows of at least a block of threads: the folded pass's walk without the projections
-     * (measure_projections.cu: each word read once, a few rows' loads in flight ahead of the
-     * counting; one H200, 65536^2: 1.22x the kernel below on the whole lattice, 1.5x on a
-     * box of a quarter of it); narrower rows (3D 1024^3: 16 groups a row): the grid-stride
-     * kernel, 7.5x the folded walk's rate there */
-    if (cuda_ising_packed_fold_fills(&b->local)) {
+    /* the folded walk's pass without the projections (measure_projections.cu: each word
+     * read once, a few rows' loads in flight ahead of the counting) where it was measured
+     * the faster: rows of full blocks (one H200, 65536^2: 1.22x the kernel below on the
+     * whole lattice, 1.5x on a box of a quarter of it), and a box's range of narrower rows
+     * in blocks of a row (four H200, 3D 1024^3 cut in 4: 1.5x); a whole lattice of
+     * narrower rows (3D 1024^3: 0.34 ms against 0.29) and rows no shape fits: the
+     * grid-stride kernel */
+    const enum cuda_fold_blocks blocks = cuda_ising_packed_fold_blocks(&b->local);
+    if (blocks == CUDA_FOLD_FULL || (blocks == CUDA_FOLD_ROW_BLOCK && !own->whole)) {
         const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
         return cuda_ising_packed_measure_projections(stream, &b->local, colour_of(b, 0),
                                                      colour_of(b, 1), pb->eps[0], &pr, sums,
