@@ -370,12 +370,12 @@ static bool fold_shape(const struct latmc_lattice *g, int *nw, int *bt)
     return false;
 }
 
-extern "C" enum cuda_fold_blocks cuda_ising_packed_fold_blocks(const struct latmc_lattice *g)
+extern "C" int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, bool *row_block)
 {
     int nw, bt;
-    return !fold_shape(g, &nw, &bt) ? CUDA_FOLD_IDLE
-           : bt == CUDA_THREADS    ? CUDA_FOLD_FULL
-                                   : CUDA_FOLD_ROW_BLOCK;
+    const bool busy = fold_shape(g, &nw, &bt);
+    *row_block = busy && bt < CUDA_THREADS;
+    return busy ? bt : 0;
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure_projections(

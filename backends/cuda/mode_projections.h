@@ -51,15 +51,11 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const struct cuda_proj_range *r,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
 
-/* How the folded walk's blocks cover the rows of g. */
-enum cuda_fold_blocks {
-    CUDA_FOLD_IDLE,      /* most of a block's threads idle: no shape fits (L_x 528: 33
-                            groups of words a row) */
-    CUDA_FOLD_ROW_BLOCK, /* a row is exactly 32, 64 or 128 groups of some 4, 2 or 1 words:
-                            one block of that size a row (L_x 512 to 8192, 3D 1024^3) */
-    CUDA_FOLD_FULL       /* a row has at least a block's groups of 4, 2 or 1 words */
-};
-enum cuda_fold_blocks cuda_ising_packed_fold_blocks(const struct latmc_lattice *g);
+/* The threads of the folded walk's blocks on g where all of them work, else 0 (L_x 528: 33
+ * groups of words a row, most of a block's threads would idle). *row_block: a row is
+ * exactly 32, 64 or 128 groups of some 4, 2 or 1 words, one block of that size a row (2D
+ * L_x 512 to 8192, 3D 1024^3); else a row has at least a block's groups (blocks of 256). */
+int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, bool *row_block);
 
 /* Bytes: Ising (potts_q 0; eps: ndim int8 +-J couplings a site, or NULL), sums a struct
  * latmc_ising_sums, or Potts, a struct latmc_potts_sums, where
