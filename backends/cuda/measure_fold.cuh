@@ -154,6 +154,8 @@ struct row_batches {
 #ifndef ROW_WINDOW
 #define ROW_WINDOW 1024
 #endif
+/* a chunk capped at ROW_WINDOW rows is within the packed columns' 16-bit counters */
+static_assert(ROW_WINDOW <= CHUNK_MAX, "ROW_WINDOW past the 16-bit column counters");
 
 struct warp_rows {
     int k;   /* rows of the batch so far */
@@ -187,8 +189,8 @@ __device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *ro
 }
 
 /* The block's window of n rows from window_first into the proj entries, and cleared: called
- * by every thread of the block (`threads` of them) after a barrier (every warp's additions done), followed by another before
- * the window is added to again. */
+ * by every thread of the block (`threads` of them) after a barrier (every warp's additions
+ * done), followed by another before the window is added to again. */
 __device__ __forceinline__ void flush_row_window(const struct fold_geom &p, int *window,
                                                  int64_t window_first, int n,
                                                  unsigned long long *proj,

@@ -350,15 +350,17 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
 /* The folded walk's shape on g: words a thread (4, 2 or 1, as many as divide a row) and
  * threads a block. Rows of at least CUDA_THREADS groups: blocks of CUDA_THREADS; narrower
  * rows: the most words a thread for which a row is exactly 32, 64 or 128 groups, one block
- * of that size a row (3D 1024^3: 2 words, 32 threads). Returns whether the blocks are full;
- * where no such shape exists, blocks of CUDA_THREADS with the rest of a block idle. */
+ * of that size a row (3D 1024^3: 2 words, 32 threads). Returns whether every thread works:
+ * false for rows of CUDA_THREADS groups or more that are not whole blocks (L_x 4112: 257
+ * groups, the last block nearly idle) and where no shape exists (blocks of CUDA_THREADS
+ * with the rest of a block idle). */
 static bool fold_shape(const struct latmc_lattice *g, int *nw, int *bt)
 {
     const int64_t wpr = g->lx / 16;
     *nw = wpr % 4 == 0 ? 4 : wpr % 2 == 0 ? 2 : 1;
     *bt = CUDA_THREADS;
-    if (wpr / *nw >= CUDA_THREADS)
-        return true;
+    if (wpr / *nw >= CUDA_THREADS) /* busy where the row is whole blocks (65536: 4) */
+        return (wpr / *nw) % CUDA_THREADS == 0;
     for (int n = 4; n >= 1; n /= 2) {
         const int64_t c = wpr % n == 0 ? wpr / n : 0;
         if (c == 32 || c == 64 || c == 128) {

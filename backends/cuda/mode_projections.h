@@ -41,8 +41,8 @@ cudaError_t cuda_ising_packed_projections(cudaStream_t stream, const struct latm
  * The measurement's sums and the projections of the same range in one read of the
  * configuration (measure_projections.cu): the sums added to *sums (as the measurement
  * kernels of the layout: cleared by the caller), the projections to proj (as above); proj
- * NULL: the sums alone, from the same walk without the counting (the measurement of a
- * box's range of rows, cuda_ising_packed.c).
+ * NULL: the sums alone, from the same walk without the counting (the packed measurement
+ * where it was measured the faster: cuda_ising_packed.c).
  */
 cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const struct latmc_lattice *g,
@@ -52,9 +52,9 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
 
 /* The threads of the folded walk's blocks on g where all of them work, else 0 (L_x 528: 33
- * groups of words a row, most of a block's threads would idle). *row_block: a row is
- * exactly 32, 64 or 128 groups of some 4, 2 or 1 words, one block of that size a row (2D
- * L_x 512 to 8192, 3D 1024^3); else a row has at least a block's groups (blocks of 256). */
+ * groups of words a row, L_x 4112: 257; part of a block's threads would idle). *row_block:
+ * a row is exactly 32, 64 or 128 groups of some 4, 2 or 1 words, one block of that size a
+ * row (2D L_x 512 to 8192, 3D 1024^3); else a row is whole blocks of 256 groups. */
 int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, bool *row_block);
 
 /* Bytes: Ising (potts_q 0; eps: ndim int8 +-J couplings a site, or NULL), sums a struct

@@ -320,8 +320,8 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
  * The sums of every member, one block per member (the fused kernel's geometry): every bond
  * joins a colour-0 site to a colour-1 one, so walking the colour-0 words with their 2 ndim
  * neighbour words (couplings xor-ed in) counts each bond once, as the packed measurement
- * kernels (ising_packed.cu, measure_projections.cu) do: bonds = ndim N - 2 (bonds with eps s_i s_j = -1),
- * spins = N - 2 (spins at -1).
+ * kernels (ising_packed.cu, measure_projections.cu) do: bonds = ndim N - 2 (bonds with
+ * eps s_i s_j = -1), spins = N - 2 (spins at -1).
  */
 template <int ND, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)

@@ -1014,7 +1014,8 @@ static size_t phase_doubles(const latmc_sim *sim)
 
 /* Box b's device copy of the core's phase tables (the same at every call of a sim: copied
  * once) and its tiles (plane_bytes a plane), room for one more plane than it owns: the
- * modes, their sum (measure_kmin_tiles). On the current device, made on first use. The
+ * modes, their sum (measure_kmin_tiles; on k boxes the sum is made in box 0's
+ * gathered_tiles instead). On the current device, made on first use. The
  * copy is waited for on the box's stream: a cudaMemcpy from pageable memory returns once
  * the data are staged, before the DMA has landed, and the box's streams are non-blocking
  * (not ordered after the legacy stream's copy), so a kernel read the table before it was
@@ -1321,8 +1322,8 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     struct cuda_box *b = &x->box[0];
     int st = cuda_box_set_device(b->ex.device);
     /* the stage: box 0's sums and the modes, then boxes 1 .. k - 1's sums (box i's at
-     * sums_bytes + mode_doubles + (i - 1) sums_bytes, as cuda_box_add_projections puts
-     * them) */
+     * byte sums_bytes + 8 mode_doubles + (i - 1) sums_bytes, as cuda_box_add_projections
+     * puts them) */
     if (st == LATMC_OK)
         st = stage_of(x, out_bytes);
     if (st == LATMC_OK) /* the steps in flight done (every box's device made current) */

@@ -111,9 +111,10 @@ bool cuda_exec_has_projections(const struct cuda_exec *x);
  * boxes of one process: one pass over each box, the other boxes' integer projections
  * sent to box 0's device (a peer copy each) and added there, the sum transformed on the
  * device in the core's order (latmc_modes_chain_sum); only the sums and the modes come
- * to the host, one wait. The models of tiles (Heisenberg, phi^4), one box of the whole
- * lattice: the sums' kernels on the box's stream and the tiles' beside them on its
- * border stream, the tiles added on the device in the core's order (plane order). */
+ * to the host, one wait. The models of tiles (Heisenberg, phi^4), one box or k boxes of
+ * one process: the sums' kernels on each box's stream and the tiles' beside them on its
+ * border stream, the boxes' tiles sent to box 0's device (a peer copy each) and added
+ * there in the core's order (plane order). */
 bool cuda_exec_has_kmin(const struct cuda_exec *x);
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes);
