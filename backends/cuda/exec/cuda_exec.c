@@ -817,11 +817,17 @@ struct reduce_ctx {
     int64_t entries;
 };
 
+/* 8-byte words that hold the model's sums (the room they take beside the projections). */
+static size_t sums_words(const latmc_sim *sim)
+{
+    return (sim->model->sums_size + sizeof(int64_t) - 1) / sizeof(int64_t);
+}
+
 /* Words of a box's projections array: its projections (entries), then room for its sums,
  * so that send_projections sends both to box 0 in one copy. */
 static size_t projection_words(const latmc_sim *sim, int64_t entries)
 {
-    return (size_t)entries + (sim->model->sums_size + sizeof(int64_t) - 1) / sizeof(int64_t);
+    return (size_t)entries + sums_words(sim);
 }
 
 /* Box b's projections array (projection_words, allocated on first use), its projections
@@ -1315,7 +1321,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
      * covers the projections, the sums and the transform's counters and one copy brings
      * the sums and the modes (a measurement's own clear and copy, no more) */
     const int64_t entries = projection_entries(sim, x);
-    const size_t sums_bytes = (ss + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    const size_t sums_bytes = sums_words(sim) * sizeof(int64_t);
     const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double) +
                              (size_t)(x->n - 1) * sums_bytes;
     const size_t scratch_bytes = cuda_projections_transform_scratch(&t);
@@ -1374,7 +1380,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     if (err == cudaSuccess && x->n > 1)
         err = cuda_box_add_projections(b->ex.stream, dev_proj, b->gathered, entries,
                                        (int64_t)projection_words(sim, entries), x->n - 1,
-                                       dev_box_sums, (int64_t)(sums_bytes / sizeof(int64_t)));
+                                       dev_box_sums, (int64_t)sums_words(sim));
     if (err == cudaSuccess)
         err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes,
                                          dev_scratch);

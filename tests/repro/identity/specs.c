@@ -56,92 +56,49 @@ const struct spec specs[] = {
     ISING("ising3d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.22),
     ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
     ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
-/* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's boxes
- * of one process */
+    /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's boxes
+     * of one process; _H0: the field switched off between the sweep calls */
+#define ISING_BITSLICED_FIELDS(name_, algo_, couplings_, beta_)                            \
+    .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_, .couplings = couplings_, \
+    .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },     \
+    .values = { beta_, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .cuda_is_cpu = true
 #define ISING_BITSLICED(name_, algo_, couplings_, beta_)                                    \
-    { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
-      .couplings = couplings_, .replicas = 1,                                              \
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },                  \
-      .values = { beta_, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .cuda_is_cpu = true }
-    ISING_BITSLICED("ising2d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM,
-                    0.42),
-    ISING_BITSLICED("ising2d_bitsliced_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM,
-                    0.42),
+    { ISING_BITSLICED_FIELDS(name_, algo_, couplings_, beta_) }
+#define ISING_BITSLICED_H0(name_, algo_, couplings_, beta_)                                 \
+    { ISING_BITSLICED_FIELDS(name_, algo_, couplings_, beta_),                             \
+      .change_key = LATMC_PARAM_H, .change_value = 0.0 }
+    ISING_BITSLICED("ising2d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
+                    LATMC_COUPLINGS_UNIFORM, 0.42),
+    ISING_BITSLICED("ising2d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
+                    LATMC_COUPLINGS_UNIFORM, 0.42),
     ISING_BITSLICED("ising3d_bitsliced_pmj", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.3),
-    ISING_BITSLICED("ising3d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM,
-                    0.22),
+    ISING_BITSLICED("ising3d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
+                    LATMC_COUPLINGS_UNIFORM, 0.22),
     /* the field switched off between the sweep calls: Metropolis's thresholds then depend
      * on the number of neighbours that differ from the site alone (CUDA's kernel counts
      * those) */
-    { .name = "ising_bitsliced_metropolis_h0",
-      .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_METROPOLIS,
-      .replicas = 1,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.42, 0.05, 1 },
-      .sweeps1 = 6,
-      .sweeps2 = 6,
-      .change_key = LATMC_PARAM_H,
-      .change_value = 0.0,
-      .cuda_is_cpu = true },
+    ISING_BITSLICED_H0("ising_bitsliced_metropolis_h0", LATMC_ALGO_METROPOLIS,
+                       LATMC_COUPLINGS_UNIFORM, 0.42),
     /* ... colder: every open class's threshold starts with three 0 bits (CUDA's kernel
      * takes those planes two at a time) */
-    { .name = "ising_bitsliced_metropolis_h0_cold",
-      .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_METROPOLIS,
-      .replicas = 1,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.65, 0.05, 1 },
-      .sweeps1 = 6,
-      .sweeps2 = 6,
-      .change_key = LATMC_PARAM_H,
-      .change_value = 0.0,
-      .cuda_is_cpu = true },
-    ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM,
-                    0.22),
+    ISING_BITSLICED_H0("ising_bitsliced_metropolis_h0_cold", LATMC_ALGO_METROPOLIS,
+                       LATMC_COUPLINGS_UNIFORM, 0.65),
+    ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
+                    LATMC_COUPLINGS_UNIFORM, 0.22),
     /* +-J (CUDA: the coupling bits xor-ed into the neighbour words, L_x a multiple of 64):
      * heat bath, and Metropolis in a field switched off between the calls (CUDA's kernels
      * of every class, then of the count of neighbours that differ: the pairs, the march) */
-    ISING_BITSLICED("ising2d_bitsliced_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL,
-                    0.42),
-    { .name = "ising_bitsliced_pmj_h0",
-      .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_METROPOLIS,
-      .couplings = LATMC_COUPLINGS_BIMODAL,
-      .replicas = 1,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.6, 0.05, 1 },
-      .sweeps1 = 6,
-      .sweeps2 = 6,
-      .change_key = LATMC_PARAM_H,
-      .change_value = 0.0,
-      .cuda_is_cpu = true },
+    ISING_BITSLICED("ising2d_bitsliced_pmj_heatbath", LATMC_ALGO_HEATBATH,
+                    LATMC_COUPLINGS_BIMODAL, 0.42),
+    ISING_BITSLICED_H0("ising_bitsliced_pmj_h0", LATMC_ALGO_METROPOLIS,
+                       LATMC_COUPLINGS_BIMODAL, 0.6),
     /* heat bath with the field switched off between the sweep calls: at h = 0 the
      * thresholds of m and 2 ndim - m neighbours at -1 are each other's complement (CUDA's
      * kernel folds the classes: KEY_SYM), uniform and +-J */
-    { .name = "ising_bitsliced_heatbath_h0",
-      .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_HEATBATH,
-      .replicas = 1,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.42, 0.05, 1 },
-      .sweeps1 = 6,
-      .sweeps2 = 6,
-      .change_key = LATMC_PARAM_H,
-      .change_value = 0.0,
-      .cuda_is_cpu = true },
-    { .name = "ising_bitsliced_pmj_heatbath_h0",
-      .model = LATMC_MODEL_ISING,
-      .algorithm = LATMC_ALGO_HEATBATH,
-      .couplings = LATMC_COUPLINGS_BIMODAL,
-      .replicas = 1,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
-      .values = { 0.6, 0.05, 1 },
-      .sweeps1 = 6,
-      .sweeps2 = 6,
-      .change_key = LATMC_PARAM_H,
-      .change_value = 0.0,
-      .cuda_is_cpu = true },
+    ISING_BITSLICED_H0("ising_bitsliced_heatbath_h0", LATMC_ALGO_HEATBATH,
+                       LATMC_COUPLINGS_UNIFORM, 0.42),
+    ISING_BITSLICED_H0("ising_bitsliced_pmj_heatbath_h0", LATMC_ALGO_HEATBATH,
+                       LATMC_COUPLINGS_BIMODAL, 0.6),
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
     POTTS("potts2_heatbath", LATMC_ALGO_HEATBATH, 2, 0.95),
     POTTS("potts3_metropolis", LATMC_ALGO_METROPOLIS, 3, 0.95),
