@@ -38,16 +38,17 @@
       .change_key = LATMC_PARAM_NLOC, .change_value = 3, .cuda_is_cpu = true,             \
       .chunk = chunk_ }
 /* Heisenberg: nover changes between the sweep calls (the schedule's length) */
-#define HEISENBERG(name_, algo_, couplings_, replicas_, nover_)                                  \
-    HEISENBERG_P(name_, algo_, couplings_, replicas_, nover_, false)
-#define HEISENBERG_P(name_, algo_, couplings_, replicas_, nover_, single_)                         \
-    {                                                                                              \
-        .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_,     \
-        .couplings = couplings_, .replicas = replicas_,                                            \
-        .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },                            \
-        .values = { 1.1, 0.15, nover_ }, .sweeps1 = 2, .sweeps2 = 2,                               \
-        .change_key = LATMC_PARAM_NOVER, .change_value = (nover_) + 1                              \
-    }
+#define HEISENBERG(name_, algo_, couplings_, replicas_, nover_)                           \
+    HEISENBERG_AT(name_, algo_, couplings_, replicas_, nover_, false, 0.15)
+#define HEISENBERG_P(name_, algo_, couplings_, replicas_, nover_, single_)                  \
+    HEISENBERG_AT(name_, algo_, couplings_, replicas_, nover_, single_, 0.15)
+/* ... in a field h_ */
+#define HEISENBERG_AT(name_, algo_, couplings_, replicas_, nover_, single_, h_)             \
+    { .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_, \
+      .couplings = couplings_, .replicas = replicas_,                                      \
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },                      \
+      .values = { 1.1, h_, nover_ }, .sweeps1 = 2, .sweeps2 = 2,                           \
+      .change_key = LATMC_PARAM_NOVER, .change_value = (nover_) + 1 }
 
 const struct spec specs[] = {
     ISING("ising2d_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 0.42),
@@ -253,30 +254,12 @@ const struct spec specs[] = {
     HEISENBERG("heisenberg_wolff_gauss_r2", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
     /* without a field: on one GPU, boxes and devices the step runs on the device
      * (ops.embed_step), on parts on the host copy; the two must agree */
-    { .name = "heisenberg_sw_h0_r2",
-      .model = LATMC_MODEL_HEISENBERG,
-      .algorithm = LATMC_ALGO_SWENDSEN_WANG,
-      .couplings = LATMC_COUPLINGS_GAUSSIAN,
-      .replicas = 2,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
-      .values = { 1.1, 0.0, 1 },
-      .sweeps1 = 2,
-      .sweeps2 = 2,
-      .change_key = LATMC_PARAM_NOVER,
-      .change_value = 2 },
+    HEISENBERG_AT("heisenberg_sw_h0_r2", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_GAUSSIAN, 2,
+                  1, false, 0.0),
     /* Wolff likewise: one GPU's step the device's (the seed's cluster of the labels, its
      * statistics regrown by the core from the step's bonds) */
-    { .name = "heisenberg_wolff_h0_r2",
-      .model = LATMC_MODEL_HEISENBERG,
-      .algorithm = LATMC_ALGO_WOLFF,
-      .couplings = LATMC_COUPLINGS_GAUSSIAN,
-      .replicas = 2,
-      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },
-      .values = { 1.1, 0.0, 1 },
-      .sweeps1 = 2,
-      .sweeps2 = 2,
-      .change_key = LATMC_PARAM_NOVER,
-      .change_value = 2 },
+    HEISENBERG_AT("heisenberg_wolff_h0_r2", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_GAUSSIAN, 2, 1,
+                  false, 0.0),
     PHI4_CLUSTER("phi4_wolff_double_inf", LATMC_ALGO_WOLFF, LATMC_PRECISION_DOUBLE, INFINITY),
     /* a finite Lambda: on one GPU the step on the device too (the pairs two sites apart
      * and the diagonals united after the labelling), on boxes the host copy's */
