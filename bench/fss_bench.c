@@ -14,7 +14,8 @@
  *       backend (one GPU, wall-clock time), 2D Ising at L^2, 3D Ising at (L / 64)^3 and 2D
  *       Potts q = 3 at (L / 4)^2, whose |m(k_min)|^2 the device counts, and 3D Heisenberg at
  *       (L / 256)^3 with one and two replicas, whose tiles the device reduces
- *       (doc/observables.md).
+ *       (doc/observables.md); a case whose extent is below the library's minimum (2) at
+ *       this L (3D at small L) is skipped with a line saying so.
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
  *       --parts K (with --cuda): each lattice as K boxes of one GPU. --potts P (with
@@ -94,6 +95,12 @@ struct cost_case {
     int64_t L;
     int key, value;
 };
+
+/* The smallest extent the library takes (include/latmc/sim.h, latmc_sim_desc.extent: each
+ * >= 2; lib/desc.c, check_extents). The CUDA cases' extents are derived from L (L / 64,
+ * L / 256), so at a small L a case's lattice can be below it: that case is skipped, not
+ * created (any other refusal still fails the run). */
+#define COST_MIN_EXTENT 2
 
 static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int threads)
 {
@@ -198,6 +205,11 @@ static int cost(int threads, int repeat, const char *only)
         const struct cost_case *c = &cases[k];
         if (only && !strstr(c->name, only))
             continue;
+        if (c->L < COST_MIN_EXTENT) {
+            printf("# %s: skipped, the lattice is too small at L = %lld (extents must be "
+                   ">= %d)\n", c->name, (long long)cost_cuda_L, COST_MIN_EXTENT);
+            continue;
+        }
         /* two chains alike: one measured as usual, one with the FSS observables too */
         latmc_sim *plain = cost_sim(ctx, c, threads), *fss = cost_sim(ctx, c, threads);
         double *sw = ts, *me = ts + repeat, *fo = ts + 2 * repeat;
