@@ -25,6 +25,7 @@
 #include "sim_helpers.h"
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
+#include "cuda_devices_cases.h"
 
 /* the chain of every case: 2D's critical point */
 static const struct test_params ising_chain = { { { LATMC_PARAM_BETA, 0.4406868 } } };
@@ -58,6 +59,13 @@ static void set_and_get(void **state)
     latmc_sim_destroy(&many);
 }
 
+/* +-1 couplings from *rng. */
+static void fill_bimodal(float *j, size_t n, uint64_t *rng)
+{
+    for (size_t i = 0; i < n; i++)
+        j[i] = (test_rng_next(rng) >> 63) ? 1.0f : -1.0f;
+}
+
 /* +-J: the couplings read back as drawn, and new ones set on both give the same chain. */
 static void couplings(void **state)
 {
@@ -67,28 +75,12 @@ static void couplings(void **state)
     d.coupling_seed = 8;
     latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &ising_chain, LATMC_INIT_HOT);
     latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &ising_chain, LATMC_INIT_HOT);
-    size_t n = 0;
-    assert_int_equal(latmc_sim_couplings_size(many, &n), LATMC_OK);
-    assert_int_equal(n, (size_t)64 * 4 * 12 * 3);
-    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_int_equal(latmc_sim_get_couplings(one, a, n), LATMC_OK);
-    assert_int_equal(latmc_sim_get_couplings(many, b, n), LATMC_OK);
-    assert_memory_equal(a, b, n * sizeof *a);
     uint64_t rng = 777;
-    for (size_t i = 0; i < n; i++)
-        a[i] = (test_rng_next(&rng) >> 63) ? 1.0f : -1.0f;
-    assert_int_equal(latmc_sim_set_couplings(one, a, n), LATMC_OK);
-    assert_int_equal(latmc_sim_set_couplings(many, a, n), LATMC_OK);
-    assert_int_equal(latmc_sim_get_couplings(many, b, n), LATMC_OK);
-    assert_memory_equal(a, b, n * sizeof *a);
+    check_couplings_get_set(one, many, (size_t)64 * 4 * 12 * 3, fill_bimodal, &rng);
     assert_same(one, many, "set_couplings");
     assert_int_equal(latmc_sim_sweep(one, 6), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(many, 6), LATMC_OK);
     assert_same(one, many, "set_couplings, 6 sweeps");
-    free(a);
-    free(b);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }
@@ -143,6 +135,13 @@ static void bad_requests(void **state)
     expect_refusal(d, LATMC_EINVAL, "device_list");
 }
 
+/* The long-calls case's comparisons after each call (k: packed, byte kernels). */
+static void long_calls_same(latmc_sim *one, latmc_sim *many, latmc_sim *cpu, int k)
+{
+    assert_same(cpu, one, k ? "long calls, byte kernels" : "long calls, packed");
+    assert_same(many, one, k ? "long calls, byte slabs" : "long calls, packed slabs");
+}
+
 /*
  * Sweep calls of many steps: the core hands the steps to the backend up to 64 at a time
  * (lib/plan.c), and one GPU enqueues every list of a call before the call's one wait
@@ -154,23 +153,12 @@ static void long_calls(void **state)
 {
     (void)state;
     const int64_t lx[2] = { 64, 48 }, ly[2] = { 32, 20 };
+    const uint64_t calls[] = { 33, 70 };
     for (int k = 0; k < 2; k++) {
         const latmc_sim_desc d = ising_desc(2, lx[k], ly[k], 0, LATMC_ALGO_METROPOLIS, 1,
                                             0x10a6 + k);
-        latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &ising_chain, LATMC_INIT_HOT);
-        latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 2, &ising_chain, LATMC_INIT_HOT);
-        latmc_sim *cpu = make_on(d, LATMC_DEVICE_CPU, 1, &ising_chain, LATMC_INIT_HOT);
-        const uint64_t calls[] = { 33, 70 };
-        for (int c = 0; c < 2; c++) {
-            assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
-            assert_same(cpu, one, k ? "long calls, byte kernels" : "long calls, packed");
-            assert_same(many, one, k ? "long calls, byte slabs" : "long calls, packed slabs");
-        }
-        latmc_sim_destroy(&one);
-        latmc_sim_destroy(&many);
-        latmc_sim_destroy(&cpu);
+        check_long_calls(d, &ising_chain, calls, sizeof calls / sizeof calls[0],
+                         long_calls_same, k);
     }
 }
 
@@ -248,9 +236,6 @@ static void peer(void **state)
 
 int main(void)
 {
-    const int skip = devices_open();
-    if (skip)
-        return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(set_and_get),
         cmocka_unit_test(couplings),
@@ -260,7 +245,5 @@ int main(void)
         cmocka_unit_test(long_calls),
         cmocka_unit_test(out_of_memory),
     };
-    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    latmc_ctx_destroy(&ctx);
-    return failed;
+    return devices_main(tests, sizeof tests / sizeof tests[0]);
 }

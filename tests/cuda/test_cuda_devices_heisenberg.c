@@ -16,6 +16,7 @@
 #include "heisenberg_test_helpers.h"
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
+#include "cuda_devices_cases.h"
 
 /* The chain of every case: the spin glass's low temperature in a field, nover passes. */
 static struct test_params heisenberg_chain(int nover)
@@ -37,6 +38,16 @@ static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 }
 
 
+/* The long-calls case's algorithms, and its comparisons after each call. */
+static const int long_calls_algos[2] = { LATMC_ALGO_HEATBATH, LATMC_ALGO_OVERRELAX };
+
+static void long_calls_same(latmc_sim *one, latmc_sim *many, latmc_sim *cpu, int k)
+{
+    assert_same(many, one, k ? "long calls, overrelaxation" : "long calls, heat bath");
+    if (long_calls_algos[k] == LATMC_ALGO_OVERRELAX)
+        assert_same(cpu, one, "long calls, overrelaxation, CPU");
+}
+
 /*
  * Sweep calls of more steps than one list of the core's plan (64, lib/plan.c): heat bath
  * with nover 40 (82 steps a sweep: on one GPU 41 fused pairs, one launch each, enqueued
@@ -48,28 +59,22 @@ static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 static void long_calls(void **state)
 {
     (void)state;
-    const int algos[2] = { LATMC_ALGO_HEATBATH, LATMC_ALGO_OVERRELAX }, nover[2] = { 40, 33 };
+    const int nover[2] = { 40, 33 };
+    const uint64_t calls[] = { 1, 3 };
     for (int k = 0; k < 2; k++) {
-        latmc_sim_desc d = heisenberg_desc(3, 8, 6, 8, 2, LATMC_COUPLINGS_GAUSSIAN, algos[k],
-                                           1, 0x4e16 + k);
+        latmc_sim_desc d = heisenberg_desc(3, 8, 6, 8, 2, LATMC_COUPLINGS_GAUSSIAN,
+                                           long_calls_algos[k], 1, 0x4e16 + k);
         d.precision = LATMC_PRECISION_DOUBLE;
         const struct test_params chain = heisenberg_chain(nover[k]);
-        latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_HOT);
-        latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 2, &chain, LATMC_INIT_HOT);
-        latmc_sim *cpu = make_on(d, LATMC_DEVICE_CPU, 1, &chain, LATMC_INIT_HOT);
-        const uint64_t calls[] = { 1, 3 };
-        for (int c = 0; c < 2; c++) {
-            assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
-            assert_same(many, one, k ? "long calls, overrelaxation" : "long calls, heat bath");
-            if (algos[k] == LATMC_ALGO_OVERRELAX)
-                assert_same(cpu, one, "long calls, overrelaxation, CPU");
-        }
-        latmc_sim_destroy(&one);
-        latmc_sim_destroy(&many);
-        latmc_sim_destroy(&cpu);
+        check_long_calls(d, &chain, calls, sizeof calls / sizeof calls[0], long_calls_same, k);
     }
+}
+
+/* Gaussian couplings from *rng. */
+static void fill_gaussian(float *j, size_t n, uint64_t *rng)
+{
+    for (size_t i = 0; i < n; i++)
+        j[i] = (float)test_gaussian(rng);
 }
 
 static void set_and_get(void **state)
@@ -80,31 +85,14 @@ static void set_and_get(void **state)
     const struct test_params chain = heisenberg_chain(1);
     latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_COLD);
     latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &chain, LATMC_INIT_COLD);
-    size_t nc = 0;
-    assert_int_equal(latmc_sim_couplings_size(many, &nc), LATMC_OK);
-    assert_int_equal(nc, (size_t)8 * 6 * 10 * 3);
-    float *ja = malloc(nc * sizeof *ja), *jb = malloc(nc * sizeof *jb);
-    assert_non_null(ja);
-    assert_non_null(jb);
-    assert_int_equal(latmc_sim_get_couplings(one, ja, nc), LATMC_OK);
-    assert_int_equal(latmc_sim_get_couplings(many, jb, nc), LATMC_OK);
-    assert_memory_equal(ja, jb, nc * sizeof *ja);
     uint64_t rng = 4711;
-    for (size_t i = 0; i < nc; i++)
-        ja[i] = (float)test_gaussian(&rng);
-    assert_int_equal(latmc_sim_set_couplings(one, ja, nc), LATMC_OK);
-    assert_int_equal(latmc_sim_set_couplings(many, ja, nc), LATMC_OK);
-    assert_int_equal(latmc_sim_get_couplings(many, jb, nc), LATMC_OK);
-    assert_memory_equal(ja, jb, nc * sizeof *ja);
-
+    check_couplings_get_set(one, many, (size_t)8 * 6 * 10 * 3, fill_gaussian, &rng);
     const size_t n = (size_t)8 * 6 * 10 * 2 * 3; /* floats: 2 replicas */
     float *s = malloc(n * sizeof *s);
     assert_non_null(s);
     for (size_t i = 0; i < n; i += 3)
         test_unit_vector(&rng, s + i);
     check_set_and_get(one, many, s, n * sizeof *s, 4, assert_same, "set_spins, set_couplings");
-    free(ja);
-    free(jb);
     free(s);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
@@ -112,14 +100,9 @@ static void set_and_get(void **state)
 
 int main(void)
 {
-    const int skip = devices_open();
-    if (skip)
-        return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(set_and_get),
         cmocka_unit_test(long_calls),
     };
-    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    latmc_ctx_destroy(&ctx);
-    return failed;
+    return devices_main(tests, sizeof tests / sizeof tests[0]);
 }
