@@ -37,16 +37,18 @@
  * for bit, so which one runs never shows in a result.
  *
  * Bit-sliced steps (decisions = 1, cuda_ising_bitsliced.h) run on a box alone and, where
- * L_x is a multiple of 64 (every group in one row), on the ranges of boxes with halos, on
- * their packed arrays (the form the halos travel in). A box alone with L_x a multiple of
- * 64 runs them on a third form, both colours at 1 bit per spin, made from the packed
- * arrays at the first such step and kept while they run; everything that writes the
+ * L_x is a multiple of 64 (every group in one row), on the ranges of boxes with halos.
+ * Where L_x is a multiple of 64 they run on a third form, both colours at 1 bit per spin
+ * (boxes with halos: the form their halos then travel in; packed_step_arrays), made from
+ * the packed arrays at the first such step and kept while they run (elsewhere, or without
+ * the memory for it, on the packed arrays); everything that writes the
  * configuration otherwise folds it back into the packed arrays first and drops it
  * (bits_back), so the two flags above keep their meaning whenever the 1-bit form does not
- * hold the configuration. A read of a box alone (a measurement, the projections,
- * get_spins and checkpoints) makes the packed arrays current from it and keeps it
- * (bits_read): both then hold the configuration, and the next bit-sliced step converts
- * nothing (3D 1024^3 measured every 10 sweeps: two kernels of ~80 us saved of ~5.4 ms).
+ * hold the configuration. A read (a measurement, the projections, get_spins and
+ * checkpoints) makes the packed arrays current from it and keeps it (bits_read): both then
+ * hold the configuration, and the next bit-sliced step converts nothing (3D 1024^3
+ * measured every 10 sweeps: two kernels of ~80 us saved of ~5.4 ms; on boxes with halos
+ * also the executor's form switch, two waits for every box).
  * With +-J couplings the 1-bit form has its coupling bits (eps_bits), made from the packed
  * coupling words with it and again whenever those are made; the packed arrays' steps read
  * the packed coupling words.
@@ -167,17 +169,17 @@ static cudaError_t bits_back(const struct cuda_box *b, cudaStream_t stream)
     return err;
 }
 
-/* Before a read of the packed arrays (nothing written): a box alone makes them current
- * from the 1-bit form and keeps it (both hold the configuration), so that the next
- * bit-sliced step converts nothing; boxes with halos fold it back (bits_back), as the
- * executor switches their forms together (packed_form_differs). */
+/* Before a read of the packed arrays (nothing written): they are made current from the
+ * 1-bit form (a box with halos: its halo planes too, which the last step's sends filled),
+ * and it is kept (both hold the configuration), so that the next bit-sliced step converts
+ * nothing and, on boxes with halos, the executor switches no form (packed_form_differs:
+ * the form switch waits for every box, twice). The callers read with nothing in flight and
+ * wait for the read, so no step writes the 1-bit form while it is converted. */
 static cudaError_t bits_read(const struct cuda_box *b, cudaStream_t stream)
 {
     struct packed_box *pb = b->own;
     if (!pb->bits_valid || pb->packed_valid)
         return cudaSuccess;
-    if (b->halo > 0)
-        return bits_back(b, stream);
     const cudaError_t err = cuda_ising_bits_to_packed(stream, &b->local, pb->bits,
                                                       colour_of(b, 0), colour_of(b, 1));
     if (err == cudaSuccess)
@@ -458,6 +460,7 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
         state_of(b);
         if (!r->whole && pb->bits_valid) { /* boxes with halos: the 1-bit form */
             const int64_t words = cuda_ising_bits_words(&b->local);
+            pb->packed_valid = pb->bytes_valid = false; /* a read's copies now stale */
             return cuda_ising_bitsliced_bits_colour(stream, &b->local, &rows,
                                                     pb->bits + c * words,
                                                     pb->bits + (c ^ 1) * words,
