@@ -87,6 +87,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                    unsigned long long *proj)
 {
     constexpr int AHEAD = PACKED_AHEAD;
+    static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's (acc_even below)");
     constexpr int SLOTS = 8 * NW;
     /* without the projections (PROJ false: the sums alone) none of the counters below */
     __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT : 1];
@@ -117,7 +118,13 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
 #pragma unroll
             for (int s = 0; s < SLOTS; s++)
                 cnt[s][threadIdx.x] = 0;
+        /* 3D: the columns' nibble bits of even and odd x. 2D: a row's parity alternates
+         * and the rows of a chunk come AHEAD at a time from `first`, so the words of row
+         * r0 + i go by i's parity alone (no select a word): acc_even takes the colour-0
+         * words of even i and the colour-1 words of odd i, the x parity of first's
+         * colour 0 (swap: odd), acc_odd the others */
         uint32_t acc_even[NW], acc_odd[NW];
+        const bool swap = !THREE && ((y + z) & 1);
 #pragma unroll
         for (int k = 0; k < NW; k++)
             acc_even[k] = acc_odd[k] = 0;
@@ -217,8 +224,13 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     row_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
                     n += __popc(a) + __popc(mine[k]);
                     if constexpr (PROJ) {
-                        acc_even[k] += par ? mine[k] : a;
-                        acc_odd[k] += par ? a : mine[k];
+                        if constexpr (THREE) {
+                            acc_even[k] += par ? mine[k] : a;
+                            acc_odd[k] += par ? a : mine[k];
+                        } else {
+                            acc_even[k] += (i & 1) ? mine[k] : a; /* i: a constant */
+                            acc_odd[k] += (i & 1) ? a : mine[k];
+                        }
                     }
                 }
                 if (in) {
@@ -232,7 +244,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                         for (int k = 0; k < NW; k++) {
 #pragma unroll
                             for (int par2 = 0; par2 < 2; par2++) {
-                                const uint32_t acc = par2 ? acc_odd[k] : acc_even[k];
+                                const uint32_t acc = (par2 != swap) ? acc_odd[k]
+                                                                    : acc_even[k];
                                 const uint32_t lo = acc & 0x0F0F0F0Fu,
                                                hi = (acc >> 4) & 0x0F0F0F0Fu;
                                 uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
