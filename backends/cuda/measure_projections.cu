@@ -87,7 +87,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                    unsigned long long *proj)
 {
     constexpr int AHEAD = PACKED_AHEAD;
-    static_assert(AHEAD % 2 == 0, "a row's x parity from i's (acc_even below)");
+    static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's (acc_even below)");
     constexpr int SLOTS = 8 * NW;
     /* without the projections (PROJ false: the sums alone) none of the counters below */
     __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT : 1];
@@ -118,15 +118,13 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
 #pragma unroll
             for (int s = 0; s < SLOTS; s++)
                 cnt[s][threadIdx.x] = 0;
-        /* The columns' nibble bits by x parity. A row's parity alternates within a plane
-         * and the rows of a chunk come AHEAD (even) at a time from `first`, in 3D pairs of
-         * one plane (an even chunk from an even row0, L_y even), so the words of row
+        /* 3D: the columns' nibble bits of even and odd x. 2D: a row's parity alternates
+         * and the rows of a chunk come AHEAD at a time from `first`, so the words of row
          * r0 + i go by i's parity alone (no select a word): acc_even takes the colour-0
-         * words of even i and the colour-1 words of odd i, x of the parity of colour 0 in
-         * the plane's rows of even i (swap: odd; in 3D it changes with the plane, so the
-         * counters are also spread at each plane's end), acc_odd the others */
+         * words of even i and the colour-1 words of odd i, the x parity of first's
+         * colour 0 (swap: odd), acc_odd the others */
         uint32_t acc_even[NW], acc_odd[NW];
-        bool swap = (y + z) & 1;
+        const bool swap = !THREE && ((y + z) & 1);
 #pragma unroll
         for (int k = 0; k < NW; k++)
             acc_even[k] = acc_odd[k] = 0;
@@ -226,8 +224,13 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     row_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
                     n += __popc(a) + __popc(mine[k]);
                     if constexpr (PROJ) {
-                        acc_even[k] += (i & 1) ? mine[k] : a; /* i: a constant */
-                        acc_odd[k] += (i & 1) ? a : mine[k];
+                        if constexpr (THREE) {
+                            acc_even[k] += par ? mine[k] : a;
+                            acc_odd[k] += par ? a : mine[k];
+                        } else {
+                            acc_even[k] += (i & 1) ? mine[k] : a; /* i: a constant */
+                            acc_odd[k] += (i & 1) ? a : mine[k];
+                        }
                     }
                 }
                 if (in) {
@@ -236,8 +239,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     items++;
                 }
                 if constexpr (PROJ) {
-                    if (++pending == 15 || r + 1 == end || (THREE && y + 1 == p.ly)) {
-                        /* into the 16-bit lanes */
+                    if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
 #pragma unroll
                         for (int k = 0; k < NW; k++) {
 #pragma unroll
@@ -264,7 +266,6 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                 if (++y == p.ly) {
                     y = 0;
                     z++;
-                    swap = z & 1; /* 3D: the next plane's (its counters were spread) */
                 }
             }
         }
@@ -347,12 +348,6 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
      * the walk costs the warps' convergence at every row: measured slower) */
     if (p.chunk > ROW_WINDOW) {
         p.chunk = ROW_WINDOW;
-        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
-    }
-    /* 3D: chunks of an even number of rows (ROW_WINDOW is even), so that a chunk's rows
-     * come in pairs of one plane (L_y even), as packed_fold_kernel's columns need */
-    if (g->ndim == 3 && p.chunk % 2 != 0) {
-        p.chunk++;
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
     }
     const dim3 grid((unsigned)((p.cols + BT - 1) / BT),
