@@ -102,9 +102,6 @@ struct pr_geom {
     /* the multiset slot's weights as pr_sort_slots uses them: kernel parameters, which the
      * dot products read from the constant bank (as literals they take a uniform move each) */
     uint32_t sort_w[4];
-    /* always 0 (pr_geom_init's memset): a kernel parameter, so that the compiler cannot
-     * fold pr_multiset_choice's carry-as-integer (0 x 0 + 0 + carry) into an ALU add */
-    uint32_t zero;
 };
 
 /* ---- small integer helpers, host and device ---- */
@@ -426,7 +423,7 @@ PR_HD void pr_hb_build_entry(const struct pr_geom &g, const struct latmc_potts_t
         uint32_t top[4], bottom[4];
         latmc_potts_heatbath_tree7(word, g.q, top, bottom);
         top[0] -= 8 * slot; /* pr_multiset_choice's form */
-        top[3] -= top[2];
+        top[1] = ~top[1];
         for (int i = 0; i < 4; i++) {
             for (int copy = 0; copy < 8; copy++)
                 table[((size_t)slot * 8 + copy) * 4 + i] = top[i];
@@ -475,31 +472,22 @@ template <uint32_t M> PR_HD uint32_t pr_mad_carry(uint32_t a, uint32_t c, uint32
 }
 
 /*
- * latmc_potts_heatbath_lookup_tree7(top, bottom, u) on the multiset table (PR_SORT_*). The
- * carry of u + W (W = 2^32 - t the word of lib/potts_thresholds.h, 0 for t = 2^32) is
- * [u >= t], taken as an integer by a multiply-add with carry in (IMAD.X) and used by
- * multiply-adds: no comparison and no select, so that the kernel's busiest pipe, the
- * integer ALU's (the sort, Philox's xors), has three additions a site here where it had
- * five operations, and the multiply-add pipe the rest. Top of slot m:
- * { base - 8 m, W(a_3), W(a_1), W(a_5) - W(a_1) }; bottom: W(a_0), W(a_2), W(a_4), W(a_6).
- * With c3 = [u >= a_3], W(a_1) + c3 (W(a_5) - W(a_1)) is the next threshold's word (mod
- * 2^32), aw = 4 m + 2 c3 + [u >= it] the word of the bottom to read (a_{2j}, j = 2 c3 +
- * [..]), and choice = base + 2 j + [u >= a_{2j}] = 2 aw + (base - 8 m) + carry.
- * mine: the byte offset of this thread's copy of slot 0's top (copy * 16); zero: 0.
+ * latmc_potts_heatbath_lookup_tree7(top, bottom, u) on the multiset table (PR_SORT_*), in 12
+ * instructions a site (from 17). The carry of u + W (W = 2^32 - t the word of
+ * lib/potts_thresholds.h, 0 for t = 2^32) is [u >= t]; where it picks a value it is a
+ * comparison, u > ~W (~W = t - 1 for W != 0, and ~0 = 2^32 - 1, which no u exceeds), and
+ * where it is counted it is added by the multiply-add that needs it anyway. Top of slot m:
+ * { base - 8 m, ~W(a_3), W(a_1), W(a_5) }; bottom: W(a_0), W(a_2), W(a_4), W(a_6).
+ * aw = 4 m + j is the word of the bottom to read (a_{2j}), and
+ * choice = base + 2 j + [u >= a_{2j}] = 2 aw + (base - 8 m) + carry.
+ * mine: the byte offset of this thread's copy of slot 0's top (copy * 16).
  */
-PR_HD uint32_t pr_multiset_choice(const uint32_t *table, uint32_t mine, uint32_t m, uint32_t u,
-                                  uint32_t zero)
+PR_HD uint32_t pr_multiset_choice(const uint32_t *table, uint32_t mine, uint32_t m, uint32_t u)
 {
     uint32_t top[4];
     pr_entry4_at(table, m * 128 + mine, top);
-#ifdef __CUDA_ARCH__
-    uint32_t c3;
-    asm("{\n\t.reg .u32 t;\n\tadd.cc.u32 t, %1, %2;\n\tmadc.lo.u32 %0, %3, %3, %3;\n\t}"
-        : "=r"(c3) : "r"(u), "r"(top[1]), "r"(zero));
-#else
-    const uint32_t c3 = latmc_potts_carry(u, top[1]) + zero;
-#endif
-    const uint32_t aw = pr_mad_carry<2>(2 * m + c3, 0, u, top[2] + c3 * top[3]);
+    const bool above3 = u > top[1];
+    const uint32_t aw = pr_mad_carry<4>(m, above3 ? 2u : 0u, u, above3 ? top[3] : top[2]);
     return pr_mad_carry<2>(aw, top[0], u, table[PR_SORT_TOP_BYTES / 4 + aw]);
 }
 
@@ -593,7 +581,7 @@ PR_UNROLL
             uint32_t k;
             if (NT == 7 && REPL) {
                 /* 2D q <= 8, 2 colours: the multiset's top (own copy), one word of its bottom */
-                k = pr_multiset_choice(table, slot * 16, ms[wi][sh >> 4], u.v[lane], g.zero);
+                k = pr_multiset_choice(table, slot * 16, ms[wi][sh >> 4], u.v[lane]);
             } else if (NT == 7) {
                 /* 2D q <= 8: top of the entry (16 bytes), then one word of its bottom */
                 const uint32_t idx = ((lo[wi] >> sh) & 0xffu) + g.hi_mult * ((hi[wi] >> sh) & 0xffu);
