@@ -1184,29 +1184,34 @@ static cudaError_t wait_projections(const struct cuda_exec *x)
  * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4), on one box or k boxes of
  * one process: each box's sums as cuda_exec_measure takes them (per plane where the leaf
  * measures so, added in plane order here, else one box's whole sums) on its stream, its
- * planes' tiles beside them on its border stream, both copied to the stage at the box's
- * first plane; the host then adds all L planes' tiles in plane order from zero
- * (latmc_modes_combine's additions): the tiles of a plane do not depend on the cut, so
- * neither does their sum. No box waits for another (on k boxes a gather on box 0's
- * device, a sum there and its copy back took 0.26 of a measurement on two H200 where one
- * box's took 0.13), and a few thousand additions on the host are cheaper than a launch.
+ * planes' tiles beside them on its border stream; one box adds its tiles in plane order
+ * from zero on the device (cuda_tiles_total: latmc_modes_combine's additions); k boxes
+ * send their tiles to box 0's device (a peer copy each, at the box's first plane), where
+ * the same sum runs over all L planes: the tiles of a plane do not depend on the cut, so
+ * neither does their sum. A copy from each box and the waits: no second round trip for
+ * the modes.
  */
 static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                               const double *phases, double *modes)
 {
+    struct cuda_box *b0 = &x->box[0];
     const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
     const size_t plane_bytes = td * sizeof(double);
     const bool per_plane = x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure);
     const size_t nsums = sim->model->sums_size / sizeof(double);
     const size_t sums_bytes = per_plane ? nsums * sizeof(double) * (size_t)x->L
                                         : sim->model->sums_size;
-    const size_t tiles_at = (sums_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
-    int st = stage_of(x, tiles_at + plane_bytes * (size_t)x->L);
+    const size_t sums_at = (sums_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    int st = stage_of(x, sums_at + plane_bytes);
     if (st == LATMC_OK) /* the steps in flight done */
         st = finish_all(x, "measuring");
     if (st < 0)
         return st;
-    cudaError_t err = cudaSuccess;
+    cudaError_t err = cudaSetDevice(b0->ex.device);
+    /* k boxes: all L planes' tiles on box 0's device, then their sum */
+    if (err == cudaSuccess && x->n > 1 && !b0->gathered_tiles)
+        err = cudaMalloc((void **)&b0->gathered_tiles, plane_bytes * (size_t)(x->L + 1));
+    double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
     for (int i = 0; i < x->n && err == cudaSuccess; i++) {
         struct cuda_box *b = &x->box[i];
         const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
@@ -1215,6 +1220,8 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         err = cudaSetDevice(b->ex.device);
         if (err == cudaSuccess)
             err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
+        if (i == 0 && x->n == 1)
+            all = b->mode_tiles; /* made just now on first use */
         /* the tiles from the sums' own read of the configuration where the leaf can */
         bool fused = false;
         if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
@@ -1251,12 +1258,25 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
          * chains of additions wait for each other) take the other's blocks */
         if (err == cudaSuccess && !fused)
             err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((char *)x->stage + tiles_at +
-                                      (size_t)b->ex.origin * plane_bytes,
-                                  b->mode_tiles, (size_t)b->ex.planes * plane_bytes,
-                                  cudaMemcpyDeviceToHost, side);
+        if (err == cudaSuccess && x->n > 1)
+            err = cudaMemcpyPeerAsync(all + (size_t)b->ex.origin * td, b0->ex.device,
+                                      b->mode_tiles, b->ex.device,
+                                      (size_t)b->ex.planes * plane_bytes, side);
+        if (err == cudaSuccess && x->n > 1 && i > 0 && !b->projected)
+            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
+        if (err == cudaSuccess && i > 0)
+            err = cudaEventRecord(b->projected, side);
     }
+    if (err == cudaSuccess)
+        err = cudaSetDevice(b0->ex.device);
+    for (int i = 1; i < x->n && err == cudaSuccess; i++)
+        err = cudaStreamWaitEvent(b0->ex.border_stream, x->box[i].projected, 0);
+    double *dev_modes = all + td * (size_t)x->L;
+    if (err == cudaSuccess)
+        err = cuda_tiles_total(b0->ex.border_stream, all, x->L, (int)td, dev_modes);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync((char *)x->stage + sums_at, dev_modes, plane_bytes,
+                              cudaMemcpyDeviceToHost, b0->ex.border_stream);
     st = cuda_check(err, "measuring the sums and the Fourier modes");
     const int fin = finish_all(x, "measuring the sums and the Fourier modes");
     if (st < 0 || fin < 0)
@@ -1267,13 +1287,7 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
             sim->model->add_sums(sums, (const double *)x->stage + (size_t)q * nsums);
     else
         sim->model->add_sums(sums, x->stage);
-    const double *tiles = (const double *)((const char *)x->stage + tiles_at);
-    for (size_t j = 0; j < td; j++) { /* plane order from zero (latmc_modes_combine) */
-        double m = 0.0;
-        for (int64_t q = 0; q < x->L; q++)
-            m += tiles[(size_t)q * td + j];
-        modes[j] = m;
-    }
+    memcpy(modes, (const char *)x->stage + sums_at, plane_bytes);
     return LATMC_OK;
 }
 
