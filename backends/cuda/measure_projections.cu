@@ -37,9 +37,6 @@
  * law: 4.8 TB/s x 0.8 us over 132 SMs), from 512 threads an SM; a packed row is 32 bytes a
  * thread (4 words of each colour), a byte row 1. No load waited for inside a row's count. */
 #define PACKED_AHEAD (THREE ? 2 : 4)
-/* packed_fold_kernel's byte-lane counters a thread: two words for each of 2 NW nibble
- * accumulators (both x parities of NW words) */
-#define FOLD_BYTE_WORDS(NW) (4 * (NW))
 #define BYTES_AHEAD (THREE ? 8 : 16)
 
 /* ---- Ising's packed layout (ising_packed.h) ---- */
@@ -98,10 +95,6 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                                                              : 1];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
                                                         (measure_fold.cuh) */
-    /* PROJ: the columns' counts of up to 255 rows in byte lanes, two words a counter word
-     * pair of cnt, before they are spread into cnt's 16-bit lanes (dynamic shared memory,
-     * FOLD_BYTE_WORDS(NW) x BT words: the static arrays above are 45 of 48 KiB) */
-    extern __shared__ unsigned fold_bytes8[];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * BT + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -121,14 +114,10 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
         struct warp_rows wr = { 0, 0 };
-        if constexpr (PROJ) {
+        if constexpr (PROJ)
 #pragma unroll
             for (int s = 0; s < SLOTS; s++)
                 cnt[s][threadIdx.x] = 0;
-#pragma unroll
-            for (int s = 0; s < FOLD_BYTE_WORDS(NW); s++)
-                fold_bytes8[s * BT + threadIdx.x] = 0;
-        }
         /* 3D: the columns' nibble bits of even and odd x. 2D: a row's parity alternates
          * and the rows of a chunk come AHEAD at a time from `first`, so the words of row
          * r0 + i go by i's parity alone (no select a word): acc_even takes the colour-0
@@ -139,7 +128,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
 #pragma unroll
         for (int k = 0; k < NW; k++)
             acc_even[k] = acc_odd[k] = 0;
-        int pending = 0, spread = 0; /* rows in acc_*, flushes in fold_bytes8 */
+        int pending = 0;
         uint32_t down[NW], mine[NW], up[NW];
         for (int64_t r0 = first; r0 < end; r0 += AHEAD) {
             /* the group's loads first, all in flight together: the colour-0 words, the
@@ -250,37 +239,24 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     items++;
                 }
                 if constexpr (PROJ) {
-                    /* every 15 rows the nibbles (<= 15 each) into byte lanes, every 17 of
-                     * those (<= 255) the bytes into cnt's 16-bit lanes: two shared
-                     * read-modify-writes a counter word pair a flush, not four */
-                    if (++pending == 15 || r + 1 == end) {
-                        const bool last = ++spread == 17 || r + 1 == end;
+                    if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
 #pragma unroll
                         for (int k = 0; k < NW; k++) {
 #pragma unroll
                             for (int par2 = 0; par2 < 2; par2++) {
                                 const uint32_t acc = (par2 != swap) ? acc_odd[k]
                                                                     : acc_even[k];
-                                unsigned *b8 = &fold_bytes8[(2 * k + par2) * 2 * BT +
-                                                            threadIdx.x];
-                                uint32_t lo = b8[0] + (acc & 0x0F0F0F0Fu),
-                                         hi = b8[BT] + ((acc >> 4) & 0x0F0F0F0Fu);
-                                if (last) {
-                                    uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
-                                    s[0] += lo & 0x00FF00FFu;
-                                    s[BT] += (lo >> 8) & 0x00FF00FFu;
-                                    s[2 * BT] += hi & 0x00FF00FFu;
-                                    s[3 * BT] += (hi >> 8) & 0x00FF00FFu;
-                                    lo = hi = 0;
-                                }
-                                b8[0] = lo;
-                                b8[BT] = hi;
+                                const uint32_t lo = acc & 0x0F0F0F0Fu,
+                                               hi = (acc >> 4) & 0x0F0F0F0Fu;
+                                uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
+                                s[0] += lo & 0x00FF00FFu;
+                                s[BT] += (lo >> 8) & 0x00FF00FFu;
+                                s[2 * BT] += hi & 0x00FF00FFu;
+                                s[3 * BT] += (hi >> 8) & 0x00FF00FFu;
                             }
                             acc_even[k] = acc_odd[k] = 0;
                         }
                         pending = 0;
-                        if (last)
-                            spread = 0;
                     }
                 }
                 /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
@@ -326,25 +302,6 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-/* One instantiation of packed_fold_kernel with its dynamic shared memory (PROJ: the byte
- * counters; with the static arrays past 48 KiB at BT = 256, hence the opt-in, asked at
- * every launch: it is the current device's, and a measurement's launches are few). */
-template <int NW, bool THREE, int CW, bool PROJ, int BT>
-static void launch_fold_one(cudaStream_t stream, dim3 grid, const struct fold_geom &p,
-                            const uint32_t *colour0, const uint32_t *colour1,
-                            const uint32_t *eps0, struct latmc_ising_sums *sums,
-                            unsigned long long *out)
-{
-    const size_t dyn = PROJ ? (size_t)FOLD_BYTE_WORDS(NW) * BT * sizeof(unsigned) : 0;
-    if (dyn > 0 &&
-        cudaFuncSetAttribute(packed_fold_kernel<NW, THREE, CW, PROJ, BT>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn) !=
-            cudaSuccess)
-        return; /* the caller's cudaGetLastError reports it */
-    packed_fold_kernel<NW, THREE, CW, PROJ, BT><<<grid, BT, dyn, stream>>>(
-        p, colour0, colour1, eps0, sums, out);
-}
-
 template <int NW, int BT, bool PROJ>
 static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
                                       dim3 grid, const struct fold_geom &p,
@@ -354,18 +311,18 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
 {
     if (g->ndim == 3) {
         if (eps0)
-            launch_fold_one<NW, true, 2, PROJ, BT>(stream, grid, p, colour0, colour1, eps0,
-                                                   sums, out);
+            packed_fold_kernel<NW, true, 2, PROJ, BT><<<grid, BT, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
         else
-            launch_fold_one<NW, true, 0, PROJ, BT>(stream, grid, p, colour0, colour1, NULL,
-                                                   sums, out);
+            packed_fold_kernel<NW, true, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
     } else {
         if (eps0)
-            launch_fold_one<NW, false, 1, PROJ, BT>(stream, grid, p, colour0, colour1, eps0,
-                                                    sums, out);
+            packed_fold_kernel<NW, false, 1, PROJ, BT><<<grid, BT, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
         else
-            launch_fold_one<NW, false, 0, PROJ, BT>(stream, grid, p, colour0, colour1, NULL,
-                                                    sums, out);
+            packed_fold_kernel<NW, false, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
     }
 }
 
