@@ -1118,12 +1118,12 @@ template <auto Kernel> static int64_t wave_blocks(void)
 /*
  * Resident waves a launch: every thread walks many items (groups, or the march's rows of a
  * band), the walk's set-up paid once a thread, and the grid is a few waves, not one: the
- * hardware gives an SM the next block as one of its blocks ends, so SMs that run ahead, or
- * that another launch held for a while (a split box's border range beside its interior),
- * take more of the work. One H200, 4 waves against 1 (sweeps alone): 2D 65536^2 +5.0 %
- * (heat bath +6.7 %, +-J +6.8 %), 3D 1024^3 +6.2 % (+6.6 %, +7.0 %), two GPUs' split boxes
- * likewise; but 8192^2 -18 % with 4 waves, where a band kept 2 rows: fewer waves where a
- * thread of one wave has fewer than BS_WAVE_ITEMS items per extra wave.
+ * hardware gives an SM the next block as one of its blocks ends. One H200, 4 waves against
+ * 1 (sweeps alone): 2D 65536^2 +5.0 % (heat bath +6.7 %, +-J +6.8 %), 3D 1024^3 +6.2 %
+ * (+6.6 %, +7.0 %), two GPUs' split boxes likewise (why is not measured: an SM was busy
+ * 99 % of a one-wave launch); but 8192^2 -18 % with 4 waves, where a band kept 2 rows:
+ * fewer waves where a thread of one wave has fewer than BS_WAVE_ITEMS items per extra
+ * wave.
  */
 #define BS_WAVES_MAX 4
 #define BS_WAVE_ITEMS 16

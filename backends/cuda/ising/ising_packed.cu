@@ -414,9 +414,9 @@ extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct 
  * The grid of a sweep kernel: up to four resident waves, as many as leave a thread of the
  * grid PACKED_WAVE_ITEMS groups or more a wave (one wave on small lattices, where the
  * walk's start a thread, the table's copy a block, would show: 8192^2 2.7 % slower with 4):
- * the hardware gives an SM the next block as one of its blocks ends, so none waits for the
- * slowest or for a split box's border launch (one H200, 4 waves against 1, sweeps alone:
- * 2D 65536^2 +3.4 %, 3D 1024^3 +2.5 %). Where a thread of one wave would take fewer than
+ * the hardware gives an SM the next block as one of its blocks ends (one H200, 4 waves
+ * against 1, sweeps alone: 2D 65536^2 +3.4 %, 3D 1024^3 +2.5 %; the bit-sliced kernels
+ * likewise, ising_bitsliced.cu). Where a thread of one wave would take fewer than
  * two groups (few groups: 3D +-J 256^3 has 131,072 of 8 words against 101,376 threads of
  * three blocks an SM), one group a thread: the same hand-out, where the wave's walk would
  * leave some threads two groups and others one (256^3 on an H200: 649 flips/ns against
