@@ -514,9 +514,13 @@ static unsigned capped_grid(int64_t items)
     return grid > 8192 ? 8192 : grid;
 }
 
-/* The sweep's grid: one resident wave (the walk strides; the table copy paid once), asked
- * of the runtime once per kernel and device. */
+/* The sweep's grid: up to four resident waves (the walk strides; the table copy paid once
+ * a block), as many as leave a thread BITS_WAVE_ITEMS items a wave, the packed and
+ * bit-sliced kernels' rule (ising_packed.cu, ising_bitsliced.cu); the wave asked of the
+ * runtime once per kernel and device. */
 #define BITS_KNOWN_DEVICES 64
+#define BITS_WAVES_MAX 4
+#define BITS_WAVE_ITEMS 16
 template <auto Kernel> static unsigned wave_grid(int64_t items)
 {
     static thread_local unsigned known[BITS_KNOWN_DEVICES]; /* 0: not asked yet */
@@ -537,8 +541,10 @@ template <auto Kernel> static unsigned wave_grid(int64_t items)
         if (device >= 0 && device < BITS_KNOWN_DEVICES)
             known[device] = wave;
     }
-    const unsigned grid = cuda_grid(items);
-    return grid < wave ? grid : wave;
+    int64_t waves = items / ((int64_t)wave * CUDA_THREADS) / BITS_WAVE_ITEMS;
+    waves = waves < 1 ? 1 : waves > BITS_WAVES_MAX ? BITS_WAVES_MAX : waves;
+    const int64_t cap = (int64_t)wave * waves, all = (int64_t)cuda_grid(items);
+    return (unsigned)(all < cap ? all : cap);
 }
 
 template <int ND, bool HB, bool EPS>
