@@ -1211,7 +1211,6 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
     /* k boxes: all L planes' tiles on box 0's device, then their sum */
     if (err == cudaSuccess && x->n > 1 && !b0->gathered_tiles)
         err = cudaMalloc((void **)&b0->gathered_tiles, plane_bytes * (size_t)(x->L + 1));
-    double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
     for (int i = 0; i < x->n && err == cudaSuccess; i++) {
         struct cuda_box *b = &x->box[i];
         const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
@@ -1220,8 +1219,6 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         err = cudaSetDevice(b->ex.device);
         if (err == cudaSuccess)
             err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-        if (i == 0 && x->n == 1)
-            all = b->mode_tiles; /* made just now on first use */
         /* the tiles from the sums' own read of the configuration where the leaf can */
         bool fused = false;
         if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
@@ -1259,14 +1256,16 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         if (err == cudaSuccess && !fused)
             err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
         if (err == cudaSuccess && x->n > 1)
-            err = cudaMemcpyPeerAsync(all + (size_t)b->ex.origin * td, b0->ex.device,
-                                      b->mode_tiles, b->ex.device,
+            err = cudaMemcpyPeerAsync(b0->gathered_tiles + (size_t)b->ex.origin * td,
+                                      b0->ex.device, b->mode_tiles, b->ex.device,
                                       (size_t)b->ex.planes * plane_bytes, side);
-        if (err == cudaSuccess && x->n > 1 && i > 0 && !b->projected)
+        if (err == cudaSuccess && i > 0 && !b->projected)
             err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
         if (err == cudaSuccess && i > 0)
             err = cudaEventRecord(b->projected, side);
     }
+    /* one box: its own tiles (made by tile_buffers above) and room for their sum */
+    double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
     if (err == cudaSuccess)
         err = cudaSetDevice(b0->ex.device);
     for (int i = 1; i < x->n && err == cudaSuccess; i++)

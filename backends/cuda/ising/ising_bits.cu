@@ -514,13 +514,9 @@ static unsigned capped_grid(int64_t items)
     return grid > 8192 ? 8192 : grid;
 }
 
-/* The sweep's grid: up to four resident waves (the walk strides; the table copy paid once
- * a block), as many as leave a thread BITS_WAVE_ITEMS items a wave, the packed and
- * bit-sliced kernels' rule (ising_packed.cu, ising_bitsliced.cu); the wave asked of the
- * runtime once per kernel and device. */
+/* The sweep's grid: a few resident waves striding over the groups (cuda_wave_grid), the
+ * wave asked of the runtime once per kernel and device. */
 #define BITS_KNOWN_DEVICES 64
-#define BITS_WAVES_MAX 4
-#define BITS_WAVE_ITEMS 16
 template <auto Kernel> static unsigned wave_grid(int64_t items)
 {
     static thread_local unsigned known[BITS_KNOWN_DEVICES]; /* 0: not asked yet */
@@ -541,10 +537,7 @@ template <auto Kernel> static unsigned wave_grid(int64_t items)
         if (device >= 0 && device < BITS_KNOWN_DEVICES)
             known[device] = wave;
     }
-    int64_t waves = items / ((int64_t)wave * CUDA_THREADS) / BITS_WAVE_ITEMS;
-    waves = waves < 1 ? 1 : waves > BITS_WAVES_MAX ? BITS_WAVES_MAX : waves;
-    const int64_t cap = (int64_t)wave * waves, all = (int64_t)cuda_grid(items);
-    return (unsigned)(all < cap ? all : cap);
+    return cuda_wave_grid(items, wave);
 }
 
 template <int ND, bool HB, bool EPS>

@@ -1115,35 +1115,16 @@ template <auto Kernel> static int64_t wave_blocks(void)
     return wave;
 }
 
-/*
- * Resident waves a launch: every thread walks many items (groups, or the march's rows of a
- * band), the walk's set-up paid once a thread, and the grid is a few waves, not one: the
- * hardware gives an SM the next block as one of its blocks ends. One H200, 4 waves against
- * 1 (sweeps alone): 2D 65536^2 +5.0 % (heat bath +6.7 %, +-J +6.8 %), 3D 1024^3 +6.2 %
- * (+6.6 %, +7.0 %), two GPUs' split boxes likewise (why is not measured: an SM was busy
- * 99 % of a one-wave launch); but 8192^2 -18 % with 4 waves, where a band kept 2 rows:
- * fewer waves where a thread of one wave has fewer than BS_WAVE_ITEMS items per extra
- * wave.
- */
-#define BS_WAVES_MAX 4
-#define BS_WAVE_ITEMS 16
-static int64_t bs_waves(int64_t items_a_thread_of_one_wave)
-{
-    const int64_t w = items_a_thread_of_one_wave / BS_WAVE_ITEMS;
-    return w < 1 ? 1 : w > BS_WAVES_MAX ? BS_WAVES_MAX : w;
-}
-
 template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL,
           bool F23 = false, int ZP = 0, bool FOLD = false>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
-    const int64_t groups = p.groups - p.g_begin;
-    const int64_t tiles = (groups + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t wave = wave_blocks<
-        ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP, FOLD>>();
-    const int64_t cap = wave * bs_waves(groups / (wave * CUDA_THREADS));
-    const int64_t blocks = tiles < 1 ? 1 : tiles < cap ? tiles : cap;
+    /* a few resident waves striding over the groups (cuda_wave_grid) */
+    const int64_t blocks = cuda_wave_grid(
+        p.groups - p.g_begin,
+        wave_blocks<
+            ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP, FOLD>>());
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4)
         bits_walk_stride(p);
@@ -1162,7 +1143,7 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
         wave_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP, FOLD>>() *
         CUDA_THREADS; /* threads of one wave */
     const int64_t bands_of_one = one / P < 1 ? 1 : one / P;
-    const int64_t wave = one * bs_waves(p.nrows / bands_of_one);
+    const int64_t wave = one * cuda_waves(p.nrows / bands_of_one); /* rows a band a wave */
     int64_t bands = wave / P;
     if (bands < 1)
         bands = 1;

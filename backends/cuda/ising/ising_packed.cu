@@ -38,7 +38,7 @@ static unsigned packed_grid(int64_t items)
 }
 
 /* Blocks of one wave of an update kernel, as many as the device keeps resident at once
- * (sweep_grid takes up to four waves), fewer on small lattices. The wave of each kernel is
+ * (sweep_grid takes a few waves), fewer on small lattices. The wave of each kernel is
  * asked of the runtime once per host thread and device, not at every launch: on a small
  * lattice the queries would be a visible part of a sweep. */
 #define PACKED_KNOWN_DEVICES 64 /* waves remembered per device (a sim on several devices
@@ -411,29 +411,20 @@ extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct 
 }
 
 /*
- * The grid of a sweep kernel: up to four resident waves, as many as leave a thread of the
- * grid PACKED_WAVE_ITEMS groups or more a wave (one wave on small lattices, where the
- * walk's start a thread, the table's copy a block, would show: 8192^2 2.7 % slower with 4):
- * the hardware gives an SM the next block as one of its blocks ends (one H200, 4 waves
- * against 1, sweeps alone: 2D 65536^2 +3.4 %, 3D 1024^3 +2.5 %; the bit-sliced kernels
- * likewise, ising_bitsliced.cu). Where a thread of one wave would take fewer than
- * two groups (few groups: 3D +-J 256^3 has 131,072 of 8 words against 101,376 threads of
- * three blocks an SM), one group a thread: the same hand-out, where the wave's walk would
- * leave some threads two groups and others one (256^3 on an H200: 649 flips/ns against
- * 578). Only the 3D +-J kernel (few_by_items) sizes its grid so.
+ * The grid of a sweep kernel: a few resident waves striding over the groups
+ * (cuda_wave_grid). Where a thread of one wave would take fewer than two groups (few
+ * groups: 3D +-J 256^3 has 131,072 of 8 words against 101,376 threads of three blocks an
+ * SM), one group a thread: the hardware then gives each SM its next block as one finishes,
+ * where the wave's walk would leave some threads two groups and others one (256^3 on an
+ * H200: 649 flips/ns against 578). Only the 3D +-J kernel (few_by_items) sizes its grid so.
  */
-#define PACKED_WAVES_MAX 4
-#define PACKED_WAVE_ITEMS 16
 template <auto Kernel>
 static unsigned sweep_grid(int64_t items, bool few_by_items)
 {
     const unsigned wave = resident_grid<Kernel>(items);
     if (few_by_items && items < 2 * (int64_t)wave * CUDA_THREADS)
         return cuda_grid(items);
-    int64_t waves = items / ((int64_t)wave * CUDA_THREADS) / PACKED_WAVE_ITEMS;
-    waves = waves < 1 ? 1 : waves > PACKED_WAVES_MAX ? PACKED_WAVES_MAX : waves;
-    const int64_t cap = (int64_t)wave * waves, all = (int64_t)cuda_grid(items);
-    return (unsigned)(all < cap ? all : cap);
+    return cuda_wave_grid(items, wave);
 }
 
 template <auto Kernel>
