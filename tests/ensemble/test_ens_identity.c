@@ -262,6 +262,36 @@ static void test_heisenberg_members_standalone(void **state)
     }
 }
 
+/* Heisenberg members too large for one block's shared memory (backends/cuda/ensembles/
+ * ens_heisenberg_batch.c: a launch a pass over every member, the one-lattice pass kernel's
+ * code): 3D 28^3 float (21,952 sites: 263 KiB of spins) heat bath + 2 overrelaxation
+ * passes with a member read and written between calls, 3D 28^3 double +-J overrelaxation
+ * alone (one pass a sweep), 2D 192 x 112 float overrelaxation with 3 passes a sweep
+ * (21,504 sites). Each member must be its standalone sim bit for bit; on CUDA
+ * the members must have run a launch a pass and been measured batched. */
+static void test_heisenberg_large_members_standalone(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, k == 2 ? 2 : 3,
+                                         k == 2 ? 192 : 28);
+        if (k == 2)
+            d.extent[1] = 112;
+        d.couplings = k == 1 ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_GAUSSIAN;
+        d.precision = k == 1 ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        d.algorithm = k == 0 ? LATMC_ALGO_HEATBATH : LATMC_ALGO_OVERRELAX;
+        potts_log_reset();
+        members_match_standalone_poked(d, LATMC_PARAM_NOVER, k == 0 ? 2 : k == 1 ? 1 : 3,
+                                       k != 1);
+        if (ens_test_device == LATMC_DEVICE_CUDA &&
+            (!strstr(potts_log, "12 Heisenberg members in batched launches") ||
+             !strstr(potts_log, "a launch a pass") ||
+             !strstr(potts_log, "12 Heisenberg members measured in one launch")))
+            fail_msg("case %d: expected a launch a pass and the batched measurement, "
+                     "logged:\n%s", k, potts_log);
+    }
+}
+
 /* Potts members of the CUDA ensembles' batched launches (backends/cuda/ensembles/
  * ens_potts_kernels.cu): small members take whole sweeps in one launch, larger ones one
  * launch a colour step, on the single-lattice row kernels' code where the lattice suits
@@ -1403,16 +1433,23 @@ static void test_phi4_changes_and_load(void **state)
 
 /* CUDA Heisenberg members with tempering on (betas moving between members, so the
  * batched launch's member table changes between calls): the batched launch against the
- * members run one by one (LATMC_ENS_HEIS_BATCH=0), the same state bit for bit. */
+ * members run one by one (LATMC_ENS_HEIS_BATCH=0), the same state bit for bit; members
+ * of 4^3 and of 28^3, too large for one block (a launch a pass, the host's rounds). */
 static void test_heisenberg_tempering_batched(void **state)
 {
     (void)state;
-    for (int prec = 0; prec < 2; prec++) {
-        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
+    /* 28^3: a ladder close enough for swaps between members of 21,952 sites */
+    static const double big_ladder[4] = { 0.3, 0.302, 0.304, 0.306 };
+    for (int c = 0; c < 4; c++) {
+        const int prec = c % 2;
+        const bool big = c >= 2;
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, big ? 28 : 4);
         d.couplings = prec ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_GAUSSIAN;
         d.precision = prec ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        ladder = big ? big_ladder : wide_ladder;
         struct ens_state s[2];
         for (int i = 0; i < 2; i++) {
+            potts_log_reset();
             if (i == 1)
                 assert_int_equal(setenv("LATMC_ENS_HEIS_BATCH", "0", 1), 0);
             latmc_ens *e = tempering_ensemble_of(d, 1);
@@ -1422,7 +1459,10 @@ static void test_heisenberg_tempering_batched(void **state)
             capture(e, &s[i]);
             latmc_ens_destroy(&e);
             unsetenv("LATMC_ENS_HEIS_BATCH");
+            if (i == 0 && big && !strstr(potts_log, "a launch a pass"))
+                fail_msg("28^3: expected a launch a pass, logged:\n%s", potts_log);
         }
+        ladder = wide_ladder;
         assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
         assert_same_state(&s[0], &s[1]);
         free(s[0].spins);
@@ -1456,6 +1496,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ising_packed_lattices_standalone),
         cmocka_unit_test(test_heisenberg_members_standalone),
+        cmocka_unit_test(test_heisenberg_large_members_standalone),
         cmocka_unit_test(test_potts_members_standalone),
         cmocka_unit_test(test_phi4_members_standalone),
         cmocka_unit_test(test_phi4_changes_and_load),

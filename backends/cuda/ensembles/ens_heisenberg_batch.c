@@ -18,10 +18,14 @@
  *     the rounds on the device (ens_tempering.c) the round writes a moved member's beta
  *     into the device's table itself, and the count of uploads tells it when one from the
  *     host's lagging parameters overwrote them.
+ * Members whose spins one block's shared memory does not hold run a launch a pass over
+ * every member instead (launch_passes: the one-lattice pass kernel's code,
+ * heisenberg/heisenberg_kernels.cu's cuda_heisenberg_pass_batch, on each member's own two
+ * buffers, couplings and geometry), their exchange rounds on the host.
  * LATMC_ENS_HEIS_BATCH=0 when the members are made (cuda_sim's ens_one_by_one,
  * cuda_ens_batch_declined) runs them one by one, any member so made the whole ensemble (the
  * driver's rule); LATMC_ENS_HEIS_GEOM and LATMC_ENS_HEIS_SUMS are read when the batch is
- * made (its first call).
+ * made (its first call), for the kernel of whole sweeps only.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@
 #include "ens_batch_driver.h"
 #include "ens_heisenberg_batch.h"
 #include "heisenberg.h"
+#include "heisenberg_cuda.h"
 
 /* The kernel writes each member's sums as 13 consecutive doubles. */
 _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
@@ -71,6 +76,13 @@ struct heisenberg_batch {
     bool check;                 /* LATMC_ENS_HEIS_SUMS=check */
     double *dev_check;          /* check: the reduction's sums, 13 doubles a member */
     unsigned long long *dev_diffs; /* check: the fused sums that differed, so far */
+    /* Members whose spins one block's shared memory does not hold: a launch a pass over
+     * every member, the one-lattice pass kernel's code (cuda_heisenberg_pass_batch), each
+     * member's buffers, couplings and geometry its own box's (one geometry for all) */
+    bool passes;
+    struct cuda_heisenberg_geom geom[2];        /* [heat bath?] member 0's */
+    struct cuda_heisenberg_pass_args *pass_host, *pass_dev; /* a member's each */
+    unsigned long long *pass_count; /* the heat bath's count (per_sweep counts the members) */
 };
 
 /* Frees the model's part (also of a batch whose init failed part way: calloc'ed). */
@@ -81,6 +93,9 @@ static void heisenberg_fini(struct ens_batch *eb)
     cudaFree(b->dev_sums);
     cudaFree(b->dev_check);
     cudaFree(b->dev_diffs);
+    cudaFree(b->pass_dev);
+    cudaFree(b->pass_count);
+    free(b->pass_host);
     free(b->member_J);
 }
 
@@ -243,6 +258,53 @@ static ens_heisenberg_chunks heisenberg_chunks_of(const ens_heisenberg_shape *g)
     return ch;
 }
 
+/* Whether one block's shared memory holds a member's spins (choose_geometry's smallest
+ * need: the couplings read from global memory; the kernels have no static shared memory),
+ * so that whole sweeps run in one launch; else a launch a pass (init_passes). No device
+ * work: the device's limit, kept (cuda_device.h); unknown: yes, and choose_geometry
+ * decides when the batch is made. */
+static bool spins_fit(const latmc_sim *sim)
+{
+    const ens_heisenberg_shape g = heisenberg_shape_of(sim);
+    int optin = 0;
+    if (cuda_device_smem_optin(cuda_sim_of(sim)->device, &optin) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return true;
+    }
+    return cuda_ens_heisenberg_smem(&g, 0) <= (size_t)optin;
+}
+
+/* The batch of members too large for one block: each member's couplings its own box's
+ * (no copy), member 0's geometry of both kinds of pass, the table of the passes' arguments
+ * and the heat bath's counter. */
+static int init_passes(struct heisenberg_batch *b)
+{
+    for (int m = 0; m < b->b.n; m++)
+        b->member_J[m] = cuda_heisenberg_member_couplings(
+            ens_batch_box(b->b.members[m], LATMC_MODEL_HEISENBERG));
+    const struct cuda_box *box0 = ens_batch_box(b->b.members[0], LATMC_MODEL_HEISENBERG);
+    for (int hb = 0; hb < 2; hb++)
+        b->geom[hb] = *cuda_heisenberg_member_geom(box0, hb);
+    b->threads = b->geom[b->heatbath].threads;
+    b->jsmem = b->geom[b->heatbath].jsmem;
+    const size_t bytes = (size_t)b->b.n * sizeof *b->pass_host;
+    b->pass_host = malloc(bytes);
+    int st = b->pass_host ? LATMC_OK
+                          : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's "
+                                            "batch");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&b->pass_dev, bytes),
+                        "cannot allocate device memory for the members' passes");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&b->pass_count, sizeof *b->pass_count),
+                        "cannot allocate device memory for a counter");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(b->pass_count, 0, sizeof *b->pass_count,
+                                        ens_batch_lead(&b->b)->stream),
+                        "clearing a counter");
+    return st;
+}
+
 /* The model's part of a new batch (members, n and device set, the current device its
  * own): the members' shape, the launch's geometry, the sums' buffers and the couplings. */
 static int heisenberg_init(struct ens_batch *eb)
@@ -254,24 +316,25 @@ static int heisenberg_init(struct ens_batch *eb)
     b->shape = heisenberg_shape_of(first);
     b->ch = heisenberg_chunks_of(&b->shape);
     b->member_J = malloc((size_t)eb->n * sizeof *b->member_J);
-    int st = b->member_J ? choose_geometry(b)
-                         : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's "
-                                           "batch");
+    b->passes = !spins_fit(first);
+    int st = !b->member_J ? cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's "
+                                            "batch")
+             : b->passes ? init_passes(b)
+                         : choose_geometry(b);
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&b->dev_sums, (size_t)eb->n * 13 * sizeof(double)),
                         "cannot allocate device memory for the members' sums");
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && !b->passes)
         st = choose_sums(b);
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && !b->passes)
         st = copy_couplings(b);
     return st;
 }
 
-/* Whether the batch can ever hold this member's spins in one block's shared memory
- * (choose_geometry's smallest: the couplings read from global memory; the kernels have no
- * static shared memory) and measure it (the reduction's shared memory: a 2D strip's many
- * chunks may fit no block, and every measurement and device round would fail). No device
- * work: the device's limit, kept (cuda_device.h). */
+/* Whether the batch can measure this member (the reduction's shared memory: a 2D strip's
+ * many chunks may fit no block, and every measurement and device round would fail); its
+ * spins run in one block or, where they do not fit one (spins_fit), a launch a pass. No
+ * device work: the device's limit, kept (cuda_device.h). */
 static bool batch_fits(const latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
@@ -282,15 +345,13 @@ static bool batch_fits(const latmc_sim *sim)
         (void)cudaGetLastError();
         return true; /* unknown: choose_geometry decides when the batch is made */
     }
-    return cuda_ens_heisenberg_smem(&g, 0) <= (size_t)optin &&
-           cuda_ens_heisenberg_measure_fits(&g, ch.nchunks, optin);
+    return cuda_ens_heisenberg_measure_fits(&g, ch.nchunks, optin);
 }
 
 /* A member 0: Heisenberg of the local passes (an embedded cluster step is not the
  * batch's), one replica, 2D or 3D, L_x even, small enough for 32-bit indices, a box alone,
- * its spins in one block's shared memory (else choose_geometry declines every batch: the
- * capabilities offer none, as phi^4's shared_fits) and its sums' reduction launchable. The
- * driver asks every member for a box alone of member 0's algorithm. */
+ * its sums' reduction launchable. The driver asks every member for a box alone of member
+ * 0's algorithm. */
 static bool heisenberg_member_ok(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_HEISENBERG &&
@@ -302,11 +363,22 @@ static bool heisenberg_member_ok(const latmc_sim *sim)
 }
 
 /* Members of one ensemble share their chain's description; their couplings and
- * parameters are their entries'. */
+ * parameters are their entries'. A launch a pass (members too large for one block) takes
+ * every member through the same passes of one geometry: one nover, and each box's
+ * geometry member 0's. */
 static bool heisenberg_same_chain(const latmc_sim *first, const latmc_sim *sim)
 {
-    (void)first;
-    (void)sim;
+    if (spins_fit(first))
+        return true;
+    const struct latmc_heisenberg_params *p0 = first->model_data, *p = sim->model_data;
+    const struct cuda_box *b0 = ens_batch_box(first, LATMC_MODEL_HEISENBERG),
+                          *b = ens_batch_box(sim, LATMC_MODEL_HEISENBERG);
+    if (p->nover != p0->nover || !b0 || !b)
+        return false;
+    for (int hb = 0; hb < 2; hb++)
+        if (memcmp(cuda_heisenberg_member_geom(b0, hb), cuda_heisenberg_member_geom(b, hb),
+                   sizeof(struct cuda_heisenberg_geom)) != 0)
+            return false;
     return true;
 }
 
@@ -357,7 +429,7 @@ static void heisenberg_entry(struct ens_batch *eb, int m, void *entry)
  * whole sweeps. */
 static int heisenberg_kind(const struct heisenberg_batch *b)
 {
-    return (b->jsmem ? 1 : 0) | ENS_BATCH_FUSED;
+    return (b->jsmem ? 1 : 0) | (b->passes ? 0 : ENS_BATCH_FUSED);
 }
 
 /* n_sweeps sweeps from sweep0 of every member, ENS_HEISENBERG_SWEEPS_PER_LAUNCH at most a
@@ -381,13 +453,69 @@ static cudaError_t launch_sweeps(const struct heisenberg_batch *b, uint64_t swee
     return err;
 }
 
+/*
+ * n_sweeps sweeps from sweep0 of members too large for one block: a launch a pass over
+ * every member (the heat bath, then nover overrelaxation passes, or max(nover, 1) of them,
+ * as a member's own sweep), each member's pass the one its own sweep launches (the same
+ * kernel code, geometry, buffers, couplings and draws), the buffers alternating; each box
+ * is then told where its configuration lies, after the passes launched (also where one
+ * failed to launch: those before it run).
+ */
+static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, uint64_t n_sweeps)
+{
+    const cudaStream_t stream = ens_batch_lead(&b->b)->stream;
+    const int n = b->b.n;
+    for (int m = 0; m < n; m++) {
+        const latmc_sim *sim = b->b.members[m];
+        const struct latmc_heisenberg_params *p = sim->model_data;
+        struct cuda_heisenberg_pass_args *a = &b->pass_host[m];
+        float *cur, *other;
+        cuda_heisenberg_member_buffers(ens_batch_box(sim, LATMC_MODEL_HEISENBERG), &cur, &other);
+        memset(a, 0, sizeof *a);
+        a->src = cur;
+        a->dst = other;
+        a->J = b->member_J[m];
+        a->beta = p->beta;
+        a->h = p->h;
+        a->seed = sim->desc.seed;
+        /* the tile copies move pairs of floats, as cuda_heisenberg_pass checks */
+        if ((((uintptr_t)cur | (uintptr_t)other | (uintptr_t)a->J) & 7u) != 0)
+            return cudaErrorMisalignedAddress;
+    }
+    /* a pageable source: the call returns once it has read it */
+    cudaError_t err = cudaMemcpyAsync(b->pass_dev, b->pass_host, (size_t)n * sizeof *b->pass_host,
+                                      cudaMemcpyHostToDevice, stream);
+    const struct latmc_heisenberg_params *p0 = b->b.members[0]->model_data;
+    const int nover = b->heatbath || p0->nover > 0 ? p0->nover : 1;
+    const int dbl = b->dbl;
+    uint64_t passes = 0;
+    for (uint64_t t = 0; t < n_sweeps && err == cudaSuccess; t++) {
+        if (b->heatbath) {
+            /* the heat bath's draws: the sweep word of its colour-0 step (the leaf's) */
+            const uint64_t word = latmc_rng_name_sweep(latmc_heisenberg_rng_name(sweep0 + t, 0));
+            err = cuda_heisenberg_pass_batch(stream, &b->geom[1], b->pass_dev, n,
+                                             (int)(passes & 1u), word, b->pass_count, dbl, 1);
+            passes += err == cudaSuccess;
+        }
+        for (int k = 0; k < nover && err == cudaSuccess; k++) {
+            err = cuda_heisenberg_pass_batch(stream, &b->geom[0], b->pass_dev, n,
+                                             (int)(passes & 1u), 0, b->pass_count, dbl, 0);
+            passes += err == cudaSuccess;
+        }
+    }
+    for (int m = 0; m < n; m++)
+        cuda_heisenberg_member_passed(ens_batch_box(b->b.members[m], LATMC_MODEL_HEISENBERG),
+                                      passes);
+    return err;
+}
+
 static cudaError_t heisenberg_sweeps(struct ens_batch *eb, const struct latmc_step_call *k,
                                uint64_t sweep0, uint64_t n, int *kind)
 {
     (void)k;
-    const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
+    struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     *kind = heisenberg_kind(b);
-    return launch_sweeps(b, sweep0, n, NULL, false);
+    return b->passes ? launch_passes(b, sweep0, n) : launch_sweeps(b, sweep0, n, NULL, false);
 }
 
 /* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
@@ -426,7 +554,7 @@ static const struct ens_batch_ops heisenberg_ops = {
     .model = LATMC_MODEL_HEISENBERG,
     .name = "Heisenberg",
     .codes = { "couplings read from global memory", "couplings in shared memory" },
-    .step_launch = NULL, /* whole sweeps only */
+    .step_launch = "a launch a pass", /* whole sweeps: members too large for a block */
     .measure_launches = "in one launch",
     .batch_bytes = sizeof(struct heisenberg_batch),
     .entry_bytes = sizeof(struct cuda_ens_heisenberg_member),
@@ -464,14 +592,15 @@ int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums
 }
 
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
- * a member the batch never takes, spins or the sums' reduction past a block's shared
- * memory included, or one made to run one by one; else whole sweeps), and exchange rounds
- * between them on the device (ens_tempering.c; the tempering state's load checks that the
- * members' betas are the ladder's) wherever the batch is offered. */
+ * a member the batch never takes, the sums' reduction past a block's shared memory
+ * included, or one made to run one by one; else whole sweeps), and exchange rounds between
+ * them on the device (ens_tempering.c; the tempering state's load checks that the members'
+ * betas are the ladder's) where the members' spins fit one block (the rounds run beside
+ * the kernel of whole sweeps; larger members' rounds are the host's). */
 unsigned cuda_ens_heisenberg_caps(const latmc_sim *sim)
 {
     const unsigned caps = ens_batch_caps(&heisenberg_ops, sim);
-    return caps ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u;
+    return caps && spins_fit(sim) ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
 }
 
 int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_heisenberg_view *v)
@@ -486,6 +615,11 @@ int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_h
         return st;
     }
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
+    if (b->passes) { /* the capabilities offer no rounds on the device for these */
+        ens_batch_put_back(eb);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no exchange rounds on the device "
+                               "for members too large for one block");
+    }
     v->batch = eb;
     v->cs0 = ens_batch_lead(eb);
     v->dev = eb->dev_table;

@@ -108,6 +108,25 @@ const float *cuda_heisenberg_member_couplings(const struct cuda_box *b)
     return own_of(b)->J;
 }
 
+void cuda_heisenberg_member_buffers(const struct cuda_box *b, float **cur, float **other)
+{
+    *cur = buffer(b, own_of(b)->cur);
+    *other = buffer(b, 1 - own_of(b)->cur);
+}
+
+const struct cuda_heisenberg_geom *cuda_heisenberg_member_geom(const struct cuda_box *b,
+                                                               int heatbath)
+{
+    return &own_of(b)->geom[heatbath ? 1 : 0];
+}
+
+void cuda_heisenberg_member_passed(struct cuda_box *b, uint64_t passes)
+{
+    struct heisenberg_box *h = own_of(b);
+    h->in_pass = false; /* the next step starts a pass of its own */
+    h->cur ^= (int)(passes & 1u);
+}
+
 static int64_t heisenberg_halo(const latmc_sim *sim)
 {
     (void)sim;

@@ -67,10 +67,10 @@ struct cuda_heisenberg_pass_args {
 size_t cuda_heisenberg_smem_bytes(const struct cuda_heisenberg_geom *g);
 
 /*
- * Make the pass kernels of g's ndim and nrep launchable with g's shared memory and
- * threads: cudaSuccess, cudaErrorInvalidConfiguration when the device or a kernel's
- * register use cannot take them (*limit_threads, *limit_smem: what it can), or the
- * runtime's error.
+ * Make the pass kernels of g's ndim and nrep (one replica: cuda_heisenberg_pass_batch's
+ * too) launchable with g's shared memory and threads: cudaSuccess,
+ * cudaErrorInvalidConfiguration when the device or a kernel's register use cannot take
+ * them (*limit_threads, *limit_smem: what it can), or the runtime's error.
  */
 cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom *g, int *limit_threads,
                               size_t *limit_smem);
@@ -79,6 +79,20 @@ cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom *g, int *l
  * arithmetic. */
 cudaError_t cuda_heisenberg_pass(cudaStream_t stream, const struct cuda_heisenberg_geom *g,
                            const struct cuda_heisenberg_pass_args *a, int dbl, int heatbath);
+
+/*
+ * The same pass of n_members lattices of one replica each and of geometry g, in one launch
+ * (the ensembles' members too large for their whole sweeps in one block,
+ * ensembles/ens_heisenberg_batch.c): members (a device array) gives each lattice's buffers,
+ * couplings, parameters and seed, its src read and dst written (swapped where `swap`); the
+ * heat bath's sweep word and counter are the launch's (sweep, count). Each lattice's pass
+ * is the one cuda_heisenberg_pass makes of it, bit for bit. cudaErrorInvalidValue for g of
+ * two replicas or an odd L_x; the buffers 8-byte aligned, as cuda_heisenberg_pass asks.
+ */
+cudaError_t cuda_heisenberg_pass_batch(cudaStream_t stream, const struct cuda_heisenberg_geom *g,
+                                       const struct cuda_heisenberg_pass_args *members,
+                                       int n_members, int swap, uint64_t sweep,
+                                       unsigned long long *count, int dbl, int heatbath);
 
 /* Every spin of every replica e_z (SoA). */
 cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *spins, long long n, int nrep);

@@ -402,9 +402,11 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
     (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? ((HB) ? 96 : 128) : (HB) ? 80 : 64)    \
                     : ((HB) ? 128 : 80))
 
+/* The pass of the block's tile (blockIdx.x) and, in 3D, chunk of planes (blockIdx.y) of the
+ * lattice of `a`: the pass kernel's body, the one-lattice kernel's and the batch's. */
 template <typename R, int NDIM, int NREP, bool HB>
-__global__ void __maxnreg__(HEISENBERG_MAXNREG(R, NDIM, NREP, HB))
-heisenberg_pass_kernel(const cuda_heisenberg_geom g, const cuda_heisenberg_pass_args a)
+__device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom &g,
+                                                     const cuda_heisenberg_pass_args &a)
 {
     extern __shared__ float sm[];
     heisenberg_tile t;
@@ -480,6 +482,33 @@ heisenberg_pass_kernel(const cuda_heisenberg_geom g, const cuda_heisenberg_pass_
                                (unsigned long long)t.h * (unsigned long long)t.zn);
 }
 
+template <typename R, int NDIM, int NREP, bool HB>
+__global__ void __maxnreg__(HEISENBERG_MAXNREG(R, NDIM, NREP, HB))
+heisenberg_pass_kernel(const cuda_heisenberg_geom g, const cuda_heisenberg_pass_args a)
+{
+    heisenberg_pass_tile<R, NDIM, NREP, HB>(g, a);
+}
+
+/* The same pass of lattice blockIdx.z of a batch (members[blockIdx.z]: src and dst swapped
+ * where `swap`; sweep and count the launch's): the ensembles' members too large for their
+ * whole sweeps in one block (ensembles/ens_heisenberg_batch.c). */
+template <typename R, int NDIM, int NREP, bool HB>
+__global__ void __maxnreg__(HEISENBERG_MAXNREG(R, NDIM, NREP, HB))
+heisenberg_pass_batch_kernel(const cuda_heisenberg_geom g,
+                             const cuda_heisenberg_pass_args *__restrict__ members, int swap,
+                             uint64_t sweep, unsigned long long *count)
+{
+    const cuda_heisenberg_pass_args &m = members[blockIdx.z];
+    cuda_heisenberg_pass_args a = m;
+    if (swap) {
+        a.src = m.dst;
+        a.dst = (float *)m.src;
+    }
+    a.sweep = sweep;
+    a.count = count;
+    heisenberg_pass_tile<R, NDIM, NREP, HB>(g, a);
+}
+
 /* ---- launchers ---- */
 
 typedef void (*heisenberg_pass_fn)(const cuda_heisenberg_geom, const cuda_heisenberg_pass_args);
@@ -501,11 +530,51 @@ static heisenberg_pass_fn heisenberg_pass_kernel_of(int dbl, int ndim, int nrep,
 #undef HEISENBERG_PICK
 }
 
+typedef void (*heisenberg_batch_fn)(const cuda_heisenberg_geom,
+                                    const cuda_heisenberg_pass_args *, int, uint64_t,
+                                    unsigned long long *);
+
+/* The batch's kernel for (double?, ndim, heat bath?): one replica a lattice. */
+static heisenberg_batch_fn heisenberg_batch_kernel_of(int dbl, int ndim, int heatbath)
+{
+#define HEISENBERG_PICK(R, D)                                                                      \
+    (heatbath ? (heisenberg_batch_fn)heisenberg_pass_batch_kernel<R, D, 1, true>                   \
+              : (heisenberg_batch_fn)heisenberg_pass_batch_kernel<R, D, 1, false>)
+    if (dbl)
+        return ndim == 3 ? HEISENBERG_PICK(double, 3) : HEISENBERG_PICK(double, 2);
+    return ndim == 3 ? HEISENBERG_PICK(float, 3) : HEISENBERG_PICK(float, 2);
+#undef HEISENBERG_PICK
+}
+
 extern "C" size_t cuda_heisenberg_smem_bytes(const struct cuda_heisenberg_geom *g)
 {
     const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
     const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
     return slots * arrays * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) * sizeof(float);
+}
+
+/* Kernel fn launchable with g's threads and shared memory where it can: *limit_threads and
+ * *limit_smem lowered to what it takes, *fits false where g asks more. */
+static cudaError_t prepare_kernel(const void *fn, const struct cuda_heisenberg_geom *g, int optin,
+                                  int *limit_threads, size_t *limit_smem, bool *fits)
+{
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, fn);
+    if (err != cudaSuccess)
+        return err;
+    if (attr.maxThreadsPerBlock < *limit_threads)
+        *limit_threads = attr.maxThreadsPerBlock;
+    const size_t room = (size_t)optin > attr.sharedSizeBytes
+                            ? (size_t)optin - attr.sharedSizeBytes : 0;
+    if (room < *limit_smem)
+        *limit_smem = room;
+    if (g->threads > attr.maxThreadsPerBlock || g->smem > room) {
+        *fits = false;
+        return cudaSuccess;
+    }
+    /* the device's whole opt-in, not g->smem: the attribute belongs to the kernel, and
+     * another sim of the process may use a larger geometry */
+    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)room);
 }
 
 extern "C" cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom *g,
@@ -520,29 +589,18 @@ extern "C" cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom
     *limit_threads = 1024;
     *limit_smem = (size_t)optin;
     bool fits = true;
-    for (int dbl = 0; dbl < 2; dbl++)
-        for (int hb = 0; hb < 2; hb++) {
-            const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, hb);
-            struct cudaFuncAttributes attr;
-            if ((err = cudaFuncGetAttributes(&attr, (const void *)fn)) != cudaSuccess)
-                return err;
-            if (attr.maxThreadsPerBlock < *limit_threads)
-                *limit_threads = attr.maxThreadsPerBlock;
-            const size_t room = (size_t)optin > attr.sharedSizeBytes
-                                    ? (size_t)optin - attr.sharedSizeBytes : 0;
-            if (room < *limit_smem)
-                *limit_smem = room;
-            if (g->threads > attr.maxThreadsPerBlock || g->smem > room) {
-                fits = false;
-                continue;
-            }
-            /* the device's whole opt-in, not g->smem: the attribute belongs to the kernel,
-             * and another sim of the process may use a larger geometry */
-            if ((err = cudaFuncSetAttribute((const void *)fn,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)room)) != cudaSuccess)
-                return err;
+    for (int dbl = 0; dbl < 2 && err == cudaSuccess; dbl++)
+        for (int hb = 0; hb < 2 && err == cudaSuccess; hb++) {
+            err = prepare_kernel((const void *)heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep,
+                                                                         hb),
+                                 g, optin, limit_threads, limit_smem, &fits);
+            /* one replica: the batch's kernel too (the same code and shared memory) */
+            if (err == cudaSuccess && g->nrep == 1)
+                err = prepare_kernel((const void *)heisenberg_batch_kernel_of(dbl, g->ndim, hb),
+                                     g, optin, limit_threads, limit_smem, &fits);
         }
+    if (err != cudaSuccess)
+        return err;
     return fits ? cudaSuccess : cudaErrorInvalidConfiguration;
 }
 
@@ -558,6 +616,28 @@ extern "C" cudaError_t cuda_heisenberg_pass(cudaStream_t stream,
     const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
     fn<<<grid, (unsigned)g->threads, g->smem, stream>>>(*g, *a);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_heisenberg_pass_batch(cudaStream_t stream,
+                                                  const struct cuda_heisenberg_geom *g,
+                                                  const struct cuda_heisenberg_pass_args *members,
+                                                  int n_members, int swap, uint64_t sweep,
+                                                  unsigned long long *count, int dbl,
+                                                  int heatbath)
+{
+    if (g->nrep != 1 || g->lx % 2 != 0)
+        return cudaErrorInvalidValue;
+    const heisenberg_batch_fn fn = heisenberg_batch_kernel_of(dbl, g->ndim, heatbath);
+    /* at most 65535 lattices a grid (its z extent) */
+    for (int m0 = 0; m0 < n_members; m0 += 65535) {
+        const int k = n_members - m0 < 65535 ? n_members - m0 : 65535;
+        const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z, (unsigned)k);
+        fn<<<grid, (unsigned)g->threads, g->smem, stream>>>(*g, members + m0, swap, sweep, count);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
 }
 
 /* ---- the cold start ---- */
