@@ -57,6 +57,17 @@ int cuda_box_exec_create(struct cuda_box_exec *e)
                       "clearing the update counter");
 }
 
+int cuda_box_exec_add_half(struct cuda_box_exec *e)
+{
+    int st;
+    if ((st = cuda_box_set_device(e->device)) < 0 ||
+        (st = cuda_check(cudaStreamCreateWithFlags(&e->half_stream, cudaStreamNonBlocking),
+                         "cudaStreamCreateWithFlags")) < 0)
+        return st;
+    return cuda_check(cudaEventCreateWithFlags(&e->half_done, cudaEventDisableTiming),
+                      "cudaEventCreateWithFlags");
+}
+
 /* The executor of box i. */
 static struct cuda_box_exec *nth(struct cuda_box_exec *first, size_t stride, int i)
 {
@@ -69,6 +80,8 @@ static void sync_quiet(const struct cuda_box_exec *e)
         cudaStreamSynchronize(e->stream);
     if (e->border_stream)
         cudaStreamSynchronize(e->border_stream);
+    if (e->half_stream)
+        cudaStreamSynchronize(e->half_stream);
 }
 
 static void destroy(struct cuda_box_exec *e)
@@ -82,6 +95,10 @@ static void destroy(struct cuda_box_exec *e)
         cudaEventDestroy(e->copies_done);
     if (e->interior_done)
         cudaEventDestroy(e->interior_done);
+    if (e->half_done)
+        cudaEventDestroy(e->half_done);
+    if (e->half_stream)
+        cudaStreamDestroy(e->half_stream);
     if (e->border_stream)
         cudaStreamDestroy(e->border_stream);
     if (e->stream)
@@ -116,6 +133,8 @@ int cuda_box_exec_finish_all(struct cuda_box_exec *first, size_t stride, int n,
             st = cuda_check(cudaStreamSynchronize(e->border_stream), what);
         if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(e->stream), what);
+        if (st == LATMC_OK && e->half_stream)
+            st = cuda_check(cudaStreamSynchronize(e->half_stream), what);
         if (st < 0 && first_err == LATMC_OK)
             first_err = st;
         e->recorded = false;

@@ -40,6 +40,11 @@ struct cuda_box_exec {
                                        (interior_done and border_done recorded at each
                                        step); else all on the border stream (copies_done
                                        alone recorded). Set by the executor. */
+    /* a box alone's steps in halves (exec/cuda_exec.c, launch_halves): the second half's
+     * stream (the main stream's priority) and its event, where the executor asked for
+     * them (cuda_box_exec_add_half), else NULL */
+    cudaStream_t half_stream;
+    cudaEvent_t half_done;
     /* the update counter: changed (device, added to by the box's kernels, never reset),
      * count_host (pinned: its value read at the end of a call), count_seen (its value at
      * the previous read) */
@@ -71,6 +76,10 @@ int cuda_box_alloc_on(void **ptr, size_t bytes, int device, const char *what);
  * main stream. On failure what was created stays in *e for cuda_box_exec_release_all.
  */
 int cuda_box_exec_create(struct cuda_box_exec *e);
+
+/* The same box's half stream and half_done (its device made current here); released with
+ * the box, waited for with its other streams. */
+int cuda_box_exec_add_half(struct cuda_box_exec *e);
 
 /*
  * Release n boxes, each on its own device (errors ignored: a sticky error must not keep

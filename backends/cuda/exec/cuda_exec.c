@@ -32,7 +32,10 @@
  * each step on each box's own planes at once on its border stream, then the leaf's join
  * across the boxes, then the events and sends as above (launch_joined); a part's box the
  * same, its join across the parts the core's (ops.cluster_faces, leaf part_faces).
- * One box alone: each step is one launch on its main stream, which orders them. The box
+ * One box alone: each step is one launch on its main stream, which orders them; a large
+ * box alone whose leaf takes ranges of it runs each step in halves instead (launch_halves:
+ * its halves' ends on the border stream, the two interiors on the main and the half stream,
+ * so that one half's step overlaps the other's). The box
  * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
  * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
  * moves its border planes and halos through get_planes / set_planes on the border stream,
@@ -85,6 +88,9 @@ struct cuda_exec {
     void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
     size_t stage_bytes;
     struct cuda_part_wire wire; /* a part's halo planes on the wire (cuda_part_wire.h) */
+    bool halves;                /* a box alone's steps as halves where the leaf takes them */
+    int half_kind;              /* the kind of the last step in halves since the host's
+                                   last wait and the last whole step; -1: none */
 };
 
 static int finish_all(struct cuda_exec *x, const char *what)
@@ -216,6 +222,28 @@ const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
     return x->leaf;
 }
 
+/* A box alone's steps in halves (launch_halves) where its leaf takes ranges of it and it is
+ * large enough that a step's five launches, records and waits cost the host less than
+ * the overlap gains on the GPU: HALVES_SITES own sites (one H200, Ising: 2^28 sites and
+ * more 1.4-12 % faster, 2^26 11-23 % slower, 2^27 mixed; doc/PERFORMANCE.md, "Halves").
+ * LATMC_CUDA_HALVES (read at sim creation): "1" any box alone of HALVES_MIN_PLANES planes
+ * or more (the tests), "0" none. */
+#define HALVES_SITES ((int64_t)1 << 28)
+#define HALVES_MIN_PLANES 6
+
+static bool halves_wanted(const struct cuda_exec *x)
+{
+    if (x->n != 1 || x->halo != 0 || !x->leaf->halves ||
+        x->box[0].ex.planes < HALVES_MIN_PLANES)
+        return false;
+    const char *v = getenv("LATMC_CUDA_HALVES");
+    if (v && strcmp(v, "0") == 0)
+        return false;
+    if (v && strcmp(v, "1") == 0)
+        return true;
+    return x->own_sites >= HALVES_SITES;
+}
+
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -316,11 +344,18 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         for (int i = 0; i < n && ((one_device && !split_all) || split_none); i++)
             x->box[i].ex.split = false;
     }
+    x->halves = halves_wanted(x);
+    x->half_kind = -1;
+    if (x->halves && (st = cuda_box_exec_add_half(&x->box[0].ex)) < 0) {
+        cuda_exec_destroy(x);
+        return st;
+    }
     (void)cudaSetDevice(x->box[0].ex.device);
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA executor: %s sim of %lld sites as %d "
-                   "box(es), halo %lld, borders of %lld planes%s, halo transport of box 0: %s",
-                   sim->model->name, (long long)sim->nsites, n, (long long)x->halo,
+                   "box(es), halo %lld, borders of %lld planes%s%s, halo transport of box 0: "
+                   "%s", sim->model->name, (long long)sim->nsites, n, (long long)x->halo,
                    (long long)x->border, x->box[0].ex.split ? "" : " (boxes not split)",
+                   x->halves ? ", steps in halves where the leaf takes them" : "",
                    x->halo > 0 ? x->transport[0]->name : "its own wrap");
     *out = x;
     return LATMC_OK;
@@ -744,8 +779,87 @@ static int launch_joined(const latmc_sim *sim, struct cuda_exec *x, uint64_t swe
     return st;
 }
 
-/* One step: one launch on the one box's main stream, or the k boxes' borders, sends and
- * interiors. */
+/* Step `step` on local planes [p0, p0 + planes) of a box alone as a range (the leaf's
+ * halves), not as its whole step. */
+static cudaError_t update_half(const latmc_sim *sim, const struct cuda_exec *x,
+                               struct cuda_box *b, cudaStream_t stream, int64_t p0,
+                               int64_t planes, uint64_t sweep, const struct latmc_step *step)
+{
+    if (planes <= 0)
+        return cudaSuccess;
+    struct cuda_box_range r = range_of(x, b, p0, planes);
+    r.whole = false;
+    return x->leaf->update(sim, &r, sweep, step, stream, b->ex.changed);
+}
+
+/*
+ * A step of a box alone in halves (x->halves, the leaf's halves for the step): its P planes
+ * as half A [0, H) and half B [H, P), H = P / 2. The boundary (planes 0, H - 1, H, P - 1,
+ * the halves' ends) runs on the border stream after both halves' last steps
+ * (interior_done, recorded here on the main stream, and half_done), then border_done;
+ * half A's interior [1, H - 1) on the main stream and half B's [H + 1, P - 1) on the half
+ * stream, each after the previous step's boundary (border_done as recorded before this
+ * step's), then half_done; the border stream then waits for half B and records
+ * copies_done (what the counter's read and a whole step after the halves wait for). A
+ * step reads the other colour of its planes and their neighbours and writes its own: the
+ * boundary reads both halves' last step, each interior its own last step and the last
+ * boundary's, and the next writes of what each reads come after it in the same way;
+ * nothing of one half's interior is the other's. So half A's step overlaps half B's and
+ * the boundary's: each launch's ramp and tail and the gaps between launches, which a step
+ * of one launch leaves idle, are filled (doc/PERFORMANCE.md, "Split boxes on one H200").
+ * The boundary alone has the border stream's high priority: the two interiors are equals.
+ */
+static int launch_halves(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
+                         const struct latmc_step *step)
+{
+    struct cuda_box *b = &x->box[0];
+    const int64_t P = b->ex.planes, H = P / 2;
+    const cudaStream_t main = b->ex.stream, side = b->ex.border_stream,
+                       half = b->ex.half_stream;
+    /* the box in the steps' form (a conversion, if any, before the streams part) */
+    cudaError_t err = x->leaf->switch_form ? x->leaf->switch_form(sim, b, step, main)
+                                           : cudaSuccess;
+    if (err == cudaSuccess)
+        err = cudaEventRecord(b->ex.interior_done, main);
+    /* the last boundary (none yet: no wait) before each interior */
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(main, b->ex.border_done, 0);
+    if (err == cudaSuccess)
+        err = update_half(sim, x, b, main, 1, H - 2, sweep, step);
+    /* the first step in halves since the host's wait, a whole step or a step of another
+     * kind: half B after everything before it on the main stream too (switch_form may
+     * have converted the box; else half B does not wait for half A's last step) */
+    if (err == cudaSuccess && (!b->ex.recorded || x->half_kind != (int)step->kind))
+        err = cudaStreamWaitEvent(half, b->ex.interior_done, 0);
+    x->half_kind = (int)step->kind;
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(half, b->ex.border_done, 0);
+    if (err == cudaSuccess)
+        err = update_half(sim, x, b, half, H + 1, P - H - 2, sweep, step);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(b->ex.half_done, half);
+    /* this step's boundary after both halves' last steps */
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(side, b->ex.interior_done, 0);
+    if (err == cudaSuccess)
+        err = update_half(sim, x, b, side, H - 1, 2, sweep, step);
+    if (err == cudaSuccess)
+        err = update_half(sim, x, b, side, P - 1, 1, sweep, step);
+    if (err == cudaSuccess)
+        err = update_half(sim, x, b, side, 0, 1, sweep, step);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(b->ex.border_done, side);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(side, b->ex.half_done, 0);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(b->ex.copies_done, side);
+    b->ex.recorded = true;
+    return cuda_check(err, "launching a step in halves");
+}
+
+/* One step: one launch on the one box's main stream (after the border stream's work where
+ * a step in halves ran since the last wait), the box's halves, or the k boxes' borders,
+ * sends and interiors. */
 static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                        const struct latmc_step *step)
 {
@@ -764,8 +878,14 @@ static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep
     if (x->halo > 0) /* k boxes, or a part's box: borders, sends, interior */
         return launch_boxes(sim, x, sweep, step);
     struct cuda_box *b = &x->box[0];
-    return cuda_check(update(sim, x, b, b->ex.stream, 0, b->ex.planes, sweep, step),
-                      "launching a step");
+    if (x->halves && x->leaf->halves(sim, b, step))
+        return launch_halves(sim, x, sweep, step);
+    x->half_kind = -1;
+    cudaError_t err = b->ex.recorded ? cudaStreamWaitEvent(b->ex.stream, b->ex.copies_done, 0)
+                                     : cudaSuccess;
+    if (err == cudaSuccess)
+        err = update(sim, x, b, b->ex.stream, 0, b->ex.planes, sweep, step);
+    return cuda_check(err, "launching a step");
 }
 
 int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,

@@ -341,6 +341,15 @@ struct cuda_leaf {
      * clusters on its host copy): the model's part of the embedded Swendsen-Wang and Wolff
      * step (struct cuda_embed_leaf below; Heisenberg, phi^4). */
     const struct cuda_embed_leaf *embed;
+    /* ---- appended for the halves of a box alone (issue 35) ---- */
+    /* Optional (NULL: never): whether update takes ranges of a box alone (whole false, its
+     * own wrap) for steps like `step`, each exactly what the whole step writes there. The
+     * executor then runs a large box alone's step as its two halves' interiors on two
+     * streams beside the planes at their ends (cuda_exec.c, launch_halves), so one half's
+     * next step overlaps the other's last blocks, after switch_form (where the leaf has
+     * one) on the main stream: the box in the form of such steps before the streams part. */
+    bool (*halves)(const latmc_sim *sim, const struct cuda_box *b,
+                   const struct latmc_step *step);
 };
 
 /*

@@ -509,10 +509,26 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
                                        sim->desc.algorithm, sim->desc.seed, step->rng, c,
                                        changed);
     }
+    if (b->halo == 0) { /* a box alone's range (packed_halves; packed_switch_form made the */
+        state_of(b);    /* packed arrays current): the bytes now stale */
+        pb->bytes_valid = false;
+    }
     return cuda_ising_packed_sweep_rows(stream, &b->local, &rows, colour_of(b, c),
                                         colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
                                         sim->desc.algorithm, sim->desc.seed, step->rng, c,
                                         changed);
+}
+
+/* Ranges of a box alone (cuda_leaf.h, halves): the default chain's where the packed kernels
+ * run it (its whole steps' kernels on rows), the bit-sliced decisions' where L_x is a
+ * multiple of 64 (rows of whole groups, in either form); the executor puts the box in the
+ * steps' form first (packed_switch_form). */
+static bool packed_halves(const latmc_sim *sim, const struct cuda_box *b,
+                          const struct latmc_step *step)
+{
+    if (step->kind == LATMC_STEP_COLOUR_BITSLICED)
+        return cuda_ising_bitsliced_rows_fit(&b->local);
+    return step->kind == LATMC_STEP_COLOUR && own_kernels(sim, b);
 }
 
 /* The bit-sliced decisions (decisions = 1, cuda_ising_bitsliced.h): a box alone, or boxes
@@ -545,13 +561,16 @@ static bool packed_form_differs(const latmc_sim *sim, const struct cuda_box *b,
     return b->halo > 0 && bits_steps(b, step) != pb->bits_valid;
 }
 
+/* Boxes with halos, and a box alone before each step in halves (cuda_exec.c: enqueued
+ * before its two streams part): the 1-bit form for bit-sliced steps where it can be had,
+ * else the packed arrays (from the 1-bit form, or a box alone's bytes). */
 static cudaError_t packed_switch_form(const latmc_sim *sim, struct cuda_box *b,
                                       const struct latmc_step *step, cudaStream_t stream)
 {
     (void)sim;
     state_of(b);
     if (!bits_steps(b, step))
-        return bits_back(b, stream);
+        return packed_current(b, stream);
     (void)bits_current(b, stream); /* false: the packed arrays run the steps */
     return cudaGetLastError();
 }
@@ -878,4 +897,5 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .form_differs = packed_form_differs,
     .switch_form = packed_switch_form,
     .step_arrays = packed_step_arrays,
+    .halves = packed_halves,
 };
