@@ -153,6 +153,8 @@ int cuda_box_exec_read_counts(struct cuda_box_exec *first, size_t stride, int n,
             break;
         if (e->recorded && e->split) /* else copies_done, after it, covers it */
             err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
+        if (err == cudaSuccess && e->recorded && e->split && e->half_stream)
+            err = cudaStreamWaitEvent(e->stream, e->half_done, 0);
         if (err == cudaSuccess && e->recorded)
             err = cudaStreamWaitEvent(e->stream, e->copies_done, 0);
         if (err == cudaSuccess)
@@ -357,6 +359,12 @@ int cuda_box_exec_order_step(struct cuda_box_exec *first, size_t stride, int n,
         cudaError_t err = cudaSuccess;
         if (e->split)
             err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
+        /* interiors in halves (exec/cuda_exec.c): half B's last step before the borders, the
+         * last borders before half B */
+        if (err == cudaSuccess && e->split && e->half_stream)
+            err = cudaStreamWaitEvent(e->border_stream, e->half_done, 0);
+        if (err == cudaSuccess && e->split && e->half_stream)
+            err = cudaStreamWaitEvent(e->half_stream, e->border_done, 0);
         /* each neighbour once: with two boxes both are the same one */
         for (int k = 0; k < 2 && err == cudaSuccess; k++)
             if (nb[k]->recorded && nb[k] != e && (k == 0 || nb[1] != nb[0]))

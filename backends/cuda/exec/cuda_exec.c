@@ -35,7 +35,9 @@
  * One box alone: each step is one launch on its main stream, which orders them; a large
  * box alone whose leaf takes ranges of it runs each step in halves instead (launch_halves:
  * its halves' ends on the border stream, the two interiors on the main and the half stream,
- * so that one half's step overlaps the other's). The box
+ * so that one half's step overlaps the other's), and large split boxes run their
+ * interiors so (launch_boxes: the interior's middle planes on the border stream after the
+ * sends). The box
  * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
  * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
  * moves its border planes and halos through get_planes / set_planes on the border stream,
@@ -222,26 +224,37 @@ const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
     return x->leaf;
 }
 
-/* A box alone's steps in halves (launch_halves) where its leaf takes ranges of it and it is
- * large enough that a step's five launches, records and waits cost the host less than
- * the overlap gains on the GPU: HALVES_SITES own sites (one H200, Ising: 2^28 sites and
- * more 1.4-12 % faster, 2^26 11-23 % slower, 2^27 mixed; doc/PERFORMANCE.md, "Halves").
- * LATMC_CUDA_HALVES (read at sim creation): "1" any box alone of HALVES_MIN_PLANES planes
- * or more (the tests), "0" none. */
+/* A box alone's steps in halves (launch_halves), and split boxes' interiors in halves
+ * (launch_boxes), where the leaf takes such ranges and a box is large enough that a step's
+ * launches, records and waits cost the host less than the overlap gains on the GPU:
+ * HALVES_SITES own sites a box (one H200, Ising: 2^28 sites and more 1.4-12 % faster, 2^26
+ * 11-23 % slower, 2^27 mixed; doc/PERFORMANCE.md, "Halves"). LATMC_CUDA_HALVES (read at
+ * sim creation): "1" any such box of HALVES_MIN_PLANES planes (beyond its borders) or more
+ * (the tests), "0" none. */
 #define HALVES_SITES ((int64_t)1 << 28)
 #define HALVES_MIN_PLANES 6
 
 static bool halves_wanted(const struct cuda_exec *x)
 {
-    if (x->n != 1 || x->halo != 0 || !x->leaf->halves ||
-        x->box[0].ex.planes < HALVES_MIN_PLANES)
+    if (x->part || !x->leaf->halves)
+        return false;
+    /* a box alone, or split boxes (launch_boxes: their interiors in halves) */
+    const int64_t edges = x->halo == 0 ? 0 : 2 * x->border;
+    int64_t least = INT64_MAX;
+    for (int i = 0; i < x->n; i++) {
+        if (x->halo > 0 && !x->box[i].ex.split)
+            return false;
+        if (x->box[i].ex.planes < least)
+            least = x->box[i].ex.planes;
+    }
+    if (least < edges + HALVES_MIN_PLANES)
         return false;
     const char *v = getenv("LATMC_CUDA_HALVES");
     if (v && strcmp(v, "0") == 0)
         return false;
     if (v && strcmp(v, "1") == 0)
         return true;
-    return x->own_sites >= HALVES_SITES;
+    return x->own_sites / x->n >= HALVES_SITES;
 }
 
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
@@ -346,7 +359,9 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     }
     x->halves = halves_wanted(x);
     x->half_kind = -1;
-    if (x->halves && (st = cuda_box_exec_add_half(&x->box[0].ex)) < 0) {
+    for (int i = 0; i < x->n && x->halves && st == LATMC_OK; i++)
+        st = cuda_box_exec_add_half(&x->box[i].ex);
+    if (st < 0) {
         cuda_exec_destroy(x);
         return st;
     }
@@ -712,6 +727,16 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
                         const struct latmc_step *step)
 {
     const int64_t h = x->halo, nb = x->border;
+    /* the interiors in halves (as launch_halves' box alone: the interior's middle planes
+     * on the border stream after the sends, its halves on the main and the half stream,
+     * each after the last step's border_done, which cuda_box_exec_order_step waits for);
+     * the first such step since the host's wait or a whole interior: half B after the main
+     * stream's last interior too */
+    const bool halved = x->halves && x->leaf->halves(sim, &x->box[0], step);
+    const bool fresh = !x->box[0].ex.recorded || x->half_kind != (int)step->kind;
+    /* a whole interior after interiors in halves: after half B's last step too */
+    const bool after_halves = !halved && x->box[0].ex.recorded && x->half_kind >= 0;
+    x->half_kind = halved ? (int)step->kind : -1;
     int st = cuda_box_exec_order_step(&x->box[0].ex, sizeof *x->box, x->n,
                                        "ordering a step after the previous one");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
@@ -736,6 +761,27 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
                          step);
         if (err == cudaSuccess)
             err = borders_sent(sim, x, i, step);
+        if (halved && !one) {
+            const int64_t m = h + planes / 2, end = h + planes - nb;
+            if (err == cudaSuccess && fresh)
+                err = cudaStreamWaitEvent(b->ex.half_stream, b->ex.interior_done, 0);
+            if (err == cudaSuccess)
+                err = update(sim, x, b, b->ex.border_stream, m - 1, 2, sweep, step);
+            if (err == cudaSuccess) /* the borders and the middle: the next step's wait */
+                err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+            if (err == cudaSuccess)
+                err = update(sim, x, b, b->ex.stream, h + nb, m - 1 - (h + nb), sweep, step);
+            if (err == cudaSuccess)
+                err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
+            if (err == cudaSuccess)
+                err = update(sim, x, b, b->ex.half_stream, m + 1, end - (m + 1), sweep, step);
+            if (err == cudaSuccess)
+                err = cudaEventRecord(b->ex.half_done, b->ex.half_stream);
+            st = cuda_check(err, "launching a step on a box in halves");
+            continue;
+        }
+        if (err == cudaSuccess && after_halves && b->ex.half_stream)
+            err = cudaStreamWaitEvent(b->ex.stream, b->ex.half_done, 0);
         if (err == cudaSuccess && b->ex.split)
             err = update(sim, x, b, b->ex.stream, h + nb, one ? 0 : interior, sweep, step);
         if (err == cudaSuccess && b->ex.split)
