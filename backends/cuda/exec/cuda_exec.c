@@ -90,7 +90,8 @@ struct cuda_exec {
     void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
     size_t stage_bytes;
     struct cuda_part_wire wire; /* a part's halo planes on the wire (cuda_part_wire.h) */
-    bool halves;                /* a box alone's steps as halves where the leaf takes them */
+    bool halves;                /* a box alone's steps, split boxes' interiors, in halves
+                                   where the leaf takes them (halves_wanted) */
     int half_kind;              /* the kind of the last step in halves since the host's
                                    last wait and the last whole step; -1: none */
 };
@@ -852,7 +853,7 @@ static cudaError_t update_half(const latmc_sim *sim, const struct cuda_exec *x,
  * boundary's, and the next writes of what each reads come after it in the same way;
  * nothing of one half's interior is the other's. So half A's step overlaps half B's and
  * the boundary's: each launch's ramp and tail and the gaps between launches, which a step
- * of one launch leaves idle, are filled (doc/PERFORMANCE.md, "Split boxes on one H200").
+ * of one launch leaves idle, are filled (doc/PERFORMANCE.md, "Halves").
  * The boundary alone has the border stream's high priority: the two interiors are equals.
  */
 static int launch_halves(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
