@@ -571,7 +571,10 @@ static cudaError_t packed_switch_form(const latmc_sim *sim, struct cuda_box *b,
     state_of(b);
     if (!bits_steps(b, step))
         return packed_current(b, stream);
-    (void)bits_current(b, stream); /* false: the packed arrays run the steps */
+    if (!bits_current(b, stream)) { /* a failed conversion, or no memory for the 1-bit */
+        const cudaError_t err = cudaGetLastError(); /* form: the packed arrays run them */
+        return err != cudaSuccess ? err : packed_current(b, stream);
+    }
     return cudaGetLastError();
 }
 
