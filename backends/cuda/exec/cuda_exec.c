@@ -855,6 +855,8 @@ static cudaError_t update_half(const latmc_sim *sim, const struct cuda_exec *x,
  * the boundary's: each launch's ramp and tail and the gaps between launches, which a step
  * of one launch leaves idle, are filled (doc/PERFORMANCE.md, "Halves").
  * The boundary alone has the border stream's high priority: the two interiors are equals.
+ * tools/halves_order_check.py writes this order (and launch_boxes' in halves) out and
+ * checks every conflict and every wait (the 'cuda halves order' test): change both.
  */
 static int launch_halves(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                          const struct latmc_step *step)
