@@ -258,20 +258,26 @@ static ens_heisenberg_chunks heisenberg_chunks_of(const ens_heisenberg_shape *g)
     return ch;
 }
 
+/* The shared memory a block of sim's device may opt in to, in *optin: no device work (the
+ * device's limit, kept: cuda_device.h); false where it is not known (the callers then say
+ * yes, and choose_geometry decides when the batch is made). */
+static bool device_optin(const latmc_sim *sim, int *optin)
+{
+    *optin = 0;
+    if (cuda_device_smem_optin(cuda_sim_of(sim)->device, optin) == cudaSuccess)
+        return true;
+    (void)cudaGetLastError();
+    return false;
+}
+
 /* Whether one block's shared memory holds a member's spins (choose_geometry's smallest
  * need: the couplings read from global memory; the kernels have no static shared memory),
- * so that whole sweeps run in one launch; else a launch a pass (init_passes). No device
- * work: the device's limit, kept (cuda_device.h); unknown: yes, and choose_geometry
- * decides when the batch is made. */
+ * so that whole sweeps run in one launch; else a launch a pass (init_passes). */
 static bool spins_fit(const latmc_sim *sim)
 {
     const ens_heisenberg_shape g = heisenberg_shape_of(sim);
-    int optin = 0;
-    if (cuda_device_smem_optin(cuda_sim_of(sim)->device, &optin) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return true;
-    }
-    return cuda_ens_heisenberg_smem(&g, 0) <= (size_t)optin;
+    int optin;
+    return !device_optin(sim, &optin) || cuda_ens_heisenberg_smem(&g, 0) <= (size_t)optin;
 }
 
 /* The batch of members too large for one block: each member's couplings its own box's
@@ -333,19 +339,13 @@ static int heisenberg_init(struct ens_batch *eb)
 
 /* Whether the batch can measure this member (the reduction's shared memory: a 2D strip's
  * many chunks may fit no block, and every measurement and device round would fail); its
- * spins run in one block or, where they do not fit one (spins_fit), a launch a pass. No
- * device work: the device's limit, kept (cuda_device.h). */
+ * spins run in one block or, where they do not fit one (spins_fit), a launch a pass. */
 static bool batch_fits(const latmc_sim *sim)
 {
-    const struct cuda_sim *cs = cuda_sim_of(sim);
     const ens_heisenberg_shape g = heisenberg_shape_of(sim);
     const ens_heisenberg_chunks ch = heisenberg_chunks_of(&g);
-    int optin = 0;
-    if (cuda_device_smem_optin(cs->device, &optin) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return true; /* unknown: choose_geometry decides when the batch is made */
-    }
-    return cuda_ens_heisenberg_measure_fits(&g, ch.nchunks, optin);
+    int optin;
+    return !device_optin(sim, &optin) || cuda_ens_heisenberg_measure_fits(&g, ch.nchunks, optin);
 }
 
 /* A member 0: Heisenberg of the local passes (an embedded cluster step is not the
