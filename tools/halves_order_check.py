@@ -146,6 +146,15 @@ def box_alone(t, P, steps):
         state["recorded"] = True
 
 
+def updater(t, b, site, colour, step):
+    """A launch of step `step` (colour `colour`) on planes [p0, p0 + n) of box b."""
+    def upd(name, stream, p0, n):
+        if n > 0:
+            r, w = step_access(range(p0, p0 + n), colour, site)
+            t.launch("%s%d" % (name, b), stream, r, w, step)
+    return upd
+
+
 def split_boxes(t, k, planes, steps, nb=1, h=1):
     """launch_boxes (split, interiors in halves or whole) for k boxes of `planes` own
     planes on a ring, halo h, borders nb; the sends copy each box's outer planes into its
@@ -176,13 +185,28 @@ def split_boxes(t, k, planes, steps, nb=1, h=1):
                 for nbx in {(b - 1) % k, (b + 1) % k} - {b}:
                     wait_unless(t, "boxes_copies", S("side"), "copies_done%d" % nbx)
                 wait_unless(t, "boxes_A_borders", S("main"), S("border_done"))
+        # launch_boxes: every box's interior first (interior_of), then every box's borders,
+        # sends and middle planes (borders_of)
+        for b in range(k):
+            S = lambda n: "%s%d" % (n, b)
+            upd = updater(t, b, site_of(b), colour, s)
+            m, end = h + planes // 2, h + planes - nb
+            if halved:
+                if fresh:
+                    wait_unless(t, "boxes_B_fresh", S("half"), S("interior_done"))
+                upd("A", S("main"), h + nb, m - 1 - (h + nb))
+                t.record(S("interior_done"), S("main"))
+                upd("B", S("half"), m + 1, end - (m + 1))
+                t.record(S("half_done"), S("half"))
+            else:
+                if after_halves:
+                    wait_unless(t, "boxes_whole_after_B", S("main"), S("half_done"))
+                upd("interior", S("main"), h + nb, planes - 2 * nb)
+                t.record(S("interior_done"), S("main"))
         for b in range(k):
             S = lambda n: "%s%d" % (n, b)
             site = site_of(b)
-            def upd(name, stream, p0, n):
-                if n > 0:
-                    r, w = step_access(range(p0, p0 + n), colour, site)
-                    t.launch("%s%d" % (name, b), stream, r, w, s)
+            upd = updater(t, b, site, colour, s)
             upd("lower", S("side"), h, nb)
             upd("upper", S("side"), h + planes - nb, nb)
             t.record(S("border_done"), S("side"))
@@ -193,21 +217,9 @@ def split_boxes(t, k, planes, steps, nb=1, h=1):
                 writes = {(("halo", dst, dst_p), colour)}
                 t.launch("send%d>%d" % (b, dst), S("side"), reads, writes, s)
             t.record("copies_done%d" % b, S("side"))
-            m, end = h + planes // 2, h + planes - nb
             if halved:
-                if fresh:
-                    wait_unless(t, "boxes_B_fresh", S("half"), S("interior_done"))
-                upd("mid", S("side"), m - 1, 2)
+                upd("mid", S("side"), h + planes // 2 - 1, 2)
                 t.record(S("border_done"), S("side"))
-                upd("A", S("main"), h + nb, m - 1 - (h + nb))
-                t.record(S("interior_done"), S("main"))
-                upd("B", S("half"), m + 1, end - (m + 1))
-                t.record(S("half_done"), S("half"))
-            else:
-                if after_halves:
-                    wait_unless(t, "boxes_whole_after_B", S("main"), S("half_done"))
-                upd("interior", S("main"), h + nb, planes - 2 * nb)
-                t.record(S("interior_done"), S("main"))
         state["recorded"] = True
 
 

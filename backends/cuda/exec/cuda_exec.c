@@ -7,12 +7,13 @@
  * halo is its own wrap). Every step of the core's plan (lib/plan.c) on k boxes:
  *   1. every box's streams wait for what they read of the previous step
  *      (cuda_box_exec_order_step);
- *   2. every box updates its border ranges (the leaf's border_planes at each end) on its
- *      border stream (high priority), records border_done, sends its outermost `halo`
+ *   2. every box's main stream updates its interior (interior_done), which reads no halo;
+ *      then every box updates its border ranges (the leaf's border_planes at each end) on
+ *      its border stream (high priority), records border_done, sends its outermost `halo`
  *      own planes into the neighbours' halos through its transport (cuda_halo.h), records
- *      copies_done; its main stream updates the interior meanwhile (interior_done), which
- *      reads no halo. A box thinner than three border ranges is one range, one launch,
- *      on the border stream (no interior).
+ *      copies_done. (The interiors are enqueued first so that the last box's device starts
+ *      its step early: launch_boxes.) A box thinner than three border ranges is one range,
+ *      one launch, on the border stream (no interior).
  *   Boxes that all share one device are not split (cuda_box_exec.h, split): each box's
  *   step is one range, one launch, on its border stream, then its sends and copies_done;
  *   its next step waits for its neighbours' copies alone. The split buys the overlap of
@@ -226,10 +227,13 @@ const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
 }
 
 /* A box alone's steps in halves (launch_halves), and split boxes' interiors in halves
- * (launch_boxes), where the leaf takes such ranges and a box is large enough that a step's
- * launches, records and waits cost the host less than the overlap gains on the GPU:
- * HALVES_SITES own sites a box (one H200, Ising: 2^28 sites and more 1.4-12 % faster, 2^26
- * 11-23 % slower, 2^27 mixed; doc/PERFORMANCE.md, "Halves"). LATMC_CUDA_HALVES (read at
+ * (launch_boxes), where the leaf takes such ranges and the boxes are large enough that a
+ * step's launches, records and waits cost the host less than the overlap gains on the GPU.
+ * The host enqueues every box's step in turn, a device's step takes a time in proportion to
+ * its sites: so HALVES_SITES own sites a device for each box of the sim (one H200, a box
+ * alone, Ising: 2^28 sites and more 1.4-12 % faster, 2^26 11-23 % slower, 2^27 mixed; four
+ * H200 with two 3D boxes of 2^29 sites a device, 8 boxes: 25 % slower in halves, a box of
+ * 2^30 a device 4.6 % faster; doc/PERFORMANCE.md, "Halves"). LATMC_CUDA_HALVES (read at
  * sim creation): "1" any such box of HALVES_MIN_PLANES planes (beyond its borders) or more
  * (the tests), "0" none. */
 #define HALVES_SITES ((int64_t)1 << 28)
@@ -255,7 +259,14 @@ static bool halves_wanted(const struct cuda_exec *x)
         return false;
     if (v && strcmp(v, "1") == 0)
         return true;
-    return x->own_sites / x->n >= HALVES_SITES;
+    int devices = 0;
+    for (int i = 0; i < x->n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = x->box[j].ex.device == x->box[i].ex.device;
+        devices += !seen;
+    }
+    return x->own_sites / devices >= HALVES_SITES * x->n;
 }
 
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
@@ -723,72 +734,100 @@ static cudaError_t borders_sent(const latmc_sim *sim, const struct cuda_exec *x,
     return arrays_sent(sim, x, i, first, count, step);
 }
 
-/* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
+/* Whether box b's step is one range on its border stream (its sends wait for all of it):
+ * a box of one device's boxes (not split: the file's comment), or a box thinner than three
+ * borders. Two border launches on the one border stream run one after the other, each on a
+ * fraction of the blocks, and a thin interior hides little beside them (Heisenberg at 128^3
+ * on one H200, borders of a whole 32-plane chunk: 2 boxes of 64 planes 1.9x one box's time
+ * a sweep, 3 of 42-43 planes 1.4x; doc/PERFORMANCE.md, "Boxes on one GPU"). */
+static bool one_range(const struct cuda_exec *x, const struct cuda_box *b)
+{
+    return !b->ex.split || b->ex.planes < 3 * x->border;
+}
+
+/* Box b's interior of a step on its main stream (whole, or in halves: half A there, half B
+ * on the half stream), each with its event. `fresh`: the first step in halves since the
+ * host's wait or a whole interior (half B after the main stream's last interior too);
+ * `after_halves`: a whole interior after interiors in halves (after half B's last step). */
+static cudaError_t interior_of(const latmc_sim *sim, const struct cuda_exec *x,
+                               struct cuda_box *b, uint64_t sweep, const struct latmc_step *step,
+                               bool halved, bool fresh, bool after_halves)
+{
+    const int64_t h = x->halo, nb = x->border, planes = b->ex.planes;
+    cudaError_t err = cudaSuccess;
+    if (halved) {
+        const int64_t m = h + planes / 2, end = h + planes - nb;
+        if (fresh)
+            err = cudaStreamWaitEvent(b->ex.half_stream, b->ex.interior_done, 0);
+        if (err == cudaSuccess)
+            err = update(sim, x, b, b->ex.stream, h + nb, m - 1 - (h + nb), sweep, step);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
+        if (err == cudaSuccess)
+            err = update(sim, x, b, b->ex.half_stream, m + 1, end - (m + 1), sweep, step);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.half_done, b->ex.half_stream);
+        return err;
+    }
+    if (after_halves && b->ex.half_stream)
+        err = cudaStreamWaitEvent(b->ex.stream, b->ex.half_done, 0);
+    if (err == cudaSuccess)
+        err = update(sim, x, b, b->ex.stream, h + nb, one_range(x, b) ? 0 : planes - 2 * nb,
+                     sweep, step);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
+    return err;
+}
+
+/* Box b's borders of a step on its border stream (or its whole step: one_range), their
+ * sends, and in halves the interior's two middle planes after them. */
+static cudaError_t borders_of(const latmc_sim *sim, const struct cuda_exec *x, int i,
+                              uint64_t sweep, const struct latmc_step *step, bool halved)
+{
+    struct cuda_box *b = &x->box[i];
+    const int64_t h = x->halo, nb = x->border, planes = b->ex.planes;
+    const bool one = one_range(x, b);
+    cudaError_t err = update(sim, x, b, b->ex.border_stream, h, one ? planes : nb, sweep,
+                             step);
+    if (err == cudaSuccess && !one)
+        err = update(sim, x, b, b->ex.border_stream, h + planes - nb, nb, sweep, step);
+    if (err == cudaSuccess)
+        err = borders_sent(sim, x, i, step);
+    if (err == cudaSuccess && halved && !one)
+        err = update(sim, x, b, b->ex.border_stream, h + planes / 2 - 1, 2, sweep, step);
+    if (err == cudaSuccess && halved && !one) /* the borders and the middle: the next wait */
+        err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+    return err;
+}
+
+/* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2): every split box's
+ * interior first, then every box's borders and sends. An interior waits for its box's last
+ * borders only (cuda_box_exec_order_step), not for this step's, so it goes first: the host
+ * enqueues the boxes in turn, and the last device's interior then starts after the others'
+ * interiors are enqueued instead of after their whole steps (a call's start: four H200, 3D
+ * 1024^3 a GPU, doc/PERFORMANCE.md "Several GPUs"). In halves (x->halves and the leaf's
+ * halves) the interior runs as launch_halves runs a box alone's: half A on the main stream,
+ * half B on the half stream, the two middle planes on the border stream after the sends. */
 static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                         const struct latmc_step *step)
 {
-    const int64_t h = x->halo, nb = x->border;
-    /* the interiors in halves (as launch_halves' box alone: the interior's middle planes
-     * on the border stream after the sends, its halves on the main and the half stream,
-     * each after the last step's border_done, which cuda_box_exec_order_step waits for);
-     * the first such step since the host's wait or a whole interior: half B after the main
-     * stream's last interior too */
     const bool halved = x->halves && x->leaf->halves(sim, &x->box[0], step);
     const bool fresh = !x->box[0].ex.recorded || x->half_kind != (int)step->kind;
-    /* a whole interior after interiors in halves: after half B's last step too */
     const bool after_halves = !halved && x->box[0].ex.recorded && x->half_kind >= 0;
     x->half_kind = halved ? (int)step->kind : -1;
     int st = cuda_box_exec_order_step(&x->box[0].ex, sizeof *x->box, x->n,
                                        "ordering a step after the previous one");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
-        if ((st = cuda_box_set_device(b->ex.device)) < 0)
-            break;
-        const int64_t planes = b->ex.planes;
-        const int64_t lower = planes > nb ? nb : planes, upper = planes > nb ? nb : 0;
-        const int64_t interior = planes > 2 * nb ? planes - 2 * nb : 0;
-        /* One range, one launch, on the border stream (its sends wait for all of it): a box
-         * of one device's boxes (not split: the file's comment), and a box thinner than
-         * three borders. Two border launches on the one border stream run one after the
-         * other, each on a fraction of the blocks, and a thin interior hides little beside
-         * them (Heisenberg at 128^3 on one H200, borders of a whole 32-plane chunk: 2 boxes
-         * of 64 planes 1.9x one box's time a sweep, 3 of 42-43 planes 1.4x;
-         * doc/PERFORMANCE.md, "Boxes on one GPU") */
-        const bool one = !b->ex.split || interior < nb;
-        cudaError_t err = update(sim, x, b, b->ex.border_stream, h, one ? planes : lower,
-                                 sweep, step);
-        if (err == cudaSuccess && !one)
-            err = update(sim, x, b, b->ex.border_stream, h + planes - upper, upper, sweep,
-                         step);
-        if (err == cudaSuccess)
-            err = borders_sent(sim, x, i, step);
-        if (halved && !one) {
-            const int64_t m = h + planes / 2, end = h + planes - nb;
-            if (err == cudaSuccess && fresh)
-                err = cudaStreamWaitEvent(b->ex.half_stream, b->ex.interior_done, 0);
-            if (err == cudaSuccess)
-                err = update(sim, x, b, b->ex.border_stream, m - 1, 2, sweep, step);
-            if (err == cudaSuccess) /* the borders and the middle: the next step's wait */
-                err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
-            if (err == cudaSuccess)
-                err = update(sim, x, b, b->ex.stream, h + nb, m - 1 - (h + nb), sweep, step);
-            if (err == cudaSuccess)
-                err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
-            if (err == cudaSuccess)
-                err = update(sim, x, b, b->ex.half_stream, m + 1, end - (m + 1), sweep, step);
-            if (err == cudaSuccess)
-                err = cudaEventRecord(b->ex.half_done, b->ex.half_stream);
-            st = cuda_check(err, "launching a step on a box in halves");
-            continue;
-        }
-        if (err == cudaSuccess && after_halves && b->ex.half_stream)
-            err = cudaStreamWaitEvent(b->ex.stream, b->ex.half_done, 0);
-        if (err == cudaSuccess && b->ex.split)
-            err = update(sim, x, b, b->ex.stream, h + nb, one ? 0 : interior, sweep, step);
-        if (err == cudaSuccess && b->ex.split)
-            err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
-        st = cuda_check(err, "launching a step on a box");
+        if (b->ex.split && (st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
+            st = cuda_check(interior_of(sim, x, b, sweep, step, halved && !one_range(x, b),
+                                        fresh, after_halves),
+                            "launching a step's interior on a box");
     }
+    for (int i = 0; i < x->n && st == LATMC_OK; i++)
+        if ((st = cuda_box_set_device(x->box[i].ex.device)) == LATMC_OK)
+            st = cuda_check(borders_of(sim, x, i, sweep, step, halved),
+                            "launching a step's borders on a box");
     for (int i = 0; i < x->n; i++)
         x->box[i].ex.recorded = true;
     return st;
