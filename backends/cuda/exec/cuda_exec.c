@@ -226,8 +226,8 @@ const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
     return x->leaf;
 }
 
-/* A box alone's steps in halves (launch_halves), and split boxes' interiors in halves
- * (launch_boxes), where the leaf takes such ranges and the boxes are large enough that a
+/* A box alone's steps in halves (launch_halves), and split boxes' and a part's box's
+ * interiors in halves (launch_boxes), where the leaf takes such ranges and the boxes are large enough that a
  * step's launches, records and waits cost the host less than the overlap gains on the GPU.
  * The host enqueues every box's step in turn, a device's step takes a time in proportion to
  * its sites: so HALVES_SITES own sites a device for each box of the sim (one H200, a box
@@ -241,7 +241,7 @@ const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
 
 static bool halves_wanted(const struct cuda_exec *x)
 {
-    if (x->part || !x->leaf->halves)
+    if (!x->leaf->halves)
         return false;
     /* a box alone, or split boxes (launch_boxes: their interiors in halves) */
     const int64_t edges = x->halo == 0 ? 0 : 2 * x->border;

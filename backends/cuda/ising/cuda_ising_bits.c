@@ -383,6 +383,16 @@ static bool bits_bitsliced(const latmc_sim *sim)
     return !latmc_part_many(sim) && cuda_ising_bitsliced_fits(&g, sim->desc.couplings);
 }
 
+/* Ranges of a box alone (cuda_leaf.h, halves): both chains' kernels take rows of the box
+ * (rows_of), its own wrap where the halo is 0. */
+static bool bits_halves(const latmc_sim *sim, const struct cuda_box *b,
+                        const struct latmc_step *step)
+{
+    (void)sim;
+    (void)b;
+    return step->kind == LATMC_STEP_COLOUR || step->kind == LATMC_STEP_COLOUR_BITSLICED;
+}
+
 const struct cuda_leaf cuda_ising_bits_leaf = {
     .model = LATMC_MODEL_ISING,
     .halo = bits_halo,
@@ -411,4 +421,5 @@ const struct cuda_leaf cuda_ising_bits_leaf = {
     .view_dtype = LATMC_DTYPE_INT8, /* the unpacked bytes (bits_view) */
     .view = bits_view,
     .bitsliced = bits_bitsliced,
+    .halves = bits_halves,
 };
