@@ -460,6 +460,23 @@ static void test_heisenberg_overrelax_matches_host_rounds(void **state)
     heisenberg_matches_host_rounds(&flat, 43);
 }
 
+/* Members too large for one block's shared memory (3D 28^3 float, 21,952 sites: a launch a
+ * pass over every member, ens_heisenberg_batch.c), a close ladder so that swaps happen:
+ * heat bath + 2 overrelaxation passes (3 passes a sweep: the configurations change buffers
+ * every sweep), a round every sweep; overrelaxation alone, 2 passes, +-J in double, every
+ * second sweep. */
+static void test_heisenberg_large_members_match_host_rounds(void **state)
+{
+    (void)state;
+    const struct heisenberg_shape hb = { 3, 28, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+                                         LATMC_COUPLINGS_GAUSSIAN, 4, 1, 0.0, 0.3, 0.002 };
+    heisenberg_matches_host_rounds(&hb, 51);
+    const struct heisenberg_shape over = { 3, 28, LATMC_ALGO_OVERRELAX, 2,
+                                           LATMC_PRECISION_DOUBLE, LATMC_COUPLINGS_BIMODAL, 4,
+                                           2, 0.0, 0.3, 0.002 };
+    heisenberg_matches_host_rounds(&over, 52);
+}
+
 /* The betas of a Heisenberg shape's ladder set again (the map back to each member's
  * first temperature: the members' betas exactly those of the state's first load). */
 static void heisenberg_set_ladder_again(latmc_ens *e, const struct heisenberg_shape *sh)
@@ -729,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
+        cmocka_unit_test(test_heisenberg_large_members_match_host_rounds),
         cmocka_unit_test(test_heisenberg_ladder_set_again_matches_host_rounds),
         cmocka_unit_test(test_phi4_2d_matches_host_rounds),
         cmocka_unit_test(test_phi4_3d_matches_host_rounds),

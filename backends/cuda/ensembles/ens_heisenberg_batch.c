@@ -21,7 +21,9 @@
  * Members whose spins one block's shared memory does not hold run a launch a pass over
  * every member instead (launch_passes: the one-lattice pass kernel's code,
  * heisenberg/heisenberg_kernels.cu's cuda_heisenberg_pass_batch, on each member's own two
- * buffers, couplings and geometry), their exchange rounds on the host.
+ * buffers, couplings and geometry); with the rounds on the device their passes take the
+ * betas from the device's table, and the table then names where each configuration lies
+ * (the round's sums read it there).
  * LATMC_ENS_HEIS_BATCH=0 when the members are made (cuda_sim's ens_one_by_one,
  * cuda_ens_batch_declined) runs them one by one, any member so made the whole ensemble (the
  * driver's rule); LATMC_ENS_HEIS_GEOM and LATMC_ENS_HEIS_SUMS are read when the batch is
@@ -459,9 +461,13 @@ static cudaError_t launch_sweeps(const struct heisenberg_batch *b, uint64_t swee
  * as a member's own sweep), each member's pass the one its own sweep launches (the same
  * kernel code, geometry, buffers, couplings and draws), the buffers alternating; each box
  * is then told where its configuration lies, after the passes launched (also where one
- * failed to launch: those before it run).
+ * failed to launch: those before it run). With `tempering` (rounds on the device,
+ * ens_tempering.c) the betas are the device table's, which the rounds move (the members'
+ * own lag behind until the core fetches the map), and the table's spins then name each
+ * member's configuration after the passes, as the round's sums read it.
  */
-static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, uint64_t n_sweeps)
+static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, uint64_t n_sweeps,
+                                 bool tempering)
 {
     const cudaStream_t stream = ens_batch_lead(&b->b)->stream;
     const int n = b->b.n;
@@ -485,6 +491,11 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
     /* a pageable source: the call returns once it has read it */
     cudaError_t err = cudaMemcpyAsync(b->pass_dev, b->pass_host, (size_t)n * sizeof *b->pass_host,
                                       cudaMemcpyHostToDevice, stream);
+    struct cuda_ens_heisenberg_member *table = b->b.dev_table;
+    if (err == cudaSuccess && tempering) /* each member's beta the table's: a strided copy */
+        err = cudaMemcpy2DAsync(&b->pass_dev[0].beta, sizeof *b->pass_dev, &table[0].beta,
+                                sizeof *table, sizeof table[0].beta, (size_t)n,
+                                cudaMemcpyDeviceToDevice, stream);
     const struct latmc_heisenberg_params *p0 = b->b.members[0]->model_data;
     const int nover = b->heatbath || p0->nover > 0 ? p0->nover : 1;
     const int dbl = b->dbl;
@@ -506,6 +517,16 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
     for (int m = 0; m < n; m++)
         cuda_heisenberg_member_passed(ens_batch_box(b->b.members[m], LATMC_MODEL_HEISENBERG),
                                       passes);
+    /* the table's spins where the configurations now lie: the passes' last destinations
+     * (an odd count), else their first sources */
+    if (err == cudaSuccess && tempering && (passes & 1u))
+        err = cudaMemcpy2DAsync(&table[0].spins, sizeof *table, &b->pass_dev[0].dst,
+                                sizeof *b->pass_dev, sizeof table[0].spins, (size_t)n,
+                                cudaMemcpyDeviceToDevice, stream);
+    else if (err == cudaSuccess && tempering)
+        err = cudaMemcpy2DAsync(&table[0].spins, sizeof *table, &b->pass_dev[0].src,
+                                sizeof *b->pass_dev, sizeof table[0].spins, (size_t)n,
+                                cudaMemcpyDeviceToDevice, stream);
     return err;
 }
 
@@ -515,7 +536,8 @@ static cudaError_t heisenberg_sweeps(struct ens_batch *eb, const struct latmc_st
     (void)k;
     struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     *kind = heisenberg_kind(b);
-    return b->passes ? launch_passes(b, sweep0, n) : launch_sweeps(b, sweep0, n, NULL, false);
+    return b->passes ? launch_passes(b, sweep0, n, false)
+                     : launch_sweeps(b, sweep0, n, NULL, false);
 }
 
 /* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
@@ -595,12 +617,12 @@ int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums
  * a member the batch never takes, the sums' reduction past a block's shared memory
  * included, or one made to run one by one; else whole sweeps), and exchange rounds between
  * them on the device (ens_tempering.c; the tempering state's load checks that the members'
- * betas are the ladder's) where the members' spins fit one block (the rounds run beside
- * the kernel of whole sweeps; larger members' rounds are the host's). */
+ * betas are the ladder's): beside the kernel of whole sweeps, or beside a launch a pass for
+ * members too large for one block. */
 unsigned cuda_ens_heisenberg_caps(const latmc_sim *sim)
 {
     const unsigned caps = ens_batch_caps(&heisenberg_ops, sim);
-    return caps && spins_fit(sim) ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
+    return caps ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
 }
 
 int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_heisenberg_view *v)
@@ -615,11 +637,6 @@ int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_h
         return st;
     }
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
-    if (b->passes) { /* the capabilities offer no rounds on the device for these */
-        ens_batch_put_back(eb);
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no exchange rounds on the device "
-                               "for members too large for one block");
-    }
     v->batch = eb;
     v->cs0 = ens_batch_lead(eb);
     v->dev = eb->dev_table;
@@ -654,8 +671,10 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
                                               bool after_round)
 {
     struct heisenberg_batch *b = v->batch;
-    const cudaError_t err = launch_sweeps(b, sweep0, n_sweeps,
-                                          sums && b->fused ? b->dev_sums : NULL, after_round);
+    const cudaError_t err = b->passes ? launch_passes(b, sweep0, n_sweeps, true)
+                                      : launch_sweeps(b, sweep0, n_sweeps,
+                                                      sums && b->fused ? b->dev_sums : NULL,
+                                                      after_round);
     if (err == cudaSuccess)
         ens_batch_log_kind(&b->b, heisenberg_kind(b));
     return err;

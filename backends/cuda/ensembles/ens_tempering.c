@@ -23,7 +23,10 @@
  *     blocks start as the last launch's leave and wait for it; the sweeps after a round
  *     copy their spins in meanwhile). With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
  *     the sweeps' launch before a round leaves the same sums from the spins it holds in
- *     shared memory, where its shared memory takes their partials: two launches.
+ *     shared memory, where its shared memory takes their partials: two launches. Members
+ *     too large for one block run a launch a pass instead, at the betas of the batch's
+ *     table (copied into the passes' arguments on the device), which then names where
+ *     each configuration lies for the reduction.
  *   - phi^4 (members that take whole sweeps: site order, at most 32768 sites): whole
  *     sweeps with the batch's kernel (ens_phi4_kernels.cu), the members' sum phi^2 in one
  *     launch (the very double the host's round reads from the batch's measurement, sum
