@@ -9,9 +9,10 @@
  * the buffer that holds it in place, so the sims' state is what their own sweeps would
  * leave). What the launch needs besides lives in the batch:
  *   - the members' couplings, copied once from the members themselves (the executor's host
- *     copy, cuda_exec_get_couplings: the authoritative values, whatever set them) into one device array, structure of
- *     arrays, consecutive members with equal couplings (the temperatures and replicas of
- *     a sample) sharing one copy: fewer bytes, and the copies a launch reads stay in L2;
+ *     copy, cuda_exec_get_couplings: the authoritative values, whatever set them) into one
+ *     device array, structure of arrays, consecutive members with equal couplings (the
+ *     temperatures and replicas of a sample) sharing one copy: fewer bytes, and the copies
+ *     a launch reads stay in L2;
  *   - the device table of the members (pointers, seed, beta, h, nover), rebuilt on the
  *     host at every call (one pass over the members, no device work) and uploaded only
  *     when it differs from what is on the device (a tempering swap changed a beta); with

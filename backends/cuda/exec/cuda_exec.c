@@ -227,8 +227,9 @@ const struct cuda_leaf *cuda_exec_leaf(const struct cuda_exec *x)
 }
 
 /* A box alone's steps in halves (launch_halves), and split boxes' and a part's box's
- * interiors in halves (launch_boxes), where the leaf takes such ranges and the boxes are large enough that a
- * step's launches, records and waits cost the host less than the overlap gains on the GPU.
+ * interiors in halves (launch_boxes), where the leaf takes such ranges and the boxes are
+ * large enough that a step's launches, records and waits cost the host less than the
+ * overlap gains on the GPU.
  * The host enqueues every box's step in turn, a device's step takes a time in proportion to
  * its sites: so HALVES_SITES own sites a device for each box of the sim (one H200, a box
  * alone, Ising: 2^28 sites and more 1.4-12 % faster, 2^26 11-23 % slower, 2^27 mixed; four

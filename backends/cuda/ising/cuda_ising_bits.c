@@ -29,8 +29,8 @@
  * staging buffer of bytes (LATMC_CUDA_ISING_PIECE_BYTES); a device view unpacks the whole
  * lattice into bytes allocated at the first view. +-J: the 1-bit coupling bits
  * (cuda_ising_bits_couplings' layout), made straight from a window of whole planes of the
- * couplings (drawn there, or the host's: cuda_ising_pieces.h). An ensemble's member on this leaf runs its own steps (the
- * batched kernels take the packed and byte leaves' members).
+ * couplings (drawn there, or the host's: cuda_ising_pieces.h). An ensemble's member on this
+ * leaf runs its own steps (the batched kernels take the packed and byte leaves' members).
  */
 #include <stdbool.h>
 #include <stdio.h>
