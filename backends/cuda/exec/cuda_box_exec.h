@@ -40,9 +40,10 @@ struct cuda_box_exec {
                                        (interior_done and border_done recorded at each
                                        step); else all on the border stream (copies_done
                                        alone recorded). Set by the executor. */
-    /* a box alone's steps in halves (exec/cuda_exec.c, launch_halves): the second half's
-     * stream (the main stream's priority) and its event, where the executor asked for
-     * them (cuda_box_exec_add_half), else NULL */
+    /* steps in halves (exec/cuda_exec.c: a box alone's, launch_halves; split boxes' and a
+     * part's interiors, launch_boxes): the second half's stream (the main stream's
+     * priority) and its event, where the executor asked for them (cuda_box_exec_add_half),
+     * else NULL */
     cudaStream_t half_stream;
     cudaEvent_t half_done;
     /* the update counter: changed (device, added to by the box's kernels, never reset),

@@ -99,7 +99,7 @@ struct cuda_exec {
 
 static int finish_all(struct cuda_exec *x, const char *what)
 {
-    x->wire.sets_pending = false; /* both streams waited for */
+    x->wire.sets_pending = false; /* every stream waited for */
     return cuda_box_exec_finish_all(&x->box[0].ex, sizeof *x->box, x->n, what);
 }
 
@@ -1740,14 +1740,38 @@ static int local_planes(const struct cuda_exec *x, const struct cuda_box *b, int
     return k;
 }
 
+/* A part's box after a sweep call that stopped between two steps (the core's exchange
+ * failed, lib/part.c: the counters' read, whose wait ends a call, never came): its interior
+ * (the main stream, and half B on the half stream) may still be running. A reader of local
+ * planes [lp[k], lp[k] + n) (lp NULL: any plane) that reach into the interior waits for
+ * every stream first. Inside a sweep call the exchange reads and writes the border and
+ * halo planes alone, which no interior touches (the planes sent lie in the borders). */
+static int part_settled(struct cuda_exec *x, const int64_t *lp, int copies, int64_t n,
+                        const char *what)
+{
+    const struct cuda_box *b = &x->box[0];
+    if (!x->part || !b->ex.recorded)
+        return LATMC_OK;
+    const int64_t lo = x->halo + x->border, hi = x->halo + b->ex.planes - x->border;
+    bool inside = lp == NULL;
+    for (int k = 0; k < copies && !inside; k++)
+        inside = lp[k] < hi && lp[k] + n > lo;
+    return inside ? finish_all(x, what) : LATMC_OK;
+}
+
 /* The per-plane forms hold for a sim of one box (a part's, or one box alone); a part's
  * halo sets not yet waited for are, unless `wire` (a move that may go on the wire:
- * ordered after them on the border stream). */
+ * ordered after them on the border stream), and without `wire` a stopped sweep's
+ * interior (part_settled). */
 static int one_box_only(struct cuda_exec *x, const char *what, bool wire)
 {
     if (x->n == 1) {
-        const int st = cuda_box_set_device(x->box[0].ex.device);
-        return st < 0 || wire ? st : cuda_part_wire_settle(&x->wire, &x->box[0]);
+        int st = cuda_box_set_device(x->box[0].ex.device);
+        if (st < 0 || wire)
+            return st;
+        if ((st = cuda_part_wire_settle(&x->wire, &x->box[0])) < 0)
+            return st;
+        return part_settled(x, NULL, 0, 0, what);
     }
     return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a sim spread over %d "
                            "boxes (desc.n_devices / n_parts): a part (MPI rank) runs on one "
@@ -1776,7 +1800,8 @@ static int stage_of(struct cuda_exec *x, size_t bytes)
  * halo exchange after a step (lib/part.c), which reads the border planes that stream
  * wrote and writes halo planes that only the next step's borders, on that stream, read,
  * so they wait for the borders alone while the interior goes on. Outside a sweep call
- * both streams are idle.
+ * every stream is idle (or, after a call that stopped between two steps, waited for by
+ * part_settled where the planes reach into the interior).
  */
 static int move_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                        void *get_buf, const void *set_buf)
@@ -1798,7 +1823,8 @@ static int move_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, in
                                        x->plane_bytes, get_buf, set_buf, &st))
         return st;
     /* the ordinary forms wait for their copies: after the sets before them */
-    if ((st = cuda_part_wire_settle(&x->wire, b)) < 0)
+    if ((st = cuda_part_wire_settle(&x->wire, b)) < 0 ||
+        (st = part_settled(x, lp, copies, p1 - p0, what)) < 0)
         return st;
     cudaStream_t stream = x->part ? b->ex.border_stream : b->ex.stream;
     if (x->leaf->put_planes) { /* a layout of the leaf's own: its conversions */

@@ -16,7 +16,7 @@
  * exchange's gets have waited for the border stream (with shared buffers: the neighbour,
  * after this part's next handshake, which follows those gets). Everything else that reads
  * the box waits for the border stream first (cuda_part_wire_settle, or the executor's
- * wait for both streams).
+ * wait for every stream).
  */
 #ifndef LATMC_CUDA_PART_WIRE_H
 #define LATMC_CUDA_PART_WIRE_H
