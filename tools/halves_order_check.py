@@ -16,7 +16,8 @@ wait). The host's wait (finish_all) orders everything before it before everythin
 Every sequence of up to four steps of alternating colours, each in halves or whole, with
 the host's wait between calls, is checked for a box alone of several plane counts, and
 for two and three split boxes on a ring (their halo planes written by the sends, one
-copy per neighbour on the border stream).
+copy per neighbour on the border stream) and for a part's box (its halos written by the
+core's exchange after the step, on the border stream).
 
 Exit status 0 when every conflict is ordered and each wait left out on purpose (MUTATIONS)
 makes the check fail; 1 with the first unordered pair, or a left-out wait not caught.
@@ -155,10 +156,14 @@ def updater(t, b, site, colour, step):
     return upd
 
 
-def split_boxes(t, k, planes, steps, nb=1, h=1):
+def split_boxes(t, k, planes, steps, nb=1, h=1, part=False):
     """launch_boxes (split, interiors in halves or whole) for k boxes of `planes` own
     planes on a ring, halo h, borders nb; the sends copy each box's outer planes into its
-    neighbours' halos on the border stream."""
+    neighbours' halos on the border stream. part (k = 1): a part's box of a lattice shared
+    by processes, which sends nothing: the core's exchange after the step (lib/part.c,
+    cuda_exec.c move_planes) gets its outer planes and sets its halos on the border stream,
+    after everything launch_boxes enqueued there (the neighbour parts' planes: modelled as
+    this box's own, as a ring of one)."""
     L = k * planes
     def site_of(b):
         def site(p):  # local plane p of box b: its own, or a halo plane of a neighbour's
@@ -210,9 +215,11 @@ def split_boxes(t, k, planes, steps, nb=1, h=1):
             upd("lower", S("side"), h, nb)
             upd("upper", S("side"), h + planes - nb, nb)
             t.record(S("border_done"), S("side"))
-            # sends: own outer planes of this colour into the neighbours' halos
+            # sends: own outer planes of this colour into the neighbours' halos (a part:
+            # none, its transport is the core's exchange below)
             lo_nb, hi_nb = (b - 1) % k, (b + 1) % k
-            for dst, src_p, dst_p in ((lo_nb, h, planes + h), (hi_nb, h + planes - 1, h - 1)):
+            moves = ((lo_nb, h, planes + h), (hi_nb, h + planes - 1, h - 1))
+            for dst, src_p, dst_p in () if part else moves:
                 reads = {(site(src_p), colour)}
                 writes = {(("halo", dst, dst_p), colour)}
                 t.launch("send%d>%d" % (b, dst), S("side"), reads, writes, s)
@@ -220,6 +227,10 @@ def split_boxes(t, k, planes, steps, nb=1, h=1):
             if halved:
                 upd("mid", S("side"), h + planes // 2 - 1, 2)
                 t.record(S("border_done"), S("side"))
+            for dst, src_p, dst_p in moves if part else ():
+                # the core's exchange: a get of the outer planes, a set of the halos
+                t.launch("exchange%d" % b, S("side"), {(site(src_p), colour)},
+                         {(("halo", dst, dst_p), colour)}, s)
         state["recorded"] = True
 
 
@@ -248,17 +259,17 @@ def run_all(verbose):
                 if verbose:
                     print("box alone, %d planes, steps %s: %s" % (P, seq, bad))
                 return None
-    for k in (2, 3):
+    for k, part in ((2, False), (3, False), (1, True)):
         for planes in (8, 9):
             for seq in sequences(3):
                 t = Trace()
-                split_boxes(t, k, planes, seq)
+                split_boxes(t, k, planes, seq, part=part)
                 bad = t.check()
                 checked += 1
                 if bad:
                     if verbose:
-                        print("%d split boxes of %d planes, steps %s: %s"
-                              % (k, planes, seq, bad))
+                        print("%d split boxes%s of %d planes, steps %s: %s"
+                              % (k, " (a part)" if part else "", planes, seq, bad))
                     return None
     return checked
 
