@@ -181,8 +181,10 @@ static void cuda_views(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     const int pre = test_device_check();
     if (pre != 0)
         return pre;

@@ -279,8 +279,10 @@ static void cuda_switches(void **state)
     cuda_box_split();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     const int pre = test_device_check();
     if (pre != 0)
         return pre;

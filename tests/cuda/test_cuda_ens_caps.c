@@ -227,8 +227,10 @@ static void test_heisenberg_strip_measured(void **state)
     latmc_ens_destroy(&e);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     if (test_device() != LATMC_DEVICE_CUDA) {
         printf("LATMC_TEST_DEVICE is not cuda: nothing to test\n");
         return 77;

@@ -725,8 +725,10 @@ static void test_phi4_refused_list_keeps_the_chain(void **state)
     latmc_ens_destroy(&host);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     const int skip = test_device_check();
     if (skip)
         return skip;

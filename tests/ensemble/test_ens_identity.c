@@ -1470,8 +1470,10 @@ static void test_heisenberg_tempering_batched(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     const int skip = test_device_check();
     if (skip)
         return skip;

@@ -174,8 +174,10 @@ static void test_overlaps_after_swaps(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     const int skip = test_device_check();
     if (skip)
         return skip;

@@ -1044,8 +1044,10 @@ static void ensemble_members(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     const int device_status = test_device_check(); /* LATMC_TEST_DEVICE: 77 without a GPU */
     if (device_status != 0)
         return device_status;

@@ -89,8 +89,10 @@ static void cube_2x2x2(void **state)
     check_lattice(3, extent);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     /* LATMC_TEST_DEVICE=cuda: the same test on the CUDA backend (skipped without a GPU) */
     const int device_status = test_device_check();
     if (device_status != 0)

@@ -76,8 +76,10 @@ static void lattice_32(void **state)
     check_size(32, UINT64_C(1) << 16);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (test_no_arguments(argc, argv))
+        return 2;
     /* LATMC_TEST_DEVICE=cuda: the same test on the CUDA backend (skipped without a GPU) */
     const int device_status = test_device_check();
     if (device_status != 0)

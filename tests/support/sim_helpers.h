@@ -71,6 +71,21 @@ static inline int test_point_stride_check(void)
 }
 
 /*
+ * Call first in main() of a test that takes no arguments (its device and its tests come
+ * from the environment: LATMC_TEST_DEVICE, LATMC_TEST_FILTER): nonzero, with the reason,
+ * where it was given any. Given "cuda", such a test would run the CPU's tests and pass.
+ */
+static inline int test_no_arguments(int argc, char **argv)
+{
+    if (argc <= 1)
+        return 0;
+    fprintf(stderr, "%s: takes no arguments (got \"%s\"): the device is "
+            "LATMC_TEST_DEVICE=cpu|cuda, a subset LATMC_TEST_FILTER=pattern where the test "
+            "reads it\n", argv[0], argv[1]);
+    return 1;
+}
+
+/*
  * Call first in main(): 0 when the test can run on test_device(); else the exit status to
  * return, with the reason printed: 77 (meson: skipped) when the CUDA backend is not usable
  * here (no module, driver or GPU), 2 for an unknown LATMC_TEST_DEVICE or a bad
