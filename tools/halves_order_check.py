@@ -117,10 +117,7 @@ def box_alone(t, P, steps):
         if host_wait_before:
             t.host_wait()
             state["recorded"] = False
-        def upd(name, stream, p0, n):
-            if n > 0:
-                r, w = step_access(range(p0, p0 + n), colour, site)
-                t.launch(name, stream, r, w, s)
+        upd = updater(t, "", site, colour, s)
         kind = 1  # one kind of step
         if not halved:
             state["half_kind"] = -1
@@ -147,12 +144,13 @@ def box_alone(t, P, steps):
         state["recorded"] = True
 
 
-def updater(t, b, site, colour, step):
-    """A launch of step `step` (colour `colour`) on planes [p0, p0 + n) of box b."""
+def updater(t, tag, site, colour, step):
+    """A launch of step `step` (colour `colour`) on planes [p0, p0 + n) (its name followed by
+    `tag`: the box's number, or nothing for a box alone)."""
     def upd(name, stream, p0, n):
         if n > 0:
             r, w = step_access(range(p0, p0 + n), colour, site)
-            t.launch("%s%d" % (name, b), stream, r, w, step)
+            t.launch(name + tag, stream, r, w, step)
     return upd
 
 
@@ -194,7 +192,7 @@ def split_boxes(t, k, planes, steps, nb=1, h=1, part=False):
         # sends and middle planes (borders_of)
         for b in range(k):
             S = lambda n: "%s%d" % (n, b)
-            upd = updater(t, b, site_of(b), colour, s)
+            upd = updater(t, str(b), site_of(b), colour, s)
             m, end = h + planes // 2, h + planes - nb
             if halved:
                 if fresh:
@@ -211,7 +209,7 @@ def split_boxes(t, k, planes, steps, nb=1, h=1, part=False):
         for b in range(k):
             S = lambda n: "%s%d" % (n, b)
             site = site_of(b)
-            upd = updater(t, b, site, colour, s)
+            upd = updater(t, str(b), site, colour, s)
             upd("lower", S("side"), h, nb)
             upd("upper", S("side"), h + planes - nb, nb)
             t.record(S("border_done"), S("side"))

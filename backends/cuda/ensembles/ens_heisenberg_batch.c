@@ -520,14 +520,12 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
                                       passes);
     /* the table's spins where the configurations now lie: the passes' last destinations
      * (an odd count), else their first sources */
-    if (err == cudaSuccess && tempering && (passes & 1u))
-        err = cudaMemcpy2DAsync(&table[0].spins, sizeof *table, &b->pass_dev[0].dst,
-                                sizeof *b->pass_dev, sizeof table[0].spins, (size_t)n,
-                                cudaMemcpyDeviceToDevice, stream);
-    else if (err == cudaSuccess && tempering)
-        err = cudaMemcpy2DAsync(&table[0].spins, sizeof *table, &b->pass_dev[0].src,
-                                sizeof *b->pass_dev, sizeof table[0].spins, (size_t)n,
-                                cudaMemcpyDeviceToDevice, stream);
+    const void *now = (passes & 1u) ? (const void *)&b->pass_dev[0].dst
+                                    : (const void *)&b->pass_dev[0].src;
+    if (err == cudaSuccess && tempering)
+        err = cudaMemcpy2DAsync(&table[0].spins, sizeof *table, now, sizeof *b->pass_dev,
+                                sizeof table[0].spins, (size_t)n, cudaMemcpyDeviceToDevice,
+                                stream);
     return err;
 }
 
