@@ -977,6 +977,38 @@ static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep
     return cuda_check(err, "launching a step");
 }
 
+/* How many of the n calls from `calls` run as one chain (cuda_leaf.h, chain): a box
+ * alone not in halves, whole steps up to the list's last, as many as the leaf takes (< 2:
+ * none). */
+static int chain_length(const latmc_sim *sim, struct cuda_exec *x,
+                        const struct latmc_step_call *calls, int n)
+{
+    struct cuda_box *b = &x->box[0];
+    if (!x->leaf->chain_steps || x->halo > 0 || x->n != 1 ||
+        (x->halves && x->leaf->halves(sim, b, &calls[0].step)))
+        return 0;
+    int whole = 0; /* up to the list's last call (the host's wait) */
+    while (whole < n && calls[whole].n_boxes == 1 && calls[whole].part == LATMC_STEP_WHOLE)
+        if (calls[whole++].last)
+            break;
+    const int k = x->leaf->chain_steps(sim, b, calls, whole);
+    return k > 1 ? k : 0;
+}
+
+/* Steps calls[0 .. k) of a box alone as one chain on its main stream (after the border
+ * stream's work where a step in halves ran since the last wait, as launch_step). */
+static int launch_chain(const latmc_sim *sim, struct cuda_exec *x,
+                        const struct latmc_step_call *calls, int k)
+{
+    struct cuda_box *b = &x->box[0];
+    x->half_kind = -1;
+    cudaError_t err = b->ex.recorded ? cudaStreamWaitEvent(b->ex.stream, b->ex.copies_done, 0)
+                                     : cudaSuccess;
+    if (err == cudaSuccess)
+        err = x->leaf->chain(sim, b, calls, k, b->ex.stream, b->ex.changed);
+    return cuda_check(err, "launching a chain of steps");
+}
+
 int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
                         const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                         uint64_t *attempted)
@@ -1000,11 +1032,18 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
                                  "couplings) or of 64 (+-J couplings, several boxes)");
             break;
         }
+        const int chained = chain_length(sim, x, call, n_calls - c);
         if ((st = forms_for(sim, x, &call->step)) < 0 ||
-            (st = launch_step(sim, x, call->sweep, &call->step)) < 0)
+            (st = chained ? launch_chain(sim, x, call, chained)
+                          : launch_step(sim, x, call->sweep, &call->step)) < 0)
             break;
-        if (call->step.index == 0)
-            *attempted += per_sweep;
+        for (int i = 0; i < (chained ? chained : 1); i++)
+            if (call[i].step.index == 0)
+                *attempted += per_sweep;
+        if (chained) { /* its last call: the read below where it ends the list */
+            c += chained - 1;
+            call = &calls[c];
+        }
         if (call->last) /* the one host wait of a latmc_sim_sweep call */
             st = cuda_box_exec_read_counts(&x->box[0].ex, sizeof *x->box, x->n,
                                             "reading the update counter", accepted);

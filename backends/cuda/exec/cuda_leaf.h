@@ -24,6 +24,7 @@
 
 struct latmc_cluster_stats; /* lib/cluster_sweep.h */
 struct latmc_embed_job;     /* lib/backend.h */
+struct latmc_step_call;     /* lib/box.h */
 struct cuda_sw_box;         /* clusters/cuda_sw.h */
 struct cuda_embed_draws;    /* clusters/cuda_embed.h, and */
 struct cuda_embed_flips;
@@ -350,6 +351,18 @@ struct cuda_leaf {
      * one) on the main stream: the box in the form of such steps before the streams part. */
     bool (*halves)(const latmc_sim *sim, const struct cuda_box *b,
                    const struct latmc_step *step);
+    /* ---- appended for chains of steps (issue 31: small lattices) ---- */
+    /* Optional (NULL: a launch a step): of the n calls `calls` (consecutive steps of one
+     * latmc_sim_sweep call, each of the sim's boxes and whole) on box b, a box alone (halo
+     * 0) not in halves, how many from the first the leaf runs as one chain (0 or 1: the
+     * first step alone, by update); chain then enqueues those steps on `stream`, adding the
+     * accepted updates to *changed, exactly as that many updates of the whole box would
+     * (Ising's packed layout: ising_packed.h, cuda_ising_packed_chain). */
+    int (*chain_steps)(const latmc_sim *sim, const struct cuda_box *b,
+                       const struct latmc_step_call *calls, int n);
+    cudaError_t (*chain)(const latmc_sim *sim, struct cuda_box *b,
+                         const struct latmc_step_call *calls, int n, cudaStream_t stream,
+                         unsigned long long *changed);
 };
 
 /*

@@ -56,7 +56,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "box.h" /* struct latmc_step_call */
 #include "cuda_check.h"
 #include "cuda_coupling_draws.h"
 #include "cuda_ising_bitsliced.h"
@@ -106,6 +108,10 @@ struct packed_box {
      * (couplings_to_box, draw_couplings_on_box) */
     uint32_t *eps_bits;
     bool member;            /* prepared as an ensemble's member (cuda_ising_leaf.h) */
+    /* Chains of steps (packed_chain_steps): the queue and stamps (made at the first
+     * chain), and LATMC_CUDA_CHAIN as read at the box's creation (-1 unset) */
+    struct cuda_ising_chain chain;
+    int chain_mode;
 };
 
 /* Every access to a box's state: an ensemble's prepared table may be stale. */
@@ -519,6 +525,54 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
                                         changed);
 }
 
+/*
+ * Chains (cuda_leaf.h; ising_packed.h, cuda_ising_packed_chain): a box alone's colour steps
+ * of the default chain, up to CUDA_ISING_CHAIN_STEPS of them a launch, where the packed
+ * kernels run them and a colour has at most CHAIN_GROUPS groups of 8 words: there a launch
+ * a step leaves the SMs idle for part of each step (its last groups, the gap to the next
+ * launch; doc/PERFORMANCE.md, "Chains of steps"). LATMC_CUDA_CHAIN (read at the box's
+ * creation): "1" every box alone the chain kernel fits (the tests), "0" none.
+ */
+#define CHAIN_GROUPS ((int64_t)1 << 18)
+
+static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
+                              const struct latmc_step_call *calls, int n)
+{
+    const struct packed_box *pb = b->own;
+    if (b->halo != 0 || pb->chain_mode == 0 || pb->member ||
+        !cuda_ising_packed_chain_fits(&b->local) || !own_kernels(sim, b))
+        return 0;
+    if (pb->chain_mode < 0 && cuda_ising_packed_words(&b->local) / 8 > CHAIN_GROUPS)
+        return 0;
+    int k = 0;
+    while (k < n && k < CUDA_ISING_CHAIN_STEPS && calls[k].step.kind == LATMC_STEP_COLOUR)
+        k++;
+    return k;
+}
+
+static cudaError_t packed_chain(const latmc_sim *sim, struct cuda_box *b,
+                                const struct latmc_step_call *calls, int n,
+                                cudaStream_t stream, unsigned long long *changed)
+{
+    struct packed_box *pb = state_of(b);
+    cudaError_t err = pb->chain.done ? cudaSuccess
+                                     : cuda_ising_packed_chain_make(&b->local, &pb->chain);
+    if (err == cudaSuccess)
+        err = packed_current(b, stream);
+    if (err != cudaSuccess)
+        return err;
+    pb->bytes_valid = false;
+    struct latmc_rng_name names[CUDA_ISING_CHAIN_STEPS];
+    int colours[CUDA_ISING_CHAIN_STEPS];
+    for (int i = 0; i < n && i < CUDA_ISING_CHAIN_STEPS; i++) {
+        names[i] = calls[i].step.rng;
+        colours[i] = calls[i].step.colour;
+    }
+    return cuda_ising_packed_chain(stream, &b->local, colour_of(b, 0), colour_of(b, 1), pb->eps,
+                                   &pb->thr, sim->desc.algorithm, sim->desc.seed, names,
+                                   colours, n, &pb->chain, changed);
+}
+
 /* Ranges of a box alone (cuda_leaf.h, halves): the default chain's where the packed kernels
  * run it (its whole steps' kernels on rows), the bit-sliced decisions' where L_x is a
  * multiple of 64 (rows of whole groups, in either form); the executor puts the box in the
@@ -704,6 +758,7 @@ static void packed_box_destroy(struct cuda_box *b)
     cudaFree(pb->eps_bytes);
     cudaFree(pb->bits);
     cudaFree(pb->eps_bits);
+    cuda_ising_packed_chain_free(&pb->chain);
     cudaFreeHost(pb->host_words);
     free(pb);
     b->own = NULL;
@@ -716,6 +771,8 @@ static int packed_box_create(const latmc_sim *sim, struct cuda_box *b)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate a box's state");
     b->own = pb; /* freed by packed_box_destroy, also after a failure below */
     pb->packed_valid = true; /* the executor's cold start */
+    const char *chain = getenv("LATMC_CUDA_CHAIN");
+    pb->chain_mode = chain ? strcmp(chain, "1") == 0 : -1;
     if (b->ex.origin % 2 != 0 || b->ex.planes % 2 != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: a box of planes [%lld, %lld) "
                                "of the last axis: the packed layout's boxes start and end on "
@@ -901,4 +958,6 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .switch_form = packed_switch_form,
     .step_arrays = packed_step_arrays,
     .halves = packed_halves,
+    .chain_steps = packed_chain_steps,
+    .chain = packed_chain,
 };

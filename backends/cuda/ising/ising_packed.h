@@ -128,6 +128,36 @@ cudaError_t cuda_ising_packed_sweep_rows(cudaStream_t stream, const struct latmc
                                          struct latmc_rng_name name, int colour,
                                          unsigned long long *changed);
 
+/*
+ * A chain: up to CUDA_ISING_CHAIN_STEPS colour steps of a box alone in one launch
+ * (ising_packed_chain.cu; doc/cuda.md, "Chains of steps"). Step i updates colour
+ * colours[i] with the draws named names[i], exactly as cuda_ising_packed_sweep_colour
+ * would, one after the other; adds the spins that changed to *changed. The kernel's warps
+ * take the steps' tasks (32 groups of a colour) from a queue in step order, and a task
+ * starts once the tasks of the step before that hold its neighbour rows are done: no
+ * launch between the steps, no wait for a step's last groups anywhere else. `chain`: the
+ * box's queue and task stamps (cuda_ising_packed_chain_make), used by one stream at a
+ * time. Only where packed_words_per_thread is 8 (cuda_ising_packed_chain_fits).
+ */
+#define CUDA_ISING_CHAIN_STEPS 64
+struct cuda_ising_chain {
+    uint32_t *done;     /* device: each task's stamp of its last step done */
+    unsigned *next;     /* device: the queue's next task */
+    int64_t tasks;      /* tasks a step */
+    uint32_t stamp;     /* stamps handed out (the next launch's steps: stamp + 1 ..) */
+};
+bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g);
+cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g,
+                                         struct cuda_ising_chain *chain);
+void cuda_ising_packed_chain_free(struct cuda_ising_chain *chain);
+cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct latmc_lattice *g,
+                                    uint32_t *colour0, uint32_t *colour1, uint32_t *const eps[2],
+                                    const struct cuda_ising_packed_thresholds *thr,
+                                    int algorithm, uint64_t seed,
+                                    const struct latmc_rng_name *names, const int *colours,
+                                    int n, struct cuda_ising_chain *chain,
+                                    unsigned long long *changed);
+
 /* cuda_ising_packed_measure on the colour-0 words of the rows `rows` (NULL: all) and every
  * bond of theirs: each bond has one colour-0 end, so the sums of disjoint row ranges add
  * up to the lattice's. The rows next to the range must hold the current colour 1. */

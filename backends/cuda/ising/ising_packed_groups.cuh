@@ -241,14 +241,54 @@ __device__ __forceinline__ void packed_xor_couplings(const uint32_t (&e)[CW * NW
 }
 
 /*
- * The groups of this thread's walk, colour `colour` updated in own_words from the other
- * colour's words (own_eps: the +-J coupling words, CW per spin word; NULL with CW = 0),
- * the thresholds in the 16-entry shared table table_bytes, the draws from the pass's fold:
- * returns the flips. EARLY (+-J only): a group's coupling words are loaded first and the
- * neighbours by packed_neighbours_early, so that all its loads are in flight at once
- * (the 3D +-J kernel of ising_packed.cu; the other callers keep the order below, their
- * code as it was).
+ * One group at `at`, colour `colour` updated in own_words from the other colour's words
+ * (own_eps: the +-J coupling words, CW per spin word; NULL with CW = 0), the thresholds in
+ * the 16-entry shared table table_bytes, the draws from the pass's fold: the flips added
+ * to n_changed. EARLY (+-J only): the group's coupling words are loaded first and the neighbours
+ * by packed_neighbours_early, so that all its loads are in flight at once (the 3D +-J
+ * kernel of ising_packed.cu; the other callers keep the order below, their code as it
+ * was).
  */
+template <int NW, int ND, bool HEATBATH, int CW, bool EARLY = false>
+__device__ __forceinline__ void packed_update_group(
+    const struct packed_geom &p, const struct packed_site &at, uint32_t *own_words,
+    const uint32_t *other, const uint32_t *own_eps, const unsigned char *table_bytes,
+    const struct cuda_philox_folded &draws, unsigned long long &n_changed)
+{
+    uint32_t own[NW], nb[ND][NW];
+    if constexpr (EARLY && CW > 0) {
+        uint32_t e[CW * NW];
+        packed_load_couplings<NW, CW>(own_eps, at.base, e);
+        words_load<NW>(own_words + at.base, own);
+        packed_neighbours_early<NW, ND>(other, p, at, nb);
+        packed_xor_couplings<NW, ND, CW>(e, nb);
+    } else {
+        words_load<NW>(own_words + at.base, own);
+        packed_neighbours<NW, ND>(other, p, at, nb);
+        packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
+    }
+    /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
+     * (base is a multiple of NW) */
+    const uint64_t block0 = 2 * (uint64_t)(at.base + p.word_offset);
+    const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
+#pragma unroll
+    for (int k = 0; k < NW; k++) {
+        uint32_t cls = own[k] << 3;
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            cls += nb[d][k];
+        const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
+                                                             (uint32_t)block0 + 2 * k);
+        const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
+                                                             (uint32_t)block0 + 2 * k + 1);
+        const uint32_t w = packed_update_word<HEATBATH>(own[k], cls, u0, u1, table_bytes);
+        n_changed += __popc(w ^ own[k]);
+        own[k] = w;
+    }
+    words_store<NW>(own_words + at.base, own);
+}
+
+/* The groups of this thread's walk (packed_update_group each): returns the flips. */
 template <int NW, int ND, bool HEATBATH, int CW, bool EARLY = false>
 __device__ __forceinline__ unsigned long long packed_sweep_groups(
     const struct packed_geom &p, const struct packed_stride &st, uint32_t *own_words,
@@ -257,40 +297,10 @@ __device__ __forceinline__ unsigned long long packed_sweep_groups(
 {
     unsigned long long n_changed = 0;
     for (struct packed_walk wk = packed_walk_start(p); wk.s < st.items;
-         packed_walk_next(p, st, wk)) {
-        const struct packed_site at = packed_locate<NW>(p, wk, colour);
-        uint32_t own[NW], nb[ND][NW];
-        if constexpr (EARLY && CW > 0) {
-            uint32_t e[CW * NW];
-            packed_load_couplings<NW, CW>(own_eps, at.base, e);
-            words_load<NW>(own_words + at.base, own);
-            packed_neighbours_early<NW, ND>(other, p, at, nb);
-            packed_xor_couplings<NW, ND, CW>(e, nb);
-        } else {
-            words_load<NW>(own_words + at.base, own);
-            packed_neighbours<NW, ND>(other, p, at, nb);
-            packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
-        }
-        /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
-         * (base is a multiple of NW) */
-        const uint64_t block0 = 2 * (uint64_t)(at.base + p.word_offset);
-        const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
-#pragma unroll
-        for (int k = 0; k < NW; k++) {
-            uint32_t cls = own[k] << 3;
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                cls += nb[d][k];
-            const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
-                                                                 (uint32_t)block0 + 2 * k);
-            const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
-                                                                 (uint32_t)block0 + 2 * k + 1);
-            const uint32_t w = packed_update_word<HEATBATH>(own[k], cls, u0, u1, table_bytes);
-            n_changed += __popc(w ^ own[k]);
-            own[k] = w;
-        }
-        words_store<NW>(own_words + at.base, own);
-    }
+         packed_walk_next(p, st, wk))
+        packed_update_group<NW, ND, HEATBATH, CW, EARLY>(p, packed_locate<NW>(p, wk, colour),
+                                                         own_words, other, own_eps,
+                                                         table_bytes, draws, n_changed);
     return n_changed;
 }
 

@@ -235,6 +235,15 @@ const struct row rows[] = {
     { "ising_pmj_metropolis", 2, { 128, 40, 0 }, "cuda setspins,cuda cuda,measured cuda,boxes=2" },
     { "ising2d_metropolis", 2, { 256, 20, 0 }, "cuda" },
     { "ising3d_heatbath", 3, { 128, 6, 4 }, "cuda cuda,boxes=2 cuda,parts=2" },
+    /* a box alone's steps as chains (L_x a multiple of 128: ising_packed.h; every lattice
+     * here is small enough for them), 3D +-J among them, and calls longer than a chain */
+    { "ising_pmj_metropolis", 3, { 128, 8, 6 }, "cuda cuda,measured" },
+    { "ising_pmj_heatbath", 3, { 128, 6, 10 }, "cuda setspins,cuda" },
+    { "ising_pmj_heatbath", 2, { 256, 34, 0 }, "cuda" },
+    { "ising_long_metropolis", 3, { 128, 10, 6 }, "cuda" },
+    { "ising_long_metropolis", 2, { 384, 30, 0 }, "cuda" },
+    { "ising_long_pmj_heatbath", 3, { 128, 6, 8 }, "cuda" },
+    { "ising_long_pmj_heatbath", 2, { 128, 66, 0 }, "cuda" },
     /* three groups a row (the one-group kernel, a row's end inside the walk) on boxes of
      * 2, 4, 4 planes and parts */
     { "ising3d_metropolis", 3, { 192, 6, 10 }, "cuda cuda,boxes=3 cuda,parts=2" },

@@ -57,6 +57,15 @@ const struct spec specs[] = {
     ISING("ising3d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.22),
     ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
     ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
+    /* calls of more steps than one CUDA chain launch takes (ising_packed.h,
+     * CUDA_ISING_CHAIN_STEPS: 64), with the field changed between them */
+#define ISING_LONG(name_, algo_, couplings_, beta_)                                         \
+    { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
+      .couplings = couplings_, .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H },  \
+      .values = { beta_, 0.05 }, .sweeps1 = 40, .sweeps2 = 33,                             \
+      .change_key = LATMC_PARAM_H, .change_value = -0.1, .cuda_is_cpu = true }
+    ISING_LONG("ising_long_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 0.3),
+    ISING_LONG("ising_long_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.5),
     /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's boxes
      * of one process; _H0: the field switched off between the sweep calls */
 #define ISING_BITSLICED_FIELDS(name_, algo_, couplings_, beta_)                            \

@@ -1,0 +1,299 @@
+/*
+ * A chain of colour steps of the packed layout in one launch (ising_packed.h,
+ * cuda_ising_packed_chain; doc/cuda.md, "Chains of steps").
+ *
+ * Why: a small lattice's step launched on its own costs more than its sites at a large
+ * lattice's rate. A warp-level timeline of the step kernels (globaltimer stamps; one H100,
+ * 4096^2 and 256^3) showed each launch's warps ending over 5-11 us (a thread takes one or
+ * two groups of 64 sites, each some 6 us of latency) and about 2 us between one launch's
+ * last warp and the next one's first: the SMs idle for a quarter to a third of a step.
+ * Here the warps of one resident wave take tasks from a queue in step order, a task being
+ * 32 consecutive groups of the step's colour (a group a lane, packed_update_group, the
+ * step kernels' update), and start one as soon as the tasks of the step before that hold
+ * the rows its groups read are done: a step's first tasks overlap the previous step's
+ * last ones, and no launch lies between them.
+ *
+ * Dependencies. A step of colour c reads the other colour's words of its own rows and of
+ * the rows y +- 1 and (3D) z +- 1, and writes its colour's words of its own rows. With
+ * rows r = y + L_y z on a circle of L_y L_z rows, every row a step reads is within R rows
+ * of its own (R = 1 in 2D; L_y in 3D: z +- 1 is L_y rows away, the periodic y neighbour
+ * L_y - 1). A task of step s waits until every task of step s - 1 holding a row within R
+ * of its rows has its stamp. Then what it reads is written (step s - 1 wrote the other
+ * colour there), step s - 1 no longer reads what it writes (the readers of its rows are
+ * those tasks), and step s - 2's writes of its rows are done (task j of step s - 2 lies in
+ * the window of task j of step s - 1, which waited for it). The first step of a launch
+ * waits for nothing: the launch follows the stream's earlier work.
+ *
+ * Order and progress: the queue hands out tasks step by step, so when a warp takes a task
+ * of step s every task of step s - 1 is held by a running warp (a warp holds one task at a
+ * time and runs it to the end), which waits only for tasks of step s - 2: the earliest
+ * unfinished task waits for nothing, and no residency of the whole grid is needed (a block
+ * not started holds no task). Step s takes its tasks from task s x shift on, shift being
+ * the task window's width and one: the first tasks of a step then read rows that the step
+ * before did among its first, not among its last (on the circle the rows before a step's
+ * start are next to it), so they rarely wait.
+ *
+ * Memory: a task's lanes store their words, the warp synchronises, lane 0 fences
+ * (__threadfence) and stores the task's stamp with release semantics; a waiting task's
+ * lanes poll the stamps (relaxed loads, gpu scope), then the warp fences (acq_rel, gpu
+ * scope) before any lane loads a word, which also keeps the SM's L1 from serving words
+ * of earlier steps that other SMs have rewritten in the same launch.
+ */
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ising_packed.cuh"
+#include "ising_packed_groups.cuh"
+#include "ising_packed_waves.cuh"
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+#define CHAIN_WARP 32
+#define CHAIN_FULL 0xffffffffu
+
+/* The per-step words of the draws' fold (cuda_philox_folded less the keys, which the seed
+ * alone sets and every step shares). */
+struct chain_step_fold {
+    uint32_t c1_high, p1_hi_k0, p1_lo_k1, c3_k0;
+};
+
+struct chain_args {
+    struct cuda_philox_keys keys;
+    struct chain_step_fold fold[CUDA_ISING_CHAIN_STEPS];
+    unsigned long long colours; /* bit i: step i's colour */
+    int n;                      /* steps */
+    uint32_t stamp0;            /* step i's stamp: stamp0 + i + 1 */
+    unsigned tasks;             /* tasks a step */
+    long long groups;           /* groups a step (the colour's) */
+    long long radius;           /* R: rows within which a step's reads lie */
+    unsigned shift;             /* step s takes its tasks from task s shift on (mod tasks) */
+};
+
+static __device__ __forceinline__ uint32_t chain_relaxed(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void chain_release(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* Tasks [first, first + count) (mod tasks) hold every row within R of task j's rows. */
+static __device__ __forceinline__ void chain_window(const struct packed_geom &p,
+                                                   const struct chain_args &a, unsigned j,
+                                                   long long *first, long long *count)
+{
+    const long long rows = p.nrows, gpr = p.groups;
+    const long long g0 = (long long)j * CHAIN_WARP;
+    const long long g1 = min(g0 + CHAIN_WARP, a.groups) - 1;
+    const long long r0 = g0 / gpr - a.radius, r1 = g1 / gpr + a.radius;
+    if (r1 - r0 + 1 >= rows) {
+        *first = 0;
+        *count = a.tasks;
+        return;
+    }
+    /* rows r0 .. r1 on the circle: their tasks, from the first group of row r0 to the
+     * last group of row r1 (r1 < r0 + rows) */
+    const long long r0w = r0 < 0 ? r0 + rows : r0;
+    const long long t0 = r0w * gpr / CHAIN_WARP;
+    const long long t1 = ((r0w + (r1 - r0)) * gpr + gpr - 1) / CHAIN_WARP; /* may pass tasks */
+    const long long tasks_around = (long long)a.tasks;
+    long long c = t1 - t0 + 1;
+    if ((r0w + (r1 - r0)) >= rows) /* wrapped: the tail rows' tasks counted from 0 again */
+        c = (((r0w + (r1 - r0)) - rows) * gpr + gpr - 1) / CHAIN_WARP + 1 + (tasks_around - t0);
+    *first = t0;
+    *count = c > tasks_around ? tasks_around : c;
+}
+
+/* Until every task of the window has stamp `want` or later (stamps compared on the
+ * circle of 2^32). */
+static __device__ __forceinline__ void chain_wait(const uint32_t *done, long long first,
+                                                  long long count, unsigned tasks, uint32_t want,
+                                                  unsigned lane)
+{
+    for (long long i = lane; i < count; i += CHAIN_WARP) {
+        long long k = first + i;
+        if (k >= (long long)tasks)
+            k -= tasks;
+        while ((int32_t)(chain_relaxed(done + k) - want) < 0)
+            __nanosleep(64);
+    }
+    /* the acquire side of the stamps' release (one fence for the warp, after its lanes'
+     * reads): no word of the window is loaded before it */
+    __syncwarp();
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+/* three blocks an SM (80 registers): 24 warps, as the step kernels have */
+template <int NW, int ND, bool HEATBATH, int CW, bool EARLY>
+__global__ void __launch_bounds__(CUDA_THREADS, 3)
+ising_packed_chain_kernel(struct packed_geom p, uint32_t *colour0, uint32_t *colour1,
+                          const uint32_t *eps0, const uint32_t *eps1,
+                          struct cuda_ising_packed_thresholds thr, struct chain_args a,
+                          unsigned *next, uint32_t *done, unsigned long long *changed)
+{
+    __shared__ uint32_t table[16];
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            table[i] = thr.t[i];
+    }
+    __syncthreads();
+    const unsigned lane = threadIdx.x & (CHAIN_WARP - 1);
+    const unsigned total = a.tasks * (unsigned)a.n;
+    struct cuda_philox_folded draws;
+    draws.keys = a.keys;
+    unsigned long long flips = 0;
+    for (;;) {
+        unsigned q = 0;
+        if (lane == 0)
+            q = atomicAdd(next, 1u);
+        q = __shfl_sync(CHAIN_FULL, q, 0);
+        if (q >= total)
+            break;
+        const unsigned s = q / a.tasks;
+        unsigned j = q - s * a.tasks + (unsigned)(((unsigned long long)s * a.shift) % a.tasks);
+        if (j >= a.tasks)
+            j -= a.tasks;
+        if (s > 0) {
+            long long first, count;
+            chain_window(p, a, j, &first, &count);
+            chain_wait(done, first, count, a.tasks, a.stamp0 + s, lane);
+        }
+        draws.c1_high = a.fold[s].c1_high;
+        draws.p1_hi_k0 = a.fold[s].p1_hi_k0;
+        draws.p1_lo_k1 = a.fold[s].p1_lo_k1;
+        draws.c3_k0 = a.fold[s].c3_k0;
+        const int colour = (int)((a.colours >> s) & 1u);
+        const unsigned gi = j * CHAIN_WARP + lane; /* groups < 2^31 (the host's check) */
+        if (gi < (unsigned)a.groups) {
+            struct packed_walk wk;
+            const unsigned r = gi / (unsigned)p.groups, z = r / (unsigned)p.ly;
+            wk.s = gi;
+            wk.g = gi - r * (unsigned)p.groups;
+            wk.z = z;
+            wk.y = r - z * (unsigned)p.ly;
+            packed_update_group<NW, ND, HEATBATH, CW, EARLY>(
+                p, packed_locate<NW>(p, wk, colour), colour ? colour1 : colour0,
+                colour ? colour0 : colour1, colour ? eps1 : eps0, (const unsigned char *)table,
+                draws, flips);
+        }
+        /* the release: the lanes' words before the stamp (one fence for the warp) */
+        __syncwarp();
+        if (lane == 0) {
+            __threadfence();
+            chain_release(done + j, a.stamp0 + s + 1);
+        }
+    }
+    cuda_warp_add(changed, flips);
+}
+
+template <int ND, bool HB, int CW, bool EARLY>
+static cudaError_t launch_chain(cudaStream_t stream, const struct packed_geom &p,
+                                uint32_t *colour0, uint32_t *colour1, uint32_t *const eps[2],
+                                const struct cuda_ising_packed_thresholds *thr,
+                                const struct chain_args &a, struct cuda_ising_chain *chain,
+                                unsigned long long *changed)
+{
+    constexpr auto kernel = ising_packed_chain_kernel<8, ND, HB, CW, EARLY>;
+    /* one resident wave, at most a warp a task of a step: more would only wait (one H100,
+     * 1024^2: half or a quarter of a step's tasks in warps 0.53x and 0.27x as fast) */
+    const unsigned grid = resident_grid<kernel>((long long)a.tasks * CHAIN_WARP);
+    cudaError_t err = cudaMemsetAsync(chain->next, 0, sizeof *chain->next, stream);
+    if (err != cudaSuccess)
+        return err;
+    kernel<<<grid, CUDA_THREADS, 0, stream>>>(p, colour0, colour1, eps[0], eps[1], *thr, a,
+                                              chain->next, chain->done, changed);
+    return cudaGetLastError();
+}
+
+extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
+{
+    return packed_words_per_thread(g) == 8;
+}
+
+extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g,
+                                                    struct cuda_ising_chain *chain)
+{
+    const struct packed_geom p = packed_geom_of(g, 8);
+    const int64_t tasks = (p.nrows * p.groups + CHAIN_WARP - 1) / CHAIN_WARP;
+    chain->tasks = tasks;
+    chain->stamp = 0;
+    chain->done = NULL;
+    chain->next = NULL;
+    cudaError_t err = cudaMalloc((void **)&chain->done, (size_t)tasks * sizeof *chain->done);
+    if (err == cudaSuccess)
+        err = cudaMalloc((void **)&chain->next, sizeof *chain->next);
+    if (err == cudaSuccess)
+        err = cudaMemset(chain->done, 0, (size_t)tasks * sizeof *chain->done);
+    if (err != cudaSuccess)
+        cuda_ising_packed_chain_free(chain);
+    return err;
+}
+
+extern "C" void cuda_ising_packed_chain_free(struct cuda_ising_chain *chain)
+{
+    cudaFree(chain->done);
+    cudaFree(chain->next);
+    chain->done = NULL;
+    chain->next = NULL;
+}
+
+extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct latmc_lattice *g,
+                                               uint32_t *colour0, uint32_t *colour1,
+                                               uint32_t *const eps[2],
+                                               const struct cuda_ising_packed_thresholds *thr,
+                                               int algorithm, uint64_t seed,
+                                               const struct latmc_rng_name *names,
+                                               const int *colours, int n,
+                                               struct cuda_ising_chain *chain,
+                                               unsigned long long *changed)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g) || !chain->done ||
+        chain->tasks >= (int64_t)1 << 26)
+        return cudaErrorInvalidValue;
+    const struct packed_geom p = packed_geom_of(g, 8);
+    struct chain_args a;
+    a.colours = 0;
+    for (int i = 0; i < n; i++) {
+        const struct cuda_philox_folded f = cuda_philox_fold_named(seed, names[i]);
+        if (i == 0)
+            a.keys = f.keys;
+        a.fold[i].c1_high = f.c1_high;
+        a.fold[i].p1_hi_k0 = f.p1_hi_k0;
+        a.fold[i].p1_lo_k1 = f.p1_lo_k1;
+        a.fold[i].c3_k0 = f.c3_k0;
+        a.colours |= (unsigned long long)(colours[i] & 1) << i;
+    }
+    for (int i = n; i < CUDA_ISING_CHAIN_STEPS; i++)
+        a.fold[i] = a.fold[0];
+    a.n = n;
+    a.stamp0 = chain->stamp;
+    a.tasks = (unsigned)chain->tasks;
+    a.groups = (long long)(p.nrows * p.groups);
+    a.radius = g->ndim == 3 ? (long long)p.ly : 1;
+    /* where step s + 1 starts: past the rows that the first tasks of step s hold, and R
+     * rows more, so that its first tasks read rows step s did first, not its last ones
+     * (the rows before its start, which the circle puts next to them) */
+    const long long window = ((a.radius + 1) * (long long)p.groups + CHAIN_WARP - 1) / CHAIN_WARP;
+    a.shift = (unsigned)((window + 1) % (long long)chain->tasks);
+    chain->stamp += (uint32_t)n;
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const bool pmj = eps[0] != NULL;
+    if (g->ndim == 3) {
+        if (pmj)
+            return hb ? launch_chain<6, true, 2, true>(stream, p, colour0, colour1, eps, thr, a, chain, changed)
+                      : launch_chain<6, false, 2, true>(stream, p, colour0, colour1, eps, thr, a, chain, changed);
+        return hb ? launch_chain<6, true, 0, false>(stream, p, colour0, colour1, eps, thr, a, chain, changed)
+                  : launch_chain<6, false, 0, false>(stream, p, colour0, colour1, eps, thr, a, chain, changed);
+    }
+    if (pmj)
+        return hb ? launch_chain<4, true, 1, false>(stream, p, colour0, colour1, eps, thr, a, chain, changed)
+                  : launch_chain<4, false, 1, false>(stream, p, colour0, colour1, eps, thr, a, chain, changed);
+    return hb ? launch_chain<4, true, 0, false>(stream, p, colour0, colour1, eps, thr, a, chain, changed)
+              : launch_chain<4, false, 0, false>(stream, p, colour0, colour1, eps, thr, a, chain, changed);
+}
