@@ -556,7 +556,8 @@ static cudaError_t packed_chain(const latmc_sim *sim, struct cuda_box *b,
 {
     struct packed_box *pb = state_of(b);
     cudaError_t err = pb->chain.done ? cudaSuccess
-                                     : cuda_ising_packed_chain_make(&b->local, &pb->chain);
+                                     : cuda_ising_packed_chain_make(&b->local, pb->eps[0] != NULL,
+                                                                    &pb->chain);
     if (err == cudaSuccess)
         err = packed_current(b, stream);
     if (err != cudaSuccess)

@@ -133,21 +133,24 @@ cudaError_t cuda_ising_packed_sweep_rows(cudaStream_t stream, const struct latmc
  * (ising_packed_chain.cu; doc/cuda.md, "Chains of steps"). Step i updates colour
  * colours[i] with the draws named names[i], exactly as cuda_ising_packed_sweep_colour
  * would, one after the other; adds the spins that changed to *changed. The kernel's warps
- * take the steps' tasks (32 groups of a colour) from a queue in step order, and a task
- * starts once the tasks of the step before that hold its neighbour rows are done: no
- * launch between the steps, no wait for a step's last groups anywhere else. `chain`: the
- * box's queue and task stamps (cuda_ising_packed_chain_make), used by one stream at a
- * time. Only where packed_words_per_thread is 8 (cuda_ising_packed_chain_fits).
+ * take the steps' tasks (32 groups of a colour, a group a lane) from a queue in step order,
+ * and a task starts once the tasks of the step before that hold its neighbour rows are
+ * done: no launch between the steps, no wait for a step's last groups anywhere else.
+ * `chain`: the box's queue, task stamps and words a group (cuda_ising_packed_chain_make),
+ * used by one stream at a time. Only where packed_words_per_thread is 8
+ * (cuda_ising_packed_chain_fits: L_x a multiple of 128).
  */
 #define CUDA_ISING_CHAIN_STEPS 64
 struct cuda_ising_chain {
     uint32_t *done;     /* device: each task's stamp of its last step done */
     unsigned *next;     /* device: the queue's next task */
     int64_t tasks;      /* tasks a step */
+    int nw;             /* words a lane of a task (8, or 2: cuda_ising_packed_chain_make) */
     uint32_t stamp;     /* stamps handed out (the next launch's steps: stamp + 1 ..) */
 };
 bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g);
-cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g,
+/* couplings: +-J (their words a lane's 8) */
+cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g, bool couplings,
                                          struct cuda_ising_chain *chain);
 void cuda_ising_packed_chain_free(struct cuda_ising_chain *chain);
 cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct latmc_lattice *g,
