@@ -547,6 +547,16 @@ static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
     int k = 0;
     while (k < n && k < CUDA_ISING_CHAIN_STEPS && calls[k].step.kind == LATMC_STEP_COLOUR)
         k++;
+    /* the queue and stamps at the first chain (on the box's stream, which the chains run
+     * on); where they cannot be had, a launch a step from then on */
+    struct packed_box *own = b->own;
+    if (k > 1 && !own->chain.done &&
+        cuda_ising_packed_chain_make(&b->local, pb->eps[0] != NULL, b->ex.stream,
+                                     &own->chain) != cudaSuccess) {
+        (void)cudaGetLastError();
+        own->chain_mode = 0;
+        return 0;
+    }
     return k;
 }
 
@@ -555,11 +565,7 @@ static cudaError_t packed_chain(const latmc_sim *sim, struct cuda_box *b,
                                 cudaStream_t stream, unsigned long long *changed)
 {
     struct packed_box *pb = state_of(b);
-    cudaError_t err = pb->chain.done ? cudaSuccess
-                                     : cuda_ising_packed_chain_make(&b->local, pb->eps[0] != NULL,
-                                                                    &pb->chain);
-    if (err == cudaSuccess)
-        err = packed_current(b, stream);
+    cudaError_t err = packed_current(b, stream);
     if (err != cudaSuccess)
         return err;
     pb->bytes_valid = false;

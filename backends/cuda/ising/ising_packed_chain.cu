@@ -33,11 +33,11 @@
  * before did among its first, not among its last (on the circle the rows before a step's
  * start are next to it), so they rarely wait.
  *
- * Memory: a task's lanes store their words, the warp synchronises, lane 0 fences
- * (__threadfence) and stores the task's stamp with release semantics; a waiting task's
- * lanes poll the stamps (relaxed loads, gpu scope), then the warp fences (acq_rel, gpu
- * scope) before any lane loads a word, which also keeps the SM's L1 from serving words
- * of earlier steps that other SMs have rewritten in the same launch.
+ * Memory: a task's lanes store their words, the warp synchronises, and lane 0 stores the
+ * task's stamp with release semantics (gpu scope); a waiting task's lanes read the stamps
+ * with acquire loads (gpu scope), then the warp synchronises before any lane loads a
+ * word: the pattern of a grid's sync, at the scale of a warp. The acquire also keeps the
+ * SM's L1 from serving words of earlier steps that other SMs rewrote in the same launch.
  */
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
@@ -68,10 +68,10 @@ struct chain_args {
     unsigned shift;             /* step s takes its tasks from task s shift on (mod tasks) */
 };
 
-static __device__ __forceinline__ uint32_t chain_relaxed(const uint32_t *p)
+static __device__ __forceinline__ uint32_t chain_acquire(const uint32_t *p)
 {
     uint32_t v;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
 
@@ -117,13 +117,12 @@ static __device__ __forceinline__ void chain_wait(const uint32_t *done, long lon
         long long k = first + i;
         if (k >= (long long)tasks)
             k -= tasks;
-        while ((int32_t)(chain_relaxed(done + k) - want) < 0)
+        while ((int32_t)(chain_acquire(done + k) - want) < 0)
             __nanosleep(64);
     }
-    /* the acquire side of the stamps' release (one fence for the warp, after its lanes'
-     * reads): no word of the window is loaded before it */
+    /* each lane's stamps acquired, then the warp's barrier: every lane's loads of the
+     * window's words come after every stamp read (the pattern of a grid's sync) */
     __syncwarp();
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 /* three blocks an SM (80 registers): 24 warps, as the step kernels have */
@@ -180,12 +179,11 @@ ising_packed_chain_kernel(struct packed_geom p, uint32_t *colour0, uint32_t *col
                 colour ? colour0 : colour1, colour ? eps1 : eps0, (const unsigned char *)table,
                 draws, flips);
         }
-        /* the release: the lanes' words before the stamp (one fence for the warp) */
+        /* the release: the lanes' words, the warp's barrier, then lane 0's stamp with
+         * release semantics (cumulative over the stores the barrier ordered before it) */
         __syncwarp();
-        if (lane == 0) {
-            __threadfence();
+        if (lane == 0)
             chain_release(done + j, a.stamp0 + s + 1);
-        }
     }
     cuda_warp_add(changed, flips);
 }
@@ -209,10 +207,7 @@ static cudaError_t launch_chain(cudaStream_t stream, const struct packed_geom &p
     return cudaGetLastError();
 }
 
-extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
-{
-    return packed_words_per_thread(g) == 8;
-}
+#define CHAIN_MAX_TASKS ((int64_t)1 << 25) /* tasks a step, at most */
 
 /* Words a lane of a task: 8 (the step kernels' groups), or with uniform couplings 2 where a
  * step would have fewer than CHAIN_FEW_TASKS tasks of 8 (1024^2, 128^3 and smaller): four
@@ -227,7 +222,14 @@ static int64_t chain_tasks(const struct latmc_lattice *g, int nw)
     return (p.nrows * p.groups + CHAIN_WARP - 1) / CHAIN_WARP;
 }
 
+extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
+{
+    /* the queue counts tasks x steps (and a pass a warp past them) in 32 bits */
+    return packed_words_per_thread(g) == 8 && chain_tasks(g, 2) < CHAIN_MAX_TASKS;
+}
+
 extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g, bool couplings,
+                                                    cudaStream_t stream,
                                                     struct cuda_ising_chain *chain)
 {
     int nw = 8;
@@ -242,8 +244,8 @@ extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *
     cudaError_t err = cudaMalloc((void **)&chain->done, (size_t)tasks * sizeof *chain->done);
     if (err == cudaSuccess)
         err = cudaMalloc((void **)&chain->next, sizeof *chain->next);
-    if (err == cudaSuccess)
-        err = cudaMemset(chain->done, 0, (size_t)tasks * sizeof *chain->done);
+    if (err == cudaSuccess) /* on the box's stream: the first chain follows it */
+        err = cudaMemsetAsync(chain->done, 0, (size_t)tasks * sizeof *chain->done, stream);
     if (err != cudaSuccess)
         cuda_ising_packed_chain_free(chain);
     return err;
@@ -269,8 +271,7 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
 {
     if (n <= 0)
         return cudaSuccess;
-    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g) || !chain->done ||
-        chain->tasks >= (int64_t)1 << 26)
+    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g) || !chain->done)
         return cudaErrorInvalidValue;
     const struct packed_geom p = packed_geom_of(g, chain->nw);
     struct chain_args a;
