@@ -80,14 +80,16 @@ static __device__ __forceinline__ void chain_release(uint32_t *p, uint32_t v)
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-/* Tasks [first, first + count) (mod tasks) hold every row within R of task j's rows. */
-static __device__ __forceinline__ void chain_window(const struct packed_geom &p,
-                                                   const struct chain_args &a, unsigned j,
-                                                   long long *first, long long *count)
+/* Tasks [first, first + count) (mod tasks) hold every row within R of task j's rows
+ * (host-callable: tools/chain_host_check.cu checks it against every row each task reads). */
+static __host__ __device__ __forceinline__ void chain_window(const struct packed_geom &p,
+                                                            const struct chain_args &a,
+                                                            unsigned j, long long *first,
+                                                            long long *count)
 {
     const long long rows = p.nrows, gpr = p.groups;
     const long long g0 = (long long)j * CHAIN_WARP;
-    const long long g1 = min(g0 + CHAIN_WARP, a.groups) - 1;
+    const long long g1 = (g0 + CHAIN_WARP < a.groups ? g0 + CHAIN_WARP : a.groups) - 1;
     const long long r0 = g0 / gpr - a.radius, r1 = g1 / gpr + a.radius;
     if (r1 - r0 + 1 >= rows) {
         *first = 0;
