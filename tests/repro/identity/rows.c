@@ -244,6 +244,11 @@ const struct row rows[] = {
     { "ising_long_metropolis", 2, { 384, 30, 0 }, "cuda" },
     { "ising_long_pmj_heatbath", 3, { 128, 6, 8 }, "cuda" },
     { "ising_long_pmj_heatbath", 2, { 128, 66, 0 }, "cuda" },
+    /* chains of hundreds of tasks a step, many warps waiting on each other's stamps */
+    { "ising2d_metropolis", 2, { 1024, 512, 0 }, "cuda" },
+    { "ising_pmj_heatbath", 3, { 128, 64, 64 }, "cuda" },
+    { "ising_long_metropolis", 3, { 256, 32, 32 }, "cuda" },
+    { "ising_long_pmj_heatbath", 2, { 2048, 256, 0 }, "cuda" },
     /* three groups a row (the one-group kernel, a row's end inside the walk) on boxes of
      * 2, 4, 4 planes and parts */
     { "ising3d_metropolis", 3, { 192, 6, 10 }, "cuda cuda,boxes=3 cuda,parts=2" },
