@@ -355,9 +355,10 @@ struct cuda_leaf {
     /* Optional (NULL: a launch a step): of the n calls `calls` (consecutive steps of one
      * latmc_sim_sweep call, each of the sim's boxes and whole) on box b, a box alone (halo
      * 0) not in halves, how many from the first the leaf runs as one chain (0 or 1: the
-     * first step alone, by update); chain then enqueues those steps on `stream`, adding the
-     * accepted updates to *changed, exactly as that many updates of the whole box would
-     * (Ising's packed layout: ising_packed.h, cuda_ising_packed_chain). */
+     * first step alone, by update), making what the leaf keeps for chains in the box's own
+     * state (on the box's main stream) the first time; chain then enqueues those steps on
+     * `stream`, adding the accepted updates to *changed, exactly as that many updates of
+     * the whole box would (Ising's packed layout: ising_packed.h, cuda_ising_packed_chain). */
     int (*chain_steps)(const latmc_sim *sim, const struct cuda_box *b,
                        const struct latmc_step_call *calls, int n);
     cudaError_t (*chain)(const latmc_sim *sim, struct cuda_box *b,

@@ -538,7 +538,7 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
 static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
                               const struct latmc_step_call *calls, int n)
 {
-    const struct packed_box *pb = b->own;
+    struct packed_box *pb = b->own; /* its chain state made here (the box's own part) */
     if (b->halo != 0 || pb->chain_mode == 0 || pb->member ||
         !cuda_ising_packed_chain_fits(&b->local) || !own_kernels(sim, b))
         return 0;
@@ -549,12 +549,11 @@ static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
         k++;
     /* the queue and stamps at the first chain (on the box's stream, which the chains run
      * on); where they cannot be had, a launch a step from then on */
-    struct packed_box *own = b->own;
-    if (k > 1 && !own->chain.done &&
+    if (k > 1 && !pb->chain.done &&
         cuda_ising_packed_chain_make(&b->local, pb->eps[0] != NULL, b->ex.stream,
-                                     &own->chain) != cudaSuccess) {
+                                     &pb->chain) != cudaSuccess) {
         (void)cudaGetLastError();
-        own->chain_mode = 0;
+        pb->chain_mode = 0;
         return 0;
     }
     return k;

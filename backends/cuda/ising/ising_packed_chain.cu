@@ -168,7 +168,8 @@ ising_packed_chain_kernel(struct packed_geom p, uint32_t *colour0, uint32_t *col
         draws.p1_lo_k1 = a.fold[s].p1_lo_k1;
         draws.c3_k0 = a.fold[s].c3_k0;
         const int colour = (int)((a.colours >> s) & 1u);
-        const unsigned gi = j * CHAIN_WARP + lane; /* groups < 2^31 (the host's check) */
+        /* fewer than 2^30 groups a step (cuda_ising_packed_chain_fits): 32-bit arithmetic */
+        const unsigned gi = j * CHAIN_WARP + lane;
         if (gi < (unsigned)a.groups) {
             struct packed_walk wk;
             const unsigned r = gi / (unsigned)p.groups, z = r / (unsigned)p.ly;
@@ -214,8 +215,8 @@ static cudaError_t launch_chain(cudaStream_t stream, const struct packed_geom &p
 /* Words a lane of a task: 8 (the step kernels' groups), or with uniform couplings 2 where a
  * step would have fewer than CHAIN_FEW_TASKS tasks of 8 (1024^2, 128^3 and smaller): four
  * times the tasks, each shorter, so that more warps work at once and a step's tasks follow
- * each other sooner (one H100: 1024^2 1.42x, 512^2 1.44x, 128^3 1.19x the rate with 8;
- * 2048^2, 1024 tasks of 8, 0.90x). */
+ * each other sooner (one H100, an earlier form of the kernel: 1024^2 1.42x, 512^2 1.44x,
+ * 128^3 1.19x the rate with 8; 2048^2, 1024 tasks of 8, 0.90x). */
 #define CHAIN_FEW_TASKS 1024
 
 static int64_t chain_tasks(const struct latmc_lattice *g, int nw)
@@ -288,7 +289,7 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
         a.fold[i].c3_k0 = f.c3_k0;
         a.colours |= (unsigned long long)(colours[i] & 1) << i;
     }
-    for (int i = n; i < CUDA_ISING_CHAIN_STEPS; i++)
+    for (int i = n; i < CUDA_ISING_CHAIN_STEPS; i++) /* no undefined bytes in the arguments */
         a.fold[i] = a.fold[0];
     a.n = n;
     a.stamp0 = chain->stamp;
