@@ -99,6 +99,35 @@ static inline unsigned cuda_wave_grid(int64_t items, int64_t wave)
     return (unsigned)(all < cap ? all : cap);
 }
 
+/* Blocks of one resident wave of Kernel (CUDA_THREADS threads a block, no dynamic shared
+ * memory) on the current device, asked of the runtime once per host thread, kernel and
+ * device, not at every launch (on a small lattice the queries would be a visible part of a
+ * step); 0 where it cannot be asked (the caller's launch then reports a real problem). */
+#if __cplusplus >= 201703L /* a kernel as a template argument (the module's C++17) */
+#define CUDA_KNOWN_DEVICES 64
+template <auto Kernel> static unsigned cuda_resident_wave(void)
+{
+    static thread_local unsigned known[CUDA_KNOWN_DEVICES]; /* 0: not asked yet */
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    const bool cached = device >= 0 && device < CUDA_KNOWN_DEVICES;
+    if (cached && known[device] != 0)
+        return known[device];
+    if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+            cudaSuccess || sms * per_sm <= 0) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (cached)
+        known[device] = (unsigned)(sms * per_sm);
+    return (unsigned)(sms * per_sm);
+}
+#endif
+
 /* First item and stride of the calling thread in a grid-stride loop. */
 __device__ __forceinline__ int64_t cuda_first_item(void)
 {

@@ -813,15 +813,10 @@ template <auto Kernel> static unsigned sw_tile_grid(int64_t tiles, int64_t per_b
 {
     const int64_t blocks = (tiles + per_block - 1) / per_block;
     const unsigned capped = blocks < CUDA_MAX_BLOCKS ? (unsigned)blocks : CUDA_MAX_BLOCKS;
-    int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cuda_device_sm_count(device, &sms) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
-            cudaSuccess || sms * per_sm <= 0) {
-        (void)cudaGetLastError(); /* the launch reports a real problem */
+    const unsigned wave = cuda_resident_wave<Kernel>();
+    if (wave == 0) /* the launch reports a real problem */
         return capped;
-    }
-    const unsigned waves = (unsigned)(SW_TILE_WAVES * sms * per_sm);
+    const unsigned waves = SW_TILE_WAVES * wave;
     return capped < waves ? capped : waves;
 }
 

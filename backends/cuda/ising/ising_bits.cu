@@ -514,30 +514,11 @@ static unsigned capped_grid(int64_t items)
     return grid > 8192 ? 8192 : grid;
 }
 
-/* The sweep's grid: a few resident waves striding over the groups (cuda_wave_grid), the
- * wave asked of the runtime once per kernel and device. */
-#define BITS_KNOWN_DEVICES 64
+/* The sweep's grid: a few resident waves striding over the groups (cuda_wave_grid). */
 template <auto Kernel> static unsigned wave_grid(int64_t items)
 {
-    static thread_local unsigned known[BITS_KNOWN_DEVICES]; /* 0: not asked yet */
-    int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return capped_grid(items);
-    }
-    unsigned wave = device >= 0 && device < BITS_KNOWN_DEVICES ? known[device] : 0;
-    if (wave == 0) {
-        if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
-                cudaSuccess || sms * per_sm <= 0) {
-            (void)cudaGetLastError();
-            return capped_grid(items);
-        }
-        wave = (unsigned)(sms * per_sm);
-        if (device >= 0 && device < BITS_KNOWN_DEVICES)
-            known[device] = wave;
-    }
-    return cuda_wave_grid(items, wave);
+    const unsigned wave = cuda_resident_wave<Kernel>();
+    return wave == 0 ? capped_grid(items) : cuda_wave_grid(items, wave);
 }
 
 template <int ND, bool HB, bool EPS>

@@ -1091,28 +1091,12 @@ static bool sym_classes(const struct latmc_ising_tables *tables, int nd, struct 
     return true;
 }
 
-/* Blocks of one resident wave of Kernel on the current device (asked of the runtime once per
- * kernel, host thread and device). */
-#define BS_KNOWN_DEVICES 64
+/* Blocks of one resident wave of Kernel on the current device (cuda_resident_wave; 132, an
+ * H100's or H200's SMs, where it cannot be asked: the launch reports a real problem). */
 template <auto Kernel> static int64_t wave_blocks(void)
 {
-    static thread_local int known[BS_KNOWN_DEVICES]; /* blocks of a wave; 0: not asked */
-    int device = 0, wave = 0;
-    if (cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < BS_KNOWN_DEVICES)
-        wave = known[device];
-    if (wave == 0) {
-        int sms = 0, per_sm = 0;
-        if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
-                cudaSuccess || sms * per_sm <= 0) {
-            (void)cudaGetLastError(); /* the launch reports a real problem */
-            sms = 132, per_sm = 1;
-        }
-        wave = sms * per_sm;
-        if (device >= 0 && device < BS_KNOWN_DEVICES)
-            known[device] = wave;
-    }
-    return wave;
+    const unsigned wave = cuda_resident_wave<Kernel>();
+    return wave == 0 ? 132 : (int64_t)wave;
 }
 
 template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL,
