@@ -100,7 +100,7 @@ static __host__ __device__ __forceinline__ void chain_window(const struct packed
      * last group of row r1 (r1 < r0 + rows) */
     const long long r0w = r0 < 0 ? r0 + rows : r0;
     const long long t0 = r0w * gpr / CHAIN_WARP;
-    const long long t1 = ((r0w + (r1 - r0)) * gpr + gpr - 1) / CHAIN_WARP; /* may pass tasks */
+    const long long t1 = ((r0w + (r1 - r0)) * gpr + gpr - 1) / CHAIN_WARP; /* unwrapped only */
     const long long tasks_around = (long long)a.tasks;
     long long c = t1 - t0 + 1;
     if ((r0w + (r1 - r0)) >= rows) /* wrapped: the tail rows' tasks counted from 0 again */

@@ -244,7 +244,7 @@ const struct row rows[] = {
     { "ising_long_metropolis", 2, { 384, 30, 0 }, "cuda" },
     { "ising_long_pmj_heatbath", 3, { 128, 6, 8 }, "cuda" },
     { "ising_long_pmj_heatbath", 2, { 128, 66, 0 }, "cuda" },
-    /* chains of hundreds of tasks a step, many warps waiting on each other's stamps */
+    /* chains of 128 to 512 tasks a step, many warps waiting on each other's stamps */
     { "ising2d_metropolis", 2, { 1024, 512, 0 }, "cuda" },
     { "ising_pmj_heatbath", 3, { 128, 64, 64 }, "cuda" },
     { "ising_long_metropolis", 3, { 256, 32, 32 }, "cuda" },

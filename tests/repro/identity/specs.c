@@ -58,7 +58,8 @@ const struct spec specs[] = {
     ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
     ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
     /* calls of more steps than one CUDA chain launch takes (ising_packed.h,
-     * CUDA_ISING_CHAIN_STEPS: 64), with the field changed between them */
+     * CUDA_ISING_CHAIN_STEPS: 64; the core hands the backend 64 steps at a time, so the
+     * chains break where its lists do), with the field changed between the calls */
 #define ISING_LONG(name_, algo_, couplings_, beta_)                                         \
     { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
       .couplings = couplings_, .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H },  \
