@@ -73,7 +73,9 @@ int main(void)
 {
     int bad = 0, shapes = 0;
     for (int nw : { 8, 2 })
-        for (long long lx : { 128LL, 256LL, 384LL, 768LL, 4096LL }) {
+        for (long long lx : { 32LL, 64LL, 96LL, 128LL, 192LL, 256LL, 384LL, 768LL, 4096LL }) {
+            if ((lx / 16) % nw != 0)
+                continue;
             for (long long ly = 2; ly <= 70; ly += (ly < 12 ? 2 : 14)) {
                 bad += check_shape(2, lx, ly, 1, nw);
                 shapes++;

@@ -528,7 +528,8 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
 /*
  * Chains (cuda_leaf.h; ising_packed.h, cuda_ising_packed_chain): a box alone's colour steps
  * of the default chain, up to CUDA_ISING_CHAIN_STEPS of them a launch, where the packed
- * kernels run them and a colour has at most CHAIN_GROUPS groups of 8 words: there a launch
+ * kernels run them, the chain kernel fits the rows (cuda_ising_packed_chain_fits) and a
+ * colour has at most CHAIN_GROUPS x 8 words: there a launch
  * a step leaves the SMs idle for part of each step (its last groups, the gap to the next
  * launch; doc/PERFORMANCE.md, "Chains of steps"). LATMC_CUDA_CHAIN (read at the box's
  * creation): "1" every box alone the chain kernel fits (the tests), "0" none.
@@ -540,7 +541,7 @@ static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
 {
     struct packed_box *pb = b->own; /* its chain state made here (the box's own part) */
     if (b->halo != 0 || pb->chain_mode == 0 || pb->member ||
-        !cuda_ising_packed_chain_fits(&b->local) || !own_kernels(sim, b))
+        !cuda_ising_packed_chain_fits(&b->local, pb->eps[0] != NULL) || !own_kernels(sim, b))
         return 0;
     if (pb->chain_mode < 0 && cuda_ising_packed_words(&b->local) / 8 > CHAIN_GROUPS)
         return 0;

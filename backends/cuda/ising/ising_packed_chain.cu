@@ -212,12 +212,15 @@ static cudaError_t launch_chain(cudaStream_t stream, const struct packed_geom &p
 
 #define CHAIN_MAX_TASKS ((int64_t)1 << 25) /* tasks a step, at most */
 
-/* Words a lane of a task: 8 (the step kernels' groups), or with uniform couplings 2 where a
- * step would have fewer than CHAIN_FEW_TASKS tasks of 8 (1024^2, 128^3 and smaller): four
- * times the tasks, each shorter, so that more warps work at once and a step's tasks follow
- * each other sooner (one H100, an earlier form of the kernel: 1024^2 1.42x, 512^2 1.44x,
- * 128^3 1.19x the rate with 8; 2048^2, 1024 tasks of 8, 0.90x). */
-#define CHAIN_FEW_TASKS 1024
+/* Words a lane of a task: with uniform couplings 2 where a step has fewer than
+ * CHAIN_FEW_TASKS tasks of 2 words (1024^2, 128^3, 96^3 and smaller), else 8 (the step
+ * kernels' groups) where a row's words are a multiple of 8 (L_x of 128), else no chain.
+ * Shorter tasks and more of them let more warps work at once and a step's tasks follow each
+ * other sooner on small lattices, and cost more on larger ones (one H100, an earlier form
+ * of the kernel, 2 words against 8: 1024^2 1.42x, 512^2 1.44x, 128^3 1.19x, 2048^2 with
+ * 4,096 tasks of 2 0.90x; one H200, chains of 2 words against a launch a step: 64^3 1.51x,
+ * 96^3 1.43x, 1120^2 1.5x, 160^3 with 4,000 tasks 0.87x). */
+#define CHAIN_FEW_TASKS 2560
 
 static int64_t chain_tasks(const struct latmc_lattice *g, int nw)
 {
@@ -225,19 +228,28 @@ static int64_t chain_tasks(const struct latmc_lattice *g, int nw)
     return (p.nrows * p.groups + CHAIN_WARP - 1) / CHAIN_WARP;
 }
 
-extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
+static int chain_words(const struct latmc_lattice *g, bool couplings)
+{
+    const int64_t wpr = g->lx / 16;
+    if (!couplings && wpr % 2 == 0 && chain_tasks(g, 2) < CHAIN_FEW_TASKS)
+        return 2;
+    return wpr % 8 == 0 ? 8 : 0; /* +-J: 8 words a lane only */
+}
+
+extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g, bool couplings)
 {
     /* the queue counts tasks x steps (and a pass a warp past them) in 32 bits */
-    return packed_words_per_thread(g) == 8 && chain_tasks(g, 2) < CHAIN_MAX_TASKS;
+    return g->lx % 16 == 0 && chain_words(g, couplings) > 0 &&
+           chain_tasks(g, 2) < CHAIN_MAX_TASKS;
 }
 
 extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g, bool couplings,
                                                     cudaStream_t stream,
                                                     struct cuda_ising_chain *chain)
 {
-    int nw = 8;
-    if (!couplings && chain_tasks(g, 8) < CHAIN_FEW_TASKS)
-        nw = 2;
+    const int nw = chain_words(g, couplings);
+    if (nw == 0)
+        return cudaErrorInvalidValue;
     const int64_t tasks = chain_tasks(g, nw);
     chain->nw = nw;
     chain->tasks = tasks;
@@ -274,7 +286,8 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
 {
     if (n <= 0)
         return cudaSuccess;
-    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g) || !chain->done)
+    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g, eps[0] != NULL) ||
+        !chain->done)
         return cudaErrorInvalidValue;
     const struct packed_geom p = packed_geom_of(g, chain->nw);
     struct chain_args a;

@@ -235,8 +235,9 @@ const struct row rows[] = {
     { "ising_pmj_metropolis", 2, { 128, 40, 0 }, "cuda setspins,cuda cuda,measured cuda,boxes=2" },
     { "ising2d_metropolis", 2, { 256, 20, 0 }, "cuda" },
     { "ising3d_heatbath", 3, { 128, 6, 4 }, "cuda cuda,boxes=2 cuda,parts=2" },
-    /* a box alone's steps as chains (L_x a multiple of 128: ising_packed.h; every lattice
-     * here is small enough for them), 3D +-J among them, and calls longer than a chain */
+    /* a box alone's steps as chains (L_x a multiple of 128, uniform couplings also of 32:
+     * ising_packed.h; every lattice here is small enough for them), 3D +-J among them, and
+     * calls longer than a chain */
     { "ising_pmj_metropolis", 3, { 128, 8, 6 }, "cuda cuda,measured" },
     { "ising_pmj_heatbath", 3, { 128, 6, 10 }, "cuda setspins,cuda" },
     { "ising_pmj_heatbath", 2, { 256, 34, 0 }, "cuda" },
