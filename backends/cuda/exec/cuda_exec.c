@@ -946,6 +946,15 @@ static int launch_halves(const latmc_sim *sim, struct cuda_exec *x, uint64_t swe
     return cuda_check(err, "launching a step in halves");
 }
 
+/* A box alone's whole step or chain on its main stream: after the border stream's work
+ * where a step in halves ran since the last wait. */
+static cudaError_t wait_after_halves(struct cuda_exec *x, struct cuda_box *b)
+{
+    x->half_kind = -1;
+    return b->ex.recorded ? cudaStreamWaitEvent(b->ex.stream, b->ex.copies_done, 0)
+                          : cudaSuccess;
+}
+
 /* One step: one launch on the one box's main stream (after the border stream's work where
  * a step in halves ran since the last wait), the box's halves, or the k boxes' borders,
  * sends and interiors. */
@@ -969,16 +978,14 @@ static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep
     struct cuda_box *b = &x->box[0];
     if (x->halves && x->leaf->halves(sim, b, step))
         return launch_halves(sim, x, sweep, step);
-    x->half_kind = -1;
-    cudaError_t err = b->ex.recorded ? cudaStreamWaitEvent(b->ex.stream, b->ex.copies_done, 0)
-                                     : cudaSuccess;
+    cudaError_t err = wait_after_halves(x, b);
     if (err == cudaSuccess)
         err = update(sim, x, b, b->ex.stream, 0, b->ex.planes, sweep, step);
     return cuda_check(err, "launching a step");
 }
 
 /* How many of the n calls from `calls` run as one chain (cuda_leaf.h, chain): a box
- * alone not in halves, whole steps up to the list's last, as many as the leaf takes (< 2:
+ * alone not in halves, as many as the leaf takes, of whole steps up to the list's last (< 2:
  * none). */
 static int chain_length(const latmc_sim *sim, struct cuda_exec *x,
                         const struct latmc_step_call *calls, int n)
@@ -987,12 +994,12 @@ static int chain_length(const latmc_sim *sim, struct cuda_exec *x,
     if (!x->leaf->chain_steps || x->halo > 0 || x->n != 1 ||
         (x->halves && x->leaf->halves(sim, b, &calls[0].step)))
         return 0;
+    const int k = x->leaf->chain_steps(sim, b, calls, n);
     int whole = 0; /* up to the list's last call (the host's wait) */
-    while (whole < n && calls[whole].n_boxes == 1 && calls[whole].part == LATMC_STEP_WHOLE)
+    while (whole < k && calls[whole].n_boxes == 1 && calls[whole].part == LATMC_STEP_WHOLE)
         if (calls[whole++].last)
             break;
-    const int k = x->leaf->chain_steps(sim, b, calls, whole);
-    return k > 1 ? k : 0;
+    return whole > 1 ? whole : 0;
 }
 
 /* Steps calls[0 .. k) of a box alone as one chain on its main stream (after the border
@@ -1001,9 +1008,7 @@ static int launch_chain(const latmc_sim *sim, struct cuda_exec *x,
                         const struct latmc_step_call *calls, int k)
 {
     struct cuda_box *b = &x->box[0];
-    x->half_kind = -1;
-    cudaError_t err = b->ex.recorded ? cudaStreamWaitEvent(b->ex.stream, b->ex.copies_done, 0)
-                                     : cudaSuccess;
+    cudaError_t err = wait_after_halves(x, b);
     if (err == cudaSuccess)
         err = x->leaf->chain(sim, b, calls, k, b->ex.stream, b->ex.changed);
     return cuda_check(err, "launching a chain of steps");

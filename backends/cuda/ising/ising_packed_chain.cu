@@ -292,10 +292,12 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
     const struct packed_geom p = packed_geom_of(g, chain->nw);
     struct chain_args a;
     a.colours = 0;
+    /* the seed's round keys once, each step's fold words from its name */
+    struct cuda_philox_folded f = cuda_philox_fold_named(seed, names[0]);
+    a.keys = f.keys;
     for (int i = 0; i < n; i++) {
-        const struct cuda_philox_folded f = cuda_philox_fold_named(seed, names[i]);
-        if (i == 0)
-            a.keys = f.keys;
+        if (i > 0)
+            cuda_philox_refold_named(&f, names[i]);
         a.fold[i].c1_high = f.c1_high;
         a.fold[i].p1_hi_k0 = f.p1_hi_k0;
         a.fold[i].p1_lo_k1 = f.p1_lo_k1;
