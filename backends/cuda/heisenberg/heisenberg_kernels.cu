@@ -116,6 +116,42 @@ struct heisenberg_tile {
     int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
 };
 
+/*
+ * A thread's place in the block's two walks over a plane's items, found once per block:
+ * the walks repeat on every plane, and a division by a tile's width costs a warp about 20
+ * instructions (found in every step's colours, loads and writes, they were a fifth of the
+ * kernel's instructions). Rows of w/2 items (the colour steps' tile items and the writes'
+ * pairs) and rows of (w + 4)/2 pairs (the loads): the thread's first item (row, item) and
+ * the block's step (rows, items) in each.
+ */
+struct heisenberg_walks {
+    int hr, hk, hdr, hdk; /* rows of w/2 */
+    int lr, lk, ldr, ldk; /* rows of (w + 4)/2 */
+};
+
+__device__ __forceinline__ heisenberg_walks heisenberg_walks_of(const heisenberg_tile &t)
+{
+    heisenberg_walks k;
+    const int nthreads = (int)blockDim.x, tid = (int)threadIdx.x;
+    const int half_w = t.w >> 1, pairs = (t.w + 4) >> 1;
+    k.hr = tid / half_w;
+    k.hk = tid - k.hr * half_w;
+    k.hdr = nthreads / half_w;
+    k.hdk = nthreads - k.hdr * half_w;
+    k.lr = tid / pairs;
+    k.lk = tid - k.lr * pairs;
+    k.ldr = nthreads / pairs;
+    k.ldk = nthreads - k.ldr * pairs;
+    return k;
+}
+
+/* The slot of plane p + d, sp being plane p's (|d| <= slots). */
+__device__ __forceinline__ int heisenberg_slot(int sp, int d, int slots)
+{
+    const int s = sp + d;
+    return s < 0 ? s + slots : (s >= slots ? s - slots : s);
+}
+
 /* A site's offset in its plane (3D: < 2^32, cuda_heisenberg_box_geometry checks) or, in 2D,
  * in the lattice. */
 template <int NDIM> struct heisenberg_index;
@@ -139,8 +175,8 @@ template <> struct heisenberg_index<2> {
  */
 template <int NDIM, int NREP, bool ASYNC>
 __device__ void heisenberg_load_plane(const cuda_heisenberg_geom &g, const float *__restrict__ src,
-                                const float *__restrict__ J, const heisenberg_tile &t, float *sm,
-                                int p, int slot)
+                                const float *__restrict__ J, const heisenberg_tile &t,
+                                const heisenberg_walks &wk, float *sm, int p, int slot)
 {
     typedef typename heisenberg_index<NDIM>::type idx_t;
     const int gz = NDIM == 3 ? heisenberg_wrap(p, g.lz) : 0;
@@ -151,9 +187,8 @@ __device__ void heisenberg_load_plane(const cuda_heisenberg_geom &g, const float
     const float *const spins = src + zoff, *const couplings = J + zoff;
     float *const slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane;
     const int nthreads = (int)blockDim.x;
-    const int dly = nthreads / pairs, dm = nthreads - dly * pairs;
-    int ly = (int)threadIdx.x / pairs;
-    int m = (int)threadIdx.x - ly * pairs;
+    const int dly = wk.ldr, dm = wk.ldk;
+    int ly = wk.lr, m = wk.lk;
     for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
         const int gy = heisenberg_wrap(t.y0 - 2 + ly, g.ly);
         const idx_t off = (idx_t)gy * (idx_t)g.lx + (idx_t)heisenberg_wrap(t.x0 - 2 + 2 * m, g.lx);
@@ -184,7 +219,8 @@ __device__ void heisenberg_load_plane(const cuda_heisenberg_geom &g, const float
  * heisenberg_load_plane, each written for every spin array. */
 template <int NDIM, int NREP>
 __device__ void heisenberg_write_plane(const cuda_heisenberg_geom &g, float *__restrict__ dst,
-                                 const heisenberg_tile &t, float *sm, int p, int slot)
+                                 const heisenberg_tile &t, const heisenberg_walks &wk, float *sm,
+                                 int p, int slot)
 {
     typedef typename heisenberg_index<NDIM>::type idx_t;
     const int pairs = t.w >> 1;
@@ -193,9 +229,8 @@ __device__ void heisenberg_write_plane(const cuda_heisenberg_geom &g, float *__r
     float *const corner = dst + ((long long)p * g.ly + t.y0) * g.lx + t.x0;
     const float *const slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane + 2 * t.rs + 2;
     const int nthreads = (int)blockDim.x;
-    const int dy = nthreads / pairs, dm = nthreads - dy * pairs;
-    int y = (int)threadIdx.x / pairs;
-    int m = (int)threadIdx.x - y * pairs;
+    const int dy = wk.hdr, dm = wk.hdk;
+    int y = wk.hr, m = wk.hk;
     for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
         const idx_t off = (idx_t)y * (idx_t)g.lx + (idx_t)(2 * m);
         const float *const s = slot_base + y * t.rs + 2 * m;
@@ -222,9 +257,9 @@ __device__ void heisenberg_write_plane(const cuda_heisenberg_geom &g, float *__r
  */
 template <typename R, int NDIM, int NREP, bool HB>
 __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heisenberg_pass_args &a,
-                                  const heisenberg_tile &t, float *sm, int colour, int p, int slm,
-                                  int sl0, int slp, int ly0, int nrows, bool halo_columns,
-                                  bool share)
+                                  const heisenberg_tile &t, const heisenberg_walks &wk, float *sm,
+                                  int colour, int p, int slm, int sl0, int slp, int ly0, int nrows,
+                                  bool halo_columns, bool share)
 {
     typedef heisenberg_math<R> M;
     typedef typename heisenberg_index<NDIM>::type idx_t;
@@ -259,9 +294,8 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
     /* the colour's parity on local row ly0 (tile items: lx = 2 + 2 k + (par0 + r) mod 2) */
     const int par0 = (colour + t.x0 + (t.y0 - 2 + ly0) + p + g.cut0) & 1;
     const int nthreads = (int)blockDim.x;
-    const int dr = nthreads / half_w, dk = nthreads - dr * half_w;
-    int r_next = (int)threadIdx.x / half_w;
-    int k_next = (int)threadIdx.x - r_next * half_w;
+    const int dr = wk.hdr, dk = wk.hdk;
+    int r_next = wk.hr, k_next = wk.hk;
 
     for (int base = 0; base < n_items; base += nthreads) {
         const int it = base + (int)threadIdx.x;
@@ -281,8 +315,9 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
             ly = ly0 + r;
             lx = 2 + 2 * (active ? k_tile : 0) + ((par0 + r) & 1);
         } else {
+            /* past the last item where there are no halo columns: idle */
             const int r = it - n_tile_pad;
-            active = r < nrows;
+            active = halo_columns && r < nrows;
             ly = ly0 + (active ? r : 0);
             lx = ((t.x0 - 1 + (t.y0 - 2 + ly) + p + g.cut0 + colour) & 1) == 0 ? 1 : t.w + 2;
         }
@@ -425,56 +460,63 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
     t.nspin = 3 * NREP;
     t.arrays = t.nspin + (g.jsmem ? NDIM : 0);
     const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
+    const heisenberg_walks wk = heisenberg_walks_of(t);
 
     if (NDIM == 2) {
-        heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, 0, 0);
+        heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, 0, 0);
         __syncthreads();
-        heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
+        heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true,
+                                             share);
         __syncthreads();
-        heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
+        heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 1, 0, 0, 0, 0, 2, t.h, false,
+                                             share);
         __syncthreads();
-        heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, sm, 0, 0);
+        heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, wk, sm, 0, 0);
     } else {
-        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2). Step p:
-         * colour 0 of plane p (tile and halo) from old planes p - 1 .. p + 1, then colour 1
-         * of plane p - 1 from the new colour 0 of p - 2 .. p, and plane p - 1 out. With
-         * prefetch (5 slots) plane p + 2 is copied in asynchronously meanwhile; else plane
-         * p + 1 is loaded at the start of the step (4 slots). */
+        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2), sp plane
+         * p's, moved on with p. Step p: colour 0 of plane p (tile and halo) from old planes
+         * p - 1 .. p + 1, then colour 1 of plane p - 1 from the new colour 0 of p - 2 .. p,
+         * and plane p - 1 out. With prefetch (5 slots) plane p + 2 is copied in
+         * asynchronously meanwhile; else plane p + 1 is loaded at the start of the step (4
+         * slots). */
         const int S = t.slots;
         const int last = t.z0 + t.zn + 1; /* the last plane needed */
+        int sp = (t.z0 - 1 + S) % S;      /* the slot of plane z0 - 1, the first step's */
         if (g.prefetch) {
-            for (int q = t.z0 - 2; q <= t.z0; q++) {
-                heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, q, (q + S) % S);
+            for (int d = -1; d <= 1; d++) {
+                heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, t.z0 - 1 + d,
+                                                        heisenberg_slot(sp, d, S));
                 __pipeline_commit();
             }
         } else {
-            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 2,
-                                                     (t.z0 - 2 + S) % S);
-            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 1,
-                                                     (t.z0 - 1 + S) % S);
+            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, t.z0 - 2,
+                                                     heisenberg_slot(sp, -1, S));
+            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, t.z0 - 1, sp);
         }
         for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
             if (g.prefetch) {
                 if (p + 2 <= last)
-                    heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, p + 2,
-                                                            (p + 2 + S) % S);
+                    heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, p + 2,
+                                                            heisenberg_slot(sp, 2, S));
                 __pipeline_commit();
                 __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
             } else {
-                heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, p + 1,
-                                                         (p + 1 + S) % S);
+                heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, p + 1,
+                                                         heisenberg_slot(sp, 1, S));
             }
+            const int s_m2 = heisenberg_slot(sp, -2, S), s_m1 = heisenberg_slot(sp, -1, S);
+            const int s_p1 = heisenberg_slot(sp, 1, S);
             __syncthreads();
-            heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
-                                           (p + 1 + S) % S, 1, t.h + 2, true, share);
+            heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 0, p, s_m1, sp, s_p1, 1,
+                                                 t.h + 2, true, share);
             __syncthreads();
             if (p - 1 >= t.z0) {
-                heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 1, (p - 2 + S) % S,
-                                               (p - 1 + S) % S, (p + S) % S, 2, t.h, false,
-                                               share);
+                heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 1, p - 1, s_m2, s_m1, sp,
+                                                     2, t.h, false, share);
                 __syncthreads();
-                heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 1, (p - 1 + S) % S);
+                heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, wk, sm, p - 1, s_m1);
             }
+            sp = s_p1;
         }
     }
     if (HB && threadIdx.x == 0)
