@@ -104,20 +104,60 @@ __device__ __forceinline__ void ens_heisenberg_share_draws(const latmc_philox_ct
 /* ---- the kernel ---- */
 
 /*
+ * A thread's walk over a colour's items (its first even site i0 = 2 threadIdx.x as (x, y,
+ * z), and the block's step 2 blockDim.x in the same digits), found once a block: the
+ * coordinates move on by adding digits with carries, not by two divisions an item (about
+ * 40 instructions an item against the update's ~130 in overrelaxation).
+ */
+struct ens_heisenberg_walk {
+    int x, y, z;    /* of 2 threadIdx.x */
+    int dx, dy, dz; /* of 2 blockDim.x */
+};
+
+__device__ __forceinline__ ens_heisenberg_walk ens_heisenberg_walk_of(const ens_heisenberg_shape &g)
+{
+    ens_heisenberg_walk w;
+    const int i0 = 2 * (int)threadIdx.x, st = 2 * (int)blockDim.x;
+    const int row = i0 / g.lx, st_row = st / g.lx;
+    w.x = i0 - row * g.lx;
+    w.y = row % g.ly;
+    w.z = row / g.ly;
+    w.dx = st - st_row * g.lx;
+    w.dy = st_row % g.ly;
+    w.dz = st_row / g.ly;
+    return w;
+}
+
+/*
  * Colour `colour` of one pass of the block's member: sites of that colour by checkerboard
  * index j (site i = 2j or 2j + 1, whichever has the colour: L_x is even), the items
  * padded to whole blocks so that every lane of a warp reaches the shuffles.
  */
 template <typename R, int NDIM, bool HB>
-__device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, float *s, const float *J,
-                                      R beta, R hfield, uint64_t seed, uint64_t sweep, int colour)
+__device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, const ens_heisenberg_walk &w,
+                                      float *s, const float *J, R beta, R hfield, uint64_t seed,
+                                      uint64_t sweep, int colour)
 {
     const int n = g.n, half = n / 2;
     const int q_lane = (int)(threadIdx.x & 3u);
     const int plane = g.lx * g.ly;
+    int wx = w.x, wy = w.y, wz = w.z; /* of i0 = 2 j */
     for (int base = 0; base < half; base += (int)blockDim.x) {
         const int j = base + (int)threadIdx.x;
         const bool active = j < half;
+        /* i0's digits (inactive items: past the lattice, unused), then the next item's */
+        const int gx0 = wx, gy = wy, gz = NDIM == 3 ? wz : 0;
+        wx += w.dx;
+        wy += w.dy;
+        wz += w.dz;
+        if (wx >= g.lx) {
+            wx -= g.lx;
+            wy++;
+        }
+        if (wy >= g.ly) {
+            wy -= g.ly;
+            wz++;
+        }
         uint32_t d[4] = { 0, 0, 0, 0 };
         if (HB) {
             const struct latmc_rng_name nm = latmc_rng_name_replica(
@@ -130,8 +170,6 @@ __device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, float *s, c
         if (!active)
             continue;
         const int i0 = 2 * j; /* x even */
-        const int gx0 = i0 % g.lx, row = i0 / g.lx;
-        const int gy = row % g.ly, gz = NDIM == 3 ? row / g.ly : 0;
         const int gx = gx0 + (((gy + gz) & 1) != colour ? 1 : 0);
         const int i = i0 + (gx - gx0);
         /* neighbours' indices, forward and backward along each axis */
@@ -382,15 +420,16 @@ __global__ void __maxnreg__(ENS_HEISENBERG_MAXNREG(R))
         passes += 1;
     else if (passes < 1)
         passes = 1;
+    const ens_heisenberg_walk w = ens_heisenberg_walk_of(g);
     for (uint64_t t = 0; t < n_sweeps; t++)
         for (int p = 0; p < passes; p++)
             for (int colour = 0; colour < 2; colour++) {
                 if (heatbath && p == 0)
-                    ens_heisenberg_colour<R, NDIM, true>(g, s, J, beta, h, m.seed, sweep0 + t,
-                                                         colour);
+                    ens_heisenberg_colour<R, NDIM, true>(g, w, s, J, beta, h, m.seed,
+                                                         sweep0 + t, colour);
                 else
-                    ens_heisenberg_colour<R, NDIM, false>(g, s, J, beta, h, m.seed, sweep0 + t,
-                                                    colour);
+                    ens_heisenberg_colour<R, NDIM, false>(g, w, s, J, beta, h, m.seed,
+                                                          sweep0 + t, colour);
                 __syncthreads();
             }
     ens_heisenberg_copy_out(spins, s, 3 * n);
