@@ -541,7 +541,7 @@ static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
 {
     struct packed_box *pb = b->own; /* its chain state made here (the box's own part) */
     if (b->halo != 0 || pb->chain_mode == 0 || pb->member ||
-        !cuda_ising_packed_chain_fits(&b->local, pb->eps[0] != NULL) || !own_kernels(sim, b))
+        !cuda_ising_packed_chain_fits(&b->local) || !own_kernels(sim, b))
         return 0;
     if (pb->chain_mode < 0 && cuda_ising_packed_words(&b->local) / 8 > CHAIN_GROUPS)
         return 0;
@@ -551,8 +551,7 @@ static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
     /* the queue and stamps at the first chain (on the box's stream, which the chains run
      * on); where they cannot be had, a launch a step from then on */
     if (k > 1 && !pb->chain.done &&
-        cuda_ising_packed_chain_make(&b->local, pb->eps[0] != NULL, b->ex.stream,
-                                     &pb->chain) != cudaSuccess) {
+        cuda_ising_packed_chain_make(&b->local, b->ex.stream, &pb->chain) != cudaSuccess) {
         (void)cudaGetLastError();
         pb->chain_mode = 0;
         return 0;

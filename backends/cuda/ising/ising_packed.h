@@ -138,8 +138,8 @@ cudaError_t cuda_ising_packed_sweep_rows(cudaStream_t stream, const struct latmc
  * done: no launch between the steps, no wait for a step's last groups anywhere else.
  * `chain`: the box's queue, task stamps and words a group (cuda_ising_packed_chain_make),
  * used by one stream at a time (made on it). Only where cuda_ising_packed_chain_fits: L_x a
- * multiple of 128 (+-J couplings, `couplings`) or of 32 (uniform), fewer than 2^25 tasks a
- * step.
+ * multiple of 128, or of 32 where a step has fewer than 2,560 tasks of 2 words; fewer than
+ * 2^25 tasks a step.
  */
 #define CUDA_ISING_CHAIN_STEPS 64
 struct cuda_ising_chain {
@@ -149,10 +149,9 @@ struct cuda_ising_chain {
     int nw;             /* words a lane of a task (8, or 2: cuda_ising_packed_chain_make) */
     uint32_t stamp;     /* stamps handed out (the next launch's steps: stamp + 1 ..) */
 };
-bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g, bool couplings);
-/* couplings: +-J (their words a lane's 8) */
-cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g, bool couplings,
-                                         cudaStream_t stream, struct cuda_ising_chain *chain);
+bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g);
+cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g, cudaStream_t stream,
+                                         struct cuda_ising_chain *chain);
 void cuda_ising_packed_chain_free(struct cuda_ising_chain *chain);
 cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct latmc_lattice *g,
                                     uint32_t *colour0, uint32_t *colour1, uint32_t *const eps[2],

@@ -212,9 +212,11 @@ static cudaError_t launch_chain(cudaStream_t stream, const struct packed_geom &p
 
 #define CHAIN_MAX_TASKS ((int64_t)1 << 25) /* tasks a step, at most */
 
-/* Words a lane of a task: with uniform couplings 2 where a step has fewer than
- * CHAIN_FEW_TASKS tasks of 2 words (1024^2, 128^3, 96^3 and smaller), else 8 (the step
- * kernels' groups) where a row's words are a multiple of 8 (L_x of 128), else no chain.
+/* Words a lane of a task: 2 where a step has fewer than CHAIN_FEW_TASKS tasks of 2 words
+ * (1024^2, 128^3, 96^3 and smaller; a row of an even number of words: L_x of 32), else 8
+ * (the step kernels' groups) where a row's words are a multiple of 8 (L_x of 128), else no
+ * chain; uniform and +-J couplings alike (+-J 2 words against 8, one H200: 1024^2 1.70x,
+ * 128^3 1.27x; 2048^2 with 2,048 tasks even).
  * Shorter tasks and more of them let more warps work at once and a step's tasks follow each
  * other sooner on small lattices, and cost more on larger ones (one H100, an earlier form
  * of the kernel, 2 words against 8: 1024^2 1.42x, 512^2 1.44x, 128^3 1.19x, 2048^2 with
@@ -228,26 +230,26 @@ static int64_t chain_tasks(const struct latmc_lattice *g, int nw)
     return (p.nrows * p.groups + CHAIN_WARP - 1) / CHAIN_WARP;
 }
 
-static int chain_words(const struct latmc_lattice *g, bool couplings)
+static int chain_words(const struct latmc_lattice *g)
 {
     const int64_t wpr = g->lx / 16;
-    if (!couplings && wpr % 2 == 0 && chain_tasks(g, 2) < CHAIN_FEW_TASKS)
+    if (wpr % 2 == 0 && chain_tasks(g, 2) < CHAIN_FEW_TASKS)
         return 2;
-    return wpr % 8 == 0 ? 8 : 0; /* +-J: 8 words a lane only */
+    return wpr % 8 == 0 ? 8 : 0;
 }
 
-extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g, bool couplings)
+extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
 {
     /* the queue counts tasks x steps (and a pass a warp past them) in 32 bits */
-    return g->lx % 16 == 0 && chain_words(g, couplings) > 0 &&
+    return g->lx % 16 == 0 && chain_words(g) > 0 &&
            chain_tasks(g, 2) < CHAIN_MAX_TASKS;
 }
 
-extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g, bool couplings,
+extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g,
                                                     cudaStream_t stream,
                                                     struct cuda_ising_chain *chain)
 {
-    const int nw = chain_words(g, couplings);
+    const int nw = chain_words(g);
     if (nw == 0)
         return cudaErrorInvalidValue;
     const int64_t tasks = chain_tasks(g, nw);
@@ -286,7 +288,7 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
 {
     if (n <= 0)
         return cudaSuccess;
-    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g, eps[0] != NULL) ||
+    if (n > CUDA_ISING_CHAIN_STEPS || !cuda_ising_packed_chain_fits(g) ||
         !chain->done)
         return cudaErrorInvalidValue;
     const struct packed_geom p = packed_geom_of(g, chain->nw);
@@ -321,7 +323,12 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
     const bool pmj = eps[0] != NULL;
 #define CHAIN_LAUNCH(NW, ND, HB, CW, EARLY)                                                  \
     launch_chain<NW, ND, HB, CW, EARLY>(stream, p, colour0, colour1, eps, thr, a, chain, changed)
-    if (pmj) { /* 8 words a lane (cuda_ising_packed_chain_make) */
+    if (pmj && chain->nw == 2) {
+        if (g->ndim == 3)
+            return hb ? CHAIN_LAUNCH(2, 6, true, 2, true) : CHAIN_LAUNCH(2, 6, false, 2, true);
+        return hb ? CHAIN_LAUNCH(2, 4, true, 1, false) : CHAIN_LAUNCH(2, 4, false, 1, false);
+    }
+    if (pmj) {
         if (g->ndim == 3)
             return hb ? CHAIN_LAUNCH(8, 6, true, 2, true) : CHAIN_LAUNCH(8, 6, false, 2, true);
         return hb ? CHAIN_LAUNCH(8, 4, true, 1, false) : CHAIN_LAUNCH(8, 4, false, 1, false);

@@ -235,9 +235,9 @@ const struct row rows[] = {
     { "ising_pmj_metropolis", 2, { 128, 40, 0 }, "cuda setspins,cuda cuda,measured cuda,boxes=2" },
     { "ising2d_metropolis", 2, { 256, 20, 0 }, "cuda" },
     { "ising3d_heatbath", 3, { 128, 6, 4 }, "cuda cuda,boxes=2 cuda,parts=2" },
-    /* a box alone's steps as chains (L_x a multiple of 128, uniform couplings also of 32:
-     * ising_packed.h; every lattice here is small enough for them), 3D +-J among them, and
-     * calls longer than a chain */
+    /* a box alone's steps as chains (tasks of 2 words where a step has fewer than 2,560 of
+     * them, L_x of 32; else of 8, L_x of 128: ising_packed_chain.cu; every lattice here is
+     * small enough for them), +-J among them, and calls longer than a chain */
     { "ising_pmj_metropolis", 3, { 128, 8, 6 }, "cuda cuda,measured" },
     { "ising_pmj_heatbath", 3, { 128, 6, 10 }, "cuda setspins,cuda" },
     { "ising_pmj_heatbath", 2, { 256, 34, 0 }, "cuda" },
@@ -245,6 +245,15 @@ const struct row rows[] = {
     { "ising_long_metropolis", 2, { 384, 30, 0 }, "cuda" },
     { "ising_long_pmj_heatbath", 3, { 128, 6, 8 }, "cuda" },
     { "ising_long_pmj_heatbath", 2, { 128, 66, 0 }, "cuda" },
+    /* +-J chains where L_x is a multiple of 64, not of 128 (+-J lattices of other L_x, not
+     * multiples of 64, run the byte layout) */
+    { "ising_pmj_metropolis", 3, { 64, 8, 6 }, "cuda" },
+    { "ising_long_pmj_heatbath", 3, { 64, 16, 8 }, "cuda" },
+    { "ising_pmj_heatbath", 2, { 192, 66, 0 }, "cuda" },
+    /* tasks of 8 words: at least 2,560 tasks of 2 words a step (the 3D +-J Metropolis one
+     * is 128 x 480 x 480 below) */
+    { "ising3d_metropolis", 3, { 128, 240, 240 }, "cuda" },
+    { "ising_pmj_heatbath", 2, { 2048, 2560, 0 }, "cuda" },
     /* chains of 128 to 512 tasks a step, many warps waiting on each other's stamps */
     { "ising2d_metropolis", 2, { 1024, 512, 0 }, "cuda" },
     { "ising_pmj_heatbath", 3, { 128, 64, 64 }, "cuda" },
