@@ -72,6 +72,17 @@ static inline unsigned cuda_grid(int64_t items)
     return (unsigned)blocks;
 }
 
+/* Blocks of a grid-stride launch over `items`, at most CUDA_CAPPED_BLOCKS: on large
+ * lattices each thread then strides over many items, so that what a thread or block does
+ * once (a walk's set-up, a table's copy and barrier, a counter's clear and flush) is paid
+ * once per many items. */
+#define CUDA_CAPPED_BLOCKS 8192
+static inline unsigned cuda_grid_capped(int64_t items)
+{
+    const unsigned grid = cuda_grid(items);
+    return grid > CUDA_CAPPED_BLOCKS ? CUDA_CAPPED_BLOCKS : grid;
+}
+
 /*
  * Waves of a sweep launch whose threads stride over many items: up to CUDA_WAVES_MAX
  * resident waves of blocks, as many as leave a thread of the grid CUDA_WAVE_ITEMS items a

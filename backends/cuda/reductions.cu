@@ -141,8 +141,8 @@ extern "C" cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latm
 extern "C" cudaError_t cuda_potts_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                           const uint8_t *spins, struct latmc_potts_sums *sums)
 {
-    /* at most 8192 blocks: the block's histogram is cleared and flushed once per many sites */
-    const unsigned grid = cuda_grid(g->nsites) > 8192 ? 8192u : cuda_grid(g->nsites);
+    /* capped: the block's histogram is cleared and flushed once per many sites */
+    const unsigned grid = cuda_grid_capped(g->nsites);
     struct potts_measure_walk walk;
     walk.stride = (int64_t)grid * CUDA_THREADS;
     walk.st_x = walk.stride % g->lx;

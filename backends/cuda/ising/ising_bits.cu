@@ -507,18 +507,12 @@ __global__ void ising_bits_couplings_rows_kernel(int64_t row0, int64_t nrows,
 
 /* ---- launchers ---- */
 
-/* At most 8192 blocks: on large lattices each thread strides over many items. */
-static unsigned capped_grid(int64_t items)
-{
-    const unsigned grid = cuda_grid(items);
-    return grid > 8192 ? 8192 : grid;
-}
 
 /* The sweep's grid: a few resident waves striding over the groups (cuda_wave_grid). */
 template <auto Kernel> static unsigned wave_grid(int64_t items)
 {
     const unsigned wave = cuda_resident_wave<Kernel>();
-    return wave == 0 ? capped_grid(items) : cuda_wave_grid(items, wave);
+    return wave == 0 ? cuda_grid_capped(items) : cuda_wave_grid(items, wave);
 }
 
 template <int ND, bool HB, bool EPS>
@@ -583,7 +577,7 @@ static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
                            const uint32_t *eps0, struct latmc_ising_sums *sums)
 {
     const int64_t words = g->nsites / 64;
-    const unsigned grid = capped_grid(rows ? rows->nrows * (g->lx / 64) : words);
+    const unsigned grid = cuda_grid_capped(rows ? rows->nrows * (g->lx / 64) : words);
     const struct bits_geom p = bits_geom_rows(g, grid, rows);
     if (eps0)
         ising_bits_measure_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
@@ -620,7 +614,7 @@ static cudaError_t launch_rows(void (*kernel)(int64_t, int64_t, int64_t, int64_t
     if (nrows <= 0)
         return cudaSuccess;
     const int64_t gpr = g->lx / 64;
-    kernel<<<capped_grid(nrows * gpr), CUDA_THREADS, 0, stream>>>(row0, nrows, gpr, g->ly,
+    kernel<<<cuda_grid_capped(nrows * gpr), CUDA_THREADS, 0, stream>>>(row0, nrows, gpr, g->ly,
                                                                  g->nsites / 64, in, out);
     return cudaGetLastError();
 }
@@ -659,7 +653,7 @@ extern "C" cudaError_t cuda_ising_bits_couplings_planes(cudaStream_t stream,
     w.plane0 = window_plane0;
     w.planes = g->ndim == 3 ? g->lz : g->ly;
     w.plane_sites = plane_rows * g->lx;
-    const unsigned grid = capped_grid(nrows * (g->lx / 64));
+    const unsigned grid = cuda_grid_capped(nrows * (g->lx / 64));
     for (int c = 0; c < 2; c++) {
         uint32_t *out = c == 0 ? bits0 : bits1;
         if (g->ndim == 3)

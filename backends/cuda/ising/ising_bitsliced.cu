@@ -1437,7 +1437,7 @@ extern "C" cudaError_t cuda_ising_bits_from_packed(cudaStream_t stream,
                                                    const uint32_t *colour1, uint32_t *bits)
 {
     const int64_t groups = cuda_ising_bits_words(g);
-    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    const unsigned grid = cuda_grid_capped(groups);
     bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour0, bits);
     bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour1, bits + groups);
     return cudaGetLastError();
@@ -1449,7 +1449,7 @@ extern "C" cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream,
                                                  uint32_t *colour1)
 {
     const int64_t groups = cuda_ising_bits_words(g);
-    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    const unsigned grid = cuda_grid_capped(groups);
     bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits, colour0);
     bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits + groups, colour1);
     return cudaGetLastError();
@@ -1490,7 +1490,7 @@ extern "C" cudaError_t cuda_ising_bits_couplings(cudaStream_t stream,
                                                  uint32_t *bits0, uint32_t *bits1)
 {
     const int64_t groups = cuda_ising_bits_words(g);
-    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    const unsigned grid = cuda_grid_capped(groups);
     for (int c = 0; c < 2; c++) {
         const uint32_t *in = c == 0 ? eps0 : eps1;
         uint32_t *out = c == 0 ? bits0 : bits1;

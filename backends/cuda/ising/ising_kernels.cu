@@ -194,14 +194,6 @@ ising_sweep_rows_kernel(struct latmc_lattice g, int8_t *spins,
     cuda_warp_add(changed, n_changed);
 }
 
-/* Blocks of the row-segment kernel: at most 8192 (many waves of 4 blocks on every SM of a
- * current GPU), so that on large lattices each thread strides over several segments and
- * the table copy and barrier at the kernel's start are paid once per many segments. */
-static unsigned cuda_rows_grid(int64_t segments)
-{
-    const unsigned grid = cuda_grid(segments);
-    return grid > 8192 ? 8192 : grid;
-}
 
 template <int NW>
 static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
@@ -209,7 +201,9 @@ static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8
                         struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     const struct cuda_philox_keys keys = cuda_philox_round_keys(seed);
-    const unsigned grid = cuda_rows_grid(g->nsites / (4 * NW));
+    /* capped: each thread strides over several segments, and the table's copy and barrier
+     * at the kernel's start are paid once per many segments */
+    const unsigned grid = cuda_grid_capped(g->nsites / (4 * NW));
     if (algorithm == LATMC_ALGO_HEATBATH)
         ising_sweep_rows_kernel<NW, true><<<grid, CUDA_THREADS, 0, stream>>>(
             *g, spins, tables, keys, name, colour, changed);

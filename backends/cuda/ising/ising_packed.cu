@@ -291,7 +291,7 @@ extern "C" cudaError_t cuda_ising_pack_couplings_planes(cudaStream_t stream,
     w.plane_sites = plane_rows * g->lx;
     const int cw = cuda_ising_packed_coupling_words(g);
     for (int c = 0; c < 2; c++)
-        ising_pack_couplings_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        ising_pack_couplings_kernel<<<cuda_grid_capped(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
             p, *g, w, c, cw, c == 0 ? colour0 : colour1);
     return cudaGetLastError();
 }
@@ -349,7 +349,7 @@ extern "C" cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct la
     struct packed_geom p = packed_geom_of(g, 1);
     p.row0 = row0;
     p.nrows = nrows;
-    ising_pack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+    ising_pack_kernel<<<cuda_grid_capped(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
         p, g->lx, piece, colour0, colour1);
     return cudaGetLastError();
 }
@@ -364,7 +364,7 @@ extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct 
     struct packed_geom p = packed_geom_of(g, 1);
     p.row0 = row0;
     p.nrows = nrows;
-    ising_unpack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+    ising_unpack_kernel<<<cuda_grid_capped(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
         p, g->lx, colour0, colour1, piece);
     return cudaGetLastError();
 }
@@ -486,7 +486,7 @@ static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
                            const uint32_t *eps0, struct latmc_ising_sums *sums)
 {
     const struct packed_geom p = geom_rows(g, NW, rows);
-    const unsigned grid = packed_grid(p.nrows * p.groups);
+    const unsigned grid = cuda_grid_capped(p.nrows * p.groups);
     constexpr int CW = ND == 6 ? 2 : 1;
     if constexpr (NW >= 4) {
         if (eps0) {

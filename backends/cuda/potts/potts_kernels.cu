@@ -42,11 +42,11 @@ extern "C" cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct
     if (!cuda_reference_kernels_only() &&
         cuda_potts_rows_sweep_colour(stream, g, spins, chain, rng, colour, changed, &err))
         return err;
-    /* At most 8192 blocks: each thread then strides over many Philox blocks, so that the
-     * 256 bytes of heat-bath counters it clears at its start are cleared once per many
-     * sites, not once per four. */
+    /* capped: each thread then strides over many Philox blocks, so that the 256 bytes of
+     * heat-bath counters it clears at its start are cleared once per many sites, not once
+     * per four */
     const int64_t nblocks = (g->nsites / chain->colours + 3) / 4;
-    const unsigned grid = cuda_grid(nblocks) > 8192 ? 8192u : cuda_grid(nblocks);
+    const unsigned grid = cuda_grid_capped(nblocks);
     potts_sweep_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins, *chain, rng,
                                                                  colour, changed);
     return cudaGetLastError();

@@ -57,8 +57,8 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
     const int64_t j0 = r->global_p0 * plane / chain->colours;
     const int64_t per_colour = r->planes * plane / chain->colours;
     const int64_t nblocks = (per_colour + 3) / 4 + 1;
-    /* at most 8192 blocks, as the one-device kernel (its counters cleared once a thread) */
-    const unsigned grid = cuda_grid(nblocks) > 8192 ? 8192u : cuda_grid(nblocks);
+    /* capped, as the one-device kernel (its counters cleared once a thread) */
+    const unsigned grid = cuda_grid_capped(nblocks);
     potts_range_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(
         g, spins, *chain, rng, colour, j0, j0 + per_colour, changed);
     return cudaGetLastError();
@@ -146,7 +146,7 @@ extern "C" cudaError_t cuda_potts_measure_range(cudaStream_t stream,
 {
     int64_t plane = 0;
     const struct latmc_lattice v = cuda_plane_range_view(local, r, &plane);
-    const unsigned grid = cuda_grid(v.nsites) > 8192 ? 8192u : cuda_grid(v.nsites);
+    const unsigned grid = cuda_grid_capped(v.nsites);
     const int64_t stride = (int64_t)grid * CUDA_THREADS;
     /* a stride moves x by st_x and the row by st_row (3D: y by st_row mod L_y) */
     const int64_t st_x = stride % v.lx, st_row = stride / v.lx;
