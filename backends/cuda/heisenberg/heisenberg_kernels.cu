@@ -12,7 +12,8 @@
  * One kernel launch is one pass over the lattice, both colours, every replica, reading
  * the configuration from one buffer and writing it to another. A block owns a tile of
  * tx x ty sites of every plane of a z range (3D) and streams through its planes with a
- * ring of four planes in shared memory, each with a halo of two sites in x and y:
+ * ring of five planes in shared memory (four without the prefetch), each with a halo of
+ * two sites in x and y:
  *   load plane p + 1;  colour 0 on plane p, over the tile plus a halo of one site;
  *   colour 1 on plane p - 1, over the tile;  write plane p - 1 (both colours).
  * Colour 1 on plane p - 1 needs the new colour-0 spins of planes p - 2, p - 1, p and the
@@ -145,10 +146,10 @@ __device__ __forceinline__ heisenberg_walks heisenberg_walks_of(const heisenberg
     return k;
 }
 
-/* The slot of plane p + d, sp being plane p's (|d| <= slots). */
-__device__ __forceinline__ int heisenberg_slot(int sp, int d, int slots)
+/* The slot of plane p + d, slot_p being plane p's (0 <= slot_p < slots, |d| <= slots). */
+__device__ __forceinline__ int heisenberg_slot(int slot_p, int d, int slots)
 {
-    const int s = sp + d;
+    const int s = slot_p + d;
     return s < 0 ? s + slots : (s >= slots ? s - slots : s);
 }
 
@@ -430,8 +431,10 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
  * 128), heat bath 110 uncapped, so it is capped at 96, with a few spilled bytes (on an
  * H200 1.04x slower than with 128 at 256 threads, 1.08x faster at 320; with 80, 1.17x
  * slower, doc/PERFORMANCE.md). Otherwise in float:
- * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three); double
- * overrelaxation 80, double heat bath 128 (~140 uncapped: one block per SM).
+ * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three: in 3D with
+ * one replica about 50 bytes spilled); double overrelaxation 80 (its speed turns on its
+ * register allocation: 72, 96 and 128 were slower), double heat bath 128 (~140 uncapped:
+ * one block per SM).
  */
 #define HEISENBERG_MAXNREG(R, NDIM, NREP, HB)                                                    \
     (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? ((HB) ? 96 : 128) : (HB) ? 80 : 64)    \
@@ -473,50 +476,52 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
         __syncthreads();
         heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, wk, sm, 0, 0);
     } else {
-        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2), sp plane
-         * p's, moved on with p. Step p: colour 0 of plane p (tile and halo) from old planes
+        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2), slot_p
+         * plane p's, moved on with p. Step p: colour 0 of plane p (tile and halo) from old planes
          * p - 1 .. p + 1, then colour 1 of plane p - 1 from the new colour 0 of p - 2 .. p,
          * and plane p - 1 out. With prefetch (5 slots) plane p + 2 is copied in
          * asynchronously meanwhile; else plane p + 1 is loaded at the start of the step (4
          * slots). */
         const int S = t.slots;
         const int last = t.z0 + t.zn + 1; /* the last plane needed */
-        int sp = (t.z0 - 1 + S) % S;      /* the slot of plane z0 - 1, the first step's */
+        int slot_p = (t.z0 - 1 + S) % S; /* the slot of plane z0 - 1, the first step's */
         if (g.prefetch) {
             for (int d = -1; d <= 1; d++) {
                 heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, t.z0 - 1 + d,
-                                                        heisenberg_slot(sp, d, S));
+                                                        heisenberg_slot(slot_p, d, S));
                 __pipeline_commit();
             }
         } else {
             heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, t.z0 - 2,
-                                                     heisenberg_slot(sp, -1, S));
-            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, t.z0 - 1, sp);
+                                                     heisenberg_slot(slot_p, -1, S));
+            heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, t.z0 - 1,
+                                                     slot_p);
         }
         for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
             if (g.prefetch) {
                 if (p + 2 <= last)
                     heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, p + 2,
-                                                            heisenberg_slot(sp, 2, S));
+                                                            heisenberg_slot(slot_p, 2, S));
                 __pipeline_commit();
                 __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
             } else {
                 heisenberg_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, wk, sm, p + 1,
-                                                         heisenberg_slot(sp, 1, S));
+                                                         heisenberg_slot(slot_p, 1, S));
             }
-            const int s_m2 = heisenberg_slot(sp, -2, S), s_m1 = heisenberg_slot(sp, -1, S);
-            const int s_p1 = heisenberg_slot(sp, 1, S);
+            const int s_m2 = heisenberg_slot(slot_p, -2, S);
+            const int s_m1 = heisenberg_slot(slot_p, -1, S);
+            const int s_p1 = heisenberg_slot(slot_p, 1, S);
             __syncthreads();
-            heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 0, p, s_m1, sp, s_p1, 1,
+            heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 0, p, s_m1, slot_p, s_p1, 1,
                                                  t.h + 2, true, share);
             __syncthreads();
             if (p - 1 >= t.z0) {
-                heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 1, p - 1, s_m2, s_m1, sp,
-                                                     2, t.h, false, share);
+                heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 1, p - 1, s_m2, s_m1,
+                                                     slot_p, 2, t.h, false, share);
                 __syncthreads();
                 heisenberg_write_plane<NDIM, NREP>(g, a.dst, t, wk, sm, p - 1, s_m1);
             }
-            sp = s_p1;
+            slot_p = s_p1;
         }
     }
     if (HB && threadIdx.x == 0)

@@ -9,9 +9,9 @@
  * last warp and the next one's first: the SMs idle for a quarter to a third of a step.
  * Here the warps of one resident wave take tasks from a queue in step order, a task being
  * 32 consecutive groups of the step's colour (a group of 8 words, or 2 on the smallest
- * lattices, a lane: packed_update_group, the step kernels' update), and start one as soon as the tasks of the step before that hold
- * the rows its groups read are done: a step's first tasks overlap the previous step's
- * last ones, and no launch lies between them.
+ * lattices, a lane: packed_update_group, the step kernels' update), and start one as soon
+ * as the tasks of the step before that hold the rows its groups read are done: a step's
+ * first tasks overlap the previous step's last ones, and no launch lies between them.
  *
  * Dependencies. A step of colour c reads the other colour's words of its own rows and of
  * the rows y +- 1 and (3D) z +- 1, and writes its colour's words of its own rows. With

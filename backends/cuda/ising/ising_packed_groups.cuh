@@ -244,10 +244,10 @@ __device__ __forceinline__ void packed_xor_couplings(const uint32_t (&e)[CW * NW
  * One group at `at`, colour `colour` updated in own_words from the other colour's words
  * (own_eps: the +-J coupling words, CW per spin word; NULL with CW = 0), the thresholds in
  * the 16-entry shared table table_bytes, the draws from the pass's fold: the flips added
- * to n_changed. EARLY (+-J only): the group's coupling words are loaded first and the neighbours
- * by packed_neighbours_early, so that all its loads are in flight at once (the 3D +-J
- * kernel of ising_packed.cu; the other callers keep the order below, their code as it
- * was).
+ * to n_changed. EARLY (+-J only): the group's coupling words are loaded first and the
+ * neighbours by packed_neighbours_early, so that all its loads are in flight at once (the
+ * 3D +-J kernels of ising_packed.cu and ising_packed_chain.cu; the other callers keep the
+ * order below, their code as it was).
  */
 template <int NW, int ND, bool HEATBATH, int CW, bool EARLY = false>
 __device__ __forceinline__ void packed_update_group(

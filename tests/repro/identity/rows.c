@@ -254,6 +254,7 @@ const struct row rows[] = {
      * is 128 x 480 x 480 below) */
     { "ising3d_metropolis", 3, { 128, 240, 240 }, "cuda" },
     { "ising_pmj_heatbath", 2, { 2048, 2560, 0 }, "cuda" },
+    { "ising_pmj_heatbath", 3, { 128, 160, 128 }, "cuda" }, /* 2,560 tasks of 2 words */
     /* chains of 128 to 512 tasks a step, many warps waiting on each other's stamps */
     { "ising2d_metropolis", 2, { 1024, 512, 0 }, "cuda" },
     { "ising_pmj_heatbath", 3, { 128, 64, 64 }, "cuda" },
