@@ -113,9 +113,7 @@ const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim)
     if (alone) /* the packed leaf runs the byte kernels itself where its own cannot */
         return sim->desc.extent[0] % 16 == 0 && cuda_ising_packed_allowed()
                    ? &cuda_ising_packed_leaf : &cuda_ising_bytes_leaf;
-    /* the packed kernels take +-J couplings in groups of 4 words a row (L_x / 64) */
-    const int64_t words = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL ? 64 : 16;
-    return sim->desc.extent[0] % words == 0 ? &cuda_ising_packed_leaf : &cuda_ising_bytes_leaf;
+    return sim->desc.extent[0] % 16 == 0 ? &cuda_ising_packed_leaf : &cuda_ising_bytes_leaf;
 }
 
 bool cuda_ising_member_packed(const struct cuda_leaf *leaf, const latmc_sim *sim,

@@ -4,7 +4,6 @@
  *
  *   cuda_ising_packed.c  the multi-spin coded layout (ising_packed.h: one array per
  *                        colour, half a byte per site), where L_x is a multiple of 16
- *                        (64 with +-J couplings)
  *   cuda_ising_bytes.c   the API's layout (one int8 per site), every other lattice
  *   cuda_ising_bits.c    the 1-bit layout alone (cuda_ising_bitsliced.h: an eighth of a
  *                        byte per site), L_x a multiple of 64 whose packed arrays do not
@@ -26,10 +25,10 @@ extern const struct cuda_leaf cuda_ising_bits_leaf;
 /* The leaf of an Ising sim: the packed layout where its lattice fits it, else the bytes.
  * One box alone: the packed layout wherever L_x is a multiple of 16 and the packed kernels
  * are allowed (LATMC_CUDA_KERNELS is not "reference"); its steps run the byte kernels on a
- * byte copy where the packed ones cannot (+-J with L_x not a multiple of 64, thresholds
- * beyond 32 bits). Several boxes or a part: L_x a multiple of 16 (64 with +-J). A sim
- * with L_x a multiple of 64 (any layout) whose packed arrays (each device's boxes' local
- * planes, and a margin) do not fit a device's free memory, or every such sim with
+ * byte copy where the packed ones cannot (thresholds beyond 32 bits). Several boxes or a
+ * part: L_x a multiple of 16. A sim with L_x a multiple of 64 (any layout) whose packed
+ * arrays (each device's boxes' local planes, and a margin) do not fit a device's free
+ * memory, or every such sim with
  * LATMC_CUDA_ISING_FORM=bits: the 1-bit leaf (never with LATMC_CUDA_ISING_FORM=packed or
  * LATMC_CUDA_KERNELS=reference).
  * cuda_ising_leaf_of is declared in cuda_leaf.h with every model's. */

@@ -2,7 +2,7 @@
  * Ising on the GPU: hot start and the checkerboard update on the byte layout.
  *
  * These run where the multi-spin coded kernels (ising_packed.cu) do not: L_x not a multiple
- * of 16 (64 with +-J couplings), a threshold outside 32 bits (extreme beta), or
+ * of 16, a threshold outside 32 bits (extreme beta), or
  * LATMC_CUDA_KERNELS=reference; the Ising leaves choose (ising/). Two update kernels, both following
  * the chain of doc/conventions.md bit for bit:
  *

@@ -263,7 +263,7 @@ extern "C" bool cuda_ising_packed_fits(const struct latmc_lattice *g)
 
 extern "C" bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g)
 {
-    return cuda_ising_packed_fits(g) && (g->lx / 16) % 4 == 0;
+    return cuda_ising_packed_fits(g); /* a word's couplings are its own words, at any NW */
 }
 
 extern "C" int cuda_ising_packed_coupling_words(const struct latmc_lattice *g)
@@ -414,7 +414,7 @@ static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_
                                                                  changed);
 }
 
-/* +-J (own_eps set) only where NW >= 4 (cuda_ising_packed_fits_couplings). */
+/* +-J where own_eps is set (CW coupling words a spin word), uniform couplings else. */
 template <int NW, int ND>
 static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g,
                          const struct cuda_ising_rows *rows, uint32_t *own,
@@ -425,16 +425,14 @@ static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g,
 {
     constexpr int CW = ND == 6 ? 2 : 1;
     const struct packed_geom p = geom_rows(g, NW, rows);
-    if constexpr (NW >= 4) {
-        if (own_eps) {
-            if (heatbath)
-                launch_one<NW, ND, true, CW>(stream, p, own, other, own_eps, thr, draws, colour,
-                                             changed);
-            else
-                launch_one<NW, ND, false, CW>(stream, p, own, other, own_eps, thr, draws, colour,
-                                              changed);
-            return;
-        }
+    if (own_eps) {
+        if (heatbath)
+            launch_one<NW, ND, true, CW>(stream, p, own, other, own_eps, thr, draws, colour,
+                                         changed);
+        else
+            launch_one<NW, ND, false, CW>(stream, p, own, other, own_eps, thr, draws, colour,
+                                          changed);
+        return;
     }
     if (heatbath)
         launch_one<NW, ND, true, 0>(stream, p, own, other, NULL, thr, draws, colour, changed);
@@ -488,12 +486,10 @@ static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
     const struct packed_geom p = geom_rows(g, NW, rows);
     const unsigned grid = cuda_grid_capped(p.nrows * p.groups);
     constexpr int CW = ND == 6 ? 2 : 1;
-    if constexpr (NW >= 4) {
-        if (eps0) {
-            ising_packed_measure_kernel<NW, ND, CW><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, packed_stride_of(p, grid), colour0, colour1, eps0, sums);
-            return;
-        }
+    if (eps0) {
+        ising_packed_measure_kernel<NW, ND, CW><<<grid, CUDA_THREADS, 0, stream>>>(
+            p, packed_stride_of(p, grid), colour0, colour1, eps0, sums);
+        return;
     }
     ising_packed_measure_kernel<NW, ND, 0><<<grid, CUDA_THREADS, 0, stream>>>(
         p, packed_stride_of(p, grid), colour0, colour1, NULL, sums);

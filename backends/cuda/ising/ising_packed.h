@@ -13,7 +13,7 @@
  * index times two.
  *
  * +-J couplings: nibble-packed bits per site and neighbour direction
- * (cuda_ising_packed_coupling_words), where L_x is a multiple of 64.
+ * (cuda_ising_packed_coupling_words), CW words beside each spin word.
  *
  * Used where L_x is a multiple of 16 and the decision tables fit 32-bit thresholds (every
  * Metropolis threshold >= 1, every heat-bath threshold < 2^32: all but extreme beta); the
@@ -53,7 +53,7 @@ bool cuda_ising_packed_allowed(void);
 /* The packed layout can hold this lattice (L_x a multiple of 16). */
 bool cuda_ising_packed_fits(const struct latmc_lattice *g);
 
-/* The packed kernels can take +-J couplings on this lattice (4 or 8 words per thread). */
+/* The packed kernels can take +-J couplings on this lattice (as its spins: L_x of 16). */
 bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g);
 
 /* Coupling words per spin word: bit b of nibble m of coupling word q is set when the bond of
