@@ -252,7 +252,8 @@ const struct row rows[] = {
     { "ising_pmj_heatbath", 2, { 192, 66, 0 }, "cuda" },
     /* the packed kernels' +-J where L_x is a multiple of 16, not of 64 (1 or 2 words a
      * thread; the byte layout before), on one box, boxes and parts */
-    { "ising_pmj_heatbath", 3, { 48, 8, 12 }, "cuda cuda,measured cuda,boxes=2 cuda,parts=2" },
+    { "ising_pmj_heatbath", 3, { 48, 8, 12 },
+      "cuda cuda,measured cuda,boxes=2 cuda,parts=2 mpi,cuda" },
     { "ising_pmj_metropolis", 2, { 96, 40, 0 }, "cuda cuda,measured cuda,boxes=2 setspins,cuda" },
     { "ising_long_pmj_heatbath", 3, { 32, 16, 8 }, "cuda cuda,boxes=3" },
     { "ising_pmj_metropolis", 3, { 16, 16, 16 }, "cuda cuda,measured" },
