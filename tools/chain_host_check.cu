@@ -1,6 +1,6 @@
 // Host check (no GPU needed) of the chains' dependency window
 // (backends/cuda/ising/ising_packed_chain.cu, chain_window): for lattices of many shapes
-// (2D and 3D, 8 and 2 words a lane, rows of one to several groups, partial last tasks,
+// (2D and 3D, 8, 2 and 1 words a lane, rows of one to several groups, partial last tasks,
 // windows that wrap and windows of every task), each task's window of the step before
 // must hold every task whose groups hold a row that the task's groups read or write: the
 // rows themselves, y +- 1 and (3D) z +- 1 with the periodic wrap (packed_locate's
@@ -72,8 +72,9 @@ static int check_shape(int nd, long long lx, long long ly, long long lz, int nw)
 int main(void)
 {
     int bad = 0, shapes = 0;
-    for (int nw : { 8, 2 })
-        for (long long lx : { 32LL, 64LL, 96LL, 128LL, 192LL, 256LL, 384LL, 768LL, 4096LL }) {
+    for (int nw : { 8, 2, 1 })
+        for (long long lx : { 16LL, 32LL, 48LL, 64LL, 80LL, 96LL, 128LL, 144LL, 192LL, 256LL,
+                              384LL, 768LL, 4096LL }) {
             if ((lx / 16) % nw != 0)
                 continue;
             for (long long ly = 2; ly <= 70; ly += (ly < 12 ? 2 : 14)) {

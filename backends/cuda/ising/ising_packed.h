@@ -138,15 +138,16 @@ cudaError_t cuda_ising_packed_sweep_rows(cudaStream_t stream, const struct latmc
  * done: no launch between the steps, no wait for a step's last groups anywhere else.
  * `chain`: the box's queue, task stamps and words a group (cuda_ising_packed_chain_make),
  * used by one stream at a time (made on it). Only where cuda_ising_packed_chain_fits: L_x a
- * multiple of 128, or of 32 where a step has fewer than 2,560 tasks of 2 words; fewer than
- * 2^25 tasks a step.
+ * multiple of 128, or of 32 where a step has fewer than 2,560 tasks of 2 words, or an odd
+ * multiple of 16 where it has fewer than 2,560 tasks of 1 word; fewer than 2^25 tasks a
+ * step.
  */
 #define CUDA_ISING_CHAIN_STEPS 64
 struct cuda_ising_chain {
     uint32_t *done;     /* device: each task's stamp of its last step done */
     unsigned *next;     /* device: the queue's next task */
     int64_t tasks;      /* tasks a step */
-    int nw;             /* words a lane of a task (8, or 2: cuda_ising_packed_chain_make) */
+    int nw;             /* words a lane of a task (8, 2 or 1: cuda_ising_packed_chain_make) */
     uint32_t stamp;     /* stamps handed out (the next launch's steps: stamp + 1 ..) */
 };
 bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g);

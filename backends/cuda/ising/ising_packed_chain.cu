@@ -214,9 +214,10 @@ static cudaError_t launch_chain(cudaStream_t stream, const struct packed_geom &p
 
 /* Words a lane of a task: 2 where a step has fewer than CHAIN_FEW_TASKS tasks of 2 words
  * (1024^2, 128^3, 96^3 and smaller; a row of an even number of words: L_x of 32), else 8
- * (the step kernels' groups) where a row's words are a multiple of 8 (L_x of 128), else no
- * chain; uniform and +-J couplings alike (+-J 2 words against 8, one H200: 1024^2 1.70x,
- * 128^3 1.27x; 2048^2 with 2,048 tasks even).
+ * (the step kernels' groups) where a row's words are a multiple of 8 (L_x of 128); 1 where
+ * a row's words are odd (L_x an odd multiple of 16: 48, 80, ...) and a step has fewer than
+ * CHAIN_FEW_TASKS tasks of 1 word; else no chain. Uniform and +-J couplings alike (+-J 2
+ * words against 8, one H200: 1024^2 1.70x, 128^3 1.27x; 2048^2 with 2,048 tasks even).
  * Shorter tasks and more of them let more warps work at once and a step's tasks follow each
  * other sooner on small lattices, and cost more on larger ones (one H100, an earlier form
  * of the kernel, 2 words against 8: 1024^2 1.42x, 512^2 1.44x, 128^3 1.19x, 2048^2 with
@@ -235,14 +236,15 @@ static int chain_words(const struct latmc_lattice *g)
     const int64_t wpr = g->lx / 16;
     if (wpr % 2 == 0 && chain_tasks(g, 2) < CHAIN_FEW_TASKS)
         return 2;
-    return wpr % 8 == 0 ? 8 : 0;
+    if (wpr % 8 == 0)
+        return 8;
+    return wpr % 2 != 0 && chain_tasks(g, 1) < CHAIN_FEW_TASKS ? 1 : 0;
 }
 
 extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
 {
     /* the queue counts tasks x steps (and a pass a warp past them) in 32 bits */
-    return g->lx % 16 == 0 && chain_words(g) > 0 &&
-           chain_tasks(g, 2) < CHAIN_MAX_TASKS;
+    return g->lx % 16 == 0 && chain_words(g) > 0 && chain_tasks(g, 1) < CHAIN_MAX_TASKS;
 }
 
 extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g,
@@ -327,6 +329,16 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
         if (g->ndim == 3)
             return hb ? CHAIN_LAUNCH(2, 6, true, 2, true) : CHAIN_LAUNCH(2, 6, false, 2, true);
         return hb ? CHAIN_LAUNCH(2, 4, true, 1, false) : CHAIN_LAUNCH(2, 4, false, 1, false);
+    }
+    if (pmj && chain->nw == 1) {
+        if (g->ndim == 3)
+            return hb ? CHAIN_LAUNCH(1, 6, true, 2, true) : CHAIN_LAUNCH(1, 6, false, 2, true);
+        return hb ? CHAIN_LAUNCH(1, 4, true, 1, false) : CHAIN_LAUNCH(1, 4, false, 1, false);
+    }
+    if (chain->nw == 1) {
+        if (g->ndim == 3)
+            return hb ? CHAIN_LAUNCH(1, 6, true, 0, false) : CHAIN_LAUNCH(1, 6, false, 0, false);
+        return hb ? CHAIN_LAUNCH(1, 4, true, 0, false) : CHAIN_LAUNCH(1, 4, false, 0, false);
     }
     if (pmj) {
         if (g->ndim == 3)

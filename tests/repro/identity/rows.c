@@ -257,6 +257,10 @@ const struct row rows[] = {
     { "ising_pmj_metropolis", 2, { 96, 40, 0 }, "cuda cuda,measured cuda,boxes=2 setspins,cuda" },
     { "ising_long_pmj_heatbath", 3, { 32, 16, 8 }, "cuda cuda,boxes=3" },
     { "ising_pmj_metropolis", 3, { 16, 16, 16 }, "cuda cuda,measured" },
+    /* chains of 1-word tasks (a row's words odd: L_x an odd multiple of 16) */
+    { "ising_long_metropolis", 3, { 48, 16, 10 }, "cuda" },
+    { "ising2d_heatbath", 2, { 80, 34, 0 }, "cuda" },
+    { "ising_long_pmj_heatbath", 2, { 144, 30, 0 }, "cuda" },
     /* tasks of 8 words: at least 2,560 tasks of 2 words a step (the 3D +-J Metropolis one
      * is 128 x 480 x 480 below) */
     { "ising3d_metropolis", 3, { 128, 240, 240 }, "cuda" },
