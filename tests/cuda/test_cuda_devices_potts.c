@@ -12,8 +12,9 @@
  *   0): LATMC_ENOMEM naming the device, no sim, and every slab's memory released (a sim
  *   of the first slab's size fits again afterwards).
  * - ising_bytes: Ising where the multi-spin coded slabs do not fit (L_x not a multiple of
- *   16; +-J with L_x not a multiple of 64) runs on the same byte slabs: 2D and 3D, uniform
- *   and +-J, Metropolis and heat bath, hot and cold, 2 slabs, uneven and thinnest slabs,
+ *   16) runs on the same byte slabs: 2D and 3D, uniform and +-J (L_x 10, 12), Metropolis
+ *   and heat bath, hot and cold, 2 slabs, uneven and thinnest slabs (and +-J at L_x 32,
+ *   48 on the packed slabs),
  *   against one GPU and the CPU after every sweep call; +-J couplings read back as drawn,
  *   set_couplings then the same chain; set/get spins.
  * - long_calls: sweep calls of more steps than one list of the core's plan (64), 2 and 3
@@ -89,8 +90,8 @@ static const struct shape ising_shapes[] = {
     { 2, 40, 16, 0, 8, "2D, L_x = 40, the thinnest slabs (2 rows)" },
     { 3, 12, 4, 14, 3, "3D, L_x = 12, uneven slabs" },
     { 3, 6, 6, 10, 5, "3D, L_x = 6, the thinnest slabs (blocks across planes)" },
-    { 2, 32, 12, 0, 3, "2D, +-J with L_x = 32 (not 64)" },
-    { 3, 48, 4, 8, 2, "3D, +-J with L_x = 48" },
+    { 2, 32, 12, 0, 3, "2D, +-J with L_x = 32 (packed slabs)" },
+    { 3, 48, 4, 8, 2, "3D, +-J with L_x = 48 (packed slabs)" },
 };
 
 static void ising_bytes(void **state)
@@ -99,7 +100,8 @@ static void ising_bytes(void **state)
     const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
     for (size_t s = 0; s < sizeof ising_shapes / sizeof ising_shapes[0]; s++) {
         const struct shape *sh = &ising_shapes[s];
-        const int pmj = sh->lx % 16 == 0; /* only +-J keeps these off the packed slabs */
+        /* +-J: on the byte slabs at L_x 10 and 12, on the packed ones at 32 and 48 */
+        const int pmj = sh->lx % 16 == 0 || sh->lx == 10 || sh->lx == 12;
         for (int a = 0; a < 2; a++)
             for (int start = LATMC_INIT_COLD; start <= LATMC_INIT_HOT; start++) {
                 latmc_sim_desc d = ising_desc(sh->ndim, sh->lx, sh->ly, sh->lz, algos[a], 1,

@@ -199,7 +199,7 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
 
 /* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/
  * ensembles/ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls), whose
- * standalone sims run the byte kernels (+-J with L_x = 16 or 32) or the packed ones: 3D
+ * standalone sims run the packed kernels (as chains where small): 3D
  * and 2D, uniform and +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and
  * a member read and written between calls; 2D L = 256 +-J, whose rows hold whole groups of
  * 8 words (the rows kernel, and with LATMC_ENS_ISING_SWEEP=words the word-by-word one, on

@@ -44,8 +44,8 @@ cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream, const struct latmc_
  * One member of a packed batched launch (ens_ising_packed_kernels.cu): the member's own packed
  * arrays (ising_packed.h's layout), its +-J coupling words per colour (NULL: uniform), its
  * thresholds (at its own beta) and seed. Any L_x a multiple of 16: the kernel takes one
- * to eight words of a colour per thread, each with its own neighbours, so unlike the
- * single-lattice kernels it needs no 4-word groups for +-J (L_x = 16 is one word a row).
+ * to eight words of a colour per thread, each with its own neighbours (L_x = 16 is one
+ * word a row).
  */
 struct cuda_ens_packed_member {
     uint32_t *colour[2];

@@ -12,8 +12,8 @@
  * for L_x = 16 the word itself, periodic), the +-J coupling words xor-ed in, the class sum,
  * the site's Philox draw (block 2 w + m / 4 of word w, the same numbering) and the same
  * integer decision (packed_decide). So a member is bit for bit its standalone sim, whichever
- * kernels that runs. Unlike the single-lattice kernel each word finds its own neighbours,
- * so a chunk may span rows and +-J needs no 4-word groups (L_x = 16 is one word a row).
+ * kernels that runs. Each word finds its own neighbours, so a chunk may span rows
+ * (L_x = 16 is one word a row).
  *
  * Where a member's row holds a whole number of groups of NW >= 4 words (and always for
  * uniform couplings), the rows kernel (below) runs instead: a block's threads walk the

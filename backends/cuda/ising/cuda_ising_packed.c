@@ -28,8 +28,7 @@
  * of 64 and these arrays do not fit the device, the 1-bit leaf instead, for a box alone as
  * for boxes with halos: cuda_ising_bits.c, which holds the configuration at 1 bit a spin
  * alone). Where the packed
- * kernels cannot run its steps (+-J with L_x not a multiple of 64, thresholds beyond 32
- * bits) they run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice,
+ * kernels cannot run its steps (thresholds beyond 32 bits) they run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice,
  * allocated on first need and kept (with the +-J byte couplings, drawn on the device or
  * copied from the executor's host couplings), as do the ensembles' byte kernels and a device view: two flags say which
  * forms hold the configuration, and each is made from the other (a pack or an unpack of
@@ -242,8 +241,8 @@ static void packed_written(struct packed_box *pb)
     pb->bytes_valid = false;
 }
 
-/* The packed kernels can run the sim's steps on this box: thresholds that fit, and +-J
- * couplings in groups of 4 words a row. */
+/* The packed kernels can run the sim's steps on this box: thresholds that fit (+-J
+ * couplings wherever the spins fit). */
 static bool own_kernels(const latmc_sim *sim, const struct cuda_box *b)
 {
     const struct packed_box *pb = b->own;

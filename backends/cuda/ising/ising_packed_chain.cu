@@ -8,10 +8,11 @@
  * two groups of 64 sites, each some 6 us of latency) and about 2 us between one launch's
  * last warp and the next one's first: the SMs idle for a quarter to a third of a step.
  * Here the warps of one resident wave take tasks from a queue in step order, a task being
- * 32 consecutive groups of the step's colour (a group of 8 words, or 2 on the smallest
- * lattices, a lane: packed_update_group, the step kernels' update), and start one as soon
- * as the tasks of the step before that hold the rows its groups read are done: a step's
- * first tasks overlap the previous step's last ones, and no launch lies between them.
+ * 32 consecutive groups of the step's colour (a group of 8 words, or 2 or 1 on the
+ * smallest lattices, a lane: packed_update_group, the step kernels' update), and start one
+ * as soon as the tasks of the step before that hold the rows its groups read are done: a
+ * step's first tasks overlap the previous step's last ones, and no launch lies between
+ * them.
  *
  * Dependencies. A step of colour c reads the other colour's words of its own rows and of
  * the rows y +- 1 and (3D) z +- 1, and writes its colour's words of its own rows. With
@@ -244,7 +245,8 @@ static int chain_words(const struct latmc_lattice *g)
 extern "C" bool cuda_ising_packed_chain_fits(const struct latmc_lattice *g)
 {
     /* the queue counts tasks x steps (and a pass a warp past them) in 32 bits */
-    return g->lx % 16 == 0 && chain_words(g) > 0 && chain_tasks(g, 1) < CHAIN_MAX_TASKS;
+    const int nw = g->lx % 16 == 0 ? chain_words(g) : 0;
+    return nw > 0 && chain_tasks(g, nw) < CHAIN_MAX_TASKS;
 }
 
 extern "C" cudaError_t cuda_ising_packed_chain_make(const struct latmc_lattice *g,

@@ -207,8 +207,7 @@ const struct row rows[] = {
       { 40, 22, 0 },
       BOXES " " LEVELS " " RECUT " " RESTART " " ENS " " SCRIPTS },
     { "ising2d_metropolis", 2, { 64, 24, 0 }, DEVICES " cuda,ens" },
-    /* CUDA boxes on the byte layout (L_x not a multiple of 16, or of 64 with +-J) and
-     * +-J on the packed one */
+    /* CUDA boxes on the byte layout (L_x not a multiple of 16) and +-J on the packed one */
     { "ising2d_heatbath", 2, { 24, 20, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
     { "ising_pmj_metropolis",
       2,
@@ -794,7 +793,7 @@ const struct row rows[] = {
     { "phi4_wolff_float", 2, { 64, 96, 0 }, "cuda,boxes=2 cold,cuda,boxes=2" },
 
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
-    /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and
+    /* Ising: the packed kernels (L_x a multiple of 16, uniform and +-J) and
      * the byte layout; two slabs, uneven slabs, the thinnest (2 planes); Potts: 2 and 3
      * colours, the reference kernel (L_x = 10, 15, 6: blocks across rows and planes);
      * Heisenberg: float and double, overrelaxation alone, L_x and L_y over one tile
@@ -976,7 +975,7 @@ const struct row rows[] = {
     { "phi4_float_lambda", 3, { 64, 16, 48 }, "cuda,boxes=3" },
 
     /* ---- GPU ranks (MPI, each rank's part on a GPU; ranks share GPUs round-robin) ---- */
-    /* Ising: the packed kernels' lattices (L_x a multiple of 16, of 64 with +-J), slabs
+    /* Ising: the packed kernels' lattices (L_x a multiple of 16), slabs
      * of 2 to 12 planes; slabs of 340 to 1024 planes of 4096 sites (the halo copies
      * overlap a long interior update; planes of more than 2^20 sites through the pack
      * kernels); 4 planes of 2^21 sites on 2 ranks (a slab holds a halo plane twice) */
