@@ -327,33 +327,19 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
     const bool pmj = eps[0] != NULL;
 #define CHAIN_LAUNCH(NW, ND, HB, CW, EARLY)                                                  \
     launch_chain<NW, ND, HB, CW, EARLY>(stream, p, colour0, colour1, eps, thr, a, chain, changed)
-    if (pmj && chain->nw == 2) {
-        if (g->ndim == 3)
-            return hb ? CHAIN_LAUNCH(2, 6, true, 2, true) : CHAIN_LAUNCH(2, 6, false, 2, true);
-        return hb ? CHAIN_LAUNCH(2, 4, true, 1, false) : CHAIN_LAUNCH(2, 4, false, 1, false);
-    }
-    if (pmj && chain->nw == 1) {
-        if (g->ndim == 3)
-            return hb ? CHAIN_LAUNCH(1, 6, true, 2, true) : CHAIN_LAUNCH(1, 6, false, 2, true);
-        return hb ? CHAIN_LAUNCH(1, 4, true, 1, false) : CHAIN_LAUNCH(1, 4, false, 1, false);
-    }
-    if (chain->nw == 1) {
-        if (g->ndim == 3)
-            return hb ? CHAIN_LAUNCH(1, 6, true, 0, false) : CHAIN_LAUNCH(1, 6, false, 0, false);
-        return hb ? CHAIN_LAUNCH(1, 4, true, 0, false) : CHAIN_LAUNCH(1, 4, false, 0, false);
-    }
-    if (pmj) {
-        if (g->ndim == 3)
-            return hb ? CHAIN_LAUNCH(8, 6, true, 2, true) : CHAIN_LAUNCH(8, 6, false, 2, true);
-        return hb ? CHAIN_LAUNCH(8, 4, true, 1, false) : CHAIN_LAUNCH(8, 4, false, 1, false);
-    }
-    if (chain->nw == 2) {
-        if (g->ndim == 3)
-            return hb ? CHAIN_LAUNCH(2, 6, true, 0, false) : CHAIN_LAUNCH(2, 6, false, 0, false);
-        return hb ? CHAIN_LAUNCH(2, 4, true, 0, false) : CHAIN_LAUNCH(2, 4, false, 0, false);
-    }
-    if (g->ndim == 3)
-        return hb ? CHAIN_LAUNCH(8, 6, true, 0, false) : CHAIN_LAUNCH(8, 6, false, 0, false);
-    return hb ? CHAIN_LAUNCH(8, 4, true, 0, false) : CHAIN_LAUNCH(8, 4, false, 0, false);
+    /* a task's words NW; +-J: 2 coupling words a spin word in 3D (loaded early), 1 in 2D */
+#define CHAIN_PICK(NW, CW3, CW2, EARLY3)                                                     \
+    (g->ndim == 3 ? (hb ? CHAIN_LAUNCH(NW, 6, true, CW3, EARLY3)                            \
+                        : CHAIN_LAUNCH(NW, 6, false, CW3, EARLY3))                          \
+                  : (hb ? CHAIN_LAUNCH(NW, 4, true, CW2, false)                             \
+                        : CHAIN_LAUNCH(NW, 4, false, CW2, false)))
+    if (pmj)
+        return chain->nw == 1   ? CHAIN_PICK(1, 2, 1, true)
+               : chain->nw == 2 ? CHAIN_PICK(2, 2, 1, true)
+                                : CHAIN_PICK(8, 2, 1, true);
+    return chain->nw == 1   ? CHAIN_PICK(1, 0, 0, false)
+           : chain->nw == 2 ? CHAIN_PICK(2, 0, 0, false)
+                            : CHAIN_PICK(8, 0, 0, false);
+#undef CHAIN_PICK
 #undef CHAIN_LAUNCH
 }
