@@ -27,11 +27,11 @@
  * every lattice whose L_x is a multiple of 16 (cuda_ising_leaf_of; where L_x is a multiple
  * of 64 and these arrays do not fit the device, the 1-bit leaf instead, for a box alone as
  * for boxes with halos: cuda_ising_bits.c, which holds the configuration at 1 bit a spin
- * alone). Where the packed
- * kernels cannot run its steps (thresholds beyond 32 bits) they run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice,
- * allocated on first need and kept (with the +-J byte couplings, drawn on the device or
- * copied from the executor's host couplings), as do the ensembles' byte kernels and a device view: two flags say which
- * forms hold the configuration, and each is made from the other (a pack or an unpack of
+ * alone). Where the packed kernels cannot run its steps (thresholds beyond 32 bits) they
+ * run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice, allocated on
+ * first need and kept (with the +-J byte couplings, drawn on the device or copied from the
+ * executor's host couplings), as do the ensembles' byte kernels and a device view: two
+ * flags say which forms hold the configuration, and each is made from the other (a pack or an unpack of
  * the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
  * for bit, so which one runs never shows in a result.
  *
@@ -242,12 +242,11 @@ static void packed_written(struct packed_box *pb)
 }
 
 /* The packed kernels can run the sim's steps on this box: thresholds that fit (+-J
- * couplings wherever the spins fit). */
-static bool own_kernels(const latmc_sim *sim, const struct cuda_box *b)
+ * couplings wherever the spins do). */
+static bool own_kernels(const struct cuda_box *b)
 {
     const struct packed_box *pb = b->own;
-    return pb->thr_fit && (sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
-                           cuda_ising_packed_fits_couplings(&b->local));
+    return pb->thr_fit;
 }
 
 /* Rows [local_row, local_row + rows) of the box from the API's bytes of the lattice's rows
@@ -498,7 +497,7 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
     if (r->whole) { /* a box alone: the packed kernels where they run, else the bytes' */
         cudaError_t err;
         state_of(b);
-        if (own_kernels(sim, b)) {
+        if (own_kernels(b)) {
             if ((err = packed_current(b, stream)) != cudaSuccess)
                 return err;
             pb->bytes_valid = false;
@@ -540,7 +539,7 @@ static int packed_chain_steps(const latmc_sim *sim, const struct cuda_box *b,
 {
     struct packed_box *pb = b->own; /* its chain state made here (the box's own part) */
     if (b->halo != 0 || pb->chain_mode == 0 || pb->member ||
-        !cuda_ising_packed_chain_fits(&b->local) || !own_kernels(sim, b))
+        !cuda_ising_packed_chain_fits(&b->local) || !own_kernels(b))
         return 0;
     if (pb->chain_mode < 0 && cuda_ising_packed_words(&b->local) / 8 > CHAIN_GROUPS)
         return 0;
@@ -587,7 +586,7 @@ static bool packed_halves(const latmc_sim *sim, const struct cuda_box *b,
 {
     if (step->kind == LATMC_STEP_COLOUR_BITSLICED)
         return cuda_ising_bitsliced_rows_fit(&b->local);
-    return step->kind == LATMC_STEP_COLOUR && own_kernels(sim, b);
+    return step->kind == LATMC_STEP_COLOUR && own_kernels(b);
 }
 
 /* The bit-sliced decisions (decisions = 1, cuda_ising_bitsliced.h): a box alone, or boxes
@@ -664,16 +663,8 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;
-    if (own->whole) {
-        /* +-J where only the ensembles' kernel takes the packed words: the bytes */
-        const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
-                           cuda_ising_packed_fits_couplings(&b->local);
-        const cudaError_t err = words ? cudaSuccess : bytes_current(sim, b, stream);
-        if (err != cudaSuccess)
-            return err;
-        if (!words || !pb->packed_valid)
-            return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
-    }
+    if (own->whole && !pb->packed_valid)
+        return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
     /* the folded walk's pass without the projections (measure_projections.cu: each word
      * read once, a few rows' loads in flight ahead of the counting) where it was measured
      * the faster (one H200 unless said): rows of full blocks (65536^2: 1.22x the kernel
@@ -729,16 +720,9 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;
-    if (own->whole) {
-        const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
-                           cuda_ising_packed_fits_couplings(&b->local);
-        const cudaError_t err = words ? cudaSuccess : bytes_current(sim, b, stream);
-        if (err != cudaSuccess)
-            return err;
-        if (!words || !pb->packed_valid)
-            return cuda_byte_measure_projections(stream, &b->local, pb->bytes, pb->eps_bytes,
-                                                 &pr, 0, sums, proj);
-    }
+    if (own->whole && !pb->packed_valid)
+        return cuda_byte_measure_projections(stream, &b->local, pb->bytes, pb->eps_bytes, &pr,
+                                             0, sums, proj);
     return cuda_ising_packed_measure_projections(stream, &b->local, colour_of(b, 0),
                                                  colour_of(b, 1), pb->eps[0], &pr, sums, proj);
 }

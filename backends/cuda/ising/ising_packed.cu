@@ -261,11 +261,6 @@ extern "C" bool cuda_ising_packed_fits(const struct latmc_lattice *g)
     return g->lx % 16 == 0; /* the other extents are even: the core requires it of Ising */
 }
 
-extern "C" bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g)
-{
-    return cuda_ising_packed_fits(g); /* a word's couplings are its own words, at any NW */
-}
-
 extern "C" int cuda_ising_packed_coupling_words(const struct latmc_lattice *g)
 {
     return g->ndim == 3 ? 2 : 1;

@@ -53,9 +53,6 @@ bool cuda_ising_packed_allowed(void);
 /* The packed layout can hold this lattice (L_x a multiple of 16). */
 bool cuda_ising_packed_fits(const struct latmc_lattice *g);
 
-/* The packed kernels can take +-J couplings on this lattice (as its spins: L_x of 16). */
-bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g);
-
 /* Coupling words per spin word: bit b of nibble m of coupling word q is set when the bond of
  * that site to its neighbour in direction 4 q + b is -1 (directions: ising_packed.cu,
  * packed_neighbours); 1 in 2D, 2 in 3D. */
