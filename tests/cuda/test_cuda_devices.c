@@ -15,7 +15,9 @@
  * - out_of_memory: with the packed arrays forced (LATMC_CUDA_ISING_FORM=packed), a lattice
  *   whose second slab does not fit the card (both slabs on GPU 0): LATMC_ENOMEM, no sim,
  *   and every slab's memory released (a sim of the first slab's size fits again
- *   afterwards); unforced, the same lattice is made at 1 bit a spin and sweeps.
+ *   afterwards); unforced, the same lattice is made at 1 bit a spin and sweeps. Under
+ *   LATMC_CUDA_KERNELS=reference (the byte layout everywhere) the first part at a byte a
+ *   site.
  * - peer: latmc_ctx_device_peer answers for every pair; a == b is 1.
  * - set_parts_refused: latmc_sim_set_parts is LATMC_EUNSUPPORTED on one GPU and on slabs.
  * - long_calls: sweep calls of more steps than one list of the core's plan (64): one GPU
@@ -191,6 +193,12 @@ static void out_of_memory(void **state)
 {
     (void)state;
     const latmc_sim_desc model = ising_desc(2, 0, 0, 0, LATMC_ALGO_METROPOLIS, 1, 3);
+    const char *kernels = getenv("LATMC_CUDA_KERNELS");
+    if (kernels && strcmp(kernels, "reference") == 0) {
+        /* every box on the byte layout (1 byte a site), whatever the form asked */
+        check_slabs_out_of_memory(1.0, 2, model);
+        return;
+    }
     /* the packed arrays (0.5 bytes a site) forced: the second slab does not fit */
     assert_int_equal(setenv("LATMC_CUDA_ISING_FORM", "packed", 1), 0);
     check_slabs_out_of_memory(0.5, 2, model);

@@ -104,16 +104,14 @@ static bool packed_fits_device(const latmc_sim *sim)
 
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim)
 {
-    const bool alone = !(sim->plan && sim->plan->n_boxes > 1) && !latmc_part_many(sim);
     if (sim->desc.extent[0] % 64 == 0 && cuda_ising_packed_allowed()) {
         const int form = form_setting();
         if (form > 0 || (form == 0 && !packed_fits_device(sim)))
             return &cuda_ising_bits_leaf;
     }
-    if (alone) /* the packed leaf runs the byte kernels itself where its own cannot */
-        return sim->desc.extent[0] % 16 == 0 && cuda_ising_packed_allowed()
-                   ? &cuda_ising_packed_leaf : &cuda_ising_bytes_leaf;
-    return sim->desc.extent[0] % 16 == 0 ? &cuda_ising_packed_leaf : &cuda_ising_bytes_leaf;
+    /* (the packed leaf runs the byte kernels itself where its own cannot) */
+    return sim->desc.extent[0] % 16 == 0 && cuda_ising_packed_allowed() ? &cuda_ising_packed_leaf
+                                                                         : &cuda_ising_bytes_leaf;
 }
 
 bool cuda_ising_member_packed(const struct cuda_leaf *leaf, const latmc_sim *sim,

@@ -23,10 +23,10 @@ extern const struct cuda_leaf cuda_ising_bytes_leaf;
 extern const struct cuda_leaf cuda_ising_bits_leaf;
 
 /* The leaf of an Ising sim: the packed layout where its lattice fits it, else the bytes.
- * One box alone: the packed layout wherever L_x is a multiple of 16 and the packed kernels
- * are allowed (LATMC_CUDA_KERNELS is not "reference"); its steps run the byte kernels on a
- * byte copy where the packed ones cannot (thresholds beyond 32 bits). Several boxes or a
- * part: L_x a multiple of 16. A sim with L_x a multiple of 64 (any layout) whose packed
+ * One box, several boxes or a part: the packed layout wherever L_x is a multiple of 16 and
+ * the packed kernels are allowed (LATMC_CUDA_KERNELS is not "reference"); a box alone's
+ * steps run the byte kernels on a byte copy where the packed ones cannot (thresholds
+ * beyond 32 bits). A sim with L_x a multiple of 64 (any layout) whose packed
  * arrays (each device's boxes' local planes, and a margin) do not fit a device's free
  * memory, or every such sim with
  * LATMC_CUDA_ISING_FORM=bits: the 1-bit leaf (never with LATMC_CUDA_ISING_FORM=packed or
