@@ -201,11 +201,12 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
  * ensembles/ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls), whose
  * standalone sims run the packed kernels (as chains where small): 3D
  * and 2D, uniform and +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and
- * a member read and written between calls; +-J members whose colour steps are launched one
- * by one: 2D 48 x 352 heat bath (rows of 3 words) and 3D 32^3 (2) on the word-by-word
- * kernel, 2D L = 256, whose rows hold whole groups of 8 words, on the rows kernel and with
- * LATMC_ENS_ISING_SWEEP=words on the word-by-word one (on CUDA). On the CPU the same
- * comparisons hold. */
+ * a member read and written between calls; members whose colour steps are launched one by
+ * one (on CUDA): uniform 2D 80 x 224 (rows of 5 words: the word-by-word kernel) and 3D 32^3
+ * heat bath (2 words: the rows kernel), +-J 2D 48 x 352 heat bath (3 words) and 3D 32^3 (2)
+ * on the word-by-word kernel, +-J 2D L = 256, whose rows hold whole groups of 8 words, on
+ * the rows kernel and with LATMC_ENS_ISING_SWEEP=words on the word-by-word one. On the CPU
+ * the same comparisons hold. */
 static void test_ising_packed_lattices_standalone(void **state)
 {
     (void)state;
@@ -216,6 +217,9 @@ static void test_ising_packed_lattices_standalone(void **state)
     members_match_standalone_poked(d, LATMC_PARAM_H, -0.2, true);
     d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
     d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone_poked(d, 0, 0, true);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 80);
+    d.extent[1] = 224; /* 1120 words */
     members_match_standalone_poked(d, 0, 0, true);
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 48);
     d.extent[1] = 352; /* 1056 words: past the fused kernel's members */

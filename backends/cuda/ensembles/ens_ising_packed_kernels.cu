@@ -15,8 +15,8 @@
  * kernels that runs. Each word finds its own neighbours, so a chunk may span rows
  * (L_x = 16 is one word a row).
  *
- * Where a member's row holds a whole number of groups of NW >= 4 words (and always for
- * uniform couplings), the rows kernel (below) runs instead: a block's threads walk the
+ * Where a member's row holds whole groups of 2 or more words (+-J: 4 or more), the rows
+ * kernel (below) runs instead: a block's threads walk the
  * groups of one member exactly as the single-lattice kernel walks its lattice
  * (ising_packed_groups.cuh: vector loads, one table of 16 thresholds a block), so the
  * member is its standalone sim by construction; LATMC_ENS_ISING_SWEEP=words keeps the
@@ -591,14 +591,17 @@ static void launch_rows_nw(cudaStream_t stream, const struct latmc_lattice *g, i
 #undef ENS_ROWS_CASE
 }
 
-/* The rows kernel serves members whose rows hold whole groups: uniform couplings always,
- * +-J with groups of 4 or 8 words (the coupling words' vector loads). */
+/* The rows kernel serves members whose rows hold whole groups of 2 or more words: uniform
+ * couplings at 2, 4 or 8 words, +-J at 4 or 8. Rows of an odd number of words (groups of
+ * one: L_x 48, 80, ...) run faster word by word, uniform or +-J (one H200: 48^3 and 80^3
+ * members 1.05-1.08x); so do +-J groups of 2 at some shapes (2D 1120^2 members; 3D 32^3
+ * went the other way). */
 static bool ens_rows_fit(int nw, bool coupled)
 {
     const char *env = getenv("LATMC_ENS_ISING_SWEEP");
     if (env && strcmp(env, "words") == 0)
         return false;
-    return !coupled || nw >= 4;
+    return nw >= (coupled ? 4 : 2);
 }
 
 extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,

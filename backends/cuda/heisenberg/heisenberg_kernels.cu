@@ -724,9 +724,10 @@ extern "C" cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *sp
  * A block takes HEISENBERG_TILE_CHUNKS consecutive chunks and walks them HEISENBERG_TILE_SITES
  * sites at a time: all its threads read those sites of every chunk (a warp: 32 consecutive sites of
  * one chunk, coalesced) and compute each site's terms, the bond terms J_mu (s . s_{+mu}) in double
- * and the spins of both replicas (floats, exact in double), into shared memory; then one thread per
- * (group, chunk) adds its chunk's terms site by site, HEISENBERG_ACC_AHEAD sites' terms read from
- * shared memory before it adds them. Each thread issues its two sites' loads of the next 32 sites
+ * and the spins of both replicas (converted to double once a site, exactly, so that the additions
+ * convert nothing: as floats, each overlap product converted both its spins), into shared memory;
+ * then one thread per (group, chunk) adds its chunk's terms site by site, HEISENBERG_ACC_AHEAD
+ * sites' terms read from shared memory before it adds them. Each thread issues its two sites' loads of the next 32 sites
  * (18 floats each) right after the barrier, so they are in flight during the additions: before, a
  * thread loaded its sites one after the other, a round trip per direction, and the kernel took 605
  * / 690 us at 256^3 (one / two replicas, ncu on an H200; now 352 / 429) at 5 blocks an SM against 3
@@ -739,7 +740,7 @@ extern "C" cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *sp
  * plane: its first row's y and z, found once per block, place every site by 32-bit
  * arithmetic.
  */
-#define HEISENBERG_TILE_CHUNKS 16 /* with 32 sites: 25 KiB of shared memory */
+#define HEISENBERG_TILE_CHUNKS 16 /* with 32 sites: 38 KiB of shared memory */
 #define HEISENBERG_TILE_SITES 32
 #define HEISENBERG_TILE_PITCH (HEISENBERG_TILE_SITES + 1) /* a chunk's row in shared memory: no bank
                                                  conflicts between the chunks' threads */
@@ -749,7 +750,12 @@ extern "C" cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *sp
 /* blocks an SM: 80 registers a thread, 36 of them the next tile's loads (at 4 blocks, 64
  * registers, they spill) */
 #define HEISENBERG_SUMS_BLOCKS 3
-#define HEISENBERG_ACC_AHEAD 4 /* sites an accumulating thread reads from shared memory together */
+/* sites an accumulating thread reads from shared memory together: 2 (4 kept more registers
+ * live beside the next step's loads and spilled with the double tiles) */
+#define HEISENBERG_ACC_AHEAD 2
+/* a step's reads stay in the chunk's row of the tile (a site past the step's last is read,
+ * not added) */
+static_assert(HEISENBERG_TILE_SITES % HEISENBERG_ACC_AHEAD == 0, "whole reads a step");
 
 /* One site's values of a tile as loaded: its spin (both replicas), its forward neighbours'
  * spins of replica 0 and its couplings, floats. */
@@ -830,8 +836,9 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                        long long nchunks, int ngroups, double *partials, heisenberg_mode_rows mr)
 {
     __shared__ double bond[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
-    __shared__ float s0t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
-    __shared__ float s1t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
+    /* the spins as doubles (exact), converted once a site rather than once a product */
+    __shared__ double s0t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
+    __shared__ double s1t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
     __shared__ int chunk_y[HEISENBERG_TILE_CHUNKS], chunk_z[HEISENBERG_TILE_CHUNKS];
     const long long n = g.n;
     const long long chunk0 = (long long)blockIdx.x * HEISENBERG_TILE_CHUNKS;
@@ -883,9 +890,9 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
             }
 #pragma unroll
             for (int c3 = 0; c3 < 3; c3++) {
-                s0t[c3][k] = l[u].s0[c3];
+                s0t[c3][k] = (double)l[u].s0[c3];
                 if (two)
-                    s1t[c3][k] = l[u].s1[c3];
+                    s1t[c3][k] = (double)l[u].s1[c3];
             }
         }
         if (MODES && t < 2 * HEISENBERG_TILE_SITES) { /* the step's x phases (one row's) */
@@ -911,8 +918,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                     for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++)
 #pragma unroll
                         for (int mu = 0; mu < 3; mu++)
-                            v[e][mu] = mu < g.ndim && a0 + e < HEISENBERG_TILE_SITES
-                                           ? bond[mu][k0 + a0 + e] : 0.0;
+                            v[e][mu] = mu < g.ndim ? bond[mu][k0 + a0 + e] : 0.0;
 #pragma unroll
                     for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
                         if (a0 + e >= m)
@@ -925,12 +931,12 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                 }
             } else if (group == 1) {
                 for (int a0 = 0; a0 < m; a0 += HEISENBERG_ACC_AHEAD) {
-                    float v[HEISENBERG_ACC_AHEAD][3];
+                    double v[HEISENBERG_ACC_AHEAD][3];
 #pragma unroll
                     for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++)
 #pragma unroll
                         for (int c3 = 0; c3 < 3; c3++)
-                            v[e][c3] = a0 + e < HEISENBERG_TILE_SITES ? s0t[c3][k0 + a0 + e] : 0.0f;
+                            v[e][c3] = s0t[c3][k0 + a0 + e];
 #pragma unroll
                     for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
                         if (a0 + e >= m)
@@ -943,14 +949,13 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
             } else {
                 const int mu = group - 2;
                 for (int a0 = 0; a0 < m; a0 += HEISENBERG_ACC_AHEAD) {
-                    float va[HEISENBERG_ACC_AHEAD], vb[HEISENBERG_ACC_AHEAD][3];
+                    double va[HEISENBERG_ACC_AHEAD], vb[HEISENBERG_ACC_AHEAD][3];
 #pragma unroll
                     for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
-                        const bool ok = a0 + e < HEISENBERG_TILE_SITES;
-                        va[e] = ok ? s0t[mu][k0 + a0 + e] : 0.0f;
+                        va[e] = s0t[mu][k0 + a0 + e];
 #pragma unroll
                         for (int nu = 0; nu < 3; nu++)
-                            vb[e][nu] = ok ? s1t[nu][k0 + a0 + e] : 0.0f;
+                            vb[e][nu] = s1t[nu][k0 + a0 + e];
                     }
 #pragma unroll
                     for (int e = 0; e < HEISENBERG_ACC_AHEAD; e++) {
@@ -958,7 +963,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                             break;
 #pragma unroll
                         for (int nu = 0; nu < 3; nu++)
-                            acc[nu] += (double)va[e] * vb[e][nu];
+                            acc[nu] += va[e] * vb[e][nu];
                     }
                 }
             }
@@ -970,7 +975,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
             double re = a[0], im = a[HEISENBERG_TILE_THREADS], sum = a[2 * HEISENBERG_TILE_THREADS];
 #pragma unroll
             for (int u = 0; u < HEISENBERG_TILE_SITES / 4; u++) {
-                const double v = (double)s0t[c][k0 + 4 * u];
+                const double v = s0t[c][k0 + 4 * u];
                 re = __dadd_rn(re, __dmul_rn(v, mphase[0][mlane + 4 * u]));
                 im = __dadd_rn(im, __dmul_rn(v, mphase[MODES ? 1 : 0][mlane + 4 * u]));
                 sum = __dadd_rn(sum, v);
