@@ -722,18 +722,19 @@ extern "C" cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *sp
  * them at partials[k nchunks + chunk], k the accumulator's index.
  *
  * A block takes HEISENBERG_TILE_CHUNKS consecutive chunks and walks them HEISENBERG_TILE_SITES
- * sites at a time: all its threads read those sites of every chunk (a warp: 32 consecutive sites of
- * one chunk, coalesced) and compute each site's terms, the bond terms J_mu (s . s_{+mu}) in double
- * and the spins of both replicas (converted to double once a site, exactly, so that the additions
- * convert nothing: as floats, each overlap product converted both its spins), into shared memory;
- * then one thread per (group, chunk) adds its chunk's terms site by site, HEISENBERG_ACC_AHEAD
- * sites' terms read from shared memory before it adds them. Each thread issues its two sites' loads of the next 32 sites
- * (18 floats each) right after the barrier, so they are in flight during the additions: before, a
- * thread loaded its sites one after the other, a round trip per direction, and the kernel took 605
- * / 690 us at 256^3 (one / two replicas, ncu on an H200; now 352 / 429) at 5 blocks an SM against 3
- * now. Every accumulator sees the CPU's doubles in the CPU's order (the kernels are built without
- * fused multiply-adds). A thread per chunk reading its own sites, as before, made every
- * warp access 32 sites 4 KiB apart: 5.2 ms for 256^3 with two replicas on an H200, a
+ * sites at a time: all its threads read those sites of every chunk (a warp: 32 consecutive sites
+ * of one chunk, coalesced) and compute each site's terms, the bond terms J_mu (s . s_{+mu}) in
+ * double and the spins of both replicas (converted to double once a site, exactly, so that the
+ * additions convert nothing: as floats, each overlap product converted both its spins), into
+ * shared memory; then one thread per (group, chunk) adds its chunk's terms site by site,
+ * HEISENBERG_ACC_AHEAD sites' terms read from shared memory before it adds them. Each thread
+ * issues its two sites' loads of the next 32 sites (18 floats each) right after the barrier, so
+ * they are in flight during the additions: before, a thread loaded its sites one after the other,
+ * a round trip per direction, and the kernel took 605 / 690 us at 256^3 (one / two replicas, ncu
+ * on an H200) at 5 blocks an SM, against 352 / 429 with the loads ahead at 3 (doc/PERFORMANCE.md
+ * has the figures since). Every accumulator sees the CPU's doubles in the CPU's order (the kernels
+ * are built without fused multiply-adds). A thread per chunk reading its own sites, as before,
+ * made every warp access 32 sites 4 KiB apart: 5.2 ms for 256^3 with two replicas on an H200, a
  * tenth of 10 sweeps.
  *
  * rows_per_chunk divides the rows of a plane (L_y in 3D, 1 in 2D), so a chunk lies in one
