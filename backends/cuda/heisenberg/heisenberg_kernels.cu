@@ -28,6 +28,7 @@
  * 0/1 x cos theta/azimuth) and four shuffles hand every lane its four draws. Elsewhere
  * each lane computes the calls of its own site.
  */
+#include <climits>
 #include <cuda_pipeline.h>
 
 #include "heisenberg_cuda.h"
@@ -765,9 +766,32 @@ struct heisenberg_site_loads {
     bool in;
 };
 
+/* at / lx and at % lx (at >= 0) by a float reciprocal and one correction: for at and lx at most
+ * 2^22 the truncated product is off by at most one (a division takes ~25 instructions). */
+__device__ __forceinline__ void heisenberg_row_of(int at, int lx, float inv_lx, int *rr, int *x)
+{
+    if (lx > (1 << 22) || at > (1 << 22)) {
+        *rr = at / lx;
+        *x = at - *rr * lx;
+        return;
+    }
+    int q = (int)((float)at * inv_lx), r = at - q * lx;
+    if (r < 0) {
+        q--;
+        r += lx;
+    } else if (r >= lx) {
+        q++;
+        r -= lx;
+    }
+    *rr = q;
+    *x = r;
+}
+
 /* Item t + u HEISENBERG_TILE_THREADS of step j0 (chunk c, site j of the chunk's 32): its loads,
  * all issued before any is used, so that a thread's loads of a step are in flight together
- * (and those of the next step during this one's additions). */
+ * (and those of the next step during this one's additions). I: the index type, int where
+ * every index into the spins (6 n with two replicas) fits it, else long long. */
+template <typename I>
 __device__ __forceinline__ void heisenberg_tile_load(const cuda_heisenberg_geom &g, const float *s0,
                                                const float *s1, const float *J, bool two,
                                                long long chunk0, long long nchunks,
@@ -775,7 +799,8 @@ __device__ __forceinline__ void heisenberg_tile_load(const cuda_heisenberg_geom 
                                                const int *chunk_z, int j0,
                                                heisenberg_site_loads (&l)[HEISENBERG_TILE_ITEMS])
 {
-    const long long n = g.n, plane = (long long)g.lx * g.ly;
+    const I n = (I)g.n, plane = (I)g.lx * g.ly;
+    const float inv_lx = __frcp_rn((float)g.lx);
 #pragma unroll
     for (int u = 0; u < HEISENBERG_TILE_ITEMS; u++) {
         const int item = (int)threadIdx.x + u * HEISENBERG_TILE_THREADS;
@@ -784,14 +809,15 @@ __device__ __forceinline__ void heisenberg_tile_load(const cuda_heisenberg_geom 
         l[u].in = chunk0 + c < nchunks && at < chunk_sites;
         if (!l[u].in)
             continue;
-        const int rr = at / g.lx, x = at - rr * g.lx;
+        int rr, x;
+        heisenberg_row_of(at, g.lx, inv_lx, &rr, &x);
         const int y = chunk_y[c] + rr, z = chunk_z[c];
-        const long long i = (chunk0 + c) * chunk_sites + at;
-        const long long rbase = i - x;
-        const long long fwd[3] = {
+        const I i = (I)(chunk0 + c) * chunk_sites + at;
+        const I rbase = i - x;
+        const I fwd[3] = {
             rbase + (x + 1 == g.lx ? 0 : x + 1),
-            (long long)x + (long long)g.lx * (y + 1 == g.ly ? 0 : y + 1) + plane * z,
-            (long long)x + (long long)g.lx * y + plane * (z + 1 == g.lz ? 0 : z + 1),
+            (I)x + (I)g.lx * (y + 1 == g.ly ? 0 : y + 1) + plane * z,
+            (I)x + (I)g.lx * y + plane * (z + 1 == g.lz ? 0 : z + 1),
         };
 #pragma unroll
         for (int c3 = 0; c3 < 3; c3++) {
@@ -830,7 +856,7 @@ struct heisenberg_mode_rows {
     long long rows_per_plane, planes;
 };
 
-template <int MODES>
+template <int MODES, typename I>
 __global__ void __launch_bounds__(HEISENBERG_TILE_THREADS, HEISENBERG_SUMS_BLOCKS)
 heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restrict__ spins,
                        const float *__restrict__ J, long long rows_per_chunk,
@@ -869,7 +895,8 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
             macc[a * HEISENBERG_TILE_THREADS + t] = 0.0;
     __syncthreads();
     heisenberg_site_loads l[HEISENBERG_TILE_ITEMS];
-    heisenberg_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z, 0, l);
+    heisenberg_tile_load<I>(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z, 0,
+                            l);
     for (int j0 = 0; j0 < chunk_sites; j0 += HEISENBERG_TILE_SITES) {
         /* every thread: its items' terms of the tile (a warp a chunk's 32 consecutive
          * sites), from the loads made before */
@@ -904,8 +931,8 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
         __syncthreads();
         /* the next tile's loads in flight during this one's additions */
         if (j0 + HEISENBERG_TILE_SITES < chunk_sites)
-            heisenberg_tile_load(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z,
-                           j0 + HEISENBERG_TILE_SITES, l);
+            heisenberg_tile_load<I>(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y,
+                                    chunk_z, j0 + HEISENBERG_TILE_SITES, l);
         /* one thread per (group, chunk): its chunk's sites of the tile, in site order,
          * HEISENBERG_ACC_AHEAD sites' terms read before they are added */
         if (accumulates) {
@@ -1017,6 +1044,23 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
     }
 }
 
+template <int MODES>
+static void launch_chunk_sums_of(cudaStream_t stream, long long blocks,
+                                 const cuda_heisenberg_geom &g, const float *spins,
+                                 const float *J, long long rows_per_chunk, long long nchunks,
+                                 int ngroups, double *partials, const heisenberg_mode_rows &mr)
+{
+    /* 32-bit indices where the spins' largest (two replicas: 6 n) fits an int */
+    if (6 * g.n < (long long)INT_MAX)
+        heisenberg_chunk_sums_kernel<MODES, int>
+            <<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
+                g, spins, J, rows_per_chunk, nchunks, ngroups, partials, mr);
+    else
+        heisenberg_chunk_sums_kernel<MODES, long long>
+            <<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
+                g, spins, J, rows_per_chunk, nchunks, ngroups, partials, mr);
+}
+
 static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heisenberg_geom &g,
                                      const float *spins, const float *J, long long rows_per_chunk,
                                      long long nchunks, int ngroups, double *partials,
@@ -1025,11 +1069,11 @@ static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heisenberg_
     const long long blocks = (nchunks + HEISENBERG_TILE_CHUNKS - 1) / HEISENBERG_TILE_CHUNKS;
     const heisenberg_mode_rows none = { NULL, NULL, NULL, 1, 0 };
     if (!mr)
-        heisenberg_chunk_sums_kernel<0><<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
-            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, none);
+        launch_chunk_sums_of<0>(stream, blocks, g, spins, J, rows_per_chunk, nchunks, ngroups,
+                                partials, none);
     else
-        heisenberg_chunk_sums_kernel<1><<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
-            g, spins, J, rows_per_chunk, nchunks, ngroups, partials, *mr);
+        launch_chunk_sums_of<1>(stream, blocks, g, spins, J, rows_per_chunk, nchunks, ngroups,
+                                partials, *mr);
     return cudaGetLastError();
 }
 
