@@ -46,6 +46,7 @@ static const struct switch_case cuda_cases[] = {
     { "LATMC_CUDA_BOX_SPLIT", { "1", "0", NULL }, { "yes", "2", NULL } },
     { "LATMC_ENS_SW_BATCH", { "0", "1", NULL }, { "no", NULL } },
     { "LATMC_CUDA_CHAIN", { "0", "1", NULL }, { "yes", "2", NULL } },
+    { "LATMC_ENS_ISING_WORDS", { "2", "8", NULL }, { "3", "16", NULL } },
 };
 
 /* The 64^2 Ising sim every case makes (sim_helpers.h's desc, on `device`). */

@@ -188,7 +188,8 @@ static void set_parts_refused(void **state)
     }
 }
 
-/* Ising slabs cost half a byte a site (the packed words only; doc/cuda.md, "Memory"). */
+/* Ising slabs cost half a byte a site (the packed words only; doc/cuda.md, "Memory"), or a
+ * byte a site on the byte layout (LATMC_CUDA_KERNELS=reference). */
 static void out_of_memory(void **state)
 {
     (void)state;

@@ -19,8 +19,8 @@
  *   set_couplings then the same chain; set/get spins.
  * - long_calls: sweep calls of more steps than one list of the core's plan (64), 2 and 3
  *   colours: one GPU against the CPU and 3 slabs.
- * Under LATMC_CUDA_KERNELS=reference (the second meson test) every range runs the
- * reference kernel. Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
+ * Under LATMC_CUDA_KERNELS=reference every range runs the reference kernel (and every
+ * Ising slab the byte layout). Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "sim_helpers.h"
 /* after the helpers: it declares the tests' ctx */

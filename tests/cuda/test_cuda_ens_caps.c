@@ -6,13 +6,14 @@
  * ens_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
  * lib/plan.c try a batch at all. Offered to sims the batch takes (whole sweeps for small
  * site-order members, phi^4's with the device's tempering rounds; Heisenberg: whole sweeps
- * and the device's tempering rounds where a member's spins fit one block's shared memory);
+ * and the device's tempering rounds, one block a member where its spins fit one block's
+ * shared memory, else a launch a pass over every member);
  * not to a sim made with
  * LATMC_ENS_POTTS_BATCH=0 / LATMC_ENS_PHI4_BATCH=0 / LATMC_ENS_HEIS_BATCH=0 /
  * LATMC_ENS_SW_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
  * nor to a
- * shape the batch never takes (Heisenberg of two replicas, or spins or the sums' reduction
- * past a block's shared memory: such members run and are measured one by one). Exit 77
+ * shape the batch never takes (Heisenberg of two replicas, or the sums' reduction past a
+ * block's shared memory: such members run and are measured one by one). Exit 77
  * without a usable CUDA module and GPU.
  */
 #include <stdarg.h>
@@ -151,15 +152,16 @@ static void test_heisenberg_caps(void **state)
     const char *env = "LATMC_ENS_HEIS_BATCH";
     const unsigned sweeps = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
     const unsigned all = sweeps | LATMC_STEP_CAP_BATCH_EXCHANGE;
-    /* 16^2: 3 KiB of spins a block; 256^2: 768 KiB, more than any block's shared memory
-     * (the batch would decline it at every call: nothing offered) */
+    /* 16^2: 3 KiB of spins a block, whole sweeps a launch; 256^2: 768 KiB, more than any
+     * block's shared memory: a launch a pass over every member (cuda_heisenberg_pass_batch),
+     * whole sweeps and the device's rounds too */
     const latmc_sim_desc small = desc_of(LATMC_MODEL_HEISENBERG, 16, LATMC_ALGO_HEATBATH);
     const latmc_sim_desc big = desc_of(LATMC_MODEL_HEISENBERG, 256, LATMC_ALGO_HEATBATH);
     assert_int_equal(batch_caps(small, env, NULL, NULL), all);
     assert_int_equal(batch_caps(desc_of(LATMC_MODEL_HEISENBERG, 16, LATMC_ALGO_OVERRELAX), env,
                                 NULL, NULL),
                      all);
-    assert_int_equal(batch_caps(big, env, NULL, NULL), 0u);
+    assert_int_equal(batch_caps(big, env, NULL, NULL), all);
     assert_int_equal(batch_caps(small, env, "1", NULL), all);
     /* made one by one: nothing offered, whatever the variable says later */
     assert_int_equal(batch_caps(small, env, "0", NULL), 0u);

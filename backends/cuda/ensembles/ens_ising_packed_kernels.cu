@@ -478,9 +478,17 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
 
 /* Words per item: the most that divide a colour's words and leave enough items to fill
  * the device a few times over (each item pays the member's fold and table once; 4096 x
- * 16^3 on an H200: 2 words 196-264 flips/ns, 1 word 225, 4 words 220, 8 words 175). */
+ * 16^3 on an H200: 2 words 196-264 flips/ns, 1 word 225, 4 words 220, 8 words 175).
+ * LATMC_ENS_ISING_WORDS=1, 2, 4 or 8 asks for that many where it divides them (the tests:
+ * items that cross a row's end with few members). */
 static int ens_words_per_item(uint32_t words, int64_t n_members)
 {
+    const char *env = getenv("LATMC_ENS_ISING_WORDS"); /* 1, 2, 4 or 8 (cuda_env.c) */
+    if (env && *env) {
+        const int asked = atoi(env);
+        if ((asked == 1 || asked == 2 || asked == 4 || asked == 8) && words % (uint32_t)asked == 0)
+            return asked;
+    }
     for (int nw = 8; nw > 1; nw /= 2)
         if (words % nw == 0 && (int64_t)(words / nw) * n_members >= (int64_t)1 << 19)
             return nw;
@@ -582,20 +590,19 @@ static void launch_rows_nw(cudaStream_t stream, const struct latmc_lattice *g, i
 #define ENS_ROWS_CASE(NW)                                                                  \
     launch_rows<NW, ND>(stream, g, members, n_members, coupled, heatbath, name, colour,       \
                         changed)
-    switch (nw) {
+    switch (nw) { /* groups of 2 or more words (ens_rows_fit) */
     case 8: ENS_ROWS_CASE(8); break;
     case 4: ENS_ROWS_CASE(4); break;
-    case 2: ENS_ROWS_CASE(2); break;
-    default: ENS_ROWS_CASE(1); break;
+    default: ENS_ROWS_CASE(2); break;
     }
 #undef ENS_ROWS_CASE
 }
 
 /* The rows kernel serves members whose rows hold whole groups of 2 or more words: uniform
  * couplings at 2, 4 or 8 words, +-J at 4 or 8. Rows of an odd number of words (groups of
- * one: L_x 48, 80, ...) run faster word by word, uniform or +-J (one H200: 48^3 and 80^3
- * members 1.05-1.08x); so do +-J groups of 2 at some shapes (2D 1120^2 members; 3D 32^3
- * went the other way). */
+ * one: L_x 48, 80, ...) run faster word by word (uniform, one H100: 256 x 48^3 1.08x,
+ * 64 x 80^3 1.06x; +-J, one H200: 1.10x, 1.02x); so do +-J groups of 2 at some shapes (2D
+ * 1120^2 members; 3D 32^3 went the other way). */
 static bool ens_rows_fit(int nw, bool coupled)
 {
     const char *env = getenv("LATMC_ENS_ISING_SWEEP");

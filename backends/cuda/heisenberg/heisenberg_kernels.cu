@@ -742,7 +742,7 @@ extern "C" cudaError_t cuda_heisenberg_cold_start(cudaStream_t stream, float *sp
  * plane: its first row's y and z, found once per block, place every site by 32-bit
  * arithmetic.
  */
-#define HEISENBERG_TILE_CHUNKS 16 /* with 32 sites: 38 KiB of shared memory */
+#define HEISENBERG_TILE_CHUNKS 16 /* with 32 sites: 37 KiB of shared memory */
 #define HEISENBERG_TILE_SITES 32
 #define HEISENBERG_TILE_PITCH (HEISENBERG_TILE_SITES + 1) /* a chunk's row in shared memory: no bank
                                                  conflicts between the chunks' threads */

@@ -109,7 +109,8 @@ const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim)
         if (form > 0 || (form == 0 && !packed_fits_device(sim)))
             return &cuda_ising_bits_leaf;
     }
-    /* (the packed leaf runs the byte kernels itself where its own cannot) */
+    /* (a box alone on the packed leaf runs the byte kernels itself where its own cannot:
+     * thresholds past 32 bits; boxes with halos refuse such a beta at the sweep) */
     return sim->desc.extent[0] % 16 == 0 && cuda_ising_packed_allowed() ? &cuda_ising_packed_leaf
                                                                          : &cuda_ising_bytes_leaf;
 }

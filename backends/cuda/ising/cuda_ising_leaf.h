@@ -4,7 +4,8 @@
  *
  *   cuda_ising_packed.c  the multi-spin coded layout (ising_packed.h: one array per
  *                        colour, half a byte per site), where L_x is a multiple of 16
- *   cuda_ising_bytes.c   the API's layout (one int8 per site), every other lattice
+ *   cuda_ising_bytes.c   the API's layout (one int8 per site), every other lattice and
+ *                        every lattice under LATMC_CUDA_KERNELS=reference
  *   cuda_ising_bits.c    the 1-bit layout alone (cuda_ising_bitsliced.h: an eighth of a
  *                        byte per site), L_x a multiple of 64 whose packed arrays do not
  *                        fit the devices (or LATMC_CUDA_ISING_FORM=bits): a box alone,

@@ -1,7 +1,7 @@
 /*
  * The Ising byte-layout kernels on a plane range of a box (cuda_plane_range.h says what a
  * range is; the boxes: ising/cuda_ising_leaf.c's byte layout, where the multi-spin coded
- * one cannot run: L_x not a multiple of 16).
+ * one cannot run, L_x not a multiple of 16, or under LATMC_CUDA_KERNELS=reference).
  *
  * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
  * range, the lanes whose sites lie in it: lib/ising_rules.h's rule on a box
