@@ -197,17 +197,16 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
     latmc_ens_destroy(&e);
 }
 
-/* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/
- * ensembles/ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls), whose
- * standalone sims run the packed kernels (as chains where small): 3D
- * and 2D, uniform and +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and
- * a member read and written between calls; members whose colour steps are launched one by
- * one (on CUDA): uniform 2D 80 x 224 (rows of 5 words: the word-by-word kernel) and 3D 32^3
- * heat bath (2 words: the rows kernel), +-J 2D 48 x 352 heat bath (3 words) and 3D 32^3 (2)
- * on the word-by-word kernel (the first two again with items of 2 words,
- * LATMC_ENS_ISING_WORDS=2), +-J 2D L = 256, whose rows hold whole groups of 8 words, on
- * the rows kernel and with LATMC_ENS_ISING_SWEEP=words on the word-by-word one. On the CPU
- * the same comparisons hold. */
+/* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/ensembles/
+ * ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls),
+ * whose standalone sims run the packed kernels (as chains where small): 3D and 2D, uniform and
+ * +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and a member read and written
+ * between calls; members whose colour steps are launched one by one (on CUDA): uniform 2D 80 x
+ * 224 (rows of 5 words: the word-by-word kernel) and 3D 32^3 heat bath (2 words: the rows
+ * kernel), +-J 2D 48 x 352 heat bath (3 words) and 3D 32^3 (2) on the word-by-word kernel (the
+ * first two again with items of 2 words, LATMC_ENS_ISING_WORDS=2), +-J 2D L = 256, whose rows
+ * hold whole groups of 8 words, on the rows kernel and with LATMC_ENS_ISING_SWEEP=words on the
+ * word-by-word one. On the CPU the same comparisons hold. */
 static void test_ising_packed_lattices_standalone(void **state)
 {
     (void)state;
@@ -245,11 +244,11 @@ static void test_ising_packed_lattices_standalone(void **state)
 }
 
 /* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/
- * ensembles/ens_heisenberg_kernels.cu: one block per member, its spins in shared memory): 3D L = 16 Gaussian
- * heat bath + 2 overrelaxation passes in float, with a member read and written between
- * calls; +-J in double with one pass; 2D overrelaxation alone. Each member must be its
- * standalone sim bit for bit (on CUDA: its standalone CUDA sim; on the CPU the same
- * comparison holds, the precision being the CUDA kernels' only). */
+ * ensembles/ens_heisenberg_kernels.cu: one block per member, its spins in shared memory):
+ * 3D L = 16 Gaussian heat bath + 2 overrelaxation passes in float, with a member read and written
+ * between calls; +-J in double with one pass; 2D overrelaxation alone. Each member must be its
+ * standalone sim bit for bit (on CUDA: its standalone CUDA sim; on the CPU the same comparison
+ * holds, the precision being the CUDA kernels' only). */
 static void test_heisenberg_members_standalone(void **state)
 {
     (void)state;
@@ -882,7 +881,10 @@ static void test_round_trips_bound(void **state)
     }
     /* at the bounds: loads and sweeps (a count or sum of 2^62, a trip started at the sweep
      * count, as many rounds as sweeps); a count of 2^63 loads */
-    const struct field_value taken[] = { { count, bound }, { sum, bound }, { s.l.rt_start + 8 * 5, 6 }, { rounds, 6 } };
+    const struct field_value taken[] = { { count, bound },
+                                         { sum, bound },
+                                         { s.l.rt_start + 8 * 5, 6 },
+                                         { rounds, 6 } };
     for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
         assert_int_equal(load_with(&s, taken[i].off, taken[i].v, &e), LATMC_OK);
         assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);

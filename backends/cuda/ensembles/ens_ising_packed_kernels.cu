@@ -50,8 +50,8 @@ struct ens_packed_geom {
 
 /* Word w's neighbour indices (ens_packed_word.cuh), `right` for colour 0. */
 template <int ND>
-static __device__ __forceinline__ struct ens_word_nbrs ens_word_nbrs_of(const struct ens_packed_geom &p,
-                                                                        uint32_t w)
+static __device__ __forceinline__ struct ens_word_nbrs
+ens_word_nbrs_of(const struct ens_packed_geom &p, uint32_t w)
 {
     const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
     const uint32_t row = r * p.wpr, plane = p.ly * p.wpr, vol = p.words;
@@ -397,11 +397,14 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
                              struct latmc_ising_sums *sums)
 {
     if (wpt == 1)
-        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0,
+                            n, changed, clear, sums);
     else if (wpt == 2)
-        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0,
+                            n, changed, clear, sums);
     else
-        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0,
+                            n, changed, clear, sums);
 }
 
 /* The geometry of n_members members in items of nw words (the fused kernel: nw 1). */
