@@ -1,7 +1,8 @@
 /*
  * The Ising leaf of the one executor (exec/cuda_leaf.h) on the API's layout, one int8 +-1
  * per site, where the multi-spin coded leaf (cuda_ising_packed.c) cannot run (L_x not a
- * multiple of 16) or may not (LATMC_CUDA_KERNELS=reference). Halo 1 plane, border ranges of 2 planes (the colours).
+ * multiple of 16) or may not (LATMC_CUDA_KERNELS=reference). Halo 1 plane, border ranges of
+ * 2 planes (the colours).
  *
  * A box whose halo is its own wrap runs the one-device byte kernels (ising_kernels.cu,
  * reductions.cu) on the whole lattice. A box with halos runs the range kernels

@@ -507,7 +507,6 @@ __global__ void ising_bits_couplings_rows_kernel(int64_t row0, int64_t nrows,
 
 /* ---- launchers ---- */
 
-
 /* The sweep's grid: a few resident waves striding over the groups (cuda_wave_grid). */
 template <auto Kernel> static unsigned wave_grid(int64_t items)
 {

@@ -194,7 +194,6 @@ ising_sweep_rows_kernel(struct latmc_lattice g, int8_t *spins,
     cuda_warp_add(changed, n_changed);
 }
 
-
 template <int NW>
 static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
                         const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,

@@ -244,8 +244,7 @@ const struct row rows[] = {
     { "ising_long_metropolis", 2, { 384, 30, 0 }, "cuda" },
     { "ising_long_pmj_heatbath", 3, { 128, 6, 8 }, "cuda" },
     { "ising_long_pmj_heatbath", 2, { 128, 66, 0 }, "cuda" },
-    /* +-J chains where L_x is a multiple of 64, not of 128 (+-J lattices of other L_x, not
-     * multiples of 64, run the byte layout) */
+    /* +-J chains where L_x is a multiple of 64, not of 128 (tasks of 2 words) */
     { "ising_pmj_metropolis", 3, { 64, 8, 6 }, "cuda" },
     { "ising_long_pmj_heatbath", 3, { 64, 16, 8 }, "cuda" },
     { "ising_pmj_heatbath", 2, { 192, 66, 0 }, "cuda" },
