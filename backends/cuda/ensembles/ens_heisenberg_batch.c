@@ -63,7 +63,10 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
  * (the reduction's round form, cuda_ens_heisenberg_measure_round, compared as well).
  * Read when the batch is made. The fused sums are not the default: both their first form
  * (every lane of a warp on one shared-memory bank) and the lane-skewed one made a round
- * slower than the reduction does (doc/ensembles.md, doc/PERFORMANCE.md). */
+ * slower than the reduction does, and a form by rows (a thread a column forming the terms,
+ * a thread a chunk adding them) made the launch as much longer as the reduction takes: at
+ * two blocks an SM the chunks' chains of dependent additions bind it (doc/ensembles.md,
+ * doc/PERFORMANCE.md). */
 #define ENS_HEISENBERG_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
 
 struct heisenberg_batch {
