@@ -5,20 +5,21 @@
 #   1. every test of the 'cuda' suite -- one GPU, several GPUs (tests/cuda), MPI parts on
 #      GPUs (tests/mpi, through mpirun: every rank is followed), ensembles on the GPU
 #      (test_ens_* cuda), the backends' conformance and the device faults -- under
-#      compute-sanitizer's memcheck (with leak checking), racecheck and initcheck, each
-#      tool a pass of its own; a test that the tool reports an error in fails;
+#      compute-sanitizer's memcheck (with leak checking), racecheck, initcheck and
+#      synccheck, each tool a pass of its own; a test that the tool reports an error in
+#      fails;
 #   2. device out-of-memory: test_cuda_faults alone (a lattice larger than the card is
 #      LATMC_ENOMEM at create, then a small sim runs on the same device).
 #
 # Usage: sh tools/gpu-campaign.sh BUILD [OUT]    (OUT: gpu-campaign-out by default)
-# Environment: TOOLS (default "memcheck racecheck initcheck"), SUITE (default cuda),
+# Environment: TOOLS (default "memcheck racecheck initcheck synccheck"), SUITE (default cuda),
 # TIMEOUT_MULTIPLIER (default 30: the tools slow kernels down 10 to 100 times).
 # Writes OUT/<tool>.log (meson's test log) and OUT/summary.txt: per tool, the tests run,
 # failed and skipped, and the sanitizer's error counts. Exit 0 when nothing failed.
 set -u
 build=${1:?usage: tools/gpu-campaign.sh BUILD [OUT]}
 out=${2:-gpu-campaign-out}
-tools=${TOOLS:-memcheck racecheck initcheck}
+tools=${TOOLS:-memcheck racecheck initcheck synccheck}
 suite=${SUITE:-cuda}
 mult=${TIMEOUT_MULTIPLIER:-30}
 cs=$(command -v compute-sanitizer 2>/dev/null || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -43,6 +44,7 @@ for tool in $tools; do
         memcheck) flags="--tool memcheck --leak-check full" ;;
         racecheck) flags="--tool racecheck --racecheck-report analysis" ;;
         initcheck) flags="--tool initcheck" ;;
+        synccheck) flags="--tool synccheck" ;;
         *) echo "gpu-campaign: unknown tool $tool" >&2; exit 2 ;;
     esac
     # --target-processes all: follow mpirun's ranks and the tests' child processes;

@@ -708,7 +708,7 @@ __global__ void ens_heisenberg_measure_fast_kernel(const ens_heisenberg_shape g,
  * -- into one half of the ring while consumer threads, one per (accumulator, chunk)
  * (at most 64 bond and 128 magnetisation threads: beyond, a thread takes its chains in
  * turn), add the previous window's from the other half, in site order (bonds: each site's
- * terms in mu order): one __syncthreads a window. The additions and their order are the
+ * terms in mu order): one barrier a window. The additions and their order are the
  * other kernels' (each chunk's sum from 0.0 over its sites in order, then the planes'
  * totals as above); only where a term waits differs. The ring is ~26 KiB at 16^3, so
  * several members share an SM and their chains run side by side. Rows of the ring are an
@@ -728,6 +728,22 @@ __global__ void ens_heisenberg_measure_fast_kernel(const ens_heisenberg_shape g,
  * (doc/PERFORMANCE.md). Cutting the loads instead (a producer's next site taken from its
  * y neighbour, its x neighbour from the next lane: 9 loads a site, not 15) measured slower.
  */
+/*
+ * The pipeline's barrier: consumer and producer threads each reach it from their own loop,
+ * so it is the non-aligned form (barrier.sync, which PTX allows in divergent code from
+ * sm_70 on). __syncthreads() is the aligned form (bar.sync = barrier.sync.aligned): every
+ * thread of the block must then execute the same barrier instruction, which these loops do
+ * not (compute-sanitizer's synccheck reported each window and row launch's warps there).
+ */
+__device__ __forceinline__ void ens_heisenberg_pipeline_barrier(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("barrier.sync 0;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
 #define ENS_HEISENBERG_WIN_PRODUCERS 256
 #define ENS_HEISENBERG_WIN_BOND_THREADS 64 /* at most */
 #define ENS_HEISENBERG_WIN_MAG_THREADS 128 /* at most */
@@ -811,7 +827,7 @@ __device__ __forceinline__ void ens_heisenberg_win_consume(const ens_heisenberg_
                 partials[q] = acc;
             }
         }
-        __syncthreads();
+        ens_heisenberg_pipeline_barrier();
     }
 }
 
@@ -899,7 +915,7 @@ __device__ __forceinline__ void ens_heisenberg_window_body(const ens_heisenberg_
                 if (off + W < chunk_sites)
                     ens_heisenberg_win_load<NDIM>(g, s0, J, x, y, z, v);
             }
-            __syncthreads();
+            ens_heisenberg_pipeline_barrier();
         }
     }
     /* the last barrier above saw every partial written */
@@ -995,7 +1011,7 @@ __device__ __forceinline__ void ens_heisenberg_rows_body(const ens_heisenberg_sh
                     sf2 = __ldg(s0 + 2 * n + i);
                 }
             }
-            __syncthreads();
+            ens_heisenberg_pipeline_barrier();
         }
     }
     ens_heisenberg_win_totals(ch, true, partials, sums);
