@@ -137,11 +137,13 @@ static void bad_requests(void **state)
     expect_refusal(d, LATMC_EINVAL, "device_list");
 }
 
-/* The long-calls case's comparisons after each call (k: packed, byte kernels). */
+/* The long-calls case's comparisons after each call (k: the lattice, 64 x 32 or 48 x 20:
+ * the packed and the byte kernels, or the byte kernels both under
+ * LATMC_CUDA_KERNELS=reference, so named by the lattice). */
 static void long_calls_same(latmc_sim *one, latmc_sim *many, latmc_sim *cpu, int k)
 {
-    assert_same(cpu, one, k ? "long calls, byte kernels" : "long calls, packed");
-    assert_same(many, one, k ? "long calls, byte slabs" : "long calls, packed slabs");
+    assert_same(cpu, one, k ? "long calls, 48 x 20" : "long calls, 64 x 32");
+    assert_same(many, one, k ? "long calls, 48 x 20, slabs" : "long calls, 64 x 32, slabs");
 }
 
 /*
