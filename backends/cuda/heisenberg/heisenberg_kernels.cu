@@ -442,27 +442,34 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
                     : ((HB) ? 128 : 80))
 
 /* The pass of the block's tile (blockIdx.x) and, in 3D, chunk of planes (blockIdx.y) of the
- * lattice of `a`: the pass kernel's body, the one-lattice kernel's and the batch's. */
-template <typename R, int NDIM, int NREP, bool HB>
+ * lattice of `a`: the pass kernel's body, the one-lattice kernel's and the batch's. TX > 0:
+ * the geometry's tiles are TX x TY, every tile whole (L_x, L_y multiples of them; 3D), the
+ * next plane prefetched and the couplings read from global memory
+ * (heisenberg_fixed_tile), so that the tile's strides and shared-memory offsets are
+ * constants of the code rather than registers. */
+template <typename R, int NDIM, int NREP, bool HB, int TX = 0, int TY = 0>
 __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom &g,
                                                      const cuda_heisenberg_pass_args &a)
 {
+    static_assert(TX == 0 || NDIM == 3, "fixed tiles: 3D");
+    constexpr bool FIXED = TX > 0;
     extern __shared__ float sm[];
     heisenberg_tile t;
     const int tile = (int)blockIdx.x;
+    const int tx = FIXED ? TX : g.tx, ty = FIXED ? TY : g.ty;
     const int bx = tile % g.tiles_x, by = tile / g.tiles_x;
-    t.x0 = bx * g.tx;
+    t.x0 = bx * tx;
     /* the own planes [own0, own0 + own_n) of the last axis: z in 3D, y in 2D */
-    t.y0 = (NDIM == 3 ? 0 : g.own0) + by * g.ty;
+    t.y0 = (NDIM == 3 ? 0 : g.own0) + by * ty;
     t.z0 = NDIM == 3 ? g.own0 + (int)blockIdx.y * g.zc : 0;
-    t.w = min(g.tx, g.lx - t.x0);
-    t.h = min(g.ty, (NDIM == 3 ? g.ly : g.own0 + g.own_n) - t.y0);
+    t.w = FIXED ? TX : min(g.tx, g.lx - t.x0);
+    t.h = FIXED ? TY : min(g.ty, (NDIM == 3 ? g.ly : g.own0 + g.own_n) - t.y0);
     t.zn = NDIM == 3 ? min(g.zc, g.own0 + g.own_n - t.z0) : 1;
-    t.rs = g.tx + 4;
-    t.plane = (g.ty + 4) * (g.tx + 4);
-    t.slots = NDIM == 3 ? (g.prefetch ? 5 : 4) : 1;
+    t.rs = tx + 4;
+    t.plane = (ty + 4) * (tx + 4);
+    t.slots = NDIM == 3 ? (FIXED || g.prefetch ? 5 : 4) : 1;
     t.nspin = 3 * NREP;
-    t.arrays = t.nspin + (g.jsmem ? NDIM : 0);
+    t.arrays = t.nspin + (!FIXED && g.jsmem ? NDIM : 0);
     const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
     const heisenberg_walks wk = heisenberg_walks_of(t);
 
@@ -486,7 +493,8 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
         const int S = t.slots;
         const int last = t.z0 + t.zn + 1; /* the last plane needed */
         int slot_p = (t.z0 - 1 + S) % S; /* the slot of plane z0 - 1, the first step's */
-        if (g.prefetch) {
+        const bool prefetch = FIXED || g.prefetch;
+        if (prefetch) {
             for (int d = -1; d <= 1; d++) {
                 heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, t.z0 - 1 + d,
                                                         heisenberg_slot(slot_p, d, S));
@@ -499,7 +507,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
                                                      slot_p);
         }
         for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
-            if (g.prefetch) {
+            if (prefetch) {
                 if (p + 2 <= last)
                     heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, p + 2,
                                                             heisenberg_slot(slot_p, 2, S));
@@ -530,11 +538,11 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
                                (unsigned long long)t.h * (unsigned long long)t.zn);
 }
 
-template <typename R, int NDIM, int NREP, bool HB>
+template <typename R, int NDIM, int NREP, bool HB, int TX = 0, int TY = 0>
 __global__ void __maxnreg__(HEISENBERG_MAXNREG(R, NDIM, NREP, HB))
 heisenberg_pass_kernel(const cuda_heisenberg_geom g, const cuda_heisenberg_pass_args a)
 {
-    heisenberg_pass_tile<R, NDIM, NREP, HB>(g, a);
+    heisenberg_pass_tile<R, NDIM, NREP, HB, TX, TY>(g, a);
 }
 
 /* The same pass of lattice blockIdx.z of a batch (members[blockIdx.z]: src and dst swapped
@@ -561,9 +569,27 @@ heisenberg_pass_batch_kernel(const cuda_heisenberg_geom g,
 
 typedef void (*heisenberg_pass_fn)(const cuda_heisenberg_geom, const cuda_heisenberg_pass_args);
 
-/* The kernel for (double?, ndim, nrep, heat bath?). */
-static heisenberg_pass_fn heisenberg_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath)
+/* The default geometry of two replicas in 3D in float (cuda_heisenberg_geometry.c) on a
+ * lattice its tiles cover whole: the kernels with that tile's constants
+ * (heisenberg_pass_tile's TX, TY). */
+#define HEISENBERG_FIXED_TX 32
+#define HEISENBERG_FIXED_TY 16
+static bool heisenberg_fixed_tile(const struct cuda_heisenberg_geom *g, int dbl)
 {
+    return !dbl && g->ndim == 3 && g->nrep == 2 && g->tx == HEISENBERG_FIXED_TX &&
+           g->ty == HEISENBERG_FIXED_TY && g->prefetch && !g->jsmem &&
+           g->lx % HEISENBERG_FIXED_TX == 0 && g->ly % HEISENBERG_FIXED_TY == 0;
+}
+
+/* The kernel for (double?, ndim, nrep, heat bath?), and for geometry g (fixed tiles). */
+static heisenberg_pass_fn heisenberg_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath,
+                                                    const struct cuda_heisenberg_geom *g)
+{
+    if (heisenberg_fixed_tile(g, dbl))
+        return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<
+                              float, 3, 2, true, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY>
+                        : (heisenberg_pass_fn)heisenberg_pass_kernel<
+                              float, 3, 2, false, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY>;
 #define HEISENBERG_PICK(R, D, N)                                                                   \
     (heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<R, D, N, true>                          \
               : (heisenberg_pass_fn)heisenberg_pass_kernel<R, D, N, false>)
@@ -640,7 +666,7 @@ extern "C" cudaError_t cuda_heisenberg_prepare(const struct cuda_heisenberg_geom
     for (int dbl = 0; dbl < 2 && err == cudaSuccess; dbl++)
         for (int hb = 0; hb < 2 && err == cudaSuccess; hb++) {
             err = prepare_kernel((const void *)heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep,
-                                                                         hb),
+                                                                         hb, g),
                                  g, optin, limit_threads, limit_smem, &fits);
             /* one replica: the batch's kernel too (the same code and shared memory) */
             if (err == cudaSuccess && g->nrep == 1)
@@ -660,7 +686,7 @@ extern "C" cudaError_t cuda_heisenberg_pass(cudaStream_t stream,
     /* the tile copies move pairs of floats (heisenberg_load_plane) */
     if ((((uintptr_t)a->src | (uintptr_t)a->dst | (uintptr_t)a->J) & 7u) != 0 || g->lx % 2 != 0)
         return cudaErrorMisalignedAddress;
-    const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath);
+    const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath, g);
     const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
     fn<<<grid, (unsigned)g->threads, g->smem, stream>>>(*g, *a);
     return cudaGetLastError();

@@ -539,6 +539,11 @@ const struct row rows[] = {
     { "heisenberg_gauss_r2", 3, { 32, 32, 32 }, "cuda" },
     { "heisenberg_uniform_r1", 3, { 64, 64, 64 }, "cuda" },
     { "heisenberg_overrelax_r1", 2, { 96, 96, 0 }, "cuda" },
+    /* two replicas in float, L_x a multiple of 32 and L_y of 16: the default tiles whole,
+     * the pass kernels with the tile's constants (heisenberg_kernels.cu,
+     * heisenberg_fixed_tile), one box and two */
+    { "heisenberg_gauss_r2_float", 3, { 64, 32, 24 }, "cuda cuda,boxes=2" },
+    { "heisenberg_overrelax_r2_float", 3, { 32, 48, 20 }, "cuda cuda,boxes=2" },
 
     /* ---- cluster updates (doc/clusters.md) ---- */
     /* Every CPU layout on small lattices: the same call split in two ("one"), boxes and
