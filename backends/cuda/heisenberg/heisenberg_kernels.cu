@@ -569,27 +569,39 @@ heisenberg_pass_batch_kernel(const cuda_heisenberg_geom g,
 
 typedef void (*heisenberg_pass_fn)(const cuda_heisenberg_geom, const cuda_heisenberg_pass_args);
 
-/* The default geometry of two replicas in 3D in float (cuda_heisenberg_geometry.c) on a
- * lattice its tiles cover whole: the kernels with that tile's constants
- * (heisenberg_pass_tile's TX, TY). */
+/* The default geometries of two replicas in 3D (cuda_heisenberg_geometry.c: in float 32 x
+ * 16 tiles, in double 32 x 8) on a lattice their tiles cover whole: the kernels with the
+ * tile's constants (heisenberg_pass_tile's TX, TY). 0: none; 1: float; 2: double. */
 #define HEISENBERG_FIXED_TX 32
 #define HEISENBERG_FIXED_TY 16
-static bool heisenberg_fixed_tile(const struct cuda_heisenberg_geom *g, int dbl)
+#define HEISENBERG_FIXED_TY_DOUBLE 8
+static int heisenberg_fixed_tile(const struct cuda_heisenberg_geom *g, int dbl)
 {
-    return !dbl && g->ndim == 3 && g->nrep == 2 && g->tx == HEISENBERG_FIXED_TX &&
-           g->ty == HEISENBERG_FIXED_TY && g->prefetch && !g->jsmem &&
-           g->lx % HEISENBERG_FIXED_TX == 0 && g->ly % HEISENBERG_FIXED_TY == 0;
+    const int ty = dbl ? HEISENBERG_FIXED_TY_DOUBLE : HEISENBERG_FIXED_TY;
+    if (g->ndim != 3 || g->nrep != 2 || g->tx != HEISENBERG_FIXED_TX || g->ty != ty ||
+        !g->prefetch || g->jsmem || g->lx % HEISENBERG_FIXED_TX != 0 || g->ly % ty != 0)
+        return 0;
+    return dbl ? 2 : 1;
 }
 
 /* The kernel for (double?, ndim, nrep, heat bath?), and for geometry g (fixed tiles). */
 static heisenberg_pass_fn heisenberg_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath,
                                                     const struct cuda_heisenberg_geom *g)
 {
-    if (heisenberg_fixed_tile(g, dbl))
+    switch (heisenberg_fixed_tile(g, dbl)) {
+    case 1:
         return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<
                               float, 3, 2, true, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY>
                         : (heisenberg_pass_fn)heisenberg_pass_kernel<
                               float, 3, 2, false, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY>;
+    case 2:
+        return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<
+                              double, 3, 2, true, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY_DOUBLE>
+                        : (heisenberg_pass_fn)heisenberg_pass_kernel<
+                              double, 3, 2, false, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY_DOUBLE>;
+    default:
+        break;
+    }
 #define HEISENBERG_PICK(R, D, N)                                                                   \
     (heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<R, D, N, true>                          \
               : (heisenberg_pass_fn)heisenberg_pass_kernel<R, D, N, false>)

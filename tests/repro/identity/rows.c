@@ -544,6 +544,8 @@ const struct row rows[] = {
      * heisenberg_fixed_tile), one box and two */
     { "heisenberg_gauss_r2_float", 3, { 64, 32, 24 }, "cuda cuda,boxes=2" },
     { "heisenberg_overrelax_r2_float", 3, { 32, 48, 20 }, "cuda cuda,boxes=2" },
+    /* ... in double, 32 x 8 tiles whole (the heat bath: heisenberg_gauss_r2 32^3 above) */
+    { "heisenberg_overrelax_r2", 3, { 32, 16, 12 }, "cuda cuda,boxes=2" },
 
     /* ---- cluster updates (doc/clusters.md) ---- */
     /* Every CPU layout on small lattices: the same call split in two ("one"), boxes and
