@@ -569,36 +569,42 @@ heisenberg_pass_batch_kernel(const cuda_heisenberg_geom g,
 
 typedef void (*heisenberg_pass_fn)(const cuda_heisenberg_geom, const cuda_heisenberg_pass_args);
 
-/* The default geometries of two replicas in 3D (cuda_heisenberg_geometry.c: in float 32 x
- * 16 tiles, in double 32 x 8) on a lattice their tiles cover whole: the kernels with the
- * tile's constants (heisenberg_pass_tile's TX, TY). 0: none; 1: float; 2: double. */
-#define HEISENBERG_FIXED_TX 32
-#define HEISENBERG_FIXED_TY 16
-#define HEISENBERG_FIXED_TY_DOUBLE 8
-static int heisenberg_fixed_tile(const struct cuda_heisenberg_geom *g, int dbl)
+/* The default geometries in 3D (cuda_heisenberg_geometry.c) on a lattice their tiles cover
+ * whole: the kernels with the tile's constants (heisenberg_pass_tile's TX, TY). Two
+ * replicas: float 32 x 16, double 32 x 8 (both passes); one replica in float:
+ * overrelaxation 64 x 8, heat bath 32 x 8. 0: none; else the instance's number below. */
+static int heisenberg_fixed_tile(const struct cuda_heisenberg_geom *g, int dbl, int heatbath)
 {
-    const int ty = dbl ? HEISENBERG_FIXED_TY_DOUBLE : HEISENBERG_FIXED_TY;
-    if (g->ndim != 3 || g->nrep != 2 || g->tx != HEISENBERG_FIXED_TX || g->ty != ty ||
-        !g->prefetch || g->jsmem || g->lx % HEISENBERG_FIXED_TX != 0 || g->ly % ty != 0)
+    static const struct {
+        int dbl, nrep, hb, tx, ty; /* hb -1: either pass */
+    } fixed[] = {
+        { 0, 2, -1, 32, 16 }, { 1, 2, -1, 32, 8 }, { 0, 1, 0, 64, 8 }, { 0, 1, 1, 32, 8 },
+    };
+    if (g->ndim != 3 || !g->prefetch || g->jsmem)
         return 0;
-    return dbl ? 2 : 1;
+    for (int k = 0; k < (int)(sizeof fixed / sizeof fixed[0]); k++)
+        if (fixed[k].dbl == dbl && fixed[k].nrep == g->nrep &&
+            (fixed[k].hb < 0 || fixed[k].hb == !!heatbath) && fixed[k].tx == g->tx &&
+            fixed[k].ty == g->ty && g->lx % g->tx == 0 && g->ly % g->ty == 0)
+            return k + 1;
+    return 0;
 }
 
 /* The kernel for (double?, ndim, nrep, heat bath?), and for geometry g (fixed tiles). */
 static heisenberg_pass_fn heisenberg_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath,
                                                     const struct cuda_heisenberg_geom *g)
 {
-    switch (heisenberg_fixed_tile(g, dbl)) {
+    switch (heisenberg_fixed_tile(g, dbl, heatbath)) {
     case 1:
-        return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<
-                              float, 3, 2, true, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY>
-                        : (heisenberg_pass_fn)heisenberg_pass_kernel<
-                              float, 3, 2, false, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY>;
+        return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<float, 3, 2, true, 32, 16>
+                        : (heisenberg_pass_fn)heisenberg_pass_kernel<float, 3, 2, false, 32, 16>;
     case 2:
-        return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<
-                              double, 3, 2, true, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY_DOUBLE>
-                        : (heisenberg_pass_fn)heisenberg_pass_kernel<
-                              double, 3, 2, false, HEISENBERG_FIXED_TX, HEISENBERG_FIXED_TY_DOUBLE>;
+        return heatbath ? (heisenberg_pass_fn)heisenberg_pass_kernel<double, 3, 2, true, 32, 8>
+                        : (heisenberg_pass_fn)heisenberg_pass_kernel<double, 3, 2, false, 32, 8>;
+    case 3:
+        return (heisenberg_pass_fn)heisenberg_pass_kernel<float, 3, 1, false, 64, 8>;
+    case 4:
+        return (heisenberg_pass_fn)heisenberg_pass_kernel<float, 3, 1, true, 32, 8>;
     default:
         break;
     }

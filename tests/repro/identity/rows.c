@@ -546,6 +546,9 @@ const struct row rows[] = {
     { "heisenberg_overrelax_r2_float", 3, { 32, 48, 20 }, "cuda cuda,boxes=2" },
     /* ... in double, 32 x 8 tiles whole (the heat bath: heisenberg_gauss_r2 32^3 above) */
     { "heisenberg_overrelax_r2", 3, { 32, 16, 12 }, "cuda cuda,boxes=2" },
+    /* ... one replica in float: overrelaxation 64 x 8 tiles, heat bath 32 x 8 */
+    { "heisenberg_overrelax_r1_float", 3, { 64, 16, 12 }, "cuda cuda,boxes=2" },
+    { "heisenberg_gauss_r1_float", 3, { 32, 24, 12 }, "cuda cuda,boxes=2" },
 
     /* ---- cluster updates (doc/clusters.md) ---- */
     /* Every CPU layout on small lattices: the same call split in two ("one"), boxes and

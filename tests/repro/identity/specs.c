@@ -181,6 +181,8 @@ const struct spec specs[] = {
                  1, true),
     HEISENBERG_P("heisenberg_overrelax_r2_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 2,
                  2, true),
+    HEISENBERG_P("heisenberg_gauss_r1_float", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 1, 1,
+                 true),
 
     /* ---- cluster updates (doc/clusters.md): the CPU; CUDA Swendsen-Wang of Ising ---- */
     /* Ising and Potts: without a field (the sizes counted in a call's last sweep only, on
