@@ -32,8 +32,8 @@
  * first need and kept (with the +-J byte couplings, drawn on the device or copied from the
  * executor's host couplings), as do the ensembles' byte kernels and a device view: two
  * flags say which forms hold the configuration, and each is made from the other (a pack or
- * an unpack of the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
- * for bit, so which one runs never shows in a result.
+ * an unpack of the whole lattice) when it is needed and stale. Both kernels follow the same
+ * chain bit for bit, so which one runs never shows in a result.
  *
  * Bit-sliced steps (decisions = 1, cuda_ising_bitsliced.h) run on a box alone and, where
  * L_x is a multiple of 64 (every group in one row), on the ranges of boxes with halos.
