@@ -28,7 +28,10 @@
  * two blocks per SM), everything else 32 x 8 (51 KiB); 32 planes per block; 256 threads
  * (heat bath in double: 128); the next plane prefetched (3D); the
  * couplings read from global memory (through shared memory, JSMEM = 1, was slower: the
- * extra shared memory halves the blocks per SM).
+ * extra shared memory halves the blocks per SM). heisenberg_kernels.cu's
+ * heisenberg_fixed_tile names these tiles again (two replicas: float 32 x 16, double 32 x 8;
+ * one replica in float: 64 x 8, 32 x 8) for its instances with the extents as constants: a
+ * default changed here runs the run-time-tile kernels until that table follows.
  */
 struct heisenberg_default {
     int tx, ty, zc, threads;
