@@ -394,6 +394,15 @@ void heisenberg_cuda_launch_geometry(void)
         { 3, { 24, 10, 4 }, 1, FLT, OR },
         { 2, { 24, 18, 0 }, 2, DBL, HB },
         { 2, { 14, 6, 0 }, 1, FLT, HB },
+        /* the default tiles whole (heisenberg_kernels.cu, heisenberg_fixed_tile): the
+         * instances with the tile's extents as constants (heat bath with nover 2: both
+         * passes) against the run-time-tile kernels of the tiles above. Two replicas
+         * float 32 x 16, double 32 x 8; one replica float heat bath 32 x 8 and
+         * overrelaxation 64 x 8, or 32 x 8 where L_x = 32 halves the default */
+        { 3, { 32, 16, 6 }, 2, FLT, HB },
+        { 3, { 32, 8, 4 }, 2, DBL, HB },
+        { 3, { 64, 8, 4 }, 1, FLT, HB },
+        { 3, { 32, 8, 4 }, 1, FLT, HB },
     };
     for (size_t l = 0; l < sizeof lattices / sizeof lattices[0]; l++) {
         const struct lattice *lt = &lattices[l];

@@ -31,7 +31,9 @@
  * extra shared memory halves the blocks per SM). heisenberg_kernels.cu's
  * heisenberg_fixed_tile names these tiles again (two replicas: float 32 x 16, double 32 x 8;
  * one replica in float: 64 x 8, 32 x 8) for its instances with the extents as constants: a
- * default changed here runs the run-time-tile kernels until that table follows.
+ * default changed here runs the run-time-tile kernels until that table follows. A default
+ * tile at least twice as wide as the lattice is halved until it is not (64 x 8 on L_x = 32
+ * becomes 32 x 8).
  */
 struct heisenberg_default {
     int tx, ty, zc, threads;
@@ -186,6 +188,11 @@ int cuda_heisenberg_box_geometry(const latmc_sim *sim, int heatbath, int local_p
                 ? &heisenberg_default_3d_float_pair
                 : &heisenberg_defaults[heatbath != 0][d->precision == LATMC_PRECISION_DOUBLE];
         g->tx = t->tx;
+        /* a default tile at least twice as wide as the lattice is halved: the half it
+         * would leave empty still takes shared memory, and so blocks an SM (32^3 members
+         * of an ensemble, overrelaxation's 64 x 8) */
+        while (k < 0 && g->tx % 4 == 0 && g->tx / 2 >= g->lx)
+            g->tx /= 2;
         g->ty = t->ty;
         g->zc = t->zc;
         g->threads = t->threads;
