@@ -63,7 +63,8 @@ while IFS=$tab read -r name timeout env cmd wd; do
     [ -n "$extra" ] && setenv="$setenv export LD_LIBRARY_PATH=$extra:\${LD_LIBRARY_PATH:-};"
     [ "$timeout" -gt 0 ] 2>/dev/null || timeout=1800
     t0=$(date +%s)
-    (cd "$wd" && eval "$setenv exec timeout $timeout $cmd") >"$work/out" 2>&1
+    # stdin from /dev/null: the list is the loop's stdin, and a test (mpirun) may read its own
+    (cd "$wd" && eval "$setenv exec timeout $timeout $cmd") </dev/null >"$work/out" 2>&1
     st=$?
     secs=$(($(date +%s) - t0))
     case $st in
