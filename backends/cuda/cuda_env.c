@@ -25,6 +25,7 @@ static const struct latmc_env_switch cuda_switches[] = {
     { "LATMC_CUDA_TEMPER", "resident|launches" },
     { "LATMC_ENS_HEIS_BATCH", "0|1" },
     { "LATMC_ENS_HEIS_SUMS", "0|1|check" },
+    { "LATMC_ENS_TEMPER_PARTS", "1|2|4|8" },
     { "LATMC_ENS_POTTS_BATCH", "0|1" },
     { "LATMC_ENS_PHI4_BATCH", "0|1" },
     { "LATMC_ENS_SW_BATCH", "0|1" },

@@ -19,8 +19,10 @@
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
  * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
  * them are the reference): heat bath with overrelaxation passes and overrelaxation
- * alone, float and double, 3D and 2D, a round every sweep and every third sweep; and the
- * ladder set again after device rounds.
+ * alone, float and double, 3D and 2D, a round every sweep and every third sweep; lists
+ * in parts of whole samples on streams of their own (3, 5 and 6 samples); and the ladder
+ * set again after device rounds. A meson test runs it with the lists in one part
+ * (LATMC_ENS_TEMPER_PARTS=1).
  * phi^4 members with a mu2 ladder (small members of the site order, whole sweeps a
  * launch: their rounds on the device since ens_tempering.c's third model) against the same
  * CUDA ensemble with the host's rounds, as Heisenberg's (CUDA phi^4 runs its own chain,
@@ -56,6 +58,7 @@ static const struct shape cube = { 3, { L, L, L }, LATMC_ALGO_METROPOLIS, NS, NT
 
 static latmc_ctx *ctx;
 static int device_rounds_logged;
+static int parts_logged; /* the most parts a Heisenberg list said it ran in */
 
 static void on_log(void *user, int level, const char *msg)
 {
@@ -63,6 +66,10 @@ static void on_log(void *user, int level, const char *msg)
     (void)level;
     if (strstr(msg, "exchange rounds on the device"))
         device_rounds_logged++;
+    static const char parts[] = "tempering list in ";
+    const char *p = strstr(msg, parts);
+    if (p && atoi(p + sizeof parts - 1) > parts_logged)
+        parts_logged = atoi(p + sizeof parts - 1);
 }
 
 static int setup(void **state)
@@ -357,6 +364,7 @@ struct heisenberg_shape {
     int ndim, l, algorithm, nover, precision, couplings, nt;
     uint64_t every;
     double h, beta0, dbeta;
+    int ns; /* samples */
 };
 
 static latmc_ens *heisenberg_ensemble(const struct heisenberg_shape *sh, uint64_t seed)
@@ -371,7 +379,7 @@ static latmc_ens *heisenberg_ensemble(const struct heisenberg_shape *sh, uint64_
     d.algorithm = sh->algorithm;
     d.precision = sh->precision;
     d.device = LATMC_DEVICE_CUDA;
-    latmc_ens_layout l = ens_test_layout(2, sh->nt, 2, seed, 2);
+    latmc_ens_layout l = ens_test_layout(sh->ns, sh->nt, 2, seed, 2);
     latmc_ens *e = NULL;
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
     double beta[16];
@@ -435,7 +443,7 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
 {
     (void)state;
     struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
-                             LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
+                             LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1, 2 };
     heisenberg_matches_host_rounds(&sh, 31);
     sh.every = 3;
     heisenberg_matches_host_rounds(&sh, 32);
@@ -445,18 +453,49 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
     heisenberg_matches_host_rounds(&sh, 33);
 }
 
+/* Lists in parts of whole samples (ens_tempering.c, LATMC_ENS_TEMPER_PARTS: four by
+ * default): 5 samples (parts of 1, 1, 1 and 2 samples) at 8^3, a round every sweep and
+ * every second; 6 samples at 16^3 (the round's sums by rows), every sweep; 3 samples (two
+ * parts). Under LATMC_ENS_TEMPER_PARTS=1 the same lists in one part. */
+static void heisenberg_parts_match(const struct heisenberg_shape *sh, uint64_t seed)
+{
+    const char *env = getenv("LATMC_ENS_TEMPER_PARTS");
+    const int want = env && *env ? atoi(env) : 4;
+    const int parts = want < 2 ? 0 : sh->ns >= want ? want : 2; /* 0: one part, no line */
+    parts_logged = 0;
+    heisenberg_matches_host_rounds(sh, seed);
+    assert_int_equal(parts_logged, parts);
+}
+
+static void test_heisenberg_parts_match_host_rounds(void **state)
+{
+    (void)state;
+    struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
+                                   LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1, 5 };
+    heisenberg_parts_match(&sh, 61);
+    sh.every = 2;
+    heisenberg_parts_match(&sh, 62);
+    sh.ns = 3;
+    heisenberg_parts_match(&sh, 63);
+    sh.l = 16;
+    sh.ns = 6;
+    sh.every = 1;
+    sh.dbeta = 0.03;
+    heisenberg_parts_match(&sh, 64);
+}
+
 /* Overrelaxation alone (3 passes), +-J in double, 8^3, every sweep and every third; 2D
  * 16^2 heat bath alone every second sweep. */
 static void test_heisenberg_overrelax_matches_host_rounds(void **state)
 {
     (void)state;
     struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_OVERRELAX, 3, LATMC_PRECISION_DOUBLE,
-                             LATMC_COUPLINGS_BIMODAL, 6, 1, 0.0, 0.4, 0.15 };
+                             LATMC_COUPLINGS_BIMODAL, 6, 1, 0.0, 0.4, 0.15, 2 };
     heisenberg_matches_host_rounds(&sh, 41);
     sh.every = 3;
     heisenberg_matches_host_rounds(&sh, 42);
     const struct heisenberg_shape flat = { 2, 16, LATMC_ALGO_HEATBATH, 0, LATMC_PRECISION_FLOAT,
-                                     LATMC_COUPLINGS_GAUSSIAN, 8, 2, 0.1, 0.8, 0.15 };
+                                     LATMC_COUPLINGS_GAUSSIAN, 8, 2, 0.1, 0.8, 0.15, 2 };
     heisenberg_matches_host_rounds(&flat, 43);
 }
 
@@ -469,11 +508,11 @@ static void test_heisenberg_large_members_match_host_rounds(void **state)
 {
     (void)state;
     const struct heisenberg_shape hb = { 3, 28, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
-                                         LATMC_COUPLINGS_GAUSSIAN, 4, 1, 0.0, 0.3, 0.002 };
+                                         LATMC_COUPLINGS_GAUSSIAN, 4, 1, 0.0, 0.3, 0.002, 2 };
     heisenberg_matches_host_rounds(&hb, 51);
     const struct heisenberg_shape over = { 3, 28, LATMC_ALGO_OVERRELAX, 2,
                                            LATMC_PRECISION_DOUBLE, LATMC_COUPLINGS_BIMODAL, 4,
-                                           2, 0.0, 0.3, 0.002 };
+                                           2, 0.0, 0.3, 0.002, 2 };
     heisenberg_matches_host_rounds(&over, 52);
 }
 
@@ -497,7 +536,7 @@ static void test_heisenberg_ladder_set_again_matches_host_rounds(void **state)
 {
     (void)state;
     const struct heisenberg_shape sh = { 3, 8, LATMC_ALGO_HEATBATH, 2, LATMC_PRECISION_FLOAT,
-                                   LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1 };
+                                   LATMC_COUPLINGS_GAUSSIAN, 8, 1, 0.25, 0.5, 0.1, 2 };
     latmc_ens *dev = heisenberg_ensemble(&sh, 61);
     latmc_ens *host = heisenberg_ensemble(&sh, 61);
     const int m_all = 2 * sh.nt * 2;
@@ -747,6 +786,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
         cmocka_unit_test(test_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
+        cmocka_unit_test(test_heisenberg_parts_match_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_large_members_match_host_rounds),
         cmocka_unit_test(test_heisenberg_ladder_set_again_matches_host_rounds),

@@ -90,10 +90,11 @@ ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r, Model
     asm volatile("griddepcontrol.wait;" ::: "memory");
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
-    const int64_t chain = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if (chain >= (int64_t)r.n_samples * r.n_replicas)
+    const int64_t local = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (local >= (int64_t)r.n_samples * r.n_replicas)
         return; /* a whole warp: the chain is the warp's */
     const int lane = (int)(threadIdx.x & 31u), nT = r.n_temperatures, nR = r.n_replicas;
+    const int64_t chain = (int64_t)r.first_sample * nR + local; /* the ensemble's */
     const int64_t s = chain / nR, rep = chain - s * nR;
     const int64_t base = s * nT * nR + rep; /* slot (s, t, rep) = base + t nR */
     for (int t = (int)(r.round % 2) + 2 * lane; t + 1 < nT; t += 64) {

@@ -438,22 +438,28 @@ static int heisenberg_kind(const struct heisenberg_batch *b)
     return (b->jsmem ? 1 : 0) | (b->passes ? 0 : ENS_BATCH_FUSED);
 }
 
-/* n_sweeps sweeps from sweep0 of every member, ENS_HEISENBERG_SWEEPS_PER_LAUNCH at most a
- * launch (one launch's time bounded); with sums (b->fused), the last launch leaves the
- * members' sums there. */
-static cudaError_t launch_sweeps(const struct heisenberg_batch *b, uint64_t sweep0, uint64_t count,
-                                 double *sums, bool after_round)
+/* The members' table on the device (the driver keeps it untyped). */
+static const struct cuda_ens_heisenberg_member *table_of(const struct heisenberg_batch *b)
 {
-    const cudaStream_t stream = ens_batch_lead(&b->b)->stream;
+    return (const struct cuda_ens_heisenberg_member *)b->b.dev_table;
+}
+
+/* n_sweeps sweeps from sweep0 of members [m0, m0 + n) on `stream`,
+ * ENS_HEISENBERG_SWEEPS_PER_LAUNCH at most a launch (one launch's time bounded); with sums
+ * (b->fused), the last launch leaves the members' sums there (sums[13 m] member m's). */
+static cudaError_t launch_sweeps(const struct heisenberg_batch *b, cudaStream_t stream, int m0,
+                                 int n, uint64_t sweep0, uint64_t count, double *sums,
+                                 bool after_round)
+{
     cudaError_t err = cudaSuccess;
     for (uint64_t done = 0; done < count && err == cudaSuccess;) {
         const uint64_t k = count - done < ENS_HEISENBERG_SWEEPS_PER_LAUNCH
                                ? count - done : ENS_HEISENBERG_SWEEPS_PER_LAUNCH;
         /* only the first launch follows the round; the next ones follow sweeps */
-        err = cuda_ens_heisenberg_sweeps(stream, &b->shape, b->b.dev_table, b->b.n, b->dbl,
+        err = cuda_ens_heisenberg_sweeps(stream, &b->shape, table_of(b) + m0, n, b->dbl,
                                    b->heatbath, b->jsmem, b->threads, sweep0 + done, k,
-                                   done + k == count ? sums : NULL, &b->ch,
-                                   after_round && done == 0);
+                                   done + k == count && sums ? sums + 13 * (size_t)m0 : NULL,
+                                   &b->ch, after_round && done == 0);
         done += k;
     }
     return err;
@@ -539,7 +545,8 @@ static cudaError_t heisenberg_sweeps(struct ens_batch *eb, const struct latmc_st
     struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     *kind = heisenberg_kind(b);
     return b->passes ? launch_passes(b, sweep0, n, false)
-                     : launch_sweeps(b, sweep0, n, NULL, false);
+                     : launch_sweeps(b, ens_batch_lead(&b->b)->stream, 0, b->b.n, sweep0, n,
+                                     NULL, false);
 }
 
 /* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
@@ -552,11 +559,13 @@ static cudaError_t launch_measure(const struct heisenberg_batch *b)
 
 /* A round's sums into `sums`: the bonds and M_z (cuda_ens_heisenberg_measure_round; M_x, M_y
  * and the overlap left as they were: a round reads the bonds and M_z alone). */
-static cudaError_t launch_round_sums(const struct heisenberg_batch *b, double *sums)
+/* The round's sums (bonds and M_z) of members [m0, m0 + n) on `stream` into sums[13 m ..]. */
+static cudaError_t launch_round_sums(const struct heisenberg_batch *b, cudaStream_t stream, int m0,
+                                     int n, double *sums)
 {
-    return cuda_ens_heisenberg_measure_round(ens_batch_lead(&b->b)->stream, &b->shape,
-                                       b->b.dev_table, b->b.n, b->ch.rows_per_chunk,
-                                       b->ch.nchunks, b->ch.chunks_per_plane, sums);
+    return cuda_ens_heisenberg_measure_round(stream, &b->shape, table_of(b) + m0, n,
+                                             b->ch.rows_per_chunk, b->ch.nchunks,
+                                             b->ch.chunks_per_plane, sums + 13 * (size_t)m0);
 }
 
 /* Every member's 13 sums (zeroed first) in one launch, read back into sums. */
@@ -673,10 +682,29 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
                                               bool after_round)
 {
     struct heisenberg_batch *b = v->batch;
-    const cudaError_t err = b->passes ? launch_passes(b, sweep0, n_sweeps, true)
-                                      : launch_sweeps(b, sweep0, n_sweeps,
-                                                      sums && b->fused ? b->dev_sums : NULL,
-                                                      after_round);
+    if (!b->passes)
+        return cuda_ens_heisenberg_launch_sweeps_of(v, v->cs0->stream, 0, b->b.n, sweep0,
+                                                    n_sweeps, sums, after_round);
+    const cudaError_t err = launch_passes(b, sweep0, n_sweeps, true);
+    if (err == cudaSuccess)
+        ens_batch_log_kind(&b->b, heisenberg_kind(b));
+    return err;
+}
+
+bool cuda_ens_heisenberg_splits(const struct cuda_ens_heisenberg_view *v)
+{
+    const struct heisenberg_batch *b = v->batch;
+    return !b->passes && !b->check;
+}
+
+cudaError_t cuda_ens_heisenberg_launch_sweeps_of(const struct cuda_ens_heisenberg_view *v,
+                                                 cudaStream_t stream, int m0, int n,
+                                                 uint64_t sweep0, uint64_t n_sweeps, bool sums,
+                                                 bool after_round)
+{
+    struct heisenberg_batch *b = v->batch;
+    const cudaError_t err = launch_sweeps(b, stream, m0, n, sweep0, n_sweeps,
+                                          sums && b->fused ? b->dev_sums : NULL, after_round);
     if (err == cudaSuccess)
         ens_batch_log_kind(&b->b, heisenberg_kind(b));
     return err;
@@ -684,8 +712,15 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
 
 cudaError_t cuda_ens_heisenberg_launch_measure(const struct cuda_ens_heisenberg_view *v)
 {
+    return cuda_ens_heisenberg_launch_measure_of(v, v->cs0->stream, 0,
+                                                 ((const struct heisenberg_batch *)v->batch)->b.n);
+}
+
+cudaError_t cuda_ens_heisenberg_launch_measure_of(const struct cuda_ens_heisenberg_view *v,
+                                                  cudaStream_t stream, int m0, int n)
+{
     struct heisenberg_batch *b = v->batch;
-    const cudaError_t err = launch_round_sums(b, b->dev_sums);
+    const cudaError_t err = launch_round_sums(b, stream, m0, n, b->dev_sums);
     if (err == cudaSuccess)
         ens_batch_log_measure(&b->b);
     return err;
@@ -722,7 +757,7 @@ cudaError_t cuda_ens_heisenberg_launch_check(const struct cuda_ens_heisenberg_vi
         err = cudaMemset2DAsync(b->dev_check + slot, pitch, 0xff, sizeof(double),
                                 (size_t)b->b.n, v->cs0->stream);
     if (err == cudaSuccess)
-        err = launch_round_sums(b, b->dev_check);
+        err = launch_round_sums(b, v->cs0->stream, 0, b->b.n, b->dev_check);
     if (err == cudaSuccess)
         err = cuda_ens_heisenberg_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);

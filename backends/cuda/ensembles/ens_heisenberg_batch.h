@@ -138,6 +138,16 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
                                               bool after_round);
 /* A round's sums (cuda_ens_heisenberg_measure_round: the bonds and M_z) into the view's sums. */
 cudaError_t cuda_ens_heisenberg_launch_measure(const struct cuda_ens_heisenberg_view *v);
+/* Whether the batch's members may run in parts (members of one block each, no
+ * LATMC_ENS_HEIS_SUMS=check): the two launches above for members [m0, m0 + n) alone, on
+ * `stream` (ens_tempering.c: whole samples on streams of their own). */
+bool cuda_ens_heisenberg_splits(const struct cuda_ens_heisenberg_view *v);
+cudaError_t cuda_ens_heisenberg_launch_sweeps_of(const struct cuda_ens_heisenberg_view *v,
+                                                 cudaStream_t stream, int m0, int n,
+                                                 uint64_t sweep0, uint64_t n_sweeps, bool sums,
+                                                 bool after_round);
+cudaError_t cuda_ens_heisenberg_launch_measure_of(const struct cuda_ens_heisenberg_view *v,
+                                                  cudaStream_t stream, int m0, int n);
 /* LATMC_ENS_HEIS_SUMS=check: after a launch of sweeps with sums (fused_sums), the
  * reduction's sums compared with them on the device; after the list was waited for,
  * whatever it answered (status), LATMC_EDEVICE where any differed, else the status (the

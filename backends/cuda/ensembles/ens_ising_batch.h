@@ -114,6 +114,7 @@ struct cuda_ens_round {
     uint64_t sweeps;     /* the ensemble's sweep count at the round (round trips) */
     double J, h, nsites; /* the members' energy per site from their sums */
     double scale;        /* the ladder's factor in Delta (struct latmc_ens_temper's) */
+    int first_sample;    /* samples first_sample .. + n_samples - 1 of the ensemble's */
 };
 
 /* One exchange round of every (sample, replica) chain, one warp a chain: the decisions,

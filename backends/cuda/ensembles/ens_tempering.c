@@ -23,7 +23,9 @@
  *     blocks start as the last launch's leave and wait for it; the sweeps after a round
  *     copy their spins in meanwhile). With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
  *     the sweeps' launch before a round leaves the same sums from the spins it holds in
- *     shared memory, where its shared memory takes their partials: two launches. Members
+ *     shared memory, where its shared memory takes their partials: two launches. The
+ *     list runs in parts of whole samples, each on a stream of its own, so that one part's
+ *     reduction and round overlap another's sweeps (heisenberg_parts). Members
  *     too large for one block run a launch a pass instead, at the betas of the batch's
  *     table (copied into the passes' arguments on the device), which then names where
  *     each configuration lies for the reduction.
@@ -51,6 +53,8 @@
 #include "ens_temper_models.h"
 #include "model.h"
 
+#define TEMPER_PARTS_MAX 8 /* LATMC_ENS_TEMPER_PARTS */
+
 struct cuda_ens_temper {
     void *dev;                   /* the state (struct cuda_ens_temper_dev points into it) */
     size_t dev_cap;
@@ -68,6 +72,10 @@ struct cuda_ens_temper {
     uint64_t seed;
     uint32_t stream;
     double scale;                /* the ladder's factor in Delta */
+    /* Heisenberg lists in parts (heisenberg_run): the streams of parts 1 .. and the events
+     * that start them after the batch's and join them to it; made at first use */
+    cudaStream_t side[TEMPER_PARTS_MAX - 1];
+    cudaEvent_t fork, join[TEMPER_PARTS_MAX - 1];
 };
 
 /* Byte offsets of the state in one block (dev and host alike): the part copied both ways
@@ -149,6 +157,14 @@ void cuda_ens_temper_free(struct cuda_ens_temper *t)
 {
     if (!t)
         return;
+    for (int p = 0; p < TEMPER_PARTS_MAX - 1; p++) {
+        if (t->side[p])
+            cudaStreamDestroy(t->side[p]);
+        if (t->join[p])
+            cudaEventDestroy(t->join[p]);
+    }
+    if (t->fork)
+        cudaEventDestroy(t->fork);
     cudaFree(t->dev);
     if (t->host_pinned)
         cudaFreeHost(t->host);
@@ -604,9 +620,47 @@ static cudaError_t heisenberg_place(const struct temper_batch *tb,
     return cuda_ens_heisenberg_temper_betas(tb->cs0->stream, d, tb->u.heisenberg.dev, n);
 }
 
+/*
+ * Heisenberg lists in parts of whole samples: part 0 on the batch's stream, each other on a
+ * stream of its own, each part's sweeps, sums and rounds in the list's order. Members move
+ * only within their sample (a round's map is a permutation of each (sample, replica)
+ * chain; member m is in sample m / (nT nR)), so a part's launches read and write its own
+ * members, its rows of the map and the shared counters (added atomically) alone: the
+ * chain is the one-part list's, but one part's sums and round run beside another's
+ * sweeps (the sums' reduction and the round are latency-bound launches: alone they leave
+ * the device half idle). Four parts (LATMC_ENS_TEMPER_PARTS=1|2|4|8, doc/environment.md),
+ * or two with 2 or 3 samples, where the batch's members take a block each and no
+ * LATMC_ENS_HEIS_SUMS=check (which compares all members' sums in one launch).
+ */
+static int heisenberg_parts(const struct cuda_ens_temper *t,
+                            const struct cuda_ens_heisenberg_view *v)
+{
+    const char *env = getenv("LATMC_ENS_TEMPER_PARTS");
+    const int want = env && *env ? atoi(env) : 4;
+    if (want < 2 || !cuda_ens_heisenberg_splits(v))
+        return 1;
+    return t->n_samples >= want ? want : t->n_samples >= 2 ? 2 : 1;
+}
+
+/* The streams of parts 1 .. parts - 1 and their events, made once. */
+static int sides_ready(struct cuda_ens_temper *t, int parts)
+{
+    cudaError_t err = cudaSuccess;
+    if (!t->fork)
+        err = cudaEventCreateWithFlags(&t->fork, cudaEventDisableTiming);
+    for (int p = 0; p < parts - 1 && err == cudaSuccess; p++) {
+        if (!t->side[p])
+            err = cudaStreamCreateWithFlags(&t->side[p], cudaStreamNonBlocking);
+        if (err == cudaSuccess && !t->join[p])
+            err = cudaEventCreateWithFlags(&t->join[p], cudaEventDisableTiming);
+    }
+    return cuda_check(err, "making the tempering list's streams");
+}
+
 /* Whole sweeps, and before each round the members' sums (left by the sweeps' last launch,
  * or the batch's reduction where it cannot or no sweeps came before: either way exactly
- * what the host's round reads, cuda_ens_heisenberg_measure_all), then the round. */
+ * what the host's round reads, cuda_ens_heisenberg_measure_all), then the round; in parts
+ * of whole samples where heisenberg_parts says so. */
 static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
                           const struct layout *l, const struct latmc_step_call *calls, int n_calls,
                           uint64_t *accepted, uint64_t *attempted)
@@ -616,33 +670,75 @@ static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
     cudaStream_t stream = v->cs0->stream;
+    const int parts = heisenberg_parts(t, v), per_sample = n / t->n_samples;
+    /* part p: samples [s0[p], s0[p + 1]), members [s0[p], s0[p + 1]) x per_sample */
+    int s0[TEMPER_PARTS_MAX + 1];
+    for (int p = 0; p <= parts; p++)
+        s0[p] = (int)((int64_t)t->n_samples * p / parts);
+    cudaStream_t on[TEMPER_PARTS_MAX] = { stream };
     uint64_t sweeps = 0;
     int st = LATMC_OK;
-    bool measured = false, after_round = false;
+    if (parts > 1) {
+        st = sides_ready(t, parts);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaEventRecord(t->fork, stream), "starting the list's parts");
+        for (int p = 1; p < parts && st == LATMC_OK; p++) {
+            on[p] = t->side[p - 1];
+            st = cuda_check(cudaStreamWaitEvent(on[p], t->fork, 0), "starting the list's parts");
+        }
+    }
+    const bool forked = parts > 1 && st == LATMC_OK;
+    if (forked)
+        cuda_core->log(first->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg tempering list in %d parts "
+                       "of whole samples", parts);
+    bool measured[TEMPER_PARTS_MAX] = { false }, after_round[TEMPER_PARTS_MAX] = { false };
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
-        if (k->part == LATMC_STEP_SWEEPS) {
-            /* a round next: the last launch leaves the members' sums (where it can) */
-            measured = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
-                       calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_heisenberg_launch_sweeps(v, k->sweep, k->n_sweeps, measured,
-                                                        after_round),
-                            "launching the members' sweeps");
+        for (int p = 0; p < parts && st == LATMC_OK; p++) {
+            const int m0 = s0[p] * per_sample, mn = (s0[p + 1] - s0[p]) * per_sample;
+            if (k->part == LATMC_STEP_SWEEPS) {
+                /* a round next: the last launch leaves the members' sums (where it can) */
+                measured[p] = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
+                              calls[c + 1].part != LATMC_STEP_SWEEPS;
+                const cudaError_t err =
+                    parts == 1 ? cuda_ens_heisenberg_launch_sweeps(v, k->sweep, k->n_sweeps,
+                                                                  measured[p], after_round[p])
+                               : cuda_ens_heisenberg_launch_sweeps_of(v, on[p], m0, mn, k->sweep,
+                                                                      k->n_sweeps, measured[p],
+                                                                      after_round[p]);
+                st = cuda_check(err, "launching the members' sweeps");
+                after_round[p] = false;
+                continue;
+            }
+            cudaError_t err = cudaSuccess;
+            if (parts == 1)
+                err = measured[p] ? cuda_ens_heisenberg_launch_check(v)
+                                  : cuda_ens_heisenberg_launch_measure(v);
+            else if (!measured[p])
+                err = cuda_ens_heisenberg_launch_measure_of(v, on[p], m0, mn);
+            measured[p] = false;
+            if (err == cudaSuccess) {
+                struct cuda_ens_round r = round_of(t, first, k);
+                r.first_sample = s0[p];
+                r.n_samples = s0[p + 1] - s0[p];
+                err = cuda_ens_heisenberg_exchange_round(on[p], &t->d, &r, v->dev, v->sums);
+            }
+            st = cuda_check(err, "launching an exchange round");
+            after_round[p] = true; /* the next sweeps' launch follows the round's */
+        }
+        if (k->part == LATMC_STEP_SWEEPS)
             sweeps += k->n_sweeps;
-            after_round = false;
-            continue;
-        }
-        cudaError_t err =
-            measured ? cuda_ens_heisenberg_launch_check(v) : cuda_ens_heisenberg_launch_measure(v);
-        measured = false;
-        if (err == cudaSuccess) {
-            const struct cuda_ens_round r = round_of(t, first, k);
-            err = cuda_ens_heisenberg_exchange_round(stream, &t->d, &r, v->dev, v->sums);
-        }
-        st = cuda_check(err, "launching an exchange round");
-        after_round = true; /* the next sweeps' launch follows the round's */
     }
     /* waited for even after a failed launch: none may outlive the call */
+    for (int p = 1; forked && p < parts; p++) {
+        cudaError_t join = cudaEventRecord(t->join[p - 1], on[p]);
+        if (join == cudaSuccess)
+            join = cudaStreamWaitEvent(stream, t->join[p - 1], 0);
+        const cudaError_t side = cudaStreamSynchronize(on[p]);
+        if (st == LATMC_OK)
+            st = cuda_check(join != cudaSuccess ? join : side,
+                            "sweeping and exchanging the members");
+    }
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
