@@ -29,7 +29,9 @@
  * not the CPU's): 2D and 3D, float and double, nhit 2, a finite Lambda, a round every
  * sweep and every third sweep, a save in the middle loaded and continued with device
  * rounds, and the mu2 ladder set again after device rounds; a list refused while the map
- * is on the device (the call fails, the chain goes on untouched).
+ * is on the device (the call fails, the chain goes on untouched). Heisenberg and phi^4
+ * lists run in parts of whole samples unless LATMC_ENS_TEMPER_PARTS=1 (a meson row): each
+ * list's logged parts are checked against the rule.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -58,7 +60,7 @@ static const struct shape cube = { 3, { L, L, L }, LATMC_ALGO_METROPOLIS, NS, NT
 
 static latmc_ctx *ctx;
 static int device_rounds_logged;
-static int parts_logged; /* the most parts a Heisenberg list said it ran in */
+static int parts_logged; /* the most parts a tempering list said it ran in */
 
 static void on_log(void *user, int level, const char *msg)
 {
@@ -459,14 +461,21 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
  * parts). Under LATMC_ENS_TEMPER_PARTS=1 (and LATMC_ENS_HEIS_SUMS=check, whose comparison
  * takes every member at once) the same lists in one part; the parts each list logs must be
  * those. */
+/* The parts a list of ns samples must log (ens_tempering.c's temper_parts; 0: one part,
+ * no line), or one part where the batch keeps every member together (one_part). */
+static int expected_parts(int ns, bool one_part)
+{
+    const char *env = getenv("LATMC_ENS_TEMPER_PARTS");
+    const int want = one_part ? 1 : env && *env ? atoi(env) : 4;
+    return want < 2 ? 0 : ns >= want ? want : ns >= 2 ? 2 : 0;
+}
+
 static void heisenberg_parts_match(const struct heisenberg_shape *sh, uint64_t seed)
 {
-    const char *env = getenv("LATMC_ENS_TEMPER_PARTS"), *sums = getenv("LATMC_ENS_HEIS_SUMS");
-    const int want = sums && strcmp(sums, "check") == 0 ? 1 : env && *env ? atoi(env) : 4;
-    const int parts = want < 2 ? 0 : sh->ns >= want ? want : 2; /* 0: one part, no line */
+    const char *sums = getenv("LATMC_ENS_HEIS_SUMS");
     parts_logged = 0;
     heisenberg_matches_host_rounds(sh, seed);
-    assert_int_equal(parts_logged, parts);
+    assert_int_equal(parts_logged, expected_parts(sh->ns, sums && strcmp(sums, "check") == 0));
 }
 
 static void test_heisenberg_parts_match_host_rounds(void **state)
@@ -653,10 +662,14 @@ static void phi4_pass_matches_host_rounds(const struct phi4_shape *sh, uint64_t 
  * (LATMC_ENS_PHI4_ROUND_SUMS=check: a difference fails the call). */
 static void phi4_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
 {
+    parts_logged = 0;
     phi4_pass_matches_host_rounds(sh, seed);
+    assert_int_equal(parts_logged, expected_parts(2, false)); /* the sums' own launch */
     assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "check", 1), 0);
+    parts_logged = 0;
     phi4_pass_matches_host_rounds(sh, seed);
     unsetenv("LATMC_ENS_PHI4_ROUND_SUMS");
+    assert_int_equal(parts_logged, 0); /* the measurement's sums: one part */
 }
 
 /* 2D 16^2 float, a round every sweep; 2D 20 x 15 double (five colours), nhit 2, every

@@ -400,6 +400,60 @@ cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint
     return err;
 }
 
+bool cuda_ens_phi4_splits(const struct cuda_ens_phi4_view *v)
+{
+    return ((const struct phi4_batch *)v->batch)->round_sums == ROUND_PHI2;
+}
+
+cudaError_t cuda_ens_phi4_launch_sweeps_of(const struct cuda_ens_phi4_view *v,
+                                           cudaStream_t stream, int m0, int n, uint64_t sweep0,
+                                           uint64_t n_sweeps)
+{
+    struct ens_batch *b = v->batch;
+    struct cuda_sim *cs0 = ens_batch_lead(b);
+    const uint64_t most = phi4_sweeps_per_launch(b->members[0]);
+    struct cuda_ens_phi4_run run = phi4_run(b);
+    cudaError_t err = cudaSuccess;
+    for (uint64_t done = 0; done < n_sweeps && err == cudaSuccess;) {
+        const uint64_t left = n_sweeps - done, count = left < most ? left : most;
+        run.sweep0 = sweep0 + done;
+        run.n_sweeps = count;
+        err = cuda_ens_phi4_steps(stream, plan_of(b->members[0]), &cs0->lattice,
+                                  (const struct cuda_ens_phi4_member *)b->dev_table + m0, n, &run,
+                                  b->dev_changed + m0);
+        if (err == cudaSuccess)
+            ens_batch_log_kind(b, ENS_BATCH_FUSED);
+        done += count;
+    }
+    return err;
+}
+
+/* The round's sums' line, once a batch (as the driver's lines; the tests read them). */
+static void log_round_sums(struct phi4_batch *p, int n)
+{
+    if (p->logged_phi2)
+        return;
+    p->logged_phi2 = true;
+    cuda_core->log(p->b.members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d phi^4 members "
+                   "measured in one launch%s for a tempering round (the sum phi^2 alone)",
+                   p->b.n, n < p->b.n ? " a part" : "");
+}
+
+cudaError_t cuda_ens_phi4_launch_round_sums_of(const struct cuda_ens_phi4_view *v,
+                                               cudaStream_t stream, int m0, int n)
+{
+    struct phi4_batch *p = v->batch;
+    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
+    const size_t rows = (size_t)(cs0->lattice.ly * cs0->lattice.lz);
+    const cudaError_t err =
+        cuda_ens_phi4_phi2(stream, plan_of(p->b.members[0]), &cs0->lattice,
+                           (const struct cuda_ens_phi4_member *)p->b.dev_table + m0, n,
+                           p->dev_partials + (size_t)m0 * rows * NSUMS, p->dev_sums + m0);
+    if (err == cudaSuccess)
+        log_round_sums(p, n);
+    return err;
+}
+
 /* The round's sum phi^2 of every member into dev_sums[m].phi2: its own launch, or the
  * measurement (every sum), or both with the check (ENS_PHI4_ROUND_SUMS_ENV). */
 cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
@@ -411,12 +465,8 @@ cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
         const cudaError_t err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice,
                                                    p->b.dev_table, p->b.n, p->dev_partials,
                                                    p->dev_sums);
-        if (err == cudaSuccess && !p->logged_phi2) { /* as the driver's lines (the tests') */
-            p->logged_phi2 = true;
-            cuda_core->log(p->b.members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d phi^4 "
-                           "members measured in one launch for a tempering round (the sum "
-                           "phi^2 alone)", p->b.n);
-        }
+        if (err == cudaSuccess)
+            log_round_sums(p, p->b.n);
         return err;
     }
     cudaError_t err = launch_measure(p);

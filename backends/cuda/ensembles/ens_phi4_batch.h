@@ -141,6 +141,15 @@ bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_cal
 cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
                                         uint64_t n_sweeps);
 cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v);
+/* Whether the batch's members may run in parts (the round's sums phi^2 in a launch of
+ * their own, not the measurement's): the two launches above for members [m0, m0 + n)
+ * alone, on `stream` (ens_tempering.c: whole samples on streams of their own). */
+bool cuda_ens_phi4_splits(const struct cuda_ens_phi4_view *v);
+cudaError_t cuda_ens_phi4_launch_sweeps_of(const struct cuda_ens_phi4_view *v,
+                                           cudaStream_t stream, int m0, int n, uint64_t sweep0,
+                                           uint64_t n_sweeps);
+cudaError_t cuda_ens_phi4_launch_round_sums_of(const struct cuda_ens_phi4_view *v,
+                                               cudaStream_t stream, int m0, int n);
 int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status);
 /* After the device's tempering map was fetched (or a tempering list failed): the table
  * the rounds wrote is not the host's copy, so the next call uploads the members' own. */

@@ -24,8 +24,7 @@
  *     copy their spins in meanwhile). With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
  *     the sweeps' launch before a round leaves the same sums from the spins it holds in
  *     shared memory, where its shared memory takes their partials: two launches. The
- *     list runs in parts of whole samples, each on a stream of its own, so that one part's
- *     reduction and round overlap another's sweeps (heisenberg_parts). Members
+ *     list runs in parts of whole samples (run_in_parts). Members
  *     too large for one block run a launch a pass instead, at the betas of the batch's
  *     table (copied into the passes' arguments on the device), which then names where
  *     each configuration lies for the reduction.
@@ -34,7 +33,9 @@
  *     launch (the very double the host's round reads from the batch's measurement, sum
  *     phi^2 / N its value; LATMC_ENS_PHI4_ROUND_SUMS=measure|check: the measurement's two
  *     launches, or both compared), then the round with Delta's factor 1/2: three launches
- *     a round.
+ *     a round; in parts of whole samples where the sums take their own launch.
+ * Both lists run in parts of whole samples, each on a stream of its own, so that one part's
+ * sums and round overlap another part's sweeps (run_in_parts: the same chain bit for bit).
  *
  * A round moves temperatures by writing the new temperature's part into the member's
  * entry of the batch's table. The members' own parameters (host) lag behind until the
@@ -468,6 +469,125 @@ static cudaError_t run_resident(cudaStream_t stream, struct cuda_ens_temper *t,
     return err;
 }
 
+/* ---- lists in parts of whole samples (Heisenberg, phi^4) ---- */
+
+/*
+ * A list in parts of whole samples: part 0 on the batch's stream, each other part on a
+ * stream of its own, forked from the batch's stream at the list's start and joined back
+ * into it at its end, each part's sweeps, sums and rounds in the list's order. Members move
+ * only within their sample (a round's map is a permutation of each (sample, replica)
+ * chain; member m is in sample m / (nT nR)), so a part's launches read and write its own
+ * members, its rows of the map and the shared counters (added atomically) alone: the
+ * chain is the one-part list's bit for bit, but one part's sums and round -- launches
+ * that are latency-bound and alone leave the device half idle -- run beside another
+ * part's sweeps. A model's launches for a part, members [m0, m0 + n) on a stream:
+ */
+struct temper_part_ops {
+    /* the whole sweeps of call k; *sums set where the last launch left the members' sums
+     * for the round next (round_next) */
+    cudaError_t (*sweeps)(const struct temper_batch *tb, cudaStream_t stream, int m0, int n,
+                          const struct latmc_step_call *k, bool round_next, bool after_round,
+                          bool *sums);
+    /* the sums the round reads */
+    cudaError_t (*sums)(const struct temper_batch *tb, cudaStream_t stream, int m0, int n);
+    /* the round of r's samples */
+    cudaError_t (*round)(const struct temper_batch *tb, cudaStream_t stream,
+                         const struct cuda_ens_temper_dev *d, const struct cuda_ens_round *r);
+};
+
+/* The parts a list runs in where the model's batch allows them (splits): four (or
+ * LATMC_ENS_TEMPER_PARTS=1|2|4|8, doc/environment.md), never more than the samples, else
+ * two, or one with one sample. */
+static int temper_parts(const struct cuda_ens_temper *t, bool splits)
+{
+    const char *env = getenv("LATMC_ENS_TEMPER_PARTS");
+    const int want = env && *env ? atoi(env) : 4;
+    if (want < 2 || !splits)
+        return 1;
+    return t->n_samples >= want ? want : t->n_samples >= 2 ? 2 : 1;
+}
+
+/* The streams of parts 1 .. parts - 1 and their events, made once. */
+static int sides_ready(struct cuda_ens_temper *t, int parts)
+{
+    cudaError_t err = cudaSuccess;
+    if (!t->fork)
+        err = cudaEventCreateWithFlags(&t->fork, cudaEventDisableTiming);
+    for (int p = 0; p < parts - 1 && err == cudaSuccess; p++) {
+        if (!t->side[p])
+            err = cudaStreamCreateWithFlags(&t->side[p], cudaStreamNonBlocking);
+        if (err == cudaSuccess && !t->join[p])
+            err = cudaEventCreateWithFlags(&t->join[p], cudaEventDisableTiming);
+    }
+    return cuda_check(err, "making the tempering list's streams");
+}
+
+/* The list's calls in `parts` parts, joined back into `stream` (nothing waited for there;
+ * a part's stream that could not be joined is waited for here); *sweeps gains the list's
+ * sweeps. */
+static int run_in_parts(struct cuda_ens_temper *t, const struct temper_batch *tb,
+                        const struct temper_part_ops *ops, int parts, cudaStream_t stream,
+                        const latmc_sim *first, int n, const struct latmc_step_call *calls,
+                        int n_calls, uint64_t *sweeps)
+{
+    const int per_sample = n / t->n_samples;
+    /* part p: samples [s0[p], s0[p + 1]), their members [s0[p], s0[p + 1]) x per_sample */
+    int s0[TEMPER_PARTS_MAX + 1];
+    for (int p = 0; p <= parts; p++)
+        s0[p] = (int)((int64_t)t->n_samples * p / parts);
+    cudaStream_t on[TEMPER_PARTS_MAX] = { stream };
+    int st = sides_ready(t, parts);
+    if (st == LATMC_OK)
+        st = cuda_check(cudaEventRecord(t->fork, stream), "starting the list's parts");
+    int forked = 1;
+    for (; forked < parts && st == LATMC_OK; forked++) {
+        on[forked] = t->side[forked - 1];
+        st = cuda_check(cudaStreamWaitEvent(on[forked], t->fork, 0), "starting the list's parts");
+    }
+    if (st == LATMC_OK)
+        cuda_core->log(first->ctx, LATMC_LOG_DEBUG, "CUDA tempering list in %d parts of whole "
+                       "samples", parts);
+    bool sums[TEMPER_PARTS_MAX] = { false }, after_round[TEMPER_PARTS_MAX] = { false };
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        for (int p = 0; p < parts && st == LATMC_OK; p++) {
+            const int m0 = s0[p] * per_sample, mn = (s0[p + 1] - s0[p]) * per_sample;
+            if (k->part == LATMC_STEP_SWEEPS) {
+                const bool round_next = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
+                st = cuda_check(ops->sweeps(tb, on[p], m0, mn, k, round_next, after_round[p],
+                                            &sums[p]),
+                                "launching the members' sweeps");
+                after_round[p] = false;
+                continue;
+            }
+            cudaError_t err = sums[p] ? cudaSuccess : ops->sums(tb, on[p], m0, mn);
+            sums[p] = false;
+            if (err == cudaSuccess) {
+                struct cuda_ens_round r = round_of(t, first, k);
+                r.first_sample = s0[p];
+                r.n_samples = s0[p + 1] - s0[p];
+                err = ops->round(tb, on[p], &t->d, &r);
+            }
+            st = cuda_check(err, "launching an exchange round");
+            after_round[p] = true; /* the next sweeps' launch follows the round's */
+        }
+        if (k->part == LATMC_STEP_SWEEPS)
+            *sweeps += k->n_sweeps;
+    }
+    /* joined even after a failed launch: none may outlive the call */
+    for (int p = 1; p < forked; p++) {
+        cudaError_t join = cudaEventRecord(t->join[p - 1], on[p]);
+        if (join == cudaSuccess)
+            join = cudaStreamWaitEvent(stream, t->join[p - 1], 0);
+        if (join != cudaSuccess) {
+            (void)cudaStreamSynchronize(on[p]);
+            if (st == LATMC_OK)
+                st = cuda_check(join, "joining the list's parts");
+        }
+    }
+    return st;
+}
+
 /* ---- Ising members: the fused kernel's packed table (ens_ising_batch.c) ---- */
 
 static int ising_open(latmc_sim *const *members, int n, struct temper_batch *tb)
@@ -620,47 +740,41 @@ static cudaError_t heisenberg_place(const struct temper_batch *tb,
     return cuda_ens_heisenberg_temper_betas(tb->cs0->stream, d, tb->u.heisenberg.dev, n);
 }
 
-/*
- * Heisenberg lists in parts of whole samples: part 0 on the batch's stream, each other on a
- * stream of its own, each part's sweeps, sums and rounds in the list's order. Members move
- * only within their sample (a round's map is a permutation of each (sample, replica)
- * chain; member m is in sample m / (nT nR)), so a part's launches read and write its own
- * members, its rows of the map and the shared counters (added atomically) alone: the
- * chain is the one-part list's, but one part's sums and round run beside another's
- * sweeps (the sums' reduction and the round are latency-bound launches: alone they leave
- * the device half idle). Four parts (LATMC_ENS_TEMPER_PARTS=1|2|4|8, doc/environment.md),
- * or two with 2 or 3 samples, where the batch's members take a block each and no
- * LATMC_ENS_HEIS_SUMS=check (which compares all members' sums in one launch).
- */
-static int heisenberg_parts(const struct cuda_ens_temper *t,
-                            const struct cuda_ens_heisenberg_view *v)
+/* The parts of a Heisenberg list: the batch's members take a block each, and no
+ * LATMC_ENS_HEIS_SUMS=check (which compares every member's sums in one launch). */
+static cudaError_t heisenberg_sweeps_of(const struct temper_batch *tb, cudaStream_t stream,
+                                        int m0, int n, const struct latmc_step_call *k,
+                                        bool round_next, bool after_round, bool *sums)
 {
-    const char *env = getenv("LATMC_ENS_TEMPER_PARTS");
-    const int want = env && *env ? atoi(env) : 4;
-    if (want < 2 || !cuda_ens_heisenberg_splits(v))
-        return 1;
-    return t->n_samples >= want ? want : t->n_samples >= 2 ? 2 : 1;
+    const struct cuda_ens_heisenberg_view *v = &tb->u.heisenberg;
+    /* a round next: the last launch leaves the members' sums (where it can) */
+    *sums = v->fused_sums && k->n_sweeps > 0 && round_next;
+    return cuda_ens_heisenberg_launch_sweeps_of(v, stream, m0, n, k->sweep, k->n_sweeps, *sums,
+                                                after_round);
 }
 
-/* The streams of parts 1 .. parts - 1 and their events, made once. */
-static int sides_ready(struct cuda_ens_temper *t, int parts)
+static cudaError_t heisenberg_sums_of(const struct temper_batch *tb, cudaStream_t stream, int m0,
+                                      int n)
 {
-    cudaError_t err = cudaSuccess;
-    if (!t->fork)
-        err = cudaEventCreateWithFlags(&t->fork, cudaEventDisableTiming);
-    for (int p = 0; p < parts - 1 && err == cudaSuccess; p++) {
-        if (!t->side[p])
-            err = cudaStreamCreateWithFlags(&t->side[p], cudaStreamNonBlocking);
-        if (err == cudaSuccess && !t->join[p])
-            err = cudaEventCreateWithFlags(&t->join[p], cudaEventDisableTiming);
-    }
-    return cuda_check(err, "making the tempering list's streams");
+    return cuda_ens_heisenberg_launch_measure_of(&tb->u.heisenberg, stream, m0, n);
 }
+
+static cudaError_t heisenberg_round_of(const struct temper_batch *tb, cudaStream_t stream,
+                                       const struct cuda_ens_temper_dev *d,
+                                       const struct cuda_ens_round *r)
+{
+    return cuda_ens_heisenberg_exchange_round(stream, d, r, tb->u.heisenberg.dev,
+                                              tb->u.heisenberg.sums);
+}
+
+static const struct temper_part_ops heisenberg_part_ops = {
+    heisenberg_sweeps_of, heisenberg_sums_of, heisenberg_round_of,
+};
 
 /* Whole sweeps, and before each round the members' sums (left by the sweeps' last launch,
  * or the batch's reduction where it cannot or no sweeps came before: either way exactly
  * what the host's round reads, cuda_ens_heisenberg_measure_all), then the round; in parts
- * of whole samples where heisenberg_parts says so. */
+ * of whole samples where the batch allows (run_in_parts). */
 static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
                           const struct layout *l, const struct latmc_step_call *calls, int n_calls,
                           uint64_t *accepted, uint64_t *attempted)
@@ -670,75 +784,37 @@ static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
     cudaStream_t stream = v->cs0->stream;
-    const int parts = heisenberg_parts(t, v), per_sample = n / t->n_samples;
-    /* part p: samples [s0[p], s0[p + 1]), members [s0[p], s0[p + 1]) x per_sample */
-    int s0[TEMPER_PARTS_MAX + 1];
-    for (int p = 0; p <= parts; p++)
-        s0[p] = (int)((int64_t)t->n_samples * p / parts);
-    cudaStream_t on[TEMPER_PARTS_MAX] = { stream };
+    const int parts = temper_parts(t, cuda_ens_heisenberg_splits(v));
     uint64_t sweeps = 0;
     int st = LATMC_OK;
-    if (parts > 1) {
-        st = sides_ready(t, parts);
-        if (st == LATMC_OK)
-            st = cuda_check(cudaEventRecord(t->fork, stream), "starting the list's parts");
-        for (int p = 1; p < parts && st == LATMC_OK; p++) {
-            on[p] = t->side[p - 1];
-            st = cuda_check(cudaStreamWaitEvent(on[p], t->fork, 0), "starting the list's parts");
-        }
-    }
-    const bool forked = parts > 1 && st == LATMC_OK;
-    if (forked)
-        cuda_core->log(first->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg tempering list in %d parts "
-                       "of whole samples", parts);
-    bool measured[TEMPER_PARTS_MAX] = { false }, after_round[TEMPER_PARTS_MAX] = { false };
-    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+    bool measured = false, after_round = false;
+    if (parts > 1)
+        st = run_in_parts(t, tb, &heisenberg_part_ops, parts, stream, first, n, calls, n_calls,
+                          &sweeps);
+    for (int c = 0; parts == 1 && c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
-        for (int p = 0; p < parts && st == LATMC_OK; p++) {
-            const int m0 = s0[p] * per_sample, mn = (s0[p + 1] - s0[p]) * per_sample;
-            if (k->part == LATMC_STEP_SWEEPS) {
-                /* a round next: the last launch leaves the members' sums (where it can) */
-                measured[p] = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
-                              calls[c + 1].part != LATMC_STEP_SWEEPS;
-                const cudaError_t err =
-                    parts == 1 ? cuda_ens_heisenberg_launch_sweeps(v, k->sweep, k->n_sweeps,
-                                                                  measured[p], after_round[p])
-                               : cuda_ens_heisenberg_launch_sweeps_of(v, on[p], m0, mn, k->sweep,
-                                                                      k->n_sweeps, measured[p],
-                                                                      after_round[p]);
-                st = cuda_check(err, "launching the members' sweeps");
-                after_round[p] = false;
-                continue;
-            }
-            cudaError_t err = cudaSuccess;
-            if (parts == 1)
-                err = measured[p] ? cuda_ens_heisenberg_launch_check(v)
-                                  : cuda_ens_heisenberg_launch_measure(v);
-            else if (!measured[p])
-                err = cuda_ens_heisenberg_launch_measure_of(v, on[p], m0, mn);
-            measured[p] = false;
-            if (err == cudaSuccess) {
-                struct cuda_ens_round r = round_of(t, first, k);
-                r.first_sample = s0[p];
-                r.n_samples = s0[p + 1] - s0[p];
-                err = cuda_ens_heisenberg_exchange_round(on[p], &t->d, &r, v->dev, v->sums);
-            }
-            st = cuda_check(err, "launching an exchange round");
-            after_round[p] = true; /* the next sweeps' launch follows the round's */
-        }
-        if (k->part == LATMC_STEP_SWEEPS)
+        if (k->part == LATMC_STEP_SWEEPS) {
+            /* a round next: the last launch leaves the members' sums (where it can) */
+            measured = v->fused_sums && k->n_sweeps > 0 && c + 1 < n_calls &&
+                       calls[c + 1].part != LATMC_STEP_SWEEPS;
+            st = cuda_check(cuda_ens_heisenberg_launch_sweeps(v, k->sweep, k->n_sweeps, measured,
+                                                        after_round),
+                            "launching the members' sweeps");
             sweeps += k->n_sweeps;
+            after_round = false;
+            continue;
+        }
+        cudaError_t err =
+            measured ? cuda_ens_heisenberg_launch_check(v) : cuda_ens_heisenberg_launch_measure(v);
+        measured = false;
+        if (err == cudaSuccess) {
+            const struct cuda_ens_round r = round_of(t, first, k);
+            err = cuda_ens_heisenberg_exchange_round(stream, &t->d, &r, v->dev, v->sums);
+        }
+        st = cuda_check(err, "launching an exchange round");
+        after_round = true; /* the next sweeps' launch follows the round's */
     }
     /* waited for even after a failed launch: none may outlive the call */
-    for (int p = 1; forked && p < parts; p++) {
-        cudaError_t join = cudaEventRecord(t->join[p - 1], on[p]);
-        if (join == cudaSuccess)
-            join = cudaStreamWaitEvent(stream, t->join[p - 1], 0);
-        const cudaError_t side = cudaStreamSynchronize(on[p]);
-        if (st == LATMC_OK)
-            st = cuda_check(join != cudaSuccess ? join : side,
-                            "sweeping and exchanging the members");
-    }
     const cudaError_t fin = cudaStreamSynchronize(stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping and exchanging the members");
@@ -832,6 +908,35 @@ static cudaError_t phi4_place(const struct temper_batch *tb, const struct cuda_e
     return cuda_ens_phi4_temper_coefs(tb->cs0->stream, d, tb->u.phi4.dev, phi4_coefs_of_t(d), n);
 }
 
+/* The parts of a phi^4 list: the round's sums phi^2 in a launch of their own. */
+static cudaError_t phi4_sweeps_of(const struct temper_batch *tb, cudaStream_t stream, int m0,
+                                  int n, const struct latmc_step_call *k, bool round_next,
+                                  bool after_round, bool *sums)
+{
+    (void)round_next;
+    (void)after_round;
+    *sums = false;
+    return cuda_ens_phi4_launch_sweeps_of(&tb->u.phi4, stream, m0, n, k->sweep, k->n_sweeps);
+}
+
+static cudaError_t phi4_sums_of(const struct temper_batch *tb, cudaStream_t stream, int m0,
+                                int n)
+{
+    return cuda_ens_phi4_launch_round_sums_of(&tb->u.phi4, stream, m0, n);
+}
+
+static cudaError_t phi4_round_of(const struct temper_batch *tb, cudaStream_t stream,
+                                 const struct cuda_ens_temper_dev *d,
+                                 const struct cuda_ens_round *r)
+{
+    return cuda_ens_phi4_exchange_round(stream, d, r, tb->u.phi4.dev, tb->u.phi4.sums,
+                                        phi4_coefs_of_t(d));
+}
+
+static const struct temper_part_ops phi4_part_ops = {
+    phi4_sweeps_of, phi4_sums_of, phi4_round_of,
+};
+
 /* Whole sweeps (their accepted hits counted on the device), and before each round the
  * members' sum phi^2 (its own launch, exactly the double the host's round reads through
  * the batch's measurement, cuda_ens_phi4_measure_all; LATMC_ENS_PHI4_ROUND_SUMS), then the
@@ -846,10 +951,14 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const latmc_sim *first = calls[0].members[0];
     cudaStream_t stream = v->cs0->stream;
     const size_t count_bytes = (size_t)n * sizeof *v->changed;
+    const int parts = temper_parts(t, cuda_ens_phi4_splits(v));
     uint64_t sweeps = 0;
     int st = cuda_check(cudaMemsetAsync(v->dev_changed, 0, count_bytes, stream),
                         "clearing the members' counters");
-    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+    if (parts > 1 && st == LATMC_OK)
+        st = run_in_parts(t, tb, &phi4_part_ops, parts, stream, first, n, calls, n_calls,
+                          &sweeps);
+    for (int c = 0; parts == 1 && c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
             st = cuda_check(cuda_ens_phi4_launch_sweeps(v, k->sweep, k->n_sweeps),
