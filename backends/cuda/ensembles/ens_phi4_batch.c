@@ -386,18 +386,8 @@ bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_cal
 cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
                                         uint64_t n_sweeps)
 {
-    struct ens_batch *b = v->batch;
-    const uint64_t most = phi4_sweeps_per_launch(b->members[0]);
-    cudaError_t err = cudaSuccess;
-    for (uint64_t done = 0; done < n_sweeps && err == cudaSuccess;) {
-        const uint64_t left = n_sweeps - done, count = left < most ? left : most;
-        int kind = 0;
-        err = phi4_sweeps(b, NULL, sweep0 + done, count, &kind);
-        if (err == cudaSuccess)
-            ens_batch_log_kind(b, kind);
-        done += count;
-    }
-    return err;
+    const struct ens_batch *b = v->batch;
+    return cuda_ens_phi4_launch_sweeps_of(v, v->cs0->stream, 0, b->n, sweep0, n_sweeps);
 }
 
 bool cuda_ens_phi4_splits(const struct cuda_ens_phi4_view *v)

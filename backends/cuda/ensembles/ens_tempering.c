@@ -73,8 +73,8 @@ struct cuda_ens_temper {
     uint64_t seed;
     uint32_t stream;
     double scale;                /* the ladder's factor in Delta */
-    /* Heisenberg lists in parts (heisenberg_run): the streams of parts 1 .. and the events
-     * that start them after the batch's and join them to it; made at first use */
+    /* lists in parts (run_in_parts): the streams of parts 1 .. and the events that start
+     * them after the batch's stream and join them to it; made at first use */
     cudaStream_t side[TEMPER_PARTS_MAX - 1];
     cudaEvent_t fork, join[TEMPER_PARTS_MAX - 1];
 };
