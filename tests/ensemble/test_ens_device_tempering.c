@@ -21,8 +21,8 @@
  * them are the reference): heat bath with overrelaxation passes and overrelaxation
  * alone, float and double, 3D and 2D, a round every sweep and every third sweep; lists
  * in parts of whole samples on streams of their own (3, 5 and 6 samples); and the ladder
- * set again after device rounds. A meson test runs it with the lists in one part
- * (LATMC_ENS_TEMPER_PARTS=1).
+ * set again after device rounds. A meson test runs it with the lists in four parts
+ * (LATMC_ENS_TEMPER_PARTS=4; these ensembles are too small for parts by default).
  * phi^4 members with a mu2 ladder (small members of the site order, whole sweeps a
  * launch: their rounds on the device since ens_tempering.c's third model) against the same
  * CUDA ensemble with the host's rounds, as Heisenberg's (CUDA phi^4 runs its own chain,
@@ -30,8 +30,9 @@
  * sweep and every third sweep, a save in the middle loaded and continued with device
  * rounds, and the mu2 ladder set again after device rounds; a list refused while the map
  * is on the device (the call fails, the chain goes on untouched). Heisenberg and phi^4
- * lists run in parts of whole samples unless LATMC_ENS_TEMPER_PARTS=1 (a meson row): each
- * list's logged parts are checked against the rule.
+ * lists run in parts of whole samples where the ensemble is large enough, or under
+ * LATMC_ENS_TEMPER_PARTS (a meson row asks for four): each list's logged parts are checked
+ * against the rule.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -455,18 +456,31 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
     heisenberg_matches_host_rounds(&sh, 33);
 }
 
-/* Lists in parts of whole samples (ens_tempering.c, LATMC_ENS_TEMPER_PARTS: four by
- * default): 5 samples (parts of 1, 1, 1 and 2 samples) at 8^3, a round every sweep and
- * every second; 6 samples at 16^3 (the round's sums by rows), every sweep; 3 samples (two
- * parts). Under LATMC_ENS_TEMPER_PARTS=1 (and LATMC_ENS_HEIS_SUMS=check, whose comparison
- * takes every member at once) the same lists in one part; the parts each list logs must be
- * those. */
-/* The parts a list of ns samples must log (ens_tempering.c's temper_parts; 0: one part,
- * no line), or one part where the batch keeps every member together (one_part). */
-static int expected_parts(int ns, bool one_part)
+/* Lists in parts of whole samples (ens_tempering.c; the meson row that asks for four with
+ * LATMC_ENS_TEMPER_PARTS: these ensembles are too small for parts by default): 5 samples
+ * (parts of 1, 1, 1 and 2 samples) at 8^3, a round every sweep and every second; 6
+ * samples at 16^3 (the round's sums by rows), every sweep; 3 samples (two parts). Without
+ * the variable (and under LATMC_ENS_HEIS_SUMS=check, whose comparison takes every member
+ * at once) the same lists in one part; the parts each list logs must be those. */
+/* The parts a list of ns samples and n members must log (ens_tempering.c's temper_parts:
+ * unless LATMC_ENS_TEMPER_PARTS asks, up to four, at least one member per multiprocessor
+ * a part; 0: one part, no line), or one part where the batch keeps every member together
+ * (one_part). */
+static int expected_parts(int ns, int n, bool one_part)
 {
     const char *env = getenv("LATMC_ENS_TEMPER_PARTS");
-    const int want = one_part ? 1 : env && *env ? atoi(env) : 4;
+    int want = 4;
+    if (one_part) {
+        want = 1;
+    } else if (env && *env) {
+        want = atoi(env);
+    } else {
+        latmc_device_info info = { .struct_size = sizeof info };
+        assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
+        assert_true(info.multiprocessors > 0);
+        if (n / info.multiprocessors < want)
+            want = n / info.multiprocessors;
+    }
     return want < 2 ? 0 : ns >= want ? want : ns >= 2 ? 2 : 0;
 }
 
@@ -475,7 +489,8 @@ static void heisenberg_parts_match(const struct heisenberg_shape *sh, uint64_t s
     const char *sums = getenv("LATMC_ENS_HEIS_SUMS");
     parts_logged = 0;
     heisenberg_matches_host_rounds(sh, seed);
-    assert_int_equal(parts_logged, expected_parts(sh->ns, sums && strcmp(sums, "check") == 0));
+    assert_int_equal(parts_logged, expected_parts(sh->ns, sh->ns * sh->nt * 2,
+                                                  sums && strcmp(sums, "check") == 0));
 }
 
 static void test_heisenberg_parts_match_host_rounds(void **state)
@@ -664,7 +679,7 @@ static void phi4_matches_host_rounds(const struct phi4_shape *sh, uint64_t seed)
 {
     parts_logged = 0;
     phi4_pass_matches_host_rounds(sh, seed);
-    assert_int_equal(parts_logged, expected_parts(2, false)); /* the sums' own launch */
+    assert_int_equal(parts_logged, expected_parts(2, 2 * sh->nt * 2, false)); /* sums' launch */
     assert_int_equal(setenv("LATMC_ENS_PHI4_ROUND_SUMS", "check", 1), 0);
     parts_logged = 0;
     phi4_pass_matches_host_rounds(sh, seed);
