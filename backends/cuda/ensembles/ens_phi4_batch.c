@@ -409,8 +409,7 @@ cudaError_t cuda_ens_phi4_launch_sweeps_of(const struct cuda_ens_phi4_view *v,
         run.sweep0 = sweep0 + done;
         run.n_sweeps = count;
         err = cuda_ens_phi4_steps(stream, plan_of(b->members[0]), &cs0->lattice,
-                                  (const struct cuda_ens_phi4_member *)b->dev_table + m0, n, &run,
-                                  b->dev_changed + m0);
+                                  v->dev + m0, n, &run, b->dev_changed + m0);
         if (err == cudaSuccess)
             ens_batch_log_kind(b, ENS_BATCH_FUSED);
         done += count;
@@ -436,8 +435,7 @@ cudaError_t cuda_ens_phi4_launch_round_sums_of(const struct cuda_ens_phi4_view *
     struct cuda_sim *cs0 = ens_batch_lead(&p->b);
     const size_t rows = (size_t)(cs0->lattice.ly * cs0->lattice.lz);
     const cudaError_t err =
-        cuda_ens_phi4_phi2(stream, plan_of(p->b.members[0]), &cs0->lattice,
-                           (const struct cuda_ens_phi4_member *)p->b.dev_table + m0, n,
+        cuda_ens_phi4_phi2(stream, plan_of(p->b.members[0]), &cs0->lattice, v->dev + m0, n,
                            p->dev_partials + (size_t)m0 * rows * NSUMS, p->dev_sums + m0);
     if (err == cudaSuccess)
         log_round_sums(p, n);
@@ -451,14 +449,8 @@ cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
     struct phi4_batch *p = v->batch;
     struct cuda_sim *cs0 = ens_batch_lead(&p->b);
     const struct cuda_phi4_plan *plan = plan_of(p->b.members[0]);
-    if (p->round_sums == ROUND_PHI2) {
-        const cudaError_t err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice,
-                                                   p->b.dev_table, p->b.n, p->dev_partials,
-                                                   p->dev_sums);
-        if (err == cudaSuccess)
-            log_round_sums(p, p->b.n);
-        return err;
-    }
+    if (p->round_sums == ROUND_PHI2)
+        return cuda_ens_phi4_launch_round_sums_of(v, cs0->stream, 0, p->b.n);
     cudaError_t err = launch_measure(p);
     if (err == cudaSuccess)
         ens_batch_log_measure(&p->b);
