@@ -61,6 +61,12 @@ struct cuda_philox_group {
     uint32_t w;           /* lo(M0 c0') */
 };
 
+/* A name's words of the fold without the keys: kernels that keep one seed's keys for
+ * several names (the Potts rows' proposals and acceptances) hold these a name. */
+struct cuda_philox_name_fold {
+    uint32_t c1_high, p1_hi_k0, p1_lo_k1, c3_k0; /* cuda_philox_folded's */
+};
+
 /* The pass's words of f from lib/philox_fold.h's fold of block_hi 0 (the group's c1
  * replaces c1_high in u0); f->keys as they are. */
 __host__ __device__ __forceinline__ void cuda_philox_fold_words(struct cuda_philox_folded *f,
@@ -84,6 +90,26 @@ cuda_philox_fold_named(uint64_t seed, struct latmc_rng_name n)
     for (int r = 0; r < 10; r++)
         f.keys.k[r] = lf.k[r];
     cuda_philox_fold_words(&f, lf);
+    return f;
+}
+
+/* f's words (cuda_philox_name_fold), and a fold from the keys and a name's words. */
+__host__ __device__ __forceinline__ struct cuda_philox_name_fold
+cuda_philox_name_fold_of(const struct cuda_philox_folded &f)
+{
+    const struct cuda_philox_name_fold w = { f.c1_high, f.p1_hi_k0, f.p1_lo_k1, f.c3_k0 };
+    return w;
+}
+
+__host__ __device__ __forceinline__ struct cuda_philox_folded
+cuda_philox_folded_of(const struct cuda_philox_keys &keys, const struct cuda_philox_name_fold &w)
+{
+    struct cuda_philox_folded f;
+    f.keys = keys;
+    f.c1_high = w.c1_high;
+    f.p1_hi_k0 = w.p1_hi_k0;
+    f.p1_lo_k1 = w.p1_lo_k1;
+    f.c3_k0 = w.c3_k0;
     return f;
 }
 

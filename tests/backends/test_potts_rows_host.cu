@@ -2,12 +2,12 @@
  * The fast CUDA Potts kernels' per-thread code (backends/cuda/potts/potts_rows.cuh) run on the
  * host, against the CPU reference backend, bit for bit, without a GPU: the same functions
  * the kernels call (segment loads, neighbour words, table build and lookup, proposals,
- * Philox draws, the grid-stride walk), driven by an emulated grid of a few threads, for
- * every kernel variant pr_dispatch() can pick: 2 and 3 colours, both segment widths of
- * each (and the multiset heat bath's 32 bytes), 2D and 3D, heat bath with every table
- * layout (q = 2 .. 8 in 2D, 2 .. 4 in 3D) and Metropolis (q up to 255), h != 0, J < 0,
- * very low temperatures; after every colour pass of every sweep the configuration and the
- * count of changed sites must equal the CPU's.
+ * Philox draws by their folds and by their names, the grid-stride walk), driven by an
+ * emulated grid of a few threads, for every kernel variant pr_dispatch() can pick: 2 and 3
+ * colours, both segment widths of each (and the multiset heat bath's 32 bytes), 2D and 3D,
+ * heat bath with every table layout (q = 2 .. 8 in 2D, 2 .. 4 in 3D) and Metropolis (q up
+ * to 255), h != 0, J < 0, very low temperatures; after every colour pass of every sweep the
+ * configuration and the count of changed sites must equal the CPU's.
  *
  * What this cannot check is the device itself (vector loads, shared memory, the launch):
  * the backends conformance suite does that on a GPU (tests/backends/
@@ -31,7 +31,14 @@ extern "C" {
 #include "potts_tables_of.h"
 #include "sim_helpers.h"
 
-/* Runs the kernel pr_dispatch() picks for one colour pass, as `threads` emulated threads. */
+/* The single-launch step's S drawing by the names instead of their folds (as the
+ * ensembles' steps draw): the same draws, so the same chain. */
+struct pr_step_by_name : pr_step_of_geom {
+    static constexpr bool folded = false;
+};
+
+/* Runs the kernel pr_dispatch() picks for one colour pass, as `threads` emulated threads;
+ * by_name: the draws by their names (pr_step_by_name), else by their folds. */
 struct pr_emulator {
     uint8_t *spins;
     const struct latmc_potts_tables *tables;
@@ -39,6 +46,7 @@ struct pr_emulator {
     int64_t threads;
     uint64_t changed;
     const char *variant;
+    bool by_name;
 
     template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
     int hb(const struct pr_geom &g)
@@ -53,9 +61,15 @@ struct pr_emulator {
         for (int64_t e = 0; e < entries; e++)
             pr_hb_build_entry<NDIM, NT, REPL>(g, tables, (uint32_t)e, table.data());
         for (int64_t t = 0; t < threads; t++) {
-            const pr_hb_step<NDIM, C, NW, NT, REPL, HI> step = { &g, spins, table.data(),
-                                                                 (uint32_t)(t & 7), &keys };
-            changed += pr_walk(g, t, step);
+            if (by_name) {
+                const pr_hb_step<NDIM, C, NW, NT, REPL, HI, pr_step_by_name> step = {
+                    &g, spins, table.data(), (uint32_t)(t & 7), &keys, {} };
+                changed += pr_walk(g, t, step);
+            } else {
+                const pr_hb_step<NDIM, C, NW, NT, REPL, HI> step = { &g, spins, table.data(),
+                                                                     (uint32_t)(t & 7), &keys };
+                changed += pr_walk(g, t, step);
+            }
         }
         return 1;
     }
@@ -69,9 +83,15 @@ struct pr_emulator {
         for (int i = 0; i < PR_METRO_ENTRIES * 16; i++)
             thr[i] = pr_metro_entry(tables, i / 16);
         for (int64_t t = 0; t < threads; t++) {
-            const pr_metro_step<NDIM, C, NW> step = { &g, spins, thr.data(), (uint32_t)(t & 15),
-                                                      &keys };
-            changed += pr_walk(g, t, step);
+            if (by_name) {
+                const pr_metro_step<NDIM, C, NW, pr_step_by_name> step = {
+                    &g, spins, thr.data(), (uint32_t)(t & 15), &keys, {} };
+                changed += pr_walk(g, t, step);
+            } else {
+                const pr_metro_step<NDIM, C, NW> step = { &g, spins, thr.data(),
+                                                          (uint32_t)(t & 15), &keys };
+                changed += pr_walk(g, t, step);
+            }
         }
         return 1;
     }
@@ -126,12 +146,14 @@ static void run_case(const struct rows_case *c, int nw, int64_t threads)
         assert_int_equal(latmc_sim_sweep_count(sim, &sweep_no), LATMC_OK);
         assert_int_equal(latmc_sim_acceptance_counts(sim, &acc0, &att), LATMC_OK);
         em.changed = 0;
+        em.by_name = sweep % 2 == 1; /* sweeps 1 and 3 by the names, 0 and 2 by the folds */
         for (int colour = 0; colour < colours; colour++) {
             struct pr_geom g;
             /* the step's name (lib/model_potts.c step_of; test_step checks they agree) */
             const struct latmc_rng_name rng =
                 latmc_potts_rng_name(sweep_no, colour, c->algorithm);
             assert_true(pr_geom_init(&g, &lat, colours, nw, c->q, colour, rng, threads));
+            pr_geom_fold(&g, c->seed);
             assert_int_equal(pr_dispatch(em, g, colours, nw, c->algorithm), 1);
         }
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);

@@ -82,6 +82,7 @@ __device__ __forceinline__ void ens_potts_each_step(const cuda_ens_potts_run &r,
  * and draws held here, set by set() (the geometry is the launch's, in the parameter bank,
  * as the single-lattice kernels read theirs). */
 struct ens_potts_step {
+    static constexpr bool folded = false; /* its names, not g's: drawn by the name */
     int colour;
     struct latmc_rng_name draws, accept;
     __device__ void set(struct latmc_rng_name name, int c)

@@ -92,6 +92,9 @@ struct pr_geom {
     /* the step's draws (lib/step.h: its own sub, the proposal's or the heat bath's) and,
      * for Metropolis, the acceptance's (sub LATMC_POTTS_SUB_ACCEPT), as latmc_potts_draws */
     struct latmc_rng_name draws, accept;
+    /* ... their folds under the sim's seed (pr_geom_fold), from which the steps of one
+     * launch (pr_step_of_geom) draw: the same blocks, two wide multiplies fewer each */
+    struct cuda_philox_name_fold draws_fold, accept_fold;
     /* a grid stride of `stride` segments moves (xs, y, z) by (st_x, st_y, st_z) */
     int64_t stride;
     uint32_t st_x, st_y, st_z;
@@ -102,6 +105,44 @@ struct pr_geom {
     /* the multiset slot's weights as pr_sort_slots uses them: kernel parameters, which the
      * dot products read from the constant bank (as literals they take a uniform move each) */
     uint32_t sort_w[4];
+};
+
+/*
+ * The Philox blocks base + i, i < B, of the draws named n, where B (a segment's blocks of a
+ * colour: 1, 2 or 4) divides base: they share block >> 32, so they are one group of the
+ * fold (cuda_philox.cuh). FOLD: drawn by the fold w of n under the keys' seed (g's
+ * draws_fold or accept_fold for n = g.draws or g.accept), the group's words once; else by
+ * the name. The same draws either way.
+ */
+template <bool FOLD> struct pr_draws {
+    const struct cuda_philox_keys &keys;
+    const struct latmc_rng_name &n;
+    uint64_t base;
+    PR_HD pr_draws(const struct cuda_philox_keys &k, const struct cuda_philox_name_fold &,
+                   const struct latmc_rng_name &name, uint64_t b)
+        : keys(k), n(name), base(b)
+    {
+    }
+    PR_HD latmc_philox_ctr block(int i) const
+    {
+        return cuda_philox_named_draws(keys, n, base + (uint64_t)i);
+    }
+};
+
+template <> struct pr_draws<true> {
+    struct cuda_philox_folded f;
+    struct cuda_philox_group group;
+    uint32_t base_low;
+    PR_HD pr_draws(const struct cuda_philox_keys &k, const struct cuda_philox_name_fold &w,
+                   const struct latmc_rng_name &, uint64_t b)
+        : f(cuda_philox_folded_of(k, w)), group(cuda_philox_group_of(f, b)),
+          base_low((uint32_t)b)
+    {
+    }
+    PR_HD latmc_philox_ctr block(int i) const
+    {
+        return cuda_philox_folded_draws(f, group, base_low + (uint32_t)i);
+    }
 };
 
 /* ---- small integer helpers, host and device ---- */
@@ -532,7 +573,7 @@ template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, 
  * slot: the thread's table copy (thread index mod 8) for REPL. Returns how many sites
  * changed.
  */
-template <int NDIM, int C, int NW, int OFF, int NT, bool REPL, bool HI>
+template <int NDIM, int C, int NW, int OFF, int NT, bool REPL, bool HI, bool FOLD>
 PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, const struct latmc_rng_name &draws,
                              uint8_t *spins, int64_t s, uint32_t xs, uint32_t y, uint32_t z,
                              const uint32_t *table, uint32_t slot,
@@ -571,10 +612,11 @@ PR_UNROLL
 PR_UNROLL
     for (int i = 0; i < NW; i++)
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
+    const uint64_t base = (uint64_t)B * (uint64_t)(s + g.s_draw);
+    const pr_draws<FOLD> drawn(keys, g.draws_fold, draws, base);
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
-        const latmc_philox_ctr u =
-            cuda_philox_named_draws(keys, draws, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk);
+        const latmc_philox_ctr u = drawn.block(blk);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
@@ -636,7 +678,7 @@ PR_HD uint64_t pr_metro_entry(const struct latmc_potts_tables *t, int entry)
 
 /* One segment, Metropolis, the proposals' draws `draws` and the acceptances' `accept`
  * (g.draws and g.accept for a launch of one step). */
-template <int NDIM, int C, int NW, int OFF>
+template <int NDIM, int C, int NW, int OFF, bool FOLD>
 PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, const struct latmc_rng_name &draws,
                                 const struct latmc_rng_name &accept, uint8_t *spins, int64_t s,
                                 uint32_t xs, uint32_t y, uint32_t z, const uint64_t *thr,
@@ -653,11 +695,13 @@ PR_UNROLL
     for (int i = 0; i < NW; i++)
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
     uint32_t accepted = 0;
+    const uint64_t base = (uint64_t)B * (uint64_t)(s + g.s_draw);
+    const pr_draws<FOLD> drawn(keys, g.draws_fold, draws, base);
+    const pr_draws<FOLD> drawn_accept(keys, g.accept_fold, accept, base);
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
-        const uint64_t block = (uint64_t)B * (uint64_t)(s + g.s_draw) + blk;
-        const latmc_philox_ctr u0 = cuda_philox_named_draws(keys, draws, block);
-        const latmc_philox_ctr u1 = cuda_philox_named_draws(keys, accept, block);
+        const latmc_philox_ctr u0 = drawn.block(blk);
+        const latmc_philox_ctr u1 = drawn_accept.block(blk);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, bi = p % 4, sh = 8 * bi;
@@ -739,9 +783,10 @@ PR_HD uint64_t pr_walk(const struct pr_geom &g, int64_t first, Segment segment)
 /*
  * One segment's update with the template offset of its row, for the colour `colour` and
  * the draws `draws` (`accept`: Metropolis' acceptances), which the steps below take from g
- * and the ensembles' whole sweeps give step by step.
+ * and the ensembles' whole sweeps give step by step; FOLD: the draws are g's names, drawn
+ * by their folds in g (pr_draws).
  */
-template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI, bool FOLD>
 PR_HD uint32_t pr_hb_colour(const struct pr_geom &g, int colour,
                             const struct latmc_rng_name &draws, uint8_t *spins, int64_t s,
                             uint32_t xs, uint32_t y, uint32_t z, const uint32_t *table,
@@ -749,15 +794,18 @@ PR_HD uint32_t pr_hb_colour(const struct pr_geom &g, int colour,
 {
     switch (pr_offset<C>(colour, y, z)) {
     case 0:
-        return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI>(g, draws, spins, s, xs, y, z, table, slot, keys);
+        return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI, FOLD>(g, draws, spins, s, xs, y, z,
+                                                                 table, slot, keys);
     case 1:
-        return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI>(g, draws, spins, s, xs, y, z, table, slot, keys);
+        return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI, FOLD>(g, draws, spins, s, xs, y, z,
+                                                                 table, slot, keys);
     default:
-        return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI>(g, draws, spins, s, xs, y, z, table, slot, keys);
+        return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI, FOLD>(g, draws, spins, s, xs, y, z,
+                                                                     table, slot, keys);
     }
 }
 
-template <int NDIM, int C, int NW>
+template <int NDIM, int C, int NW, bool FOLD>
 PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
                                const struct latmc_rng_name &draws,
                                const struct latmc_rng_name &accept, uint8_t *spins, int64_t s,
@@ -766,11 +814,14 @@ PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
 {
     switch (pr_offset<C>(colour, y, z)) {
     case 0:
-        return pr_metro_segment<NDIM, C, NW, 0>(g, draws, accept, spins, s, xs, y, z, thr, slot, keys);
+        return pr_metro_segment<NDIM, C, NW, 0, FOLD>(g, draws, accept, spins, s, xs, y,
+                                                      z, thr, slot, keys);
     case 1:
-        return pr_metro_segment<NDIM, C, NW, 1>(g, draws, accept, spins, s, xs, y, z, thr, slot, keys);
+        return pr_metro_segment<NDIM, C, NW, 1, FOLD>(g, draws, accept, spins, s, xs, y,
+                                                      z, thr, slot, keys);
     default:
-        return pr_metro_segment<NDIM, C, NW, C - 1>(g, draws, accept, spins, s, xs, y, z, thr, slot, keys);
+        return pr_metro_segment<NDIM, C, NW, C - 1, FOLD>(g, draws, accept, spins, s, xs, y,
+                                                          z, thr, slot, keys);
     }
 }
 
@@ -778,9 +829,11 @@ PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
  * Where a segment's step (its colour, draws and Metropolis' acceptances) comes from, the S
  * of pr_hb_step and pr_metro_step: the launch's geometry g (pr_step_of_geom: one step a
  * launch, potts_rows.cu), or a holder of its own set step by step (the ensembles' whole
- * sweeps, ens_potts_kernels.cu), any struct with these three functions.
+ * sweeps, ens_potts_kernels.cu), any struct with these three functions and `folded`
+ * (whether its draws are g's names, drawn by their folds in g: pr_draws).
  */
 struct pr_step_of_geom {
+    static constexpr bool folded = true; /* g's draws_fold and accept_fold are its names' */
     PR_HD int colour_of(const struct pr_geom &g) const { return g.colour; }
     PR_HD const struct latmc_rng_name &draws_of(const struct pr_geom &g) const
     {
@@ -802,10 +855,14 @@ struct pr_hb_step {
     uint32_t slot;
     const struct cuda_philox_keys *keys;
     S step = {}; /* the step's colour and draws (pr_step_of_geom: g's) */
+    /* The multiset table's segments (2D 5 <= q <= 8) draw by the names: their kernel holds
+     * its rows in 80 registers, which the fold's words made spill (doc/PERFORMANCE.md). */
+    static constexpr bool fold = S::folded && !(NT == 7 && REPL);
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI>(*g, step.colour_of(*g), step.draws_of(*g),
-                                                       spins, s, xs, y, z, table, slot, *keys);
+        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI, fold>(*g, step.colour_of(*g),
+                                                             step.draws_of(*g), spins, s, xs, y,
+                                                             z, table, slot, *keys);
     }
 };
 
@@ -819,9 +876,9 @@ template <int NDIM, int C, int NW, class S = pr_step_of_geom> struct pr_metro_st
     S step = {}; /* the step's colour and draws (pr_step_of_geom: g's) */
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        return pr_metro_colour<NDIM, C, NW>(*g, step.colour_of(*g), step.draws_of(*g),
-                                            step.accept_of(*g), spins, s, xs, y, z, thr, slot,
-                                            *keys);
+        return pr_metro_colour<NDIM, C, NW, S::folded>(*g, step.colour_of(*g),
+                                                        step.draws_of(*g), step.accept_of(*g),
+                                                        spins, s, xs, y, z, thr, slot, *keys);
     }
 };
 
@@ -967,6 +1024,14 @@ static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *la
     g->st_z = (uint32_t)(rows / lat->ly < lat->lz ? rows / lat->ly : lat->lz);
     pr_sort_weights(g->sort_w);
     return 1;
+}
+
+/* g's folds of its draws' and acceptances' names under the sim's seed (the keys the
+ * launch passes are that seed's), which the launches of one step draw from. */
+static inline void pr_geom_fold(struct pr_geom *g, uint64_t seed)
+{
+    g->draws_fold = cuda_philox_name_fold_of(cuda_philox_fold_named(seed, g->draws));
+    g->accept_fold = cuda_philox_name_fold_of(cuda_philox_fold_named(seed, g->accept));
 }
 
 /*
