@@ -67,15 +67,36 @@ struct cuda_philox_name_fold {
     uint32_t c1_high, p1_hi_k0, p1_lo_k1, c3_k0; /* cuda_philox_folded's */
 };
 
-/* The pass's words of f from lib/philox_fold.h's fold of block_hi 0 (the group's c1
- * replaces c1_high in u0); f->keys as they are. */
+/* The words from lib/philox_fold.h's fold of block_hi 0 (the group's c1 replaces c1_high
+ * in u0). */
+__host__ __device__ __forceinline__ struct cuda_philox_name_fold
+cuda_philox_name_fold_from(const struct latmc_philox_fold &lf)
+{
+    const struct cuda_philox_name_fold w = { lf.c.v[1], lf.u0 ^ lf.c.v[1], lf.a2, lf.a1 };
+    return w;
+}
+
+/* The pass's words of f from lib/philox_fold.h's fold of block_hi 0; f->keys as they
+ * are. */
 __host__ __device__ __forceinline__ void cuda_philox_fold_words(struct cuda_philox_folded *f,
                                                                 const struct latmc_philox_fold &lf)
 {
-    f->c1_high = lf.c.v[1];
-    f->p1_hi_k0 = lf.u0 ^ lf.c.v[1];
-    f->p1_lo_k1 = lf.a2;
-    f->c3_k0 = lf.a1;
+    const struct cuda_philox_name_fold w = cuda_philox_name_fold_from(lf);
+    f->c1_high = w.c1_high;
+    f->p1_hi_k0 = w.p1_hi_k0;
+    f->p1_lo_k1 = w.p1_lo_k1;
+    f->c3_k0 = w.c3_k0;
+}
+
+/* The words of the draws named n (a step's, lib/step.h) under the seed of `keys`: the fold
+ * of cuda_philox_fold_named without the key schedule (a kernel holding the keys). */
+__host__ __device__ __forceinline__ struct cuda_philox_name_fold
+cuda_philox_name_fold_by(const struct cuda_philox_keys &keys, struct latmc_rng_name n)
+{
+    const latmc_philox_ctr c = latmc_rng_name_counter(n, 0);
+    struct latmc_philox_fold lf;
+    latmc_philox_fold_fill(&lf, keys.k, c.v[1], c.v[2], c.v[3]);
+    return cuda_philox_name_fold_from(lf);
 }
 
 /* The fold of the draws named n (a step's, lib/step.h), keys included. */

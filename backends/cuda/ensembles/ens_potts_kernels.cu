@@ -78,18 +78,21 @@ __device__ __forceinline__ void ens_potts_each_step(const cuda_ens_potts_run &r,
         }
 }
 
-/* The step of the row kernels' segments (pr_hb_step, pr_metro_step: their S), its colour
- * and draws held here, set by set() (the geometry is the launch's, in the parameter bank,
- * as the single-lattice kernels read theirs). */
+/* The step of the row kernels' segments (pr_hb_step, pr_metro_step: their S), its colour,
+ * draws and their folds under the member's keys held here, set by set() (the geometry is
+ * the launch's, in the parameter bank, as the single-lattice kernels read theirs). */
 struct ens_potts_step {
-    static constexpr bool folded = false; /* its names, not g's: drawn by the name */
+    static constexpr bool folded = true;
     int colour;
     struct latmc_rng_name draws, accept;
-    __device__ void set(struct latmc_rng_name name, int c)
+    struct cuda_philox_name_fold draws_fold, accept_fold;
+    __device__ void set(struct latmc_rng_name name, int c, const struct cuda_philox_keys &keys)
     {
         colour = c;
         draws = name;
         accept = latmc_rng_name_sub(name, LATMC_POTTS_SUB_ACCEPT);
+        draws_fold = cuda_philox_name_fold_by(keys, draws);
+        accept_fold = cuda_philox_name_fold_by(keys, accept);
     }
     __device__ int colour_of(const struct pr_geom &) const { return colour; }
     __device__ const struct latmc_rng_name &draws_of(const struct pr_geom &) const
@@ -99,6 +102,14 @@ struct ens_potts_step {
     __device__ const struct latmc_rng_name &accept_of(const struct pr_geom &) const
     {
         return accept;
+    }
+    __device__ const struct cuda_philox_name_fold &draws_fold_of(const struct pr_geom &) const
+    {
+        return draws_fold;
+    }
+    __device__ const struct cuda_philox_name_fold &accept_fold_of(const struct pr_geom &) const
+    {
+        return accept_fold;
     }
 };
 
@@ -158,7 +169,7 @@ template <int C, class Segment> struct ens_potts_rows_body {
     uint64_t count;
     __device__ void operator()(struct latmc_rng_name name, int colour)
     {
-        seg.step.set(name, colour);
+        seg.step.set(name, colour, *seg.keys);
         count += ens_potts_walk<C>(*seg.g, *k, at, seg);
     }
 };

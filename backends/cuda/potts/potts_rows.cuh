@@ -93,7 +93,7 @@ struct pr_geom {
      * for Metropolis, the acceptance's (sub LATMC_POTTS_SUB_ACCEPT), as latmc_potts_draws */
     struct latmc_rng_name draws, accept;
     /* ... their folds under the sim's seed (pr_geom_fold), from which the steps of one
-     * launch (pr_step_of_geom) draw: the same blocks, two wide multiplies fewer each */
+     * launch (pr_step_of_geom) draw: the same blocks, fewer instructions (pr_draws) */
     struct cuda_philox_name_fold draws_fold, accept_fold;
     /* a grid stride of `stride` segments moves (xs, y, z) by (st_x, st_y, st_z) */
     int64_t stride;
@@ -110,9 +110,8 @@ struct pr_geom {
 /*
  * The Philox blocks base + i, i < B, of the draws named n, where B (a segment's blocks of a
  * colour: 1, 2 or 4) divides base: they share block >> 32, so they are one group of the
- * fold (cuda_philox.cuh). FOLD: drawn by the fold w of n under the keys' seed (g's
- * draws_fold or accept_fold for n = g.draws or g.accept), the group's words once; else by
- * the name. The same draws either way.
+ * fold (cuda_philox.cuh). FOLD: drawn by the fold w of n under the keys' seed, the
+ * group's words once; else by the name. The same draws either way.
  */
 template <bool FOLD> struct pr_draws {
     const struct cuda_philox_keys &keys;
@@ -569,15 +568,14 @@ template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, 
 }
 
 /*
- * One segment, heat bath, with the step's draws `draws` (g.draws for a launch of one step).
- * slot: the thread's table copy (thread index mod 8) for REPL. Returns how many sites
- * changed.
+ * One segment, heat bath, with the draws of the step st (pr_step_of_geom below: g's for a
+ * launch of one step), FOLD by their fold. slot: the thread's table copy (thread index
+ * mod 8) for REPL. Returns how many sites changed.
  */
-template <int NDIM, int C, int NW, int OFF, int NT, bool REPL, bool HI, bool FOLD>
-PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, const struct latmc_rng_name &draws,
-                             uint8_t *spins, int64_t s, uint32_t xs, uint32_t y, uint32_t z,
-                             const uint32_t *table, uint32_t slot,
-                             const struct cuda_philox_keys &keys)
+template <int NDIM, int C, int NW, int OFF, int NT, bool REPL, bool HI, bool FOLD, class S>
+PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, const S &st, uint8_t *spins, int64_t s,
+                             uint32_t xs, uint32_t y, uint32_t z, const uint32_t *table,
+                             uint32_t slot, const struct cuda_philox_keys &keys)
 {
     constexpr int W = 4 * NW, B = NW / C;
     uint8_t *const own = spins + W * s;
@@ -613,7 +611,7 @@ PR_UNROLL
     for (int i = 0; i < NW; i++)
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
     const uint64_t base = (uint64_t)B * (uint64_t)(s + g.s_draw);
-    const pr_draws<FOLD> drawn(keys, g.draws_fold, draws, base);
+    const pr_draws<FOLD> drawn(keys, st.draws_fold_of(g), st.draws_of(g), base);
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const latmc_philox_ctr u = drawn.block(blk);
@@ -676,11 +674,10 @@ PR_HD uint64_t pr_metro_entry(const struct latmc_potts_tables *t, int entry)
     return t->metropolis[row][a - b + 1];
 }
 
-/* One segment, Metropolis, the proposals' draws `draws` and the acceptances' `accept`
- * (g.draws and g.accept for a launch of one step). */
-template <int NDIM, int C, int NW, int OFF, bool FOLD>
-PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, const struct latmc_rng_name &draws,
-                                const struct latmc_rng_name &accept, uint8_t *spins, int64_t s,
+/* One segment, Metropolis, the proposals' and the acceptances' draws of the step st (g's
+ * for a launch of one step), FOLD by their folds. */
+template <int NDIM, int C, int NW, int OFF, bool FOLD, class S>
+PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, const S &st, uint8_t *spins, int64_t s,
                                 uint32_t xs, uint32_t y, uint32_t z, const uint64_t *thr,
                                 uint32_t slot, const struct cuda_philox_keys &keys)
 {
@@ -696,8 +693,8 @@ PR_UNROLL
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
     uint32_t accepted = 0;
     const uint64_t base = (uint64_t)B * (uint64_t)(s + g.s_draw);
-    const pr_draws<FOLD> drawn(keys, g.draws_fold, draws, base);
-    const pr_draws<FOLD> drawn_accept(keys, g.accept_fold, accept, base);
+    const pr_draws<FOLD> drawn(keys, st.draws_fold_of(g), st.draws_of(g), base);
+    const pr_draws<FOLD> drawn_accept(keys, st.accept_fold_of(g), st.accept_of(g), base);
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const latmc_philox_ctr u0 = drawn.block(blk);
@@ -781,47 +778,41 @@ PR_HD uint64_t pr_walk(const struct pr_geom &g, int64_t first, Segment segment)
 }
 
 /*
- * One segment's update with the template offset of its row, for the colour `colour` and
- * the draws `draws` (`accept`: Metropolis' acceptances), which the steps below take from g
- * and the ensembles' whole sweeps give step by step; FOLD: the draws are g's names, drawn
- * by their folds in g (pr_draws).
+ * One segment's update with the template offset of its row, for the step st (S below: its
+ * colour and draws, which the steps below take from g and the ensembles' whole sweeps give
+ * step by step); FOLD: drawn by the folds st gives (pr_draws).
  */
-template <int NDIM, int C, int NW, int NT, bool REPL, bool HI, bool FOLD>
-PR_HD uint32_t pr_hb_colour(const struct pr_geom &g, int colour,
-                            const struct latmc_rng_name &draws, uint8_t *spins, int64_t s,
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI, bool FOLD, class S>
+PR_HD uint32_t pr_hb_colour(const struct pr_geom &g, const S &st, uint8_t *spins, int64_t s,
                             uint32_t xs, uint32_t y, uint32_t z, const uint32_t *table,
                             uint32_t slot, const struct cuda_philox_keys &keys)
 {
-    switch (pr_offset<C>(colour, y, z)) {
+    switch (pr_offset<C>(st.colour_of(g), y, z)) {
     case 0:
-        return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI, FOLD>(g, draws, spins, s, xs, y, z,
-                                                                 table, slot, keys);
+        return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI, FOLD>(g, st, spins, s, xs, y, z, table,
+                                                                 slot, keys);
     case 1:
-        return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI, FOLD>(g, draws, spins, s, xs, y, z,
-                                                                 table, slot, keys);
+        return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI, FOLD>(g, st, spins, s, xs, y, z, table,
+                                                                 slot, keys);
     default:
-        return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI, FOLD>(g, draws, spins, s, xs, y, z,
+        return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI, FOLD>(g, st, spins, s, xs, y, z,
                                                                      table, slot, keys);
     }
 }
 
-template <int NDIM, int C, int NW, bool FOLD>
-PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
-                               const struct latmc_rng_name &draws,
-                               const struct latmc_rng_name &accept, uint8_t *spins, int64_t s,
+template <int NDIM, int C, int NW, bool FOLD, class S>
+PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, const S &st, uint8_t *spins, int64_t s,
                                uint32_t xs, uint32_t y, uint32_t z, const uint64_t *thr,
                                uint32_t slot, const struct cuda_philox_keys &keys)
 {
-    switch (pr_offset<C>(colour, y, z)) {
+    switch (pr_offset<C>(st.colour_of(g), y, z)) {
     case 0:
-        return pr_metro_segment<NDIM, C, NW, 0, FOLD>(g, draws, accept, spins, s, xs, y,
-                                                      z, thr, slot, keys);
+        return pr_metro_segment<NDIM, C, NW, 0, FOLD>(g, st, spins, s, xs, y, z, thr, slot, keys);
     case 1:
-        return pr_metro_segment<NDIM, C, NW, 1, FOLD>(g, draws, accept, spins, s, xs, y,
-                                                      z, thr, slot, keys);
+        return pr_metro_segment<NDIM, C, NW, 1, FOLD>(g, st, spins, s, xs, y, z, thr, slot, keys);
     default:
-        return pr_metro_segment<NDIM, C, NW, C - 1, FOLD>(g, draws, accept, spins, s, xs, y,
-                                                          z, thr, slot, keys);
+        return pr_metro_segment<NDIM, C, NW, C - 1, FOLD>(g, st, spins, s, xs, y, z, thr, slot,
+                                                          keys);
     }
 }
 
@@ -829,11 +820,12 @@ PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, int colour,
  * Where a segment's step (its colour, draws and Metropolis' acceptances) comes from, the S
  * of pr_hb_step and pr_metro_step: the launch's geometry g (pr_step_of_geom: one step a
  * launch, potts_rows.cu), or a holder of its own set step by step (the ensembles' whole
- * sweeps, ens_potts_kernels.cu), any struct with these three functions and `folded`
- * (whether its draws are g's names, drawn by their folds in g: pr_draws).
+ * sweeps, ens_potts_kernels.cu), any struct with these functions and `folded` (whether
+ * the segments draw by the folds draws_fold_of and accept_fold_of give, pr_draws, or by
+ * the names).
  */
 struct pr_step_of_geom {
-    static constexpr bool folded = true; /* g's draws_fold and accept_fold are its names' */
+    static constexpr bool folded = true;
     PR_HD int colour_of(const struct pr_geom &g) const { return g.colour; }
     PR_HD const struct latmc_rng_name &draws_of(const struct pr_geom &g) const
     {
@@ -842,6 +834,14 @@ struct pr_step_of_geom {
     PR_HD const struct latmc_rng_name &accept_of(const struct pr_geom &g) const
     {
         return g.accept;
+    }
+    PR_HD const struct cuda_philox_name_fold &draws_fold_of(const struct pr_geom &g) const
+    {
+        return g.draws_fold;
+    }
+    PR_HD const struct cuda_philox_name_fold &accept_fold_of(const struct pr_geom &g) const
+    {
+        return g.accept_fold;
     }
 };
 
@@ -860,9 +860,8 @@ struct pr_hb_step {
     static constexpr bool fold = S::folded && !(NT == 7 && REPL);
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI, fold>(*g, step.colour_of(*g),
-                                                             step.draws_of(*g), spins, s, xs, y,
-                                                             z, table, slot, *keys);
+        return pr_hb_colour<NDIM, C, NW, NT, REPL, HI, fold>(*g, step, spins, s, xs, y, z, table,
+                                                             slot, *keys);
     }
 };
 
@@ -876,9 +875,8 @@ template <int NDIM, int C, int NW, class S = pr_step_of_geom> struct pr_metro_st
     S step = {}; /* the step's colour and draws (pr_step_of_geom: g's) */
     PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
     {
-        return pr_metro_colour<NDIM, C, NW, S::folded>(*g, step.colour_of(*g),
-                                                        step.draws_of(*g), step.accept_of(*g),
-                                                        spins, s, xs, y, z, thr, slot, *keys);
+        return pr_metro_colour<NDIM, C, NW, S::folded>(*g, step, spins, s, xs, y, z, thr, slot,
+                                                        *keys);
     }
 };
 
