@@ -1288,6 +1288,9 @@ static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool h
         launch<ND, KEY_M, ND + 1, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (hb)
         launch<ND, KEY_FULL, BS_CODES, true, EPS, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_FULL && p.n_open <= ND + 1) /* Metropolis in a field (J > 0: at most
+                                                      ND + 1 open classes); 14 spilled */
+        launch<ND, KEY_FULL, ND + 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_FULL)
         launch<ND, KEY_FULL, BS_CODES, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN && p.n_open == 2) /* Metropolis at h = 0 */
