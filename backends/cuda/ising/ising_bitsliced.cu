@@ -70,8 +70,9 @@
 enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3, KEY_SYM = 4 };
 #define BS_CODES 14
 
-/* FOLD (the pair kernels of Metropolis and heat bath at h = 0, KEY_RUN and KEY_SYM, where
- * every block of the launch has the same block >> 32, fold_blocks on the host): block q's
+/* FOLD (the pair kernels of Metropolis and heat bath at h = 0, KEY_RUN and KEY_SYM, and the
+ * 1-bit layout's kernels of more than 3 classes, where every block of the launch has the
+ * same block >> 32, fold_blocks on the host): block q's
  * draws from cuda_philox.cuh's fold of its name, the first two rounds' shared products
  * computed on the host: two wide multiplies a block instead of four, and no counter words
  * to assemble. */
@@ -95,13 +96,8 @@ struct bs_params {
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
-     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open.
-     * KEY_SYM, and KEY_RUN's classes of a pair (group_classes' early returns), read no
-     * member: their kernels' FOLD keeps block q's fold there (bs_fold). */
-    union {
-        uint32_t member[BS_CODES][BS_CODES];
-        struct bs_fold fold[LATMC_ISING_DECISION_BLOCKS];
-    };
+     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
+    uint32_t member[BS_CODES][BS_CODES];
     uint32_t always[BS_CODES];
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
@@ -115,6 +111,8 @@ struct bs_params {
      * direction d; cuda_ising_bits_couplings); packed layout: the packed coupling words
      * (ising_packed.h). NULL: uniform couplings. */
     const uint32_t *eps;
+    /* FOLD: block q's fold (bs_fold, fold_blocks) */
+    struct bs_fold fold[LATMC_ISING_DECISION_BLOCKS];
 };
 
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
@@ -819,7 +817,8 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
 /* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
  * are zero in every open class (p.zero_planes >= ZP; group_planes_first); FOLD: the blocks
- * from their names' fold (bs_fold; KEY_RUN and KEY_SYM pairs only). */
+ * from their names' fold (bs_fold; KEY_RUN and KEY_SYM pairs, the 1-bit layout's kernels of
+ * more than 3 classes). */
 template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, bool BITS, bool TWO, bool SMALL,
           bool F23 = false, int ZP = 0, bool FOLD = false>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
@@ -880,10 +879,10 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             if (g < p.groups) {
                 nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
                 group_start<ND, KEY, KB, BITS, EPS>(p, own_words, other, colour, k, nvalid, st);
-                group_planes_first<KB, 0, KEY>(p, g, st);
+                group_planes_first<KB, 0, KEY, FOLD>(p, g, st);
                 queued = st.s.undecided != 0;
             }
-            queue_put<KB, HEATBATH, BITS, false, unsigned long long, KEY>(
+            queue_put<KB, HEATBATH, BITS, false, unsigned long long, KEY, FOLD>(
                 p, own_words, rows4, q, q_n, lane, queued, g, st, n_changed);
             if (!queued && g < p.groups)
                 n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
@@ -1148,13 +1147,15 @@ static bool fold_allowed(void)
     return !v || strcmp(v, "0") != 0;
 }
 
-/* FOLD's words (bs_fold) where the blocks of the launch, the groups 2 p.g_begin ..
- * 2 p.groups - 1 named + p.name_shift (pairs), have one block >> 32; else false (a box
- * whose names cross a multiple of 2^32: more than 2^32 groups a colour). */
-static bool fold_blocks(struct bs_params &p)
+/* FOLD's words (bs_fold) where the blocks of the launch, the groups p.g_begin ..
+ * p.groups - 1 (pairs: 2 p.g_begin .. 2 p.groups - 1) named + p.name_shift, have one
+ * block >> 32; else false (a box whose names cross a multiple of 2^32: more than 2^32
+ * groups a colour). */
+static bool fold_blocks(struct bs_params &p, bool pairs = true)
 {
-    const uint64_t first = (uint64_t)(2 * p.g_begin + p.name_shift);
-    const uint64_t last = (uint64_t)(2 * p.groups - 1 + p.name_shift);
+    const int64_t per = pairs ? 2 : 1;
+    const uint64_t first = (uint64_t)(per * p.g_begin + p.name_shift);
+    const uint64_t last = (uint64_t)(per * p.groups - 1 + p.name_shift);
     if (first >> 32 != last >> 32 || !fold_allowed())
         return false;
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
@@ -1263,6 +1264,15 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             else
                 launch_two<ND, KEY, KB, HB, EPS, BITS, true, false>(stream, p, own, other,
                                                                     colour, changed);
+            return;
+        }
+    }
+    /* the 1-bit layout's kernels of more than 3 classes (in a field): one group a thread,
+     * the draws from the fold of their names where fold_blocks allows */
+    if constexpr (BITS && KB > 3 && KEY != KEY_SYM) {
+        if (fold_blocks(p, false)) {
+            launch_two<ND, KEY, KB, HB, EPS, BITS, false, false, false, 0, true>(
+                stream, p, own, other, colour, changed);
             return;
         }
     }
