@@ -153,7 +153,7 @@ static void run_case(const struct rows_case *c, int nw, int64_t threads)
             const struct latmc_rng_name rng =
                 latmc_potts_rng_name(sweep_no, colour, c->algorithm);
             assert_true(pr_geom_init(&g, &lat, colours, nw, c->q, colour, rng, threads));
-            pr_geom_fold(&g, c->seed);
+            pr_geom_fold(&g, em.keys);
             assert_int_equal(pr_dispatch(em, g, colours, nw, c->algorithm), 1);
         }
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);

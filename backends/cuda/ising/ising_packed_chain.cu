@@ -51,15 +51,10 @@
 #define CHAIN_WARP 32
 #define CHAIN_FULL 0xffffffffu
 
-/* The per-step words of the draws' fold (cuda_philox_folded less the keys, which the seed
- * alone sets and every step shares). */
-struct chain_step_fold {
-    uint32_t c1_high, p1_hi_k0, p1_lo_k1, c3_k0;
-};
-
 struct chain_args {
     struct cuda_philox_keys keys;
-    struct chain_step_fold fold[CUDA_ISING_CHAIN_STEPS];
+    /* each step's fold words (the keys, which the seed alone sets, every step shares) */
+    struct cuda_philox_name_fold fold[CUDA_ISING_CHAIN_STEPS];
     unsigned long long colours; /* bit i: step i's colour */
     int n;                      /* steps */
     uint32_t stamp0;            /* step i's stamp: stamp0 + i + 1 */
@@ -304,10 +299,7 @@ extern "C" cudaError_t cuda_ising_packed_chain(cudaStream_t stream, const struct
     for (int i = 0; i < n; i++) {
         if (i > 0)
             cuda_philox_refold_named(&f, names[i]);
-        a.fold[i].c1_high = f.c1_high;
-        a.fold[i].p1_hi_k0 = f.p1_hi_k0;
-        a.fold[i].p1_lo_k1 = f.p1_lo_k1;
-        a.fold[i].c3_k0 = f.c3_k0;
+        a.fold[i] = cuda_philox_name_fold_of(f);
         a.colours |= (unsigned long long)(colours[i] & 1) << i;
     }
     for (int i = n; i < CUDA_ISING_CHAIN_STEPS; i++) /* no undefined bytes in the arguments */

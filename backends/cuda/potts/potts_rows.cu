@@ -155,7 +155,7 @@ static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint
     if (!pr_geom_init(&g, &view, chain->colours, nw, chain->q, colour, rng,
                       (int64_t)l.grid * pr_threads(nw)))
         return 0;
-    pr_geom_fold(&g, chain->seed);
+    pr_geom_fold(&g, l.keys);
     if (r) { /* the planes next to the range are read where they lie */
         if (view.ndim == 3) {
             g.z_up_wrap = g.z_up;

@@ -92,7 +92,7 @@ struct pr_geom {
     /* the step's draws (lib/step.h: its own sub, the proposal's or the heat bath's) and,
      * for Metropolis, the acceptance's (sub LATMC_POTTS_SUB_ACCEPT), as latmc_potts_draws */
     struct latmc_rng_name draws, accept;
-    /* ... their folds under the sim's seed (pr_geom_fold), from which the steps of one
+    /* ... their folds under the sim's keys (pr_geom_fold), from which the steps of one
      * launch (pr_step_of_geom) draw: the same blocks, fewer instructions (pr_draws) */
     struct cuda_philox_name_fold draws_fold, accept_fold;
     /* a grid stride of `stride` segments moves (xs, y, z) by (st_x, st_y, st_z) */
@@ -1024,12 +1024,12 @@ static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *la
     return 1;
 }
 
-/* g's folds of its draws' and acceptances' names under the sim's seed (the keys the
- * launch passes are that seed's), which the launches of one step draw from. */
-static inline void pr_geom_fold(struct pr_geom *g, uint64_t seed)
+/* g's folds of its draws' and acceptances' names under the keys the launch passes (the
+ * sim's seed's), which the launches of one step draw from. */
+static inline void pr_geom_fold(struct pr_geom *g, const struct cuda_philox_keys &keys)
 {
-    g->draws_fold = cuda_philox_name_fold_of(cuda_philox_fold_named(seed, g->draws));
-    g->accept_fold = cuda_philox_name_fold_of(cuda_philox_fold_named(seed, g->accept));
+    g->draws_fold = cuda_philox_name_fold_by(keys, g->draws);
+    g->accept_fold = cuda_philox_name_fold_by(keys, g->accept);
 }
 
 /*
