@@ -76,15 +76,6 @@ struct latmc_backend_ops {
     int (*get_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
     int (*set_planes)(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
 
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the core measures the members one by
-     * one): the model's sums of each member (an ensemble's members as a batch of run_steps has
-     * them, lib/box.h, each with a configuration, any sweep counts) into sums + m *
-     * model->sums_size, each exactly what measure() gives (an ensemble's exchange round and
-     * observables). Members whose cluster steps the backend runs (lib/cluster_steps.c) come
-     * here where their run_steps capabilities offer a batch: decline those the backend does
-     * not measure together. With sums NULL: the ensemble of `members` is being destroyed (its members
-     * still exist); free whatever the backend keeps for it between calls (lib/ens.c). */
-    int (*ens_measure)(latmc_sim *const *members, int n_members, void *sums);
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core applies
      * the change to each with params_changed): members a and b of an ensemble have just
      * exchanged their parameters and model data (sim->param, sim->model_data: each holds
@@ -103,7 +94,9 @@ struct latmc_backend_ops {
      * of starting them per call. Adds the updates accepted and attempted. Where step_caps
      * declares LATMC_STEP_CAP_BATCH, it also takes the calls of a batch (lib/box.h: an
      * ensemble's members as one layout, one launch per step over all of them; with
-     * LATMC_STEP_CAP_BATCH_SWEEPS whole sweeps in one call), counted per member. */
+     * LATMC_STEP_CAP_BATCH_SWEEPS whole sweeps in one call), counted per member; with
+     * LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS the batch's reads (a call alone, lib/box.h's
+     * struct latmc_step_reads): every member's sums, pairs' overlaps. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
 
@@ -121,17 +114,6 @@ struct latmc_backend_ops {
      * floats. A part of a shared lattice that stores its slab only (lib/part.c) gathers
      * its couplings so. */
     int (*get_coupling_planes)(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
-
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core reads
-     * the members' spins and computes the overlaps on the host, lib/ens_overlap.c): the
-     * two-replica overlap sums of Ising members (members as for ens_measure), for each pair
-     * k < n_pairs of members a = pairs[2k], b = pairs[2k + 1]:
-     *     q[k]  = sum_i s_i^a s_i^b,
-     *     ql[k] = sum_i sum_mu s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b  (mu = 0 .. ndim - 1),
-     * exact integers, so exactly the host's sums. Leaves the members' configurations as
-     * they are (latmc_ens_overlaps at every measurement of a tempering run). */
-    int (*ens_overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
-                        int n_pairs, int64_t *q, int64_t *ql);
 
     /* Appended. Optional (NULL, or at most the part's halo: the part's halo): the planes
      * beyond each end of a part's slab (lib/part.c) that the backend reads in a sweep
@@ -156,7 +138,8 @@ struct latmc_backend_ops {
      * (lib/ens_temper.c; struct latmc_ens_temper says what). The sweeps and their rounds
      * run as the batch's plan (run_steps with LATMC_STEP_EXCHANGE calls,
      * LATMC_STEP_CAP_BATCH_EXCHANGE, which decides the members the core offers). Members as
-     * for ens_measure, at one sweep count, with a ladder of job.ladder_key (beta, or phi^4's
+     * a batch of run_steps has them (lib/box.h), each with a configuration, at one sweep
+     * count, with a ladder of job.ladder_key (beta, or phi^4's
      * mu2; a backend declines the load of one it does not move); every decision, move and
      * statistic exactly the host round's. A failed list may take the state with it (a fetch
      * then fails): the core goes on from its own copy of the load (lib/ens_temper.c). */
@@ -232,7 +215,8 @@ struct latmc_backend_ops {
     /* Appended (module ABI 12). Optional (NULL: the members refuse the chain): the
      * ensemble chain of member lanes (ensemble decisions = 2, doc/ensembles.md "Member
      * lanes", lib/ens_lanes.c) on the members' device, its words kept there between
-     * calls; struct latmc_ens_lanes_job says what. Members as for ens_measure. A backend
+     * calls; struct latmc_ens_lanes_job says what. Members as a batch of run_steps has them
+     * (lib/box.h), each with a configuration. A backend
      * op and not the batch plan's steps: the chain is the ensemble's, not a step of its
      * members, and its state (the group words) outlives the calls, where the core loads,
      * fetches and measures it. */

@@ -68,6 +68,28 @@ enum latmc_step_part {
  * device_map set on every call of such a list): parallel tempering on the device, its
  * state loaded aside first (ops.ens_temper, lib/backend.h). */
 #define LATMC_STEP_CAP_BATCH_EXCHANGE 32u
+/* Appended. ... and LATMC_STEP_MEASURE calls of a batch of such members (the members'
+ * sums in one launch). Declared apart from LATMC_STEP_CAP_BATCH: a backend may measure
+ * members together whose steps it runs one by one. */
+#define LATMC_STEP_CAP_BATCH_MEASURE 64u
+/* Appended. ... and LATMC_STEP_OVERLAPS calls (the overlaps of pairs of members). */
+#define LATMC_STEP_CAP_BATCH_OVERLAPS 128u
+
+/*
+ * What a batch's read (LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS: lib/step.h) writes, the
+ * caller's arrays. MEASURE: member m's sums at sums + m * model->sums_size, each exactly
+ * what ops.measure gives. OVERLAPS: for each pair k < n_pairs of members a = pairs[2k],
+ * b = pairs[2k + 1] of Ising members,
+ *     q[k]  = sum_i s_i^a s_i^b,
+ *     ql[k] = sum_i sum_mu s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b  (mu = 0 .. ndim - 1),
+ * exact integers, so exactly the host's sums (lib/ens_overlap.c).
+ */
+struct latmc_step_reads {
+    void *sums;
+    const int32_t *pairs;
+    int n_pairs;
+    int64_t *q, *ql;
+};
 
 /*
  * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the
@@ -92,7 +114,9 @@ struct latmc_step_call {
      * for the same batch, and adds member m's updates to accepted[m] and attempted[m]
      * (arrays of n_members) once the list succeeded (nothing where it fails). It may answer LATMC_EUNSUPPORTED with nothing done, where the
      * members cannot run together (the core then sweeps them one by one), only on the
-     * first list of a latmc_plan_sweep_batch call. n_members 0: one sim, as above. */
+     * first list of a latmc_plan_sweep_batch call. n_members 0: one sim, as above. What
+     * a backend keeps for a batch between calls it frees when members[0] is destroyed
+     * (an ensemble destroys its members in order). */
     struct latmc_sim *const *members;
     int n_members;
     /* Appended. The sweeps of a LATMC_STEP_SWEEPS call (0 otherwise). */
@@ -104,6 +128,11 @@ struct latmc_step_call {
      * sweep count after the sweeps before it (the round trips' clock). */
     int device_map;
     uint64_t round, round_sweeps;
+    /* Appended. A batch's read (step.kind LATMC_STEP_MEASURE or LATMC_STEP_OVERLAPS): where
+     * it writes; NULL for every other kind. Such a call is a list alone, counts nothing
+     * (accepted and attempted may be NULL) and may be answered LATMC_EUNSUPPORTED with
+     * nothing done (the core then reads the members one by one). */
+    const struct latmc_step_reads *reads;
 };
 
 #endif

@@ -93,14 +93,8 @@ static void ens_free(latmc_ens *e)
 {
     if (!e)
         return;
-    /* a backend's state kept for the members as a batch (ops.ens_measure with sums NULL,
-     * lib/backend.h) goes before the members do */
-    if (e->members && e->members[0]) {
-        const struct latmc_backend_ops *ops = e->members[0]->ops;
-        if (ops != &latmc_cpu_backend_ops &&
-            LATMC_BACKEND_OP(ops, ens_measure))
-            (void)ops->ens_measure(e->members, e->n_members, NULL);
-    }
+    /* a backend frees what it keeps for the members as a batch with their first member
+     * (lib/module_abi.h, ABI 20): destroyed first */
     if (e->members)
         for (int m = 0; m < e->n_members; m++)
             latmc_sim_destroy(&e->members[m]);

@@ -227,7 +227,7 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
      * lib/cluster_embed_sweep.c) sweeps one by one; one whose backend does
      * (lib/cluster_steps.c: CUDA Swendsen-Wang and Wolff) batches where its capabilities
      * say so, though the ensemble's other operations are not its but the measurement
-     * (ens_batch_ops, ens_measure_ops) */
+     * (ens_batch_ops, ens_measure_batched) */
     const latmc_sim *lead = e->members[0];
     if (lead->ops == &latmc_cpu_backend_ops ||
         (latmc_cluster_algorithm(lead->desc.algorithm) && !latmc_cluster_as_steps(lead)) ||
@@ -318,16 +318,38 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 }
 
 /*
- * Members on a backend with a batched measurement (ops.ens_measure: CUDA Ising, one launch
- * for all members' sums; cluster members as steps too, ens_measure_ops): where any member's
- * sums are stale, measure all at once and store each member's sums as latmc_sim_observable
- * would (sums_valid), so that the observables then need no device work.
- * LATMC_EUNSUPPORTED, nothing done: measure one by one.
+ * The members' sums in one call of their backend (LATMC_STEP_MEASURE, lib/plan.c; only
+ * where ens_measure_batched) into `sums` (M x model->sums_size): LATMC_EUNSUPPORTED with
+ * nothing done and no error left where it does not measure them together (the caller
+ * measures one by one); else the call's status, with `what` and the backend's message
+ * where it failed.
+ */
+static int measure_members(latmc_ens *e, void *sums, const char *what)
+{
+    const struct latmc_step_reads reads = { .sums = sums };
+    struct latmc_error_mark mark;
+    latmc_error_mark(&mark);
+    const int st = latmc_plan_batch_read(e->members, e->n_members, LATMC_STEP_MEASURE, &reads);
+    if (st == LATMC_EUNSUPPORTED) /* a decline is no failure of the caller's */
+        latmc_error_restore(&mark);
+    if (st < 0 && st != LATMC_EUNSUPPORTED) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return ENS_FAIL(e, st, "%s: batched measurement of the members: %s", what, why);
+    }
+    return st;
+}
+
+/*
+ * Members on a backend with a batched measurement (CUDA: one launch for all members'
+ * sums; cluster members as steps too, ens_measure_batched): where any member's sums are
+ * stale, measure all at once and store each member's sums as latmc_sim_observable would
+ * (sums_valid), so that the observables then need no device work. LATMC_EUNSUPPORTED,
+ * nothing done: measure one by one.
  */
 static int batched_measure(latmc_ens *e)
 {
-    const struct latmc_backend_ops *ops = ens_measure_ops(e);
-    if (!ops || !LATMC_BACKEND_OP(ops, ens_measure))
+    if (!ens_measure_batched(e))
         return LATMC_EUNSUPPORTED;
     const int M = e->n_members;
     bool all_valid = true;
@@ -344,12 +366,7 @@ static int batched_measure(latmc_ens *e)
     if (!sums)
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_observables: cannot allocate the sums of "
                         "%d members", M);
-    /* a decline (the members measured one by one) is no failure of the caller's */
-    struct latmc_error_mark mark;
-    latmc_error_mark(&mark);
-    const int st = ops->ens_measure(e->members, M, sums);
-    if (st == LATMC_EUNSUPPORTED)
-        latmc_error_restore(&mark);
+    const int st = measure_members(e, sums, "latmc_ens_observables");
     if (st == LATMC_OK)
         for (int m = 0; m < M; m++) {
             memcpy(e->members[m]->sums, sums + (size_t)m * size, size);
@@ -357,12 +374,6 @@ static int batched_measure(latmc_ens *e)
             e->members[m]->modes_valid = false;
         }
     free(sums);
-    if (st < 0 && st != LATMC_EUNSUPPORTED) {
-        char why[LATMC_ERRMSG_SIZE];
-        snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return ENS_FAIL(e, st, "latmc_ens_observables: batched measurement of the members: %s",
-                        why);
-    }
     return st;
 }
 
@@ -398,7 +409,6 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
  */
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
 {
-    const struct latmc_backend_ops *ops = ens_measure_ops(e);
     const int M = e->n_members;
     if (e->lanes_words) { /* from the member lanes' words where the members lag them */
         const int st = latmc_ens_lanes_round_values(e, key, values);
@@ -408,17 +418,12 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
     /* measured on the members: as latmc_sim_sweep leaves them (the words' values touch no
      * member sim, so a round of the member lanes settles nothing: 4096 sims a round) */
     latmc_ens_exec_settle(e);
-    if (ops && e->all_config && LATMC_BACKEND_OP(ops, ens_measure) &&
-        !latmc_part_many(e->members[0])) {
+    if (e->all_config && !latmc_part_many(e->members[0]) && ens_measure_batched(e)) {
         const struct latmc_model_def *model = e->members[0]->model;
         if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))
             return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the sums of %d "
                             "members", M);
-        struct latmc_error_mark mark;
-        latmc_error_mark(&mark);
-        int st = ops->ens_measure(e->members, M, e->batch_sums);
-        if (st == LATMC_EUNSUPPORTED) /* measured on the members below: not a failure */
-            latmc_error_restore(&mark);
+        int st = measure_members(e, e->batch_sums, "exchange round");
         if (st == LATMC_OK) {
             const unsigned char *sums = e->batch_sums;
             for (int m = 0; m < M && st == LATMC_OK; m++)
@@ -428,12 +433,8 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
                 return ENS_FAIL(e, st, "exchange round: an observable: %s", latmc_thread_error());
             return LATMC_OK;
         }
-        if (st != LATMC_EUNSUPPORTED) {
-            char why[LATMC_ERRMSG_SIZE];
-            snprintf(why, sizeof why, "%s", latmc_thread_error());
-            return ENS_FAIL(e, st, "exchange round: batched measurement of the members: %s",
-                            why);
-        }
+        if (st != LATMC_EUNSUPPORTED) /* measured on the members below: not a failure */
+            return st;
     }
     return latmc_ens_exec_observable(e, key, values);
 }

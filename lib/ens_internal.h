@@ -130,25 +130,27 @@ static inline int ens_slot_index(const latmc_ens *e, int s, int t, int r)
  * labels clusters as steps of its own (CUDA Swendsen-Wang, Wolff: those operations are the
  * local updates'), which run them one by one, as sims. (Their sweeps are batched where the
  * backend's capabilities offer it: lib/ens_exec.c, batched_sweeps; their measurement where
- * ens_measure takes them: ens_measure_ops.) */
+ * the backend measures them together: ens_measure_batched.) */
 static inline const struct latmc_backend_ops *ens_batch_ops(const latmc_ens *e)
 {
     const latmc_sim *m0 = e->members[0];
     return m0->ops == &latmc_cpu_backend_ops || latmc_cluster_as_steps(m0) ? NULL : m0->ops;
 }
 
-/* The backend whose ens_measure may take these members (LATMC_EUNSUPPORTED: one by one),
- * or NULL: the CPU's. Cluster members as steps only where the backend batches their steps
- * (LATMC_STEP_CAP_BATCH: CUDA Swendsen-Wang and Wolff members measured in one launch), so
- * that members it runs one by one are not offered at every round. */
-static inline const struct latmc_backend_ops *ens_measure_ops(const latmc_ens *e)
+/* Whether the members' backend reads them as a batch (their sums in one run_steps call,
+ * LATMC_STEP_MEASURE, lib/plan.c latmc_plan_batch_read; it may still refuse, and the
+ * core measures them one by one): not the CPU's, whose host threads run the members;
+ * cluster members as steps only where the backend batches their steps (LATMC_STEP_CAP_BATCH:
+ * CUDA Swendsen-Wang and Wolff members measured in one launch), so that members it runs one
+ * by one are not offered at every round. */
+static inline bool ens_measure_batched(const latmc_ens *e)
 {
-    const latmc_sim *m0 = e->members[0];
+    latmc_sim *m0 = e->members[0];
     if (m0->ops == &latmc_cpu_backend_ops)
-        return NULL;
-    return !latmc_cluster_as_steps(m0) || (latmc_plan_step_caps(m0) & LATMC_STEP_CAP_BATCH)
-               ? m0->ops
-               : NULL;
+        return false;
+    const unsigned caps = latmc_plan_step_caps(m0);
+    return (caps & LATMC_STEP_CAP_BATCH_MEASURE) &&
+           (!latmc_cluster_as_steps(m0) || (caps & LATMC_STEP_CAP_BATCH));
 }
 
 /* Allocate an ensemble with every array but no member (members[] all NULL); validates

@@ -3,8 +3,9 @@
  * temperature), and the Binder ratio of the overlap averaged over samples with its
  * jackknife over samples.
  *
- * Ising members on a backend with ops.ens_overlaps (CUDA) get the overlaps' integer sums
- * of every (sample, temperature) from one device call, without copying any configuration
+ * Ising members on a backend that reads pairs' overlaps as a batch (CUDA: a run_steps call
+ * of kind LATMC_STEP_OVERLAPS, lib/box.h) get the overlaps' integer sums of every (sample,
+ * temperature) from one device call, without copying any configuration
  * to the host; everything else (and every member when LATMC_ENS_OVERLAPS_HOST=1 is in the
  * environment: the tests' reference) reads the members' spins and sums on the host. The
  * sums are exact integers and both paths make the values from them by the same
@@ -123,17 +124,15 @@ static double value_of(const struct overlap_values *v, int key)
 }
 
 /*
- * Ising members on a backend with ops.ens_overlaps: the values of every (sample,
- * temperature), the replicas 0 and 1 at that temperature (after swaps), from one call.
- * LATMC_EUNSUPPORTED with nothing written: take the host path (no such op, the backend
- * declines these members, LATMC_ENS_OVERLAPS_HOST=1).
+ * Ising members on a backend that reads overlaps as a batch (LATMC_STEP_OVERLAPS): the
+ * values of every (sample, temperature), the replicas 0 and 1 at that temperature (after
+ * swaps), from one call. LATMC_EUNSUPPORTED with nothing written: take the host path (no
+ * such capability, the backend declines these members, LATMC_ENS_OVERLAPS_HOST=1).
  */
 static int device_overlaps(latmc_ens *e, int key, double *values)
 {
-    const struct latmc_backend_ops *ops = ens_batch_ops(e);
-    if (e->desc.model != LATMC_MODEL_ISING || !ops ||
-        key == LATMC_ENS_QKMIN2 || /* not among the device's sums: the host's */
-        !LATMC_BACKEND_OP(ops, ens_overlaps))
+    if (e->desc.model != LATMC_MODEL_ISING || !ens_batch_ops(e) ||
+        key == LATMC_ENS_QKMIN2) /* not among the device's sums: the host's */
         return LATMC_EUNSUPPORTED;
     const char *env = getenv("LATMC_ENS_OVERLAPS_HOST");
     if (env && strcmp(env, "1") == 0)
@@ -157,7 +156,9 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
         }
     struct latmc_error_mark mark;
     latmc_error_mark(&mark);
-    int st = ops->ens_overlaps(e->members, e->n_members, pairs, np, sums, sums + np);
+    const struct latmc_step_reads reads = { .pairs = pairs, .n_pairs = np, .q = sums,
+                                            .ql = sums + np };
+    int st = latmc_plan_batch_read(e->members, e->n_members, LATMC_STEP_OVERLAPS, &reads);
     if (st == LATMC_EUNSUPPORTED) /* the host computes them: no failure of the caller's */
         latmc_error_restore(&mark);
     if (st == LATMC_OK)

@@ -49,7 +49,15 @@ enum latmc_step_kind {
      * site changes; the members' energies after the sweeps before it decide the pairs of
      * round struct latmc_step_call::round, and accepted pairs exchange temperatures in the
      * backend's map. Its names are 0 (the round's draws name themselves). */
-    LATMC_STEP_EXCHANGE = 8
+    LATMC_STEP_EXCHANGE = 8,
+    /* Reads of a batch's members (lib/box.h, struct latmc_step_reads), each a list of its
+     * own (one call): no site changes, no draws, no counts; the members may be at
+     * different sweep counts. Their names are 0.
+     * MEASURE: every member's sums (LATMC_STEP_CAP_BATCH_MEASURE);
+     * OVERLAPS: the two-replica overlap sums of pairs of Ising members
+     *   (LATMC_STEP_CAP_BATCH_OVERLAPS). */
+    LATMC_STEP_MEASURE = 9,
+    LATMC_STEP_OVERLAPS = 10
 };
 
 struct latmc_step {
@@ -104,11 +112,17 @@ static inline struct latmc_step latmc_step_own(int index)
     return s;
 }
 
-/* An exchange round (LATMC_STEP_EXCHANGE). */
+/* A step without names of its own: an exchange round (LATMC_STEP_EXCHANGE), a batch's
+ * reads (LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS). */
+static inline struct latmc_step latmc_step_unnamed(int kind)
+{
+    struct latmc_step s = latmc_step_name(0, kind, 0, 0, 0, 0, 0);
+    return s;
+}
+
 static inline struct latmc_step latmc_step_exchange(void)
 {
-    struct latmc_step s = latmc_step_name(0, LATMC_STEP_EXCHANGE, 0, 0, 0, 0, 0);
-    return s;
+    return latmc_step_unnamed(LATMC_STEP_EXCHANGE);
 }
 
 #endif

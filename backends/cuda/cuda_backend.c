@@ -130,6 +130,7 @@ static void cuda_destroy(latmc_sim *sim)
     if (!cs)
         return;
     (void)cudaSetDevice(cs->device);
+    cuda_ens_release_led(sim); /* the batches it leads (ensembles/ens_batch_steps.c) */
     release(cs);
     sim->backend = NULL;
 }
@@ -382,11 +383,9 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure_planes = cuda_measure_planes, /* a part's planes */
     .get_planes = cuda_get_planes,
     .set_planes = cuda_set_planes,
-    .ens_measure = cuda_ens_measure,
     .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
-    .ens_overlaps = cuda_ens_overlaps, /* ensembles/ens_batch_steps.c */
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */
     .part_halo_depth = cuda_part_halo_depth,
     .ens_temper = cuda_ens_temper, /* ensembles/ens_tempering.c */

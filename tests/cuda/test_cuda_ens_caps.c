@@ -13,8 +13,10 @@
  * LATMC_ENS_SW_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
  * nor to a
  * shape the batch never takes (Heisenberg of two replicas, or the sums' reduction past a
- * block's shared memory: such members run and are measured one by one). Exit 77
- * without a usable CUDA module and GPU.
+ * block's shared memory: such members run and are measured one by one). The batch's reads
+ * (LATMC_STEP_CAP_BATCH_MEASURE, _OVERLAPS) are offered for every model's members, whatever
+ * their steps take (the sums of members that sweep one by one are still one launch), the
+ * overlaps for Ising alone. Exit 77 without a usable CUDA module and GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +73,33 @@ static unsigned batch_caps(latmc_sim_desc d, const char *env, const char *value,
     unsetenv(env);
     return caps & (LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
                    LATMC_STEP_CAP_BATCH_EXCHANGE);
+}
+
+/* The reads' capabilities of a sim made now. */
+static unsigned read_caps(latmc_sim_desc d)
+{
+    latmc_sim *sim = NULL;
+    if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
+        fail_msg("model %d, L %d: %s", d.model, d.extent[0], latmc_last_error());
+    const unsigned caps = latmc_plan_step_caps(sim);
+    latmc_sim_destroy(&sim);
+    return caps & (LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_OVERLAPS);
+}
+
+static void test_read_caps(void **state)
+{
+    (void)state;
+    const unsigned both = LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_OVERLAPS;
+    assert_int_equal(read_caps(desc_of(LATMC_MODEL_ISING, 16, LATMC_ALGO_METROPOLIS)), both);
+    /* 512^2: past the sizes whose steps run as one batch; measured together all the same */
+    assert_int_equal(read_caps(desc_of(LATMC_MODEL_ISING, 512, LATMC_ALGO_HEATBATH)), both);
+    const int others[3] = { LATMC_MODEL_POTTS, LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
+    const int algos[3] = { LATMC_ALGO_HEATBATH, LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(read_caps(desc_of(others[k], 16, algos[k])),
+                         LATMC_STEP_CAP_BATCH_MEASURE);
+    assert_int_equal(read_caps(desc_of(LATMC_MODEL_ISING, 64, LATMC_ALGO_SWENDSEN_WANG)),
+                     LATMC_STEP_CAP_BATCH_MEASURE);
 }
 
 static void test_potts_caps(void **state)
@@ -243,6 +272,7 @@ int main(int argc, char **argv)
     if (latmc_ctx_create(&ctx) != LATMC_OK)
         return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_caps),
         cmocka_unit_test(test_potts_caps),
         cmocka_unit_test(test_sw_caps),
         cmocka_unit_test(test_phi4_caps),

@@ -9,7 +9,7 @@
  * every call (one pass, no device work) and uploaded only when it changed (a tempering
  * swap exchanged members' parameters), and the members' counters. Batches are found by
  * the ensemble's member array (one list for every model: an array holds one model's
- * members) and freed when the core releases it (ens_measure with sums NULL).
+ * members) and freed when their first member is destroyed (ens_batch_release_led).
  *
  * The members' LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH=0;
  * cuda_sim's ens_one_by_one, read when each was made) is asked of every member when the
@@ -39,10 +39,10 @@ static void batch_free(struct ens_batch *b)
     free(b);
 }
 
-void ens_batch_release(latmc_sim *const *members)
+void ens_batch_release_led(const latmc_sim *lead)
 {
-    struct ens_batch *b = (struct ens_batch *)ens_batch_take(&batches, members);
-    if (b) {
+    struct ens_batch *b;
+    while ((b = (struct ens_batch *)ens_batch_take_led(&batches, lead))) {
         cudaSetDevice(b->device);
         batch_free(b);
     }
@@ -72,6 +72,7 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
         return NULL;
     }
     b->link.key = members;
+    b->link.lead = members[0];
     b->ops = ops;
     b->n = n;
     b->device = cuda_sim_of(members[0])->device;

@@ -139,13 +139,14 @@ unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim);
 int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step_call *calls,
                         int n_calls, uint64_t *accepted, uint64_t *attempted);
 
-/* The ens_measure operation: the model's measurement of every member, LATMC_EUNSUPPORTED
- * with nothing done where they do not run as a batch (the core measures them one by one). */
+/* A batch's measurement (LATMC_STEP_MEASURE): the model's sums of every member,
+ * LATMC_EUNSUPPORTED with nothing done where they do not run as a batch (the core measures
+ * them one by one). */
 int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
                       void *sums);
 
-/* ens_release's part: the batch of this member array, if any, freed. */
-void ens_batch_release(latmc_sim *const *members);
+/* The batches made with `lead` as member 0, if any, freed (the sim is being destroyed). */
+void ens_batch_release_led(const latmc_sim *lead);
 
 /*
  * The batch of these members (made at their first call) with this call's table on the

@@ -2,7 +2,8 @@
  * The batches the module keeps for ensembles between calls (the members' device table,
  * sums, counters), found by the ensemble's member array, which is their key: a list under
  * a mutex. A call takes its batch out of the list and puts it back when done, so that two
- * threads never use one batch at once; the ensemble's destruction takes it out for good.
+ * threads never use one batch at once; the destruction of its first member (an ensemble
+ * destroys its members in order) takes it out for good.
  * A batch's struct starts with its struct ens_batch_link.
  */
 #ifndef LATMC_CUDA_ENS_BATCH_LIST_H
@@ -16,6 +17,7 @@
 struct ens_batch_link {
     struct ens_batch_link *next;
     latmc_sim *const *key; /* the ensemble's member array */
+    const latmc_sim *lead; /* its member 0 when the batch was made */
 };
 
 struct ens_batch_list {
@@ -25,13 +27,15 @@ struct ens_batch_list {
 
 #define ENS_BATCH_LIST_INIT { PTHREAD_MUTEX_INITIALIZER, NULL }
 
-/* Remove and return the batch of `key` (NULL when there is none). */
-static inline struct ens_batch_link *ens_batch_take(struct ens_batch_list *l,
-                                                    latmc_sim *const *key)
+/* Remove and return the first batch of `key` (key not NULL) or made with `lead` as member
+ * 0 (NULL when there is none). */
+static inline struct ens_batch_link *ens_batch_take_first(struct ens_batch_list *l,
+                                                          latmc_sim *const *key,
+                                                          const latmc_sim *lead)
 {
     pthread_mutex_lock(&l->lock);
     struct ens_batch_link **p = &l->head, *b = NULL;
-    while (*p && (*p)->key != key)
+    while (*p && (key ? (*p)->key != key : (*p)->lead != lead))
         p = &(*p)->next;
     if (*p) {
         b = *p;
@@ -40,6 +44,20 @@ static inline struct ens_batch_link *ens_batch_take(struct ens_batch_list *l,
     }
     pthread_mutex_unlock(&l->lock);
     return b;
+}
+
+/* The batch of `key`, removed (NULL when there is none). */
+static inline struct ens_batch_link *ens_batch_take(struct ens_batch_list *l,
+                                                    latmc_sim *const *key)
+{
+    return ens_batch_take_first(l, key, NULL);
+}
+
+/* A batch made with `lead` as member 0, removed (NULL when there is none). */
+static inline struct ens_batch_link *ens_batch_take_led(struct ens_batch_list *l,
+                                                        const latmc_sim *lead)
+{
+    return ens_batch_take_first(l, NULL, lead);
 }
 
 static inline void ens_batch_put(struct ens_batch_list *l, struct ens_batch_link *b)

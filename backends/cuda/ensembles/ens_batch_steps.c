@@ -5,9 +5,10 @@
  * run_steps one call per step for all of them, or whole sweeps in one call where the
  * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
  * rounds between them where it declares parallel tempering on the device
- * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map). This file routes
- * those calls, the capability question and the ensemble operations of lib/backend.h
- * (ens_measure, ens_release, ens_swap_params, ens_overlaps) to the model's batch (Ising,
+ * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map), and the batch's
+ * reads as calls alone (LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS: lib/box.h). This file
+ * routes those calls, the capability question, the release of a batch with its first
+ * member and ens_swap_params (lib/backend.h) to the model's batch (Ising,
  * Heisenberg, Potts, phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to
  * the cluster steps' batch (ens_sw_batch.c); the batches keep their members' device tables
  * between calls. The table also names each model's opt-out variable, read when a sim is
@@ -43,12 +44,12 @@ struct ens_batch_model {
     /* optional: the lists of a tempering sweep on the device (device_map) */
     int (*temper_steps)(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                         uint64_t *attempted);
-    /* ens_measure: every member's sums (n_members >= 1) */
+    /* LATMC_STEP_MEASURE: every member's sums (n_members >= 1) */
     int (*measure_all)(latmc_sim *const *members, int n_members, void *sums);
     /* optional: ens_swap_params where the model keeps more than the boxes' tables (NULL:
      * the boxes swap their tables) */
     int (*swap_params)(latmc_sim *a, latmc_sim *b);
-    /* optional: ens_overlaps on the device (NULL: none) */
+    /* optional: LATMC_STEP_OVERLAPS on the device (NULL: none) */
     int (*overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
                     int n_pairs, int64_t *q, int64_t *ql);
 };
@@ -74,19 +75,57 @@ static const struct ens_batch_model *batch_model(int model)
     return NULL;
 }
 
+/* The batch's reads: every member's sums (the model's batch, the cluster members' by
+ * ens_sw_batch.c) or pairs' overlaps; the members may be at different sweep counts. */
+static unsigned read_caps(const latmc_sim *sim)
+{
+    if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
+        return LATMC_STEP_CAP_BATCH_MEASURE;
+    const struct ens_batch_model *m = batch_model(sim->desc.model);
+    return !m ? 0u
+              : LATMC_STEP_CAP_BATCH_MEASURE | (m->overlaps ? LATMC_STEP_CAP_BATCH_OVERLAPS : 0u);
+}
+
 unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 {
     /* Swendsen-Wang and Wolff members (Ising, Potts): the cluster steps' batch
      * (ens_sw_batch.c) */
     if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
-        return cuda_ens_sw_caps(sim);
+        return cuda_ens_sw_caps(sim) | read_caps(sim);
     const struct ens_batch_model *m = batch_model(sim->desc.model);
-    return m ? m->caps(sim) : 0u;
+    return m ? m->caps(sim) | read_caps(sim) : 0u;
+}
+
+/* A LATMC_STEP_MEASURE or LATMC_STEP_OVERLAPS call (a list alone). */
+static int batch_read(const struct latmc_step_call *call)
+{
+    latmc_sim *const *members = call->members;
+    const int n = call->n_members;
+    const struct latmc_step_reads *r = call->reads;
+    const struct ens_batch_model *m = batch_model(members[0]->desc.model);
+    if (call->step.kind == LATMC_STEP_OVERLAPS) {
+        if (!m || !m->overlaps)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these "
+                                   "members");
+        return m->overlaps(members, n, r->pairs, r->n_pairs, r->q, r->ql);
+    }
+    if (cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm))
+        return cuda_ens_sw_measure_all(members, n, r->sums); /* ens_sw_batch.c */
+    if (!m)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
+    return m->measure_all(members, n, r->sums);
 }
 
 int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                        uint64_t *attempted)
 {
+    const int kind = calls[0].step.kind;
+    if (kind == LATMC_STEP_MEASURE || kind == LATMC_STEP_OVERLAPS) {
+        if (n_calls != 1 || !calls[0].reads)
+            return cuda_core->fail(LATMC_EINVAL, "CUDA: a batch's read is a list alone, with "
+                                   "where it writes");
+        return batch_read(&calls[0]);
+    }
     if (cuda_ens_sw_kind(calls[0].members[0]->desc.model, calls[0].members[0]->desc.algorithm))
         return cuda_ens_sw_run_steps(calls, n_calls, accepted, attempted);
     const struct ens_batch_model *m = batch_model(calls[0].members[0]->desc.model);
@@ -118,25 +157,12 @@ bool cuda_ens_batch_declined(int model, int algorithm)
     return declined;
 }
 
-/*
- * The ens_measure operation: every member's sums by its model's batch (the cluster
- * members' by ens_sw_batch.c); LATMC_EUNSUPPORTED otherwise (the core measures them one by
- * one). sums NULL: the ensemble goes, and what the module kept for its members goes too
- * (the driver's batches are one list, Swendsen-Wang's included; Ising's batch is its
- * leader's, freed with it).
- */
-int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
+/* What the module keeps for the batches led by `sim` (the driver's: Heisenberg, Potts,
+ * phi^4, Swendsen-Wang; Ising's is its leader's own, freed with it), freed: the sim is
+ * being destroyed. */
+void cuda_ens_release_led(const latmc_sim *sim)
 {
-    if (!sums) {
-        ens_batch_release(members);
-        return LATMC_OK;
-    }
-    if (n >= 1 && cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm))
-        return cuda_ens_sw_measure_all(members, n, sums); /* ens_sw_batch.c */
-    const struct ens_batch_model *m = n >= 1 ? batch_model(members[0]->desc.model) : NULL;
-    if (!m)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
-    return m->measure_all(members, n, sums);
+    ens_batch_release_led(sim);
 }
 
 /*
@@ -160,15 +186,4 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
     /* the one executor's boxes swap their tables (else the core falls back to
      * params_changed) */
     return cuda_exec_swap_tables(a, ca->exec, b, cb->exec);
-}
-
-/* The ens_overlaps operation: the pairs' overlap sums on the device where the members'
- * model has them (Ising), else LATMC_EUNSUPPORTED with a message. */
-int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, int n_pairs,
-                      int64_t *q, int64_t *ql)
-{
-    const struct ens_batch_model *m = n >= 1 ? batch_model(members[0]->desc.model) : NULL;
-    if (!m || !m->overlaps)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these members");
-    return m->overlaps(members, n, pairs, n_pairs, q, ql);
 }

@@ -1,6 +1,7 @@
 /*
  * Internal to the CUDA module: the batch layout (lib/box.h; ens_batch_steps.c) of the
- * module's run_steps, step_caps and ensemble operations (lib/backend.h), each routed to
+ * module's run_steps (the batch's steps and reads), step_caps and ensemble operations
+ * (lib/backend.h), each routed to
  * the members' model's batch through one table, Swendsen-Wang and Wolff members to the
  * cluster steps' batch (ens_sw_batch.c). The module's top (cuda_backend.c) names no model.
  */
@@ -17,12 +18,11 @@
 int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                        uint64_t *attempted);
 unsigned cuda_ens_batch_caps(const latmc_sim *sim);
-/* The ensemble operations: ens_measure (sums NULL: ens_release, the members' batch freed),
- * ens_swap_params and ens_overlaps. */
-int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
+/* The ensemble operation ens_swap_params. */
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
-int cuda_ens_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
-                      int n_pairs, int64_t *q, int64_t *ql);
+/* What the module keeps for the batches whose member 0 is `sim`, freed (it is being
+ * destroyed). */
+void cuda_ens_release_led(const latmc_sim *sim);
 /* A sim of this model and algorithm, made now, declines the batch (its members run one by
  * one: cuda_sim's ens_one_by_one): its model's variable LATMC_ENS_<MODEL>_BATCH (the
  * table's, none for Ising) is "0", or for Swendsen-Wang and Wolff members (Ising, Potts),

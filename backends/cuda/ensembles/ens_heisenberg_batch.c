@@ -76,7 +76,7 @@ struct heisenberg_batch {
     int threads, jsmem;
     float *J;                   /* device: the distinct couplings, SoA each */
     const float **member_J;     /* host: member m's copy in J */
-    double *dev_sums;           /* 13 doubles a member (ens_measure) */
+    double *dev_sums;           /* 13 doubles a member (LATMC_STEP_MEASURE) */
     ens_heisenberg_chunks ch;         /* the reduction's, the leaf's */
     bool fused;                 /* the sweep kernel can leave the sums (its shared memory) */
     bool check;                 /* LATMC_ENS_HEIS_SUMS=check */

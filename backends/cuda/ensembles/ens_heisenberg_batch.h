@@ -106,7 +106,7 @@ cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *
 /* ens_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
  * whole sweeps only: LATMC_EUNSUPPORTED, nothing done, for anything else or members that
  * cannot run together; lists with exchange rounds go to ens_tempering.c), the batch
- * layout's capabilities for a sim and the members' sums (ens_measure): the columns of
+ * layout's capabilities for a sim and the members' sums (LATMC_STEP_MEASURE): the columns of
  * its row of ens_batch_steps.c's table. */
 int cuda_ens_heisenberg_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted);

@@ -1,13 +1,12 @@
 /*
- * Ising members of an ensemble as one batch (doc/ensembles.md "Execution"): the batch
- * layout's list of the plan's calls (cuda_ens_ising_run_steps, from
- * ens_batch_steps.c: one launch per colour step for all members, or for small members
- * every colour of up to 1024 sweeps a launch, the fused kernel, where the plan hands whole
- * sweeps), and the ensemble operations of lib/backend.h for Ising members (ens_batch_steps.c
- * routes them here through its table): ens_measure, every member's sums in one launch,
- * ens_overlaps, and ens_swap_params, a tempering swap without device copies. The other
- * models' batches are their files' (ens_heisenberg_batch.c, ens_potts_batch.c,
- * ens_phi4_batch.c, ens_sw_batch.c).
+ * Ising members of an ensemble as one batch (doc/ensembles.md "Execution"): the batch layout's
+ * list of the plan's calls (cuda_ens_ising_run_steps, from ens_batch_steps.c: one launch per
+ * colour step for all members, or for small members every colour of up to 1024 sweeps a launch,
+ * the fused kernel, where the plan hands whole sweeps), the batch's reads (LATMC_STEP_MEASURE,
+ * every member's sums in one launch; LATMC_STEP_OVERLAPS) and the ensemble operation
+ * ens_swap_params of lib/backend.h, a tempering swap without device copies, for Ising members
+ * (ens_batch_steps.c routes them here through its table). The other models' batches are their
+ * files' (ens_heisenberg_batch.c, ens_potts_batch.c, ens_phi4_batch.c, ens_sw_batch.c).
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded kernel
  * (ens_ising_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on
@@ -124,7 +123,7 @@ struct cuda_ens_batch {
     latmc_sim *const *hmembers; /* the member array the map was built for */
     bool dirty;
     struct cuda_ens_batch *next_live; /* every live batch (swaps look them up) */
-    /* The overlaps (cuda_ens_overlaps): the pairs, then the sums q, ql (grown only). */
+    /* The overlaps (LATMC_STEP_OVERLAPS): the pairs, then the sums q, ql (grown only). */
     void *ov_dev;
     size_t ov_cap;
     uint64_t uploads;                 /* table uploads so far (host -> device) */
@@ -661,7 +660,7 @@ static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, c
 }
 
 /*
- * ens_measure of members that run the byte layout's batched kernel
+ * The measurement of members that run the byte layout's batched kernel
  * (ens_ising_bytes_kernels.cu): their table as a batched sweep has it (batch_ready), the sums
  * after it, one launch (cuda_ens_ising_measure). LATMC_EUNSUPPORTED where the members run the
  * packed kernel but the packed measurement does not take their lattice (the core measures one
@@ -691,7 +690,7 @@ static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch
 }
 
 /*
- * The ens_overlaps operation (lib/backend.h) for Ising members (ens_batch_steps.c routes
+ * The overlaps (LATMC_STEP_OVERLAPS, lib/box.h) of Ising members (ens_batch_steps.c routes
  * them here; LATMC_EUNSUPPORTED, with a message, for members of no batch): the pairs'
  * overlap sums in one launch on the members' table as a batched sweep has it (packed
  * arrays or bytes, batch_ready: right after a sweep no pass over the members and no
@@ -753,11 +752,11 @@ int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pai
 }
 
 /*
- * The ens_measure operation for Ising members (ens_batch_steps.c routes them here, n >= 1):
- * the sums of every member in one launch from their packed arrays (packed first where only
- * their bytes held the configuration), the exchange rounds' energies without a measurement
- * per member. Members whose lattice the fused kernel takes and whose packed arrays exist;
- * the others from their bytes (measure_bytes).
+ * The measurement (LATMC_STEP_MEASURE) of Ising members (ens_batch_steps.c routes them
+ * here, n >= 1): the sums of every member in one launch from their packed arrays (packed
+ * first where only their bytes held the configuration), the exchange rounds' energies
+ * without a measurement per member. Members whose lattice the fused kernel takes and whose
+ * packed arrays exist; the others from their bytes (measure_bytes).
  */
 int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
 {

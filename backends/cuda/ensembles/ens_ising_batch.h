@@ -230,8 +230,9 @@ void cuda_ens_temper_free(struct cuda_ens_temper *t);
 /* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
  * steps and whole sweeps; LATMC_EUNSUPPORTED, nothing done, where the members cannot run
  * together or the fused kernel does not take their whole sweeps), the batch layout's
- * capabilities for a sim, and Ising's ens_measure (n_members >= 1), ens_swap_params and
- * ens_overlaps operations (lib/backend.h), each a column of ens_batch_steps.c's table. */
+ * capabilities for a sim, Ising's reads (LATMC_STEP_MEASURE, n_members >= 1;
+ * LATMC_STEP_OVERLAPS) and its ens_swap_params (lib/backend.h), each a column of
+ * ens_batch_steps.c's table. */
 int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                              uint64_t *accepted, uint64_t *attempted);
 unsigned cuda_ens_ising_caps(const latmc_sim *sim);

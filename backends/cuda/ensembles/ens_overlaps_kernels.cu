@@ -1,6 +1,6 @@
 /*
  * The two-replica overlaps of an ensemble's Ising members on the device (ens_ising_batch.h,
- * ops.ens_overlaps; doc/ensembles.md "Spin-glass observables"): for every pair of members
+ * LATMC_STEP_OVERLAPS; doc/ensembles.md "Spin-glass observables"): for every pair of members
  * (the two replicas of a sample at one temperature, after swaps) the integer sums
  *     q  = sum_i s_i^a s_i^b,
  *     ql = sum_i sum_mu c_i c_{i+mu},  c_i = s_i^a s_i^b,

@@ -102,7 +102,7 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
 /* ens_phi4_batch.c: a list of the plan's calls for phi^4 members (lib/box.h; chunk steps,
  * site-order colour steps and, for small site-order members, whole sweeps;
  * LATMC_EUNSUPPORTED, nothing done, for anything else or members that cannot run
- * together), the batch layout's capabilities for a sim, the members' sums (ens_measure:
+ * together), the batch layout's capabilities for a sim, the members' sums (LATMC_STEP_MEASURE:
  * struct latmc_phi4_sums each): the columns of its row of ens_batch_steps.c's table. */
 int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted);
@@ -116,7 +116,7 @@ int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *su
  * given back with cuda_ens_phi4_close. Launches of whole sweeps (up to the batch's hits a
  * launch, as cuda_ens_phi4_run_steps; each member's accepted hits added to its counter
  * dev_changed) and of the members' sum phi^2 into `sums` (the phi2 of each member's
- * struct latmc_phi4_sums, the very double a host round reads through ens_measure: by
+ * struct latmc_phi4_sums, the very double a host round reads through LATMC_STEP_MEASURE: by
  * default in one launch of its own, cuda_ens_phi4_phi2; LATMC_ENS_PHI4_ROUND_SUMS=measure
  * the two launches of the measurement; =check both, compared on the device), on that
  * stream, nothing waited for; after the list was waited for, cuda_ens_phi4_check_result

@@ -110,8 +110,9 @@ unsigned cuda_ens_sw_caps(const struct latmc_sim *sim);
 int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls,
                           uint64_t *accepted, uint64_t *attempted);
 
-/* The ens_measure of Swendsen-Wang and Wolff members (Ising, Potts) that the steps' batch
- * takes: every member's sums in one launch; LATMC_EUNSUPPORTED otherwise (one by one). */
+/* The measurement (LATMC_STEP_MEASURE) of Swendsen-Wang and Wolff members (Ising, Potts)
+ * that the steps' batch takes: every member's sums in one launch; LATMC_EUNSUPPORTED
+ * otherwise (one by one). */
 int cuda_ens_sw_measure_all(struct latmc_sim *const *members, int n, void *sums);
 
 #ifdef __cplusplus
