@@ -76,13 +76,6 @@ struct latmc_backend_ops {
     int (*get_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
     int (*set_planes)(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
 
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core applies
-     * the change to each with params_changed): members a and b of an ensemble have just
-     * exchanged their parameters and model data (sim->param, sim->model_data: each holds
-     * what the other held, exactly what update_data gives for its new parameters);
-     * exchange what the backend derived from them, leaving both as params_changed would.
-     * A tempering swap without copying tables to a device. */
-    int (*ens_swap_params)(latmc_sim *a, latmc_sim *b);
 
     /* Appended. Needed to sweep a sim (NULL: latmc_sim_sweep refuses with
      * LATMC_EUNSUPPORTED, except on k > 1 boxes, where the core calls run_step once per
@@ -95,8 +88,9 @@ struct latmc_backend_ops {
      * declares LATMC_STEP_CAP_BATCH, it also takes the calls of a batch (lib/box.h: an
      * ensemble's members as one layout, one launch per step over all of them; with
      * LATMC_STEP_CAP_BATCH_SWEEPS whole sweeps in one call), counted per member; with
-     * LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS the batch's reads (a call alone, lib/box.h's
-     * struct latmc_step_reads): every member's sums, pairs' overlaps. */
+     * LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS / _SWAP the batch's requests (a call alone,
+     * lib/box.h's struct latmc_batch_request): every member's sums, pairs' overlaps,
+     * tempering swaps' parameter moves. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
 

@@ -74,17 +74,20 @@ enum latmc_step_part {
 #define LATMC_STEP_CAP_BATCH_MEASURE 64u
 /* Appended. ... and LATMC_STEP_OVERLAPS calls (the overlaps of pairs of members). */
 #define LATMC_STEP_CAP_BATCH_OVERLAPS 128u
+/* Appended. ... and LATMC_STEP_SWAP_PARAMS calls (tempering swaps' parameter moves). */
+#define LATMC_STEP_CAP_BATCH_SWAP 256u
 
 /*
- * What a batch's read (LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS: lib/step.h) writes, the
- * caller's arrays. MEASURE: member m's sums at sums + m * model->sums_size, each exactly
- * what ops.measure gives. OVERLAPS: for each pair k < n_pairs of members a = pairs[2k],
- * b = pairs[2k + 1] of Ising members,
+ * What a batch's request (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS: lib/step.h) reads
+ * and writes, the caller's arrays. MEASURE: member m's sums at sums + m *
+ * model->sums_size, each exactly what ops.measure gives. OVERLAPS: for each pair k <
+ * n_pairs of members a = pairs[2k], b = pairs[2k + 1] of Ising members,
  *     q[k]  = sum_i s_i^a s_i^b,
  *     ql[k] = sum_i sum_mu s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b  (mu = 0 .. ndim - 1),
- * exact integers, so exactly the host's sums (lib/ens_overlap.c).
+ * exact integers, so exactly the host's sums (lib/ens_overlap.c). SWAP_PARAMS: the pairs
+ * (a, b) in the order the core swapped them (a member may be in several).
  */
-struct latmc_step_reads {
+struct latmc_batch_request {
     void *sums;
     const int32_t *pairs;
     int n_pairs;
@@ -128,11 +131,11 @@ struct latmc_step_call {
      * sweep count after the sweeps before it (the round trips' clock). */
     int device_map;
     uint64_t round, round_sweeps;
-    /* Appended. A batch's read (step.kind LATMC_STEP_MEASURE or LATMC_STEP_OVERLAPS): where
+    /* Appended. A batch's request (step.kind LATMC_STEP_MEASURE or LATMC_STEP_OVERLAPS): where
      * it writes; NULL for every other kind. Such a call is a list alone, counts nothing
      * (accepted and attempted may be NULL) and may be answered LATMC_EUNSUPPORTED with
      * nothing done (the core then reads the members one by one). */
-    const struct latmc_step_reads *reads;
+    const struct latmc_batch_request *request;
 };
 
 #endif

@@ -111,6 +111,7 @@ static void ens_free(latmc_ens *e)
     free(e->counts);
     free(e->pending);
     free(e->batch_sums);
+    latmc_ens_swaps_free(&e->swaps);
     latmc_ens_lanes_free(e);
     if (e->ctx)
         latmc_ctx_unref(e->ctx);

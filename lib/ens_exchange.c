@@ -21,6 +21,7 @@
  * the same draws, the same decision; a swap exchanges the two members' mu2.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -50,39 +51,108 @@ static void swap_bytes(void *x, void *y, size_t n)
     }
 }
 
+void latmc_ens_swaps_begin(struct latmc_ens_swaps *q, latmc_sim *const *members, int n_members,
+                           int key)
+{
+    q->members = members;
+    q->n_members = n_members;
+    q->key = key;
+    q->n = 0;
+    const latmc_sim *m0 = members[0];
+    q->batched = (m0->desc.model == LATMC_MODEL_ISING || m0->desc.model == LATMC_MODEL_HEISENBERG ||
+                  m0->desc.model == LATMC_MODEL_POTTS || m0->desc.model == LATMC_MODEL_PHI4) &&
+                 !latmc_cluster_as_steps(m0) &&
+                 (latmc_plan_step_caps(m0) & LATMC_STEP_CAP_BATCH_SWAP);
+    /* a round moves at most n_members / 2 pairs, a map's sync n_members: room for all, so
+     * that the call comes once; without the room the pairs take set_param */
+    if (q->batched && q->cap < n_members) {
+        int32_t *pairs = realloc(q->pairs, 2 * (size_t)n_members * sizeof *pairs);
+        if (pairs)
+            q->pairs = pairs;
+        double *values = realloc(q->values, 2 * (size_t)n_members * sizeof *values);
+        if (values)
+            q->values = values;
+        q->cap = pairs && values ? n_members : 0;
+    }
+}
+
+/* The pair's parameter and model data exchanged in place (an involution: twice undoes). */
+static void swap_in_place(latmc_sim *a, latmc_sim *b, int key, double value_a, double value_b)
+{
+    a->param[key] = value_a;
+    b->param[key] = value_b;
+    swap_bytes(a->model_data, b->model_data, a->model->data_size);
+}
+
 /*
  * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
  * Where each holds what the other is to get and all their other parameters agree, the
  * members' model data (Ising and Potts: the tables; Heisenberg: beta, h, nover; phi^4: the
- * coefficients, nhit, nloc; a function of the parameters alone) change places and a
- * backend with ens_swap_params moves what it derived from them (CUDA: device tables,
- * Ising thresholds):
- * exactly the state set_param would leave, without a table upload per member. Otherwise
- * (or where the backend declines) set_param on both, as always.
+ * coefficients, nhit, nloc; a function of the parameters alone) change places at once, and
+ * a backend that takes LATMC_STEP_SWAP_PARAMS moves what it derived from them (CUDA: device
+ * tables, Ising thresholds) for all such pairs at latmc_ens_swaps_end: exactly the state
+ * set_param would leave, without a table upload per member. Otherwise set_param on both,
+ * after the pairs waiting (their order kept).
  */
-void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
+void latmc_ens_swap_ladder_values(struct latmc_ens_swaps *q, int a, int b, double value_a,
                                   double value_b)
 {
-    const struct latmc_backend_ops *ops = a->ops;
-    bool fast = (a->desc.model == LATMC_MODEL_ISING || a->desc.model == LATMC_MODEL_HEISENBERG ||
-                 a->desc.model == LATMC_MODEL_POTTS || a->desc.model == LATMC_MODEL_PHI4) &&
-                b->ops == ops && !latmc_cluster_as_steps(a) &&
-                LATMC_BACKEND_OP(ops, ens_swap_params) && a->param[key] == value_b && b->param[key] == value_a;
+    latmc_sim *sa = q->members[a], *sb = q->members[b];
+    const int key = q->key;
+    bool fast = q->batched && sb->ops == sa->ops && sa->param[key] == value_b &&
+                sb->param[key] == value_a;
     for (int k = 0; fast && k <= LATMC_PARAM_MAX; k++)
-        fast = k == key || a->param[k] == b->param[k] ||
-               (a->param[k] != a->param[k] && b->param[k] != b->param[k]); /* NaN alike */
-    if (fast) {
-        a->param[key] = value_a;
-        b->param[key] = value_b;
-        swap_bytes(a->model_data, b->model_data, a->model->data_size);
-        if (ops->ens_swap_params(a, b) == LATMC_OK)
-            return;
-        a->param[key] = value_b; /* declined: undo, take the long way */
-        b->param[key] = value_a;
-        swap_bytes(a->model_data, b->model_data, a->model->data_size);
+        fast = k == key || sa->param[k] == sb->param[k] ||
+               (sa->param[k] != sa->param[k] && sb->param[k] != sb->param[k]); /* NaN alike */
+    if (fast && q->n == q->cap)
+        latmc_ens_swaps_end(q);
+    if (!fast || q->cap == 0) {
+        latmc_ens_swaps_end(q); /* the pairs before it first: a member may be in both */
+        latmc_sim_set_param(sa, key, value_a);
+        latmc_sim_set_param(sb, key, value_b);
+        return;
     }
-    latmc_sim_set_param(a, key, value_a);
-    latmc_sim_set_param(b, key, value_b);
+    swap_in_place(sa, sb, key, value_a, value_b);
+    q->pairs[2 * q->n] = a;
+    q->pairs[2 * q->n + 1] = b;
+    q->values[2 * q->n] = value_a;
+    q->values[2 * q->n + 1] = value_b;
+    q->n++;
+}
+
+void latmc_ens_swaps_end(struct latmc_ens_swaps *q)
+{
+    const int n = q->n;
+    q->n = 0;
+    if (n == 0)
+        return;
+    const struct latmc_batch_request request = { .pairs = q->pairs, .n_pairs = n };
+    struct latmc_error_mark mark;
+    latmc_error_mark(&mark);
+    const int st = latmc_plan_batch_request(q->members, q->n_members, LATMC_STEP_SWAP_PARAMS,
+                                            &request);
+    if (st == LATMC_OK)
+        return;
+    /* refused (nothing moved on the backend): undone in reverse, then the long way in
+     * order, as set_param leaves each member */
+    latmc_error_restore(&mark);
+    const int key = q->key;
+    for (int k = n - 1; k >= 0; k--)
+        swap_in_place(q->members[q->pairs[2 * k]], q->members[q->pairs[2 * k + 1]], key,
+                      q->values[2 * k + 1], q->values[2 * k]);
+    for (int k = 0; k < n; k++) {
+        latmc_sim_set_param(q->members[q->pairs[2 * k]], key, q->values[2 * k]);
+        latmc_sim_set_param(q->members[q->pairs[2 * k + 1]], key, q->values[2 * k + 1]);
+    }
+}
+
+void latmc_ens_swaps_free(struct latmc_ens_swaps *q)
+{
+    free(q->pairs);
+    free(q->values);
+    q->pairs = NULL;
+    q->values = NULL;
+    q->cap = q->n = 0;
 }
 
 double latmc_ens_ladder_scale(const latmc_ens *e)
@@ -109,6 +179,7 @@ int latmc_ens_exchange_round(latmc_ens *e)
     const double scale = latmc_ens_ladder_scale(e);
     const uint64_t round = e->rounds;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
+    latmc_ens_swaps_begin(&e->swaps, e->members, e->n_members, e->ladder_key);
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
             const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
@@ -127,12 +198,12 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 e->member_at[ib] = a;
                 e->temp_of[a] = t + 1;
                 e->temp_of[b] = t;
-                latmc_ens_swap_ladder_values(e->members[a], e->members[b], e->ladder_key,
-                                   e->beta[t + 1], e->beta[t]);
+                latmc_ens_swap_ladder_values(&e->swaps, a, b, e->beta[t + 1], e->beta[t]);
                 latmc_ens_lanes_params_changed(e, a);
                 latmc_ens_lanes_params_changed(e, b);
             }
         }
+    latmc_ens_swaps_end(&e->swaps);
     e->rounds++;
     for (int m = 0; m < e->n_members; m++)
         latmc_ens_track_trip(e, m, e->temp_of[m]);

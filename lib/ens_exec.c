@@ -326,10 +326,11 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
  */
 static int measure_members(latmc_ens *e, void *sums, const char *what)
 {
-    const struct latmc_step_reads reads = { .sums = sums };
+    const struct latmc_batch_request request = { .sums = sums };
     struct latmc_error_mark mark;
     latmc_error_mark(&mark);
-    const int st = latmc_plan_batch_read(e->members, e->n_members, LATMC_STEP_MEASURE, &reads);
+    const int st =
+        latmc_plan_batch_request(e->members, e->n_members, LATMC_STEP_MEASURE, &request);
     if (st == LATMC_EUNSUPPORTED) /* a decline is no failure of the caller's */
         latmc_error_restore(&mark);
     if (st < 0 && st != LATMC_EUNSUPPORTED) {

@@ -34,6 +34,25 @@ enum {
 /* At most this many members (indices stay ints, per-member arrays stay small). */
 #define LATMC_ENS_MAX_MEMBERS (1 << 24)
 
+/*
+ * The accepted swaps' parameter moves of an exchange round or a map's sync
+ * (lib/ens_exchange.c): latmc_ens_swaps_begin over the batch `members` and the ladder's
+ * parameter `key`; latmc_ens_swap_ladder_values for each accepted swap, member a taking
+ * value_a, b value_b (the members' parameters and model data move at once; where the
+ * backend moves what it derived from them, it does so for all the pairs in one call at
+ * latmc_ens_swaps_end, LATMC_STEP_SWAP_PARAMS, else each pair takes set_param);
+ * latmc_ens_swaps_end before anything reads the members. Its arrays are the caller's to
+ * keep (latmc_ens_swaps_free).
+ */
+struct latmc_ens_swaps {
+    latmc_sim *const *members;
+    int n_members, key;
+    bool batched;     /* the backend takes LATMC_STEP_SWAP_PARAMS for these members */
+    int n, cap;       /* pairs waiting for the call; room for cap */
+    int32_t *pairs;   /* their members a, b */
+    double *values;   /* their value_a, value_b */
+};
+
 struct latmc_ens {
     latmc_ctx *ctx;
     latmc_sim_desc desc;       /* the members' desc as validated (seeds: member 0's) */
@@ -98,6 +117,7 @@ struct latmc_ens {
     bool unsettled, attempted_known;
     uint64_t attempted_bound;
     void *batch_sums;          /* n_members model sums (a batched measurement) */
+    struct latmc_ens_swaps swaps; /* the accepted swaps' moves (lib/ens_exchange.c) */
     int *status;               /* n_members: per-member results of a parallel step */
     char errmsg[LATMC_ERRMSG_SIZE];
 };
@@ -138,7 +158,7 @@ static inline const struct latmc_backend_ops *ens_batch_ops(const latmc_ens *e)
 }
 
 /* Whether the members' backend reads them as a batch (their sums in one run_steps call,
- * LATMC_STEP_MEASURE, lib/plan.c latmc_plan_batch_read; it may still refuse, and the
+ * LATMC_STEP_MEASURE, lib/plan.c latmc_plan_batch_request; it may still refuse, and the
  * core measures them one by one): not the CPU's, whose host threads run the members;
  * cluster members as steps only where the backend batches their steps (LATMC_STEP_CAP_BATCH:
  * CUDA Swendsen-Wang and Wolff members measured in one launch), so that members it runs one
@@ -224,9 +244,13 @@ void latmc_ens_lanes_free(latmc_ens *e);
  * it from the tempering job (struct latmc_ens_temper's scale). */
 double latmc_ens_ladder_scale(const latmc_ens *e);
 
-/* An accepted swap's parameter move: a takes value_a of `key`, b value_b (lib/ens_exchange.c). */
-void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
+/* struct latmc_ens_swaps's functions (above). */
+void latmc_ens_swaps_begin(struct latmc_ens_swaps *q, latmc_sim *const *members, int n_members,
+                           int key);
+void latmc_ens_swap_ladder_values(struct latmc_ens_swaps *q, int a, int b, double value_a,
                                   double value_b);
+void latmc_ens_swaps_end(struct latmc_ens_swaps *q);
+void latmc_ens_swaps_free(struct latmc_ens_swaps *q);
 
 /*
  * Tempering on the device (lib/ens_temper.c). latmc_ens_temper_sweep: n sweeps with their

@@ -156,9 +156,10 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
         }
     struct latmc_error_mark mark;
     latmc_error_mark(&mark);
-    const struct latmc_step_reads reads = { .pairs = pairs, .n_pairs = np, .q = sums,
+    const struct latmc_batch_request request = { .pairs = pairs, .n_pairs = np, .q = sums,
                                             .ql = sums + np };
-    int st = latmc_plan_batch_read(e->members, e->n_members, LATMC_STEP_OVERLAPS, &reads);
+    int st = latmc_plan_batch_request(e->members, e->n_members, LATMC_STEP_OVERLAPS,
+                                      &request);
     if (st == LATMC_EUNSUPPORTED) /* the host computes them: no failure of the caller's */
         latmc_error_restore(&mark);
     if (st == LATMC_OK)

@@ -206,7 +206,8 @@ int latmc_ens_sync_map(latmc_ens *e)
                           "permutation (member %d)", m);
     /* each member to its temperature: the member that should hold the ladder's value t
      * (beta[t], or mu2) takes it from the one that holds it now (one swap each, the host
-     * round's own move) */
+     * round's own move; the backend's part of the moves in one call at the end) */
+    latmc_ens_swaps_begin(&e->swaps, e->members, M, e->ladder_key);
     for (int s = 0; s < e->layout.n_samples && st == LATMC_OK; s++)
         for (int r = 0; r < nR; r++)
             for (int t = 0; t < nT; t++) {
@@ -214,8 +215,7 @@ int latmc_ens_sync_map(latmc_ens *e)
                 const int x = at[i], y = e->member_at[i], tx = e->temp_of[x];
                 if (x == y)
                     continue;
-                latmc_ens_swap_ladder_values(e->members[x], e->members[y], e->ladder_key,
-                                             e->beta[t], e->beta[tx]);
+                latmc_ens_swap_ladder_values(&e->swaps, x, y, e->beta[t], e->beta[tx]);
                 latmc_ens_lanes_params_changed(e, x);
                 latmc_ens_lanes_params_changed(e, y);
                 e->member_at[i] = x;
@@ -223,6 +223,7 @@ int latmc_ens_sync_map(latmc_ens *e)
                 e->temp_of[x] = t;
                 e->temp_of[y] = tx;
             }
+    latmc_ens_swaps_end(&e->swaps);
     free(at);
     if (st == LATMC_OK)
         e->map_on_device = false;

@@ -381,21 +381,22 @@ int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t fi
     return sweep_steps(&q, n, 0u);
 }
 
-int latmc_plan_batch_read(latmc_sim *const *members, int n_members, int kind,
-                          const struct latmc_step_reads *reads)
+int latmc_plan_batch_request(latmc_sim *const *members, int n_members, int kind,
+                             const struct latmc_batch_request *request)
 {
     if (n_members < 1)
         return LATMC_EUNSUPPORTED;
     latmc_sim *lead = members[0];
-    const unsigned need = kind == LATMC_STEP_OVERLAPS ? LATMC_STEP_CAP_BATCH_OVERLAPS
-                                                      : LATMC_STEP_CAP_BATCH_MEASURE;
+    const unsigned need = kind == LATMC_STEP_OVERLAPS      ? LATMC_STEP_CAP_BATCH_OVERLAPS
+                          : kind == LATMC_STEP_SWAP_PARAMS ? LATMC_STEP_CAP_BATCH_SWAP
+                                                           : LATMC_STEP_CAP_BATCH_MEASURE;
     if (!has_run_steps(lead->ops) || !(latmc_plan_step_caps(lead) & need) || lead->halo ||
         lead->plan->n_boxes != 1)
         return LATMC_EUNSUPPORTED;
     const struct latmc_step_call call = {
         .sweep = lead->sweeps, .step = latmc_step_unnamed(kind), .part = LATMC_STEP_WHOLE,
         .boxes = lead->plan->boxes, .n_boxes = 1, .last = 1, .members = members,
-        .n_members = n_members, .reads = reads,
+        .n_members = n_members, .request = request,
     };
     return lead->ops->run_steps(lead, &call, 1, NULL, NULL);
 }

@@ -119,14 +119,15 @@ int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint
                                   uint64_t *rounds_run);
 
 /*
- * A batch's read in one run_steps call (lib/box.h, struct latmc_step_reads): kind
- * LATMC_STEP_MEASURE (every member's sums) or LATMC_STEP_OVERLAPS, where the backend
- * declares LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS for member 0; the members may be at
- * different sweep counts. LATMC_EUNSUPPORTED with nothing done where it does not or
- * refuses (the caller then reads the members one by one), else the backend's status.
+ * A batch's request in one run_steps call (lib/box.h, struct latmc_batch_request): kind
+ * LATMC_STEP_MEASURE (every member's sums), LATMC_STEP_OVERLAPS or LATMC_STEP_SWAP_PARAMS,
+ * where the backend declares LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS / _SWAP for member
+ * 0; the members may be at different sweep counts. LATMC_EUNSUPPORTED with nothing done
+ * where it does not or refuses (the caller then does it member by member), else the
+ * backend's status.
  */
-int latmc_plan_batch_read(latmc_sim *const *members, int n_members, int kind,
-                          const struct latmc_step_reads *reads);
+int latmc_plan_batch_request(latmc_sim *const *members, int n_members, int kind,
+                             const struct latmc_batch_request *request);
 
 /* Whether latmc_plan_sweep_batch (rounds NULL) or latmc_plan_sweep_batch_rounds of n
  * sweeps hands the backend one list of calls at most (a backend adds a list's counts only

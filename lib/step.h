@@ -50,14 +50,21 @@ enum latmc_step_kind {
      * round struct latmc_step_call::round, and accepted pairs exchange temperatures in the
      * backend's map. Its names are 0 (the round's draws name themselves). */
     LATMC_STEP_EXCHANGE = 8,
-    /* Reads of a batch's members (lib/box.h, struct latmc_step_reads), each a list of its
-     * own (one call): no site changes, no draws, no counts; the members may be at
-     * different sweep counts. Their names are 0.
+    /* Requests of a batch (lib/box.h, struct latmc_batch_request), each a list alone (one
+     * call): no site changes, no draws, no counts; the members may be at different sweep
+     * counts. Their names are 0.
      * MEASURE: every member's sums (LATMC_STEP_CAP_BATCH_MEASURE);
      * OVERLAPS: the two-replica overlap sums of pairs of Ising members
-     *   (LATMC_STEP_CAP_BATCH_OVERLAPS). */
+     *   (LATMC_STEP_CAP_BATCH_OVERLAPS);
+     * SWAP_PARAMS: the members of each pair have exchanged their parameters and model
+     *   data (accepted tempering swaps: each holds what the other held, exactly what
+     *   update_data gives for its new parameters); the backend exchanges what it derived
+     *   from them, pair after pair, leaving each member as params_changed would, without
+     *   copying tables to a device (LATMC_STEP_CAP_BATCH_SWAP). All pairs or none: a
+     *   refusal leaves every member as it was (the core then applies params_changed). */
     LATMC_STEP_MEASURE = 9,
-    LATMC_STEP_OVERLAPS = 10
+    LATMC_STEP_OVERLAPS = 10,
+    LATMC_STEP_SWAP_PARAMS = 11
 };
 
 struct latmc_step {
@@ -113,7 +120,7 @@ static inline struct latmc_step latmc_step_own(int index)
 }
 
 /* A step without names of its own: an exchange round (LATMC_STEP_EXCHANGE), a batch's
- * reads (LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS). */
+ * requests (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS). */
 static inline struct latmc_step latmc_step_unnamed(int kind)
 {
     struct latmc_step s = latmc_step_name(0, kind, 0, 0, 0, 0, 0);

@@ -383,7 +383,6 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure_planes = cuda_measure_planes, /* a part's planes */
     .get_planes = cuda_get_planes,
     .set_planes = cuda_set_planes,
-    .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */

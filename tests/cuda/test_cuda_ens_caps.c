@@ -13,7 +13,7 @@
  * LATMC_ENS_SW_BATCH=0 (read when the sim is made: a change afterwards changes nothing),
  * nor to a
  * shape the batch never takes (Heisenberg of two replicas, or the sums' reduction past a
- * block's shared memory: such members run and are measured one by one). The batch's reads
+ * block's shared memory: such members run and are measured one by one). The batch's requests
  * (LATMC_STEP_CAP_BATCH_MEASURE, _OVERLAPS) are offered for every model's members, whatever
  * their steps take (the sums of members that sweep one by one are still one launch), the
  * overlaps for Ising alone. Exit 77 without a usable CUDA module and GPU.

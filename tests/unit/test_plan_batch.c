@@ -12,8 +12,8 @@
  * multiple of the period, then the round as a LATMC_STEP_EXCHANGE call with its number and
  * that count, every call marked device_map, a sweep and its round never split between two
  * lists; nothing without LATMC_STEP_CAP_BATCH_EXCHANGE. latmc_plan_batch_one_list says
- * when a call is one list, as the plan then runs it. A batch's reads
- * (latmc_plan_batch_read): one call alone, only with their own capability.
+ * when a call is one list, as the plan then runs it. A batch's requests
+ * (latmc_plan_batch_request): one call alone, only with their own capability.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -362,33 +362,33 @@ static void one_list_as_the_plan_runs(void **state)
     check_sweeps_call(2, 22, 2);
 }
 
-/* A batch's reads (latmc_plan_batch_read): a call alone, offered only with its own
+/* A batch's requests (latmc_plan_batch_request): a call alone, offered only with its own
  * capability (the steps' capabilities offer none), carrying the batch, its kind, no names
  * and where it writes; a refusal comes back as it is, with nothing recorded. */
-static void batch_reads(void **state)
+static void batch_requests(void **state)
 {
     (void)state;
     int64_t q[1], ql[1];
     const int32_t pairs[2] = { 0, 2 };
     unsigned char sums[8];
-    const struct latmc_step_reads measure = { .sums = sums };
-    const struct latmc_step_reads overlaps = { .pairs = pairs, .n_pairs = 1, .q = q, .ql = ql };
+    const struct latmc_batch_request measure = { .sums = sums };
+    const struct latmc_batch_request overlaps = { .pairs = pairs, .n_pairs = 1, .q = q, .ql = ql };
     reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE, 0,
           0);
-    assert_int_equal(latmc_plan_batch_read(members, MEMBERS, LATMC_STEP_MEASURE, &measure),
+    assert_int_equal(latmc_plan_batch_request(members, MEMBERS, LATMC_STEP_MEASURE, &measure),
                      LATMC_EUNSUPPORTED);
-    assert_int_equal(latmc_plan_batch_read(members, MEMBERS, LATMC_STEP_OVERLAPS, &overlaps),
+    assert_int_equal(latmc_plan_batch_request(members, MEMBERS, LATMC_STEP_OVERLAPS, &overlaps),
                      LATMC_EUNSUPPORTED);
     assert_int_equal(rec.lists, 0);
     const int kinds[2] = { LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS };
     const unsigned caps[2] = { LATMC_STEP_CAP_BATCH_MEASURE, LATMC_STEP_CAP_BATCH_OVERLAPS };
-    const struct latmc_step_reads *reads[2] = { &measure, &overlaps };
+    const struct latmc_batch_request *req[2] = { &measure, &overlaps };
     for (int k = 0; k < 2; k++) {
         reset(caps[k], 0, 0);
-        assert_int_equal(latmc_plan_batch_read(members, MEMBERS, kinds[1 - k], reads[1 - k]),
+        assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[1 - k], req[1 - k]),
                          LATMC_EUNSUPPORTED);
         assert_int_equal(rec.lists, 0);
-        assert_int_equal(latmc_plan_batch_read(members, MEMBERS, kinds[k], reads[k]), LATMC_OK);
+        assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[k], req[k]), LATMC_OK);
         assert_int_equal(rec.lists, 1);
         assert_int_equal(rec.list_len[0], 1);
         assert_int_equal(rec.n, 1);
@@ -398,13 +398,13 @@ static void batch_reads(void **state)
         assert_int_equal(c->step.rng_sweep, 0);
         assert_int_equal(c->n_sweeps, 0);
         assert_int_equal(c->device_map, 0);
-        assert_ptr_equal(c->reads, reads[k]);
+        assert_ptr_equal(c->request, req[k]);
         /* refused: nothing done, the refusal returned */
         reset(caps[k], 0, 1);
-        assert_int_equal(latmc_plan_batch_read(members, MEMBERS, kinds[k], reads[k]),
+        assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[k], req[k]),
                          LATMC_EUNSUPPORTED);
         assert_int_equal(rec.n, 0);
-        assert_int_equal(latmc_plan_batch_read(members, 0, kinds[k], reads[k]),
+        assert_int_equal(latmc_plan_batch_request(members, 0, kinds[k], req[k]),
                          LATMC_EUNSUPPORTED);
     }
 }
@@ -419,7 +419,7 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(exchange_rounds_as_steps),
         cmocka_unit_test(one_list_as_the_plan_runs),
-        cmocka_unit_test(batch_reads),
+        cmocka_unit_test(batch_requests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

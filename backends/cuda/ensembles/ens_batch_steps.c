@@ -6,9 +6,9 @@
  * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map), and the batch's
- * reads as calls alone (LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS: lib/box.h). This file
- * routes those calls, the capability question, the release of a batch with its first
- * member and ens_swap_params (lib/backend.h) to the model's batch (Ising,
+ * requests as calls alone (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS: lib/box.h). This
+ * file routes those calls, the capability question and the release of a batch with its
+ * first member to the model's batch (Ising,
  * Heisenberg, Potts, phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to
  * the cluster steps' batch (ens_sw_batch.c); the batches keep their members' device tables
  * between calls. The table also names each model's opt-out variable, read when a sim is
@@ -46,8 +46,8 @@ struct ens_batch_model {
                         uint64_t *attempted);
     /* LATMC_STEP_MEASURE: every member's sums (n_members >= 1) */
     int (*measure_all)(latmc_sim *const *members, int n_members, void *sums);
-    /* optional: ens_swap_params where the model keeps more than the boxes' tables (NULL:
-     * the boxes swap their tables) */
+    /* optional: a tempering swap's move (LATMC_STEP_SWAP_PARAMS) where the model keeps more
+     * than the boxes' tables (NULL: the boxes swap their tables) */
     int (*swap_params)(latmc_sim *a, latmc_sim *b);
     /* optional: LATMC_STEP_OVERLAPS on the device (NULL: none) */
     int (*overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
@@ -75,15 +75,17 @@ static const struct ens_batch_model *batch_model(int model)
     return NULL;
 }
 
-/* The batch's reads: every member's sums (the model's batch, the cluster members' by
- * ens_sw_batch.c) or pairs' overlaps; the members may be at different sweep counts. */
-static unsigned read_caps(const latmc_sim *sim)
+/* The batch's requests: every member's sums (the model's batch, the cluster members' by
+ * ens_sw_batch.c), pairs' overlaps, tempering swaps' moves (not the cluster members': the
+ * core swaps those the long way); the members may be at different sweep counts. */
+static unsigned request_caps(const latmc_sim *sim)
 {
     if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
         return LATMC_STEP_CAP_BATCH_MEASURE;
     const struct ens_batch_model *m = batch_model(sim->desc.model);
     return !m ? 0u
-              : LATMC_STEP_CAP_BATCH_MEASURE | (m->overlaps ? LATMC_STEP_CAP_BATCH_OVERLAPS : 0u);
+              : LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_SWAP |
+                    (m->overlaps ? LATMC_STEP_CAP_BATCH_OVERLAPS : 0u);
 }
 
 unsigned cuda_ens_batch_caps(const latmc_sim *sim)
@@ -91,18 +93,57 @@ unsigned cuda_ens_batch_caps(const latmc_sim *sim)
     /* Swendsen-Wang and Wolff members (Ising, Potts): the cluster steps' batch
      * (ens_sw_batch.c) */
     if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
-        return cuda_ens_sw_caps(sim) | read_caps(sim);
+        return cuda_ens_sw_caps(sim) | request_caps(sim);
     const struct ens_batch_model *m = batch_model(sim->desc.model);
-    return m ? m->caps(sim) | read_caps(sim) : 0u;
+    return m ? m->caps(sim) | request_caps(sim) : 0u;
 }
 
-/* A LATMC_STEP_MEASURE or LATMC_STEP_OVERLAPS call (a list alone). */
-static int batch_read(const struct latmc_step_call *call)
+/*
+ * A LATMC_STEP_SWAP_PARAMS call: tempering swaps moved each pair's parameters and tables
+ * from a to b and from b to a (lib/ens_exchange.c), so their device tables change places
+ * too (two pointers, equal sizes, nothing in flight: every operation of the module returns
+ * drained) and the model's host-side forms (Ising: the packed thresholds) are rebuilt from
+ * the swapped tables -- what params_changed gives, without a copy and a synchronisation
+ * per member. Every pair is checked before any moves (all or nothing).
+ */
+static int swap_params(latmc_sim *const *members, const struct latmc_batch_request *r)
+{
+    const struct ens_batch_model *m = batch_model(members[0]->desc.model);
+    for (int k = 0; k < r->n_pairs; k++) {
+        const latmc_sim *a = members[r->pairs[2 * k]], *b = members[r->pairs[2 * k + 1]];
+        const struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+        /* a model's LATMC_ENS_<MODEL>_BATCH=0 (or LATMC_ENS_SW_BATCH=0) when either member
+         * was made (cuda_ens_batch_declined): those members the long way too (the tests'
+         * reference; members made at different times may differ) */
+        if (ca->ens_one_by_one || cb->ens_one_by_one || a->desc.model != m->model ||
+            b->desc.model != m->model || !cuda_exec_can_swap_tables(ca->exec, cb->exec))
+            return LATMC_EUNSUPPORTED;
+    }
+    for (int k = 0; k < r->n_pairs; k++) {
+        latmc_sim *a = members[r->pairs[2 * k]], *b = members[r->pairs[2 * k + 1]];
+        /* the model's own (Ising: its batches patched too), else the one executor's boxes
+         * swap their tables */
+        const int st = m->swap_params ? m->swap_params(a, b)
+                                      : cuda_exec_swap_tables(a, cuda_sim_of(a)->exec, b,
+                                                              cuda_sim_of(b)->exec);
+        if (st != LATMC_OK) /* checked above: never */
+            return cuda_core->fail(LATMC_EDEVICE, "CUDA: a tempering swap's tables could not "
+                                   "move after the check");
+    }
+    return LATMC_OK;
+}
+
+/* A LATMC_STEP_MEASURE, _OVERLAPS or _SWAP_PARAMS call (a list alone). */
+static int batch_request(const struct latmc_step_call *call)
 {
     latmc_sim *const *members = call->members;
     const int n = call->n_members;
-    const struct latmc_step_reads *r = call->reads;
+    const struct latmc_batch_request *r = call->request;
     const struct ens_batch_model *m = batch_model(members[0]->desc.model);
+    if (call->step.kind == LATMC_STEP_SWAP_PARAMS)
+        return m && !cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm)
+                   ? swap_params(members, r)
+                   : LATMC_EUNSUPPORTED;
     if (call->step.kind == LATMC_STEP_OVERLAPS) {
         if (!m || !m->overlaps)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these "
@@ -120,11 +161,12 @@ int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_
                        uint64_t *attempted)
 {
     const int kind = calls[0].step.kind;
-    if (kind == LATMC_STEP_MEASURE || kind == LATMC_STEP_OVERLAPS) {
-        if (n_calls != 1 || !calls[0].reads)
-            return cuda_core->fail(LATMC_EINVAL, "CUDA: a batch's read is a list alone, with "
+    if (kind == LATMC_STEP_MEASURE || kind == LATMC_STEP_OVERLAPS ||
+        kind == LATMC_STEP_SWAP_PARAMS) {
+        if (n_calls != 1 || !calls[0].request)
+            return cuda_core->fail(LATMC_EINVAL, "CUDA: a batch's request is a list alone, with "
                                    "where it writes");
-        return batch_read(&calls[0]);
+        return batch_request(&calls[0]);
     }
     if (cuda_ens_sw_kind(calls[0].members[0]->desc.model, calls[0].members[0]->desc.algorithm))
         return cuda_ens_sw_run_steps(calls, n_calls, accepted, attempted);
@@ -149,7 +191,7 @@ bool cuda_ens_batch_declined(int model, int algorithm)
     /* Swendsen-Wang and Wolff members' batch (Ising, Potts; ens_sw_batch.c): declined with
      * LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members sweep one by
      * one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their swaps
-     * (cuda_ens_swap_params). */
+     * (swap_params). */
     if (cuda_ens_sw_kind(model, algorithm)) {
         const char *sw = getenv("LATMC_ENS_SW_BATCH");
         declined = sw && strcmp(sw, "0") == 0;
@@ -163,27 +205,4 @@ bool cuda_ens_batch_declined(int model, int algorithm)
 void cuda_ens_release_led(const latmc_sim *sim)
 {
     ens_batch_release_led(sim);
-}
-
-/*
- * The ens_swap_params operation: a tempering swap moved a's parameters and tables to b and
- * b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
- * equal sizes, nothing in flight: every operation of the module returns drained) and the
- * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
- * tables -- what params_changed gives, without a copy and a synchronisation per member.
- */
-int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
-{
-    struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
-    /* a model's LATMC_ENS_<MODEL>_BATCH=0 (or LATMC_ENS_SW_BATCH=0) when either member was
-     * made (cuda_ens_batch_declined): those members the long way too (the tests'
-     * reference; members made at different times may differ, and either may be a) */
-    if (ca->ens_one_by_one || cb->ens_one_by_one)
-        return LATMC_EUNSUPPORTED;
-    const struct ens_batch_model *m = batch_model(a->desc.model);
-    if (m && m->swap_params)
-        return m->swap_params(a, b);
-    /* the one executor's boxes swap their tables (else the core falls back to
-     * params_changed) */
-    return cuda_exec_swap_tables(a, ca->exec, b, cb->exec);
 }

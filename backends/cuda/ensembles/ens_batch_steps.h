@@ -18,8 +18,6 @@
 int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                        uint64_t *attempted);
 unsigned cuda_ens_batch_caps(const latmc_sim *sim);
-/* The ensemble operation ens_swap_params. */
-int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
 /* What the module keeps for the batches whose member 0 is `sim`, freed (it is being
  * destroyed). */
 void cuda_ens_release_led(const latmc_sim *sim);

@@ -2,9 +2,9 @@
  * Ising members of an ensemble as one batch (doc/ensembles.md "Execution"): the batch layout's
  * list of the plan's calls (cuda_ens_ising_run_steps, from ens_batch_steps.c: one launch per
  * colour step for all members, or for small members every colour of up to 1024 sweeps a launch,
- * the fused kernel, where the plan hands whole sweeps), the batch's reads (LATMC_STEP_MEASURE,
- * every member's sums in one launch; LATMC_STEP_OVERLAPS) and the ensemble operation
- * ens_swap_params of lib/backend.h, a tempering swap without device copies, for Ising members
+ * the fused kernel, where the plan hands whole sweeps), the batch's requests
+ * (LATMC_STEP_MEASURE, every member's sums in one launch; LATMC_STEP_OVERLAPS; a pair's move
+ * of LATMC_STEP_SWAP_PARAMS, a tempering swap without device copies) for Ising members
  * (ens_batch_steps.c routes them here through its table). The other models' batches are their
  * files' (ens_heisenberg_batch.c, ens_potts_batch.c, ens_phi4_batch.c, ens_sw_batch.c).
  *
@@ -887,9 +887,10 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
     pthread_mutex_unlock(&live_lock);
 }
 
-/* The ens_swap_params operation for Ising members (ens_batch_steps.c routes them here,
- * neither made one by one): the boxes' tables swapped, and the packed thresholds of the
- * batches holding both members rebuilt from the swapped tables (patch_batches). */
+/* A tempering swap's move (a pair of LATMC_STEP_SWAP_PARAMS) for Ising members
+ * (ens_batch_steps.c routes them here, neither made one by one): the boxes' tables
+ * swapped, and the packed thresholds of the batches holding both members rebuilt from the
+ * swapped tables (patch_batches). */
 int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);

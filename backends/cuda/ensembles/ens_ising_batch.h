@@ -230,8 +230,8 @@ void cuda_ens_temper_free(struct cuda_ens_temper *t);
 /* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
  * steps and whole sweeps; LATMC_EUNSUPPORTED, nothing done, where the members cannot run
  * together or the fused kernel does not take their whole sweeps), the batch layout's
- * capabilities for a sim, Ising's reads (LATMC_STEP_MEASURE, n_members >= 1;
- * LATMC_STEP_OVERLAPS) and its ens_swap_params (lib/backend.h), each a column of
+ * capabilities for a sim, Ising's requests (LATMC_STEP_MEASURE, n_members >= 1;
+ * LATMC_STEP_OVERLAPS; a pair's LATMC_STEP_SWAP_PARAMS move), each a column of
  * ens_batch_steps.c's table. */
 int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                              uint64_t *accepted, uint64_t *attempted);

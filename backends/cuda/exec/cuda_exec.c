@@ -1687,11 +1687,16 @@ int cuda_exec_view_components(const struct cuda_exec *x)
     return x->leaf->view_components > 1 ? x->leaf->view_components : 1;
 }
 
+bool cuda_exec_can_swap_tables(const struct cuda_exec *a, const struct cuda_exec *b)
+{
+    return a->n == 1 && b->n == 1 && !a->part && !b->part &&
+           a->box[0].ex.device == b->box[0].ex.device && a->leaf == b->leaf;
+}
+
 int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
                           struct cuda_exec *b)
 {
-    if (a->n != 1 || b->n != 1 || a->part || b->part ||
-        a->box[0].ex.device != b->box[0].ex.device || a->leaf != b->leaf)
+    if (!cuda_exec_can_swap_tables(a, b))
         return LATMC_EUNSUPPORTED;
     void *t = a->box[0].tables;
     a->box[0].tables = b->box[0].tables;

@@ -126,10 +126,11 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
 /* Values per site in that view (the leaf's view_components, at least 1). */
 int cuda_exec_view_components(const struct cuda_exec *x);
 
-/* Tempering: members a and b exchanged their parameters and tables (ops.ens_swap_params):
- * their device tables change places, and the leaf's host-side forms of them are rebuilt
- * (params_changed). LATMC_EUNSUPPORTED (nothing done, no message) unless both are one box
- * on one device. */
+/* Tempering: members a and b exchanged their parameters and tables (a tempering swap,
+ * LATMC_STEP_SWAP_PARAMS): their device tables change places, and the leaf's host-side
+ * forms of them are rebuilt (params_changed). LATMC_EUNSUPPORTED (nothing done, no
+ * message) unless both are one box on one device (cuda_exec_can_swap_tables). */
+bool cuda_exec_can_swap_tables(const struct cuda_exec *a, const struct cuda_exec *b);
 int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
                           struct cuda_exec *b);
 
