@@ -90,7 +90,8 @@ struct latmc_backend_ops {
      * LATMC_STEP_CAP_BATCH_SWEEPS whole sweeps in one call), counted per member; with
      * LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS / _SWAP the batch's requests (a call alone,
      * lib/box.h's struct latmc_batch_request): every member's sums, pairs' overlaps,
-     * tempering swaps' parameter moves. */
+     * tempering swaps' parameter moves; with LATMC_STEP_CAP_BATCH_EXCHANGE the tempering
+     * state's load and fetch. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
 
@@ -125,19 +126,6 @@ struct latmc_backend_ops {
      * what those give. With sums NULL a question, nothing done: LATMC_OK where the
      * backend can for this sim, LATMC_EUNSUPPORTED (no message) where not. */
     int (*measure_modes)(latmc_sim *sim, void *sums, void *modes_partial);
-
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core sweeps the
-     * members as a batch of run_steps and runs the rounds itself, lib/ens_exchange.c):
-     * the state of parallel tempering on the device, loaded and fetched aside of the plan
-     * (lib/ens_temper.c; struct latmc_ens_temper says what). The sweeps and their rounds
-     * run as the batch's plan (run_steps with LATMC_STEP_EXCHANGE calls,
-     * LATMC_STEP_CAP_BATCH_EXCHANGE, which decides the members the core offers). Members as
-     * a batch of run_steps has them (lib/box.h), each with a configuration, at one sweep
-     * count, with a ladder of job.ladder_key (beta, or phi^4's
-     * mu2; a backend declines the load of one it does not move); every decision, move and
-     * statistic exactly the host round's. A failed list may take the state with it (a fetch
-     * then fails): the core goes on from its own copy of the load (lib/ens_temper.c). */
-    int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 
     /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend
      * only; lib/modes.c): the integer projections of the Fourier modes (lib/modes.h; Ising
@@ -343,16 +331,25 @@ enum {
 };
 
 /*
- * A job of ops.ens_temper. LATMC_ENS_TEMPER_LOAD: the host's state below (current) onto
- * the device, and the members readied for the batch's exchange rounds (lib/box.h,
- * LATMC_STEP_EXCHANGE: the plan's calls of a tempering sweep then carry device_map, and
- * the backend goes on from the state its last call left). LATMC_ENS_TEMPER_FETCH: the
- * device's state into the arrays below (the members' own parameters are the core's to
- * move, lib/ens_temper.c). The state: member_at, temp_of, rt_dir, rt_start (n_members
- * each), pair_accepted (n_T - 1), *rt_count, *rt_sum_sweeps as in lib/ens_internal.h.
- * Attempts are the core's to count (they do not depend on the chain): those of the rounds
- * of every list that succeeded, so a list that fails either leaves the state as the list
- * before it left it (refused before it ran) or drops it (a later fetch fails).
+ * The job of a LATMC_STEP_TEMPER_STATE request (lib/step.h; struct latmc_batch_request's
+ * temper), offered where the backend declares LATMC_STEP_CAP_BATCH_EXCHANGE: the state of
+ * parallel tempering on the device, loaded and fetched aside of the sweeps
+ * (lib/ens_temper.c), whose rounds run as the batch's plan (LATMC_STEP_EXCHANGE calls).
+ * Members as a batch of run_steps has them, each with a configuration, at one sweep count,
+ * with a ladder of ladder_key (beta, or phi^4's mu2; a backend declines, LATMC_EUNSUPPORTED
+ * with nothing done, the load of one it does not move: the core then runs the rounds
+ * itself, lib/ens_exchange.c); every decision, move and statistic exactly the host round's.
+ * LATMC_ENS_TEMPER_LOAD: the host's state below (current) onto the device, and the members
+ * readied for the batch's exchange rounds (lib/box.h, LATMC_STEP_EXCHANGE: the plan's calls
+ * of a tempering sweep then carry device_map, and the backend goes on from the state its
+ * last call left). LATMC_ENS_TEMPER_FETCH: the device's state into the arrays below (the
+ * members' own parameters are the core's to move, lib/ens_temper.c). The state: member_at,
+ * temp_of, rt_dir, rt_start (n_members each), pair_accepted (n_T - 1), *rt_count,
+ * *rt_sum_sweeps as in lib/ens_internal.h. Attempts are the core's to count (they do not
+ * depend on the chain): those of the rounds of every list that succeeded, so a list that
+ * fails either leaves the state as the list before it left it (refused before it ran) or
+ * drops it (a later fetch fails): the core goes on from its own copy of the load
+ * (lib/ens_temper.c).
  */
 enum { LATMC_ENS_TEMPER_LOAD = 0, LATMC_ENS_TEMPER_FETCH = 1 };
 struct latmc_ens_temper {

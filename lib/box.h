@@ -10,6 +10,8 @@
 
 #include "step.h"
 
+struct latmc_ens_temper; /* lib/backend.h */
+
 struct latmc_sim;
 
 /*
@@ -66,7 +68,7 @@ enum latmc_step_part {
 #define LATMC_STEP_CAP_BATCH_SWEEPS 16u
 /* Appended. ... and exchange rounds between them (LATMC_STEP_EXCHANGE calls, with
  * device_map set on every call of such a list): parallel tempering on the device, its
- * state loaded aside first (ops.ens_temper, lib/backend.h). */
+ * state loaded aside first (LATMC_STEP_TEMPER_STATE, lib/backend.h). */
 #define LATMC_STEP_CAP_BATCH_EXCHANGE 32u
 /* Appended. ... and LATMC_STEP_MEASURE calls of a batch of such members (the members'
  * sums in one launch). Declared apart from LATMC_STEP_CAP_BATCH: a backend may measure
@@ -78,20 +80,22 @@ enum latmc_step_part {
 #define LATMC_STEP_CAP_BATCH_SWAP 256u
 
 /*
- * What a batch's request (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS: lib/step.h) reads
- * and writes, the caller's arrays. MEASURE: member m's sums at sums + m *
+ * What a batch's request (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS, _TEMPER_STATE:
+ * lib/step.h) reads and writes, the caller's arrays. MEASURE: member m's sums at sums + m *
  * model->sums_size, each exactly what ops.measure gives. OVERLAPS: for each pair k <
  * n_pairs of members a = pairs[2k], b = pairs[2k + 1] of Ising members,
  *     q[k]  = sum_i s_i^a s_i^b,
  *     ql[k] = sum_i sum_mu s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b  (mu = 0 .. ndim - 1),
  * exact integers, so exactly the host's sums (lib/ens_overlap.c). SWAP_PARAMS: the pairs
- * (a, b) in the order the core swapped them (a member may be in several).
+ * (a, b) in the order the core swapped them (a member may be in several). TEMPER_STATE:
+ * `temper`, the state and which way it goes.
  */
 struct latmc_batch_request {
     void *sums;
     const int32_t *pairs;
     int n_pairs;
     int64_t *q, *ql;
+    struct latmc_ens_temper *temper;
 };
 
 /*

@@ -205,10 +205,10 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values);
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values);
 struct latmc_batch_rounds; /* lib/plan.h */
 /* n sweeps with their exchange rounds as the batch's plan (latmc_plan_sweep_batch_rounds:
- * the tempering state on the device, loaded by ops.ens_temper), the members' bookkeeping
- * done; LATMC_EUNSUPPORTED, nothing done, where the backend does not run them.
- * *rounds_run: the rounds of the lists the backend completed (all of them where the call
- * succeeded; on a failure, those before the failed list). */
+ * the tempering state on the device, loaded by a LATMC_STEP_TEMPER_STATE request), the
+ * members' bookkeeping done; LATMC_EUNSUPPORTED, nothing done, where the backend does not
+ * run them. *rounds_run: the rounds of the lists the backend completed (all of them where
+ * the call succeeded; on a failure, those before the failed list). */
 int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds,
                           uint64_t *rounds_run);
 int latmc_ens_resolve_threads(int requested);
@@ -254,11 +254,12 @@ void latmc_ens_swaps_free(struct latmc_ens_swaps *q);
 
 /*
  * Tempering on the device (lib/ens_temper.c). latmc_ens_temper_sweep: n sweeps with their
- * exchange rounds on the backend (its state loaded by ops.ens_temper where the host held
- * it, then the batch's plan with the rounds as steps; e->sweeps, e->rounds and the
- * attempts counted), or LATMC_EUNSUPPORTED with nothing done. latmc_ens_sync: where the device
- * holds the map, bring it and the statistics back and move the members' parameters to
- * their temperatures; every reader of the map, the statistics or a member calls it first.
+ * exchange rounds on the backend (its state loaded by a LATMC_STEP_TEMPER_STATE request
+ * where the host held it, then the batch's plan with the rounds as steps; e->sweeps,
+ * e->rounds and the attempts counted), or LATMC_EUNSUPPORTED with nothing done.
+ * latmc_ens_sync: where the device holds the map, bring it and the statistics back and move
+ * the members' parameters to their temperatures; every reader of the map, the statistics or
+ * a member calls it first.
  */
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n);
 int latmc_ens_sync(latmc_ens *e);

@@ -1,11 +1,11 @@
 /*
  * Parallel tempering on the device (doc/ensembles.md, "Tempering on the device"): where
- * the members' backend runs the exchange rounds itself (ops.ens_temper and
- * LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA Ising and Heisenberg members with a beta ladder,
- * phi^4 members with a mu2 ladder; LATMC_ENS_HOST_ROUNDS=1 keeps the host's), the map
- * (member_at, temp_of), the acceptance per pair and the round trips are loaded onto the
- * device once (ops.ens_temper, LATMC_ENS_TEMPER_LOAD), and latmc_ens_sweep runs the sweeps
- * and their rounds as the batch's plan (lib/ens_exec.c, latmc_plan_sweep_batch_rounds: each
+ * the members' backend runs the exchange rounds itself (LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA
+ * Ising and Heisenberg members with a beta ladder, phi^4 members with a mu2 ladder;
+ * LATMC_ENS_HOST_ROUNDS=1 keeps the host's), the map (member_at, temp_of), the acceptance
+ * per pair and the round trips are loaded onto the device once (a LATMC_STEP_TEMPER_STATE
+ * request, LATMC_ENS_TEMPER_LOAD), and latmc_ens_sweep runs the sweeps and their rounds as
+ * the batch's plan (lib/ens_exec.c, latmc_plan_sweep_batch_rounds: each
  * round a step of the batch); the state stays on the device between calls. The rule is the
  * host's (lib/ens_exchange_rule.h), the draws the same, so the chain is the one
  * lib/ens_exchange.c gives, bit for bit.
@@ -24,10 +24,12 @@
 #include "plan.h"
 #include "rng_streams.h"
 
-static const struct latmc_backend_ops *temper_ops(const latmc_ens *e)
+/* The tempering state's load or fetch (job->what) by the members' backend. */
+static int temper_state(latmc_ens *e, struct latmc_ens_temper *job)
 {
-    const struct latmc_backend_ops *ops = ens_batch_ops(e);
-    return ops && LATMC_BACKEND_OP(ops, ens_temper) ? ops : NULL;
+    const struct latmc_batch_request request = { .temper = job };
+    return latmc_plan_batch_request(e->members, e->n_members, LATMC_STEP_TEMPER_STATE,
+                                    &request);
 }
 
 static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *member_at,
@@ -138,7 +140,7 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
     const unsigned need = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
     if (e->every == 0 || n == 0 ||
-        e->layout.n_temperatures < 2 || host_rounds_forced() || !temper_ops(e) ||
+        e->layout.n_temperatures < 2 || host_rounds_forced() || !ens_batch_ops(e) ||
         (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
     const bool load = !e->map_on_device;
@@ -148,7 +150,7 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
             return LATMC_EUNSUPPORTED;
         struct latmc_ens_temper job;
         fill_job(e, &job, LATMC_ENS_TEMPER_LOAD, e->member_at, e->temp_of);
-        const int st = temper_ops(e)->ens_temper(e->members, e->n_members, &job);
+        const int st = temper_state(e, &job);
         if (st == LATMC_EUNSUPPORTED)
             return st;
         if (st < 0)
@@ -192,7 +194,7 @@ int latmc_ens_sync_map(latmc_ens *e)
     int *temp = at + M;
     struct latmc_ens_temper job;
     fill_job(e, &job, LATMC_ENS_TEMPER_FETCH, at, temp);
-    int st = temper_ops(e)->ens_temper(e->members, M, &job);
+    int st = temper_state(e, &job);
     if (st < 0) {
         free(at);
         return ENS_FAIL(e, st, "ensemble: reading the tempering state from the device: %s",

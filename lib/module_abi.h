@@ -49,11 +49,11 @@
 /* 19: struct latmc_embed_job's n_dirs, k_axis2 and k_diag (phi^4's embedded clusters with a
  * finite Lambda on a device: a module of 18 would step them with the nearest neighbours
  * alone). */
-/* 20: ops.ens_measure, ops.ens_overlaps and ops.ens_swap_params are gone: they are a
- * batch's requests, run_steps calls (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS; struct
- * latmc_step_call gains request; LATMC_STEP_CAP_BATCH_MEASURE, _OVERLAPS, _SWAP), and a
- * module frees what it keeps for a batch when the batch's first member is destroyed (there
- * is no release call). */
+/* 20: ops.ens_measure, ops.ens_overlaps, ops.ens_swap_params and ops.ens_temper are gone:
+ * they are a batch's requests, run_steps calls (LATMC_STEP_MEASURE, _OVERLAPS,
+ * _SWAP_PARAMS, _TEMPER_STATE; struct latmc_step_call gains request;
+ * LATMC_STEP_CAP_BATCH_MEASURE, _OVERLAPS, _SWAP), and a module frees what it keeps for a
+ * batch when the batch's first member is destroyed (there is no release call). */
 #define LATMC_MODULE_ABI_VERSION 20u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 

@@ -389,6 +389,7 @@ int latmc_plan_batch_request(latmc_sim *const *members, int n_members, int kind,
     latmc_sim *lead = members[0];
     const unsigned need = kind == LATMC_STEP_OVERLAPS      ? LATMC_STEP_CAP_BATCH_OVERLAPS
                           : kind == LATMC_STEP_SWAP_PARAMS ? LATMC_STEP_CAP_BATCH_SWAP
+                          : kind == LATMC_STEP_TEMPER_STATE ? LATMC_STEP_CAP_BATCH_EXCHANGE
                                                            : LATMC_STEP_CAP_BATCH_MEASURE;
     if (!has_run_steps(lead->ops) || !(latmc_plan_step_caps(lead) & need) || lead->halo ||
         lead->plan->n_boxes != 1)

@@ -92,9 +92,10 @@ int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t fi
 
 /*
  * Parallel tempering in the batch's plan: the exchange rounds of an ensemble whose
- * tempering map the backend holds (lib/ens_temper.c loads it aside, ops.ens_temper). The
- * ensemble's sweep count is `sweeps` before the call; a round follows every count that is
- * a multiple of `every`, rounds numbered `round`, `round` + 1, ...
+ * tempering map the backend holds (lib/ens_temper.c loads it aside,
+ * LATMC_STEP_TEMPER_STATE). The ensemble's sweep count is `sweeps` before the call; a round
+ * follows every count that is a multiple of `every`, rounds numbered `round`, `round` + 1,
+ * ...
  */
 struct latmc_batch_rounds {
     uint64_t every, sweeps, round;
@@ -120,11 +121,11 @@ int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint
 
 /*
  * A batch's request in one run_steps call (lib/box.h, struct latmc_batch_request): kind
- * LATMC_STEP_MEASURE (every member's sums), LATMC_STEP_OVERLAPS or LATMC_STEP_SWAP_PARAMS,
- * where the backend declares LATMC_STEP_CAP_BATCH_MEASURE / _OVERLAPS / _SWAP for member
- * 0; the members may be at different sweep counts. LATMC_EUNSUPPORTED with nothing done
- * where it does not or refuses (the caller then does it member by member), else the
- * backend's status.
+ * LATMC_STEP_MEASURE (every member's sums), LATMC_STEP_OVERLAPS, LATMC_STEP_SWAP_PARAMS or
+ * LATMC_STEP_TEMPER_STATE, where the backend declares LATMC_STEP_CAP_BATCH_MEASURE /
+ * _OVERLAPS / _SWAP / _EXCHANGE for member 0; the members may be at different sweep counts.
+ * LATMC_EUNSUPPORTED with nothing done where it does not or refuses (the caller then does
+ * it member by member), else the backend's status.
  */
 int latmc_plan_batch_request(latmc_sim *const *members, int n_members, int kind,
                              const struct latmc_batch_request *request);

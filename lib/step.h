@@ -61,10 +61,15 @@ enum latmc_step_kind {
      *   update_data gives for its new parameters); the backend exchanges what it derived
      *   from them, pair after pair, leaving each member as params_changed would, without
      *   copying tables to a device (LATMC_STEP_CAP_BATCH_SWAP). All pairs or none: a
-     *   refusal leaves every member as it was (the core then applies params_changed). */
+     *   refusal leaves every member as it was (the core then applies params_changed).
+     * TEMPER_STATE: the batch's tempering state (the temperature map, the pairs'
+     *   acceptances, the round trips) loaded onto the backend or fetched from it
+     *   (struct latmc_ens_temper, lib/backend.h, says which), where the backend runs the
+     *   exchange rounds (LATMC_STEP_CAP_BATCH_EXCHANGE). */
     LATMC_STEP_MEASURE = 9,
     LATMC_STEP_OVERLAPS = 10,
-    LATMC_STEP_SWAP_PARAMS = 11
+    LATMC_STEP_SWAP_PARAMS = 11,
+    LATMC_STEP_TEMPER_STATE = 12
 };
 
 struct latmc_step {
@@ -120,7 +125,7 @@ static inline struct latmc_step latmc_step_own(int index)
 }
 
 /* A step without names of its own: an exchange round (LATMC_STEP_EXCHANGE), a batch's
- * requests (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS). */
+ * requests (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS, _TEMPER_STATE). */
 static inline struct latmc_step latmc_step_unnamed(int kind)
 {
     struct latmc_step s = latmc_step_name(0, kind, 0, 0, 0, 0, 0);

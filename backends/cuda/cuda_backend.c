@@ -387,7 +387,6 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .own_schedule = cuda_own_schedule,
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */
     .part_halo_depth = cuda_part_halo_depth,
-    .ens_temper = cuda_ens_temper, /* ensembles/ens_tempering.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
     .mode_tiles = cuda_mode_tiles,             /* exec/cuda_exec.c */
     .measure_modes = cuda_measure_modes,

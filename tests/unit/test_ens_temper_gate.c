@@ -1,7 +1,8 @@
 /*
  * Which ensembles take the device's exchange rounds (lib/ens_temper.c,
  * latmc_ens_temper_sweep; doc/ensembles.md "Tempering on the device"). A recording backend
- * (the CPU's ops with step_caps, run_steps and ens_temper replaced, put on the members of
+ * (the CPU's ops with step_caps and run_steps replaced, the tempering state's requests
+ * (LATMC_STEP_TEMPER_STATE) answered by rec_ens_temper, put on the members of
  * a CPU ensemble) stands for the device, so the gate is checked on any machine. It
  * declares LATMC_STEP_CAP_BATCH_EXCHANGE per model as the CUDA module does (Ising,
  * Heisenberg and phi^4 members, backends/cuda/ensembles/ens_batch_steps.c), or as a test
@@ -60,12 +61,49 @@ static unsigned rec_caps(latmc_sim *sim)
     return rec.caps | (exchange ? LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
 }
 
+static int rec_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+{
+    (void)members;
+    assert_int_equal(n, M);
+    if (job->what == LATMC_ENS_TEMPER_LOAD) {
+        if (!((rec.ladder_keys >> job->ladder_key) & 1u)) { /* as the module's rows */
+            rec.declined++;
+            return LATMC_EUNSUPPORTED;
+        }
+        rec.loads++;
+        rec.dead = false;
+        rec.ladder_key = job->ladder_key;
+        rec.scale = job->scale;
+        assert_true(job->n_temperatures <= 8);
+        memcpy(rec.ladder, job->ladder, (size_t)job->n_temperatures * sizeof *job->ladder);
+        memcpy(rec.member_at, job->member_at, sizeof rec.member_at);
+        memcpy(rec.temp_of, job->temp_of, sizeof rec.temp_of);
+        memcpy(rec.accepted, job->pair_accepted, (NT - 1) * sizeof *rec.accepted);
+        memcpy(rec.rt_dir, job->rt_dir, sizeof rec.rt_dir);
+        memcpy(rec.rt_start, job->rt_start, sizeof rec.rt_start);
+    } else {
+        if (rec.dead)
+            return latmc_fail(LATMC_ESTATE, "the recorder holds no tempering state");
+        rec.fetches++;
+        memcpy(job->member_at, rec.member_at, sizeof rec.member_at);
+        memcpy(job->temp_of, rec.temp_of, sizeof rec.temp_of);
+        memcpy(job->pair_accepted, rec.accepted, (NT - 1) * sizeof *rec.accepted);
+        memcpy(job->rt_dir, rec.rt_dir, sizeof rec.rt_dir);
+        memcpy(job->rt_start, rec.rt_start, sizeof rec.rt_start);
+    }
+    return LATMC_OK;
+}
+
 static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                          uint64_t *accepted, uint64_t *attempted)
 {
     (void)sim;
     (void)accepted;
     (void)attempted;
+    if (calls[0].step.kind == LATMC_STEP_TEMPER_STATE) { /* a request: a call alone */
+        assert_int_equal(n_calls, 1);
+        return rec_ens_temper(calls[0].members, calls[0].n_members, calls[0].request->temper);
+    }
     for (int c = 1; c < n_calls; c++) /* a list is one kind or the other */
         assert_int_equal(calls[c].device_map, calls[0].device_map);
     if (calls[0].device_map)
@@ -101,39 +139,6 @@ static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
     return LATMC_OK; /* the members' spins stay as they were: the gate is tested */
 }
 
-static int rec_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
-{
-    (void)members;
-    assert_int_equal(n, M);
-    if (job->what == LATMC_ENS_TEMPER_LOAD) {
-        if (!((rec.ladder_keys >> job->ladder_key) & 1u)) { /* as the module's rows */
-            rec.declined++;
-            return LATMC_EUNSUPPORTED;
-        }
-        rec.loads++;
-        rec.dead = false;
-        rec.ladder_key = job->ladder_key;
-        rec.scale = job->scale;
-        assert_true(job->n_temperatures <= 8);
-        memcpy(rec.ladder, job->ladder, (size_t)job->n_temperatures * sizeof *job->ladder);
-        memcpy(rec.member_at, job->member_at, sizeof rec.member_at);
-        memcpy(rec.temp_of, job->temp_of, sizeof rec.temp_of);
-        memcpy(rec.accepted, job->pair_accepted, (NT - 1) * sizeof *rec.accepted);
-        memcpy(rec.rt_dir, job->rt_dir, sizeof rec.rt_dir);
-        memcpy(rec.rt_start, job->rt_start, sizeof rec.rt_start);
-    } else {
-        if (rec.dead)
-            return latmc_fail(LATMC_ESTATE, "the recorder holds no tempering state");
-        rec.fetches++;
-        memcpy(job->member_at, rec.member_at, sizeof rec.member_at);
-        memcpy(job->temp_of, rec.temp_of, sizeof rec.temp_of);
-        memcpy(job->pair_accepted, rec.accepted, (NT - 1) * sizeof *rec.accepted);
-        memcpy(job->rt_dir, rec.rt_dir, sizeof rec.rt_dir);
-        memcpy(job->rt_start, rec.rt_start, sizeof rec.rt_start);
-    }
-    return LATMC_OK;
-}
-
 static struct latmc_backend_ops rec_ops;
 static latmc_ctx *ctx;
 
@@ -143,7 +148,6 @@ static int setup(void **state)
     rec_ops = latmc_cpu_backend_ops;
     rec_ops.step_caps = rec_caps;
     rec_ops.run_steps = rec_run_steps;
-    rec_ops.ens_temper = rec_ens_temper;
     return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
 }
 

@@ -6,7 +6,8 @@
  * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map), and the batch's
- * requests as calls alone (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS: lib/box.h). This
+ * requests as calls alone (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS, _TEMPER_STATE:
+ * lib/box.h). This
  * file routes those calls, the capability question and the release of a batch with its
  * first member to the model's batch (Ising,
  * Heisenberg, Potts, phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to
@@ -133,13 +134,15 @@ static int swap_params(latmc_sim *const *members, const struct latmc_batch_reque
     return LATMC_OK;
 }
 
-/* A LATMC_STEP_MEASURE, _OVERLAPS or _SWAP_PARAMS call (a list alone). */
+/* A LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS or _TEMPER_STATE call (a list alone). */
 static int batch_request(const struct latmc_step_call *call)
 {
     latmc_sim *const *members = call->members;
     const int n = call->n_members;
     const struct latmc_batch_request *r = call->request;
     const struct ens_batch_model *m = batch_model(members[0]->desc.model);
+    if (call->step.kind == LATMC_STEP_TEMPER_STATE) /* ens_tempering.c */
+        return cuda_ens_temper(members, n, r->temper);
     if (call->step.kind == LATMC_STEP_SWAP_PARAMS)
         return m && !cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm)
                    ? swap_params(members, r)
@@ -162,7 +165,7 @@ int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_
 {
     const int kind = calls[0].step.kind;
     if (kind == LATMC_STEP_MEASURE || kind == LATMC_STEP_OVERLAPS ||
-        kind == LATMC_STEP_SWAP_PARAMS) {
+        kind == LATMC_STEP_SWAP_PARAMS || kind == LATMC_STEP_TEMPER_STATE) {
         if (n_calls != 1 || !calls[0].request)
             return cuda_core->fail(LATMC_EINVAL, "CUDA: a batch's request is a list alone, with "
                                    "where it writes");

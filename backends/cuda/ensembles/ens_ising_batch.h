@@ -218,7 +218,8 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
  * host copy may not say what the rounds left on the device. */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
 
-/* ens_tempering.c: the ens_temper operation (lib/backend.h: the state loaded and fetched),
+/* ens_tempering.c: the LATMC_STEP_TEMPER_STATE request (lib/backend.h, struct
+ * latmc_ens_temper: the state loaded and fetched),
  * the batch's tempering lists (lib/box.h: whole sweeps and LATMC_STEP_EXCHANGE calls, each
  * with device_map; LATMC_EUNSUPPORTED, nothing done, where the members do not run the fused
  * kernel), and the state's end. */

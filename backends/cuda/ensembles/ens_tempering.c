@@ -1,6 +1,7 @@
 /*
- * Parallel tempering on the device (lib/ens_temper.c): the ens_temper operation
- * (lib/backend.h) loads the host's state here and fetches it back, and the batch layout
+ * Parallel tempering on the device (lib/ens_temper.c): the batch's LATMC_STEP_TEMPER_STATE
+ * requests (lib/backend.h, struct latmc_ens_temper) load the host's state here and fetch
+ * it back, and the batch layout
  * routes the plan's tempering lists here (ens_batch_steps.c: calls with device_map,
  * lib/box.h). Each round (LATMC_STEP_EXCHANGE) is one launch of ens_exchange_kernels.cu on
  * the batch's stream and nothing read back, so the host waits once per list, not once per
