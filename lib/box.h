@@ -135,10 +135,11 @@ struct latmc_step_call {
      * sweep count after the sweeps before it (the round trips' clock). */
     int device_map;
     uint64_t round, round_sweeps;
-    /* Appended. A batch's request (step.kind LATMC_STEP_MEASURE or LATMC_STEP_OVERLAPS): where
-     * it writes; NULL for every other kind. Such a call is a list alone, counts nothing
-     * (accepted and attempted may be NULL) and may be answered LATMC_EUNSUPPORTED with
-     * nothing done (the core then reads the members one by one). */
+    /* Appended. A batch's request (step.kind LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS or
+     * _TEMPER_STATE): what it reads and writes; NULL for every other kind. Such a call is a
+     * list alone, counts nothing (accepted and attempted may be NULL) and may be answered
+     * LATMC_EUNSUPPORTED with nothing done (the core then does it member by member, or runs
+     * the exchange rounds itself). */
     const struct latmc_batch_request *request;
 };
 

@@ -133,9 +133,11 @@ void latmc_ens_swaps_end(struct latmc_ens_swaps *q)
                                             &request);
     if (st == LATMC_OK)
         return;
-    /* refused (nothing moved on the backend): undone in reverse, then the long way in
-     * order, as set_param leaves each member */
-    latmc_error_restore(&mark);
+    /* refused (nothing moved on the backend; a decline is no failure) or failed: undone
+     * in reverse, then the long way in order, as set_param leaves each member (it sets
+     * the backend's tables from the parameters whatever the call left) */
+    if (st == LATMC_EUNSUPPORTED)
+        latmc_error_restore(&mark);
     const int key = q->key;
     for (int k = n - 1; k >= 0; k--)
         swap_in_place(q->members[q->pairs[2 * k]], q->members[q->pairs[2 * k + 1]], key,

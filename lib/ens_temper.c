@@ -28,8 +28,15 @@
 static int temper_state(latmc_ens *e, struct latmc_ens_temper *job)
 {
     const struct latmc_batch_request request = { .temper = job };
-    return latmc_plan_batch_request(e->members, e->n_members, LATMC_STEP_TEMPER_STATE,
-                                    &request);
+    const int st = latmc_plan_batch_request(e->members, e->n_members, LATMC_STEP_TEMPER_STATE,
+                                            &request);
+    /* the map on the device and its backend no longer offering the request: no message
+     * would say why (the capabilities change only through latmc_ens_sync, which fetches
+     * first) */
+    if (st == LATMC_EUNSUPPORTED && job->what == LATMC_ENS_TEMPER_FETCH)
+        return latmc_fail(LATMC_ESTATE, "the members' backend no longer takes the tempering "
+                          "state's fetch");
+    return st;
 }
 
 static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *member_at,

@@ -387,10 +387,15 @@ int latmc_plan_batch_request(latmc_sim *const *members, int n_members, int kind,
     if (n_members < 1)
         return LATMC_EUNSUPPORTED;
     latmc_sim *lead = members[0];
-    const unsigned need = kind == LATMC_STEP_OVERLAPS      ? LATMC_STEP_CAP_BATCH_OVERLAPS
-                          : kind == LATMC_STEP_SWAP_PARAMS ? LATMC_STEP_CAP_BATCH_SWAP
-                          : kind == LATMC_STEP_TEMPER_STATE ? LATMC_STEP_CAP_BATCH_EXCHANGE
-                                                           : LATMC_STEP_CAP_BATCH_MEASURE;
+    unsigned need;
+    switch (kind) {
+    case LATMC_STEP_MEASURE: need = LATMC_STEP_CAP_BATCH_MEASURE; break;
+    case LATMC_STEP_OVERLAPS: need = LATMC_STEP_CAP_BATCH_OVERLAPS; break;
+    case LATMC_STEP_SWAP_PARAMS: need = LATMC_STEP_CAP_BATCH_SWAP; break;
+    case LATMC_STEP_TEMPER_STATE: need = LATMC_STEP_CAP_BATCH_EXCHANGE; break;
+    default: return latmc_fail(LATMC_EINVAL, "latmc_plan_batch_request: kind %d is no request",
+                               kind);
+    }
     if (!has_run_steps(lead->ops) || !(latmc_plan_step_caps(lead) & need) || lead->halo ||
         lead->plan->n_boxes != 1)
         return LATMC_EUNSUPPORTED;

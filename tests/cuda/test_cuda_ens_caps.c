@@ -14,9 +14,10 @@
  * nor to a
  * shape the batch never takes (Heisenberg of two replicas, or the sums' reduction past a
  * block's shared memory: such members run and are measured one by one). The batch's requests
- * (LATMC_STEP_CAP_BATCH_MEASURE, _OVERLAPS) are offered for every model's members, whatever
- * their steps take (the sums of members that sweep one by one are still one launch), the
- * overlaps for Ising alone. Exit 77 without a usable CUDA module and GPU.
+ * (LATMC_STEP_CAP_BATCH_MEASURE, _SWAP, _OVERLAPS) are offered for every model's members,
+ * whatever their steps take (the sums of members that sweep one by one are still one
+ * launch), the overlaps for Ising alone, to Swendsen-Wang's members the measurement alone
+ * (the core swaps cluster members the long way). Exit 77 without a usable CUDA module and GPU.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,30 +76,32 @@ static unsigned batch_caps(latmc_sim_desc d, const char *env, const char *value,
                    LATMC_STEP_CAP_BATCH_EXCHANGE);
 }
 
-/* The reads' capabilities of a sim made now. */
-static unsigned read_caps(latmc_sim_desc d)
+/* The requests' capabilities of a sim made now. */
+static unsigned request_caps(latmc_sim_desc d)
 {
     latmc_sim *sim = NULL;
     if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
         fail_msg("model %d, L %d: %s", d.model, d.extent[0], latmc_last_error());
     const unsigned caps = latmc_plan_step_caps(sim);
     latmc_sim_destroy(&sim);
-    return caps & (LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_OVERLAPS);
+    return caps & (LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_OVERLAPS |
+                   LATMC_STEP_CAP_BATCH_SWAP);
 }
 
-static void test_read_caps(void **state)
+static void test_request_caps(void **state)
 {
     (void)state;
-    const unsigned both = LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_OVERLAPS;
-    assert_int_equal(read_caps(desc_of(LATMC_MODEL_ISING, 16, LATMC_ALGO_METROPOLIS)), both);
-    /* 512^2: past the sizes whose steps run as one batch; measured together all the same */
-    assert_int_equal(read_caps(desc_of(LATMC_MODEL_ISING, 512, LATMC_ALGO_HEATBATH)), both);
+    const unsigned reads = LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_SWAP;
+    const unsigned both = reads | LATMC_STEP_CAP_BATCH_OVERLAPS;
+    assert_int_equal(request_caps(desc_of(LATMC_MODEL_ISING, 16, LATMC_ALGO_METROPOLIS)), both);
+    /* 512^2: past the sizes whose steps run as one batch; measured and swapped together all
+     * the same */
+    assert_int_equal(request_caps(desc_of(LATMC_MODEL_ISING, 512, LATMC_ALGO_HEATBATH)), both);
     const int others[3] = { LATMC_MODEL_POTTS, LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
     const int algos[3] = { LATMC_ALGO_HEATBATH, LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
     for (int k = 0; k < 3; k++)
-        assert_int_equal(read_caps(desc_of(others[k], 16, algos[k])),
-                         LATMC_STEP_CAP_BATCH_MEASURE);
-    assert_int_equal(read_caps(desc_of(LATMC_MODEL_ISING, 64, LATMC_ALGO_SWENDSEN_WANG)),
+        assert_int_equal(request_caps(desc_of(others[k], 16, algos[k])), reads);
+    assert_int_equal(request_caps(desc_of(LATMC_MODEL_ISING, 64, LATMC_ALGO_SWENDSEN_WANG)),
                      LATMC_STEP_CAP_BATCH_MEASURE);
 }
 
@@ -272,7 +275,7 @@ int main(int argc, char **argv)
     if (latmc_ctx_create(&ctx) != LATMC_OK)
         return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_read_caps),
+        cmocka_unit_test(test_request_caps),
         cmocka_unit_test(test_potts_caps),
         cmocka_unit_test(test_sw_caps),
         cmocka_unit_test(test_phi4_caps),

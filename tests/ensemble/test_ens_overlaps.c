@@ -7,11 +7,11 @@
  *  - the library's host path (LATMC_ENS_OVERLAPS_HOST=1);
  *  - the same ensemble on the CPU (whose chains are the CUDA members' bit for bit).
  * With LATMC_TEST_DEVICE=cuda (meson: "test_ens_overlaps cuda", skipped without a GPU)
- * the members run on the CUDA backend, whose overlaps are computed on the device
- * (ops.ens_overlaps): 3D +-J L = 4, 6, 8 (the byte layout's batched kernels) and 16 (the
- * packed layout), 2D L = 6 and 16. The device call must leave the chains as they are
- * (the final configurations against the CPU's), and the batched energies of the byte
- * layout (exchange rounds, observables) must be the CPU's.
+ * the members run on the CUDA backend, whose overlaps are computed on the device (a
+ * LATMC_STEP_OVERLAPS request of the batch): 3D +-J L = 4, 6, 8 (the byte layout's batched
+ * kernels) and 16 (the packed layout), 2D L = 6 and 16. The device call must leave the
+ * chains as they are (the final configurations against the CPU's), and the batched
+ * energies of the byte layout (exchange rounds, observables) must be the CPU's.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -61,10 +61,8 @@ static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         assert_true(rec.n < MAX_CALLS);
         rec.calls[rec.n++] = calls[c];
         /* member m: m + 1 accepted and 10 attempted a call, to see each counted apart (a
-         * batch's read counts nothing: accepted and attempted may be NULL) */
-        const int kind = calls[c].step.kind;
-        for (int m = 0; m < calls[c].n_members && kind != LATMC_STEP_MEASURE &&
-                        kind != LATMC_STEP_OVERLAPS; m++) {
+         * batch's request counts nothing: accepted and attempted may be NULL) */
+        for (int m = 0; m < calls[c].n_members && !calls[c].request; m++) {
             accepted[m] += (uint64_t)m + 1;
             attempted[m] += 10;
         }
@@ -363,30 +361,41 @@ static void one_list_as_the_plan_runs(void **state)
 }
 
 /* A batch's requests (latmc_plan_batch_request): a call alone, offered only with its own
- * capability (the steps' capabilities offer none), carrying the batch, its kind, no names
- * and where it writes; a refusal comes back as it is, with nothing recorded. */
+ * capability (the steps' capabilities offer none; the tempering state's with the device's
+ * rounds), carrying the batch, its kind, no names and what it reads and writes; a refusal
+ * comes back as it is, with nothing recorded; a kind that is no request is refused. */
 static void batch_requests(void **state)
 {
     (void)state;
     int64_t q[1], ql[1];
     const int32_t pairs[2] = { 0, 2 };
     unsigned char sums[8];
+    struct latmc_ens_temper temper;
+    memset(&temper, 0, sizeof temper);
     const struct latmc_batch_request measure = { .sums = sums };
     const struct latmc_batch_request overlaps = { .pairs = pairs, .n_pairs = 1, .q = q, .ql = ql };
-    reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE, 0,
-          0);
-    assert_int_equal(latmc_plan_batch_request(members, MEMBERS, LATMC_STEP_MEASURE, &measure),
-                     LATMC_EUNSUPPORTED);
-    assert_int_equal(latmc_plan_batch_request(members, MEMBERS, LATMC_STEP_OVERLAPS, &overlaps),
-                     LATMC_EUNSUPPORTED);
-    assert_int_equal(rec.lists, 0);
-    const int kinds[2] = { LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS };
-    const unsigned caps[2] = { LATMC_STEP_CAP_BATCH_MEASURE, LATMC_STEP_CAP_BATCH_OVERLAPS };
-    const struct latmc_batch_request *req[2] = { &measure, &overlaps };
-    for (int k = 0; k < 2; k++) {
-        reset(caps[k], 0, 0);
-        assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[1 - k], req[1 - k]),
+    const struct latmc_batch_request swap = { .pairs = pairs, .n_pairs = 1 };
+    const struct latmc_batch_request load = { .temper = &temper };
+    enum { KINDS = 4 };
+    const int kinds[KINDS] = { LATMC_STEP_MEASURE, LATMC_STEP_OVERLAPS, LATMC_STEP_SWAP_PARAMS,
+                               LATMC_STEP_TEMPER_STATE };
+    const unsigned caps[KINDS] = { LATMC_STEP_CAP_BATCH_MEASURE, LATMC_STEP_CAP_BATCH_OVERLAPS,
+                                   LATMC_STEP_CAP_BATCH_SWAP, LATMC_STEP_CAP_BATCH_EXCHANGE };
+    const struct latmc_batch_request *req[KINDS] = { &measure, &overlaps, &swap, &load };
+    reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0);
+    for (int k = 0; k < KINDS; k++)
+        assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[k], req[k]),
                          LATMC_EUNSUPPORTED);
+    assert_int_equal(rec.lists, 0);
+    assert_int_equal(latmc_plan_batch_request(members, MEMBERS, LATMC_STEP_COLOUR, &measure),
+                     LATMC_EINVAL);
+    for (int k = 0; k < KINDS; k++) {
+        reset(caps[k], 0, 0);
+        for (int other = 0; other < KINDS; other++)
+            if (other != k)
+                assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[other],
+                                                          req[other]),
+                                 LATMC_EUNSUPPORTED);
         assert_int_equal(rec.lists, 0);
         assert_int_equal(latmc_plan_batch_request(members, MEMBERS, kinds[k], req[k]), LATMC_OK);
         assert_int_equal(rec.lists, 1);

@@ -127,7 +127,9 @@ static int swap_params(latmc_sim *const *members, const struct latmc_batch_reque
         const int st = m->swap_params ? m->swap_params(a, b)
                                       : cuda_exec_swap_tables(a, cuda_sim_of(a)->exec, b,
                                                               cuda_sim_of(b)->exec);
-        if (st != LATMC_OK) /* checked above: never */
+        /* checked above: never; were it to, the core's set_param of every pair (its answer
+         * to a failed request) uploads each member's tables again */
+        if (st != LATMC_OK)
             return cuda_core->fail(LATMC_EDEVICE, "CUDA: a tempering swap's tables could not "
                                    "move after the check");
     }
