@@ -7,10 +7,9 @@
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map), and the batch's
  * requests as calls alone (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS, _TEMPER_STATE:
- * lib/box.h). This
- * file routes those calls, the capability question and the release of a batch with its
- * first member to the model's batch (Ising,
- * Heisenberg, Potts, phi^4), through one table, and Swendsen-Wang members (Ising, Potts) to
+ * lib/box.h). This file routes those calls, the capability question and the release of a
+ * batch with its first member to the model's batch (Ising, Heisenberg, Potts, phi^4),
+ * through one table, and Swendsen-Wang members (Ising, Potts) to
  * the cluster steps' batch (ens_sw_batch.c); the batches keep their members' device tables
  * between calls. The table also names each model's opt-out variable, read when a sim is
  * made (cuda_backend.c), so that the module's top names no model.
