@@ -104,14 +104,14 @@ void latmc_ens_swap_ladder_values(struct latmc_ens_swaps *q, int a, int b, doubl
     for (int k = 0; fast && k <= LATMC_PARAM_MAX; k++)
         fast = k == key || sa->param[k] == sb->param[k] ||
                (sa->param[k] != sa->param[k] && sb->param[k] != sb->param[k]); /* NaN alike */
-    if (fast && q->n == q->cap)
-        latmc_ens_swaps_end(q);
     if (!fast || q->cap == 0) {
         latmc_ens_swaps_end(q); /* the pairs before it first: a member may be in both */
         latmc_sim_set_param(sa, key, value_a);
         latmc_sim_set_param(sb, key, value_b);
         return;
     }
+    if (q->n == q->cap) /* never with begin's room; the pairs before it go first */
+        latmc_ens_swaps_end(q);
     swap_in_place(sa, sb, key, value_a, value_b);
     q->pairs[2 * q->n] = a;
     q->pairs[2 * q->n + 1] = b;

@@ -75,27 +75,20 @@ static const struct ens_batch_model *batch_model(int model)
     return NULL;
 }
 
-/* The batch's requests: every member's sums (the model's batch, the cluster members' by
- * ens_sw_batch.c), pairs' overlaps, tempering swaps' moves (not the cluster members': the
- * core swaps those the long way); the members may be at different sweep counts. */
-static unsigned request_caps(const latmc_sim *sim)
-{
-    if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
-        return LATMC_STEP_CAP_BATCH_MEASURE;
-    const struct ens_batch_model *m = batch_model(sim->desc.model);
-    return !m ? 0u
-              : LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_SWAP |
-                    (m->overlaps ? LATMC_STEP_CAP_BATCH_OVERLAPS : 0u);
-}
-
+/* The model's batch capabilities, and the batch's requests whatever its steps take (the
+ * members may be at different sweep counts): every member's sums, tempering swaps' moves,
+ * pairs' overlaps where the model has them. */
 unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 {
     /* Swendsen-Wang and Wolff members (Ising, Potts): the cluster steps' batch
-     * (ens_sw_batch.c) */
+     * (ens_sw_batch.c), their sums too (not their swaps: the core swaps cluster members the
+     * long way) */
     if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
-        return cuda_ens_sw_caps(sim) | request_caps(sim);
+        return cuda_ens_sw_caps(sim) | LATMC_STEP_CAP_BATCH_MEASURE;
     const struct ens_batch_model *m = batch_model(sim->desc.model);
-    return m ? m->caps(sim) | request_caps(sim) : 0u;
+    return m ? m->caps(sim) | LATMC_STEP_CAP_BATCH_MEASURE | LATMC_STEP_CAP_BATCH_SWAP |
+                   (m->overlaps ? LATMC_STEP_CAP_BATCH_OVERLAPS : 0u)
+             : 0u;
 }
 
 /*
