@@ -11,7 +11,9 @@
  * batch state touched from outside). The ctx's debug log must say that the rounds ran
  * on the device, so the test cannot pass on the host's rounds alone. Also a round every
  * third sweep; and two shapes the resident kernel handles apart: 40 temperatures a chain
- * (more than a block's 32 warps: warps take two members) and 2D members (heat bath); and
+ * (more than a block's 32 warps: warps take two members) and 2D members (heat bath);
+ * members too large for the fused kernel (a launch a colour, the rounds' sums measured in
+ * a launch of their own: 32^3 and 2D 256 x 128); and
  * the ladder set again after device rounds (another device ensemble swept between). The
  * meson tests run it with the rounds per launch and with the chains resident
  * (LATMC_CUDA_TEMPER).
@@ -259,11 +261,13 @@ static void shape_matches_cpu(const struct shape *sh, uint64_t seed)
     latmc_ens *gpu = shaped_ensemble(sh, LATMC_DEVICE_CUDA, seed, 1);
     latmc_ens *cpu = shaped_ensemble(sh, LATMC_DEVICE_CPU, seed, 1);
     static const uint64_t calls[] = { 1, 2, 37, 60 };
+    device_rounds_logged = 0;
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
         assert_int_equal(latmc_ens_sweep(gpu, calls[k]), LATMC_OK);
         assert_int_equal(latmc_ens_sweep(cpu, calls[k]), LATMC_OK);
         assert_same(gpu, cpu);
     }
+    assert_true(device_rounds_logged >= 1); /* the rounds did run on the device */
     struct state s;
     capture(cpu, &s);
     for (int t = 0; t < sh->nt - 1; t++)
@@ -290,6 +294,18 @@ static void test_2d_heatbath_matches_cpu(void **state)
     (void)state;
     const struct shape sh = { 2, { 64, 64, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.02 };
     shape_matches_cpu(&sh, 2024);
+}
+
+/* Members larger than the fused kernel's (2048 words a colour): their sweeps a launch a
+ * colour, each round's sums in a measurement launch of their own. 3D 32^3 Metropolis and
+ * 2D 256 x 128 heat bath, +-J. */
+static void test_large_members_match_cpu(void **state)
+{
+    (void)state;
+    const struct shape cube32 = { 3, { 32, 32, 32 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.004 };
+    shape_matches_cpu(&cube32, 3232);
+    const struct shape flat = { 2, { 256, 128, 1 }, LATMC_ALGO_HEATBATH, 1, 8, 2, 0.40, 0.005 };
+    shape_matches_cpu(&flat, 256128);
 }
 
 /* Whether some member of e is no longer at its temperature in first[] (the map fetched:
@@ -814,6 +830,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_third_sweep_matches_cpu),
         cmocka_unit_test(test_many_temperatures_match_cpu),
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
+        cmocka_unit_test(test_large_members_match_cpu),
         cmocka_unit_test(test_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_parts_match_host_rounds),

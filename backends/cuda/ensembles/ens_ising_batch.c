@@ -1,12 +1,13 @@
 /*
  * Ising members of an ensemble as one batch (doc/ensembles.md "Execution"): the batch layout's
  * list of the plan's calls (cuda_ens_ising_run_steps, from ens_batch_steps.c: one launch per
- * colour step for all members, or for small members every colour of up to 1024 sweeps a launch,
- * the fused kernel, where the plan hands whole sweeps), the batch's requests
- * (LATMC_STEP_MEASURE, every member's sums in one launch; LATMC_STEP_OVERLAPS; a pair's move
- * of LATMC_STEP_SWAP_PARAMS, a tempering swap without device copies) for Ising members
- * (ens_batch_steps.c routes them here through its table). The other models' batches are their
- * files' (ens_heisenberg_batch.c, ens_potts_batch.c, ens_phi4_batch.c, ens_sw_batch.c).
+ * colour step for all members; where the plan hands whole sweeps, for small members every
+ * colour of up to 1024 sweeps a launch, the fused kernel, else a launch a colour), the
+ * batch's requests (LATMC_STEP_MEASURE, every member's sums in one launch;
+ * LATMC_STEP_OVERLAPS; a pair's move of LATMC_STEP_SWAP_PARAMS, a tempering swap without
+ * device copies) for Ising members (ens_batch_steps.c routes them here through its table).
+ * The other models' batches are their files' (ens_heisenberg_batch.c, ens_potts_batch.c,
+ * ens_phi4_batch.c, ens_sw_batch.c).
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded kernel
  * (ens_ising_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on
@@ -464,7 +465,8 @@ static int batch_open(latmc_sim *const *members, int n, struct cuda_sim **cs0,
 }
 
 /* The calls an Ising batch takes: colour steps on the whole box, or whole sweeps (the
- * fused kernel, where the members run it: checked once the batch is open). */
+ * fused kernel where the members run it, else a launch a colour: chosen once the batch
+ * is open). */
 static bool ising_calls_ok(const struct latmc_step_call *calls, int n_calls)
 {
     for (int c = 0; c < n_calls; c++) {
@@ -476,13 +478,31 @@ static bool ising_calls_ok(const struct latmc_step_call *calls, int n_calls)
     return true;
 }
 
+cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const void *table, bool use_packed, int n, int coupled,
+                                   int algorithm, uint64_t sweep0, uint64_t n_sweeps,
+                                   unsigned long long *changed)
+{
+    cudaError_t err = cudaSuccess;
+    for (uint64_t k = 0; k < n_sweeps && err == cudaSuccess; k++)
+        for (int colour = 0; colour < 2 && err == cudaSuccess; colour++) {
+            const struct latmc_rng_name name = latmc_ising_rng_name(sweep0 + k, colour);
+            err = use_packed
+                      ? cuda_ens_packed_sweep_colour(stream, g, table, n, coupled, algorithm,
+                                                     name, colour, changed)
+                      : cuda_ens_ising_sweep_colour(stream, g, table, n, coupled, algorithm,
+                                                    name, colour, changed);
+        }
+    return err;
+}
+
 /*
  * The batch of Ising members calls[0].members runs a list of the plan's calls (lib/box.h,
  * lib/plan.c latmc_plan_sweep_batch): each colour step one launch over every member (the
  * packed kernel or the byte kernel, the step's draws as the plan named them), each
  * LATMC_STEP_SWEEPS call the fused kernel (every colour of up to 1024 sweeps a launch,
- * small members on the packed layout: LATMC_EUNSUPPORTED, nothing done, elsewhere). The
- * members' counters are read once at the end of the list.
+ * small members on the packed layout) or, for the others, a launch a colour
+ * (cuda_ens_colour_sweeps). The members' counters are read once at the end of the list.
  */
 int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                              uint64_t *accepted, uint64_t *attempted)
@@ -512,23 +532,24 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     const latmc_sim *first = members[0];
     const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
-    bool refused = false; /* whole sweeps where the fused kernel does not take them */
-    for (int c = 0; c < n_calls; c++)
-        refused = refused || (calls[c].part == LATMC_STEP_SWEEPS && !fits);
-    /* a list that starts with whole sweeps sets the counters in its first launch (no
-     * clearing launch) */
-    const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS;
-    if (st == LATMC_OK && !refused && !clear_first)
+    /* a list that starts with the fused kernel's sweeps sets the counters in its first
+     * launch (no clearing launch) */
+    const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS && fits;
+    if (st == LATMC_OK && !clear_first)
         st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
                         "clearing the acceptance counters");
     uint64_t tried = 0; /* site updates of each member (one shape) */
-    for (int c = 0; c < n_calls && st == LATMC_OK && !refused; c++) {
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
-            st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                   first->desc.algorithm, k->sweep,
-                                                   k->n_sweeps, dev_changed,
-                                                   c == 0 && clear_first, NULL),
+            st = cuda_check(fits ? cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n,
+                                                          coupled, first->desc.algorithm,
+                                                          k->sweep, k->n_sweeps, dev_changed,
+                                                          c == 0 && clear_first, NULL)
+                                 : cuda_ens_colour_sweeps(cs0->stream, &cs0->lattice, dev,
+                                                          use_packed, n, coupled,
+                                                          first->desc.algorithm, k->sweep,
+                                                          k->n_sweeps, dev_changed),
                             "launching a batched sweep");
             tried += k->n_sweeps * (uint64_t)first->nsites;
             continue;
@@ -545,7 +566,7 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
             "launching a batched sweep");
         tried += (uint64_t)first->nsites / 2; /* a colour: half the sites (even extents) */
     }
-    if (st == LATMC_OK && !refused)
+    if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
                                         cudaMemcpyDeviceToHost, cs0->stream),
                         "reading the acceptance counters");
@@ -554,9 +575,6 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
     const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping the members");
-    if (st == LATMC_OK && refused)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: these members take no fused sweeps "
-                               "(the byte layout, or members too large for one block)");
     if (st == LATMC_OK)
         for (int m = 0; m < n; m++) {
             accepted[m] += changed[m];
@@ -567,18 +585,17 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
 
 /* The batch layout's capabilities for Ising sims (lib/box.h): a box alone, the colour
  * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
- * whole sweeps and exchange rounds where the fused kernel takes the lattice. */
+ * whole sweeps (the fused kernel where it takes the lattice, else a launch a colour) and
+ * exchange rounds between them (ens_tempering.c: on the packed layout; the byte layout's
+ * members decline the tempering state's load, and the host's rounds run). */
 unsigned cuda_ens_ising_caps(const latmc_sim *sim)
 {
     const struct cuda_leaf *leaf;
     if (sim->desc.model != LATMC_MODEL_ISING || !member_box(sim, &leaf) ||
         sim->param[LATMC_PARAM_DECISIONS] != 0.0)
         return 0u;
-    /* whole sweeps, and exchange rounds between them (ens_tempering.c), on the fused
-     * kernel */
     return LATMC_STEP_CAP_BATCH |
-           (cuda_ens_packed_fused_fits(&cuda_sim_of(sim)->lattice) &&
-                    sim->nsites < ((int64_t)1 << 32)
+           (sim->nsites < ((int64_t)1 << 32)
                 ? LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
 }
 
@@ -595,8 +612,8 @@ static bool packed_aligned(const struct cuda_ens_packed_member *table, int n, bo
 
 /*
  * For ens_tempering.c: the members' packed table on the device as a batched sweep uses
- * it (batch_ready), where every member runs the fused kernel; LATMC_EUNSUPPORTED, with at
- * most the preparation done, elsewhere.
+ * it (batch_ready), where every member runs the packed kernels (out->fused: the fused
+ * one); LATMC_EUNSUPPORTED, with at most the preparation done, elsewhere.
  */
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out)
 {
@@ -607,8 +624,9 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
     const int st = batch_open(members, n, &cs0, &batch, &dev);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not one batch */
-    if (!batch->use_packed || !cuda_ens_packed_fused_fits(&cs0->lattice))
+    if (!batch->use_packed)
         return LATMC_EUNSUPPORTED;
+    out->fused = cuda_ens_packed_fused_fits(&cs0->lattice);
     const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     out->cs0 = cs0;
     out->dev = dev;
@@ -755,8 +773,8 @@ int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pai
  * The measurement (LATMC_STEP_MEASURE) of Ising members (ens_batch_steps.c routes them
  * here, n >= 1): the sums of every member in one launch from their packed arrays (packed
  * first where only their bytes held the configuration), the exchange rounds' energies
- * without a measurement per member. Members whose lattice the fused kernel takes and whose
- * packed arrays exist; the others from their bytes (measure_bytes).
+ * without a measurement per member. Members whose packed arrays exist; the others from
+ * their bytes (measure_bytes).
  */
 int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
 {
@@ -771,7 +789,7 @@ int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
     for (int m = 1; m < n && !prepared; m++)
         if (cuda_sim_of(members[m])->device != cs0->device)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
-    if (!cuda_ens_packed_fused_fits(&cs0->lattice) || members[0]->nsites >= ((int64_t)1 << 32))
+    if (members[0]->nsites >= ((int64_t)1 << 32))
         return measure_bytes(members, n, batch, cs0, sums);
     struct cuda_ens_packed_member *packed = batch->host;
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));

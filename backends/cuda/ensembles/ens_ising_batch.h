@@ -63,9 +63,9 @@ cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream, const struct latmc
                                          struct latmc_rng_name name, int colour,
                                          unsigned long long *changed);
 
-/* The sums of lib/ising.h of every member from its packed arrays, one block per member
- * (fused_fits lattices), into sums[m] (zeroed by the caller): each exactly
- * the packed layout's measurement's / cuda_ising_measure's. */
+/* The sums of lib/ising.h of every member from its packed arrays (one block per member
+ * where the fused kernel takes the lattice, else several), into sums[m] (zeroed by the
+ * caller): each exactly the packed layout's measurement's / cuda_ising_measure's. */
 cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                     const struct cuda_ens_packed_member *members,
                                     int64_t n_members, int coupled,
@@ -198,8 +198,8 @@ struct cuda_ens_batch;
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
 /* ens_ising_batch.c, for ens_tempering.c: the members' packed table ready on the device (as
- * a batched sweep prepares it, on cs0's stream), where every member runs the fused
- * kernel; LATMC_EUNSUPPORTED elsewhere. */
+ * a batched sweep prepares it, on cs0's stream), where every member runs the packed
+ * kernels; LATMC_EUNSUPPORTED elsewhere (the byte layout). */
 struct cuda_ens_temper;
 struct cuda_ens_ready {
     struct cuda_sim *cs0;
@@ -211,9 +211,21 @@ struct cuda_ens_ready {
     uint64_t uploads;                          /* the batch's table uploads so far */
     bool aligned16;                            /* every member's arrays at a multiple of 16
                                                   bytes (worked out once per table) */
+    bool fused;                                /* the fused kernel takes the members (else
+                                                  their sweeps are colour launches) */
     struct cuda_ens_temper **temper;           /* cs0's tempering state (ens_temper) */
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
+
+/* n_sweeps whole sweeps (sweep0 on) of every member as launches of one colour each (the
+ * per-colour kernels of the packed table or of the byte table, as use_packed says), each
+ * step's draws named as the plan names them (latmc_ising_rng_name): the chain of the
+ * plan's colour steps, for members the fused kernel does not take. changed[m] gains
+ * member m's flips. */
+cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const void *table, bool use_packed, int n, int coupled,
+                                   int algorithm, uint64_t sweep0, uint64_t n_sweeps,
+                                   unsigned long long *changed);
 /* After a failed tempering list (ens_tempering.c): the next call uploads the table, whose
  * host copy may not say what the rounds left on the device. */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
@@ -221,16 +233,16 @@ void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
 /* ens_tempering.c: the LATMC_STEP_TEMPER_STATE request (lib/backend.h, struct
  * latmc_ens_temper: the state loaded and fetched),
  * the batch's tempering lists (lib/box.h: whole sweeps and LATMC_STEP_EXCHANGE calls, each
- * with device_map; LATMC_EUNSUPPORTED, nothing done, where the members do not run the fused
- * kernel), and the state's end. */
+ * with device_map; LATMC_EUNSUPPORTED, nothing done, where the members do not run the
+ * packed kernels), and the state's end. */
 int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
                               uint64_t *accepted, uint64_t *attempted);
 void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
 /* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
- * steps and whole sweeps; LATMC_EUNSUPPORTED, nothing done, where the members cannot run
- * together or the fused kernel does not take their whole sweeps), the batch layout's
+ * steps and whole sweeps, the fused kernel's or colour launches; LATMC_EUNSUPPORTED,
+ * nothing done, where the members cannot run together), the batch layout's
  * capabilities for a sim, Ising's requests (LATMC_STEP_MEASURE, n_members >= 1;
  * LATMC_STEP_OVERLAPS; a pair's LATMC_STEP_SWAP_PARAMS move), each a column of
  * ens_batch_steps.c's table. */

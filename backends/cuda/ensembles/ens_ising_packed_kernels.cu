@@ -35,6 +35,7 @@
 #include "ising_packed_groups.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,6 +193,8 @@ ens_packed_rows_kernel(struct packed_geom p, struct packed_stride st,
  * one shared table (one member a block: packed_update_word's table, bytes permuted).
  */
 #define ENS_FUSED_MAX_WPT 4
+/* Words a thread of the measurement walks in a member larger than the fused kernel's. */
+#define ENS_MEASURE_WORDS 8
 #define ENS_FUSED_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
 
 
@@ -317,21 +320,24 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
 }
 
 /*
- * The sums of every member, one block per member (the fused kernel's geometry): every bond
- * joins a colour-0 site to a colour-1 one, so walking the colour-0 words with their 2 ndim
- * neighbour words (couplings xor-ed in) counts each bond once, as the packed measurement
- * kernels (ising_packed.cu, measure_projections.cu) do: bonds = ndim N - 2 (bonds with
- * eps s_i s_j = -1), spins = N - 2 (spins at -1).
+ * The sums of every member, `bpm` blocks per member (1 for the fused kernel's members):
+ * every bond joins a colour-0 site to a colour-1 one, so walking the colour-0 words with
+ * their 2 ndim neighbour words (couplings xor-ed in) counts each bond once, as the packed
+ * measurement kernels (ising_packed.cu, measure_projections.cu) do: bonds = ndim N - 2
+ * (bonds with eps s_i s_j = -1), spins = N - 2 (spins at -1). Each thread's share is an
+ * integer, added into the member's sums by atomics: the same sums in any order.
  */
 template <int ND, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
-                          struct latmc_ising_sums *sums)
+                          uint32_t bpm, struct latmc_ising_sums *sums)
 {
-    const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
+    const uint32_t m = blockIdx.x / bpm, part = blockIdx.x - m * bpm;
+    const uint32_t start = part * blockDim.x + threadIdx.x, stride = bpm * blockDim.x;
+    const struct cuda_ens_packed_member *mem = &members[m];
     const uint32_t *c0 = mem->colour[0], *c1 = mem->colour[1];
     uint64_t anti = 0, neg = 0;
-    for (uint32_t w = threadIdx.x; w < p.words; w += blockDim.x) {
+    for (uint32_t w = start; w < p.words; w += stride) {
         const struct ens_word_nbrs n = ens_word_nbrs_of<ND>(p, w);
         const uint32_t own = c0[w];
         neg += __popc(own) + __popc(c1[w]);
@@ -345,12 +351,11 @@ ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed
     }
     /* each thread's share: its colour-0 sites' bonds and its words' sites; the shares add
      * up exactly (integers) to the member's sums */
-    const uint32_t mine = threadIdx.x < p.words
-                              ? (p.words - threadIdx.x + blockDim.x - 1) / blockDim.x : 0;
+    const uint32_t mine = start < p.words ? (p.words - start + stride - 1) / stride : 0;
     const int64_t bonds = (int64_t)mine * 8 * ND - 2 * (int64_t)anti;
     const int64_t spins = (int64_t)mine * 16 - 2 * (int64_t)neg;
-    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)bonds);
-    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)spins);
+    cuda_warp_add((unsigned long long *)&sums[m].bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums[m].spins, (unsigned long long)spins);
 }
 
 /* Threads of the fused kernel's block for a member of `words` words a colour: all words
@@ -434,17 +439,25 @@ extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
                                                struct latmc_ising_sums *sums)
 {
     const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, 1);
-    const unsigned threads = ens_fused_threads(p.words), grid = (unsigned)n_members;
+    /* the fused kernel's members: a block each, as its threads; larger ones: blocks of
+     * CUDA_THREADS, some ENS_MEASURE_WORDS words a thread */
+    const unsigned fused = ens_fused_threads(p.words);
+    const unsigned threads = fused ? fused : CUDA_THREADS;
+    const uint64_t per_block = (uint64_t)threads * ENS_MEASURE_WORDS;
+    const uint32_t bpm = fused ? 1u : (uint32_t)((p.words + per_block - 1) / per_block);
+    if ((uint64_t)n_members * bpm > (uint64_t)INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+    const unsigned grid = (unsigned)((uint64_t)n_members * bpm);
     if (g->ndim == 3) {
         if (coupled)
-            ens_packed_measure_kernel<6, 2><<<grid, threads, 0, stream>>>(p, members, sums);
+            ens_packed_measure_kernel<6, 2><<<grid, threads, 0, stream>>>(p, members, bpm, sums);
         else
-            ens_packed_measure_kernel<6, 0><<<grid, threads, 0, stream>>>(p, members, sums);
+            ens_packed_measure_kernel<6, 0><<<grid, threads, 0, stream>>>(p, members, bpm, sums);
     } else {
         if (coupled)
-            ens_packed_measure_kernel<4, 1><<<grid, threads, 0, stream>>>(p, members, sums);
+            ens_packed_measure_kernel<4, 1><<<grid, threads, 0, stream>>>(p, members, bpm, sums);
         else
-            ens_packed_measure_kernel<4, 0><<<grid, threads, 0, stream>>>(p, members, sums);
+            ens_packed_measure_kernel<4, 0><<<grid, threads, 0, stream>>>(p, members, bpm, sums);
     }
     return cudaGetLastError();
 }

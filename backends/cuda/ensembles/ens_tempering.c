@@ -17,7 +17,8 @@
  * mu2, as Ising's thresholds), and how a list runs.
  *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
- *     (ens_temper_resident.cu). Two launches a round.
+ *     (ens_temper_resident.cu). Two launches a round. Members too large for the fused
+ *     kernel: a launch a colour, the members' sums in one launch, then the round.
  *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
  *     members' bonds and M_z by the batch's reduction in its round's form (the very sums a
  *     host round reads), then the round: three launches a round, each programmatic (its
@@ -601,14 +602,14 @@ static int run_in_parts(struct cuda_ens_temper *t, const struct temper_batch *tb
     return st;
 }
 
-/* ---- Ising members: the fused kernel's packed table (ens_ising_batch.c) ---- */
+/* ---- Ising members: the packed kernels' table (ens_ising_batch.c) ---- */
 
 static int ising_open(latmc_sim *const *members, int n, struct temper_batch *tb)
 {
     memset(tb, 0, sizeof *tb);
     const int st = cuda_ens_packed_ready(members, n, &tb->u.ising);
     if (st < 0)
-        return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
+        return st; /* LATMC_EUNSUPPORTED: not the packed kernels' members */
     tb->cs0 = tb->u.ising.cs0;
     tb->temper = tb->u.ising.temper;
     tb->uploads = tb->u.ising.uploads;
@@ -665,14 +666,24 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
     if (resident)
         st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
                         "launching resident tempering chains");
-    /* the first launch of whole sweeps sets the counters (no clearing launch) */
-    if (st == LATMC_OK && !resident && calls[0].part != LATMC_STEP_SWEEPS)
+    /* the fused kernel's first launch of whole sweeps sets the counters (no clearing
+     * launch) */
+    bool counting = calls[0].part != LATMC_STEP_SWEEPS || !ready.fused, measured = false;
+    if (st == LATMC_OK && !resident && counting)
         st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
                                         (size_t)n * sizeof(unsigned long long), stream),
                         "clearing the acceptance counters");
-    bool counting = calls[0].part != LATMC_STEP_SWEEPS, measured = false;
     for (int c = 0; c < n_calls && st == LATMC_OK && !resident; c++) {
         const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS && !ready.fused) {
+            /* members larger than the fused kernel's: a launch a colour, then the round
+             * measures them (exchange) */
+            st = cuda_check(cuda_ens_colour_sweeps(stream, &ready.cs0->lattice, ready.dev, true,
+                                                   n, ready.coupled, first->desc.algorithm,
+                                                   k->sweep, k->n_sweeps, ready.dev_changed),
+                            "launching a batched sweep");
+            continue;
+        }
         if (k->part == LATMC_STEP_SWEEPS) {
             /* a round next: the launch leaves the members' sums after its last sweep */
             measured = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
