@@ -201,12 +201,14 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
  * ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls),
  * whose standalone sims run the packed kernels (as chains where small): 3D and 2D, uniform and
  * +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and a member read and written
- * between calls; members whose colour steps are launched one by one (on CUDA): uniform 2D 80 x
- * 224 (rows of 5 words: the word-by-word kernel) and 3D 32^3 heat bath (2 words: the rows
- * kernel), +-J 2D 48 x 352 heat bath (3 words) and 3D 32^3 (2) on the word-by-word kernel (the
- * first two again with items of 2 words, LATMC_ENS_ISING_WORDS=2), +-J 2D L = 256, whose rows
- * hold whole groups of 8 words, on the rows kernel and with LATMC_ENS_ISING_SWEEP=words on the
- * word-by-word one. On the CPU the same comparisons hold. */
+ * between calls; 3D 32^3 (2048 words a colour: the fused kernel's blocks of 1024 threads),
+ * uniform heat bath and +-J Metropolis; members past the fused kernel's, whose colours are
+ * launched one by one (on CUDA): uniform 2D 80 x 448 (rows of 5 words: the word-by-word
+ * kernel) and 3D 32 x 32 x 48 heat bath (2 words: the rows kernel), +-J 2D 48 x 704 heat bath
+ * (3 words) and 3D 32 x 32 x 48 (2) on the word-by-word kernel (the 2D two again with items
+ * of 2 words, LATMC_ENS_ISING_WORDS=2), +-J 2D L = 256, whose rows hold whole groups of 8
+ * words, on the rows kernel and with LATMC_ENS_ISING_SWEEP=words on the word-by-word one. On
+ * the CPU the same comparisons hold. */
 static void test_ising_packed_lattices_standalone(void **state)
 {
     (void)state;
@@ -217,16 +219,18 @@ static void test_ising_packed_lattices_standalone(void **state)
     members_match_standalone_poked(d, LATMC_PARAM_H, -0.2, true);
     d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
     d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone_poked(d, 0, 0, true); /* the fused kernel's big blocks */
+    d.extent[2] = 48; /* 3072 words: past the fused kernel's members */
     members_match_standalone_poked(d, 0, 0, true);
     for (int words = 0; words < 2; words++) {
         /* then items of 2 words, which cross rows' ends (this few members: 1 a word) */
         if (words)
             assert_int_equal(setenv("LATMC_ENS_ISING_WORDS", "2", 1), 0);
         d = ens_test_desc(LATMC_MODEL_ISING, 2, 80);
-        d.extent[1] = 224; /* 1120 words */
+        d.extent[1] = 448; /* 2240 words */
         members_match_standalone_poked(d, 0, 0, true);
         d = ens_test_desc(LATMC_MODEL_ISING, 2, 48);
-        d.extent[1] = 352; /* 1056 words: past the fused kernel's members */
+        d.extent[1] = 704; /* 2112 words */
         d.couplings = LATMC_COUPLINGS_BIMODAL;
         d.algorithm = LATMC_ALGO_HEATBATH;
         members_match_standalone_poked(d, 0, 0, true);
@@ -234,6 +238,8 @@ static void test_ising_packed_lattices_standalone(void **state)
     assert_int_equal(unsetenv("LATMC_ENS_ISING_WORDS"), 0);
     d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone_poked(d, 0, 0, true); /* the fused kernel's big blocks */
+    d.extent[2] = 48;
     members_match_standalone_poked(d, 0, 0, true);
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 256);
     d.couplings = LATMC_COUPLINGS_BIMODAL;

@@ -193,13 +193,18 @@ ens_packed_rows_kernel(struct packed_geom p, struct packed_stride st,
  * one shared table (one member a block: packed_update_word's table, bytes permuted).
  */
 #define ENS_FUSED_MAX_WPT 4
+/* Members of 1024 to 2048 words a colour (32^3, 2D 256 x 128): blocks of this many
+ * threads, two words each (the kernel's BIG instances, launch bounds of their own, so
+ * that the small members' instances keep their registers). */
+#define ENS_FUSED_BIG_THREADS 1024
+#define ENS_FUSED_BIG_WPT 2
 /* Words a thread of the measurement walks in a member larger than the fused kernel's. */
 #define ENS_MEASURE_WORDS 8
 #define ENS_FUSED_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
 
 
-template <int WPT, int ND, bool HEATBATH, int CW>
-__global__ void __launch_bounds__(CUDA_THREADS)
+template <int WPT, int ND, bool HEATBATH, int CW, bool BIG>
+__global__ void __launch_bounds__(BIG ? ENS_FUSED_BIG_THREADS : CUDA_THREADS)
 ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
                         uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
                         bool clear, struct latmc_ising_sums *sums)
@@ -359,36 +364,41 @@ ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed
 }
 
 /* Threads of the fused kernel's block for a member of `words` words a colour: all words
- * in at most ENS_FUSED_MAX_WPT rounds of whole warps, or 0 (too large: per-colour kernel). */
+ * in at most ENS_FUSED_MAX_WPT rounds of whole warps of at most CUDA_THREADS, else
+ * ENS_FUSED_BIG_THREADS in ENS_FUSED_BIG_WPT rounds, or 0 (too large: per-colour kernel). */
 static unsigned ens_fused_threads(uint32_t words)
 {
     const uint32_t warps = (words + 31) / 32;
     const uint32_t t = 32 * (warps < CUDA_THREADS / 32 ? warps : CUDA_THREADS / 32);
-    return words <= ENS_FUSED_MAX_WPT * t ? t : 0;
+    if (words <= ENS_FUSED_MAX_WPT * t)
+        return t;
+    return words <= ENS_FUSED_BIG_WPT * ENS_FUSED_BIG_THREADS ? ENS_FUSED_BIG_THREADS : 0;
 }
 
-template <int WPT, int ND>
+/* BIG_OK: the block of ENS_FUSED_BIG_THREADS (the BIG instances, at ENS_FUSED_BIG_WPT). */
+template <int WPT, int ND, bool BIG_OK>
 static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
                          const struct cuda_ens_packed_member *members, int64_t n_members,
                          bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
                          unsigned long long *changed, bool clear, struct latmc_ising_sums *sums)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
+    constexpr bool BIG = WPT == ENS_FUSED_BIG_WPT && BIG_OK;
     const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
     const unsigned grid = (unsigned)n_members;
     if (coupled) {
         if (heatbath)
-            ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
+            ens_packed_fused_kernel<WPT, ND, true, CW, BIG><<<grid, threads, shared, stream>>>(
                 p, members, sweep0, n, changed, clear, sums);
         else
-            ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
+            ens_packed_fused_kernel<WPT, ND, false, CW, BIG><<<grid, threads, shared, stream>>>(
                 p, members, sweep0, n, changed, clear, sums);
     } else {
         if (heatbath)
-            ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
+            ens_packed_fused_kernel<WPT, ND, true, 0, BIG><<<grid, threads, shared, stream>>>(
                 p, members, sweep0, n, changed, clear, sums);
         else
-            ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
+            ens_packed_fused_kernel<WPT, ND, false, 0, BIG><<<grid, threads, shared, stream>>>(
                 p, members, sweep0, n, changed, clear, sums);
     }
 }
@@ -401,15 +411,19 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
                              unsigned long long *changed, bool clear,
                              struct latmc_ising_sums *sums)
 {
-    if (wpt == 1)
-        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0,
-                            n, changed, clear, sums);
+    if (threads > CUDA_THREADS) /* the big members' blocks: ENS_FUSED_BIG_WPT words */
+        launch_fused<ENS_FUSED_BIG_WPT, ND, true>(stream, p, threads, members, n_members,
+                                                  coupled, heatbath, sweep0, n, changed, clear,
+                                                  sums);
+    else if (wpt == 1)
+        launch_fused<1, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
+                                   sweep0, n, changed, clear, sums);
     else if (wpt == 2)
-        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0,
-                            n, changed, clear, sums);
+        launch_fused<2, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
+                                   sweep0, n, changed, clear, sums);
     else
-        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0,
-                            n, changed, clear, sums);
+        launch_fused<4, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
+                                   sweep0, n, changed, clear, sums);
 }
 
 /* The geometry of n_members members in items of nw words (the fused kernel: nw 1). */
@@ -428,7 +442,7 @@ static struct ens_packed_geom ens_packed_geom_of(const struct latmc_lattice *g, 
 
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
 {
-    return g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
+    return g->nsites / 16 <= (int64_t)ENS_FUSED_BIG_WPT * ENS_FUSED_BIG_THREADS &&
            ens_fused_threads((uint32_t)(g->nsites / 16)) > 0;
 }
 
@@ -439,12 +453,13 @@ extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
                                                struct latmc_ising_sums *sums)
 {
     const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, 1);
-    /* the fused kernel's members: a block each, as its threads; larger ones: blocks of
-     * CUDA_THREADS, some ENS_MEASURE_WORDS words a thread */
+    /* the fused kernel's members of blocks of at most CUDA_THREADS: a block each, as its
+     * threads; larger ones: blocks of CUDA_THREADS, some ENS_MEASURE_WORDS words a thread */
     const unsigned fused = ens_fused_threads(p.words);
-    const unsigned threads = fused ? fused : CUDA_THREADS;
+    const bool one = fused && fused <= CUDA_THREADS;
+    const unsigned threads = one ? fused : CUDA_THREADS;
     const uint64_t per_block = (uint64_t)threads * ENS_MEASURE_WORDS;
-    const uint32_t bpm = fused ? 1u : (uint32_t)((p.words + per_block - 1) / per_block);
+    const uint32_t bpm = one ? 1u : (uint32_t)((p.words + per_block - 1) / per_block);
     if ((uint64_t)n_members * bpm > (uint64_t)INT32_MAX)
         return cudaErrorInvalidConfiguration;
     const unsigned grid = (unsigned)((uint64_t)n_members * bpm);
