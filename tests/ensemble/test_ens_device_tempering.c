@@ -12,12 +12,11 @@
  * on the device, so the test cannot pass on the host's rounds alone. Also a round every
  * third sweep; and two shapes the resident kernel handles apart: 40 temperatures a chain
  * (more than a block's 32 warps: warps take two members) and 2D members (heat bath);
- * larger members: 32^3 (the fused kernel's blocks of 1024 threads), and past the fused
- * kernel's members (a launch a colour, the rounds' sums measured in a launch of their
- * own) 48^3 and 2D 256^2; and
- * the ladder set again after device rounds (another device ensemble swept between). The
- * meson tests run it with the rounds per launch and with the chains resident
- * (LATMC_CUDA_TEMPER).
+ * larger members: 32^3 and 2D 96^2 (the fused kernel's blocks of more than 256 threads,
+ * 1024 and 288), and past the fused kernel's members (a launch a colour, the rounds' sums
+ * measured in a launch of their own) 48^3 and 2D 256^2; and the ladder set again after
+ * device rounds (another device ensemble swept between). The meson tests run it with the
+ * rounds per launch and with the chains resident (LATMC_CUDA_TEMPER).
  * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
  * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
@@ -298,7 +297,7 @@ static void test_2d_heatbath_matches_cpu(void **state)
 }
 
 /* Larger members: 32^3 (2048 words a colour: the fused kernel's blocks of 1024 threads)
- * Metropolis; past the fused kernel's members, their sweeps a launch a colour and each
+ * Metropolis, 2D 96^2 (576 words: 288 threads) heat bath; past the fused kernel's members, their sweeps a launch a colour and each
  * round's sums in a measurement launch of their own: 3D 48^3 (6912 words) Metropolis and
  * 2D 256^2 (4096) heat bath; +-J. */
 static void test_large_members_match_cpu(void **state)
@@ -306,6 +305,8 @@ static void test_large_members_match_cpu(void **state)
     (void)state;
     const struct shape cube32 = { 3, { 32, 32, 32 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.004 };
     shape_matches_cpu(&cube32, 3232);
+    const struct shape sq96 = { 2, { 96, 96, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.01 };
+    shape_matches_cpu(&sq96, 9696);
     const struct shape cube48 = { 3, { 48, 48, 48 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.002 };
     shape_matches_cpu(&cube48, 4848);
     const struct shape flat = { 2, { 256, 256, 1 }, LATMC_ALGO_HEATBATH, 1, 8, 2, 0.40, 0.0035 };

@@ -201,8 +201,10 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
  * ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls),
  * whose standalone sims run the packed kernels (as chains where small): 3D and 2D, uniform and
  * +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and a member read and written
- * between calls; 3D 32^3 (2048 words a colour: the fused kernel's blocks of 1024 threads),
- * uniform heat bath and +-J Metropolis; members past the fused kernel's, whose colours are
+ * between calls; members on the fused kernel's blocks of more than 256 threads: 3D 32^3
+ * (2048 words a colour: 1024 threads), uniform heat bath and +-J Metropolis, 2D 96^2 +-J
+ * (576 words: 288 threads) and 128 x 80 uniform heat bath (640: 320); members past the
+ * fused kernel's, whose colours are
  * launched one by one (on CUDA): uniform 2D 80 x 448 (rows of 5 words: the word-by-word
  * kernel) and 3D 32 x 32 x 48 heat bath (2 words: the rows kernel), +-J 2D 48 x 704 heat bath
  * (3 words) and 3D 32 x 32 x 48 (2) on the word-by-word kernel (the 2D two again with items
@@ -222,6 +224,13 @@ static void test_ising_packed_lattices_standalone(void **state)
     members_match_standalone_poked(d, 0, 0, true); /* the fused kernel's big blocks */
     d.extent[2] = 48; /* 3072 words: past the fused kernel's members */
     members_match_standalone_poked(d, 0, 0, true);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 96);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone_poked(d, 0, 0, true);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 128);
+    d.extent[1] = 80;
+    d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone_poked(d, LATMC_PARAM_H, 0.15, true);
     for (int words = 0; words < 2; words++) {
         /* then items of 2 words, which cross rows' ends (this few members: 1 a word) */
         if (words)

@@ -71,8 +71,8 @@ cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_latt
                                     int64_t n_members, int coupled,
                                     struct latmc_ising_sums *sums);
 
-/* The fused kernel takes members of this lattice (at most 1024 words a colour, e.g. 16^3,
- * 32^2 x 64). */
+/* The fused kernel takes members of this lattice (at most 2048 words a colour, e.g. 16^3,
+ * 2D 128^2, 32^3). */
 bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
 
 /* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per

@@ -186,16 +186,17 @@ ens_packed_rows_kernel(struct packed_geom p, struct packed_stride st,
  * The fused kernel: one block per member runs every colour of n sweeps in one launch, the
  * member's two colour arrays in shared memory (loaded once, written back once), the
  * colours separated by __syncthreads (sites of one colour only read the other). For
- * members of at most 1024 words a colour (16^3: 256): thread t takes the words
+ * members of at most 2048 words a colour (16^3: 256, 32^3: 2048): thread t takes the words
  * t, t + T, ... (WPT of them, T threads), whose neighbour indices it computes once. The
  * draws and decisions are the per-colour kernel's; the per-(sweep, colour) part of the
  * Philox fold is computed from round keys kept in registers, and the 16 thresholds sit in
  * one shared table (one member a block: packed_update_word's table, bytes permuted).
  */
-#define ENS_FUSED_MAX_WPT 4
-/* Members of 1024 to 2048 words a colour (32^3, 2D 256 x 128): blocks of this many
- * threads, two words each (the kernel's BIG instances, launch bounds of their own, so
- * that the small members' instances keep their registers). */
+/* Members of more than 512 words a colour (2D 96^2, 128^2, 32^3, 256 x 128): blocks of
+ * more than CUDA_THREADS threads, up to this many, two words a thread (the kernel's BIG
+ * instances, launch bounds of their own: 40-63 registers, no spill; four words a thread
+ * in blocks of CUDA_THREADS took 166-194 registers, one block an SM, and ran 1024 x 128^2
+ * +-J at 684 flips/ns against 867-882 on one H200). */
 #define ENS_FUSED_BIG_THREADS 1024
 #define ENS_FUSED_BIG_WPT 2
 /* Words a thread of the measurement walks in a member larger than the fused kernel's. */
@@ -364,15 +365,16 @@ ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed
 }
 
 /* Threads of the fused kernel's block for a member of `words` words a colour: all words
- * in at most ENS_FUSED_MAX_WPT rounds of whole warps of at most CUDA_THREADS, else
- * ENS_FUSED_BIG_THREADS in ENS_FUSED_BIG_WPT rounds, or 0 (too large: per-colour kernel). */
+ * in at most two rounds of whole warps, at most CUDA_THREADS threads or else (the BIG
+ * instances) at most ENS_FUSED_BIG_THREADS, or 0 (too large: per-colour kernel). */
 static unsigned ens_fused_threads(uint32_t words)
 {
     const uint32_t warps = (words + 31) / 32;
     const uint32_t t = 32 * (warps < CUDA_THREADS / 32 ? warps : CUDA_THREADS / 32);
-    if (words <= ENS_FUSED_MAX_WPT * t)
+    if (words <= 2 * t)
         return t;
-    return words <= ENS_FUSED_BIG_WPT * ENS_FUSED_BIG_THREADS ? ENS_FUSED_BIG_THREADS : 0;
+    const uint32_t big = 32 * ((words + 63) / 64); /* > CUDA_THREADS: words > 2 t */
+    return big <= ENS_FUSED_BIG_THREADS ? big : 0;
 }
 
 /* BIG_OK: the block of ENS_FUSED_BIG_THREADS (the BIG instances, at ENS_FUSED_BIG_WPT). */
@@ -418,11 +420,8 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
     else if (wpt == 1)
         launch_fused<1, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
                                    sweep0, n, changed, clear, sums);
-    else if (wpt == 2)
-        launch_fused<2, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
-                                   sweep0, n, changed, clear, sums);
     else
-        launch_fused<4, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
+        launch_fused<2, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
                                    sweep0, n, changed, clear, sums);
 }
 
@@ -487,7 +486,7 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
     const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, 1);
     const unsigned threads = ens_fused_threads(p.words);
     const int wpt = (int)((p.words + threads - 1) / threads);
-    const int wpt2 = wpt <= 1 ? 1 : wpt <= 2 ? 2 : 4;
+    const int wpt2 = wpt <= 1 ? 1 : 2; /* ens_fused_threads: at most 2 */
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
