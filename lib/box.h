@@ -44,8 +44,8 @@ enum latmc_step_part {
     LATMC_STEP_PAIR_WHOLE = 3,
     /* Appended. Whole sweeps of a batch (struct latmc_step_call::members) in one call:
      * call->n_sweeps sweeps numbered call->sweep, call->sweep + 1, ..., every step of each
-     * in the model's order, as the plan would hand them one by one (the ensembles' fused
-     * multi-sweep kernels: one launch for every step of many sweeps). Only to a backend
+     * in the model's order, as the plan would hand them one by one (e.g. the ensembles'
+     * fused multi-sweep kernels: one launch for every step of many sweeps). Only to a backend
      * that declares LATMC_STEP_CAP_BATCH_SWEEPS for the batch's member 0; call->step is
      * step 0 of the first sweep. */
     LATMC_STEP_SWEEPS = 4
@@ -63,7 +63,7 @@ enum latmc_step_part {
 /* Appended. run_steps takes batches for this sim as member 0 (struct latmc_step_call::
  * members: an ensemble's members as one layout, lib/plan.c latmc_plan_sweep_batch). */
 #define LATMC_STEP_CAP_BATCH 8u
-/* Appended. ... and whole sweeps of a batch in one call (LATMC_STEP_SWEEPS: the fused
+/* Appended. ... and whole sweeps of a batch in one call (LATMC_STEP_SWEEPS: e.g. fused
  * multi-sweep kernels). The backend may still refuse a batch's call (below). */
 #define LATMC_STEP_CAP_BATCH_SWEEPS 16u
 /* Appended. ... and exchange rounds between them (LATMC_STEP_EXCHANGE calls, with

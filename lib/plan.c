@@ -368,7 +368,8 @@ int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t fi
     if (batch_queue(&q, members, n_members, first, 0u, accepted, attempted) < 0)
         return LATMC_EUNSUPPORTED;
     if ((latmc_plan_step_caps(q.sim) & LATMC_STEP_CAP_BATCH_SWEEPS) && n > 0) {
-        /* the fused multi-sweep kernels, where the backend takes this batch so */
+        /* whole sweeps in one call (e.g. fused multi-sweep kernels), where the backend
+         * takes this batch so */
         const struct latmc_step_call call = sweeps_call(&q, first, n);
         int st = queue_call(&q, &call);
         if (st == LATMC_OK)

@@ -82,7 +82,7 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
  * all at sweep `first`: their own counts may lag the ensemble's batched calls,
  * latmc_ens_exec_settle), each step one call of ops.run_steps over all members
  * (struct latmc_step_call::members), or whole sweeps in one call where the backend
- * declares LATMC_STEP_CAP_BATCH_SWEEPS and takes them (its fused kernels). Adds member
+ * declares LATMC_STEP_CAP_BATCH_SWEEPS and takes them (e.g. fused kernels). Adds member
  * m's updates to accepted[m], attempted[m]. LATMC_EUNSUPPORTED with nothing done where
  * the backend does not run this batch (no LATMC_STEP_CAP_BATCH, or it refused it): the
  * core then sweeps the members one by one. The members' bookkeeping is the caller's.

@@ -1,6 +1,7 @@
 /*
- * The batch capabilities the CUDA module declares for Potts, phi^4 and Heisenberg sims,
- * and for Swendsen-Wang's Ising and Potts sims (ensembles/ens_sw_batch.c)
+ * The batch capabilities the CUDA module declares for Ising (ensembles/ens_ising_batch.c),
+ * Potts, phi^4 and Heisenberg sims, and for Swendsen-Wang's Ising and Potts sims
+ * (ensembles/ens_sw_batch.c)
  * (lib/box.h LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS,
  * LATMC_STEP_CAP_BATCH_EXCHANGE; backends/cuda/ensembles/ens_batch_driver.c,
  * ens_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
@@ -103,6 +104,32 @@ static void test_request_caps(void **state)
         assert_int_equal(request_caps(desc_of(others[k], 16, algos[k])), reads);
     assert_int_equal(request_caps(desc_of(LATMC_MODEL_ISING, 64, LATMC_ALGO_SWENDSEN_WANG)),
                      LATMC_STEP_CAP_BATCH_MEASURE);
+}
+
+/* Ising (ensembles/ens_ising_batch.c): whole sweeps for members of any size (the fused
+ * kernel up to 2048 words a colour, past it a launch a colour) and the device's tempering
+ * rounds where L_x is a multiple of 16 (the packed layout: 2D 64^2 fused, 512^2 not);
+ * members of the byte layout (L_x 40) whole sweeps alone; the bit-sliced decisions none
+ * (their draws are not the batch's). */
+static void test_ising_caps(void **state)
+{
+    (void)state;
+    const unsigned all = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                         LATMC_STEP_CAP_BATCH_EXCHANGE;
+    const char *env = "LATMC_CUDA_KERNELS"; /* unset: the default kernels */
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_ISING, 64, LATMC_ALGO_METROPOLIS), env, NULL,
+                                NULL), all);
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_ISING, 512, LATMC_ALGO_HEATBATH), env, NULL,
+                                NULL), all);
+    assert_int_equal(batch_caps(desc_of(LATMC_MODEL_ISING, 40, LATMC_ALGO_METROPOLIS), env, NULL,
+                                NULL), LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS);
+    latmc_sim_desc d = desc_of(LATMC_MODEL_ISING, 64, LATMC_ALGO_METROPOLIS);
+    latmc_sim *sim = NULL;
+    if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
+        fail_msg("%s", latmc_last_error());
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1.0), LATMC_OK);
+    assert_int_equal(latmc_plan_step_caps(sim) & all, 0u);
+    latmc_sim_destroy(&sim);
 }
 
 static void test_potts_caps(void **state)
@@ -276,6 +303,7 @@ int main(int argc, char **argv)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request_caps),
+        cmocka_unit_test(test_ising_caps),
         cmocka_unit_test(test_potts_caps),
         cmocka_unit_test(test_sw_caps),
         cmocka_unit_test(test_phi4_caps),

@@ -13,10 +13,12 @@
  * third sweep; and two shapes the resident kernel handles apart: 40 temperatures a chain
  * (more than a block's 32 warps: warps take two members) and 2D members (heat bath);
  * larger members: 32^3 and 2D 96^2 (the fused kernel's blocks of more than 256 threads,
- * 1024 and 288), and past the fused kernel's members (a launch a colour, the rounds' sums
- * measured in a launch of their own) 48^3 and 2D 256^2; and the ladder set again after
- * device rounds (another device ensemble swept between). The meson tests run it with the
- * rounds per launch and with the chains resident (LATMC_CUDA_TEMPER).
+ * 1024 and 288), 48^3 and 2D 256^2 (+-J and uniform; its STREAM form), and these without
+ * the fused kernel (LATMC_ENS_ISING_FUSED=0: a launch a colour, the rounds' sums measured
+ * in a launch of their own); members of the
+ * byte layout (2D 40^2: the host's rounds, the device's declined); and the ladder set
+ * again after device rounds (another device ensemble swept between). The meson tests run
+ * it with the rounds per launch and with the chains resident (LATMC_CUDA_TEMPER).
  * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
  * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
@@ -50,16 +52,18 @@
 #include "ens_test_helpers.h"
 #include "sim_helpers.h"
 
-/* An ensemble's shape: members of extent[0..ndim-1] sites, +-J couplings, ns samples x
- * nt temperatures x nr replicas, betas beta0 + dbeta t. */
+/* An ensemble's shape: members of extent[0..ndim-1] sites, +-J couplings (uniform ones
+ * where `uniform`), ns samples x nt temperatures x nr replicas, betas beta0 + dbeta t. */
 struct shape {
     int ndim, extent[3], algorithm, ns, nt, nr;
     double beta0, dbeta;
+    int uniform;
 };
 
 enum { NS = 2, NT = 8, NR = 2, M = NS * NT * NR, L = 16 };
 /* 16^3 +-J Metropolis: close enough for swaps and round trips */
-static const struct shape cube = { 3, { L, L, L }, LATMC_ALGO_METROPOLIS, NS, NT, NR, 0.30, 0.01 };
+static const struct shape cube = { 3, { L, L, L }, LATMC_ALGO_METROPOLIS, NS, NT, NR, 0.30, 0.01,
+                                    0 };
 
 static latmc_ctx *ctx;
 static int device_rounds_logged;
@@ -102,7 +106,7 @@ static latmc_ens *shaped_ensemble(const struct shape *sh, int device, uint64_t s
     d.ndim = sh->ndim;
     for (int k = 0; k < sh->ndim; k++)
         d.extent[k] = sh->extent[k];
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.couplings = sh->uniform ? LATMC_COUPLINGS_UNIFORM : LATMC_COUPLINGS_BIMODAL;
     d.algorithm = sh->algorithm;
     d.device = device;
     latmc_ens_layout l = ens_test_layout(sh->ns, sh->nt, sh->nr, seed, 2);
@@ -254,12 +258,15 @@ static void test_every_third_sweep_matches_cpu(void **state)
     latmc_ens_destroy(&cpu);
 }
 
-/* A shape against the CPU: a round after every sweep in uneven calls, compared after
- * each; swaps must have happened at every pair (else the maps agree trivially). */
-static void shape_matches_cpu(const struct shape *sh, uint64_t seed)
+/* A shape against the CPU: a round after every `every` sweeps in uneven calls, compared
+ * after each; swaps must have happened at every pair (else the maps agree trivially). The
+ * rounds on the device, or on the host where `host_rounds` (members the device's rounds
+ * do not take: the log must not claim them). */
+static void shape_matches_cpu_rounds(const struct shape *sh, uint64_t seed, bool host_rounds,
+                                     uint64_t every)
 {
-    latmc_ens *gpu = shaped_ensemble(sh, LATMC_DEVICE_CUDA, seed, 1);
-    latmc_ens *cpu = shaped_ensemble(sh, LATMC_DEVICE_CPU, seed, 1);
+    latmc_ens *gpu = shaped_ensemble(sh, LATMC_DEVICE_CUDA, seed, every);
+    latmc_ens *cpu = shaped_ensemble(sh, LATMC_DEVICE_CPU, seed, every);
     static const uint64_t calls[] = { 1, 2, 37, 60 };
     device_rounds_logged = 0;
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
@@ -267,7 +274,10 @@ static void shape_matches_cpu(const struct shape *sh, uint64_t seed)
         assert_int_equal(latmc_ens_sweep(cpu, calls[k]), LATMC_OK);
         assert_same(gpu, cpu);
     }
-    assert_true(device_rounds_logged >= 1); /* the rounds did run on the device */
+    if (host_rounds)
+        assert_int_equal(device_rounds_logged, 0);
+    else
+        assert_true(device_rounds_logged >= 1); /* the rounds did run on the device */
     struct state s;
     capture(cpu, &s);
     for (int t = 0; t < sh->nt - 1; t++)
@@ -277,13 +287,18 @@ static void shape_matches_cpu(const struct shape *sh, uint64_t seed)
     latmc_ens_destroy(&cpu);
 }
 
+static void shape_matches_cpu(const struct shape *sh, uint64_t seed)
+{
+    shape_matches_cpu_rounds(sh, seed, false, 1);
+}
+
 /* 40 temperatures a chain: more members than a resident block's 32 warps (warps 0-7 take
  * members k and k + 32), the round's pairs and round trips past lane 31. 16x8x8 +-J
  * (64 words a colour). */
 static void test_many_temperatures_match_cpu(void **state)
 {
     (void)state;
-    const struct shape sh = { 3, { 16, 8, 8 }, LATMC_ALGO_METROPOLIS, 1, 40, 2, 0.28, 0.004 };
+    const struct shape sh = { 3, { 16, 8, 8 }, LATMC_ALGO_METROPOLIS, 1, 40, 2, 0.28, 0.004, 0 };
     shape_matches_cpu(&sh, 515);
 }
 
@@ -292,25 +307,54 @@ static void test_many_temperatures_match_cpu(void **state)
 static void test_2d_heatbath_matches_cpu(void **state)
 {
     (void)state;
-    const struct shape sh = { 2, { 64, 64, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.02 };
+    const struct shape sh = { 2, { 64, 64, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.02, 0 };
     shape_matches_cpu(&sh, 2024);
 }
 
-/* Larger members: 32^3 (2048 words a colour: the fused kernel's blocks of 1024 threads)
- * Metropolis, 2D 96^2 (576 words: 288 threads) heat bath; past the fused kernel's members, their sweeps a launch a colour and each
- * round's sums in a measurement launch of their own: 3D 48^3 (6912 words) Metropolis and
- * 2D 256^2 (4096) heat bath; +-J. */
+/* Larger members on the fused kernel: 32^3 (2048 words a colour: blocks of 1024 threads)
+ * Metropolis, 2D 96^2 (576 words: 288 threads) heat bath; past 2048 words (STREAM) 3D 48^3
+ * (6912 words) Metropolis, 2D 256^2 (4096) heat bath, +-J, and 2D 256^2 Metropolis with
+ * uniform couplings, a round every sweep (a launch a colour before each round: a single
+ * sweep of STREAM repays no reload) and every third; then 48^3 and the uniform 256^2
+ * without the fused kernel
+ * (LATMC_ENS_ISING_FUSED=0): their sweeps a launch a colour and each round's sums in a
+ * measurement launch of their own. */
 static void test_large_members_match_cpu(void **state)
 {
     (void)state;
-    const struct shape cube32 = { 3, { 32, 32, 32 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.004 };
+    const struct shape cube32 = { 3, { 32, 32, 32 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.004,
+                                  0 };
     shape_matches_cpu(&cube32, 3232);
-    const struct shape sq96 = { 2, { 96, 96, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.01 };
+    const struct shape sq96 = { 2, { 96, 96, 1 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.40, 0.01, 0 };
     shape_matches_cpu(&sq96, 9696);
-    const struct shape cube48 = { 3, { 48, 48, 48 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.002 };
+    const struct shape cube48 = { 3, { 48, 48, 48 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.002,
+                                  0 };
     shape_matches_cpu(&cube48, 4848);
-    const struct shape flat = { 2, { 256, 256, 1 }, LATMC_ALGO_HEATBATH, 1, 8, 2, 0.40, 0.0035 };
+    const struct shape flat = { 2, { 256, 256, 1 }, LATMC_ALGO_HEATBATH, 1, 8, 2, 0.40, 0.0035, 0 };
     shape_matches_cpu(&flat, 256256);
+    const struct shape uni = { 2, { 256, 256, 1 }, LATMC_ALGO_METROPOLIS, 1, 8, 2, 0.30, 0.003,
+                               1 };
+    shape_matches_cpu(&uni, 2562560);
+    /* rounds every third sweep: STREAM's launches of 2 and 3 sweeps leave the round's sums
+     * (a round after a single sweep takes the colour launches: the calls of 1 sweep) */
+    shape_matches_cpu_rounds(&cube48, 4850, false, 3);
+    shape_matches_cpu_rounds(&uni, 2562562, false, 3);
+    /* without the fused kernel: whole sweeps a launch a colour, each round's sums in a
+     * measurement launch of their own */
+    assert_int_equal(setenv("LATMC_ENS_ISING_FUSED", "0", 1), 0);
+    shape_matches_cpu(&cube48, 4849);
+    shape_matches_cpu(&uni, 2562561);
+    assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
+}
+
+/* Members of the byte layout (L_x 40: no packed layout), whose tempering the device does
+ * not take (no LATMC_STEP_CAP_BATCH_EXCHANGE): the host's rounds over the byte kernels'
+ * batched sweeps and measurement, the CPU's chain all the same. */
+static void test_byte_members_match_cpu(void **state)
+{
+    (void)state;
+    const struct shape sh = { 2, { 40, 40, 1 }, LATMC_ALGO_METROPOLIS, 2, 8, 2, 0.40, 0.02, 0 };
+    shape_matches_cpu_rounds(&sh, 4040, true, 1);
 }
 
 /* Whether some member of e is no longer at its temperature in first[] (the map fetched:
@@ -836,6 +880,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_many_temperatures_match_cpu),
         cmocka_unit_test(test_2d_heatbath_matches_cpu),
         cmocka_unit_test(test_large_members_match_cpu),
+        cmocka_unit_test(test_byte_members_match_cpu),
         cmocka_unit_test(test_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_parts_match_host_rounds),

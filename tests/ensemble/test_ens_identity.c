@@ -201,16 +201,18 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
  * ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls),
  * whose standalone sims run the packed kernels (as chains where small): 3D and 2D, uniform and
  * +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and a member read and written
- * between calls; members on the fused kernel's blocks of more than 256 threads: 3D 32^3
+ * between calls. On CUDA the fused kernel's forms: blocks of more than 256 threads, 3D 32^3
  * (2048 words a colour: 1024 threads), uniform heat bath and +-J Metropolis, 2D 96^2 +-J
- * (576 words: 288 threads) and 128 x 80 uniform heat bath (640: 320); members past the
- * fused kernel's, whose colours are
- * launched one by one (on CUDA): uniform 2D 80 x 448 (rows of 5 words: the word-by-word
- * kernel) and 3D 32 x 32 x 48 heat bath (2 words: the rows kernel), +-J 2D 48 x 704 heat bath
- * (3 words) and 3D 32 x 32 x 48 (2) on the word-by-word kernel (the 2D two again with items
- * of 2 words, LATMC_ENS_ISING_WORDS=2), +-J 2D L = 256, whose rows hold whole groups of 8
- * words, on the rows kernel and with LATMC_ENS_ISING_SWEEP=words on the word-by-word one. On
- * the CPU the same comparisons hold. */
+ * (576 words: 288 threads) and 128 x 80 uniform heat bath in a field (640: 320); past 2048
+ * words (STREAM: each word's place found where it is updated) 3D 32 x 32 x 48 (3072 words)
+ * uniform heat bath and +-J, 2D 256^2 +-J (4096). Then the colour launches that whole
+ * sweeps take without the fused kernel (LATMC_ENS_ISING_FUSED=0): uniform 2D 80 x 224 (rows
+ * of 5 words: the word-by-word kernel) and 3D 32 x 32 x 48 heat bath (2 words: the rows
+ * kernel), +-J 2D 48 x 352 heat bath (3 words) and 3D 32 x 32 x 48 (2) on the word-by-word
+ * kernel (the 2D two again with items of 2 words, LATMC_ENS_ISING_WORDS=2), +-J 2D L = 256,
+ * whose rows hold whole groups of 8 words, on the rows kernel and with
+ * LATMC_ENS_ISING_SWEEP=words on the word-by-word one. On the CPU the same comparisons hold
+ * (the variables change nothing there). */
 static void test_ising_packed_lattices_standalone(void **state)
 {
     (void)state;
@@ -219,11 +221,16 @@ static void test_ising_packed_lattices_standalone(void **state)
     members_match_standalone_poked(d, 0, 0, true);
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 16);
     members_match_standalone_poked(d, LATMC_PARAM_H, -0.2, true);
-    d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
-    d.algorithm = LATMC_ALGO_HEATBATH;
-    members_match_standalone_poked(d, 0, 0, true); /* the fused kernel's big blocks */
-    d.extent[2] = 48; /* 3072 words: past the fused kernel's members */
-    members_match_standalone_poked(d, 0, 0, true);
+    /* the fused kernel's blocks of more than 256 threads, and STREAM */
+    for (int stream = 0; stream < 2; stream++) {
+        d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
+        d.extent[2] = stream ? 48 : 32;
+        d.algorithm = LATMC_ALGO_HEATBATH;
+        members_match_standalone_poked(d, 0, 0, true);
+        d.algorithm = LATMC_ALGO_METROPOLIS;
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
+        members_match_standalone_poked(d, 0, 0, true);
+    }
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 96);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     members_match_standalone_poked(d, 0, 0, true);
@@ -231,24 +238,31 @@ static void test_ising_packed_lattices_standalone(void **state)
     d.extent[1] = 80;
     d.algorithm = LATMC_ALGO_HEATBATH;
     members_match_standalone_poked(d, LATMC_PARAM_H, 0.15, true);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 256);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone_poked(d, 0, 0, true);
+    /* the colour launches of whole sweeps */
+    assert_int_equal(setenv("LATMC_ENS_ISING_FUSED", "0", 1), 0);
     for (int words = 0; words < 2; words++) {
         /* then items of 2 words, which cross rows' ends (this few members: 1 a word) */
         if (words)
             assert_int_equal(setenv("LATMC_ENS_ISING_WORDS", "2", 1), 0);
         d = ens_test_desc(LATMC_MODEL_ISING, 2, 80);
-        d.extent[1] = 448; /* 2240 words */
+        d.extent[1] = 224; /* 1120 words */
         members_match_standalone_poked(d, 0, 0, true);
         d = ens_test_desc(LATMC_MODEL_ISING, 2, 48);
-        d.extent[1] = 704; /* 2112 words */
+        d.extent[1] = 352; /* 1056 words */
         d.couplings = LATMC_COUPLINGS_BIMODAL;
         d.algorithm = LATMC_ALGO_HEATBATH;
         members_match_standalone_poked(d, 0, 0, true);
     }
     assert_int_equal(unsetenv("LATMC_ENS_ISING_WORDS"), 0);
     d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
-    members_match_standalone_poked(d, 0, 0, true); /* the fused kernel's big blocks */
     d.extent[2] = 48;
+    d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone_poked(d, 0, 0, true);
+    d.algorithm = LATMC_ALGO_METROPOLIS;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
     members_match_standalone_poked(d, 0, 0, true);
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 256);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
@@ -256,6 +270,7 @@ static void test_ising_packed_lattices_standalone(void **state)
     assert_int_equal(setenv("LATMC_ENS_ISING_SWEEP", "words", 1), 0);
     members_match_standalone_poked(d, 0, 0, true);
     assert_int_equal(unsetenv("LATMC_ENS_ISING_SWEEP"), 0);
+    assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
 }
 
 /* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/

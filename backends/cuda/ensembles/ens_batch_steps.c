@@ -3,7 +3,8 @@
  * doc/ensembles.md "Execution"): the members of an ensemble are boxes whose halo is their
  * own wrap, and the core's plan (lib/plan.c, latmc_plan_sweep_batch) hands the CUDA
  * run_steps one call per step for all of them, or whole sweeps in one call where the
- * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
+ * batch declares them (LATMC_STEP_CAP_BATCH_SWEEPS: fused multi-sweep kernels, or a
+ * launch a colour), with exchange
  * rounds between them where it declares parallel tempering on the device
  * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map), and the batch's
  * requests as calls alone (LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS, _TEMPER_STATE:

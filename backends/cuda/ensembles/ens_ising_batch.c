@@ -531,7 +531,7 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     const latmc_sim *first = members[0];
-    const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
+    const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
     /* a list that starts with the fused kernel's sweeps sets the counters in its first
      * launch (no clearing launch) */
     const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS && fits;
@@ -585,18 +585,21 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
 
 /* The batch layout's capabilities for Ising sims (lib/box.h): a box alone, the colour
  * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
- * whole sweeps (the fused kernel where it takes the lattice, else a launch a colour) and
- * exchange rounds between them (ens_tempering.c: on the packed layout; the byte layout's
- * members decline the tempering state's load, and the host's rounds run). */
+ * whole sweeps (the fused kernel where it takes the lattice, else a launch a colour) and,
+ * where the lattice takes the packed layout (L_x a multiple of 16), exchange rounds
+ * between them (ens_tempering.c; members that still run the byte layout, e.g. under
+ * LATMC_CUDA_KERNELS=reference, decline the tempering state's load, and the host's rounds
+ * run). */
 unsigned cuda_ens_ising_caps(const latmc_sim *sim)
 {
     const struct cuda_leaf *leaf;
     if (sim->desc.model != LATMC_MODEL_ISING || !member_box(sim, &leaf) ||
         sim->param[LATMC_PARAM_DECISIONS] != 0.0)
         return 0u;
-    return LATMC_STEP_CAP_BATCH |
-           (sim->nsites < ((int64_t)1 << 32)
-                ? LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
+    if (sim->nsites >= ((int64_t)1 << 32))
+        return LATMC_STEP_CAP_BATCH;
+    return LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+           (sim->desc.extent[0] % 16 == 0 ? LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
 }
 
 /* Every member's packed arrays at a multiple of 16 bytes (they are where each member owns
@@ -626,7 +629,8 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
         return st; /* LATMC_EUNSUPPORTED: not one batch */
     if (!batch->use_packed)
         return LATMC_EUNSUPPORTED;
-    out->fused = cuda_ens_packed_fused_fits(&cs0->lattice);
+    out->fused = cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
+    out->stream = out->fused && cuda_ens_packed_fused_stream(&cs0->lattice);
     const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     out->cs0 = cs0;
     out->dev = dev;

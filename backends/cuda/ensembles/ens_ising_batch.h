@@ -71,9 +71,14 @@ cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_latt
                                     int64_t n_members, int coupled,
                                     struct latmc_ising_sums *sums);
 
-/* The fused kernel takes members of this lattice (at most 2048 words a colour, e.g. 16^3,
- * 2D 128^2, 32^3). */
-bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
+/* The fused kernel takes members of this lattice on this device: at most 2048 words a
+ * colour (16^3, 2D 128^2, 32^3), or up to 16384 (48^3, 64^3, 2D 512^2) whose two colour
+ * arrays fit the device's opt-in shared memory of a block. */
+bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g, int device);
+/* Whether it takes them in its STREAM form (past 2048 words a colour), whose launch loads
+ * a member's words and couplings at a cost that a round after every sweep does not repay
+ * (one H200, 512 x 48^3 +-J: 393 flips/ns against the colour launches' 414). */
+bool cuda_ens_packed_fused_stream(const struct latmc_lattice *g);
 
 /* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
  * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
@@ -213,6 +218,8 @@ struct cuda_ens_ready {
                                                   bytes (worked out once per table) */
     bool fused;                                /* the fused kernel takes the members (else
                                                   their sweeps are colour launches) */
+    bool stream;                               /* ... in its STREAM form
+                                                  (cuda_ens_packed_fused_stream) */
     struct cuda_ens_temper **temper;           /* cs0's tempering state (ens_temper) */
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);

@@ -2,7 +2,7 @@
  * The ensembles' batched Ising update on the multi-spin coded layout (ens_ising_batch.h,
  * ising_packed.h), each member in its own packed arrays, at its own beta (thresholds) and
  * seed: the fused kernel (below: one block per member, every colour of many sweeps in one
- * launch, for members of at most 1024 words a colour) and, for larger members, one launch
+ * launch, for members of at most 2048 words a colour) and, for larger members, one launch
  * per colour for every member:
  *
  * Item i of the grid is chunk c = i mod C of member m = i / C: NW consecutive words of the
@@ -28,6 +28,7 @@
  * thread reads its own column, so no two lanes of a warp ever share a bank and no
  * synchronisation is needed (each thread writes and reads only its own column).
  */
+#include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
 #include "ens_ising_batch.h"
@@ -199,10 +200,17 @@ ens_packed_rows_kernel(struct packed_geom p, struct packed_stride st,
  * +-J at 684 flips/ns against 867-882 on one H200). */
 #define ENS_FUSED_BIG_THREADS 1024
 #define ENS_FUSED_BIG_WPT 2
-/* Words a thread of the measurement walks in a member larger than the fused kernel's. */
+/* Words a thread of the measurement walks in a member of more than 512 words a colour
+ * (blocks of CUDA_THREADS, several a member past 2048 words). */
 #define ENS_MEASURE_WORDS 8
 #define ENS_FUSED_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
 
+
+/* WPT 0 (STREAM): members past 2048 words a colour whose two colour arrays fit a block's
+ * shared memory (the device's opt-in; at most ENS_STREAM_MAX_WORDS): blocks of
+ * ENS_FUSED_BIG_THREADS threads, each word's neighbour indices and couplings found where
+ * it is updated instead of kept in registers. */
+#define ENS_STREAM_MAX_WORDS 16384
 
 template <int WPT, int ND, bool HEATBATH, int CW, bool BIG>
 __global__ void __launch_bounds__(BIG ? ENS_FUSED_BIG_THREADS : CUDA_THREADS)
@@ -210,6 +218,8 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
                         uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
                         bool clear, struct latmc_ising_sums *sums)
 {
+    constexpr bool STREAM = WPT == 0;
+    constexpr int NK = STREAM ? 1 : WPT; /* the words whose places a thread keeps */
     extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
     __shared__ uint32_t table[16];
     /* the block's flips (clear), bonds and spins (sums != NULL) */
@@ -222,22 +232,39 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
     }
     if (tid < 16)
         table[tid] = mem->thr.t[tid];
-    /* this thread's words and their neighbours (right: colour 0's x parity in its row) */
-    struct ens_word_nbrs at[WPT];
+    /* this thread's words and their neighbours (right: colour 0's x parity in its row),
+     * and their coupling words, both colours (read-only: registers) */
+    struct ens_word_nbrs at[NK];
+    uint32_t e[2][NK][CW > 0 ? CW : 1];
+    if constexpr (!STREAM) {
 #pragma unroll
-    for (int k = 0; k < WPT; k++)
-        at[k] = ens_word_nbrs_of<ND>(p, tid + k * T);
-    /* this thread's coupling words, both colours (read-only: registers) */
-    uint32_t e[2][WPT][CW > 0 ? CW : 1];
-    if constexpr (CW > 0) {
+        for (int k = 0; k < WPT; k++)
+            at[k] = ens_word_nbrs_of<ND>(p, tid + k * T);
+        if constexpr (CW > 0) {
 #pragma unroll
-        for (int c = 0; c < 2; c++)
+            for (int c = 0; c < 2; c++)
 #pragma unroll
-            for (int k = 0; k < WPT; k++)
+                for (int k = 0; k < WPT; k++)
 #pragma unroll
-                for (int q = 0; q < CW; q++)
-                    e[c][k][q] = at[k].w < p.words ? mem->eps[c][CW * at[k].w + q] : 0u;
+                    for (int q = 0; q < CW; q++)
+                        e[c][k][q] = at[k].w < p.words ? mem->eps[c][CW * at[k].w + q] : 0u;
+        }
     }
+    /* word w's place and couplings of colour c: kept, or found (STREAM) */
+    auto place = [&](int k, uint32_t w, int c, uint32_t *ew) {
+        if constexpr (STREAM) {
+            (void)k;
+#pragma unroll
+            for (int q = 0; q < CW; q++)
+                ew[q] = mem->eps[c][CW * w + q];
+            return ens_word_nbrs_of<ND>(p, w);
+        } else {
+#pragma unroll
+            for (int q = 0; q < CW; q++)
+                ew[q] = e[c][k][q];
+            return at[k];
+        }
+    };
     /* the round keys of the member's seed, and the fold of every (sweep, colour) from them */
     struct cuda_philox_folded f;
     latmc_philox_round_keys(mem->seed, f.keys.k);
@@ -254,20 +281,27 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
             uint32_t *own_words = words + (colour ? p.words : 0);
             const uint32_t *other = words + (colour ? 0 : p.words);
+            auto update = [&](int k, uint32_t w) {
+                uint32_t ew[CW > 0 ? CW : 1];
+                struct ens_word_nbrs a = place(k, w, colour, ew);
+                a.right = a.right != (colour != 0);
+                const uint32_t own = own_words[a.w];
+                uint32_t nb[ND];
+                ens_neighbours<ND, CW>(other, a, ew, nb);
+                const uint32_t nw = ens_new_word<ND>(
+                    own, nb, f, grp, ens_block_product(2 * a.w),
+                    ens_block_product(2 * a.w + 1), ens_decide_table<HEATBATH>{ table_bytes });
+                n_changed += __popc(nw ^ own);
+                own_words[a.w] = nw;
+            };
+            if constexpr (STREAM) {
+                for (uint32_t w = tid; w < p.words; w += T)
+                    update(0, w);
+            } else {
 #pragma unroll
-            for (int k = 0; k < WPT; k++) {
-                struct ens_word_nbrs a = at[k];
-                if (a.w < p.words) {
-                    a.right = a.right != (colour != 0);
-                    const uint32_t own = own_words[a.w];
-                    uint32_t nb[ND];
-                    ens_neighbours<ND, CW>(other, a, e[colour][k], nb);
-                    const uint32_t nw = ens_new_word<ND>(
-                        own, nb, f, grp, ens_block_product(2 * a.w),
-                        ens_block_product(2 * a.w + 1), ens_decide_table<HEATBATH>{ table_bytes });
-                    n_changed += __popc(nw ^ own);
-                    own_words[a.w] = nw;
-                }
+                for (int k = 0; k < WPT; k++)
+                    if (at[k].w < p.words)
+                        update(k, at[k].w);
             }
             __syncthreads();
         }
@@ -295,17 +329,24 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         const uint32_t *c0 = words, *c1 = words + p.words;
         uint64_t anti = 0, neg = 0;
         int64_t mine = 0;
+        auto count = [&](int k, uint32_t w) {
+            uint32_t ew[CW > 0 ? CW : 1];
+            const struct ens_word_nbrs a = place(k, w, 0, ew);
+            const uint32_t own = c0[a.w];
+            neg += __popc(own) + __popc(c1[a.w]);
+            uint32_t nb[ND];
+            ens_neighbours<ND, CW>(c1, a, ew, nb);
+            anti += ens_anti_bonds<ND>(own, nb);
+            mine++;
+        };
+        if constexpr (STREAM) {
+            for (uint32_t w = tid; w < p.words; w += T)
+                count(0, w);
+        } else {
 #pragma unroll
-        for (int k = 0; k < WPT; k++) {
-            const struct ens_word_nbrs &a = at[k];
-            if (a.w < p.words) {
-                const uint32_t own = c0[a.w];
-                neg += __popc(own) + __popc(c1[a.w]);
-                uint32_t nb[ND];
-                ens_neighbours<ND, CW>(c1, a, e[0][k], nb);
-                anti += ens_anti_bonds<ND>(own, nb);
-                mine++;
-            }
+            for (int k = 0; k < WPT; k++)
+                if (at[k].w < p.words)
+                    count(k, at[k].w);
         }
         const int64_t bonds = mine * 8 * ND - 2 * (int64_t)anti;
         const int64_t spins = mine * 16 - 2 * (int64_t)neg;
@@ -378,51 +419,32 @@ static unsigned ens_fused_threads(uint32_t words)
 }
 
 /* BIG_OK: the block of ENS_FUSED_BIG_THREADS (the BIG instances, at ENS_FUSED_BIG_WPT). */
-template <int WPT, int ND, bool BIG_OK>
-static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
-                         const struct cuda_ens_packed_member *members, int64_t n_members,
-                         bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                         unsigned long long *changed, bool clear, struct latmc_ising_sums *sums)
+typedef void (*ens_fused_fn)(struct ens_packed_geom, const struct cuda_ens_packed_member *,
+                             uint64_t, uint32_t, unsigned long long *, bool,
+                             struct latmc_ising_sums *);
+
+/* The fused kernel's instance for WPT words a thread (0: STREAM; BIG: blocks of more than
+ * CUDA_THREADS threads). */
+template <int WPT, int ND, bool BIG>
+static ens_fused_fn fused_fn(bool coupled, bool heatbath)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
-    constexpr bool BIG = WPT == ENS_FUSED_BIG_WPT && BIG_OK;
-    const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
-    const unsigned grid = (unsigned)n_members;
-    if (coupled) {
-        if (heatbath)
-            ens_packed_fused_kernel<WPT, ND, true, CW, BIG><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums);
-        else
-            ens_packed_fused_kernel<WPT, ND, false, CW, BIG><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums);
-    } else {
-        if (heatbath)
-            ens_packed_fused_kernel<WPT, ND, true, 0, BIG><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums);
-        else
-            ens_packed_fused_kernel<WPT, ND, false, 0, BIG><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums);
-    }
+    if (coupled)
+        return heatbath ? ens_packed_fused_kernel<WPT, ND, true, CW, BIG>
+                        : ens_packed_fused_kernel<WPT, ND, false, CW, BIG>;
+    return heatbath ? ens_packed_fused_kernel<WPT, ND, true, 0, BIG>
+                    : ens_packed_fused_kernel<WPT, ND, false, 0, BIG>;
 }
 
 template <int ND>
-static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &p,
-                             unsigned threads, int wpt,
-                             const struct cuda_ens_packed_member *members, int64_t n_members,
-                             bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                             unsigned long long *changed, bool clear,
-                             struct latmc_ising_sums *sums)
+static ens_fused_fn fused_fn_of(unsigned threads, int wpt, bool coupled, bool heatbath)
 {
+    if (wpt == 0) /* the members past 2048 words: STREAM */
+        return fused_fn<0, ND, true>(coupled, heatbath);
     if (threads > CUDA_THREADS) /* the big members' blocks: ENS_FUSED_BIG_WPT words */
-        launch_fused<ENS_FUSED_BIG_WPT, ND, true>(stream, p, threads, members, n_members,
-                                                  coupled, heatbath, sweep0, n, changed, clear,
-                                                  sums);
-    else if (wpt == 1)
-        launch_fused<1, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
-                                   sweep0, n, changed, clear, sums);
-    else
-        launch_fused<2, ND, false>(stream, p, threads, members, n_members, coupled, heatbath,
-                                   sweep0, n, changed, clear, sums);
+        return fused_fn<ENS_FUSED_BIG_WPT, ND, true>(coupled, heatbath);
+    return wpt == 1 ? fused_fn<1, ND, false>(coupled, heatbath)
+                    : fused_fn<2, ND, false>(coupled, heatbath);
 }
 
 /* The geometry of n_members members in items of nw words (the fused kernel: nw 1). */
@@ -439,10 +461,37 @@ static struct ens_packed_geom ens_packed_geom_of(const struct latmc_lattice *g, 
     return p;
 }
 
-extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
+extern "C" bool cuda_ens_packed_fused_stream(const struct latmc_lattice *g)
 {
-    return g->nsites / 16 <= (int64_t)ENS_FUSED_BIG_WPT * ENS_FUSED_BIG_THREADS &&
-           ens_fused_threads((uint32_t)(g->nsites / 16)) > 0;
+    return ens_fused_threads((uint32_t)(g->nsites / 16)) == 0;
+}
+
+/* The fused kernel's shared memory for a member of `words` words a colour. */
+static size_t ens_fused_shared(uint32_t words)
+{
+    return 2 * (size_t)words * sizeof(uint32_t);
+}
+
+/* STREAM takes a member past 2048 words a colour whose two colour arrays fit the device's
+ * opt-in shared memory (beside the kernel's own 100 bytes). */
+static bool ens_stream_fits(uint32_t words, int device)
+{
+    int optin = 0;
+    if (words > ENS_STREAM_MAX_WORDS || cuda_device_smem_optin(device, &optin) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the colour launches run instead */
+        return false;
+    }
+    return ens_fused_shared(words) + 128 <= (size_t)optin;
+}
+
+extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g, int device)
+{
+    /* LATMC_ENS_ISING_FUSED=0: whole sweeps as a launch a colour (the tests run both) */
+    const char *env = getenv("LATMC_ENS_ISING_FUSED");
+    if ((env && strcmp(env, "0") == 0) || g->nsites / 16 > ENS_STREAM_MAX_WORDS)
+        return false;
+    const uint32_t words = (uint32_t)(g->nsites / 16);
+    return ens_fused_threads(words) > 0 || ens_stream_fits(words, device);
 }
 
 extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
@@ -484,20 +533,25 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
                                               struct latmc_ising_sums *sums)
 {
     const struct ens_packed_geom p = ens_packed_geom_of(g, n_members, 1);
-    const unsigned threads = ens_fused_threads(p.words);
-    const int wpt = (int)((p.words + threads - 1) / threads);
-    const int wpt2 = wpt <= 1 ? 1 : 2; /* ens_fused_threads: at most 2 */
+    const unsigned fused = ens_fused_threads(p.words);
+    /* STREAM past 2048 words (cuda_ens_packed_fused_fits said it fits) */
+    const unsigned threads = fused ? fused : ENS_FUSED_BIG_THREADS;
+    const int wpt = fused ? (int)((p.words + threads - 1) / threads) : 0; /* at most 2 */
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const ens_fused_fn k = g->ndim == 3 ? fused_fn_of<6>(threads, wpt, coupled != 0, hb)
+                                        : fused_fn_of<4>(threads, wpt, coupled != 0, hb);
+    const size_t shared = ens_fused_shared(p.words);
+    if (shared > 48 * 1024) {
+        const cudaError_t err = cuda_allow_shared((const void *)k, shared);
+        if (err != cudaSuccess)
+            return err;
+    }
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
                                           ? n_sweeps - done : ENS_FUSED_MAX_SWEEPS);
         struct latmc_ising_sums *last = done + n == n_sweeps ? sums : NULL;
-        if (g->ndim == 3)
-            launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, clear && done == 0, last);
-        else
-            launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, clear && done == 0, last);
+        k<<<(unsigned)n_members, threads, shared, stream>>>(p, members, sweep0 + done, n, changed,
+                                                            clear && done == 0, last);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;

@@ -18,7 +18,8 @@
  *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round. Members too large for the fused
- *     kernel: a launch a colour, the members' sums in one launch, then the round.
+ *     kernel, and a single sweep before a round of its STREAM form: a launch a colour,
+ *     the members' sums in one launch, then the round.
  *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
  *     members' bonds and M_z by the batch's reduction in its round's form (the very sums a
  *     host round reads), then the round: three launches a round, each programmatic (its
@@ -642,6 +643,14 @@ static cudaError_t ising_place(const struct temper_batch *tb, const struct cuda_
     return cuda_ens_temper_thresholds(tb->cs0->stream, d, tb->u.ising.dev, n);
 }
 
+/* Whether whole sweeps call k runs on the fused kernel: where it takes the members, but
+ * for a single sweep of its STREAM form (then a launch a colour and the round's
+ * measurement launch cost less than its reload of the members). */
+static bool ising_fused_call(const struct cuda_ens_ready *ready, const struct latmc_step_call *k)
+{
+    return k->part == LATMC_STEP_SWEEPS && ready->fused && !(ready->stream && k->n_sweeps < 2);
+}
+
 static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
                      const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                      uint64_t *attempted)
@@ -668,20 +677,21 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
                         "launching resident tempering chains");
     /* the fused kernel's first launch of whole sweeps sets the counters (no clearing
      * launch) */
-    bool counting = calls[0].part != LATMC_STEP_SWEEPS || !ready.fused, measured = false;
+    bool counting = !ising_fused_call(&ready, &calls[0]), measured = false;
     if (st == LATMC_OK && !resident && counting)
         st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
                                         (size_t)n * sizeof(unsigned long long), stream),
                         "clearing the acceptance counters");
     for (int c = 0; c < n_calls && st == LATMC_OK && !resident; c++) {
         const struct latmc_step_call *k = &calls[c];
-        if (k->part == LATMC_STEP_SWEEPS && !ready.fused) {
-            /* members larger than the fused kernel's: a launch a colour, then the round
-             * measures them (exchange) */
+        if (k->part == LATMC_STEP_SWEEPS && !ising_fused_call(&ready, k)) {
+            /* members the fused kernel does not take (or a single sweep of its STREAM
+             * form): a launch a colour, then the round measures them (exchange) */
             st = cuda_check(cuda_ens_colour_sweeps(stream, &ready.cs0->lattice, ready.dev, true,
                                                    n, ready.coupled, first->desc.algorithm,
                                                    k->sweep, k->n_sweeps, ready.dev_changed),
                             "launching a batched sweep");
+            measured = false;
             continue;
         }
         if (k->part == LATMC_STEP_SWEEPS) {
