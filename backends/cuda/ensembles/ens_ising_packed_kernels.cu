@@ -418,7 +418,7 @@ static unsigned ens_fused_threads(uint32_t words)
     return big <= ENS_FUSED_BIG_THREADS ? big : 0;
 }
 
-/* BIG_OK: the block of ENS_FUSED_BIG_THREADS (the BIG instances, at ENS_FUSED_BIG_WPT). */
+/* An instance of the fused kernel (its arguments). */
 typedef void (*ens_fused_fn)(struct ens_packed_geom, const struct cuda_ens_packed_member *,
                              uint64_t, uint32_t, unsigned long long *, bool,
                              struct latmc_ising_sums *);
