@@ -273,6 +273,31 @@ static void test_ising_packed_lattices_standalone(void **state)
     assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
 }
 
+/* Members of the byte layout (L_x not a multiple of 16: ensembles/ens_ising_bytes_kernels.cu):
+ * on CUDA their whole sweeps run on the fused byte kernel (a block a member in shared
+ * memory), and under LATMC_ENS_ISING_FUSED=0 as a launch a colour: 3D 12^3 +-J
+ * Metropolis, 2D 40 x 24 heat bath in a field, 3D 24 x 12 x 8 uniform Metropolis. */
+static void test_ising_byte_lattices_standalone(void **state)
+{
+    (void)state;
+    for (int fused = 1; fused >= 0; fused--) {
+        if (!fused)
+            assert_int_equal(setenv("LATMC_ENS_ISING_FUSED", "0", 1), 0);
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 12);
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
+        members_match_standalone_poked(d, 0, 0, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 2, 40);
+        d.extent[1] = 24;
+        d.algorithm = LATMC_ALGO_HEATBATH;
+        members_match_standalone_poked(d, LATMC_PARAM_H, 0.25, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 3, 24);
+        d.extent[1] = 12;
+        d.extent[2] = 8;
+        members_match_standalone_poked(d, 0, 0, true);
+    }
+    assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
+}
+
 /* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/
  * ensembles/ens_heisenberg_kernels.cu: one block per member, its spins in shared memory):
  * 3D L = 16 Gaussian heat bath + 2 overrelaxation passes in float, with a member read and written
@@ -1557,6 +1582,7 @@ int main(int argc, char **argv)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ising_packed_lattices_standalone),
+        cmocka_unit_test(test_ising_byte_lattices_standalone),
         cmocka_unit_test(test_heisenberg_members_standalone),
         cmocka_unit_test(test_heisenberg_large_members_standalone),
         cmocka_unit_test(test_potts_members_standalone),

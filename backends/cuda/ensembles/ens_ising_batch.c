@@ -532,6 +532,11 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     const latmc_sim *first = members[0];
     const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
+    /* the byte layout's whole sweeps: its fused kernel where a member fits a block */
+    bool bytes_fused = false;
+    for (int c = 0; c < n_calls && !use_packed && !bytes_fused; c++)
+        bytes_fused = calls[c].part == LATMC_STEP_SWEEPS &&
+                      cuda_ens_ising_fused_fits(&cs0->lattice, coupled, cs0->device);
     /* a list that starts with the fused kernel's sweeps sets the counters in its first
      * launch (no clearing launch) */
     const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS && fits;
@@ -546,10 +551,14 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                                                           coupled, first->desc.algorithm,
                                                           k->sweep, k->n_sweeps, dev_changed,
                                                           c == 0 && clear_first, NULL)
-                                 : cuda_ens_colour_sweeps(cs0->stream, &cs0->lattice, dev,
-                                                          use_packed, n, coupled,
-                                                          first->desc.algorithm, k->sweep,
-                                                          k->n_sweeps, dev_changed),
+                            : bytes_fused
+                                ? cuda_ens_ising_sweeps(cs0->stream, &cs0->lattice, dev, n,
+                                                        coupled, first->desc.algorithm,
+                                                        k->sweep, k->n_sweeps, dev_changed)
+                                : cuda_ens_colour_sweeps(cs0->stream, &cs0->lattice, dev,
+                                                         use_packed, n, coupled,
+                                                         first->desc.algorithm, k->sweep,
+                                                         k->n_sweeps, dev_changed),
                             "launching a batched sweep");
             tried += k->n_sweeps * (uint64_t)first->nsites;
             continue;

@@ -40,6 +40,20 @@ cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream, const struct latmc_
                                         struct latmc_rng_name name, int colour,
                                         unsigned long long *changed);
 
+/* The fused byte kernel (ens_ising_bytes_kernels.cu) takes members of this lattice on
+ * this device: a block a member, its spins, couplings and tables in shared memory (the
+ * device's opt-in; not under LATMC_ENS_ISING_FUSED=0). */
+bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device);
+
+/* n_sweeps sweeps (sweep0 on) of every member on the fused byte kernel: the chain of
+ * cuda_ens_ising_sweep_colour for each colour in turn, each pass named
+ * latmc_ising_rng_name(sweep, colour); changed[m] gains member m's flips. */
+cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                  const struct cuda_ens_ising_member *members,
+                                  int64_t n_members, int coupled, int algorithm,
+                                  uint64_t sweep0, uint64_t n_sweeps,
+                                  unsigned long long *changed);
+
 /*
  * One member of a packed batched launch (ens_ising_packed_kernels.cu): the member's own packed
  * arrays (ising_packed.h's layout), its +-J coupling words per colour (NULL: uniform), its

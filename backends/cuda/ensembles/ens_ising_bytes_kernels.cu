@@ -1,11 +1,16 @@
 /*
- * The ensembles' batched Ising update (ens_ising_batch.h): one launch per colour for every
- * member. Item i of the grid is Philox block b = i mod B of member m = i / B (B blocks of
+ * The ensembles' batched Ising update on the byte layout (ens_ising_batch.h): one launch
+ * per colour for every member, or whole sweeps a launch where a member fits a block's
+ * shared memory (the fused byte kernel, below). Item i of the grid is Philox block b = i mod B of member m = i / B (B blocks of
  * four same-colour sites per member); it runs latmc_ising_update_block[_coupled], the
  * function of the CPU reference and of the module's per-block kernels, with the member's
  * spins, couplings, tables and seed. Members do not share memory, sites of one colour do
  * not interact: the order of the items never matters.
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "ens_ising_batch.h"
 #include "ising_rules.h"
@@ -59,6 +64,103 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
         ens_ising_colour_kernel<false><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
             *g, members, n_members, algorithm, name, colour, changed);
     return cudaGetLastError();
+}
+
+/*
+ * Whole sweeps of every member, one block a member: its spins (and +-J couplings) and its
+ * tables copied into shared memory, every colour of n_sweeps sweeps run there (the
+ * colours separated by __syncthreads: a colour's sites read only the other colour), then
+ * the spins written back. Each Philox block of four sites by the very function of the
+ * per-colour kernel above, with the pass's name latmc_ising_rng_name(sweep, colour) (the
+ * plan's), on the shared copies: the same chain. changed[m] gains member m's flips.
+ */
+template <bool COUPLED>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_ising_bytes_fused_kernel(struct latmc_lattice g, const struct cuda_ens_ising_member *members,
+                             int algorithm, uint64_t sweep0, uint32_t n_sweeps,
+                             unsigned long long *changed)
+{
+    extern __shared__ int8_t bytes_shared[]; /* tables, spins, then couplings */
+    const struct cuda_ens_ising_member mem = members[blockIdx.x];
+    const int64_t N = g.nsites, per_member = (N / 2 + 3) / 4;
+    struct latmc_ising_tables *tables = (struct latmc_ising_tables *)bytes_shared;
+    int8_t *spins = bytes_shared + sizeof(struct latmc_ising_tables);
+    int8_t *eps = spins + N;
+    for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
+        spins[i] = mem.spins[i];
+    if (COUPLED)
+        for (int64_t i = threadIdx.x; i < (int64_t)g.ndim * N; i += blockDim.x)
+            eps[i] = mem.eps[i];
+    const unsigned *tw = (const unsigned *)mem.tables;
+    for (unsigned i = threadIdx.x; i < sizeof(struct latmc_ising_tables) / 4; i += blockDim.x)
+        ((unsigned *)tables)[i] = tw[i];
+    __syncthreads();
+    uint64_t n = 0;
+    for (uint32_t t = 0; t < n_sweeps; t++)
+        for (int colour = 0; colour < 2; colour++) {
+            const struct latmc_rng_name name = latmc_ising_rng_name(sweep0 + t, colour);
+            for (int64_t b = threadIdx.x; b < per_member; b += blockDim.x)
+                n += COUPLED ? latmc_ising_update_block_coupled(&g, spins, eps, tables,
+                                                                algorithm, mem.seed, name,
+                                                                colour, b)
+                             : latmc_ising_update_block(&g, spins, tables, algorithm, mem.seed,
+                                                        name, colour, b);
+            __syncthreads();
+        }
+    for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
+        mem.spins[i] = spins[i];
+    cuda_warp_add(&changed[blockIdx.x], n);
+}
+
+/* Shared memory of the fused byte kernel's block for a member of this lattice. */
+static size_t bytes_fused_shared(const struct latmc_lattice *g, bool coupled)
+{
+    return sizeof(struct latmc_ising_tables) +
+           (size_t)g->nsites * (coupled ? 1u + (unsigned)g->ndim : 1u);
+}
+
+extern "C" bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device)
+{
+    const char *env = getenv("LATMC_ENS_ISING_FUSED"); /* 0: colour launches */
+    int optin = 0;
+    if ((env && strcmp(env, "0") == 0) || g->nsites > ((int64_t)1 << 20) ||
+        cuda_device_smem_optin(device, &optin) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the colour launches run instead */
+        return false;
+    }
+    return bytes_fused_shared(g, coupled != 0) + 64 <= (size_t)optin;
+}
+
+extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                             const struct cuda_ens_ising_member *members,
+                                             int64_t n_members, int coupled, int algorithm,
+                                             uint64_t sweep0, uint64_t n_sweeps,
+                                             unsigned long long *changed)
+{
+    const void *k = coupled ? (const void *)ens_ising_bytes_fused_kernel<true>
+                            : (const void *)ens_ising_bytes_fused_kernel<false>;
+    const size_t shared = bytes_fused_shared(g, coupled != 0);
+    if (shared > 48 * 1024) {
+        const cudaError_t err = cuda_allow_shared(k, shared);
+        if (err != cudaSuccess)
+            return err;
+    }
+    for (uint64_t done = 0; done < n_sweeps;) {
+        const uint32_t n = (uint32_t)(n_sweeps - done < 1024 ? n_sweeps - done : 1024);
+        if (coupled)
+            ens_ising_bytes_fused_kernel<true><<<(unsigned)n_members, CUDA_THREADS, shared,
+                                                 stream>>>(*g, members, algorithm,
+                                                           sweep0 + done, n, changed);
+        else
+            ens_ising_bytes_fused_kernel<false><<<(unsigned)n_members, CUDA_THREADS, shared,
+                                                  stream>>>(*g, members, algorithm,
+                                                            sweep0 + done, n, changed);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+        done += n;
+    }
+    return cudaSuccess;
 }
 
 /*
