@@ -1,8 +1,9 @@
 /*
  * The ensembles' batched Ising update on the byte layout (ens_ising_batch.h): one launch
  * per colour for every member, or whole sweeps a launch where a member fits a block's
- * shared memory (the fused byte kernel, below). Item i of the grid is Philox block b = i mod B of member m = i / B (B blocks of
- * four same-colour sites per member); it runs latmc_ising_update_block[_coupled], the
+ * shared memory (the fused byte kernel, below). Item i of the per-colour grid is Philox
+ * block b = i mod B of member m = i / B (B blocks of four same-colour sites per member); it
+ * runs latmc_ising_update_block[_coupled], the
  * function of the CPU reference and of the module's per-block kernels, with the member's
  * spins, couplings, tables and seed. Members do not share memory, sites of one colour do
  * not interact: the order of the items never matters.
