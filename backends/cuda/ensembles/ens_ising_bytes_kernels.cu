@@ -81,7 +81,8 @@ ens_ising_bytes_fused_kernel(struct latmc_lattice g, const struct cuda_ens_ising
                              int algorithm, uint64_t sweep0, uint32_t n_sweeps,
                              unsigned long long *changed)
 {
-    extern __shared__ int8_t bytes_shared[]; /* tables, spins, then couplings */
+    /* tables (64-bit words: the base aligned), spins, then couplings */
+    extern __shared__ __align__(16) int8_t bytes_shared[];
     const struct cuda_ens_ising_member mem = members[blockIdx.x];
     const int64_t N = g.nsites, per_member = (N / 2 + 3) / 4;
     struct latmc_ising_tables *tables = (struct latmc_ising_tables *)bytes_shared;
