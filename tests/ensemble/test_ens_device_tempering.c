@@ -15,9 +15,10 @@
  * larger members: 32^3 and 2D 96^2 (the fused kernel's blocks of more than 256 threads,
  * 1024 and 288), 48^3 and 2D 256^2 (+-J and uniform; its STREAM form), and these without
  * the fused kernel (LATMC_ENS_ISING_FUSED=0: a launch a colour, the rounds' sums measured
- * in a launch of their own); members of the
- * byte layout (2D 40^2: the host's rounds, the device's declined); and the ladder set
- * again after device rounds (another device ensemble swept between). The meson tests run
+ * in a launch of their own); members of the byte layout (2D 40^2, 3D 12^3: a round
+ * points a member's entry at its temperature's tables in the state; the fused byte kernel
+ * and the colour launches); and the ladder set again after device rounds (another device
+ * ensemble swept between), on 16^3 and on byte-layout members. The meson tests run
  * it with the rounds per launch and with the chains resident (LATMC_CUDA_TEMPER).
  * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
@@ -347,14 +348,25 @@ static void test_large_members_match_cpu(void **state)
     assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
 }
 
-/* Members of the byte layout (L_x 40: no packed layout), whose tempering the device does
- * not take (no LATMC_STEP_CAP_BATCH_EXCHANGE): the host's rounds over the byte kernels'
- * batched sweeps and measurement, the CPU's chain all the same. */
+/* Members of the byte layout (L_x not a multiple of 16: no packed layout): rounds on the
+ * device, a move pointing a member's entry at its new temperature's decision tables in the
+ * state; their sweeps on the fused byte kernel, and under LATMC_ENS_ISING_FUSED=0 as a
+ * launch a colour. 2D 40^2 Metropolis, 3D 12^3 heat bath, +-J; rounds every sweep and
+ * every third. */
 static void test_byte_members_match_cpu(void **state)
 {
     (void)state;
-    const struct shape sh = { 2, { 40, 40, 1 }, LATMC_ALGO_METROPOLIS, 2, 8, 2, 0.40, 0.02, 0 };
-    shape_matches_cpu_rounds(&sh, 4040, true, 1);
+    const struct shape flat = { 2, { 40, 40, 1 }, LATMC_ALGO_METROPOLIS, 2, 8, 2, 0.40, 0.02,
+                                0 };
+    const struct shape cube12 = { 3, { 12, 12, 12 }, LATMC_ALGO_HEATBATH, 2, 8, 2, 0.30, 0.02,
+                                  0 };
+    for (int fused = 1; fused >= 0; fused--) {
+        if (!fused)
+            assert_int_equal(setenv("LATMC_ENS_ISING_FUSED", "0", 1), 0);
+        shape_matches_cpu(&flat, 4040 + (uint64_t)fused);
+        shape_matches_cpu_rounds(&cube12, 1212 + (uint64_t)fused, false, 3);
+    }
+    assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
 }
 
 /* Whether some member of e is no longer at its temperature in first[] (the map fetched:
@@ -384,18 +396,19 @@ static bool map_moved(latmc_ens *e, latmc_ens *other, const int *first, int m_al
  * moved, the map read by latmc_ens_temperature_of alone (no measurement: a batched one
  * would upload the members' table on its own).
  */
-static void test_ladder_set_again_matches_cpu(void **state)
+static void ladder_set_again_matches_cpu(const struct shape *sh)
 {
-    (void)state;
-    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 5150, 1);
-    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 5150, 1);
-    latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 78, 1);
+    latmc_ens *gpu = shaped_ensemble(sh, LATMC_DEVICE_CUDA, 5150, 1);
+    latmc_ens *cpu = shaped_ensemble(sh, LATMC_DEVICE_CPU, 5150, 1);
+    latmc_ens *other = shaped_ensemble(sh, LATMC_DEVICE_CUDA, 78, 1);
     size_t bytes = 0;
     assert_int_equal(latmc_ens_spins_size(other, &bytes), LATMC_OK);
     void *buf = malloc(bytes);
     assert_non_null(buf);
+    const int m_all = sh->ns * sh->nt * sh->nr;
+    assert_true(m_all <= M);
     int first[M];
-    for (int m = 0; m < M; m++)
+    for (int m = 0; m < m_all; m++)
         assert_int_equal(latmc_ens_temperature_of(gpu, m, &first[m]), LATMC_OK);
     bool moved = false;
     for (int k = 0; k < 60 && !moved; k++) {
@@ -407,14 +420,15 @@ static void test_ladder_set_again_matches_cpu(void **state)
          * by its batched sweep) swept and read */
         assert_int_equal(latmc_ens_sweep(other, 1), LATMC_OK);
         assert_int_equal(latmc_ens_get_spins(other, 0, buf, bytes), LATMC_OK);
-        moved = map_moved(gpu, cpu, first, M);
+        moved = map_moved(gpu, cpu, first, m_all);
     }
     assert_true(moved);
     double beta[NT];
-    for (int t = 0; t < NT; t++)
-        beta[t] = cube.beta0 + cube.dbeta * t;
-    assert_int_equal(latmc_ens_set_temperatures(gpu, beta, NT), LATMC_OK);
-    assert_int_equal(latmc_ens_set_temperatures(cpu, beta, NT), LATMC_OK);
+    assert_true(sh->nt <= NT);
+    for (int t = 0; t < sh->nt; t++)
+        beta[t] = sh->beta0 + sh->dbeta * t;
+    assert_int_equal(latmc_ens_set_temperatures(gpu, beta, sh->nt), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(cpu, beta, sh->nt), LATMC_OK);
     device_rounds_logged = 0;
     assert_int_equal(latmc_ens_sweep(gpu, 4), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(cpu, 4), LATMC_OK);
@@ -424,6 +438,24 @@ static void test_ladder_set_again_matches_cpu(void **state)
     latmc_ens_destroy(&gpu);
     latmc_ens_destroy(&cpu);
     latmc_ens_destroy(&other);
+}
+
+static void test_ladder_set_again_matches_cpu(void **state)
+{
+    (void)state;
+    ladder_set_again_matches_cpu(&cube);
+}
+
+/* The same on members of the byte layout (3D 12^3 +-J): a round points a member's entry
+ * at its new temperature's tables in the state, so after the map's fetch the batch must
+ * upload its own table again (cuda_ens_bytes_table_fetched), or the ladder set again
+ * would not reach the device. */
+static void test_byte_ladder_set_again_matches_cpu(void **state)
+{
+    (void)state;
+    const struct shape sh = { 3, { 12, 12, 12 }, LATMC_ALGO_METROPOLIS, NS, NT, NR, 0.30, 0.02,
+                              0 };
+    ladder_set_again_matches_cpu(&sh);
 }
 
 /* ---- Heisenberg members: device rounds = host rounds ---- */
@@ -882,6 +914,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_large_members_match_cpu),
         cmocka_unit_test(test_byte_members_match_cpu),
         cmocka_unit_test(test_ladder_set_again_matches_cpu),
+        cmocka_unit_test(test_byte_ladder_set_again_matches_cpu),
         cmocka_unit_test(test_heisenberg_heatbath_matches_host_rounds),
         cmocka_unit_test(test_heisenberg_parts_match_host_rounds),
         cmocka_unit_test(test_heisenberg_overrelax_matches_host_rounds),

@@ -26,19 +26,32 @@
 
 #define ENS_EXCHANGE_THREADS 128 /* four chains a block */
 
-/* Ising members of the packed fused kernel: sums of lib/ising.h in the state, the
- * thresholds of each temperature in d.thr_of_t. */
-struct ens_ising_round_model {
-    struct cuda_ens_packed_member *members;
+/* Ising members: their energy per site from the sums of lib/ising.h in the state. */
+struct ens_ising_energy {
     __device__ double value(const struct cuda_ens_temper_dev &d, const struct cuda_ens_round &r,
                             int m) const
     {
         return latmc_ising_energy_per_site(r.J, r.h, d.sums[m].bonds, d.sums[m].spins,
                                            r.nsites);
     }
+};
+
+/* Ising members of the packed layout: the thresholds of each temperature in d.thr_of_t. */
+struct ens_ising_round_model : ens_ising_energy {
+    struct cuda_ens_packed_member *members;
     __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
     {
         members[m].thr = d.thr_of_t[t];
+    }
+};
+
+/* Ising members of the byte layout: each temperature's decision tables a copy in the state
+ * (at d.thr_of_t's bytes), a move pointing the member's entry at it. */
+struct ens_ising_bytes_round_model : ens_ising_energy {
+    struct cuda_ens_ising_member *members;
+    __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
+    {
+        members[m].tables = (const struct latmc_ising_tables *)d.thr_of_t + t;
     }
 };
 
@@ -166,7 +179,23 @@ extern "C" cudaError_t cuda_ens_exchange_round(cudaStream_t stream,
                                                const struct cuda_ens_round *r,
                                                struct cuda_ens_packed_member *members)
 {
-    return exchange_round(stream, d, r, ens_ising_round_model{ members }, false);
+    return exchange_round(stream, d, r, ens_ising_round_model{ {}, members }, false);
+}
+
+extern "C" cudaError_t cuda_ens_bytes_exchange_round(cudaStream_t stream,
+                                                     const struct cuda_ens_temper_dev *d,
+                                                     const struct cuda_ens_round *r,
+                                                     struct cuda_ens_ising_member *members)
+{
+    return exchange_round(stream, d, r, ens_ising_bytes_round_model{ {}, members }, false);
+}
+
+extern "C" cudaError_t cuda_ens_bytes_temper_tables(cudaStream_t stream,
+                                                    const struct cuda_ens_temper_dev *d,
+                                                    struct cuda_ens_ising_member *members,
+                                                    int64_t n)
+{
+    return place(stream, d, ens_ising_bytes_round_model{ {}, members }, n);
 }
 
 extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
@@ -174,7 +203,7 @@ extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
                                                   struct cuda_ens_packed_member *members,
                                                   int64_t n)
 {
-    return place(stream, d, ens_ising_round_model{ members }, n);
+    return place(stream, d, ens_ising_round_model{ {}, members }, n);
 }
 
 extern "C" cudaError_t cuda_ens_heisenberg_exchange_round(cudaStream_t stream,

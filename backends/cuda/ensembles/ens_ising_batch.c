@@ -594,11 +594,8 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
 
 /* The batch layout's capabilities for Ising sims (lib/box.h): a box alone, the colour
  * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
- * whole sweeps (the fused kernel where it takes the lattice, else a launch a colour) and,
- * where the lattice takes the packed layout (L_x a multiple of 16), exchange rounds
- * between them (ens_tempering.c; members that still run the byte layout, e.g. under
- * LATMC_CUDA_KERNELS=reference, decline the tempering state's load, and the host's rounds
- * run). */
+ * whole sweeps (the fused kernels where they take the lattice, else a launch a colour)
+ * and exchange rounds between them (ens_tempering.c), packed or byte layout. */
 unsigned cuda_ens_ising_caps(const latmc_sim *sim)
 {
     const struct cuda_leaf *leaf;
@@ -607,8 +604,7 @@ unsigned cuda_ens_ising_caps(const latmc_sim *sim)
         return 0u;
     if (sim->nsites >= ((int64_t)1 << 32))
         return LATMC_STEP_CAP_BATCH;
-    return LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
-           (sim->desc.extent[0] % 16 == 0 ? LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
+    return LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE;
 }
 
 /* Every member's packed arrays at a multiple of 16 bytes (they are where each member owns
@@ -623,9 +619,9 @@ static bool packed_aligned(const struct cuda_ens_packed_member *table, int n, bo
 }
 
 /*
- * For ens_tempering.c: the members' packed table on the device as a batched sweep uses
- * it (batch_ready), where every member runs the packed kernels (out->fused: the fused
- * one); LATMC_EUNSUPPORTED, with at most the preparation done, elsewhere.
+ * For ens_tempering.c: the members' table on the device as a batched sweep uses it
+ * (batch_ready), packed (out->fused: the fused kernel takes them) or the byte layout's;
+ * LATMC_EUNSUPPORTED, with at most the preparation done, where they are not one batch.
  */
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out)
 {
@@ -636,27 +632,33 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
     const int st = batch_open(members, n, &cs0, &batch, &dev);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not one batch */
-    if (!batch->use_packed)
-        return LATMC_EUNSUPPORTED;
-    out->fused = cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
+    out->packed = batch->use_packed;
+    out->fused = out->packed && cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
     out->stream = out->fused && cuda_ens_packed_fused_stream(&cs0->lattice);
-    const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
+    const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
+    const size_t table_bytes =
+        out->packed ? packed_bytes : (size_t)n * sizeof(struct cuda_ens_ising_member);
     out->cs0 = cs0;
-    out->dev = dev;
-    out->host = batch->last; /* the table on the device, as the host built it */
+    /* the table on the device, and as the host built it */
+    out->dev = out->packed ? dev : NULL;
+    out->host = out->packed ? batch->last : NULL;
+    out->bytes = out->packed ? NULL : dev;
+    out->bytes_host = out->packed ? NULL : batch->last;
     out->dev_changed = (unsigned long long *)((char *)dev + table_bytes);
     out->changed = batch_pinned(batch, (size_t)n * sizeof(unsigned long long));
     if (!out->changed) /* the counters' part of the host scratch */
-        out->changed = (void *)((char *)batch->host + table_bytes +
+        out->changed = (void *)((char *)batch->host + packed_bytes +
                                 (size_t)n * sizeof(struct cuda_ens_ising_member));
     out->coupled = batch->coupled;
     out->uploads = batch->uploads;
+    out->temper = &cs0->ens_temper;
+    if (!out->packed)
+        return LATMC_OK; /* the resident chains (aligned16) take packed tables alone */
     if (batch->aligned_at != batch->uploads + 1) {
         batch->aligned = packed_aligned(out->host, n, batch->coupled != 0);
         batch->aligned_at = batch->uploads + 1;
     }
     out->aligned16 = batch->aligned;
-    out->temper = &cs0->ens_temper;
     return LATMC_OK;
 }
 
@@ -672,6 +674,14 @@ void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
     (void)n;
     struct cuda_ens_batch *b = cuda_sim_of(members[0])->ens_batch;
     if (b)
+        b->dirty = true;
+}
+
+void cuda_ens_bytes_table_fetched(latmc_sim *const *members, int n)
+{
+    (void)n;
+    struct cuda_ens_batch *b = cuda_sim_of(members[0])->ens_batch;
+    if (b && !b->use_packed)
         b->dirty = true;
 }
 

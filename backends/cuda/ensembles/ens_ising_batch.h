@@ -178,6 +178,15 @@ cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda_ens_chain_
                                struct cuda_ens_packed_member *members,
                                unsigned long long *changed, int *blocks_per_sm);
 
+/* The same for members of the byte layout: each temperature's decision tables
+ * (struct latmc_ising_tables) at d's thr_of_t bytes, a move pointing the member's `tables`
+ * at its new temperature's; and every member pointed at its temperature's. */
+cudaError_t cuda_ens_bytes_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                          const struct cuda_ens_round *r,
+                                          struct cuda_ens_ising_member *members);
+cudaError_t cuda_ens_bytes_temper_tables(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                         struct cuda_ens_ising_member *members, int64_t n);
+
 /* Every member's thresholds those of its temperature (after a table upload from the
  * host, whose members' parameters lag behind the device's map). */
 cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
@@ -216,14 +225,17 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 struct cuda_ens_batch;
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
-/* ens_ising_batch.c, for ens_tempering.c: the members' packed table ready on the device (as
- * a batched sweep prepares it, on cs0's stream), where every member runs the packed
- * kernels; LATMC_EUNSUPPORTED elsewhere (the byte layout). */
+/* ens_ising_batch.c, for ens_tempering.c: the members' table ready on the device (as a
+ * batched sweep prepares it, on cs0's stream): the packed table, or the byte layout's
+ * (packed false: bytes, bytes_host instead of dev, host). */
 struct cuda_ens_temper;
 struct cuda_ens_ready {
     struct cuda_sim *cs0;
+    bool packed;                               /* the packed table (else the byte one) */
     struct cuda_ens_packed_member *dev;        /* the table on the device */
     const struct cuda_ens_packed_member *host; /* the host's copy of what it uploaded */
+    struct cuda_ens_ising_member *bytes;       /* the byte layout's: the same */
+    const struct cuda_ens_ising_member *bytes_host;
     unsigned long long *dev_changed;           /* n counters after the table */
     unsigned long long *changed;               /* n host counters (page-locked if it can) */
     int coupled;
@@ -250,6 +262,10 @@ cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_latti
 /* After a failed tempering list (ens_tempering.c): the next call uploads the table, whose
  * host copy may not say what the rounds left on the device. */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
+/* After the map's fetch: a byte table's entries point at the state's tables, its host
+ * copy at the members' own, so the next call uploads it (a packed table's entries are
+ * values, which the core's swaps patch: nothing to do). */
+void cuda_ens_bytes_table_fetched(latmc_sim *const *members, int n);
 
 /* ens_tempering.c: the LATMC_STEP_TEMPER_STATE request (lib/backend.h, struct
  * latmc_ens_temper: the state loaded and fetched),

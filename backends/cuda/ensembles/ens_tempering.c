@@ -95,6 +95,8 @@ struct layout {
  * device, on cs0's stream) and the generic part uses. */
 struct temper_batch {
     struct cuda_sim *cs0;
+    latmc_sim *const *members;       /* the batch's members (Ising's byte layout: their
+                                        tables) */
     struct cuda_ens_temper **temper; /* cs0's tempering state (cuda_sim.ens_temper) */
     uint64_t uploads;                /* the batch's table uploads so far */
     union {
@@ -334,11 +336,16 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
     if (!measured) {
         err = cudaMemsetAsync(sums, 0, (size_t)n * sizeof *sums, stream);
         if (err == cudaSuccess)
-            err = cuda_ens_packed_measure(stream, &ready->cs0->lattice, ready->dev, n,
-                                          ready->coupled, sums);
+            err = ready->packed ? cuda_ens_packed_measure(stream, &ready->cs0->lattice,
+                                                          ready->dev, n, ready->coupled, sums)
+                                : cuda_ens_ising_measure(stream, &ready->cs0->lattice,
+                                                         ready->bytes, n, sums);
     }
     const struct cuda_ens_round r = round_of(t, first, k);
-    return err == cudaSuccess ? cuda_ens_exchange_round(stream, &t->d, &r, ready->dev) : err;
+    if (err != cudaSuccess)
+        return err;
+    return ready->packed ? cuda_ens_exchange_round(stream, &t->d, &r, ready->dev)
+                         : cuda_ens_bytes_exchange_round(stream, &t->d, &r, ready->bytes);
 }
 
 /* The resident kernel runs lists with a round more often than every this many sweeps. */
@@ -612,6 +619,7 @@ static int ising_open(latmc_sim *const *members, int n, struct temper_batch *tb)
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not the packed kernels' members */
     tb->cs0 = tb->u.ising.cs0;
+    tb->members = members;
     tb->temper = tb->u.ising.temper;
     tb->uploads = tb->u.ising.uploads;
     return LATMC_OK;
@@ -622,11 +630,22 @@ static void ising_close(struct temper_batch *tb)
     (void)tb; /* the Ising batch stays with cs0 */
 }
 
-/* The thresholds of each temperature from the table the device holds: every member at one
+/* The thresholds of each temperature from the table the device holds (the byte layout: the
+ * decision tables of the members' parameters, lib/ising.h): every member at one
  * temperature must have the same. */
 static int ising_stage(const struct temper_batch *tb, const struct latmc_ens_temper *job, int n,
                        void *param_of_t)
 {
+    if (!tb->u.ising.packed) {
+        struct latmc_ising_tables *tab = param_of_t;
+        for (int k = 0; k < job->n_temperatures; k++)
+            tab[k] = *(const struct latmc_ising_tables *)tb->members[job->member_at[
+                slot_of(job, 0, k, 0)]]->model_data;
+        for (int m = 0; m < n; m++)
+            if (memcmp(tb->members[m]->model_data, &tab[job->temp_of[m]], sizeof tab[0]) != 0)
+                return LATMC_EUNSUPPORTED;
+        return LATMC_OK;
+    }
     const struct cuda_ens_packed_member *host = tb->u.ising.host;
     struct cuda_ising_packed_thresholds *thr = param_of_t;
     for (int k = 0; k < job->n_temperatures; k++)
@@ -640,6 +659,8 @@ static int ising_stage(const struct temper_batch *tb, const struct latmc_ens_tem
 static cudaError_t ising_place(const struct temper_batch *tb, const struct cuda_ens_temper_dev *d,
                                int n)
 {
+    if (!tb->u.ising.packed)
+        return cuda_ens_bytes_temper_tables(tb->cs0->stream, d, tb->u.ising.bytes, n);
     return cuda_ens_temper_thresholds(tb->cs0->stream, d, tb->u.ising.dev, n);
 }
 
@@ -670,20 +691,38 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
         if (calls[c].part == LATMC_STEP_SWEEPS)
             tried += calls[c].n_sweeps * (uint64_t)first->nsites; /* one shape */
     /* the resident kernel copies 16 bytes at a time: every member's arrays must start at a
-     * multiple of 16 (they do where each member owns its allocations) */
-    const bool resident = resident_list(t, calls, n_calls) && ready.aligned16;
+     * multiple of 16 (they do where each member owns its allocations); packed tables alone */
+    const bool resident = ready.packed && resident_list(t, calls, n_calls) && ready.aligned16;
     if (resident)
         st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
                         "launching resident tempering chains");
     /* the fused kernel's first launch of whole sweeps sets the counters (no clearing
      * launch) */
     bool counting = !ising_fused_call(&ready, &calls[0]), measured = false;
+    const bool bytes_fused = !ready.packed && cuda_ens_ising_fused_fits(&ready.cs0->lattice,
+                                                                        ready.coupled,
+                                                                        ready.cs0->device);
     if (st == LATMC_OK && !resident && counting)
         st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
                                         (size_t)n * sizeof(unsigned long long), stream),
                         "clearing the acceptance counters");
     for (int c = 0; c < n_calls && st == LATMC_OK && !resident; c++) {
         const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS && !ready.packed) {
+            /* the byte layout: its fused kernel where a member fits a block, else a launch
+             * a colour; then the round measures them (exchange) */
+            st = cuda_check(
+                bytes_fused ? cuda_ens_ising_sweeps(stream, &ready.cs0->lattice, ready.bytes, n,
+                                                    ready.coupled, first->desc.algorithm,
+                                                    k->sweep, k->n_sweeps, ready.dev_changed)
+                            : cuda_ens_colour_sweeps(stream, &ready.cs0->lattice, ready.bytes,
+                                                     false, n, ready.coupled,
+                                                     first->desc.algorithm, k->sweep,
+                                                     k->n_sweeps, ready.dev_changed),
+                "launching a batched sweep");
+            measured = false;
+            continue;
+        }
         if (k->part == LATMC_STEP_SWEEPS && !ising_fused_call(&ready, k)) {
             /* members the fused kernel does not take (or a single sweep of its STREAM
              * form): a launch a colour, then the round measures them (exchange) */
@@ -1029,9 +1068,12 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
 /* ---- the models ---- */
 
 static const struct temper_model temper_models[] = {
-    { LATMC_MODEL_ISING, LATMC_PARAM_BETA, sizeof(struct cuda_ising_packed_thresholds),
+    /* a temperature's part: the packed thresholds, or the byte layout's decision tables */
+    { LATMC_MODEL_ISING, LATMC_PARAM_BETA,
+      sizeof(struct latmc_ising_tables) > sizeof(struct cuda_ising_packed_thresholds)
+          ? sizeof(struct latmc_ising_tables) : sizeof(struct cuda_ising_packed_thresholds),
       sizeof(struct latmc_ising_sums), ising_open, ising_close, NULL, ising_stage, ising_place,
-      ising_run, cuda_ens_packed_table_moved, NULL },
+      ising_run, cuda_ens_packed_table_moved, cuda_ens_bytes_table_fetched },
     { LATMC_MODEL_HEISENBERG, LATMC_PARAM_BETA, 0, 0, heisenberg_open, heisenberg_close, NULL,
       heisenberg_stage, heisenberg_place, heisenberg_run, heisenberg_moved, heisenberg_moved },
     { LATMC_MODEL_PHI4, LATMC_PARAM_MU2, sizeof(struct cuda_ens_phi4_coefs), 0, phi4_open,
