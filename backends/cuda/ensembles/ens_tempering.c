@@ -12,14 +12,17 @@
  * is a row of temper_models below: how its batch is opened (the members' device table
  * ready), the parameter its ladder sets (beta; phi^4: mu2; the load declines another),
  * what a temperature puts into a member's table entry (Ising: the thresholds of its beta,
- * taken from the host's table at the load, each temperature's members checked alike;
+ * taken from the host's table at the load, each temperature's members checked alike (the
+ * byte layout: its decision tables, from the members' own);
  * Heisenberg: the beta itself, the ladder's, checked equal; phi^4: the coefficients of its
  * mu2, as Ising's thresholds), and how a list runs.
  *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round. Members too large for the fused
  *     kernel, and a single sweep before a round of its STREAM form: a launch a colour,
- *     the members' sums in one launch, then the round.
+ *     the members' sums in one launch, then the round. Members of the byte layout: their
+ *     fused kernel or colour launches, their sums, the round, whose move points a
+ *     member's entry at the state's copy of its new temperature's decision tables.
  *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
  *     members' bonds and M_z by the batch's reduction in its round's form (the very sums a
  *     host round reads), then the round: three launches a round, each programmatic (its
