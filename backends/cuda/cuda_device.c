@@ -49,6 +49,16 @@ cudaError_t cuda_device_smem_optin(int device, int *bytes)
     return kept_attribute(smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device, bytes);
 }
 
+bool cuda_device_smem_fits(int device, size_t bytes)
+{
+    int optin = 0;
+    if (cuda_device_smem_optin(device, &optin) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the caller takes another path */
+        return false;
+    }
+    return bytes + 128 <= (size_t)optin;
+}
+
 cudaError_t cuda_device_sm_count(int device, int *count)
 {
     return kept_attribute(sm_count, cudaDevAttrMultiProcessorCount, device, count);

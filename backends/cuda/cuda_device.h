@@ -6,6 +6,9 @@
 #ifndef LATMC_CUDA_DEVICE_H
 #define LATMC_CUDA_DEVICE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
@@ -17,6 +20,9 @@ extern "C" {
  * call for the device only. A failed query is returned (not kept; *bytes 0) and left in the
  * runtime's last-error slot, as cudaDeviceGetAttribute leaves it. */
 cudaError_t cuda_device_smem_optin(int device, int *bytes);
+/* Whether `bytes` of dynamic shared memory (beside a kernel's static ~100 bytes) fit a block
+ * of the device's opt-in; false, the error cleared, where the device cannot be asked. */
+bool cuda_device_smem_fits(int device, size_t bytes);
 
 /* The multiprocessors of `device` (cudaDevAttrMultiProcessorCount) into *count, kept and
  * failing as cuda_device_smem_optin. */

@@ -213,6 +213,18 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
  * whose rows hold whole groups of 8 words, on the rows kernel and with
  * LATMC_ENS_ISING_SWEEP=words on the word-by-word one. On the CPU the same comparisons hold
  * (the variables change nothing there). */
+/* 3D 32 x 32 x lz members: uniform heat bath, then +-J Metropolis. */
+static void cube_pair_match_standalone(int lz)
+{
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
+    d.extent[2] = lz;
+    d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone_poked(d, 0, 0, true);
+    d.algorithm = LATMC_ALGO_METROPOLIS;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone_poked(d, 0, 0, true);
+}
+
 static void test_ising_packed_lattices_standalone(void **state)
 {
     (void)state;
@@ -222,15 +234,8 @@ static void test_ising_packed_lattices_standalone(void **state)
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 16);
     members_match_standalone_poked(d, LATMC_PARAM_H, -0.2, true);
     /* the fused kernel's blocks of more than 256 threads, and STREAM */
-    for (int stream = 0; stream < 2; stream++) {
-        d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
-        d.extent[2] = stream ? 48 : 32;
-        d.algorithm = LATMC_ALGO_HEATBATH;
-        members_match_standalone_poked(d, 0, 0, true);
-        d.algorithm = LATMC_ALGO_METROPOLIS;
-        d.couplings = LATMC_COUPLINGS_BIMODAL;
-        members_match_standalone_poked(d, 0, 0, true);
-    }
+    cube_pair_match_standalone(32);
+    cube_pair_match_standalone(48);
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 96);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     members_match_standalone_poked(d, 0, 0, true);
@@ -257,13 +262,7 @@ static void test_ising_packed_lattices_standalone(void **state)
         members_match_standalone_poked(d, 0, 0, true);
     }
     assert_int_equal(unsetenv("LATMC_ENS_ISING_WORDS"), 0);
-    d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
-    d.extent[2] = 48;
-    d.algorithm = LATMC_ALGO_HEATBATH;
-    members_match_standalone_poked(d, 0, 0, true);
-    d.algorithm = LATMC_ALGO_METROPOLIS;
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
-    members_match_standalone_poked(d, 0, 0, true);
+    cube_pair_match_standalone(48);
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 256);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     members_match_standalone_poked(d, 0, 0, true);

@@ -496,6 +496,18 @@ cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_latti
     return err;
 }
 
+cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                  int device, const struct cuda_ens_ising_member *table, int n,
+                                  int coupled, int algorithm, uint64_t sweep0,
+                                  uint64_t n_sweeps, unsigned long long *changed)
+{
+    if (cuda_ens_ising_fused_fits(g, coupled, device))
+        return cuda_ens_ising_sweeps(stream, g, table, n, coupled, algorithm, sweep0, n_sweeps,
+                                     changed);
+    return cuda_ens_colour_sweeps(stream, g, table, false, n, coupled, algorithm, sweep0,
+                                  n_sweeps, changed);
+}
+
 /*
  * The batch of Ising members calls[0].members runs a list of the plan's calls (lib/box.h,
  * lib/plan.c latmc_plan_sweep_batch): each colour step one launch over every member (the
@@ -532,11 +544,6 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     const latmc_sim *first = members[0];
     const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
-    /* the byte layout's whole sweeps: its fused kernel where a member fits a block */
-    bool bytes_fused = false;
-    for (int c = 0; c < n_calls && !use_packed && !bytes_fused; c++)
-        bytes_fused = calls[c].part == LATMC_STEP_SWEEPS &&
-                      cuda_ens_ising_fused_fits(&cs0->lattice, coupled, cs0->device);
     /* a list that starts with the fused kernel's sweeps sets the counters in its first
      * launch (no clearing launch) */
     const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS && fits;
@@ -547,19 +554,18 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
-            st = cuda_check(fits ? cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n,
-                                                          coupled, first->desc.algorithm,
-                                                          k->sweep, k->n_sweeps, dev_changed,
-                                                          c == 0 && clear_first, NULL)
-                            : bytes_fused
-                                ? cuda_ens_ising_sweeps(cs0->stream, &cs0->lattice, dev, n,
-                                                        coupled, first->desc.algorithm,
-                                                        k->sweep, k->n_sweeps, dev_changed)
-                                : cuda_ens_colour_sweeps(cs0->stream, &cs0->lattice, dev,
-                                                         use_packed, n, coupled,
-                                                         first->desc.algorithm, k->sweep,
-                                                         k->n_sweeps, dev_changed),
-                            "launching a batched sweep");
+            st = cuda_check(
+                fits ? cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                              first->desc.algorithm, k->sweep, k->n_sweeps,
+                                              dev_changed, c == 0 && clear_first, NULL)
+                : use_packed
+                    ? cuda_ens_colour_sweeps(cs0->stream, &cs0->lattice, dev, true, n, coupled,
+                                             first->desc.algorithm, k->sweep, k->n_sweeps,
+                                             dev_changed)
+                    : cuda_ens_bytes_sweeps(cs0->stream, &cs0->lattice, cs0->device, dev, n,
+                                            coupled, first->desc.algorithm, k->sweep,
+                                            k->n_sweeps, dev_changed),
+                "launching a batched sweep");
             tried += k->n_sweeps * (uint64_t)first->nsites;
             continue;
         }

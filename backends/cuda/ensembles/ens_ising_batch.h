@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
@@ -39,6 +41,14 @@ cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream, const struct latmc_
                                         int64_t n_members, int coupled, int algorithm,
                                         struct latmc_rng_name name, int colour,
                                         unsigned long long *changed);
+
+/* LATMC_ENS_ISING_FUSED=0: whole sweeps as a launch a colour, never the fused kernels
+ * (read at each call; the tests run both). */
+static inline bool cuda_ens_fused_off(void)
+{
+    const char *env = getenv("LATMC_ENS_ISING_FUSED");
+    return env && strcmp(env, "0") == 0;
+}
 
 /* The fused byte kernel (ens_ising_bytes_kernels.cu) takes members of this lattice on
  * this device: a block a member, its spins, couplings and tables in shared memory (the
@@ -259,6 +269,12 @@ cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_latti
                                    const void *table, bool use_packed, int n, int coupled,
                                    int algorithm, uint64_t sweep0, uint64_t n_sweeps,
                                    unsigned long long *changed);
+/* The same for members of the byte layout on `device`: the fused byte kernel where it
+ * takes them (cuda_ens_ising_fused_fits), else a launch a colour. */
+cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                  int device, const struct cuda_ens_ising_member *table, int n,
+                                  int coupled, int algorithm, uint64_t sweep0,
+                                  uint64_t n_sweeps, unsigned long long *changed);
 /* After a failed tempering list (ens_tempering.c): the next call uploads the table, whose
  * host copy may not say what the rounds left on the device. */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);

@@ -8,9 +8,6 @@
  * spins, couplings, tables and seed. Members do not share memory, sites of one colour do
  * not interact: the order of the items never matters.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "ens_ising_batch.h"
@@ -123,14 +120,8 @@ static size_t bytes_fused_shared(const struct latmc_lattice *g, bool coupled)
 
 extern "C" bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device)
 {
-    const char *env = getenv("LATMC_ENS_ISING_FUSED"); /* 0: colour launches */
-    int optin = 0;
-    if ((env && strcmp(env, "0") == 0) || g->nsites > ((int64_t)1 << 20) ||
-        cuda_device_smem_optin(device, &optin) != cudaSuccess) {
-        (void)cudaGetLastError(); /* not sticky: the colour launches run instead */
-        return false;
-    }
-    return bytes_fused_shared(g, coupled != 0) + 64 <= (size_t)optin;
+    return !cuda_ens_fused_off() && g->nsites <= ((int64_t)1 << 20) &&
+           cuda_device_smem_fits(device, bytes_fused_shared(g, coupled != 0));
 }
 
 extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattice *g,

@@ -472,26 +472,13 @@ static size_t ens_fused_shared(uint32_t words)
     return 2 * (size_t)words * sizeof(uint32_t);
 }
 
-/* STREAM takes a member past 2048 words a colour whose two colour arrays fit the device's
- * opt-in shared memory (beside the kernel's own 100 bytes). */
-static bool ens_stream_fits(uint32_t words, int device)
-{
-    int optin = 0;
-    if (words > ENS_STREAM_MAX_WORDS || cuda_device_smem_optin(device, &optin) != cudaSuccess) {
-        (void)cudaGetLastError(); /* not sticky: the colour launches run instead */
-        return false;
-    }
-    return ens_fused_shared(words) + 128 <= (size_t)optin;
-}
-
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g, int device)
 {
-    /* LATMC_ENS_ISING_FUSED=0: whole sweeps as a launch a colour (the tests run both) */
-    const char *env = getenv("LATMC_ENS_ISING_FUSED");
-    if ((env && strcmp(env, "0") == 0) || g->nsites / 16 > ENS_STREAM_MAX_WORDS)
+    if (cuda_ens_fused_off() || g->nsites / 16 > ENS_STREAM_MAX_WORDS)
         return false;
     const uint32_t words = (uint32_t)(g->nsites / 16);
-    return ens_fused_threads(words) > 0 || ens_stream_fits(words, device);
+    /* past 2048 words: STREAM, where the two colour arrays fit a block */
+    return ens_fused_threads(words) > 0 || cuda_device_smem_fits(device, ens_fused_shared(words));
 }
 
 extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,

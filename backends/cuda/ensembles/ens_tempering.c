@@ -702,9 +702,6 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
     /* the fused kernel's first launch of whole sweeps sets the counters (no clearing
      * launch) */
     bool counting = !ising_fused_call(&ready, &calls[0]), measured = false;
-    const bool bytes_fused = !ready.packed && cuda_ens_ising_fused_fits(&ready.cs0->lattice,
-                                                                        ready.coupled,
-                                                                        ready.cs0->device);
     if (st == LATMC_OK && !resident && counting)
         st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
                                         (size_t)n * sizeof(unsigned long long), stream),
@@ -714,15 +711,11 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
         if (k->part == LATMC_STEP_SWEEPS && !ready.packed) {
             /* the byte layout: its fused kernel where a member fits a block, else a launch
              * a colour; then the round measures them (exchange) */
-            st = cuda_check(
-                bytes_fused ? cuda_ens_ising_sweeps(stream, &ready.cs0->lattice, ready.bytes, n,
-                                                    ready.coupled, first->desc.algorithm,
-                                                    k->sweep, k->n_sweeps, ready.dev_changed)
-                            : cuda_ens_colour_sweeps(stream, &ready.cs0->lattice, ready.bytes,
-                                                     false, n, ready.coupled,
-                                                     first->desc.algorithm, k->sweep,
-                                                     k->n_sweeps, ready.dev_changed),
-                "launching a batched sweep");
+            st = cuda_check(cuda_ens_bytes_sweeps(stream, &ready.cs0->lattice,
+                                                  ready.cs0->device, ready.bytes, n,
+                                                  ready.coupled, first->desc.algorithm, k->sweep,
+                                                  k->n_sweeps, ready.dev_changed),
+                            "launching a batched sweep");
             measured = false;
             continue;
         }
