@@ -275,7 +275,9 @@ static void test_ising_packed_lattices_standalone(void **state)
 /* Members of the byte layout (L_x not a multiple of 16: ensembles/ens_ising_bytes_kernels.cu):
  * on CUDA their whole sweeps run on the fused byte kernel (a block a member in shared
  * memory), and under LATMC_ENS_ISING_FUSED=0 as a launch a colour: 3D 12^3 +-J
- * Metropolis, 2D 40 x 24 heat bath in a field, 3D 24 x 12 x 8 uniform Metropolis. */
+ * Metropolis, 2D 40 x 24 heat bath in a field, 3D 24 x 12 x 8 uniform Metropolis, 3D 20^3
+ * +-J heat bath and 2D 36 x 20 +-J Metropolis (L_x / 2 = 10 and 18 sites of a colour a
+ * row: Philox blocks of four sites that span two rows). */
 static void test_ising_byte_lattices_standalone(void **state)
 {
     (void)state;
@@ -292,6 +294,14 @@ static void test_ising_byte_lattices_standalone(void **state)
         d = ens_test_desc(LATMC_MODEL_ISING, 3, 24);
         d.extent[1] = 12;
         d.extent[2] = 8;
+        members_match_standalone_poked(d, 0, 0, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 3, 20);
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
+        d.algorithm = LATMC_ALGO_HEATBATH;
+        members_match_standalone_poked(d, 0, 0, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 2, 36);
+        d.extent[1] = 20;
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
         members_match_standalone_poked(d, 0, 0, true);
     }
     assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
