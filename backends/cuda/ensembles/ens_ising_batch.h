@@ -57,12 +57,13 @@ bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int d
 
 /* n_sweeps sweeps (sweep0 on) of every member on the fused byte kernel: the chain of
  * cuda_ens_ising_sweep_colour for each colour in turn, each pass named
- * latmc_ising_rng_name(sweep, colour); changed[m] gains member m's flips. */
+ * latmc_ising_rng_name(sweep, colour); changed[m] gains member m's flips. sums != NULL:
+ * sums[m] is set to member m's sums after the last sweep (cuda_ens_ising_measure's). */
 cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   const struct cuda_ens_ising_member *members,
                                   int64_t n_members, int coupled, int algorithm,
                                   uint64_t sweep0, uint64_t n_sweeps,
-                                  unsigned long long *changed);
+                                  unsigned long long *changed, struct latmc_ising_sums *sums);
 
 /*
  * One member of a packed batched launch (ens_ising_packed_kernels.cu): the member's own packed
@@ -270,11 +271,13 @@ cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_latti
                                    int algorithm, uint64_t sweep0, uint64_t n_sweeps,
                                    unsigned long long *changed);
 /* The same for members of the byte layout on `device`: the fused byte kernel where it
- * takes them (cuda_ens_ising_fused_fits), else a launch a colour. */
+ * takes them (cuda_ens_ising_fused_fits), else a launch a colour. With `sums`, where the
+ * fused kernel runs them, it leaves the members' sums there and *measured is true. */
 cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   int device, const struct cuda_ens_ising_member *table, int n,
                                   int coupled, int algorithm, uint64_t sweep0,
-                                  uint64_t n_sweeps, unsigned long long *changed);
+                                  uint64_t n_sweeps, unsigned long long *changed,
+                                  struct latmc_ising_sums *sums, bool *measured);
 /* After a failed tempering list (ens_tempering.c): the next call uploads the table, whose
  * host copy may not say what the rounds left on the device. */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);

@@ -66,6 +66,48 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
 }
 
 /*
+ * A thread's share of the sums of lib/ising.h of a member from its bytes: sites i =
+ * first, first + stride, ..., its place (x, y, z) found once and stepped by additions,
+ * each site's bonds to its + e_mu neighbours. Integers: the member's sums, however its
+ * sites are shared out (cuda_ising_measure's).
+ */
+template <bool COUPLED, int ND>
+__device__ __forceinline__ void bytes_measure_sites(const struct latmc_lattice &g,
+                                                    const int8_t *s, const int8_t *eps,
+                                                    int64_t first, int64_t stride,
+                                                    long long &bonds, long long &spins)
+{
+    const int64_t plane = g.lx * g.ly;
+    int64_t i = first;
+    const int64_t row0 = latmc_div(i, g.lx), rows = latmc_div(stride, g.lx);
+    int64_t x = i - row0 * g.lx, z = latmc_div(row0, g.ly), y = row0 - z * g.ly;
+    const int64_t dx = stride - rows * g.lx, dz = latmc_div(rows, g.ly), dy = rows - dz * g.ly;
+    for (; i < g.nsites; i += stride) {
+        const int si = s[i];
+        spins += si;
+        const int64_t xp = x + 1 == g.lx ? i + 1 - g.lx : i + 1;
+        const int64_t yp = y + 1 == g.ly ? i + g.lx - plane : i + g.lx;
+        int b;
+        if constexpr (COUPLED)
+            b = eps[ND * i] * s[xp] + eps[ND * i + 1] * s[yp];
+        else
+            b = s[xp] + s[yp];
+        if constexpr (ND == 3) {
+            const int64_t zp = z + 1 == g.lz ? i + plane - g.nsites : i + plane;
+            b += (COUPLED ? eps[ND * i + 2] : 1) * s[zp];
+        }
+        bonds += si * b;
+        x += dx; /* the next site's place: at most one carry into y, then into z */
+        const int64_t cx = x >= g.lx;
+        x -= cx ? g.lx : 0;
+        y += dy + cx;
+        const int64_t cy = y >= g.ly;
+        y -= cy ? g.ly : 0;
+        z += dz + cy;
+    }
+}
+
+/*
  * Whole sweeps of every member, one block a member: its spins (and +-J couplings) and its
  * tables copied into shared memory, every colour of n_sweeps sweeps run there (the
  * colours separated by __syncthreads: a colour's sites read only the other colour), then
@@ -74,8 +116,12 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
  * 4 b + 3 (lattice_numbering.h), each decided by latmc_ising_new_spin's comparison with
  * the member's tables. What differs is the work a site costs (the rule's function takes
  * a 64-bit site from divisions and the whole Philox key schedule a block): a thread keeps
- * its member's round keys, folds each pass's name once (cuda_philox.cuh) and walks its
- * blocks b = t, t + blockDim.x, ... by 32-bit increments of (x / 2, y, z), members
+ * its member's round keys and folds each pass's name once (cuda_philox.cuh); a warp takes
+ * chunks of 128 consecutive sites of a colour, each lane drawing one of the chunk's 32
+ * Philox blocks into the warp's slots in shared memory and then deciding sites lane,
+ * lane + 32, lane + 64, lane + 96 with the draws read back from the slots, so that a
+ * warp's loads of a step are 32 consecutive sites of a colour (a few banks apart, not
+ * 4 sites apart a lane); places stepped by 32-bit increments of (x / 2, y, z), members
  * having at most 2^20 sites. changed[m] gains member m's flips.
  */
 
@@ -85,38 +131,35 @@ struct bytes_place {
     uint32_t hx, y, z;
 };
 
-/* A member's geometry in 32 bits, and a thread's step to its next Philox block:
- * 4 blockDim.x sites of a colour as increments of hx (< hxn), y (< ly) and z. */
+/* A walk's step of a fixed number of sites of a colour as increments of hx (< L_x / 2),
+ * y (< L_y) and z. */
+struct bytes_step {
+    uint32_t hx, y, z;
+};
+
+/* A member's geometry in 32 bits and the walk's two steps: 32 sites (a lane's next site
+ * in its warp's chunk) and BYTES_CHUNK x (warps a block) sites (the warp's next chunk). */
 struct bytes_walk_geom {
     uint32_t lx, ly, lz, hxn, plane, n; /* hxn = L_x / 2, plane = L_x L_y, n sites */
     uint32_t half, blocks;              /* sites of a colour, Philox blocks of a colour */
-    uint32_t step_hx, step_y, step_z;
+    struct bytes_step lane_step, chunk_step;
 };
 
-__device__ __forceinline__ void bytes_next_site(const struct bytes_walk_geom &g,
-                                                struct bytes_place &p)
-{
-    if (++p.hx == g.hxn) {
-        p.hx = 0;
-        if (++p.y == g.ly) {
-            p.y = 0;
-            p.z++;
-        }
-    }
-}
+#define BYTES_CHUNK 128 /* sites of a warp's chunk: 32 Philox blocks */
 
-__device__ __forceinline__ void bytes_next_block(const struct bytes_walk_geom &g,
-                                                 struct bytes_place &p)
+__device__ __forceinline__ void bytes_advance(const struct bytes_walk_geom &g,
+                                              const struct bytes_step &d,
+                                              struct bytes_place &p)
 {
-    p.hx += g.step_hx;
+    p.hx += d.hx;
     const uint32_t carry = p.hx >= g.hxn;
     if (carry)
         p.hx -= g.hxn;
-    p.y += g.step_y + carry; /* at most 2 L_y - 1 */
+    p.y += d.y + carry; /* at most 2 L_y - 1 */
     const uint32_t wrap = p.y >= g.ly;
     if (wrap)
         p.y -= g.ly;
-    p.z += g.step_z + wrap;
+    p.z += d.z + wrap;
 }
 
 /* The decision of site p of `colour` with draw u (latmc_ising_update_lanes[_coupled]'s,
@@ -161,31 +204,51 @@ __device__ __forceinline__ uint32_t bytes_update_site(const struct bytes_walk_ge
     return next != old;
 }
 
+/* n bytes from src to dst by the block's threads: 16 bytes a load where both are 16-byte
+ * aligned and n a multiple of 16 (the members' arrays are, at the usual sizes). */
+__device__ __forceinline__ void bytes_block_copy(int8_t *dst, const int8_t *src, uint32_t n)
+{
+    if ((((uintptr_t)dst | (uintptr_t)src | n) & 15u) == 0) {
+        for (uint32_t i = threadIdx.x; i < n / 16; i += blockDim.x)
+            ((uint4 *)dst)[i] = ((const uint4 *)src)[i];
+    } else {
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+            dst[i] = src[i];
+    }
+}
+
+/* The tables' room at the start of the block's shared memory: a multiple of 16 bytes,
+ * so that the spins and couplings after it take 16-byte copies. */
+#define BYTES_TABLES_ROOM ((sizeof(struct latmc_ising_tables) + 15) / 16 * 16)
+
 template <bool COUPLED, int ND, bool HEATBATH>
 __global__ void __launch_bounds__(CUDA_THREADS)
-ens_ising_bytes_fused_kernel(struct bytes_walk_geom g,
+ens_ising_bytes_fused_kernel(struct bytes_walk_geom g, struct latmc_lattice lattice,
                              const struct cuda_ens_ising_member *members, uint64_t sweep0,
-                             uint32_t n_sweeps, unsigned long long *changed)
+                             uint32_t n_sweeps, unsigned long long *changed,
+                             struct latmc_ising_sums *sums)
 {
+    constexpr unsigned WARPS = CUDA_THREADS / 32;
     /* tables (64-bit words: the base aligned), spins, then couplings */
     extern __shared__ __align__(16) int8_t bytes_shared[];
+    __shared__ uint4 slots[WARPS][32]; /* a warp's chunk's draws, Philox block by block */
     const struct cuda_ens_ising_member mem = members[blockIdx.x];
     struct latmc_ising_tables *tables = (struct latmc_ising_tables *)bytes_shared;
-    int8_t *spins = bytes_shared + sizeof(struct latmc_ising_tables);
+    int8_t *spins = bytes_shared + BYTES_TABLES_ROOM;
     int8_t *eps = spins + g.n;
-    for (uint32_t i = threadIdx.x; i < g.n; i += blockDim.x)
-        spins[i] = mem.spins[i];
+    bytes_block_copy(spins, mem.spins, g.n);
     if (COUPLED)
-        for (uint32_t i = threadIdx.x; i < ND * g.n; i += blockDim.x)
-            eps[i] = mem.eps[i];
+        bytes_block_copy(eps, mem.eps, ND * g.n);
     const unsigned *tw = (const unsigned *)mem.tables;
     for (unsigned i = threadIdx.x; i < sizeof(struct latmc_ising_tables) / 4; i += blockDim.x)
         ((unsigned *)tables)[i] = tw[i];
+    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const uint32_t *drawn = (const uint32_t *)slots[warp];
     struct cuda_philox_folded f;
     latmc_philox_round_keys(mem.seed, f.keys.k);
-    struct bytes_place first; /* site 4 threadIdx.x, the thread's first block's */
+    struct bytes_place first; /* site BYTES_CHUNK warp + lane, the lane's first */
     {
-        const uint32_t j = 4 * threadIdx.x, row = j / g.hxn;
+        const uint32_t j = BYTES_CHUNK * warp + lane, row = j / g.hxn;
         first.hx = j - row * g.hxn;
         first.z = row / g.ly;
         first.y = row - first.z * g.ly;
@@ -197,45 +260,83 @@ ens_ising_bytes_fused_kernel(struct bytes_walk_geom g,
             cuda_philox_refold_named(&f, latmc_ising_rng_name(sweep0 + t, colour));
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
             struct bytes_place at = first;
-            for (uint32_t b = threadIdx.x; b < g.blocks; b += blockDim.x) {
-                const latmc_philox_ctr r = cuda_philox_folded_draws(f, grp, b);
+            for (uint32_t c = warp; BYTES_CHUNK * c < g.half; c += WARPS) {
+                const uint32_t b = 32 * c + lane; /* the lane's Philox block */
+                if (b < g.blocks) {
+                    const latmc_philox_ctr r = cuda_philox_folded_draws(f, grp, b);
+                    slots[warp][lane] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
+                }
+                __syncwarp();
                 struct bytes_place p = at;
 #pragma unroll
-                for (int lane = 0; lane < 4; lane++) {
-                    if (4 * b + lane < g.half) /* only a colour's last block is short */
+                for (int k = 0; k < BYTES_CHUNK / 32; k++) {
+                    /* site j = 128 c + 32 k + lane: lane j mod 4 of block j / 4 */
+                    if (BYTES_CHUNK * c + 32 * k + lane < g.half)
                         n += bytes_update_site<COUPLED, ND, HEATBATH>(g, spins, eps, tables,
-                                                                      colour, p, r.v[lane]);
-                    if (lane < 3)
-                        bytes_next_site(g, p);
+                                                                      colour, p,
+                                                                      drawn[32 * k + lane]);
+                    if (k + 1 < BYTES_CHUNK / 32)
+                        bytes_advance(g, g.lane_step, p);
                 }
-                bytes_next_block(g, at);
+                __syncwarp(); /* the slots read before the next chunk's draws */
+                bytes_advance(g, g.chunk_step, at);
             }
             __syncthreads();
         }
-    for (uint32_t i = threadIdx.x; i < g.n; i += blockDim.x)
-        mem.spins[i] = spins[i];
+    bytes_block_copy(mem.spins, spins, g.n);
     cuda_warp_add(&changed[blockIdx.x], n);
+    /* the member's sums after the last sweep from the shared copies (a tempering round
+     * next: no measurement launch), stored, not added */
+    if (sums) { /* the same for the whole block */
+        __shared__ unsigned long long block_sums[2];
+        if (threadIdx.x == 0)
+            block_sums[0] = block_sums[1] = 0;
+        __syncthreads();
+        long long bonds = 0, spin_sum = 0;
+        bytes_measure_sites<COUPLED, ND>(lattice, spins, COUPLED ? eps : NULL, threadIdx.x,
+                                         blockDim.x, bonds, spin_sum);
+        cuda_warp_add(&block_sums[0], (unsigned long long)bonds);
+        cuda_warp_add(&block_sums[1], (unsigned long long)spin_sum);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            sums[blockIdx.x].bonds = (int64_t)block_sums[0];
+            sums[blockIdx.x].spins = (int64_t)block_sums[1];
+        }
+    }
 }
 
 /* Shared memory of the fused byte kernel's block for a member of this lattice. */
 static size_t bytes_fused_shared(const struct latmc_lattice *g, bool coupled)
 {
-    return sizeof(struct latmc_ising_tables) +
-           (size_t)g->nsites * (coupled ? 1u + (unsigned)g->ndim : 1u);
+    return BYTES_TABLES_ROOM + (size_t)g->nsites * (coupled ? 1u + (unsigned)g->ndim : 1u);
 }
 
 extern "C" bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device)
 {
+    /* the dynamic room and the warps' slots (static) */
+    const size_t slots = (CUDA_THREADS / 32) * 32 * sizeof(uint4);
     return !cuda_ens_fused_off() && g->nsites <= ((int64_t)1 << 20) &&
-           cuda_device_smem_fits(device, bytes_fused_shared(g, coupled != 0));
+           cuda_device_smem_fits(device, bytes_fused_shared(g, coupled != 0) + slots);
+}
+
+/* A step of `sites` sites of a colour of w's lattice. */
+static struct bytes_step bytes_step_of(const struct bytes_walk_geom *w, uint32_t sites)
+{
+    const uint32_t rows = sites / w->hxn;
+    struct bytes_step d;
+    d.hx = sites - rows * w->hxn;
+    d.z = rows / w->ly;
+    d.y = rows - d.z * w->ly;
+    return d;
 }
 
 template <bool COUPLED, int ND, bool HEATBATH>
 static cudaError_t bytes_fused_launch(cudaStream_t stream, const struct bytes_walk_geom &w,
-                                      size_t shared,
+                                      const struct latmc_lattice &g, size_t shared,
                                       const struct cuda_ens_ising_member *members,
                                       int64_t n_members, uint64_t sweep0, uint64_t n_sweeps,
-                                      unsigned long long *changed)
+                                      unsigned long long *changed,
+                                      struct latmc_ising_sums *sums)
 {
     const void *k = (const void *)ens_ising_bytes_fused_kernel<COUPLED, ND, HEATBATH>;
     if (shared > 48 * 1024) {
@@ -246,8 +347,9 @@ static cudaError_t bytes_fused_launch(cudaStream_t stream, const struct bytes_wa
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < 1024 ? n_sweeps - done : 1024);
         ens_ising_bytes_fused_kernel<COUPLED, ND, HEATBATH>
-            <<<(unsigned)n_members, CUDA_THREADS, shared, stream>>>(w, members, sweep0 + done,
-                                                                   n, changed);
+            <<<(unsigned)n_members, CUDA_THREADS, shared, stream>>>(
+                w, g, members, sweep0 + done, n, changed,
+                done + n == n_sweeps ? sums : NULL);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;
@@ -258,24 +360,28 @@ static cudaError_t bytes_fused_launch(cudaStream_t stream, const struct bytes_wa
 
 template <bool COUPLED, int ND>
 static cudaError_t bytes_fused_algorithm(cudaStream_t stream, const struct bytes_walk_geom &w,
-                                         size_t shared,
+                                         const struct latmc_lattice &g, size_t shared,
                                          const struct cuda_ens_ising_member *members,
                                          int64_t n_members, int algorithm, uint64_t sweep0,
-                                         uint64_t n_sweeps, unsigned long long *changed)
+                                         uint64_t n_sweeps, unsigned long long *changed,
+                                         struct latmc_ising_sums *sums)
 {
     /* latmc_ising_new_spin: heat bath, else Metropolis */
     return algorithm == LATMC_ALGO_HEATBATH
-               ? bytes_fused_launch<COUPLED, ND, true>(stream, w, shared, members, n_members,
-                                                       sweep0, n_sweeps, changed)
-               : bytes_fused_launch<COUPLED, ND, false>(stream, w, shared, members, n_members,
-                                                        sweep0, n_sweeps, changed);
+               ? bytes_fused_launch<COUPLED, ND, true>(stream, w, g, shared, members,
+                                                       n_members, sweep0, n_sweeps, changed,
+                                                       sums)
+               : bytes_fused_launch<COUPLED, ND, false>(stream, w, g, shared, members,
+                                                        n_members, sweep0, n_sweeps, changed,
+                                                        sums);
 }
 
 extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                              const struct cuda_ens_ising_member *members,
                                              int64_t n_members, int coupled, int algorithm,
                                              uint64_t sweep0, uint64_t n_sweeps,
-                                             unsigned long long *changed)
+                                             unsigned long long *changed,
+                                             struct latmc_ising_sums *sums)
 {
     if (g->nsites > ((int64_t)1 << 20)) /* cuda_ens_ising_fused_fits refuses them */
         return cudaErrorInvalidValue;
@@ -288,65 +394,28 @@ extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct l
     w.n = (uint32_t)g->nsites;
     w.half = w.n / 2;
     w.blocks = (w.half + 3) / 4;
-    const uint32_t step = 4 * CUDA_THREADS, rows = step / w.hxn;
-    w.step_hx = step - rows * w.hxn;
-    w.step_z = rows / w.ly;
-    w.step_y = rows - w.step_z * w.ly;
+    w.lane_step = bytes_step_of(&w, 32);
+    w.chunk_step = bytes_step_of(&w, BYTES_CHUNK * (CUDA_THREADS / 32));
     const size_t shared = bytes_fused_shared(g, coupled != 0);
     if (g->ndim == 3)
-        return coupled ? bytes_fused_algorithm<true, 3>(stream, w, shared, members, n_members,
-                                                        algorithm, sweep0, n_sweeps, changed)
-                       : bytes_fused_algorithm<false, 3>(stream, w, shared, members, n_members,
-                                                         algorithm, sweep0, n_sweeps, changed);
-    return coupled ? bytes_fused_algorithm<true, 2>(stream, w, shared, members, n_members,
-                                                    algorithm, sweep0, n_sweeps, changed)
-                   : bytes_fused_algorithm<false, 2>(stream, w, shared, members, n_members,
-                                                     algorithm, sweep0, n_sweeps, changed);
+        return coupled ? bytes_fused_algorithm<true, 3>(stream, w, *g, shared, members,
+                                                        n_members, algorithm, sweep0, n_sweeps,
+                                                        changed, sums)
+                       : bytes_fused_algorithm<false, 3>(stream, w, *g, shared, members,
+                                                         n_members, algorithm, sweep0,
+                                                         n_sweeps, changed, sums);
+    return coupled ? bytes_fused_algorithm<true, 2>(stream, w, *g, shared, members, n_members,
+                                                    algorithm, sweep0, n_sweeps, changed, sums)
+                   : bytes_fused_algorithm<false, 2>(stream, w, *g, shared, members, n_members,
+                                                     algorithm, sweep0, n_sweeps, changed,
+                                                     sums);
 }
 
 /*
- * The sums of lib/ising.h of every member from its bytes (ens_ising_batch.h): gridDim.y
- * blocks a member, each thread the sites i = its item, item + stride, ... (stride: the
- * member's threads), its place (x, y, z) found once and stepped by additions; each site's
- * bonds to its + e_mu neighbours. Integers, added by warp sums and a 64-bit atomicAdd per
- * warp, so each member's sums are exactly cuda_ising_measure's whatever the grid.
+ * The sums of every member from its bytes (ens_ising_batch.h): gridDim.y blocks a member,
+ * the member's threads sharing its sites; added by warp sums and a 64-bit atomicAdd per
+ * warp.
  */
-template <bool COUPLED, int ND>
-__device__ __forceinline__ void bytes_measure_sites(const struct latmc_lattice &g,
-                                                    const int8_t *s, const int8_t *eps,
-                                                    long long &bonds, long long &spins)
-{
-    const int64_t stride = (int64_t)blockDim.x * gridDim.y;
-    const int64_t plane = g.lx * g.ly;
-    int64_t i = (int64_t)blockIdx.y * blockDim.x + threadIdx.x;
-    const int64_t row0 = latmc_div(i, g.lx), rows = latmc_div(stride, g.lx);
-    int64_t x = i - row0 * g.lx, z = latmc_div(row0, g.ly), y = row0 - z * g.ly;
-    const int64_t dx = stride - rows * g.lx, dz = latmc_div(rows, g.ly), dy = rows - dz * g.ly;
-    for (; i < g.nsites; i += stride) {
-        const int si = s[i];
-        spins += si;
-        const int64_t xp = x + 1 == g.lx ? i + 1 - g.lx : i + 1;
-        const int64_t yp = y + 1 == g.ly ? i + g.lx - plane : i + g.lx;
-        int b;
-        if constexpr (COUPLED)
-            b = eps[ND * i] * s[xp] + eps[ND * i + 1] * s[yp];
-        else
-            b = s[xp] + s[yp];
-        if constexpr (ND == 3) {
-            const int64_t zp = z + 1 == g.lz ? i + plane - g.nsites : i + plane;
-            b += (COUPLED ? eps[ND * i + 2] : 1) * s[zp];
-        }
-        bonds += si * b;
-        x += dx; /* the next site's place: at most one carry into y, then into z */
-        const int64_t cx = x >= g.lx;
-        x -= cx ? g.lx : 0;
-        y += dy + cx;
-        const int64_t cy = y >= g.ly;
-        y -= cy ? g.ly : 0;
-        z += dz + cy;
-    }
-}
-
 template <int ND>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ens_ising_measure_kernel(struct latmc_lattice g, const struct cuda_ens_ising_member *members,
@@ -354,10 +423,12 @@ ens_ising_measure_kernel(struct latmc_lattice g, const struct cuda_ens_ising_mem
 {
     const struct cuda_ens_ising_member mem = members[blockIdx.x];
     long long bonds = 0, spins = 0;
+    const int64_t first = (int64_t)blockIdx.y * blockDim.x + threadIdx.x,
+                  stride = (int64_t)blockDim.x * gridDim.y;
     if (mem.eps) /* the same for the whole block */
-        bytes_measure_sites<true, ND>(g, mem.spins, mem.eps, bonds, spins);
+        bytes_measure_sites<true, ND>(g, mem.spins, mem.eps, first, stride, bonds, spins);
     else
-        bytes_measure_sites<false, ND>(g, mem.spins, NULL, bonds, spins);
+        bytes_measure_sites<false, ND>(g, mem.spins, NULL, first, stride, bonds, spins);
     cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)bonds);
     cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)spins);
 }

@@ -709,14 +709,16 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
     for (int c = 0; c < n_calls && st == LATMC_OK && !resident; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS && !ready.packed) {
-            /* the byte layout: its fused kernel where a member fits a block, else a launch
-             * a colour; then the round measures them (exchange) */
+            /* the byte layout: its fused kernel where a member fits a block (leaving the
+             * members' sums where a round is next), else a launch a colour, the round
+             * then measuring them (exchange) */
+            const bool round_next = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
             st = cuda_check(cuda_ens_bytes_sweeps(stream, &ready.cs0->lattice,
                                                   ready.cs0->device, ready.bytes, n,
                                                   ready.coupled, first->desc.algorithm, k->sweep,
-                                                  k->n_sweeps, ready.dev_changed),
+                                                  k->n_sweeps, ready.dev_changed,
+                                                  round_next ? sums : NULL, &measured),
                             "launching a batched sweep");
-            measured = false;
             continue;
         }
         if (k->part == LATMC_STEP_SWEEPS && !ising_fused_call(&ready, k)) {
