@@ -1,69 +1,18 @@
 /*
- * The ensembles' batched Ising update on the byte layout (ens_ising_batch.h): one launch
- * per colour for every member, or whole sweeps a launch where a member fits a block's
- * shared memory (the fused byte kernel, below). Item i of the per-colour grid is Philox
- * block b = i mod B of member m = i / B (B blocks of four same-colour sites per member); it
- * runs latmc_ising_update_block[_coupled], the
- * function of the CPU reference and of the module's per-block kernels, with the member's
- * spins, couplings, tables and seed. Members do not share memory, sites of one colour do
- * not interact: the order of the items never matters.
+ * The ensembles' batched Ising update on the byte layout (ens_ising_batch.h): whole sweeps
+ * a launch where a member fits a block's shared memory (the fused kernel), else one launch
+ * per colour for every member, and the batched measurement. The chain is the CPU
+ * reference's (lib/ising_rules.h): site j of a colour takes lane j mod 4 of Philox block
+ * j / 4 of the pass's draws and is decided by latmc_ising_new_spin's comparison with the
+ * member's tables; the kernels below walk the sites in 32 bits and fold each pass's name
+ * once instead of calling the rule's function a block. Members do not share memory, sites
+ * of one colour do not interact: the order of the updates never matters.
  */
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "ens_ising_batch.h"
 #include "cuda_philox.cuh"
 #include "ising_rules.h"
-
-template <bool COUPLED>
-__global__ void ens_ising_colour_kernel(struct latmc_lattice g,
-                                        const struct cuda_ens_ising_member *members,
-                                        int64_t n_members, int algorithm,
-                                        struct latmc_rng_name name,
-                                        int colour, unsigned long long *changed)
-{
-    const int64_t per_member = (g.nsites / 2 + 3) / 4, total = per_member * n_members;
-    const unsigned lane = threadIdx.x & 31u;
-    /* whole warps walk the items together (the warp sums below need all 32 lanes) */
-    for (int64_t i = cuda_first_item(); i - (int64_t)lane < total; i += cuda_item_stride()) {
-        const bool valid = i < total;
-        const int64_t m = valid ? latmc_div(i, per_member) : -1;
-        const int64_t b = valid ? i - m * per_member : 0;
-        uint64_t n = 0;
-        if (valid) {
-            const struct cuda_ens_ising_member mem = members[m];
-            n = COUPLED ? latmc_ising_update_block_coupled(&g, mem.spins, mem.eps, mem.tables,
-                                                           algorithm, mem.seed, name, colour,
-                                                           b)
-                        : latmc_ising_update_block(&g, mem.spins, mem.tables, algorithm,
-                                                   mem.seed, name, colour, b);
-        }
-        /* one atomic per warp where the warp's items belong to one member (nearly always) */
-        const int64_t m0 = __shfl_sync(0xffffffffu, m, 0);
-        if (__all_sync(0xffffffffu, m == m0)) {
-            cuda_warp_add(&changed[m0 < 0 ? 0 : m0], n);
-        } else if (valid && n) {
-            atomicAdd(&changed[m], (unsigned long long)n);
-        }
-    }
-}
-
-extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
-                                                   const struct latmc_lattice *g,
-                                                   const struct cuda_ens_ising_member *members,
-                                                   int64_t n_members, int coupled,
-                                                   int algorithm, struct latmc_rng_name name,
-                                                   int colour,
-                                                   unsigned long long *changed)
-{
-    const int64_t items = (g->nsites / 2 + 3) / 4 * n_members;
-    if (coupled)
-        ens_ising_colour_kernel<true><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
-            *g, members, n_members, algorithm, name, colour, changed);
-    else
-        ens_ising_colour_kernel<false><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
-            *g, members, n_members, algorithm, name, colour, changed);
-    return cudaGetLastError();
-}
 
 /*
  * A thread's share of the sums of lib/ising.h of a member from its bytes: sites i =
@@ -142,7 +91,8 @@ struct bytes_step {
 struct bytes_walk_geom {
     uint32_t lx, ly, lz, hxn, plane, n; /* hxn = L_x / 2, plane = L_x L_y, n sites */
     uint32_t half, blocks;              /* sites of a colour, Philox blocks of a colour */
-    struct bytes_step lane_step, chunk_step;
+    struct bytes_step lane_step, chunk_step; /* chunk_step: warps a block chunks */
+    struct bytes_step chunk_step_one;        /* one chunk */
 };
 
 #define BYTES_CHUNK 128 /* sites of a warp's chunk: 32 Philox blocks */
@@ -204,6 +154,41 @@ __device__ __forceinline__ uint32_t bytes_update_site(const struct bytes_walk_ge
     return next != old;
 }
 
+/*
+ * Chunk c of a colour (sites 128 c .. 128 c + 127 of its numbering) by one warp, its lanes
+ * at `at` (site 128 c + lane): each lane draws Philox block 32 c + lane of the pass (f,
+ * grp) into the warp's slots, then decides sites 128 c + 32 k + lane (k = 0 .. 3) with
+ * lane j mod 4 of block j / 4 read back. Returns the lane's flips.
+ */
+template <bool COUPLED, int ND, bool HEATBATH>
+__device__ __forceinline__ uint32_t bytes_chunk(const struct bytes_walk_geom &g, int8_t *s,
+                                                const int8_t *eps,
+                                                const struct latmc_ising_tables *t, int colour,
+                                                const struct cuda_philox_folded &f,
+                                                const struct cuda_philox_group &grp,
+                                                uint4 *slots, uint32_t c, struct bytes_place p)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const uint32_t b = 32 * c + lane; /* the lane's Philox block */
+    if (b < g.blocks) {
+        const latmc_philox_ctr r = cuda_philox_folded_draws(f, grp, b);
+        slots[lane] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
+    }
+    __syncwarp();
+    const uint32_t *drawn = (const uint32_t *)slots;
+    uint32_t n = 0;
+#pragma unroll
+    for (int k = 0; k < BYTES_CHUNK / 32; k++) {
+        if (BYTES_CHUNK * c + 32 * k + lane < g.half)
+            n += bytes_update_site<COUPLED, ND, HEATBATH>(g, s, eps, t, colour, p,
+                                                          drawn[32 * k + lane]);
+        if (k + 1 < BYTES_CHUNK / 32)
+            bytes_advance(g, g.lane_step, p);
+    }
+    __syncwarp(); /* the slots read before the next chunk's draws */
+    return n;
+}
+
 /* n bytes from src to dst by the block's threads: 16 bytes a load where both are 16-byte
  * aligned and n a multiple of 16 (the members' arrays are, at the usual sizes). */
 __device__ __forceinline__ void bytes_block_copy(int8_t *dst, const int8_t *src, uint32_t n)
@@ -243,7 +228,6 @@ ens_ising_bytes_fused_kernel(struct bytes_walk_geom g, struct latmc_lattice latt
     for (unsigned i = threadIdx.x; i < sizeof(struct latmc_ising_tables) / 4; i += blockDim.x)
         ((unsigned *)tables)[i] = tw[i];
     const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const uint32_t *drawn = (const uint32_t *)slots[warp];
     struct cuda_philox_folded f;
     latmc_philox_round_keys(mem.seed, f.keys.k);
     struct bytes_place first; /* site BYTES_CHUNK warp + lane, the lane's first */
@@ -261,24 +245,8 @@ ens_ising_bytes_fused_kernel(struct bytes_walk_geom g, struct latmc_lattice latt
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
             struct bytes_place at = first;
             for (uint32_t c = warp; BYTES_CHUNK * c < g.half; c += WARPS) {
-                const uint32_t b = 32 * c + lane; /* the lane's Philox block */
-                if (b < g.blocks) {
-                    const latmc_philox_ctr r = cuda_philox_folded_draws(f, grp, b);
-                    slots[warp][lane] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
-                }
-                __syncwarp();
-                struct bytes_place p = at;
-#pragma unroll
-                for (int k = 0; k < BYTES_CHUNK / 32; k++) {
-                    /* site j = 128 c + 32 k + lane: lane j mod 4 of block j / 4 */
-                    if (BYTES_CHUNK * c + 32 * k + lane < g.half)
-                        n += bytes_update_site<COUPLED, ND, HEATBATH>(g, spins, eps, tables,
-                                                                      colour, p,
-                                                                      drawn[32 * k + lane]);
-                    if (k + 1 < BYTES_CHUNK / 32)
-                        bytes_advance(g, g.lane_step, p);
-                }
-                __syncwarp(); /* the slots read before the next chunk's draws */
+                n += bytes_chunk<COUPLED, ND, HEATBATH>(g, spins, eps, tables, colour, f, grp,
+                                                        slots[warp], c, at);
                 bytes_advance(g, g.chunk_step, at);
             }
             __syncthreads();
@@ -313,8 +281,8 @@ static size_t bytes_fused_shared(const struct latmc_lattice *g, bool coupled)
 
 extern "C" bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device)
 {
-    /* the dynamic room and the warps' slots (static) */
-    const size_t slots = (CUDA_THREADS / 32) * 32 * sizeof(uint4);
+    /* the dynamic room and the static: the warps' slots, the sums' two words */
+    const size_t slots = (CUDA_THREADS / 32) * 32 * sizeof(uint4) + 2 * sizeof(uint64_t);
     return !cuda_ens_fused_off() && g->nsites <= ((int64_t)1 << 20) &&
            cuda_device_smem_fits(device, bytes_fused_shared(g, coupled != 0) + slots);
 }
@@ -328,6 +296,24 @@ static struct bytes_step bytes_step_of(const struct bytes_walk_geom *w, uint32_t
     d.z = rows / w->ly;
     d.y = rows - d.z * w->ly;
     return d;
+}
+
+/* The walk's geometry of a lattice of fewer than 2^32 sites. */
+static struct bytes_walk_geom bytes_walk_geom_of(const struct latmc_lattice *g)
+{
+    struct bytes_walk_geom w;
+    w.lx = (uint32_t)g->lx;
+    w.ly = (uint32_t)g->ly;
+    w.lz = (uint32_t)g->lz;
+    w.hxn = w.lx / 2;
+    w.plane = w.lx * w.ly;
+    w.n = (uint32_t)g->nsites;
+    w.half = w.n / 2;
+    w.blocks = (w.half + 3) / 4;
+    w.lane_step = bytes_step_of(&w, 32);
+    w.chunk_step = bytes_step_of(&w, BYTES_CHUNK * (CUDA_THREADS / 32));
+    w.chunk_step_one = bytes_step_of(&w, BYTES_CHUNK);
+    return w;
 }
 
 template <bool COUPLED, int ND, bool HEATBATH>
@@ -385,17 +371,7 @@ extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct l
 {
     if (g->nsites > ((int64_t)1 << 20)) /* cuda_ens_ising_fused_fits refuses them */
         return cudaErrorInvalidValue;
-    struct bytes_walk_geom w;
-    w.lx = (uint32_t)g->lx;
-    w.ly = (uint32_t)g->ly;
-    w.lz = (uint32_t)g->lz;
-    w.hxn = w.lx / 2;
-    w.plane = w.lx * w.ly;
-    w.n = (uint32_t)g->nsites;
-    w.half = w.n / 2;
-    w.blocks = (w.half + 3) / 4;
-    w.lane_step = bytes_step_of(&w, 32);
-    w.chunk_step = bytes_step_of(&w, BYTES_CHUNK * (CUDA_THREADS / 32));
+    const struct bytes_walk_geom w = bytes_walk_geom_of(g);
     const size_t shared = bytes_fused_shared(g, coupled != 0);
     if (g->ndim == 3)
         return coupled ? bytes_fused_algorithm<true, 3>(stream, w, *g, shared, members,
@@ -409,6 +385,135 @@ extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct l
                    : bytes_fused_algorithm<false, 2>(stream, w, *g, shared, members, n_members,
                                                      algorithm, sweep0, n_sweeps, changed,
                                                      sums);
+}
+
+/*
+ * One colour of every member a launch (members past the fused kernel, the plan's colour
+ * steps): the fused kernel's chunks in the members' global memory, a warp taking
+ * BYTES_CHUNKS_AN_ITEM consecutive chunks of one member an item (its fold and its place
+ * found once an item), with the pass's draws `name` (the plan's). Same chain.
+ */
+#define BYTES_CHUNKS_AN_ITEM 4
+
+template <bool COUPLED, int ND, bool HEATBATH>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_ising_bytes_colour_kernel(struct bytes_walk_geom g,
+                              const struct cuda_ens_ising_member *members, int64_t n_members,
+                              struct latmc_rng_name name, int colour,
+                              unsigned long long *changed)
+{
+    constexpr unsigned WARPS = CUDA_THREADS / 32;
+    __shared__ uint4 slots[WARPS][32];
+    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const uint32_t chunks = (g.half + BYTES_CHUNK - 1) / BYTES_CHUNK,
+                   per_member = (chunks + BYTES_CHUNKS_AN_ITEM - 1) / BYTES_CHUNKS_AN_ITEM;
+    const int64_t items = (int64_t)per_member * n_members;
+    for (int64_t item = (int64_t)blockIdx.x * WARPS + warp; item < items;
+         item += (int64_t)gridDim.x * WARPS) { /* the same for the whole warp */
+        const int64_t m = item / per_member;
+        const uint32_t c0 = (uint32_t)(item - m * per_member) * BYTES_CHUNKS_AN_ITEM;
+        const struct cuda_ens_ising_member mem = members[m];
+        const struct cuda_philox_folded f = cuda_philox_fold_named(mem.seed, name);
+        const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
+        struct bytes_place at; /* site 128 c0 + lane */
+        {
+            const uint32_t j = BYTES_CHUNK * c0 + lane, row = j / g.hxn;
+            at.hx = j - row * g.hxn;
+            at.z = row / g.ly;
+            at.y = row - at.z * g.ly;
+        }
+        uint32_t n = 0;
+        for (uint32_t c = c0; c < c0 + BYTES_CHUNKS_AN_ITEM && c < chunks; c++) {
+            n += bytes_chunk<COUPLED, ND, HEATBATH>(g, mem.spins, mem.eps, mem.tables, colour,
+                                                    f, grp, slots[warp], c, at);
+            bytes_advance(g, g.chunk_step_one, at);
+        }
+        cuda_warp_add(&changed[m], n);
+    }
+}
+
+/* Members of 2^32 sites or more: item i is Philox block b = i mod B of member m = i / B
+ * (B blocks of four sites a colour), latmc_ising_update_block[_coupled] itself, the
+ * function of the CPU reference (64-bit sites). */
+template <bool COUPLED>
+__global__ void ens_ising_rule_colour_kernel(struct latmc_lattice g,
+                                             const struct cuda_ens_ising_member *members,
+                                             int64_t n_members, int algorithm,
+                                             struct latmc_rng_name name, int colour,
+                                             unsigned long long *changed)
+{
+    const int64_t per_member = (g.nsites / 2 + 3) / 4, total = per_member * n_members;
+    for (int64_t i = cuda_first_item(); i < total; i += cuda_item_stride()) {
+        const int64_t m = latmc_div(i, per_member), b = i - m * per_member;
+        const struct cuda_ens_ising_member mem = members[m];
+        const uint64_t n =
+            COUPLED ? latmc_ising_update_block_coupled(&g, mem.spins, mem.eps, mem.tables,
+                                                       algorithm, mem.seed, name, colour, b)
+                    : latmc_ising_update_block(&g, mem.spins, mem.tables, algorithm, mem.seed,
+                                               name, colour, b);
+        if (n)
+            atomicAdd(&changed[m], (unsigned long long)n);
+    }
+}
+
+template <bool COUPLED, int ND, bool HEATBATH>
+static cudaError_t bytes_colour_launch(cudaStream_t stream, const struct bytes_walk_geom &w,
+                                       const struct cuda_ens_ising_member *members,
+                                       int64_t n_members, struct latmc_rng_name name,
+                                       int colour, unsigned long long *changed)
+{
+    const int64_t chunks = (w.half + BYTES_CHUNK - 1) / BYTES_CHUNK,
+                  items = (chunks + BYTES_CHUNKS_AN_ITEM - 1) / BYTES_CHUNKS_AN_ITEM * n_members;
+    ens_ising_bytes_colour_kernel<COUPLED, ND, HEATBATH>
+        <<<cuda_grid(items * 32), CUDA_THREADS, 0, stream>>>(w, members, n_members, name,
+                                                             colour, changed);
+    return cudaGetLastError();
+}
+
+template <bool COUPLED, int ND>
+static cudaError_t bytes_colour_algorithm(cudaStream_t stream, const struct bytes_walk_geom &w,
+                                          const struct cuda_ens_ising_member *members,
+                                          int64_t n_members, int algorithm,
+                                          struct latmc_rng_name name, int colour,
+                                          unsigned long long *changed)
+{
+    return algorithm == LATMC_ALGO_HEATBATH
+               ? bytes_colour_launch<COUPLED, ND, true>(stream, w, members, n_members, name,
+                                                        colour, changed)
+               : bytes_colour_launch<COUPLED, ND, false>(stream, w, members, n_members, name,
+                                                         colour, changed);
+}
+
+extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
+                                                   const struct latmc_lattice *g,
+                                                   const struct cuda_ens_ising_member *members,
+                                                   int64_t n_members, int coupled,
+                                                   int algorithm, struct latmc_rng_name name,
+                                                   int colour,
+                                                   unsigned long long *changed)
+{
+    if (n_members <= 0)
+        return cudaSuccess;
+    if (g->nsites >= ((int64_t)1 << 32)) {
+        const int64_t items = (g->nsites / 2 + 3) / 4 * n_members;
+        if (coupled)
+            ens_ising_rule_colour_kernel<true><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
+                *g, members, n_members, algorithm, name, colour, changed);
+        else
+            ens_ising_rule_colour_kernel<false><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
+                *g, members, n_members, algorithm, name, colour, changed);
+        return cudaGetLastError();
+    }
+    struct bytes_walk_geom w = bytes_walk_geom_of(g);
+    if (g->ndim == 3)
+        return coupled ? bytes_colour_algorithm<true, 3>(stream, w, members, n_members,
+                                                         algorithm, name, colour, changed)
+                       : bytes_colour_algorithm<false, 3>(stream, w, members, n_members,
+                                                          algorithm, name, colour, changed);
+    return coupled ? bytes_colour_algorithm<true, 2>(stream, w, members, n_members, algorithm,
+                                                     name, colour, changed)
+                   : bytes_colour_algorithm<false, 2>(stream, w, members, n_members, algorithm,
+                                                      name, colour, changed);
 }
 
 /*
