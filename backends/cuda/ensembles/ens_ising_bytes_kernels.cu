@@ -160,8 +160,8 @@ __device__ __forceinline__ uint32_t bytes_update_site(const struct bytes_walk_ge
  * grp) into the warp's slots, then decides sites 128 c + 32 k + lane (k = 0 .. 3) with
  * lane j mod 4 of block j / 4 read back. Returns the lane's flips.
  */
-template <bool COUPLED, int ND, bool HEATBATH>
-__device__ __forceinline__ uint32_t bytes_chunk(const struct bytes_walk_geom &g, int8_t *s,
+template <bool COUPLED, int ND, bool HEATBATH, bool WHOLE>
+__device__ __forceinline__ uint32_t bytes_chunk_of(const struct bytes_walk_geom &g, int8_t *s,
                                                 const int8_t *eps,
                                                 const struct latmc_ising_tables *t, int colour,
                                                 const struct cuda_philox_folded &f,
@@ -170,7 +170,7 @@ __device__ __forceinline__ uint32_t bytes_chunk(const struct bytes_walk_geom &g,
 {
     const unsigned lane = threadIdx.x & 31u;
     const uint32_t b = 32 * c + lane; /* the lane's Philox block */
-    if (b < g.blocks) {
+    if (WHOLE || b < g.blocks) {
         const latmc_philox_ctr r = cuda_philox_folded_draws(f, grp, b);
         slots[lane] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
     }
@@ -179,7 +179,7 @@ __device__ __forceinline__ uint32_t bytes_chunk(const struct bytes_walk_geom &g,
     uint32_t n = 0;
 #pragma unroll
     for (int k = 0; k < BYTES_CHUNK / 32; k++) {
-        if (BYTES_CHUNK * c + 32 * k + lane < g.half)
+        if (WHOLE || BYTES_CHUNK * c + 32 * k + lane < g.half)
             n += bytes_update_site<COUPLED, ND, HEATBATH>(g, s, eps, t, colour, p,
                                                           drawn[32 * k + lane]);
         if (k + 1 < BYTES_CHUNK / 32)
@@ -187,6 +187,23 @@ __device__ __forceinline__ uint32_t bytes_chunk(const struct bytes_walk_geom &g,
     }
     __syncwarp(); /* the slots read before the next chunk's draws */
     return n;
+}
+
+/* The same, with no test a site where the chunk lies inside the colour (all but the
+ * last chunk: the tests and their branches are some 5 % of a site's instructions). */
+template <bool COUPLED, int ND, bool HEATBATH>
+__device__ __forceinline__ uint32_t bytes_chunk(const struct bytes_walk_geom &g, int8_t *s,
+                                                const int8_t *eps,
+                                                const struct latmc_ising_tables *t, int colour,
+                                                const struct cuda_philox_folded &f,
+                                                const struct cuda_philox_group &grp,
+                                                uint4 *slots, uint32_t c, struct bytes_place p)
+{
+    if (BYTES_CHUNK * (c + 1) <= g.half)
+        return bytes_chunk_of<COUPLED, ND, HEATBATH, true>(g, s, eps, t, colour, f, grp, slots,
+                                                           c, p);
+    return bytes_chunk_of<COUPLED, ND, HEATBATH, false>(g, s, eps, t, colour, f, grp, slots, c,
+                                                        p);
 }
 
 /* n bytes from src to dst by the block's threads: 16 bytes a load where both are 16-byte
