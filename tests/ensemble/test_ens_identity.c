@@ -277,7 +277,10 @@ static void test_ising_packed_lattices_standalone(void **state)
  * memory), and under LATMC_ENS_ISING_FUSED=0 as a launch a colour: 3D 12^3 +-J
  * Metropolis, 2D 40 x 24 heat bath in a field, 3D 24 x 12 x 8 uniform Metropolis, 3D 20^3
  * +-J heat bath and 2D 36 x 20 +-J Metropolis (L_x / 2 = 10 and 18 sites of a colour a
- * row: Philox blocks of four sites that span two rows). */
+ * row: Philox blocks of four sites that span two rows), 2D 10 x 6 +-J heat bath (30 sites
+ * a colour: a last Philox block of two), 3D 4 x 6 x 10 uniform (L_x / 2 = 2) and 3D 36^3
+ * uniform (45.6 KiB of spins: past the default 48 KiB with the kernel's static shared
+ * memory, the launch's opt-in). */
 static void test_ising_byte_lattices_standalone(void **state)
 {
     (void)state;
@@ -302,6 +305,17 @@ static void test_ising_byte_lattices_standalone(void **state)
         d = ens_test_desc(LATMC_MODEL_ISING, 2, 36);
         d.extent[1] = 20;
         d.couplings = LATMC_COUPLINGS_BIMODAL;
+        members_match_standalone_poked(d, 0, 0, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 2, 10);
+        d.extent[1] = 6;
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
+        d.algorithm = LATMC_ALGO_HEATBATH;
+        members_match_standalone_poked(d, 0, 0, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 3, 4);
+        d.extent[1] = 6;
+        d.extent[2] = 10;
+        members_match_standalone_poked(d, 0, 0, true);
+        d = ens_test_desc(LATMC_MODEL_ISING, 3, 36);
         members_match_standalone_poked(d, 0, 0, true);
     }
     assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);

@@ -290,7 +290,11 @@ ens_ising_bytes_fused_kernel(struct bytes_walk_geom g, struct latmc_lattice latt
     }
 }
 
-/* Shared memory of the fused byte kernel's block for a member of this lattice. */
+/* The fused kernel's static shared memory: the warps' slots, the sums' two words. */
+#define BYTES_FUSED_STATIC ((CUDA_THREADS / 32) * 32 * sizeof(uint4) + 2 * sizeof(uint64_t))
+
+/* Shared memory of the fused byte kernel's block for a member of this lattice (its
+ * dynamic part). */
 static size_t bytes_fused_shared(const struct latmc_lattice *g, bool coupled)
 {
     return BYTES_TABLES_ROOM + (size_t)g->nsites * (coupled ? 1u + (unsigned)g->ndim : 1u);
@@ -298,10 +302,9 @@ static size_t bytes_fused_shared(const struct latmc_lattice *g, bool coupled)
 
 extern "C" bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device)
 {
-    /* the dynamic room and the static: the warps' slots, the sums' two words */
-    const size_t slots = (CUDA_THREADS / 32) * 32 * sizeof(uint4) + 2 * sizeof(uint64_t);
     return !cuda_ens_fused_off() && g->nsites <= ((int64_t)1 << 20) &&
-           cuda_device_smem_fits(device, bytes_fused_shared(g, coupled != 0) + slots);
+           cuda_device_smem_fits(device, bytes_fused_shared(g, coupled != 0) +
+                                             BYTES_FUSED_STATIC);
 }
 
 /* A step of `sites` sites of a colour of w's lattice. */
@@ -342,7 +345,7 @@ static cudaError_t bytes_fused_launch(cudaStream_t stream, const struct bytes_wa
                                       struct latmc_ising_sums *sums)
 {
     const void *k = (const void *)ens_ising_bytes_fused_kernel<COUPLED, ND, HEATBATH>;
-    if (shared > 48 * 1024) {
+    if (shared + BYTES_FUSED_STATIC > 48 * 1024) { /* static and dynamic past the default */
         const cudaError_t err = cuda_allow_shared(k, shared);
         if (err != cudaSuccess)
             return err;
@@ -449,9 +452,10 @@ ens_ising_bytes_colour_kernel(struct bytes_walk_geom g,
     }
 }
 
-/* Members of 2^32 sites or more: item i is Philox block b = i mod B of member m = i / B
- * (B blocks of four sites a colour), latmc_ising_update_block[_coupled] itself, the
- * function of the CPU reference (64-bit sites). */
+/* Members whose sites or couplings number 2^32 or more: item i is Philox block
+ * b = i mod B of member m = i / B (B blocks of four sites a colour),
+ * latmc_ising_update_block[_coupled] itself, the function of the CPU reference (64-bit
+ * sites). */
 template <bool COUPLED>
 __global__ void ens_ising_rule_colour_kernel(struct latmc_lattice g,
                                              const struct cuda_ens_ising_member *members,
@@ -511,7 +515,8 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
 {
     if (n_members <= 0)
         return cudaSuccess;
-    if (g->nsites >= ((int64_t)1 << 32)) {
+    /* 32-bit indices of spins and couplings (ndim i + mu) below 2^32 */
+    if (g->nsites * (coupled ? g->ndim : 1) >= ((int64_t)1 << 32)) {
         const int64_t items = (g->nsites / 2 + 3) / 4 * n_members;
         if (coupled)
             ens_ising_rule_colour_kernel<true><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
