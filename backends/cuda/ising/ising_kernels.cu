@@ -22,8 +22,13 @@
  *   vector store. 2D, W = 16: 5 global memory instructions (+ 8 shared-memory table
  *   reads) per 8 sites instead of 48 global ones.
  *
- * With +-J couplings (desc.couplings = BIMODAL) on the byte layout only the per-block kernel
- * runs, as ising_sweep_coupled_kernel (latmc_ising_update_block_coupled, one int8 coupling per bond).
+ * - ising_bytes_walk_kernel (+-J couplings, and uniform couplings where L_x is not a
+ *   multiple of 8): the chunk walk of ising_bytes_walk.cuh, a warp taking chunks of 128
+ *   sites of the colour with the pass's folded draws (the ensembles' kernels' walk).
+ *
+ * The per-block kernels (ising_sweep_colour_kernel and, with +-J couplings,
+ * ising_sweep_coupled_kernel: latmc_ising_update_block_coupled, one int8 coupling per bond)
+ * run under LATMC_CUDA_KERNELS=reference and for lattices past the walk's 32-bit indices.
  *
  * Sites of one colour never interact, so the order in which threads run does not matter.
  */
@@ -31,6 +36,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
+#include "ising_bytes_walk.cuh"
 #include "ising_rules.h"
 
 __global__ void ising_sweep_colour_kernel(struct latmc_lattice g, int8_t *spins,
@@ -211,6 +217,102 @@ static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8
             *g, spins, tables, keys, name, colour, changed);
 }
 
+/*
+ * One colour of a whole lattice by the chunk walk (ising_bytes_walk.cuh): the grid's warps
+ * take chunks c = its warp, + the grid's warps, ..., each lane's place stepped by `stride`
+ * (the grid's warps' chunks of sites). f: the pass's fold of its name under the seed.
+ */
+template <bool COUPLED, int ND, bool HEATBATH>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ising_bytes_walk_kernel(struct bytes_walk_geom g, struct bytes_step stride, int8_t *spins,
+                        const int8_t *eps, const struct latmc_ising_tables *tables,
+                        struct cuda_philox_folded f, int colour, unsigned long long *changed)
+{
+    constexpr unsigned WARPS = CUDA_THREADS / 32;
+    __shared__ uint4 slots[WARPS][32];
+    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const uint32_t chunks = (g.half + BYTES_CHUNK - 1) / BYTES_CHUNK,
+                   first = blockIdx.x * WARPS + warp;
+    const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
+    struct bytes_place at; /* site 128 first + lane */
+    {
+        const uint32_t j = BYTES_CHUNK * first + lane, row = j / g.hxn;
+        at.hx = j - row * g.hxn;
+        at.z = row / g.ly;
+        at.y = row - at.z * g.ly;
+    }
+    uint32_t n = 0;
+    for (uint32_t c = first; c < chunks; c += gridDim.x * WARPS) { /* the same for a warp */
+        n += bytes_chunk<COUPLED, ND, HEATBATH>(g, spins, eps, tables, colour, f, grp,
+                                                slots[warp], c, at);
+        bytes_advance(g, stride, at);
+    }
+    cuda_warp_add(changed, n);
+}
+
+template <bool COUPLED, int ND, bool HEATBATH>
+static void launch_walk(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
+                        const int8_t *eps, const struct latmc_ising_tables *tables,
+                        uint64_t seed, struct latmc_rng_name name, int colour,
+                        unsigned long long *changed)
+{
+    const struct bytes_walk_geom w = bytes_walk_geom_of(g);
+    const int64_t chunks = (w.half + BYTES_CHUNK - 1) / BYTES_CHUNK;
+    /* about one resident wave (an H200: 132 SMs x 8 blocks): a warp's fold and first
+     * place are paid once for many chunks */
+    const unsigned all = cuda_grid_capped(chunks * 32), grid = all < 1024 ? all : 1024;
+    /* the grid's warps' chunks: at most 2^32 / 128 of them (chunks fit 32 bits) */
+    const uint64_t stride_sites = (uint64_t)grid * (CUDA_THREADS / 32) * BYTES_CHUNK;
+    const struct bytes_step stride =
+        bytes_step_of(&w, (uint32_t)(stride_sites < w.half ? stride_sites : w.half));
+    ising_bytes_walk_kernel<COUPLED, ND, HEATBATH><<<grid, CUDA_THREADS, 0, stream>>>(
+        w, stride, spins, eps, tables, cuda_philox_fold_named(seed, name), colour, changed);
+}
+
+template <bool COUPLED, int ND>
+static void launch_walk_algorithm(cudaStream_t stream, const struct latmc_lattice *g,
+                                  int8_t *spins, const int8_t *eps,
+                                  const struct latmc_ising_tables *tables, int algorithm,
+                                  uint64_t seed, struct latmc_rng_name name, int colour,
+                                  unsigned long long *changed)
+{
+    if (algorithm == LATMC_ALGO_HEATBATH)
+        launch_walk<COUPLED, ND, true>(stream, g, spins, eps, tables, seed, name, colour,
+                                       changed);
+    else
+        launch_walk<COUPLED, ND, false>(stream, g, spins, eps, tables, seed, name, colour,
+                                        changed);
+}
+
+/* The chunk walk takes this lattice: indices of spins and couplings below 2^32. */
+static bool walk_takes(const struct latmc_lattice *g, bool coupled)
+{
+    return !cuda_reference_kernels_only() &&
+           g->nsites * (coupled ? g->ndim : 1) < ((int64_t)1 << 32);
+}
+
+static void launch_walk_of(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
+                           const int8_t *eps, const struct latmc_ising_tables *tables,
+                           int algorithm, uint64_t seed, struct latmc_rng_name name,
+                           int colour, unsigned long long *changed)
+{
+    if (g->ndim == 3) {
+        if (eps)
+            launch_walk_algorithm<true, 3>(stream, g, spins, eps, tables, algorithm, seed,
+                                           name, colour, changed);
+        else
+            launch_walk_algorithm<false, 3>(stream, g, spins, eps, tables, algorithm, seed,
+                                            name, colour, changed);
+    } else {
+        if (eps)
+            launch_walk_algorithm<true, 2>(stream, g, spins, eps, tables, algorithm, seed,
+                                           name, colour, changed);
+        else
+            launch_walk_algorithm<false, 2>(stream, g, spins, eps, tables, algorithm, seed,
+                                            name, colour, changed);
+    }
+}
+
 extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                                int8_t *spins, const int8_t *eps,
                                                const struct latmc_ising_tables *tables,
@@ -218,10 +320,14 @@ extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct
                                                struct latmc_rng_name name, int colour,
                                                unsigned long long *changed)
 {
-    /* +-J couplings: the per-block kernel with couplings. Uniform: the row-segment kernel
-     * where L_x allows it (16-byte segments, else 8), the per-block reference kernel
-     * otherwise or when LATMC_CUDA_KERNELS=reference. */
-    if (eps) {
+    /* +-J couplings: the chunk walk (the per-block kernel with couplings past its indices
+     * or when LATMC_CUDA_KERNELS=reference). Uniform: the row-segment kernel where L_x
+     * allows it (16-byte segments, else 8), the chunk walk otherwise, the per-block
+     * reference kernel past its indices or when LATMC_CUDA_KERNELS=reference. */
+    const bool rows = g->lx % 8 == 0 && !cuda_reference_kernels_only();
+    if ((eps || !rows) && walk_takes(g, eps != NULL)) {
+        launch_walk_of(stream, g, spins, eps, tables, algorithm, seed, name, colour, changed);
+    } else if (eps) {
         const int64_t nblocks = (g->nsites / 2 + 3) / 4;
         ising_sweep_coupled_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
             *g, spins, eps, tables, algorithm, seed, name, colour, changed);
