@@ -115,13 +115,8 @@ ens_ising_bytes_fused_kernel(struct bytes_walk_geom g, struct latmc_lattice latt
     const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
     struct cuda_philox_folded f;
     latmc_philox_round_keys(mem.seed, f.keys.k);
-    struct bytes_place first; /* site BYTES_CHUNK warp + lane, the lane's first */
-    {
-        const uint32_t j = BYTES_CHUNK * warp + lane, row = j / g.hxn;
-        first.hx = j - row * g.hxn;
-        first.z = row / g.ly;
-        first.y = row - first.z * g.ly;
-    }
+    /* site BYTES_CHUNK warp + lane, the lane's first */
+    const struct bytes_place first = bytes_place_of(g, BYTES_CHUNK * warp + lane);
     __syncthreads();
     uint32_t n = 0;
     for (uint32_t t = 0; t < n_sweeps; t++)
@@ -274,13 +269,7 @@ ens_ising_bytes_colour_kernel(struct bytes_walk_geom g,
         const struct cuda_ens_ising_member mem = members[m];
         const struct cuda_philox_folded f = cuda_philox_fold_named(mem.seed, name);
         const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
-        struct bytes_place at; /* site 128 c0 + lane */
-        {
-            const uint32_t j = BYTES_CHUNK * c0 + lane, row = j / g.hxn;
-            at.hx = j - row * g.hxn;
-            at.z = row / g.ly;
-            at.y = row - at.z * g.ly;
-        }
+        struct bytes_place at = bytes_place_of(g, BYTES_CHUNK * c0 + lane);
         uint32_t n = 0;
         for (uint32_t c = c0; c < c0 + BYTES_CHUNKS_AN_ITEM && c < chunks; c++) {
             n += bytes_chunk<COUPLED, ND, HEATBATH>(g, mem.spins, mem.eps, mem.tables, colour,

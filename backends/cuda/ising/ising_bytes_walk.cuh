@@ -44,6 +44,18 @@ struct bytes_walk_geom {
 
 #define BYTES_CHUNK 128 /* sites of a warp's chunk: 32 Philox blocks */
 
+/* The place of site j of a colour (two divisions: a walk's start). */
+__device__ __forceinline__ struct bytes_place bytes_place_of(const struct bytes_walk_geom &g,
+                                                             uint32_t j)
+{
+    const uint32_t row = j / g.hxn;
+    struct bytes_place p;
+    p.hx = j - row * g.hxn;
+    p.z = row / g.ly;
+    p.y = row - p.z * g.ly;
+    return p;
+}
+
 __device__ __forceinline__ void bytes_advance(const struct bytes_walk_geom &g,
                                               const struct bytes_step &d,
                                               struct bytes_place &p)

@@ -234,13 +234,7 @@ ising_bytes_walk_kernel(struct bytes_walk_geom g, struct bytes_step stride, int8
     const uint32_t chunks = (g.half + BYTES_CHUNK - 1) / BYTES_CHUNK,
                    first = blockIdx.x * WARPS + warp;
     const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
-    struct bytes_place at; /* site 128 first + lane */
-    {
-        const uint32_t j = BYTES_CHUNK * first + lane, row = j / g.hxn;
-        at.hx = j - row * g.hxn;
-        at.z = row / g.ly;
-        at.y = row - at.z * g.ly;
-    }
+    struct bytes_place at = bytes_place_of(g, BYTES_CHUNK * first + lane);
     uint32_t n = 0;
     for (uint32_t c = first; c < chunks; c += gridDim.x * WARPS) { /* the same for a warp */
         n += bytes_chunk<COUPLED, ND, HEATBATH>(g, spins, eps, tables, colour, f, grp,
