@@ -255,7 +255,7 @@ static void launch_walk(cudaStream_t stream, const struct latmc_lattice *g, int8
     /* about one resident wave (an H200: 132 SMs x 8 blocks): a warp's fold and first
      * place are paid once for many chunks */
     const unsigned all = cuda_grid_capped(chunks * 32), grid = all < 1024 ? all : 1024;
-    /* the grid's warps' chunks: at most 2^32 / 128 of them (chunks fit 32 bits) */
+    /* the sites of a round of the grid's warps' chunks (at most 2^20) */
     const uint64_t stride_sites = (uint64_t)grid * (CUDA_THREADS / 32) * BYTES_CHUNK;
     const struct bytes_step stride =
         bytes_step_of(&w, (uint32_t)(stride_sites < w.half ? stride_sites : w.half));
