@@ -71,9 +71,9 @@ __device__ __forceinline__ void bytes_advance(const struct bytes_walk_geom &g,
     p.z += d.z + wrap;
 }
 
-/* The decision of site p of `colour` with draw u (latmc_ising_update_lanes[_coupled]'s,
- * the neighbour sums latmc_ising_neighbour_sum's and latmc_ising_coupled_sum's integers);
- * 1 where the spin changed. */
+/* The decision of site p of `colour` with draw u: latmc_ising_new_spin on the neighbour
+ * sums of latmc_ising_neighbour_sum / latmc_ising_coupled_sum (the same integers from the
+ * walk's 32-bit place), as latmc_ising_update_lanes[_coupled]; 1 where the spin changed. */
 template <bool COUPLED, int ND, bool HEATBATH>
 __device__ __forceinline__ uint32_t bytes_update_site(const struct bytes_walk_geom &g,
                                                       int8_t *s, const int8_t *eps,
@@ -102,13 +102,10 @@ __device__ __forceinline__ uint32_t bytes_update_site(const struct bytes_walk_ge
         else
             sum += s[zp] + s[zm];
     }
-    const int k = (sum + 2 * ND) >> 1;
+    const int k = (sum + 2 * ND) >> 1; /* sum + 2 ndim >= 0 */
     const int8_t old = s[i];
-    int8_t next;
-    if constexpr (HEATBATH)
-        next = (uint64_t)u < t->heatbath[k] ? (int8_t)1 : (int8_t)-1;
-    else
-        next = (uint64_t)u < t->metropolis[old > 0][k] ? (int8_t)-old : old;
+    const int8_t next = latmc_ising_new_spin(
+        t, HEATBATH ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS, old, k, u);
     s[i] = next;
     return next != old;
 }
