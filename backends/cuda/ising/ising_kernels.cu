@@ -206,9 +206,16 @@ static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8
                         struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     const struct cuda_philox_keys keys = cuda_philox_round_keys(seed);
-    /* capped: each thread strides over several segments, and the table's copy and barrier
-     * at the kernel's start are paid once per many segments */
-    const unsigned grid = cuda_grid_capped(g->nsites / (4 * NW));
+    /* resident waves of blocks (cuda_wave_grid: up to 4, 16 segments a thread a wave):
+     * each thread strides over many segments, and a block's table copy and barrier, whose
+     * loads wait on the tables in global memory, are paid once per many (capped at
+     * CUDA_CAPPED_BLOCKS, a thread took one or two segments below 64 M sites and the
+     * blocks' starts dominated: doc/PERFORMANCE.md) */
+    const int64_t items = g->nsites / (4 * NW);
+    const unsigned wave = algorithm == LATMC_ALGO_HEATBATH
+                              ? cuda_resident_wave<ising_sweep_rows_kernel<NW, true>>()
+                              : cuda_resident_wave<ising_sweep_rows_kernel<NW, false>>();
+    const unsigned grid = wave == 0 ? cuda_grid_capped(items) : cuda_wave_grid(items, wave);
     if (algorithm == LATMC_ALGO_HEATBATH)
         ising_sweep_rows_kernel<NW, true><<<grid, CUDA_THREADS, 0, stream>>>(
             *g, spins, tables, keys, name, colour, changed);
@@ -252,10 +259,12 @@ static void launch_walk(cudaStream_t stream, const struct latmc_lattice *g, int8
 {
     const struct bytes_walk_geom w = bytes_walk_geom_of(g);
     const int64_t chunks = (w.half + BYTES_CHUNK - 1) / BYTES_CHUNK;
-    /* about one resident wave (an H200: 132 SMs x 8 blocks): a warp's fold and first
-     * place are paid once for many chunks */
-    const unsigned all = cuda_grid_capped(chunks * 32), grid = all < 1024 ? all : 1024;
-    /* the sites of a round of the grid's warps' chunks (at most 2^20) */
+    /* resident waves of blocks (cuda_wave_grid, as the row-segment kernel's): a warp's
+     * fold and first place are paid once for many chunks */
+    const unsigned wave = cuda_resident_wave<ising_bytes_walk_kernel<COUPLED, ND, HEATBATH>>();
+    const unsigned grid =
+        wave == 0 ? cuda_grid_capped(chunks * 32) : cuda_wave_grid(chunks * 32, wave);
+    /* the sites of a round of the grid's warps' chunks */
     const uint64_t stride_sites = (uint64_t)grid * (CUDA_THREADS / 32) * BYTES_CHUNK;
     const struct bytes_step stride =
         bytes_step_of(&w, (uint32_t)(stride_sites < w.half ? stride_sites : w.half));

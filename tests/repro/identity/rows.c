@@ -215,13 +215,14 @@ const struct row rows[] = {
       CUDA_DEVICES(3) " cuda,boxes=2 cuda,parts=3 setspins,cuda,parts=2" },
     { "ising_pmj_heatbath", 3, { 20, 6, 12 }, CUDA_DEVICES(3) },
     /* one GPU's chunk walk (ising_bytes_walk.cuh): uniform where L_x is not a multiple of
-     * 8 and +-J, 2D and 3D; past 2^20 sites a colour its warps step to further chunks */
+     * 8 and +-J, 2D and 3D; past one resident wave's chunks (an H200: about 1.08 M sites a
+     * colour) its warps step to further chunks */
     { "ising2d_metropolis", 2, { 30, 14, 0 }, "cuda cuda,measured" },
     { "ising3d_heatbath", 3, { 12, 10, 6 }, "cuda" },
     { "ising_pmj_metropolis", 2, { 36, 22, 0 }, "cuda cuda,measured" },
     { "ising_long_pmj_heatbath", 3, { 20, 8, 6 }, "cuda" },
-    { "ising2d_metropolis", 2, { 1002, 2100, 0 }, "cuda" },
-    { "ising_pmj_heatbath", 2, { 1500, 1404, 0 }, "cuda" },
+    { "ising2d_metropolis", 2, { 1002, 2400, 0 }, "cuda" },
+    { "ising_pmj_heatbath", 2, { 1500, 1600, 0 }, "cuda" },
     { "ising3d_heatbath", 3, { 32, 6, 12 }, CUDA_DEVICES(2) },
     /* the default chain on one GPU with L_x a multiple of 64: the 1-bit leaf under
      * LATMC_CUDA_ISING_FORM=bits (test 'identity matrix cuda ising bits'), else packed;
