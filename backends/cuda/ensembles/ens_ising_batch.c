@@ -502,9 +502,11 @@ cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattic
                                   uint64_t n_sweeps, unsigned long long *changed,
                                   struct latmc_ising_sums *sums, bool *measured)
 {
-    *measured = false;
+    if (measured)
+        *measured = false;
     if (cuda_ens_ising_fused_fits(g, coupled, device)) {
-        *measured = sums != NULL && n_sweeps > 0;
+        if (measured)
+            *measured = sums != NULL && n_sweeps > 0;
         return cuda_ens_ising_sweeps(stream, g, table, n, coupled, algorithm, sweep0, n_sweeps,
                                      changed, sums);
     }
@@ -555,7 +557,6 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
         st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
                         "clearing the acceptance counters");
     uint64_t tried = 0; /* site updates of each member (one shape) */
-    bool unmeasured = false; /* no sums asked of the byte kernel here */
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
@@ -569,7 +570,7 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                                              dev_changed)
                     : cuda_ens_bytes_sweeps(cs0->stream, &cs0->lattice, cs0->device, dev, n,
                                             coupled, first->desc.algorithm, k->sweep,
-                                            k->n_sweeps, dev_changed, NULL, &unmeasured),
+                                            k->n_sweeps, dev_changed, NULL, NULL),
                 "launching a batched sweep");
             tried += k->n_sweeps * (uint64_t)first->nsites;
             continue;

@@ -272,7 +272,8 @@ cudaError_t cuda_ens_colour_sweeps(cudaStream_t stream, const struct latmc_latti
                                    unsigned long long *changed);
 /* The same for members of the byte layout on `device`: the fused byte kernel where it
  * takes them (cuda_ens_ising_fused_fits), else a launch a colour. With `sums`, where the
- * fused kernel runs them, it leaves the members' sums there and *measured is true. */
+ * fused kernel runs them, it leaves the members' sums there and *measured (measured not
+ * NULL) is true. */
 cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   int device, const struct cuda_ens_ising_member *table, int n,
                                   int coupled, int algorithm, uint64_t sweep0,

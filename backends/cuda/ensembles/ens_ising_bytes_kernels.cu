@@ -170,50 +170,31 @@ extern "C" bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int cou
                                              BYTES_FUSED_STATIC);
 }
 
-template <bool COUPLED, int ND, bool HEATBATH>
-static cudaError_t bytes_fused_launch(cudaStream_t stream, const struct bytes_walk_geom &w,
+template <typename Form>
+static cudaError_t bytes_fused_launch(Form, cudaStream_t stream, const struct bytes_walk_geom &w,
                                       const struct latmc_lattice &g, size_t shared,
                                       const struct cuda_ens_ising_member *members,
                                       int64_t n_members, uint64_t sweep0, uint64_t n_sweeps,
                                       unsigned long long *changed,
                                       struct latmc_ising_sums *sums)
 {
-    const void *k = (const void *)ens_ising_bytes_fused_kernel<COUPLED, ND, HEATBATH>;
+    constexpr auto kernel =
+        ens_ising_bytes_fused_kernel<Form::COUPLED, Form::ND, Form::HEATBATH>;
     if (shared + BYTES_FUSED_STATIC > 48 * 1024) { /* static and dynamic past the default */
-        const cudaError_t err = cuda_allow_shared(k, shared);
+        const cudaError_t err = cuda_allow_shared((const void *)kernel, shared);
         if (err != cudaSuccess)
             return err;
     }
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < 1024 ? n_sweeps - done : 1024);
-        ens_ising_bytes_fused_kernel<COUPLED, ND, HEATBATH>
-            <<<(unsigned)n_members, CUDA_THREADS, shared, stream>>>(
-                w, g, members, sweep0 + done, n, changed,
-                done + n == n_sweeps ? sums : NULL);
+        kernel<<<(unsigned)n_members, CUDA_THREADS, shared, stream>>>(
+            w, g, members, sweep0 + done, n, changed, done + n == n_sweeps ? sums : NULL);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;
         done += n;
     }
     return cudaSuccess;
-}
-
-template <bool COUPLED, int ND>
-static cudaError_t bytes_fused_algorithm(cudaStream_t stream, const struct bytes_walk_geom &w,
-                                         const struct latmc_lattice &g, size_t shared,
-                                         const struct cuda_ens_ising_member *members,
-                                         int64_t n_members, int algorithm, uint64_t sweep0,
-                                         uint64_t n_sweeps, unsigned long long *changed,
-                                         struct latmc_ising_sums *sums)
-{
-    /* latmc_ising_new_spin: heat bath, else Metropolis */
-    return algorithm == LATMC_ALGO_HEATBATH
-               ? bytes_fused_launch<COUPLED, ND, true>(stream, w, g, shared, members,
-                                                       n_members, sweep0, n_sweeps, changed,
-                                                       sums)
-               : bytes_fused_launch<COUPLED, ND, false>(stream, w, g, shared, members,
-                                                        n_members, sweep0, n_sweeps, changed,
-                                                        sums);
 }
 
 extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
@@ -227,18 +208,10 @@ extern "C" cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct l
         return cudaErrorInvalidValue;
     const struct bytes_walk_geom w = bytes_walk_geom_of(g);
     const size_t shared = bytes_fused_shared(g, coupled != 0);
-    if (g->ndim == 3)
-        return coupled ? bytes_fused_algorithm<true, 3>(stream, w, *g, shared, members,
-                                                        n_members, algorithm, sweep0, n_sweeps,
-                                                        changed, sums)
-                       : bytes_fused_algorithm<false, 3>(stream, w, *g, shared, members,
-                                                         n_members, algorithm, sweep0,
-                                                         n_sweeps, changed, sums);
-    return coupled ? bytes_fused_algorithm<true, 2>(stream, w, *g, shared, members, n_members,
-                                                    algorithm, sweep0, n_sweeps, changed, sums)
-                   : bytes_fused_algorithm<false, 2>(stream, w, *g, shared, members, n_members,
-                                                     algorithm, sweep0, n_sweeps, changed,
-                                                     sums);
+    return bytes_form_launch(coupled != 0, g->ndim, algorithm, [&](auto form) {
+        return bytes_fused_launch(form, stream, w, *g, shared, members, n_members, sweep0,
+                                  n_sweeps, changed, sums);
+    });
 }
 
 /*
@@ -305,32 +278,18 @@ __global__ void ens_ising_rule_colour_kernel(struct latmc_lattice g,
     }
 }
 
-template <bool COUPLED, int ND, bool HEATBATH>
-static cudaError_t bytes_colour_launch(cudaStream_t stream, const struct bytes_walk_geom &w,
+template <typename Form>
+static cudaError_t bytes_colour_launch(Form, cudaStream_t stream, const struct bytes_walk_geom &w,
                                        const struct cuda_ens_ising_member *members,
                                        int64_t n_members, struct latmc_rng_name name,
                                        int colour, unsigned long long *changed)
 {
     const int64_t chunks = (w.half + BYTES_CHUNK - 1) / BYTES_CHUNK,
                   items = (chunks + BYTES_CHUNKS_AN_ITEM - 1) / BYTES_CHUNKS_AN_ITEM * n_members;
-    ens_ising_bytes_colour_kernel<COUPLED, ND, HEATBATH>
+    ens_ising_bytes_colour_kernel<Form::COUPLED, Form::ND, Form::HEATBATH>
         <<<cuda_grid(items * 32), CUDA_THREADS, 0, stream>>>(w, members, n_members, name,
                                                              colour, changed);
     return cudaGetLastError();
-}
-
-template <bool COUPLED, int ND>
-static cudaError_t bytes_colour_algorithm(cudaStream_t stream, const struct bytes_walk_geom &w,
-                                          const struct cuda_ens_ising_member *members,
-                                          int64_t n_members, int algorithm,
-                                          struct latmc_rng_name name, int colour,
-                                          unsigned long long *changed)
-{
-    return algorithm == LATMC_ALGO_HEATBATH
-               ? bytes_colour_launch<COUPLED, ND, true>(stream, w, members, n_members, name,
-                                                        colour, changed)
-               : bytes_colour_launch<COUPLED, ND, false>(stream, w, members, n_members, name,
-                                                         colour, changed);
 }
 
 extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
@@ -354,16 +313,10 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
                 *g, members, n_members, algorithm, name, colour, changed);
         return cudaGetLastError();
     }
-    struct bytes_walk_geom w = bytes_walk_geom_of(g);
-    if (g->ndim == 3)
-        return coupled ? bytes_colour_algorithm<true, 3>(stream, w, members, n_members,
-                                                         algorithm, name, colour, changed)
-                       : bytes_colour_algorithm<false, 3>(stream, w, members, n_members,
-                                                          algorithm, name, colour, changed);
-    return coupled ? bytes_colour_algorithm<true, 2>(stream, w, members, n_members, algorithm,
-                                                     name, colour, changed)
-                   : bytes_colour_algorithm<false, 2>(stream, w, members, n_members, algorithm,
-                                                      name, colour, changed);
+    const struct bytes_walk_geom w = bytes_walk_geom_of(g);
+    return bytes_form_launch(coupled != 0, g->ndim, algorithm, [&](auto form) {
+        return bytes_colour_launch(form, stream, w, members, n_members, name, colour, changed);
+    });
 }
 
 /*

@@ -173,6 +173,30 @@ static inline struct bytes_step bytes_step_of(const struct bytes_walk_geom *w, u
     return d;
 }
 
+/* A kernel instance of the walk: couplings, dimension and rule as template constants. */
+template <bool COUPLED_, int ND_, bool HEATBATH_> struct bytes_form {
+    static constexpr bool COUPLED = COUPLED_, HEATBATH = HEATBATH_;
+    static constexpr int ND = ND_;
+};
+
+/* launch(bytes_form<...>{}) for the instance of a run-time form: the one place that turns
+ * couplings, dimension and algorithm into template constants (latmc_ising_new_spin: heat
+ * bath, else Metropolis). */
+template <typename Launch>
+static inline cudaError_t bytes_form_launch(bool coupled, int ndim, int algorithm,
+                                            Launch &&launch)
+{
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    if (ndim == 3) {
+        if (coupled)
+            return hb ? launch(bytes_form<true, 3, true>{}) : launch(bytes_form<true, 3, false>{});
+        return hb ? launch(bytes_form<false, 3, true>{}) : launch(bytes_form<false, 3, false>{});
+    }
+    if (coupled)
+        return hb ? launch(bytes_form<true, 2, true>{}) : launch(bytes_form<true, 2, false>{});
+    return hb ? launch(bytes_form<false, 2, true>{}) : launch(bytes_form<false, 2, false>{});
+}
+
 /* The walk's geometry of a lattice of fewer than 2^32 sites. */
 static inline struct bytes_walk_geom bytes_walk_geom_of(const struct latmc_lattice *g)
 {

@@ -251,40 +251,29 @@ ising_bytes_walk_kernel(struct bytes_walk_geom g, struct bytes_step stride, int8
     cuda_warp_add(changed, n);
 }
 
-template <bool COUPLED, int ND, bool HEATBATH>
-static void launch_walk(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
-                        const int8_t *eps, const struct latmc_ising_tables *tables,
-                        uint64_t seed, struct latmc_rng_name name, int colour,
-                        unsigned long long *changed)
+template <typename Form>
+static cudaError_t launch_walk(Form, cudaStream_t stream, const struct latmc_lattice *g,
+                               int8_t *spins, const int8_t *eps,
+                               const struct latmc_ising_tables *tables, uint64_t seed,
+                               struct latmc_rng_name name, int colour,
+                               unsigned long long *changed)
 {
+    constexpr auto kernel = ising_bytes_walk_kernel<Form::COUPLED, Form::ND, Form::HEATBATH>;
     const struct bytes_walk_geom w = bytes_walk_geom_of(g);
     const int64_t chunks = (w.half + BYTES_CHUNK - 1) / BYTES_CHUNK;
     /* resident waves of blocks (cuda_wave_grid, as the row-segment kernel's): a warp's
      * fold and first place are paid once for many chunks */
-    const unsigned wave = cuda_resident_wave<ising_bytes_walk_kernel<COUPLED, ND, HEATBATH>>();
+    const unsigned wave = cuda_resident_wave<kernel>();
     const unsigned grid =
         wave == 0 ? cuda_grid_capped(chunks * 32) : cuda_wave_grid(chunks * 32, wave);
     /* the sites of a round of the grid's warps' chunks */
     const uint64_t stride_sites = (uint64_t)grid * (CUDA_THREADS / 32) * BYTES_CHUNK;
     const struct bytes_step stride =
         bytes_step_of(&w, (uint32_t)(stride_sites < w.half ? stride_sites : w.half));
-    ising_bytes_walk_kernel<COUPLED, ND, HEATBATH><<<grid, CUDA_THREADS, 0, stream>>>(
-        w, stride, spins, eps, tables, cuda_philox_fold_named(seed, name), colour, changed);
-}
-
-template <bool COUPLED, int ND>
-static void launch_walk_algorithm(cudaStream_t stream, const struct latmc_lattice *g,
-                                  int8_t *spins, const int8_t *eps,
-                                  const struct latmc_ising_tables *tables, int algorithm,
-                                  uint64_t seed, struct latmc_rng_name name, int colour,
-                                  unsigned long long *changed)
-{
-    if (algorithm == LATMC_ALGO_HEATBATH)
-        launch_walk<COUPLED, ND, true>(stream, g, spins, eps, tables, seed, name, colour,
-                                       changed);
-    else
-        launch_walk<COUPLED, ND, false>(stream, g, spins, eps, tables, seed, name, colour,
-                                        changed);
+    kernel<<<grid, CUDA_THREADS, 0, stream>>>(w, stride, spins, eps, tables,
+                                              cuda_philox_fold_named(seed, name), colour,
+                                              changed);
+    return cudaGetLastError();
 }
 
 /* The chunk walk takes this lattice: indices of spins and couplings below 2^32. */
@@ -292,28 +281,6 @@ static bool walk_takes(const struct latmc_lattice *g, bool coupled)
 {
     return !cuda_reference_kernels_only() &&
            g->nsites * (coupled ? g->ndim : 1) < ((int64_t)1 << 32);
-}
-
-static void launch_walk_of(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
-                           const int8_t *eps, const struct latmc_ising_tables *tables,
-                           int algorithm, uint64_t seed, struct latmc_rng_name name,
-                           int colour, unsigned long long *changed)
-{
-    if (g->ndim == 3) {
-        if (eps)
-            launch_walk_algorithm<true, 3>(stream, g, spins, eps, tables, algorithm, seed,
-                                           name, colour, changed);
-        else
-            launch_walk_algorithm<false, 3>(stream, g, spins, eps, tables, algorithm, seed,
-                                            name, colour, changed);
-    } else {
-        if (eps)
-            launch_walk_algorithm<true, 2>(stream, g, spins, eps, tables, algorithm, seed,
-                                           name, colour, changed);
-        else
-            launch_walk_algorithm<false, 2>(stream, g, spins, eps, tables, algorithm, seed,
-                                            name, colour, changed);
-    }
 }
 
 extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
@@ -329,7 +296,10 @@ extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct
      * reference kernel past its indices or when LATMC_CUDA_KERNELS=reference. */
     const bool rows = g->lx % 8 == 0 && !cuda_reference_kernels_only();
     if ((eps || !rows) && walk_takes(g, eps != NULL)) {
-        launch_walk_of(stream, g, spins, eps, tables, algorithm, seed, name, colour, changed);
+        return bytes_form_launch(eps != NULL, g->ndim, algorithm, [&](auto form) {
+            return launch_walk(form, stream, g, spins, eps, tables, seed, name, colour,
+                               changed);
+        });
     } else if (eps) {
         const int64_t nblocks = (g->nsites / 2 + 3) / 4;
         ising_sweep_coupled_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
