@@ -11,11 +11,29 @@
  * HEISENBERG_EXPM1, HEISENBERG_ABS   the functions of one argument of that type
  *   HEISENBERG_SINCOS_2PI(u, s, c)   *s = sin(2 pi u), *c = cos(2 pi u)
  *
+ * and, optionally (each defaults to the plain operation, so that the double instances are
+ * the same expressions as ever):
+ *
+ *   HEISENBERG_DIV(a, b)       a / b
+ *   HEISENBERG_RSQRT(x)        1 / sqrt(x)
+ *   HEISENBERG_MADD(a, b, c)   c + a b, in this order (CUDA's float: one fused multiply-add)
+ *
  * lib/heisenberg_rules.h includes it with double and lib/latmc_math.h (the CPU, every SIMD
  * level's reference); backends/cuda/heisenberg/heisenberg_kernels.cu with double and with float and
- * CUDA's functions (overloads by argument type). Every operation is written in one order
- * here, so the backends' chains differ only where their functions round differently.
+ * CUDA's functions (overloads by argument type; float with the hardware's approximate
+ * division, square roots, exp, log and sine, doc/cuda.md). Every operation is written in
+ * one order here, so the backends' chains differ only where their functions round
+ * differently.
  */
+#ifndef HEISENBERG_DIV
+#define HEISENBERG_DIV(a, b) ((a) / (b))
+#endif
+#ifndef HEISENBERG_RSQRT
+#define HEISENBERG_RSQRT(x) ((HEISENBERG_R)1 / HEISENBERG_SQRT(x))
+#endif
+#ifndef HEISENBERG_MADD
+#define HEISENBERG_MADD(a, b, c) ((c) + (a) * (b))
+#endif
 
 /*
  * x = cos(theta) in [-1, 1] with density p(x) ~ exp(a x), a = beta |H| >= 0, by inverting
@@ -39,23 +57,28 @@ HEISENBERG_QUAL HEISENBERG_R latmc_heisenberg_sample_cos(HEISENBERG_R a, HEISENB
         x = y + (HEISENBERG_R)0.5 * a * ((HEISENBERG_R)1 - y) * ((HEISENBERG_R)1 + y);
     } else if (a < (HEISENBERG_R)0.5) {
         x = (HEISENBERG_R)1 +
-            HEISENBERG_LOG1P(((HEISENBERG_R)1 - u) * HEISENBERG_EXPM1((HEISENBERG_R)-2 * a)) / a;
+            HEISENBERG_DIV(HEISENBERG_LOG1P(((HEISENBERG_R)1 - u) *
+                                            HEISENBERG_EXPM1((HEISENBERG_R)-2 * a)),
+                           a);
     } else {
         x = (HEISENBERG_R)1 +
-            HEISENBERG_LOG(u + ((HEISENBERG_R)1 - u) * HEISENBERG_EXP((HEISENBERG_R)-2 * a)) / a;
+            HEISENBERG_DIV(HEISENBERG_LOG(HEISENBERG_MADD((HEISENBERG_R)1 - u,
+                                                          HEISENBERG_EXP((HEISENBERG_R)-2 * a),
+                                                          u)),
+                           a);
     }
     return x < (HEISENBERG_R)-1 ? (HEISENBERG_R)-1 : x > (HEISENBERG_R)1 ? (HEISENBERG_R)1 : x;
 }
 
 HEISENBERG_QUAL HEISENBERG_R latmc_heisenberg_dot(const HEISENBERG_R a[3], const HEISENBERG_R b[3])
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    return HEISENBERG_MADD(a[2], b[2], HEISENBERG_MADD(a[1], b[1], a[0] * b[0]));
 }
 
 /* v / |v| (|v| > 0), rounded to float: every stored spin goes through here. */
 HEISENBERG_QUAL void latmc_heisenberg_store_unit(const HEISENBERG_R v[3], float out[3])
 {
-    const HEISENBERG_R inv = (HEISENBERG_R)1 / HEISENBERG_SQRT(latmc_heisenberg_dot(v, v));
+    const HEISENBERG_R inv = HEISENBERG_RSQRT(latmc_heisenberg_dot(v, v));
     out[0] = (float)(v[0] * inv);
     out[1] = (float)(v[1] * inv);
     out[2] = (float)(v[2] * inv);
@@ -78,13 +101,13 @@ HEISENBERG_QUAL void latmc_heisenberg_frame(const HEISENBERG_R n[3], HEISENBERG_
                           k == 1 ? (HEISENBERG_R)1 : (HEISENBERG_R)0,
                           k == 2 ? (HEISENBERG_R)1 : (HEISENBERG_R)0 };
     for (int c = 0; c < 3; c++)
-        t[c] -= tn * n[c];
-    const HEISENBERG_R inv = (HEISENBERG_R)1 / HEISENBERG_SQRT(latmc_heisenberg_dot(t, t));
+        t[c] = HEISENBERG_MADD(-tn, n[c], t[c]);
+    const HEISENBERG_R inv = HEISENBERG_RSQRT(latmc_heisenberg_dot(t, t));
     for (int c = 0; c < 3; c++)
         e1[c] = t[c] * inv;
-    e2[0] = n[1] * e1[2] - n[2] * e1[1];
-    e2[1] = n[2] * e1[0] - n[0] * e1[2];
-    e2[2] = n[0] * e1[1] - n[1] * e1[0];
+    e2[0] = HEISENBERG_MADD(n[1], e1[2], -(n[2] * e1[1]));
+    e2[1] = HEISENBERG_MADD(n[2], e1[0], -(n[0] * e1[2]));
+    e2[2] = HEISENBERG_MADD(n[0], e1[1], -(n[1] * e1[0]));
 }
 
 /*
@@ -101,7 +124,7 @@ HEISENBERG_QUAL void latmc_heisenberg_heatbath_spin(const HEISENBERG_R field[3],
     HEISENBERG_R n[3] = { (HEISENBERG_R)0, (HEISENBERG_R)0, (HEISENBERG_R)1 };
     if (len > (HEISENBERG_R)0)
         for (int c = 0; c < 3; c++)
-            n[c] = field[c] / len;
+            n[c] = HEISENBERG_DIV(field[c], len);
     const HEISENBERG_R x = latmc_heisenberg_sample_cos(beta * len, u_cos);
     const HEISENBERG_R sin_theta = HEISENBERG_SQRT(((HEISENBERG_R)1 - x) * ((HEISENBERG_R)1 + x));
     HEISENBERG_R sin_phi, cos_phi;
@@ -110,7 +133,7 @@ HEISENBERG_QUAL void latmc_heisenberg_heatbath_spin(const HEISENBERG_R field[3],
     HEISENBERG_R e1[3], e2[3], v[3];
     latmc_heisenberg_frame(n, e1, e2);
     for (int c = 0; c < 3; c++)
-        v[c] = x * n[c] + c1 * e1[c] + c2 * e2[c];
+        v[c] = HEISENBERG_MADD(c2, e2[c], HEISENBERG_MADD(c1, e1[c], x * n[c]));
     latmc_heisenberg_store_unit(v, out);
 }
 
@@ -124,10 +147,10 @@ HEISENBERG_QUAL void latmc_heisenberg_overrelax_spin(const HEISENBERG_R field[3]
     if (!(hh > (HEISENBERG_R)0))
         return;
     const HEISENBERG_R old[3] = { (HEISENBERG_R)s[0], (HEISENBERG_R)s[1], (HEISENBERG_R)s[2] };
-    const HEISENBERG_R f = (HEISENBERG_R)2 * latmc_heisenberg_dot(field, old) / hh;
+    const HEISENBERG_R f = HEISENBERG_DIV((HEISENBERG_R)2 * latmc_heisenberg_dot(field, old), hh);
     HEISENBERG_R v[3];
     for (int c = 0; c < 3; c++)
-        v[c] = f * field[c] - old[c];
+        v[c] = HEISENBERG_MADD(f, field[c], -old[c]);
     latmc_heisenberg_store_unit(v, s);
 }
 
@@ -140,3 +163,6 @@ HEISENBERG_QUAL void latmc_heisenberg_overrelax_spin(const HEISENBERG_R field[3]
 #undef HEISENBERG_EXPM1
 #undef HEISENBERG_ABS
 #undef HEISENBERG_SINCOS_2PI
+#undef HEISENBERG_DIV
+#undef HEISENBERG_RSQRT
+#undef HEISENBERG_MADD

@@ -193,8 +193,8 @@ __device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, const ens_h
 #pragma unroll
             for (int c = 0; c < 3; c++) {
                 const float sf = s[c * n + fw[mu]], sb = s[c * n + bw[mu]];
-                field[c] += f * (R)sf;
-                field[c] += b * (R)sb;
+                field[c] = heisenberg_field_term(field[c], f, sf);
+                field[c] = heisenberg_field_term(field[c], b, sb);
             }
         }
         field[2] += hfield;

@@ -430,8 +430,8 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
                         sf = sp[(rep * 3 + c) * t.plane + at];
                         sb = smn[(rep * 3 + c) * t.plane + at];
                     }
-                    field[c] += f * (R)sf;
-                    field[c] += b * (R)sb;
+                    field[c] = heisenberg_field_term(field[c], f, sf);
+                    field[c] = heisenberg_field_term(field[c], b, sb);
                 }
             }
             field[2] += hfield;
