@@ -40,8 +40,6 @@
 #include "philox.h"
 #include "rng_streams.h"
 
-#define ENS_HEISENBERG_FULL_MASK 0xffffffffu
-
 /* A launch that may start before the previous kernel of its stream ends (a programmatic
  * launch, sm_90: ens_heisenberg_launch): it waits here for that kernel's end and memory; and it
  * lets the next launch of the stream start its blocks (they wait likewise). Elsewhere
@@ -67,39 +65,6 @@ static cudaError_t ens_heisenberg_launch(void (*fn)(P...), unsigned grid, unsign
 
 /* the per-site rules: the same instantiation as the one-lattice kernels' */
 #include "heisenberg_site_cuda.cuh"
-
-__device__ __forceinline__ double ens_heisenberg_uniform(uint32_t r, double)
-{
-    return ((double)r + 0.5) * 0x1p-32;
-}
-
-__device__ __forceinline__ float ens_heisenberg_uniform(uint32_t r, float)
-{
-    return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
-}
-
-__device__ __forceinline__ uint32_t ens_heisenberg_word(const latmc_philox_ctr &v, int k)
-{
-    return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
-}
-
-/* heisenberg_share_draws of heisenberg_kernels.cu: lane q of a group of four holds the block of
- * (replica q / 2, sub q mod 2); afterwards d[t] is this lane's draw for (t / 2, t mod 2). */
-__device__ __forceinline__ void ens_heisenberg_share_draws(const latmc_philox_ctr &v, int q,
-                                                     uint32_t d[4])
-{
-    const int group = (int)(threadIdx.x & 31u) & ~3;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int t = q ^ r;
-        const uint32_t x =
-            __shfl_sync(ENS_HEISENBERG_FULL_MASK, ens_heisenberg_word(v, t), group | t);
-        d[0] = t == 0 ? x : d[0];
-        d[1] = t == 1 ? x : d[1];
-        d[2] = t == 2 ? x : d[2];
-        d[3] = t == 3 ? x : d[3];
-    }
-}
 
 /* ---- the kernel ---- */
 
@@ -164,7 +129,7 @@ __device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, const ens_h
                 latmc_rng_name_sub(latmc_heisenberg_rng_name(sweep, colour),
                                    (uint32_t)(q_lane & 1)),
                 (uint32_t)(q_lane >> 1));
-            ens_heisenberg_share_draws(latmc_rng_name_block(seed, nm, (uint64_t)(j >> 2)), q_lane,
+            heisenberg_share_draws(latmc_rng_name_block(seed, nm, (uint64_t)(j >> 2)), q_lane,
                                        d);
         }
         if (!active)
@@ -200,8 +165,8 @@ __device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, const ens_h
         field[2] += hfield;
         float out[3];
         if (HB) {
-            latmc_heisenberg_heatbath_spin(field, beta, ens_heisenberg_uniform(d[0], R(0)),
-                                           ens_heisenberg_uniform(d[1], R(0)), out);
+            latmc_heisenberg_heatbath_spin(field, beta, heisenberg_uniform(d[0], R(0)),
+                                           heisenberg_uniform(d[1], R(0)), out);
         } else {
             out[0] = s[i];
             out[1] = s[n + i];

@@ -35,25 +35,7 @@
 #include "cuda_launch.cuh"
 #include "rng_streams.h"
 
-#define HEISENBERG_FULL_MASK 0xffffffffu
-
 #include "heisenberg_site_cuda.cuh"
-
-/* A 32-bit draw as a uniform number: (r + 1/2) 2^-32, as the CPU, in double; rounded to
- * float in float (in (0, 1]: u = 1 gives cos theta = 1 or azimuth 2 pi, both fine). */
-template <typename R> struct heisenberg_math;
-template <> struct heisenberg_math<double> {
-    static __device__ __forceinline__ double uniform(uint32_t r)
-    {
-        return ((double)r + 0.5) * 0x1p-32;
-    }
-};
-template <> struct heisenberg_math<float> {
-    static __device__ __forceinline__ float uniform(uint32_t r)
-    {
-        return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
-    }
-};
 
 template <typename R>
 __device__ __forceinline__ float3 heisenberg_heatbath(const R field[3], R beta, R u_cos, R u_phi)
@@ -76,32 +58,6 @@ __device__ __forceinline__ float3 heisenberg_overrelax(const R field[3], float3 
 __device__ __forceinline__ int heisenberg_wrap(int v, int l)
 {
     return v < 0 ? v + l : (v >= l ? v - l : v);
-}
-
-__device__ __forceinline__ uint32_t heisenberg_word(const latmc_philox_ctr &v, int k)
-{
-    return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
-}
-
-/*
- * Lane q of a group of four (q = lane mod 4) holds the Philox block of the group's four
- * sites for (replica q / 2, sub q mod 2). Afterwards d[t] is word q of lane t's block,
- * i.e. this lane's draw for (replica t / 2, sub t mod 2): in round r every lane publishes
- * word q ^ r of its own block and reads from lane q ^ r, which publishes word q.
- */
-__device__ __forceinline__ void heisenberg_share_draws(const latmc_philox_ctr &v, int q,
-                                                       uint32_t d[4])
-{
-    const int group = (int)(threadIdx.x & 31u) & ~3;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int t = q ^ r;
-        const uint32_t x = __shfl_sync(HEISENBERG_FULL_MASK, heisenberg_word(v, t), group | t);
-        d[0] = t == 0 ? x : d[0];
-        d[1] = t == 1 ? x : d[1];
-        d[2] = t == 2 ? x : d[2];
-        d[3] = t == 3 ? x : d[3];
-    }
 }
 
 /* A block's tile and its shared memory: a ring of `slots` lattice planes, each with the
@@ -287,7 +243,6 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
                                   int colour, int p, int slm, int sl0, int slp, int ly0, int nrows,
                                   bool halo_columns, bool share)
 {
-    typedef heisenberg_math<R> M;
     typedef typename heisenberg_index<NDIM>::type idx_t;
     const int half_w = t.w / 2;
     const int n_tile = nrows * half_w;
@@ -437,8 +392,8 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
             field[2] += hfield;
             float3 s;
             if (HB)
-                s = heisenberg_heatbath(field, beta, M::uniform(d[2 * rep]),
-                                        M::uniform(d[2 * rep + 1]));
+                s = heisenberg_heatbath(field, beta, heisenberg_uniform(d[2 * rep], R(0)),
+                                        heisenberg_uniform(d[2 * rep + 1], R(0)));
             else
                 s = heisenberg_overrelax(field, make_float3(*own[0], *own[1], *own[2]));
             *own[0] = s.x;

@@ -7,6 +7,10 @@
 #ifndef LATMC_HEISENBERG_SITE_CUDA_CUH
 #define LATMC_HEISENBERG_SITE_CUDA_CUH
 
+#include <stdint.h>
+
+#include "philox.h" /* latmc_philox_ctr */
+
 #define HEISENBERG_TWO_PI 6.283185307179586476925286766559
 
 /* Double: the CPU reference's operations (CUDA's IEEE sqrt and division; log, log1p, exp,
@@ -68,6 +72,21 @@ __device__ __forceinline__ float heisenberg_sqrt_approx(float x)
 #define HEISENBERG_MADD(a, b, c) __fmaf_rn(a, b, c)
 #include "heisenberg_site.h"
 
+/* A 32-bit draw as a uniform number, (r + 1/2) 2^-32 as the CPU's, in double; rounded to
+ * float in float (in (0, 1]: u = 1 gives cos theta = 1 or azimuth 2 pi, both fine), by one
+ * fused multiply-add: float(r) 2^-32 + 2^-33 is (float(r) + 1/2) rounded, times 2^-32,
+ * bit for bit, since a power of two scales without rounding. The second argument picks the
+ * type. */
+__device__ __forceinline__ double heisenberg_uniform(uint32_t r, double)
+{
+    return ((double)r + 0.5) * 0x1p-32;
+}
+
+__device__ __forceinline__ float heisenberg_uniform(uint32_t r, float)
+{
+    return __fmaf_rn(__uint2float_rn(r), 0x1p-32f, 0x1p-33f);
+}
+
 /* The local field's term J s, added the same way by every kernel (one lattice, ensembles:
  * a member is its standalone sim bit for bit): double as the CPU adds it (the product
  * rounded, then the sum; the module has no contraction, -fmad=false), float in one fused
@@ -80,6 +99,34 @@ __device__ __forceinline__ double heisenberg_field_term(double h, double j, floa
 __device__ __forceinline__ float heisenberg_field_term(float h, float j, float s)
 {
     return __fmaf_rn(j, s, h);
+}
+
+/* The heat bath's draws (doc/cuda.md): a Philox block's word k. */
+__device__ __forceinline__ uint32_t heisenberg_word(const latmc_philox_ctr &v, int k)
+{
+    return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
+}
+
+/*
+ * Where four adjacent lanes update the four sites of one Philox block (the kernels' shared
+ * draws): lane q of a group of four (q = lane mod 4) holds the Philox block of the group's four
+ * sites for (replica q / 2, sub q mod 2). Afterwards d[t] is word q of lane t's block,
+ * i.e. this lane's draw for (replica t / 2, sub t mod 2): in round r every lane publishes
+ * word q ^ r of its own block and reads from lane q ^ r, which publishes word q.
+ */
+__device__ __forceinline__ void heisenberg_share_draws(const latmc_philox_ctr &v, int q,
+                                                       uint32_t d[4])
+{
+    const int group = (int)(threadIdx.x & 31u) & ~3;
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int t = q ^ r;
+        const uint32_t x = __shfl_sync(0xffffffffu, heisenberg_word(v, t), group | t);
+        d[0] = t == 0 ? x : d[0];
+        d[1] = t == 1 ? x : d[1];
+        d[2] = t == 2 ? x : d[2];
+        d[3] = t == 3 ? x : d[3];
+    }
 }
 
 #endif
