@@ -34,41 +34,72 @@ __device__ __forceinline__ void heisenberg_sincos_2pi(double u, double *s, doubl
 #include "heisenberg_site.h"
 
 /*
- * Float: the precision chosen for speed, so the hardware's approximate functions (the
- * special function unit, a few ulp each: CUDA's __fdividef, rsqrtf, sqrt.approx, __expf,
- * __logf, __sincosf) and fused multiply-adds, which keep each update's chain of dependent
- * operations short; the IEEE forms (a division or a square root some 8 instructions with a
- * branch each, sincospif some 30) made the pass latency-bound. log1pf and expm1f stay
- * where a < 0.5, whose cancellation the approximate log would not survive. The azimuth:
- * sin and cos of 2 pi u = pi + 2 pi (u - 1/2), the argument of __sincosf within [-pi, pi)
- * where its error is least.
+ * Float: the precision chosen for speed, so the special function unit's approximations (a
+ * few ulp each: PTX's div, sqrt, rsqrt, lg2, ex2, sin and cos .approx, with denormals
+ * flushed to zero, which spares each its fix-up of tiny arguments) and fused multiply-adds,
+ * which keep each update's chain of dependent operations short; the IEEE forms (a division
+ * or a square root some 8 instructions with a branch each, sincospif some 30) made the pass
+ * latency-bound. log1pf and expm1f stay where a < 0.5, whose cancellation the approximate
+ * log would not survive. exp and log go through base 2 (log2 e and ln 2 rounded to float);
+ * the azimuth's sine and cosine of 2 pi u = pi + 2 pi (u - 1/2), an argument within
+ * [-pi, pi) where the approximations' error is least.
  */
+__device__ __forceinline__ float heisenberg_fast_div(float a, float b)
+{
+    float r;
+    asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+
+__device__ __forceinline__ float heisenberg_fast_sqrt(float x)
+{
+    float r;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ float heisenberg_fast_rsqrt(float x)
+{
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ float heisenberg_fast_log(float x)
+{
+    float r;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r * 0.693147180559945309f;
+}
+
+__device__ __forceinline__ float heisenberg_fast_exp(float x)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x * 1.44269504088896341f));
+    return r;
+}
+
 __device__ __forceinline__ void heisenberg_sincos_2pi(float u, float *s, float *c)
 {
+    const float phi = (u - 0.5f) * 6.28318530717958647692f;
     float sn, cs;
-    __sincosf((u - 0.5f) * 6.28318530717958647692f, &sn, &cs);
+    asm("sin.approx.ftz.f32 %0, %1;" : "=f"(sn) : "f"(phi));
+    asm("cos.approx.ftz.f32 %0, %1;" : "=f"(cs) : "f"(phi));
     *s = -sn;
     *c = -cs;
 }
 
-__device__ __forceinline__ float heisenberg_sqrt_approx(float x)
-{
-    float r;
-    asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
-    return r;
-}
-
 #define HEISENBERG_R float
 #define HEISENBERG_QUAL __device__ __forceinline__
-#define HEISENBERG_SQRT heisenberg_sqrt_approx
-#define HEISENBERG_LOG __logf
+#define HEISENBERG_SQRT heisenberg_fast_sqrt
+#define HEISENBERG_LOG heisenberg_fast_log
 #define HEISENBERG_LOG1P log1pf
-#define HEISENBERG_EXP __expf
+#define HEISENBERG_EXP heisenberg_fast_exp
 #define HEISENBERG_EXPM1 expm1f
 #define HEISENBERG_ABS fabsf
 #define HEISENBERG_SINCOS_2PI heisenberg_sincos_2pi
-#define HEISENBERG_DIV(a, b) __fdividef(a, b)
-#define HEISENBERG_RSQRT(x) rsqrtf(x)
+#define HEISENBERG_DIV(a, b) heisenberg_fast_div(a, b)
+#define HEISENBERG_RSQRT(x) heisenberg_fast_rsqrt(x)
 #define HEISENBERG_MADD(a, b, c) __fmaf_rn(a, b, c)
 #include "heisenberg_site.h"
 
