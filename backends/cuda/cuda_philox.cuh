@@ -22,6 +22,28 @@ static inline struct cuda_philox_keys cuda_philox_round_keys(uint64_t seed)
     return keys;
 }
 
+/*
+ * latmc_philox4x32_10 of counter c and key k, each round's two products one 32 x 32 -> 64
+ * multiply (PTX mul.wide.u32, one IMAD.WIDE.U32). For a counter cut from 64-bit numbers
+ * (latmc_rng_block's block index) the C form's products reached nvcc as masked 64-bit
+ * values, and the 64 x 64 multiply it made added their zero cross terms: two instructions
+ * more a round (the Heisenberg pass kernels). The same outputs: only the products' form.
+ */
+__device__ __forceinline__ latmc_philox_ctr cuda_philox10_wide(latmc_philox_ctr c,
+                                                            latmc_philox_key k)
+{
+#pragma unroll
+    for (int round = 0; round < 10; round++) {
+        if (round > 0)
+            k = latmc_philox_key_bump(k);
+        uint64_t p0, p1;
+        asm("mul.wide.u32 %0, %1, %2;" : "=l"(p0) : "r"(c.v[0]), "n"(LATMC_PHILOX_M0));
+        asm("mul.wide.u32 %0, %1, %2;" : "=l"(p1) : "r"(c.v[2]), "n"(LATMC_PHILOX_M1));
+        c = latmc_philox_mix(c, k, p0, p1);
+    }
+    return c;
+}
+
 /* The draws of block `block` of the draws named n (a step's, lib/step.h):
  * latmc_rng_name_block's. */
 __host__ __device__ __forceinline__ latmc_philox_ctr

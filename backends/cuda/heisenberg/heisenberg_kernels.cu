@@ -321,7 +321,7 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
             const uint64_t block = j >> 2;
             const int q = (int)(j & 3u);
             if (in_tile && share) {
-                const latmc_philox_ctr v = latmc_rng_block(
+                const latmc_philox_ctr v = heisenberg_rng_block(
                     a.seed, block, a.sweep,
                     latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)(q_lane >> 1)),
                     (uint32_t)colour, (uint32_t)(q_lane & 1));
@@ -330,9 +330,9 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
 #pragma unroll
                 for (int rep = 0; rep < NREP; rep++) {
                     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)rep);
-                    d[2 * rep] = heisenberg_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                    d[2 * rep] = heisenberg_word(heisenberg_rng_block(a.seed, block, a.sweep, stream,
                                                            (uint32_t)colour, 0), q);
-                    d[2 * rep + 1] = heisenberg_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                    d[2 * rep + 1] = heisenberg_word(heisenberg_rng_block(a.seed, block, a.sweep, stream,
                                                                (uint32_t)colour, 1), q);
                 }
             }

@@ -9,7 +9,8 @@
 
 #include <stdint.h>
 
-#include "philox.h" /* latmc_philox_ctr */
+#include "cuda_philox.cuh" /* cuda_philox10_wide */
+#include "rng_streams.h"
 
 #define HEISENBERG_TWO_PI 6.283185307179586476925286766559
 
@@ -132,7 +133,18 @@ __device__ __forceinline__ float heisenberg_field_term(float h, float j, float s
     return __fmaf_rn(j, s, h);
 }
 
-/* The heat bath's draws (doc/cuda.md): a Philox block's word k. */
+/* The heat bath's draws (doc/cuda.md): latmc_rng_block's blocks through the wide multiplies
+ * (in the lattice's pass kernel 1.6 % fewer instructions, 2 to 4 % faster on an H200; the
+ * ensembles' kernel, latmc_rng_name_block's C form, ran 5 % slower with them). */
+__device__ __forceinline__ latmc_philox_ctr heisenberg_rng_block(uint64_t seed, uint64_t block,
+                                                                 uint64_t sweep, uint32_t stream,
+                                                                 uint32_t phase, uint32_t sub)
+{
+    return cuda_philox10_wide(latmc_rng_counter(block, sweep, stream, phase, sub),
+                              latmc_rng_key(seed));
+}
+
+/* A Philox block's word k. */
 __device__ __forceinline__ uint32_t heisenberg_word(const latmc_philox_ctr &v, int k)
 {
     return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
