@@ -25,11 +25,10 @@ typedef struct latmc_philox_key { uint32_t v[2]; } latmc_philox_key;
 #define LATMC_PHILOX_W0 0x9E3779B9u
 #define LATMC_PHILOX_W1 0xBB67AE85u
 
-/* A round given its two products p0 = M0 c0 and p1 = M1 c2 (a kernel may form them its own
- * way, backends/cuda/cuda_philox.cuh). */
-LATMC_HOSTDEV latmc_philox_ctr latmc_philox_mix(latmc_philox_ctr c, latmc_philox_key k,
-                                                uint64_t p0, uint64_t p1)
+LATMC_HOSTDEV latmc_philox_ctr latmc_philox_round(latmc_philox_ctr c, latmc_philox_key k)
 {
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * c.v[0];
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
     latmc_philox_ctr r;
     r.v[0] = (uint32_t)(p1 >> 32) ^ c.v[1] ^ k.v[0];
     r.v[1] = (uint32_t)p1;
@@ -38,26 +37,14 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_philox_mix(latmc_philox_ctr c, latmc_philox
     return r;
 }
 
-LATMC_HOSTDEV latmc_philox_ctr latmc_philox_round(latmc_philox_ctr c, latmc_philox_key k)
-{
-    return latmc_philox_mix(c, k, (uint64_t)LATMC_PHILOX_M0 * c.v[0],
-                            (uint64_t)LATMC_PHILOX_M1 * c.v[2]);
-}
-
-/* The next round's key: the Weyl increments added. */
-LATMC_HOSTDEV latmc_philox_key latmc_philox_key_bump(latmc_philox_key k)
-{
-    k.v[0] += LATMC_PHILOX_W0;
-    k.v[1] += LATMC_PHILOX_W1;
-    return k;
-}
-
 /* Ten rounds, the key bumped between rounds: four independent 32-bit outputs. */
 LATMC_HOSTDEV latmc_philox_ctr latmc_philox4x32_10(latmc_philox_ctr c, latmc_philox_key k)
 {
     for (int round = 0; round < 10; round++) {
-        if (round > 0)
-            k = latmc_philox_key_bump(k);
+        if (round > 0) {
+            k.v[0] += LATMC_PHILOX_W0;
+            k.v[1] += LATMC_PHILOX_W1;
+        }
         c = latmc_philox_round(c, k);
     }
     return c;

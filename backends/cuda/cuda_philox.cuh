@@ -24,22 +24,30 @@ static inline struct cuda_philox_keys cuda_philox_round_keys(uint64_t seed)
 
 /*
  * latmc_philox4x32_10 of counter c and key k, each round's two products one 32 x 32 -> 64
- * multiply (PTX mul.wide.u32, one IMAD.WIDE.U32). For a counter cut from 64-bit numbers
- * (latmc_rng_block's block index) the C form's products reached nvcc as masked 64-bit
- * values, and the 64 x 64 multiply it made added their zero cross terms: two instructions
- * more a round (the Heisenberg pass kernels). The same outputs: only the products' form.
+ * multiply (PTX mul.wide.u32, one IMAD.WIDE.U32); the xors and the key's bumps are
+ * lib/philox.h's. For a counter cut from 64-bit numbers (latmc_rng_block's block index)
+ * the C form's products reached nvcc as masked 64-bit values, and the 64 x 64 multiply it
+ * made added their zero cross terms: one instruction more a product (the Heisenberg pass
+ * kernel). The same outputs: only the products' form. (lib/philox.h stays as it is: the
+ * other kernels' code from it is what they were tuned on.)
  */
 __device__ __forceinline__ latmc_philox_ctr cuda_philox10_wide(latmc_philox_ctr c,
                                                             latmc_philox_key k)
 {
 #pragma unroll
     for (int round = 0; round < 10; round++) {
-        if (round > 0)
-            k = latmc_philox_key_bump(k);
+        if (round > 0) {
+            k.v[0] += LATMC_PHILOX_W0;
+            k.v[1] += LATMC_PHILOX_W1;
+        }
         uint64_t p0, p1;
         asm("mul.wide.u32 %0, %1, %2;" : "=l"(p0) : "r"(c.v[0]), "n"(LATMC_PHILOX_M0));
         asm("mul.wide.u32 %0, %1, %2;" : "=l"(p1) : "r"(c.v[2]), "n"(LATMC_PHILOX_M1));
-        c = latmc_philox_mix(c, k, p0, p1);
+        const latmc_philox_ctr in = c;
+        c.v[0] = (uint32_t)(p1 >> 32) ^ in.v[1] ^ k.v[0];
+        c.v[1] = (uint32_t)p1;
+        c.v[2] = (uint32_t)(p0 >> 32) ^ in.v[3] ^ k.v[1];
+        c.v[3] = (uint32_t)p0;
     }
     return c;
 }

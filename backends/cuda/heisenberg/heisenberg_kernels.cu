@@ -353,10 +353,13 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
                 jb[2] = jsmm[2 * t.plane + at];
             }
         } else {
-            jf[0] = __ldg(jx + o);
-            jb[0] = __ldg(jx + (gx == 0 ? o + (lx_g - 1) : o - 1));
-            jf[1] = __ldg(jy + o);
-            jb[1] = __ldg(jy + (gy == 0 ? o + y_wrap : o - lx_g));
+            /* the neighbours' offsets on pointers, not on the 32-bit offset o (whose
+             * unsigned wrap the compiler must keep: an address computed a load) */
+            const float *const px = jx + o, *const py = jy + o;
+            jf[0] = __ldg(px);
+            jb[0] = __ldg(gx == 0 ? px + (lx_g - 1) : px - 1);
+            jf[1] = __ldg(py);
+            jb[1] = __ldg(gy == 0 ? py + y_wrap : py - lx_g);
             if (NDIM == 3) {
                 jf[2] = __ldg(jz + o);
                 jb[2] = __ldg(jzb + o);
