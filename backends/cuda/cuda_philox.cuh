@@ -29,7 +29,7 @@ static inline struct cuda_philox_keys cuda_philox_round_keys(uint64_t seed)
  * the C form's products reached nvcc as masked 64-bit values, and the 64 x 64 multiply it
  * made added their zero cross terms: one instruction more a product (the Heisenberg pass
  * kernel). The same outputs: only the products' form. (lib/philox.h stays as it is: the
- * other kernels' code from it is what they were tuned on.)
+ * other kernels were tuned on the code nvcc makes from it.)
  */
 __device__ __forceinline__ latmc_philox_ctr cuda_philox10_wide(latmc_philox_ctr c,
                                                             latmc_philox_key k)

@@ -133,9 +133,9 @@ __device__ __forceinline__ float heisenberg_field_term(float h, float j, float s
     return __fmaf_rn(j, s, h);
 }
 
-/* The heat bath's draws (doc/cuda.md): latmc_rng_block's blocks through the wide multiplies
- * (in the lattice's pass kernel 1.6 % fewer instructions, 2 to 4 % faster on an H200; the
- * ensembles' kernel, latmc_rng_name_block's C form, ran 5 % slower with them). */
+/* The heat bath's draws (doc/cuda.md): latmc_rng_block's blocks through the wide multiplies,
+ * for the lattice's pass kernel (one instruction fewer a product there; the ensembles'
+ * kernel keeps latmc_rng_name_block's C form, where the wide form measured no faster). */
 __device__ __forceinline__ latmc_philox_ctr heisenberg_rng_block(uint64_t seed, uint64_t block,
                                                                  uint64_t sweep, uint32_t stream,
                                                                  uint32_t phase, uint32_t sub)
