@@ -307,6 +307,33 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
         /* the site's offset in its plane (2D: the lattice) */
         const idx_t o = (idx_t)gy * lx_g + (idx_t)gx;
 
+        /* couplings: forward J_{i,mu}, backward J_{i - e_mu, mu}; loaded before the heat
+         * bath's draws, whose arithmetic then covers the loads' latency (an idle item's
+         * place is a site of the tile: its loads are in bounds) */
+        const int at = ly * t.rs + lx;
+        float jf[3] = { 0.0f, 0.0f, 0.0f }, jb[3] = { 0.0f, 0.0f, 0.0f };
+        if (t.jsmem) {
+            jf[0] = jsm0[at];
+            jb[0] = jsm0[at - 1];
+            jf[1] = jsm0[t.plane + at];
+            jb[1] = jsm0[t.plane + at - t.rs];
+            if (NDIM == 3) {
+                jf[2] = jsm0[2 * t.plane + at];
+                jb[2] = jsmm[2 * t.plane + at];
+            }
+        } else {
+            /* the neighbours' offsets on pointers, not on the 32-bit offset o (whose
+             * unsigned wrap the compiler must keep: an address computed a load) */
+            const float *const px = jx + o, *const py = jy + o;
+            jf[0] = __ldg(px);
+            jb[0] = __ldg(gx == 0 ? px + (lx_g - 1) : px - 1);
+            jf[1] = __ldg(py);
+            jb[1] = __ldg(gy == 0 ? py + y_wrap : py - lx_g);
+            if (NDIM == 3) {
+                jf[2] = __ldg(jz + o);
+                jb[2] = __ldg(jzb + o);
+            }
+        }
         /* draws: d[2 rep + sub], sub 0 cos theta, sub 1 azimuth */
         uint32_t d[4] = { 0, 0, 0, 0 };
         if (HB) {
@@ -340,31 +367,6 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
         if (!active)
             continue;
 
-        /* couplings: forward J_{i,mu}, backward J_{i - e_mu, mu} */
-        const int at = ly * t.rs + lx;
-        float jf[3] = { 0.0f, 0.0f, 0.0f }, jb[3] = { 0.0f, 0.0f, 0.0f };
-        if (t.jsmem) {
-            jf[0] = jsm0[at];
-            jb[0] = jsm0[at - 1];
-            jf[1] = jsm0[t.plane + at];
-            jb[1] = jsm0[t.plane + at - t.rs];
-            if (NDIM == 3) {
-                jf[2] = jsm0[2 * t.plane + at];
-                jb[2] = jsmm[2 * t.plane + at];
-            }
-        } else {
-            /* the neighbours' offsets on pointers, not on the 32-bit offset o (whose
-             * unsigned wrap the compiler must keep: an address computed a load) */
-            const float *const px = jx + o, *const py = jy + o;
-            jf[0] = __ldg(px);
-            jb[0] = __ldg(gx == 0 ? px + (lx_g - 1) : px - 1);
-            jf[1] = __ldg(py);
-            jb[1] = __ldg(gy == 0 ? py + y_wrap : py - lx_g);
-            if (NDIM == 3) {
-                jf[2] = __ldg(jz + o);
-                jb[2] = __ldg(jzb + o);
-            }
-        }
 #pragma unroll
         for (int rep = 0; rep < NREP; rep++) {
             float *own[3];
