@@ -17,13 +17,15 @@
  *   HEISENBERG_DIV(a, b)       a / b
  *   HEISENBERG_RSQRT(x)        1 / sqrt(x)
  *   HEISENBERG_MADD(a, b, c)   c + a b, in this order (CUDA's float: one fused multiply-add)
+ *   HEISENBERG_DIVISOR_OK(x)   x > 0 (CUDA's float: x >= 2^-126, a normal number, since its
+ *                              division flushes a subnormal divisor to zero)
  *
  * lib/heisenberg_rules.h includes it with double and lib/latmc_math.h (the CPU, every SIMD
- * level's reference); backends/cuda/heisenberg/heisenberg_kernels.cu with double and with float and
- * CUDA's functions (overloads by argument type; float with the hardware's approximate
- * division, square roots, exp, log and sine, doc/cuda.md). Every operation is written in
- * one order here, so the backends' chains differ only where their functions round
- * differently.
+ * level's reference); backends/cuda/heisenberg/heisenberg_site_cuda.cuh with double and
+ * with float and CUDA's functions (overloads by argument type; float with the hardware's
+ * approximate division, square roots, exp, log and sine, doc/cuda.md). Every operation is
+ * written in one order here, so the backends' chains differ only where their functions
+ * round differently.
  */
 #ifndef HEISENBERG_DIV
 #define HEISENBERG_DIV(a, b) ((a) / (b))
@@ -33,6 +35,9 @@
 #endif
 #ifndef HEISENBERG_MADD
 #define HEISENBERG_MADD(a, b, c) ((c) + (a) * (b))
+#endif
+#ifndef HEISENBERG_DIVISOR_OK
+#define HEISENBERG_DIVISOR_OK(x) ((x) > (HEISENBERG_R)0)
 #endif
 
 /*
@@ -144,7 +149,7 @@ HEISENBERG_QUAL void latmc_heisenberg_heatbath_spin(const HEISENBERG_R field[3],
 HEISENBERG_QUAL void latmc_heisenberg_overrelax_spin(const HEISENBERG_R field[3], float s[3])
 {
     const HEISENBERG_R hh = latmc_heisenberg_dot(field, field);
-    if (!(hh > (HEISENBERG_R)0))
+    if (!HEISENBERG_DIVISOR_OK(hh))
         return;
     const HEISENBERG_R old[3] = { (HEISENBERG_R)s[0], (HEISENBERG_R)s[1], (HEISENBERG_R)s[2] };
     const HEISENBERG_R f = HEISENBERG_DIV((HEISENBERG_R)2 * latmc_heisenberg_dot(field, old), hh);
@@ -166,3 +171,4 @@ HEISENBERG_QUAL void latmc_heisenberg_overrelax_spin(const HEISENBERG_R field[3]
 #undef HEISENBERG_DIV
 #undef HEISENBERG_RSQRT
 #undef HEISENBERG_MADD
+#undef HEISENBERG_DIVISOR_OK

@@ -150,7 +150,7 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_name_block(uint64_t seed, struct latmc_
 }
 
 /* The sweep word of a name of latmc_rng_name_of (the bits the counter carries: 0..47).
- * One kernel forms its counters from it with latmc_rng_block instead of deriving names:
+ * One kernel forms its counters from it as latmc_rng_block does instead of deriving names:
  * the CUDA Heisenberg pass kernel, where nvcc schedules the derived names' words worse
  * (one H200 ran a 256^3 pass 3.4 % slower with them); its leaf checks that the step's name
  * is the one the kernel assumes (backends/cuda/heisenberg/cuda_heisenberg_leaf.c). */

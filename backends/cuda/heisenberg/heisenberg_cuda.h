@@ -57,8 +57,9 @@ struct cuda_heisenberg_pass_args {
     uint64_t seed;               /* heat bath: the draws' key */
     /* heat bath: the sweep word of the pass's draws (its colour-0 step's name, lib/step.h,
      * which the leaf checks is the UPDATE stream's of replica 0 at phase 0, sub 0): the
-     * kernel draws colour c's subs 0 and 1 of replica r's UPDATE stream with
-     * latmc_rng_block, the form nvcc schedules best (the derived names cost one GPU 3 %) */
+     * kernel draws colour c's subs 0 and 1 of replica r's UPDATE stream as latmc_rng_block
+     * (heisenberg_rng_block: the same counter, wide multiplies), the form nvcc schedules
+     * best (the derived names cost one GPU 3 %) */
     uint64_t sweep;
     unsigned long long *count;   /* heat bath: += the updates done (device counter) */
 };

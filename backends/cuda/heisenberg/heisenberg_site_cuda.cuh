@@ -43,7 +43,9 @@ __device__ __forceinline__ void heisenberg_sincos_2pi(double u, double *s, doubl
  * latency-bound. log1pf and expm1f stay where a < 0.5, whose cancellation the approximate
  * log would not survive. exp and log go through base 2 (log2 e and ln 2 rounded to float);
  * the azimuth's sine and cosine of 2 pi u = pi + 2 pi (u - 1/2), an argument within
- * [-pi, pi) where the approximations' error is least.
+ * [-pi, pi] (pi itself, rounded up, at u = 1) where the approximations' error is least.
+ * Overrelaxation leaves a spin whose field's square is subnormal as it is (the flushed
+ * divisor would make it NaN), as one whose field is zero.
  */
 __device__ __forceinline__ float heisenberg_fast_div(float a, float b)
 {
@@ -102,6 +104,7 @@ __device__ __forceinline__ void heisenberg_sincos_2pi(float u, float *s, float *
 #define HEISENBERG_DIV(a, b) heisenberg_fast_div(a, b)
 #define HEISENBERG_RSQRT(x) heisenberg_fast_rsqrt(x)
 #define HEISENBERG_MADD(a, b, c) __fmaf_rn(a, b, c)
+#define HEISENBERG_DIVISOR_OK(x) ((x) >= 0x1p-126f)
 #include "heisenberg_site.h"
 
 /* A 32-bit draw as a uniform number, (r + 1/2) 2^-32 as the CPU's, in double; rounded to
