@@ -357,10 +357,12 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
 #pragma unroll
                 for (int rep = 0; rep < NREP; rep++) {
                     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)rep);
-                    d[2 * rep] = heisenberg_word(heisenberg_rng_block(a.seed, block, a.sweep, stream,
-                                                           (uint32_t)colour, 0), q);
-                    d[2 * rep + 1] = heisenberg_word(heisenberg_rng_block(a.seed, block, a.sweep, stream,
-                                                               (uint32_t)colour, 1), q);
+                    d[2 * rep] = heisenberg_word(
+                        heisenberg_rng_block(a.seed, block, a.sweep, stream, (uint32_t)colour, 0),
+                        q);
+                    d[2 * rep + 1] = heisenberg_word(
+                        heisenberg_rng_block(a.seed, block, a.sweep, stream, (uint32_t)colour, 1),
+                        q);
                 }
             }
         }

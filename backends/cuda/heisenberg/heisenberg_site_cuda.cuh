@@ -36,8 +36,9 @@ __device__ __forceinline__ void heisenberg_sincos_2pi(double u, double *s, doubl
 
 /*
  * Float: the precision chosen for speed, so the special function unit's approximations (a
- * few ulp each: PTX's div, sqrt, rsqrt, lg2, ex2, sin and cos .approx, with denormals
- * flushed to zero, which spares each its fix-up of tiny arguments) and fused multiply-adds,
+ * few ulp each, sin, cos and lg2 near 1 about 2^-21 absolute: PTX's div, sqrt, rsqrt, lg2,
+ * ex2, sin and cos .approx, with denormals flushed to zero, which spares each its fix-up
+ * of tiny arguments; bounded errors only, so one GPU architecture's) and fused multiply-adds,
  * which keep each update's chain of dependent operations short; the IEEE forms (a division
  * or a square root some 8 instructions with a branch each, sincospif some 30) made the pass
  * latency-bound. log1pf and expm1f stay where a < 0.5, whose cancellation the approximate
