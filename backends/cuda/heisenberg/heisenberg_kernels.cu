@@ -175,6 +175,54 @@ __device__ void heisenberg_load_plane(const cuda_heisenberg_geom &g, const float
     }
 }
 
+/* A 16-byte asynchronous copy (cp.async.cg: through L2 only). */
+__device__ __forceinline__ void heisenberg_copy16(float *to, const float *from)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(to);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(from) : "memory");
+}
+
+/* heisenberg_load_plane's asynchronous copy in a fixed-tile instance (TX x TY whole, L_x a
+ * multiple of TX, the arrays 16-byte aligned): rows of TX + 8 floats, local x from -2
+ * (global x0 - 4) in 16-byte pieces, so each row of the slot holds TX + 8 floats and
+ * the arrays start 2 floats past a 16-byte boundary (heisenberg_pass_tile's sm). */
+template <int NREP, int TX, int TY>
+__device__ void heisenberg_load_plane_wide(const cuda_heisenberg_geom &g,
+                                           const float *__restrict__ src,
+                                           const heisenberg_tile &t, float *sm, int p, int slot)
+{
+    constexpr int RS = TX + 8, PIECES = RS / 4, PLANE = (TY + 4) * RS;
+    static_assert(TX % 4 == 0, "16-byte pieces");
+    const int gz = heisenberg_wrap(p, g.lz);
+    const float *const spins = src + (long long)gz * g.ly * g.lx;
+    float *const slot_base = sm + (size_t)slot * (size_t)(3 * NREP) * PLANE - 2;
+    for (int f = (int)threadIdx.x; f < (TY + 4) * PIECES; f += (int)blockDim.x) {
+        const int row = f / PIECES, piece = f - row * PIECES;
+        const int gy = heisenberg_wrap(t.y0 - 2 + row, g.ly);
+        const int gx = heisenberg_wrap(t.x0 - 4 + 4 * piece, g.lx);
+        const unsigned int off = (unsigned int)gy * (unsigned int)g.lx + (unsigned int)gx;
+        float *const d = slot_base + row * RS + 4 * piece;
+#pragma unroll
+        for (int k = 0; k < 3 * NREP; k++)
+            heisenberg_copy16(d + k * PLANE, spins + (long long)k * g.n + off);
+    }
+}
+
+/* Plane p's asynchronous copy into `slot`: the wide pieces in a fixed-tile instance. */
+template <int NDIM, int NREP, int TX, int TY>
+__device__ __forceinline__ void heisenberg_copy_plane(const cuda_heisenberg_geom &g,
+                                                      const cuda_heisenberg_pass_args &a,
+                                                      const heisenberg_tile &t,
+                                                      const heisenberg_walks &wk, float *sm,
+                                                      int p, int slot)
+{
+    if (TX > 0)
+        heisenberg_load_plane_wide<NREP, (TX > 0 ? TX : 4), (TY > 0 ? TY : 2)>(g, a.src, t, sm,
+                                                                              p, slot);
+    else
+        heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, p, slot);
+}
+
 /* The tile of plane p (< L_z), both colours, from `slot` to dst: (row, pair) items as in
  * heisenberg_load_plane, each written for every spin array. */
 template <int NDIM, int NREP>
@@ -214,7 +262,7 @@ __device__ void heisenberg_write_plane_fixed(const cuda_heisenberg_geom &g,
                                              float *__restrict__ dst, const heisenberg_tile &t,
                                              const float *sm, int p, int slot, int wi, int nw)
 {
-    constexpr int PAIRS = TX / 2, RS = TX + 4, PLANE = (TY + 4) * (TX + 4);
+    constexpr int PAIRS = TX / 2, RS = TX + 8, PLANE = (TY + 4) * (TX + 8);
     static_assert((PAIRS & (PAIRS - 1)) == 0, "a row's pairs: a power of two");
     float *const corner = dst + ((long long)p * g.ly + t.y0) * g.lx + t.x0;
     const float *const slot_base = sm + (size_t)slot * (size_t)t.arrays * PLANE + 2 * RS + 2;
@@ -369,12 +417,17 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
         if (!active)
             continue;
 
+        /* every replica's field (and overrelaxation's old spin) first, then their new
+         * spins: no store between the replicas' loads, so their chains interleave */
+        R field[NREP][3];
+        float3 old[NREP];
 #pragma unroll
         for (int rep = 0; rep < NREP; rep++) {
-            float *own[3];
-            R field[3] = { R(0), R(0), R(0) };
-            for (int c = 0; c < 3; c++)
+            const float *own[3];
+            for (int c = 0; c < 3; c++) {
                 own[c] = s0 + (rep * 3 + c) * t.plane + at;
+                field[rep][c] = R(0);
+            }
             /* for mu = x, y, z: the forward term, then the backward one (the CPU's order) */
 #pragma unroll
             for (int mu = 0; mu < NDIM; mu++) {
@@ -392,20 +445,27 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
                         sf = sp[(rep * 3 + c) * t.plane + at];
                         sb = smn[(rep * 3 + c) * t.plane + at];
                     }
-                    field[c] = heisenberg_field_term(field[c], f, sf);
-                    field[c] = heisenberg_field_term(field[c], b, sb);
+                    field[rep][c] = heisenberg_field_term(field[rep][c], f, sf);
+                    field[rep][c] = heisenberg_field_term(field[rep][c], b, sb);
                 }
             }
-            field[2] += hfield;
+            field[rep][2] += hfield;
+            if (!HB)
+                old[rep] = make_float3(*own[0], *own[1], *own[2]);
+        }
+#pragma unroll
+        for (int rep = 0; rep < NREP; rep++) {
             float3 s;
             if (HB)
-                s = heisenberg_heatbath(field, beta, heisenberg_uniform(d[2 * rep], R(0)),
+                s = heisenberg_heatbath(field[rep], beta,
+                                        heisenberg_uniform(d[2 * rep], R(0)),
                                         heisenberg_uniform(d[2 * rep + 1], R(0)));
             else
-                s = heisenberg_overrelax(field, make_float3(*own[0], *own[1], *own[2]));
-            *own[0] = s.x;
-            *own[1] = s.y;
-            *own[2] = s.z;
+                s = heisenberg_overrelax(field[rep], old[rep]);
+            float *const own0 = s0 + rep * 3 * t.plane + at;
+            own0[0] = s.x;
+            own0[t.plane] = s.y;
+            own0[2 * t.plane] = s.z;
         }
     }
 }
@@ -414,17 +474,17 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
  * Registers per thread, capped so that more blocks share an SM (a register cap does not
  * limit the threads per block as __launch_bounds__ would). Two replicas in 3D in float:
  * their default tiles' shared memory (cuda_heisenberg_geometry.c) allows two blocks per
- * SM, of 320 threads each, which 96 registers allow: overrelaxation takes 91 (capped at
- * 128), heat bath 110 uncapped, so it is capped at 96, with a few spilled bytes (on an
- * H200 1.04x slower than with 128 at 256 threads, 1.08x faster at 320; with 80, 1.17x
- * slower, doc/PERFORMANCE.md). Otherwise in float:
+ * SM, of 320 threads each, which 96 registers allow: overrelaxation fits them (with
+ * the replicas' chains interleaved it would take 120), heat bath 110 uncapped, so it is
+ * capped at 96 (on an H200 1.04x slower than with 128 at 256 threads, 1.08x faster at 320;
+ * with 80, 1.17x slower, doc/PERFORMANCE.md). Otherwise in float:
  * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three: in 3D with
  * one replica about 50 bytes spilled); double overrelaxation 80 (its speed turns on its
  * register allocation: 72, 96 and 128 were slower), double heat bath 128 (~140 uncapped:
  * one block per SM).
  */
 #define HEISENBERG_MAXNREG(R, NDIM, NREP, HB)                                                    \
-    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? ((HB) ? 96 : 128) : (HB) ? 80 : 64)    \
+    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? 96 : (HB) ? 80 : 64)                   \
                     : ((HB) ? 128 : 80))
 
 /* The pass of the block's tile (blockIdx.x) and, in 3D, chunk of planes (blockIdx.y) of the
@@ -439,7 +499,10 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
 {
     static_assert(TX == 0 || NDIM == 3, "fixed tiles: 3D");
     constexpr bool FIXED = TX > 0;
-    extern __shared__ float sm[];
+    /* fixed tiles: rows of TX + 8 floats from local x = -2, 16-byte aligned there
+     * (heisenberg_load_plane_wide) */
+    extern __shared__ float4 sm_block[];
+    float *const sm = (float *)sm_block + (FIXED ? 2 : 0);
     heisenberg_tile t;
     const int tile = (int)blockIdx.x;
     const int tx = FIXED ? TX : g.tx, ty = FIXED ? TY : g.ty;
@@ -451,8 +514,8 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
     t.w = FIXED ? TX : min(g.tx, g.lx - t.x0);
     t.h = FIXED ? TY : min(g.ty, (NDIM == 3 ? g.ly : g.own0 + g.own_n) - t.y0);
     t.zn = NDIM == 3 ? min(g.zc, g.own0 + g.own_n - t.z0) : 1;
-    t.rs = tx + 4;
-    t.plane = (ty + 4) * (tx + 4);
+    t.rs = tx + (FIXED ? 8 : 4);
+    t.plane = (ty + 4) * t.rs;
     const bool prefetch = FIXED || g.prefetch;
     t.slots = NDIM == 3 ? (prefetch ? 5 : 4) : 1;
     t.nspin = 3 * NREP;
@@ -494,8 +557,8 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
         const bool delayed = DELAY && (int)blockDim.x >= N1 + 32;
         if (prefetch) {
             for (int d = -1; d <= 1; d++) {
-                heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, t.z0 - 1 + d,
-                                                        heisenberg_slot(slot_p, d, S));
+                heisenberg_copy_plane<NDIM, NREP, TX, TY>(g, a, t, wk, sm, t.z0 - 1 + d,
+                                                          heisenberg_slot(slot_p, d, S));
                 __pipeline_commit();
             }
         } else {
@@ -509,8 +572,8 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
                 __syncthreads(); /* the last step's writes of the slot loaded next */
             if (prefetch) {
                 if (p + 2 <= last)
-                    heisenberg_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, wk, sm, p + 2,
-                                                            heisenberg_slot(slot_p, 2, S));
+                    heisenberg_copy_plane<NDIM, NREP, TX, TY>(g, a, t, wk, sm, p + 2,
+                                                              heisenberg_slot(slot_p, 2, S));
                 __pipeline_commit();
                 __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
             } else {
@@ -669,7 +732,12 @@ extern "C" size_t cuda_heisenberg_smem_bytes(const struct cuda_heisenberg_geom *
 {
     const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
     const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
-    return slots * arrays * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) * sizeof(float);
+    /* rows of tx + 8 floats where a fixed-tile instance may run (heisenberg_load_plane_wide) */
+    bool fixed = false;
+    for (int k = 0; k < 4; k++)
+        fixed = fixed || heisenberg_fixed_tile(g, k >> 1, k & 1) != 0;
+    const size_t row = (size_t)g->tx + (fixed ? 8 : 4);
+    return slots * arrays * (size_t)(g->ty + 4) * row * sizeof(float);
 }
 
 /* Kernel fn launchable with g's threads and shared memory where it can: *limit_threads and
@@ -729,8 +797,11 @@ extern "C" cudaError_t cuda_heisenberg_pass(cudaStream_t stream,
                                             const struct cuda_heisenberg_pass_args *a, int dbl,
                                             int heatbath)
 {
-    /* the tile copies move pairs of floats (heisenberg_load_plane) */
-    if ((((uintptr_t)a->src | (uintptr_t)a->dst | (uintptr_t)a->J) & 7u) != 0 || g->lx % 2 != 0)
+    /* the tile copies move pairs of floats (heisenberg_load_plane), in the fixed-tile
+     * instances 16-byte pieces of the spins (heisenberg_load_plane_wide: a box's buffers
+     * are its own allocation, their arrays whole planes of L_x a multiple of 32 floats) */
+    if ((((uintptr_t)a->src | (uintptr_t)a->dst | (uintptr_t)a->J) & 7u) != 0 || g->lx % 2 != 0 ||
+        (heisenberg_fixed_tile(g, dbl, heatbath) && ((uintptr_t)a->src & 15u) != 0))
         return cudaErrorMisalignedAddress;
     const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath, g);
     const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
