@@ -21,11 +21,13 @@
 /*
  * Default geometries, the fastest measured on an H200 at 256^3 with two replicas
  * (doc/PERFORMANCE.md): in 3D in float with two replicas 32 x 16 tiles (36 x 20 with the
- * halo; 84 KiB of shared memory, two blocks per SM) with 320 threads for both passes, so
+ * halo; 94 KiB of shared memory in the fixed-tile kernels' rows of 40 floats, two blocks
+ * per SM) with 320 threads for both passes, so
  * that colour 0's 306 site updates of a plane (the tile and its halo of one) take one round
  * of the block's warps, not two (1.05x overrelaxation, 1.08x heat bath against 256
- * threads); otherwise overrelaxation in float 64 x 8 tiles (68 x 12 with the halo; 96 KiB,
- * two blocks per SM), everything else 32 x 8 (51 KiB); 32 planes per block; 256 threads
+ * threads); otherwise overrelaxation in float 64 x 8 tiles (68 x 12 with the halo; one
+ * replica 48 KiB, 51 KiB in rows of 72 floats), everything else 32 x 8 (two replicas 51
+ * KiB); 32 planes per block; 256 threads
  * (heat bath in double: 128); the next plane prefetched (3D); the
  * couplings read from global memory (through shared memory, JSMEM = 1, was slower: the
  * extra shared memory halves the blocks per SM). heisenberg_kernels.cu's

@@ -62,13 +62,13 @@ __device__ __forceinline__ int heisenberg_wrap(int v, int l)
 
 /* A block's tile and its shared memory: a ring of `slots` lattice planes, each with the
  * spin components of every replica and (jsmem) the ndim coupling arrays, each of those
- * an array of (ty + 4) rows of tx + 4 floats, local (lx, ly) = global
- * (x0 - 2 + lx, y0 - 2 + ly). */
+ * an array of (ty + 4) rows of tx + 4 floats (tx + 8 in the float fixed-tile instances:
+ * heisenberg_load_plane_wide), local (lx, ly) = global (x0 - 2 + lx, y0 - 2 + ly). */
 struct heisenberg_tile {
     int x0, y0, z0;
     int w, h, zn;       /* the tile's extent (smaller at the lattice's end), planes */
-    int rs;             /* row stride: tx + 4 */
-    int plane;          /* floats per array: (ty + 4) (tx + 4) */
+    int rs;             /* row stride: tx + 4 (float fixed tiles: tx + 8) */
+    int plane;          /* floats per array: (ty + 4) rs */
     int slots;          /* lattice planes in the ring (1 in 2D) */
     int nspin;          /* spin arrays per slot: 3 nrep */
     int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
@@ -182,9 +182,9 @@ __device__ __forceinline__ void heisenberg_copy16(float *to, const float *from)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(from) : "memory");
 }
 
-/* heisenberg_load_plane's asynchronous copy in a fixed-tile instance (TX x TY whole, L_x a
- * multiple of TX, the arrays 16-byte aligned): rows of TX + 8 floats, local x from -2
- * (global x0 - 4) in 16-byte pieces, so each row of the slot holds TX + 8 floats and
+/* heisenberg_load_plane's asynchronous copy in a float fixed-tile instance (TX x TY whole,
+ * L_x a multiple of TX, the arrays 16-byte aligned): rows of TX + 8 floats, local x from
+ * -2 (global x0 - 4) in 16-byte pieces, so each row of the slot holds TX + 8 floats and
  * the arrays start 2 floats past a 16-byte boundary (heisenberg_pass_tile's sm). */
 template <int NREP, int TX, int TY>
 __device__ void heisenberg_load_plane_wide(const cuda_heisenberg_geom &g,
@@ -208,15 +208,15 @@ __device__ void heisenberg_load_plane_wide(const cuda_heisenberg_geom &g,
     }
 }
 
-/* Plane p's asynchronous copy into `slot`: the wide pieces in a fixed-tile instance. */
-template <int NDIM, int NREP, int TX, int TY>
+/* Plane p's asynchronous copy into `slot`: the wide pieces where WIDE (float fixed tiles). */
+template <int NDIM, int NREP, int TX, int TY, bool WIDE>
 __device__ __forceinline__ void heisenberg_copy_plane(const cuda_heisenberg_geom &g,
                                                       const cuda_heisenberg_pass_args &a,
                                                       const heisenberg_tile &t,
                                                       const heisenberg_walks &wk, float *sm,
                                                       int p, int slot)
 {
-    if (TX > 0)
+    if (WIDE)
         heisenberg_load_plane_wide<NREP, (TX > 0 ? TX : 4), (TY > 0 ? TY : 2)>(g, a.src, t, sm,
                                                                               p, slot);
     else
@@ -255,14 +255,15 @@ __device__ void heisenberg_write_plane(const cuda_heisenberg_geom &g, float *__r
 }
 
 /* The same write of plane p (3D) by the block's writer threads alone, wi = 0 .. nw - 1 of
- * them, in a fixed-tile instance (TX x TY whole: the pairs' places by shifts): the threads
+ * them, in a fixed-tile instance (TX x TY whole: the pairs' places by shifts; rows of TX + PAD
+ * floats, heisenberg_pass_tile's t.rs): the threads
  * that a TX x TY tile's colour-1 step leaves idle (heisenberg_pass_tile). */
-template <int NREP, int TX, int TY>
+template <int NREP, int TX, int TY, int PAD>
 __device__ void heisenberg_write_plane_fixed(const cuda_heisenberg_geom &g,
                                              float *__restrict__ dst, const heisenberg_tile &t,
                                              const float *sm, int p, int slot, int wi, int nw)
 {
-    constexpr int PAIRS = TX / 2, RS = TX + 8, PLANE = (TY + 4) * (TX + 8);
+    constexpr int PAIRS = TX / 2, RS = TX + PAD, PLANE = (TY + 4) * RS;
     static_assert((PAIRS & (PAIRS - 1)) == 0, "a row's pairs: a power of two");
     float *const corner = dst + ((long long)p * g.ly + t.y0) * g.lx + t.x0;
     const float *const slot_base = sm + (size_t)slot * (size_t)t.arrays * PLANE + 2 * RS + 2;
@@ -474,10 +475,11 @@ __device__ void heisenberg_colour(const cuda_heisenberg_geom &g, const cuda_heis
  * Registers per thread, capped so that more blocks share an SM (a register cap does not
  * limit the threads per block as __launch_bounds__ would). Two replicas in 3D in float:
  * their default tiles' shared memory (cuda_heisenberg_geometry.c) allows two blocks per
- * SM, of 320 threads each, which 96 registers allow: overrelaxation fits them (with
- * the replicas' chains interleaved it would take 120), heat bath 110 uncapped, so it is
- * capped at 96 (on an H200 1.04x slower than with 128 at 256 threads, 1.08x faster at 320;
- * with 80, 1.17x slower, doc/PERFORMANCE.md). Otherwise in float:
+ * SM, of 320 threads each, which 96 registers allow: overrelaxation takes them without a
+ * spill in the fixed-tile instance (uncapped, the replicas' interleaved chains took 120:
+ * one block an SM), heat bath 110 uncapped, capped at 96 with a few spilled bytes in the
+ * generic instance (on an H200 1.04x slower than with 128 at 256 threads, 1.08x faster at
+ * 320; with 80, 1.17x slower, doc/PERFORMANCE.md). Otherwise in float:
  * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three: in 3D with
  * one replica about 50 bytes spilled); double overrelaxation 80 (its speed turns on its
  * register allocation: 72, 96 and 128 were slower), double heat bath 128 (~140 uncapped:
@@ -499,10 +501,11 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
 {
     static_assert(TX == 0 || NDIM == 3, "fixed tiles: 3D");
     constexpr bool FIXED = TX > 0;
-    /* fixed tiles: rows of TX + 8 floats from local x = -2, 16-byte aligned there
-     * (heisenberg_load_plane_wide) */
+    /* float fixed tiles: rows of TX + 8 floats from local x = -2, 16-byte aligned there
+     * (heisenberg_load_plane_wide; in double the larger slots cost a block an SM) */
+    constexpr bool WIDE = FIXED && sizeof(R) == 4;
     extern __shared__ float4 sm_block[];
-    float *const sm = (float *)sm_block + (FIXED ? 2 : 0);
+    float *const sm = (float *)sm_block + (WIDE ? 2 : 0);
     heisenberg_tile t;
     const int tile = (int)blockIdx.x;
     const int tx = FIXED ? TX : g.tx, ty = FIXED ? TY : g.ty;
@@ -514,7 +517,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
     t.w = FIXED ? TX : min(g.tx, g.lx - t.x0);
     t.h = FIXED ? TY : min(g.ty, (NDIM == 3 ? g.ly : g.own0 + g.own_n) - t.y0);
     t.zn = NDIM == 3 ? min(g.zc, g.own0 + g.own_n - t.z0) : 1;
-    t.rs = tx + (FIXED ? 8 : 4);
+    t.rs = tx + (WIDE ? 8 : 4);
     t.plane = (ty + 4) * t.rs;
     const bool prefetch = FIXED || g.prefetch;
     t.slots = NDIM == 3 ? (prefetch ? 5 : 4) : 1;
@@ -557,7 +560,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
         const bool delayed = DELAY && (int)blockDim.x >= N1 + 32;
         if (prefetch) {
             for (int d = -1; d <= 1; d++) {
-                heisenberg_copy_plane<NDIM, NREP, TX, TY>(g, a, t, wk, sm, t.z0 - 1 + d,
+                heisenberg_copy_plane<NDIM, NREP, TX, TY, WIDE>(g, a, t, wk, sm, t.z0 - 1 + d,
                                                           heisenberg_slot(slot_p, d, S));
                 __pipeline_commit();
             }
@@ -572,7 +575,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
                 __syncthreads(); /* the last step's writes of the slot loaded next */
             if (prefetch) {
                 if (p + 2 <= last)
-                    heisenberg_copy_plane<NDIM, NREP, TX, TY>(g, a, t, wk, sm, p + 2,
+                    heisenberg_copy_plane<NDIM, NREP, TX, TY, WIDE>(g, a, t, wk, sm, p + 2,
                                                               heisenberg_slot(slot_p, 2, S));
                 __pipeline_commit();
                 __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
@@ -592,7 +595,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
                     heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 1, p - 1, s_m2,
                                                          s_m1, slot_p, 2, t.h, false, share);
                 else if (p - 2 >= t.z0)
-                    heisenberg_write_plane_fixed<NREP, FIXED ? TX : 2, FIXED ? TY : 2>(
+                    heisenberg_write_plane_fixed<NREP, FIXED ? TX : 2, FIXED ? TY : 2, WIDE ? 8 : 4>(
                         g, a.dst, t, sm, p - 2, s_m2, (int)threadIdx.x - N1,
                         (int)blockDim.x - N1);
             } else if (p - 1 >= t.z0) {
@@ -732,11 +735,10 @@ extern "C" size_t cuda_heisenberg_smem_bytes(const struct cuda_heisenberg_geom *
 {
     const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
     const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
-    /* rows of tx + 8 floats where a fixed-tile instance may run (heisenberg_load_plane_wide) */
-    bool fixed = false;
-    for (int k = 0; k < 4; k++)
-        fixed = fixed || heisenberg_fixed_tile(g, k >> 1, k & 1) != 0;
-    const size_t row = (size_t)g->tx + (fixed ? 8 : 4);
+    /* rows of tx + 8 floats where a float fixed-tile instance may run
+     * (heisenberg_load_plane_wide) */
+    const bool wide = heisenberg_fixed_tile(g, 0, 0) != 0 || heisenberg_fixed_tile(g, 0, 1) != 0;
+    const size_t row = (size_t)g->tx + (wide ? 8 : 4);
     return slots * arrays * (size_t)(g->ty + 4) * row * sizeof(float);
 }
 
@@ -797,11 +799,11 @@ extern "C" cudaError_t cuda_heisenberg_pass(cudaStream_t stream,
                                             const struct cuda_heisenberg_pass_args *a, int dbl,
                                             int heatbath)
 {
-    /* the tile copies move pairs of floats (heisenberg_load_plane), in the fixed-tile
+    /* the tile copies move pairs of floats (heisenberg_load_plane), in the float fixed-tile
      * instances 16-byte pieces of the spins (heisenberg_load_plane_wide: a box's buffers
      * are its own allocation, their arrays whole planes of L_x a multiple of 32 floats) */
     if ((((uintptr_t)a->src | (uintptr_t)a->dst | (uintptr_t)a->J) & 7u) != 0 || g->lx % 2 != 0 ||
-        (heisenberg_fixed_tile(g, dbl, heatbath) && ((uintptr_t)a->src & 15u) != 0))
+        (!dbl && heisenberg_fixed_tile(g, dbl, heatbath) && ((uintptr_t)a->src & 15u) != 0))
         return cudaErrorMisalignedAddress;
     const heisenberg_pass_fn fn = heisenberg_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath, g);
     const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
