@@ -504,6 +504,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
     /* float fixed tiles: rows of TX + 8 floats from local x = -2, 16-byte aligned there
      * (heisenberg_load_plane_wide; in double the larger slots cost a block an SM) */
     constexpr bool WIDE = FIXED && sizeof(R) == 4;
+    constexpr int PAD = WIDE ? 8 : 4; /* a slot's row: the tile's width + PAD floats */
     extern __shared__ float4 sm_block[];
     float *const sm = (float *)sm_block + (WIDE ? 2 : 0);
     heisenberg_tile t;
@@ -517,7 +518,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
     t.w = FIXED ? TX : min(g.tx, g.lx - t.x0);
     t.h = FIXED ? TY : min(g.ty, (NDIM == 3 ? g.ly : g.own0 + g.own_n) - t.y0);
     t.zn = NDIM == 3 ? min(g.zc, g.own0 + g.own_n - t.z0) : 1;
-    t.rs = tx + (WIDE ? 8 : 4);
+    t.rs = tx + PAD;
     t.plane = (ty + 4) * t.rs;
     const bool prefetch = FIXED || g.prefetch;
     t.slots = NDIM == 3 ? (prefetch ? 5 : 4) : 1;
@@ -595,7 +596,7 @@ __device__ __forceinline__ void heisenberg_pass_tile(const cuda_heisenberg_geom 
                     heisenberg_colour<R, NDIM, NREP, HB>(g, a, t, wk, sm, 1, p - 1, s_m2,
                                                          s_m1, slot_p, 2, t.h, false, share);
                 else if (p - 2 >= t.z0)
-                    heisenberg_write_plane_fixed<NREP, FIXED ? TX : 2, FIXED ? TY : 2, WIDE ? 8 : 4>(
+                    heisenberg_write_plane_fixed<NREP, FIXED ? TX : 2, FIXED ? TY : 2, PAD>(
                         g, a.dst, t, sm, p - 2, s_m2, (int)threadIdx.x - N1,
                         (int)blockDim.x - N1);
             } else if (p - 1 >= t.z0) {
