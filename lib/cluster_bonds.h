@@ -149,7 +149,7 @@ LATMC_HOSTDEV int latmc_cluster_potts_other(uint32_t u, int old, int q)
  * keep-or-flip or uniform colour, Wolff's flip or one of the q - 1 colours other than old;
  * in a field the heat bath over the cluster's states from its magnetisation m (Ising) or
  * its sites `size` (Potts). The CPU's (cluster_draws.c, latmc_cluster_decide) and the CUDA
- * ensembles' (ens_sw_kernels.cu). */
+ * ensembles' (cuda_sw_batch_kernels.cu). */
 LATMC_HOSTDEV int latmc_cluster_decision(uint32_t u, double beta_h, int q, int wolff,
                                          int64_t size, int64_t m, int old)
 {

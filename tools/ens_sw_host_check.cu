@@ -1,7 +1,7 @@
 // Host check (no GPU needed): the batched Swendsen-Wang members' per-site rules
-// (backends/cuda/ensembles/ens_sw_kernels.cu's ens_sw_bonds_of; cuda_sw_device.cuh's
+// (backends/cuda/clusters/cuda_sw_batch_kernels.cu's ens_sw_bonds_of; cuda_sw_device.cuh's
 // neighbours and sw_decision, which the single lattice's kernels use too; the labels as
-// every component's smallest site; ens_sw_batch.h's bonds' threshold of a member) make the
+// every component's smallest site; cuda_sw_batch.h's bonds' threshold of a member) make the
 // CPU backend's chain, bit for bit, Swendsen-Wang and Wolff (ens_wolff_seed, its seed's
 // cluster; ens_cluster_decision, also in a field): for Ising (ferro- and antiferromagnetic, uniform and
 // +-J couplings, 2D and 3D, extents unequal) and Potts (q = 3, 4) members at several temperatures, each sweep of the
@@ -18,7 +18,7 @@
 
 #include <latmc/latmc.h>
 
-#include "ens_sw_kernels.cu"
+#include "cuda_sw_batch_kernels.cu"
 
 /* The components' smallest sites: parents always smaller, joined at the smaller root. */
 static uint32_t root_of(std::vector<uint32_t> &p, uint32_t x)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Host check (no GPU) of the CUDA Heisenberg ensembles' sums reductions
-# (backends/cuda/ensembles/ens_heisenberg_kernels.cu: ens_heisenberg_measure_kernel, the padded
+# (backends/cuda/heisenberg/heisenberg_batch_kernels.cu: ens_heisenberg_measure_kernel, the padded
 # ens_heisenberg_measure_fast_kernel and the window pipeline ens_heisenberg_measure_window_kernel, with
 # its round form ens_heisenberg_round_window_kernel):
 # their text, cut out of the .cu, runs as host code with one POSIX thread per CUDA thread
@@ -17,7 +17,8 @@ b=${1:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-src=${KERNELS:-backends/cuda/ensembles/ens_heisenberg_kernels.cu} # KERNELS: a mutant, to see the check fail
+# KERNELS: a mutant, to see the check fail
+src=${KERNELS:-backends/cuda/heisenberg/heisenberg_batch_kernels.cu}
 # the reductions (from the section's heading to the launch helpers), the fast kernel's
 # shared memory and the launch's choice of kernel
 awk '/^\/\* ---- the members. sums/ { p = 1 } /^\/\* Whether the device takes smem/ { p = 0 } p' \
@@ -38,6 +39,6 @@ thread) flags="$flags -fsanitize=thread" ;;
 address) flags="$flags -fsanitize=address,undefined -fno-sanitize-recover=all" ;;
 esac
 g++ -std=c++17 $flags -Wall -Wno-unknown-pragmas -Wno-unused-function -Wno-maybe-uninitialized \
-    -I"$t" -Ibackends/cuda/ensembles -Ibackends/cuda -Ilib -I"$b/lib" -Iinclude -I"$b/include" \
+    -I"$t" -Ibackends/cuda/heisenberg -Ibackends/cuda -Ilib -I"$b/lib" -Iinclude -I"$b/include" \
     -I"$cuda/include" tools/heisenberg_window_host_check.cpp -o "$t/check" -lpthread
 "$t/check" ${2:-} ${3:-}

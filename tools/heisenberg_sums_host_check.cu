@@ -1,14 +1,15 @@
 // Host check (no GPU needed): the chunk sums the batched Heisenberg sweep kernel leaves before
-// a tempering round (backends/cuda/ensembles/ens_heisenberg_kernels.cu: ens_heisenberg_chunk_sum,
-// every lane's skew, and ens_heisenberg_chunks_total) against the sequential order of the
-// one-lattice reduction (heisenberg_chunk_sums_kernel, heisenberg_planes_total_kernel), restated
-// here, bit for bit, on shapes with one chunk a plane, several, and 2D rows. Run:
-// tools/heisenberg-sums-host-check.sh BUILD_DIR (a configured build tree, for generated headers).
+// a tempering round (backends/cuda/heisenberg/heisenberg_batch_kernels.cu:
+// ens_heisenberg_chunk_sum, every lane's skew, and ens_heisenberg_chunks_total) against the
+// sequential order of the one-lattice reduction (heisenberg_chunk_sums_kernel,
+// heisenberg_planes_total_kernel), restated here, bit for bit, on shapes with one chunk a
+// plane, several, and 2D rows. Run: tools/heisenberg-sums-host-check.sh BUILD_DIR (a
+// configured build tree, for generated headers).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-#include "ens_heisenberg_kernels.cu"
+#include "heisenberg_batch_kernels.cu"
 
 /* The module's per-device cache (cuda_device.c, C11 atomics) stands outside this host
  * program: its calls here ask the runtime directly, or answer what this build is. */

@@ -1,5 +1,5 @@
 // Host check (no GPU needed) of the CUDA Heisenberg ensembles' sums reductions
-// (backends/cuda/ensembles/ens_heisenberg_kernels.cu): the kernels' own text, cut out by
+// (backends/cuda/heisenberg/heisenberg_batch_kernels.cu): the kernels' own text, cut out by
 // tools/heisenberg-window-host-check.sh into region.inc, runs as host code, one POSIX thread per
 // CUDA thread of a block and a pthread barrier for __syncthreads. For each shape:
 //  - every kernel's sums (the sequential ens_heisenberg_measure_kernel, the padded fast kernel,
@@ -28,7 +28,7 @@
 #include <cstring>
 #include <vector>
 
-#include "ens_heisenberg_batch.h"
+#include "heisenberg_batch.h"
 #include "heisenberg.h" /* latmc_heisenberg_rows_per_chunk */
 
 /* the CUDA qualifiers and built-ins the kernels use, for host threads */
@@ -61,7 +61,7 @@ static void sim_syncthreads()
     sim_barriers++;
 }
 
-/* the programmatic launch's wait (ens_heisenberg_kernels.cu, outside the cut text): one
+/* the programmatic launch's wait (heisenberg_batch_kernels.cu, outside the cut text): one
  * block at a time here, nothing to wait for */
 static void ens_heisenberg_wait_prior_launch() {}
 

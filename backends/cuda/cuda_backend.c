@@ -21,7 +21,7 @@
 #include "cuda_env.h"
 #include "cuda_exec.h"
 #include "ens_batch_steps.h"
-#include "ens_ising_batch.h" /* the Ising batch and tempering state a sim keeps */
+#include "ising_batch.h" /* the Ising batch and tempering state a sim keeps */
 #include "ens_lanes.h"
 #include "model.h"
 #include "part.h"

@@ -23,7 +23,7 @@
  * so waits before it lets its own dependents start (griddepcontrol.launch_dependents): a
  * launch's blocks then begin only after every kernel two or more places before it in the
  * stream has ended, which is what the Heisenberg sweeps after a round rely on when they
- * copy their spins in before their wait (ens_heisenberg_kernels.cu). The kernels' waits
+ * copy their spins in before their wait (heisenberg_batch_kernels.cu). The kernels' waits
  * are compiled for sm_90 on (__CUDA_ARCH__ >= 900): where the module's code for the
  * current device comes from older PTX (a gpu_arch below sm_90 compiled at load time), or
  * that cannot be asked, the launch is an ordinary one, as kernels that never wait need. */

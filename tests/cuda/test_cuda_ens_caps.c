@@ -236,7 +236,7 @@ static void test_heisenberg_caps(void **state)
 }
 
 /* A 2D strip whose spins fit one block's shared memory but whose sums' reduction (a chunk
- * a row: 2048 of them) fits none (ens_heisenberg_kernels.cu, cuda_ens_heisenberg_measure_fits):
+ * a row: 2048 of them) fits none (heisenberg_batch_kernels.cu, cuda_ens_heisenberg_measure_fits):
  * 8 x 2048 float, 192 KiB of spins (an H100's or H200's block takes 227 KiB), the fast
  * kernel's terms 336 KiB, the sequential kernel's partials 64 KiB launched without opting
  * in. The batch declines it (its capabilities offer none), so the ensemble's sweeps,

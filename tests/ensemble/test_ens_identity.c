@@ -197,8 +197,8 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
     latmc_ens_destroy(&e);
 }
 
-/* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/ensembles/
- * ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls),
+/* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/ising/
+ * ising_batch_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls),
  * whose standalone sims run the packed kernels (as chains where small): 3D and 2D, uniform and
  * +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and a member read and written
  * between calls. On CUDA the fused kernel's forms: blocks of more than 256 threads, 3D 32^3
@@ -272,7 +272,7 @@ static void test_ising_packed_lattices_standalone(void **state)
     assert_int_equal(unsetenv("LATMC_ENS_ISING_FUSED"), 0);
 }
 
-/* Members of the byte layout (L_x not a multiple of 16: ensembles/ens_ising_bytes_kernels.cu):
+/* Members of the byte layout (L_x not a multiple of 16: ising/ising_batch_bytes_kernels.cu):
  * on CUDA their whole sweeps run on the fused byte kernel (a block a member in shared
  * memory), and under LATMC_ENS_ISING_FUSED=0 as a launch a colour: 3D 12^3 +-J
  * Metropolis, 2D 40 x 24 heat bath in a field, 3D 24 x 12 x 8 uniform Metropolis, 3D 20^3
@@ -322,7 +322,7 @@ static void test_ising_byte_lattices_standalone(void **state)
 }
 
 /* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/
- * ensembles/ens_heisenberg_kernels.cu: one block per member, its spins in shared memory):
+ * heisenberg/heisenberg_batch_kernels.cu: one block per member, its spins in shared memory):
  * 3D L = 16 Gaussian heat bath + 2 overrelaxation passes in float, with a member read and written
  * between calls; +-J in double with one pass; 2D overrelaxation alone. Each member must be its
  * standalone sim bit for bit (on CUDA: its standalone CUDA sim; on the CPU the same comparison
@@ -395,8 +395,8 @@ static void test_heisenberg_large_members_standalone(void **state)
     }
 }
 
-/* Potts members of the CUDA ensembles' batched launches (backends/cuda/ensembles/
- * ens_potts_kernels.cu): small members take whole sweeps in one launch, larger ones one
+/* Potts members of the CUDA ensembles' batched launches (backends/cuda/potts/
+ * potts_batch_kernels.cu): small members take whole sweeps in one launch, larger ones one
  * launch a colour step, on the single-lattice row kernels' code where the lattice suits
  * them (2D L = 16: 16-byte segments, q = 3 heat bath and Metropolis; 2D L = 32 q = 8: the
  * multiset table in 16-byte segments, 128^2 in its 32-byte ones; 3D L = 16 q = 4 heat
@@ -453,8 +453,8 @@ static void test_potts_members_standalone(void **state)
     }
 }
 
-/* phi^4 members of the CUDA ensembles' batched launches (backends/cuda/ensembles/
- * ens_phi4_kernels.cu): the chunk schedule a launch a sub-grid (2D 8 colours, 2D 5 colours,
+/* phi^4 members of the CUDA ensembles' batched launches (backends/cuda/phi4/
+ * phi4_batch_kernels.cu): the chunk schedule a launch a sub-grid (2D 8 colours, 2D 5 colours,
  * 3D; with LATMC_CUDA_PHI4_THREADS=32 a thread several segments), the site order a launch a
  * colour step (2D 264 x 136) or, for small members, whole sweeps a launch (3D 16^3, 2D
  * 20 x 15 with 5 colours, 2D 64^2 with LATMC_CUDA_PHI4_CHUNK=none: the member in shared

@@ -1,7 +1,7 @@
 /*
  * Internal to the CUDA module: the device helpers that Swendsen-Wang's kernels
  * (cuda_sw_kernels.cu: inside a box), the joins across boxes (cuda_sw_faces.cu) and the
- * batched ensemble members (ensembles/ens_sw_kernels.cu) share: a site's neighbours, a draw
+ * batched ensemble members (clusters/cuda_sw_batch_kernels.cu) share: a site's neighbours, a draw
  * of a block, union-find with atomicMin (a root is always the smallest index of
  * its tree, whatever order the threads ran in), a site's cluster root after the labels
  * were flattened, its global name, a cluster's decision drawn at its name, a site taking

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 /* A box's Wolff counters (device memory, cleared at the box's creation). An ensemble's
- * batched Wolff flip (ensembles/ens_sw_kernels.cu) sets root and decision alone: the
+ * batched Wolff flip (clusters/cuda_sw_batch_kernels.cu) sets root and decision alone: the
  * ensemble counts its updates, and n and m are read only on k boxes and parts. */
 struct cuda_wolff_counts {
     unsigned long long sites; /* the sites of every sweep's cluster: the updates attempted

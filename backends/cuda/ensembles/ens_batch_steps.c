@@ -25,11 +25,11 @@
 #include "cuda_exec.h"
 #include "ens_batch_driver.h"
 #include "ens_batch_steps.h"
-#include "ens_heisenberg_batch.h"
-#include "ens_ising_batch.h"
-#include "ens_phi4_batch.h"
-#include "ens_potts_batch.h"
-#include "ens_sw_batch.h"
+#include "heisenberg_batch.h"
+#include "ising_batch.h"
+#include "phi4_batch.h"
+#include "potts_batch.h"
+#include "cuda_sw_batch.h"
 #include "model.h"
 
 /* The models that run as a batch: their capabilities for a sim, their list of calls, their

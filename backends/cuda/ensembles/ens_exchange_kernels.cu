@@ -18,9 +18,9 @@
  */
 #include "cuda_launch.cuh"
 #include "ens_exchange_rule.h"
-#include "ens_heisenberg_batch.h"
-#include "ens_ising_batch.h"
-#include "ens_phi4_batch.h"
+#include "heisenberg_batch.h"
+#include "ising_batch.h"
+#include "phi4_batch.h"
 #include "heisenberg.h"
 #include "ens_temper_models.h"
 
@@ -154,7 +154,7 @@ __global__ void ens_temper_place_kernel(struct cuda_ens_temper_dev d, Model mode
 
 /* programmatic: the launch may start before the previous kernel of the stream ends (its
  * blocks wait for it in the kernel; sm_90): Heisenberg's round, between the sums' launch
- * and the sweeps' that both let it (ens_heisenberg_kernels.cu, ens_heisenberg_launch) */
+ * and the sweeps' that both let it (heisenberg_batch_kernels.cu, ens_heisenberg_launch) */
 template <class Model>
 static cudaError_t exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                   const struct cuda_ens_round *r, const Model &model,

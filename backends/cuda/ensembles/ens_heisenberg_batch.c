@@ -1,5 +1,5 @@
 /*
- * Heisenberg members of an ensemble in one launch: the host side of ens_heisenberg_kernels.cu
+ * Heisenberg members of an ensemble in one launch: the host side of heisenberg_batch_kernels.cu
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
  * (ens_batch_driver.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame), and the batch's launches for tempering on the device
@@ -40,7 +40,7 @@
 #include "cuda_exec.h"
 #include "cuda_heisenberg_leaf.h"
 #include "ens_batch_driver.h"
-#include "ens_heisenberg_batch.h"
+#include "heisenberg_batch.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
 

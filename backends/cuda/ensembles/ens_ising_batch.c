@@ -10,12 +10,12 @@
  * ens_phi4_batch.c, ens_sw_batch.c).
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded kernel
- * (ens_ising_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on
+ * (ising_batch_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on
  * the members' own packed arrays (packed first where only their bytes held the configuration),
  * which then hold it and their bytes are stale, as after a packed sweep of the sim itself: the
  * configuration stays packed on the device from call to call, and bytes are made only when a
  * member's spins or observables are read. Otherwise the byte kernel
- * (ens_ising_bytes_kernels.cu) runs on their bytes (unpacked first where needed) and their
+ * (ising_batch_bytes_kernels.cu) runs on their bytes (unpacked first where needed) and their
  * packed copies are marked stale. The launches go on member 0's stream; the streams of members
  * that needed a pack or an unpack are drained before, and the batch's after, so the ensemble
  * returns with nothing in flight, as every operation of the module does.
@@ -26,8 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_backend.h"
 #include "cuda_check.h"
-#include "ens_ising_batch.h"
+#include "ising_batch.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
 #include "cuda_ising_leaf.h"
@@ -347,7 +348,7 @@ static bool still_prepared(const struct cuda_ens_batch *b, latmc_sim *const *mem
 }
 
 /*
- * Prepare every member for the packed kernel (ens_ising_packed_kernels.cu) into packed[], or,
+ * Prepare every member for the packed kernel (ising_batch_packed_kernels.cu) into packed[], or,
  * where one of them cannot run it (thresholds that do not fit 32 bits, a lattice without the
  * packed layout, LATMC_CUDA_KERNELS=reference), every member for the byte kernel into bytes[].
  * *use_packed says which; pending[m]: member m's stream got work.
@@ -714,7 +715,7 @@ static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, c
 
 /*
  * The measurement of members that run the byte layout's batched kernel
- * (ens_ising_bytes_kernels.cu): their table as a batched sweep has it (batch_ready), the sums
+ * (ising_batch_bytes_kernels.cu): their table as a batched sweep has it (batch_ready), the sums
  * after it, one launch (cuda_ens_ising_measure). LATMC_EUNSUPPORTED where the members run the
  * packed kernel but the packed measurement does not take their lattice (the core measures one
  * by one), or they are not one batch (several sweep counts).

@@ -1,5 +1,5 @@
 /*
- * phi^4 members of an ensemble in one launch: the host side of ens_phi4_kernels.cu
+ * phi^4 members of an ensemble in one launch: the host side of phi4_batch_kernels.cu
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
  * (ens_batch_driver.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame).
@@ -23,7 +23,7 @@
 #include "cuda_leaf.h"
 #include "cuda_phi4_plan.h"
 #include "ens_batch_driver.h"
-#include "ens_phi4_batch.h"
+#include "phi4_batch.h"
 #include "model.h"
 
 #define NSUMS 5 /* struct latmc_phi4_sums */

@@ -1,5 +1,5 @@
 /*
- * Potts members of an ensemble in one launch: the host side of ens_potts_kernels.cu
+ * Potts members of an ensemble in one launch: the host side of potts_batch_kernels.cu
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
  * (ens_batch_driver.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame).
@@ -20,7 +20,7 @@
 #include "cuda_check.h"
 #include "cuda_leaf.h"
 #include "ens_batch_driver.h"
-#include "ens_potts_batch.h"
+#include "potts_batch.h"
 #include "model.h"
 #include "potts.h"
 

@@ -1,6 +1,6 @@
 /*
  * Swendsen-Wang and Wolff members of an ensemble in one launch a cluster step: the host
- * side of ens_sw_kernels.cu (ens_sw_batch.h), the cluster members' part of the batch
+ * side of cuda_sw_batch_kernels.cu (cuda_sw_batch.h), the cluster members' part of the batch
  * driver (ens_batch_driver.c). Ising and q-state Potts members alike (four tables of the
  * driver, one per model and algorithm, the same callbacks; Wolff's third step flips the
  * seed site's cluster and counts its sites as the updates attempted).
@@ -26,9 +26,9 @@
 #include "cuda_leaf.h"
 #include "cuda_sw_member.h"
 #include "ens_batch_driver.h"
-#include "ens_ising_batch.h"
-#include "ens_potts_batch.h"
-#include "ens_sw_batch.h"
+#include "ising_batch.h"
+#include "potts_batch.h"
+#include "cuda_sw_batch.h"
 #include "model.h"
 
 /* The batch: the driver's, and the measurement's tables (made at the first measurement):
@@ -165,7 +165,7 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
 }
 
 /* Every member's sums in one launch, by the Ising or Potts members' measurement kernel
- * (ens_ising_bytes_kernels.cu, ens_potts_kernels.cu: integers, each member's exactly its
+ * (ising_batch_bytes_kernels.cu, potts_batch_kernels.cu: integers, each member's exactly its
  * own measurement's) over a table of the members' spins (and Ising's couplings). */
 static int sw_measure(struct ens_batch *b, void *sums)
 {

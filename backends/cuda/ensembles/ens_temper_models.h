@@ -2,8 +2,8 @@
  * Internal to the CUDA module: parallel tempering on the device for more than one model
  * (ens_tempering.c, the host side; ens_exchange_kernels.cu, the round). The state of the
  * map (struct cuda_ens_temper_dev) and a round's constants (struct cuda_ens_round) are
- * ens_ising_batch.h's; a model adds its members' energies and the move of a member to a
- * temperature in its batch's device table. Ising's launchers are in ens_ising_batch.h;
+ * ising_batch.h's; a model adds its members' energies and the move of a member to a
+ * temperature in its batch's device table. Ising's launchers are in ising_batch.h;
  * Heisenberg's and phi^4's are below.
  */
 #ifndef LATMC_CUDA_ENS_TEMPER_MODELS_H
@@ -13,9 +13,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "ens_heisenberg_batch.h"
-#include "ens_ising_batch.h"
-#include "ens_phi4_batch.h"
+#include "heisenberg_batch.h"
+#include "ising_batch.h"
+#include "phi4_batch.h"
 
 #ifdef __cplusplus
 extern "C" {

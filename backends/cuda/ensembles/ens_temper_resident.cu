@@ -1,5 +1,5 @@
 /*
- * Tempering on the device with the chains resident (ens_ising_batch.h; ens_tempering.c picks
+ * Tempering on the device with the chains resident (ising_batch.h; ens_tempering.c picks
  * it): one block per (sample, replica) chain holds every member of the chain -- its nT
  * temperatures' spins, couplings and thresholds -- in shared memory for all sweeps and
  * exchange rounds of a list. A round then needs no launch, no sums in global memory and no
@@ -9,7 +9,7 @@
  * another.
  *
  * The chain is the one the per-round launches give, bit for bit: each pass of a member is the
- * fused kernel's (ens_ising_packed_kernels.cu: the same Philox names, blocks 2 w and 2 w + 1
+ * fused kernel's (ising_batch_packed_kernels.cu: the same Philox names, blocks 2 w and 2 w + 1
  * of word w, the same class sums and packed_update_word's decisions, here written for the
  * ALU pipe's sake with fewer logic operations: chain_neighbours, chain_decide, chain_pass),
  * the sums the same exact integers, the decisions
@@ -21,9 +21,9 @@
  */
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
-#include "ens_ising_batch.h"
+#include "ising_batch.h"
 #include "ens_exchange_rule.h"
-#include "ens_packed_word.cuh"
+#include "ising_batch_word.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <cuda_pipeline.h>

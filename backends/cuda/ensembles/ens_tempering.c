@@ -16,14 +16,14 @@
  * byte layout: its decision tables, from the members' own);
  * Heisenberg: the beta itself, the ladder's, checked equal; phi^4: the coefficients of its
  * mu2, as Ising's thresholds), and how a list runs.
- *   - Ising: whole sweeps with the fused kernel (ens_ising_packed_kernels.cu), whose
+ *   - Ising: whole sweeps with the fused kernel (ising_batch_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
  *     (ens_temper_resident.cu). Two launches a round. Members too large for the fused
  *     kernel, and a single sweep before a round of its STREAM form: a launch a colour,
  *     the members' sums in one launch, then the round. Members of the byte layout: their
  *     fused kernel or colour launches, their sums, the round, whose move points a
  *     member's entry at the state's copy of its new temperature's decision tables.
- *   - Heisenberg: whole sweeps with the batch's kernel (ens_heisenberg_kernels.cu), the
+ *   - Heisenberg: whole sweeps with the batch's kernel (heisenberg_batch_kernels.cu), the
  *     members' bonds and M_z by the batch's reduction in its round's form (the very sums a
  *     host round reads), then the round: three launches a round, each programmatic (its
  *     blocks start as the last launch's leave and wait for it; the sweeps after a round
@@ -35,7 +35,7 @@
  *     table (copied into the passes' arguments on the device), which then names where
  *     each configuration lies for the reduction.
  *   - phi^4 (members that take whole sweeps: site order, at most 32768 sites): whole
- *     sweeps with the batch's kernel (ens_phi4_kernels.cu), the members' sum phi^2 in one
+ *     sweeps with the batch's kernel (phi4_batch_kernels.cu), the members' sum phi^2 in one
  *     launch (the very double the host's round reads from the batch's measurement, sum
  *     phi^2 / N its value; LATMC_ENS_PHI4_ROUND_SUMS=measure|check: the measurement's two
  *     launches, or both compared), then the round with Delta's factor 1/2: three launches
@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_device.h"
 #include "ens_temper_models.h"

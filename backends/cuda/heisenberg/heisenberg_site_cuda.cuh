@@ -1,7 +1,7 @@
 /*
  * The Heisenberg per-site rules (lib/heisenberg_site.h) for CUDA, in double and in float: one
  * instantiation for every kernel that updates Heisenberg sites (one lattice,
- * heisenberg_kernels.cu; ensembles, ensembles/ens_heisenberg_kernels.cu), so that both make
+ * heisenberg_kernels.cu; ensembles, heisenberg/heisenberg_batch_kernels.cu), so that both make
  * the same operations in the same order and a member is bit-identical to its standalone sim.
  */
 #ifndef LATMC_HEISENBERG_SITE_CUDA_CUH

@@ -1,6 +1,6 @@
 /*
  * The walk of the Ising byte layout's chunk kernels (the ensembles' fused and colour
- * kernels, ensembles/ens_ising_bytes_kernels.cu; a whole lattice's, ising_kernels.cu): the
+ * kernels, ising/ising_batch_bytes_kernels.cu; a whole lattice's, ising_kernels.cu): the
  * chain of the CPU reference's rule (lib/ising_rules.h, latmc_ising_update_lanes[_coupled]:
  * site j of a colour takes lane j mod 4 of Philox block j / 4 of the pass's draws, decided
  * by latmc_ising_new_spin's comparison with the tables) without calling it. A warp takes

@@ -3,7 +3,7 @@
  * it: the geometry, the walk over groups of NW words, the neighbour words and the group's
  * update (the layout and decisions: ising_packed.h and ising_packed.cuh). Shared by the
  * single-lattice kernels (ising_packed.cu) and the ensembles' batched kernel
- * (ensembles/ens_ising_packed_kernels.cu), which runs this walk over each member's arrays,
+ * (ising/ising_batch_packed_kernels.cu), which runs this walk over each member's arrays,
  * so that a member is its standalone sim bit for bit by construction.
  */
 #ifndef LATMC_CUDA_ISING_PACKED_GROUPS_CUH

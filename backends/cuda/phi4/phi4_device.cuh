@@ -3,7 +3,7 @@
  * arithmetic of a hit, the draws, a chunk of the chunk schedule through its nloc passes
  * (phi4_chunk_update), a Philox block of the site order (phi4_site_block), a row's partial
  * sums and their total in the CPU reference's order. The single lattice's kernels
- * (phi4_kernels.cu) and the ensembles' batched ones (ensembles/ens_phi4_kernels.cu: a
+ * (phi4_kernels.cu) and the ensembles' batched ones (phi4/phi4_batch_kernels.cu: a
  * member index picks the field, coefficients and keys) run this same code, so every member
  * is its standalone sim bit for bit.
  */

@@ -25,7 +25,7 @@
  *
  * The kernels' device code (a hit, the draws, a chunk through its passes, a site-order
  * Philox block, a row's sums and their total) is phi4_device.cuh's, which the ensembles'
- * batched kernels (ensembles/ens_phi4_kernels.cu) run with a member index.
+ * batched kernels (phi4/phi4_batch_kernels.cu) run with a member index.
  */
 #include "cuda_device.h"
 #include "phi4_device.cuh"

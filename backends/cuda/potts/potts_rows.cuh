@@ -820,7 +820,7 @@ PR_HD uint32_t pr_metro_colour(const struct pr_geom &g, const S &st, uint8_t *sp
  * Where a segment's step (its colour, draws and Metropolis' acceptances) comes from, the S
  * of pr_hb_step and pr_metro_step: the launch's geometry g (pr_step_of_geom: one step a
  * launch, potts_rows.cu), or a holder of its own set step by step (the ensembles' whole
- * sweeps, ens_potts_kernels.cu), any struct with these functions and `folded` (whether
+ * sweeps, potts_batch_kernels.cu), any struct with these functions and `folded` (whether
  * the segments draw by the folds draws_fold_of and accept_fold_of give, pr_draws, or by
  * the names).
  */

@@ -50,7 +50,7 @@ static inline bool cuda_ens_fused_off(void)
     return env && strcmp(env, "0") == 0;
 }
 
-/* The fused byte kernel (ens_ising_bytes_kernels.cu) takes members of this lattice on
+/* The fused byte kernel (ising_batch_bytes_kernels.cu) takes members of this lattice on
  * this device: a block a member, its spins, couplings and tables in shared memory (the
  * device's opt-in; not under LATMC_ENS_ISING_FUSED=0). */
 bool cuda_ens_ising_fused_fits(const struct latmc_lattice *g, int coupled, int device);
@@ -66,7 +66,7 @@ cudaError_t cuda_ens_ising_sweeps(cudaStream_t stream, const struct latmc_lattic
                                   unsigned long long *changed, struct latmc_ising_sums *sums);
 
 /*
- * One member of a packed batched launch (ens_ising_packed_kernels.cu): the member's own packed
+ * One member of a packed batched launch (ising_batch_packed_kernels.cu): the member's own packed
  * arrays (ising_packed.h's layout), its +-J coupling words per colour (NULL: uniform), its
  * thresholds (at its own beta) and seed. Any L_x a multiple of 16: the kernel takes one
  * to eight words of a colour per thread, each with its own neighbours (L_x = 16 is one
@@ -203,14 +203,14 @@ cudaError_t cuda_ens_bytes_temper_tables(cudaStream_t stream, const struct cuda_
 cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                        struct cuda_ens_packed_member *members, int64_t n);
 
-/* The sums of lib/ising.h of every member from its bytes (ens_ising_bytes_kernels.cu), one
+/* The sums of lib/ising.h of every member from its bytes (ising_batch_bytes_kernels.cu), one
  * block per member, into sums[m] (zeroed by the caller): each exactly cuda_ising_measure's. */
 cudaError_t cuda_ens_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                    const struct cuda_ens_ising_member *members,
                                    int64_t n_members, struct latmc_ising_sums *sums);
 
 /* The overlap sums of the pairs of members pairs[2k], pairs[2k + 1] (indices into the
- * member table, k < n_pairs; ens_overlaps_kernels.cu): q[k] = sum_i s_i^a s_i^b and
+ * member table, k < n_pairs; ising_batch_overlaps_kernels.cu): q[k] = sum_i s_i^a s_i^b and
  * ql[k] = sum_{i,mu} s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b as two's-complement 64-bit
  * integers, added to q and ql (zeroed by the caller); one block per pair. From the
  * members' bytes or from their packed arrays. */
@@ -229,7 +229,8 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 #else /* the C side */
 
 #include "box.h"
-#include "cuda_backend.h"
+
+struct cuda_sim; /* cuda_backend.h: the layout's, not this leaf's to include */
 
 /* The batch state of an ensemble whose member 0 is cs (cs->ens_batch), freed with cs. The
  * members' state is read through their leaf's accessors (ising/cuda_ising_leaf.h). */

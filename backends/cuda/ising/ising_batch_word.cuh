@@ -1,7 +1,7 @@
 /*
  * One word of an ensemble member on the multi-spin coded layout (ising_packed.h), as every
  * ensemble Ising kernel sees it: the per-colour and fused kernels
- * (ens_ising_packed_kernels.cu) differ only in where the neighbour indices and the
+ * (ising_batch_packed_kernels.cu) differ only in where the neighbour indices and the
  * thresholds come from, so the word's neighbours, couplings, class sum, draws, decision and
  * bond count are written once here. The resident tempering chains (ens_temper_resident.cu)
  * take the draws, the block products and the bond count from here and write the same
@@ -9,8 +9,8 @@
  * Device only; everything inlines into its kernel (the callers' generated code is what it
  * was with these lines written out).
  */
-#ifndef LATMC_CUDA_ENS_PACKED_WORD_CUH
-#define LATMC_CUDA_ENS_PACKED_WORD_CUH
+#ifndef LATMC_CUDA_ISING_BATCH_WORD_CUH
+#define LATMC_CUDA_ISING_BATCH_WORD_CUH
 
 #include "cuda_philox.cuh"
 #include "ising_packed.cuh"

@@ -1,6 +1,6 @@
 /*
  * Swendsen-Wang and Wolff members of an ensemble, a launch a cluster step for all of them
- * (ens_sw_batch.h). A block a member, its threads striding over the member's sites (a
+ * (cuda_sw_batch.h). A block a member, its threads striding over the member's sites (a
  * member alone: its own wrap, its sites its global names). The draws and rules are the
  * single-lattice kernels' (clusters/cuda_sw_kernels.cu, cuda_wolff_kernels.cu,
  * cuda_sw_device.cuh):
@@ -22,7 +22,7 @@
 #include "cuda_launch.cuh"
 #include "cuda_sw_device.cuh"
 #include "cuda_wolff.h"
-#include "ens_sw_batch.h"
+#include "cuda_sw_batch.h"
 
 /* Site i's bonds byte (bit mu: bond (i, mu) active): its ends satisfied (the states agree,
  * or for Ising with K eps_{i,mu} < 0 differ) and draw ND i + mu of the step's name below the member's

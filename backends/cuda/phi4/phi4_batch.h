@@ -1,12 +1,12 @@
 /*
  * Internal to the CUDA module: phi^4 members of an ensemble in one launch per step (a
  * chunk sub-grid or a site-order colour step), or per stretch of whole sweeps for small
- * site-order members (ens_phi4_kernels.cu, the kernels, which run the single lattice's
+ * site-order members (phi4_batch_kernels.cu, the kernels, which run the single lattice's
  * per-chunk and per-Philox-block code of phi4/phi4_device.cuh with a member index;
  * ens_phi4_batch.c, the host side; doc/ensembles.md).
  */
-#ifndef LATMC_CUDA_ENS_PHI4_BATCH_H
-#define LATMC_CUDA_ENS_PHI4_BATCH_H
+#ifndef LATMC_CUDA_PHI4_BATCH_H
+#define LATMC_CUDA_PHI4_BATCH_H
 
 #include <stdint.h>
 

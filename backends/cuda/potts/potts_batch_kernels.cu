@@ -21,7 +21,7 @@
  */
 #include "cuda_kernel_choice.cuh"
 #include "cuda_launch.cuh"
-#include "ens_potts_batch.h"
+#include "potts_batch.h"
 #include "potts_rows.cuh"
 #include "potts_rules.h"
 

@@ -2,7 +2,7 @@
  * Internal to the CUDA module: Swendsen-Wang and Wolff members of an ensemble (Ising or
  * q-state Potts, uniform couplings or Ising's +-J, in a field or not, members of at most
  * CUDA_ENS_SW_MAX_SITES sites) in one launch per cluster step, and their measurement in
- * one launch (ens_sw_kernels.cu, the kernels: a block a member, its labels in the block's
+ * one launch (cuda_sw_batch_kernels.cu, the kernels: a block a member, its labels in the block's
  * shared memory where they fit, else in the member's own labels; ens_sw_batch.c, the host
  * side; doc/ensembles.md "Execution"). The steps are the plan's three
  * (lib/cluster_steps.c): the bonds, the labels, the flips (Wolff's: its seed's cluster's),
@@ -10,8 +10,8 @@
  * cuda_wolff_kernels.cu), so every member's chain is the one it runs alone, and the CPU's,
  * bit for bit. Declined by members made with LATMC_ENS_SW_BATCH=0.
  */
-#ifndef LATMC_CUDA_ENS_SW_BATCH_H
-#define LATMC_CUDA_ENS_SW_BATCH_H
+#ifndef LATMC_CUDA_CUDA_SW_BATCH_H
+#define LATMC_CUDA_CUDA_SW_BATCH_H
 
 #include <math.h>
 #include <stdint.h>

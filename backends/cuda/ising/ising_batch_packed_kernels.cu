@@ -1,5 +1,5 @@
 /*
- * The ensembles' batched Ising update on the multi-spin coded layout (ens_ising_batch.h,
+ * The ensembles' batched Ising update on the multi-spin coded layout (ising_batch.h,
  * ising_packed.h), each member in its own packed arrays, at its own beta (thresholds) and
  * seed: the fused kernel (below: one block per member, every colour of many sweeps in one
  * launch, for members of at most 2048 words a colour) and, for larger members, one launch
@@ -31,8 +31,8 @@
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
-#include "ens_ising_batch.h"
-#include "ens_packed_word.cuh"
+#include "ising_batch.h"
+#include "ising_batch_word.cuh"
 #include "ising_packed_groups.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
@@ -50,7 +50,7 @@ struct ens_packed_geom {
     int64_t items;       /* chunks x members */
 };
 
-/* Word w's neighbour indices (ens_packed_word.cuh), `right` for colour 0. */
+/* Word w's neighbour indices (ising_batch_word.cuh), `right` for colour 0. */
 template <int ND>
 static __device__ __forceinline__ struct ens_word_nbrs
 ens_word_nbrs_of(const struct ens_packed_geom &p, uint32_t w)

@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: Heisenberg members of an ensemble in one launch
- * (ens_heisenberg_kernels.cu, the kernel; ens_heisenberg_batch.c, the host side;
+ * (heisenberg_batch_kernels.cu, the kernel; ens_heisenberg_batch.c, the host side;
  * doc/ensembles.md).
  */
 #ifndef LATMC_CUDA_ENS_HEISENBERG_CUDA_H

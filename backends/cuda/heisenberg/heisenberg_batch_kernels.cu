@@ -1,5 +1,5 @@
 /*
- * Heisenberg members of an ensemble in one launch (ens_heisenberg_batch.h; doc/ensembles.md).
+ * Heisenberg members of an ensemble in one launch (heisenberg_batch.h; doc/ensembles.md).
  *
  * One thread block per member: the member's spins (one replica: the ensemble's replicas
  * are members) and, where they fit, its couplings are loaded into shared memory, the
@@ -35,7 +35,7 @@
 
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
-#include "ens_heisenberg_batch.h"
+#include "heisenberg_batch.h"
 #include "heisenberg.h" /* latmc_heisenberg_rng_name */
 #include "philox.h"
 #include "rng_streams.h"

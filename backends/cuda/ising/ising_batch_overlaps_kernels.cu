@@ -1,5 +1,5 @@
 /*
- * The two-replica overlaps of an ensemble's Ising members on the device (ens_ising_batch.h,
+ * The two-replica overlaps of an ensemble's Ising members on the device (ising_batch.h,
  * LATMC_STEP_OVERLAPS; doc/ensembles.md "Spin-glass observables"): for every pair of members
  * (the two replicas of a sample at one temperature, after swaps) the integer sums
  *     q  = sum_i s_i^a s_i^b,
@@ -8,7 +8,7 @@
  * by warp sums and one 64-bit atomicAdd per warp: integers, so the result is exact and
  * independent of the launch geometry, and equal to the host's sums (lib/ens_overlap.c).
  *
- * Byte members (ens_ising_bytes_kernels.cu's layout, int8 per site in natural order): c_i =
+ * Byte members (ising_batch_bytes_kernels.cu's layout, int8 per site in natural order): c_i =
  * a_i b_i. Packed members (ising_packed.h, nibbles 0 = +1, 1 = -1): the xor of the two
  * replicas' words holds c_i (1 where c_i = -1), so q over a word is 8 - 2 popc; every bond
  * joins a colour-0 site to a colour-1 one, so walking the colour-0 words with their 2 ndim
@@ -17,7 +17,7 @@
  * neighbour) summed over the directions.
  */
 #include "cuda_launch.cuh"
-#include "ens_ising_batch.h"
+#include "ising_batch.h"
 
 /* Threads of a block that walks `items` items: whole warps, at most CUDA_THREADS. */
 static unsigned pair_threads(int64_t items)

@@ -1,5 +1,5 @@
 /*
- * The ensembles' batched Ising update on the byte layout (ens_ising_batch.h): whole sweeps
+ * The ensembles' batched Ising update on the byte layout (ising_batch.h): whole sweeps
  * a launch where a member fits a block's shared memory (the fused kernel), else one launch
  * per colour for every member, and the batched measurement. The chain is the CPU
  * reference's (lib/ising_rules.h): site j of a colour takes lane j mod 4 of Philox block
@@ -10,7 +10,7 @@
  */
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
-#include "ens_ising_batch.h"
+#include "ising_batch.h"
 #include "ising_bytes_walk.cuh"
 #include "ising_rules.h"
 
@@ -320,7 +320,7 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
 }
 
 /*
- * The sums of every member from its bytes (ens_ising_batch.h): gridDim.y blocks a member,
+ * The sums of every member from its bytes (ising_batch.h): gridDim.y blocks a member,
  * the member's threads sharing its sites; added by warp sums and a 64-bit atomicAdd per
  * warp.
  */

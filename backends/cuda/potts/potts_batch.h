@@ -1,12 +1,12 @@
 /*
  * Internal to the CUDA module: Potts members of an ensemble in one launch per colour step,
- * or per stretch of whole sweeps for small members (ens_potts_kernels.cu, the kernels, which
+ * or per stretch of whole sweeps for small members (potts_batch_kernels.cu, the kernels, which
  * run the single-lattice kernels' per-segment code of potts/potts_rows.cuh or the
  * reference's per-block code with a member index; ens_potts_batch.c, the host side;
  * doc/ensembles.md).
  */
-#ifndef LATMC_CUDA_ENS_POTTS_BATCH_H
-#define LATMC_CUDA_ENS_POTTS_BATCH_H
+#ifndef LATMC_CUDA_POTTS_BATCH_H
+#define LATMC_CUDA_POTTS_BATCH_H
 
 #include <stdint.h>
 

@@ -24,7 +24,7 @@
 
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
-#include "ens_phi4_batch.h"
+#include "phi4_batch.h"
 #include "phi4_device.cuh"
 
 /* Members of up to this many sites (site order) run whole sweeps in one launch, one block
