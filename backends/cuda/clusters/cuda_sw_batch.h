@@ -10,8 +10,8 @@
  * cuda_wolff_kernels.cu), so every member's chain is the one it runs alone, and the CPU's,
  * bit for bit. Declined by members made with LATMC_ENS_SW_BATCH=0.
  */
-#ifndef LATMC_CUDA_CUDA_SW_BATCH_H
-#define LATMC_CUDA_CUDA_SW_BATCH_H
+#ifndef LATMC_CUDA_SW_BATCH_H
+#define LATMC_CUDA_SW_BATCH_H
 
 #include <math.h>
 #include <stdint.h>

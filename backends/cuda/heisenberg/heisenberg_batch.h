@@ -3,8 +3,8 @@
  * (heisenberg_batch_kernels.cu, the kernel; ens_heisenberg_batch.c, the host side;
  * doc/ensembles.md).
  */
-#ifndef LATMC_CUDA_ENS_HEISENBERG_CUDA_H
-#define LATMC_CUDA_ENS_HEISENBERG_CUDA_H
+#ifndef LATMC_CUDA_HEISENBERG_BATCH_H
+#define LATMC_CUDA_HEISENBERG_BATCH_H
 
 #include <stddef.h>
 #include <stdint.h>

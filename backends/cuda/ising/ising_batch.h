@@ -5,8 +5,8 @@
  * pointers and seed in a device array, each site updated by the very per-block rule of the
  * CPU reference (lib/ising_rules.h), so every member is bit for bit its standalone sim.
  */
-#ifndef LATMC_CUDA_ENS_CUDA_H
-#define LATMC_CUDA_ENS_CUDA_H
+#ifndef LATMC_CUDA_ISING_BATCH_H
+#define LATMC_CUDA_ISING_BATCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -229,6 +229,7 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 #else /* the C side */
 
 #include "box.h"
+#include "internal.h" /* latmc_sim */
 
 struct cuda_sim; /* cuda_backend.h: the layout's, not this leaf's to include */
 
