@@ -19,10 +19,12 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 # KERNELS: a mutant, to see the check fail
 src=${KERNELS:-backends/cuda/heisenberg/heisenberg_batch_kernels.cu}
-# the reductions (from the section's heading to the launch helpers), the fast kernel's
-# shared memory and the launch's choice of kernel
+# the chunks' total the reductions share, the reductions (from the section's heading to the
+# launch helpers), the fast kernel's shared memory and the launch's choice of kernel
+awk '/^__host__ __device__ inline double ens_heisenberg_chunks_total/ { p = 1 } p { print }
+     p && /^}/ { p = 0 }' "$src" >"$t/region.inc"
 awk '/^\/\* ---- the members. sums/ { p = 1 } /^\/\* Whether the device takes smem/ { p = 0 } p' \
-    "$src" >"$t/region.inc"
+    "$src" >>"$t/region.inc"
 awk '/^static size_t ens_heisenberg_fast_smem/ { p = 1 } p { print } p && /^}/ { p = 0 }' \
     "$src" >>"$t/region.inc"
 awk '/^extern "C" int cuda_ens_heisenberg_measure_fits/ { p = 1 } p { print } p && /^}/ { p = 0 }' \

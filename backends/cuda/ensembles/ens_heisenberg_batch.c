@@ -497,8 +497,7 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
         /* the tile copies move pairs of floats, and 16-byte pieces of the spins in the
          * float fixed-tile instances, as cuda_heisenberg_pass checks (a member's buffers are
          * its box's own allocation, arrays of L_x L_y z floats, a multiple of 4) */
-        if ((((uintptr_t)cur | (uintptr_t)other | (uintptr_t)a->J) & 7u) != 0 ||
-            (((uintptr_t)cur | (uintptr_t)other) & 15u) != 0)
+        if ((((uintptr_t)cur | (uintptr_t)other) & 15u) != 0 || ((uintptr_t)a->J & 7u) != 0)
             return cudaErrorMisalignedAddress;
     }
     /* a pageable source: the call returns once it has read it */

@@ -508,6 +508,26 @@ cuda_ens_heisenberg_sweeps(cudaStream_t stream, const ens_heisenberg_shape *g,
 
 /* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_kernels.cu ---- */
 
+/* Site i = rbase + x at (x, y, z) (rbase: its row's first site): its forward neighbours
+ * along x, y, z, periodic. */
+__device__ __forceinline__ void ens_heisenberg_forward(const ens_heisenberg_shape &g, int x,
+                                                       int y, int z, int rbase, int fwd[3])
+{
+    fwd[0] = rbase + (x + 1 == g.lx ? 0 : x + 1);
+    fwd[1] = x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z);
+    fwd[2] = x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1));
+}
+
+/* Bond (i, mu)'s term J_{i,mu} (s_i . s_f), f its forward neighbour, in double. */
+__device__ __forceinline__ double ens_heisenberg_bond(const float *__restrict__ s0,
+                                                      const float *__restrict__ J, int n, int i,
+                                                      int f, int mu)
+{
+    const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
+                       (double)s0[2 * n + i] * s0[2 * n + f];
+    return (double)J[mu * n + i] * dot;
+}
+
 /*
  * One block per member. Thread (group, chunk) of heisenberg_chunk_sums_kernel's decomposition
  * (group 0 the bond sum, group 1 the magnetisation; one replica: no overlap) adds its
@@ -536,17 +556,10 @@ __global__ void ens_heisenberg_measure_kernel(const ens_heisenberg_shape g,
             for (int x = 0; x < g.lx; x++) {
                 const int i = rbase + x;
                 if (group == 0) {
-                    const int fwd[3] = {
-                        rbase + (x + 1 == g.lx ? 0 : x + 1),
-                        x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
-                        x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
-                    };
-                    for (int mu = 0; mu < g.ndim; mu++) {
-                        const int f = fwd[mu];
-                        const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
-                                           (double)s0[2 * n + i] * s0[2 * n + f];
-                        acc[0] += (double)J[mu * n + i] * dot;
-                    }
+                    int fwd[3];
+                    ens_heisenberg_forward(g, x, y, z, rbase, fwd);
+                    for (int mu = 0; mu < g.ndim; mu++)
+                        acc[0] += ens_heisenberg_bond(s0, J, n, i, fwd[mu], mu);
                 } else {
                     for (int c = 0; c < 3; c++)
                         acc[c] += s0[c * n + i];
@@ -563,15 +576,8 @@ __global__ void ens_heisenberg_measure_kernel(const ens_heisenberg_shape g,
     __syncthreads();
     const int k = (int)threadIdx.x;
     if (k < 4) {
-        double s = 0.0;
-        const double *p = partials + k * nchunks;
-        for (int c0 = 0; c0 < nchunks; c0 += chunks_per_plane) {
-            double plane = 0.0;
-            for (int c = c0; c < c0 + chunks_per_plane; c++)
-                plane += p[c];
-            s += plane;
-        }
-        sums[13 * (size_t)blockIdx.x + k] = s;
+        const ens_heisenberg_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
+        sums[13 * (size_t)blockIdx.x + k] = ens_heisenberg_chunks_total(partials + k * nchunks, ch);
     }
 }
 
@@ -611,17 +617,11 @@ __global__ void ens_heisenberg_measure_fast_kernel(const ens_heisenberg_shape g,
         const int row = i / g.lx, x = i - row * g.lx;
         const int y = row % g.ly, z = row / g.ly;
         const int rbase = row * g.lx;
-        const int fwd[3] = {
-            rbase + (x + 1 == g.lx ? 0 : x + 1),
-            x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
-            x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
-        };
-        for (int mu = 0; mu < g.ndim; mu++) {
-            const int f = fwd[mu];
-            const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
-                               (double)s0[2 * n + i] * s0[2 * n + f];
-            terms[ens_heisenberg_term_at(i, mu, g.ndim, chunk_sites)] = (double)J[mu * n + i] * dot;
-        }
+        int fwd[3];
+        ens_heisenberg_forward(g, x, y, z, rbase, fwd);
+        for (int mu = 0; mu < g.ndim; mu++)
+            terms[ens_heisenberg_term_at(i, mu, g.ndim, chunk_sites)] =
+                ens_heisenberg_bond(s0, J, n, i, fwd[mu], mu);
     }
     __syncthreads();
     for (int t = (int)threadIdx.x; t < 4 * nchunks; t += (int)blockDim.x) {
@@ -648,15 +648,8 @@ __global__ void ens_heisenberg_measure_fast_kernel(const ens_heisenberg_shape g,
     __syncthreads();
     const int k = (int)threadIdx.x;
     if (k < 4) {
-        double s = 0.0;
-        const double *p = partials + k * nchunks;
-        for (int c0 = 0; c0 < nchunks; c0 += chunks_per_plane) {
-            double plane = 0.0;
-            for (int c = c0; c < c0 + chunks_per_plane; c++)
-                plane += p[c];
-            s += plane;
-        }
-        sums[13 * (size_t)blockIdx.x + k] = s;
+        const ens_heisenberg_chunks ch = { rows_per_chunk, nchunks, chunks_per_plane };
+        sums[13 * (size_t)blockIdx.x + k] = ens_heisenberg_chunks_total(partials + k * nchunks, ch);
     }
 }
 
@@ -738,11 +731,8 @@ ens_heisenberg_win_load(const ens_heisenberg_shape &g, const float *s0, const fl
                         int y, int z, ens_heisenberg_win_site<NDIM> &v)
 {
     const int n = g.n, rbase = g.lx * (y + g.ly * z), i = rbase + x;
-    const int fwd[3] = {
-        rbase + (x + 1 == g.lx ? 0 : x + 1),
-        x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
-        x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
-    };
+    int fwd[3];
+    ens_heisenberg_forward(g, x, y, z, rbase, fwd);
 #pragma unroll
     for (int c = 0; c < 3; c++)
         v.si[c] = __ldg(s0 + c * n + i);
