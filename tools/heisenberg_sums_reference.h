@@ -51,7 +51,8 @@ static void heisenberg_sums_reference(const ens_heisenberg_shape &g,
     }
 }
 
-/* A member's shape and the batch's chunks (ens_heisenberg_batch.c, heisenberg_chunks_of). */
+/* A member's shape and the batch's chunks (backends/cuda/heisenberg/cuda_heisenberg_batch.c,
+ * heisenberg_chunks_of). */
 static void heisenberg_shape_and_chunks(int ndim, int lx, int ly, int lz, ens_heisenberg_shape *g,
                                   ens_heisenberg_chunks *ch)
 {

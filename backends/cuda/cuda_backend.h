@@ -34,11 +34,12 @@ struct cuda_sim {
     /* As an ensemble's member this sim runs one by one, not in the batch: a Heisenberg,
      * Potts or phi^4 sim made with LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0 or
      * LATMC_ENS_PHI4_BATCH=0 in the environment (it also is measured and swaps its
-     * parameters one by one: ensembles/ens_heisenberg_batch.c, ens_batch_driver.c for
+     * parameters one by one: heisenberg/cuda_heisenberg_batch.c, exec/cuda_batch.c for
      * Potts and phi^4, the swap in ens_ising_batch.c; the tests' reference), and a
      * Swendsen-Wang or Wolff sim of Ising or Potts made with LATMC_ENS_SW_BATCH=0 (the
-     * cluster steps' batch and its measurement: ens_batch_driver.c, ens_sw_batch.c; their
-     * overlaps and swaps are one by one either way). Read once here, not at every launch and swap. */
+     * cluster steps' batch and its measurement: exec/cuda_batch.c, clusters/cuda_sw_batch.c;
+     * their overlaps and swaps are one by one either way). Read once here, not at every launch
+     * and swap. */
     bool ens_one_by_one;
     /* The embedded cluster steps' arrays (cuda_embed.c; NULL until the first). */
     struct cuda_embed *embed;

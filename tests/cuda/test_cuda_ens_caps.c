@@ -1,10 +1,10 @@
 /*
  * The batch capabilities the CUDA module declares for Ising (ensembles/ens_ising_batch.c),
  * Potts, phi^4 and Heisenberg sims, and for Swendsen-Wang's Ising and Potts sims
- * (ensembles/ens_sw_batch.c)
+ * (clusters/cuda_sw_batch.c)
  * (lib/box.h LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS,
- * LATMC_STEP_CAP_BATCH_EXCHANGE; backends/cuda/ensembles/ens_batch_driver.c,
- * ens_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
+ * LATMC_STEP_CAP_BATCH_EXCHANGE; backends/cuda/exec/cuda_batch.c,
+ * cuda_batch_caps): what an ensemble's member 0 offers decides whether lib/ens_exec.c and
  * lib/plan.c try a batch at all. Offered to sims the batch takes (whole sweeps for small
  * site-order members, phi^4's with the device's tempering rounds; Heisenberg: whole sweeps
  * and the device's tempering rounds, one block a member where its spins fit one block's

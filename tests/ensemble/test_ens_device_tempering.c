@@ -618,7 +618,7 @@ static void test_heisenberg_overrelax_matches_host_rounds(void **state)
 }
 
 /* Members too large for one block's shared memory (3D 28^3 float, 21,952 sites: a launch a
- * pass over every member, ens_heisenberg_batch.c), a close ladder so that swaps happen:
+ * pass over every member, heisenberg/cuda_heisenberg_batch.c), a close ladder so that swaps happen:
  * heat bath + 2 overrelaxation passes (3 passes a sweep: the configurations change buffers
  * every sweep), a round every sweep; overrelaxation alone, 2 passes, +-J in double, every
  * second sweep. */

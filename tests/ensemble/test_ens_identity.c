@@ -33,7 +33,7 @@
 static latmc_ctx *ctx;
 
 /* The CUDA Heisenberg, Potts and phi^4 batches' debug lines since the last potts_log_reset
- * (which code the members took: backends/cuda/ensembles/ens_batch_driver.c), so that a
+ * (which code the members took: backends/cuda/exec/cuda_batch.c), so that a
  * test of the batched launches fails where the members silently ran one by one. */
 static char potts_log[4096];
 
@@ -360,8 +360,8 @@ static void test_heisenberg_members_standalone(void **state)
     }
 }
 
-/* Heisenberg members too large for one block's shared memory (backends/cuda/ensembles/
- * ens_heisenberg_batch.c: a launch a pass over every member, the one-lattice pass kernel's
+/* Heisenberg members too large for one block's shared memory (backends/cuda/heisenberg/
+ * cuda_heisenberg_batch.c: a launch a pass over every member, the one-lattice pass kernel's
  * code): 3D 28^3 float (21,952 sites: 263 KiB of spins) heat bath + 2 overrelaxation
  * passes with a member read and written between calls, 3D 28^3 double +-J overrelaxation
  * alone (one pass a sweep), 2D 192 x 112 float overrelaxation with 3 passes a sweep
@@ -1136,7 +1136,7 @@ static void cluster_counts(latmc_ens *e, double out[3][32])
 
 /* CUDA Swendsen-Wang and Wolff members with tempering on (their betas, so their bonds'
  * thresholds, moving between members): the batched launches of the cluster steps (a block
- * a member, backends/cuda/ensembles/ens_sw_batch.c; the default) against the members run
+ * a member, backends/cuda/clusters/cuda_sw_batch.c; the default) against the members run
  * one by one (made with LATMC_ENS_SW_BATCH=0) and against the CPU's members, the same state
  * and the same clusters, acceptance (Wolff's attempted: its clusters' sites) and
  * measured energies and magnetisations (batched: one launch for every member) bit for
@@ -1323,7 +1323,7 @@ static latmc_ens *mixed_ensemble(latmc_sim_desc d, const double *ladder4, const 
  * different times under different environments) run, are measured and swap that member's
  * parameters one by one: member 0 (the batch capability is not offered to it, and
  * lib/plan.c asks member 0's), member 31 and member 13 (the batch driver declines a batch
- * that holds one, ens_batch_driver.c; Heisenberg: the device's tempering too, whose load
+ * that holds one, exec/cuda_batch.c; Heisenberg: the device's tempering too, whose load
  * takes the batch), none of their launches or measurements batched, the same chain as the
  * ensemble whose members all run batched, bit for bit. Potts 2D 16^2 q = 3 heat bath (whole
  * sweeps a launch), phi^4 2D 16^2 float (site order, whole sweeps a launch) and 2D 64^2
@@ -1386,7 +1386,7 @@ static void test_mixed_one_by_one(void **state)
 }
 
 /* CUDA phi^4 members whose whole-sweep launches hold fewer sweeps than a call asks
- * (ens_phi4_batch.c: 64 / (nloc nhit) sweeps a launch, at least one): 2D 16^2 float (site
+ * (phi4/cuda_phi4_batch.c: 64 / (nloc nhit) sweeps a launch, at least one): 2D 16^2 float (site
  * order, whole sweeps a launch) with nhit 5, nloc 3 (4 sweeps a launch) and with nhit 70
  * (one), calls of 23 and 9 sweeps (launches from a sweep inside a call, a shorter last
  * one) with tempering in mu2 every 3 sweeps: the batched launches against the members run

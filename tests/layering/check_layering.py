@@ -10,13 +10,14 @@
       other): file A calls file B when A's code names a function or variable that B defines;
       nor has the include-and-call graph (both kinds of edge together).
   (e) No file of backends/cuda/exec/ names a model (an LATMC_MODEL_ identifier in its code,
-      comments and strings aside): the executor has no model branch, whatever differs by
-      model is a member of the leaf table. Nor do the module's top, its embedded clusters
-      and the ensembles' batch layout branch on a model (CUDA_DISPATCH: cuda_backend.c,
-      cuda_models.c, cuda_module.c, cuda_embed.c, cuda_embed_boxes.c,
-      ensembles/ens_batch_driver.c, ensembles/ens_batch_steps.c): there an LATMC_MODEL_
-      identifier may only be a table row's key (the first member of a brace initialiser,
-      as ens_batch_steps.c's rows), never compared, a case label or a value.
+      comments and strings aside): the executor and the ensembles' batch driver
+      (exec/cuda_batch.c) have no model branch, whatever differs by model is a member of
+      the leaf table or of the model's batch table. Nor do the module's top, its embedded
+      clusters and the ensembles' routing of the plan's calls branch on a model
+      (CUDA_DISPATCH: cuda_backend.c, cuda_models.c, cuda_module.c, cuda_embed.c,
+      cuda_embed_boxes.c, ensembles/ens_batch_steps.c): there an LATMC_MODEL_ identifier
+      may only be a table row's key (the first member of a brace initialiser, as
+      ens_batch_steps.c's rows), never compared, a case label or a value.
   The CPU backend the same way: (c) and (d)'s cycles between backends/cpu's files; no file
   of a model's folder reaches cpu_exec.h (the executor's own header) or calls a function
   or variable of the executor's files (CPU_EXECUTOR): the executor calls the kernels
@@ -63,11 +64,10 @@ CPU = 'backends/cpu'
 CPU_EXECUTOR = ('cpu_backend.c', 'cpu_boxes.c', 'cpu_models.c', 'cpu_module.c')
 CPU_EXEC_H = 'cpu_exec.h'
 # the CUDA module's top, its embedded clusters (what differs by model: the leaf's `embed`
-# member) and the ensembles' batch layout: no model branch, a model named only as a table
-# row's key (rule (e)).
+# member) and the ensembles' routing of the plan's calls: no model branch, a model named
+# only as a table row's key (rule (e)).
 CUDA_DISPATCH = ('cuda_backend.c', 'cuda_models.c', 'cuda_module.c',
-                 'cuda_embed.c', 'cuda_embed_boxes.c',
-                 'ensembles/ens_batch_driver.c', 'ensembles/ens_batch_steps.c')
+                 'cuda_embed.c', 'cuda_embed_boxes.c', 'ensembles/ens_batch_steps.c')
 NOT_NAMES = {
     # keywords and attribute-like words that precede '(' without naming a function
     'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined', '__attribute__',

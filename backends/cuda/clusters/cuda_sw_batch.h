@@ -3,7 +3,7 @@
  * q-state Potts, uniform couplings or Ising's +-J, in a field or not, members of at most
  * CUDA_ENS_SW_MAX_SITES sites) in one launch per cluster step, and their measurement in
  * one launch (cuda_sw_batch_kernels.cu, the kernels: a block a member, its labels in the block's
- * shared memory where they fit, else in the member's own labels; ens_sw_batch.c, the host
+ * shared memory where they fit, else in the member's own labels; clusters/cuda_sw_batch.c, the host
  * side; doc/ensembles.md "Execution"). The steps are the plan's three
  * (lib/cluster_steps.c): the bonds, the labels, the flips (Wolff's: its seed's cluster's),
  * their draws named as the single-lattice kernels name them (clusters/cuda_sw_kernels.cu,

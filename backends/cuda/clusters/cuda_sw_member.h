@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: the cluster leaf's arrays of a member of an ensemble whose
- * Swendsen-Wang or Wolff steps run as a batch (ensembles/ens_sw_batch.c), and the leaf's state
+ * Swendsen-Wang or Wolff steps run as a batch (clusters/cuda_sw_batch.c), and the leaf's state
  * after such a batch's steps. A member is a box alone (its own wrap).
  */
 #ifndef LATMC_CUDA_SW_MEMBER_H

@@ -11,8 +11,8 @@
  * lib/box.h). This file routes those calls, the capability question and the release of a
  * batch with its first member to the model's batch (Ising, Heisenberg, Potts, phi^4),
  * through one table, and Swendsen-Wang members (Ising, Potts) to
- * the cluster steps' batch (ens_sw_batch.c); the batches keep their members' device tables
- * between calls. The table also names each model's opt-out variable, read when a sim is
+ * the cluster steps' batch (clusters/cuda_sw_batch.c); the batches keep their members' device
+ * tables between calls. The table also names each model's opt-out variable, read when a sim is
  * made (cuda_backend.c), so that the module's top names no model.
  */
 #include <stddef.h>
@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cuda_batch.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
-#include "ens_batch_driver.h"
 #include "ens_batch_steps.h"
 #include "heisenberg_batch.h"
 #include "ising_batch.h"
@@ -82,8 +82,8 @@ static const struct ens_batch_model *batch_model(int model)
 unsigned cuda_ens_batch_caps(const latmc_sim *sim)
 {
     /* Swendsen-Wang and Wolff members (Ising, Potts): the cluster steps' batch
-     * (ens_sw_batch.c), their sums too (not their swaps: the core swaps cluster members the
-     * long way) */
+     * (clusters/cuda_sw_batch.c), their sums too (not their swaps: the core swaps cluster
+     * members the long way) */
     if (cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm))
         return cuda_ens_sw_caps(sim) | LATMC_STEP_CAP_BATCH_MEASURE;
     const struct ens_batch_model *m = batch_model(sim->desc.model);
@@ -149,7 +149,7 @@ static int batch_request(const struct latmc_step_call *call)
         return m->overlaps(members, n, r->pairs, r->n_pairs, r->q, r->ql);
     }
     if (cuda_ens_sw_kind(members[0]->desc.model, members[0]->desc.algorithm))
-        return cuda_ens_sw_measure_all(members, n, r->sums); /* ens_sw_batch.c */
+        return cuda_ens_sw_measure_all(members, n, r->sums); /* clusters/cuda_sw_batch.c */
     if (!m)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     return m->measure_all(members, n, r->sums);
@@ -186,10 +186,10 @@ bool cuda_ens_batch_declined(int model, int algorithm)
     const struct ens_batch_model *m = batch_model(model);
     const char *one_by_one = m && m->one_by_one_env ? getenv(m->one_by_one_env) : NULL;
     bool declined = one_by_one && strcmp(one_by_one, "0") == 0;
-    /* Swendsen-Wang and Wolff members' batch (Ising, Potts; ens_sw_batch.c): declined with
-     * LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members sweep one by
-     * one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their swaps
-     * (swap_params). */
+    /* Swendsen-Wang and Wolff members' batch (Ising, Potts; clusters/cuda_sw_batch.c):
+     * declined with LATMC_ENS_SW_BATCH=0. Not the embedded clusters' models: their members
+     * sweep one by one anyway, and LATMC_ENS_HEIS_BATCH / _PHI4_BATCH keep ruling their
+     * swaps (swap_params). */
     if (cuda_ens_sw_kind(model, algorithm)) {
         const char *sw = getenv("LATMC_ENS_SW_BATCH");
         declined = sw && strcmp(sw, "0") == 0;
@@ -202,5 +202,5 @@ bool cuda_ens_batch_declined(int model, int algorithm)
  * being destroyed. */
 void cuda_ens_release_led(const latmc_sim *sim)
 {
-    ens_batch_release_led(sim);
+    cuda_batch_release_led(sim);
 }

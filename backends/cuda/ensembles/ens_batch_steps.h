@@ -2,7 +2,8 @@
  * Internal to the CUDA module: the batch layout (lib/box.h; ens_batch_steps.c) of the
  * module's run_steps (the batch's steps and requests) and step_caps, each routed to the
  * members' model's batch through one table, Swendsen-Wang and Wolff members to the
- * cluster steps' batch (ens_sw_batch.c). The module's top (cuda_backend.c) names no model.
+ * cluster steps' batch (clusters/cuda_sw_batch.c). The module's top (cuda_backend.c) names no
+ * model.
  */
 #ifndef LATMC_CUDA_ENS_BATCH_STEPS_H
 #define LATMC_CUDA_ENS_BATCH_STEPS_H

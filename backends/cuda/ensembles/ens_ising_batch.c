@@ -6,8 +6,8 @@
  * batch's requests (LATMC_STEP_MEASURE, every member's sums in one launch;
  * LATMC_STEP_OVERLAPS; a pair's move of LATMC_STEP_SWAP_PARAMS, a tempering swap without
  * device copies) for Ising members (ens_batch_steps.c routes them here through its table).
- * The other models' batches are their files' (ens_heisenberg_batch.c, ens_potts_batch.c,
- * ens_phi4_batch.c, ens_sw_batch.c).
+ * The other models' batches are their leaf folders' (heisenberg/cuda_heisenberg_batch.c,
+ * potts/cuda_potts_batch.c, phi4/cuda_phi4_batch.c, clusters/cuda_sw_batch.c).
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded kernel
  * (ising_batch_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on

@@ -27,9 +27,10 @@
  *     members' bonds and M_z by the batch's reduction in its round's form (the very sums a
  *     host round reads), then the round: three launches a round, each programmatic (its
  *     blocks start as the last launch's leave and wait for it; the sweeps after a round
- *     copy their spins in meanwhile). With LATMC_ENS_HEIS_SUMS=1 (ens_heisenberg_batch.c)
- *     the sweeps' launch before a round leaves the same sums from the spins it holds in
- *     shared memory, where its shared memory takes their partials: two launches. The
+ *     copy their spins in meanwhile). With LATMC_ENS_HEIS_SUMS=1
+ *     (heisenberg/cuda_heisenberg_batch.c) the sweeps' launch before a round leaves the
+ *     same sums from the spins it holds in shared memory, where its shared memory takes
+ *     their partials: two launches. The
  *     list runs in parts of whole samples (run_in_parts). Members
  *     too large for one block run a launch a pass instead, at the betas of the batch's
  *     table (copied into the passes' arguments on the device), which then names where
@@ -765,7 +766,7 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
     return LATMC_OK;
 }
 
-/* ---- Heisenberg members: the batch of ens_heisenberg_batch.c ---- */
+/* ---- Heisenberg members: the batch of heisenberg/cuda_heisenberg_batch.c ---- */
 
 static int heisenberg_open(latmc_sim *const *members, int n, struct temper_batch *tb)
 {
@@ -773,7 +774,7 @@ static int heisenberg_open(latmc_sim *const *members, int n, struct temper_batch
     const int st = cuda_ens_heisenberg_open(members, n, &tb->u.heisenberg);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not one batch */
-    tb->cs0 = tb->u.heisenberg.cs0;
+    tb->cs0 = cuda_sim_of(members[0]); /* the batch's lead */
     tb->temper = &tb->cs0->ens_temper;
     tb->uploads = tb->u.heisenberg.uploads;
     return LATMC_OK;
@@ -855,7 +856,7 @@ static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
     const struct cuda_ens_heisenberg_view *v = &tb->u.heisenberg;
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
-    cudaStream_t stream = v->cs0->stream;
+    cudaStream_t stream = v->stream;
     const int parts = temper_parts(t, cuda_ens_heisenberg_splits(v), n);
     uint64_t sweeps = 0;
     int st = LATMC_OK;
@@ -900,7 +901,7 @@ static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
     return LATMC_OK;
 }
 
-/* ---- phi^4 members: the batch of ens_phi4_batch.c, a mu2 ladder ---- */
+/* ---- phi^4 members: the batch of phi4/cuda_phi4_batch.c, a mu2 ladder ---- */
 
 static int phi4_open(latmc_sim *const *members, int n, struct temper_batch *tb)
 {
@@ -908,7 +909,7 @@ static int phi4_open(latmc_sim *const *members, int n, struct temper_batch *tb)
     const int st = cuda_ens_phi4_open(members, n, &tb->u.phi4);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not one batch of whole sweeps */
-    tb->cs0 = tb->u.phi4.cs0;
+    tb->cs0 = cuda_sim_of(members[0]); /* the batch's lead */
     tb->temper = &tb->cs0->ens_temper;
     tb->uploads = tb->u.phi4.uploads;
     return LATMC_OK;
@@ -1021,7 +1022,7 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const struct cuda_ens_phi4_view *v = &tb->u.phi4;
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
-    cudaStream_t stream = v->cs0->stream;
+    cudaStream_t stream = v->stream;
     const size_t count_bytes = (size_t)n * sizeof *v->changed;
     const int parts = temper_parts(t, cuda_ens_phi4_splits(v), n);
     uint64_t sweeps = 0;

@@ -1,7 +1,7 @@
 /*
  * Internal to the CUDA module: the Heisenberg spin glass's leaf of the one executor
  * (exec/cuda_leaf.h; cuda_heisenberg_leaf.c), and the accessor the module's ensembles
- * (ensembles/ens_heisenberg_batch.c) use on a member's box.
+ * (heisenberg/cuda_heisenberg_batch.c) use on a member's box.
  */
 #ifndef LATMC_CUDA_HEISENBERG_LEAF_H
 #define LATMC_CUDA_HEISENBERG_LEAF_H

@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: Heisenberg members of an ensemble in one launch
- * (heisenberg_batch_kernels.cu, the kernel; ens_heisenberg_batch.c, the host side;
+ * (heisenberg_batch_kernels.cu, the kernel; heisenberg/cuda_heisenberg_batch.c, the host side;
  * doc/ensembles.md).
  */
 #ifndef LATMC_CUDA_HEISENBERG_BATCH_H
@@ -103,7 +103,7 @@ cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *
 #include "box.h"
 #include "internal.h"
 
-/* ens_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
+/* cuda_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
  * whole sweeps only: LATMC_EUNSUPPORTED, nothing done, for anything else or members that
  * cannot run together; lists with exchange rounds go to ens_tempering.c), the batch
  * layout's capabilities for a sim and the members' sums (LATMC_STEP_MEASURE): the columns of
@@ -115,7 +115,7 @@ int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n_members, vo
 
 /*
  * For tempering on the device (ens_tempering.c): the batch of these members taken, with
- * this call's table on the device (as a batched sweep makes it ready, on cs0's stream;
+ * this call's table on the device (as a batched sweep makes it ready, on the batch's stream;
  * LATMC_EUNSUPPORTED where they cannot run together), and given back with
  * cuda_ens_heisenberg_close. Launches of whole sweeps (up to ENS_HEISENBERG_SWEEPS_PER_LAUNCH a
  * launch, as cuda_ens_heisenberg_run_steps) and of the members' sums into `sums`, on that stream,
@@ -123,7 +123,7 @@ int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n_members, vo
  */
 struct cuda_ens_heisenberg_view {
     void *batch;                              /* the batch taken */
-    struct cuda_sim *cs0;
+    cudaStream_t stream;                      /* the batch's (its lead's) */
     struct cuda_ens_heisenberg_member *dev;         /* the table on the device */
     const struct cuda_ens_heisenberg_member *host;  /* the host's copy of what it uploaded */
     double *sums;                             /* 13 doubles a member, on the device */

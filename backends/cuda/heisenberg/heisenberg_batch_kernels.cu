@@ -271,7 +271,7 @@ __host__ __device__ inline double ens_heisenberg_chunks_total(const double *p,
  * __syncthreads one thread per accumulator adds them up. Every thread of the block must
  * reach it (one __syncthreads). The same doubles as the reduction kernels below (written
  * apart from them, so that LATMC_ENS_HEIS_SUMS=check compares two codes,
- * ens_heisenberg_batch.c).
+ * heisenberg/cuda_heisenberg_batch.c).
  */
 template <int NDIM>
 __device__ void ens_heisenberg_block_sums(const ens_heisenberg_shape &g, const float *s,
@@ -1149,7 +1149,7 @@ cuda_ens_heisenberg_measure_round(cudaStream_t stream, const ens_heisenberg_shap
                                  chunks_per_plane, sums);
 }
 
-/* LATMC_ENS_HEIS_SUMS=check (ens_heisenberg_batch.c): the bits of two sets of sums. */
+/* LATMC_ENS_HEIS_SUMS=check (heisenberg/cuda_heisenberg_batch.c): the bits of two sets of sums. */
 __global__ void ens_heisenberg_sums_compare_kernel(const double *a, const double *b, int n_members,
                                              unsigned long long *diffs)
 {

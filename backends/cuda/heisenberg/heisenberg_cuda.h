@@ -84,7 +84,7 @@ cudaError_t cuda_heisenberg_pass(cudaStream_t stream, const struct cuda_heisenbe
 /*
  * The same pass of n_members lattices of one replica each and of geometry g, in one launch
  * (the ensembles' members too large for their whole sweeps in one block,
- * ensembles/ens_heisenberg_batch.c): members (a device array) gives each lattice's buffers,
+ * heisenberg/cuda_heisenberg_batch.c): members (a device array) gives each lattice's buffers,
  * couplings, parameters and seed, its src read and dst written (swapped where `swap`); the
  * heat bath's sweep word and counter are the launch's (sweep, count). Each lattice's pass
  * is the one cuda_heisenberg_pass makes of it, bit for bit. cudaErrorInvalidValue for g of

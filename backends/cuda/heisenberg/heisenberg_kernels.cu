@@ -627,7 +627,7 @@ heisenberg_pass_kernel(const cuda_heisenberg_geom g, const cuda_heisenberg_pass_
 
 /* The same pass of lattice blockIdx.z of a batch (members[blockIdx.z]: src and dst swapped
  * where `swap`; sweep and count the launch's): the ensembles' members too large for their
- * whole sweeps in one block (ensembles/ens_heisenberg_batch.c). */
+ * whole sweeps in one block (heisenberg/cuda_heisenberg_batch.c). */
 template <typename R, int NDIM, int NREP, bool HB, int TX = 0, int TY = 0>
 __global__ void __maxnreg__(HEISENBERG_MAXNREG(R, NDIM, NREP, HB))
 heisenberg_pass_batch_kernel(const cuda_heisenberg_geom g,

@@ -29,7 +29,7 @@ struct latmc_lattice cuda_phi4_lattice(const latmc_sim_desc *d);
 void cuda_phi4_keys_of(uint64_t seed, struct cuda_phi4_keys *keys);
 
 /* The plan a phi^4 box runs (cuda_phi4_leaf.c: made at box_create; an ensemble's batch
- * runs its members by their own plans, ensembles/ens_phi4_batch.c). */
+ * runs its members by their own plans, phi4/cuda_phi4_batch.c). */
 struct cuda_box;
 const struct cuda_phi4_plan *cuda_phi4_box_plan(const struct cuda_box *b);
 

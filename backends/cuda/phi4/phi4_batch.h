@@ -3,7 +3,7 @@
  * chunk sub-grid or a site-order colour step), or per stretch of whole sweeps for small
  * site-order members (phi4_batch_kernels.cu, the kernels, which run the single lattice's
  * per-chunk and per-Philox-block code of phi4/phi4_device.cuh with a member index;
- * ens_phi4_batch.c, the host side; doc/ensembles.md).
+ * phi4/cuda_phi4_batch.c, the host side; doc/ensembles.md).
  */
 #ifndef LATMC_CUDA_PHI4_BATCH_H
 #define LATMC_CUDA_PHI4_BATCH_H
@@ -99,7 +99,7 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
 #include "box.h"
 #include "internal.h"
 
-/* ens_phi4_batch.c: a list of the plan's calls for phi^4 members (lib/box.h; chunk steps,
+/* phi4/cuda_phi4_batch.c: a list of the plan's calls for phi^4 members (lib/box.h; chunk steps,
  * site-order colour steps and, for small site-order members, whole sweeps;
  * LATMC_EUNSUPPORTED, nothing done, for anything else or members that cannot run
  * together), the batch layout's capabilities for a sim, the members' sums (LATMC_STEP_MEASURE:
@@ -111,7 +111,7 @@ int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *su
 
 /*
  * For tempering on the device (ens_tempering.c): the batch of these members taken, with
- * this call's table on the device (as a batched sweep makes it ready, on cs0's stream;
+ * this call's table on the device (as a batched sweep makes it ready, on the batch's stream;
  * LATMC_EUNSUPPORTED where they cannot run together or do not take whole sweeps), and
  * given back with cuda_ens_phi4_close. Launches of whole sweeps (up to the batch's hits a
  * launch, as cuda_ens_phi4_run_steps; each member's accepted hits added to its counter
@@ -126,7 +126,7 @@ int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *su
  */
 struct cuda_ens_phi4_view {
     void *batch;                               /* the batch taken */
-    struct cuda_sim *cs0;
+    cudaStream_t stream;                       /* the batch's (its lead's) */
     struct cuda_ens_phi4_member *dev;          /* the table on the device */
     const struct cuda_ens_phi4_member *host;   /* the host's copy of what it uploaded */
     struct latmc_phi4_sums *sums;              /* a member each, on the device */

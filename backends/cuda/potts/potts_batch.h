@@ -2,7 +2,7 @@
  * Internal to the CUDA module: Potts members of an ensemble in one launch per colour step,
  * or per stretch of whole sweeps for small members (potts_batch_kernels.cu, the kernels, which
  * run the single-lattice kernels' per-segment code of potts/potts_rows.cuh or the
- * reference's per-block code with a member index; ens_potts_batch.c, the host side;
+ * reference's per-block code with a member index; potts/cuda_potts_batch.c, the host side;
  * doc/ensembles.md).
  */
 #ifndef LATMC_CUDA_POTTS_BATCH_H
@@ -74,7 +74,7 @@ void cuda_ens_potts_sums_of(const unsigned long long *counters, int n, int q, vo
 #include "box.h"
 #include "internal.h"
 
-/* ens_potts_batch.c: a list of the plan's calls for Potts members (lib/box.h; colour steps
+/* potts/cuda_potts_batch.c: a list of the plan's calls for Potts members (lib/box.h; colour steps
  * and, for small members, whole sweeps; LATMC_EUNSUPPORTED, nothing done, for anything else
  * or members that cannot run together), the batch layout's capabilities for a sim, the
  * members' sums (LATMC_STEP_MEASURE: struct latmc_potts_sums each): the columns of its row of

@@ -1,7 +1,7 @@
 /*
  * Swendsen-Wang and Wolff members of an ensemble in one launch a cluster step: the host
  * side of cuda_sw_batch_kernels.cu (cuda_sw_batch.h), the cluster members' part of the batch
- * driver (ens_batch_driver.c). Ising and q-state Potts members alike (four tables of the
+ * driver (exec/cuda_batch.c). Ising and q-state Potts members alike (four tables of the
  * driver, one per model and algorithm, the same callbacks; Wolff's third step flips the
  * seed site's cluster and counts its sites as the updates attempted).
  *
@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_leaf.h"
 #include "cuda_sw_member.h"
-#include "ens_batch_driver.h"
 #include "ising_batch.h"
 #include "potts_batch.h"
 #include "cuda_sw_batch.h"
@@ -36,12 +36,12 @@
  * Ising's couplings), and its sums (Ising: struct latmc_ising_sums a member; Potts: q + 1
  * counters, read back into counts). */
 struct sw_batch {
-    struct ens_batch b; /* first: the driver's */
+    struct cuda_batch b; /* first: the driver's */
     void *host_members, *dev_members, *dev_sums;
     unsigned long long *counts;
 };
 
-static void sw_fini(struct ens_batch *b)
+static void sw_fini(struct cuda_batch *b)
 {
     struct sw_batch *w = (struct sw_batch *)b;
     cudaFree(w->dev_members); /* dev_sums lies after the members */
@@ -59,8 +59,8 @@ static bool sw_member_ok_of(const latmc_sim *sim, int model, int algorithm)
            (sim->desc.couplings == LATMC_COUPLINGS_UNIFORM ||
             (model == LATMC_MODEL_ISING && sim->desc.couplings == LATMC_COUPLINGS_BIMODAL)) &&
            sim->desc.replicas == 1 &&
-           sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && ens_batch_box(sim, model) &&
-           cuda_ens_sw_fits(&cuda_sim_of(sim)->lattice);
+           sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && cuda_batch_member_box(sim, model) &&
+           cuda_ens_sw_fits(cuda_batch_lattice_of(sim));
 }
 
 static bool sw_ising_member_ok(const latmc_sim *sim)
@@ -94,7 +94,7 @@ static bool sw_same_chain(const latmc_sim *first, const latmc_sim *sim)
     return sim->desc.q == first->desc.q && sim->desc.couplings == first->desc.couplings &&
            sim->desc.algorithm == first->desc.algorithm &&
            !(in_field && sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG &&
-             !cuda_ens_sw_shared_fits(&cuda_sim_of(first)->lattice)) &&
+             !cuda_ens_sw_shared_fits(cuda_batch_lattice_of(first))) &&
            !(sim->desc.model == LATMC_MODEL_POTTS && p[LATMC_PARAM_J] < 0.0 &&
              p[LATMC_PARAM_BETA] > 0.0);
 }
@@ -118,10 +118,10 @@ static uint64_t sw_per_sweep(const latmc_sim *first)
     return (uint64_t)first->nsites;
 }
 
-static void sw_entry(struct ens_batch *b, int m, void *entry)
+static void sw_entry(struct cuda_batch *b, int m, void *entry)
 {
     const latmc_sim *sim = b->members[m];
-    const struct cuda_box *box = ens_batch_box(sim, sim->desc.model); /* batchable */
+    const struct cuda_box *box = cuda_batch_member_box(sim, sim->desc.model); /* batchable */
     struct cuda_ens_sw_member *e = entry;
     e->spins = box->data;
     int8_t *eps;
@@ -136,9 +136,8 @@ static void sw_entry(struct ens_batch *b, int m, void *entry)
     e->beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H]; /* as the leaf's */
 }
 
-static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k, int *kind)
+static cudaError_t sw_step(struct cuda_batch *b, const struct latmc_step_call *k, int *kind)
 {
-    const struct cuda_sim *cs0 = ens_batch_lead(b);
     const latmc_sim *first = b->members[0];
     struct cuda_ens_sw_run run;
     memset(&run, 0, sizeof run);
@@ -154,12 +153,12 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
     for (int m = 0; m < b->n && !run.field; m++)
         run.field = entries[m].beta_h != 0.0;
     *kind = 0;
-    const cudaError_t err = cuda_ens_sw_step(cs0->stream, &cs0->lattice, b->dev_table, b->n,
+    const cudaError_t err = cuda_ens_sw_step(b->stream, b->lattice, b->dev_table, b->n,
                                              &run, b->dev_changed);
     /* the leaf's statistics describe the labels this flip leaves (as after its own) */
     if (err == cudaSuccess && (run.kind == CUDA_ENS_SW_FLIP || run.kind == CUDA_ENS_SW_FLIP_SEED))
         for (int m = 0; m < b->n; m++)
-            cuda_sw_member_swept(ens_batch_box(b->members[m], first->desc.model),
+            cuda_sw_member_swept(cuda_batch_member_box(b->members[m], first->desc.model),
                                  k->step.rng_sweep);
     return err;
 }
@@ -167,10 +166,9 @@ static cudaError_t sw_step(struct ens_batch *b, const struct latmc_step_call *k,
 /* Every member's sums in one launch, by the Ising or Potts members' measurement kernel
  * (ising_batch_bytes_kernels.cu, potts_batch_kernels.cu: integers, each member's exactly its
  * own measurement's) over a table of the members' spins (and Ising's couplings). */
-static int sw_measure(struct ens_batch *b, void *sums)
+static int sw_measure(struct cuda_batch *b, void *sums)
 {
     struct sw_batch *w = (struct sw_batch *)b;
-    const struct cuda_sim *cs0 = ens_batch_lead(b);
     const int model = b->members[0]->desc.model, q = b->members[0]->desc.q, n = b->n;
     const bool potts = model == LATMC_MODEL_POTTS;
     const size_t entry = potts ? sizeof(struct cuda_ens_potts_member)
@@ -191,7 +189,7 @@ static int sw_measure(struct ens_batch *b, void *sums)
             w->dev_sums = (char *)w->dev_members + (size_t)n * entry;
     }
     for (int m = 0; m < n && st == LATMC_OK; m++) {
-        const struct cuda_box *box = ens_batch_box(b->members[m], model); /* batchable */
+        const struct cuda_box *box = cuda_batch_member_box(b->members[m], model); /* batchable */
         uint8_t *bonds;
         uint32_t *labels;
         int8_t *eps;
@@ -206,7 +204,7 @@ static int sw_measure(struct ens_batch *b, void *sums)
             e->eps = eps;
         }
     }
-    const cudaStream_t stream = cs0->stream;
+    const cudaStream_t stream = b->stream;
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(w->dev_members, w->host_members, (size_t)n * entry,
                                         cudaMemcpyHostToDevice, stream),
@@ -215,9 +213,9 @@ static int sw_measure(struct ens_batch *b, void *sums)
         st = cuda_check(cudaMemsetAsync(w->dev_sums, 0, sums_bytes, stream),
                         "clearing the members' sums");
     if (st == LATMC_OK)
-        st = cuda_check(potts ? cuda_ens_potts_measure(stream, &cs0->lattice, w->dev_members, n,
+        st = cuda_check(potts ? cuda_ens_potts_measure(stream, b->lattice, w->dev_members, n,
                                                        q, w->dev_sums)
-                              : cuda_ens_ising_measure(stream, &cs0->lattice, w->dev_members, n,
+                              : cuda_ens_ising_measure(stream, b->lattice, w->dev_members, n,
                                                        w->dev_sums),
                         "launching the members' measurement");
     if (st == LATMC_OK) /* the driver waits for the stream before `measured` */
@@ -228,7 +226,7 @@ static int sw_measure(struct ens_batch *b, void *sums)
 }
 
 /* Potts: the counters into the members' sums (Ising's were read into them). */
-static void sw_measured(struct ens_batch *b, void *sums)
+static void sw_measured(struct cuda_batch *b, void *sums)
 {
     const struct sw_batch *w = (const struct sw_batch *)b;
     if (b->members[0]->desc.model == LATMC_MODEL_POTTS)
@@ -248,14 +246,14 @@ static void sw_measured(struct ens_batch *b, void *sums)
         .call_ok = sw_call_ok, .per_sweep = sw_per_sweep, .entry = sw_entry, .step = sw_step, \
     }
 
-static const struct ens_batch_ops sw_ops[4] = {
+static const struct cuda_batch_ops sw_ops[4] = {
     SW_OPS(LATMC_MODEL_ISING, "Swendsen-Wang Ising", sw_ising_member_ok, false),
     SW_OPS(LATMC_MODEL_POTTS, "Swendsen-Wang Potts", sw_potts_member_ok, false),
     SW_OPS(LATMC_MODEL_ISING, "Wolff Ising", wolff_ising_member_ok, true),
     SW_OPS(LATMC_MODEL_POTTS, "Wolff Potts", wolff_potts_member_ok, true),
 };
 
-static const struct ens_batch_ops *sw_ops_of(const latmc_sim *sim)
+static const struct cuda_batch_ops *sw_ops_of(const latmc_sim *sim)
 {
     return &sw_ops[(sim->desc.model == LATMC_MODEL_POTTS ? 1 : 0) +
                    (sim->desc.algorithm == LATMC_ALGO_WOLFF ? 2 : 0)];
@@ -263,17 +261,17 @@ static const struct ens_batch_ops *sw_ops_of(const latmc_sim *sim)
 
 unsigned cuda_ens_sw_caps(const latmc_sim *sim)
 {
-    return ens_batch_caps(sw_ops_of(sim), sim);
+    return cuda_batch_caps(sw_ops_of(sim), sim);
 }
 
 int cuda_ens_sw_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    return ens_batch_measure(sw_ops_of(members[0]), members, n, sums);
+    return cuda_batch_measure(sw_ops_of(members[0]), members, n, sums);
 }
 
 int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                           uint64_t *attempted)
 {
-    return ens_batch_run_steps(sw_ops_of(calls[0].members[0]), calls, n_calls, accepted,
+    return cuda_batch_run_steps(sw_ops_of(calls[0].members[0]), calls, n_calls, accepted,
                                attempted);
 }

@@ -1,7 +1,7 @@
 /*
  * phi^4 members of an ensemble in one launch: the host side of phi4_batch_kernels.cu
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
- * (ens_batch_driver.c: the batch kept between calls, its table, the run of the plan's
+ * (exec/cuda_batch.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame).
  *
  * Each member runs by its own plan (phi4/cuda_phi4_plan.c: the members of one batch must
@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_device.h"
 #include "cuda_leaf.h"
 #include "cuda_phi4_plan.h"
-#include "ens_batch_driver.h"
 #include "phi4_batch.h"
 #include "model.h"
 
@@ -38,7 +38,7 @@ enum { ROUND_PHI2, ROUND_MEASURE, ROUND_CHECK };
 #define ENS_PHI4_HITS_PER_LAUNCH 64
 
 struct phi4_batch {
-    struct ens_batch b;               /* first: the driver's */
+    struct cuda_batch b;               /* first: the driver's */
     double *dev_partials;             /* 5 doubles a row a member (made on first use) */
     struct latmc_phi4_sums *dev_sums; /* a member each */
     /* ENS_PHI4_ROUND_SUMS_ENV=check: the round's own phi2 of each member, and the count of
@@ -49,7 +49,7 @@ struct phi4_batch {
     bool logged_phi2;                 /* the round's own launch logged (once a batch) */
 };
 
-static void phi4_fini(struct ens_batch *b)
+static void phi4_fini(struct cuda_batch *b)
 {
     struct phi4_batch *p = (struct phi4_batch *)b;
     cudaFree(p->dev_partials);
@@ -60,7 +60,7 @@ static void phi4_fini(struct ens_batch *b)
 
 static const struct cuda_phi4_plan *plan_of(const latmc_sim *sim)
 {
-    return cuda_phi4_box_plan(ens_batch_box(sim, LATMC_MODEL_PHI4));
+    return cuda_phi4_box_plan(cuda_batch_member_box(sim, LATMC_MODEL_PHI4));
 }
 
 static const struct latmc_phi4_tables *tables_of(const latmc_sim *sim)
@@ -69,7 +69,7 @@ static const struct latmc_phi4_tables *tables_of(const latmc_sim *sim)
 }
 
 /* The batch's kernels of its plan made ready (the shared memory they take). */
-static int phi4_init(struct ens_batch *b)
+static int phi4_init(struct cuda_batch *b)
 {
     return cuda_check(cuda_ens_phi4_prepare(plan_of(b->members[0])),
                       "setting the phi^4 batch's shared memory");
@@ -91,8 +91,8 @@ static bool phi4_member_ok(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_PHI4 &&
            sim->desc.algorithm == LATMC_ALGO_METROPOLIS &&
-           ens_batch_box(sim, LATMC_MODEL_PHI4) &&
-           shared_fits(plan_of(sim), cuda_sim_of(sim)->device);
+           cuda_batch_member_box(sim, LATMC_MODEL_PHI4) &&
+           shared_fits(plan_of(sim), cuda_batch_device_of(sim));
 }
 
 /* One plan, one nhit and nloc. */
@@ -106,7 +106,7 @@ static bool phi4_same_chain(const latmc_sim *first, const latmc_sim *sim)
 /* Small site-order members (one block each). */
 static bool phi4_whole_sweeps(const latmc_sim *sim)
 {
-    return cuda_ens_phi4_fused_fits(plan_of(sim), &cuda_sim_of(sim)->lattice);
+    return cuda_ens_phi4_fused_fits(plan_of(sim), cuda_batch_lattice_of(sim));
 }
 
 /* The calls a phi^4 batch takes: the chunk schedule's own steps, the site order's colour
@@ -146,19 +146,19 @@ static uint64_t phi4_sweeps_per_launch(const latmc_sim *first)
     return hits > 0 && hits < ENS_PHI4_HITS_PER_LAUNCH ? ENS_PHI4_HITS_PER_LAUNCH / hits : 1;
 }
 
-static void phi4_entry(struct ens_batch *b, int m, void *entry)
+static void phi4_entry(struct cuda_batch *b, int m, void *entry)
 {
     const latmc_sim *sim = b->members[m];
     const struct latmc_phi4_tables *t = tables_of(sim);
     struct cuda_ens_phi4_member *e = entry;
-    e->phi = ens_batch_box(sim, LATMC_MODEL_PHI4)->data; /* batchable: a box alone */
+    e->phi = cuda_batch_member_box(sim, LATMC_MODEL_PHI4)->data; /* batchable: a box alone */
     e->f = t->f;
     e->d = t->d;
     cuda_phi4_keys_of(sim->desc.seed, &e->keys);
 }
 
 /* The members' nhit and nloc: what every launch runs. */
-static struct cuda_ens_phi4_run phi4_run(const struct ens_batch *b)
+static struct cuda_ens_phi4_run phi4_run(const struct cuda_batch *b)
 {
     const struct latmc_phi4_tables *t0 = tables_of(b->members[0]);
     struct cuda_ens_phi4_run run;
@@ -168,17 +168,16 @@ static struct cuda_ens_phi4_run phi4_run(const struct ens_batch *b)
     return run;
 }
 
-static cudaError_t phi4_launch(struct ens_batch *b, const struct cuda_phi4_plan *plan,
+static cudaError_t phi4_launch(struct cuda_batch *b, const struct cuda_phi4_plan *plan,
                                const struct cuda_ens_phi4_run *run)
 {
-    struct cuda_sim *cs0 = ens_batch_lead(b);
-    return cuda_ens_phi4_steps(cs0->stream, plan, &cs0->lattice, b->dev_table, b->n, run,
+    return cuda_ens_phi4_steps(b->stream, plan, b->lattice, b->dev_table, b->n, run,
                                b->dev_changed);
 }
 
 /* The chunk schedule's step: the sub-grids of cut parity step.index, in the one-device
  * order, a launch each; the site order's colour step, one launch. */
-static cudaError_t phi4_step(struct ens_batch *b, const struct latmc_step_call *k, int *kind)
+static cudaError_t phi4_step(struct cuda_batch *b, const struct latmc_step_call *k, int *kind)
 {
     const struct cuda_phi4_plan *plan = plan_of(b->members[0]);
     struct cuda_ens_phi4_run run = phi4_run(b);
@@ -198,14 +197,14 @@ static cudaError_t phi4_step(struct ens_batch *b, const struct latmc_step_call *
     return phi4_launch(b, plan, &run);
 }
 
-static cudaError_t phi4_sweeps(struct ens_batch *b, const struct latmc_step_call *k,
+static cudaError_t phi4_sweeps(struct cuda_batch *b, const struct latmc_step_call *k,
                                uint64_t sweep0, uint64_t n, int *kind)
 {
     (void)k;
     struct cuda_ens_phi4_run run = phi4_run(b);
     run.sweep0 = sweep0;
     run.n_sweeps = n;
-    *kind = ENS_BATCH_FUSED; /* the site order */
+    *kind = CUDA_BATCH_FUSED; /* the site order */
     return phi4_launch(b, plan_of(b->members[0]), &run);
 }
 
@@ -215,8 +214,7 @@ static int sums_ready(struct phi4_batch *p)
 {
     if (p->dev_sums)
         return LATMC_OK;
-    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
-    const int64_t rows = cs0->lattice.ly * cs0->lattice.lz;
+    const int64_t rows = p->b.lattice->ly * p->b.lattice->lz;
     const size_t n = (size_t)p->b.n;
     int st = cuda_check(cudaMalloc((void **)&p->dev_partials,
                                    n * (size_t)rows * NSUMS * sizeof(double)),
@@ -238,28 +236,26 @@ static int sums_ready(struct phi4_batch *p)
  * them in the single lattice's order). */
 static cudaError_t launch_measure(const struct phi4_batch *p)
 {
-    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
-    return cuda_ens_phi4_measure(cs0->stream, plan_of(p->b.members[0]), &cs0->lattice,
+    return cuda_ens_phi4_measure(p->b.stream, plan_of(p->b.members[0]), p->b.lattice,
                                  p->b.dev_table, p->b.n, p->dev_partials, p->dev_sums);
 }
 
 /* Every member's sums, read back as struct latmc_phi4_sums each. */
-static int phi4_measure(struct ens_batch *b, void *sums)
+static int phi4_measure(struct cuda_batch *b, void *sums)
 {
     struct phi4_batch *p = (struct phi4_batch *)b;
-    struct cuda_sim *cs0 = ens_batch_lead(b);
     const size_t n = (size_t)b->n;
     int st = sums_ready(p);
     if (st == LATMC_OK)
         st = cuda_check(launch_measure(p), "launching the members' measurement");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(sums, p->dev_sums, n * sizeof *p->dev_sums,
-                                        cudaMemcpyDeviceToHost, cs0->stream),
+                                        cudaMemcpyDeviceToHost, b->stream),
                         "reading the members' sums");
     return st;
 }
 
-static const struct ens_batch_ops phi4_ops = {
+static const struct cuda_batch_ops phi4_ops = {
     .model = LATMC_MODEL_PHI4,
     .name = "phi^4",
     .codes = { "site order", "chunk schedule" },
@@ -286,12 +282,12 @@ static const struct ens_batch_ops phi4_ops = {
 int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted)
 {
-    return ens_batch_run_steps(&phi4_ops, calls, n_calls, accepted, attempted);
+    return cuda_batch_run_steps(&phi4_ops, calls, n_calls, accepted, attempted);
 }
 
 int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    return ens_batch_measure(&phi4_ops, members, n, sums);
+    return cuda_batch_measure(&phi4_ops, members, n, sums);
 }
 
 /* The batch layout's capabilities for phi^4 sims (lib/box.h): the driver's, and exchange
@@ -300,7 +296,7 @@ int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n, void *sums)
  * checks that the members' coefficients are their temperatures'). */
 unsigned cuda_ens_phi4_caps(const latmc_sim *sim)
 {
-    const unsigned caps = ens_batch_caps(&phi4_ops, sim);
+    const unsigned caps = cuda_batch_caps(&phi4_ops, sim);
     return caps & LATMC_STEP_CAP_BATCH_SWEEPS ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
 }
 
@@ -327,7 +323,7 @@ static int round_sums_ready(struct phi4_batch *p)
                         "cannot allocate device memory for the round sums' check");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemsetAsync(p->dev_diffs, 0, sizeof *p->dev_diffs,
-                                        ens_batch_lead(&p->b)->stream),
+                                        p->b.stream),
                         "clearing the round sums' check");
     if (st < 0) { /* made again at the next list */
         cudaFree(p->dev_check);
@@ -346,7 +342,7 @@ int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_vi
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no whole-sweep phi^4 batch for "
                                "these members");
     int st = LATMC_OK;
-    struct ens_batch *eb = ens_batch_ready(&phi4_ops, members, n, true, &st);
+    struct cuda_batch *eb = cuda_batch_ready(&phi4_ops, members, n, true, &st);
     if (!eb)
         return st;
     struct phi4_batch *p = (struct phi4_batch *)eb;
@@ -355,13 +351,13 @@ int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_vi
     if (st == LATMC_OK)
         st = round_sums_ready(p);
     if (st < 0) {
-        ens_batch_put_back(eb);
+        cuda_batch_put_back(eb);
         return st;
     }
     v->batch = eb;
-    v->cs0 = ens_batch_lead(eb);
+    v->stream = eb->stream;
     v->dev = eb->dev_table;
-    v->host = eb->last; /* what ens_batch_ready uploaded, or found on the device */
+    v->host = eb->last; /* what cuda_batch_ready uploaded, or found on the device */
     v->sums = p->dev_sums;
     v->dev_changed = eb->dev_changed;
     v->changed = eb->changed;
@@ -373,7 +369,7 @@ int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_vi
 void cuda_ens_phi4_close(struct cuda_ens_phi4_view *v)
 {
     if (v->batch)
-        ens_batch_put_back(v->batch);
+        cuda_batch_put_back(v->batch);
     v->batch = NULL;
 }
 
@@ -382,12 +378,12 @@ bool cuda_ens_phi4_sweeps_ok(const latmc_sim *first, const struct latmc_step_cal
     return k->part == LATMC_STEP_SWEEPS && phi4_call_ok(first, k);
 }
 
-/* Launches of up to the batch's sweeps a launch, as ens_batch_run_steps splits a call. */
+/* Launches of up to the batch's sweeps a launch, as cuda_batch_run_steps splits a call. */
 cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint64_t sweep0,
                                         uint64_t n_sweeps)
 {
-    const struct ens_batch *b = v->batch;
-    return cuda_ens_phi4_launch_sweeps_of(v, v->cs0->stream, 0, b->n, sweep0, n_sweeps);
+    const struct cuda_batch *b = v->batch;
+    return cuda_ens_phi4_launch_sweeps_of(v, v->stream, 0, b->n, sweep0, n_sweeps);
 }
 
 bool cuda_ens_phi4_splits(const struct cuda_ens_phi4_view *v)
@@ -399,8 +395,7 @@ cudaError_t cuda_ens_phi4_launch_sweeps_of(const struct cuda_ens_phi4_view *v,
                                            cudaStream_t stream, int m0, int n, uint64_t sweep0,
                                            uint64_t n_sweeps)
 {
-    struct ens_batch *b = v->batch;
-    struct cuda_sim *cs0 = ens_batch_lead(b);
+    struct cuda_batch *b = v->batch;
     const uint64_t most = phi4_sweeps_per_launch(b->members[0]);
     struct cuda_ens_phi4_run run = phi4_run(b);
     cudaError_t err = cudaSuccess;
@@ -408,10 +403,10 @@ cudaError_t cuda_ens_phi4_launch_sweeps_of(const struct cuda_ens_phi4_view *v,
         const uint64_t left = n_sweeps - done, count = left < most ? left : most;
         run.sweep0 = sweep0 + done;
         run.n_sweeps = count;
-        err = cuda_ens_phi4_steps(stream, plan_of(b->members[0]), &cs0->lattice,
+        err = cuda_ens_phi4_steps(stream, plan_of(b->members[0]), b->lattice,
                                   v->dev + m0, n, &run, b->dev_changed + m0);
         if (err == cudaSuccess)
-            ens_batch_log_kind(b, ENS_BATCH_FUSED);
+            cuda_batch_log_kind(b, CUDA_BATCH_FUSED);
         done += count;
     }
     return err;
@@ -432,10 +427,9 @@ cudaError_t cuda_ens_phi4_launch_round_sums_of(const struct cuda_ens_phi4_view *
                                                cudaStream_t stream, int m0, int n)
 {
     struct phi4_batch *p = v->batch;
-    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
-    const size_t rows = (size_t)(cs0->lattice.ly * cs0->lattice.lz);
+    const size_t rows = (size_t)(p->b.lattice->ly * p->b.lattice->lz);
     const cudaError_t err =
-        cuda_ens_phi4_phi2(stream, plan_of(p->b.members[0]), &cs0->lattice, v->dev + m0, n,
+        cuda_ens_phi4_phi2(stream, plan_of(p->b.members[0]), p->b.lattice, v->dev + m0, n,
                            p->dev_partials + (size_t)m0 * rows * NSUMS, p->dev_sums + m0);
     if (err == cudaSuccess)
         log_round_sums(p, n);
@@ -447,30 +441,29 @@ cudaError_t cuda_ens_phi4_launch_round_sums_of(const struct cuda_ens_phi4_view *
 cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v)
 {
     struct phi4_batch *p = v->batch;
-    struct cuda_sim *cs0 = ens_batch_lead(&p->b);
     const struct cuda_phi4_plan *plan = plan_of(p->b.members[0]);
     if (p->round_sums == ROUND_PHI2)
-        return cuda_ens_phi4_launch_round_sums_of(v, cs0->stream, 0, p->b.n);
+        return cuda_ens_phi4_launch_round_sums_of(v, p->b.stream, 0, p->b.n);
     cudaError_t err = launch_measure(p);
     if (err == cudaSuccess)
-        ens_batch_log_measure(&p->b);
+        cuda_batch_log_measure(&p->b);
     if (err == cudaSuccess && p->round_sums == ROUND_CHECK)
-        err = cuda_ens_phi4_phi2(cs0->stream, plan, &cs0->lattice, p->b.dev_table, p->b.n,
+        err = cuda_ens_phi4_phi2(p->b.stream, plan, p->b.lattice, p->b.dev_table, p->b.n,
                                  p->dev_partials, p->dev_check);
     if (err == cudaSuccess && p->round_sums == ROUND_CHECK)
-        err = cuda_ens_phi4_phi2_compare(cs0->stream, p->dev_sums, p->dev_check, p->b.n,
+        err = cuda_ens_phi4_phi2_compare(p->b.stream, p->dev_sums, p->dev_check, p->b.n,
                                          p->dev_diffs);
     return err;
 }
 
 /* After the list's launches were waited for: LATMC_EDEVICE where a checked phi2 differed
- * from the measurement's (ens_batch_check_count). */
+ * from the measurement's (cuda_batch_check_count). */
 int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status)
 {
     const struct phi4_batch *p = v->batch;
     if (p->round_sums != ROUND_CHECK)
         return status;
-    return ens_batch_check_count(p->dev_diffs, v->cs0->stream, status, ENS_PHI4_ROUND_SUMS_ENV,
+    return cuda_batch_check_count(p->dev_diffs, v->stream, status, ENS_PHI4_ROUND_SUMS_ENV,
                                  "the phi^4 members' sums phi^2 of a tempering round differ "
                                  "from the measurement's");
 }
@@ -481,5 +474,5 @@ int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status)
 void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n)
 {
     (void)n;
-    ens_batch_table_moved(members);
+    cuda_batch_table_moved(members);
 }

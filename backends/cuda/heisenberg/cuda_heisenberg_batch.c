@@ -1,7 +1,7 @@
 /*
  * Heisenberg members of an ensemble in one launch: the host side of heisenberg_batch_kernels.cu
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
- * (ens_batch_driver.c: the batch kept between calls, its table, the run of the plan's
+ * (exec/cuda_batch.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame), and the batch's launches for tempering on the device
  * (ens_tempering.c).
  *
@@ -9,7 +9,7 @@
  * the buffer that holds it in place, so the sims' state is what their own sweeps would
  * leave). What the launch needs besides lives in the batch:
  *   - the members' couplings, copied once from the members themselves (the executor's host
- *     copy, cuda_exec_get_couplings: the authoritative values, whatever set them) into one
+ *     copy, cuda_batch_member_couplings: the authoritative values, whatever set them) into one
  *     device array, structure of arrays, consecutive members with equal couplings (the
  *     temperatures and replicas of a sample) sharing one copy: fewer bytes, and the copies
  *     a launch reads stay in L2;
@@ -34,12 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
+#include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_device.h"
-#include "cuda_exec.h"
 #include "cuda_heisenberg_leaf.h"
-#include "ens_batch_driver.h"
 #include "heisenberg_batch.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
@@ -70,7 +68,7 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
 #define ENS_HEISENBERG_SUMS_ENV "LATMC_ENS_HEIS_SUMS"
 
 struct heisenberg_batch {
-    struct ens_batch b; /* first: the driver's (its table: struct cuda_ens_heisenberg_member) */
+    struct cuda_batch b; /* first: the driver's (its table: struct cuda_ens_heisenberg_member) */
     int dbl, heatbath;
     ens_heisenberg_shape shape;
     int threads, jsmem;
@@ -92,7 +90,7 @@ struct heisenberg_batch {
 };
 
 /* Frees the model's part (also of a batch whose init failed part way: calloc'ed). */
-static void heisenberg_fini(struct ens_batch *eb)
+static void heisenberg_fini(struct cuda_batch *eb)
 {
     struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     cudaFree(b->J);
@@ -155,7 +153,7 @@ static int choose_geometry(struct heisenberg_batch *b)
 static int copy_couplings(struct heisenberg_batch *b)
 {
     latmc_sim *const *members = b->b.members;
-    const cudaStream_t stream = ens_batch_lead(&b->b)->stream; /* the sweeps' */
+    const cudaStream_t stream = (&b->b)->stream; /* the sweeps' */
     const size_t n = (size_t)b->shape.n, per = n * (size_t)b->shape.ndim;
     float *aos = malloc(per * sizeof *aos), *prev = malloc(per * sizeof *prev);
     float *soa = malloc(per * sizeof *soa);
@@ -166,7 +164,7 @@ static int copy_couplings(struct heisenberg_batch *b)
     /* first pass: which members start a new copy */
     size_t copies = 0;
     for (int m = 0; m < b->b.n && st == LATMC_OK; m++) {
-        st = cuda_exec_get_couplings(members[m], cuda_sim_of(members[m])->exec, aos);
+        st = cuda_batch_member_couplings(members[m], aos);
         if (st < 0)
             break;
         if (m == 0 || memcmp(aos, prev, per * sizeof *aos) != 0) {
@@ -183,7 +181,7 @@ static int copy_couplings(struct heisenberg_batch *b)
         b->member_J[m] = b->J + slot[m] * per;
         if (m > 0 && slot[m] == slot[m - 1])
             continue;
-        st = cuda_exec_get_couplings(members[m], cuda_sim_of(members[m])->exec, aos);
+        st = cuda_batch_member_couplings(members[m], aos);
         for (size_t i = 0; i < n && st == LATMC_OK; i++)
             for (int mu = 0; mu < b->shape.ndim; mu++)
                 soa[(size_t)mu * n + i] = aos[(size_t)b->shape.ndim * i + (size_t)mu];
@@ -236,7 +234,7 @@ static int choose_sums(struct heisenberg_batch *b)
                         "cannot allocate device memory for the sums' check");
     if (st == LATMC_OK && b->check && b->fused) /* on the stream of the launches */
         st = cuda_check(cudaMemsetAsync(b->dev_diffs, 0, sizeof *b->dev_diffs,
-                                        ens_batch_lead(&b->b)->stream),
+                                        (&b->b)->stream),
                         "clearing the sums' check");
     return st;
 }
@@ -270,7 +268,7 @@ static ens_heisenberg_chunks heisenberg_chunks_of(const ens_heisenberg_shape *g)
 static bool device_optin(const latmc_sim *sim, int *optin)
 {
     *optin = 0;
-    if (cuda_device_smem_optin(cuda_sim_of(sim)->device, optin) == cudaSuccess)
+    if (cuda_device_smem_optin(cuda_batch_device_of(sim), optin) == cudaSuccess)
         return true;
     (void)cudaGetLastError();
     return false;
@@ -293,8 +291,8 @@ static int init_passes(struct heisenberg_batch *b)
 {
     for (int m = 0; m < b->b.n; m++)
         b->member_J[m] = cuda_heisenberg_member_couplings(
-            ens_batch_box(b->b.members[m], LATMC_MODEL_HEISENBERG));
-    const struct cuda_box *box0 = ens_batch_box(b->b.members[0], LATMC_MODEL_HEISENBERG);
+            cuda_batch_member_box(b->b.members[m], LATMC_MODEL_HEISENBERG));
+    const struct cuda_box *box0 = cuda_batch_member_box(b->b.members[0], LATMC_MODEL_HEISENBERG);
     for (int hb = 0; hb < 2; hb++)
         b->geom[hb] = *cuda_heisenberg_member_geom(box0, hb);
     b->threads = b->geom[b->heatbath].threads;
@@ -312,14 +310,14 @@ static int init_passes(struct heisenberg_batch *b)
                         "cannot allocate device memory for a counter");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemsetAsync(b->pass_count, 0, sizeof *b->pass_count,
-                                        ens_batch_lead(&b->b)->stream),
+                                        (&b->b)->stream),
                         "clearing a counter");
     return st;
 }
 
 /* The model's part of a new batch (members, n and device set, the current device its
  * own): the members' shape, the launch's geometry, the sums' buffers and the couplings. */
-static int heisenberg_init(struct ens_batch *eb)
+static int heisenberg_init(struct cuda_batch *eb)
 {
     struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     const latmc_sim *first = eb->members[0];
@@ -364,7 +362,7 @@ static bool heisenberg_member_ok(const latmc_sim *sim)
            sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG &&
            sim->desc.algorithm != LATMC_ALGO_WOLFF && sim->desc.replicas == 1 &&
            sim->desc.ndim >= 2 && sim->desc.ndim <= 3 && sim->nsites <= (1 << 24) &&
-           sim->desc.extent[0] % 2 == 0 && ens_batch_box(sim, LATMC_MODEL_HEISENBERG) &&
+           sim->desc.extent[0] % 2 == 0 && cuda_batch_member_box(sim, LATMC_MODEL_HEISENBERG) &&
            batch_fits(sim);
 }
 
@@ -377,8 +375,8 @@ static bool heisenberg_same_chain(const latmc_sim *first, const latmc_sim *sim)
     if (spins_fit(first))
         return true;
     const struct latmc_heisenberg_params *p0 = first->model_data, *p = sim->model_data;
-    const struct cuda_box *b0 = ens_batch_box(first, LATMC_MODEL_HEISENBERG),
-                          *b = ens_batch_box(sim, LATMC_MODEL_HEISENBERG);
+    const struct cuda_box *b0 = cuda_batch_member_box(first, LATMC_MODEL_HEISENBERG),
+                          *b = cuda_batch_member_box(sim, LATMC_MODEL_HEISENBERG);
     if (p->nover != p0->nover || !b0 || !b)
         return false;
     for (int hb = 0; hb < 2; hb++)
@@ -416,14 +414,14 @@ static uint64_t heisenberg_sweeps_per_launch(const latmc_sim *first)
 
 /* Member m's entry: the buffer that holds its configuration now, its couplings' copy, its
  * seed and parameters. */
-static void heisenberg_entry(struct ens_batch *eb, int m, void *entry)
+static void heisenberg_entry(struct cuda_batch *eb, int m, void *entry)
 {
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
     const latmc_sim *sim = eb->members[m];
     const struct latmc_heisenberg_params *p = sim->model_data;
     struct cuda_ens_heisenberg_member *e = entry;
-    e->spins =
-        cuda_heisenberg_member_spins(ens_batch_box(sim, LATMC_MODEL_HEISENBERG)); /* batchable */
+    /* batchable: a box alone of the model */
+    e->spins = cuda_heisenberg_member_spins(cuda_batch_member_box(sim, LATMC_MODEL_HEISENBERG));
     e->J = b->member_J[m];
     e->seed = sim->desc.seed;
     e->beta = p->beta;
@@ -435,7 +433,7 @@ static void heisenberg_entry(struct ens_batch *eb, int m, void *entry)
  * whole sweeps. */
 static int heisenberg_kind(const struct heisenberg_batch *b)
 {
-    return (b->jsmem ? 1 : 0) | (b->passes ? 0 : ENS_BATCH_FUSED);
+    return (b->jsmem ? 1 : 0) | (b->passes ? 0 : CUDA_BATCH_FUSED);
 }
 
 /* The members' table on the device (the driver keeps it untyped). */
@@ -479,14 +477,15 @@ static cudaError_t launch_sweeps(const struct heisenberg_batch *b, cudaStream_t 
 static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, uint64_t n_sweeps,
                                  bool tempering)
 {
-    const cudaStream_t stream = ens_batch_lead(&b->b)->stream;
+    const cudaStream_t stream = (&b->b)->stream;
     const int n = b->b.n;
     for (int m = 0; m < n; m++) {
         const latmc_sim *sim = b->b.members[m];
         const struct latmc_heisenberg_params *p = sim->model_data;
         struct cuda_heisenberg_pass_args *a = &b->pass_host[m];
         float *cur, *other;
-        cuda_heisenberg_member_buffers(ens_batch_box(sim, LATMC_MODEL_HEISENBERG), &cur, &other);
+        cuda_heisenberg_member_buffers(cuda_batch_member_box(sim, LATMC_MODEL_HEISENBERG), &cur,
+                                       &other);
         memset(a, 0, sizeof *a);
         a->src = cur;
         a->dst = other;
@@ -527,8 +526,8 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
         }
     }
     for (int m = 0; m < n; m++)
-        cuda_heisenberg_member_passed(ens_batch_box(b->b.members[m], LATMC_MODEL_HEISENBERG),
-                                      passes);
+        cuda_heisenberg_member_passed(
+            cuda_batch_member_box(b->b.members[m], LATMC_MODEL_HEISENBERG), passes);
     /* the table's spins where the configurations now lie: the passes' last destinations
      * (an odd count), else their first sources */
     const void *now = (passes & 1u) ? (const void *)&b->pass_dev[0].dst
@@ -540,21 +539,21 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
     return err;
 }
 
-static cudaError_t heisenberg_sweeps(struct ens_batch *eb, const struct latmc_step_call *k,
+static cudaError_t heisenberg_sweeps(struct cuda_batch *eb, const struct latmc_step_call *k,
                                uint64_t sweep0, uint64_t n, int *kind)
 {
     (void)k;
     struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     *kind = heisenberg_kind(b);
     return b->passes ? launch_passes(b, sweep0, n, false)
-                     : launch_sweeps(b, ens_batch_lead(&b->b)->stream, 0, b->b.n, sweep0, n,
+                     : launch_sweeps(b, (&b->b)->stream, 0, b->b.n, sweep0, n,
                                      NULL, false);
 }
 
 /* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
 static cudaError_t launch_measure(const struct heisenberg_batch *b)
 {
-    return cuda_ens_heisenberg_measure(ens_batch_lead(&b->b)->stream, &b->shape, b->b.dev_table,
+    return cuda_ens_heisenberg_measure((&b->b)->stream, &b->shape, b->b.dev_table,
                                  b->b.n, b->ch.rows_per_chunk, b->ch.nchunks,
                                  b->ch.chunks_per_plane, b->dev_sums);
 }
@@ -571,10 +570,10 @@ static cudaError_t launch_round_sums(const struct heisenberg_batch *b, cudaStrea
 }
 
 /* Every member's 13 sums (zeroed first) in one launch, read back into sums. */
-static int heisenberg_measure(struct ens_batch *eb, void *sums)
+static int heisenberg_measure(struct cuda_batch *eb, void *sums)
 {
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
-    const cudaStream_t stream = ens_batch_lead(eb)->stream;
+    const cudaStream_t stream = (eb)->stream;
     const size_t bytes = (size_t)eb->n * 13 * sizeof(double);
     int st = cuda_check(cudaMemsetAsync(b->dev_sums, 0, bytes, stream), "clearing the sums");
     if (st == LATMC_OK)
@@ -585,7 +584,7 @@ static int heisenberg_measure(struct ens_batch *eb, void *sums)
     return st;
 }
 
-static const struct ens_batch_ops heisenberg_ops = {
+static const struct cuda_batch_ops heisenberg_ops = {
     .model = LATMC_MODEL_HEISENBERG,
     .name = "Heisenberg",
     .codes = { "couplings read from global memory", "couplings in shared memory" },
@@ -618,12 +617,12 @@ static const struct ens_batch_ops heisenberg_ops = {
 int cuda_ens_heisenberg_run_steps(const struct latmc_step_call *calls, int n_calls,
                             uint64_t *accepted, uint64_t *attempted)
 {
-    return ens_batch_run_steps(&heisenberg_ops, calls, n_calls, accepted, attempted);
+    return cuda_batch_run_steps(&heisenberg_ops, calls, n_calls, accepted, attempted);
 }
 
 int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    return ens_batch_measure(&heisenberg_ops, members, n, sums);
+    return cuda_batch_measure(&heisenberg_ops, members, n, sums);
 }
 
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
@@ -634,7 +633,7 @@ int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums
  * members too large for one block. */
 unsigned cuda_ens_heisenberg_caps(const latmc_sim *sim)
 {
-    const unsigned caps = ens_batch_caps(&heisenberg_ops, sim);
+    const unsigned caps = cuda_batch_caps(&heisenberg_ops, sim);
     return caps ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
 }
 
@@ -642,18 +641,18 @@ int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_h
 {
     memset(v, 0, sizeof *v);
     int st = LATMC_OK;
-    struct ens_batch *eb = ens_batch_ready(&heisenberg_ops, members, n, true, &st);
+    struct cuda_batch *eb = cuda_batch_ready(&heisenberg_ops, members, n, true, &st);
     if (!eb)
         return st;
     if (st < 0) {
-        ens_batch_put_back(eb);
+        cuda_batch_put_back(eb);
         return st;
     }
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
     v->batch = eb;
-    v->cs0 = ens_batch_lead(eb);
+    v->stream = eb->stream;
     v->dev = eb->dev_table;
-    v->host = eb->last; /* what ens_batch_ready uploaded, or found on the device */
+    v->host = eb->last; /* what cuda_batch_ready uploaded, or found on the device */
     v->sums = b->dev_sums;
     v->uploads = eb->uploads;
     v->fused_sums = b->fused;
@@ -664,7 +663,7 @@ int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_h
 void cuda_ens_heisenberg_close(struct cuda_ens_heisenberg_view *v)
 {
     if (v->batch)
-        ens_batch_put_back(v->batch);
+        cuda_batch_put_back(v->batch);
     v->batch = NULL;
 }
 
@@ -676,7 +675,7 @@ void cuda_ens_heisenberg_close(struct cuda_ens_heisenberg_view *v)
 void cuda_ens_heisenberg_table_moved(latmc_sim *const *members, int n)
 {
     (void)n;
-    ens_batch_table_moved(members);
+    cuda_batch_table_moved(members);
 }
 
 cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_view *v,
@@ -685,11 +684,11 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
 {
     struct heisenberg_batch *b = v->batch;
     if (!b->passes)
-        return cuda_ens_heisenberg_launch_sweeps_of(v, v->cs0->stream, 0, b->b.n, sweep0,
+        return cuda_ens_heisenberg_launch_sweeps_of(v, v->stream, 0, b->b.n, sweep0,
                                                     n_sweeps, sums, after_round);
     const cudaError_t err = launch_passes(b, sweep0, n_sweeps, true);
     if (err == cudaSuccess)
-        ens_batch_log_kind(&b->b, heisenberg_kind(b));
+        cuda_batch_log_kind(&b->b, heisenberg_kind(b));
     return err;
 }
 
@@ -708,13 +707,13 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps_of(const struct cuda_ens_heisenber
     const cudaError_t err = launch_sweeps(b, stream, m0, n, sweep0, n_sweeps,
                                           sums && b->fused ? b->dev_sums : NULL, after_round);
     if (err == cudaSuccess)
-        ens_batch_log_kind(&b->b, heisenberg_kind(b));
+        cuda_batch_log_kind(&b->b, heisenberg_kind(b));
     return err;
 }
 
 cudaError_t cuda_ens_heisenberg_launch_measure(const struct cuda_ens_heisenberg_view *v)
 {
-    return cuda_ens_heisenberg_launch_measure_of(v, v->cs0->stream, 0,
+    return cuda_ens_heisenberg_launch_measure_of(v, v->stream, 0,
                                                  ((const struct heisenberg_batch *)v->batch)->b.n);
 }
 
@@ -724,7 +723,7 @@ cudaError_t cuda_ens_heisenberg_launch_measure_of(const struct cuda_ens_heisenbe
     struct heisenberg_batch *b = v->batch;
     const cudaError_t err = launch_round_sums(b, stream, m0, n, b->dev_sums);
     if (err == cudaSuccess)
-        ens_batch_log_measure(&b->b);
+        cuda_batch_log_measure(&b->b);
     return err;
 }
 
@@ -740,13 +739,13 @@ cudaError_t cuda_ens_heisenberg_launch_check(const struct cuda_ens_heisenberg_vi
      * member's sums unwritten fails the comparison instead of passing on an earlier
      * check's values */
     cudaError_t err = cudaMemsetAsync(b->dev_check, 0xff, (size_t)b->b.n * 13 * sizeof(double),
-                                      v->cs0->stream);
+                                      v->stream);
     if (err == cudaSuccess)
-        err = cuda_ens_heisenberg_measure(v->cs0->stream, &b->shape, b->b.dev_table, b->b.n,
+        err = cuda_ens_heisenberg_measure(v->stream, &b->shape, b->b.dev_table, b->b.n,
                                     b->ch.rows_per_chunk, b->ch.nchunks, b->ch.chunks_per_plane,
                                     b->dev_check);
     if (err == cudaSuccess)
-        err = cuda_ens_heisenberg_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
+        err = cuda_ens_heisenberg_sums_compare(v->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     /* the round's form too (the reduction's launch without a fused sweep): its bonds and M_z
      * over the full reduction's in the check's buffer, M_x and M_y kept, compared again.
@@ -757,23 +756,23 @@ cudaError_t cuda_ens_heisenberg_launch_check(const struct cuda_ens_heisenberg_vi
     const size_t pitch = 13 * sizeof(double);
     for (int slot = 0; slot < 4 && err == cudaSuccess; slot += 3)
         err = cudaMemset2DAsync(b->dev_check + slot, pitch, 0xff, sizeof(double),
-                                (size_t)b->b.n, v->cs0->stream);
+                                (size_t)b->b.n, v->stream);
     if (err == cudaSuccess)
-        err = launch_round_sums(b, v->cs0->stream, 0, b->b.n, b->dev_check);
+        err = launch_round_sums(b, v->stream, 0, b->b.n, b->dev_check);
     if (err == cudaSuccess)
-        err = cuda_ens_heisenberg_sums_compare(v->cs0->stream, b->dev_sums, b->dev_check, b->b.n,
+        err = cuda_ens_heisenberg_sums_compare(v->stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     return err;
 }
 
 /* After the list's launches were waited for: LATMC_EDEVICE where a checked fused sum
- * differed from the reduction's (ens_batch_check_count). */
+ * differed from the reduction's (cuda_batch_check_count). */
 int cuda_ens_heisenberg_check_result(const struct cuda_ens_heisenberg_view *v, int status)
 {
     const struct heisenberg_batch *b = v->batch;
     if (!b->check || !b->fused)
         return status;
-    return ens_batch_check_count(b->dev_diffs, v->cs0->stream, status, ENS_HEISENBERG_SUMS_ENV,
+    return cuda_batch_check_count(b->dev_diffs, v->stream, status, ENS_HEISENBERG_SUMS_ENV,
                                  "the sums the sweep kernel left differ from the reduction's "
                                  "(full or a round's form)");
 }

@@ -1,5 +1,5 @@
 /*
- * The batch driver of the CUDA ensembles (ens_batch_driver.h): what the Heisenberg, Potts,
+ * The batch driver of the CUDA ensembles (exec/cuda_batch.h): what the Heisenberg, Potts,
  * phi^4 and Swendsen-Wang batches do alike, the model's part through its struct
  * ens_batch_ops.
  *
@@ -9,7 +9,7 @@
  * every call (one pass, no device work) and uploaded only when it changed (a tempering
  * swap exchanged members' parameters), and the members' counters. Batches are found by
  * the ensemble's member array (one list for every model: an array holds one model's
- * members) and freed when their first member is destroyed (ens_batch_release_led).
+ * members) and freed when their first member is destroyed (cuda_batch_release_led).
  *
  * The members' LATMC_ENS_<MODEL>_BATCH=0 (Swendsen-Wang's: LATMC_ENS_SW_BATCH=0;
  * cuda_sim's ens_one_by_one, read when each was made) is asked of every member when the
@@ -19,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_backend.h"
+#include "cuda_batch.h"
 #include "cuda_check.h"
-#include "ens_batch_driver.h"
+#include "cuda_exec.h"
 
-static struct ens_batch_list batches = ENS_BATCH_LIST_INIT;
+static struct cuda_batch_list batches = CUDA_BATCH_LIST_INIT;
 
-static void batch_free(struct ens_batch *b)
+static void batch_free(struct cuda_batch *b)
 {
     if (!b)
         return;
@@ -39,13 +41,36 @@ static void batch_free(struct ens_batch *b)
     free(b);
 }
 
-void ens_batch_release_led(const latmc_sim *lead)
+void cuda_batch_release_led(const latmc_sim *lead)
 {
-    struct ens_batch *b;
-    while ((b = (struct ens_batch *)ens_batch_take_led(&batches, lead))) {
+    struct cuda_batch *b;
+    while ((b = (struct cuda_batch *)cuda_batch_list_take_led(&batches, lead))) {
         cudaSetDevice(b->device);
         batch_free(b);
     }
+}
+
+struct cuda_box *cuda_batch_member_box(const latmc_sim *sim, int model)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct cuda_leaf *leaf = NULL;
+    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
+    return b && leaf->model == model ? b : NULL;
+}
+
+const struct latmc_lattice *cuda_batch_lattice_of(const latmc_sim *sim)
+{
+    return &cuda_sim_of(sim)->lattice;
+}
+
+int cuda_batch_device_of(const latmc_sim *sim)
+{
+    return cuda_sim_of(sim)->device;
+}
+
+int cuda_batch_member_couplings(const latmc_sim *sim, float *buf)
+{
+    return cuda_exec_get_couplings(sim, cuda_sim_of(sim)->exec, buf);
 }
 
 static int no_room(void)
@@ -63,10 +88,10 @@ static bool one_by_one(const latmc_sim *sim)
 
 /* The ensemble's batch, made at its first call (on the members' device); one of a member
  * made to run one by one holds nothing on the device. */
-static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *const *members,
+static struct cuda_batch *new_batch(const struct cuda_batch_ops *ops, latmc_sim *const *members,
                                    int n, int *st)
 {
-    struct ens_batch *b = calloc(1, ops->batch_bytes);
+    struct cuda_batch *b = calloc(1, ops->batch_bytes);
     if (!b) {
         *st = no_room();
         return NULL;
@@ -75,7 +100,10 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
     b->link.lead = members[0];
     b->ops = ops;
     b->n = n;
-    b->device = cuda_sim_of(members[0])->device;
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    b->device = cs0->device;
+    b->stream = cs0->stream;
+    b->lattice = &cs0->lattice;
     b->members = malloc((size_t)n * sizeof *b->members);
     b->table = malloc((size_t)n * ops->entry_bytes);
     b->last = malloc((size_t)n * ops->entry_bytes);
@@ -107,12 +135,12 @@ static struct ens_batch *new_batch(const struct ens_batch_ops *ops, latmc_sim *c
 }
 
 /* Whether the model takes whole sweeps a launch for sim's lattice (ops->whole_sweeps). */
-static bool whole_sweeps(const struct ens_batch_ops *ops, const latmc_sim *sim)
+static bool whole_sweeps(const struct cuda_batch_ops *ops, const latmc_sim *sim)
 {
     return ops->whole_sweeps && ops->whole_sweeps(sim);
 }
 
-unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim)
+unsigned cuda_batch_caps(const struct cuda_batch_ops *ops, const latmc_sim *sim)
 {
     if (sim->desc.model != ops->model || !ops->member_ok(sim) || one_by_one(sim))
         return 0u;
@@ -123,7 +151,7 @@ unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim)
  * alone of the model on its device, one chain (same_chain), all at the same sweep
  * (same_sweeps). (Whether one was made to run one by one is asked once, new_batch: the pass
  * here runs at every call and reads no more of a member than its entry does.) */
-static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
+static bool batchable(const struct cuda_batch_ops *ops, latmc_sim *const *members, int n,
                       bool same_sweeps)
 {
     const latmc_sim *first = members[0];
@@ -132,7 +160,7 @@ static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members
     const int device = cuda_sim_of(first)->device;
     for (int m = 0; m < n; m++) {
         const latmc_sim *sim = members[m];
-        if (!ens_batch_box(sim, ops->model) || cuda_sim_of(sim)->device != device ||
+        if (!cuda_batch_member_box(sim, ops->model) || cuda_sim_of(sim)->device != device ||
             (same_sweeps && sim->sweeps != first->sweeps) ||
             sim->desc.algorithm != first->desc.algorithm || !ops->same_chain(first, sim))
             return false;
@@ -140,21 +168,21 @@ static bool batchable(const struct ens_batch_ops *ops, latmc_sim *const *members
     return true;
 }
 
-void ens_batch_put_back(struct ens_batch *b)
+void cuda_batch_put_back(struct cuda_batch *b)
 {
-    ens_batch_put(&batches, &b->link);
+    cuda_batch_list_put(&batches, &b->link);
 }
 
-void ens_batch_table_moved(latmc_sim *const *members)
+void cuda_batch_table_moved(latmc_sim *const *members)
 {
-    struct ens_batch *b = (struct ens_batch *)ens_batch_take(&batches, members);
+    struct cuda_batch *b = (struct cuda_batch *)cuda_batch_list_take(&batches, members);
     if (!b)
         return;
     b->uploaded = false;
-    ens_batch_put_back(b);
+    cuda_batch_put_back(b);
 }
 
-struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *const *members,
+struct cuda_batch *cuda_batch_ready(const struct cuda_batch_ops *ops, latmc_sim *const *members,
                                   int n, bool same_sweeps, int *st)
 {
     if (n < 1 || !batchable(ops, members, n, same_sweeps)) {
@@ -164,7 +192,7 @@ struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *co
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     if ((*st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice")) < 0)
         return NULL;
-    struct ens_batch *b = (struct ens_batch *)ens_batch_take(&batches, members);
+    struct cuda_batch *b = (struct cuda_batch *)cuda_batch_list_take(&batches, members);
     if (b && (b->ops != ops || b->n != n ||
               memcmp(b->members, members, (size_t)n * sizeof *members) != 0)) {
         batch_free(b); /* another ensemble's array at the same address */
@@ -173,7 +201,7 @@ struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *co
     if (!b && !(b = new_batch(ops, members, n, st)))
         return NULL;
     if (b->one_by_one) { /* kept (the ensemble's choice), nothing launched */
-        ens_batch_put_back(b);
+        cuda_batch_put_back(b);
         *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
         return NULL;
     }
@@ -199,7 +227,7 @@ struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *co
 
 /* The calls a batch takes: steps and, where the members take them, whole sweeps, each as
  * the model says. */
-static bool calls_ok(const struct ens_batch_ops *ops, const latmc_sim *first,
+static bool calls_ok(const struct cuda_batch_ops *ops, const latmc_sim *first,
                      const struct latmc_step_call *calls, int n_calls)
 {
     for (int c = 0; c < n_calls; c++) {
@@ -213,7 +241,7 @@ static bool calls_ok(const struct ens_batch_ops *ops, const latmc_sim *first,
     return true;
 }
 
-void ens_batch_log_kind(struct ens_batch *b, int kind)
+void cuda_batch_log_kind(struct cuda_batch *b, int kind)
 {
     const unsigned bit = 1u << kind;
     if (b->logged & bit)
@@ -221,10 +249,10 @@ void ens_batch_log_kind(struct ens_batch *b, int kind)
     b->logged |= bit;
     cuda_core->log(b->members[0]->ctx, LATMC_LOG_DEBUG, "CUDA ensembles: %d %s members in "
                    "batched launches, the %s, %s", b->n, b->ops->name, b->ops->codes[kind & 1],
-                   kind & ENS_BATCH_FUSED ? "whole sweeps a launch" : b->ops->step_launch);
+                   kind & CUDA_BATCH_FUSED ? "whole sweeps a launch" : b->ops->step_launch);
 }
 
-void ens_batch_log_measure(struct ens_batch *b)
+void cuda_batch_log_measure(struct cuda_batch *b)
 {
     if (b->logged & 16u)
         return;
@@ -233,7 +261,7 @@ void ens_batch_log_measure(struct ens_batch *b)
                    "measured %s", b->n, b->ops->name, b->ops->measure_launches);
 }
 
-int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step_call *calls,
+int cuda_batch_run_steps(const struct cuda_batch_ops *ops, const struct latmc_step_call *calls,
                         int n_calls, uint64_t *accepted, uint64_t *attempted)
 {
     latmc_sim *const *members = calls[0].members;
@@ -243,10 +271,10 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
         !calls_ok(ops, first, calls, n_calls))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these steps");
     int st = LATMC_OK;
-    struct ens_batch *b = ens_batch_ready(ops, members, n, true, &st);
+    struct cuda_batch *b = cuda_batch_ready(ops, members, n, true, &st);
     if (!b)
         return st;
-    const cudaStream_t stream = ens_batch_lead(b)->stream;
+    const cudaStream_t stream = b->stream;
     const size_t count_bytes =
         (size_t)n * (ops->counts_attempted ? 2u : 1u) * sizeof *b->changed;
     if (st == LATMC_OK && ops->counts)
@@ -264,7 +292,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
                 st = cuda_check(ops->sweeps(b, k, k->sweep + done, count, &kind),
                                 "launching the members' sweeps");
                 if (st == LATMC_OK)
-                    ens_batch_log_kind(b, kind);
+                    cuda_batch_log_kind(b, kind);
                 done += count;
             }
             tried += k->n_sweeps * per_sweep;
@@ -272,7 +300,7 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
         }
         st = cuda_check(ops->step(b, k, &kind), "launching the members' step");
         if (st == LATMC_OK)
-            ens_batch_log_kind(b, kind);
+            cuda_batch_log_kind(b, kind);
         if (k->step.index == 0) /* as the executor counts a sweep (cuda_exec_run_steps) */
             tried += per_sweep;
     }
@@ -291,33 +319,33 @@ int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step
             accepted[m] += ops->counts ? b->changed[m] : tried;
             attempted[m] += ops->counts && ops->counts_attempted ? b->changed[n + m] : tried;
         }
-    ens_batch_put_back(b);
+    cuda_batch_put_back(b);
     return st;
 }
 
-int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
+int cuda_batch_measure(const struct cuda_batch_ops *ops, latmc_sim *const *members, int n,
                       void *sums)
 {
     if (!ops->measure)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     int st = LATMC_OK;
-    struct ens_batch *b = ens_batch_ready(ops, members, n, false, &st);
+    struct cuda_batch *b = cuda_batch_ready(ops, members, n, false, &st);
     if (!b)
         return st;
     if (st == LATMC_OK)
         st = ops->measure(b, sums);
     if (st == LATMC_OK)
-        ens_batch_log_measure(b);
-    const cudaError_t fin = cudaStreamSynchronize(ens_batch_lead(b)->stream);
+        cuda_batch_log_measure(b);
+    const cudaError_t fin = cudaStreamSynchronize(b->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "measuring the members");
     if (st == LATMC_OK && ops->measured)
         ops->measured(b, sums);
-    ens_batch_put_back(b);
+    cuda_batch_put_back(b);
     return st;
 }
 
-int ens_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
+int cuda_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
                           const char *env, const char *what)
 {
     unsigned long long diffs = 0;

@@ -4,37 +4,37 @@
  * a mutex. A call takes its batch out of the list and puts it back when done, so that two
  * threads never use one batch at once; the destruction of its first member (an ensemble
  * destroys its members in order) takes it out for good.
- * A batch's struct starts with its struct ens_batch_link.
+ * A batch's struct starts with its struct cuda_batch_link.
  */
-#ifndef LATMC_CUDA_ENS_BATCH_LIST_H
-#define LATMC_CUDA_ENS_BATCH_LIST_H
+#ifndef LATMC_CUDA_BATCH_LIST_H
+#define LATMC_CUDA_BATCH_LIST_H
 
 #include <pthread.h>
 #include <stddef.h>
 
 #include "internal.h" /* latmc_sim */
 
-struct ens_batch_link {
-    struct ens_batch_link *next;
+struct cuda_batch_link {
+    struct cuda_batch_link *next;
     latmc_sim *const *key; /* the ensemble's member array */
     const latmc_sim *lead; /* its member 0 when the batch was made */
 };
 
-struct ens_batch_list {
+struct cuda_batch_list {
     pthread_mutex_t lock;
-    struct ens_batch_link *head;
+    struct cuda_batch_link *head;
 };
 
-#define ENS_BATCH_LIST_INIT { PTHREAD_MUTEX_INITIALIZER, NULL }
+#define CUDA_BATCH_LIST_INIT { PTHREAD_MUTEX_INITIALIZER, NULL }
 
 /* Remove and return the first batch of `key` (key not NULL) or made with `lead` as member
  * 0 (NULL when there is none). */
-static inline struct ens_batch_link *ens_batch_take_first(struct ens_batch_list *l,
+static inline struct cuda_batch_link *cuda_batch_list_take_first(struct cuda_batch_list *l,
                                                           latmc_sim *const *key,
                                                           const latmc_sim *lead)
 {
     pthread_mutex_lock(&l->lock);
-    struct ens_batch_link **p = &l->head, *b = NULL;
+    struct cuda_batch_link **p = &l->head, *b = NULL;
     while (*p && (key ? (*p)->key != key : (*p)->lead != lead))
         p = &(*p)->next;
     if (*p) {
@@ -47,20 +47,20 @@ static inline struct ens_batch_link *ens_batch_take_first(struct ens_batch_list 
 }
 
 /* The batch of `key`, removed (NULL when there is none). */
-static inline struct ens_batch_link *ens_batch_take(struct ens_batch_list *l,
+static inline struct cuda_batch_link *cuda_batch_list_take(struct cuda_batch_list *l,
                                                     latmc_sim *const *key)
 {
-    return ens_batch_take_first(l, key, NULL);
+    return cuda_batch_list_take_first(l, key, NULL);
 }
 
 /* A batch made with `lead` as member 0, removed (NULL when there is none). */
-static inline struct ens_batch_link *ens_batch_take_led(struct ens_batch_list *l,
+static inline struct cuda_batch_link *cuda_batch_list_take_led(struct cuda_batch_list *l,
                                                         const latmc_sim *lead)
 {
-    return ens_batch_take_first(l, NULL, lead);
+    return cuda_batch_list_take_first(l, NULL, lead);
 }
 
-static inline void ens_batch_put(struct ens_batch_list *l, struct ens_batch_link *b)
+static inline void cuda_batch_list_put(struct cuda_batch_list *l, struct cuda_batch_link *b)
 {
     pthread_mutex_lock(&l->lock);
     b->next = l->head;

@@ -1,20 +1,25 @@
 /*
- * Internal to the CUDA module: the batch driver of the ensembles whose members run in one
- * launch a step or whole sweeps a launch (Heisenberg: ens_heisenberg_batch.c; Potts:
- * ens_potts_batch.c; phi^4: ens_phi4_batch.c; Swendsen-Wang's cluster steps of Ising and
- * Potts: ens_sw_batch.c; doc/ensembles.md "Execution"). What every such model does alike
- * is written here once:
- * a batch kept from call to call per member array (ens_batch_list.h), made ready at each
- * call (the members checked, their device table rebuilt on the host and uploaded only when
- * it changed), the plan's calls checked and run (a launch a step, or whole sweeps a launch
- * in stretches), the launch kinds logged once, the counters read back, the members' sums
- * measured. A model gives a table of callbacks (struct ens_batch_ops): what a member is,
- * its entry of the device table, its launches and its measurement. A model's own runs
- * over the batch (Heisenberg's tempering on the device, ens_tempering.c) take it ready
- * and give it back themselves (ens_batch_ready, ens_batch_put_back).
+ * Internal to the CUDA module: the batch layout of ensembles, whose members run in one
+ * launch a step or whole sweeps a launch, as a model's leaf sees it (doc/ensembles.md
+ * "Execution"). A model gives a table of callbacks (struct cuda_batch_ops: what a member
+ * is, its entry of the device table, its launches and its measurement; Heisenberg:
+ * heisenberg/cuda_heisenberg_batch.c, Potts: potts/cuda_potts_batch.c, phi^4:
+ * phi4/cuda_phi4_batch.c, Swendsen-Wang's cluster steps of Ising and Potts:
+ * clusters/cuda_sw_batch.c); the driver (cuda_batch.c) does, once for every model, what
+ * they do alike: a batch kept from call to call per member array (cuda_batch_list.h), made
+ * ready at each call (the members checked, their device table rebuilt on the host and
+ * uploaded only when it changed), the plan's calls checked and run (a launch a step, or
+ * whole sweeps a launch in stretches), the launch kinds logged once, the counters read
+ * back, the members' sums measured. A model's own runs over the batch (tempering on the
+ * device, ensembles/ens_tempering.c) take it ready and give it back themselves
+ * (cuda_batch_ready, cuda_batch_put_back).
+ *
+ * A leaf reaches a member sim's device state only through this header's functions (the
+ * member's box, its lattice, device and couplings): like cuda_leaf.h, it names neither the
+ * module's sim (cuda_backend.h) nor the executor's internals (cuda_exec.h).
  */
-#ifndef LATMC_CUDA_ENS_BATCH_DRIVER_H
-#define LATMC_CUDA_ENS_BATCH_DRIVER_H
+#ifndef LATMC_CUDA_BATCH_H
+#define LATMC_CUDA_BATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,21 +28,28 @@
 #include <cuda_runtime_api.h>
 
 #include "box.h"
-#include "cuda_backend.h"
-#include "cuda_exec.h"
+#include "cuda_batch_list.h"
 #include "cuda_leaf.h"
-#include "ens_batch_list.h"
 #include "internal.h"
+#include "lattice_numbering.h"
 
 /* A launch's kind, as a model's launch callback reports it (logged once a kind): bit 0
- * the model's code (ops->codes[bit]), ENS_BATCH_FUSED whole sweeps in the launch. */
-#define ENS_BATCH_FUSED 2
+ * the model's code (ops->codes[bit]), CUDA_BATCH_FUSED whole sweeps in the launch. */
+#define CUDA_BATCH_FUSED 2
 
 /* A batch: the driver's part, first in the model's own struct (ops->batch_bytes). */
-struct ens_batch {
-    struct ens_batch_link link; /* first: the list's (key: the ensemble's member array) */
-    const struct ens_batch_ops *ops;
+struct cuda_batch {
+    struct cuda_batch_link link; /* first: the list's (key: the ensemble's member array) */
+    const struct cuda_batch_ops *ops;
     latmc_sim **members;        /* the members it was built for (pointers compared) */
+    /* The lead's (members[0]'s) stream and stored lattice: the launches'. The launches
+     * read and write every member's memory on that stream alone, waiting for no member's
+     * own stream: they rely on every call of a sim on this module returning with its
+     * streams idle (init_spins, set_spins, params_changed and the measurements finish
+     * them; a sweep waits at its last step, also after a failure), and the batch's calls
+     * wait for this stream before they return, also after a failed launch. */
+    cudaStream_t stream;
+    const struct latmc_lattice *lattice;
     int n, device;
     bool one_by_one;            /* a member made with LATMC_ENS_<MODEL>_BATCH=0: nothing on
                                    the device, every call declines (a member's choice is
@@ -53,14 +65,14 @@ struct ens_batch {
 };
 
 /* A model's part. Callbacks marked optional may be NULL. */
-struct ens_batch_ops {
+struct cuda_batch_ops {
     int model;                /* LATMC_MODEL_* */
     const char *name;         /* in the debug lines (the tests look for them) */
     const char *codes[2];     /* the code a launch of kind bit 0 = 0 / 1 runs */
     const char *step_launch;  /* how a launch of a step is named ("a launch a step"; NULL
                                  where the model takes no steps) */
     const char *measure_launches; /* how the measurement is launched ("in one launch") */
-    size_t batch_bytes;       /* the model's batch struct, struct ens_batch first */
+    size_t batch_bytes;       /* the model's batch struct, struct cuda_batch first */
     size_t entry_bytes;       /* a member's entry of the device table */
     bool counts;              /* the launches count accepted updates a member (else the
                                  accepted count is the attempted one) */
@@ -68,7 +80,7 @@ struct ens_batch_ops {
                                  into changed[n + m] (Wolff: its cluster's sites; else
                                  per_sweep's a sweep) */
     /* A sim that can be a batch's member 0: the model's algorithm, a box alone
-     * (ens_batch_box), a shape the kernels take (also the capabilities' question). */
+     * (cuda_batch_member_box), a shape the kernels take (also the capabilities' question). */
     bool (*member_ok)(const latmc_sim *sim);
     /* Whether sim (a box alone of the model) runs in one launch with member 0 `first`. */
     bool (*same_chain)(const latmc_sim *first, const latmc_sim *sim);
@@ -85,50 +97,42 @@ struct ens_batch_ops {
     /* Optional: the model's part of a new batch (members, n and device set, the current
      * device its own; before the driver's device memory: dev_table and dev_changed not
      * yet made); a failure frees the batch. */
-    int (*init)(struct ens_batch *b);
+    int (*init)(struct cuda_batch *b);
     /* Optional: frees the model's part (also of a batch init failed on). */
-    void (*fini)(struct ens_batch *b);
+    void (*fini)(struct cuda_batch *b);
     /* Member m's entry (zeroed) of this call's table. */
-    void (*entry)(struct ens_batch *b, int m, void *entry);
-    /* The launches of step call k on every member (*kind: its code, ENS_BATCH_FUSED not
+    void (*entry)(struct cuda_batch *b, int m, void *entry);
+    /* The launches of step call k on every member (*kind: its code, CUDA_BATCH_FUSED not
      * set; NULL where call_ok takes no step), and of n whole sweeps from sweep0 on (of
-     * call k, *kind with ENS_BATCH_FUSED where they ran as whole sweeps). On the lead's
+     * call k, *kind with CUDA_BATCH_FUSED where they ran as whole sweeps). On the lead's
      * stream; dev_changed counts. */
-    cudaError_t (*step)(struct ens_batch *b, const struct latmc_step_call *k, int *kind);
-    cudaError_t (*sweeps)(struct ens_batch *b, const struct latmc_step_call *k,
+    cudaError_t (*step)(struct cuda_batch *b, const struct latmc_step_call *k, int *kind);
+    cudaError_t (*sweeps)(struct cuda_batch *b, const struct latmc_step_call *k,
                           uint64_t sweep0, uint64_t n, int *kind);
     /* The measurement's launches and read-back on the lead's stream (the driver waits for
      * it; NULL: the members are measured one by one); optional measured: after the wait,
      * what the model does with what it read. */
-    int (*measure)(struct ens_batch *b, void *sums);
-    void (*measured)(struct ens_batch *b, void *sums);
+    int (*measure)(struct cuda_batch *b, void *sums);
+    void (*measured)(struct cuda_batch *b, void *sums);
 };
-
-/* The batch's lead (members[0]): its stream and lattice are the launches'. The launches
- * read and write every member's memory on that stream alone, waiting for no member's own
- * stream: they rely on every call of a sim on this module returning with its streams idle
- * (init_spins, set_spins, params_changed and the measurements finish them; a sweep waits
- * at its last step, also after a failure), and the batch's calls wait for the lead's
- * stream before they return, also after a failed launch. */
-static inline struct cuda_sim *ens_batch_lead(const struct ens_batch *b)
-{
-    return cuda_sim_of(b->members[0]);
-}
 
 /* The box of a member of this model that is one box alone on the executor
  * (cuda_exec_lone_box), or NULL. */
-static inline struct cuda_box *ens_batch_box(const latmc_sim *sim, int model)
-{
-    const struct cuda_sim *cs = cuda_sim_of(sim);
-    const struct cuda_leaf *leaf = NULL;
-    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
-    return b && leaf->model == model ? b : NULL;
-}
+struct cuda_box *cuda_batch_member_box(const latmc_sim *sim, int model);
+
+/* A member's stored lattice (the module's sim's: a box alone's, also before any batch is
+ * made) and device. */
+const struct latmc_lattice *cuda_batch_lattice_of(const latmc_sim *sim);
+int cuda_batch_device_of(const latmc_sim *sim);
+
+/* A member's couplings as floats, ndim a site (the executor's authoritative values,
+ * whatever set them: cuda_exec_get_couplings). */
+int cuda_batch_member_couplings(const latmc_sim *sim, float *buf);
 
 /* The batch layout's capabilities for a sim (lib/box.h): none where it cannot be a member
  * 0 or was made to run one by one (cuda_sim's ens_one_by_one), else a batch, and whole
  * sweeps a launch where its lattice takes them. */
-unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim);
+unsigned cuda_batch_caps(const struct cuda_batch_ops *ops, const latmc_sim *sim);
 
 /*
  * A list of the plan's calls for the batch calls[0].members (lib/box.h): each step call
@@ -136,37 +140,37 @@ unsigned ens_batch_caps(const struct ens_batch_ops *ops, const latmc_sim *sim);
  * ops->sweeps_per_launch whole sweeps. LATMC_EUNSUPPORTED with nothing done for other
  * calls or members that cannot run together. The counters are read once.
  */
-int ens_batch_run_steps(const struct ens_batch_ops *ops, const struct latmc_step_call *calls,
+int cuda_batch_run_steps(const struct cuda_batch_ops *ops, const struct latmc_step_call *calls,
                         int n_calls, uint64_t *accepted, uint64_t *attempted);
 
 /* A batch's measurement (LATMC_STEP_MEASURE): the model's sums of every member,
  * LATMC_EUNSUPPORTED with nothing done where they do not run as a batch (the core measures
  * them one by one). */
-int ens_batch_measure(const struct ens_batch_ops *ops, latmc_sim *const *members, int n,
+int cuda_batch_measure(const struct cuda_batch_ops *ops, latmc_sim *const *members, int n,
                       void *sums);
 
 /* The batches made with `lead` as member 0, if any, freed (the sim is being destroyed). */
-void ens_batch_release_led(const latmc_sim *lead);
+void cuda_batch_release_led(const latmc_sim *lead);
 
 /*
  * The batch of these members (made at their first call) with this call's table on the
  * device, uploaded on the lead's stream where it changed (same_sweeps: every member at
  * member 0's sweep). NULL with *st set (LATMC_EUNSUPPORTED: they cannot run together, or a
  * member was made to run one by one) or a batch with *st a failure of the upload; either
- * batch is given back with ens_batch_put_back (no other thread uses it meanwhile).
+ * batch is given back with cuda_batch_put_back (no other thread uses it meanwhile).
  */
-struct ens_batch *ens_batch_ready(const struct ens_batch_ops *ops, latmc_sim *const *members,
+struct cuda_batch *cuda_batch_ready(const struct cuda_batch_ops *ops, latmc_sim *const *members,
                                   int n, bool same_sweeps, int *st);
-void ens_batch_put_back(struct ens_batch *b);
+void cuda_batch_put_back(struct cuda_batch *b);
 
 /* The device's table of this member array's batch (if any) no longer what the host
  * uploaded (Heisenberg's tempering rounds wrote into it): its next call uploads. */
-void ens_batch_table_moved(latmc_sim *const *members);
+void cuda_batch_table_moved(latmc_sim *const *members);
 
 /* Debug lines, each once a batch (which code the members took; the tests check them):
  * a launch of `kind` ran (after it was launched), the measurement ran. */
-void ens_batch_log_kind(struct ens_batch *b, int kind);
-void ens_batch_log_measure(struct ens_batch *b);
+void cuda_batch_log_kind(struct cuda_batch *b, int kind);
+void cuda_batch_log_measure(struct cuda_batch *b);
 
 /* A =check mode's count of differences (dev_diffs, on the device), after a list's launches
  * on `stream` were waited for, whatever the list answered (status): where it succeeded,
@@ -174,7 +178,7 @@ void ens_batch_log_measure(struct ens_batch *b);
  * the count cleared wherever it may hold some (a difference, or the launches of a list that
  * failed before its count was read), so that the next list counts only its own. Returns
  * the list's status where it failed. */
-int ens_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
+int cuda_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
                           const char *env, const char *what);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Potts members of an ensemble in one launch: the host side of potts_batch_kernels.cu
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
- * (ens_batch_driver.c: the batch kept between calls, its table, the run of the plan's
+ * (exec/cuda_batch.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame).
  *
  * A member's entry is its sim's device bytes (updated in place), its decision tables (the
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_leaf.h"
-#include "ens_batch_driver.h"
 #include "potts_batch.h"
 #include "model.h"
 #include "potts.h"
@@ -32,19 +32,19 @@
 #define ENS_POTTS_SWEEPS_PER_LAUNCH 256
 
 struct potts_batch {
-    struct ens_batch b;   /* first: the driver's */
+    struct cuda_batch b;   /* first: the driver's */
     bool steps_only;      /* ENS_POTTS_SWEEP_ENV "steps" when made */
     unsigned long long *dev_sums, *sums; /* q + 1 a member (made on first use) */
 };
 
-static int potts_init(struct ens_batch *b)
+static int potts_init(struct cuda_batch *b)
 {
     const char *env = getenv(ENS_POTTS_SWEEP_ENV);
     ((struct potts_batch *)b)->steps_only = env && strcmp(env, "steps") == 0;
     return LATMC_OK;
 }
 
-static void potts_fini(struct ens_batch *b)
+static void potts_fini(struct cuda_batch *b)
 {
     struct potts_batch *p = (struct potts_batch *)b;
     cudaFree(p->dev_sums);
@@ -55,7 +55,7 @@ static void potts_fini(struct ens_batch *b)
  * run them a launch a colour step: steps_only). */
 static bool potts_whole_sweeps(const latmc_sim *sim)
 {
-    return cuda_ens_potts_fused_fits(&cuda_sim_of(sim)->lattice);
+    return cuda_ens_potts_fused_fits(cuda_batch_lattice_of(sim));
 }
 
 /* A member 0: Potts of a local update (the cluster algorithms run their own steps), one
@@ -66,7 +66,7 @@ static bool potts_member_ok(const latmc_sim *sim)
            (sim->desc.algorithm == LATMC_ALGO_METROPOLIS ||
             sim->desc.algorithm == LATMC_ALGO_HEATBATH) &&
            sim->desc.replicas == 1 && sim->desc.ndim >= 2 && sim->desc.ndim <= 3 &&
-           sim->nsites < ((int64_t)1 << 31) && ens_batch_box(sim, LATMC_MODEL_POTTS);
+           sim->nsites < ((int64_t)1 << 31) && cuda_batch_member_box(sim, LATMC_MODEL_POTTS);
 }
 
 static bool potts_same_chain(const latmc_sim *first, const latmc_sim *sim)
@@ -105,10 +105,10 @@ static uint64_t potts_sweeps_per_launch(const latmc_sim *first)
     return ENS_POTTS_SWEEPS_PER_LAUNCH;
 }
 
-static void potts_entry(struct ens_batch *b, int m, void *entry)
+static void potts_entry(struct cuda_batch *b, int m, void *entry)
 {
     const latmc_sim *sim = b->members[m];
-    const struct cuda_box *box = ens_batch_box(sim, LATMC_MODEL_POTTS); /* batchable */
+    const struct cuda_box *box = cuda_batch_member_box(sim, LATMC_MODEL_POTTS); /* batchable */
     struct cuda_ens_potts_member *e = entry;
     e->spins = box->data;
     e->tables = box->tables;
@@ -116,7 +116,7 @@ static void potts_entry(struct ens_batch *b, int m, void *entry)
 }
 
 /* The members' chain (algorithm, q, colours): what every launch runs. */
-static struct cuda_ens_potts_run potts_run(const struct ens_batch *b, uint32_t sub)
+static struct cuda_ens_potts_run potts_run(const struct cuda_batch *b, uint32_t sub)
 {
     const latmc_sim *first = b->members[0];
     struct cuda_ens_potts_run run;
@@ -128,16 +128,15 @@ static struct cuda_ens_potts_run potts_run(const struct ens_batch *b, uint32_t s
     return run;
 }
 
-static cudaError_t potts_launch(struct ens_batch *b, const struct cuda_ens_potts_run *run,
+static cudaError_t potts_launch(struct cuda_batch *b, const struct cuda_ens_potts_run *run,
                                 int *rows)
 {
-    struct cuda_sim *cs0 = ens_batch_lead(b);
-    return cuda_ens_potts_steps(cs0->stream, &cs0->lattice, b->dev_table, b->n, run,
+    return cuda_ens_potts_steps(b->stream, b->lattice, b->dev_table, b->n, run,
                                 b->dev_changed, rows);
 }
 
 /* A colour step, its draws named by the plan. */
-static cudaError_t potts_step(struct ens_batch *b, const struct latmc_step_call *k, int *kind)
+static cudaError_t potts_step(struct cuda_batch *b, const struct latmc_step_call *k, int *kind)
 {
     struct cuda_ens_potts_run run = potts_run(b, k->step.sub);
     run.rng = k->step.rng;
@@ -147,7 +146,7 @@ static cudaError_t potts_step(struct ens_batch *b, const struct latmc_step_call 
 
 /* Whole sweeps in one launch, or (steps_only) their steps a launch each, named as the
  * whole-sweep kernel names them. */
-static cudaError_t potts_sweeps(struct ens_batch *b, const struct latmc_step_call *k,
+static cudaError_t potts_sweeps(struct cuda_batch *b, const struct latmc_step_call *k,
                                 uint64_t sweep0, uint64_t n, int *kind)
 {
     struct cuda_ens_potts_run run = potts_run(b, k->step.sub);
@@ -156,7 +155,7 @@ static cudaError_t potts_sweeps(struct ens_batch *b, const struct latmc_step_cal
         run.sweep0 = sweep0;
         run.n_sweeps = n;
         err = potts_launch(b, &run, kind);
-        *kind |= ENS_BATCH_FUSED;
+        *kind |= CUDA_BATCH_FUSED;
         return err;
     }
     for (uint64_t s = 0; s < n && err == cudaSuccess; s++)
@@ -169,11 +168,10 @@ static cudaError_t potts_sweeps(struct ens_batch *b, const struct latmc_step_cal
 }
 
 /* Every member's sums in one launch: q + 1 counters each, read back into the batch. */
-static int potts_measure(struct ens_batch *b, void *sums)
+static int potts_measure(struct cuda_batch *b, void *sums)
 {
     (void)sums;
     struct potts_batch *p = (struct potts_batch *)b;
-    struct cuda_sim *cs0 = ens_batch_lead(b);
     const int q = b->members[0]->desc.q;
     const size_t bytes = (size_t)b->n * ((size_t)q + 1) * sizeof *p->sums;
     int st = LATMC_OK;
@@ -185,12 +183,12 @@ static int potts_measure(struct ens_batch *b, void *sums)
                      : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the members' sums");
     }
     if (st == LATMC_OK)
-        st = cuda_check(cuda_ens_potts_measure(cs0->stream, &cs0->lattice, b->dev_table, b->n,
+        st = cuda_check(cuda_ens_potts_measure(b->stream, b->lattice, b->dev_table, b->n,
                                                q, p->dev_sums),
                         "launching the members' measurement");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(p->sums, p->dev_sums, bytes, cudaMemcpyDeviceToHost,
-                                        cs0->stream), "reading the members' sums");
+                                        b->stream), "reading the members' sums");
     return st;
 }
 
@@ -206,13 +204,13 @@ void cuda_ens_potts_sums_of(const unsigned long long *counters, int n, int q, vo
     }
 }
 
-static void potts_measured(struct ens_batch *b, void *sums)
+static void potts_measured(struct cuda_batch *b, void *sums)
 {
     const struct potts_batch *p = (const struct potts_batch *)b;
     cuda_ens_potts_sums_of(p->sums, b->n, b->members[0]->desc.q, sums);
 }
 
-static const struct ens_batch_ops potts_ops = {
+static const struct cuda_batch_ops potts_ops = {
     .model = LATMC_MODEL_POTTS,
     .name = "Potts",
     .codes = { "reference update", "row kernels' code" },
@@ -239,15 +237,15 @@ static const struct ens_batch_ops potts_ops = {
 int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
                              uint64_t *accepted, uint64_t *attempted)
 {
-    return ens_batch_run_steps(&potts_ops, calls, n_calls, accepted, attempted);
+    return cuda_batch_run_steps(&potts_ops, calls, n_calls, accepted, attempted);
 }
 
 unsigned cuda_ens_potts_caps(const latmc_sim *sim)
 {
-    return ens_batch_caps(&potts_ops, sim);
+    return cuda_batch_caps(&potts_ops, sim);
 }
 
 int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    return ens_batch_measure(&potts_ops, members, n, sums);
+    return cuda_batch_measure(&potts_ops, members, n, sums);
 }
