@@ -4,4 +4,4 @@
 # Needs nvcc, no GPU.
 # Usage: tools/lanes-host-check.sh [BUILD_DIR]   (from the repository root; default build)
 exec bash tools/nvcc-host-check.sh "${1:-build}" tools/lanes_host_check.cu -std=c++14 \
-    -DLANES_HOST_CHECK -include vector -Ibackends/cuda/ensembles -Ibackends/cuda
+    -DLANES_HOST_CHECK -include vector -Ibackends/cuda/ising -Ibackends/cuda

@@ -1,5 +1,5 @@
 // Host check (no GPU needed): the CUDA member-lanes kernel's site functions
-// (backends/cuda/ensembles/ens_lanes_kernels.cu: lanes_site_fast, every form, forced classes as
+// (backends/cuda/ising/ising_lanes_kernels.cu: lanes_site_fast, every form, forced classes as
 // the kernels build them; the register form's head and tail, lanes_regs_head and
 // lanes_regs_tail, each undecided word's tail run at once) against the CPU's
 // latmc_ens_lanes_update_site_sliced, word for word; the register form's sites' table
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include "ens_lanes_kernels.cu"
+#include "ising_lanes_kernels.cu"
 
 /* The module's per-device cache (cuda_device.c, C11 atomics) stands outside this host
  * program: cuda_allow_shared's one call asks the runtime directly. */

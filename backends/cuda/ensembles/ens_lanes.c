@@ -1,7 +1,8 @@
 /*
  * ops.ens_lanes of the CUDA module (lib/backend.h; doc/ensembles.md "Member lanes"): the
  * group words of an ensemble's member lanes in device memory between calls, kept in member
- * 0's cuda_sim and freed with it; the sweeps and the rounds' sums by ens_lanes_kernels.cu.
+ * 0's cuda_sim and freed with it; the sweeps and the rounds' sums by Ising's kernels
+ * (ising/ising_lanes_kernels.cu).
  * Every member must be a lattice alone on member 0's device (an ensemble's members are).
  */
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include "cuda_device.h"
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h" /* latmc_ens_lanes_symmetric */
+#include "ising_lanes.h"
 
 struct cuda_ens_lanes {
     int groups, ndim;
@@ -60,7 +62,7 @@ static struct latmc_lattice lattice_of(const struct latmc_ens_lanes_job *job)
     return g;
 }
 
-/* The sites' table (ens_lanes.h) onto the device; where the host cannot make it, none (the
+/* The sites' table (ising_lanes.h) onto the device; where the host cannot make it, none (the
  * kernel computes the sites: the same words). */
 static int table_load(struct cuda_ens_lanes *l, const struct latmc_lattice *g)
 {
@@ -139,7 +141,7 @@ static int form_is(const char *name)
     return v && strcmp(v, name) == 0;
 }
 
-/* The kernel's form (ens_lanes.h) the tables allow: 0 heat bath, 1 Metropolis with every
+/* The kernel's form (ising_lanes.h) the tables allow: 0 heat bath, 1 Metropolis with every
  * present lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3 as 1
  * where moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u] =
  * 2^32: h = 0 and dE <= 0 there), the register form. A pass over every member's tables:

@@ -1,67 +1,12 @@
 /*
  * Internal to the CUDA module: the ensemble chain of member lanes (ensemble decisions = 2,
- * doc/ensembles.md "Member lanes") on the device. The group words (lib/ens_lanes_rules.h's
- * layout) stay in device memory between calls; one thread block per group of 32 members
- * runs every sweep of a call with the group's words in shared memory (where they fit), each
- * site by latmc_ens_lanes_update_site_sliced, the CPU's function, so the words, the draws
- * and the counters are the CPU path's bit for bit.
+ * doc/ensembles.md "Member lanes") on the device, ops.ens_lanes (ens_lanes.c): the group
+ * words (lib/ens_lanes_rules.h's layout) stay in device memory between calls, kept in
+ * member 0's cuda_sim; Ising's kernels run the sweeps and the sums
+ * (ising/ising_lanes_kernels.cu, ising_lanes.h).
  */
 #ifndef LATMC_CUDA_ENS_LANES_H
 #define LATMC_CUDA_ENS_LANES_H
-
-#include <stdint.h>
-
-#include <cuda_runtime_api.h>
-
-#include "ising.h"
-#include "lattice_numbering.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Entries (16 bytes each) of the register form's tail queue, static shared memory beside
- * the words (ens_lanes_kernels.cu, lanes_regs_sweeps). */
-#define CUDA_ENS_LANES_QUEUE 2048
-
-/* Shared memory bytes a block asks for to hold its group's words (spins, and bonds where
- * coupled); the kernel reads global memory where the device cannot give them. table: the
- * words and the register form's sites' table after them (0: the lattice is too large for
- * its 16-bit offsets). */
-size_t cuda_ens_lanes_shared_bytes(const struct latmc_lattice *g, int coupled, int table);
-
-/* The register form's sites' table of the lattice (N entries of 4 words, host memory; the
- * kernel copies it into shared memory): 0, or -1 where the lattice is too large for it or
- * memory ran out. */
-int cuda_ens_lanes_table_make(const struct latmc_lattice *g, uint32_t *out);
-
-/* n sweeps numbered sweep0 .. of groups = ceil(n_members / 32) groups: spin (groups x N
- * words), bond (groups x ndim N, NULL uniform), tables (groups x 32, the lanes' own),
- * changed[32 g + l] set to lane l's spins that changed. in_shared: the block's words in
- * shared memory (cuda_ens_lanes_shared_bytes, within the device's opt-in limit); 2: and
- * the register form's sites' table (`table`, device memory, cuda_ens_lanes_table_make's;
- * NULL: none) too. mode: -1 each site by latmc_ens_lanes_update_site_sliced itself (the
- * plain form); else its form compiled in for the kind of classes: 0 heat bath, 1
- * Metropolis where every lane's tables are symmetric (keys u, lib/ens_lanes_sliced.h), 2
- * Metropolis otherwise (keys (spin, k) in every group: the same words), 3 as 1 where every
- * lane accepts at u >= ndim (the register form: planes 0 .. 7 of the keys u < ndim in
- * registers, the tail queued). */
-cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
-                                  int n_members, int algorithm, uint64_t seed, uint64_t sweep0,
-                                  uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
-                                  const struct latmc_ising_tables *tables,
-                                  unsigned long long *changed, const uint32_t *table,
-                                  int in_shared, int mode);
-
-/* Every lane's latmc_ens_lanes_sums: sums[64 g + l] bonds, sums[64 g + 32 + l] spins. */
-cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,
-                                int n_members, const uint32_t *spin, const uint32_t *bond,
-                                long long *sums);
-
-#ifdef __cplusplus
-}
-
-#else /* the C side */
 
 #include "backend.h"
 
@@ -70,7 +15,5 @@ cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice 
 struct cuda_ens_lanes;
 int cuda_ens_lanes(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
 void cuda_ens_lanes_free(struct cuda_ens_lanes *l);
-
-#endif
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * The member lanes' chain on the device (ens_lanes.h; doc/ensembles.md "Member lanes").
+ * The member lanes' chain on the device (ising_lanes.h; doc/ensembles.md "Member lanes").
  *
  * One thread block per group of 32 members. The block copies the group's words (spins,
  * and +-J bond words) into shared memory where they fit, builds the group's classes (lib/
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 
 #include "cuda_launch.cuh"
-#include "ens_lanes.h"
 #include "ens_lanes_sliced.h"
 #include "cuda_philox.cuh"
+#include "ising_lanes.h"
 
 /* The site functions: host-callable in the host check (tools/lanes-host-check.sh). */
 #ifdef LANES_HOST_CHECK
