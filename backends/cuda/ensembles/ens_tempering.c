@@ -18,7 +18,7 @@
  * mu2, as Ising's thresholds), and how a list runs.
  *   - Ising: whole sweeps with the fused kernel (ising_batch_packed_kernels.cu), whose
  *     launch before a round also leaves every member's sums; or the chains resident
- *     (ens_temper_resident.cu). Two launches a round. Members too large for the fused
+ *     (ising/ising_batch_temper_kernels.cu). Two launches a round. Members too large for the fused
  *     kernel, and a single sweep before a round of its STREAM form: a launch a colour,
  *     the members' sums in one launch, then the round. Members of the byte layout: their
  *     fused kernel or colour launches, their sums, the round, whose move points a
@@ -357,7 +357,7 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
 #define RESIDENT_SWEEPS_PER_ROUND 24
 
 /*
- * Whether lists may run with the chains resident (ens_temper_resident.cu): where a block holds
+ * Whether lists may run with the chains resident (ising/ising_batch_temper_kernels.cu): where a block holds
  * a chain (words a multiple of 32, the shared memory fits) and the chains fill the device's
  * blocks well (a block per chain: few chains leave SMs idle, which the per-round launches,
  * a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they

@@ -155,7 +155,7 @@ cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_t
                                     struct cuda_ens_packed_member *members);
 
 /*
- * Tempering with the chains resident (ens_temper_resident.cu): one block per (sample,
+ * Tempering with the chains resident (ising_batch_temper_kernels.cu): one block per (sample,
  * replica) chain keeps the chain's nT members in shared memory through every sweep and
  * round of a list -- the same chain as the fused kernel plus cuda_ens_exchange_round, with
  * no launch, reload or host step per round. A list is segments of whole sweeps (sweep0 on,

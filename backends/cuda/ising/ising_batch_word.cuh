@@ -3,7 +3,7 @@
  * ensemble Ising kernel sees it: the per-colour and fused kernels
  * (ising_batch_packed_kernels.cu) differ only in where the neighbour indices and the
  * thresholds come from, so the word's neighbours, couplings, class sum, draws, decision and
- * bond count are written once here. The resident tempering chains (ens_temper_resident.cu)
+ * bond count are written once here. The resident tempering chains (ising_batch_temper_kernels.cu)
  * take the draws, the block products and the bond count from here and write the same
  * neighbours, class sums and decisions with fewer ALU-pipe instructions of their own.
  * Device only; everything inlines into its kernel (the callers' generated code is what it

@@ -1,6 +1,6 @@
 /*
- * Tempering on the device with the chains resident (ising_batch.h; ens_tempering.c picks
- * it): one block per (sample, replica) chain holds every member of the chain -- its nT
+ * Tempering on the device with the chains resident (ising_batch.h; ensembles/ens_tempering.c
+ * picks it): one block per (sample, replica) chain holds every member of the chain -- its nT
  * temperatures' spins, couplings and thresholds -- in shared memory for all sweeps and
  * exchange rounds of a list. A round then needs no launch, no sums in global memory and no
  * relaunch of the sweep kernel (the member's reload and store): the block's warps measure
