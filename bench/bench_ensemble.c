@@ -49,7 +49,8 @@
  * is and how it is timed).
  *
  * With --device cuda both run on the GPU: the ensemble's members in one launch per colour
- * (lib/ens_exec.c, backends/cuda/ensembles/ens_ising_batch.c), the lattice with the module's own kernels.
+ * (lib/ens_exec.c, backends/cuda/ising/cuda_ising_batch.c), the lattice with the module's own
+ * kernels.
  */
 #include <math.h>
 #include <stdio.h>

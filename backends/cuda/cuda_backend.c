@@ -2,7 +2,7 @@
  * The CUDA backend's operations (struct latmc_backend_ops): a sim of any model is its
  * leaf's boxes on the one executor (exec/cuda_exec.h), which every operation goes to; an
  * ensemble's members run as a batch of run_steps (ensembles/ens_batch_steps.c), and the
- * ensembles' other operations are in ensembles/ (ens_ising_batch.c, ens_tempering.c).
+ * ensembles' other operations are in ensembles/ (ising/cuda_ising_batch.c, ens_tempering.c).
  *
  * Every operation selects the sim's device (cudaSetDevice: the sim may be used from any
  * thread, one at a time), enqueues its work, and synchronises before returning, so that a
@@ -109,7 +109,7 @@ static int cuda_create(latmc_sim *sim)
         return st;
     }
     /* a box alone: its stream and lattice, on which the ensembles led by this sim run
-     * their batches (ensembles/ens_ising_batch.c) */
+     * their batches (ising/cuda_ising_batch.c) */
     const struct cuda_leaf *lone_leaf = NULL;
     const struct cuda_box *lone = cuda_exec_lone_box(cs->exec, &lone_leaf);
     if (lone) {

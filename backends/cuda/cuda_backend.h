@@ -17,17 +17,17 @@
 struct cuda_sim {
     int device;                         /* CUDA device ordinal: the first box's */
     /* A box alone (one box on one device, cuda_exec_lone_box): its stream and stored lattice,
-     * on which the ensembles it leads run (ensembles/ens_ising_batch.c); else NULL and unused.
+     * on which the ensembles it leads run (ising/cuda_ising_batch.c); else NULL and unused.
      */
     cudaStream_t stream;
     struct latmc_lattice lattice;
     struct cuda_exec *exec;             /* the one executor: the sim's boxes */
-    /* The batch state of an ensemble whose member 0 is this sim (ensembles/ens_ising_batch.c;
+    /* The batch state of an ensemble whose member 0 is this sim (ising/cuda_ising_batch.c;
      * NULL until its first batched call). */
     struct cuda_ens_batch *ens_batch;
     /* The tempering state of that ensemble on the device (ensembles/ens_tempering.c; NULL
      * until its first upload). Kept here, not in the batch, so that
-     * ensembles/ens_ising_batch.c never calls the tempering file that calls it. */
+     * ising/cuda_ising_batch.c never calls the tempering file that calls it. */
     struct cuda_ens_temper *ens_temper;
     /* The member lanes' words of that ensemble (ensembles/ens_lanes.c; NULL until loaded). */
     struct cuda_ens_lanes *ens_lanes;
@@ -35,7 +35,7 @@ struct cuda_sim {
      * Potts or phi^4 sim made with LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0 or
      * LATMC_ENS_PHI4_BATCH=0 in the environment (it also is measured and swaps its
      * parameters one by one: heisenberg/cuda_heisenberg_batch.c, exec/cuda_batch.c for
-     * Potts and phi^4, the swap in ens_ising_batch.c; the tests' reference), and a
+     * Potts and phi^4, the swap in ising/cuda_ising_batch.c; the tests' reference), and a
      * Swendsen-Wang or Wolff sim of Ising or Potts made with LATMC_ENS_SW_BATCH=0 (the
      * cluster steps' batch and its measurement: exec/cuda_batch.c, clusters/cuda_sw_batch.c;
      * their overlaps and swaps are one by one either way). Read once here, not at every launch

@@ -1,5 +1,5 @@
 /*
- * The batch capabilities the CUDA module declares for Ising (ensembles/ens_ising_batch.c),
+ * The batch capabilities the CUDA module declares for Ising (ising/cuda_ising_batch.c),
  * Potts, phi^4 and Heisenberg sims, and for Swendsen-Wang's Ising and Potts sims
  * (clusters/cuda_sw_batch.c)
  * (lib/box.h LATMC_STEP_CAP_BATCH, LATMC_STEP_CAP_BATCH_SWEEPS,
@@ -106,7 +106,7 @@ static void test_request_caps(void **state)
                      LATMC_STEP_CAP_BATCH_MEASURE);
 }
 
-/* Ising (ensembles/ens_ising_batch.c): whole sweeps and the device's tempering rounds for
+/* Ising (ising/cuda_ising_batch.c): whole sweeps and the device's tempering rounds for
  * members of any size below 2^32 sites, packed (2D 64^2 on the fused kernel, 512^2 past
  * it) or of the byte layout (L_x 40); the bit-sliced decisions none (their draws are not
  * the batch's). */

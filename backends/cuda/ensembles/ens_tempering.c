@@ -341,9 +341,9 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
     if (!measured) {
         err = cudaMemsetAsync(sums, 0, (size_t)n * sizeof *sums, stream);
         if (err == cudaSuccess)
-            err = ready->packed ? cuda_ens_packed_measure(stream, &ready->cs0->lattice,
+            err = ready->packed ? cuda_ens_packed_measure(stream, ready->lattice,
                                                           ready->dev, n, ready->coupled, sums)
-                                : cuda_ens_ising_measure(stream, &ready->cs0->lattice,
+                                : cuda_ens_ising_measure(stream, ready->lattice,
                                                          ready->bytes, n, sums);
     }
     const struct cuda_ens_round r = round_of(t, first, k);
@@ -357,8 +357,8 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
 #define RESIDENT_SWEEPS_PER_ROUND 24
 
 /*
- * Whether lists may run with the chains resident (ising/ising_batch_temper_kernels.cu): where a block holds
- * a chain (words a multiple of 32, the shared memory fits) and the chains fill the device's
+ * Whether lists may run with the chains resident (ising/ising_batch_temper_kernels.cu):
+ * where a block holds a chain (words a multiple of 32, the shared memory fits) and the chains fill the device's
  * blocks well (a block per chain: few chains leave SMs idle, which the per-round launches,
  * a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they
  * fit (the tests run both ways).
@@ -368,7 +368,7 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
 {
     int optin = 0, sms = 0, per_sm = 0;
     if (g->words % 32 != 0 || g->words > 1024 ||
-        cuda_device_smem_optin(ready->cs0->device, &optin) != cudaSuccess ||
+        cuda_device_smem_optin(ready->device, &optin) != cudaSuccess ||
         cuda_ens_chain_shared(g, t->nT) > (uint32_t)optin) {
         (void)cudaGetLastError();
         return false;
@@ -378,7 +378,7 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
         return true;
     const struct cuda_ens_round r = { .n_samples = t->n_samples, .n_temperatures = t->nT,
                                       .n_replicas = t->n_replicas };
-    if (cuda_device_sm_count(ready->cs0->device, &sms) != cudaSuccess ||
+    if (cuda_device_sm_count(ready->device, &sms) != cudaSuccess ||
         cuda_ens_chain_run(NULL, g, &t->d, &r, NULL, NULL, NULL, &per_sm) != cudaSuccess ||
         per_sm < 1) {
         (void)cudaGetLastError();
@@ -615,7 +615,7 @@ static int run_in_parts(struct cuda_ens_temper *t, const struct temper_batch *tb
     return st;
 }
 
-/* ---- Ising members: the packed kernels' table (ens_ising_batch.c) ---- */
+/* ---- Ising members: the packed kernels' table (ising/cuda_ising_batch.c) ---- */
 
 static int ising_open(latmc_sim *const *members, int n, struct temper_batch *tb)
 {
@@ -623,9 +623,9 @@ static int ising_open(latmc_sim *const *members, int n, struct temper_batch *tb)
     const int st = cuda_ens_packed_ready(members, n, &tb->u.ising);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not the packed kernels' members */
-    tb->cs0 = tb->u.ising.cs0;
+    tb->cs0 = cuda_sim_of(members[0]); /* the batch's lead */
     tb->members = members;
-    tb->temper = tb->u.ising.temper;
+    tb->temper = &tb->cs0->ens_temper;
     tb->uploads = tb->u.ising.uploads;
     return LATMC_OK;
 }
@@ -683,12 +683,12 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
 {
     const struct cuda_ens_ready ready = tb->u.ising;
     const int n = calls[0].n_members;
-    cudaStream_t stream = ready.cs0->stream;
+    cudaStream_t stream = ready.lead_stream;
     int st = LATMC_OK;
     const latmc_sim *first = calls[0].members[0];
     struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l->sums);
     const struct cuda_ens_chain_geom g =
-        cuda_ens_chain_geom_of(&ready.cs0->lattice, ready.coupled, first->desc.algorithm);
+        cuda_ens_chain_geom_of(ready.lattice, ready.coupled, first->desc.algorithm);
     if (t->resident < 0)
         t->resident = resident_fits(t, &ready, &g);
     uint64_t tried = 0;
@@ -715,8 +715,8 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
              * members' sums where a round is next), else a launch a colour, the round
              * then measuring them (exchange) */
             const bool round_next = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_bytes_sweeps(stream, &ready.cs0->lattice,
-                                                  ready.cs0->device, ready.bytes, n,
+            st = cuda_check(cuda_ens_bytes_sweeps(stream, ready.lattice,
+                                                  ready.device, ready.bytes, n,
                                                   ready.coupled, first->desc.algorithm, k->sweep,
                                                   k->n_sweeps, ready.dev_changed,
                                                   round_next ? sums : NULL, &measured),
@@ -726,7 +726,7 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
         if (k->part == LATMC_STEP_SWEEPS && !ising_fused_call(&ready, k)) {
             /* members the fused kernel does not take (or a single sweep of its STREAM
              * form): a launch a colour, then the round measures them (exchange) */
-            st = cuda_check(cuda_ens_colour_sweeps(stream, &ready.cs0->lattice, ready.dev, true,
+            st = cuda_check(cuda_ens_colour_sweeps(stream, ready.lattice, ready.dev, true,
                                                    n, ready.coupled, first->desc.algorithm,
                                                    k->sweep, k->n_sweeps, ready.dev_changed),
                             "launching a batched sweep");
@@ -736,7 +736,7 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
         if (k->part == LATMC_STEP_SWEEPS) {
             /* a round next: the launch leaves the members' sums after its last sweep */
             measured = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
+            st = cuda_check(cuda_ens_packed_sweeps(stream, ready.lattice, ready.dev, n,
                                                    ready.coupled, first->desc.algorithm,
                                                    k->sweep, k->n_sweeps, ready.dev_changed,
                                                    !counting, measured ? sums : NULL),

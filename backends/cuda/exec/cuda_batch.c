@@ -50,11 +50,17 @@ void cuda_batch_release_led(const latmc_sim *lead)
     }
 }
 
-struct cuda_box *cuda_batch_member_box(const latmc_sim *sim, int model)
+struct cuda_box *cuda_batch_lone_box(const latmc_sim *sim, const struct cuda_leaf **leaf)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
-    const struct cuda_leaf *leaf = NULL;
-    struct cuda_box *b = cs && cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
+    *leaf = NULL;
+    return cs && cs->exec ? cuda_exec_lone_box(cs->exec, leaf) : NULL;
+}
+
+struct cuda_box *cuda_batch_member_box(const latmc_sim *sim, int model)
+{
+    const struct cuda_leaf *leaf;
+    struct cuda_box *b = cuda_batch_lone_box(sim, &leaf);
     return b && leaf->model == model ? b : NULL;
 }
 
@@ -68,9 +74,24 @@ int cuda_batch_device_of(const latmc_sim *sim)
     return cuda_sim_of(sim)->device;
 }
 
+cudaStream_t cuda_batch_stream_of(const latmc_sim *sim)
+{
+    return cuda_sim_of(sim)->stream;
+}
+
+struct cuda_ens_batch **cuda_batch_lead_slot(const latmc_sim *lead)
+{
+    return &cuda_sim_of(lead)->ens_batch;
+}
+
 int cuda_batch_member_couplings(const latmc_sim *sim, float *buf)
 {
     return cuda_exec_get_couplings(sim, cuda_sim_of(sim)->exec, buf);
+}
+
+int cuda_batch_swap_tables(const latmc_sim *a, const latmc_sim *b)
+{
+    return cuda_exec_swap_tables(a, cuda_sim_of(a)->exec, b, cuda_sim_of(b)->exec);
 }
 
 static int no_room(void)

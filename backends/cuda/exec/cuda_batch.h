@@ -120,10 +120,26 @@ struct cuda_batch_ops {
  * (cuda_exec_lone_box), or NULL. */
 struct cuda_box *cuda_batch_member_box(const latmc_sim *sim, int model);
 
+/* The box of a sim that is one box alone on the executor and its leaf in *leaf, whatever
+ * the leaf's model (a model with several leaves tells them apart), or NULL (*leaf NULL). */
+struct cuda_box *cuda_batch_lone_box(const latmc_sim *sim, const struct cuda_leaf **leaf);
+
 /* A member's stored lattice (the module's sim's: a box alone's, also before any batch is
- * made) and device. */
+ * made), device and own stream (its calls' work, e.g. a pack of its spins; the batch's
+ * launches run on the lead's). */
 const struct latmc_lattice *cuda_batch_lattice_of(const latmc_sim *sim);
 int cuda_batch_device_of(const latmc_sim *sim);
+cudaStream_t cuda_batch_stream_of(const latmc_sim *sim);
+
+/* Where a model that keeps its batch state itself, one a lead reused by every member array
+ * it leads (Ising's, ising/cuda_ising_batch.c), keeps it: the lead sim's slot, NULL until
+ * the model fills it; the sim frees it with cuda_ens_batch_free when it is destroyed. */
+struct cuda_ens_batch;
+struct cuda_ens_batch **cuda_batch_lead_slot(const latmc_sim *lead);
+
+/* A tempering swap's move of the parameters of members a and b: the executor's boxes swap
+ * their tables (cuda_exec_swap_tables). */
+int cuda_batch_swap_tables(const latmc_sim *a, const latmc_sim *b);
 
 /* A member's couplings as floats, ndim a site (the executor's authoritative values,
  * whatever set them: cuda_exec_get_couplings). */

@@ -35,9 +35,10 @@ extern const struct cuda_leaf cuda_ising_bits_leaf;
  * cuda_ising_leaf_of is declared in cuda_leaf.h with every model's. */
 
 /*
- * For the module's ensembles (ensembles/ens_ising_batch.c), which run the batched kernels
- * (ising_batch_*_kernels.cu) on the members' state: a member is a sim of one box alone (cuda_exec_lone_box), and
- * these accessors of its leaf make one form of its configuration current and describe it.
+ * For the module's ensembles (cuda_ising_batch.c), which run the batched kernels
+ * (ising_batch_*_kernels.cu) on the members' state: a member is a sim of one box alone
+ * (cuda_batch_lone_box), and these accessors of its leaf make one form of its configuration
+ * current and describe it.
  *
  * cuda_ising_member_packed: where the box can run the ensembles' packed kernels (the
  * packed leaf, thresholds that fit 32 bits), its packed arrays made current (packed from

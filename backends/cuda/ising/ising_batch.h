@@ -233,17 +233,19 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 
 struct cuda_sim; /* cuda_backend.h: the layout's, not this leaf's to include */
 
-/* The batch state of an ensemble whose member 0 is cs (cs->ens_batch), freed with cs. The
- * members' state is read through their leaf's accessors (ising/cuda_ising_leaf.h). */
+/* The batch state of the ensembles whose member 0 is a sim (its cuda_batch_lead_slot),
+ * freed with the sim. The members' state is read through their leaf's accessors
+ * (cuda_ising_leaf.h). */
 struct cuda_ens_batch;
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
-/* ens_ising_batch.c, for ens_tempering.c: the members' table ready on the device (as a
- * batched sweep prepares it, on cs0's stream): the packed table, or the byte layout's
- * (packed false: bytes, bytes_host instead of dev, host). */
-struct cuda_ens_temper;
+/* cuda_ising_batch.c, for ensembles/ens_tempering.c: the members' table ready on the
+ * device (as a batched sweep prepares it, on its lead's stream): the packed table, or the
+ * byte layout's (packed false: bytes, bytes_host instead of dev, host). */
 struct cuda_ens_ready {
-    struct cuda_sim *cs0;
+    cudaStream_t lead_stream;                  /* member 0's: the launches' */
+    const struct latmc_lattice *lattice;       /* member 0's stored lattice */
+    int device;                                /* member 0's */
     bool packed;                               /* the packed table (else the byte one) */
     struct cuda_ens_packed_member *dev;        /* the table on the device */
     const struct cuda_ens_packed_member *host; /* the host's copy of what it uploaded */
@@ -259,7 +261,6 @@ struct cuda_ens_ready {
                                                   their sweeps are colour launches) */
     bool stream;                               /* ... in its STREAM form
                                                   (cuda_ens_packed_fused_stream) */
-    struct cuda_ens_temper **temper;           /* cs0's tempering state (ens_temper) */
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
 
@@ -294,12 +295,13 @@ void cuda_ens_bytes_table_fetched(latmc_sim *const *members, int n);
  * the batch's tempering lists (lib/box.h: whole sweeps and LATMC_STEP_EXCHANGE calls, each
  * with device_map; LATMC_EUNSUPPORTED, nothing done, where the members do not run the
  * packed kernels), and the state's end. */
+struct cuda_ens_temper;
 int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
                               uint64_t *accepted, uint64_t *attempted);
 void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
-/* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
+/* cuda_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
  * steps and whole sweeps, the fused kernel's or colour launches; LATMC_EUNSUPPORTED,
  * nothing done, where the members cannot run together), the batch layout's
  * capabilities for a sim, Ising's requests (LATMC_STEP_MEASURE, n_members >= 1;

@@ -26,17 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
+#include "cuda_batch.h"
 #include "cuda_check.h"
+#include "cuda_ising_leaf.h"
 #include "ising_batch.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
-#include "cuda_exec.h"
-#include "cuda_ising_leaf.h"
 #include "model.h"
 
 /*
  * The members' state, read through their leaf's accessors (ising/cuda_ising_leaf.h): each
- * Ising member is a sim of one box alone on the executor (cuda_exec_lone_box) on one of
+ * Ising member is a sim of one box alone on the executor (cuda_batch_lone_box) on one of
  * the local updates' leaves. NULL for any other member: a Swendsen-Wang or Wolff member
  * (clusters/cuda_sw_leaf.c) keeps labels and bonds beside its spins and runs its own steps,
  * so the batches never take it, whatever the core asks (lib/ens_internal.h's
@@ -44,9 +43,7 @@
  */
 static struct cuda_box *member_box(const latmc_sim *sim, const struct cuda_leaf **leaf)
 {
-    struct cuda_exec *x = cuda_sim_of(sim)->exec;
-    *leaf = NULL;
-    struct cuda_box *b = x ? cuda_exec_lone_box(x, leaf) : NULL;
+    struct cuda_box *b = cuda_batch_lone_box(sim, leaf);
     return b && (*leaf == &cuda_ising_packed_leaf || *leaf == &cuda_ising_bytes_leaf) ? b
                                                                                      : NULL;
 }
@@ -99,6 +96,10 @@ static cudaError_t member_bytes(const latmc_sim *sim, struct cuda_ens_ising_memb
  * 4096 x 16^3.
  */
 struct cuda_ens_batch {
+    /* its lead's (member 0's) device, stream and stored lattice: the launches' */
+    int device;
+    cudaStream_t stream;
+    const struct latmc_lattice *lattice;
     void *dev;           /* table, then the counters */
     size_t cap;          /* bytes of dev */
     void *last;          /* the table on the device (host copy) */
@@ -263,14 +264,17 @@ static int upload_dirty(struct cuda_ens_batch *b, cudaStream_t stream, size_t ta
                                       stream), "copying the batch's table");
 }
 
-/* The batch of the ensemble led by cs, with `host` bytes of host scratch (kept from call
- * to call: fresh large allocations cost page faults every call); NULL on failure. */
-static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
+/* The batch of the ensembles led by `lead`, with `host` bytes of host scratch (kept from
+ * call to call: fresh large allocations cost page faults every call); NULL on failure. */
+static struct cuda_ens_batch *batch_of(const latmc_sim *lead, size_t host)
 {
-    struct cuda_ens_batch **slot = &cs->ens_batch, *b = *slot;
+    struct cuda_ens_batch **slot = cuda_batch_lead_slot(lead), *b = *slot;
     if (!b) {
         if (!(b = *slot = calloc(1, sizeof *b)))
             return NULL;
+        b->device = cuda_batch_device_of(lead);
+        b->stream = cuda_batch_stream_of(lead);
+        b->lattice = cuda_batch_lattice_of(lead);
         pthread_mutex_lock(&live_lock);
         b->next_live = live;
         live = b;
@@ -330,9 +334,9 @@ static bool batchable(latmc_sim *const *members, int n)
      * they no longer fit the device took the 1-bit leaf (cuda_ising_leaf.c), which has no
      * entry in either table; each is checked there (smaller ones never look at memory) */
     const bool each = first->nsites >= ((int64_t)1 << 29);
-    const int device = cuda_sim_of(first)->device;
+    const int device = cuda_batch_device_of(first);
     for (int m = 1; m < n; m++)
-        if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps ||
+        if (cuda_batch_device_of(members[m]) != device || members[m]->sweeps != first->sweeps ||
             (each && !member_box(members[m], &leaf)))
             return false;
     return true;
@@ -387,7 +391,7 @@ static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_pac
  * prepared for them. Uses the batch's host scratch (both tables and the pending flags).
  */
 static int batch_ready(latmc_sim *const *members, int n, struct cuda_ens_batch *batch,
-                       struct cuda_sim *cs0, void **dev)
+                       void **dev)
 {
     const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     const size_t byte_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
@@ -410,13 +414,13 @@ static int batch_ready(latmc_sim *const *members, int n, struct cuda_ens_batch *
      * and there may be thousands of members) */
     for (int m = 0; m < n && st == LATMC_OK && !reuse; m++)
         if (pending[m])
-            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
+            st = cuda_check(cudaStreamSynchronize(cuda_batch_stream_of(members[m])),
                             "preparing a member's spins");
     if (st == LATMC_OK && reuse) {
         *dev = batch->dev;
-        st = upload_dirty(batch, cs0->stream, table_bytes);
+        st = upload_dirty(batch, batch->stream, table_bytes);
     } else if (st == LATMC_OK) {
-        st = batch_table(batch, cs0->stream, table, table_bytes,
+        st = batch_table(batch, batch->stream, table, table_bytes,
                          (size_t)n * sizeof(struct latmc_ising_sums), dev);
         pthread_mutex_lock(&live_lock);
         if (!build_map(batch, members, n))
@@ -441,28 +445,26 @@ static int batch_ready(latmc_sim *const *members, int n, struct cuda_ens_batch *
  * member 0) and the members prepared with their table on the device (batch_ready: *dev).
  * The per-member checks run only where the batch is not still prepared for them, so a call
  * right after the last touches no member. On a failure *batch is set where batch_ready
- * ran (work may be in flight on *cs0's stream).
+ * ran (work may be in flight on its lead's stream).
  */
-static int batch_open(latmc_sim *const *members, int n, struct cuda_sim **cs0,
-                      struct cuda_ens_batch **batch, void **dev)
+static int batch_open(latmc_sim *const *members, int n, struct cuda_ens_batch **batch,
+                      void **dev)
 {
     const struct cuda_leaf *leaf;
-    *cs0 = NULL;
     *batch = NULL;
     *dev = NULL;
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING || !member_box(members[0], &leaf))
         return LATMC_EUNSUPPORTED;
-    struct cuda_sim *c = *cs0 = cuda_sim_of(members[0]);
-    const int st = cuda_check(cudaSetDevice(c->device), "cudaSetDevice");
+    const int st = cuda_check(cudaSetDevice(cuda_batch_device_of(members[0])), "cudaSetDevice");
     if (st < 0)
         return st;
-    struct cuda_ens_batch *b = batch_of(c, host_scratch(n));
+    struct cuda_ens_batch *b = batch_of(members[0], host_scratch(n));
     if (!b)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     if (!still_prepared(b, members, n) && !batchable(members, n))
         return LATMC_EUNSUPPORTED;
     *batch = b;
-    return batch_ready(members, n, b, c, dev);
+    return batch_ready(members, n, b, dev);
 }
 
 /* The calls an Ising batch takes: colour steps on the whole box, or whole sweeps (the
@@ -530,10 +532,9 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
     const int n = calls[0].n_members;
     if (!ising_calls_ok(calls, n_calls))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these steps");
-    struct cuda_sim *cs0;
     struct cuda_ens_batch *batch;
     void *dev;
-    int st = batch_open(members, n, &cs0, &batch, &dev);
+    int st = batch_open(members, n, &batch, &dev);
     if (st == LATMC_EUNSUPPORTED)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
     if (!batch)
@@ -550,26 +551,26 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     const latmc_sim *first = members[0];
-    const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
+    const bool fits = use_packed && cuda_ens_packed_fused_fits(batch->lattice, batch->device);
     /* a list that starts with the fused kernel's sweeps sets the counters in its first
      * launch (no clearing launch) */
     const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS && fits;
     if (st == LATMC_OK && !clear_first)
-        st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
+        st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, batch->stream),
                         "clearing the acceptance counters");
     uint64_t tried = 0; /* site updates of each member (one shape) */
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
             st = cuda_check(
-                fits ? cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
+                fits ? cuda_ens_packed_sweeps(batch->stream, batch->lattice, dev, n, coupled,
                                               first->desc.algorithm, k->sweep, k->n_sweeps,
                                               dev_changed, c == 0 && clear_first, NULL)
                 : use_packed
-                    ? cuda_ens_colour_sweeps(cs0->stream, &cs0->lattice, dev, true, n, coupled,
+                    ? cuda_ens_colour_sweeps(batch->stream, batch->lattice, dev, true, n, coupled,
                                              first->desc.algorithm, k->sweep, k->n_sweeps,
                                              dev_changed)
-                    : cuda_ens_bytes_sweeps(cs0->stream, &cs0->lattice, cs0->device, dev, n,
+                    : cuda_ens_bytes_sweeps(batch->stream, batch->lattice, batch->device, dev, n,
                                             coupled, first->desc.algorithm, k->sweep,
                                             k->n_sweeps, dev_changed, NULL, NULL),
                 "launching a batched sweep");
@@ -579,10 +580,10 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
         /* a colour step, its draws named by the plan (lib/model_ising.c) */
         st = cuda_check(
             use_packed
-                ? cuda_ens_packed_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
+                ? cuda_ens_packed_sweep_colour(batch->stream, batch->lattice, dev, n, coupled,
                                                first->desc.algorithm, k->step.rng,
                                                k->step.colour, dev_changed)
-                : cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
+                : cuda_ens_ising_sweep_colour(batch->stream, batch->lattice, dev, n, coupled,
                                               first->desc.algorithm, k->step.rng,
                                               k->step.colour, dev_changed),
             "launching a batched sweep");
@@ -590,11 +591,11 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
     }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
-                                        cudaMemcpyDeviceToHost, cs0->stream),
+                                        cudaMemcpyDeviceToHost, batch->stream),
                         "reading the acceptance counters");
     /* waited for even after a failed launch: the launches before it run on the members'
      * configurations, and none may outlive the call (as cuda_ens_heisenberg_run_steps) */
-    const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
+    const cudaError_t fin = cudaStreamSynchronize(batch->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping the members");
     if (st == LATMC_OK)
@@ -639,19 +640,20 @@ static bool packed_aligned(const struct cuda_ens_packed_member *table, int n, bo
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out)
 {
     memset(out, 0, sizeof *out);
-    struct cuda_sim *cs0;
     struct cuda_ens_batch *batch;
     void *dev;
-    const int st = batch_open(members, n, &cs0, &batch, &dev);
+    const int st = batch_open(members, n, &batch, &dev);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not one batch */
     out->packed = batch->use_packed;
-    out->fused = out->packed && cuda_ens_packed_fused_fits(&cs0->lattice, cs0->device);
-    out->stream = out->fused && cuda_ens_packed_fused_stream(&cs0->lattice);
+    out->fused = out->packed && cuda_ens_packed_fused_fits(batch->lattice, batch->device);
+    out->stream = out->fused && cuda_ens_packed_fused_stream(batch->lattice);
     const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     const size_t table_bytes =
         out->packed ? packed_bytes : (size_t)n * sizeof(struct cuda_ens_ising_member);
-    out->cs0 = cs0;
+    out->lead_stream = batch->stream;
+    out->lattice = batch->lattice;
+    out->device = batch->device;
     /* the table on the device, and as the host built it */
     out->dev = out->packed ? dev : NULL;
     out->host = out->packed ? batch->last : NULL;
@@ -664,7 +666,6 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
                                 (size_t)n * sizeof(struct cuda_ens_ising_member));
     out->coupled = batch->coupled;
     out->uploads = batch->uploads;
-    out->temper = &cs0->ens_temper;
     if (!out->packed)
         return LATMC_OK; /* the resident chains (aligned16) take packed tables alone */
     if (batch->aligned_at != batch->uploads + 1) {
@@ -685,7 +686,7 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
 {
     (void)n;
-    struct cuda_ens_batch *b = cuda_sim_of(members[0])->ens_batch;
+    struct cuda_ens_batch *b = *cuda_batch_lead_slot(members[0]);
     if (b)
         b->dirty = true;
 }
@@ -693,7 +694,7 @@ void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
 void cuda_ens_bytes_table_fetched(latmc_sim *const *members, int n)
 {
     (void)n;
-    struct cuda_ens_batch *b = cuda_sim_of(members[0])->ens_batch;
+    struct cuda_ens_batch *b = *cuda_batch_lead_slot(members[0]);
     if (b && !b->use_packed)
         b->dirty = true;
 }
@@ -721,12 +722,12 @@ static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, c
  * by one), or they are not one batch (several sweep counts).
  */
 static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch *batch,
-                         struct cuda_sim *cs0, void *sums)
+                         void *sums)
 {
     if (!still_prepared(batch, members, n) && !batchable(members, n))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members at several sweep counts");
     void *dev = NULL;
-    int st = batch_ready(members, n, batch, cs0, &dev);
+    int st = batch_ready(members, n, batch, &dev);
     if (st < 0)
         return st;
     const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
@@ -734,12 +735,12 @@ static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch
     if (batch->use_packed || batch->cap < table_bytes + sums_bytes)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for this lattice");
     struct latmc_ising_sums *dev_sums = (void *)((char *)dev + table_bytes);
-    st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, cs0->stream), "clearing the sums");
+    st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, batch->stream), "clearing the sums");
     if (st == LATMC_OK)
-        st = cuda_check(cuda_ens_ising_measure(cs0->stream, &cs0->lattice, dev, n, dev_sums),
+        st = cuda_check(cuda_ens_ising_measure(batch->stream, batch->lattice, dev, n, dev_sums),
                         "launching a batched measure");
     if (st == LATMC_OK)
-        st = read_back(batch, cs0->stream, sums, dev_sums, sums_bytes, "measuring the members");
+        st = read_back(batch, batch->stream, sums, dev_sums, sums_bytes, "measuring the members");
     return st;
 }
 
@@ -754,12 +755,11 @@ static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch
 int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pairs,
                             int n_pairs, int64_t *q, int64_t *ql)
 {
-    struct cuda_sim *cs0;
     struct cuda_ens_batch *batch;
     void *dev;
     int st = n < 1 || (members[0]->desc.ndim != 2 && members[0]->desc.ndim != 3)
                  ? LATMC_EUNSUPPORTED
-                 : batch_open(members, n, &cs0, &batch, &dev);
+                 : batch_open(members, n, &batch, &dev);
     if (st == LATMC_EUNSUPPORTED)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these members");
     if (st < 0)
@@ -779,16 +779,16 @@ int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pai
     unsigned long long *dev_q = (void *)((char *)batch->ov_dev + pair_bytes);
     unsigned long long *dev_ql = dev_q + n_pairs;
     st = cuda_check(cudaMemcpyAsync(dev_pairs, pairs, pair_bytes, cudaMemcpyHostToDevice,
-                                    cs0->stream), "copying the overlaps' pairs");
+                                    batch->stream), "copying the overlaps' pairs");
     if (st == LATMC_OK)
-        st = cuda_check(cudaMemsetAsync(dev_q, 0, sum_bytes, cs0->stream),
+        st = cuda_check(cudaMemsetAsync(dev_q, 0, sum_bytes, batch->stream),
                         "clearing the overlaps");
     if (st == LATMC_OK)
         st = cuda_check(batch->use_packed
-                            ? cuda_ens_overlaps_packed(cs0->stream, &cs0->lattice, dev, dev_pairs,
-                                                       n_pairs, dev_q, dev_ql)
-                            : cuda_ens_overlaps_bytes(cs0->stream, &cs0->lattice, dev, dev_pairs,
-                                                      n_pairs, dev_q, dev_ql),
+                            ? cuda_ens_overlaps_packed(batch->stream, batch->lattice, dev,
+                                                       dev_pairs, n_pairs, dev_q, dev_ql)
+                            : cuda_ens_overlaps_bytes(batch->stream, batch->lattice, dev,
+                                                      dev_pairs, n_pairs, dev_q, dev_ql),
                         "launching the overlaps");
     /* q then ql, contiguous on the device: one read into the caller's two arrays */
     int64_t *both = n_pairs > 0 ? malloc(sum_bytes) : NULL;
@@ -796,7 +796,7 @@ int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pai
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the overlaps of %d pairs",
                              n_pairs);
     if (st == LATMC_OK && n_pairs > 0)
-        st = read_back(batch, cs0->stream, both, dev_q, sum_bytes, "computing the overlaps");
+        st = read_back(batch, batch->stream, both, dev_q, sum_bytes, "computing the overlaps");
     if (st == LATMC_OK && n_pairs > 0) {
         memcpy(q, both, (size_t)n_pairs * sizeof *q);
         memcpy(ql, both + n_pairs, (size_t)n_pairs * sizeof *ql);
@@ -814,19 +814,19 @@ int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pai
  */
 int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
 {
-    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    const int device = cuda_batch_device_of(members[0]);
+    int st = cuda_check(cudaSetDevice(device), "cudaSetDevice");
     if (st < 0)
         return st;
-    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
+    struct cuda_ens_batch *batch = batch_of(members[0], host_scratch(n));
     if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     const bool prepared = still_prepared(batch, members, n); /* then on one device */
     for (int m = 1; m < n && !prepared; m++)
-        if (cuda_sim_of(members[m])->device != cs0->device)
+        if (cuda_batch_device_of(members[m]) != device)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
     if (members[0]->nsites >= ((int64_t)1 << 32))
-        return measure_bytes(members, n, batch, cs0, sums);
+        return measure_bytes(members, n, batch, sums);
     struct cuda_ens_packed_member *packed = batch->host;
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
     int coupled = 0;
@@ -839,42 +839,42 @@ int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
     if (prepared && batch->use_packed && batch->cap >= table_bytes + sums_bytes) {
         dev = batch->dev;
         coupled = batch->coupled;
-        st = upload_dirty(batch, cs0->stream, table_bytes);
+        st = upload_dirty(batch, batch->stream, table_bytes);
     }
     /* members on the byte layout (L_x not a multiple of 16, ...): from their bytes */
     if (!dev && prepared && !batch->use_packed)
-        return measure_bytes(members, n, batch, cs0, sums);
+        return measure_bytes(members, n, batch, sums);
     if (!dev)
         memset(pending, 0, (size_t)n * sizeof *pending);
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
         if (!member_packed(members[m], &packed[m], &pending[m], &err))
-            return measure_bytes(members, n, batch, cs0, sums);
+            return measure_bytes(members, n, batch, sums);
         st = cuda_check(err, "preparing a member's packed spins");
         coupled = packed[m].eps[0] != NULL;
     }
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++)
         if (pending[m])
-            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
+            st = cuda_check(cudaStreamSynchronize(cuda_batch_stream_of(members[m])),
                             "preparing a member's spins");
     if (st == LATMC_OK && !dev) {
         batch->prepared = false; /* the table may change: the next sweep prepares again */
-        st = batch_table(batch, cs0->stream, packed, table_bytes, sums_bytes, &dev);
+        st = batch_table(batch, batch->stream, packed, table_bytes, sums_bytes, &dev);
     }
     struct latmc_ising_sums *dev_sums =
         dev ? (struct latmc_ising_sums *)((char *)dev + table_bytes) : NULL;
     if (st == LATMC_OK)
-        st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, cs0->stream),
+        st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, batch->stream),
                         "clearing the sums");
     if (st == LATMC_OK)
-        st = cuda_check(cuda_ens_packed_measure(cs0->stream, &cs0->lattice, dev, n, coupled,
+        st = cuda_check(cuda_ens_packed_measure(batch->stream, batch->lattice, dev, n, coupled,
                                                 dev_sums), "launching a batched measure");
     void *pinned = batch_pinned(batch, sums_bytes);
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(pinned ? pinned : sums, dev_sums, sums_bytes,
-                                        cudaMemcpyDeviceToHost, cs0->stream), "reading the sums");
+                                        cudaMemcpyDeviceToHost, batch->stream), "reading the sums");
     if (st == LATMC_OK)
-        st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
+        st = cuda_check(cudaStreamSynchronize(batch->stream), "measuring the members");
     if (st == LATMC_OK && pinned)
         memcpy(sums, pinned, sums_bytes);
     return st;
@@ -909,7 +909,6 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
         latmc_sim *sims[2] = { a, b };
         const int idx[2] = { ia, ib };
         for (int k = 0; k < 2 && t->prepared; k++) {
-            struct cuda_sim *cs = cuda_sim_of(sims[k]);
             bool enqueued = false;
             cudaError_t err = cudaSuccess;
             if (t->use_packed) {
@@ -924,8 +923,9 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
                 err = member_bytes(sims[k], &e, &enqueued);
                 ((struct cuda_ens_ising_member *)t->last)[idx[k]] = e;
             }
-            if (enqueued) /* a pack or unpack went on the member's stream: finish it */
-                err = err == cudaSuccess ? cudaStreamSynchronize(cs->stream) : err;
+            if (enqueued && err == cudaSuccess) /* a pack or unpack went on the member's
+                                                   stream: finish it */
+                err = cudaStreamSynchronize(cuda_batch_stream_of(sims[k]));
             if (enqueued || err != cudaSuccess) {
                 (void)cudaGetLastError();
                 t->prepared = false; /* the next call prepares (and reports) */
@@ -947,11 +947,10 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
  * swapped tables (patch_batches). */
 int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b)
 {
-    struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     const uint64_t epoch0 = cuda_ising_state_epoch();
     /* the one executor's boxes swap their tables (else the core falls back to
      * params_changed), then the batches holding both are patched */
-    const int st = cuda_exec_swap_tables(a, ca->exec, b, cb->exec);
+    const int st = cuda_batch_swap_tables(a, b);
     if (st == LATMC_OK)
         patch_batches(a, b, epoch0);
     return st;
