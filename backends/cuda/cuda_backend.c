@@ -116,9 +116,9 @@ static int cuda_create(latmc_sim *sim)
         cs->stream = lone->ex.stream;
         cs->lattice = lone->local;
     }
-    /* LATMC_ENS_<MODEL>_BATCH=0 (the batch table's variable, LATMC_ENS_SW_BATCH=0 for the
-     * cluster members): this sim's members run one by one (ensembles/ens_batch_steps.c) */
-    cs->ens_one_by_one = cuda_ens_batch_declined(d->model, d->algorithm);
+    /* LATMC_ENS_<MODEL>_BATCH=0 (its batch's variable, LATMC_ENS_SW_BATCH=0 for the cluster
+     * members): this sim's ensembles run one by one (ensembles/ens_batch_steps.c) */
+    cs->ens_one_by_one = cuda_ens_batch_declined(sim);
     sim->n_threads = 1; /* host threads are not used */
     sim->backend = cs;
     return LATMC_OK;

@@ -16,8 +16,8 @@
       clusters and the ensembles' routing of the plan's calls branch on a model
       (CUDA_DISPATCH: cuda_backend.c, cuda_models.c, cuda_module.c, cuda_embed.c,
       cuda_embed_boxes.c, ensembles/ens_batch_steps.c): there an LATMC_MODEL_ identifier
-      may only be a table row's key (the first member of a brace initialiser, as
-      ens_batch_steps.c's rows), never compared, a case label or a value.
+      may only be a table row's key (the first member of a brace initialiser), never
+      compared, a case label or a value.
   The CPU backend the same way: (c) and (d)'s cycles between backends/cpu's files; no file
   of a model's folder reaches cpu_exec.h (the executor's own header) or calls a function
   or variable of the executor's files (CPU_EXECUTOR): the executor calls the kernels

@@ -259,19 +259,36 @@ static const struct cuda_batch_ops *sw_ops_of(const latmc_sim *sim)
                    (sim->desc.algorithm == LATMC_ALGO_WOLFF ? 2 : 0)];
 }
 
-unsigned cuda_ens_sw_caps(const latmc_sim *sim)
+static unsigned sw_batch_caps(const latmc_sim *sim)
 {
     return cuda_batch_caps(sw_ops_of(sim), sim);
 }
 
-int cuda_ens_sw_measure_all(latmc_sim *const *members, int n, void *sums)
+static int sw_batch_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     return cuda_batch_measure(sw_ops_of(members[0]), members, n, sums);
 }
 
-int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
-                          uint64_t *attempted)
+static int sw_batch_run_steps(const struct latmc_step_call *calls, int n_calls,
+                              uint64_t *accepted, uint64_t *attempted)
 {
     return cuda_batch_run_steps(sw_ops_of(calls[0].members[0]), calls, n_calls, accepted,
                                attempted);
+}
+
+/* "0" when a Swendsen-Wang or Wolff sim is made: its ensembles run one by one. */
+#define ENS_SW_BATCH_ENV "LATMC_ENS_SW_BATCH"
+
+/* The cluster steps' batch: their sums too, not their swaps (the core swaps cluster
+ * members the long way). */
+static const struct cuda_batch_model sw_batch_model = {
+    .one_by_one_env = ENS_SW_BATCH_ENV,
+    .caps = sw_batch_caps,
+    .run_steps = sw_batch_run_steps,
+    .measure_all = sw_batch_measure_all,
+};
+
+const struct cuda_batch_model *cuda_cluster_batch_of(const latmc_sim *sim)
+{
+    return cuda_ens_sw_kind(sim->desc.model, sim->desc.algorithm) ? &sw_batch_model : NULL;
 }

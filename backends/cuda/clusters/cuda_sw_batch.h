@@ -79,8 +79,8 @@ struct cuda_ens_sw_run {
 
 /* Whether sims of this model and algorithm are the cluster steps' batch's kind: Ising or
  * Potts by Swendsen-Wang or Wolff (the embedded clusters of phi^4 and Heisenberg run their
- * steps one member at a time). The module routes such members here (caps, steps,
- * measurement) and reads LATMC_ENS_SW_BATCH for them (cuda_ens_batch_declined). */
+ * steps one member at a time): cuda_cluster_batch_of gives them this batch (caps, steps,
+ * measurement, and LATMC_ENS_SW_BATCH). */
 static inline int cuda_ens_sw_kind(int model, int algorithm)
 {
     return (model == LATMC_MODEL_ISING || model == LATMC_MODEL_POTTS) &&
@@ -103,17 +103,6 @@ int cuda_ens_sw_shared_fits(const struct latmc_lattice *lat);
 cudaError_t cuda_ens_sw_step(cudaStream_t stream, const struct latmc_lattice *lat,
                              const struct cuda_ens_sw_member *members, int n,
                              const struct cuda_ens_sw_run *run, unsigned long long *changed);
-
-/* The batch layout's capabilities for a Swendsen-Wang sim, its list of the plan's calls
- * (ens_batch_steps.c routes the cluster members here). */
-unsigned cuda_ens_sw_caps(const struct latmc_sim *sim);
-int cuda_ens_sw_run_steps(const struct latmc_step_call *calls, int n_calls,
-                          uint64_t *accepted, uint64_t *attempted);
-
-/* The measurement (LATMC_STEP_MEASURE) of Swendsen-Wang and Wolff members (Ising, Potts)
- * that the steps' batch takes: every member's sums in one launch; LATMC_EUNSUPPORTED
- * otherwise (one by one). */
-int cuda_ens_sw_measure_all(struct latmc_sim *const *members, int n, void *sums);
 
 #ifdef __cplusplus
 }

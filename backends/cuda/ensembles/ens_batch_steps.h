@@ -1,9 +1,9 @@
 /*
  * Internal to the CUDA module: the batch layout (lib/box.h; ens_batch_steps.c) of the
  * module's run_steps (the batch's steps and requests) and step_caps, each routed to the
- * members' model's batch through one table, Swendsen-Wang and Wolff members to the
- * cluster steps' batch (clusters/cuda_sw_batch.c). The module's top (cuda_backend.c) names no
- * model.
+ * members' batch (exec/cuda_batch.h: the model's, or the cluster steps' for Swendsen-Wang
+ * and Wolff members), found by cuda_batch_model_of. The module's top (cuda_backend.c)
+ * names no model.
  */
 #ifndef LATMC_CUDA_ENS_BATCH_STEPS_H
 #define LATMC_CUDA_ENS_BATCH_STEPS_H
@@ -21,10 +21,10 @@ unsigned cuda_ens_batch_caps(const latmc_sim *sim);
 /* What the module keeps for the batches whose member 0 is `sim`, freed (it is being
  * destroyed). */
 void cuda_ens_release_led(const latmc_sim *sim);
-/* A sim of this model and algorithm, made now, declines the batch (its members run one by
- * one: cuda_sim's ens_one_by_one): its model's variable LATMC_ENS_<MODEL>_BATCH (the
- * table's, none for Ising) is "0", or for Swendsen-Wang and Wolff members (Ising, Potts),
- * which it overrides, LATMC_ENS_SW_BATCH is. Read at the sim's creation. */
-bool cuda_ens_batch_declined(int model, int algorithm);
+/* A sim made now declines the batch (its ensembles run one by one: cuda_sim's
+ * ens_one_by_one): its batch's variable (LATMC_ENS_<MODEL>_BATCH, LATMC_ENS_SW_BATCH for
+ * Swendsen-Wang and Wolff sims of Ising and Potts; none for Ising's local updates) is "0".
+ * Read at the sim's creation. */
+bool cuda_ens_batch_declined(const latmc_sim *sim);
 
 #endif

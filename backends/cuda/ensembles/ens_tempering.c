@@ -358,9 +358,9 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
 
 /*
  * Whether lists may run with the chains resident (ising/ising_batch_temper_kernels.cu):
- * where a block holds a chain (words a multiple of 32, the shared memory fits) and the chains fill the device's
- * blocks well (a block per chain: few chains leave SMs idle, which the per-round launches,
- * a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they
+ * where a block holds a chain (words a multiple of 32, the shared memory fits) and the
+ * chains fill the device's blocks well (a block per chain: few chains leave SMs idle,
+ * which the per-round launches, a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they
  * fit (the tests run both ways).
  */
 static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens_ready *ready,
@@ -846,7 +846,7 @@ static const struct temper_part_ops heisenberg_part_ops = {
 
 /* Whole sweeps, and before each round the members' sums (left by the sweeps' last launch,
  * or the batch's reduction where it cannot or no sweeps came before: either way exactly
- * what the host's round reads, cuda_ens_heisenberg_measure_all), then the round; in parts
+ * what the host's round reads, the batch's measure_all), then the round; in parts
  * of whole samples where the batch allows (run_in_parts). */
 static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
                           const struct layout *l, const struct latmc_step_call *calls, int n_calls,
@@ -1012,8 +1012,7 @@ static const struct temper_part_ops phi4_part_ops = {
 
 /* Whole sweeps (their accepted hits counted on the device), and before each round the
  * members' sum phi^2 (its own launch, exactly the double the host's round reads through
- * the batch's measurement, cuda_ens_phi4_measure_all; LATMC_ENS_PHI4_ROUND_SUMS), then the
- * round. */
+ * the batch's measure_all; LATMC_ENS_PHI4_ROUND_SUMS), then the round. */
 static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const struct layout *l,
                     const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                     uint64_t *attempted)

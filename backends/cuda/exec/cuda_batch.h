@@ -197,4 +197,50 @@ void cuda_batch_log_measure(struct cuda_batch *b);
 int cuda_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
                           const char *env, const char *what);
 
+/*
+ * A model's batch as the ensembles' routing (ensembles/ens_batch_steps.c) calls it, given
+ * for a sim by its model's cuda_<m>_batch_of (below), so that the routing names no model.
+ */
+struct cuda_batch_model {
+    /* The environment variable that, "0" when a sim is made, has the ensembles it belongs
+     * to run one by one (cuda_sim's ens_one_by_one; NULL: none). */
+    const char *one_by_one_env;
+    /* The batch layout's capabilities for a sim (LATMC_STEP_CAP_BATCH, _SWEEPS,
+     * _EXCHANGE); the routing adds the requests' (every member's sums; tempering swaps'
+     * moves where `swaps`; pairs' overlaps where `overlaps`). */
+    unsigned (*caps)(const latmc_sim *sim);
+    /* A list of the plan's calls over every member (lib/box.h). */
+    int (*run_steps)(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                     uint64_t *attempted);
+    /* LATMC_STEP_MEASURE: every member's sums (n_members >= 1). */
+    int (*measure_all)(latmc_sim *const *members, int n_members, void *sums);
+    /* Lists of tempering sweeps on the device (calls with device_map) run in
+     * ensembles/ens_tempering.c (false: refused). */
+    bool tempering;
+    /* LATMC_STEP_SWAP_PARAMS taken (false: the core swaps the members the long way); by
+     * swap_params where the model keeps more than the boxes' tables (NULL: the boxes swap
+     * their tables, cuda_batch_swap_tables). */
+    bool swaps;
+    int (*swap_params)(latmc_sim *a, latmc_sim *b);
+    /* Optional: LATMC_STEP_OVERLAPS on the device (NULL: none). */
+    int (*overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
+                    int n_pairs, int64_t *q, int64_t *ql);
+};
+
+/* The batch of a sim's ensembles (cuda_models.c): the cluster steps' where it runs one
+ * (cuda_cluster_batch_of), else its model's, or NULL (its ensembles run one by one). Asked
+ * of the sim's description alone (also while it is being made). */
+const struct cuda_batch_model *cuda_batch_model_of(const latmc_sim *sim);
+
+/* Each model's batch for a sim of that model, one function per line of lib/model_list.h,
+ * defined in the model's folder (its cuda_<m>_batch.c), NULL where it has none;
+ * cuda_models.c calls the one of the sim's model, so adding a model edits neither file. */
+#define LATMC_MODEL(m) const struct cuda_batch_model *cuda_##m##_batch_of(const latmc_sim *sim);
+#include "model_list.h"
+#undef LATMC_MODEL
+
+/* The cluster steps' batch (clusters/cuda_sw_batch.c) where the sim's algorithm is
+ * Swendsen-Wang or Wolff on a model they run (Ising, Potts), else NULL. */
+const struct cuda_batch_model *cuda_cluster_batch_of(const latmc_sim *sim);
+
 #endif

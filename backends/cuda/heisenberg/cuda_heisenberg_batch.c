@@ -614,13 +614,13 @@ static const struct cuda_batch_ops heisenberg_ops = {
  * up to ENS_HEISENBERG_SWEEPS_PER_LAUNCH sweeps a launch), LATMC_EUNSUPPORTED with nothing
  * done for steps one by one or members that cannot run together.
  */
-int cuda_ens_heisenberg_run_steps(const struct latmc_step_call *calls, int n_calls,
-                            uint64_t *accepted, uint64_t *attempted)
+static int heisenberg_batch_run_steps(const struct latmc_step_call *calls, int n_calls,
+                                      uint64_t *accepted, uint64_t *attempted)
 {
     return cuda_batch_run_steps(&heisenberg_ops, calls, n_calls, accepted, attempted);
 }
 
-int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums)
+static int heisenberg_batch_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     return cuda_batch_measure(&heisenberg_ops, members, n, sums);
 }
@@ -631,7 +631,7 @@ int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n, void *sums
  * them on the device (ens_tempering.c; the tempering state's load checks that the members'
  * betas are the ladder's): beside the kernel of whole sweeps, or beside a launch a pass for
  * members too large for one block. */
-unsigned cuda_ens_heisenberg_caps(const latmc_sim *sim)
+static unsigned heisenberg_batch_caps(const latmc_sim *sim)
 {
     const unsigned caps = cuda_batch_caps(&heisenberg_ops, sim);
     return caps ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
@@ -775,4 +775,21 @@ int cuda_ens_heisenberg_check_result(const struct cuda_ens_heisenberg_view *v, i
     return cuda_batch_check_count(b->dev_diffs, v->stream, status, ENS_HEISENBERG_SUMS_ENV,
                                  "the sums the sweep kernel left differ from the reduction's "
                                  "(full or a round's form)");
+}
+
+static const struct cuda_batch_model heisenberg_batch_model = {
+    .one_by_one_env = "LATMC_ENS_HEIS_BATCH",
+    .caps = heisenberg_batch_caps,
+    .run_steps = heisenberg_batch_run_steps,
+    .measure_all = heisenberg_batch_measure_all,
+    .tempering = true,
+    .swaps = true,
+};
+
+/* Every Heisenberg sim (the capabilities tell which members run as a batch; those of the
+ * embedded clusters do not, but are measured and swap as a batch). */
+const struct cuda_batch_model *cuda_heisenberg_batch_of(const latmc_sim *sim)
+{
+    (void)sim;
+    return &heisenberg_batch_model;
 }

@@ -103,22 +103,12 @@ cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *
 #include "box.h"
 #include "internal.h"
 
-/* cuda_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
- * whole sweeps only: LATMC_EUNSUPPORTED, nothing done, for anything else or members that
- * cannot run together; lists with exchange rounds go to ens_tempering.c), the batch
- * layout's capabilities for a sim and the members' sums (LATMC_STEP_MEASURE): the columns of
- * its row of ens_batch_steps.c's table. */
-int cuda_ens_heisenberg_run_steps(const struct latmc_step_call *calls, int n_calls,
-                            uint64_t *accepted, uint64_t *attempted);
-unsigned cuda_ens_heisenberg_caps(const latmc_sim *sim);
-int cuda_ens_heisenberg_measure_all(latmc_sim *const *members, int n_members, void *sums);
-
 /*
  * For tempering on the device (ens_tempering.c): the batch of these members taken, with
  * this call's table on the device (as a batched sweep makes it ready, on the batch's stream;
  * LATMC_EUNSUPPORTED where they cannot run together), and given back with
  * cuda_ens_heisenberg_close. Launches of whole sweeps (up to ENS_HEISENBERG_SWEEPS_PER_LAUNCH a
- * launch, as cuda_ens_heisenberg_run_steps) and of the members' sums into `sums`, on that stream,
+ * launch, as the batch's run_steps) and of the members' sums into `sums`, on that stream,
  * nothing waited for.
  */
 struct cuda_ens_heisenberg_view {

@@ -1,6 +1,6 @@
 /*
  * Ising members of an ensemble as one batch (doc/ensembles.md "Execution"): the batch layout's
- * list of the plan's calls (cuda_ens_ising_run_steps, from ens_batch_steps.c: one launch per
+ * list of the plan's calls (ising_batch_run_steps, from ens_batch_steps.c: one launch per
  * colour step for all members; where the plan hands whole sweeps, for small members every
  * colour of up to 1024 sweeps a launch, the fused kernel, else a launch a colour), the
  * batch's requests (LATMC_STEP_MEASURE, every member's sums in one launch;
@@ -116,7 +116,7 @@ struct cuda_ens_batch {
     int n, coupled;
     bool use_packed, prepared;
     uint64_t epoch;
-    /* Tempering swaps (cuda_ens_ising_swap_params) patch the swapped members' entries of the
+    /* Tempering swaps (ising_batch_swap_params) patch the swapped members' entries of the
      * host copy `last` (dirty: not yet on the device) and keep the batch prepared, instead
      * of a pass over every member at the next call: the members' indices by sim
      * (open addressing, hcap a power of two >= 2 n), built with the first prepared call. */
@@ -525,8 +525,8 @@ cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattic
  * small members on the packed layout) or, for the others, a launch a colour
  * (cuda_ens_colour_sweeps). The members' counters are read once at the end of the list.
  */
-int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
-                             uint64_t *accepted, uint64_t *attempted)
+static int ising_batch_run_steps(const struct latmc_step_call *calls, int n_calls,
+                                 uint64_t *accepted, uint64_t *attempted)
 {
     latmc_sim *const *members = calls[0].members;
     const int n = calls[0].n_members;
@@ -594,7 +594,7 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
                                         cudaMemcpyDeviceToHost, batch->stream),
                         "reading the acceptance counters");
     /* waited for even after a failed launch: the launches before it run on the members'
-     * configurations, and none may outlive the call (as cuda_ens_heisenberg_run_steps) */
+     * configurations, and none may outlive the call (as the Heisenberg batch's run_steps) */
     const cudaError_t fin = cudaStreamSynchronize(batch->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping the members");
@@ -610,7 +610,7 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
  * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
  * whole sweeps (the fused kernels where they take the lattice, else a launch a colour)
  * and exchange rounds between them (ens_tempering.c), packed or byte layout. */
-unsigned cuda_ens_ising_caps(const latmc_sim *sim)
+static unsigned ising_batch_caps(const latmc_sim *sim)
 {
     const struct cuda_leaf *leaf;
     if (sim->desc.model != LATMC_MODEL_ISING || !member_box(sim, &leaf) ||
@@ -752,8 +752,8 @@ static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch
  * change to their state), so that a tempering run's measurements copy no configuration
  * to the host.
  */
-int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pairs,
-                            int n_pairs, int64_t *q, int64_t *ql)
+static int ising_batch_overlaps(latmc_sim *const *members, int n, const int32_t *pairs,
+                                int n_pairs, int64_t *q, int64_t *ql)
 {
     struct cuda_ens_batch *batch;
     void *dev;
@@ -812,7 +812,7 @@ int cuda_ens_ising_overlaps(latmc_sim *const *members, int n, const int32_t *pai
  * without a measurement per member. Members whose packed arrays exist; the others from
  * their bytes (measure_bytes).
  */
-int cuda_ens_ising_measure_all(latmc_sim *const *members, int n, void *sums)
+static int ising_batch_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     const int device = cuda_batch_device_of(members[0]);
     int st = cuda_check(cudaSetDevice(device), "cudaSetDevice");
@@ -945,7 +945,7 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
  * (ens_batch_steps.c routes them here, neither made one by one): the boxes' tables
  * swapped, and the packed thresholds of the batches holding both members rebuilt from the
  * swapped tables (patch_batches). */
-int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b)
+static int ising_batch_swap_params(latmc_sim *a, latmc_sim *b)
 {
     const uint64_t epoch0 = cuda_ising_state_epoch();
     /* the one executor's boxes swap their tables (else the core falls back to
@@ -954,4 +954,23 @@ int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b)
     if (st == LATMC_OK)
         patch_batches(a, b, epoch0);
     return st;
+}
+
+static const struct cuda_batch_model ising_batch_model = {
+    .one_by_one_env = NULL,
+    .caps = ising_batch_caps,
+    .run_steps = ising_batch_run_steps,
+    .measure_all = ising_batch_measure_all,
+    .tempering = true,
+    .swaps = true,
+    .swap_params = ising_batch_swap_params,
+    .overlaps = ising_batch_overlaps,
+};
+
+/* Every Ising sim that reaches it, whatever its leaf (a Swendsen-Wang or Wolff sim takes
+ * the cluster steps' batch first, cuda_batch_model_of; the capabilities tell the rest). */
+const struct cuda_batch_model *cuda_ising_batch_of(const latmc_sim *sim)
+{
+    (void)sim;
+    return &ising_batch_model;
 }

@@ -301,20 +301,6 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
                               uint64_t *accepted, uint64_t *attempted);
 void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
-/* cuda_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
- * steps and whole sweeps, the fused kernel's or colour launches; LATMC_EUNSUPPORTED,
- * nothing done, where the members cannot run together), the batch layout's
- * capabilities for a sim, Ising's requests (LATMC_STEP_MEASURE, n_members >= 1;
- * LATMC_STEP_OVERLAPS; a pair's LATMC_STEP_SWAP_PARAMS move), each a column of
- * ens_batch_steps.c's table. */
-int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
-                             uint64_t *accepted, uint64_t *attempted);
-unsigned cuda_ens_ising_caps(const latmc_sim *sim);
-int cuda_ens_ising_measure_all(latmc_sim *const *members, int n_members, void *sums);
-int cuda_ens_ising_swap_params(latmc_sim *a, latmc_sim *b);
-int cuda_ens_ising_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
-                            int n_pairs, int64_t *q, int64_t *ql);
-
 #endif
 
 #endif

@@ -279,13 +279,13 @@ static const struct cuda_batch_ops phi4_ops = {
     .measured = NULL,
 };
 
-int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
-                            uint64_t *accepted, uint64_t *attempted)
+static int phi4_batch_run_steps(const struct latmc_step_call *calls, int n_calls,
+                                uint64_t *accepted, uint64_t *attempted)
 {
     return cuda_batch_run_steps(&phi4_ops, calls, n_calls, accepted, attempted);
 }
 
-int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n, void *sums)
+static int phi4_batch_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     return cuda_batch_measure(&phi4_ops, members, n, sums);
 }
@@ -294,7 +294,7 @@ int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n, void *sums)
  * rounds of a mu2 ladder between them on the device (ens_tempering.c) where they take
  * whole sweeps (the plan's tempering lists are whole sweeps and rounds; the state's load
  * checks that the members' coefficients are their temperatures'). */
-unsigned cuda_ens_phi4_caps(const latmc_sim *sim)
+static unsigned phi4_batch_caps(const latmc_sim *sim)
 {
     const unsigned caps = cuda_batch_caps(&phi4_ops, sim);
     return caps & LATMC_STEP_CAP_BATCH_SWEEPS ? caps | LATMC_STEP_CAP_BATCH_EXCHANGE : caps;
@@ -475,4 +475,21 @@ void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n)
 {
     (void)n;
     cuda_batch_table_moved(members);
+}
+
+static const struct cuda_batch_model phi4_batch_model = {
+    .one_by_one_env = "LATMC_ENS_PHI4_BATCH",
+    .caps = phi4_batch_caps,
+    .run_steps = phi4_batch_run_steps,
+    .measure_all = phi4_batch_measure_all,
+    .tempering = true,
+    .swaps = true,
+};
+
+/* Every phi^4 sim (the capabilities tell which members run as a batch; those of the
+ * embedded clusters do not, but are measured and swap as a batch). */
+const struct cuda_batch_model *cuda_phi4_batch_of(const latmc_sim *sim)
+{
+    (void)sim;
+    return &phi4_batch_model;
 }

@@ -99,22 +99,12 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
 #include "box.h"
 #include "internal.h"
 
-/* phi4/cuda_phi4_batch.c: a list of the plan's calls for phi^4 members (lib/box.h; chunk steps,
- * site-order colour steps and, for small site-order members, whole sweeps;
- * LATMC_EUNSUPPORTED, nothing done, for anything else or members that cannot run
- * together), the batch layout's capabilities for a sim, the members' sums (LATMC_STEP_MEASURE:
- * struct latmc_phi4_sums each): the columns of its row of ens_batch_steps.c's table. */
-int cuda_ens_phi4_run_steps(const struct latmc_step_call *calls, int n_calls,
-                            uint64_t *accepted, uint64_t *attempted);
-unsigned cuda_ens_phi4_caps(const latmc_sim *sim);
-int cuda_ens_phi4_measure_all(latmc_sim *const *members, int n_members, void *sums);
-
 /*
  * For tempering on the device (ens_tempering.c): the batch of these members taken, with
  * this call's table on the device (as a batched sweep makes it ready, on the batch's stream;
  * LATMC_EUNSUPPORTED where they cannot run together or do not take whole sweeps), and
  * given back with cuda_ens_phi4_close. Launches of whole sweeps (up to the batch's hits a
- * launch, as cuda_ens_phi4_run_steps; each member's accepted hits added to its counter
+ * launch, as the batch's run_steps; each member's accepted hits added to its counter
  * dev_changed) and of the members' sum phi^2 into `sums` (the phi2 of each member's
  * struct latmc_phi4_sums, the very double a host round reads through LATMC_STEP_MEASURE: by
  * default in one launch of its own, cuda_ens_phi4_phi2; LATMC_ENS_PHI4_ROUND_SUMS=measure

@@ -234,18 +234,34 @@ static const struct cuda_batch_ops potts_ops = {
     .measured = potts_measured,
 };
 
-int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
-                             uint64_t *accepted, uint64_t *attempted)
+static int potts_batch_run_steps(const struct latmc_step_call *calls, int n_calls,
+                                 uint64_t *accepted, uint64_t *attempted)
 {
     return cuda_batch_run_steps(&potts_ops, calls, n_calls, accepted, attempted);
 }
 
-unsigned cuda_ens_potts_caps(const latmc_sim *sim)
+static unsigned potts_batch_caps(const latmc_sim *sim)
 {
     return cuda_batch_caps(&potts_ops, sim);
 }
 
-int cuda_ens_potts_measure_all(latmc_sim *const *members, int n, void *sums)
+static int potts_batch_measure_all(latmc_sim *const *members, int n, void *sums)
 {
     return cuda_batch_measure(&potts_ops, members, n, sums);
+}
+
+static const struct cuda_batch_model potts_batch_model = {
+    .one_by_one_env = "LATMC_ENS_POTTS_BATCH",
+    .caps = potts_batch_caps,
+    .run_steps = potts_batch_run_steps,
+    .measure_all = potts_batch_measure_all,
+    .swaps = true,
+};
+
+/* Every Potts sim that reaches it (a Swendsen-Wang or Wolff sim takes the cluster steps'
+ * batch first, cuda_batch_model_of; the capabilities tell the rest). */
+const struct cuda_batch_model *cuda_potts_batch_of(const latmc_sim *sim)
+{
+    (void)sim;
+    return &potts_batch_model;
 }

@@ -74,15 +74,6 @@ void cuda_ens_potts_sums_of(const unsigned long long *counters, int n, int q, vo
 #include "box.h"
 #include "internal.h"
 
-/* potts/cuda_potts_batch.c: a list of the plan's calls for Potts members (lib/box.h; colour steps
- * and, for small members, whole sweeps; LATMC_EUNSUPPORTED, nothing done, for anything else
- * or members that cannot run together), the batch layout's capabilities for a sim, the
- * members' sums (LATMC_STEP_MEASURE: struct latmc_potts_sums each): the columns of its row of
- * ens_batch_steps.c's table. */
-int cuda_ens_potts_run_steps(const struct latmc_step_call *calls, int n_calls,
-                             uint64_t *accepted, uint64_t *attempted);
-unsigned cuda_ens_potts_caps(const latmc_sim *sim);
-int cuda_ens_potts_measure_all(latmc_sim *const *members, int n_members, void *sums);
 
 #endif
 
