@@ -47,9 +47,8 @@
  * read (updates since the previous read: the counters are never cleared).
  *
  * Init and set_spins write the own planes and the halos, so no exchange follows them.
- * Observables: every box's integer sums of its own planes, added in box (= plane) order;
- * a leaf's floating-point sums (measure_planes) per plane, added in plane order from zero,
- * the same doubles for every cut.
+ * The measurements, the Fourier modes and a part's per-plane forms are
+ * cuda_exec_measure.c's; the state both files share is cuda_exec_state.h's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,51 +56,14 @@
 #include <time.h>
 
 #include "cuda_check.h"
-#include "cuda_exec.h"
+#include "cuda_exec_state.h"
 #include "cuda_halo.h"
-#include "cuda_kernels.h" /* cuda_box_add_projections (cuda_box_kernels.cu) */
 #include "cuda_part_wire.h"
-#include "mode_projections.h"
-#include "mode_tiles.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
 
-/* Planes in transit between the device and the caller's buffers (get/set_planes) go
- * through a pinned stage in chunks of at most this many bytes (or one plane). */
-#define STAGE_BYTES ((size_t)16 << 20)
 
-struct cuda_exec {
-    const struct cuda_leaf *leaf;
-    int n;
-    struct cuda_box *box;
-    const struct cuda_halo_transport **transport; /* per box (halo > 0) */
-    int64_t halo, border, L;
-    int64_t sent;               /* halo planes sent after a step (cuda_leaf.h) */
-    size_t plane_bytes;         /* of one array (cuda_leaf.h) */
-    int arrays;
-    size_t api_plane_bytes;     /* a plane of the API's layout (get/set_spins) */
-    void *couplings;            /* the leaf's host couplings of planes [cpl_first, +
-                                   cpl_planes) (mod L), or NULL */
-    int64_t cpl_first, cpl_planes;
-    bool drawn;                 /* the boxes drew their couplings on their devices: the
-                                   host's are drawn when first needed (host_couplings) */
-    bool part;                  /* the one box of a part of a lattice shared by processes */
-    int64_t own_sites;          /* the boxes' own sites */
-    void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
-    size_t stage_bytes;
-    struct cuda_part_wire wire; /* a part's halo planes on the wire (cuda_part_wire.h) */
-    bool halves;                /* a box alone's steps, split boxes' interiors, in halves
-                                   where the leaf takes them (halves_wanted) */
-    int half_kind;              /* the kind of the last step in halves since the host's
-                                   last wait and the last whole step; -1: none */
-};
-
-static int finish_all(struct cuda_exec *x, const char *what)
-{
-    x->wire.sets_pending = false; /* every stream waited for */
-    return cuda_box_exec_finish_all(&x->box[0].ex, sizeof *x->box, x->n, what);
-}
 
 static void free_box(struct cuda_box_exec *ex)
 {
@@ -330,7 +292,7 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     }
     free(cut);
     if (st == LATMC_OK)
-        st = finish_all(x, "creating the boxes");
+        st = cuda_exec_finish_all(x, "creating the boxes");
     if (st < 0) {
         cuda_exec_destroy(x);
         return st;
@@ -391,7 +353,7 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
 
 int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x)
 {
-    int st = finish_all(x, "copying the decision tables");
+    int st = cuda_exec_finish_all(x, "copying the decision tables");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
         if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
@@ -401,13 +363,13 @@ int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x)
         if (st == LATMC_OK && x->leaf->params_changed)
             x->leaf->params_changed(sim, b);
     }
-    const int fin = finish_all(x, "copying the decision tables");
+    const int fin = cuda_exec_finish_all(x, "copying the decision tables");
     return st < 0 ? st : fin;
 }
 
 int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
 {
-    int st = finish_all(x, "initialising the spins");
+    int st = cuda_exec_finish_all(x, "initialising the spins");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
@@ -431,7 +393,7 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
                                                     r[k].global, r[k].planes),
                                 "launching the hot start");
     }
-    const int fin = finish_all(x, "initialising the spins");
+    const int fin = cuda_exec_finish_all(x, "initialising the spins");
     return st < 0 ? st : fin;
 }
 
@@ -485,7 +447,7 @@ int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *b
     if (!x->leaf->put_planes)
         return cuda_box_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
                                          x->halo, x->L, x->plane_bytes, buf, what);
-    int st = finish_all(x, what);
+    int st = cuda_exec_finish_all(x, what);
     char *tmp = st == LATMC_OK ? replica_stage(sim, x, &st) : NULL;
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
@@ -509,7 +471,7 @@ int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *b
         }
     }
     free(tmp);
-    const int fin = finish_all(x, what);
+    const int fin = cuda_exec_finish_all(x, what);
     return st < 0 ? st : fin;
 }
 
@@ -519,7 +481,7 @@ int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
     if (!x->leaf->get_planes)
         return cuda_box_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
                                          x->halo, x->plane_bytes, buf, what);
-    int st = finish_all(x, what);
+    int st = cuda_exec_finish_all(x, what);
     char *tmp = st == LATMC_OK ? replica_stage(sim, x, &st) : NULL;
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
@@ -535,7 +497,7 @@ int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
         }
     }
     free(tmp);
-    const int fin = finish_all(x, what);
+    const int fin = cuda_exec_finish_all(x, what);
     return st < 0 ? st : fin;
 }
 
@@ -582,7 +544,7 @@ int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const flo
     /* the host's planes (drawn first where the boxes drew theirs: all then overwritten) */
     int st = host_couplings(sim, x);
     if (st == LATMC_OK)
-        st = finish_all(x, what); /* nothing still reads the host's couplings */
+        st = cuda_exec_finish_all(x, what); /* nothing still reads the host's couplings */
     if (st < 0)
         return st;
     /* the host's planes, each from the lattice's plane it holds */
@@ -596,18 +558,10 @@ int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const flo
                                                       x->cpl_first, x->cpl_planes),
                             what);
     }
-    const int fin = finish_all(x, what);
+    const int fin = cuda_exec_finish_all(x, what);
     return st < 0 ? st : fin;
 }
 
-/* Local planes [p0, p0 + planes) of box b as a range (global planes from its origin). */
-static struct cuda_box_range range_of(const struct cuda_exec *x, const struct cuda_box *b,
-                                      int64_t p0, int64_t planes)
-{
-    const struct cuda_box_range r = { b, p0, planes, b->ex.origin + p0 - x->halo, x->L,
-                                      x->halo == 0 };
-    return r;
-}
 
 /* Step `step` of sweep `sweep` on local planes [p0, p0 + planes) of box b (nothing when
  * empty). */
@@ -617,7 +571,7 @@ static cudaError_t update(const latmc_sim *sim, const struct cuda_exec *x, struc
 {
     if (planes <= 0)
         return cudaSuccess;
-    const struct cuda_box_range r = range_of(x, b, p0, planes);
+    const struct cuda_box_range r = cuda_exec_range_of(x, b, p0, planes);
     return x->leaf->update(sim, &r, sweep, step, stream, b->ex.changed);
 }
 
@@ -700,13 +654,13 @@ static int forms_for(const latmc_sim *sim, struct cuda_exec *x, const struct lat
     if (!differs)
         return LATMC_OK;
     const char *what = "switching the boxes' form of the configuration";
-    int st = finish_all(x, what);
+    int st = cuda_exec_finish_all(x, what);
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
         if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
             st = cuda_check(x->leaf->switch_form(sim, b, step, b->ex.stream), what);
     }
-    const int fin = finish_all(x, what);
+    const int fin = cuda_exec_finish_all(x, what);
     return st < 0 ? st : fin;
 }
 
@@ -874,7 +828,7 @@ static cudaError_t update_half(const latmc_sim *sim, const struct cuda_exec *x,
 {
     if (planes <= 0)
         return cudaSuccess;
-    struct cuda_box_range r = range_of(x, b, p0, planes);
+    struct cuda_box_range r = cuda_exec_range_of(x, b, p0, planes);
     r.whole = false;
     return x->leaf->update(sim, &r, sweep, step, stream, b->ex.changed);
 }
@@ -1061,604 +1015,6 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
     return st;
 }
 
-struct reduce_ctx {
-    const latmc_sim *sim;
-    const struct cuda_exec *x;
-    /* cuda_exec_measure_modes: each box's projections too, box i's read into the stage at
-     * stage_proj + i entries (in the same pass where the leaf can: measure_projections) */
-    int64_t *stage_proj;
-    int64_t entries;
-};
-
-/* 8-byte words that hold the model's sums (the room they take beside the projections). */
-static size_t sums_words(const latmc_sim *sim)
-{
-    return (sim->model->sums_size + sizeof(int64_t) - 1) / sizeof(int64_t);
-}
-
-/* Words of a box's projections array: its projections (entries), then room for its sums,
- * so that send_projections sends both to box 0 in one copy. */
-static size_t projection_words(const latmc_sim *sim, int64_t entries)
-{
-    return (size_t)entries + sums_words(sim);
-}
-
-/* Box b's projections array (projection_words, allocated on first use), its projections
- * cleared on `stream` (with_sums: the sums' room behind them too). */
-static cudaError_t cleared_projections(const latmc_sim *sim, struct cuda_box *b,
-                                       int64_t entries, bool with_sums, cudaStream_t stream)
-{
-    const size_t words = projection_words(sim, entries);
-    const cudaError_t err =
-        b->projections ? cudaSuccess
-                       : cudaMalloc((void **)&b->projections, words * sizeof(int64_t));
-    return err == cudaSuccess
-               ? cudaMemsetAsync(b->projections, 0,
-                                 (with_sums ? words : (size_t)entries) * sizeof(int64_t),
-                                 stream)
-               : err;
-}
-
-/* Box b's sums and projections of its own planes in one read (the leaf's
- * measure_projections) on `stream`, both cleared first: the sums in b->sums, or with
- * sums_inside behind the projections in b->projections (one clear for both). */
-static cudaError_t measure_own_projections(const latmc_sim *sim, const struct cuda_exec *x,
-                                           struct cuda_box *b, int64_t entries,
-                                           bool sums_inside, cudaStream_t stream)
-{
-    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
-    cudaError_t err = sums_inside ? cudaSuccess
-                                  : cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
-    if (err == cudaSuccess)
-        err = cleared_projections(sim, b, entries, sums_inside, stream);
-    void *sums = sums_inside ? (void *)(b->projections + entries) : b->sums;
-    return err == cudaSuccess
-               ? x->leaf->measure_projections(sim, &own, stream, sums, b->projections)
-               : err;
-}
-
-/* Box ex's reduction of its own planes (cuda_box_exec_measure_boxes). */
-static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **box_sums)
-{
-    const struct reduce_ctx *rc = ctx;
-    const struct cuda_exec *x = rc->x;
-    const latmc_sim *sim = rc->sim;
-    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
-    *box_sums = b->sums;
-    const struct cuda_box_range own = range_of(x, b, x->halo, ex->planes);
-    cudaError_t err;
-    if (rc->stage_proj && x->leaf->measure_projections) {
-        err = measure_own_projections(sim, x, b, rc->entries, false, ex->stream);
-    } else {
-        err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
-        if (!rc->stage_proj)
-            return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
-        if (err == cudaSuccess)
-            err = cleared_projections(sim, b, rc->entries, false, ex->stream);
-        if (err == cudaSuccess)
-            err = x->leaf->measure(sim, &own, ex->stream, b->sums);
-        if (err == cudaSuccess)
-            err = x->leaf->projections(sim, &own, ex->stream, b->projections);
-    }
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(rc->stage_proj + (b - x->box) * rc->entries, b->projections,
-                              (size_t)rc->entries * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                              ex->stream);
-    return err;
-}
-
-/* Box ex's floating-point sums per own plane (cuda_box_exec_measure_planes; the leaf's
- * measure_planes). */
-static cudaError_t reduce_box_planes(struct cuda_box_exec *ex, const void *ctx,
-                                     double **plane_sums)
-{
-    const struct reduce_ctx *rc = ctx;
-    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
-    const struct cuda_box_range own = range_of(rc->x, b, rc->x->halo, ex->planes);
-    return rc->x->leaf->measure_planes(rc->sim, &own, ex->stream, plane_sums);
-}
-
-int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
-{
-    const struct reduce_ctx rc = { sim, x, NULL, 0 };
-    const int st = cuda_part_wire_settle(&x->wire, &x->box[0]); /* a part's halo sets */
-    if (st < 0)
-        return st;
-    if (x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure))
-        /* floating point: per plane, added in plane order: any cut's total */
-        return cuda_box_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
-                                             (int)(sim->model->sums_size / sizeof(double)),
-                                             reduce_box_planes, &rc, sums);
-    return cuda_box_exec_measure_boxes(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
-                                        &rc, sums);
-}
-
-/* ---- the Fourier modes' projections (lib/modes.h) ---- */
-
-/* The projections' components per site value (the leaf's projection_components; 1). */
-static int projection_components(const latmc_sim *sim, const struct cuda_exec *x)
-{
-    return x->leaf->projection_components ? x->leaf->projection_components(sim) : 1;
-}
-
-/* latmc_modes_projection_entries (the module does not link the core's function). */
-static int64_t projection_entries(const latmc_sim *sim, const struct cuda_exec *x)
-{
-    int64_t n = 0;
-    for (int mu = 0; mu < sim->desc.ndim; mu++)
-        n += sim->desc.extent[mu];
-    return n * projection_components(sim, x);
-}
-
-static int stage_of(struct cuda_exec *x, size_t bytes);
-
-/* Box i's own planes within [p0, p1): [*lo, *hi), or false where none. */
-static bool own_within(const struct cuda_exec *x, int i, int64_t p0, int64_t p1, int64_t *lo,
-                       int64_t *hi)
-{
-    const struct cuda_box *b = &x->box[i];
-    const int64_t end = b->ex.origin + b->ex.planes;
-    *lo = p0 > b->ex.origin ? p0 : b->ex.origin;
-    *hi = p1 < end ? p1 : end;
-    return *hi > *lo;
-}
-
-/* Whether [p0, p1) is the boxes' own planes (the whole lattice for a sim of the whole
- * lattice); else the failure. */
-static int check_own_planes(const struct cuda_exec *x, int64_t p0, int64_t p1)
-{
-    int64_t covered = 0, lo, hi;
-    for (int i = 0; i < x->n; i++)
-        if (own_within(x, i, p0, p1, &lo, &hi))
-            covered += hi - lo;
-    if (covered != p1 - p0 || (x->halo == 0 && (p0 != 0 || p1 != x->L)))
-        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the Fourier modes of planes "
-                               "[%lld, %lld), which are not the boxes' own planes (a bug in "
-                               "the core)", (long long)p0, (long long)p1);
-    return LATMC_OK;
-}
-
-int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                          int64_t *proj)
-{
-    if (!x->leaf->projections)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes' projections",
-                               sim->model->name);
-    int64_t lo, hi;
-    int st = check_own_planes(x, p0, p1);
-    if (st < 0)
-        return st;
-    const int64_t n = projection_entries(sim, x);
-    const size_t bytes = (size_t)n * sizeof(int64_t);
-    st = stage_of(x, bytes * (size_t)x->n);
-    if (st == LATMC_OK) /* the steps and halo copies in flight done */
-        st = finish_all(x, "counting the Fourier modes' projections");
-    cudaError_t err = cudaSuccess;
-    for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        if (!own_within(x, i, p0, p1, &lo, &hi))
-            continue;
-        if ((st = cuda_box_set_device(b->ex.device)) < 0)
-            break;
-        err = cleared_projections(sim, b, n, false, b->ex.stream);
-        const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
-        if (err == cudaSuccess)
-            err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((int64_t *)x->stage + (size_t)i * (size_t)n, b->projections,
-                                  bytes, cudaMemcpyDeviceToHost, b->ex.stream);
-    }
-    if (st == LATMC_OK)
-        st = cuda_check(err, "counting the Fourier modes' projections");
-    const int fin = finish_all(x, "counting the Fourier modes' projections");
-    if (st < 0 || fin < 0)
-        return st < 0 ? st : fin;
-    memset(proj, 0, bytes);
-    for (int i = 0; i < x->n; i++)
-        if (own_within(x, i, p0, p1, &lo, &hi))
-            for (int64_t k = 0; k < n; k++)
-                proj[k] += ((const int64_t *)x->stage)[(size_t)i * (size_t)n + (size_t)k];
-    return LATMC_OK;
-}
-
-/* Doubles of the phase tables (cos and sin of every axis). */
-static size_t phase_doubles(const latmc_sim *sim)
-{
-    int64_t n = 0;
-    for (int mu = 0; mu < sim->desc.ndim; mu++)
-        n += sim->desc.extent[mu];
-    return 2 * (size_t)n;
-}
-
-/* Box b's device copy of the core's phase tables (the same at every call of a sim: copied
- * once) and its tiles (plane_bytes a plane), room for one more plane than it owns: the
- * modes, their sum (measure_kmin_tiles; on k boxes the sum is made in box 0's
- * gathered_tiles instead). On the current device, made on first use. The
- * copy is waited for on the box's stream: a cudaMemcpy from pageable memory returns once
- * the data are staged, before the DMA has landed, and the box's streams are non-blocking
- * (not ordered after the legacy stream's copy), so a kernel read the table before it was
- * there (NaN or garbage modes on a busy GPU, issue 30's chains); the tile kernels run on
- * either of the box's streams, hence the wait rather than the stream order. */
-static cudaError_t tile_buffers(struct cuda_box *b, const double *phases, size_t phase_bytes,
-                                size_t plane_bytes)
-{
-    cudaError_t err = cudaSuccess;
-    if (!b->mode_phases) {
-        err = cudaMalloc((void **)&b->mode_phases, phase_bytes);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice,
-                                  b->ex.stream);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(b->ex.stream);
-        if (err != cudaSuccess) {
-            cudaFree(b->mode_phases);
-            b->mode_phases = NULL;
-            return err;
-        }
-    }
-    if (!b->mode_tiles)
-        err = cudaMalloc((void **)&b->mode_tiles, plane_bytes * (size_t)(b->ex.planes + 1));
-    if (err != cudaSuccess)
-        b->mode_tiles = NULL;
-    return err;
-}
-
-int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                         const double *phases, double *tiles)
-{
-    if (!x->leaf->mode_tiles)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes' tiles",
-                               sim->model->name);
-    int64_t lo, hi;
-    int st = check_own_planes(x, p0, p1);
-    if (st < 0)
-        return st;
-    const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
-    const size_t plane_bytes = td * sizeof(double);
-    const size_t phase_bytes = phase_doubles(sim) * sizeof(double);
-    st = stage_of(x, plane_bytes * (size_t)(p1 - p0));
-    if (st == LATMC_OK) /* the steps and halo copies in flight done */
-        st = finish_all(x, "reducing the Fourier modes");
-    cudaError_t err = cudaSuccess;
-    for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        if (!own_within(x, i, p0, p1, &lo, &hi))
-            continue;
-        if ((st = cuda_box_set_device(b->ex.device)) < 0)
-            break;
-        err = tile_buffers(b, phases, phase_bytes, plane_bytes);
-        const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
-        if (err == cudaSuccess)
-            err = x->leaf->mode_tiles(sim, &r, b->ex.stream, b->mode_phases, b->mode_tiles);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((char *)x->stage + (size_t)(lo - p0) * plane_bytes,
-                                  b->mode_tiles, (size_t)(hi - lo) * plane_bytes,
-                                  cudaMemcpyDeviceToHost, b->ex.stream);
-    }
-    if (st == LATMC_OK)
-        st = cuda_check(err, "reducing the Fourier modes");
-    const int fin = finish_all(x, "reducing the Fourier modes");
-    if (st < 0 || fin < 0)
-        return st < 0 ? st : fin;
-    memcpy(tiles, x->stage, plane_bytes * (size_t)(p1 - p0));
-    return LATMC_OK;
-}
-
-bool cuda_exec_has_projections(const struct cuda_exec *x)
-{
-    return x->leaf->projections != NULL;
-}
-
-int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
-                            int64_t *proj)
-{
-    if (!x->leaf->projections)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes", sim->model->name);
-    const int64_t n = projection_entries(sim, x);
-    int st = stage_of(x, (size_t)n * sizeof(int64_t) * (size_t)x->n);
-    if (st == LATMC_OK)
-        st = cuda_part_wire_settle(&x->wire, &x->box[0]); /* a part's halo sets */
-    if (st < 0)
-        return st;
-    const struct reduce_ctx rc = { sim, x, x->stage, n };
-    st = cuda_box_exec_measure_boxes(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
-                                      &rc, sums);
-    if (st < 0)
-        return st;
-    const int64_t *staged = x->stage;
-    memcpy(proj, staged, (size_t)n * sizeof(int64_t));
-    for (int i = 1; i < x->n; i++)
-        for (int64_t k = 0; k < n; k++)
-            proj[k] += staged[(size_t)i * (size_t)n + (size_t)k];
-    return LATMC_OK;
-}
-
-bool cuda_exec_has_kmin(const struct cuda_exec *x)
-{
-    if (x->part)
-        return false;
-    if (x->leaf->measure_projections) /* k boxes too: their projections added on box 0 */
-        return true;
-    /* the tiles: one box, or k boxes measuring per plane (their tiles added on box 0) */
-    return x->leaf->mode_tiles != NULL &&
-           (x->n == 1 ? x->leaf->measure || x->leaf->measure_planes
-                      : x->leaf->measure_planes != NULL);
-}
-
-/*
- * Boxes 1 .. k - 1 of cuda_exec_measure_kmin: each box's sums and projections in one pass
- * (measure_projections) on its stream into one array, sent into box 0's `gathered` in one
- * copy (box i's at (i - 1) projection_words), then `projected` recorded, which box 0's
- * stream waits for (wait_projections). The projections are integers: added on box 0
- * (cuda_box_add_projections) they are the one-box sim's, and so are the modes its
- * transform makes of them; the sums come to the host with box 0's.
- */
-static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
-                                    int64_t entries)
-{
-    struct cuda_box *b0 = &x->box[0];
-    const size_t words = projection_words(sim, entries);
-    cudaError_t err = cudaSetDevice(b0->ex.device); /* `gathered` on box 0's device */
-    if (err == cudaSuccess && !b0->gathered)
-        err = cudaMalloc((void **)&b0->gathered,
-                         words * sizeof(int64_t) * (size_t)(x->n - 1));
-    for (int i = 1; i < x->n && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        cudaStream_t stream = b->ex.stream;
-        err = cudaSetDevice(b->ex.device);
-        if (err == cudaSuccess && !b->projected)
-            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
-        if (err == cudaSuccess)
-            err = measure_own_projections(sim, x, b, entries, true, stream);
-        if (err == cudaSuccess)
-            err = cudaMemcpyPeerAsync(b0->gathered + (size_t)(i - 1) * words, b0->ex.device,
-                                      b->projections, b->ex.device, words * sizeof(int64_t),
-                                      stream);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(b->projected, stream);
-    }
-    return err == cudaSuccess ? cudaSetDevice(b0->ex.device) : err;
-}
-
-/* Box 0's stream waits for the other boxes' projections (send_projections), after its own
- * pass is enqueued, so that the boxes' passes run side by side. */
-static cudaError_t wait_projections(const struct cuda_exec *x)
-{
-    cudaError_t err = cudaSuccess;
-    for (int i = 1; i < x->n && err == cudaSuccess; i++)
-        err = cudaStreamWaitEvent(x->box[0].ex.stream, x->box[i].projected, 0);
-    return err;
-}
-
-/*
- * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4), on one box or k boxes of
- * one process: each box's sums as cuda_exec_measure takes them (per plane where the leaf
- * measures so, added in plane order here, else one box's whole sums) on its stream, its
- * planes' tiles beside them on its border stream; one box adds its tiles in plane order
- * from zero on the device (cuda_tiles_total: latmc_modes_combine's additions); k boxes
- * send their tiles to box 0's device (a peer copy each, at the box's first plane), where
- * the same sum runs over all L planes: the tiles of a plane do not depend on the cut, so
- * neither does their sum. A copy from each box and the waits: no second round trip for
- * the modes.
- */
-static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *sums,
-                              const double *phases, double *modes)
-{
-    struct cuda_box *b0 = &x->box[0];
-    const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
-    const size_t plane_bytes = td * sizeof(double);
-    const bool per_plane = x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure);
-    const size_t nsums = sim->model->sums_size / sizeof(double);
-    const size_t sums_bytes = per_plane ? nsums * sizeof(double) * (size_t)x->L
-                                        : sim->model->sums_size;
-    const size_t sums_at = (sums_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
-    int st = stage_of(x, sums_at + plane_bytes);
-    if (st == LATMC_OK) /* the steps in flight done */
-        st = finish_all(x, "measuring");
-    if (st < 0)
-        return st;
-    cudaError_t err = cudaSetDevice(b0->ex.device);
-    /* k boxes: all L planes' tiles on box 0's device, then their sum */
-    if (err == cudaSuccess && x->n > 1 && !b0->gathered_tiles)
-        err = cudaMalloc((void **)&b0->gathered_tiles, plane_bytes * (size_t)(x->L + 1));
-    for (int i = 0; i < x->n && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
-        cudaStream_t stream = b->ex.stream, side = b->ex.border_stream;
-        void *dev_sums = b->sums;
-        err = cudaSetDevice(b->ex.device);
-        if (err == cudaSuccess)
-            err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-        /* the tiles from the sums' own read of the configuration where the leaf can */
-        bool fused = false;
-        if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
-            double *plane_sums = NULL;
-            err = x->leaf->measure_planes_tiles(sim, &own, stream, &plane_sums, side,
-                                                b->mode_phases, b->mode_tiles);
-            fused = err == cudaSuccess;
-            if (fused)
-                dev_sums = plane_sums;
-            else if (err == cudaErrorNotSupported)
-                err = cudaSuccess;
-        }
-        if (fused) {
-            /* the tiles are on their way on the side stream */
-        } else if (err == cudaSuccess && per_plane) {
-            double *plane_sums = NULL;
-            err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
-            dev_sums = plane_sums;
-        } else if (err == cudaSuccess) {
-            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
-            if (err == cudaSuccess)
-                err = x->leaf->measure(sim, &own, stream, b->sums);
-        }
-        /* box i's plane sums at its first plane's place in the stage (one box's whole
-         * sums where not per plane: only a box alone) */
-        const size_t at = per_plane ? (size_t)(b->ex.origin) * nsums * sizeof(double) : 0;
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((char *)x->stage + at, dev_sums,
-                                  per_plane ? (size_t)b->ex.planes * nsums * sizeof(double)
-                                            : sim->model->sums_size,
-                                  cudaMemcpyDeviceToHost, stream);
-        /* the tiles on the box's other stream (idle, as the box is between steps), beside
-         * the sums: both read the configuration only, and each kernel's idle slots (the
-         * chains of additions wait for each other) take the other's blocks */
-        if (err == cudaSuccess && !fused)
-            err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
-        if (err == cudaSuccess && x->n > 1)
-            err = cudaMemcpyPeerAsync(b0->gathered_tiles + (size_t)b->ex.origin * td,
-                                      b0->ex.device, b->mode_tiles, b->ex.device,
-                                      (size_t)b->ex.planes * plane_bytes, side);
-        if (err == cudaSuccess && i > 0 && !b->projected)
-            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
-        if (err == cudaSuccess && i > 0)
-            err = cudaEventRecord(b->projected, side);
-    }
-    /* one box: its own tiles (made by tile_buffers above) and room for their sum */
-    double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
-    if (err == cudaSuccess)
-        err = cudaSetDevice(b0->ex.device);
-    for (int i = 1; i < x->n && err == cudaSuccess; i++)
-        err = cudaStreamWaitEvent(b0->ex.border_stream, x->box[i].projected, 0);
-    double *dev_modes = all + td * (size_t)x->L;
-    if (err == cudaSuccess)
-        err = cuda_tiles_total(b0->ex.border_stream, all, x->L, (int)td, dev_modes);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync((char *)x->stage + sums_at, dev_modes, plane_bytes,
-                              cudaMemcpyDeviceToHost, b0->ex.border_stream);
-    st = cuda_check(err, "measuring the sums and the Fourier modes");
-    const int fin = finish_all(x, "measuring the sums and the Fourier modes");
-    if (st < 0 || fin < 0)
-        return st < 0 ? st : fin;
-    memset(sums, 0, sim->model->sums_size);
-    if (per_plane) /* plane order: the same additions as cuda_exec_measure */
-        for (int64_t q = 0; q < x->L; q++)
-            sim->model->add_sums(sums, (const double *)x->stage + (size_t)q * nsums);
-    else
-        sim->model->add_sums(sums, x->stage);
-    memcpy(modes, (const char *)x->stage + sums_at, plane_bytes);
-    return LATMC_OK;
-}
-
-int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
-                           const double *phases, double *modes)
-{
-    if (!cuda_exec_has_kmin(x))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of "
-                               "this layout (%d boxes, or a part's) are added on the host",
-                               x->n);
-    if (!x->leaf->measure_projections)
-        return measure_kmin_tiles(sim, x, sums, phases, modes);
-    const latmc_sim_desc *d = &sim->desc;
-    struct cuda_proj_transform t;
-    memset(&t, 0, sizeof t);
-    t.ndim = d->ndim;
-    t.components = projection_components(sim, x);
-    int64_t proj_at = 0;
-    for (int mu = 0; mu < d->ndim; mu++) {
-        t.extent[mu] = d->extent[mu];
-        t.proj_at[mu] = proj_at;
-        t.phase_at[mu] = 2 * proj_at;
-        proj_at += d->extent[mu];
-    }
-    t.per_state = proj_at;
-    const size_t phase_doubles = 2 * (size_t)proj_at;
-    const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
-    const size_t ss = sim->model->sums_size;
-    /* one device buffer (made once a sim): the phase tables, the projections, the sums,
-     * the modes, boxes 1 .. k - 1's sums and the transform's scratch, so that one clear
-     * covers the projections, the sums and the transform's counters and one copy brings
-     * the sums and the modes (a measurement's own clear and copy, no more) */
-    const int64_t entries = projection_entries(sim, x);
-    const size_t sums_bytes = sums_words(sim) * sizeof(int64_t);
-    const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double) +
-                             (size_t)(x->n - 1) * sums_bytes;
-    const size_t scratch_bytes = cuda_projections_transform_scratch(&t);
-    struct cuda_box *b = &x->box[0];
-    int st = cuda_box_set_device(b->ex.device);
-    /* the stage: box 0's sums and the modes, then boxes 1 .. k - 1's sums (box i's at
-     * byte sums_bytes + 8 mode_doubles + (i - 1) sums_bytes, as cuda_box_add_projections
-     * puts them) */
-    if (st == LATMC_OK)
-        st = stage_of(x, out_bytes);
-    if (st == LATMC_OK) /* the steps in flight done (every box's device made current) */
-        st = finish_all(x, "measuring");
-    if (st == LATMC_OK) /* box 0's buffers and launches on its own device */
-        st = cuda_box_set_device(b->ex.device);
-    if (st < 0)
-        return st;
-    cudaError_t err = cudaSuccess;
-    const bool fresh = b->phases_of != phases;
-    if (fresh) { /* once a sim: its tables never change */
-        b->phases_of = NULL;
-        if (!b->phases)
-            err = cudaMalloc((void **)&b->phases, phase_doubles * sizeof(double) +
-                                                      (size_t)entries * sizeof(int64_t) +
-                                                      out_bytes + scratch_bytes);
-        /* on the stream of the transform that reads them: a cudaMemcpy (legacy stream,
-         * pageable source) returns before its DMA lands and the box's stream is not
-         * ordered after it (tile_buffers) */
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(b->phases, phases, phase_doubles * sizeof(double),
-                                  cudaMemcpyHostToDevice, b->ex.stream);
-        if (err == cudaSuccess)
-            b->phases_of = phases;
-    }
-    int64_t *dev_proj = (int64_t *)(b->phases + phase_doubles);
-    char *dev_sums = (char *)(dev_proj + entries);
-    double *dev_modes = (double *)(dev_sums + sums_bytes);
-    int64_t *dev_box_sums = (int64_t *)(dev_modes + mode_doubles); /* boxes 1 .. k - 1's */
-    void *dev_scratch = dev_sums + out_bytes;
-    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
-    /* the sums cleared; the projections and the transform's counters once, when made:
-     * the transform leaves them zero (its blocks clear what they read), so a
-     * measurement's clear is its own, not the projections' too (786 KB for Potts at
-     * 16384^2: 4 us of its 150). After an error they are cleared again. */
-    if (err == cudaSuccess)
-        err = fresh ? cudaMemsetAsync(dev_proj, 0,
-                                      (size_t)entries * sizeof(int64_t) + out_bytes +
-                                          scratch_bytes,
-                                      b->ex.stream)
-                    : cudaMemsetAsync(dev_sums, 0, sums_bytes, b->ex.stream);
-    if (err == cudaSuccess && x->n > 1)
-        err = send_projections(sim, x, entries);
-    if (err == cudaSuccess)
-        err = x->leaf->measure_projections(sim, &own, b->ex.stream, dev_sums, dev_proj);
-    if (err == cudaSuccess && x->n > 1)
-        err = wait_projections(x);
-    if (err == cudaSuccess && x->n > 1)
-        err = cuda_box_add_projections(b->ex.stream, dev_proj, b->gathered, entries,
-                                       (int64_t)projection_words(sim, entries), x->n - 1,
-                                       dev_box_sums, (int64_t)sums_words(sim));
-    if (err == cudaSuccess)
-        err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes,
-                                         dev_scratch);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(x->stage, dev_sums, out_bytes, cudaMemcpyDeviceToHost,
-                              b->ex.stream);
-    st = cuda_check(err, "measuring the sums and the Fourier modes");
-    /* after a failure every box's work settled (boxes 1 .. k - 1 may still be copying
-     * into box 0's `gathered`), else box 0's stream, which waited for them */
-    const int fin = st < 0 ? finish_all(x, "measuring the sums and the Fourier modes")
-                           : cuda_check(cudaStreamSynchronize(b->ex.stream),
-                                        "measuring the sums and the Fourier modes");
-    if (st < 0 || fin < 0) {
-        b->phases_of = NULL; /* the projections left unknown: cleared at the next call */
-        return st < 0 ? st : fin;
-    }
-    memset(sums, 0, ss); /* the boxes' integer sums in box order (cuda_exec_measure) */
-    sim->model->add_sums(sums, x->stage);
-    for (int i = 1; i < x->n; i++)
-        sim->model->add_sums(sums, (const char *)x->stage + sums_bytes +
-                                       mode_doubles * sizeof(double) +
-                                       (size_t)(i - 1) * sums_bytes);
-    memcpy(modes, (const char *)x->stage + sums_bytes, mode_doubles * sizeof(double));
-    return LATMC_OK;
-}
-
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype)
 {
     if (x->n > 1 || x->part)
@@ -1678,7 +1034,7 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
                         "making the spins current for a device view");
     *data = view;
     *dtype = x->leaf->view_dtype;
-    const int fin = finish_all(x, "making the spins current for a device view");
+    const int fin = cuda_exec_finish_all(x, "making the spins current for a device view");
     return st < 0 ? st : fin;
 }
 
@@ -1764,262 +1120,4 @@ int cuda_exec_resend_halos(const latmc_sim *sim, struct cuda_exec *x)
 int cuda_exec_part_halo_depth(const struct cuda_exec *x)
 {
     return x->part ? (int)x->sent : 0;
-}
-
-/* ---- the per-plane forms (lib/backend.h): a part's halo exchange, measure and gather ---- */
-
-/* The local planes of box b at which the lattice's planes [p0, p0 + n) lie (a range that
- * does not wrap), the own one first where there is one: up to 4 into lp[] (on a small
- * lattice a plane may be stored twice: a halo plane and an own one, or both halos); their
- * count (0: the box does not hold the range). */
-static int local_planes(const struct cuda_exec *x, const struct cuda_box *b, int64_t p0,
-                        int64_t n, int64_t lp[4])
-{
-    const int64_t nloc = b->ex.planes + 2 * x->halo;
-    const int64_t d = ((p0 - b->ex.origin + x->halo) % x->L + x->L) % x->L;
-    int k = 0;
-    for (int64_t l = d; l + n <= nloc && k < 4; l += x->L)
-        lp[k++] = l;
-    for (int i = 1; i < k; i++)
-        if (lp[i] >= x->halo && lp[i] + n <= x->halo + b->ex.planes) {
-            const int64_t own = lp[i];
-            lp[i] = lp[0];
-            lp[0] = own;
-        }
-    return k;
-}
-
-/* A part's box after a sweep call that stopped between two steps (the core's exchange
- * failed, lib/part.c: the counters' read, whose wait ends a call, never came): its interior
- * (the main stream, and half B on the half stream) may still be running. A reader of local
- * planes [lp[k], lp[k] + n) (lp NULL: any plane) that reach into the interior waits for
- * every stream first. Inside a sweep call the exchange reads and writes the border and
- * halo planes alone, which no interior touches (the planes sent lie in the borders). */
-static int part_settled(struct cuda_exec *x, const int64_t *lp, int copies, int64_t n,
-                        const char *what)
-{
-    const struct cuda_box *b = &x->box[0];
-    if (!x->part || !b->ex.recorded)
-        return LATMC_OK;
-    const int64_t lo = x->halo + x->border, hi = x->halo + b->ex.planes - x->border;
-    bool inside = lp == NULL;
-    for (int k = 0; k < copies && !inside; k++)
-        inside = lp[k] < hi && lp[k] + n > lo;
-    return inside ? finish_all(x, what) : LATMC_OK;
-}
-
-/* The per-plane forms hold for a sim of one box (a part's, or one box alone); a part's
- * halo sets not yet waited for are, unless `wire` (a move that may go on the wire:
- * ordered after them on the border stream), and without `wire` a stopped sweep's
- * interior (part_settled). */
-static int one_box_only(struct cuda_exec *x, const char *what, bool wire)
-{
-    if (x->n == 1) {
-        int st = cuda_box_set_device(x->box[0].ex.device);
-        if (st < 0 || wire)
-            return st;
-        if ((st = cuda_part_wire_settle(&x->wire, &x->box[0])) < 0)
-            return st;
-        return part_settled(x, NULL, 0, 0, what);
-    }
-    return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a sim spread over %d "
-                           "boxes (desc.n_devices / n_parts): a part (MPI rank) runs on one "
-                           "device as one box", what, x->n);
-}
-
-/* x->stage of at least `bytes` (pinned; the old contents are not kept). */
-static int stage_of(struct cuda_exec *x, size_t bytes)
-{
-    if (x->stage_bytes >= bytes)
-        return LATMC_OK;
-    cudaFreeHost(x->stage);
-    x->stage = NULL;
-    x->stage_bytes = 0;
-    const int st = cuda_check(cudaMallocHost(&x->stage, bytes),
-                              "cannot allocate pinned host memory for planes in transit");
-    if (st == LATMC_OK)
-        x->stage_bytes = bytes;
-    return st;
-}
-
-/*
- * get_planes (get_buf) or set_planes (set_buf) of planes [p0, p1), through the pinned stage
- * in chunks of whole planes: one DMA copy each (and one per further local copy of a set),
- * waited for. A part's moves go on its border stream: inside a sweep call they are the
- * halo exchange after a step (lib/part.c), which reads the border planes that stream
- * wrote and writes halo planes that only the next step's borders, on that stream, read,
- * so they wait for the borders alone while the interior goes on. Outside a sweep call
- * every stream is idle (or, after a call that stopped between two steps, waited for by
- * part_settled where the planes reach into the interior).
- */
-static int move_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                       void *get_buf, const void *set_buf)
-{
-    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
-    int st = one_box_only(x, "configuration copy", x->part);
-    if (st < 0)
-        return st;
-    struct cuda_box *b = &x->box[0];
-    int64_t lp[4];
-    const int copies = local_planes(x, b, p0, p1 - p0, lp);
-    if (copies == 0)
-        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither "
-                               "the box's planes [%lld, %lld) nor a halo range next to them",
-                               (long long)p0, (long long)p1, (long long)b->ex.origin,
-                               (long long)(b->ex.origin + b->ex.planes));
-    /* a part's halo exchange: the storage's bytes between the device and the halo buffers */
-    if (x->part && cuda_part_wire_move(sim, x->leaf, b, &x->wire, lp, copies, p1 - p0,
-                                       x->plane_bytes, get_buf, set_buf, &st))
-        return st;
-    /* the ordinary forms wait for their copies: after the sets before them */
-    if ((st = cuda_part_wire_settle(&x->wire, b)) < 0 ||
-        (st = part_settled(x, lp, copies, p1 - p0, what)) < 0)
-        return st;
-    cudaStream_t stream = x->part ? b->ex.border_stream : b->ex.stream;
-    if (x->leaf->put_planes) { /* a layout of the leaf's own: its conversions */
-        cudaError_t err = cudaSuccess;
-        for (int k = 0; k < copies && set_buf && err == cudaSuccess; k++)
-            err = x->leaf->put_planes(sim, b, stream, lp[k], set_buf, p1 - p0);
-        if (get_buf)
-            err = x->leaf->get_planes(sim, b, stream, lp[0], get_buf, p1 - p0);
-        st = cuda_check(err, what);
-        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
-        return st < 0 ? st : fin;
-    }
-    const size_t pb = x->plane_bytes;
-    int64_t per = (int64_t)(STAGE_BYTES / pb);
-    per = per < 1 ? 1 : per > p1 - p0 ? p1 - p0 : per;
-    st = stage_of(x, (size_t)per * pb);
-    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
-        const int64_t q1 = q + per < p1 ? q + per : p1;
-        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
-        cudaError_t err = cudaSuccess;
-        if (set_buf) {
-            memcpy(x->stage, (const char *)set_buf + at, bytes);
-            for (int k = 0; k < copies && err == cudaSuccess; k++)
-                err = cudaMemcpyAsync((char *)b->data + (size_t)lp[k] * pb + at, x->stage,
-                                      bytes, cudaMemcpyHostToDevice, stream);
-        } else {
-            err = cudaMemcpyAsync(x->stage, (const char *)b->data + (size_t)lp[0] * pb + at,
-                                  bytes, cudaMemcpyDeviceToHost, stream);
-        }
-        st = cuda_check(err, what);
-        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
-        if (st == LATMC_OK)
-            st = fin;
-        if (st == LATMC_OK && get_buf)
-            memcpy((char *)get_buf + at, x->stage, bytes);
-    }
-    return st;
-}
-
-int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                         void *buf)
-{
-    return move_planes(sim, x, p0, p1, buf, NULL);
-}
-
-int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                         const void *buf)
-{
-    return move_planes(sim, x, p0, p1, NULL, buf);
-}
-
-/*
- * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: the
- * leaf's per-plane sums where it has them (floating point), else the integer sums
- * (cuda_leaf.h), whose total does not depend on the grouping, so all of them go into the
- * first plane's tile and zeros into the others, which add up (in plane order,
- * model->add_sums) to exactly what one tile per plane gives, in one launch.
- * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
- * measures the whole lattice only, at once (its leaf adds the planes in order itself, so
- * the total followed by zeros is the per-plane tiles' sum bit for bit).
- */
-/* cuda_exec_measure_planes, with proj also the planes' projections (the leaf's
- * measure_projections, else measure then projections). */
-static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                          void *sums, int64_t *proj)
-{
-    int st = one_box_only(x, "reduction of planes", false);
-    if (st < 0)
-        return st;
-    struct cuda_box *b = &x->box[0];
-    const bool whole = x->halo == 0 && p0 == 0 && p1 == x->L;
-    if ((x->halo == 0 && !whole) || p0 < b->ex.origin || p1 > b->ex.origin + b->ex.planes ||
-        p1 <= p0)
-        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: measuring planes [%lld, %lld) "
-                               "outside the box's own planes [%lld, %lld)%s", (long long)p0,
-                               (long long)p1, (long long)b->ex.origin,
-                               (long long)(b->ex.origin + b->ex.planes),
-                               x->halo == 0 ? " (a box alone measures them all at once)" : "");
-    const size_t size = sim->model->sums_size;
-    memset(sums, 0, (size_t)(p1 - p0) * size);
-    const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
-    cudaError_t err = cudaSuccess;
-    const int64_t n = projection_entries(sim, x);
-    if (x->leaf->measure_planes && (!whole || !x->leaf->measure)) {
-        /* floating point: each plane's sums into its tile (no projections: phi^4 and
-         * Heisenberg have tiles) */
-        double *plane_sums = NULL;
-        err = x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sums, plane_sums, (size_t)(p1 - p0) * size,
-                                  cudaMemcpyDeviceToHost, b->ex.stream);
-    } else {
-        err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
-        if (err == cudaSuccess && proj)
-            err = cleared_projections(sim, b, n, false, b->ex.stream);
-        if (err == cudaSuccess && proj && x->leaf->measure_projections)
-            err = x->leaf->measure_projections(sim, &r, b->ex.stream, b->sums, b->projections);
-        else if (err == cudaSuccess) {
-            err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
-            if (err == cudaSuccess && proj)
-                err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
-        }
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
-        if (err == cudaSuccess && proj)
-            err = cudaMemcpyAsync(proj, b->projections, (size_t)n * sizeof(int64_t),
-                                  cudaMemcpyDeviceToHost, b->ex.stream);
-    }
-    st = cuda_check(err, "measuring planes");
-    const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
-    return st < 0 ? st : fin;
-}
-
-int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
-                             int64_t p1, void *sums)
-{
-    return measure_planes(sim, x, p0, p1, sums, NULL);
-}
-
-int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
-                                   int64_t p1, void *sums, int64_t *proj)
-{
-    if (!x->leaf->projections)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes", sim->model->name);
-    return measure_planes(sim, x, p0, p1, sums, proj);
-}
-
-int cuda_exec_cluster_faces(const latmc_sim *sim, struct cuda_exec *x, int what, void *buf,
-                            size_t *bytes)
-{
-    if (!x->leaf->part_faces || !x->part)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim joins no "
-                               "clusters across parts", sim->model->name);
-    const int st = cuda_box_set_device(x->box[0].ex.device);
-    return st < 0 ? st : x->leaf->part_faces(sim, &x->box[0], what, buf, bytes);
-}
-
-int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
-                            struct latmc_cluster_stats *out)
-{
-    if (!x->leaf->cluster_stats) /* a part's: counted at its joins (the leaf's) */
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim does not count "
-                               "its clusters on the device", sim->model->name);
-    int st = cuda_box_set_device(x->box[0].ex.device);
-    if (st == LATMC_OK) /* the steps in flight done */
-        st = finish_all(x, "counting the clusters");
-    return st < 0 ? st : x->leaf->cluster_stats(sim, x->box, x->n, out);
 }
