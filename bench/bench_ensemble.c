@@ -483,7 +483,7 @@ int bench_ensemble_main(int argc, char **argv)
     if (!potts && !heisenberg && !phi4)
         printf("Ising: %s\n", wolff ? "Wolff" : sw ? "Swendsen-Wang"
                                : d.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis");
-    if (sw) /* LATMC_ENS_SW_BATCH=0 declines the batch (ensembles/ens_sw_batch.c) */
+    if (sw) /* LATMC_ENS_SW_BATCH=0 declines the batch (clusters/cuda_sw_batch.c) */
         printf("%s: %s\n", wolff ? "Wolff (rates per site and sweep: one cluster a sweep)"
                                   : "Swendsen-Wang",
                device != LATMC_DEVICE_CUDA ? "members on host threads"

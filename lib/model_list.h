@@ -11,7 +11,8 @@
  *   - backends/cpu/cpu_models.c: the kernel tables `cpu_<m>_kernels`, so every model
  *     runs on the CPU, the reference every other backend is checked against;
  *   - backends/cuda/cuda_models.c: each model's leaf `cuda_<m>_leaf_of` (declared in
- *     backends/cuda/exec/cuda_leaf.h), found by the model's number: this list's order;
+ *     backends/cuda/exec/cuda_leaf.h) and its ensembles' batch `cuda_<m>_batch_of`
+ *     (backends/cuda/exec/cuda_batch.h), found by the model's number: this list's order;
  *   - backends/cpu/meson.build and backends/cuda/meson.build: the folder <m>/ of each
  *     model (its meson.build appends the model's sources; the model's headers are found by
  *     their names), and tests/layering reads the same folders;

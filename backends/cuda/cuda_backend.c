@@ -1,8 +1,9 @@
 /*
  * The CUDA backend's operations (struct latmc_backend_ops): a sim of any model is its
  * leaf's boxes on the one executor (exec/cuda_exec.h), which every operation goes to; an
- * ensemble's members run as a batch of run_steps (ensembles/ens_batch_steps.c), and the
- * ensembles' other operations are in ensembles/ (ising/cuda_ising_batch.c, ens_tempering.c).
+ * ensemble's members run as a batch of run_steps (ensembles/ens_batch_steps.c: each model's
+ * batch in its leaf folder, tempering on the device in ensembles/ens_tempering.c), and the
+ * member lanes' chain is ensembles/ens_lanes.c's.
  *
  * Every operation selects the sim's device (cudaSetDevice: the sim may be used from any
  * thread, one at a time), enqueues its work, and synchronises before returning, so that a
@@ -21,7 +22,8 @@
 #include "cuda_env.h"
 #include "cuda_exec.h"
 #include "ens_batch_steps.h"
-#include "ising_batch.h" /* the Ising batch and tempering state a sim keeps */
+#include "ens_tempering.h"
+#include "cuda_batch.h" /* the batch state a sim keeps (struct cuda_lead_state) */
 #include "ens_lanes.h"
 #include "model.h"
 #include "part.h"
@@ -40,7 +42,8 @@ static int use_device(const struct cuda_sim *cs)
  * device error these calls fail, and the host side is released all the same. */
 static void release(struct cuda_sim *cs)
 {
-    cuda_ens_batch_free(cs->ens_batch);
+    if (cs->ens_batch)
+        cs->ens_batch->free(cs->ens_batch);
     cuda_ens_temper_free(cs->ens_temper);
     cuda_ens_lanes_free(cs->ens_lanes);
     cuda_embed_free(cs->embed);
@@ -387,8 +390,8 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .own_schedule = cuda_own_schedule,
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */
     .part_halo_depth = cuda_part_halo_depth,
-    .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
-    .mode_tiles = cuda_mode_tiles,             /* exec/cuda_exec.c */
+    .mode_projections = cuda_mode_projections, /* exec/cuda_exec_measure.c */
+    .mode_tiles = cuda_mode_tiles,             /* exec/cuda_exec_measure.c */
     .measure_modes = cuda_measure_modes,
     .measure_planes_modes = cuda_measure_planes_modes,
     .measure_kmin = cuda_measure_kmin,

@@ -22,9 +22,10 @@ struct cuda_sim {
     cudaStream_t stream;
     struct latmc_lattice lattice;
     struct cuda_exec *exec;             /* the one executor: the sim's boxes */
-    /* The batch state of an ensemble whose member 0 is this sim (ising/cuda_ising_batch.c;
-     * NULL until its first batched call). */
-    struct cuda_ens_batch *ens_batch;
+    /* The batch state a model keeps itself for the ensembles whose member 0 is this sim
+     * (exec/cuda_batch.h, cuda_batch_lead_slot: Ising's; NULL until its first batched
+     * call). */
+    struct cuda_lead_state *ens_batch;
     /* The tempering state of that ensemble on the device (ensembles/ens_tempering.c; NULL
      * until its first upload). Kept here, not in the batch, so that
      * ising/cuda_ising_batch.c never calls the tempering file that calls it. */
@@ -34,8 +35,8 @@ struct cuda_sim {
     /* As an ensemble's member this sim runs one by one, not in the batch: a Heisenberg,
      * Potts or phi^4 sim made with LATMC_ENS_HEIS_BATCH=0, LATMC_ENS_POTTS_BATCH=0 or
      * LATMC_ENS_PHI4_BATCH=0 in the environment (it also is measured and swaps its
-     * parameters one by one: heisenberg/cuda_heisenberg_batch.c, exec/cuda_batch.c for
-     * Potts and phi^4, the swap in ising/cuda_ising_batch.c; the tests' reference), and a
+     * parameters one by one: exec/cuda_batch.c, and the swaps' check in
+     * ensembles/ens_batch_steps.c; the tests' reference), and a
      * Swendsen-Wang or Wolff sim of Ising or Potts made with LATMC_ENS_SW_BATCH=0 (the
      * cluster steps' batch and its measurement: exec/cuda_batch.c, clusters/cuda_sw_batch.c;
      * their overlaps and swaps are one by one either way). Read once here, not at every launch

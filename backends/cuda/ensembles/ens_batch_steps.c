@@ -20,12 +20,12 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cuda_batch.h"
 #include "cuda_backend.h"
+#include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "ens_batch_steps.h"
-#include "ising_batch.h" /* cuda_ens_temper, cuda_ens_temper_run_steps */
+#include "ens_tempering.h"
 #include "model.h"
 
 /* The batch's capabilities for a sim, and its requests whatever its steps take (the

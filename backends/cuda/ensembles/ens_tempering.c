@@ -60,6 +60,7 @@
 #include "cuda_check.h"
 #include "cuda_device.h"
 #include "ens_temper_models.h"
+#include "ens_tempering.h"
 #include "model.h"
 
 #define TEMPER_PARTS_MAX 8 /* LATMC_ENS_TEMPER_PARTS */
@@ -360,8 +361,8 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
  * Whether lists may run with the chains resident (ising/ising_batch_temper_kernels.cu):
  * where a block holds a chain (words a multiple of 32, the shared memory fits) and the
  * chains fill the device's blocks well (a block per chain: few chains leave SMs idle,
- * which the per-round launches, a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they
- * fit (the tests run both ways).
+ * which the per-round launches, a block per member, do not). LATMC_CUDA_TEMPER=resident
+ * runs them resident wherever they fit (the tests run both ways).
  */
 static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens_ready *ready,
                           const struct cuda_ens_chain_geom *g)

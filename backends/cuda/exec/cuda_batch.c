@@ -1,7 +1,7 @@
 /*
  * The batch driver of the CUDA ensembles (exec/cuda_batch.h): what the Heisenberg, Potts,
  * phi^4 and Swendsen-Wang batches do alike, the model's part through its struct
- * ens_batch_ops.
+ * cuda_batch_ops.
  *
  * The members' configurations stay in their own sims' device memory (the model's kernels
  * update them in place, so each sim's state is what its own sweeps would leave). A batch
@@ -79,7 +79,7 @@ cudaStream_t cuda_batch_stream_of(const latmc_sim *sim)
     return cuda_sim_of(sim)->stream;
 }
 
-struct cuda_ens_batch **cuda_batch_lead_slot(const latmc_sim *lead)
+struct cuda_lead_state **cuda_batch_lead_slot(const latmc_sim *lead)
 {
     return &cuda_sim_of(lead)->ens_batch;
 }
@@ -110,7 +110,7 @@ static bool one_by_one(const latmc_sim *sim)
 /* The ensemble's batch, made at its first call (on the members' device); one of a member
  * made to run one by one holds nothing on the device. */
 static struct cuda_batch *new_batch(const struct cuda_batch_ops *ops, latmc_sim *const *members,
-                                   int n, int *st)
+                                    int n, int *st)
 {
     struct cuda_batch *b = calloc(1, ops->batch_bytes);
     if (!b) {
@@ -204,7 +204,7 @@ void cuda_batch_table_moved(latmc_sim *const *members)
 }
 
 struct cuda_batch *cuda_batch_ready(const struct cuda_batch_ops *ops, latmc_sim *const *members,
-                                  int n, bool same_sweeps, int *st)
+                                    int n, bool same_sweeps, int *st)
 {
     if (n < 1 || !batchable(ops, members, n, same_sweeps)) {
         *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
@@ -283,7 +283,7 @@ void cuda_batch_log_measure(struct cuda_batch *b)
 }
 
 int cuda_batch_run_steps(const struct cuda_batch_ops *ops, const struct latmc_step_call *calls,
-                        int n_calls, uint64_t *accepted, uint64_t *attempted)
+                         int n_calls, uint64_t *accepted, uint64_t *attempted)
 {
     latmc_sim *const *members = calls[0].members;
     const int n = calls[0].n_members;
@@ -345,7 +345,7 @@ int cuda_batch_run_steps(const struct cuda_batch_ops *ops, const struct latmc_st
 }
 
 int cuda_batch_measure(const struct cuda_batch_ops *ops, latmc_sim *const *members, int n,
-                      void *sums)
+                       void *sums)
 {
     if (!ops->measure)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
@@ -367,7 +367,7 @@ int cuda_batch_measure(const struct cuda_batch_ops *ops, latmc_sim *const *membe
 }
 
 int cuda_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
-                          const char *env, const char *what)
+                           const char *env, const char *what)
 {
     unsigned long long diffs = 0;
     int st = status;

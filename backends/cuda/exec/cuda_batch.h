@@ -131,11 +131,16 @@ const struct latmc_lattice *cuda_batch_lattice_of(const latmc_sim *sim);
 int cuda_batch_device_of(const latmc_sim *sim);
 cudaStream_t cuda_batch_stream_of(const latmc_sim *sim);
 
-/* Where a model that keeps its batch state itself, one a lead reused by every member array
- * it leads (Ising's, ising/cuda_ising_batch.c), keeps it: the lead sim's slot, NULL until
- * the model fills it; the sim frees it with cuda_ens_batch_free when it is destroyed. */
-struct cuda_ens_batch;
-struct cuda_ens_batch **cuda_batch_lead_slot(const latmc_sim *lead);
+/* The batch state a model keeps itself, one a lead reused by every member array it leads
+ * (Ising's, ising/cuda_ising_batch.c): first in the model's own struct, with the function
+ * that frees it. */
+struct cuda_lead_state {
+    void (*free)(struct cuda_lead_state *state);
+};
+
+/* Where the lead sim keeps it: NULL until the model fills the slot; the sim frees it (its
+ * `free`) when it is destroyed. */
+struct cuda_lead_state **cuda_batch_lead_slot(const latmc_sim *lead);
 
 /* A tempering swap's move of the parameters of members a and b: the executor's boxes swap
  * their tables (cuda_exec_swap_tables). */
@@ -157,13 +162,13 @@ unsigned cuda_batch_caps(const struct cuda_batch_ops *ops, const latmc_sim *sim)
  * calls or members that cannot run together. The counters are read once.
  */
 int cuda_batch_run_steps(const struct cuda_batch_ops *ops, const struct latmc_step_call *calls,
-                        int n_calls, uint64_t *accepted, uint64_t *attempted);
+                         int n_calls, uint64_t *accepted, uint64_t *attempted);
 
 /* A batch's measurement (LATMC_STEP_MEASURE): the model's sums of every member,
  * LATMC_EUNSUPPORTED with nothing done where they do not run as a batch (the core measures
  * them one by one). */
 int cuda_batch_measure(const struct cuda_batch_ops *ops, latmc_sim *const *members, int n,
-                      void *sums);
+                       void *sums);
 
 /* The batches made with `lead` as member 0, if any, freed (the sim is being destroyed). */
 void cuda_batch_release_led(const latmc_sim *lead);
@@ -176,7 +181,7 @@ void cuda_batch_release_led(const latmc_sim *lead);
  * batch is given back with cuda_batch_put_back (no other thread uses it meanwhile).
  */
 struct cuda_batch *cuda_batch_ready(const struct cuda_batch_ops *ops, latmc_sim *const *members,
-                                  int n, bool same_sweeps, int *st);
+                                    int n, bool same_sweeps, int *st);
 void cuda_batch_put_back(struct cuda_batch *b);
 
 /* The device's table of this member array's batch (if any) no longer what the host
@@ -195,7 +200,7 @@ void cuda_batch_log_measure(struct cuda_batch *b);
  * failed before its count was read), so that the next list counts only its own. Returns
  * the list's status where it failed. */
 int cuda_batch_check_count(unsigned long long *dev_diffs, cudaStream_t stream, int status,
-                          const char *env, const char *what);
+                           const char *env, const char *what);
 
 /*
  * A model's batch as the ensembles' routing (ensembles/ens_batch_steps.c) calls it, given

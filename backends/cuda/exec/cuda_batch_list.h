@@ -30,8 +30,8 @@ struct cuda_batch_list {
 /* Remove and return the first batch of `key` (key not NULL) or made with `lead` as member
  * 0 (NULL when there is none). */
 static inline struct cuda_batch_link *cuda_batch_list_take_first(struct cuda_batch_list *l,
-                                                          latmc_sim *const *key,
-                                                          const latmc_sim *lead)
+                                                                 latmc_sim *const *key,
+                                                                 const latmc_sim *lead)
 {
     pthread_mutex_lock(&l->lock);
     struct cuda_batch_link **p = &l->head, *b = NULL;
@@ -48,14 +48,14 @@ static inline struct cuda_batch_link *cuda_batch_list_take_first(struct cuda_bat
 
 /* The batch of `key`, removed (NULL when there is none). */
 static inline struct cuda_batch_link *cuda_batch_list_take(struct cuda_batch_list *l,
-                                                    latmc_sim *const *key)
+                                                           latmc_sim *const *key)
 {
     return cuda_batch_list_take_first(l, key, NULL);
 }
 
 /* A batch made with `lead` as member 0, removed (NULL when there is none). */
 static inline struct cuda_batch_link *cuda_batch_list_take_led(struct cuda_batch_list *l,
-                                                        const latmc_sim *lead)
+                                                               const latmc_sim *lead)
 {
     return cuda_batch_list_take_first(l, NULL, lead);
 }

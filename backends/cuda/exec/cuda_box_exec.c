@@ -397,7 +397,7 @@ static bool peer_done[PEER_TABLE][PEER_TABLE];
 
 /* Let each device reach its neighbours' memory and the first box's where the hardware
  * allows (the halos go to the neighbours; the Fourier modes' projections and tiles of
- * every box are gathered on the first box's device: cuda_exec.c). The copies work either
+ * every box are gathered on the first box's device: cuda_exec_measure.c). The copies work either
  * way; without peer access the driver stages them through host memory, a measurement's
  * copy from a box that is no neighbour of the first then took 5 times as long. */
 static void enable_peer(int a, int b)

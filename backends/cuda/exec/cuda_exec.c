@@ -57,13 +57,9 @@
 
 #include "cuda_check.h"
 #include "cuda_exec_state.h"
-#include "cuda_halo.h"
-#include "cuda_part_wire.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
-
-
 
 static void free_box(struct cuda_box_exec *ex)
 {

@@ -204,7 +204,8 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         err = cleared_projections(sim, b, n, false, b->ex.stream);
-        const struct cuda_box_range r = cuda_exec_range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
+        const struct cuda_box_range r =
+            cuda_exec_range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
         if (err == cudaSuccess)
             err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
         if (err == cudaSuccess)
@@ -291,7 +292,8 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         err = tile_buffers(b, phases, phase_bytes, plane_bytes);
-        const struct cuda_box_range r = cuda_exec_range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
+        const struct cuda_box_range r =
+            cuda_exec_range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
         if (err == cudaSuccess)
             err = x->leaf->mode_tiles(sim, &r, b->ex.stream, b->mode_phases, b->mode_tiles);
         if (err == cudaSuccess)

@@ -51,8 +51,8 @@ static inline int cuda_exec_finish_all(struct cuda_exec *x, const char *what)
 
 /* Local planes [p0, p0 + planes) of box b as a range (global planes from its origin). */
 static inline struct cuda_box_range cuda_exec_range_of(const struct cuda_exec *x,
-                                                      const struct cuda_box *b, int64_t p0,
-                                                      int64_t planes)
+                                                       const struct cuda_box *b, int64_t p0,
+                                                       int64_t planes)
 {
     const struct cuda_box_range r = { b, p0, planes, b->ex.origin + p0 - x->halo, x->L,
                                       x->halo == 0 };

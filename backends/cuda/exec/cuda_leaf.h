@@ -50,7 +50,7 @@ struct cuda_box {
     void *sums;                    /* the model's sums struct (device) */
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
     int64_t *projections;          /* the Fourier modes' projections, then room for the
-                                      box's sums (cuda_exec.c's projection_words; device,
+                                      box's sums (cuda_exec_measure.c's projection_words; device,
                                       made on first use by any path), or NULL */
     double *phases;                /* the modes' phase tables (device, copied from
                                       phases_of), then room for the projections, the sums,

@@ -1,6 +1,7 @@
 /*
  * Internal to the CUDA module: the halo planes of a GPU rank (the one box of a part of a
- * lattice shared by processes) on the wire, for the executor (cuda_exec.c).
+ * lattice shared by processes) on the wire, for the executor (cuda_exec.c, and its per-plane
+ * forms in cuda_exec_measure.c).
  *
  * The core's exchange (lib/part.c) moves a part's border and halo planes through
  * get_planes / set_planes and the part's halo buffers, which only the exchange uses and

@@ -153,7 +153,7 @@ static int choose_geometry(struct heisenberg_batch *b)
 static int copy_couplings(struct heisenberg_batch *b)
 {
     latmc_sim *const *members = b->b.members;
-    const cudaStream_t stream = (&b->b)->stream; /* the sweeps' */
+    const cudaStream_t stream = b->b.stream; /* the sweeps' */
     const size_t n = (size_t)b->shape.n, per = n * (size_t)b->shape.ndim;
     float *aos = malloc(per * sizeof *aos), *prev = malloc(per * sizeof *prev);
     float *soa = malloc(per * sizeof *soa);
@@ -234,7 +234,7 @@ static int choose_sums(struct heisenberg_batch *b)
                         "cannot allocate device memory for the sums' check");
     if (st == LATMC_OK && b->check && b->fused) /* on the stream of the launches */
         st = cuda_check(cudaMemsetAsync(b->dev_diffs, 0, sizeof *b->dev_diffs,
-                                        (&b->b)->stream),
+                                        b->b.stream),
                         "clearing the sums' check");
     return st;
 }
@@ -310,7 +310,7 @@ static int init_passes(struct heisenberg_batch *b)
                         "cannot allocate device memory for a counter");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemsetAsync(b->pass_count, 0, sizeof *b->pass_count,
-                                        (&b->b)->stream),
+                                        b->b.stream),
                         "clearing a counter");
     return st;
 }
@@ -477,7 +477,7 @@ static cudaError_t launch_sweeps(const struct heisenberg_batch *b, cudaStream_t 
 static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, uint64_t n_sweeps,
                                  bool tempering)
 {
-    const cudaStream_t stream = (&b->b)->stream;
+    const cudaStream_t stream = b->b.stream;
     const int n = b->b.n;
     for (int m = 0; m < n; m++) {
         const latmc_sim *sim = b->b.members[m];
@@ -540,20 +540,20 @@ static cudaError_t launch_passes(struct heisenberg_batch *b, uint64_t sweep0, ui
 }
 
 static cudaError_t heisenberg_sweeps(struct cuda_batch *eb, const struct latmc_step_call *k,
-                               uint64_t sweep0, uint64_t n, int *kind)
+                                     uint64_t sweep0, uint64_t n, int *kind)
 {
     (void)k;
     struct heisenberg_batch *b = (struct heisenberg_batch *)eb;
     *kind = heisenberg_kind(b);
     return b->passes ? launch_passes(b, sweep0, n, false)
-                     : launch_sweeps(b, (&b->b)->stream, 0, b->b.n, sweep0, n,
+                     : launch_sweeps(b, b->b.stream, 0, b->b.n, sweep0, n,
                                      NULL, false);
 }
 
 /* The members' sums into dev_sums (bonds and M; the overlap left as it was). */
 static cudaError_t launch_measure(const struct heisenberg_batch *b)
 {
-    return cuda_ens_heisenberg_measure((&b->b)->stream, &b->shape, b->b.dev_table,
+    return cuda_ens_heisenberg_measure(b->b.stream, &b->shape, b->b.dev_table,
                                  b->b.n, b->ch.rows_per_chunk, b->ch.nchunks,
                                  b->ch.chunks_per_plane, b->dev_sums);
 }
@@ -573,7 +573,7 @@ static cudaError_t launch_round_sums(const struct heisenberg_batch *b, cudaStrea
 static int heisenberg_measure(struct cuda_batch *eb, void *sums)
 {
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
-    const cudaStream_t stream = (eb)->stream;
+    const cudaStream_t stream = eb->stream;
     const size_t bytes = (size_t)eb->n * 13 * sizeof(double);
     int st = cuda_check(cudaMemsetAsync(b->dev_sums, 0, bytes, stream), "clearing the sums");
     if (st == LATMC_OK)

@@ -5,7 +5,7 @@
  * colour of up to 1024 sweeps a launch, the fused kernel, else a launch a colour), the
  * batch's requests (LATMC_STEP_MEASURE, every member's sums in one launch;
  * LATMC_STEP_OVERLAPS; a pair's move of LATMC_STEP_SWAP_PARAMS, a tempering swap without
- * device copies) for Ising members (ens_batch_steps.c routes them here through its table).
+ * device copies) for Ising members (ens_batch_steps.c routes them here: cuda_ising_batch_of).
  * The other models' batches are their leaf folders' (heisenberg/cuda_heisenberg_batch.c,
  * potts/cuda_potts_batch.c, phi4/cuda_phi4_batch.c, clusters/cuda_sw_batch.c).
  *
@@ -96,6 +96,7 @@ static cudaError_t member_bytes(const latmc_sim *sim, struct cuda_ens_ising_memb
  * 4096 x 16^3.
  */
 struct cuda_ens_batch {
+    struct cuda_lead_state lead; /* first: the lead sim's slot holds it (its free) */
     /* its lead's (member 0's) device, stream and stored lattice: the launches' */
     int device;
     cudaStream_t stream;
@@ -194,8 +195,10 @@ static bool build_map(struct cuda_ens_batch *b, latmc_sim *const *members, int n
     return true;
 }
 
-void cuda_ens_batch_free(struct cuda_ens_batch *b)
+/* The lead state's free (struct cuda_lead_state: the lead sim is being destroyed). */
+static void batch_free(struct cuda_lead_state *state)
 {
+    struct cuda_ens_batch *b = (struct cuda_ens_batch *)state;
     if (!b)
         return;
     pthread_mutex_lock(&live_lock);
@@ -268,10 +271,13 @@ static int upload_dirty(struct cuda_ens_batch *b, cudaStream_t stream, size_t ta
  * call to call: fresh large allocations cost page faults every call); NULL on failure. */
 static struct cuda_ens_batch *batch_of(const latmc_sim *lead, size_t host)
 {
-    struct cuda_ens_batch **slot = cuda_batch_lead_slot(lead), *b = *slot;
+    struct cuda_lead_state **slot = cuda_batch_lead_slot(lead);
+    struct cuda_ens_batch *b = (struct cuda_ens_batch *)*slot;
     if (!b) {
-        if (!(b = *slot = calloc(1, sizeof *b)))
+        if (!(b = calloc(1, sizeof *b)))
             return NULL;
+        b->lead.free = batch_free;
+        *slot = &b->lead;
         b->device = cuda_batch_device_of(lead);
         b->stream = cuda_batch_stream_of(lead);
         b->lattice = cuda_batch_lattice_of(lead);
@@ -686,7 +692,7 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
 {
     (void)n;
-    struct cuda_ens_batch *b = *cuda_batch_lead_slot(members[0]);
+    struct cuda_ens_batch *b = (struct cuda_ens_batch *)*cuda_batch_lead_slot(members[0]);
     if (b)
         b->dirty = true;
 }
@@ -694,7 +700,7 @@ void cuda_ens_packed_table_moved(latmc_sim *const *members, int n)
 void cuda_ens_bytes_table_fetched(latmc_sim *const *members, int n)
 {
     (void)n;
-    struct cuda_ens_batch *b = *cuda_batch_lead_slot(members[0]);
+    struct cuda_ens_batch *b = (struct cuda_ens_batch *)*cuda_batch_lead_slot(members[0]);
     if (b && !b->use_packed)
         b->dirty = true;
 }

@@ -231,14 +231,6 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 #include "box.h"
 #include "internal.h" /* latmc_sim */
 
-struct cuda_sim; /* cuda_backend.h: the layout's, not this leaf's to include */
-
-/* The batch state of the ensembles whose member 0 is a sim (its cuda_batch_lead_slot),
- * freed with the sim. The members' state is read through their leaf's accessors
- * (cuda_ising_leaf.h). */
-struct cuda_ens_batch;
-void cuda_ens_batch_free(struct cuda_ens_batch *b);
-
 /* cuda_ising_batch.c, for ensembles/ens_tempering.c: the members' table ready on the
  * device (as a batched sweep prepares it, on its lead's stream): the packed table, or the
  * byte layout's (packed false: bytes, bytes_host instead of dev, host). */
@@ -289,17 +281,6 @@ void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
  * copy at the members' own, so the next call uploads it (a packed table's entries are
  * values, which the core's swaps patch: nothing to do). */
 void cuda_ens_bytes_table_fetched(latmc_sim *const *members, int n);
-
-/* ens_tempering.c: the LATMC_STEP_TEMPER_STATE request (lib/backend.h, struct
- * latmc_ens_temper: the state loaded and fetched),
- * the batch's tempering lists (lib/box.h: whole sweeps and LATMC_STEP_EXCHANGE calls, each
- * with device_map; LATMC_EUNSUPPORTED, nothing done, where the members do not run the
- * packed kernels), and the state's end. */
-struct cuda_ens_temper;
-int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
-int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
-                              uint64_t *accepted, uint64_t *attempted);
-void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
 #endif
 

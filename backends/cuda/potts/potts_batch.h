@@ -67,14 +67,6 @@ void cuda_ens_potts_sums_of(const unsigned long long *counters, int n, int q, vo
 
 #ifdef __cplusplus
 }
-#else
-
-#include <stdbool.h>
-
-#include "box.h"
-#include "internal.h"
-
-
 #endif
 
 #endif
