@@ -5,7 +5,9 @@
   (b) A backend never includes another backend's header.
   (c) The include graph of backends/cuda's own files has no cycle; no file of a leaf folder
       (each model's of lib/model_list.h, and clusters/) reaches exec/cuda_exec.h, cuda_backend.h
-      or an ens_ header through its includes; no file of exec/ reaches a leaf folder's header.
+      or an ens_ header through its includes; no file of exec/ reaches a leaf folder's header,
+      and none but the ensembles' batch driver (exec/cuda_batch.c, through whose accessors a
+      model's batch reaches a member) reaches the module's sim, cuda_backend.h.
   (d) The call graph between backends/cuda's files has no cycle (so no two files call each
       other): file A calls file B when A's code names a function or variable that B defines;
       nor has the include-and-call graph (both kinds of edge together).
@@ -55,6 +57,9 @@ import sys
 import tempfile
 
 LEAF_STEP_DIRS = ('clusters',)  # leaf folders of a step kind; each model's is its name
+# the one file of exec/ that reads the module's sim (cuda_backend.h): the ensembles' batch
+# driver, whose accessors are how a model's batch reaches a member (rule (c))
+BATCH_DRIVER = 'backends/cuda/exec/cuda_batch.c'
 SOURCE_EXT = ('.c', '.h', '.cu', '.cuh')
 HEADER_EXT = ('.h', '.cuh')
 MODEL_NAME = re.compile(r'\bLATMC_MODEL_[A-Z0-9_]+')
@@ -468,6 +473,9 @@ def check(root):
                 if t.startswith(leaf_prefixes):
                     breaches.append('(c) executor file %s reaches leaf header %s: %s'
                                     % (f, t, path_to(reach, t)))
+            if f != BATCH_DRIVER and CUDA + '/cuda_backend.h' in reach:
+                breaches.append("(c) executor file %s reaches the module's sim: %s"
+                                % (f, path_to(reach, CUDA + '/cuda_backend.h')))
     for f in cuda_files:
         if f.startswith(CUDA + '/exec/'):
             breaches += model_branches(root, f, 'leaf table')
@@ -533,6 +541,9 @@ CLEAN = {
                                       'extern const struct leaf the_leaf;\n'
                                       'int storage_f(void);\n',
     'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\nint storage_f(void) { return 0; }\n',
+    # the batch driver may read the module's sim (rule (c)'s one exception)
+    'backends/cuda/exec/cuda_batch.c': '#include "cuda_backend.h"\n'
+                                       'int batch_f(void) { return 0; }\n',
     # the ensembles' batch table: a model as a row's key is no branch
     'backends/cuda/ensembles/ens_batch_steps.c': 'struct row { int model; int (*f)(void); };\n'
                                                  'static int g(void) { return 0; }\n'
@@ -561,6 +572,10 @@ PLANTED = [
                                              'int storage_f(void) { return 0; }\n'}),
     ('(c) include cycle', {'backends/cuda/exec/cuda_leaf.h': '#include "cuda_exec.h"\n' + LEAF_H}),
     ('(c) leaf file', {'backends/cuda/potts/cuda_potts.h': '#include "cuda_backend.h"\n'}),
+    # an executor file other than the batch driver reading the module's sim
+    ("(c) executor file backends/cuda/exec/storage.c reaches the module's sim",
+     {'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\n#include "cuda_backend.h"\n'
+                                      'int storage_f(void) { return 0; }\n'}),
     ('(c) executor file', {'backends/cuda/exec/cuda_exec.c':
                            '#include "../potts/cuda_potts.h"\n#include "cuda_exec.h"\n'
                            'int exec_f(void) { return the_leaf.update(); }\n'}),
