@@ -333,8 +333,9 @@ static struct cuda_ens_round round_of(const struct cuda_ens_temper *t, const lat
 
 /* An exchange call: the round's decisions on the members' sums (`measured`: the launch
  * before it left them; else they are measured here first). */
-static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
-                            const struct cuda_ens_ready *ready, const latmc_sim *first, int n,
+static cudaError_t exchange(cudaStream_t stream, const struct latmc_lattice *lat,
+                            struct cuda_ens_temper *t, const struct cuda_ens_ready *ready,
+                            const latmc_sim *first, int n,
                             const struct latmc_step_call *k, bool measured,
                             struct latmc_ising_sums *sums)
 {
@@ -342,9 +343,9 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
     if (!measured) {
         err = cudaMemsetAsync(sums, 0, (size_t)n * sizeof *sums, stream);
         if (err == cudaSuccess)
-            err = ready->packed ? cuda_ens_packed_measure(stream, ready->lattice,
+            err = ready->packed ? cuda_ens_packed_measure(stream, lat,
                                                           ready->dev, n, ready->coupled, sums)
-                                : cuda_ens_ising_measure(stream, ready->lattice,
+                                : cuda_ens_ising_measure(stream, lat,
                                                          ready->bytes, n, sums);
     }
     const struct cuda_ens_round r = round_of(t, first, k);
@@ -364,12 +365,12 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
  * which the per-round launches, a block per member, do not). LATMC_CUDA_TEMPER=resident
  * runs them resident wherever they fit (the tests run both ways).
  */
-static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens_ready *ready,
+static bool resident_fits(const struct cuda_ens_temper *t, int device,
                           const struct cuda_ens_chain_geom *g)
 {
     int optin = 0, sms = 0, per_sm = 0;
     if (g->words % 32 != 0 || g->words > 1024 ||
-        cuda_device_smem_optin(ready->device, &optin) != cudaSuccess ||
+        cuda_device_smem_optin(device, &optin) != cudaSuccess ||
         cuda_ens_chain_shared(g, t->nT) > (uint32_t)optin) {
         (void)cudaGetLastError();
         return false;
@@ -379,7 +380,7 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
         return true;
     const struct cuda_ens_round r = { .n_samples = t->n_samples, .n_temperatures = t->nT,
                                       .n_replicas = t->n_replicas };
-    if (cuda_device_sm_count(ready->device, &sms) != cudaSuccess ||
+    if (cuda_device_sm_count(device, &sms) != cudaSuccess ||
         cuda_ens_chain_run(NULL, g, &t->d, &r, NULL, NULL, NULL, &per_sm) != cudaSuccess ||
         per_sm < 1) {
         (void)cudaGetLastError();
@@ -684,14 +685,15 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
 {
     const struct cuda_ens_ready ready = tb->u.ising;
     const int n = calls[0].n_members;
-    cudaStream_t stream = ready.lead_stream;
+    const struct cuda_sim *cs0 = tb->cs0; /* the batch's lead: its stream, lattice, device */
+    cudaStream_t stream = cs0->stream;
     int st = LATMC_OK;
     const latmc_sim *first = calls[0].members[0];
     struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l->sums);
     const struct cuda_ens_chain_geom g =
-        cuda_ens_chain_geom_of(ready.lattice, ready.coupled, first->desc.algorithm);
+        cuda_ens_chain_geom_of(&cs0->lattice, ready.coupled, first->desc.algorithm);
     if (t->resident < 0)
-        t->resident = resident_fits(t, &ready, &g);
+        t->resident = resident_fits(t, cs0->device, &g);
     uint64_t tried = 0;
     for (int c = 0; c < n_calls; c++)
         if (calls[c].part == LATMC_STEP_SWEEPS)
@@ -716,8 +718,8 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
              * members' sums where a round is next), else a launch a colour, the round
              * then measuring them (exchange) */
             const bool round_next = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_bytes_sweeps(stream, ready.lattice,
-                                                  ready.device, ready.bytes, n,
+            st = cuda_check(cuda_ens_bytes_sweeps(stream, &cs0->lattice,
+                                                  cs0->device, ready.bytes, n,
                                                   ready.coupled, first->desc.algorithm, k->sweep,
                                                   k->n_sweeps, ready.dev_changed,
                                                   round_next ? sums : NULL, &measured),
@@ -727,7 +729,7 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
         if (k->part == LATMC_STEP_SWEEPS && !ising_fused_call(&ready, k)) {
             /* members the fused kernel does not take (or a single sweep of its STREAM
              * form): a launch a colour, then the round measures them (exchange) */
-            st = cuda_check(cuda_ens_colour_sweeps(stream, ready.lattice, ready.dev, true,
+            st = cuda_check(cuda_ens_colour_sweeps(stream, &cs0->lattice, ready.dev, true,
                                                    n, ready.coupled, first->desc.algorithm,
                                                    k->sweep, k->n_sweeps, ready.dev_changed),
                             "launching a batched sweep");
@@ -737,7 +739,7 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
         if (k->part == LATMC_STEP_SWEEPS) {
             /* a round next: the launch leaves the members' sums after its last sweep */
             measured = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
-            st = cuda_check(cuda_ens_packed_sweeps(stream, ready.lattice, ready.dev, n,
+            st = cuda_check(cuda_ens_packed_sweeps(stream, &cs0->lattice, ready.dev, n,
                                                    ready.coupled, first->desc.algorithm,
                                                    k->sweep, k->n_sweeps, ready.dev_changed,
                                                    !counting, measured ? sums : NULL),
@@ -745,7 +747,7 @@ static int ising_run(struct cuda_ens_temper *t, struct temper_batch *tb, const s
             counting = true;
             continue;
         }
-        st = cuda_check(exchange(stream, t, &ready, first, n, k, measured, sums),
+        st = cuda_check(exchange(stream, &cs0->lattice, t, &ready, first, n, k, measured, sums),
                         "launching an exchange round");
         measured = false;
     }
@@ -857,7 +859,7 @@ static int heisenberg_run(struct cuda_ens_temper *t, struct temper_batch *tb,
     const struct cuda_ens_heisenberg_view *v = &tb->u.heisenberg;
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
-    cudaStream_t stream = v->stream;
+    cudaStream_t stream = tb->cs0->stream; /* the batch's lead's */
     const int parts = temper_parts(t, cuda_ens_heisenberg_splits(v), n);
     uint64_t sweeps = 0;
     int st = LATMC_OK;
@@ -1022,7 +1024,7 @@ static int phi4_run(struct cuda_ens_temper *t, struct temper_batch *tb, const st
     const struct cuda_ens_phi4_view *v = &tb->u.phi4;
     const int n = calls[0].n_members;
     const latmc_sim *first = calls[0].members[0];
-    cudaStream_t stream = v->stream;
+    cudaStream_t stream = tb->cs0->stream; /* the batch's lead's */
     const size_t count_bytes = (size_t)n * sizeof *v->changed;
     const int parts = temper_parts(t, cuda_ens_phi4_splits(v), n);
     uint64_t sweeps = 0;

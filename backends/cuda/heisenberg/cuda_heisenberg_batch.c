@@ -650,7 +650,6 @@ int cuda_ens_heisenberg_open(latmc_sim *const *members, int n, struct cuda_ens_h
     }
     const struct heisenberg_batch *b = (const struct heisenberg_batch *)eb;
     v->batch = eb;
-    v->stream = eb->stream;
     v->dev = eb->dev_table;
     v->host = eb->last; /* what cuda_batch_ready uploaded, or found on the device */
     v->sums = b->dev_sums;
@@ -684,7 +683,7 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
 {
     struct heisenberg_batch *b = v->batch;
     if (!b->passes)
-        return cuda_ens_heisenberg_launch_sweeps_of(v, v->stream, 0, b->b.n, sweep0,
+        return cuda_ens_heisenberg_launch_sweeps_of(v, b->b.stream, 0, b->b.n, sweep0,
                                                     n_sweeps, sums, after_round);
     const cudaError_t err = launch_passes(b, sweep0, n_sweeps, true);
     if (err == cudaSuccess)
@@ -713,8 +712,8 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps_of(const struct cuda_ens_heisenber
 
 cudaError_t cuda_ens_heisenberg_launch_measure(const struct cuda_ens_heisenberg_view *v)
 {
-    return cuda_ens_heisenberg_launch_measure_of(v, v->stream, 0,
-                                                 ((const struct heisenberg_batch *)v->batch)->b.n);
+    const struct heisenberg_batch *b = v->batch;
+    return cuda_ens_heisenberg_launch_measure_of(v, b->b.stream, 0, b->b.n);
 }
 
 cudaError_t cuda_ens_heisenberg_launch_measure_of(const struct cuda_ens_heisenberg_view *v,
@@ -739,13 +738,13 @@ cudaError_t cuda_ens_heisenberg_launch_check(const struct cuda_ens_heisenberg_vi
      * member's sums unwritten fails the comparison instead of passing on an earlier
      * check's values */
     cudaError_t err = cudaMemsetAsync(b->dev_check, 0xff, (size_t)b->b.n * 13 * sizeof(double),
-                                      v->stream);
+                                      b->b.stream);
     if (err == cudaSuccess)
-        err = cuda_ens_heisenberg_measure(v->stream, &b->shape, b->b.dev_table, b->b.n,
+        err = cuda_ens_heisenberg_measure(b->b.stream, &b->shape, b->b.dev_table, b->b.n,
                                     b->ch.rows_per_chunk, b->ch.nchunks, b->ch.chunks_per_plane,
                                     b->dev_check);
     if (err == cudaSuccess)
-        err = cuda_ens_heisenberg_sums_compare(v->stream, b->dev_sums, b->dev_check, b->b.n,
+        err = cuda_ens_heisenberg_sums_compare(b->b.stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     /* the round's form too (the reduction's launch without a fused sweep): its bonds and M_z
      * over the full reduction's in the check's buffer, M_x and M_y kept, compared again.
@@ -756,11 +755,11 @@ cudaError_t cuda_ens_heisenberg_launch_check(const struct cuda_ens_heisenberg_vi
     const size_t pitch = 13 * sizeof(double);
     for (int slot = 0; slot < 4 && err == cudaSuccess; slot += 3)
         err = cudaMemset2DAsync(b->dev_check + slot, pitch, 0xff, sizeof(double),
-                                (size_t)b->b.n, v->stream);
+                                (size_t)b->b.n, b->b.stream);
     if (err == cudaSuccess)
-        err = launch_round_sums(b, v->stream, 0, b->b.n, b->dev_check);
+        err = launch_round_sums(b, b->b.stream, 0, b->b.n, b->dev_check);
     if (err == cudaSuccess)
-        err = cuda_ens_heisenberg_sums_compare(v->stream, b->dev_sums, b->dev_check, b->b.n,
+        err = cuda_ens_heisenberg_sums_compare(b->b.stream, b->dev_sums, b->dev_check, b->b.n,
                                          b->dev_diffs);
     return err;
 }
@@ -772,7 +771,7 @@ int cuda_ens_heisenberg_check_result(const struct cuda_ens_heisenberg_view *v, i
     const struct heisenberg_batch *b = v->batch;
     if (!b->check || !b->fused)
         return status;
-    return cuda_batch_check_count(b->dev_diffs, v->stream, status, ENS_HEISENBERG_SUMS_ENV,
+    return cuda_batch_check_count(b->dev_diffs, b->b.stream, status, ENS_HEISENBERG_SUMS_ENV,
                                  "the sums the sweep kernel left differ from the reduction's "
                                  "(full or a round's form)");
 }

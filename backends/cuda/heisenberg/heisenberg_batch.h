@@ -113,7 +113,6 @@ cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *
  */
 struct cuda_ens_heisenberg_view {
     void *batch;                              /* the batch taken */
-    cudaStream_t stream;                      /* the batch's (its lead's) */
     struct cuda_ens_heisenberg_member *dev;         /* the table on the device */
     const struct cuda_ens_heisenberg_member *host;  /* the host's copy of what it uploaded */
     double *sums;                             /* 13 doubles a member, on the device */

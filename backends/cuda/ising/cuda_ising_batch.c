@@ -657,9 +657,6 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
     const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     const size_t table_bytes =
         out->packed ? packed_bytes : (size_t)n * sizeof(struct cuda_ens_ising_member);
-    out->lead_stream = batch->stream;
-    out->lattice = batch->lattice;
-    out->device = batch->device;
     /* the table on the device, and as the host built it */
     out->dev = out->packed ? dev : NULL;
     out->host = out->packed ? batch->last : NULL;

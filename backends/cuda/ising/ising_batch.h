@@ -235,9 +235,6 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
  * device (as a batched sweep prepares it, on its lead's stream): the packed table, or the
  * byte layout's (packed false: bytes, bytes_host instead of dev, host). */
 struct cuda_ens_ready {
-    cudaStream_t lead_stream;                  /* member 0's: the launches' */
-    const struct latmc_lattice *lattice;       /* member 0's stored lattice */
-    int device;                                /* member 0's */
     bool packed;                               /* the packed table (else the byte one) */
     struct cuda_ens_packed_member *dev;        /* the table on the device */
     const struct cuda_ens_packed_member *host; /* the host's copy of what it uploaded */

@@ -355,7 +355,6 @@ int cuda_ens_phi4_open(latmc_sim *const *members, int n, struct cuda_ens_phi4_vi
         return st;
     }
     v->batch = eb;
-    v->stream = eb->stream;
     v->dev = eb->dev_table;
     v->host = eb->last; /* what cuda_batch_ready uploaded, or found on the device */
     v->sums = p->dev_sums;
@@ -383,7 +382,7 @@ cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint
                                         uint64_t n_sweeps)
 {
     const struct cuda_batch *b = v->batch;
-    return cuda_ens_phi4_launch_sweeps_of(v, v->stream, 0, b->n, sweep0, n_sweeps);
+    return cuda_ens_phi4_launch_sweeps_of(v, b->stream, 0, b->n, sweep0, n_sweeps);
 }
 
 bool cuda_ens_phi4_splits(const struct cuda_ens_phi4_view *v)
@@ -463,7 +462,7 @@ int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status)
     const struct phi4_batch *p = v->batch;
     if (p->round_sums != ROUND_CHECK)
         return status;
-    return cuda_batch_check_count(p->dev_diffs, v->stream, status, ENS_PHI4_ROUND_SUMS_ENV,
+    return cuda_batch_check_count(p->dev_diffs, p->b.stream, status, ENS_PHI4_ROUND_SUMS_ENV,
                                  "the phi^4 members' sums phi^2 of a tempering round differ "
                                  "from the measurement's");
 }

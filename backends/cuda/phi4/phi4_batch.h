@@ -116,7 +116,6 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
  */
 struct cuda_ens_phi4_view {
     void *batch;                               /* the batch taken */
-    cudaStream_t stream;                       /* the batch's (its lead's) */
     struct cuda_ens_phi4_member *dev;          /* the table on the device */
     const struct cuda_ens_phi4_member *host;   /* the host's copy of what it uploaded */
     struct latmc_phi4_sums *sums;              /* a member each, on the device */
