@@ -1,7 +1,7 @@
 /*
  * Internal: the arithmetic of the exchange rule (doc/ensembles.md, "Exchange rule"), one
  * definition for the host's round (lib/ens_exchange.c) and the CUDA module's round on the
- * device (backends/cuda/ensembles/ens_exchange_kernels.cu), so both take the very same
+ * device (backends/cuda/exec/cuda_temper_round.cuh), so both take the very same
  * decisions. Host-and-device code (LATMC_HOSTDEV); device code is built without fused
  * multiply-adds (-fmad=false), so every double below rounds as on the host.
  */

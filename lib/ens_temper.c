@@ -106,7 +106,7 @@ static void count_attempts(latmc_ens *e, uint64_t first, uint64_t n_rounds)
  * the round count nor the sweep count, so the next call's rounds draw their numbers again
  * and a round trip that began in them begins at the sweep count; the backend's fetch
  * makes its table follow the members again); else (its state went with the failure: the
- * CUDA module drops it, ens_tempering.c) the host's copy of the load stands -- its map,
+ * CUDA module drops it, its cuda_temper.c) the host's copy of the load stands -- its map,
  * and the members' parameters, which lag the device's map, are that copy's, so the
  * ensemble goes on from there, the rounds since the load lost (their accepted swaps and
  * round trips; the round count and the attempts of the calls that succeeded stay; the

@@ -2,7 +2,7 @@
  * The CUDA backend's operations (struct latmc_backend_ops): a sim of any model is its
  * leaf's boxes on the one executor (exec/cuda_exec.h), which every operation goes to; an
  * ensemble's members run as a batch of run_steps (ensembles/ens_batch_steps.c: each model's
- * batch in its leaf folder, tempering on the device in ensembles/ens_tempering.c), and the
+ * batch in its leaf folder, tempering on the device in exec/cuda_temper.c), and the
  * member lanes' chain is ensembles/ens_lanes.c's.
  *
  * Every operation selects the sim's device (cudaSetDevice: the sim may be used from any
@@ -22,7 +22,7 @@
 #include "cuda_env.h"
 #include "cuda_exec.h"
 #include "ens_batch_steps.h"
-#include "ens_tempering.h"
+#include "cuda_temper.h"
 #include "cuda_batch.h" /* the batch state a sim keeps (struct cuda_lead_state) */
 #include "ens_lanes.h"
 #include "model.h"
@@ -44,7 +44,7 @@ static void release(struct cuda_sim *cs)
 {
     if (cs->ens_batch)
         cs->ens_batch->free(cs->ens_batch);
-    cuda_ens_temper_free(cs->ens_temper);
+    cuda_temper_free(cs->ens_temper);
     cuda_ens_lanes_free(cs->ens_lanes);
     cuda_embed_free(cs->embed);
     cuda_embed_boxes_free(cs->embed_boxes);

@@ -26,7 +26,7 @@ struct cuda_sim {
      * (exec/cuda_batch.h, cuda_batch_lead_slot: Ising's; NULL until its first batched
      * call). */
     struct cuda_lead_state *ens_batch;
-    /* The tempering state of that ensemble on the device (ensembles/ens_tempering.c; NULL
+    /* The tempering state of that ensemble on the device (exec/cuda_temper.c; NULL
      * until its first upload). Kept here, not in the batch, so that
      * ising/cuda_ising_batch.c never calls the tempering file that calls it. */
     struct cuda_ens_temper *ens_temper;

@@ -1,5 +1,5 @@
 /*
- * Parallel tempering on the device (lib/ens_temper.c, backends/cuda/ensembles/ens_tempering.c)
+ * Parallel tempering on the device (lib/ens_temper.c, backends/cuda/exec/cuda_temper.c)
  * against the CPU ensemble, bit for bit: CUDA Ising +-J members of 16^3 (the fused
  * kernel's, whose exchange rounds run on the GPU) and the same ensemble on the CPU
  * (rounds on the host, lib/ens_exchange.c), an exchange round after every sweep, over
@@ -20,7 +20,7 @@
  * and the colour launches); and the ladder set again after device rounds (another device
  * ensemble swept between), on 16^3 and on byte-layout members. The meson tests run
  * it with the rounds per launch and with the chains resident (LATMC_CUDA_TEMPER).
- * Heisenberg members (their rounds on the device since ens_tempering.c's second model)
+ * Heisenberg members (their rounds on the device: cuda_heisenberg_temper.c)
  * against the same CUDA ensemble with the host's rounds (LATMC_ENS_HOST_ROUNDS=1 while it
  * sweeps; CUDA Heisenberg members are not the CPU's bit for bit, the host's rounds on
  * them are the reference): heat bath with overrelaxation passes and overrelaxation
@@ -29,7 +29,7 @@
  * set again after device rounds. A meson test runs it with the lists in four parts
  * (LATMC_ENS_TEMPER_PARTS=4; these ensembles are too small for parts by default).
  * phi^4 members with a mu2 ladder (small members of the site order, whole sweeps a
- * launch: their rounds on the device since ens_tempering.c's third model) against the same
+ * launch: their rounds on the device, cuda_phi4_temper.c) against the same
  * CUDA ensemble with the host's rounds, as Heisenberg's (CUDA phi^4 runs its own chain,
  * not the CPU's): 2D and 3D, float and double, nhit 2, a finite Lambda, a round every
  * sweep and every third sweep, a save in the middle loaded and continued with device
@@ -548,13 +548,13 @@ static void test_heisenberg_heatbath_matches_host_rounds(void **state)
     heisenberg_matches_host_rounds(&sh, 33);
 }
 
-/* Lists in parts of whole samples (ens_tempering.c; the meson row that asks for four with
+/* Lists in parts of whole samples (cuda_temper.c; the meson row that asks for four with
  * LATMC_ENS_TEMPER_PARTS: these ensembles are too small for parts by default): 5 samples
  * (parts of 1, 1, 1 and 2 samples) at 8^3, a round every sweep and every second; 6
  * samples at 16^3 (the round's sums by rows), every sweep; 3 samples (two parts). Without
  * the variable (and under LATMC_ENS_HEIS_SUMS=check, whose comparison takes every member
  * at once) the same lists in one part; the parts each list logs must be those. */
-/* The parts a list of ns samples and n members must log (ens_tempering.c's temper_parts:
+/* The parts a list of ns samples and n members must log (cuda_temper.c's cuda_temper_parts:
  * unless LATMC_ENS_TEMPER_PARTS asks, up to four, at least one member per multiprocessor
  * a part; 0: one part, no line), or one part where the batch keeps every member together
  * (one_part). */

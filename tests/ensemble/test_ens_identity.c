@@ -1069,7 +1069,7 @@ static void test_potts_tempering_batched(void **state)
 /* CUDA phi^4 members with tempering in mu2 on (the members' coefficients swapped between
  * calls: lib/ens_exchange.c, LATMC_STEP_SWAP_PARAMS): the batched launches against the members
  * run one by one (LATMC_ENS_PHI4_BATCH=0), the same state bit for bit; 2D L = 16 float (site
- * order, whole sweeps a launch; batched, its rounds on the device, ens_tempering.c), 2D 64^2
+ * order, whole sweeps a launch; batched, its rounds on the device, cuda_phi4_temper.c), 2D 64^2
  * double (the chunk schedule), 3D 64 x 8 x 8 float with a finite Lambda (3D chunks). */
 static void test_phi4_tempering_batched(void **state)
 {

@@ -203,7 +203,7 @@ static void destroy(latmc_ens **e)
 static const unsigned batch_caps = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS;
 
 /* The models whose members the CUDA module declares the exchange rounds for, and the
- * ladders' parameters its rows move (ens_tempering.c). */
+ * ladders' parameters its models move (cuda_<m>_temper.c). */
 static const unsigned cuda_exchange_models =
     1u << LATMC_MODEL_ISING | 1u << LATMC_MODEL_HEISENBERG | 1u << LATMC_MODEL_PHI4;
 static const unsigned cuda_ladder_keys = 1u << LATMC_PARAM_BETA | 1u << LATMC_PARAM_MU2;

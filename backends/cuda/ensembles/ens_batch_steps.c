@@ -24,8 +24,8 @@
 #include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
+#include "cuda_temper.h"
 #include "ens_batch_steps.h"
-#include "ens_tempering.h"
 #include "model.h"
 
 /* The batch's capabilities for a sim, and its requests whatever its steps take (the
@@ -75,6 +75,14 @@ static int swap_params(const struct cuda_batch_model *m, latmc_sim *const *membe
     return LATMC_OK;
 }
 
+/* Where members[0], the lead, keeps the tempering state of its ensemble (cuda_temper.h). */
+static struct cuda_temper_lead temper_lead(latmc_sim *const *members)
+{
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    const struct cuda_temper_lead lead = { &cs0->ens_temper, cs0->device, cs0->stream };
+    return lead;
+}
+
 /* A LATMC_STEP_MEASURE, _OVERLAPS, _SWAP_PARAMS or _TEMPER_STATE call (a list alone). */
 static int batch_request(const struct latmc_step_call *call)
 {
@@ -82,8 +90,10 @@ static int batch_request(const struct latmc_step_call *call)
     const int n = call->n_members;
     const struct latmc_batch_request *r = call->request;
     const struct cuda_batch_model *m = cuda_batch_model_of(members[0]);
-    if (call->step.kind == LATMC_STEP_TEMPER_STATE) /* ens_tempering.c */
-        return cuda_ens_temper(members, n, r->temper);
+    if (call->step.kind == LATMC_STEP_TEMPER_STATE) {
+        const struct cuda_temper_lead lead = temper_lead(members);
+        return cuda_temper_state(cuda_temper_model_of(members[0]), &lead, members, n, r->temper);
+    }
     if (call->step.kind == LATMC_STEP_SWAP_PARAMS)
         return m && m->swaps ? swap_params(m, members, r) : LATMC_EUNSUPPORTED;
     if (call->step.kind == LATMC_STEP_OVERLAPS) {
@@ -113,10 +123,12 @@ int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for %s members",
                                calls[0].members[0]->model->name);
     if (calls[0].device_map) {
-        if (!m->tempering)
+        const struct cuda_temper_model *tm = cuda_temper_model_of(calls[0].members[0]);
+        if (!tm)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for "
                                    "%s members", calls[0].members[0]->model->name);
-        return cuda_ens_temper_run_steps(calls, n_calls, accepted, attempted);
+        const struct cuda_temper_lead lead = temper_lead(calls[0].members);
+        return cuda_temper_run_steps(tm, &lead, calls, n_calls, accepted, attempted);
     }
     return m->run_steps(calls, n_calls, accepted, attempted);
 }

@@ -11,7 +11,7 @@
  * uploaded only when it changed), the plan's calls checked and run (a launch a step, or
  * whole sweeps a launch in stretches), the launch kinds logged once, the counters read
  * back, the members' sums measured. A model's own runs over the batch (tempering on the
- * device, ensembles/ens_tempering.c) take it ready and give it back themselves
+ * device, cuda_temper.h) take it ready and give it back themselves
  * (cuda_batch_ready, cuda_batch_put_back).
  *
  * A leaf reaches a member sim's device state only through this header's functions (the
@@ -219,9 +219,6 @@ struct cuda_batch_model {
                      uint64_t *attempted);
     /* LATMC_STEP_MEASURE: every member's sums (n_members >= 1). */
     int (*measure_all)(latmc_sim *const *members, int n_members, void *sums);
-    /* Lists of tempering sweeps on the device (calls with device_map) run in
-     * ensembles/ens_tempering.c (false: refused). */
-    bool tempering;
     /* LATMC_STEP_SWAP_PARAMS taken (false: the core swaps the members the long way); by
      * swap_params where the model keeps more than the boxes' tables (NULL: the boxes swap
      * their tables, cuda_batch_swap_tables). */

@@ -3,7 +3,7 @@
  * (doc/ensembles.md, "Execution"), the model's part of the batch driver
  * (exec/cuda_batch.c: the batch kept between calls, its table, the run of the plan's
  * calls, the measurement's frame), and the batch's launches for tempering on the device
- * (ens_tempering.c).
+ * (cuda_heisenberg_temper.c).
  *
  * The members' configurations stay in their own sims' device buffers (the kernel updates
  * the buffer that holds it in place, so the sims' state is what their own sweeps would
@@ -16,7 +16,7 @@
  *   - the device table of the members (pointers, seed, beta, h, nover), rebuilt on the
  *     host at every call (one pass over the members, no device work) and uploaded only
  *     when it differs from what is on the device (a tempering swap changed a beta); with
- *     the rounds on the device (ens_tempering.c) the round writes a moved member's beta
+ *     the rounds on the device (cuda_heisenberg_temper.c) the round writes a moved member's beta
  *     into the device's table itself, and the count of uploads tells it when one from the
  *     host's lagging parameters overwrote them.
  * Members whose spins one block's shared memory does not hold run a launch a pass over
@@ -470,7 +470,7 @@ static cudaError_t launch_sweeps(const struct heisenberg_batch *b, cudaStream_t 
  * kernel code, geometry, buffers, couplings and draws), the buffers alternating; each box
  * is then told where its configuration lies, after the passes launched (also where one
  * failed to launch: those before it run). With `tempering` (rounds on the device,
- * ens_tempering.c) the betas are the device table's, which the rounds move (the members'
+ * cuda_heisenberg_temper.c) the betas are the device table's, which the rounds move (the members'
  * own lag behind until the core fetches the map), and the table's spins then name each
  * member's configuration after the passes, as the round's sums read it.
  */
@@ -628,7 +628,7 @@ static int heisenberg_batch_measure_all(latmc_sim *const *members, int n, void *
 /* The batch layout's capabilities for Heisenberg sims (lib/box.h): the driver's (none for
  * a member the batch never takes, the sums' reduction past a block's shared memory
  * included, or one made to run one by one; else whole sweeps), and exchange rounds between
- * them on the device (ens_tempering.c; the tempering state's load checks that the members'
+ * them on the device (cuda_heisenberg_temper.c; the tempering state's load checks that the members'
  * betas are the ladder's): beside the kernel of whole sweeps, or beside a launch a pass for
  * members too large for one block. */
 static unsigned heisenberg_batch_caps(const latmc_sim *sim)
@@ -666,7 +666,7 @@ void cuda_ens_heisenberg_close(struct cuda_ens_heisenberg_view *v)
     v->batch = NULL;
 }
 
-/* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote
+/* The device's table no longer what the host uploaded (cuda_heisenberg_temper.c: the rounds wrote
  * betas into it, and the map they follow went back to the host or was lost): the next call
  * uploads its table even where it equals the host's copy of the last upload, since the
  * members' own betas may have come back to exactly that copy (a ladder set again) while
@@ -781,7 +781,6 @@ static const struct cuda_batch_model heisenberg_batch_model = {
     .caps = heisenberg_batch_caps,
     .run_steps = heisenberg_batch_run_steps,
     .measure_all = heisenberg_batch_measure_all,
-    .tempering = true,
     .swaps = true,
 };
 

@@ -15,6 +15,10 @@
 extern "C" {
 #endif
 
+/* Tempering's state and round (exec/cuda_temper.h), as the launchers below take them. */
+struct cuda_ens_temper_dev;
+struct cuda_ens_round;
+
 /* The members' lattice (one replica each), natural site order i = x + L_x (y + L_y z). */
 typedef struct ens_heisenberg_shape {
     int ndim, lx, ly, lz; /* lz = 1 in 2D; L_x even */
@@ -94,6 +98,22 @@ int cuda_ens_heisenberg_measure_fits(const ens_heisenberg_shape *g, int nchunks,
 cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *a, const double *b,
                                        int n_members, unsigned long long *diffs);
 
+/* Tempering on the device (cuda_heisenberg_temper.c; the kernels of
+ * exec/cuda_temper_round.cuh): one exchange round of Heisenberg members: their energies
+ * from sums (13 doubles a member, cuda_ens_heisenberg_measure's), r.h and r.nsites; a moved
+ * member's beta in members[] is the ladder's value of its new temperature. */
+cudaError_t cuda_ens_heisenberg_exchange_round(cudaStream_t stream,
+                                               const struct cuda_ens_temper_dev *d,
+                                               const struct cuda_ens_round *r,
+                                               struct cuda_ens_heisenberg_member *members,
+                                               const double *sums);
+
+/* Every member's beta the ladder's value of its temperature in the device's map (after a
+ * table upload from the host, whose members lag behind the map). */
+cudaError_t cuda_ens_heisenberg_temper_betas(cudaStream_t stream,
+                                             const struct cuda_ens_temper_dev *d,
+                                             struct cuda_ens_heisenberg_member *members, int64_t n);
+
 #ifdef __cplusplus
 }
 #else
@@ -104,7 +124,7 @@ cudaError_t cuda_ens_heisenberg_sums_compare(cudaStream_t stream, const double *
 #include "internal.h"
 
 /*
- * For tempering on the device (ens_tempering.c): the batch of these members taken, with
+ * For tempering on the device (cuda_heisenberg_temper.c): the batch of these members taken, with
  * this call's table on the device (as a batched sweep makes it ready, on the batch's stream;
  * LATMC_EUNSUPPORTED where they cannot run together), and given back with
  * cuda_ens_heisenberg_close. Launches of whole sweeps (up to ENS_HEISENBERG_SWEEPS_PER_LAUNCH a
@@ -129,7 +149,7 @@ cudaError_t cuda_ens_heisenberg_launch_sweeps(const struct cuda_ens_heisenberg_v
 cudaError_t cuda_ens_heisenberg_launch_measure(const struct cuda_ens_heisenberg_view *v);
 /* Whether the batch's members may run in parts (members of one block each, no
  * LATMC_ENS_HEIS_SUMS=check): the two launches above for members [m0, m0 + n) alone, on
- * `stream` (ens_tempering.c: whole samples on streams of their own). */
+ * `stream` (cuda_temper_run_in_parts: whole samples on streams of their own). */
 bool cuda_ens_heisenberg_splits(const struct cuda_ens_heisenberg_view *v);
 cudaError_t cuda_ens_heisenberg_launch_sweeps_of(const struct cuda_ens_heisenberg_view *v,
                                                  cudaStream_t stream, int m0, int n,

@@ -36,6 +36,7 @@
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "heisenberg_batch.h"
+#include "cuda_temper_round.cuh"
 #include "heisenberg.h" /* latmc_heisenberg_rng_name */
 #include "philox.h"
 #include "rng_streams.h"
@@ -1180,4 +1181,41 @@ extern "C" int cuda_ens_heisenberg_measure_fits(const ens_heisenberg_shape *g, i
 {
     return ens_heisenberg_fast_smem(g, nchunks) <= (size_t)optin ||
            4 * (size_t)nchunks * sizeof(double) <= 48 * 1024;
+}
+
+/* ---- tempering rounds on the device (cuda_temper_round.cuh's template) ---- */
+
+/* Heisenberg members: the sums of lib/heisenberg.h (13 doubles a member, the batch's),
+ * the beta of each temperature the ladder's. */
+struct ens_heisenberg_round_model {
+    struct cuda_ens_heisenberg_member *members;
+    const double *sums;
+    __device__ double value(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
+                            int m) const
+    {
+        const double *s = sums + 13 * (int64_t)m;
+        return latmc_heisenberg_energy_per_site(r.h, s[0], s[3], r.nsites);
+    }
+    __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
+    {
+        members[m].beta = d.ladder[t];
+    }
+};
+
+extern "C" cudaError_t cuda_ens_heisenberg_exchange_round(cudaStream_t stream,
+                                                    const struct cuda_ens_temper_dev *d,
+                                                    const struct cuda_ens_round *r,
+                                                    struct cuda_ens_heisenberg_member *members,
+                                                    const double *sums)
+{
+    return cuda_temper_exchange_round(stream, d, r, ens_heisenberg_round_model{ members, sums },
+                                      true);
+}
+
+extern "C" cudaError_t cuda_ens_heisenberg_temper_betas(cudaStream_t stream,
+                                                  const struct cuda_ens_temper_dev *d,
+                                                  struct cuda_ens_heisenberg_member *members,
+                                                  int64_t n)
+{
+    return cuda_temper_place(stream, d, ens_heisenberg_round_model{ members, nullptr }, n);
 }

@@ -615,7 +615,7 @@ static int ising_batch_run_steps(const struct latmc_step_call *calls, int n_call
 /* The batch layout's capabilities for Ising sims (lib/box.h): a box alone, the colour
  * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
  * whole sweeps (the fused kernels where they take the lattice, else a launch a colour)
- * and exchange rounds between them (ens_tempering.c), packed or byte layout. */
+ * and exchange rounds between them (cuda_ising_temper.c), packed or byte layout. */
 static unsigned ising_batch_caps(const latmc_sim *sim)
 {
     const struct cuda_leaf *leaf;
@@ -639,7 +639,7 @@ static bool packed_aligned(const struct cuda_ens_packed_member *table, int n, bo
 }
 
 /*
- * For ens_tempering.c: the members' table on the device as a batched sweep uses it
+ * For cuda_ising_temper.c: the members' table on the device as a batched sweep uses it
  * (batch_ready), packed (out->fused: the fused kernel takes them) or the byte layout's;
  * LATMC_EUNSUPPORTED, with at most the preparation done, where they are not one batch.
  */
@@ -680,7 +680,7 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
 }
 
 /*
- * For ens_tempering.c, after a tempering list failed: the device's table may hold
+ * For cuda_ising_temper.c, after a tempering list failed: the device's table may hold
  * thresholds the rounds wrote, which the host copy `last` does not (the map stays the
  * host's: no swap patches it), so the next call uploads its table (dirty) even where it
  * equals `last`. After a fetch nothing is needed: the core's swaps move the members to the
@@ -902,7 +902,7 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
             continue;
         /* Not patched below (the members' batch, not reusable anyway): `last` no longer
          * follows the members, and the device's table may hold thresholds the tempering
-         * rounds wrote (ens_tempering.c), so the next call, which prepares every member,
+         * rounds wrote (cuda_ising_temper.c), so the next call, which prepares every member,
          * uploads its table even where it equals `last` (a ladder set again brings the
          * members back to exactly it). */
         if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0) {
@@ -964,7 +964,6 @@ static const struct cuda_batch_model ising_batch_model = {
     .caps = ising_batch_caps,
     .run_steps = ising_batch_run_steps,
     .measure_all = ising_batch_measure_all,
-    .tempering = true,
     .swaps = true,
     .swap_params = ising_batch_swap_params,
     .overlaps = ising_batch_overlaps,

@@ -24,6 +24,10 @@
 extern "C" {
 #endif
 
+/* Tempering's state and round (exec/cuda_temper.h), as the launchers below take them. */
+struct cuda_ens_temper_dev;
+struct cuda_ens_round;
+
 /* One member of a batched Ising launch. */
 struct cuda_ens_ising_member {
     int8_t *spins;                           /* byte layout, natural site order */
@@ -119,37 +123,13 @@ cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_latti
                                    unsigned long long *changed, int clear,
                                    struct latmc_ising_sums *sums);
 
-/*
- * Tempering on the device (ens_exchange_kernels.cu; lib/ens_exchange_rule.h): the state of the
- * map of an ensemble, in device memory. Slot i = (s n_T + t) n_R + r as lib/ens_internal.h.
- */
-struct cuda_ens_temper_dev {
-    int32_t *member_at, *temp_of;      /* n_members each */
-    signed char *rt_dir;               /* n_members */
-    unsigned long long *rt_start;      /* n_members */
-    unsigned long long *stats;         /* rt_count, rt_sum_sweeps, pair_accepted[n_T - 1] */
-    const double *ladder;              /* the ladder's value of each temperature (beta, mu2) */
-    /* the model's part of each temperature: Ising's thresholds (phi^4's coefficients,
-     * struct cuda_ens_phi4_coefs, at the same bytes) */
-    const struct cuda_ising_packed_thresholds *thr_of_t;
-    const struct latmc_ising_sums *sums; /* the members' sums after the round's sweep */
-};
-
-/* What a round needs besides the state. */
-struct cuda_ens_round {
-    int n_samples, n_temperatures, n_replicas;
-    uint64_t seed;       /* the draws' key */
-    uint32_t stream;     /* their stream word */
-    uint64_t round;      /* the round number */
-    uint64_t sweeps;     /* the ensemble's sweep count at the round (round trips) */
-    double J, h, nsites; /* the members' energy per site from their sums */
-    double scale;        /* the ladder's factor in Delta (struct latmc_ens_temper's) */
-    int first_sample;    /* samples first_sample .. + n_samples - 1 of the ensemble's */
-};
-
-/* One exchange round of every (sample, replica) chain, one warp a chain: the decisions,
- * the map's moves, each moved member's thresholds in members[] (thr_of_t of its new
- * temperature), the acceptance per pair and the round trips. */
+/* Tempering on the device (exec/cuda_temper.h; its host side cuda_ising_temper.c; the
+ * round's kernels in ising_batch_temper_kernels.cu, of exec/cuda_temper_round.cuh): the
+ * state's part of each temperature is the members' thresholds (packed) or decision tables
+ * (bytes), its sums of each member a struct latmc_ising_sums. One exchange round of every
+ * (sample, replica) chain, one warp a chain: the decisions, the map's moves, each moved
+ * member's thresholds in members[] (its new temperature's part), the acceptance per pair
+ * and the round trips. */
 cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                     const struct cuda_ens_round *r,
                                     struct cuda_ens_packed_member *members);
@@ -190,7 +170,7 @@ cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda_ens_chain_
                                unsigned long long *changed, int *blocks_per_sm);
 
 /* The same for members of the byte layout: each temperature's decision tables
- * (struct latmc_ising_tables) at d's thr_of_t bytes, a move pointing the member's `tables`
+ * (struct latmc_ising_tables) at d's param_of_t, a move pointing the member's `tables`
  * at its new temperature's; and every member pointed at its temperature's. */
 cudaError_t cuda_ens_bytes_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                           const struct cuda_ens_round *r,
@@ -231,7 +211,7 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 #include "box.h"
 #include "internal.h" /* latmc_sim */
 
-/* cuda_ising_batch.c, for ensembles/ens_tempering.c: the members' table ready on the
+/* cuda_ising_batch.c, for cuda_ising_temper.c: the members' table ready on the
  * device (as a batched sweep prepares it, on its lead's stream): the packed table, or the
  * byte layout's (packed false: bytes, bytes_host instead of dev, host). */
 struct cuda_ens_ready {
@@ -271,7 +251,7 @@ cudaError_t cuda_ens_bytes_sweeps(cudaStream_t stream, const struct latmc_lattic
                                   int coupled, int algorithm, uint64_t sweep0,
                                   uint64_t n_sweeps, unsigned long long *changed,
                                   struct latmc_ising_sums *sums, bool *measured);
-/* After a failed tempering list (ens_tempering.c): the next call uploads the table, whose
+/* After a failed tempering list (cuda_ising_temper.c): the next call uploads the table, whose
  * host copy may not say what the rounds left on the device. */
 void cuda_ens_packed_table_moved(latmc_sim *const *members, int n);
 /* After the map's fetch: a byte table's entries point at the state's tables, its host

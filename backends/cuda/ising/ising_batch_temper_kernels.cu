@@ -1,5 +1,5 @@
 /*
- * Tempering on the device with the chains resident (ising_batch.h; ensembles/ens_tempering.c
+ * Tempering on the device with the chains resident (ising_batch.h; cuda_ising_temper.c
  * picks it): one block per (sample, replica) chain holds every member of the chain -- its nT
  * temperatures' spins, couplings and thresholds -- in shared memory for all sweeps and
  * exchange rounds of a list. A round then needs no launch, no sums in global memory and no
@@ -13,7 +13,7 @@
  * of word w, the same class sums and packed_update_word's decisions, here written for the
  * ALU pipe's sake with fewer logic operations: chain_neighbours, chain_decide, chain_pass),
  * the sums the same exact integers, the decisions
- * and round trips ens_exchange_kernels.cu's (lib/ens_exchange_rule.h, the same draws).
+ * and round trips exec/cuda_temper_round.cuh's (lib/ens_exchange_rule.h, the same draws).
  * Only the order of work differs: warp k updates members k, k + warps, ..., its lanes the
  * member's words lane, lane + 32, ... A member being one warp's, only the rounds wait for
  * the whole block (before: every energy; after: the new temperatures); between rounds the
@@ -22,6 +22,7 @@
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
 #include "ising_batch.h"
+#include "cuda_temper_round.cuh"
 #include "ens_exchange_rule.h"
 #include "ising_batch_word.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
@@ -29,6 +30,13 @@
 #include <cuda_pipeline.h>
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
+
+/* The state's part of each temperature (cuda_temper.h): the packed members' thresholds. */
+static __host__ __device__ __forceinline__ const struct cuda_ising_packed_thresholds *
+packed_thr_of_t(const struct cuda_ens_temper_dev &d)
+{
+    return (const struct cuda_ising_packed_thresholds *)d.param_of_t;
+}
 
 #define CHAIN_MAX_WARPS 32
 constexpr int CHAIN_WORDS_IN_FLIGHT = 4; /* a lane's words unrolled (chain_pass) */
@@ -235,7 +243,7 @@ __device__ __forceinline__ uint32_t chain_pass(uint32_t *own_words, const uint32
     if constexpr (MEASURE)
         anti += sum_bytes - 15 * (sum_high >> 4);
     /* Metropolis: every lane took W / 32 words (W a multiple of 32: the chains run only
-     * such members, ens_tempering.c's resident_fits), 8 sites each */
+     * such members, cuda_ising_temper.c's resident_fits), 8 sites each */
     return HEATBATH ? counted : 8 * (W / 32) - counted;
 }
 
@@ -341,7 +349,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
         ladder[j] = d.ladder[j];
     }
     for (uint32_t i = tid; i < (uint32_t)nT * 16; i += T)
-        thr[i] = chain_entry<HEATBATH>(d.thr_of_t[i / 16].t[i % 16]);
+        thr[i] = chain_entry<HEATBATH>(packed_thr_of_t(d)[i / 16].t[i % 16]);
     for (uint32_t i = tid; i < (uint32_t)nT * 32; i += T)
         flips[i] = 0;
     for (uint32_t w = tid; w < W; w += T)
@@ -452,7 +460,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
             d.member_at[base + (int64_t)temp[j] * nR] = m;
         }
         if (lane < 16)
-            members[m].thr.t[lane] = d.thr_of_t[temp[j]].t[lane]; /* not the entries */
+            members[m].thr.t[lane] = packed_thr_of_t(d)[temp[j]].t[lane]; /* not the entries */
     }
 }
 
@@ -531,4 +539,68 @@ extern "C" cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda
     const struct chain_args a = { stream, *g, *d, *r, list ? *list : no_list, members, changed,
                                   blocks_per_sm };
     return g->ndim == 3 ? chain_launch_nd<6>(a) : chain_launch_nd<4>(a);
+}
+
+/* ---- the rounds launched on their own (cuda_temper_round.cuh's template) ---- */
+
+/* Ising members: their energy per site from the sums of lib/ising.h in the state. */
+struct ens_ising_energy {
+    __device__ double value(const struct cuda_ens_temper_dev &d, const struct cuda_ens_round &r,
+                            int m) const
+    {
+        const struct latmc_ising_sums &s = ((const struct latmc_ising_sums *)d.sums)[m];
+        return latmc_ising_energy_per_site(r.J, r.h, s.bonds, s.spins, r.nsites);
+    }
+};
+
+/* Ising members of the packed layout: the thresholds of each temperature in the state. */
+struct ens_ising_round_model : ens_ising_energy {
+    struct cuda_ens_packed_member *members;
+    __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
+    {
+        members[m].thr = packed_thr_of_t(d)[t];
+    }
+};
+
+/* Ising members of the byte layout: each temperature's decision tables a copy in the state,
+ * a move pointing the member's entry at it. */
+struct ens_ising_bytes_round_model : ens_ising_energy {
+    struct cuda_ens_ising_member *members;
+    __device__ void move(const struct cuda_ens_temper_dev &d, int m, int t) const
+    {
+        members[m].tables = (const struct latmc_ising_tables *)d.param_of_t + t;
+    }
+};
+
+extern "C" cudaError_t cuda_ens_exchange_round(cudaStream_t stream,
+                                               const struct cuda_ens_temper_dev *d,
+                                               const struct cuda_ens_round *r,
+                                               struct cuda_ens_packed_member *members)
+{
+    return cuda_temper_exchange_round(stream, d, r, ens_ising_round_model{ {}, members }, false);
+}
+
+extern "C" cudaError_t cuda_ens_bytes_exchange_round(cudaStream_t stream,
+                                                     const struct cuda_ens_temper_dev *d,
+                                                     const struct cuda_ens_round *r,
+                                                     struct cuda_ens_ising_member *members)
+{
+    return cuda_temper_exchange_round(stream, d, r, ens_ising_bytes_round_model{ {}, members },
+                                      false);
+}
+
+extern "C" cudaError_t cuda_ens_bytes_temper_tables(cudaStream_t stream,
+                                                    const struct cuda_ens_temper_dev *d,
+                                                    struct cuda_ens_ising_member *members,
+                                                    int64_t n)
+{
+    return cuda_temper_place(stream, d, ens_ising_bytes_round_model{ {}, members }, n);
+}
+
+extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,
+                                                  const struct cuda_ens_temper_dev *d,
+                                                  struct cuda_ens_packed_member *members,
+                                                  int64_t n)
+{
+    return cuda_temper_place(stream, d, ens_ising_round_model{ {}, members }, n);
 }

@@ -291,7 +291,7 @@ static int phi4_batch_measure_all(latmc_sim *const *members, int n, void *sums)
 }
 
 /* The batch layout's capabilities for phi^4 sims (lib/box.h): the driver's, and exchange
- * rounds of a mu2 ladder between them on the device (ens_tempering.c) where they take
+ * rounds of a mu2 ladder between them on the device (cuda_phi4_temper.c) where they take
  * whole sweeps (the plan's tempering lists are whole sweeps and rounds; the state's load
  * checks that the members' coefficients are their temperatures'). */
 static unsigned phi4_batch_caps(const latmc_sim *sim)
@@ -467,7 +467,7 @@ int cuda_ens_phi4_check_result(const struct cuda_ens_phi4_view *v, int status)
                                  "from the measurement's");
 }
 
-/* The device's table no longer what the host uploaded (ens_tempering.c: the rounds wrote
+/* The device's table no longer what the host uploaded (cuda_phi4_temper.c: the rounds wrote
  * coefficients into it, and the map they follow went back to the host or was lost): the
  * next call uploads its table even where it equals the host's copy of the last upload. */
 void cuda_ens_phi4_table_moved(latmc_sim *const *members, int n)
@@ -481,7 +481,6 @@ static const struct cuda_batch_model phi4_batch_model = {
     .caps = phi4_batch_caps,
     .run_steps = phi4_batch_run_steps,
     .measure_all = phi4_batch_measure_all,
-    .tempering = true,
     .swaps = true,
 };
 

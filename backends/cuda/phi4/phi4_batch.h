@@ -21,6 +21,10 @@
 extern "C" {
 #endif
 
+/* Tempering's state and round (exec/cuda_temper.h), as the launchers below take them. */
+struct cuda_ens_temper_dev;
+struct cuda_ens_round;
+
 /* One member of the launch: its field (the standalone sim's own device values, updated in
  * place), its coefficients (the sim's model data, both precisions as lib/phi4.h keeps them)
  * and its seed's round keys. */
@@ -33,7 +37,7 @@ struct cuda_ens_phi4_member {
 
 /* The part of a member's entry that its mu2 gives (both precisions' coefficients, the
  * sim's model data): what tempering on the device writes into a moved member's entry
- * (ens_tempering.c, a temperature's part of the state). */
+ * (cuda_phi4_temper.c, a temperature's part of the state). */
 struct cuda_ens_phi4_coefs {
     struct latmc_phi4_coef_f f;
     struct latmc_phi4_coef_d d;
@@ -90,6 +94,22 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
                                        const struct latmc_phi4_sums *b, int n,
                                        unsigned long long *diffs);
 
+/* Tempering on the device (cuda_phi4_temper.c; the kernels of exec/cuda_temper_round.cuh):
+ * one exchange round of phi^4 members on a mu2 ladder (r.scale 1/2): their sum phi^2 per
+ * site from sums[m].phi2 and r.nsites; a moved member's coefficients in members[] those of
+ * its new temperature, coefs_of_t[t]. */
+cudaError_t cuda_ens_phi4_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                         const struct cuda_ens_round *r,
+                                         struct cuda_ens_phi4_member *members,
+                                         const struct latmc_phi4_sums *sums,
+                                         const struct cuda_ens_phi4_coefs *coefs_of_t);
+
+/* Every member's coefficients those of its temperature in the device's map (after a table
+ * upload from the host, whose members lag behind the map). */
+cudaError_t cuda_ens_phi4_temper_coefs(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                       struct cuda_ens_phi4_member *members,
+                                       const struct cuda_ens_phi4_coefs *coefs_of_t, int64_t n);
+
 #ifdef __cplusplus
 }
 #else
@@ -100,7 +120,7 @@ cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream, const struct latmc_p
 #include "internal.h"
 
 /*
- * For tempering on the device (ens_tempering.c): the batch of these members taken, with
+ * For tempering on the device (cuda_phi4_temper.c): the batch of these members taken, with
  * this call's table on the device (as a batched sweep makes it ready, on the batch's stream;
  * LATMC_EUNSUPPORTED where they cannot run together or do not take whole sweeps), and
  * given back with cuda_ens_phi4_close. Launches of whole sweeps (up to the batch's hits a
@@ -132,7 +152,7 @@ cudaError_t cuda_ens_phi4_launch_sweeps(const struct cuda_ens_phi4_view *v, uint
 cudaError_t cuda_ens_phi4_launch_round_sums(const struct cuda_ens_phi4_view *v);
 /* Whether the batch's members may run in parts (the round's sums phi^2 in a launch of
  * their own, not the measurement's): the two launches above for members [m0, m0 + n)
- * alone, on `stream` (ens_tempering.c: whole samples on streams of their own). */
+ * alone, on `stream` (cuda_temper_run_in_parts: whole samples on streams of their own). */
 bool cuda_ens_phi4_splits(const struct cuda_ens_phi4_view *v);
 cudaError_t cuda_ens_phi4_launch_sweeps_of(const struct cuda_ens_phi4_view *v,
                                            cudaStream_t stream, int m0, int n, uint64_t sweep0,

@@ -25,6 +25,7 @@
 #include "cuda_device.h"
 #include "cuda_launch.cuh"
 #include "phi4_batch.h"
+#include "cuda_temper_round.cuh"
 #include "phi4_device.cuh"
 
 /* Members of up to this many sites (site order) run whole sweeps in one launch, one block
@@ -451,4 +452,45 @@ extern "C" cudaError_t cuda_ens_phi4_phi2_compare(cudaStream_t stream,
 {
     ens_phi4_phi2_compare_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(a, b, n, diffs);
     return cudaGetLastError();
+}
+
+/* ---- tempering rounds on the device (cuda_temper_round.cuh's template) ---- */
+
+/* phi^4 members on a mu2 ladder: the batch's struct latmc_phi4_sums (its measurement's,
+ * the host round's), the value sum phi^2 / N as the model's LATMC_OBS_PHI2
+ * (lib/model_phi4.c); a temperature's coefficients those its mu2 gives. */
+struct ens_phi4_round_model {
+    struct cuda_ens_phi4_member *members;
+    const struct latmc_phi4_sums *sums;
+    const struct cuda_ens_phi4_coefs *coefs_of_t;
+    __device__ double value(const struct cuda_ens_temper_dev &, const struct cuda_ens_round &r,
+                            int m) const
+    {
+        return sums[m].phi2 / r.nsites;
+    }
+    __device__ void move(const struct cuda_ens_temper_dev &, int m, int t) const
+    {
+        members[m].f = coefs_of_t[t].f;
+        members[m].d = coefs_of_t[t].d;
+    }
+};
+
+extern "C" cudaError_t cuda_ens_phi4_exchange_round(cudaStream_t stream,
+                                                    const struct cuda_ens_temper_dev *d,
+                                                    const struct cuda_ens_round *r,
+                                                    struct cuda_ens_phi4_member *members,
+                                                    const struct latmc_phi4_sums *sums,
+                                                    const struct cuda_ens_phi4_coefs *coefs_of_t)
+{
+    return cuda_temper_exchange_round(stream, d, r,
+                                      ens_phi4_round_model{ members, sums, coefs_of_t }, false);
+}
+
+extern "C" cudaError_t cuda_ens_phi4_temper_coefs(cudaStream_t stream,
+                                                  const struct cuda_ens_temper_dev *d,
+                                                  struct cuda_ens_phi4_member *members,
+                                                  const struct cuda_ens_phi4_coefs *coefs_of_t,
+                                                  int64_t n)
+{
+    return cuda_temper_place(stream, d, ens_phi4_round_model{ members, nullptr, coefs_of_t }, n);
 }

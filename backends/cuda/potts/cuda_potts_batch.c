@@ -20,6 +20,7 @@
 #include "cuda_batch.h"
 #include "cuda_check.h"
 #include "cuda_leaf.h"
+#include "cuda_temper.h"
 #include "potts_batch.h"
 #include "model.h"
 #include "potts.h"
@@ -264,4 +265,11 @@ const struct cuda_batch_model *cuda_potts_batch_of(const latmc_sim *sim)
 {
     (void)sim;
     return &potts_batch_model;
+}
+
+/* No tempering on the device for Potts members (exec/cuda_temper.h): the host's rounds. */
+const struct cuda_temper_model *cuda_potts_temper_of(const latmc_sim *sim)
+{
+    (void)sim;
+    return NULL;
 }
