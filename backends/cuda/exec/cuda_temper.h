@@ -107,6 +107,19 @@ struct cuda_temper_batch {
     } view;
 };
 
+/* A model's view of its batch, type T, in a struct cuda_temper_batch: its accessors view_of
+ * and view_in, and the check that T fits. */
+#define CUDA_TEMPER_VIEW(T)                                                                  \
+    _Static_assert(sizeof(T) <= CUDA_TEMPER_VIEW_BYTES, #T " fits a tempering view");         \
+    static T *view_of(struct cuda_temper_batch *tb)                                           \
+    {                                                                                         \
+        return (T *)(void *)tb->view.bytes;                                                   \
+    }                                                                                         \
+    static const T *view_in(const struct cuda_temper_batch *tb)                               \
+    {                                                                                         \
+        return (const T *)(const void *)tb->view.bytes;                                       \
+    }
+
 /* A model's part of tempering on the device. Callbacks marked optional may be NULL. */
 struct cuda_temper_model {
     int ladder_key;     /* the parameter whose ladder it moves (LATMC_PARAM_*) */

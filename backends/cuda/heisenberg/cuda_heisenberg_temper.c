@@ -22,16 +22,7 @@
 #include "model.h"
 
 /* The batch's view (cuda_ens_heisenberg_open), tempering's view of the batch. */
-_Static_assert(sizeof(struct cuda_ens_heisenberg_view) <= CUDA_TEMPER_VIEW_BYTES,
-               "struct cuda_ens_heisenberg_view fits a tempering batch's view");
-static struct cuda_ens_heisenberg_view *view_of(struct cuda_temper_batch *tb)
-{
-    return (struct cuda_ens_heisenberg_view *)(void *)tb->view.bytes;
-}
-static const struct cuda_ens_heisenberg_view *view_in(const struct cuda_temper_batch *tb)
-{
-    return (const struct cuda_ens_heisenberg_view *)(const void *)tb->view.bytes;
-}
+CUDA_TEMPER_VIEW(struct cuda_ens_heisenberg_view)
 
 static int heisenberg_open(struct cuda_temper_batch *tb)
 {

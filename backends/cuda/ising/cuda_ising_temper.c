@@ -23,16 +23,7 @@
 #include "model.h"
 
 /* The packed kernels' table of the members, tempering's view of the batch. */
-_Static_assert(sizeof(struct cuda_ens_ready) <= CUDA_TEMPER_VIEW_BYTES,
-               "struct cuda_ens_ready fits a tempering batch's view");
-static struct cuda_ens_ready *ready_of(struct cuda_temper_batch *tb)
-{
-    return (struct cuda_ens_ready *)(void *)tb->view.bytes;
-}
-static const struct cuda_ens_ready *ready_in(const struct cuda_temper_batch *tb)
-{
-    return (const struct cuda_ens_ready *)(const void *)tb->view.bytes;
-}
+CUDA_TEMPER_VIEW(struct cuda_ens_ready)
 
 /* An exchange call: the round's decisions on the members' sums (`measured`: the launch
  * before it left them; else they are measured here first). */
@@ -190,7 +181,7 @@ static cudaError_t run_resident(cudaStream_t stream, struct cuda_ens_temper *t,
 
 static int ising_open(struct cuda_temper_batch *tb)
 {
-    struct cuda_ens_ready *ready = ready_of(tb);
+    struct cuda_ens_ready *ready = view_of(tb);
     const int st = cuda_ens_packed_ready(tb->members, tb->n, ready);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not the packed kernels' members */
@@ -210,7 +201,7 @@ static int ising_stage(const struct cuda_temper_batch *tb, const struct latmc_en
                        void *param_of_t)
 {
     const int n = tb->n;
-    if (!ready_in(tb)->packed) {
+    if (!view_in(tb)->packed) {
         struct latmc_ising_tables *tab = param_of_t;
         for (int k = 0; k < job->n_temperatures; k++)
             tab[k] = *(const struct latmc_ising_tables *)tb->members[job->member_at[
@@ -220,7 +211,7 @@ static int ising_stage(const struct cuda_temper_batch *tb, const struct latmc_en
                 return LATMC_EUNSUPPORTED;
         return LATMC_OK;
     }
-    const struct cuda_ens_packed_member *host = ready_in(tb)->host;
+    const struct cuda_ens_packed_member *host = view_in(tb)->host;
     struct cuda_ising_packed_thresholds *thr = param_of_t;
     for (int k = 0; k < job->n_temperatures; k++)
         thr[k] = host[job->member_at[cuda_temper_slot(job, 0, k, 0)]].thr;
@@ -233,7 +224,7 @@ static int ising_stage(const struct cuda_temper_batch *tb, const struct latmc_en
 static cudaError_t ising_place(const struct cuda_temper_batch *tb,
                                const struct cuda_ens_temper_dev *d)
 {
-    const struct cuda_ens_ready *ready = ready_in(tb);
+    const struct cuda_ens_ready *ready = view_in(tb);
     if (!ready->packed)
         return cuda_ens_bytes_temper_tables(tb->stream, d, ready->bytes, tb->n);
     return cuda_ens_temper_thresholds(tb->stream, d, ready->dev, tb->n);
@@ -251,7 +242,7 @@ static int ising_run(struct cuda_ens_temper *t, struct cuda_temper_batch *tb,
                      const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                      uint64_t *attempted)
 {
-    const struct cuda_ens_ready ready = *ready_in(tb);
+    const struct cuda_ens_ready ready = *view_in(tb);
     const int n = calls[0].n_members;
     cudaStream_t stream = tb->stream; /* the batch's lead's, as its lattice and device */
     int st = LATMC_OK;
