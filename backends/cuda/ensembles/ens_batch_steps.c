@@ -12,7 +12,9 @@
  * batch with its first member to the members' batch (exec/cuda_batch.h, struct
  * cuda_batch_model: the model's, or the cluster steps' for Swendsen-Wang and Wolff
  * members), found by cuda_batch_model_of, so that it names no model; the batches keep
- * their members' device tables between calls. The batch also names its opt-out variable,
+ * their members' device tables between calls. Tempering lists and the tempering state's
+ * requests go to exec/cuda_temper.c with the members' struct cuda_temper_model
+ * (cuda_temper_model_of) and the lead's slot, device and stream. The batch also names its opt-out variable,
  * read when a sim is made (cuda_backend.c).
  */
 #include <stddef.h>

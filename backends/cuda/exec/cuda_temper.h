@@ -100,17 +100,17 @@ struct cuda_temper_batch {
     int n;
     cudaStream_t stream;         /* the lead's: every launch and copy of the call */
     uint64_t uploads;            /* the batch's table uploads so far */
-    union {
-        long double align;
-        void *ptr;
-        unsigned char bytes[CUDA_TEMPER_VIEW_BYTES];
+    struct {
+        _Alignas(max_align_t) unsigned char bytes[CUDA_TEMPER_VIEW_BYTES];
     } view;
 };
 
-/* A model's view of its batch, type T, in a struct cuda_temper_batch: its accessors view_of
- * and view_in, and the check that T fits. */
+/* A model's view of its batch, type T, in a struct cuda_temper_batch (only ever accessed as
+ * T: the bytes are its storage): its accessors view_of and view_in, and the checks that T
+ * fits and is aligned there. */
 #define CUDA_TEMPER_VIEW(T)                                                                  \
     _Static_assert(sizeof(T) <= CUDA_TEMPER_VIEW_BYTES, #T " fits a tempering view");         \
+    _Static_assert(_Alignof(T) <= _Alignof(max_align_t), #T " aligned in a tempering view");  \
     static T *view_of(struct cuda_temper_batch *tb)                                           \
     {                                                                                         \
         return (T *)(void *)tb->view.bytes;                                                   \

@@ -23,10 +23,10 @@
 #include "cuda_temper.h"
 #include "ens_exchange_rule.h"
 
-#define ENS_EXCHANGE_THREADS 128 /* four chains a block */
+#define CUDA_TEMPER_ROUND_THREADS 128 /* four chains a block */
 
 template <class Model>
-__global__ void __launch_bounds__(ENS_EXCHANGE_THREADS)
+__global__ void __launch_bounds__(CUDA_TEMPER_ROUND_THREADS)
 ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r, Model model)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -96,9 +96,10 @@ static cudaError_t cuda_temper_exchange_round(cudaStream_t stream,
                                               bool programmatic)
 {
     const int64_t threads = (int64_t)r->n_samples * r->n_replicas * 32;
-    const dim3 grid((unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS));
-    return cuda_launch_programmatic(ens_exchange_kernel<Model>, grid, dim3(ENS_EXCHANGE_THREADS),
-                                    0, stream, programmatic, *d, *r, model);
+    const unsigned bt = CUDA_TEMPER_ROUND_THREADS;
+    const dim3 grid((unsigned)((threads + bt - 1) / bt));
+    return cuda_launch_programmatic(ens_exchange_kernel<Model>, grid, dim3(bt), 0, stream,
+                                    programmatic, *d, *r, model);
 }
 
 template <class Model>
