@@ -66,6 +66,7 @@
 #include "cuda_kernels.h"
 #include "ising_range_kernels.h" /* cuda_ising_hot_start_range */
 #include "mode_projections.h"
+#include "ising_bits.h" /* cuda_ising_bits_measure: the 1-bit form's sums */
 #include "ising_packed.h"
 #include "model.h"
 #include "part.h"
@@ -660,6 +661,16 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
     const struct packed_box *pb = b->own;
     if (own->whole)
         state_of(b);
+    if (pb->bits_valid && !pb->packed_valid) {
+        /* the 1-bit form alone holds the configuration (after bit-sliced steps): counted on
+         * its words, as the 1-bit leaf counts them (integers: the same sums), a quarter of
+         * the packed arrays' bytes and no read-back into them first */
+        const int64_t pr = plane_rows(sim);
+        const struct cuda_ising_rows rows = { own->p0 * pr, own->planes * pr,
+                                              (own->global_p0 - own->p0) * pr };
+        return cuda_ising_bits_measure(stream, &b->local, own->whole ? NULL : &rows, pb->bits,
+                                       eps_bits_of(b, 0), sums);
+    }
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;
