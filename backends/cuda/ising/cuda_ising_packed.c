@@ -727,7 +727,8 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
     const struct cuda_box *b = own->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
-    /* the 1-bit form first (a box alone: kept), as packed_measure */
+    /* the 1-bit form read back first (the projections have no kernel on its words; the
+     * packed arrays then kept beside it until the next bit-sliced step) */
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;
