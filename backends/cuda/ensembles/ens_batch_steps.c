@@ -14,8 +14,8 @@
  * members), found by cuda_batch_model_of, so that it names no model; the batches keep
  * their members' device tables between calls. Tempering lists and the tempering state's
  * requests go to exec/cuda_temper.c with the members' struct cuda_temper_model
- * (cuda_temper_model_of) and the lead's slot, device and stream. The batch also names its opt-out variable,
- * read when a sim is made (cuda_backend.c).
+ * (cuda_temper_model_of) and the lead's slot, device and stream. The batch also names its
+ * opt-out variable, read when a sim is made (cuda_backend.c).
  */
 #include <stddef.h>
 #include <stdlib.h>

@@ -126,7 +126,7 @@ static int temper_alloc(struct cuda_ens_temper **slot, int n, int nT, const stru
     t->d.stats = (unsigned long long *)(d + l->stats);
     t->d.ladder = (const double *)(d + l->ladder);
     t->d.param_of_t = d + l->thr;
-    t->d.sums = t->sums = d + l->sums;
+    t->d.sums = d + l->sums;
     t->n = n;
     t->nT = nT;
     return LATMC_OK;

@@ -35,9 +35,9 @@ struct cuda_ens_temper_dev {
     const void *param_of_t;            /* the model's part of each temperature (param_bytes
                                           each: Ising's thresholds or decision tables, phi^4's
                                           coefficients) */
-    const void *sums;                  /* the model's sums of each member (sums_bytes each;
-                                          Ising's struct latmc_ising_sums after the round's
-                                          sweep) */
+    void *sums;                        /* the model's sums of each member (sums_bytes each;
+                                          Ising's struct latmc_ising_sums, left there by the
+                                          round's sweep launch, read by the round) */
 };
 
 /* What a round needs besides the state. */
@@ -66,11 +66,10 @@ struct cuda_ens_round {
 struct cuda_temper_model;
 
 /* The tempering state of an ensemble, kept with its member 0 (cuda_sim.ens_temper). A
- * model's run reads d, the rounds' constants and `sums`, and keeps `choice`; the rest is
- * cuda_temper.c's. */
+ * model's run reads d (its sums written by its launches) and the rounds' constants, and
+ * keeps `choice`; the rest is cuda_temper.c's. */
 struct cuda_ens_temper {
     struct cuda_ens_temper_dev d;
-    void *sums;                  /* d.sums, writable: where the launches leave them */
     int n, nT;
     int n_samples, n_replicas;   /* the rounds' constants, from the load */
     uint64_t seed;

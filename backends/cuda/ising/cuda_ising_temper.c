@@ -248,7 +248,7 @@ static int ising_run(struct cuda_ens_temper *t, struct cuda_temper_batch *tb,
     int st = LATMC_OK;
     const latmc_sim *first = calls[0].members[0];
     const struct latmc_lattice *lat = cuda_batch_lattice_of(first);
-    struct latmc_ising_sums *sums = t->sums;
+    struct latmc_ising_sums *sums = t->d.sums;
     const struct cuda_ens_chain_geom g =
         cuda_ens_chain_geom_of(lat, ready.coupled, first->desc.algorithm);
     if (t->choice < 0) /* the chains resident where they fit, asked once a load */
