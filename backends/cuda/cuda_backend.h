@@ -27,8 +27,8 @@ struct cuda_sim {
      * call). */
     struct cuda_lead_state *ens_batch;
     /* The tempering state of that ensemble on the device (exec/cuda_temper.c; NULL
-     * until its first upload). Kept here, not in the batch, so that
-     * ising/cuda_ising_batch.c never calls the tempering file that calls it. */
+     * until its first upload). Kept here, where the routing finds it for the driver, not in
+     * a model's batch: no batch file calls the tempering files that call it. */
     struct cuda_ens_temper *ens_temper;
     /* The member lanes' words of that ensemble (ensembles/ens_lanes.c; NULL until loaded). */
     struct cuda_ens_lanes *ens_lanes;
