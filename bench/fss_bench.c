@@ -2,7 +2,7 @@
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
  *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] [--devices N]
- *                        [--parts K] [--potts P]
+ *                        [--parts K] [--potts P] [--decisions D]
  *       what the finite-size-scaling observables add to a measurement, per model, on the
  *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
  *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
@@ -19,7 +19,9 @@
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
  *       --parts K (with --cuda): each lattice as K boxes of one GPU. --potts P (with
- *       --cuda): Potts at P^2 instead of (L / 4)^2.
+ *       --cuda): Potts at P^2 instead of (L / 4)^2. --decisions D: the Ising lattices'
+ *       chain (LATMC_PARAM_DECISIONS: 0, the default, or 1, the bit-sliced decisions,
+ *       whose sweeps leave CUDA's configuration in the 1-bit form that is then measured).
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -59,6 +61,8 @@ static int cost_devices = 0;
 static int cost_parts = 0;
 /* --potts P: the CUDA case of Potts at P^2 (0: (L / 4)^2) */
 static int64_t cost_potts_L = 0;
+/* --decisions D: the Ising cases' LATMC_PARAM_DECISIONS */
+static int cost_decisions = 0;
 
 static double cost_now(void)
 {
@@ -126,6 +130,9 @@ static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int thread
         st = check(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), sim, c->name);
     else if (!st)
         st = check(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), sim, c->name);
+    if (!st && c->model == LATMC_MODEL_ISING && cost_decisions != 0)
+        st = check(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, cost_decisions), sim,
+                   c->name);
     if (!st)
         st = check(latmc_sim_init_spins(sim, LATMC_INIT_HOT), sim, c->name);
     if (st)
@@ -322,7 +329,7 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 static void usage(void)
 {
     printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] "
-           "[--devices N] [--parts K] [--potts P]\n"
+           "[--devices N] [--parts K] [--potts P] [--decisions D]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -354,6 +361,8 @@ int main(int argc, char **argv)
             cost_cuda_L = atoll(v);
         else if (strcmp(a, "--potts") == 0)
             cost_potts_L = atoll(v);
+        else if (strcmp(a, "--decisions") == 0)
+            cost_decisions = strcmp(v, "0") == 0 ? 0 : strcmp(v, "1") == 0 ? 1 : -1;
         else if (strcmp(a, "--devices") == 0 || strcmp(a, "--parts") == 0) {
             char *end = NULL;
             const long k = strtol(v, &end, 10);
@@ -386,6 +395,10 @@ int main(int argc, char **argv)
     }
     if (cost_potts_L < 0 || (cost_potts_L > 0 && (cost_cuda_L == 0 || cost_potts_L % 64 != 0))) {
         fprintf(stderr, "latmc-fss-bench: --potts P goes with --cuda L, P a multiple of 64\n");
+        return 2;
+    }
+    if (cost_decisions < 0) {
+        fprintf(stderr, "latmc-fss-bench: --decisions is 0 or 1\n");
         return 2;
     }
     if (threads < 0 || repeat < 1 || chains < 2 || chains > MAX_CHAINS || sweeps < 1 || n < 1) {

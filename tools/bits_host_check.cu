@@ -20,6 +20,11 @@
 //    decision by its definition (ising_bits.h): output j % 4 of Philox block j / 4 of the
 //    step's name (latmc_rng_name_block, unfolded), against the table entry of its class,
 //    Metropolis and heat bath, groups on both sides of the fold's 2^32-block boundaries;
+//  - the column counters of the measurement's projections (ising_bits_count.cuh): batches
+//    of 2, 4 and 8 rows' words added by carry-save additions (the chunk's last batch short,
+//    its missing rows zero words, as the kernel passes them) and the waiting word added at
+//    the chunk's end give each lane its count of set bits over the chunk (1 to 2047 rows),
+//    and transpose32 of the counters of both parities gives word l lane l's two counts;
 //  - the host path's conversions of a box with halos (ising_bits_host.h: a part's halo
 //    exchange, small set/get_spins of boxes) give, for boxes on even planes, the lattice's
 //    words of each local row by the layout's definition, and back the same bytes (on an
@@ -37,6 +42,7 @@ extern "C" cudaError_t cuda_device_sm_count(int device, int *count)
     return cudaDeviceGetAttribute(count, cudaDevAttrMultiProcessorCount, device);
 }
 #include "ising_bits_host.h"
+#include "ising_bits_count.cuh"
 
 static uint64_t rs = 88172645463325252ull;
 static uint64_t rnd() { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return rs; }
@@ -321,9 +327,74 @@ static int check_update()
     return bad != 0;
 }
 
+/* transpose32: m[r] bit c -> m[c] bit r, on random matrices */
+static int check_transpose()
+{
+    long bad = 0;
+    for (int t = 0; t < 20; t++) {
+        uint32_t m[32], was[32];
+        for (int r = 0; r < 32; r++)
+            m[r] = was[r] = (uint32_t)rnd();
+        transpose32(m);
+        for (int r = 0; r < 32; r++)
+            for (int c = 0; c < 32; c++)
+                bad += ((m[c] >> r) & 1u) != ((was[r] >> c) & 1u);
+    }
+    return bad != 0;
+}
+
+/* The counters of a chunk of n rows of random words (density by `keep`), batches of AHEAD
+ * as the kernel adds them: each lane's count of set bits, and two parities' counters
+ * transposed into a word a lane (bits 0 .., 16 ..). */
+template <int LOG_AHEAD> static int check_counts(int n, uint32_t keep)
+{
+    constexpr int AHEAD = 1 << LOG_AHEAD;
+    std::vector<uint32_t> rows(2 * (size_t)n);
+    for (auto &w : rows)
+        w = (uint32_t)rnd() & ((uint32_t)rnd() | keep);
+    uint32_t cx[BITS_LEVELS] = {}, co[BITS_LEVELS] = {}, pend_x = 0, pend_o = 0;
+    bool half = false;
+    for (int r0 = 0; r0 < n; r0 += AHEAD) {
+        uint32_t wx[AHEAD], wo[AHEAD];
+        for (int i = 0; i < AHEAD; i++) {
+            wx[i] = r0 + i < n ? rows[2 * (size_t)(r0 + i)] : 0;
+            wo[i] = r0 + i < n ? rows[2 * (size_t)(r0 + i) + 1] : 0;
+        }
+        count_batch<AHEAD, LOG_AHEAD>(cx, wx, pend_x, half);
+        count_batch<AHEAD, LOG_AHEAD>(co, wo, pend_o, half);
+        half = !half;
+    }
+    count_finish<LOG_AHEAD>(cx, pend_x, half);
+    count_finish<LOG_AHEAD>(co, pend_o, half);
+    uint32_t m[32] = {};
+    for (int k = 0; k < BITS_LEVELS; k++) {
+        m[k] = cx[k];
+        m[16 + k] = co[k];
+    }
+    transpose32(m);
+    long bad = 0;
+    for (int l = 0; l < 32; l++) {
+        uint32_t want_x = 0, want_o = 0;
+        for (int r = 0; r < n; r++) {
+            want_x += (rows[2 * (size_t)r] >> l) & 1u;
+            want_o += (rows[2 * (size_t)r + 1] >> l) & 1u;
+        }
+        bad += (m[l] & 0xFFFFu) != want_x || (m[l] >> 16) != want_o;
+    }
+    if (bad)
+        printf("counts: %ld lanes wrong (batches of %d, %d rows)\n", bad, AHEAD, n);
+    return bad != 0;
+}
+
 int main()
 {
-    int f = check_classes();
+    int f = check_transpose();
+    for (int n : { 1, 2, 3, 7, 8, 9, 17, 64, 993, 1024, 2047 }) {
+        f |= check_counts<1>(n, 0u);
+        f |= check_counts<2>(n, 0xFFFFFFFFu);
+        f |= check_counts<3>(n, n % 2 ? 0xFFFFFFFFu : 0u);
+    }
+    f |= check_classes();
     f |= check_update();
     f |= check_walk(1, 2, 1, 2);
     f |= check_walk(3, 10, 1, 2);

@@ -10,7 +10,9 @@
  * it is refused rather than continued as another chain. +-J couplings set between sweeps
  * (the 1-bit form's coupling bits made again) continue the CPU's chain bit for bit, and so
  * does a chain read (observables, spins) after every sweep with writes between. The
- * chains themselves are the identity matrix's CUDA rows (tests/repro/identity). Exits 77
+ * chains themselves are the identity matrix's CUDA rows (tests/repro/identity). The 1-bit
+ * form's measurement with the Fourier modes on large rows equals the packed arrays' walk
+ * of the same spins. Exits 77
  * (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "sim_helpers.h"
@@ -282,6 +284,68 @@ static void reads_between_sweeps(void **state)
     reads_and_writes(3, 64, LATMC_COUPLINGS_BIMODAL, 0.6);
 }
 
+/* The 1-bit form measured on its words with the Fourier modes (ising_bits_fold.cu) on rows
+ * of many groups: the chain's observables after bit-sliced sweeps against those of the
+ * same spins set into a sim of chain 0 (the packed arrays' walk: another kernel), exactly.
+ * Rows of 256 groups (one full block), 257 and 320 (two blocks, the second part idle),
+ * 3D rows of 4 and 5 (blocks of 32), many chunks of rows; boxes with halos; both leaves
+ * (form: LATMC_CUDA_ISING_FORM for the bit-sliced sim, NULL its default). */
+static void words_measured(int ndim, int64_t l, int couplings, int n_parts, const char *form)
+{
+    latmc_sim_desc d = ising_desc(ndim, l, l, ndim == 3 ? l : 0, LATMC_ALGO_METROPOLIS, 1, 23);
+    d.couplings = couplings;
+    d.coupling_seed = 5;
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_parts = n_parts;
+    if (form)
+        assert_int_equal(setenv("LATMC_CUDA_ISING_FORM", form, 1), 0);
+    latmc_sim *fast = create_on(d, 1);
+    if (form)
+        assert_int_equal(unsetenv("LATMC_CUDA_ISING_FORM"), 0);
+    d.n_parts = 1;
+    latmc_sim *plain = create_on(d, 1);
+    assert_int_equal(latmc_sim_set_param(fast, LATMC_PARAM_BETA, 0.42), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(plain, LATMC_PARAM_BETA, 0.42), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(fast, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(fast, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(fast, 2), LATMC_OK);
+    const int keys[] = { LATMC_OBS_M2_KMIN, LATMC_OBS_M2_K0, LATMC_OBS_ENERGY,
+                         LATMC_OBS_MAGNETIZATION };
+    double got[4];
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(latmc_sim_observable(fast, keys[i], &got[i]), LATMC_OK);
+    size_t bytes = 0;
+    assert_int_equal(latmc_sim_spins_size(fast, &bytes), LATMC_OK);
+    int8_t *spins = malloc(bytes);
+    assert_non_null(spins);
+    assert_int_equal(latmc_sim_get_spins(fast, spins, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(plain, spins, bytes), LATMC_OK);
+    free(spins);
+    for (int i = 0; i < 4; i++) {
+        double want = 0;
+        assert_int_equal(latmc_sim_observable(plain, keys[i], &want), LATMC_OK);
+        if (memcmp(&got[i], &want, sizeof want) != 0)
+            print_error("%dD L %lld, %d boxes, form %s: %s %.17g on the words, %.17g from the "
+                        "packed arrays\n", ndim, (long long)l, n_parts, form ? form : "-",
+                        latmc_observable_name(keys[i]), got[i], want);
+        assert_memory_equal(&got[i], &want, sizeof want);
+    }
+    latmc_sim_destroy(&fast);
+    latmc_sim_destroy(&plain);
+}
+
+static void measured_on_words(void **state)
+{
+    (void)state;
+    words_measured(2, 20480, LATMC_COUPLINGS_UNIFORM, 1, NULL);
+    words_measured(2, 16448, LATMC_COUPLINGS_BIMODAL, 2, NULL);
+    words_measured(2, 16384, LATMC_COUPLINGS_UNIFORM, 1, "bits");
+    words_measured(2, 16448, LATMC_COUPLINGS_UNIFORM, 3, "bits");
+    words_measured(3, 320, LATMC_COUPLINGS_UNIFORM, 1, "bits");
+    words_measured(3, 256, LATMC_COUPLINGS_BIMODAL, 2, NULL);
+    words_measured(3, 256, LATMC_COUPLINGS_BIMODAL, 1, "bits");
+}
+
 static void couplings_set(void **state)
 {
     (void)state;
@@ -308,6 +372,7 @@ int main(void)
         cmocka_unit_test(checkpoint_placement),
         cmocka_unit_test(couplings_set),
         cmocka_unit_test(reads_between_sweeps),
+        cmocka_unit_test(measured_on_words),
     };
     const int ret = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);

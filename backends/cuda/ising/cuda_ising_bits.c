@@ -23,10 +23,11 @@
  * Both chains run on the words as they are: the bit-sliced steps (decisions = 1) by
  * cuda_ising_bitsliced_bits_colour, the default chain by cuda_ising_bits_sweep_colour (the
  * packed kernel's chain bit for bit, where its thresholds fit 32 bits; elsewhere
- * check_steps refuses decisions = 0 and names decisions = 1). The measurement counts on the
- * words (cuda_ising_bits_measure); the API's bytes (hot start, get/set_spins, checkpoints)
- * and the projections of the Fourier modes go a piece of whole planes at a time through a
- * staging buffer of bytes (LATMC_CUDA_ISING_PIECE_BYTES); a device view unpacks the whole
+ * check_steps refuses decisions = 0 and names decisions = 1). The measurement and the
+ * projections of the Fourier modes count on the words (cuda_ising_bits_measure,
+ * cuda_ising_bits_measure_projections); the API's bytes (hot start, get/set_spins,
+ * checkpoints) go a piece of whole planes at a time through a staging buffer of bytes
+ * (LATMC_CUDA_ISING_PIECE_BYTES); a device view unpacks the whole
  * lattice into bytes allocated at the first view. +-J: the 1-bit coupling bits
  * (cuda_ising_bits_couplings' layout), made straight from a window of whole planes of the
  * couplings (drawn there, or the host's: cuda_ising_pieces.h). An ensemble's member on this
@@ -336,23 +337,26 @@ static cudaError_t bits_measure(const latmc_sim *sim, const struct cuda_box_rang
                                    (const uint32_t *)b->data, eps_bits_of(b, 0), sums);
 }
 
-/* The projections from the API's bytes, a staging piece of whole planes at a time. */
+/* The projections and the sums with them, counted on the words (ising_bits_fold.cu). */
 static cudaError_t bits_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                     cudaStream_t stream, int64_t *proj)
 {
-    const struct cuda_box *b = r->box;
-    const struct bits_box *bb = b->own;
-    const int64_t pr = plane_rows(sim), per = bb->stage_rows / pr;
-    cudaError_t err = cudaSuccess;
-    for (int64_t p = 0; p < r->planes && err == cudaSuccess; p += per) {
-        const int64_t n = r->planes - p < per ? r->planes - p : per;
-        const struct cuda_proj_range piece = { 0, n, r->global_p0 + p, r->L };
-        err = cuda_ising_bits_unpack_rows(stream, &b->local, (r->p0 + p) * pr, n * pr,
-                                          (const uint32_t *)b->data, bb->stage);
-        if (err == cudaSuccess)
-            err = cuda_byte_projections(stream, &b->local, bb->stage, &piece, 0, proj);
-    }
-    return err;
+    (void)sim;
+    const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    return cuda_ising_bits_measure_projections(stream, &r->box->local,
+                                               (const uint32_t *)r->box->data, NULL, &pr,
+                                               NULL, proj);
+}
+
+static cudaError_t bits_measure_projections(const latmc_sim *sim,
+                                            const struct cuda_box_range *own,
+                                            cudaStream_t stream, void *sums, int64_t *proj)
+{
+    (void)sim;
+    const struct cuda_box *b = own->box;
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_ising_bits_measure_projections(stream, &b->local, (const uint32_t *)b->data,
+                                               eps_bits_of(b, 0), &pr, sums, proj);
 }
 
 /* A device view: the whole lattice's bytes, unpacked into memory allocated at the first
@@ -418,6 +422,7 @@ const struct cuda_leaf cuda_ising_bits_leaf = {
     .update = bits_update,
     .measure = bits_measure,
     .projections = bits_projections,
+    .measure_projections = bits_measure_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* the unpacked bytes (bits_view) */
     .view = bits_view,
     .bitsliced = bits_bitsliced,

@@ -66,7 +66,7 @@
 #include "cuda_kernels.h"
 #include "ising_range_kernels.h" /* cuda_ising_hot_start_range */
 #include "mode_projections.h"
-#include "ising_bits.h" /* cuda_ising_bits_measure: the 1-bit form's sums */
+#include "ising_bits.h" /* the 1-bit form's sums and projections */
 #include "ising_packed.h"
 #include "model.h"
 #include "part.h"
@@ -709,6 +709,9 @@ static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_bo
     const struct cuda_box *b = r->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    if (pb->bits_valid && !pb->packed_valid) /* counted on the 1-bit form's words */
+        return cuda_ising_bits_measure_projections(stream, &b->local, pb->bits, NULL, &pr,
+                                                   NULL, proj);
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;
@@ -727,8 +730,11 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
     const struct cuda_box *b = own->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
-    /* the 1-bit form read back first (the projections have no kernel on its words; the
-     * packed arrays then kept beside it until the next bit-sliced step) */
+    /* the 1-bit form alone holds the configuration: counted on its words (as the 1-bit
+     * leaf counts them), no read-back into the packed arrays */
+    if (pb->bits_valid && !pb->packed_valid)
+        return cuda_ising_bits_measure_projections(stream, &b->local, pb->bits,
+                                                   eps_bits_of(b, 0), &pr, sums, proj);
     const cudaError_t back = bits_read(b, stream);
     if (back != cudaSuccess)
         return back;

@@ -63,6 +63,17 @@ cudaError_t cuda_ising_bits_measure(cudaStream_t stream, const struct latmc_latt
                                     const struct cuda_ising_rows *rows, const uint32_t *bits,
                                     const uint32_t *eps0, struct latmc_ising_sums *sums);
 
+/* The sums of cuda_ising_bits_measure (added to *sums, zeroed by the caller; NULL: not
+ * counted) and the projections of the Fourier modes (mode_projections.h; added to proj)
+ * of the local planes r, from one read of both colours' words (ising_bits_fold.cu): the
+ * integers of the measurement and of the byte projections of the unpacked rows. */
+struct cuda_proj_range;
+cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
+                                                const struct latmc_lattice *g,
+                                                const uint32_t *bits, const uint32_t *eps0,
+                                                const struct cuda_proj_range *r,
+                                                struct latmc_ising_sums *sums, int64_t *proj);
+
 /* +-J: both colours' coupling bits (cuda_ising_bits_couplings' layout: bits0, bits1 each
  * colour's, 2 ndim words a group) of the planes [p0, p1) of the last axis, straight from a
  * window of the couplings' bytes as cuda_ising_pack_couplings_planes takes it (slot k:
