@@ -1,6 +1,7 @@
 /*
  * Internal to the CUDA module: what the kernels that count a measurement's sums and the
- * Fourier modes' projections in one read share (measure_projections.cu, potts_fold.cu):
+ * Fourier modes' projections in one read share (measure_projections.cu, potts_fold.cu,
+ * ising/ising_bits_fold.cu):
  * how a range's rows are cut into chunks of rows, one block column of threads per chunk,
  * and how the rows' sums reach the projections (P_y in 3D, P_last), as integer atomics
  * whose totals do not depend on their order.
@@ -134,7 +135,7 @@ struct row_batches {
 };
 
 /*
- * The rows of packed Ising: no barriers and no reduction per row, for a layout with few
+ * The rows of packed and 1-bit Ising: no barriers and no reduction per row, for a layout with few
  * warps across a row (L_x / 512 or fewer). Each lane writes its part of a row's
  * sum, offset into 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the
  * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i

@@ -284,12 +284,39 @@ static void reads_between_sweeps(void **state)
     reads_and_writes(3, 64, LATMC_COUPLINGS_BIMODAL, 0.6);
 }
 
+/* One read of the sim's observables keys[0 .. n) into got, and its spins into spins. */
+static void read_now(latmc_sim *sim, const int *keys, int n, double *got, int8_t *spins,
+                     size_t bytes)
+{
+    for (int i = 0; i < n; i++)
+        assert_int_equal(latmc_sim_observable(sim, keys[i], &got[i]), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(sim, spins, bytes), LATMC_OK);
+}
+
+/* The same observables of those spins set into `plain`, bit for bit. */
+static void same_on_plain(latmc_sim *plain, const int8_t *spins, size_t bytes, const int *keys,
+                          int n, const double *got, const char *what)
+{
+    assert_int_equal(latmc_sim_set_spins(plain, spins, bytes), LATMC_OK);
+    for (int i = 0; i < n; i++) {
+        double want = 0;
+        assert_int_equal(latmc_sim_observable(plain, keys[i], &want), LATMC_OK);
+        if (memcmp(&got[i], &want, sizeof want) != 0)
+            print_error("%s: %s %.17g on the words, %.17g from the packed arrays\n", what,
+                        latmc_observable_name(keys[i]), got[i], want);
+        assert_memory_equal(&got[i], &want, sizeof want);
+    }
+}
+
 /* The 1-bit form measured on its words with the Fourier modes (ising_bits_fold.cu) on rows
  * of many groups: the chain's observables after bit-sliced sweeps against those of the
- * same spins set into a sim of chain 0 (the packed arrays' walk: another kernel), exactly.
- * Rows of 256 groups (one full block), 257 and 320 (two blocks, the second part idle),
- * 3D rows of 4 and 5 (blocks of 32), many chunks of rows; boxes with halos; both leaves
- * (form: LATMC_CUDA_ISING_FORM for the bit-sliced sim, NULL its default). */
+ * same spins set into a sim of chain 0 (the packed arrays' walk: another kernel), exactly:
+ * the first read after a sweep (the sums, then the projections alone), and a read after
+ * the next sweep (the modes asked for before: the sums and the projections in one pass).
+ * Rows of 64 and 128 groups (blocks of 64 and 128 threads), 256 (one full block), 257 and
+ * 320 (two blocks, the second part idle), 3D rows of 4 and 5 (blocks of 32), many chunks
+ * of rows; boxes with halos; both leaves (form: LATMC_CUDA_ISING_FORM for the bit-sliced
+ * sim, NULL its default). */
 static void words_measured(int ndim, int64_t l, int couplings, int n_parts, const char *form)
 {
     latmc_sim_desc d = ising_desc(ndim, l, l, ndim == 3 ? l : 0, LATMC_ALGO_METROPOLIS, 1, 23);
@@ -308,28 +335,25 @@ static void words_measured(int ndim, int64_t l, int couplings, int n_parts, cons
     assert_int_equal(latmc_sim_set_param(plain, LATMC_PARAM_BETA, 0.42), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(fast, LATMC_INIT_HOT), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(fast, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(fast, 2), LATMC_OK);
     const int keys[] = { LATMC_OBS_M2_KMIN, LATMC_OBS_M2_K0, LATMC_OBS_ENERGY,
                          LATMC_OBS_MAGNETIZATION };
-    double got[4];
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(latmc_sim_observable(fast, keys[i], &got[i]), LATMC_OK);
     size_t bytes = 0;
     assert_int_equal(latmc_sim_spins_size(fast, &bytes), LATMC_OK);
-    int8_t *spins = malloc(bytes);
-    assert_non_null(spins);
-    assert_int_equal(latmc_sim_get_spins(fast, spins, bytes), LATMC_OK);
-    assert_int_equal(latmc_sim_set_spins(plain, spins, bytes), LATMC_OK);
-    free(spins);
-    for (int i = 0; i < 4; i++) {
-        double want = 0;
-        assert_int_equal(latmc_sim_observable(plain, keys[i], &want), LATMC_OK);
-        if (memcmp(&got[i], &want, sizeof want) != 0)
-            print_error("%dD L %lld, %d boxes, form %s: %s %.17g on the words, %.17g from the "
-                        "packed arrays\n", ndim, (long long)l, n_parts, form ? form : "-",
-                        latmc_observable_name(keys[i]), got[i], want);
-        assert_memory_equal(&got[i], &want, sizeof want);
-    }
+    int8_t *first = malloc(bytes), *second = malloc(bytes);
+    assert_non_null(first);
+    assert_non_null(second);
+    double got1[4], got2[4];
+    assert_int_equal(latmc_sim_sweep(fast, 2), LATMC_OK);
+    read_now(fast, keys, 4, got1, first, bytes);
+    assert_int_equal(latmc_sim_sweep(fast, 1), LATMC_OK);
+    read_now(fast, keys, 4, got2, second, bytes);
+    char what[96];
+    snprintf(what, sizeof what, "%dD L %lld, %d boxes, form %s", ndim, (long long)l, n_parts,
+             form ? form : "-");
+    same_on_plain(plain, first, bytes, keys, 4, got1, what);
+    same_on_plain(plain, second, bytes, keys, 4, got2, what);
+    free(first);
+    free(second);
     latmc_sim_destroy(&fast);
     latmc_sim_destroy(&plain);
 }
@@ -341,6 +365,8 @@ static void measured_on_words(void **state)
     words_measured(2, 16448, LATMC_COUPLINGS_BIMODAL, 2, NULL);
     words_measured(2, 16384, LATMC_COUPLINGS_UNIFORM, 1, "bits");
     words_measured(2, 16448, LATMC_COUPLINGS_UNIFORM, 3, "bits");
+    words_measured(2, 4096, LATMC_COUPLINGS_BIMODAL, 1, "bits");
+    words_measured(2, 8192, LATMC_COUPLINGS_BIMODAL, 1, NULL);
     words_measured(3, 320, LATMC_COUPLINGS_UNIFORM, 1, "bits");
     words_measured(3, 256, LATMC_COUPLINGS_BIMODAL, 2, NULL);
     words_measured(3, 256, LATMC_COUPLINGS_BIMODAL, 1, "bits");

@@ -210,7 +210,7 @@ static int bits_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "of the last axis: the 1-bit layout's boxes start and end on "
                                "even planes", (long long)b->ex.origin,
                                (long long)(b->ex.origin + b->ex.planes));
-    /* the staging piece in whole planes (put_planes and get_planes move planes) */
+    /* the staging piece: whole planes of rows, at least one */
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim), rows = b->local.nsites / lx;
     int64_t n = cuda_ising_piece_rows(lx, rows) / pr * pr;
     bb->stage_rows = n < pr ? pr : n;

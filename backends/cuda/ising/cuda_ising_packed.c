@@ -43,11 +43,11 @@
  * the memory for it, on the packed arrays); everything that writes the
  * configuration otherwise folds it back into the packed arrays first and drops it
  * (bits_back), so the two flags above keep their meaning whenever the 1-bit form does not
- * hold the configuration. A read (a measurement, the projections, get_spins and
- * checkpoints) makes the packed arrays current from it and keeps it (bits_read): both then
- * hold the configuration, and the next bit-sliced step converts nothing (3D 1024^3
- * measured every 10 sweeps: two kernels of ~80 us saved of ~5.4 ms; on boxes with halos
- * also the executor's form switch, two waits for every box).
+ * hold the configuration. The measurement and the projections count on its words
+ * (ising_bits.h); get_spins and checkpoints make the packed arrays current from it and
+ * keep it (bits_read): both then hold the configuration, and the next bit-sliced step
+ * converts nothing (on boxes with halos also no executor's form switch, two waits for
+ * every box).
  * With +-J couplings the 1-bit form has its coupling bits (eps_bits), made from the packed
  * coupling words with it and again whenever those are made; the packed arrays' steps read
  * the packed coupling words.
@@ -701,7 +701,8 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
                                           colour_of(b, 1), pb->eps[0], sums);
 }
 
-/* The packed arrays where they hold the configuration, else (a box alone) the bytes. */
+/* The 1-bit form's words where they alone hold the configuration, else the packed arrays
+ * where they do, else (a box alone) the bytes. */
 static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                       cudaStream_t stream, int64_t *proj)
 {

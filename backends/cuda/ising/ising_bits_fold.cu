@@ -204,10 +204,12 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
 #pragma unroll
         for (int l = 0; l < 32; l++)
             staged[threadIdx.x][l] = m[l];
-        /* no early start of the transform here (fold_let_transform_start): with it, its
-         * blocks read projections this kernel had not yet added on one H100 (a 64^2 lattice,
-         * one block of 32 threads: the counts right when read after a synchronisation,
-         * wrong without one); the transform then starts as this kernel's blocks end */
+        /* no early start of the next kernel here (fold_let_transform_start, which the
+         * packed walk calls before the same additions): this kernel also counts the
+         * projections alone, which a copy to the host follows (no kernel that waits by
+         * griddepcontrol.wait), and with the early start those came back wrong on one H100
+         * (a 64^2 lattice, one block: the row sums right, the columns, added last, not),
+         * right with a synchronisation after the kernel or without the early start */
         __syncthreads(); /* every thread's counts and row sums in shared memory */
         flush_row_window(p, row_window, end - wr.at, wr.at, proj, BT);
         /* x = 64 (block's first group + e / 32) + 2 (e % 32) + parity */
