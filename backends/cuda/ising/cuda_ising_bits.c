@@ -337,7 +337,8 @@ static cudaError_t bits_measure(const latmc_sim *sim, const struct cuda_box_rang
                                    (const uint32_t *)b->data, eps_bits_of(b, 0), sums);
 }
 
-/* The projections and the sums with them, counted on the words (ising_bits_fold.cu). */
+/* The projections alone, and (measure_projections) the sums with them in the same pass,
+ * counted on the words (ising_bits_fold.cu). */
 static cudaError_t bits_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                     cudaStream_t stream, int64_t *proj)
 {
