@@ -337,18 +337,8 @@ static cudaError_t bits_measure(const latmc_sim *sim, const struct cuda_box_rang
                                    (const uint32_t *)b->data, eps_bits_of(b, 0), sums);
 }
 
-/* The projections alone, and (measure_projections) the sums with them in the same pass,
- * counted on the words (ising_bits_fold.cu). */
-static cudaError_t bits_projections(const latmc_sim *sim, const struct cuda_box_range *r,
-                                    cudaStream_t stream, int64_t *proj)
-{
-    (void)sim;
-    const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
-    return cuda_ising_bits_measure_projections(stream, &r->box->local,
-                                               (const uint32_t *)r->box->data, NULL, &pr,
-                                               NULL, proj);
-}
-
+/* The sums and the projections in one pass on the words (ising_bits_fold.cu); sums NULL:
+ * the projections alone (bits_projections). */
 static cudaError_t bits_measure_projections(const latmc_sim *sim,
                                             const struct cuda_box_range *own,
                                             cudaStream_t stream, void *sums, int64_t *proj)
@@ -358,6 +348,12 @@ static cudaError_t bits_measure_projections(const latmc_sim *sim,
     const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
     return cuda_ising_bits_measure_projections(stream, &b->local, (const uint32_t *)b->data,
                                                eps_bits_of(b, 0), &pr, sums, proj);
+}
+
+static cudaError_t bits_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                    cudaStream_t stream, int64_t *proj)
+{
+    return bits_measure_projections(sim, r, stream, NULL, proj);
 }
 
 /* A device view: the whole lattice's bytes, unpacked into memory allocated at the first

@@ -67,7 +67,8 @@ cudaError_t cuda_ising_bits_measure(cudaStream_t stream, const struct latmc_latt
 /* The sums of cuda_ising_bits_measure (added to *sums, zeroed by the caller; NULL: not
  * counted) and the projections of the Fourier modes (mode_projections.h; added to proj)
  * of the local planes r, from one read of both colours' words (ising_bits_fold.cu): the
- * integers of the measurement and of the byte projections of the unpacked rows. */
+ * integers of the measurement and of the byte projections of the unpacked rows (eps0, the
+ * colour-0 coupling bits or NULL, only read with sums). */
 struct cuda_proj_range;
 cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
                                                 const struct latmc_lattice *g,

@@ -268,6 +268,8 @@ extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
         return cudaErrorInvalidValue;
     if (r->planes <= 0)
         return cudaSuccess;
+    if (!sums) /* the couplings enter the bonds only: no coupling words loaded */
+        eps0 = NULL;
     const int64_t gpr = g->lx / 64;
     struct fold_geom p = geom_of(g, r, gpr);
     /* blocks of the fewest threads (32 to CUDA_THREADS) that cover a row's groups, and a
