@@ -166,13 +166,12 @@ struct warp_rows {
 /* Batches start at the window's start and ROW_WINDOW is a multiple of ROW_BATCH: a batch
  * ends at the window's end by itself (at == ROW_WINDOW after it), last marks the chunk's
  * last row. */
-__device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *rows,
-                                              int *window, unsigned u, int offset, bool last)
+/* The warp's wr.k rows of bytes (`rows`) added: lane k adds row k's 32 bytes (8 words, a
+ * __dp4a each); the row's sum is mul (their total) + add, added into the block's window. */
+__device__ __forceinline__ void warp_rows_flush(struct warp_rows &wr, const uint32_t *rows,
+                                                int *window, int mul, int add)
 {
     const int lane = (int)(threadIdx.x & 31u);
-    ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
-    if (++wr.k < ROW_BATCH && !last)
-        return;
     __syncwarp();
     if (lane < wr.k) {
         const uint32_t *row = rows + lane * ROW_PITCH_WORDS;
@@ -180,13 +179,23 @@ __device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *ro
 #pragma unroll
         for (int i = 0; i < 8; i++)
             total = __dp4a(row[i], 0x01010101u, total);
-        const int v = (int)total - 32 * offset; /* |v| <= 32 x 32 NW: an int */
+        const int v = mul * (int)total + add; /* |v| <= 32 x 32 NW: an int */
         if (v != 0)
             atomicAdd(window + wr.at + lane, v);
     }
     __syncwarp(); /* the rows read before the next batch's writes */
     wr.at += wr.k;
     wr.k = 0;
+}
+
+__device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *rows,
+                                              int *window, unsigned u, int offset, bool last)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
+    if (++wr.k < ROW_BATCH && !last)
+        return;
+    warp_rows_flush(wr, rows, window, 1, -32 * offset);
 }
 
 /* The block's window of n rows from window_first into the proj entries, and cleared: called

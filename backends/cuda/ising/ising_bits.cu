@@ -345,31 +345,6 @@ ising_bits_sweep2_kernel(struct bits_geom p, uint32_t *own_words, const uint32_t
     cuda_warp_add(changed, n_changed);
 }
 
-/* Sums: every bond has one colour-0 end, so walking colour 0's groups and their 2 ndim
- * neighbour words counts each bond once: bonds = 32 ND groups - 2 (bonds with
- * eps s_i s_j = -1), spins = 64 groups - 2 (spins at -1). */
-template <int ND, bool EPS>
-__global__ void ising_bits_measure_kernel(struct bits_geom p, const uint32_t *colour0,
-                                          const uint32_t *colour1, const uint32_t *eps0,
-                                          struct latmc_ising_sums *sums)
-{
-    uint64_t anti = 0, neg = 0, groups = 0;
-    for (bits_walk<> k = bits_walk_start(p); k.g < p.groups; bits_walk_next(p, k)) {
-        uint32_t nb[ND];
-        group_neighbours<ND, EPS>(p, colour1, eps0, k, 0, nb);
-        const uint32_t own = colour0[k.g];
-        neg += __popc(own) + __popc(colour1[k.g]);
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            anti += __popc(own ^ nb[d]);
-        groups++;
-    }
-    const int64_t bonds = (int64_t)groups * 32 * ND - 2 * (int64_t)anti;
-    const int64_t spins = (int64_t)groups * 64 - 2 * (int64_t)neg;
-    cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
-    cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
-}
-
 /* ---- bytes <-> 1-bit words: thread per (row, group of the row), 64 bytes <-> one word of
  * each colour (byte q: x = 64 gi + q, of the colour of parity q & 1, lane q >> 1) ---- */
 
@@ -567,39 +542,6 @@ extern "C" cudaError_t cuda_ising_bits_sweep_colour(
         launch_sweep_nd<6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
     else
         launch_sweep_nd<4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
-    return cudaGetLastError();
-}
-
-template <int ND>
-static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
-                           const struct cuda_ising_rows *rows, const uint32_t *bits,
-                           const uint32_t *eps0, struct latmc_ising_sums *sums)
-{
-    const int64_t words = g->nsites / 64;
-    const unsigned grid = cuda_grid_capped(rows ? rows->nrows * (g->lx / 64) : words);
-    const struct bits_geom p = bits_geom_rows(g, grid, rows);
-    if (eps0)
-        ising_bits_measure_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, bits, bits + words, eps0, sums);
-    else
-        ising_bits_measure_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, bits, bits + words, NULL, sums);
-}
-
-extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
-                                               const struct latmc_lattice *g,
-                                               const struct cuda_ising_rows *rows,
-                                               const uint32_t *bits, const uint32_t *eps0,
-                                               struct latmc_ising_sums *sums)
-{
-    if (g->lx % 64 != 0)
-        return cudaErrorInvalidValue;
-    if (rows && rows->nrows <= 0)
-        return cudaSuccess;
-    if (g->ndim == 3)
-        launch_measure<6>(stream, g, rows, bits, eps0, sums);
-    else
-        launch_measure<4>(stream, g, rows, bits, eps0, sums);
     return cudaGetLastError();
 }
 

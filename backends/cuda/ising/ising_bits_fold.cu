@@ -31,42 +31,246 @@ static_assert(ROW_WINDOW < (1 << BITS_LEVELS), "a chunk's count past the counter
 /* Rows whose loads a thread issues before it counts them: a row is 8 bytes a thread (4
  * of each colour), some 30 KiB in flight per SM wanted (measure_projections.cu); fewer
  * where the planes beside and the coupling words take the registers (3D +-J: 2, else
- * spills); a power of 2 (the carry-save tree of a batch). */
+ * spills); a power of 2 (the carry-save tree of a batch) that divides ROW_BATCH (a batch's
+ * row bytes in one row batch). */
 template <bool THREE, bool EPS> struct bits_fold_shape {
     static constexpr int LOG_AHEAD = (THREE && EPS) ? 1 : (THREE || EPS) ? 2 : 3;
     static constexpr int AHEAD = 1 << LOG_AHEAD;
+    static_assert(ROW_BATCH % AHEAD == 0, "a batch's rows in one row batch");
+};
+
+/* What a thread keeps for its group: where its neighbours are, and whether it is in the
+ * row (lanes past it take the row's last group and count nothing). */
+struct bits_fold_lane {
+    int64_t gi, next_g, prev_g; /* the group, the groups beside it in the row */
+    uint32_t to_next, to_prev;  /* next_g - gi, prev_g - gi (mod 2^32: narrow offsets) */
+    bool in, edge_next, edge_prev; /* the group beside not in the lane beside */
+};
+
+/* A row's walk so far: colour 1's words of the row and of the row below, the chunk's
+ * bond and -1 counts of the thread's group. */
+struct bits_fold_walk {
+    uint32_t mine, down, anti, neg;
+};
+
+/* One row's work after its loads: the bonds of colour 0's word a (the side word from the
+ * lane beside or, at a warp's edge, `beside`), its count n of -1 (both colours), the
+ * words of each column parity. par: the row's parity (colour 0 holds the x of parity par;
+ * its other x neighbours are colour 1's lanes l + 1 (par 1) or l - 1 (par 0), the bit past
+ * the group's from the next group's lane 0 or the previous group's lane 31). */
+template <bool THREE, bool EPS>
+__device__ __forceinline__ unsigned bits_fold_row(const struct bits_fold_lane &t,
+                                                  struct bits_fold_walk &w, bool par,
+                                                  uint32_t a, uint32_t up, uint32_t beside,
+                                                  uint32_t z_up, uint32_t z_down,
+                                                  const uint32_t *eps, uint32_t &even_x,
+                                                  uint32_t &odd_x)
+{
+    constexpr int ND = THREE ? 6 : 4;
+    uint32_t side;
+    if (par) {
+        const uint32_t from_lane = __shfl_down_sync(0xffffffffu, w.mine, 1);
+        side = __funnelshift_r(w.mine, t.edge_next ? beside : from_lane, 1);
+    } else {
+        const uint32_t from_lane = __shfl_up_sync(0xffffffffu, w.mine, 1);
+        side = __funnelshift_l(t.edge_prev ? beside : from_lane, w.mine, 1);
+    }
+    uint32_t nb[ND];
+    nb[0] = w.mine;
+    nb[1] = side;
+    nb[2] = up;
+    nb[3] = w.down;
+    if constexpr (THREE) {
+        nb[4] = z_up;
+        nb[5] = z_down;
+    }
+    uint32_t n_anti = 0;
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        n_anti += __popc(a ^ nb[d] ^ (EPS ? eps[d] : 0u));
+    const unsigned n = (unsigned)(__popc(a) + __popc(w.mine));
+    w.anti += n_anti;
+    w.neg += n;
+    even_x = par ? w.mine : a;
+    odd_x = par ? a : w.mine;
+    w.down = w.mine;
+    w.mine = up;
+    return n;
+}
+
+/* The row bytes of a lane: its count n of -1 (0 .. 64), or 32 past the row (a sum of 0):
+ * a row's sum is 2048 - 2 (the warp's total), warp_rows_flush's mul and add. */
+#define BITS_ROW_MUL (-2)
+#define BITS_ROW_ADD 2048
+
+/*
+ * A batch of AHEAD rows within one plane, none of them the plane's last (its row above is
+ * the next row) and, in 3D, not its first (its row below the previous one): the loads by
+ * 32-bit word offsets from `off` (row r0's word of the thread's group; `narrow` launches
+ * only), no wrap tested, the row parities PAR0, !PAR0, ... known to the compiler.
+ */
+template <bool THREE, bool EPS, bool PROJ, bool PAR0, int AHEAD>
+__device__ __forceinline__ void bits_fold_fast(const struct bits_fold_lane &t,
+                                               struct bits_fold_walk &w, const uint32_t *c0,
+                                               const uint32_t *c1, const uint32_t *eps0,
+                                               uint32_t off, uint32_t gpr, uint32_t to_z_up,
+                                               uint32_t to_z_down, unsigned char *row_bytes,
+                                               uint32_t (&wx)[AHEAD], uint32_t (&wo)[AHEAD])
+{
+    constexpr int ND = THREE ? 6 : 4;
+    uint32_t own[AHEAD], above[AHEAD], beside[AHEAD];
+    uint32_t z_up[THREE ? AHEAD : 1], z_down[THREE ? AHEAD : 1];
+    uint32_t eps[EPS ? AHEAD : 1][EPS ? ND : 1];
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) {
+        const bool par = PAR0 ^ (i & 1);
+        const uint32_t at = off + (uint32_t)i * gpr;
+        own[i] = c0[at];
+        above[i] = c1[at + gpr];
+        beside[i] = 0;
+        if (par ? t.edge_next : t.edge_prev) /* only a warp's edge lanes read it */
+            beside[i] = c1[at + (par ? t.to_next : t.to_prev)];
+        if constexpr (THREE) {
+            z_up[i] = c1[at + to_z_up];
+            z_down[i] = c1[at + to_z_down];
+        }
+        if constexpr (EPS) { /* ND words a group, 8-byte aligned */
+            const uint2 *e = (const uint2 *)(eps0 + (uint32_t)ND * at);
+#pragma unroll
+            for (int d = 0; d < ND / 2; d++) {
+                const uint2 v = e[d];
+                eps[EPS ? i : 0][2 * d] = v.x;
+                eps[EPS ? i : 0][2 * d + 1] = v.y;
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) {
+        const bool par = PAR0 ^ (i & 1);
+        uint32_t even_x, odd_x;
+        const unsigned n = bits_fold_row<THREE, EPS>(
+            t, w, par, own[i], above[i], beside[i], THREE ? z_up[THREE ? i : 0] : 0u,
+            THREE ? z_down[THREE ? i : 0] : 0u, eps[EPS ? i : 0], even_x, odd_x);
+        if constexpr (PROJ)
+            row_bytes[i * 4 * ROW_PITCH_WORDS] = (unsigned char)(t.in ? n : 32u);
+        if constexpr (THREE) { /* cx: even x */
+            wx[i] = even_x;
+            wo[i] = odd_x;
+        } else { /* cx: x parity swap, the batch's first row's (2D, AHEAD even) */
+            wx[i] = PAR0 ? odd_x : even_x;
+            wo[i] = PAR0 ? even_x : odd_x;
+        }
+    }
+}
+
+/*
+ * Any batch of rows r0 .. r0 + n - 1 (n <= AHEAD; rows past n give zero words): 64-bit
+ * offsets and the wraps of the rows above and below and of the planes beside. y, z: row
+ * r0's, advanced past the batch.
+ */
+template <bool THREE, bool EPS, bool PROJ, int AHEAD>
+__device__ __forceinline__ void bits_fold_any(const struct fold_geom &p,
+                                              const struct bits_fold_lane &t,
+                                              struct bits_fold_walk &w, const uint32_t *c0,
+                                              const uint32_t *c1, const uint32_t *eps0,
+                                              int64_t r0, int n, int64_t &y, int64_t &z,
+                                              bool swap, unsigned char *row_bytes,
+                                              uint32_t (&wx)[AHEAD], uint32_t (&wo)[AHEAD])
+{
+    constexpr int ND = THREE ? 6 : 4;
+    const int64_t gpr = p.cols, plane = p.ly * gpr;
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) {
+        wx[i] = wo[i] = 0;
+        if (i >= n) /* the same for the whole block */
+            continue;
+        const int64_t row = (r0 + i) * gpr, at = row + t.gi;
+        if (THREE && y == 0) { /* the plane's first row: below it its last */
+            w.mine = c1[at];
+            w.down = c1[at + (p.ly - 1) * gpr];
+        }
+        const bool par = (y + z) & 1;
+        const uint32_t a = c0[at];
+        const uint32_t up = c1[at + (y + 1 == p.ly ? -(p.ly - 1) * gpr : gpr)];
+        const uint32_t beside = c1[row + (par ? t.next_g : t.prev_g)];
+        uint32_t z_up = 0, z_down = 0, eps[EPS ? ND : 1];
+        if constexpr (THREE) {
+            z_up = c1[at + (z + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
+            z_down = c1[at + (z == 0 ? (p.lz - 1) * plane : -plane)];
+        }
+        if constexpr (EPS) {
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                eps[d] = eps0[(int64_t)ND * at + d];
+        }
+        uint32_t even_x, odd_x;
+        const unsigned cnt = bits_fold_row<THREE, EPS>(t, w, par, a, up, beside, z_up, z_down,
+                                                       eps, even_x, odd_x);
+        if constexpr (PROJ)
+            row_bytes[i * 4 * ROW_PITCH_WORDS] = (unsigned char)(t.in ? cnt : 32u);
+        if constexpr (THREE) {
+            wx[i] = even_x;
+            wo[i] = odd_x;
+        } else { /* par is swap ^ (i & 1) */
+            wx[i] = swap ? odd_x : even_x;
+            wo[i] = swap ? even_x : odd_x;
+        }
+        if (++y == p.ly) {
+            y = 0;
+            z++;
+        }
+    }
+}
+
+/* Blocks of CUDA_THREADS an SM the kernel's registers are capped for: with the counters
+ * (PROJ) FOLD_BLOCKS_PER_SM, the sums alone twice as many (64 registers, no spill). */
+template <bool PROJ> struct bits_fold_blocks {
+    static constexpr int PER_SM = PROJ ? FOLD_BLOCKS_PER_SM : 2 * FOLD_BLOCKS_PER_SM;
 };
 
 /*
  * A thread: group g of a row (colour 0's and colour 1's word) in every row of its chunks.
- * BT threads a block (as many groups across a row as BT covers). sums may be NULL (the
- * projections alone); proj is not.
+ * BT threads a block (as many groups across a row as BT covers). PROJ: the projections
+ * too (proj), sums may then be NULL (the projections alone); else the sums alone. narrow:
+ * every word offset the fast batches form (the coupling words' ND per group included) fits
+ * 32 bits.
  */
-template <bool THREE, bool EPS, int BT>
-__global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)
+template <bool THREE, bool EPS, bool PROJ, int BT>
+__global__ void __launch_bounds__(BT, bits_fold_blocks<PROJ>::PER_SM * CUDA_THREADS / BT)
 bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                  const uint32_t *eps0, struct latmc_ising_sums *sums,
-                 unsigned long long *proj)
+                 unsigned long long *proj, bool narrow)
 {
     constexpr int AHEAD = bits_fold_shape<THREE, EPS>::AHEAD;
     constexpr int LOG_AHEAD = bits_fold_shape<THREE, EPS>::LOG_AHEAD;
     constexpr int ND = THREE ? 6 : 4;
     static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's");
-    __shared__ uint32_t staged[BT][33]; /* a thread's 32 count words, padded: no conflicts */
-    __shared__ uint32_t row_bytes_of[BT / 32][ROW_BATCH * ROW_PITCH_WORDS];
-    __shared__ int row_window[ROW_WINDOW];
+    /* a thread's 32 count words, padded: no conflicts; the warps' row bytes; the rows' sums
+     * (PROJ: else a word each, unused) */
+    __shared__ uint32_t staged[PROJ ? BT : 1][33];
+    __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][ROW_BATCH * ROW_PITCH_WORDS];
+    __shared__ int row_window[PROJ ? ROW_WINDOW : 1];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t gpr = p.cols;
     const int64_t col = (int64_t)blockIdx.x * BT + threadIdx.x;
-    const bool in = col < gpr;
-    const int64_t gi = in ? col : gpr - 1; /* lanes past the row: its last group */
-    const bool next_in_warp = lane < 31 && gi + 1 < gpr, prev_in_warp = lane > 0 && gi > 0;
-    const int64_t next_g = gi + 1 == gpr ? 0 : gi + 1, prev_g = gi == 0 ? gpr - 1 : gi - 1;
+    struct bits_fold_lane t;
+    t.in = col < gpr;
+    t.gi = t.in ? col : gpr - 1; /* lanes past the row: its last group */
+    t.next_g = t.gi + 1 == gpr ? 0 : t.gi + 1;
+    t.prev_g = t.gi == 0 ? gpr - 1 : t.gi - 1;
+    t.to_next = (uint32_t)(t.next_g - t.gi);
+    t.to_prev = (uint32_t)(t.prev_g - t.gi);
+    t.edge_next = !(lane < 31 && t.gi + 1 < gpr);
+    t.edge_prev = !(lane > 0 && t.gi > 0);
+    const uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
+    unsigned char *lane_bytes = (unsigned char *)row_words + lane;
     const int64_t plane = p.ly * gpr;
     uint64_t anti = 0, neg = 0, items = 0;
-    for (int k = threadIdx.x; k < ROW_WINDOW; k += BT)
-        row_window[k] = 0;
-    __syncthreads();
+    if constexpr (PROJ) {
+        for (int k = threadIdx.x; k < ROW_WINDOW; k += BT)
+            row_window[k] = 0;
+        __syncthreads();
+    }
     for (int64_t ch = blockIdx.y; ch < p.nchunks; ch += gridDim.y) {
         const int64_t first = p.row0 + ch * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
@@ -80,116 +284,54 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
         for (int k = 0; k < BITS_LEVELS; k++)
             cx[k] = co[k] = 0;
         bool half = false;
-        uint32_t chunk_anti = 0, chunk_neg = 0;
-        uint32_t down = 0, mine = 0, up = 0;
-        for (int64_t r0 = first; r0 < end; r0 += AHEAD) {
-            const int ahead = (int)min((int64_t)AHEAD, end - r0);
-            uint32_t own[AHEAD], above[AHEAD], beside[AHEAD];
-            uint32_t z_up[THREE ? AHEAD : 1], z_down[THREE ? AHEAD : 1];
-            uint32_t eps[EPS ? AHEAD : 1][EPS ? ND : 1];
-            {
-                int64_t yy = y, zz = z;
-#pragma unroll
-                for (int i = 0; i < AHEAD; i++) {
-                    if (i >= ahead)
-                        break;
-                    const int64_t row = (r0 + i) * gpr, at = row + gi;
-                    own[i] = colour0[at];
-                    above[i] = colour1[at + (yy + 1 == p.ly ? -(p.ly - 1) * gpr : gpr)];
-                    beside[i] = colour1[row + (((yy + zz) & 1) ? next_g : prev_g)];
-                    if constexpr (THREE) {
-                        z_up[i] = colour1[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
-                        z_down[i] = colour1[at + (zz == 0 ? (p.lz - 1) * plane : -plane)];
-                    }
-                    if constexpr (EPS) { /* ND words a group, 8-byte aligned */
-                        const uint2 *e = (const uint2 *)(eps0 + (int64_t)ND * at);
-#pragma unroll
-                        for (int d = 0; d < ND / 2; d++) {
-                            const uint2 v = e[d];
-                            eps[EPS ? i : 0][2 * d] = v.x;
-                            eps[EPS ? i : 0][2 * d + 1] = v.y;
-                        }
-                    }
-                    if (++yy == p.ly) {
-                        yy = 0;
-                        zz++;
-                    }
-                }
-            }
+        struct bits_fold_walk w;
+        w.anti = w.neg = 0;
+        {
+            const int64_t at = first * gpr + t.gi;
+            w.mine = colour1[at];
+            w.down = colour1[at + (y == 0 ? (p.ly - 1) * gpr : -gpr)];
+        }
+        uint32_t off = (uint32_t)(first * gpr + t.gi); /* narrow: row r0's word */
+        const uint32_t step = (uint32_t)(AHEAD * gpr);
+        for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
+            const int n = (int)min((int64_t)AHEAD, end - r0);
             uint32_t wx[AHEAD], wo[AHEAD]; /* the batch's words of each column parity */
-#pragma unroll
-            for (int i = 0; i < AHEAD; i++) {
-                wx[i] = wo[i] = 0;
-                if (i >= ahead) /* the same for the whole block */
-                    continue;
-                const int64_t r = r0 + i;
-                if (r == first || (THREE && y == 0)) {
-                    const int64_t at = r * gpr + gi;
-                    mine = colour1[at];
-                    down = colour1[at + (y == 0 ? (p.ly - 1) * gpr : -gpr)];
-                } else {
-                    down = mine;
-                    mine = up;
-                }
-                up = above[i];
-                /* colour 0 holds the x of parity par: its other x neighbours are colour
-                 * 1's lanes l + 1 (par 1) or l - 1 (par 0), the bit past the group's from
-                 * the next group's lane 0 or the previous group's lane 31 */
-                const bool par = (y + z) & 1;
-                uint32_t side;
-                if (par) {
-                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine, 1);
-                    side = __funnelshift_r(mine, next_in_warp ? from_lane : beside[i], 1);
-                } else {
-                    const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine, 1);
-                    side = __funnelshift_l(prev_in_warp ? from_lane : beside[i], mine, 1);
-                }
-                const uint32_t a = own[i];
-                uint32_t nb[ND];
-                nb[0] = mine;
-                nb[1] = side;
-                nb[2] = up;
-                nb[3] = down;
+            unsigned char *bytes = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS;
+            if (narrow && n == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0)) {
+                uint32_t zu = 0, zd = 0;
                 if constexpr (THREE) {
-                    nb[4] = z_up[THREE ? i : 0];
-                    nb[5] = z_down[THREE ? i : 0];
+                    zu = (uint32_t)(z + 1 == p.lz ? -(p.lz - 1) * plane : plane);
+                    zd = (uint32_t)(z == 0 ? (p.lz - 1) * plane : -plane);
                 }
-                uint32_t n_anti = 0;
-#pragma unroll
-                for (int d = 0; d < ND; d++) {
-                    if constexpr (EPS)
-                        nb[d] ^= eps[EPS ? i : 0][d];
-                    n_anti += __popc(a ^ nb[d]);
-                }
-                const int n = __popc(a) + __popc(mine);
-                if (in) {
-                    chunk_anti += n_anti;
-                    chunk_neg += (uint32_t)n;
-                }
-                if constexpr (THREE) { /* cx even x: colour 0's where par is 0 */
-                    wx[i] = par ? mine : a;
-                    wo[i] = par ? a : mine;
-                } else { /* par is swap ^ (i & 1): cx gets the words of x parity swap */
-                    wx[i] = (i & 1) ? mine : a;
-                    wo[i] = (i & 1) ? a : mine;
-                }
-                /* the row's sum offset by 64: 0 .. 128, a byte */
-                warp_row_done(wr, row_bytes_of[threadIdx.x >> 5], row_window,
-                              in ? 128u - 2u * (unsigned)n : 64u, 64, r + 1 == end);
-                if (++y == p.ly) {
-                    y = 0;
-                    z++;
-                }
+                if ((y + z) & 1)
+                    bits_fold_fast<THREE, EPS, PROJ, true, AHEAD>(
+                        t, w, colour0, colour1, eps0, off, (uint32_t)gpr, zu, zd, bytes, wx, wo);
+                else
+                    bits_fold_fast<THREE, EPS, PROJ, false, AHEAD>(
+                        t, w, colour0, colour1, eps0, off, (uint32_t)gpr, zu, zd, bytes, wx, wo);
+                y += AHEAD;
+            } else {
+                bits_fold_any<THREE, EPS, PROJ, AHEAD>(p, t, w, colour0, colour1, eps0, r0, n,
+                                                       y, z, swap, bytes, wx, wo);
             }
+            if constexpr (!PROJ)
+                continue;
+            wr.k += n;
+            if (wr.k == ROW_BATCH || r0 + n == end)
+                warp_rows_flush(wr, row_words, row_window, BITS_ROW_MUL, BITS_ROW_ADD);
             count_batch<AHEAD, LOG_AHEAD>(cx, wx, pend_x, half);
             count_batch<AHEAD, LOG_AHEAD>(co, wo, pend_o, half);
             half = !half;
         }
+        if (t.in) {
+            anti += w.anti;
+            neg += w.neg;
+            items += (uint64_t)(end - first);
+        }
+        if constexpr (!PROJ)
+            continue; /* the sums alone: nothing counted by columns or rows */
         count_finish<LOG_AHEAD>(cx, pend_x, half);
         count_finish<LOG_AHEAD>(co, pend_o, half);
-        anti += chunk_anti;
-        neg += chunk_neg;
-        items += in ? (uint64_t)(end - first) : 0;
         /* word l: lane l's count of even x in bits 0 .., of odd x from bit 16 */
         uint32_t m[32];
 #pragma unroll
@@ -238,22 +380,72 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-template <bool THREE, bool EPS>
+template <bool THREE, bool EPS, bool PROJ>
 static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struct fold_geom &p,
                              const uint32_t *bits, int64_t words, const uint32_t *eps0,
                              struct latmc_ising_sums *sums, unsigned long long *proj)
 {
     const uint32_t *c0 = bits, *c1 = bits + words;
+    /* the fast batches' 32-bit word offsets: every one they form is a word's (of a colour,
+     * or of the coupling words, ND a group), all below 2^32 */
+    const bool narrow = (THREE ? 6 : 4) * words < ((int64_t)1 << 32);
     if (bt == 32)
-        bits_fold_kernel<THREE, EPS, 32><<<grid, 32, 0, stream>>>(p, c0, c1, eps0, sums, proj);
+        bits_fold_kernel<THREE, EPS, PROJ, 32><<<grid, 32, 0, stream>>>(p, c0, c1, eps0, sums,
+                                                                         proj, narrow);
     else if (bt == 64)
-        bits_fold_kernel<THREE, EPS, 64><<<grid, 64, 0, stream>>>(p, c0, c1, eps0, sums, proj);
+        bits_fold_kernel<THREE, EPS, PROJ, 64><<<grid, 64, 0, stream>>>(p, c0, c1, eps0, sums,
+                                                                         proj, narrow);
     else if (bt == 128)
-        bits_fold_kernel<THREE, EPS, 128><<<grid, 128, 0, stream>>>(p, c0, c1, eps0, sums,
-                                                                     proj);
+        bits_fold_kernel<THREE, EPS, PROJ, 128><<<grid, 128, 0, stream>>>(p, c0, c1, eps0,
+                                                                           sums, proj, narrow);
     else
-        bits_fold_kernel<THREE, EPS, CUDA_THREADS><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, c0, c1, eps0, sums, proj);
+        bits_fold_kernel<THREE, EPS, PROJ, CUDA_THREADS><<<grid, CUDA_THREADS, 0, stream>>>(
+            p, c0, c1, eps0, sums, proj, narrow);
+}
+
+/* Blocks of the fewest threads (32 to CUDA_THREADS) that cover a row's groups, and a chunk
+ * of rows per block the SMs hold at once (per_sm blocks of CUDA_THREADS an SM): the
+ * longest chunks, the fewest columns' atomics; with the projections at most ROW_WINDOW
+ * rows (the window of row sums and the counters' levels). */
+static void bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
+                             struct fold_geom &p, const uint32_t *bits, const uint32_t *eps0,
+                             struct latmc_ising_sums *sums, unsigned long long *proj)
+{
+    const bool with_proj = proj != NULL;
+    const int64_t gpr = p.cols;
+    int bt = CUDA_THREADS;
+    while (bt > 32 && bt / 2 >= gpr)
+        bt /= 2;
+    const int64_t across = (gpr + bt - 1) / bt;
+    const int per_sm = with_proj ? bits_fold_blocks<true>::PER_SM : bits_fold_blocks<false>::PER_SM;
+    int64_t chunks = (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across;
+    if (chunks < 1)
+        chunks = 1;
+    int64_t chunk = (p.nrows + chunks - 1) / chunks;
+    if (chunk < CHUNK_MIN)
+        chunk = CHUNK_MIN;
+    if (with_proj && chunk > ROW_WINDOW)
+        chunk = ROW_WINDOW;
+    p.chunk = chunk;
+    p.nchunks = (p.nrows + chunk - 1) / chunk;
+    const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
+    const int64_t words = g->nsites / 64;
+    const bool three = g->ndim == 3;
+#define BITS_FOLD_LAUNCH(THREE, EPS, PROJ)                                                     \
+    launch_bits_fold<THREE, EPS, PROJ>(stream, bt, grid, p, bits, words, EPS ? eps0 : NULL,     \
+                                       sums, proj)
+    if (with_proj) {
+        if (three)
+            eps0 ? BITS_FOLD_LAUNCH(true, true, true) : BITS_FOLD_LAUNCH(true, false, true);
+        else
+            eps0 ? BITS_FOLD_LAUNCH(false, true, true) : BITS_FOLD_LAUNCH(false, false, true);
+    } else {
+        if (three)
+            eps0 ? BITS_FOLD_LAUNCH(true, true, false) : BITS_FOLD_LAUNCH(true, false, false);
+        else
+            eps0 ? BITS_FOLD_LAUNCH(false, true, false) : BITS_FOLD_LAUNCH(false, false, false);
+    }
+#undef BITS_FOLD_LAUNCH
 }
 
 extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
@@ -270,36 +462,30 @@ extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
         return cudaSuccess;
     if (!sums) /* the couplings enter the bonds only: no coupling words loaded */
         eps0 = NULL;
-    const int64_t gpr = g->lx / 64;
-    struct fold_geom p = geom_of(g, r, gpr);
-    /* blocks of the fewest threads (32 to CUDA_THREADS) that cover a row's groups, and a
-     * chunk per resident block of that size (as many warps an SM) */
-    int bt = CUDA_THREADS;
-    while (bt > 32 && bt / 2 >= gpr)
-        bt /= 2;
-    if (bt < CUDA_THREADS) {
-        const int64_t chunks =
-            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / bt);
-        const int64_t chunk = (p.nrows + chunks - 1) / chunks;
-        p.chunk = chunk < CHUNK_MIN ? CHUNK_MIN : chunk;
-    }
-    if (p.chunk > ROW_WINDOW) /* the window of row sums and the counters' levels */
-        p.chunk = ROW_WINDOW;
-    p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
-    const dim3 grid((unsigned)((gpr + bt - 1) / bt),
-                    (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
-    const int64_t words = g->nsites / 64;
-    unsigned long long *out = (unsigned long long *)proj;
-    if (g->ndim == 3) {
-        if (eps0)
-            launch_bits_fold<true, true>(stream, bt, grid, p, bits, words, eps0, sums, out);
-        else
-            launch_bits_fold<true, false>(stream, bt, grid, p, bits, words, NULL, sums, out);
-    } else {
-        if (eps0)
-            launch_bits_fold<false, true>(stream, bt, grid, p, bits, words, eps0, sums, out);
-        else
-            launch_bits_fold<false, false>(stream, bt, grid, p, bits, words, NULL, sums, out);
-    }
+    struct fold_geom p = geom_of(g, r, g->lx / 64);
+    bits_fold_launch(stream, g, p, bits, eps0, sums, (unsigned long long *)proj);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
+                                               const struct latmc_lattice *g,
+                                               const struct cuda_ising_rows *rows,
+                                               const uint32_t *bits, const uint32_t *eps0,
+                                               struct latmc_ising_sums *sums)
+{
+    if (g->lx % 64 != 0)
+        return cudaErrorInvalidValue;
+    if (rows && rows->nrows <= 0)
+        return cudaSuccess;
+    /* the walk's geometry alone: no entries of the projections */
+    struct fold_geom p = {};
+    p.three = g->ndim == 3;
+    p.lx = g->lx;
+    p.cols = g->lx / 64;
+    p.ly = g->ly;
+    p.lz = p.three ? g->lz : 1;
+    p.row0 = rows ? rows->row0 : 0;
+    p.nrows = rows ? rows->nrows : p.ly * p.lz;
+    bits_fold_launch(stream, g, p, bits, eps0, sums, NULL);
     return cudaGetLastError();
 }
