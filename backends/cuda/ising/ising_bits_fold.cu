@@ -1,15 +1,19 @@
 /*
- * The measurement's sums and the Fourier modes' projections of the 1-bit layout
- * (ising_bits.h; cuda_ising_bitsliced.h: word g of a colour is group g, bit l lane l, set
- * for a spin -1; colour c's lane l of group gi in a row of parity par = (y + z) & 1 is
- * x = 64 gi + 2 l + (c ^ par)) from one read of its words, integer for integer what
- * cuda_ising_bits_measure and the byte projections of the unpacked rows give.
+ * The measurement's sums of the 1-bit layout, alone (cuda_ising_bits_measure) or with the
+ * Fourier modes' projections (cuda_ising_bits_measure_projections), from one read of its
+ * words (ising_bits.h; cuda_ising_bitsliced.h: word g of a colour is group g, bit l lane l,
+ * set for a spin -1; colour c's lane l of group gi in a row of parity par = (y + z) & 1 is
+ * x = 64 gi + 2 l + (c ^ par)): the integers of lib/ising.h's sums and of the byte
+ * projections of the unpacked rows.
  *
  * The walk is measure_projections.cu's (measure_fold.cuh: chunks of rows, one block column
  * of threads a chunk, the rows' sums in the block's window): a thread takes one group of
- * both colours (64 x) down the rows of its chunk, the loads of a few rows issued before it
+ * both colours (64 x) down the rows of its chunk, a batch of rows' loads issued before it
  * counts them, the colour-1 row behind it the one it read just before, the word beside its
- * group its lane neighbour's (a shuffle).
+ * group its lane neighbour's (a shuffle; memory at a warp's edge). A batch inside a plane
+ * whose rows above and below are the next and previous rows (nearly all of them) runs with
+ * 32-bit word offsets, no wrap tested and the rows' parities known to the compiler
+ * (bits_fold_fast); the others test every wrap (bits_fold_any).
  *   - The sums: each colour-0 word against its 2 ndim neighbour words of colour 1 (each
  *     bond once), the popcounts of the words.
  *   - P_x: each lane's count of -1 in a chunk, in bit-sliced counters of BITS_LEVELS words
@@ -19,7 +23,8 @@
  *     end the counters are transposed (32 x 32 bits: word l then holds lane l's counts of
  *     both parities), staged in shared memory and added with one atomic per x and chunk,
  *     consecutive x in consecutive lanes.
- *   - P_y (3D) and P_last: a lane's part of a row's sum as a byte (warp_row_done).
+ *   - P_y (3D) and P_last: a lane's count of -1 in a row as a byte, the warp's bytes of a
+ *     batch of rows added by warp_rows_flush.
  */
 #include "ising_bits.h"
 
