@@ -271,7 +271,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     t.edge_prev = !(lane > 0 && t.gi > 0);
     const uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
     unsigned char *lane_bytes = (unsigned char *)row_words + lane;
-    const int64_t plane = p.ly * gpr;
+    const int64_t plane = p.ly * gpr, last_row = p.row0 + p.nrows;
     uint64_t anti = 0, neg = 0, items = 0;
     if constexpr (PROJ) {
         for (int k = threadIdx.x; k < ROW_WINDOW; k += BT)
@@ -280,7 +280,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     }
     for (int64_t ch = blockIdx.y; ch < p.nchunks; ch += gridDim.y) {
         const int64_t first = p.row0 + ch * p.chunk;
-        const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
+        const int64_t end = min(first + p.chunk, last_row);
         int64_t z = first / p.ly, y = first - z * p.ly;
         struct warp_rows wr = { 0, 0 };
         /* the column counters: cx of x parity swap (2D: by i's parity, no select a word;
@@ -292,8 +292,8 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
             cx[k] = co[k] = 0;
         bool half = false;
         struct bits_fold_walk w;
-        w.anti = w.neg = 0;
-        {
+        w.anti = w.neg = w.mine = w.down = 0;
+        if (first < end) {
             const int64_t at = first * gpr + t.gi;
             w.mine = colour1[at];
             w.down = colour1[at + (y == 0 ? (p.ly - 1) * gpr : -gpr)];
@@ -360,7 +360,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
          * (a 64^2 lattice, one block: the row sums right, the columns, added last, not),
          * right with a synchronisation after the kernel or without the early start */
         __syncthreads(); /* every thread's counts and row sums in shared memory */
-        flush_row_window(p, row_window, end - wr.at, wr.at, proj, BT);
+        flush_row_window(p, row_window, first, (int)(end - first), proj, BT);
         /* x = 64 (block's first group + e / 32) + 2 (e % 32) + parity */
         const int rows = (int)(end - first);
         const int64_t x0 = 64 * (int64_t)blockIdx.x * BT;
@@ -404,18 +404,18 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
     /* the fast batches' 32-bit word offsets: every one they form is a word's (of a colour,
      * or of the coupling words, ND a group), all below 2^32 */
     const bool narrow = (THREE ? 6 : 4) * words < ((int64_t)1 << 32) && !bits_wide_forced();
+#define BITS_FOLD_KERNEL(BT)                                                                   \
+    bits_fold_kernel<THREE, EPS, PROJ, BT><<<grid, BT, 0, stream>>>(p, c0, c1, eps0, sums, proj, \
+                                                                    narrow)
     if (bt == 32)
-        bits_fold_kernel<THREE, EPS, PROJ, 32><<<grid, 32, 0, stream>>>(p, c0, c1, eps0, sums,
-                                                                         proj, narrow);
+        BITS_FOLD_KERNEL(32);
     else if (bt == 64)
-        bits_fold_kernel<THREE, EPS, PROJ, 64><<<grid, 64, 0, stream>>>(p, c0, c1, eps0, sums,
-                                                                         proj, narrow);
+        BITS_FOLD_KERNEL(64);
     else if (bt == 128)
-        bits_fold_kernel<THREE, EPS, PROJ, 128><<<grid, 128, 0, stream>>>(p, c0, c1, eps0,
-                                                                           sums, proj, narrow);
+        BITS_FOLD_KERNEL(128);
     else
-        bits_fold_kernel<THREE, EPS, PROJ, CUDA_THREADS><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, c0, c1, eps0, sums, proj, narrow);
+        BITS_FOLD_KERNEL(CUDA_THREADS);
+#undef BITS_FOLD_KERNEL
 }
 
 /* Blocks of the fewest threads (32 to CUDA_THREADS) that cover a row's groups, and a chunk
