@@ -137,7 +137,8 @@ struct row_batches {
 /*
  * The rows of packed and 1-bit Ising: no barriers and no reduction per row, for a layout with few
  * warps across a row (L_x / 512 or fewer). Each lane writes its part of a row's
- * sum, offset into 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the
+ * sum as one byte (packed: offset into 0 .. 255; 1-bit: its count of -1, the sum made by
+ * warp_rows_flush's mul and add) of the warp's row in shared memory (`rows`: the
  * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i
  * fall in distinct banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a
  * __dp4a each) and adds the row's sum into the block's window of row sums in shared memory
@@ -163,9 +164,6 @@ struct warp_rows {
     int at;  /* the batch's first row in the window; after a batch, the window's rows */
 };
 
-/* Batches start at the window's start and ROW_WINDOW is a multiple of ROW_BATCH: a batch
- * ends at the window's end by itself (at == ROW_WINDOW after it), last marks the chunk's
- * last row. */
 /* The warp's wr.k rows of bytes (`rows`) added: lane k adds row k's 32 bytes (8 words, a
  * __dp4a each); the row's sum is mul (their total) + add, added into the block's window. */
 __device__ __forceinline__ void warp_rows_flush(struct warp_rows &wr, const uint32_t *rows,
@@ -188,6 +186,10 @@ __device__ __forceinline__ void warp_rows_flush(struct warp_rows &wr, const uint
     wr.k = 0;
 }
 
+/* A lane's byte u of the batch's next row, the batch added where it is full or `last` (the
+ * chunk's last row): the row's sum is the bytes' total less 32 offset. Batches start at the
+ * window's start and ROW_WINDOW is a multiple of ROW_BATCH: a batch ends at the window's
+ * end by itself (at == ROW_WINDOW after it). */
 __device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *rows,
                                               int *window, unsigned u, int offset, bool last)
 {

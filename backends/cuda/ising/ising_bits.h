@@ -3,7 +3,7 @@
  * layout alone (cuda_ising_bits.c; the layout: cuda_ising_bitsliced.h, both colours, word
  * g of a colour group g, bit i lane i, set for a spin -1, colour 1's words after colour
  * 0's) needs beside the bit-sliced steps: the default chain's step (decisions = 0), the
- * measurement (with the Fourier modes' projections: ising_bits_fold.cu), and the
+ * measurement, alone or with the Fourier modes' projections (ising_bits_fold.cu), and the
  * conversions between rows of the API's bytes and the 1-bit words. Kernels: ising_bits.cu
  * and ising_bits_fold.cu. The lattice g is a box's local lattice with L_x a multiple of 64
  * (cuda_ising_bits_fits): a box alone's (the whole lattice, periodic), or a box with halos
