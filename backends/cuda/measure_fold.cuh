@@ -200,6 +200,15 @@ __device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *ro
     warp_rows_flush(wr, rows, window, 1, -32 * offset);
 }
 
+/* The block's window of row sums cleared before its first chunk, by every thread of the
+ * block (`threads` of them), and the barrier after. */
+__device__ __forceinline__ void fold_clear_window(int *window, int threads = CUDA_THREADS)
+{
+    for (int k = threadIdx.x; k < ROW_WINDOW; k += threads)
+        window[k] = 0;
+    __syncthreads();
+}
+
 /* The block's window of n rows from window_first into the proj entries, and cleared: called
  * by every thread of the block (`threads` of them) after a barrier (every warp's additions
  * done), followed by another before the window is added to again. */

@@ -104,11 +104,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
-    if constexpr (PROJ) {
-        for (int k = threadIdx.x; k < ROW_WINDOW; k += BT)
-            row_window[k] = 0;
-        __syncthreads();
-    }
+    if constexpr (PROJ)
+        fold_clear_window(row_window, BT);
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
@@ -461,9 +458,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
             population[k] = 0;
         __syncthreads();
     } else {
-        for (int k = threadIdx.x; k < ROW_WINDOW; k += CUDA_THREADS)
-            row_window[k] = 0;
-        __syncthreads();
+        fold_clear_window(row_window);
     }
     int64_t bonds = 0, total = 0;
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {

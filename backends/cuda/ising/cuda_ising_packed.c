@@ -412,6 +412,13 @@ static const uint32_t *eps_bits_of(const struct cuda_box *b, int c)
     return pb->eps_bits + c * (cuda_ising_bits_coupling_words(&b->local) / 2);
 }
 
+/* The 1-bit form alone holds the configuration (after bit-sliced steps): a read counts on
+ * its words (ising_bits.h) instead of reading them back into the packed arrays. */
+static bool bits_alone(const struct packed_box *pb)
+{
+    return pb->bits_valid && !pb->packed_valid;
+}
+
 /* The 1-bit form made current for a bit-sliced step (allocated at the first, from the packed
  * arrays, with the +-J coupling bits); false where the lattice has no 1-bit layout or its
  * memory cannot be had (the packed kernel runs the step: the same chain). */
@@ -661,10 +668,9 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
     const struct packed_box *pb = b->own;
     if (own->whole)
         state_of(b);
-    if (pb->bits_valid && !pb->packed_valid) {
-        /* the 1-bit form alone holds the configuration (after bit-sliced steps): counted on
-         * its words, as the 1-bit leaf counts them (integers: the same sums), a quarter of
-         * the packed arrays' bytes and no read-back into them first */
+    if (bits_alone(pb)) {
+        /* counted on the 1-bit form's words, as the 1-bit leaf counts them (integers: the
+         * same sums), a quarter of the packed arrays' bytes and no read-back first */
         const int64_t pr = plane_rows(sim);
         const struct cuda_ising_rows rows = { own->p0 * pr, own->planes * pr,
                                               (own->global_p0 - own->p0) * pr };
@@ -710,7 +716,7 @@ static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_bo
     const struct cuda_box *b = r->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
-    if (pb->bits_valid && !pb->packed_valid) /* counted on the 1-bit form's words */
+    if (bits_alone(pb)) /* counted on the 1-bit form's words */
         return cuda_ising_bits_measure_projections(stream, &b->local, pb->bits, NULL, &pr,
                                                    NULL, proj);
     const cudaError_t back = bits_read(b, stream);
@@ -731,9 +737,7 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
     const struct cuda_box *b = own->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
-    /* the 1-bit form alone holds the configuration: counted on its words (as the 1-bit
-     * leaf counts them), no read-back into the packed arrays */
-    if (pb->bits_valid && !pb->packed_valid)
+    if (bits_alone(pb)) /* counted on its words, as the 1-bit leaf counts them */
         return cuda_ising_bits_measure_projections(stream, &b->local, pb->bits,
                                                    eps_bits_of(b, 0), &pr, sums, proj);
     const cudaError_t back = bits_read(b, stream);

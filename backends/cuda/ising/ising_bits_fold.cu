@@ -29,6 +29,7 @@
 #include "ising_bits.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ising_bits_count.cuh"
 #include "measure_fold.cuh"
@@ -273,11 +274,8 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     unsigned char *lane_bytes = (unsigned char *)row_words + lane;
     const int64_t plane = p.ly * gpr, last_row = p.row0 + p.nrows;
     uint64_t anti = 0, neg = 0, items = 0;
-    if constexpr (PROJ) {
-        for (int k = threadIdx.x; k < ROW_WINDOW; k += BT)
-            row_window[k] = 0;
-        __syncthreads();
-    }
+    if constexpr (PROJ)
+        fold_clear_window(row_window, BT);
     for (int64_t ch = blockIdx.y; ch < p.nchunks; ch += gridDim.y) {
         const int64_t first = p.row0 + ch * p.chunk;
         const int64_t end = min(first + p.chunk, last_row);
@@ -392,7 +390,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
 static bool bits_wide_forced(void)
 {
     const char *v = getenv("LATMC_CUDA_BITS_WIDE");
-    return v && v[0] == '1' && v[1] == '\0';
+    return v && strcmp(v, "1") == 0;
 }
 
 template <bool THREE, bool EPS, bool PROJ>
