@@ -21,7 +21,7 @@ static const struct latmc_env_switch cuda_switches[] = {
     { "LATMC_CUDA_BOX_SPLIT", "0|1" },
     { "LATMC_CUDA_HALVES", "0|1" },
     { "LATMC_CUDA_CHAIN", "0|1" },
-    { "LATMC_CUDA_BITS_WIDE", "0|1" },
+    { "LATMC_CUDA_FOLD_WIDE", "0|1" },
     { "LATMC_CUDA_SLAB_COPY", "memcpy" },
     { "LATMC_CUDA_TEMPER", "resident|launches" },
     { "LATMC_ENS_HEIS_BATCH", "0|1" },

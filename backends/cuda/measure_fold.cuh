@@ -9,6 +9,9 @@
 #ifndef LATMC_CUDA_MEASURE_FOLD_CUH
 #define LATMC_CUDA_MEASURE_FOLD_CUH
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "mode_projections.h"
@@ -61,6 +64,14 @@ static int sms_of_current_device(void)
         return 132;
     }
     return sms;
+}
+
+/* LATMC_CUDA_FOLD_WIDE=1 (doc/environment.md): the walks' wide batches everywhere, as the
+ * lattices past their narrow offsets take them, so that tests of small lattices run those */
+static inline bool fold_wide_forced(void)
+{
+    const char *v = getenv("LATMC_CUDA_FOLD_WIDE");
+    return v && strcmp(v, "1") == 0;
 }
 
 static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda_proj_range *r,

@@ -66,28 +66,237 @@ __device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
     return (halves & 0xFFFFu) + (halves >> 16);
 }
 
+/* What a thread keeps for its words: where the words beside them are, and whether they are
+ * in the row (lanes past it take the row's last words and count nothing). */
+struct packed_fold_lane {
+    int64_t w0, next_w, prev_w;    /* the first word, the words beside the thread's (wrapped) */
+    uint32_t to_next, to_prev;     /* next_w - w0, prev_w - w0 (mod 2^32: narrow offsets) */
+    bool in, edge_next, edge_prev; /* the word beside not in the lane beside */
+};
+
+/* A row's walk so far: colour 1's words of the row and of the row below, the chunk's
+ * anti-bond and -1 counts of the thread's words. */
+template <int NW> struct packed_fold_walk {
+    uint32_t mine[NW], down[NW];
+    uint32_t anti, neg;
+};
+
 /*
- * A thread: NW consecutive words (16 NW sites) of the rows of its chunks. The bonds: every
- * bond has one colour-0 end, so each colour-0 word against its 2 ndim neighbour words of
- * colour 1 counts each bond once; a word's anti-bonds added nibble by
- * nibble (at most 6 a nibble: the words hold only their nibbles' low bits), folded into
- * bytes and summed once a row. The columns: each word's nibble bits of both x parities
- * added over up to 15 rows without carries, then spread into 16-bit lanes in shared memory
- * (cnt[slot][thread], slot (2 k + parity) 4 + lane word: a thread's own, conflict-free),
- * read by every thread for the chunk's atomics, one per x, consecutive x in consecutive
- * lanes. Per row and thread (NW = 4): 3 loads (two of 16 bytes), a shuffle, 2 NW popc, and
- * some 20 integer operations a word. PROJ false (no projections asked for): the sums
- * alone, the packed layout's measurement where a row fills a block (cuda_ising_packed.c),
- * no counters, no barrier.
+ * One row's work after its loads: the anti-bonds of colour 0's words a (nibble by nibble,
+ * folded into the bytes of `bytes`: at most 12 NW a row), its count n of -1 (both
+ * colours, returned), the columns' nibble bits (PROJ: acc_a takes a and acc_b colour 1's
+ * words, or the reverse where a_in_b). par: the row's parity (y + z) & 1: colour 0 holds
+ * the x of that parity; its other x neighbours are the next word's first nibble (par 1) or
+ * the previous word's last, the word beyond the thread's from the lane beside or, at a
+ * warp's edge, `beside`.
+ */
+template <int NW, bool THREE, int CW, bool PROJ>
+__device__ __forceinline__ unsigned packed_fold_row(const struct packed_fold_lane &t,
+                                                    struct packed_fold_walk<NW> &w, bool par,
+                                                    const uint32_t (&a)[NW],
+                                                    const uint32_t (&up)[NW], uint32_t beside,
+                                                    const uint32_t *z_up, const uint32_t *z_down,
+                                                    const uint32_t *eps, uint32_t &bytes,
+                                                    uint32_t (&acc_a)[NW], uint32_t (&acc_b)[NW],
+                                                    bool a_in_b)
+{
+    uint32_t edge;
+    if (par) {
+        const uint32_t from_lane = __shfl_down_sync(0xffffffffu, w.mine[0], 1);
+        edge = t.edge_next ? beside : from_lane;
+    } else {
+        const uint32_t from_lane = __shfl_up_sync(0xffffffffu, w.mine[NW - 1], 1);
+        edge = t.edge_prev ? beside : from_lane;
+    }
+    unsigned n = 0;
+#pragma unroll
+    for (int k = 0; k < NW; k++) {
+        const uint32_t side =
+            par ? __funnelshift_r(w.mine[k], k + 1 < NW ? w.mine[k + 1] : edge, 4)
+                : __funnelshift_l(k > 0 ? w.mine[k - 1] : edge, w.mine[k], 4);
+        uint32_t nb[6] = { w.mine[k], side, up[k], w.down[k], 0, 0 };
+        if constexpr (THREE) {
+            nb[4] = z_up[k];
+            nb[5] = z_down[k];
+        }
+        if constexpr (CW > 0) { /* direction d's bit d % 4 of word d / 4 */
+            const uint32_t e0 = eps[CW * k];
+#pragma unroll
+            for (int d = 0; d < 4; d++)
+                nb[d] ^= (e0 >> d) & NIBBLE_BITS;
+            if constexpr (CW > 1) {
+                const uint32_t e1 = eps[CW * k + 1];
+                nb[4] ^= e1 & NIBBLE_BITS;
+                nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
+            }
+        }
+        uint32_t s = (a[k] ^ nb[0]) + (a[k] ^ nb[1]) + (a[k] ^ nb[2]) + (a[k] ^ nb[3]);
+        if constexpr (THREE)
+            s += (a[k] ^ nb[4]) + (a[k] ^ nb[5]);
+        bytes += (s & 0x0F0F0F0Fu) + ((s >> 4) & 0x0F0F0F0Fu);
+        n += __popc(a[k]) + __popc(w.mine[k]);
+        if constexpr (PROJ) {
+            acc_a[k] += a_in_b ? w.mine[k] : a[k];
+            acc_b[k] += a_in_b ? a[k] : w.mine[k];
+        }
+    }
+    w.neg += n;
+#pragma unroll
+    for (int k = 0; k < NW; k++) {
+        w.down[k] = w.mine[k];
+        w.mine[k] = up[k];
+    }
+    return n;
+}
+
+/* A lane's row byte: its part of the row's spin sum offset by 16 NW (0 .. 32 NW), or the
+ * offset alone past the row; warp_rows_flush takes 32 x 16 NW off the row's total. */
+template <int NW> __device__ __forceinline__ unsigned char packed_row_byte(bool in, unsigned n)
+{
+    return (unsigned char)(in ? 32 * NW - 2 * n : 16 * NW);
+}
+
+/*
+ * A batch of AHEAD rows within one plane, none of them the plane's last (its row above is
+ * the next row) and, in 3D, not its first (its row below the previous one): the loads by
+ * 32-bit word offsets from `off` (row r0's first word of the thread; narrow launches only),
+ * no wrap tested, the row parities PAR0, !PAR0, ... known to the compiler.
+ */
+template <int NW, bool THREE, int CW, bool PROJ, bool PAR0>
+__device__ __forceinline__ void packed_fold_fast(const struct packed_fold_lane &t,
+                                                 struct packed_fold_walk<NW> &w,
+                                                 const uint32_t *c0, const uint32_t *c1,
+                                                 const uint32_t *eps0, uint32_t off,
+                                                 uint32_t wpr, uint32_t to_z_up,
+                                                 uint32_t to_z_down, unsigned char *row_bytes,
+                                                 uint32_t (&acc_even)[NW],
+                                                 uint32_t (&acc_odd)[NW])
+{
+    constexpr int AHEAD = PACKED_AHEAD;
+    uint32_t own[AHEAD][NW], above[AHEAD][NW], beside[AHEAD];
+    uint32_t z_up[THREE ? AHEAD : 1][NW], z_down[THREE ? AHEAD : 1][NW];
+    uint32_t eps[CW > 0 ? AHEAD : 1][CW > 0 ? CW * NW : 1];
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) {
+        const bool par = PAR0 ^ (i & 1);
+        const uint32_t at = off + (uint32_t)i * wpr;
+        load_words<NW>(c0 + at, own[i]);
+        load_words<NW>(c1 + (at + wpr), above[i]);
+        beside[i] = 0;
+        if (par ? t.edge_next : t.edge_prev) /* only a warp's edge lanes read it */
+            beside[i] = c1[at + (par ? t.to_next : t.to_prev)];
+        if constexpr (THREE) {
+            load_words<NW>(c1 + (at + to_z_up), z_up[THREE ? i : 0]);
+            load_words<NW>(c1 + (at + to_z_down), z_down[THREE ? i : 0]);
+        }
+        if constexpr (CW > 0)
+            load_words<CW * NW>(eps0 + (uint32_t)CW * at, eps[CW > 0 ? i : 0]);
+    }
+    uint32_t bytes = 0;
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) {
+        const bool par = PAR0 ^ (i & 1);
+        const unsigned n = packed_fold_row<NW, THREE, CW, PROJ>(
+            t, w, par, own[i], above[i], beside[i], z_up[THREE ? i : 0], z_down[THREE ? i : 0],
+            eps[CW > 0 ? i : 0], bytes, acc_even, acc_odd, THREE ? par : (i & 1));
+        if constexpr (PROJ)
+            row_bytes[i * 4 * ROW_PITCH_WORDS] = packed_row_byte<NW>(t.in, n);
+    }
+    w.anti += byte_total(bytes);
+}
+
+/*
+ * Any batch of rows r0 .. r0 + n - 1 (n <= AHEAD): 64-bit offsets and the wraps of the rows
+ * above and below and of the planes beside, the loads of the batch first. y, z: row r0's,
+ * advanced past the batch.
+ */
+template <int NW, bool THREE, int CW, bool PROJ>
+__device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
+                                                const struct packed_fold_lane &t,
+                                                struct packed_fold_walk<NW> &w,
+                                                const uint32_t *c0, const uint32_t *c1,
+                                                const uint32_t *eps0, int64_t r0, int n,
+                                                int64_t &y, int64_t &z, unsigned char *row_bytes,
+                                                uint32_t (&acc_even)[NW],
+                                                uint32_t (&acc_odd)[NW])
+{
+    constexpr int AHEAD = PACKED_AHEAD;
+    const int64_t wpr = p.cols * NW, plane = p.ly * wpr;
+    uint32_t own[AHEAD][NW], above[AHEAD][NW], beside[AHEAD];
+    uint32_t z_up[THREE ? AHEAD : 1][NW], z_down[THREE ? AHEAD : 1][NW];
+    uint32_t eps[CW > 0 ? AHEAD : 1][CW > 0 ? CW * NW : 1];
+    {
+        int64_t yy = y, zz = z;
+#pragma unroll
+        for (int i = 0; i < AHEAD; i++) {
+            if (i >= n) /* the same for the whole block */
+                break;
+            const int64_t row = (r0 + i) * wpr, at = row + t.w0;
+            load_words<NW>(c0 + at, own[i]);
+            load_words<NW>(c1 + at + (yy + 1 == p.ly ? -(p.ly - 1) * wpr : wpr), above[i]);
+            beside[i] = c1[row + (((yy + zz) & 1) ? t.next_w : t.prev_w)];
+            if constexpr (THREE) {
+                load_words<NW>(c1 + at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane),
+                               z_up[THREE ? i : 0]);
+                load_words<NW>(c1 + at + (zz == 0 ? (p.lz - 1) * plane : -plane),
+                               z_down[THREE ? i : 0]);
+            }
+            if constexpr (CW > 0)
+                load_words<CW * NW>(eps0 + CW * at, eps[CW > 0 ? i : 0]);
+            if (++yy == p.ly) {
+                yy = 0;
+                zz++;
+            }
+        }
+    }
+    uint32_t bytes = 0;
+#pragma unroll
+    for (int i = 0; i < AHEAD; i++) {
+        if (i >= n)
+            break;
+        if (THREE && y == 0) { /* the plane's first row: below it its last */
+            const int64_t at = (r0 + i) * wpr + t.w0;
+            load_words<NW>(c1 + at, w.mine);
+            load_words<NW>(c1 + at + (p.ly - 1) * wpr, w.down);
+        }
+        const bool par = (y + z) & 1;
+        const unsigned cnt = packed_fold_row<NW, THREE, CW, PROJ>(
+            t, w, par, own[i], above[i], beside[i], z_up[THREE ? i : 0], z_down[THREE ? i : 0],
+            eps[CW > 0 ? i : 0], bytes, acc_even, acc_odd, THREE ? par : (i & 1));
+        if constexpr (PROJ)
+            row_bytes[i * 4 * ROW_PITCH_WORDS] = packed_row_byte<NW>(t.in, cnt);
+        if (++y == p.ly) {
+            y = 0;
+            z++;
+        }
+    }
+    w.anti += byte_total(bytes);
+}
+
+/*
+ * A thread: NW consecutive words (16 NW sites) of the rows of its chunks, a batch of AHEAD
+ * rows' loads issued before it counts them (packed_fold_fast inside a plane, narrow
+ * launches; packed_fold_any elsewhere). The bonds: every bond has one colour-0 end, so
+ * each colour-0 word against its 2 ndim neighbour words of colour 1 counts each bond once;
+ * a word's anti-bonds added nibble by nibble (at most 6 a nibble: the words hold only their
+ * nibbles' low bits), folded into bytes and summed once a batch. The columns: each word's
+ * nibble bits of both x parities added over up to 15 rows without carries, then spread
+ * into 16-bit lanes in shared memory (cnt[slot][thread], slot (2 k + parity) 4 + lane
+ * word: a thread's own, conflict-free), read by every thread for the chunk's atomics, one
+ * per x, consecutive x in consecutive lanes. PROJ false (no projections asked for): the
+ * sums alone, the packed layout's measurement where a row fills a block
+ * (cuda_ising_packed.c), no counters, no barrier. narrow: every word offset the fast
+ * batches form (the coupling words' CW a word included) fits 32 bits.
  */
 template <int NW, bool THREE, int CW, bool PROJ, int BT>
 __global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
-                   unsigned long long *proj)
+                   unsigned long long *proj, bool narrow)
 {
     constexpr int AHEAD = PACKED_AHEAD;
     static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's (acc_even below)");
+    static_assert(ROW_BATCH % AHEAD == 0, "a batch's row bytes in one row batch");
     constexpr int SLOTS = 8 * NW;
     /* without the projections (PROJ false: the sums alone) none of the counters below */
     __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT : 1];
@@ -97,11 +306,18 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                                                         (measure_fold.cuh) */
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * BT + threadIdx.x; /* the group */
-    const bool in = g < p.cols;
-    const int64_t w0 = (in ? g : p.cols - 1) * NW; /* lanes past the row: its last words */
     const int64_t wpr = p.cols * NW;
-    const bool next_in_warp = lane < 31 && w0 + NW < wpr, prev_in_warp = lane > 0 && w0 > 0;
-    const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
+    struct packed_fold_lane t;
+    t.in = g < p.cols;
+    t.w0 = (t.in ? g : p.cols - 1) * NW; /* lanes past the row: its last words */
+    t.next_w = t.w0 + NW == wpr ? 0 : t.w0 + NW;
+    t.prev_w = t.w0 == 0 ? wpr - 1 : t.w0 - 1;
+    t.to_next = (uint32_t)(t.next_w - t.w0);
+    t.to_prev = (uint32_t)(t.prev_w - t.w0);
+    t.edge_next = !(lane < 31 && t.w0 + NW < wpr);
+    t.edge_prev = !(lane > 0 && t.w0 > 0);
+    uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
+    unsigned char *lane_bytes = (unsigned char *)row_words + lane;
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
     if constexpr (PROJ)
@@ -126,145 +342,65 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         for (int k = 0; k < NW; k++)
             acc_even[k] = acc_odd[k] = 0;
         int pending = 0;
-        uint32_t down[NW], mine[NW], up[NW];
-        for (int64_t r0 = first; r0 < end; r0 += AHEAD) {
-            /* the group's loads first, all in flight together: the colour-0 words, the
-             * colour-1 words one row up (and the planes beside, 3D), the word beside the
-             * warp's, the couplings; no load is waited for inside a row's count */
-            const int ahead = (int)min((int64_t)AHEAD, end - r0);
-            uint32_t own[AHEAD][NW], above[AHEAD][NW], beside[AHEAD];
-            uint32_t z_up[THREE ? AHEAD : 1][NW], z_down[THREE ? AHEAD : 1][NW];
-            uint32_t eps[CW > 0 ? AHEAD : 1][CW > 0 ? CW * NW : 1];
-            {
-                int64_t yy = y, zz = z;
-#pragma unroll
-                for (int i = 0; i < AHEAD; i++) {
-                    if (i >= ahead)
-                        break;
-                    const int64_t row = (r0 + i) * wpr, at = row + w0;
-                    load_words<NW>(colour0 + at, own[i]);
-                    load_words<NW>(colour1 + at + (yy + 1 == p.ly ? -(p.ly - 1) * wpr : wpr),
-                                   above[i]);
-                    beside[i] = colour1[row + (((yy + zz) & 1) ? next_w : prev_w)];
-                    if constexpr (THREE) {
-                        load_words<NW>(colour1 + at +
-                                       (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane), z_up[i]);
-                        load_words<NW>(colour1 + at + (zz == 0 ? (p.lz - 1) * plane : -plane),
-                                       z_down[i]);
-                    }
-                    if constexpr (CW > 0) /* ising_packed.cu: CW coupling words a word */
-                        load_words<CW * NW>(eps0 + CW * at, eps[i]);
-                    if (++yy == p.ly) {
-                        yy = 0;
-                        zz++;
-                    }
+        struct packed_fold_walk<NW> w;
+        w.anti = w.neg = 0;
+        if (first < end) { /* the first row's colour-1 words and the row below's */
+            const int64_t at = first * wpr + t.w0;
+            load_words<NW>(colour1 + at, w.mine);
+            load_words<NW>(colour1 + at + (y == 0 ? (p.ly - 1) * wpr : -wpr), w.down);
+        }
+        uint32_t off = (uint32_t)(first * wpr + t.w0); /* narrow: row r0's first word */
+        const uint32_t step = (uint32_t)(AHEAD * wpr);
+        for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
+            const int n = (int)min((int64_t)AHEAD, end - r0);
+            unsigned char *bytes = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS;
+            if (narrow && n == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0)) {
+                uint32_t zu = 0, zd = 0;
+                if constexpr (THREE) {
+                    zu = (uint32_t)(z + 1 == p.lz ? -(p.lz - 1) * plane : plane);
+                    zd = (uint32_t)(z == 0 ? (p.lz - 1) * plane : -plane);
                 }
+                if ((y + z) & 1)
+                    packed_fold_fast<NW, THREE, CW, PROJ, true>(t, w, colour0, colour1, eps0,
+                                                                off, (uint32_t)wpr, zu, zd,
+                                                                bytes, acc_even, acc_odd);
+                else
+                    packed_fold_fast<NW, THREE, CW, PROJ, false>(t, w, colour0, colour1, eps0,
+                                                                 off, (uint32_t)wpr, zu, zd,
+                                                                 bytes, acc_even, acc_odd);
+                y += AHEAD;
+            } else {
+                packed_fold_any<NW, THREE, CW, PROJ>(p, t, w, colour0, colour1, eps0, r0, n, y,
+                                                     z, bytes, acc_even, acc_odd);
             }
-#pragma unroll
-            for (int i = 0; i < AHEAD; i++) {
-                if (i >= ahead) /* the same for the whole block */
-                    break;
-                const int64_t r = r0 + i;
-                if (r == first || (THREE && y == 0)) {
-                    const int64_t at = r * wpr + w0;
-                    load_words<NW>(colour1 + at, mine);
-                    load_words<NW>(colour1 + at + (y == 0 ? (p.ly - 1) * wpr : -wpr), down);
-                } else {
-#pragma unroll
-                    for (int k = 0; k < NW; k++) {
-                        down[k] = mine[k];
-                        mine[k] = up[k];
-                    }
-                }
-#pragma unroll
-                for (int k = 0; k < NW; k++)
-                    up[k] = above[i][k];
-                /* colour 0 holds the x of parity (y + z) & 1 of the row; its other x
-                 * neighbours: the next word's first nibble (par 1) or the previous word's
-                 * last, the word beyond the thread's from the lane beside or memory */
-                const bool par = (y + z) & 1;
-                uint32_t edge;
-                if (par) {
-                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine[0], 1);
-                    edge = next_in_warp ? from_lane : beside[i];
-                } else {
-                    const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine[NW - 1], 1);
-                    edge = prev_in_warp ? from_lane : beside[i];
-                }
-                uint32_t row_bytes = 0;
-                int n = 0;
+            if constexpr (!PROJ)
+                continue;
+            wr.k += n;
+            if (wr.k == ROW_BATCH || r0 + n == end) /* the row sums offset by 16 NW a lane */
+                warp_rows_flush(wr, row_words, row_window, 1, -32 * 16 * NW);
+            pending += n;
+            if (pending > 15 - AHEAD || r0 + n == end) { /* into the 16-bit lanes */
 #pragma unroll
                 for (int k = 0; k < NW; k++) {
-                    const uint32_t a = own[i][k];
-                    const uint32_t side =
-                        par ? __funnelshift_r(mine[k], k + 1 < NW ? mine[k + 1] : edge, 4)
-                            : __funnelshift_l(k > 0 ? mine[k - 1] : edge, mine[k], 4);
-                    uint32_t nb[6] = { mine[k], side, up[k], down[k], 0, 0 };
-                    if constexpr (THREE) {
-                        nb[4] = z_up[THREE ? i : 0][k];
-                        nb[5] = z_down[THREE ? i : 0][k];
-                    }
-                    if constexpr (CW > 0) { /* direction d's bit d % 4 of word d / 4 */
-                        const uint32_t e0 = eps[CW > 0 ? i : 0][CW * k];
 #pragma unroll
-                        for (int d = 0; d < 4; d++)
-                            nb[d] ^= (e0 >> d) & NIBBLE_BITS;
-                        if constexpr (CW > 1) {
-                            const uint32_t e1 = eps[CW > 0 ? i : 0][CW * k + 1];
-                            nb[4] ^= e1 & NIBBLE_BITS;
-                            nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
-                        }
+                    for (int par2 = 0; par2 < 2; par2++) {
+                        const uint32_t acc = (par2 != swap) ? acc_odd[k] : acc_even[k];
+                        const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
+                        uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
+                        s[0] += lo & 0x00FF00FFu;
+                        s[BT] += (lo >> 8) & 0x00FF00FFu;
+                        s[2 * BT] += hi & 0x00FF00FFu;
+                        s[3 * BT] += (hi >> 8) & 0x00FF00FFu;
                     }
-                    uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
-                    if constexpr (THREE)
-                        t += (a ^ nb[4]) + (a ^ nb[5]);
-                    row_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
-                    n += __popc(a) + __popc(mine[k]);
-                    if constexpr (PROJ) {
-                        if constexpr (THREE) {
-                            acc_even[k] += par ? mine[k] : a;
-                            acc_odd[k] += par ? a : mine[k];
-                        } else {
-                            acc_even[k] += (i & 1) ? mine[k] : a; /* i: a constant */
-                            acc_odd[k] += (i & 1) ? a : mine[k];
-                        }
-                    }
+                    acc_even[k] = acc_odd[k] = 0;
                 }
-                if (in) {
-                    anti += byte_total(row_bytes);
-                    neg += (uint64_t)n;
-                    items++;
-                }
-                if constexpr (PROJ) {
-                    if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
-#pragma unroll
-                        for (int k = 0; k < NW; k++) {
-#pragma unroll
-                            for (int par2 = 0; par2 < 2; par2++) {
-                                const uint32_t acc = (par2 != swap) ? acc_odd[k]
-                                                                    : acc_even[k];
-                                const uint32_t lo = acc & 0x0F0F0F0Fu,
-                                               hi = (acc >> 4) & 0x0F0F0F0Fu;
-                                uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
-                                s[0] += lo & 0x00FF00FFu;
-                                s[BT] += (lo >> 8) & 0x00FF00FFu;
-                                s[2 * BT] += hi & 0x00FF00FFu;
-                                s[3 * BT] += (hi >> 8) & 0x00FF00FFu;
-                            }
-                            acc_even[k] = acc_odd[k] = 0;
-                        }
-                        pending = 0;
-                    }
-                }
-                /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
-                if constexpr (PROJ)
-                    warp_row_done(wr, row_bytes_of[threadIdx.x >> 5], row_window,
-                                  in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end);
-                if (++y == p.ly) {
-                    y = 0;
-                    z++;
-                }
+                pending = 0;
             }
+        }
+        if (t.in) {
+            anti += w.anti;
+            neg += w.neg;
+            items += (uint64_t)(end - first);
         }
         if constexpr (!PROJ)
             continue; /* the sums alone: nothing to hand on at a chunk's end */
@@ -306,20 +442,25 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
                                       const uint32_t *eps0, struct latmc_ising_sums *sums,
                                       unsigned long long *out)
 {
+    /* the fast batches' 32-bit word offsets: every one they form is a word's of a colour
+     * (p.ly p.lz rows of p.cols NW words) or of the coupling words (CW a word) */
+    const int64_t words = p.ly * p.lz * p.cols * NW;
+    const int cw = !eps0 ? 1 : g->ndim == 3 ? 2 : 1;
+    const bool narrow = cw * words < ((int64_t)1 << 32) && !fold_wide_forced();
     if (g->ndim == 3) {
         if (eps0)
             packed_fold_kernel<NW, true, 2, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, eps0, sums, out);
+                p, colour0, colour1, eps0, sums, out, narrow);
         else
             packed_fold_kernel<NW, true, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, NULL, sums, out);
+                p, colour0, colour1, NULL, sums, out, narrow);
     } else {
         if (eps0)
             packed_fold_kernel<NW, false, 1, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, eps0, sums, out);
+                p, colour0, colour1, eps0, sums, out, narrow);
         else
             packed_fold_kernel<NW, false, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, NULL, sums, out);
+                p, colour0, colour1, NULL, sums, out, narrow);
     }
 }
 

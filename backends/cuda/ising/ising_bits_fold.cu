@@ -28,9 +28,6 @@
  */
 #include "ising_bits.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "ising_bits_count.cuh"
 #include "measure_fold.cuh"
 
@@ -385,14 +382,6 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-/* LATMC_CUDA_BITS_WIDE=1 (doc/environment.md): the wide batches everywhere, as the lattices
- * past the narrow offsets take them, so that tests of small lattices run that walk too */
-static bool bits_wide_forced(void)
-{
-    const char *v = getenv("LATMC_CUDA_BITS_WIDE");
-    return v && strcmp(v, "1") == 0;
-}
-
 template <bool THREE, bool EPS, bool PROJ>
 static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struct fold_geom &p,
                              const uint32_t *bits, int64_t words, const uint32_t *eps0,
@@ -401,7 +390,7 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
     const uint32_t *c0 = bits, *c1 = bits + words;
     /* the fast batches' 32-bit word offsets: every one they form is a word's (of a colour,
      * or of the coupling words, ND a group), all below 2^32 */
-    const bool narrow = (THREE ? 6 : 4) * words < ((int64_t)1 << 32) && !bits_wide_forced();
+    const bool narrow = (THREE ? 6 : 4) * words < ((int64_t)1 << 32) && !fold_wide_forced();
 #define BITS_FOLD_KERNEL(BT)                                                                   \
     bits_fold_kernel<THREE, EPS, PROJ, BT><<<grid, BT, 0, stream>>>(p, c0, c1, eps0, sums, proj, \
                                                                     narrow)
