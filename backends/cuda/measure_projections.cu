@@ -281,9 +281,11 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
  * a word's anti-bonds added nibble by nibble (at most 6 a nibble: the words hold only their
  * nibbles' low bits), folded into bytes and summed once a batch. The columns: each word's
  * nibble bits of both x parities added over up to 15 rows without carries, then spread
- * into 16-bit lanes in shared memory (cnt[slot][thread], slot (2 k + parity) 4 + lane
- * word: a thread's own, conflict-free), read by every thread for the chunk's atomics, one
- * per x, consecutive x in consecutive lanes. PROJ false (no projections asked for): the
+ * into 16-bit lanes in shared memory by shared atomics (one instruction a word instead of
+ * a load, an addition and a store; cnt[slot][thread], slot (2 k + parity) 4 + lane word: a
+ * thread's own, conflict-free), read by every thread for the chunk's atomics, one per x,
+ * consecutive x in consecutive lanes (a slot's row of BT + 1 words, so that the slots of
+ * one thread a warp reads there lie in different banks). PROJ false (no projections asked for): the
  * sums alone, the packed layout's measurement where a row fills a block
  * (cuda_ising_packed.c), no counters, no barrier. narrow: every word offset the fast
  * batches form (the coupling words' CW a word included) fits 32 bits.
@@ -299,7 +301,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     static_assert(ROW_BATCH % AHEAD == 0, "a batch's row bytes in one row batch");
     constexpr int SLOTS = 8 * NW;
     /* without the projections (PROJ false: the sums alone) none of the counters below */
-    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT : 1];
+    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT + 1 : 1];
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
                                                              : 1];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
@@ -387,10 +389,11 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                         const uint32_t acc = (par2 != swap) ? acc_odd[k] : acc_even[k];
                         const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
                         uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
-                        s[0] += lo & 0x00FF00FFu;
-                        s[BT] += (lo >> 8) & 0x00FF00FFu;
-                        s[2 * BT] += hi & 0x00FF00FFu;
-                        s[3 * BT] += (hi >> 8) & 0x00FF00FFu;
+                        constexpr int P = BT + 1; /* the counters' pitch */
+                        atomicAdd(&s[0], lo & 0x00FF00FFu);
+                        atomicAdd(&s[P], (lo >> 8) & 0x00FF00FFu);
+                        atomicAdd(&s[2 * P], hi & 0x00FF00FFu);
+                        atomicAdd(&s[3 * P], (hi >> 8) & 0x00FF00FFu);
                     }
                     acc_even[k] = acc_odd[k] = 0;
                 }
