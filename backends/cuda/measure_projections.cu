@@ -35,8 +35,10 @@
 /* Rows whose loads a thread issues together before it counts them (and the words beside
  * the warp's, its couplings): the bandwidth wants some 30 KiB in flight per SM (Little's
  * law: 4.8 TB/s x 0.8 us over 132 SMs), from 512 threads an SM; a packed row is 32 bytes a
- * thread (4 words of each colour), a byte row 1. No load waited for inside a row's count. */
-#define PACKED_AHEAD (THREE ? 2 : 4)
+ * thread (4 words of each colour), a byte row 1. No load waited for inside a row's count.
+ * 3D with 4 words a thread 2 rows (the planes beside take the registers), else 4 (3D
+ * 1024^3's count, 2 words a thread: half the waits for a batch's loads of 2 rows). */
+#define PACKED_AHEAD (THREE && NW > 2 ? 2 : 4)
 #define BYTES_AHEAD (THREE ? 8 : 16)
 
 /* ---- Ising's packed layout (ising_packed.h) ---- */
@@ -504,10 +506,12 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
 /* The folded walk's shape on g: words a thread (4, 2 or 1, as many as divide a row) and
  * threads a block. Rows of at least CUDA_THREADS groups: blocks of CUDA_THREADS; narrower
  * rows: the most words a thread for which a row is exactly 32, 64 or 128 groups, one block
- * of that size a row (3D 1024^3: 2 words, 32 threads). Returns whether every thread works:
- * false for rows of CUDA_THREADS groups or more that are not whole blocks (L_x 4112: 257
- * groups, the last block nearly idle) and where no shape exists (blocks of CUDA_THREADS
- * with the rest of a block idle). */
+ * of that size a row (3D 1024^3: 2 words, 32 threads); rows of fewer than 32 words: a word
+ * a thread, one block of 32 a row (3D 256^3: 16 of its lanes work; blocks of CUDA_THREADS
+ * there had 4 working threads in 256). Returns whether every thread works: false for rows
+ * of CUDA_THREADS groups or more that are not whole blocks (L_x 4112: 257 groups, the last
+ * block nearly idle) and where no shape exists (blocks of CUDA_THREADS, or of 32 below 32
+ * words, with the rest of a block idle). */
 static bool fold_shape(const struct latmc_lattice *g, int *nw, int *bt)
 {
     const int64_t wpr = g->lx / 16;
@@ -522,6 +526,10 @@ static bool fold_shape(const struct latmc_lattice *g, int *nw, int *bt)
             *bt = (int)c;
             return true;
         }
+    }
+    if (wpr < 32) {
+        *nw = 1;
+        *bt = 32;
     }
     return false;
 }
