@@ -148,10 +148,11 @@ struct row_batches {
 /*
  * The rows of packed and 1-bit Ising: no barriers and no reduction per row, for a layout with few
  * warps across a row (L_x / 512 or fewer). Each lane writes its part of a row's
- * sum as one byte (packed: offset into 0 .. 255; 1-bit: its count of -1, the sum made by
+ * sum as one byte (packed: offset into 0 .. 32 NW; 1-bit: its count of -1; the sum made by
  * warp_rows_flush's mul and add) of the warp's row in shared memory (`rows`: the
  * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i
- * fall in distinct banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a
+ * fall in distinct banks), a batch of rows at a time; every ROW_BATCH rows (a whole number
+ * of the walks' batches) and at a chunk's end lane k adds row k's 32 bytes (8 words, a
  * __dp4a each) and adds the row's sum into the block's window of row sums in shared memory
  * (a shared atomic, consecutive rows in consecutive lanes: no barrier, the block's warps
  * in any order). The window (a chunk's rows: the launches cap a chunk at ROW_WINDOW rows,
@@ -195,20 +196,6 @@ __device__ __forceinline__ void warp_rows_flush(struct warp_rows &wr, const uint
     __syncwarp(); /* the rows read before the next batch's writes */
     wr.at += wr.k;
     wr.k = 0;
-}
-
-/* A lane's byte u of the batch's next row, the batch added where it is full or `last` (the
- * chunk's last row): the row's sum is the bytes' total less 32 offset. Batches start at the
- * window's start and ROW_WINDOW is a multiple of ROW_BATCH: a batch ends at the window's
- * end by itself (at == ROW_WINDOW after it). */
-__device__ __forceinline__ void warp_row_done(struct warp_rows &wr, uint32_t *rows,
-                                              int *window, unsigned u, int offset, bool last)
-{
-    const int lane = (int)(threadIdx.x & 31u);
-    ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
-    if (++wr.k < ROW_BATCH && !last)
-        return;
-    warp_rows_flush(wr, rows, window, 1, -32 * offset);
 }
 
 /* The block's window of row sums cleared before its first chunk, by every thread of the

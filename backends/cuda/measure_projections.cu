@@ -18,8 +18,8 @@
  *     atomic (no barrier inside a chunk), handed to the entries at the chunk's end, one
  *     global atomic per row, block and entry, consecutive entries in consecutive lanes.
  *     Packed, each lane's part of a row's sum is stored as a byte of the row in shared
- *     memory and every ROW_BATCH rows lane k adds row k's bytes (warp_row_done: no warp
- *     reduction per row); bytes (Ising), one warp reduction a row and warp.
+ *     memory and every ROW_BATCH rows lane k adds row k's bytes (warp_rows_flush: no
+ *     warp reduction per row); bytes (Ising), one warp reduction a row and warp.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
  * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks
@@ -61,7 +61,8 @@ template <int NW> __device__ __forceinline__ void load_words(const uint32_t *p, 
     }
 }
 
-/* Bytes of a row's anti-bond counts (at most 12 x NW each) summed. */
+/* The bytes of a word of the packed walk's anti-bond counts summed (each at most 12 NW a
+ * row in 3D, 8 NW in 2D, added over a batch of rows). */
 __device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
 {
     const uint32_t halves = (bytes & 0x00FF00FFu) + ((bytes >> 8) & 0x00FF00FFu);
@@ -85,7 +86,8 @@ template <int NW> struct packed_fold_walk {
 
 /*
  * One row's work after its loads: the anti-bonds of colour 0's words a (nibble by nibble,
- * folded into the bytes of `bytes`: at most 12 NW a row), its count n of -1 (both
+ * folded into the bytes of `anti_bytes`: at most 12 NW a row in 3D, 8 NW in 2D; at most 6
+ * a nibble, the words holding only their nibbles' low bits), its count n of -1 (both
  * colours, returned), the columns' nibble bits (PROJ: acc_a takes a and acc_b colour 1's
  * words, or the reverse where a_in_b). par: the row's parity (y + z) & 1: colour 0 holds
  * the x of that parity; its other x neighbours are the next word's first nibble (par 1) or
@@ -98,7 +100,7 @@ __device__ __forceinline__ unsigned packed_fold_row(const struct packed_fold_lan
                                                     const uint32_t (&a)[NW],
                                                     const uint32_t (&up)[NW], uint32_t beside,
                                                     const uint32_t *z_up, const uint32_t *z_down,
-                                                    const uint32_t *eps, uint32_t &bytes,
+                                                    const uint32_t *eps, uint32_t &anti_bytes,
                                                     uint32_t (&acc_a)[NW], uint32_t (&acc_b)[NW],
                                                     bool a_in_b)
 {
@@ -135,7 +137,7 @@ __device__ __forceinline__ unsigned packed_fold_row(const struct packed_fold_lan
         uint32_t s = (a[k] ^ nb[0]) + (a[k] ^ nb[1]) + (a[k] ^ nb[2]) + (a[k] ^ nb[3]);
         if constexpr (THREE)
             s += (a[k] ^ nb[4]) + (a[k] ^ nb[5]);
-        bytes += (s & 0x0F0F0F0Fu) + ((s >> 4) & 0x0F0F0F0Fu);
+        anti_bytes += (s & 0x0F0F0F0Fu) + ((s >> 4) & 0x0F0F0F0Fu);
         n += __popc(a[k]) + __popc(w.mine[k]);
         if constexpr (PROJ) {
             acc_a[k] += a_in_b ? w.mine[k] : a[k];
@@ -194,17 +196,17 @@ __device__ __forceinline__ void packed_fold_fast(const struct packed_fold_lane &
         if constexpr (CW > 0)
             load_words<CW * NW>(eps0 + (uint32_t)CW * at, eps[CW > 0 ? i : 0]);
     }
-    uint32_t bytes = 0;
+    uint32_t anti_bytes = 0;
 #pragma unroll
     for (int i = 0; i < AHEAD; i++) {
         const bool par = PAR0 ^ (i & 1);
         const unsigned n = packed_fold_row<NW, THREE, CW, PROJ>(
             t, w, par, own[i], above[i], beside[i], z_up[THREE ? i : 0], z_down[THREE ? i : 0],
-            eps[CW > 0 ? i : 0], bytes, acc_even, acc_odd, THREE ? par : (i & 1));
+            eps[CW > 0 ? i : 0], anti_bytes, acc_even, acc_odd, THREE ? par : (i & 1));
         if constexpr (PROJ)
             row_bytes[i * 4 * ROW_PITCH_WORDS] = packed_row_byte<NW>(t.in, n);
     }
-    w.anti += byte_total(bytes);
+    w.anti += byte_total(anti_bytes);
 }
 
 /*
@@ -251,7 +253,7 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
             }
         }
     }
-    uint32_t bytes = 0;
+    uint32_t anti_bytes = 0;
 #pragma unroll
     for (int i = 0; i < AHEAD; i++) {
         if (i >= n)
@@ -262,17 +264,17 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
             load_words<NW>(c1 + at + (p.ly - 1) * wpr, w.down);
         }
         const bool par = (y + z) & 1;
-        const unsigned cnt = packed_fold_row<NW, THREE, CW, PROJ>(
+        const unsigned n_row = packed_fold_row<NW, THREE, CW, PROJ>(
             t, w, par, own[i], above[i], beside[i], z_up[THREE ? i : 0], z_down[THREE ? i : 0],
-            eps[CW > 0 ? i : 0], bytes, acc_even, acc_odd, THREE ? par : (i & 1));
+            eps[CW > 0 ? i : 0], anti_bytes, acc_even, acc_odd, THREE ? par : (i & 1));
         if constexpr (PROJ)
-            row_bytes[i * 4 * ROW_PITCH_WORDS] = packed_row_byte<NW>(t.in, cnt);
+            row_bytes[i * 4 * ROW_PITCH_WORDS] = packed_row_byte<NW>(t.in, n_row);
         if (++y == p.ly) {
             y = 0;
             z++;
         }
     }
-    w.anti += byte_total(bytes);
+    w.anti += byte_total(anti_bytes);
 }
 
 /*
@@ -301,6 +303,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int AHEAD = PACKED_AHEAD;
     static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's (acc_even below)");
     static_assert(ROW_BATCH % AHEAD == 0, "a batch's row bytes in one row batch");
+    static_assert((THREE ? 12 : 8) * NW * AHEAD <= 255, "a batch's anti-bond bytes");
     constexpr int SLOTS = 8 * NW;
     /* without the projections (PROJ false: the sums alone) none of the counters below */
     __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT + 1 : 1];
@@ -357,7 +360,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         const uint32_t step = (uint32_t)(AHEAD * wpr);
         for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
             const int n = (int)min((int64_t)AHEAD, end - r0);
-            unsigned char *bytes = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS;
+            unsigned char *row_at = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS; /* row r0's */
             if (narrow && n == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0)) {
                 uint32_t zu = 0, zd = 0;
                 if constexpr (THREE) {
@@ -367,15 +370,15 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                 if ((y + z) & 1)
                     packed_fold_fast<NW, THREE, CW, PROJ, true>(t, w, colour0, colour1, eps0,
                                                                 off, (uint32_t)wpr, zu, zd,
-                                                                bytes, acc_even, acc_odd);
+                                                                row_at, acc_even, acc_odd);
                 else
                     packed_fold_fast<NW, THREE, CW, PROJ, false>(t, w, colour0, colour1, eps0,
                                                                  off, (uint32_t)wpr, zu, zd,
-                                                                 bytes, acc_even, acc_odd);
+                                                                 row_at, acc_even, acc_odd);
                 y += AHEAD;
             } else {
                 packed_fold_any<NW, THREE, CW, PROJ>(p, t, w, colour0, colour1, eps0, r0, n, y,
-                                                     z, bytes, acc_even, acc_odd);
+                                                     z, row_at, acc_even, acc_odd);
             }
             if constexpr (!PROJ)
                 continue;
