@@ -74,6 +74,33 @@ static inline bool fold_wide_forced(void)
     return v && strcmp(v, "1") == 0;
 }
 
+/* What a thread of the packed or 1-bit walk keeps for its NW words of a row (the 1-bit
+ * walk's group: NW 1) of `cols` threads' words: where the words beside them are, and
+ * whether they are in the row (lanes past it take the row's last words and count
+ * nothing). */
+struct fold_lane {
+    int64_t w0, next_w, prev_w;    /* the first word, the words beside the thread's (wrapped) */
+    uint32_t to_next, to_prev;     /* next_w - w0, prev_w - w0 (mod 2^32: narrow offsets) */
+    bool in, edge_next, edge_prev; /* the word beside not in the lane beside */
+};
+
+/* Thread column g's (blockIdx.x BT + threadIdx.x) fold_lane. */
+template <int NW> __device__ __forceinline__ struct fold_lane fold_lane_of(int64_t g, int64_t cols)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const int64_t wpr = cols * NW;
+    struct fold_lane t;
+    t.in = g < cols;
+    t.w0 = (t.in ? g : cols - 1) * NW;
+    t.next_w = t.w0 + NW == wpr ? 0 : t.w0 + NW;
+    t.prev_w = t.w0 == 0 ? wpr - 1 : t.w0 - 1;
+    t.to_next = (uint32_t)(t.next_w - t.w0);
+    t.to_prev = (uint32_t)(t.prev_w - t.w0);
+    t.edge_next = !(lane < 31 && t.w0 + NW < wpr);
+    t.edge_prev = !(lane > 0 && t.w0 > 0);
+    return t;
+}
+
 static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda_proj_range *r,
                                 int64_t cols)
 {

@@ -69,14 +69,6 @@ __device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
     return (halves & 0xFFFFu) + (halves >> 16);
 }
 
-/* What a thread keeps for its words: where the words beside them are, and whether they are
- * in the row (lanes past it take the row's last words and count nothing). */
-struct packed_fold_lane {
-    int64_t w0, next_w, prev_w;    /* the first word, the words beside the thread's (wrapped) */
-    uint32_t to_next, to_prev;     /* next_w - w0, prev_w - w0 (mod 2^32: narrow offsets) */
-    bool in, edge_next, edge_prev; /* the word beside not in the lane beside */
-};
-
 /* A row's walk so far: colour 1's words of the row and of the row below, the chunk's
  * anti-bond and -1 counts of the thread's words. */
 template <int NW> struct packed_fold_walk {
@@ -95,7 +87,7 @@ template <int NW> struct packed_fold_walk {
  * warp's edge, `beside`.
  */
 template <int NW, bool THREE, int CW, bool PROJ>
-__device__ __forceinline__ unsigned packed_fold_row(const struct packed_fold_lane &t,
+__device__ __forceinline__ unsigned packed_fold_row(const struct fold_lane &t,
                                                     struct packed_fold_walk<NW> &w, bool par,
                                                     const uint32_t (&a)[NW],
                                                     const uint32_t (&up)[NW], uint32_t beside,
@@ -167,7 +159,7 @@ template <int NW> __device__ __forceinline__ unsigned char packed_row_byte(bool 
  * no wrap tested, the row parities PAR0, !PAR0, ... known to the compiler.
  */
 template <int NW, bool THREE, int CW, bool PROJ, bool PAR0>
-__device__ __forceinline__ void packed_fold_fast(const struct packed_fold_lane &t,
+__device__ __forceinline__ void packed_fold_fast(const struct fold_lane &t,
                                                  struct packed_fold_walk<NW> &w,
                                                  const uint32_t *c0, const uint32_t *c1,
                                                  const uint32_t *eps0, uint32_t off,
@@ -216,7 +208,7 @@ __device__ __forceinline__ void packed_fold_fast(const struct packed_fold_lane &
  */
 template <int NW, bool THREE, int CW, bool PROJ>
 __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
-                                                const struct packed_fold_lane &t,
+                                                const struct fold_lane &t,
                                                 struct packed_fold_walk<NW> &w,
                                                 const uint32_t *c0, const uint32_t *c1,
                                                 const uint32_t *eps0, int64_t r0, int n,
@@ -314,15 +306,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * BT + threadIdx.x; /* the group */
     const int64_t wpr = p.cols * NW;
-    struct packed_fold_lane t;
-    t.in = g < p.cols;
-    t.w0 = (t.in ? g : p.cols - 1) * NW; /* lanes past the row: its last words */
-    t.next_w = t.w0 + NW == wpr ? 0 : t.w0 + NW;
-    t.prev_w = t.w0 == 0 ? wpr - 1 : t.w0 - 1;
-    t.to_next = (uint32_t)(t.next_w - t.w0);
-    t.to_prev = (uint32_t)(t.prev_w - t.w0);
-    t.edge_next = !(lane < 31 && t.w0 + NW < wpr);
-    t.edge_prev = !(lane > 0 && t.w0 > 0);
+    const struct fold_lane t = fold_lane_of<NW>(g, p.cols);
     uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
     unsigned char *lane_bytes = (unsigned char *)row_words + lane;
     const int64_t plane = p.ly * wpr;

@@ -44,14 +44,6 @@ template <bool THREE, bool EPS> struct bits_fold_shape {
     static_assert(ROW_BATCH % AHEAD == 0, "a batch's rows in one row batch");
 };
 
-/* What a thread keeps for its group: where its neighbours are, and whether it is in the
- * row (lanes past it take the row's last group and count nothing). */
-struct bits_fold_lane {
-    int64_t gi, next_g, prev_g; /* the group, the groups beside it in the row */
-    uint32_t to_next, to_prev;  /* next_g - gi, prev_g - gi (mod 2^32: narrow offsets) */
-    bool in, edge_next, edge_prev; /* the group beside not in the lane beside */
-};
-
 /* A row's walk so far: colour 1's words of the row and of the row below, the chunk's
  * bond and -1 counts of the thread's group. */
 struct bits_fold_walk {
@@ -64,7 +56,7 @@ struct bits_fold_walk {
  * its other x neighbours are colour 1's lanes l + 1 (par 1) or l - 1 (par 0), the bit past
  * the group's from the next group's lane 0 or the previous group's lane 31). */
 template <bool THREE, bool EPS>
-__device__ __forceinline__ unsigned bits_fold_row(const struct bits_fold_lane &t,
+__device__ __forceinline__ unsigned bits_fold_row(const struct fold_lane &t,
                                                   struct bits_fold_walk &w, bool par,
                                                   uint32_t a, uint32_t up, uint32_t beside,
                                                   uint32_t z_up, uint32_t z_down,
@@ -115,7 +107,7 @@ __device__ __forceinline__ unsigned bits_fold_row(const struct bits_fold_lane &t
  * only), no wrap tested, the row parities PAR0, !PAR0, ... known to the compiler.
  */
 template <bool THREE, bool EPS, bool PROJ, bool PAR0, int AHEAD>
-__device__ __forceinline__ void bits_fold_fast(const struct bits_fold_lane &t,
+__device__ __forceinline__ void bits_fold_fast(const struct fold_lane &t,
                                                struct bits_fold_walk &w, const uint32_t *c0,
                                                const uint32_t *c1, const uint32_t *eps0,
                                                uint32_t off, uint32_t gpr, uint32_t to_z_up,
@@ -175,7 +167,7 @@ __device__ __forceinline__ void bits_fold_fast(const struct bits_fold_lane &t,
  */
 template <bool THREE, bool EPS, bool PROJ, int AHEAD>
 __device__ __forceinline__ void bits_fold_any(const struct fold_geom &p,
-                                              const struct bits_fold_lane &t,
+                                              const struct fold_lane &t,
                                               struct bits_fold_walk &w, const uint32_t *c0,
                                               const uint32_t *c1, const uint32_t *eps0,
                                               int64_t r0, int n, int64_t &y, int64_t &z,
@@ -189,7 +181,7 @@ __device__ __forceinline__ void bits_fold_any(const struct fold_geom &p,
         wx[i] = wo[i] = 0;
         if (i >= n) /* the same for the whole block */
             continue;
-        const int64_t row = (r0 + i) * gpr, at = row + t.gi;
+        const int64_t row = (r0 + i) * gpr, at = row + t.w0;
         if (THREE && y == 0) { /* the plane's first row: below it its last */
             w.mine = c1[at];
             w.down = c1[at + (p.ly - 1) * gpr];
@@ -197,7 +189,7 @@ __device__ __forceinline__ void bits_fold_any(const struct fold_geom &p,
         const bool par = (y + z) & 1;
         const uint32_t a = c0[at];
         const uint32_t up = c1[at + (y + 1 == p.ly ? -(p.ly - 1) * gpr : gpr)];
-        const uint32_t beside = c1[row + (par ? t.next_g : t.prev_g)];
+        const uint32_t beside = c1[row + (par ? t.next_w : t.prev_w)];
         uint32_t z_up = 0, z_down = 0, eps[EPS ? ND : 1];
         if constexpr (THREE) {
             z_up = c1[at + (z + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
@@ -258,15 +250,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     const unsigned lane = threadIdx.x & 31u;
     const int64_t gpr = p.cols;
     const int64_t col = (int64_t)blockIdx.x * BT + threadIdx.x;
-    struct bits_fold_lane t;
-    t.in = col < gpr;
-    t.gi = t.in ? col : gpr - 1; /* lanes past the row: its last group */
-    t.next_g = t.gi + 1 == gpr ? 0 : t.gi + 1;
-    t.prev_g = t.gi == 0 ? gpr - 1 : t.gi - 1;
-    t.to_next = (uint32_t)(t.next_g - t.gi);
-    t.to_prev = (uint32_t)(t.prev_g - t.gi);
-    t.edge_next = !(lane < 31 && t.gi + 1 < gpr);
-    t.edge_prev = !(lane > 0 && t.gi > 0);
+    const struct fold_lane t = fold_lane_of<1>(col, gpr); /* a group: w0 its index */
     const uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
     unsigned char *lane_bytes = (unsigned char *)row_words + lane;
     const int64_t plane = p.ly * gpr, last_row = p.row0 + p.nrows;
@@ -289,11 +273,11 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
         struct bits_fold_walk w;
         w.anti = w.neg = w.mine = w.down = 0;
         if (first < end) {
-            const int64_t at = first * gpr + t.gi;
+            const int64_t at = first * gpr + t.w0;
             w.mine = colour1[at];
             w.down = colour1[at + (y == 0 ? (p.ly - 1) * gpr : -gpr)];
         }
-        uint32_t off = (uint32_t)(first * gpr + t.gi); /* narrow: row r0's word */
+        uint32_t off = (uint32_t)(first * gpr + t.w0); /* narrow: row r0's word */
         const uint32_t step = (uint32_t)(AHEAD * gpr);
         for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
             const int n = (int)min((int64_t)AHEAD, end - r0);
