@@ -34,6 +34,13 @@
  *     warp sums go to the block's row counts in one shared atomic, lane i adding row i, no
  *     branch. The counting adds ~8 warp instructions a warp and row over the measurement
  *     (the form above: ~23; ncu at 16384^2, 4.2 M and 12.2 M over 16384 x 32 warp rows).
+ * The walk: a batch of PL_AHEAD rows inside a plane (none the plane's last row, whose row
+ * above wraps, nor in 3D its first, whose own words are not the row above the one before)
+ * by 32-bit word offsets from the batch's first row, no wrap tested, the word beside a
+ * warp's loaded by its edge lanes alone; every other batch (a plane's edges, a part's short
+ * last batch, lattices past 32-bit offsets or LATMC_CUDA_FOLD_WIDE=1) by 64-bit offsets
+ * with every wrap tested. A row's own words are the row above the one before (loaded only
+ * at a part's first row and, in 3D, a plane's).
  * The block: wx warps across a row (W words, 4 W sites, a thread) and 8 / wx warps down,
  * each warp a contiguous part of the chunk's rows; wx is chosen to make the fewest global
  * atomics (columns: L_x a chunk; rows: one a row and block across). Two barriers a chunk,
@@ -116,10 +123,15 @@ __device__ __forceinline__ void pl_flush_sums(uint32_t (&sum)[W], uint32_t (&two
     }
 }
 
+/* The batch's kind, as a type (the walk's lambda takes either) */
+template <bool B> struct pl_fast {
+    static constexpr bool value = B;
+};
+
 template <bool PROJ, bool THREE, int W, int NP>
 __global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
 potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
-                    struct latmc_potts_sums *sums, unsigned long long *proj)
+                    struct latmc_potts_sums *sums, unsigned long long *proj, bool narrow)
 {
     constexpr int AHEAD = PL_AHEAD;
     /* the byte counters' bookkeeping once a group of AHEAD rows (q <= 3); with plane 01
@@ -175,139 +187,168 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
 #pragma unroll
         for (int i = 0; i < W; i++)
             s[i] = up[i] = 0;
-        for (int64_t r0 = sfirst; r0 < send; r0 += AHEAD) {
+        if (sfirst < send) /* the sub-range's first row: then each row's is the one above */
+            pl_load<W>(words, sfirst * p.cols + gc, s);
+        uint32_t off = (uint32_t)(sfirst * p.cols + gc); /* narrow: row r0's word group */
+        const uint32_t step = (uint32_t)(AHEAD * p.cols), to_next = (uint32_t)(next_g - gc);
+        for (int64_t r0 = sfirst; r0 < send; r0 += AHEAD, off += step) {
             const int ahead = (int)min((int64_t)AHEAD, send - r0);
-            uint32_t above[AHEAD][W], beside[AHEAD], z_above[THREE ? AHEAD : 1][W];
-            uint32_t red[SUMS ? AHEAD : 1], sp[W], mp[W];
-            {
-                int64_t yy = y, zz = z;
+            /* FAST: a batch of AHEAD rows inside a plane, none its last (the row above each
+             * the next) nor, in 3D, its first: 32-bit offsets, no wrap tested, y once */
+            auto batch = [&](auto fast) {
+                constexpr bool FAST = decltype(fast)::value;
+                uint32_t above[AHEAD][W], beside[AHEAD], z_above[THREE ? AHEAD : 1][W];
+                uint32_t red[SUMS ? AHEAD : 1], sp[W], mp[W];
+                if constexpr (FAST) {
+                    const uint32_t zo =
+                        (uint32_t)(THREE ? (z + 1 == p.lz ? -(p.lz - 1) * plane : plane) : 0);
 #pragma unroll
-                for (int i = 0; i < AHEAD; i++) {
-                    if (i >= ahead)
-                        break;
-                    const int64_t at = (r0 + i) * p.cols + gc;
-                    pl_load<W>(words, at + (yy + 1 == p.ly ? -(p.ly - 1) * p.cols : p.cols),
-                               above[i]);
-                    beside[i] = next_in_warp ? 0u : words[(at - gc + next_g) * W];
-                    if (THREE)
-                        pl_load<W>(words,
-                                   at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane),
-                                   z_above[THREE ? i : 0]);
-                    if (++yy == p.ly) {
-                        yy = 0;
-                        zz++;
+                    for (int i = 0; i < AHEAD; i++) {
+                        const uint32_t at = off + (uint32_t)i * (uint32_t)p.cols;
+                        pl_load<W>(words, (int64_t)(uint32_t)(at + (uint32_t)p.cols), above[i]);
+                        beside[i] = 0;
+                        if (!next_in_warp)
+                            beside[i] = words[(int64_t)(uint32_t)(at + to_next) * W];
+                        if (THREE)
+                            pl_load<W>(words, (int64_t)(uint32_t)(at + zo), z_above[THREE ? i : 0]);
+                    }
+                } else {
+                    int64_t yy = y, zz = z;
+#pragma unroll
+                    for (int i = 0; i < AHEAD; i++) {
+                        if (i >= ahead)
+                            break;
+                        const int64_t at = (r0 + i) * p.cols + gc;
+                        pl_load<W>(words, at + (yy + 1 == p.ly ? -(p.ly - 1) * p.cols : p.cols),
+                                   above[i]);
+                        beside[i] = next_in_warp ? 0u : words[(at - gc + next_g) * W];
+                        if (THREE)
+                            pl_load<W>(words,
+                                       at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane),
+                                       z_above[THREE ? i : 0]);
+                        if (++yy == p.ly) {
+                            yy = 0;
+                            zz++;
+                        }
                     }
                 }
-            }
 #pragma unroll
-            for (int i = 0; i < AHEAD; i++) {
-                if (i >= ahead) /* the same for the whole warp */
-                    break;
-                const int64_t r = r0 + i;
-                if (r == sfirst || (THREE && y == 0))
-                    pl_load<W>(words, r * p.cols + gc, s);
-                else
+                for (int i = 0; i < AHEAD; i++) {
+                    if (!FAST && i >= ahead) /* the same for the whole warp */
+                        break;
+                    const int64_t r = r0 + i;
+                    if (!FAST && THREE && y == 0) /* a plane's first row: its own words */
+                        pl_load<W>(words, r * p.cols + gc, s);
+#pragma unroll
+                    for (int j = 0; j < W; j++)
+                        up[j] = above[i][j];
+                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, s[0], 1);
+                    const uint32_t next = next_in_warp ? from_lane : beside[i];
+                    uint32_t nz = 0, p0 = 0, p1 = 0, p01 = 0, ps = 0, pm = 0;
+#pragma unroll
+                    for (int j = 0; j < W; j++) {
+                        /* x + 1 of the word's 4 sites: its bytes 1..3 and the next word's 0 */
+                        const uint32_t right =
+                            __byte_perm(s[j], j + 1 < W ? s[j + 1] : next, 0x4321);
+                        /* the states' two bits: the directions' differences side by side in
+                         * a byte (x bits 0-1, y 2-3, z 4-5), a mismatch a pair not 00 */
+                        uint32_t e = (s[j] ^ right) | (s[j] ^ up[j]) << 2;
+                        if (THREE)
+                            e |= (s[j] ^ z_above[THREE ? i : 0][j]) << 4;
+                        nz += __popc((e | e >> 1) & (THREE ? PL_M3 : PL_M2));
+                        if (SUMS) { /* a byte's state 0..2: sum n1 + 2 n2, bit 1 2 n2 */
+                            const uint32_t m = s[j] & (PL_M << 1);
+                            ps += s[j];
+                            pm += m;
+                            if (i & 1) { /* the columns a pair of rows at once (3 operands) */
+                                colb[0][j] += sp[j] + s[j];
+                                colb[1][j] += mp[j] + m;
+                            } else {
+                                sp[j] = s[j];
+                                mp[j] = m;
+                            }
+                            continue;
+                        }
+                        const uint32_t b0 = s[j] & PL_M, b1 = (s[j] >> 1) & PL_M;
+                        p0 += b0;
+                        p1 += b1;
+                        if (NP == 3)
+                            p01 += b0 & b1;
+                        if (PROJ) {
+                            colb[0][j] += b0;
+                            colb[1][j] += b1;
+                            if (NP == 3)
+                                colb[NP == 3 ? 2 : 0][j] += b0 & b1;
+                        }
+                    }
+                    if (SUMS) { /* c0 | c1 << 16 = (S - T) + (T / 2) 65536 = S + 32767 T */
+                        const uint32_t packed =
+                            (__dp4a(ps, PL_M, 0u) + 32767u * __dp4a(pm, PL_M, 0u)) & in_mask;
+                        mis += nz & in_mask;
+                        tot += packed;
+                        red[SUMS ? i : 0] = __reduce_add_sync(0xffffffffu, packed);
+                    }
+                    const uint32_t c0 = __dp4a(p0, PL_M, 0u), c1 = __dp4a(p1, PL_M, 0u);
+                    const uint32_t c01 = NP == 3 ? __dp4a(p01, PL_M, 0u) : 0u;
+                    if (!SUMS && in) {
+                        mis += nz;
+                        tot += c0 | c1 << 16;
+                        tot01 += c01;
+                    }
+                    if (PROJ && !SUMS) { /* the warp's part of the row: lane 0 adds it to
+                                          * the block's */
+                        const uint32_t packed =
+                            !in ? 0u : (NP == 3 ? c0 | c1 << 10 | c01 << 20 : c0 | c1 << 16);
+                        const uint32_t red = __reduce_add_sync(0xffffffffu, packed);
+                        if (lane == 0)
+                            pl_add_row<NP>(rows, rows01, r - first, red);
+                        if (!GROUPED && (++nb == PL_FLUSH || r + 1 == send)) { /* bytes <= 255 */
+                            pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
+                            nb = 0;
+                        }
+                    }
+                    if (!FAST && ++y == p.ly) {
+                        y = 0;
+                        z++;
+                    }
 #pragma unroll
                     for (int j = 0; j < W; j++)
                         s[j] = up[j];
+                }
+                if (FAST)
+                    y += AHEAD;
+                /* the byte counters' bookkeeping once a group of AHEAD rows, not once a row */
+                if (PROJ && GROUPED) {
+                    if (SUMS) { /* an odd group's last row into the columns; lane i adds row
+                                 * i's warp sum */
+                        if (ahead & 1)
 #pragma unroll
-                for (int j = 0; j < W; j++)
-                    up[j] = above[i][j];
-                const uint32_t from_lane = __shfl_down_sync(0xffffffffu, s[0], 1);
-                const uint32_t next = next_in_warp ? from_lane : beside[i];
-                uint32_t nz = 0, p0 = 0, p1 = 0, p01 = 0, ps = 0, pm = 0;
+                            for (int j = 0; j < W; j++) {
+                                colb[0][j] += sp[j];
+                                colb[1][j] += mp[j];
+                            }
+                        uint32_t v = red[0];
 #pragma unroll
-                for (int j = 0; j < W; j++) {
-                    /* x + 1 of the word's 4 sites: its bytes 1..3 and the next word's 0 */
-                    const uint32_t right = __byte_perm(s[j], j + 1 < W ? s[j + 1] : next, 0x4321);
-                    /* the states' two bits: the directions' differences side by side in
-                     * a byte (x bits 0-1, y 2-3, z 4-5), a mismatch a pair not 00 */
-                    uint32_t e = (s[j] ^ right) | (s[j] ^ up[j]) << 2;
-                    if (THREE)
-                        e |= (s[j] ^ z_above[THREE ? i : 0][j]) << 4;
-                    nz += __popc((e | e >> 1) & (THREE ? PL_M3 : PL_M2));
-                    if (SUMS) { /* a byte's state 0..2: sum n1 + 2 n2, bit 1 2 n2 */
-                        const uint32_t m = s[j] & (PL_M << 1);
-                        ps += s[j];
-                        pm += m;
-                        if (i & 1) { /* the columns a pair of rows at once (3 operands) */
-                            colb[0][j] += sp[j] + s[j];
-                            colb[1][j] += mp[j] + m;
-                        } else {
-                            sp[j] = s[j];
-                            mp[j] = m;
-                        }
-                        continue;
+                        for (int i = 1; i < AHEAD; i++)
+                            v = (int)lane == i ? red[SUMS ? i : 0] : v;
+                        if ((int)lane < ahead)
+                            atomicAdd(rows + (r0 - first) + (int)lane, v);
                     }
-                    const uint32_t b0 = s[j] & PL_M, b1 = (s[j] >> 1) & PL_M;
-                    p0 += b0;
-                    p1 += b1;
-                    if (NP == 3)
-                        p01 += b0 & b1;
-                    if (PROJ) {
-                        colb[0][j] += b0;
-                        colb[1][j] += b1;
-                        if (NP == 3)
-                            colb[NP == 3 ? 2 : 0][j] += b0 & b1;
-                    }
-                }
-                if (SUMS) { /* c0 | c1 << 16 = (S - T) + (T / 2) 65536 = S + 32767 T */
-                    const uint32_t packed =
-                        (__dp4a(ps, PL_M, 0u) + 32767u * __dp4a(pm, PL_M, 0u)) & in_mask;
-                    mis += nz & in_mask;
-                    tot += packed;
-                    red[SUMS ? i : 0] = __reduce_add_sync(0xffffffffu, packed);
-                }
-                const uint32_t c0 = __dp4a(p0, PL_M, 0u), c1 = __dp4a(p1, PL_M, 0u);
-                const uint32_t c01 = NP == 3 ? __dp4a(p01, PL_M, 0u) : 0u;
-                if (!SUMS && in) {
-                    mis += nz;
-                    tot += c0 | c1 << 16;
-                    tot01 += c01;
-                }
-                if (PROJ && !SUMS) { /* the warp's part of the row: lane 0 adds it to the block's */
-                    const uint32_t packed =
-                        !in ? 0u : (NP == 3 ? c0 | c1 << 10 | c01 << 20 : c0 | c1 << 16);
-                    const uint32_t red = __reduce_add_sync(0xffffffffu, packed);
-                    if (lane == 0)
-                        pl_add_row<NP>(rows, rows01, r - first, red);
-                    if (!GROUPED && (++nb == PL_FLUSH || r + 1 == send)) { /* bytes <= 255 */
-                        pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
+                    const bool last = r0 + ahead == send;
+                    nb += ahead; /* <= FLUSH - AHEAD before the group: <= FLUSH after it */
+                    if (nb > FLUSH - AHEAD || last) {
+                        if constexpr (SUMS)
+                            pl_flush_sums<W>(colb[0], colb[SUMS ? 1 : 0], colsum, pitch, tx);
+                        else
+                            pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
                         nb = 0;
                     }
                 }
-                if (++y == p.ly) {
-                    y = 0;
-                    z++;
-                }
-            }
-            /* the byte counters' bookkeeping once a group of AHEAD rows, not once a row */
-            if (PROJ && GROUPED) {
-                if (SUMS) { /* an odd group's last row into the columns; lane i adds row
-                             * i's warp sum */
-                    if (ahead & 1)
-#pragma unroll
-                        for (int j = 0; j < W; j++) {
-                            colb[0][j] += sp[j];
-                            colb[1][j] += mp[j];
-                        }
-                    uint32_t v = red[0];
-#pragma unroll
-                    for (int i = 1; i < AHEAD; i++)
-                        v = (int)lane == i ? red[SUMS ? i : 0] : v;
-                    if ((int)lane < ahead)
-                        atomicAdd(rows + (r0 - first) + (int)lane, v);
-                }
-                const bool last = r0 + ahead == send;
-                nb += ahead; /* <= FLUSH - AHEAD before the group: <= FLUSH after it */
-                if (nb > FLUSH - AHEAD || last) {
-                    if constexpr (SUMS)
-                        pl_flush_sums<W>(colb[0], colb[SUMS ? 1 : 0], colsum, pitch, tx);
-                    else
-                        pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
-                    nb = 0;
-                }
-            }
+            };
+            if (narrow && ahead == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0))
+                batch(pl_fast<true>{});
+            else
+                batch(pl_fast<false>{});
         }
         /* tot's 16-bit fields: at most 4 W rows a chunk <= 16 x 2048 / 2 */
         mism += mis;
@@ -421,12 +462,14 @@ static void launch_planes(cudaStream_t stream, const struct fold_geom &p, int wx
         PROJ ? sizeof(uint32_t) * ((np == 3 ? 2 : 1) * (size_t)p.chunk +
                                    (size_t)np * 4 * W * (32 * (size_t)wx + 1))
              : 0;
+    /* the fast batches' 32-bit offsets (groups of W words): every one below the rows' */
+    const bool narrow = p.ly * p.lz * p.cols < ((int64_t)1 << 32) && !fold_wide_forced();
     if (np == 3)
         potts_planes_kernel<PROJ, THREE, W, 3><<<grid, CUDA_THREADS, shared, stream>>>(
-            p, wx, w, q, sums, proj);
+            p, wx, w, q, sums, proj, narrow);
     else
         potts_planes_kernel<PROJ, THREE, W, 2><<<grid, CUDA_THREADS, shared, stream>>>(
-            p, wx, w, q, sums, proj);
+            p, wx, w, q, sums, proj, narrow);
 }
 
 extern "C" cudaError_t cuda_potts_measure_planes(cudaStream_t stream,
