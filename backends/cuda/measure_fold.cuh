@@ -40,7 +40,8 @@ __device__ __forceinline__ void fold_wait_for_counts(void)
 #define ROW_BATCH 32              /* rows between two additions of the rows' sums */
 #define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */
 #define CHUNK_MAX 65520           /* rows: the packed columns' 16-bit counters (15 x 4368) */
-#define FOLD_BLOCKS_PER_SM 2      /* the kernels' __launch_bounds__: 128 registers */
+#define FOLD_BLOCKS_PER_SM 2      /* the kernels' __launch_bounds__ (128 registers) where
+                                   * a kernel takes no other */
 
 /* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
  * r = y + L_y z of the stored lattice (2D: z = 0, y the last axis). */

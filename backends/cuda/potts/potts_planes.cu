@@ -36,11 +36,11 @@
  *     (the form above: ~23; ncu at 16384^2, 4.2 M and 12.2 M over 16384 x 32 warp rows).
  * The walk: a batch of PL_AHEAD rows inside a plane (none the plane's last row, whose row
  * above wraps, nor in 3D its first, whose own words are not the row above the one before)
- * by 32-bit word offsets from the batch's first row, no wrap tested, the word beside a
- * warp's loaded by its edge lanes alone; every other batch (a plane's edges, a part's short
- * last batch, lattices past 32-bit offsets or LATMC_CUDA_FOLD_WIDE=1) by 64-bit offsets
- * with every wrap tested. A row's own words are the row above the one before (loaded only
- * at a part's first row and, in 3D, a plane's).
+ * by 32-bit word offsets from the batch's first row, no wrap tested; every other batch (a
+ * plane's edges, the short last batch of a warp's share of a chunk, lattices past 32-bit
+ * offsets or LATMC_CUDA_FOLD_WIDE=1) by 64-bit offsets with every wrap tested. A row's
+ * own words are the row above the one before (loaded only at a warp share's first row and,
+ * in 3D, a plane's).
  * The block: wx warps across a row (W words, 4 W sites, a thread) and 8 / wx warps down,
  * each warp a contiguous part of the chunk's rows; wx is chosen to make the fewest global
  * atomics (columns: L_x a chunk; rows: one a row and block across). Two barriers a chunk,
@@ -58,7 +58,7 @@
 #define PL_FLUSH 255        /* rows between two flushes of the byte counters */
 #define PL_AHEAD (W == 4 ? 4 : (THREE ? 8 : 16)) /* rows whose loads are in flight */
 /* Blocks an SM (the kernel's __launch_bounds__ and the chunks' plan): 2D rows of 16 sites a
- * thread 3 (80 registers: the count spills a few words, the measurement none), measured
+ * thread 3 (80 registers: the count spills some 16 words, the measurement none), measured
  * the faster with and without the count; the others 2 (their registers spill at 80) */
 #define PL_BLOCKS(three, w) (!(three) && (w) == 4 ? 3 : FOLD_BLOCKS_PER_SM)
 
