@@ -102,6 +102,13 @@ template <int NW> __device__ __forceinline__ struct fold_lane fold_lane_of(int64
     return t;
 }
 
+/* Whether a batch of n rows from row y of its plane goes by the walks' fast batch: a
+ * launch of narrow offsets, a whole batch (ahead rows), none of them the plane's last (the
+ * row above each the next) nor, in 3D, its first (the row below each the one before). A
+ * macro: as a function the compiler schedules some kernels' code otherwise. */
+#define FOLD_BATCH_IS_FAST(three, narrow, n, ahead, y, ly)                                    \
+    ((narrow) && (n) == (ahead) && (y) + (ahead) < (ly) && (!(three) || (y) != 0))
+
 static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda_proj_range *r,
                                 int64_t cols)
 {

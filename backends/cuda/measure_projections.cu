@@ -345,7 +345,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
             const int n = (int)min((int64_t)AHEAD, end - r0);
             unsigned char *row_at = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS; /* row r0's */
-            if (narrow && n == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0)) {
+            if (FOLD_BATCH_IS_FAST(THREE, narrow, n, AHEAD, y, p.ly)) {
                 uint32_t zu = 0, zd = 0;
                 if constexpr (THREE) {
                     zu = (uint32_t)(z + 1 == p.lz ? -(p.lz - 1) * plane : plane);

@@ -283,7 +283,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
             const int n = (int)min((int64_t)AHEAD, end - r0);
             uint32_t wx[AHEAD], wo[AHEAD]; /* the batch's words of each column parity */
             unsigned char *bytes = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS;
-            if (narrow && n == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0)) {
+            if (FOLD_BATCH_IS_FAST(THREE, narrow, n, AHEAD, y, p.ly)) {
                 uint32_t zu = 0, zd = 0;
                 if constexpr (THREE) {
                     zu = (uint32_t)(z + 1 == p.lz ? -(p.lz - 1) * plane : plane);

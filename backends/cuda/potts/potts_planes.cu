@@ -349,7 +349,7 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     }
                 }
             };
-            if (narrow && ahead == AHEAD && y + AHEAD < p.ly && (!THREE || y != 0))
+            if (FOLD_BATCH_IS_FAST(THREE, narrow, ahead, AHEAD, y, p.ly))
                 batch(pl_fast<true>{});
             else
                 batch(pl_fast<false>{});
