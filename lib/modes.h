@@ -20,7 +20,7 @@
  * Ising and Potts instead sum projections onto each axis, P_mu[x] = sum of s over the
  * sites with x_mu = x (Potts: of each state's indicator, q sets): integers, whose sums do
  * not depend on their order at all, so any thread or part may add any planes; the modes
- * are then sum_x P_mu[x] e^{i k_mu x}, in one fixed order (latmc_modes_chain_sum), once.
+ * are then sum_x P_mu[x] e^{i k_mu x}, summed exactly (latmc_modes_exact_sum), once.
  * (Cheaper: an integer addition per site instead of the phases' products; and a backend
  * can count them on its own layout in the measurement's pass, ops.measure_modes, or
  * transform them itself, ops.measure_kmin.)
@@ -70,21 +70,18 @@ const double *latmc_modes_sim_phases(latmc_sim *sim);
 
 /* Ising and Potts: the modes (each component) from the whole lattice's projections,
  * sum_x P_mu[x] e^{2 pi i x / L_mu}, each of the real and imaginary parts by
- * latmc_modes_chain_sum; phases: latmc_modes_sim_phases, or NULL (made here). LATMC_OK or
+ * latmc_modes_exact_sum; phases: latmc_modes_sim_phases, or NULL (made here). LATMC_OK or
  * LATMC_ENOMEM. */
 int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
                                const int64_t *proj, double *modes);
 
 /*
- * sum_x proj[x] table[x], x in [0, L), in the one order every backend follows, so that a
- * device may transform its own projections (ops.measure_kmin) and give the host's bits:
- * LATMC_MODES_CHAINS partial sums, chain j of the x = j mod LATMC_MODES_CHAINS in
- * increasing order, each term (double)proj[x] * table[x] rounded, then added to the chain
- * (no fused multiply-add), the chains then added in pairs, (0 + 1), (2 + 3), ..., level by
- * level. Independent chains: many additions in flight on the host, a thread each on a GPU.
+ * sum_x proj[x] table[x], x in [0, L), exactly: each phase as its fixed-point weight and
+ * the products summed in 128-bit integers (lib/modes_exact.h), then rounded to a double
+ * once, so that any backend or part may sum its own projections and the sums add up to
+ * the same bits (ops.measure_kmin).
  */
-#define LATMC_MODES_CHAINS 64
-double latmc_modes_chain_sum(const int64_t *proj, const double *table, int64_t L);
+double latmc_modes_exact_sum(const int64_t *proj, const double *table, int64_t L);
 
 /* Add one tile into a total (tiles in plane order, from zeros). */
 void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile);
@@ -106,8 +103,8 @@ int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, co
 
 /*
  * The whole lattice's modes into `modes` (latmc_modes_tile_doubles doubles): tiles of every
- * plane added in plane order (Ising: the projections'). A part of a shared lattice (lib/part.h) gathers the parts'
- * tiles (collective). LATMC_EUNSUPPORTED for backends without the host reduction.
+ * plane added in plane order (Ising: the projections'). A part of a shared lattice
+ * (lib/part.h) gathers the parts' tiles (collective). LATMC_EUNSUPPORTED for backends without the host reduction.
  */
 int latmc_modes_measure(latmc_sim *sim, double *modes);
 

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "model.h"
 #include "modes.h"
+#include "modes_exact.h"
 #include "potts.h"
 
 #ifdef _OPENMP
@@ -422,21 +423,13 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
     return st;
 }
 
-/* The modes of component 0 from the projections: sum_x P_mu[x] e^{2 pi i x / L_mu}, x in
- * order. */
-double latmc_modes_chain_sum(const int64_t *proj, const double *table, int64_t L)
+/* The mode of one projection: sum_x proj[x] w[x], exactly (lib/modes_exact.h). */
+double latmc_modes_exact_sum(const int64_t *proj, const double *table, int64_t L)
 {
-    double part[LATMC_MODES_CHAINS];
-    for (int j = 0; j < LATMC_MODES_CHAINS; j++)
-        part[j] = 0;
-    for (int64_t x = 0; x < L; x++) {
-        const double term = (double)proj[x] * table[x];
-        part[x % LATMC_MODES_CHAINS] = part[x % LATMC_MODES_CHAINS] + term;
-    }
-    for (int width = LATMC_MODES_CHAINS; width > 1; width /= 2)
-        for (int j = 0; j < width / 2; j++)
-            part[j] = part[2 * j] + part[2 * j + 1];
-    return part[0];
+    latmc_i128 sum = latmc_i128_of(0);
+    for (int64_t x = 0; x < L; x++)
+        sum = latmc_i128_add(sum, latmc_i128_mul(proj[x], latmc_modes_weight(table[x])));
+    return latmc_i128_value(sum);
 }
 
 int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
@@ -454,9 +447,9 @@ int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
     const int components = latmc_modes_components(d); /* Ising 1, Potts q */
     for (int k = 0; k < components; k++)
         for (int mu = 0; mu < d->ndim; mu++) {
-            modes[2 * (k * d->ndim + mu)] = latmc_modes_chain_sum(proj, c[mu], d->extent[mu]);
-            modes[2 * (k * d->ndim + mu) + 1] =
-                latmc_modes_chain_sum(proj, sn[mu], d->extent[mu]);
+            double *m = modes + 2 * (k * d->ndim + mu);
+            m[0] = latmc_modes_exact_sum(proj, c[mu], d->extent[mu]);
+            m[1] = latmc_modes_exact_sum(proj, sn[mu], d->extent[mu]);
             proj += d->extent[mu];
         }
     free(t.buf);

@@ -45,14 +45,6 @@ struct cuda_box_copies {
 };
 cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies *c);
 
-/* The other boxes' arrays of the Fourier modes gathered on the first box's device, box j's
- * at from + j slot (j < count): its n integer projections, then its sums (sums_words
- * words). into[k] += from[j slot + k] for k < n (exact in any order), and each box's sums
- * copied to sums_into + j sums_words. */
-cudaError_t cuda_box_add_projections(cudaStream_t stream, int64_t *into, const int64_t *from,
-                                     int64_t n, int64_t slot, int count, int64_t *sums_into,
-                                     int64_t sums_words);
-
 /* The kernels' image exists for this device (the gpu_arch the module was built for runs
  * on it): cudaSuccess, or the runtime's reason (cudaErrorNoKernelImageForDevice, ...). */
 cudaError_t cuda_kernels_check_device(void);

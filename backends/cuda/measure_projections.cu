@@ -23,11 +23,12 @@
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
  * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks
- * across a row: one chunk per resident block). Then, one box alone, the transform of the
- * projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
+ * across a row: one chunk per resident block). Then each box's exact sums of the modes of
+ * its projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
  * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
 #include "measure_fold.cuh"
+#include "modes_exact.h"
 #include "potts.h"
 
 #define FOLD_POTTS_STATES 32      /* Potts q up to this: counters in shared memory */
@@ -769,194 +770,131 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
     return cudaGetLastError();
 }
 
-/* ---- the transform (lib/modes.h, latmc_modes_chain_sum) ---- */
+/* ---- the exact transform (lib/modes_exact.h) ---- */
 
-#define MODES_CHAINS 64 /* LATMC_MODES_CHAINS (lib/modes.h) */
-#define TRANSFORM_CHAINS 4 /* chains a block: 32 bytes of a sector of each term row */
-#define TRANSFORM_GROUPS (MODES_CHAINS / TRANSFORM_CHAINS) /* blocks a part */
-#define TRANSFORM_THREADS 256
-#define TRANSFORM_PER_THREAD 8 /* terms a thread loads for a tile */
-#define TRANSFORM_TILE (TRANSFORM_THREADS * TRANSFORM_PER_THREAD) /* its chains' terms */
-#define TRANSFORM_STEPS (TRANSFORM_TILE / TRANSFORM_CHAINS) /* terms a chain, a tile */
+#define EXACT_THREADS 256
+#define EXACT_PER_THREAD 4 /* entries a thread, a tile: EXACT_THREADS apart */
+#define EXACT_TILE (EXACT_THREADS * EXACT_PER_THREAD)
+#define EXACT_BLOCKS_MAX 1024 /* blocks an axis: each limb's sum of them cannot overflow */
 
-/* Thread t's terms of the tile of the block's chains j0 .. j0 + 3 from term u0 of a chain:
- * entry i = t + v TRANSFORM_THREADS is chain j0 + i % 4's term u0 + i / 4, x = j + 64 u
- * (0 past L): the block's four x of a term row side by side, a 32-byte sector. */
-struct transform_loads {
-    long long p[TRANSFORM_PER_THREAD];
-    double t[TRANSFORM_PER_THREAD];
-};
-
-__device__ __forceinline__ int64_t transform_x(int v, int j0, int64_t u0)
+/* v shifted down by o lanes (__shfl_down_sync of both halves). */
+__device__ __forceinline__ __int128 exact_shfl_down(__int128 v, int o)
 {
-    const int i = (int)threadIdx.x + v * TRANSFORM_THREADS;
-    return j0 + i % TRANSFORM_CHAINS + (u0 + i / TRANSFORM_CHAINS) * (int64_t)MODES_CHAINS;
+    const unsigned long long lo = (unsigned long long)v,
+                             hi = (unsigned long long)((unsigned __int128)v >> 64);
+    const unsigned long long a = __shfl_down_sync(0xffffffffu, lo, o),
+                             b = __shfl_down_sync(0xffffffffu, hi, o);
+    return (__int128)(((unsigned __int128)b << 64) | a);
 }
 
-/* The phases first (they do not depend on the measurement), then the projections. */
-__device__ __forceinline__ void transform_load_phases(struct transform_loads &l,
-                                                      const double *table, int j0, int64_t u0,
-                                                      int64_t L)
+/* The block's sum of v in thread 0 (sh: a slot a warp). */
+__device__ __forceinline__ __int128 exact_block_sum(__int128 v, __int128 *sh)
 {
-#pragma unroll
-    for (int v = 0; v < TRANSFORM_PER_THREAD; v++) {
-        const int64_t x = transform_x(v, j0, u0);
-        l.t[v] = x < L ? table[x] : 0.0;
-    }
-}
-
-__device__ __forceinline__ void transform_load_proj(struct transform_loads &l, const long long *p,
-                                                    int j0, int64_t u0, int64_t L)
-{
-#pragma unroll
-    for (int v = 0; v < TRANSFORM_PER_THREAD; v++) {
-        const int64_t x = transform_x(v, j0, u0);
-        l.p[v] = x < L ? p[x] : 0;
-    }
-}
-
-__device__ __forceinline__ void transform_load(struct transform_loads &l, const long long *p,
-                                               const double *table, int j0, int64_t u0,
-                                               int64_t L)
-{
-    transform_load_phases(l, table, j0, u0, L);
-    transform_load_proj(l, p, j0, u0, L);
-}
-
-#define TRANSFORM_LOADS_AHEAD 16 /* a chain's products read from shared memory together */
-
-/* The tile's rounded products into shared memory, then chain j0 + c (thread c < 4) adds
- * its terms u0 .. of the tile in increasing x, those within L (n of the chain's); two
- * barriers a tile. The chain reads TRANSFORM_LOADS_AHEAD products before it adds them:
- * the loads unconditional, so none waits inside the chain of additions. */
-__device__ __forceinline__ void transform_tile(const struct transform_loads &l, double *prod,
-                                               int64_t u0, int64_t n, double &sum)
-{
-#pragma unroll
-    for (int v = 0; v < TRANSFORM_PER_THREAD; v++)
-        prod[threadIdx.x + v * TRANSFORM_THREADS] = __dmul_rn(__ll2double_rn(l.p[v]), l.t[v]);
+    for (int o = 16; o > 0; o /= 2)
+        v += exact_shfl_down(v, o);
+    const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    if (lane == 0)
+        sh[warp] = v;
     __syncthreads();
-    if (threadIdx.x < TRANSFORM_CHAINS) {
-        const int64_t left = n - u0;
-        const int m = left <= 0 ? 0 : (left >= TRANSFORM_STEPS ? TRANSFORM_STEPS : (int)left);
-        for (int s0 = 0; s0 < m; s0 += TRANSFORM_LOADS_AHEAD) {
-            double v[TRANSFORM_LOADS_AHEAD];
-#pragma unroll
-            for (int k = 0; k < TRANSFORM_LOADS_AHEAD; k++)
-                v[k] = prod[(s0 + k) * TRANSFORM_CHAINS + (int)threadIdx.x];
-#pragma unroll
-            for (int k = 0; k < TRANSFORM_LOADS_AHEAD; k++)
-                if (s0 + k < m)
-                    sum = __dadd_rn(sum, v[k]);
-        }
-    }
-    __syncthreads();
+    v = 0;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < EXACT_THREADS / 32; w++)
+            v += sh[w];
+    return v;
 }
 
-/* A row of TRANSFORM_GROUPS blocks per part (component k, axis mu, real or imaginary),
- * block g the chains 4 g .. 4 g + 3. Chain j's terms in increasing x, each product and sum
- * rounded alone (no fused multiply-add); the chains' sums into partial, and the part's
- * last block (its counter, which it sets back to zero) adds the 64 in pairs level by
- * level, as on the host. A chain's 1024 additions (L = 65536) wait for each other; spread
- * over 16 blocks a part, the loads of a chain's terms and their products come from a
- * whole block each (one block a part, 512 threads, read its 1 MiB through one SM and added
- * 64 chains: 23 us at 65536^2 on an H200; now 13.7). */
-__global__ void __launch_bounds__(TRANSFORM_THREADS)
-projections_transform_kernel(struct cuda_proj_transform t, long long *proj,
-                             const double *phases, double *modes, double *partial,
-                             unsigned *done, unsigned *read)
+/* s added into three limbs (lib/modes_exact.h latmc_i128_of_limbs). */
+__device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *limb)
 {
-    __shared__ double prod[TRANSFORM_TILE];
-    __shared__ double part[MODES_CHAINS];
-    __shared__ bool last, second;
-    const int axis2 = (int)blockIdx.y, im = axis2 & 1, axis = axis2 >> 1;
-    const int mu = axis % t.ndim, k = axis / t.ndim;
+    const __int128 mask = ((__int128)1 << LATMC_MODES_LIMB_BITS) - 1;
+    atomicAdd(limb, (unsigned long long)(long long)(s & mask));
+    atomicAdd(limb + 1, (unsigned long long)(long long)((s >> LATMC_MODES_LIMB_BITS) & mask));
+    atomicAdd(limb + 2, (unsigned long long)(long long)(s >> (2 * LATMC_MODES_LIMB_BITS)));
+}
+
+/* The weight of a phase: trunc(phase 2^62), as latmc_modes_weight (the product exact). */
+__device__ __forceinline__ long long exact_weight(double phase)
+{
+    return __double2ll_rz(phase * 0x1p62);
+}
+
+/*
+ * A row of blocks an axis of a component (blockIdx.y = k ndim + mu), a thread
+ * EXACT_PER_THREAD entries a tile: sum_x P[x] w_cos[x] and sum_x P[x] w_sin[x] exactly in
+ * 128-bit integers, each entry cleared once read; a block's two sums added into the
+ * part's limbs (the real part's three, then the imaginary part's) by six atomics. Integer
+ * sums: any blocks, any order, the host's value. A programmatic launch: the first tile's
+ * phases are loaded before the wait for the counting kernel.
+ */
+__global__ void __launch_bounds__(EXACT_THREADS)
+projections_exact_kernel(struct cuda_proj_transform t, long long *proj, const double *phases,
+                         unsigned long long *limbs)
+{
+    __shared__ __int128 sh[EXACT_THREADS / 32];
+    const int axis = (int)blockIdx.y, mu = axis % t.ndim, k = axis / t.ndim;
     const int64_t L = t.extent[mu];
     long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
-    const double *table = phases + t.phase_at[mu] + (im ? L : 0);
-    const int j0 = (int)blockIdx.x * TRANSFORM_CHAINS;
-    const int j = j0 + (int)threadIdx.x; /* the chain of threads 0 .. 3 */
-    const int64_t n = j < L ? (L - j + MODES_CHAINS - 1) / MODES_CHAINS : 0; /* its terms */
-    const int64_t steps = (L + MODES_CHAINS - 1) / MODES_CHAINS; /* the longest chain's */
-    double sum = 0;
-    struct transform_loads a, b;
-    transform_load_phases(a, table, j0, 0, L);
-    transform_load_phases(b, table, j0, TRANSFORM_STEPS, L);
+    const double *cs = phases + t.phase_at[mu], *sn = cs + L;
+    const int64_t stride = (int64_t)gridDim.x * EXACT_TILE;
+    __int128 re = 0, im = 0;
+    long long wc[EXACT_PER_THREAD], ws[EXACT_PER_THREAD];
+    int64_t x0 = (int64_t)blockIdx.x * EXACT_TILE + threadIdx.x;
+#pragma unroll
+    for (int v = 0; v < EXACT_PER_THREAD; v++) {
+        const int64_t x = x0 + v * EXACT_THREADS;
+        wc[v] = x < L ? exact_weight(cs[x]) : 0;
+        ws[v] = x < L ? exact_weight(sn[x]) : 0;
+    }
     fold_wait_for_counts(); /* launched early (programmatic launch): the counts are ready */
-    transform_load_proj(a, p, j0, 0, L);
-    transform_load_proj(b, p, j0, TRANSFORM_STEPS, L);
-    for (int64_t u0 = 0; u0 < steps; u0 += 2 * TRANSFORM_STEPS) {
-        transform_tile(a, prod, u0, n, sum);
-        if (u0 + 2 * TRANSFORM_STEPS < steps)
-            transform_load(a, p, table, j0, u0 + 2 * TRANSFORM_STEPS, L);
-        if (u0 + TRANSFORM_STEPS < steps)
-            transform_tile(b, prod, u0 + TRANSFORM_STEPS, n, sum);
-        if (u0 + 3 * TRANSFORM_STEPS < steps)
-            transform_load(b, p, table, j0, u0 + 3 * TRANSFORM_STEPS, L);
-    }
-    double *mine = partial + (int64_t)axis2 * MODES_CHAINS;
-    if (threadIdx.x < TRANSFORM_CHAINS)
-        mine[j] = sum;
-    __threadfence(); /* the sums seen by the part's last block */
-    __syncthreads(); /* (and every load of the block's projections used) */
-    /* the projections cleared for the next measurement: the real and the imaginary
-     * part's blocks of chains j0 .. j0 + 3 read the same entries; the second of the two
-     * to be done clears them (and the pair's counter) */
-    if (threadIdx.x == 0) {
-        unsigned *pair = read + (int64_t)axis * TRANSFORM_GROUPS + blockIdx.x;
-        second = atomicAdd(pair, 1u) == 1;
-        if (second)
-            *pair = 0;
-        last = atomicAdd(done + axis2, 1u) == TRANSFORM_GROUPS - 1;
-        if (last)
-            done[axis2] = 0;
-    }
-    __syncthreads();
-    if (second)
-        for (int64_t i = threadIdx.x; i < TRANSFORM_CHAINS * steps; i += TRANSFORM_THREADS) {
-            const int64_t x = j0 + i % TRANSFORM_CHAINS + i / TRANSFORM_CHAINS * MODES_CHAINS;
-            if (x < L)
-                p[x] = 0;
+    for (; x0 < L; x0 += stride) {
+#pragma unroll
+        for (int v = 0; v < EXACT_PER_THREAD; v++) {
+            const int64_t x = x0 + v * EXACT_THREADS;
+            if (x < L) {
+                const long long c = p[x];
+                p[x] = 0; /* the next count starts from zero */
+                re += (__int128)c * wc[v];
+                im += (__int128)c * ws[v];
+            }
         }
-    if (!last)
-        return;
-    __threadfence();
-    const int c = (int)threadIdx.x;
-    if (c < MODES_CHAINS)
-        part[c] = __ldcg(mine + c);
-    __syncthreads();
-    for (int width = MODES_CHAINS; width > 1; width /= 2) {
-        const double v = c < width / 2 ? __dadd_rn(part[2 * c], part[2 * c + 1]) : 0.0;
-        __syncthreads();
-        if (c < width / 2)
-            part[c] = v;
-        __syncthreads();
+        if (x0 + stride < L)
+#pragma unroll
+            for (int v = 0; v < EXACT_PER_THREAD; v++) {
+                const int64_t x = x0 + stride + v * EXACT_THREADS;
+                wc[v] = x < L ? exact_weight(cs[x]) : 0;
+                ws[v] = x < L ? exact_weight(sn[x]) : 0;
+            }
     }
-    if (c == 0)
-        modes[2 * axis + im] = part[0];
+    re = exact_block_sum(re, sh);
+    __syncthreads(); /* sh read by thread 0 before the second sum's slots */
+    im = exact_block_sum(im, sh);
+    if (threadIdx.x == 0) {
+        exact_add_limbs(re, limbs + (int64_t)axis * 6);
+        exact_add_limbs(im, limbs + (int64_t)axis * 6 + 3);
+    }
 }
 
-extern "C" size_t cuda_projections_transform_scratch(const struct cuda_proj_transform *t)
+extern "C" size_t cuda_projections_exact_limbs(const struct cuda_proj_transform *t)
 {
-    const size_t parts = (size_t)t->components * (size_t)t->ndim * 2;
-    return parts * (MODES_CHAINS * sizeof(double) + sizeof(unsigned)) +
-           parts / 2 * TRANSFORM_GROUPS * sizeof(unsigned);
+    return (size_t)t->components * (size_t)t->ndim * 2 * 3;
 }
 
-extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
-                                                  const struct cuda_proj_transform *t,
-                                                  int64_t *proj, const double *phases,
-                                                  double *modes, void *scratch)
+extern "C" cudaError_t cuda_projections_exact(cudaStream_t stream,
+                                              const struct cuda_proj_transform *t,
+                                              int64_t *proj, const double *phases,
+                                              int64_t *limbs)
 {
-    const unsigned parts = (unsigned)(t->components * t->ndim * 2);
-    double *partial = (double *)scratch;
-    unsigned *done = (unsigned *)(partial + (size_t)parts * MODES_CHAINS);
-    unsigned *read = done + parts;
+    int64_t longest = 0;
+    for (int mu = 0; mu < t->ndim; mu++)
+        longest = t->extent[mu] > longest ? t->extent[mu] : longest;
+    int64_t blocks = (longest + EXACT_TILE - 1) / EXACT_TILE;
+    blocks = blocks < EXACT_BLOCKS_MAX ? blocks : EXACT_BLOCKS_MAX;
     /* a programmatic launch (sm_90): the blocks start as the counting kernel's blocks
-     * leave (it lets them, fold_let_transform_start), load their phases and wait for its
-     * counts (fold_wait_for_counts) instead of for a launch after it; elsewhere an
-     * ordinary launch */
-    return cuda_launch_programmatic(projections_transform_kernel, dim3(TRANSFORM_GROUPS, parts),
-                                    dim3(TRANSFORM_THREADS), 0, stream, true, *t,
-                                    (long long *)proj, phases, modes, partial, done, read);
+     * leave (it lets them, fold_let_transform_start), load their first phases and wait
+     * for its counts (fold_wait_for_counts) instead of for a launch after it; elsewhere
+     * an ordinary launch */
+    return cuda_launch_programmatic(projections_exact_kernel,
+                                    dim3((unsigned)blocks, (unsigned)(t->components * t->ndim)),
+                                    dim3(EXACT_THREADS), 0, stream, true, *t,
+                                    (long long *)proj, phases, (unsigned long long *)limbs);
 }

@@ -85,26 +85,23 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
                                       int q, struct latmc_potts_sums *sums, int64_t *proj);
 
 /*
- * The modes from a box's projections on the device (all the lattice's: one box alone),
- * each real and imaginary part in lib/modes.h's order (latmc_modes_chain_sum: 64 chains of
- * rounded products and additions, then added in pairs), so the host's bits: modes
- * (device) gets components x ndim x 2 doubles, as latmc_modes_of_projections. Axis mu's
- * projections at proj_at[mu] (+ k per_state for component k), its cosines at phase_at[mu]
- * of the phase tables and its sines L_mu after. The projections are zero again after it
- * (read and cleared): the next count needs no clear.
+ * The exact sums of the modes of a box's projections on the device (lib/modes_exact.h):
+ * for each component k and axis mu, sum_x P[x] trunc(cos 2^62) and the same with the
+ * sines, added into limbs (device, int64: component k's axis mu's real part's three limbs
+ * at 6 (k ndim + mu), its imaginary part's after them; zero before the first box's call)
+ * by atomics, so that several boxes may add into one set of limbs or each into its own.
+ * Axis mu's projections at proj_at[mu] (+ k per_state for component k), its cosines at
+ * phase_at[mu] of the phase tables and its sines L_mu after. The projections are zero
+ * again after it (read and cleared): the next count needs no clear.
  */
 struct cuda_proj_transform {
     int ndim, components;
     int64_t extent[3], proj_at[3], phase_at[3], per_state;
 };
-cudaError_t cuda_projections_transform(cudaStream_t stream, const struct cuda_proj_transform *t,
-                                       int64_t *proj, const double *phases,
-                                       double *modes, void *scratch);
-/* The bytes of the transform's scratch (device): the chains' sums and its counters. The
- * counters and the projections zero when the transform starts (cleared once, when made),
- * and the transform leaves them so: each block pair clears the projections it read, the
- * last block of a pair or part its counter. */
-size_t cuda_projections_transform_scratch(const struct cuda_proj_transform *t);
+cudaError_t cuda_projections_exact(cudaStream_t stream, const struct cuda_proj_transform *t,
+                                   int64_t *proj, const double *phases, int64_t *limbs);
+/* The limbs it adds into: components x ndim x 2 x 3. */
+size_t cuda_projections_exact_limbs(const struct cuda_proj_transform *t);
 
 #ifdef __cplusplus
 }

@@ -334,7 +334,8 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
                                                        void **box_sums),
                                  const void *ctx, void *sums)
 {
-    int st = reduce_all(first, stride, n, sim->model->sums_size, false, reduce, ctx);
+    const int st = cuda_box_exec_reduce_boxes(first, stride, n, sim->model->sums_size, reduce,
+                                              ctx);
     if (st < 0)
         return st;
     /* in box order, which is plane order (integers: any order gives the same) */
@@ -342,6 +343,14 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
     for (int i = 0; i < n; i++)
         sim->model->add_sums(sums, nth(first, stride, i)->sums_host);
     return LATMC_OK;
+}
+
+int cuda_box_exec_reduce_boxes(struct cuda_box_exec *first, size_t stride, int n, size_t bytes,
+                               cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
+                                                     void **box_out),
+                               const void *ctx)
+{
+    return reduce_all(first, stride, n, bytes, false, reduce, ctx);
 }
 
 int cuda_box_exec_order_step(struct cuda_box_exec *first, size_t stride, int n,
@@ -396,10 +405,10 @@ static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool peer_done[PEER_TABLE][PEER_TABLE];
 
 /* Let each device reach its neighbours' memory and the first box's where the hardware
- * allows (the halos go to the neighbours; the Fourier modes' projections and tiles of
- * every box are gathered on the first box's device: cuda_exec_measure.c). The copies work either
- * way; without peer access the driver stages them through host memory, a measurement's
- * copy from a box that is no neighbour of the first then took 5 times as long. */
+ * allows (the halos go to the neighbours; the Fourier modes' tiles of every box are
+ * gathered on the first box's device: cuda_exec_measure.c). The copies work either way;
+ * without peer access the driver stages them through host memory, a measurement's copy
+ * from a box that is no neighbour of the first then took 5 times as long. */
 static void enable_peer(int a, int b)
 {
     int can = 0;

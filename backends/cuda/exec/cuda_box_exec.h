@@ -169,6 +169,12 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
                                  cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
                                                        void **box_sums),
                                  const void *ctx, void *sums);
+/* The same reductions of `bytes` a box, read into each box's sums_host (at least that
+ * large) and left there for the caller, after the one wait. */
+int cuda_box_exec_reduce_boxes(struct cuda_box_exec *first, size_t stride, int n, size_t bytes,
+                               cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
+                                                     void **box_out),
+                               const void *ctx);
 
 /*
  * Before a step, on every box whose events name its previous step: its streams wait for

@@ -51,36 +51,3 @@ extern "C" cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda
     }
     return cudaGetLastError();
 }
-
-__global__ void box_add_projections_kernel(int64_t *into, const int64_t *from, int64_t n,
-                                           int64_t slot, int count, int64_t *sums_into,
-                                           int64_t sums_words)
-{
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (int64_t k = first; k < n; k += stride) {
-        int64_t v = into[k];
-        for (int j = 0; j < count; j++)
-            v += from[(int64_t)j * slot + k];
-        into[k] = v;
-    }
-    for (int64_t k = first; k < (int64_t)count * sums_words; k += stride) {
-        const int64_t j = k / sums_words;
-        sums_into[k] = from[j * slot + n + (k - j * sums_words)];
-    }
-}
-
-extern "C" cudaError_t cuda_box_add_projections(cudaStream_t stream, int64_t *into,
-                                                const int64_t *from, int64_t n, int64_t slot,
-                                                int count, int64_t *sums_into,
-                                                int64_t sums_words)
-{
-    if (n <= 0 || count <= 0)
-        return cudaSuccess;
-    int64_t blocks = (n + CUDA_THREADS - 1) / CUDA_THREADS;
-    if (blocks > 1024)
-        blocks = 1024;
-    box_add_projections_kernel<<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(
-        into, from, n, slot, count, sums_into, sums_words);
-    return cudaGetLastError();
-}

@@ -68,7 +68,6 @@ static void free_box(struct cuda_box_exec *ex)
     cudaFree(b->tables);
     cudaFree(b->sums);
     cudaFree(b->projections);
-    cudaFree(b->gathered);
     cudaFree(b->gathered_tiles);
     if (b->projected)
         cudaEventDestroy(b->projected);

@@ -108,13 +108,13 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
 bool cuda_exec_has_projections(const struct cuda_exec *x);
 /* The sums and the lattice's modes (ops.measure_kmin; phases: the core's tables, copied
  * to the device once) where cuda_exec_has_kmin says so. Ising and Potts, one box or k
- * boxes of one process: one pass over each box, the other boxes' integer projections
- * sent to box 0's device (a peer copy each) and added there, the sum transformed on the
- * device in the core's order (latmc_modes_chain_sum); only the sums and the modes come
- * to the host, one wait. The models of tiles (Heisenberg, phi^4), one box or k boxes of
- * one process: the sums' kernels on each box's stream and the tiles' beside them on its
- * border stream, the boxes' tiles sent to box 0's device (a peer copy each) and added
- * there in the core's order (plane order). */
+ * boxes of one process: one pass over each box and the exact sums of its projections'
+ * modes (lib/modes_exact.h) on its device; only each box's sums and limbs come to the
+ * host, one wait, where they are added (integers) and the modes rounded once. The
+ * models of tiles (Heisenberg, phi^4), one box or k boxes of one process: the sums'
+ * kernels on each box's stream and the tiles' beside them on its border stream, the
+ * boxes' tiles sent to box 0's device (a peer copy each) and added there in the core's
+ * order (plane order). */
 bool cuda_exec_has_kmin(const struct cuda_exec *x);
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes);

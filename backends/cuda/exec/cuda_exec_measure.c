@@ -13,10 +13,10 @@
 
 #include "cuda_check.h"
 #include "cuda_exec_state.h"
-#include "cuda_kernels.h" /* cuda_box_add_projections (cuda_box_kernels.cu) */
 #include "mode_projections.h"
 #include "mode_tiles.h"
 #include "model.h"
+#include "modes_exact.h"
 #include "part.h"
 
 /* Planes in transit between the device and the caller's buffers (get/set_planes) go
@@ -38,44 +38,27 @@ static size_t sums_words(const latmc_sim *sim)
     return (sim->model->sums_size + sizeof(int64_t) - 1) / sizeof(int64_t);
 }
 
-/* Words of a box's projections array: its projections (entries), then room for its sums,
- * so that send_projections sends both to box 0 in one copy. */
-static size_t projection_words(const latmc_sim *sim, int64_t entries)
+/* Box b's projections array (entries, allocated on first use), cleared on `stream`. */
+static cudaError_t cleared_projections(struct cuda_box *b, int64_t entries, cudaStream_t stream)
 {
-    return (size_t)entries + sums_words(sim);
-}
-
-/* Box b's projections array (projection_words, allocated on first use), its projections
- * cleared on `stream` (with_sums: the sums' room behind them too). */
-static cudaError_t cleared_projections(const latmc_sim *sim, struct cuda_box *b,
-                                       int64_t entries, bool with_sums, cudaStream_t stream)
-{
-    const size_t words = projection_words(sim, entries);
+    const size_t bytes = (size_t)entries * sizeof(int64_t);
     const cudaError_t err =
-        b->projections ? cudaSuccess
-                       : cudaMalloc((void **)&b->projections, words * sizeof(int64_t));
-    return err == cudaSuccess
-               ? cudaMemsetAsync(b->projections, 0,
-                                 (with_sums ? words : (size_t)entries) * sizeof(int64_t),
-                                 stream)
-               : err;
+        b->projections ? cudaSuccess : cudaMalloc((void **)&b->projections, bytes);
+    return err == cudaSuccess ? cudaMemsetAsync(b->projections, 0, bytes, stream) : err;
 }
 
-/* Box b's sums and projections of its own planes in one read (the leaf's
- * measure_projections) on `stream`, both cleared first: the sums in b->sums, or with
- * sums_inside behind the projections in b->projections (one clear for both). */
+/* Box b's sums (b->sums) and projections of its own planes in one read (the leaf's
+ * measure_projections) on `stream`, both cleared first. */
 static cudaError_t measure_own_projections(const latmc_sim *sim, const struct cuda_exec *x,
                                            struct cuda_box *b, int64_t entries,
-                                           bool sums_inside, cudaStream_t stream)
+                                           cudaStream_t stream)
 {
     const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, b->ex.planes);
-    cudaError_t err = sums_inside ? cudaSuccess
-                                  : cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+    cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
     if (err == cudaSuccess)
-        err = cleared_projections(sim, b, entries, sums_inside, stream);
-    void *sums = sums_inside ? (void *)(b->projections + entries) : b->sums;
+        err = cleared_projections(b, entries, stream);
     return err == cudaSuccess
-               ? x->leaf->measure_projections(sim, &own, stream, sums, b->projections)
+               ? x->leaf->measure_projections(sim, &own, stream, b->sums, b->projections)
                : err;
 }
 
@@ -90,13 +73,13 @@ static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **
     const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, ex->planes);
     cudaError_t err;
     if (rc->stage_proj && x->leaf->measure_projections) {
-        err = measure_own_projections(sim, x, b, rc->entries, false, ex->stream);
+        err = measure_own_projections(sim, x, b, rc->entries, ex->stream);
     } else {
         err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
         if (!rc->stage_proj)
             return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
         if (err == cudaSuccess)
-            err = cleared_projections(sim, b, rc->entries, false, ex->stream);
+            err = cleared_projections(b, rc->entries, ex->stream);
         if (err == cudaSuccess)
             err = x->leaf->measure(sim, &own, ex->stream, b->sums);
         if (err == cudaSuccess)
@@ -203,7 +186,7 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
             continue;
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
-        err = cleared_projections(sim, b, n, false, b->ex.stream);
+        err = cleared_projections(b, n, b->ex.stream);
         const struct cuda_box_range r =
             cuda_exec_range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
         if (err == cudaSuccess)
@@ -353,51 +336,6 @@ bool cuda_exec_has_kmin(const struct cuda_exec *x)
 }
 
 /*
- * Boxes 1 .. k - 1 of cuda_exec_measure_kmin: each box's sums and projections in one pass
- * (measure_projections) on its stream into one array, sent into box 0's `gathered` in one
- * copy (box i's at (i - 1) projection_words), then `projected` recorded, which box 0's
- * stream waits for (wait_projections). The projections are integers: added on box 0
- * (cuda_box_add_projections) they are the one-box sim's, and so are the modes its
- * transform makes of them; the sums come to the host with box 0's.
- */
-static cudaError_t send_projections(const latmc_sim *sim, struct cuda_exec *x,
-                                    int64_t entries)
-{
-    struct cuda_box *b0 = &x->box[0];
-    const size_t words = projection_words(sim, entries);
-    cudaError_t err = cudaSetDevice(b0->ex.device); /* `gathered` on box 0's device */
-    if (err == cudaSuccess && !b0->gathered)
-        err = cudaMalloc((void **)&b0->gathered,
-                         words * sizeof(int64_t) * (size_t)(x->n - 1));
-    for (int i = 1; i < x->n && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        cudaStream_t stream = b->ex.stream;
-        err = cudaSetDevice(b->ex.device);
-        if (err == cudaSuccess && !b->projected)
-            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
-        if (err == cudaSuccess)
-            err = measure_own_projections(sim, x, b, entries, true, stream);
-        if (err == cudaSuccess)
-            err = cudaMemcpyPeerAsync(b0->gathered + (size_t)(i - 1) * words, b0->ex.device,
-                                      b->projections, b->ex.device, words * sizeof(int64_t),
-                                      stream);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(b->projected, stream);
-    }
-    return err == cudaSuccess ? cudaSetDevice(b0->ex.device) : err;
-}
-
-/* Box 0's stream waits for the other boxes' projections (send_projections), after its own
- * pass is enqueued, so that the boxes' passes run side by side. */
-static cudaError_t wait_projections(const struct cuda_exec *x)
-{
-    cudaError_t err = cudaSuccess;
-    for (int i = 1; i < x->n && err == cudaSuccess; i++)
-        err = cudaStreamWaitEvent(x->box[0].ex.stream, x->box[i].projected, 0);
-    return err;
-}
-
-/*
  * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4), on one box or k boxes of
  * one process: each box's sums as cuda_exec_measure takes them (per plane where the leaf
  * measures so, added in plane order here, else one box's whole sums) on its stream, its
@@ -507,6 +445,63 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
     return LATMC_OK;
 }
 
+/* What reduce_box_kmin needs of the measurement. */
+struct kmin_ctx {
+    const latmc_sim *sim;
+    const struct cuda_exec *x;
+    const double *phases;
+    struct cuda_proj_transform t;
+    int64_t entries;
+    size_t phase_doubles, sums_bytes, out_bytes;
+};
+
+/*
+ * Box ex's sums and its projections' exact mode sums (cuda_box_exec_reduce_boxes): one
+ * device buffer a box (made once a sim): the phase tables, the projections, then what
+ * comes to the host, the sums and the limbs (ctx->out_bytes, one clear and one copy: a
+ * measurement's own, no more). The projections are cleared once, when made: the exact
+ * sums leave them zero. The boxes' sums are added on the host in box order, their limbs
+ * in any (integers).
+ */
+static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, void **out)
+{
+    const struct kmin_ctx *kc = ctx;
+    const struct cuda_exec *x = kc->x;
+    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
+    cudaError_t err = cudaSuccess;
+    const bool fresh = b->phases_of != kc->phases;
+    if (fresh) { /* once a sim: its tables never change */
+        b->phases_of = NULL;
+        if (!b->phases)
+            err = cudaMalloc((void **)&b->phases, kc->phase_doubles * sizeof(double) +
+                                                      (size_t)kc->entries * sizeof(int64_t) +
+                                                      kc->out_bytes);
+        /* on the stream of the kernels that read them: a cudaMemcpy (legacy stream,
+         * pageable source) returns before its DMA lands and the box's stream is not
+         * ordered after it (tile_buffers) */
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(b->phases, kc->phases, kc->phase_doubles * sizeof(double),
+                                  cudaMemcpyHostToDevice, ex->stream);
+    }
+    int64_t *dev_proj = (int64_t *)(b->phases + kc->phase_doubles);
+    char *dev_out = (char *)(dev_proj + kc->entries);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(fresh ? (void *)dev_proj : (void *)dev_out, 0,
+                              (fresh ? (size_t)kc->entries * sizeof(int64_t) : 0) +
+                                  kc->out_bytes,
+                              ex->stream);
+    if (err == cudaSuccess && fresh)
+        b->phases_of = kc->phases;
+    const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, ex->planes);
+    if (err == cudaSuccess)
+        err = x->leaf->measure_projections(kc->sim, &own, ex->stream, dev_out, dev_proj);
+    if (err == cudaSuccess)
+        err = cuda_projections_exact(ex->stream, &kc->t, dev_proj, b->phases,
+                                     (int64_t *)(dev_out + kc->sums_bytes));
+    *out = dev_out;
+    return err;
+}
+
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes)
 {
@@ -517,109 +512,47 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     if (!x->leaf->measure_projections)
         return measure_kmin_tiles(sim, x, sums, phases, modes);
     const latmc_sim_desc *d = &sim->desc;
-    struct cuda_proj_transform t;
-    memset(&t, 0, sizeof t);
-    t.ndim = d->ndim;
-    t.components = projection_components(sim, x);
+    struct kmin_ctx kc;
+    memset(&kc, 0, sizeof kc);
+    kc.sim = sim;
+    kc.x = x;
+    kc.phases = phases;
+    kc.t.ndim = d->ndim;
+    kc.t.components = projection_components(sim, x);
     int64_t proj_at = 0;
     for (int mu = 0; mu < d->ndim; mu++) {
-        t.extent[mu] = d->extent[mu];
-        t.proj_at[mu] = proj_at;
-        t.phase_at[mu] = 2 * proj_at;
+        kc.t.extent[mu] = d->extent[mu];
+        kc.t.proj_at[mu] = proj_at;
+        kc.t.phase_at[mu] = 2 * proj_at;
         proj_at += d->extent[mu];
     }
-    t.per_state = proj_at;
-    const size_t phase_doubles = 2 * (size_t)proj_at;
-    const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
-    const size_t ss = sim->model->sums_size;
-    /* one device buffer (made once a sim): the phase tables, the projections, the sums,
-     * the modes, boxes 1 .. k - 1's sums and the transform's scratch, so that one clear
-     * covers the projections, the sums and the transform's counters and one copy brings
-     * the sums and the modes (a measurement's own clear and copy, no more) */
-    const int64_t entries = projection_entries(sim, x);
-    const size_t sums_bytes = sums_words(sim) * sizeof(int64_t);
-    const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double) +
-                             (size_t)(x->n - 1) * sums_bytes;
-    const size_t scratch_bytes = cuda_projections_transform_scratch(&t);
-    struct cuda_box *b = &x->box[0];
-    int st = cuda_box_set_device(b->ex.device);
-    /* the stage: box 0's sums and the modes, then boxes 1 .. k - 1's sums (box i's at
-     * byte sums_bytes + 8 mode_doubles + (i - 1) sums_bytes, as cuda_box_add_projections
-     * puts them) */
-    if (st == LATMC_OK)
-        st = stage_of(x, out_bytes);
-    if (st == LATMC_OK) /* the steps in flight done (every box's device made current) */
-        st = cuda_exec_finish_all(x, "measuring");
-    if (st == LATMC_OK) /* box 0's buffers and launches on its own device */
-        st = cuda_box_set_device(b->ex.device);
-    if (st < 0)
+    kc.t.per_state = proj_at;
+    kc.phase_doubles = 2 * (size_t)proj_at;
+    kc.entries = projection_entries(sim, x);
+    kc.sums_bytes = sums_words(sim) * sizeof(int64_t);
+    const size_t nlimbs = cuda_projections_exact_limbs(&kc.t);
+    kc.out_bytes = kc.sums_bytes + nlimbs * sizeof(int64_t);
+    const int st = cuda_box_exec_reduce_boxes(&x->box[0].ex, sizeof *x->box, x->n,
+                                              kc.out_bytes, reduce_box_kmin, &kc);
+    x->wire.sets_pending = false; /* every stream waited for */
+    if (st < 0) {
+        for (int i = 0; i < x->n; i++) /* the projections left unknown: cleared next time */
+            x->box[i].phases_of = NULL;
         return st;
-    cudaError_t err = cudaSuccess;
-    const bool fresh = b->phases_of != phases;
-    if (fresh) { /* once a sim: its tables never change */
-        b->phases_of = NULL;
-        if (!b->phases)
-            err = cudaMalloc((void **)&b->phases, phase_doubles * sizeof(double) +
-                                                      (size_t)entries * sizeof(int64_t) +
-                                                      out_bytes + scratch_bytes);
-        /* on the stream of the transform that reads them: a cudaMemcpy (legacy stream,
-         * pageable source) returns before its DMA lands and the box's stream is not
-         * ordered after it (tile_buffers) */
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(b->phases, phases, phase_doubles * sizeof(double),
-                                  cudaMemcpyHostToDevice, b->ex.stream);
-        if (err == cudaSuccess)
-            b->phases_of = phases;
     }
-    int64_t *dev_proj = (int64_t *)(b->phases + phase_doubles);
-    char *dev_sums = (char *)(dev_proj + entries);
-    double *dev_modes = (double *)(dev_sums + sums_bytes);
-    int64_t *dev_box_sums = (int64_t *)(dev_modes + mode_doubles); /* boxes 1 .. k - 1's */
-    void *dev_scratch = dev_sums + out_bytes;
-    const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, b->ex.planes);
-    /* the sums cleared; the projections and the transform's counters once, when made:
-     * the transform leaves them zero (its blocks clear what they read), so a
-     * measurement's clear is its own, not the projections' too (786 KB for Potts at
-     * 16384^2: 4 us of its 150). After an error they are cleared again. */
-    if (err == cudaSuccess)
-        err = fresh ? cudaMemsetAsync(dev_proj, 0,
-                                      (size_t)entries * sizeof(int64_t) + out_bytes +
-                                          scratch_bytes,
-                                      b->ex.stream)
-                    : cudaMemsetAsync(dev_sums, 0, sums_bytes, b->ex.stream);
-    if (err == cudaSuccess && x->n > 1)
-        err = send_projections(sim, x, entries);
-    if (err == cudaSuccess)
-        err = x->leaf->measure_projections(sim, &own, b->ex.stream, dev_sums, dev_proj);
-    if (err == cudaSuccess && x->n > 1)
-        err = wait_projections(x);
-    if (err == cudaSuccess && x->n > 1)
-        err = cuda_box_add_projections(b->ex.stream, dev_proj, b->gathered, entries,
-                                       (int64_t)projection_words(sim, entries), x->n - 1,
-                                       dev_box_sums, (int64_t)sums_words(sim));
-    if (err == cudaSuccess)
-        err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes,
-                                         dev_scratch);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(x->stage, dev_sums, out_bytes, cudaMemcpyDeviceToHost,
-                              b->ex.stream);
-    st = cuda_check(err, "measuring the sums and the Fourier modes");
-    /* after a failure every box's work settled (boxes 1 .. k - 1 may still be copying
-     * into box 0's `gathered`), else box 0's stream, which waited for them */
-    const int fin = st < 0 ? cuda_exec_finish_all(x, "measuring the sums and the Fourier modes")
-                           : cuda_check(cudaStreamSynchronize(b->ex.stream),
-                                        "measuring the sums and the Fourier modes");
-    if (st < 0 || fin < 0) {
-        b->phases_of = NULL; /* the projections left unknown: cleared at the next call */
-        return st < 0 ? st : fin;
+    /* the boxes' integer sums in box order (cuda_exec_measure), their limbs summed */
+    memset(sums, 0, sim->model->sums_size);
+    for (int i = 0; i < x->n; i++)
+        sim->model->add_sums(sums, x->box[i].ex.sums_host);
+    for (size_t k = 0; k < nlimbs / 3; k++) {
+        latmc_i128 total = latmc_i128_of(0);
+        for (int i = 0; i < x->n; i++) {
+            const char *out = x->box[i].ex.sums_host;
+            const int64_t *limbs = (const int64_t *)(out + kc.sums_bytes);
+            total = latmc_i128_add(total, latmc_i128_of_limbs(limbs + 3 * k));
+        }
+        modes[k] = latmc_i128_value(total);
     }
-    memset(sums, 0, ss); /* the boxes' integer sums in box order (cuda_exec_measure) */
-    sim->model->add_sums(sums, x->stage);
-    for (int i = 1; i < x->n; i++)
-        sim->model->add_sums(sums, (const char *)x->stage + sums_bytes +
-                                       mode_doubles * sizeof(double) +
-                                       (size_t)(i - 1) * sums_bytes);
-    memcpy(modes, (const char *)x->stage + sums_bytes, mode_doubles * sizeof(double));
     return LATMC_OK;
 }
 
@@ -825,7 +758,7 @@ static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     } else {
         err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
         if (err == cudaSuccess && proj)
-            err = cleared_projections(sim, b, n, false, b->ex.stream);
+            err = cleared_projections(b, n, b->ex.stream);
         if (err == cudaSuccess && proj && x->leaf->measure_projections)
             err = x->leaf->measure_projections(sim, &r, b->ex.stream, b->sums, b->projections);
         else if (err == cudaSuccess) {

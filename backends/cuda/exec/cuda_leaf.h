@@ -49,20 +49,16 @@ struct cuda_box {
     void *tables;                  /* a device copy of sim->model_data */
     void *sums;                    /* the model's sums struct (device) */
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
-    int64_t *projections;          /* the Fourier modes' projections, then room for the
-                                      box's sums (cuda_exec_measure.c's projection_words; device,
-                                      made on first use by any path), or NULL */
+    int64_t *projections;          /* the Fourier modes' projections (device, made on
+                                      first use by any path but cuda_exec_measure_kmin's),
+                                      or NULL */
     double *phases;                /* the modes' phase tables (device, copied from
-                                      phases_of), then room for the projections, the sums,
-                                      the modes, boxes 1 .. k - 1's sums and the
-                                      transform's scratch (cuda_exec_measure_kmin) */
+                                      phases_of), then room for the projections, the sums
+                                      and the modes' limbs (cuda_exec_measure_kmin) */
     const double *phases_of;
-    int64_t *gathered;             /* box 0 of k boxes: the other boxes' projections and
-                                      sums, (k - 1) x projection_words (device;
-                                      cuda_exec_measure_kmin) */
     double *gathered_tiles;        /* box 0 of k boxes: all L planes' tiles and their sum
                                       (device; cuda_exec_measure_kmin), or NULL */
-    cudaEvent_t projected;         /* recorded after a box's projections or tiles were sent
+    cudaEvent_t projected;         /* recorded after a box's tiles were sent
                                       to box 0 (made on first use), or NULL */
     double *mode_phases;           /* the modes' phase tables (the core's, copied) and */
     double *mode_tiles;            /* the tiles of the own planes (device; made on first use

@@ -1,0 +1,103 @@
+/*
+ * Internal: the exact sums behind Ising's and Potts' Fourier modes (lib/modes.h,
+ * doc/observables.md "The reduction"). Host code of the core and of a backend's module
+ * share these rules (static inline: the module does not link the core's functions).
+ *
+ * The mode of a projection P[x] (integers, x in [0, L)) is sum_x P[x] w[x] with the fixed
+ * point weights w[x] = trunc(table[x] 2^62) of the phase tables (cos or sin of 2 pi x / L:
+ * the product by 2^62 is exact, the truncation the C cast's), summed exactly in 128-bit
+ * two's complement: an integer sum, the same for any order of the terms and any grouping
+ * into parts, so a backend or a part may sum its own projections and the parts' sums add
+ * up to the whole lattice's (|P[x]| <= N < 2^41 and |w| <= 2^62: the sum stays below
+ * 2^103). The mode is that sum as a double times 2^-62 (latmc_i128_value), the one
+ * rounding every backend repeats.
+ */
+#ifndef LATMC_LIB_MODES_EXACT_H
+#define LATMC_LIB_MODES_EXACT_H
+
+#include <stdint.h>
+
+/* Bits of the weights' fixed point. */
+#define LATMC_MODES_WEIGHT_BITS 62
+
+/* A 128-bit two's complement integer, hi * 2^64 + lo (hi read as signed). */
+typedef struct {
+    uint64_t lo, hi;
+} latmc_i128;
+
+/* The weight of one phase: trunc(phase 2^62), |phase| <= 1. */
+static inline int64_t latmc_modes_weight(double phase)
+{
+    return (int64_t)(phase * 0x1p62);
+}
+
+static inline latmc_i128 latmc_i128_of(int64_t v)
+{
+    latmc_i128 r = { (uint64_t)v, v < 0 ? ~(uint64_t)0 : 0 };
+    return r;
+}
+
+static inline latmc_i128 latmc_i128_add(latmc_i128 a, latmc_i128 b)
+{
+    latmc_i128 r;
+    r.lo = a.lo + b.lo;
+    r.hi = a.hi + b.hi + (r.lo < a.lo);
+    return r;
+}
+
+/* a b exactly, from 32-bit halves (any C11 compiler). */
+static inline latmc_i128 latmc_i128_mul_portable(int64_t a, int64_t b)
+{
+    const uint64_t ua = (uint64_t)a, ub = (uint64_t)b, m = 0xffffffffu;
+    const uint64_t ll = (ua & m) * (ub & m), lh = (ua & m) * (ub >> 32);
+    const uint64_t hl = (ua >> 32) * (ub & m), hh = (ua >> 32) * (ub >> 32);
+    const uint64_t mid = (ll >> 32) + (lh & m) + (hl & m);
+    latmc_i128 r;
+    r.lo = (mid << 32) | (ll & m);
+    r.hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    /* the unsigned product, less 2^64 b where a < 0 and 2^64 a where b < 0 */
+    r.hi -= (a < 0 ? ub : 0) + (b < 0 ? ua : 0);
+    return r;
+}
+
+/* a b exactly (the compiler's 128-bit integers where it has them: the same value). */
+static inline latmc_i128 latmc_i128_mul(int64_t a, int64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    const unsigned __int128 p = (unsigned __int128)((__int128)a * (__int128)b);
+    latmc_i128 r = { (uint64_t)p, (uint64_t)(p >> 64) };
+    return r;
+#else
+    return latmc_i128_mul_portable(a, b);
+#endif
+}
+
+/*
+ * A device's partial sum in three limbs, s = l[0] + l[1] 2^43 + l[2] 2^86 (l[0] and l[1]
+ * in [0, 2^43), l[2] signed), each limb added up over at most 2^20 sums by 64-bit atomics
+ * without overflow: the sum of such limb triples.
+ */
+#define LATMC_MODES_LIMB_BITS 43
+static inline latmc_i128 latmc_i128_of_limbs(const int64_t l[3])
+{
+    const latmc_i128 a = latmc_i128_of(l[0]), b = latmc_i128_of(l[1]),
+                     c = latmc_i128_of(l[2]);
+    const latmc_i128 b43 = { b.lo << 43, (b.hi << 43) | (b.lo >> 21) };
+    const latmc_i128 c86 = { 0, c.lo << 22 };
+    return latmc_i128_add(latmc_i128_add(a, b43), c86);
+}
+
+/* The mode: sign times (double(hi) 2^64 + double(lo)) of the magnitude, times 2^-62 (each
+ * conversion and the addition rounded to nearest; the scalings exact). */
+static inline double latmc_i128_value(latmc_i128 s)
+{
+    const int neg = (int)(s.hi >> 63);
+    if (neg) { /* the magnitude, -s */
+        s.lo = ~s.lo + 1;
+        s.hi = ~s.hi + (s.lo == 0);
+    }
+    const double v = (double)s.hi * 0x1p64 + (double)s.lo;
+    return (neg ? -v : v) * 0x1p-62;
+}
+
+#endif
