@@ -464,17 +464,20 @@ static void measurement_pass_cuda(void **state)
  * blocks (at most 2048), a part a half to an eighth of it, so the cubic lattices above
  * never flush inside a part. On GPUs of 114 to 170 SMs (H100, H200: 132), 2D 6500^2 (4
  * sites a thread: L_x not a multiple of 16) and 3D 300^3 make parts of 133 to 241 rows:
- * flushes inside them, and last groups of an odd number of rows (H200: 3 and 3). Stripes
- * of state 2 (x < L / 2) fill the stripes' bytes at 2 a row: a flush too late overflows
- * them, which changes those columns only, so M2_KMIN along x. Against the CPU backend on
- * the same configuration (its own count and the core's transform; the direct transform
- * above is too slow at 27-42 M sites), and hot configurations of q = 3 and q = 2.
+ * flushes inside them, and last groups of an odd number of rows (H200: 3 and 3); 2D
+ * 16384^2 (16 sites a thread, 3 blocks an SM: chunks of 683 rows, 4 warps down) parts of
+ * 171 rows, a last group of 3 (H200). Stripes of state 2 (x < L / 2) fill the stripes'
+ * bytes at 2 a row: a flush too late overflows them, which changes those columns only,
+ * so M2_KMIN along x. Against the CPU backend on the same configuration (its own count
+ * and the core's exact sums; the direct transform above is too slow at 27-268 M sites),
+ * and hot configurations of q = 3 and q = 2.
  */
 static void potts_count_flush_cuda(void **state)
 {
     (void)state;
     const struct { int ndim; int64_t L; int q, stripes; } cases[] = {
         { 2, 6500, 3, 1 }, { 3, 300, 3, 1 }, { 2, 6500, 3, 0 }, { 3, 300, 2, 0 },
+        { 2, 16384, 3, 1 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);

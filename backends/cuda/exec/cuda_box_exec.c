@@ -256,23 +256,34 @@ static int host_sums_of(struct cuda_box_exec *e, size_t bytes)
 /*
  * What measure_planes and measure_boxes share: every box's reduction launched and read
  * (per bytes, or per bytes a plane of its own: per_plane, from the device pointer reduce
- * gives) into its pinned sums_host, all before the one wait for every box.
+ * gives) into its pinned sums_host, all before the one wait. The host launches every
+ * box's reduction first, then each box's `tail` (NULL: none: the small kernels that finish
+ * a reduction) and copy, so that the last box's reduction does not wait on the host for
+ * the tails and copies of the boxes before it.
  */
 static int reduce_all(struct cuda_box_exec *first, size_t stride, int n, size_t per,
                       bool per_plane,
                       cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
                                             void **dev_sums),
+                      cudaError_t (*tail)(struct cuda_box_exec *ex, const void *ctx),
                       const void *ctx)
 {
     int st = cuda_box_exec_finish_all(first, stride, n, "measuring");
     for (int i = 0; i < n && st == LATMC_OK; i++) {
         struct cuda_box_exec *e = nth(first, stride, i);
         const size_t bytes = per_plane ? (size_t)e->planes * per : per;
-        void *dev_sums = NULL;
+        e->reduced = NULL;
         if ((st = host_sums_of(e, bytes)) == LATMC_OK &&
-            (st = cuda_box_set_device(e->device)) == LATMC_OK &&
-            (st = cuda_check(reduce(e, ctx, &dev_sums), "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(e->sums_host, dev_sums, bytes,
+            (st = cuda_box_set_device(e->device)) == LATMC_OK)
+            st = cuda_check(reduce(e, ctx, &e->reduced), "launching the reduction");
+    }
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_box_exec *e = nth(first, stride, i);
+        const size_t bytes = per_plane ? (size_t)e->planes * per : per;
+        if ((st = cuda_box_set_device(e->device)) == LATMC_OK && tail)
+            st = cuda_check(tail(e, ctx), "launching the reduction");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(e->sums_host, e->reduced, bytes,
                                             cudaMemcpyDeviceToHost, e->stream),
                             "reading the reduction");
     }
@@ -316,7 +327,7 @@ int cuda_box_exec_measure_planes(const latmc_sim *sim, struct cuda_box_exec *fir
                                "not %lld (a bug in the boxes)", (long long)next, (long long)L);
     const struct plane_reduce pr = { reduce, ctx };
     const size_t plane = (size_t)nsums * sizeof(double);
-    int st = reduce_all(first, stride, n, plane, true, reduce_plane_sums, &pr);
+    int st = reduce_all(first, stride, n, plane, true, reduce_plane_sums, NULL, &pr);
     if (st < 0)
         return st;
     memset(sums, 0, sim->model->sums_size);
@@ -335,7 +346,7 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
                                  const void *ctx, void *sums)
 {
     const int st = cuda_box_exec_reduce_boxes(first, stride, n, sim->model->sums_size, reduce,
-                                              ctx);
+                                              NULL, ctx);
     if (st < 0)
         return st;
     /* in box order, which is plane order (integers: any order gives the same) */
@@ -348,9 +359,10 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
 int cuda_box_exec_reduce_boxes(struct cuda_box_exec *first, size_t stride, int n, size_t bytes,
                                cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
                                                      void **box_out),
+                               cudaError_t (*tail)(struct cuda_box_exec *ex, const void *ctx),
                                const void *ctx)
 {
-    return reduce_all(first, stride, n, bytes, false, reduce, ctx);
+    return reduce_all(first, stride, n, bytes, false, reduce, tail, ctx);
 }
 
 int cuda_box_exec_order_step(struct cuda_box_exec *first, size_t stride, int n,

@@ -56,6 +56,7 @@ struct cuda_box_exec {
      * a measurement cost N reductions' time where it costs one now. */
     void *sums_host;
     size_t sums_host_bytes;
+    void *reduced; /* the device result of the reduction in flight (reduce_all) */
 };
 
 /* cudaSetDevice as a library status. */
@@ -170,10 +171,12 @@ int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *firs
                                                        void **box_sums),
                                  const void *ctx, void *sums);
 /* The same reductions of `bytes` a box, read into each box's sums_host (at least that
- * large) and left there for the caller, after the one wait. */
+ * large) and left there for the caller, after the one wait; every box's reduce is
+ * launched before any box's tail(ex, ctx) (NULL: none), which the box's copy follows. */
 int cuda_box_exec_reduce_boxes(struct cuda_box_exec *first, size_t stride, int n, size_t bytes,
                                cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
                                                      void **box_out),
+                               cudaError_t (*tail)(struct cuda_box_exec *ex, const void *ctx),
                                const void *ctx);
 
 /*

@@ -456,12 +456,12 @@ struct kmin_ctx {
 };
 
 /*
- * Box ex's sums and its projections' exact mode sums (cuda_box_exec_reduce_boxes): one
- * device buffer a box (made once a sim): the phase tables, the projections, then what
- * comes to the host, the sums and the limbs (ctx->out_bytes, one clear and one copy: a
- * measurement's own, no more). The projections are cleared once, when made: the exact
- * sums leave them zero. The boxes' sums are added on the host in box order, their limbs
- * in any (integers).
+ * Box ex's sums and its projections (cuda_box_exec_reduce_boxes; exact_box_kmin then
+ * sums their modes exactly): one device buffer a box (made once a sim): the phase
+ * tables, the projections, then what comes to the host, the sums and the limbs
+ * (ctx->out_bytes, one clear and one copy: a measurement's own, no more). The
+ * projections are cleared once, when made: the exact sums leave them zero. The boxes'
+ * sums are added on the host in box order, their limbs in any (integers).
  */
 static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, void **out)
 {
@@ -495,11 +495,19 @@ static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, vo
     const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, ex->planes);
     if (err == cudaSuccess)
         err = x->leaf->measure_projections(kc->sim, &own, ex->stream, dev_out, dev_proj);
-    if (err == cudaSuccess)
-        err = cuda_projections_exact(ex->stream, &kc->t, dev_proj, b->phases,
-                                     (int64_t *)(dev_out + kc->sums_bytes));
     *out = dev_out;
     return err;
+}
+
+/* Box ex's exact sums of its projections' modes into its limbs (reduce_box_kmin's
+ * buffer), the tail of its reduction. */
+static cudaError_t exact_box_kmin(struct cuda_box_exec *ex, const void *ctx)
+{
+    const struct kmin_ctx *kc = ctx;
+    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
+    int64_t *dev_proj = (int64_t *)(b->phases + kc->phase_doubles);
+    int64_t *limbs = (int64_t *)((char *)(dev_proj + kc->entries) + kc->sums_bytes);
+    return cuda_projections_exact(ex->stream, &kc->t, dev_proj, b->phases, limbs);
 }
 
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
@@ -533,7 +541,8 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     const size_t nlimbs = cuda_projections_exact_limbs(&kc.t);
     kc.out_bytes = kc.sums_bytes + nlimbs * sizeof(int64_t);
     const int st = cuda_box_exec_reduce_boxes(&x->box[0].ex, sizeof *x->box, x->n,
-                                              kc.out_bytes, reduce_box_kmin, &kc);
+                                              kc.out_bytes, reduce_box_kmin, exact_box_kmin,
+                                              &kc);
     x->wire.sets_pending = false; /* every stream waited for */
     if (st < 0) {
         for (int i = 0; i < x->n; i++) /* the projections left unknown: cleared next time */
