@@ -258,4 +258,36 @@ __device__ __forceinline__ void flush_row_window(const struct fold_geom &p, int 
     }
 }
 
+/*
+ * flush_row_window's rows weighed instead (the exact modes, modes_exact.cuh): each row's
+ * sum v times its entries' weights (cuda_projections_exact's layout), added to the thread's
+ * mode: 3D mode[2], [3] P_y's (real, imaginary) and mode[4], [5] P_last's; 2D mode[2], [3]
+ * P_last's. The window cleared as it is read.
+ */
+template <bool THREE>
+__device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int *window,
+                                                 int64_t window_first, int n,
+                                                 const long long *weights,
+                                                 __int128 (&mode)[THREE ? 6 : 4],
+                                                 int threads = CUDA_THREADS)
+{
+    const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
+    const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
+#pragma unroll 1
+    for (int i = (int)threadIdx.x; i < n; i += threads) {
+        const __int128 v = window[i];
+        window[i] = 0;
+        const int64_t r = window_first + i, z = r / p.ly, y = r - z * p.ly;
+        if constexpr (THREE) {
+            mode[2] += v * wy[y];
+            mode[3] += v * wy[p.ly + y];
+            mode[4] += v * wl[z + p.plane_shift];
+            mode[5] += v * wl[last_len + z + p.plane_shift];
+        } else {
+            mode[2] += v * wl[y + p.plane_shift];
+            mode[3] += v * wl[last_len + y + p.plane_shift];
+        }
+    }
+}
+
 #endif

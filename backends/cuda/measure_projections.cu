@@ -28,7 +28,7 @@
  * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
 #include "measure_fold.cuh"
-#include "modes_exact.h"
+#include "modes_exact.cuh"
 #include "potts.h"
 
 #define FOLD_POTTS_STATES 32      /* Potts q up to this: counters in shared memory */
@@ -291,7 +291,8 @@ template <int NW, bool THREE, int CW, bool PROJ, int BT>
 __global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
-                   unsigned long long *proj, bool narrow)
+                   unsigned long long *proj, const long long *weights,
+                   unsigned long long *limbs, bool narrow)
 {
     constexpr int AHEAD = PACKED_AHEAD;
     static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's (acc_even below)");
@@ -304,6 +305,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                                                              : 1];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
                                                         (measure_fold.cuh) */
+    constexpr int MODES = THREE ? 6 : 4; /* weighed (limbs): x, (y,) the last axis, re/im */
+    __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * BT + threadIdx.x; /* the group */
     const int64_t wpr = p.cols * NW;
@@ -400,7 +403,13 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
         __syncthreads(); /* every thread's counters and row sums in shared memory */
-        flush_row_window(p, row_window, end - wr.at, wr.at, proj, BT);
+        /* limbs: the chunk's columns and rows weighed here, the block's sums added into
+         * the limbs (modes_exact.cuh), no projections */
+        __int128 mode[MODES] = {};
+        if (limbs)
+            weigh_row_window<THREE>(p, row_window, end - wr.at, wr.at, weights, mode, BT);
+        else
+            flush_row_window(p, row_window, end - wr.at, wr.at, proj, BT);
         /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
          * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
          * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
@@ -415,9 +424,15 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             const uint32_t word = cnt[slot][owner];
             const int neg_count = (int)((m >> 2) ? word >> 16 : word & 0xFFFFu);
             const int v = rows - 2 * neg_count;
-            if (v != 0)
+            if (limbs) {
+                mode[0] += (__int128)v * weights[x0 + e];
+                mode[1] += (__int128)v * weights[p.lx + x0 + e];
+            } else if (v != 0) {
                 atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
+            }
         }
+        if (limbs)
+            exact_block_limbs<MODES, BT>(mode, modes_of_warps, limbs);
         __syncthreads(); /* the counters and the window free for the next chunk */
     }
     /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
@@ -428,12 +443,19 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
+/* Where the projections go: out (proj), or weighed into limbs (limbs not NULL). */
+struct fold_out {
+    unsigned long long *proj;
+    const long long *weights;
+    unsigned long long *limbs;
+};
+
 template <int NW, int BT, bool PROJ>
 static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
                                       dim3 grid, const struct fold_geom &p,
                                       const uint32_t *colour0, const uint32_t *colour1,
                                       const uint32_t *eps0, struct latmc_ising_sums *sums,
-                                      unsigned long long *out)
+                                      const struct fold_out &o)
 {
     /* the fast batches' 32-bit word offsets: every one they form is a word's of a colour
      * (p.ly p.lz rows of p.cols NW words) or of the coupling words (CW a word) */
@@ -443,17 +465,17 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
     if (g->ndim == 3) {
         if (eps0)
             packed_fold_kernel<NW, true, 2, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, eps0, sums, out, narrow);
+                p, colour0, colour1, eps0, sums, o.proj, o.weights, o.limbs, narrow);
         else
             packed_fold_kernel<NW, true, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, NULL, sums, out, narrow);
+                p, colour0, colour1, NULL, sums, o.proj, o.weights, o.limbs, narrow);
     } else {
         if (eps0)
             packed_fold_kernel<NW, false, 1, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, eps0, sums, out, narrow);
+                p, colour0, colour1, eps0, sums, o.proj, o.weights, o.limbs, narrow);
         else
             packed_fold_kernel<NW, false, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
-                p, colour0, colour1, NULL, sums, out, narrow);
+                p, colour0, colour1, NULL, sums, o.proj, o.weights, o.limbs, narrow);
     }
 }
 
@@ -465,7 +487,7 @@ template <int NW, int BT>
 static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                const uint32_t *colour0, const uint32_t *colour1,
                                const uint32_t *eps0, const struct cuda_proj_range *r,
-                               struct latmc_ising_sums *sums, unsigned long long *out)
+                               struct latmc_ising_sums *sums, const struct fold_out &o)
 {
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
     if (BT < CUDA_THREADS) {
@@ -483,12 +505,12 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
     }
     const dim3 grid((unsigned)((p.cols + BT - 1) / BT),
                     (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
-    if (out)
+    if (o.proj || o.limbs)
         launch_packed_fold_kernel<NW, BT, true>(stream, g, grid, p, colour0, colour1, eps0,
-                                                sums, out);
+                                                sums, o);
     else
         launch_packed_fold_kernel<NW, BT, false>(stream, g, grid, p, colour0, colour1, eps0,
-                                                 sums, NULL);
+                                                 sums, o);
 }
 
 /* The folded walk's shape on g: words a thread (4, 2 or 1, as many as divide a row) and
@@ -530,33 +552,51 @@ extern "C" int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, boo
     return busy ? bt : 0;
 }
 
-extern "C" cudaError_t cuda_ising_packed_measure_projections(
-    cudaStream_t stream, const struct latmc_lattice *g, const uint32_t *colour0,
-    const uint32_t *colour1, const uint32_t *eps0, const struct cuda_proj_range *r,
-    struct latmc_ising_sums *sums, int64_t *proj)
+/* The folded walk of fold_shape's shape on g. */
+static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
+                               const uint32_t *colour0, const uint32_t *colour1,
+                               const uint32_t *eps0, const struct cuda_proj_range *r,
+                               struct latmc_ising_sums *sums, const struct fold_out &o)
 {
     if (r->planes <= 0)
         return cudaSuccess;
     int nw, bt;
     (void)fold_shape(g, &nw, &bt);
-    unsigned long long *out = (unsigned long long *)proj;
     if (bt == 32 && nw == 4)
-        launch_packed_fold<4, 32>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<4, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
     else if (bt == 32 && nw == 2)
-        launch_packed_fold<2, 32>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<2, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
     else if (bt == 32)
-        launch_packed_fold<1, 32>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<1, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
     else if (bt == 64)
-        launch_packed_fold<4, 64>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<4, 64>(stream, g, colour0, colour1, eps0, r, sums, o);
     else if (bt == 128)
-        launch_packed_fold<4, 128>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<4, 128>(stream, g, colour0, colour1, eps0, r, sums, o);
     else if (nw == 4)
-        launch_packed_fold<4, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<4, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
     else if (nw == 2)
-        launch_packed_fold<2, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<2, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
     else
-        launch_packed_fold<1, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, out);
+        launch_packed_fold<1, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_packed_measure_projections(
+    cudaStream_t stream, const struct latmc_lattice *g, const uint32_t *colour0,
+    const uint32_t *colour1, const uint32_t *eps0, const struct cuda_proj_range *r,
+    struct latmc_ising_sums *sums, int64_t *proj)
+{
+    const struct fold_out o = { (unsigned long long *)proj, NULL, NULL };
+    return packed_fold(stream, g, colour0, colour1, eps0, r, sums, o);
+}
+
+extern "C" cudaError_t cuda_ising_packed_measure_modes(
+    cudaStream_t stream, const struct latmc_lattice *g, const uint32_t *colour0,
+    const uint32_t *colour1, const uint32_t *eps0, const struct cuda_proj_range *r,
+    struct latmc_ising_sums *sums, const int64_t *weights, int64_t *limbs)
+{
+    const struct fold_out o = { NULL, (const long long *)weights, (unsigned long long *)limbs };
+    return packed_fold(stream, g, colour0, colour1, eps0, r, sums, o);
 }
 
 /* ---- one byte a site: Ising's int8 spins, Potts' uint8 states ---- */
@@ -777,45 +817,11 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
 #define EXACT_TILE (EXACT_THREADS * EXACT_PER_THREAD)
 #define EXACT_BLOCKS_MAX 1024 /* blocks an axis: each limb's sum of them cannot overflow */
 
-/* v shifted down by o lanes (__shfl_down_sync of both halves). */
-__device__ __forceinline__ __int128 exact_shfl_down(__int128 v, int o)
+/* a[mu] without the struct's copy to local memory that indexing a parameter by a run-time
+ * mu makes */
+__device__ __forceinline__ int64_t exact_pick(const int64_t (&a)[3], int mu)
 {
-    const unsigned long long lo = (unsigned long long)v,
-                             hi = (unsigned long long)((unsigned __int128)v >> 64);
-    const unsigned long long a = __shfl_down_sync(0xffffffffu, lo, o),
-                             b = __shfl_down_sync(0xffffffffu, hi, o);
-    return (__int128)(((unsigned __int128)b << 64) | a);
-}
-
-/* The block's sum of v in thread 0 (sh: a slot a warp). */
-__device__ __forceinline__ __int128 exact_block_sum(__int128 v, __int128 *sh)
-{
-    for (int o = 16; o > 0; o /= 2)
-        v += exact_shfl_down(v, o);
-    const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
-    if (lane == 0)
-        sh[warp] = v;
-    __syncthreads();
-    v = 0;
-    if (threadIdx.x == 0)
-        for (int w = 0; w < EXACT_THREADS / 32; w++)
-            v += sh[w];
-    return v;
-}
-
-/* s added into three limbs (lib/modes_exact.h latmc_i128_of_limbs). */
-__device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *limb)
-{
-    const __int128 mask = ((__int128)1 << LATMC_MODES_LIMB_BITS) - 1;
-    atomicAdd(limb, (unsigned long long)(long long)(s & mask));
-    atomicAdd(limb + 1, (unsigned long long)(long long)((s >> LATMC_MODES_LIMB_BITS) & mask));
-    atomicAdd(limb + 2, (unsigned long long)(long long)(s >> (2 * LATMC_MODES_LIMB_BITS)));
-}
-
-/* The weight of a phase: trunc(phase 2^62), as latmc_modes_weight (the product exact). */
-__device__ __forceinline__ long long exact_weight(double phase)
-{
-    return __double2ll_rz(phase * 0x1p62);
+    return mu == 0 ? a[0] : mu == 1 ? a[1] : a[2];
 }
 
 /*
@@ -824,26 +830,26 @@ __device__ __forceinline__ long long exact_weight(double phase)
  * 128-bit integers, each entry cleared once read; a block's two sums added into the
  * part's limbs (the real part's three, then the imaginary part's) by six atomics. Integer
  * sums: any blocks, any order, the host's value. A programmatic launch: the first tile's
- * phases are loaded before the wait for the counting kernel.
+ * weights are loaded before the wait for the counting kernel.
  */
 __global__ void __launch_bounds__(EXACT_THREADS)
-projections_exact_kernel(struct cuda_proj_transform t, long long *proj, const double *phases,
-                         unsigned long long *limbs)
+projections_exact_kernel(struct cuda_proj_transform t, long long *proj,
+                         const long long *weights, unsigned long long *limbs)
 {
-    __shared__ __int128 sh[EXACT_THREADS / 32];
+    __shared__ __int128 sh[2 * EXACT_THREADS / 32];
     const int axis = (int)blockIdx.y, mu = axis % t.ndim, k = axis / t.ndim;
-    const int64_t L = t.extent[mu];
-    long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
-    const double *cs = phases + t.phase_at[mu], *sn = cs + L;
+    const int64_t L = exact_pick(t.extent, mu);
+    long long *p = proj + (int64_t)k * t.per_state + exact_pick(t.proj_at, mu);
+    const long long *wcos = weights + exact_pick(t.phase_at, mu), *wsin = wcos + L;
     const int64_t stride = (int64_t)gridDim.x * EXACT_TILE;
-    __int128 re = 0, im = 0;
+    __int128 sum[2] = { 0, 0 }; /* real, imaginary */
     long long wc[EXACT_PER_THREAD], ws[EXACT_PER_THREAD];
     int64_t x0 = (int64_t)blockIdx.x * EXACT_TILE + threadIdx.x;
 #pragma unroll
     for (int v = 0; v < EXACT_PER_THREAD; v++) {
         const int64_t x = x0 + v * EXACT_THREADS;
-        wc[v] = x < L ? exact_weight(cs[x]) : 0;
-        ws[v] = x < L ? exact_weight(sn[x]) : 0;
+        wc[v] = x < L ? wcos[x] : 0;
+        ws[v] = x < L ? wsin[x] : 0;
     }
     fold_wait_for_counts(); /* launched early (programmatic launch): the counts are ready */
     for (; x0 < L; x0 += stride) {
@@ -853,25 +859,19 @@ projections_exact_kernel(struct cuda_proj_transform t, long long *proj, const do
             if (x < L) {
                 const long long c = p[x];
                 p[x] = 0; /* the next count starts from zero */
-                re += (__int128)c * wc[v];
-                im += (__int128)c * ws[v];
+                sum[0] += (__int128)c * wc[v];
+                sum[1] += (__int128)c * ws[v];
             }
         }
         if (x0 + stride < L)
 #pragma unroll
             for (int v = 0; v < EXACT_PER_THREAD; v++) {
                 const int64_t x = x0 + stride + v * EXACT_THREADS;
-                wc[v] = x < L ? exact_weight(cs[x]) : 0;
-                ws[v] = x < L ? exact_weight(sn[x]) : 0;
+                wc[v] = x < L ? wcos[x] : 0;
+                ws[v] = x < L ? wsin[x] : 0;
             }
     }
-    re = exact_block_sum(re, sh);
-    __syncthreads(); /* sh read by thread 0 before the second sum's slots */
-    im = exact_block_sum(im, sh);
-    if (threadIdx.x == 0) {
-        exact_add_limbs(re, limbs + (int64_t)axis * 6);
-        exact_add_limbs(im, limbs + (int64_t)axis * 6 + 3);
-    }
+    exact_block_limbs<2, EXACT_THREADS>(sum, sh, limbs + (int64_t)axis * 6);
 }
 
 extern "C" size_t cuda_projections_exact_limbs(const struct cuda_proj_transform *t)
@@ -881,7 +881,7 @@ extern "C" size_t cuda_projections_exact_limbs(const struct cuda_proj_transform 
 
 extern "C" cudaError_t cuda_projections_exact(cudaStream_t stream,
                                               const struct cuda_proj_transform *t,
-                                              int64_t *proj, const double *phases,
+                                              int64_t *proj, const int64_t *weights,
                                               int64_t *limbs)
 {
     int64_t longest = 0;
@@ -890,11 +890,12 @@ extern "C" cudaError_t cuda_projections_exact(cudaStream_t stream,
     int64_t blocks = (longest + EXACT_TILE - 1) / EXACT_TILE;
     blocks = blocks < EXACT_BLOCKS_MAX ? blocks : EXACT_BLOCKS_MAX;
     /* a programmatic launch (sm_90): the blocks start as the counting kernel's blocks
-     * leave (it lets them, fold_let_transform_start), load their first phases and wait
+     * leave (it lets them, fold_let_transform_start), load their first weights and wait
      * for its counts (fold_wait_for_counts) instead of for a launch after it; elsewhere
      * an ordinary launch */
     return cuda_launch_programmatic(projections_exact_kernel,
                                     dim3((unsigned)blocks, (unsigned)(t->components * t->ndim)),
                                     dim3(EXACT_THREADS), 0, stream, true, *t,
-                                    (long long *)proj, phases, (unsigned long long *)limbs);
+                                    (long long *)proj, (const long long *)weights,
+                                    (unsigned long long *)limbs);
 }

@@ -50,6 +50,15 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const uint32_t *colour1, const uint32_t *eps0,
                                                   const struct cuda_proj_range *r,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
+/* The same sums and, instead of the projections, the exact sums of their modes added into
+ * limbs from the weights (cuda_projections_exact's layouts, one component): each chunk's
+ * columns and rows weighed where they are counted, no projections' array. */
+cudaError_t cuda_ising_packed_measure_modes(cudaStream_t stream, const struct latmc_lattice *g,
+                                            const uint32_t *colour0, const uint32_t *colour1,
+                                            const uint32_t *eps0,
+                                            const struct cuda_proj_range *r,
+                                            struct latmc_ising_sums *sums,
+                                            const int64_t *weights, int64_t *limbs);
 
 /* The threads of the folded walk's blocks on g where all of them work, else 0 (L_x 528: 33
  * groups of words a row, L_x 4112: 257; part of a block's threads would idle). *row_block:
@@ -86,20 +95,22 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
 
 /*
  * The exact sums of the modes of a box's projections on the device (lib/modes_exact.h):
- * for each component k and axis mu, sum_x P[x] trunc(cos 2^62) and the same with the
- * sines, added into limbs (device, int64: component k's axis mu's real part's three limbs
- * at 6 (k ndim + mu), its imaginary part's after them; zero before the first box's call)
- * by atomics, so that several boxes may add into one set of limbs or each into its own.
- * Axis mu's projections at proj_at[mu] (+ k per_state for component k), its cosines at
- * phase_at[mu] of the phase tables and its sines L_mu after. The projections are zero
- * again after it (read and cleared): the next count needs no clear.
+ * for each component k and axis mu, sum_x P[x] w_cos[x] and the same with the sines'
+ * weights, added into limbs (device, int64: component k's axis mu's real part's three
+ * limbs at 6 (k ndim + mu), its imaginary part's after them; zero before the first box's
+ * call) by atomics, so that several boxes may add into one set of limbs or each into its
+ * own. Axis mu's projections at proj_at[mu] (+ k per_state for component k); `weights`
+ * (device) the phase tables' weights in their layout (latmc_modes_weight of each entry of
+ * latmc_modes_sim_phases), axis mu's cosines' at phase_at[mu] and its sines' L_mu after.
+ * The projections are zero again after it (read and cleared): the next count needs no
+ * clear.
  */
 struct cuda_proj_transform {
     int ndim, components;
     int64_t extent[3], proj_at[3], phase_at[3], per_state;
 };
 cudaError_t cuda_projections_exact(cudaStream_t stream, const struct cuda_proj_transform *t,
-                                   int64_t *proj, const double *phases, int64_t *limbs);
+                                   int64_t *proj, const int64_t *weights, int64_t *limbs);
 /* The limbs it adds into: components x ndim x 2 x 3. */
 size_t cuda_projections_exact_limbs(const struct cuda_proj_transform *t);
 

@@ -71,7 +71,7 @@ static void free_box(struct cuda_box_exec *ex)
     cudaFree(b->gathered_tiles);
     if (b->projected)
         cudaEventDestroy(b->projected);
-    cudaFree(b->phases);
+    cudaFree(b->weights);
     cudaFree(b->mode_phases);
     cudaFree(b->mode_tiles);
 }

@@ -455,13 +455,38 @@ struct kmin_ctx {
     size_t phase_doubles, sums_bytes, out_bytes;
 };
 
+/* Box b's device buffer of the exact modes (reduce_box_kmin), the weights made from the
+ * phase tables and copied in, on its stream (waited for: the host's weights are freed). */
+static cudaError_t kmin_buffer(struct cuda_box *b, const struct kmin_ctx *kc,
+                               cudaStream_t stream)
+{
+    cudaError_t err = cudaSuccess;
+    if (!b->weights)
+        err = cudaMalloc((void **)&b->weights, kc->phase_doubles * sizeof(int64_t) +
+                                                   (size_t)kc->entries * sizeof(int64_t) +
+                                                   kc->out_bytes);
+    int64_t *w = err == cudaSuccess ? malloc(kc->phase_doubles * sizeof *w) : NULL;
+    if (err == cudaSuccess && !w)
+        err = cudaErrorMemoryAllocation;
+    for (size_t i = 0; w && i < kc->phase_doubles; i++)
+        w[i] = latmc_modes_weight(kc->phases[i]);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(b->weights, w, kc->phase_doubles * sizeof *w,
+                              cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(stream);
+    free(w);
+    return err;
+}
+
 /*
- * Box ex's sums and its projections (cuda_box_exec_reduce_boxes; exact_box_kmin then
- * sums their modes exactly): one device buffer a box (made once a sim): the phase
- * tables, the projections, then what comes to the host, the sums and the limbs
- * (ctx->out_bytes, one clear and one copy: a measurement's own, no more). The
- * projections are cleared once, when made: the exact sums leave them zero. The boxes'
- * sums are added on the host in box order, their limbs in any (integers).
+ * Box ex's sums and either the exact sums of its modes (the leaf's measure_modes) or its
+ * projections (exact_box_kmin then sums their modes; cuda_box_exec_reduce_boxes): one
+ * device buffer a box (made once a sim): the weights, the projections, then what comes to
+ * the host, the sums and the limbs (ctx->out_bytes, one clear and one copy: a
+ * measurement's own, no more). The projections are cleared once, when made: the exact
+ * sums leave them zero. The boxes' sums are added on the host in box order, their limbs
+ * in any (integers).
  */
 static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, void **out)
 {
@@ -472,18 +497,9 @@ static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, vo
     const bool fresh = b->phases_of != kc->phases;
     if (fresh) { /* once a sim: its tables never change */
         b->phases_of = NULL;
-        if (!b->phases)
-            err = cudaMalloc((void **)&b->phases, kc->phase_doubles * sizeof(double) +
-                                                      (size_t)kc->entries * sizeof(int64_t) +
-                                                      kc->out_bytes);
-        /* on the stream of the kernels that read them: a cudaMemcpy (legacy stream,
-         * pageable source) returns before its DMA lands and the box's stream is not
-         * ordered after it (tile_buffers) */
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(b->phases, kc->phases, kc->phase_doubles * sizeof(double),
-                                  cudaMemcpyHostToDevice, ex->stream);
+        err = kmin_buffer(b, kc, ex->stream);
     }
-    int64_t *dev_proj = (int64_t *)(b->phases + kc->phase_doubles);
+    int64_t *dev_proj = b->weights + kc->phase_doubles;
     char *dev_out = (char *)(dev_proj + kc->entries);
     if (err == cudaSuccess)
         err = cudaMemsetAsync(fresh ? (void *)dev_proj : (void *)dev_out, 0,
@@ -493,21 +509,31 @@ static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, vo
     if (err == cudaSuccess && fresh)
         b->phases_of = kc->phases;
     const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, ex->planes);
-    if (err == cudaSuccess)
+    b->modes_weighed = false;
+    if (err == cudaSuccess && x->leaf->measure_modes) {
+        err = x->leaf->measure_modes(kc->sim, &own, ex->stream, dev_out, b->weights,
+                                     (int64_t *)(dev_out + kc->sums_bytes));
+        b->modes_weighed = err == cudaSuccess;
+        if (err == cudaErrorNotSupported) /* this form counts projections */
+            err = cudaSuccess;
+    }
+    if (err == cudaSuccess && !b->modes_weighed)
         err = x->leaf->measure_projections(kc->sim, &own, ex->stream, dev_out, dev_proj);
     *out = dev_out;
     return err;
 }
 
 /* Box ex's exact sums of its projections' modes into its limbs (reduce_box_kmin's
- * buffer), the tail of its reduction. */
+ * buffer), the tail of its reduction where the leaf counted projections. */
 static cudaError_t exact_box_kmin(struct cuda_box_exec *ex, const void *ctx)
 {
     const struct kmin_ctx *kc = ctx;
     struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
-    int64_t *dev_proj = (int64_t *)(b->phases + kc->phase_doubles);
+    if (b->modes_weighed)
+        return cudaSuccess;
+    int64_t *dev_proj = b->weights + kc->phase_doubles;
     int64_t *limbs = (int64_t *)((char *)(dev_proj + kc->entries) + kc->sums_bytes);
-    return cuda_projections_exact(ex->stream, &kc->t, dev_proj, b->phases, limbs);
+    return cuda_projections_exact(ex->stream, &kc->t, dev_proj, b->weights, limbs);
 }
 
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,

@@ -52,10 +52,13 @@ struct cuda_box {
     int64_t *projections;          /* the Fourier modes' projections (device, made on
                                       first use by any path but cuda_exec_measure_kmin's),
                                       or NULL */
-    double *phases;                /* the modes' phase tables (device, copied from
-                                      phases_of), then room for the projections, the sums
-                                      and the modes' limbs (cuda_exec_measure_kmin) */
+    int64_t *weights;              /* the weights of the modes' phase tables (device,
+                                      latmc_modes_weight of phases_of's entries), then room
+                                      for the projections, the sums and the modes' limbs
+                                      (cuda_exec_measure_kmin) */
     const double *phases_of;
+    bool modes_weighed;            /* the last measure_kmin's limbs made by the leaf's
+                                      measure_modes (no projections to sum) */
     double *gathered_tiles;        /* box 0 of k boxes: all L planes' tiles and their sum
                                       (device; cuda_exec_measure_kmin), or NULL */
     cudaEvent_t projected;         /* recorded after a box's tiles were sent
@@ -360,6 +363,16 @@ struct cuda_leaf {
     cudaError_t (*chain)(const latmc_sim *sim, struct cuda_box *b,
                          const struct latmc_step_call *calls, int n, cudaStream_t stream,
                          unsigned long long *changed);
+    /* ---- appended for the exact modes (issue 33) ---- */
+    /* Optional (NULL: measure_projections, then the executor's cuda_projections_exact):
+     * measure_projections' sums and, instead of the projections, the exact sums of their
+     * modes added into limbs (device) from the weights (device; both in
+     * cuda_projections_exact's layouts), in one read of the range; cudaErrorNotSupported
+     * where the box's form has no such pass (nothing enqueued: the executor takes the
+     * projections then). */
+    cudaError_t (*measure_modes)(const latmc_sim *sim, const struct cuda_box_range *own,
+                                 cudaStream_t stream, void *sums, const int64_t *weights,
+                                 int64_t *limbs);
 };
 
 /*

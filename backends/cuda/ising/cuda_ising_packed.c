@@ -750,6 +750,28 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
                                                  colour_of(b, 1), pb->eps[0], &pr, sums, proj);
 }
 
+/* packed_measure_projections' sums and the exact sums of the modes in one read, where it
+ * would read the packed arrays (measure_projections.cu's folded walk weighing its columns
+ * and rows); its other forms decline (the executor counts their projections). */
+static cudaError_t packed_measure_modes(const latmc_sim *sim, const struct cuda_box_range *own,
+                                        cudaStream_t stream, void *sums, const int64_t *weights,
+                                        int64_t *limbs)
+{
+    (void)sim;
+    const struct cuda_box *b = own->box;
+    const struct packed_box *pb = state_of(b);
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    if (bits_alone(pb))
+        return cudaErrorNotSupported;
+    const cudaError_t back = bits_read(b, stream); /* as packed_measure_projections */
+    if (back != cudaSuccess)
+        return back;
+    if (own->whole && !pb->packed_valid)
+        return cudaErrorNotSupported;
+    return cuda_ising_packed_measure_modes(stream, &b->local, colour_of(b, 0), colour_of(b, 1),
+                                           pb->eps[0], &pr, sums, weights, limbs);
+}
+
 static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
 {
     char msg[160];
@@ -963,6 +985,7 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .measure = packed_measure,
     .projections = packed_projections,
     .measure_projections = packed_measure_projections,
+    .measure_modes = packed_measure_modes,
     .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
     .view = packed_view,
     .bitsliced = packed_bitsliced,

@@ -1,0 +1,61 @@
+/*
+ * The device side of the Fourier modes' exact sums (lib/modes_exact.h): 128-bit sums of a
+ * block added into a part's three 43-bit limbs by atomics (any blocks, any order: the
+ * host's integers), for the exact kernel over the projections and for the counts that
+ * weigh their own columns and rows (measure_projections.cu).
+ */
+#ifndef LATMC_CUDA_MODES_EXACT_CUH
+#define LATMC_CUDA_MODES_EXACT_CUH
+
+#include "modes_exact.h"
+
+/* v shifted down by o lanes (__shfl_down_sync of both halves). */
+__device__ __forceinline__ __int128 exact_shfl_down(__int128 v, int o)
+{
+    const unsigned long long lo = (unsigned long long)v,
+                             hi = (unsigned long long)((unsigned __int128)v >> 64);
+    const unsigned long long a = __shfl_down_sync(0xffffffffu, lo, o),
+                             b = __shfl_down_sync(0xffffffffu, hi, o);
+    return (__int128)(((unsigned __int128)b << 64) | a);
+}
+
+/* s added into three limbs (latmc_i128_of_limbs). */
+__device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *limb)
+{
+    const __int128 mask = ((__int128)1 << LATMC_MODES_LIMB_BITS) - 1;
+    atomicAdd(limb, (unsigned long long)(long long)(s & mask));
+    atomicAdd(limb + 1, (unsigned long long)(long long)((s >> LATMC_MODES_LIMB_BITS) & mask));
+    atomicAdd(limb + 2, (unsigned long long)(long long)(s >> (2 * LATMC_MODES_LIMB_BITS)));
+}
+
+/*
+ * The block's (BT threads) sums of the K values v[k] added into limbs + 3 k: a warp's by
+ * shuffles, the warps' by thread 0 from sh (K x BT / 32, shared). Every thread of the
+ * block calls it; a barrier inside, and sh free again after the block's next barrier.
+ */
+template <int K, int BT>
+__device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int128 *sh,
+                                                  unsigned long long *limbs)
+{
+    constexpr int WARPS = BT / 32;
+    const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        __int128 s = v[k];
+        for (int o = 16; o > 0; o /= 2)
+            s += exact_shfl_down(s, o);
+        if (lane == 0)
+            sh[k * WARPS + warp] = s;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            __int128 s = 0;
+            for (int w = 0; w < WARPS; w++)
+                s += sh[k * WARPS + w];
+            exact_add_limbs(s, limbs + 3 * k);
+        }
+}
+
+#endif
