@@ -273,19 +273,20 @@ __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int 
 {
     const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
     const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
-#pragma unroll 1
+#pragma unroll 4
     for (int i = (int)threadIdx.x; i < n; i += threads) {
         const __int128 v = window[i];
         window[i] = 0;
-        const int64_t r = window_first + i, z = r / p.ly, y = r - z * p.ly;
+        const int64_t r = window_first + i;
         if constexpr (THREE) {
+            const int64_t z = r / p.ly, y = r - z * p.ly;
             mode[2] += v * wy[y];
             mode[3] += v * wy[p.ly + y];
             mode[4] += v * wl[z + p.plane_shift];
             mode[5] += v * wl[last_len + z + p.plane_shift];
-        } else {
-            mode[2] += v * wl[y + p.plane_shift];
-            mode[3] += v * wl[last_len + y + p.plane_shift];
+        } else { /* 2D: a row is a plane */
+            mode[2] += v * wl[r + p.plane_shift];
+            mode[3] += v * wl[last_len + r + p.plane_shift];
         }
     }
 }

@@ -415,20 +415,31 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
          * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
         const int rows = (int)(end - first);
         const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * BT;
-        for (int e = threadIdx.x; e < 16 * NW * BT; e += BT) {
+        /* the block's columns: those of its groups within the row */
+        const int64_t groups = min((int64_t)BT, p.cols - (int64_t)blockIdx.x * BT);
+        const int columns = (int)(16 * NW * groups);
+        auto column_sum = [&](int e) {
             const int wb = e >> 4, j = e & 15, m = j >> 1;
             const int owner = wb / NW, k = wb - owner * NW;
-            if ((int64_t)blockIdx.x * BT + owner >= p.cols)
-                break; /* e only grows */
             const int slot = (2 * k + (j & 1)) * 4 + (((m & 1) << 1) | ((m >> 1) & 1));
             const uint32_t word = cnt[slot][owner];
             const int neg_count = (int)((m >> 2) ? word >> 16 : word & 0xFFFFu);
-            const int v = rows - 2 * neg_count;
-            if (limbs) {
-                mode[0] += (__int128)v * weights[x0 + e];
-                mode[1] += (__int128)v * weights[p.lx + x0 + e];
-            } else if (v != 0) {
-                atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
+            return rows - 2 * neg_count;
+        };
+        if (limbs) {
+            /* unrolled: the weights' loads of several columns in flight, not one column's
+             * load waited for at a time */
+#pragma unroll 4
+            for (int e = threadIdx.x; e < columns; e += BT) {
+                const __int128 v = column_sum(e);
+                mode[0] += v * weights[x0 + e];
+                mode[1] += v * weights[p.lx + x0 + e];
+            }
+        } else {
+            for (int e = threadIdx.x; e < columns; e += BT) {
+                const int v = column_sum(e);
+                if (v != 0)
+                    atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
             }
         }
         if (limbs)
