@@ -104,7 +104,8 @@ int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, co
 /*
  * The whole lattice's modes into `modes` (latmc_modes_tile_doubles doubles): tiles of every
  * plane added in plane order (Ising: the projections'). A part of a shared lattice
- * (lib/part.h) gathers the parts' tiles (collective). LATMC_EUNSUPPORTED for backends without the host reduction.
+ * (lib/part.h) gathers the parts' tiles (collective). LATMC_EUNSUPPORTED for backends
+ * without the host reduction.
  */
 int latmc_modes_measure(latmc_sim *sim, double *modes);
 
