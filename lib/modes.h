@@ -77,9 +77,9 @@ int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
 
 /*
  * sum_x proj[x] table[x], x in [0, L), exactly: each phase as its fixed-point weight and
- * the products summed in 128-bit integers (lib/modes_exact.h), then rounded to a double
- * once, so that any backend or part may sum its own projections and the sums add up to
- * the same bits (ops.measure_kmin).
+ * the products summed in 128-bit integers (lib/modes_exact.h), then made a double by one
+ * fixed rule, so that any backend or part may sum its own projections and the sums add up
+ * to the same bits (ops.measure_kmin).
  */
 double latmc_modes_exact_sum(const int64_t *proj, const double *table, int64_t L);
 

@@ -9,8 +9,8 @@
  * two's complement: an integer sum, the same for any order of the terms and any grouping
  * into parts, so a backend or a part may sum its own projections and the parts' sums add
  * up to the whole lattice's (|P[x]| <= N < 2^41 and |w| <= 2^62: the sum stays below
- * 2^103). The mode is that sum as a double times 2^-62 (latmc_i128_value), the one
- * rounding every backend repeats.
+ * 2^103). The mode is that sum as a double times 2^-62 (latmc_i128_value: one fixed
+ * rule, within an ulp), which every backend repeats on the host.
  */
 #ifndef LATMC_LIB_MODES_EXACT_H
 #define LATMC_LIB_MODES_EXACT_H
@@ -74,10 +74,11 @@ static inline latmc_i128 latmc_i128_mul(int64_t a, int64_t b)
 
 /*
  * A device's partial sum in three limbs, s = l[0] + l[1] 2^43 + l[2] 2^86 (l[0] and l[1]
- * in [0, 2^43), l[2] signed), each limb added up over at most 2^20 sums by 64-bit atomics
- * without overflow: the sum of such limb triples.
+ * in [0, 2^43), l[2] signed), each limb added up over at most LATMC_MODES_LIMB_SUMS sums
+ * by 64-bit atomics without overflow: the sum of such limb triples.
  */
 #define LATMC_MODES_LIMB_BITS 43
+#define LATMC_MODES_LIMB_SUMS (1 << 20)
 static inline latmc_i128 latmc_i128_of_limbs(const int64_t l[3])
 {
     const latmc_i128 a = latmc_i128_of(l[0]), b = latmc_i128_of(l[1]),

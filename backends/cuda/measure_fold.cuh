@@ -16,12 +16,14 @@
 #include "cuda_launch.cuh"
 #include "mode_projections.h"
 
-/* The transform of the counts (measure_projections.cu) is launched programmatically after
- * the counting kernel: once every counting block has reached its last chunk's end (and
- * let it), its blocks start (taking an SM's room as the counting blocks leave it), load
- * their phases and wait for the counts (all the counting kernel's blocks done and their
- * writes seen) before they read them: no launch gap between the two. sm_90 on; before,
- * the launch is ordinary and both are nothing. */
+/* The exact sums of the counts' modes (measure_projections.cu, projections_exact_kernel)
+ * are launched programmatically after the counting kernel: once every counting block has
+ * reached its last chunk's end (and let it), its blocks start (taking an SM's room as the
+ * counting blocks leave it), load their weights and wait for the counts (all the counting
+ * kernel's blocks done and their writes seen) before they read them: no launch gap
+ * between the two. sm_90 on; before, the launch is ordinary and both are nothing. A count
+ * that weighs its own columns and rows has no such kernel after it and lets nothing start
+ * early. */
 __device__ __forceinline__ void fold_let_transform_start(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

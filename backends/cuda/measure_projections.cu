@@ -12,7 +12,8 @@
  *   - P_x: the column's counts (packed: 15 rows' nibble bits added in a register without
  *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
- *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
+ *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes (the
+ *     packed count with limbs: weighed there instead, below).
  *   - P_y (3D) and P_last: the block's row sums of its chunk (at most ROW_WINDOW rows) in
  *     shared memory (measure_fold.cuh), each warp adding its part of a row with a shared
  *     atomic (no barrier inside a chunk), handed to the entries at the chunk's end, one
@@ -282,9 +283,11 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
  * a load, an addition and a store; cnt[slot][thread], slot (2 k + parity) 4 + lane word: a
  * thread's own, conflict-free), read by every thread for the chunk's atomics, one per x,
  * consecutive x in consecutive lanes (a slot's row of BT + 1 words, so that the slots of
- * one thread a warp reads there lie in different banks). PROJ false (no projections asked for): the
- * sums alone, the packed layout's measurement where a row fills a block
- * (cuda_ising_packed.c), no counters, no barrier. narrow: every word offset the fast
+ * one thread a warp reads there lie in different banks); with limbs (the exact modes,
+ * lib/modes_exact.h) each column's and row's sum is weighed instead, by the weights of
+ * the phase tables, and the block's sums go into the limbs (modes_exact.cuh), no
+ * projections. PROJ false (no projections asked for): the sums alone, the packed layout's
+ * measurement where a row fills a block (cuda_ising_packed.c), no counters, no barrier. narrow: every word offset the fast
  * batches form (the coupling words' CW a word included) fits 32 bits.
  */
 template <int NW, bool THREE, int CW, bool PROJ, int BT>
@@ -400,7 +403,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         }
         if constexpr (!PROJ)
             continue; /* the sums alone: nothing to hand on at a chunk's end */
-        if (c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
+        if (!limbs && c + gridDim.y >= p.nchunks) /* the block's last chunk counted */
             fold_let_transform_start();
         __syncthreads(); /* every thread's counters and row sums in shared memory */
         /* limbs: the chunk's columns and rows weighed here, the block's sums added into
@@ -495,10 +498,10 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
  * block (fold_shape), and a chunk per resident block of that size (CUDA_THREADS / BT times
  * as many blocks as full ones: as many warps an SM). */
 template <int NW, int BT>
-static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
-                               const uint32_t *colour0, const uint32_t *colour1,
-                               const uint32_t *eps0, const struct cuda_proj_range *r,
-                               struct latmc_ising_sums *sums, const struct fold_out &o)
+static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
+                                      const uint32_t *colour0, const uint32_t *colour1,
+                                      const uint32_t *eps0, const struct cuda_proj_range *r,
+                                      struct latmc_ising_sums *sums, const struct fold_out &o)
 {
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
     if (BT < CUDA_THREADS) {
@@ -516,12 +519,17 @@ static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *
     }
     const dim3 grid((unsigned)((p.cols + BT - 1) / BT),
                     (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
+    /* each chunk of each block adds its sums into the limbs once: more than a limb holds
+     * (a lattice of very many rows of few groups) and the caller counts projections */
+    if (o.limbs && p.nchunks * (int64_t)grid.x > LATMC_MODES_LIMB_SUMS)
+        return cudaErrorNotSupported;
     if (o.proj || o.limbs)
         launch_packed_fold_kernel<NW, BT, true>(stream, g, grid, p, colour0, colour1, eps0,
                                                 sums, o);
     else
         launch_packed_fold_kernel<NW, BT, false>(stream, g, grid, p, colour0, colour1, eps0,
                                                  sums, o);
+    return cudaGetLastError();
 }
 
 /* The folded walk's shape on g: words a thread (4, 2 or 1, as many as divide a row) and
@@ -574,22 +582,22 @@ static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *
     int nw, bt;
     (void)fold_shape(g, &nw, &bt);
     if (bt == 32 && nw == 4)
-        launch_packed_fold<4, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else if (bt == 32 && nw == 2)
-        launch_packed_fold<2, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else if (bt == 32)
-        launch_packed_fold<1, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else if (bt == 64)
-        launch_packed_fold<4, 64>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else if (bt == 128)
-        launch_packed_fold<4, 128>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else if (nw == 4)
-        launch_packed_fold<4, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else if (nw == 2)
-        launch_packed_fold<2, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
-    else
-        launch_packed_fold<1, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
-    return cudaGetLastError();
+        return launch_packed_fold<4, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
+    if (bt == 32 && nw == 2)
+        return launch_packed_fold<2, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
+    if (bt == 32)
+        return launch_packed_fold<1, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
+    if (bt == 64)
+        return launch_packed_fold<4, 64>(stream, g, colour0, colour1, eps0, r, sums, o);
+    if (bt == 128)
+        return launch_packed_fold<4, 128>(stream, g, colour0, colour1, eps0, r, sums, o);
+    if (nw == 4)
+        return launch_packed_fold<4, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums,
+                                                   o);
+    if (nw == 2)
+        return launch_packed_fold<2, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums,
+                                                   o);
+    return launch_packed_fold<1, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure_projections(
@@ -827,6 +835,7 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
 #define EXACT_PER_THREAD 4 /* entries a thread, a tile: EXACT_THREADS apart */
 #define EXACT_TILE (EXACT_THREADS * EXACT_PER_THREAD)
 #define EXACT_BLOCKS_MAX 1024 /* blocks an axis: each limb's sum of them cannot overflow */
+static_assert(EXACT_BLOCKS_MAX <= LATMC_MODES_LIMB_SUMS, "a limb's sums past its bound");
 
 /* a[mu] without the struct's copy to local memory that indexing a parameter by a run-time
  * mu makes */

@@ -52,7 +52,9 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
 /* The same sums and, instead of the projections, the exact sums of their modes added into
  * limbs from the weights (cuda_projections_exact's layouts, one component): each chunk's
- * columns and rows weighed where they are counted, no projections' array. */
+ * columns and rows weighed where they are counted, no projections' array.
+ * cudaErrorNotSupported, nothing launched, where the walk's chunks and blocks would add
+ * more than LATMC_MODES_LIMB_SUMS sums into a limb (lib/modes_exact.h). */
 cudaError_t cuda_ising_packed_measure_modes(cudaStream_t stream, const struct latmc_lattice *g,
                                             const uint32_t *colour0, const uint32_t *colour1,
                                             const uint32_t *eps0,

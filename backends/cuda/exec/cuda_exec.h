@@ -110,7 +110,7 @@ bool cuda_exec_has_projections(const struct cuda_exec *x);
  * to the device once) where cuda_exec_has_kmin says so. Ising and Potts, one box or k
  * boxes of one process: one pass over each box and the exact sums of its projections'
  * modes (lib/modes_exact.h) on its device; only each box's sums and limbs come to the
- * host, one wait, where they are added (integers) and the modes rounded once. The
+ * host, one wait, where they are added (integers) and made doubles (latmc_i128_value). The
  * models of tiles (Heisenberg, phi^4), one box or k boxes of one process: the sums'
  * kernels on each box's stream and the tiles' beside them on its border stream, the
  * boxes' tiles sent to box 0's device (a peer copy each) and added there in the core's

@@ -253,7 +253,7 @@ struct cuda_leaf {
     /* ---- appended so that the executor names no model (issue 29) ---- */
     /* Optional (NULL: one): the components of projections' counts per plane of an axis
      * (latmc_modes_components: Potts q, one per state; Ising one), which size the
-     * projection array and the k_min transform. */
+     * projection array and the limbs of the modes' exact sums. */
     int (*projection_components)(const latmc_sim *sim);
 
     /* ---- appended for Wolff on CUDA (issue 30) ---- */
@@ -368,8 +368,8 @@ struct cuda_leaf {
      * measure_projections' sums and, instead of the projections, the exact sums of their
      * modes added into limbs (device) from the weights (device; both in
      * cuda_projections_exact's layouts), in one read of the range; cudaErrorNotSupported
-     * where the box's form has no such pass (nothing enqueued: the executor takes the
-     * projections then). */
+     * where the box's form or the lattice's shape has no such pass (nothing enqueued but
+     * what makes the box's form current: the executor takes the projections then). */
     cudaError_t (*measure_modes)(const latmc_sim *sim, const struct cuda_box_range *own,
                                  cudaStream_t stream, void *sums, const int64_t *weights,
                                  int64_t *limbs);

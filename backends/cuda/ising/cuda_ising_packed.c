@@ -752,7 +752,8 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
 
 /* packed_measure_projections' sums and the exact sums of the modes in one read, where it
  * would read the packed arrays (measure_projections.cu's folded walk weighing its columns
- * and rows); its other forms decline (the executor counts their projections). */
+ * and rows); its other forms decline, as the walk does for shapes of more chunks than the
+ * limbs hold (the executor counts their projections). */
 static cudaError_t packed_measure_modes(const latmc_sim *sim, const struct cuda_box_range *own,
                                         cudaStream_t stream, void *sums, const int64_t *weights,
                                         int64_t *limbs)
