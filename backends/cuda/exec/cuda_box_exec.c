@@ -261,6 +261,12 @@ static int host_sums_of(struct cuda_box_exec *e, size_t bytes)
  * a reduction) and copy, so that the last box's reduction does not wait on the host for
  * the tails and copies of the boxes before it.
  */
+/* The bytes box e's reduction gives (reduce_all). */
+static size_t reduce_bytes(const struct cuda_box_exec *e, size_t per, bool per_plane)
+{
+    return per_plane ? (size_t)e->planes * per : per;
+}
+
 static int reduce_all(struct cuda_box_exec *first, size_t stride, int n, size_t per,
                       bool per_plane,
                       cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
@@ -271,19 +277,18 @@ static int reduce_all(struct cuda_box_exec *first, size_t stride, int n, size_t 
     int st = cuda_box_exec_finish_all(first, stride, n, "measuring");
     for (int i = 0; i < n && st == LATMC_OK; i++) {
         struct cuda_box_exec *e = nth(first, stride, i);
-        const size_t bytes = per_plane ? (size_t)e->planes * per : per;
         e->reduced = NULL;
-        if ((st = host_sums_of(e, bytes)) == LATMC_OK &&
+        if ((st = host_sums_of(e, reduce_bytes(e, per, per_plane))) == LATMC_OK &&
             (st = cuda_box_set_device(e->device)) == LATMC_OK)
             st = cuda_check(reduce(e, ctx, &e->reduced), "launching the reduction");
     }
     for (int i = 0; i < n && st == LATMC_OK; i++) {
         struct cuda_box_exec *e = nth(first, stride, i);
-        const size_t bytes = per_plane ? (size_t)e->planes * per : per;
         if ((st = cuda_box_set_device(e->device)) == LATMC_OK && tail)
             st = cuda_check(tail(e, ctx), "launching the reduction");
         if (st == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(e->sums_host, e->reduced, bytes,
+            st = cuda_check(cudaMemcpyAsync(e->sums_host, e->reduced,
+                                            reduce_bytes(e, per, per_plane),
                                             cudaMemcpyDeviceToHost, e->stream),
                             "reading the reduction");
     }

@@ -479,6 +479,17 @@ static cudaError_t kmin_buffer(struct cuda_box *b, const struct kmin_ctx *kc,
     return err;
 }
 
+/* Box b's projections and its out (the sums, then the limbs) in its kmin_buffer. */
+static int64_t *kmin_projections(const struct cuda_box *b, const struct kmin_ctx *kc)
+{
+    return b->weights + kc->phase_doubles;
+}
+
+static char *kmin_out(const struct cuda_box *b, const struct kmin_ctx *kc)
+{
+    return (char *)(kmin_projections(b, kc) + kc->entries);
+}
+
 /*
  * Box ex's sums and either the exact sums of its modes (the leaf's measure_modes) or its
  * projections (exact_box_kmin then sums their modes; cuda_box_exec_reduce_boxes): one
@@ -499,8 +510,8 @@ static cudaError_t reduce_box_kmin(struct cuda_box_exec *ex, const void *ctx, vo
         b->phases_of = NULL;
         err = kmin_buffer(b, kc, ex->stream);
     }
-    int64_t *dev_proj = b->weights + kc->phase_doubles;
-    char *dev_out = (char *)(dev_proj + kc->entries);
+    int64_t *dev_proj = kmin_projections(b, kc);
+    char *dev_out = kmin_out(b, kc);
     if (err == cudaSuccess)
         err = cudaMemsetAsync(fresh ? (void *)dev_proj : (void *)dev_out, 0,
                               (fresh ? (size_t)kc->entries * sizeof(int64_t) : 0) +
@@ -531,9 +542,9 @@ static cudaError_t exact_box_kmin(struct cuda_box_exec *ex, const void *ctx)
     struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
     if (b->modes_weighed)
         return cudaSuccess;
-    int64_t *dev_proj = b->weights + kc->phase_doubles;
-    int64_t *limbs = (int64_t *)((char *)(dev_proj + kc->entries) + kc->sums_bytes);
-    return cuda_projections_exact(ex->stream, &kc->t, dev_proj, b->weights, limbs);
+    int64_t *limbs = (int64_t *)(kmin_out(b, kc) + kc->sums_bytes);
+    return cuda_projections_exact(ex->stream, &kc->t, kmin_projections(b, kc), b->weights,
+                                  limbs);
 }
 
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
@@ -561,7 +572,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
         proj_at += d->extent[mu];
     }
     kc.t.per_state = proj_at;
-    kc.phase_doubles = 2 * (size_t)proj_at;
+    kc.phase_doubles = phase_doubles(sim);
     kc.entries = projection_entries(sim, x);
     kc.sums_bytes = sums_words(sim) * sizeof(int64_t);
     const size_t nlimbs = cuda_projections_exact_limbs(&kc.t);
