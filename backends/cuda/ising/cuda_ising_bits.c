@@ -350,6 +350,20 @@ static cudaError_t bits_measure_projections(const latmc_sim *sim,
                                                eps_bits_of(b, 0), &pr, sums, proj);
 }
 
+/* bits_measure_projections' sums and the exact sums of the modes in one pass on the words
+ * (ising_bits_fold.cu, weighing its columns and rows; cudaErrorNotSupported where the
+ * limbs would take too many sums: the executor counts projections then). */
+static cudaError_t bits_measure_modes(const latmc_sim *sim, const struct cuda_box_range *own,
+                                      cudaStream_t stream, void *sums, const int64_t *weights,
+                                      int64_t *limbs)
+{
+    (void)sim;
+    const struct cuda_box *b = own->box;
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_ising_bits_measure_modes(stream, &b->local, (const uint32_t *)b->data,
+                                         eps_bits_of(b, 0), &pr, sums, weights, limbs);
+}
+
 static cudaError_t bits_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                     cudaStream_t stream, int64_t *proj)
 {
@@ -420,6 +434,7 @@ const struct cuda_leaf cuda_ising_bits_leaf = {
     .measure = bits_measure,
     .projections = bits_projections,
     .measure_projections = bits_measure_projections,
+    .measure_modes = bits_measure_modes,
     .view_dtype = LATMC_DTYPE_INT8, /* the unpacked bytes (bits_view) */
     .view = bits_view,
     .bitsliced = bits_bitsliced,

@@ -752,8 +752,9 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
 
 /* packed_measure_projections' sums and the exact sums of the modes in one read, where it
  * would read the packed arrays (measure_projections.cu's folded walk weighing its columns
- * and rows); its other forms decline, as the walk does for shapes of more chunks than the
- * limbs hold (the executor counts their projections). */
+ * and rows) or the 1-bit form's words (ising_bits_fold.cu, the same weighing); the bytes
+ * decline, as the walks do for shapes of more chunks than the limbs hold (the executor
+ * counts their projections). */
 static cudaError_t packed_measure_modes(const latmc_sim *sim, const struct cuda_box_range *own,
                                         cudaStream_t stream, void *sums, const int64_t *weights,
                                         int64_t *limbs)
@@ -762,8 +763,9 @@ static cudaError_t packed_measure_modes(const latmc_sim *sim, const struct cuda_
     const struct cuda_box *b = own->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
-    if (bits_alone(pb))
-        return cudaErrorNotSupported;
+    if (bits_alone(pb)) /* as packed_measure_projections */
+        return cuda_ising_bits_measure_modes(stream, &b->local, pb->bits, eps_bits_of(b, 0),
+                                             &pr, sums, weights, limbs);
     const cudaError_t back = bits_read(b, stream); /* as packed_measure_projections */
     if (back != cudaSuccess)
         return back;

@@ -76,6 +76,17 @@ cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
                                                 const struct cuda_proj_range *r,
                                                 struct latmc_ising_sums *sums, int64_t *proj);
 
+/* The same sums and, instead of the projections, the exact sums of their modes added into
+ * limbs from the weights (cuda_projections_exact's layouts, one component; device
+ * pointers): each chunk's columns and rows weighed where they are counted.
+ * cudaErrorNotSupported, nothing launched, where the walk's chunks and blocks would add
+ * more than LATMC_MODES_LIMB_SUMS sums into a limb (lib/modes_exact.h). */
+cudaError_t cuda_ising_bits_measure_modes(cudaStream_t stream, const struct latmc_lattice *g,
+                                          const uint32_t *bits, const uint32_t *eps0,
+                                          const struct cuda_proj_range *r,
+                                          struct latmc_ising_sums *sums, const int64_t *weights,
+                                          int64_t *limbs);
+
 /* +-J: both colours' coupling bits (cuda_ising_bits_couplings' layout: bits0, bits1 each
  * colour's, 2 ndim words a group) of the planes [p0, p1) of the last axis, straight from a
  * window of the couplings' bytes as cuda_ising_pack_couplings_planes takes it (slot k:

@@ -1,6 +1,7 @@
 /*
- * The measurement's sums of the 1-bit layout, alone (cuda_ising_bits_measure) or with the
- * Fourier modes' projections (cuda_ising_bits_measure_projections), from one read of its
+ * The measurement's sums of the 1-bit layout, alone (cuda_ising_bits_measure), with the
+ * Fourier modes' projections (cuda_ising_bits_measure_projections) or with the exact sums
+ * of their modes (cuda_ising_bits_measure_modes), from one read of its
  * words (ising_bits.h; cuda_ising_bitsliced.h: word g of a colour is group g, bit l lane l,
  * set for a spin -1; colour c's lane l of group gi in a row of parity par = (y + z) & 1 is
  * x = 64 gi + 2 l + (c ^ par)): the integers of lib/ising.h's sums and of the byte
@@ -25,11 +26,16 @@
  *     consecutive x in consecutive lanes.
  *   - P_y (3D) and P_last: a lane's count of -1 in a row as a byte, the warp's bytes of a
  *     batch of rows added by warp_rows_flush.
+ *   - The exact modes (limbs): at a chunk's end each column's and row's sum is weighed
+ *     instead of added to the projections (lib/modes_exact.h, as the packed count does,
+ *     measure_projections.cu), and the block's sums go into the limbs (modes_exact.cuh):
+ *     no projections' array, no exact kernel after the count.
  */
 #include "ising_bits.h"
 
 #include "ising_bits_count.cuh"
 #include "measure_fold.cuh"
+#include "modes_exact.cuh"
 
 static_assert(ROW_WINDOW < (1 << BITS_LEVELS), "a chunk's count past the counters' levels");
 
@@ -236,7 +242,8 @@ template <bool THREE, bool EPS, bool PROJ, int BT>
 __global__ void __launch_bounds__(BT, bits_fold_blocks<PROJ>::PER_SM * CUDA_THREADS / BT)
 bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                  const uint32_t *eps0, struct latmc_ising_sums *sums,
-                 unsigned long long *proj, bool narrow)
+                 unsigned long long *proj, const long long *weights,
+                 unsigned long long *limbs, bool narrow)
 {
     constexpr int AHEAD = bits_fold_shape<THREE, EPS>::AHEAD;
     constexpr int LOG_AHEAD = bits_fold_shape<THREE, EPS>::LOG_AHEAD;
@@ -247,6 +254,8 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     __shared__ uint32_t staged[PROJ ? BT : 1][33];
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][ROW_BATCH * ROW_PITCH_WORDS];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1];
+    constexpr int MODES = THREE ? 6 : 4; /* weighed (limbs): x, (y,) the last axis, re/im */
+    __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t gpr = p.cols;
     const int64_t col = (int64_t)blockIdx.x * BT + threadIdx.x;
@@ -339,23 +348,49 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
          * (a 64^2 lattice, one block: the row sums right, the columns, added last, not),
          * right with a synchronisation after the kernel or without the early start */
         __syncthreads(); /* every thread's counts and row sums in shared memory */
-        flush_row_window(p, row_window, first, (int)(end - first), proj, BT);
+        /* limbs: the chunk's columns and rows weighed here (as the packed count does,
+         * measure_projections.cu), the block's sums added into the limbs, no projections */
+        __int128 mode[MODES] = {};
+        if (limbs)
+            weigh_row_window<THREE>(p, row_window, first, (int)(end - first), weights, mode,
+                                    BT);
+        else
+            flush_row_window(p, row_window, first, (int)(end - first), proj, BT);
         /* x = 64 (block's first group + e / 32) + 2 (e % 32) + parity */
         const int rows = (int)(end - first);
         const int64_t x0 = 64 * (int64_t)blockIdx.x * BT;
-        for (int e = threadIdx.x; e < 32 * BT; e += BT) {
-            const int owner = e >> 5, l = e & 31;
-            if ((int64_t)blockIdx.x * BT + owner >= gpr)
-                break; /* e only grows */
-            const uint32_t word = staged[owner][l];
-            const int v0 = rows - 2 * (int)(word & 0xFFFFu), v1 = rows - 2 * (int)(word >> 16);
-            unsigned long long *at = proj + x0 + 64 * owner + 2 * l;
-            if (v0 != 0)
-                atomicAdd(at, (unsigned long long)(long long)v0);
-            if (v1 != 0)
-                atomicAdd(at + 1, (unsigned long long)(long long)v1);
+        /* the block's entries e: those of its groups within the row */
+        const int entries = (int)(32 * min((int64_t)BT, gpr - (int64_t)blockIdx.x * BT));
+        if (limbs) {
+            /* an entry's two x (even, odd) weighed by one 16-byte load of each table (x
+             * even, the tables' starts 16-byte aligned); unrolled: several entries' loads
+             * in flight */
+            const longlong2 *wc = (const longlong2 *)(weights + x0),
+                            *ws = (const longlong2 *)(weights + p.lx + x0);
+#pragma unroll 4
+            for (int e = threadIdx.x; e < entries; e += BT) {
+                const uint32_t word = staged[e >> 5][e & 31];
+                const __int128 v0 = rows - 2 * (int)(word & 0xFFFFu),
+                               v1 = rows - 2 * (int)(word >> 16);
+                const longlong2 c = wc[e], sn = ws[e]; /* x = x0 + 2 e, x0 + 2 e + 1 */
+                mode[0] += v0 * c.x + v1 * c.y;
+                mode[1] += v0 * sn.x + v1 * sn.y;
+            }
+            exact_block_limbs<MODES, BT>(mode, modes_of_warps, limbs);
+        } else {
+            for (int e = threadIdx.x; e < entries; e += BT) {
+                const uint32_t word = staged[e >> 5][e & 31];
+                const int v0 = rows - 2 * (int)(word & 0xFFFFu),
+                          v1 = rows - 2 * (int)(word >> 16);
+                unsigned long long *at = proj + x0 + 2 * e; /* 64 owner + 2 l */
+                if (v0 != 0)
+                    atomicAdd(at, (unsigned long long)(long long)v0);
+                if (v1 != 0)
+                    atomicAdd(at + 1, (unsigned long long)(long long)v1);
+            }
         }
-        __syncthreads(); /* the staging and the window free for the next chunk */
+        __syncthreads(); /* the staging, the window and the warps' modes free for the next
+                          * chunk */
     }
     if (!sums)
         return;
@@ -366,17 +401,26 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
+/* Where the projections go: out (proj), or weighed into limbs (limbs not NULL); neither:
+ * the sums alone. */
+struct bits_fold_out {
+    unsigned long long *proj;
+    const long long *weights;
+    unsigned long long *limbs;
+};
+
 template <bool THREE, bool EPS, bool PROJ>
 static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struct fold_geom &p,
                              const uint32_t *bits, int64_t words, const uint32_t *eps0,
-                             struct latmc_ising_sums *sums, unsigned long long *proj)
+                             struct latmc_ising_sums *sums, const struct bits_fold_out &o)
 {
     const uint32_t *c0 = bits, *c1 = bits + words;
     /* the fast batches' 32-bit word offsets: every one they form is a word's (of a colour,
      * or of the coupling words, ND a group), all below 2^32 */
     const bool narrow = (THREE ? 6 : 4) * words < ((int64_t)1 << 32) && !fold_wide_forced();
 #define BITS_FOLD_KERNEL(BT)                                                                   \
-    bits_fold_kernel<THREE, EPS, PROJ, BT><<<grid, BT, 0, stream>>>(p, c0, c1, eps0, sums, proj, \
+    bits_fold_kernel<THREE, EPS, PROJ, BT><<<grid, BT, 0, stream>>>(p, c0, c1, eps0, sums,      \
+                                                                    o.proj, o.weights, o.limbs, \
                                                                     narrow)
     if (bt == 32)
         BITS_FOLD_KERNEL(32);
@@ -392,12 +436,15 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
 /* Blocks of the fewest threads (32 to CUDA_THREADS) that cover a row's groups, and a chunk
  * of rows per block the SMs hold at once (per_sm blocks of CUDA_THREADS an SM): the
  * longest chunks, the fewest columns' atomics; with the projections at most ROW_WINDOW
- * rows (the window of row sums and the counters' levels). */
-static void bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
-                             struct fold_geom &p, const uint32_t *bits, const uint32_t *eps0,
-                             struct latmc_ising_sums *sums, unsigned long long *proj)
+ * rows (the window of row sums and the counters' levels). cudaErrorNotSupported, nothing
+ * launched, where the limbs would take more sums than they hold (each chunk of each block
+ * adds its own: a lattice of very many rows of few groups). */
+static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
+                                    struct fold_geom &p, const uint32_t *bits,
+                                    const uint32_t *eps0, struct latmc_ising_sums *sums,
+                                    const struct bits_fold_out &o)
 {
-    const bool with_proj = proj != NULL;
+    const bool with_proj = o.proj || o.limbs;
     const int64_t gpr = p.cols;
     int bt = CUDA_THREADS;
     while (bt > 32 && bt / 2 >= gpr)
@@ -415,11 +462,13 @@ static void bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
     p.chunk = chunk;
     p.nchunks = (p.nrows + chunk - 1) / chunk;
     const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
+    if (o.limbs && p.nchunks * across > LATMC_MODES_LIMB_SUMS)
+        return cudaErrorNotSupported;
     const int64_t words = g->nsites / 64;
     const bool three = g->ndim == 3;
 #define BITS_FOLD_LAUNCH(THREE, EPS, PROJ)                                                     \
     launch_bits_fold<THREE, EPS, PROJ>(stream, bt, grid, p, bits, words, EPS ? eps0 : NULL,     \
-                                       sums, proj)
+                                       sums, o)
     if (with_proj) {
         if (three)
             eps0 ? BITS_FOLD_LAUNCH(true, true, true) : BITS_FOLD_LAUNCH(true, false, true);
@@ -432,6 +481,7 @@ static void bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
             eps0 ? BITS_FOLD_LAUNCH(false, true, false) : BITS_FOLD_LAUNCH(false, false, false);
     }
 #undef BITS_FOLD_LAUNCH
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
@@ -449,8 +499,27 @@ extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
     if (!sums) /* the couplings enter the bonds only: no coupling words loaded */
         eps0 = NULL;
     struct fold_geom p = geom_of(g, r, g->lx / 64);
-    bits_fold_launch(stream, g, p, bits, eps0, sums, (unsigned long long *)proj);
-    return cudaGetLastError();
+    const struct bits_fold_out o = { (unsigned long long *)proj, NULL, NULL };
+    return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
+}
+
+extern "C" cudaError_t cuda_ising_bits_measure_modes(cudaStream_t stream,
+                                                     const struct latmc_lattice *g,
+                                                     const uint32_t *bits, const uint32_t *eps0,
+                                                     const struct cuda_proj_range *r,
+                                                     struct latmc_ising_sums *sums,
+                                                     const int64_t *weights, int64_t *limbs)
+{
+    if (g->lx % 64 != 0 || !weights || !limbs)
+        return cudaErrorInvalidValue;
+    if (r->planes <= 0)
+        return cudaSuccess;
+    if (!sums)
+        eps0 = NULL;
+    struct fold_geom p = geom_of(g, r, g->lx / 64);
+    const struct bits_fold_out o = { NULL, (const long long *)weights,
+                                     (unsigned long long *)limbs };
+    return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
 }
 
 extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
@@ -472,6 +541,6 @@ extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
     p.lz = p.three ? g->lz : 1;
     p.row0 = rows ? rows->row0 : 0;
     p.nrows = rows ? rows->nrows : p.ly * p.lz;
-    bits_fold_launch(stream, g, p, bits, eps0, sums, NULL);
-    return cudaGetLastError();
+    const struct bits_fold_out o = { NULL, NULL, NULL };
+    return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
 }
