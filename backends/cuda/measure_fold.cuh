@@ -15,6 +15,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "mode_projections.h"
+#include "modes_exact.cuh"
 
 /* The exact sums of the counts' modes (measure_projections.cu, projections_exact_kernel)
  * are launched programmatically after the counting kernel: once every counting block has
@@ -275,22 +276,28 @@ __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int 
 {
     const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
     const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
+    /* a thread's rows' |v| add up to at most a window's rows' sites (ROW_WINDOW x 64 NW
+     * x 16 / NW: 2^16), far below exact_acc's 2^32 */
+    struct exact_acc acc[THREE ? 4 : 2] = {};
 #pragma unroll 4
     for (int i = (int)threadIdx.x; i < n; i += threads) {
-        const __int128 v = window[i];
+        const int v = window[i];
         window[i] = 0;
         const int64_t r = window_first + i;
         if constexpr (THREE) {
             const int64_t z = r / p.ly, y = r - z * p.ly;
-            mode[2] += v * wy[y];
-            mode[3] += v * wy[p.ly + y];
-            mode[4] += v * wl[z + p.plane_shift];
-            mode[5] += v * wl[last_len + z + p.plane_shift];
+            exact_acc_add(acc[0], v, wy[y]);
+            exact_acc_add(acc[1], v, wy[p.ly + y]);
+            exact_acc_add(acc[2], v, wl[z + p.plane_shift]);
+            exact_acc_add(acc[THREE ? 3 : 0], v, wl[last_len + z + p.plane_shift]);
         } else { /* 2D: a row is a plane */
-            mode[2] += v * wl[r + p.plane_shift];
-            mode[3] += v * wl[last_len + r + p.plane_shift];
+            exact_acc_add(acc[0], v, wl[r + p.plane_shift]);
+            exact_acc_add(acc[1], v, wl[last_len + r + p.plane_shift]);
         }
     }
+#pragma unroll
+    for (int k = 0; k < (THREE ? 4 : 2); k++)
+        mode[2 + k] += exact_acc_value(acc[k]);
 }
 
 #endif

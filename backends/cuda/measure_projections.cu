@@ -432,12 +432,32 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         if (limbs) {
             /* unrolled: the weights' loads of several columns in flight, not one column's
              * load waited for at a time */
+            /* a thread's 16 NW columns' |v| add up to at most 16 NW ROW_WINDOW (2^16) */
+            struct exact_acc re = {}, im = {};
+            if constexpr ((BT / 16) % NW == 0) {
+                /* a thread's columns e = threadIdx.x + i BT share their nibble, parity and
+                 * word k (column_sum's slot and half), their owners BT / 16 / NW apart */
+                const int j = (int)threadIdx.x & 15, m = j >> 1, wb = (int)threadIdx.x >> 4;
+                const int slot = (2 * (wb % NW) + (j & 1)) * 4 + (((m & 1) << 1) | ((m >> 1) & 1));
+                const int shift = (m >> 2) ? 16 : 0;
+                const uint32_t *counts = cnt[slot];
+                int owner = wb / NW;
 #pragma unroll 4
-            for (int e = threadIdx.x; e < columns; e += BT) {
-                const __int128 v = column_sum(e);
-                mode[0] += v * weights[x0 + e];
-                mode[1] += v * weights[p.lx + x0 + e];
+                for (int e = threadIdx.x; e < columns; e += BT, owner += BT / 16 / NW) {
+                    const int v = rows - 2 * (int)((counts[owner] >> shift) & 0xFFFFu);
+                    exact_acc_add(re, v, weights[x0 + e]);
+                    exact_acc_add(im, v, weights[p.lx + x0 + e]);
+                }
+            } else {
+#pragma unroll 4
+                for (int e = threadIdx.x; e < columns; e += BT) {
+                    const int v = column_sum(e);
+                    exact_acc_add(re, v, weights[x0 + e]);
+                    exact_acc_add(im, v, weights[p.lx + x0 + e]);
+                }
             }
+            mode[0] += exact_acc_value(re);
+            mode[1] += exact_acc_value(im);
         } else {
             for (int e = threadIdx.x; e < columns; e += BT) {
                 const int v = column_sum(e);

@@ -367,15 +367,21 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
              * in flight */
             const longlong2 *wc = (const longlong2 *)(weights + x0),
                             *ws = (const longlong2 *)(weights + p.lx + x0);
+            /* a thread's 64 x' |v| add up to at most 64 ROW_WINDOW (2^16) */
+            struct exact_acc re = {}, im = {};
 #pragma unroll 4
             for (int e = threadIdx.x; e < entries; e += BT) {
                 const uint32_t word = staged[e >> 5][e & 31];
-                const __int128 v0 = rows - 2 * (int)(word & 0xFFFFu),
-                               v1 = rows - 2 * (int)(word >> 16);
+                const int v0 = rows - 2 * (int)(word & 0xFFFFu),
+                          v1 = rows - 2 * (int)(word >> 16);
                 const longlong2 c = wc[e], sn = ws[e]; /* x = x0 + 2 e, x0 + 2 e + 1 */
-                mode[0] += v0 * c.x + v1 * c.y;
-                mode[1] += v0 * sn.x + v1 * sn.y;
+                exact_acc_add(re, v0, c.x);
+                exact_acc_add(re, v1, c.y);
+                exact_acc_add(im, v0, sn.x);
+                exact_acc_add(im, v1, sn.y);
             }
+            mode[0] += exact_acc_value(re);
+            mode[1] += exact_acc_value(im);
             exact_block_limbs<MODES, BT>(mode, modes_of_warps, limbs);
         } else {
             for (int e = threadIdx.x; e < entries; e += BT) {
