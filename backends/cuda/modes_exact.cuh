@@ -15,13 +15,14 @@
  * product takes some fifteen instructions): w = hi 2^32 + lo with lo the signed low word
  * and hi = (w - lo) / 2^32 (within 2^30 + 1 of 0 for |w| <= 2^62), so that sum v w =
  * 2^32 sum v hi + sum v lo exactly while the sum of |v| over one accumulator stays below
- * 2^32 (each 64-bit sum then below 2^63).
+ * 2^32 (each 64-bit sum then below 2^63). Host-callable for
+ * tools/modes-exact-host-check.sh.
  */
 struct exact_acc {
     long long hi, lo;
 };
 
-__device__ __forceinline__ void exact_acc_add(struct exact_acc &a, int v, long long w)
+__host__ __device__ __forceinline__ void exact_acc_add(struct exact_acc &a, int v, long long w)
 {
     const int lo = (int)(unsigned)(unsigned long long)w;
     const int hi = (int)(w >> 32) + (int)((unsigned)lo >> 31); /* the borrow lo < 0 took */
@@ -29,7 +30,7 @@ __device__ __forceinline__ void exact_acc_add(struct exact_acc &a, int v, long l
     a.hi += (long long)v * hi;
 }
 
-__device__ __forceinline__ __int128 exact_acc_value(const struct exact_acc &a)
+__host__ __device__ __forceinline__ __int128 exact_acc_value(const struct exact_acc &a)
 {
     return (__int128)a.hi * ((__int128)1 << 32) + a.lo;
 }
