@@ -276,8 +276,8 @@ __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int 
 {
     const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
     const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
-    /* a thread's rows' |v| add up to at most a window's rows' sites (ROW_WINDOW x 64 NW
-     * x 16 / NW: 2^16), far below exact_acc's 2^32 */
+    /* a thread's rows' |v| add up to at most ROW_WINDOW / threads rows of at most
+     * 64 x threads sites each (2^16), far below exact_acc's 2^32 */
     struct exact_acc acc[THREE ? 4 : 2] = {};
 #pragma unroll 4
     for (int i = (int)threadIdx.x; i < n; i += threads) {

@@ -430,9 +430,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             return rows - 2 * neg_count;
         };
         if (limbs) {
-            /* unrolled: the weights' loads of several columns in flight, not one column's
-             * load waited for at a time */
-            /* a thread's 16 NW columns' |v| add up to at most 16 NW ROW_WINDOW (2^16) */
+            /* a thread's 16 NW columns' |v| add up to at most 16 NW ROW_WINDOW (2^16); the
+             * loops unrolled: several columns' weight loads in flight */
             struct exact_acc re = {}, im = {};
             if constexpr ((BT / 16) % NW == 0) {
                 /* a thread's columns e = threadIdx.x + i BT share their nibble, parity and

@@ -2,7 +2,8 @@
  * The device side of the Fourier modes' exact sums (lib/modes_exact.h): 128-bit sums of a
  * block added into a part's three 43-bit limbs by atomics (any blocks, any order: the
  * host's integers), for the exact kernel over the projections and for the counts that
- * weigh their own columns and rows (measure_projections.cu).
+ * weigh their own columns and rows (measure_projections.cu, ising/ising_bits_fold.cu),
+ * whose threads sum their weighed counts in 32-bit halves (exact_acc).
  */
 #ifndef LATMC_CUDA_MODES_EXACT_CUH
 #define LATMC_CUDA_MODES_EXACT_CUH
@@ -11,8 +12,8 @@
 
 /*
  * A thread's exact sum of products v w of small integers v and 64-bit weights w in two
- * 64-bit sums of 32-bit products (two wide multiply-adds a product, where a 128-bit
- * product takes some fifteen instructions): w = hi 2^32 + lo with lo the signed low word
+ * 64-bit sums of 32-bit products (two wide multiply-adds a product, far fewer
+ * instructions than a 128-bit product): w = hi 2^32 + lo with lo the signed low word
  * and hi = (w - lo) / 2^32 (within 2^30 + 1 of 0 for |w| <= 2^62), so that sum v w =
  * 2^32 sum v hi + sum v lo exactly while the sum of |v| over one accumulator stays below
  * 2^32 (each 64-bit sum then below 2^63). Host-callable for

@@ -312,7 +312,8 @@ static void same_on_plain(latmc_sim *plain, const int8_t *spins, size_t bytes, c
  * of many groups: the chain's observables after bit-sliced sweeps against those of the
  * same spins set into a sim of chain 0 (the packed arrays' walk: another kernel), exactly:
  * the first read after a sweep (the sums, then the projections alone), and a read after
- * the next sweep (the modes asked for before: the sums and the projections in one pass).
+ * the next sweep (the modes asked for before: the sums and the modes' exact sums in one
+ * pass, the columns and rows weighed into the limbs).
  * Rows of 64 and 128 groups (blocks of 64 and 128 threads), 256 (one full block), 257 and
  * 320 (two blocks, the second part idle), 3D rows of 4 and 5 (blocks of 32), many chunks
  * of rows; boxes with halos; both leaves (form: LATMC_CUDA_ISING_FORM for the bit-sliced
