@@ -62,8 +62,8 @@ struct fold_geom {
 static int sms_of_current_device(void)
 {
     int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || cuda_device_sm_count(device, &sms) != cudaSuccess ||
-        sms <= 0) {
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cuda_device_sm_count(device, &sms) != cudaSuccess || sms <= 0) {
         (void)cudaGetLastError();
         return 132;
     }

@@ -287,8 +287,9 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
  * lib/modes_exact.h) each column's and row's sum is weighed instead, by the weights of
  * the phase tables, and the block's sums go into the limbs (modes_exact.cuh), no
  * projections. PROJ false (no projections asked for): the sums alone, the packed layout's
- * measurement where a row fills a block (cuda_ising_packed.c), no counters, no barrier. narrow: every word offset the fast
- * batches form (the coupling words' CW a word included) fits 32 bits.
+ * measurement where a row fills a block (cuda_ising_packed.c), no counters, no barrier.
+ * narrow: every word offset the fast batches form (the coupling words' CW a word
+ * included) fits 32 bits.
  */
 template <int NW, bool THREE, int CW, bool PROJ, int BT>
 __global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)

@@ -32,8 +32,8 @@
  *     rows' words in one three-operand addition (bytes of at most 2 a row: flushed by the
  *     group that brings them to at most 127 rows, without tests for zero); a group's rows'
  *     warp sums go to the block's row counts in one shared atomic, lane i adding row i, no
- *     branch. The counting adds ~8 warp instructions a warp and row over the measurement
- *     (the form above: ~23; ncu at 16384^2, 4.2 M and 12.2 M over 16384 x 32 warp rows).
+ *     branch. The counting adds a few warp instructions a warp and row over the
+ *     measurement, a third of the form above's (doc/observables.md has the counts).
  * The walk: a batch of PL_AHEAD rows inside a plane (none the plane's last row, whose row
  * above wraps, nor in 3D its first, whose own words are not the row above the one before)
  * by 32-bit word offsets from the batch's first row, no wrap tested; every other batch (a
@@ -340,11 +340,8 @@ potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     }
                     const bool last = r0 + ahead == send;
                     nb += ahead; /* <= FLUSH - AHEAD before the group: <= FLUSH after it */
-                    if (nb > FLUSH - AHEAD || last) {
-                        if constexpr (SUMS)
-                            pl_flush_sums<W>(colb[0], colb[SUMS ? 1 : 0], colsum, pitch, tx);
-                        else
-                            pl_flush_cols<NP, W>(colb, colsum, pitch, tx);
+                    if (nb > FLUSH - AHEAD || last) { /* PROJ and GROUPED: SUMS */
+                        pl_flush_sums<W>(colb[0], colb[SUMS ? 1 : 0], colsum, pitch, tx);
                         nb = 0;
                     }
                 }
