@@ -59,6 +59,23 @@ struct fold_geom {
     bool three;
 };
 
+/* Where a count's projections go (the packed and 1-bit Ising counts): out (proj), or
+ * weighed into limbs (limbs not NULL, from weights); neither: the sums alone. */
+struct fold_out {
+    unsigned long long *proj;
+    const long long *weights;
+    unsigned long long *limbs;
+};
+
+/* Whether a count of nchunks chunks and `across` blocks a row may weigh into o's limbs:
+ * each chunk of each block adds its sums into them once, and a limb holds
+ * LATMC_MODES_LIMB_SUMS (a lattice of very many rows of few groups exceeds it; the caller
+ * counts projections then). */
+static inline bool fold_limbs_hold(const struct fold_out &o, int64_t nchunks, int64_t across)
+{
+    return !o.limbs || nchunks * across <= LATMC_MODES_LIMB_SUMS;
+}
+
 static int sms_of_current_device(void)
 {
     int device = 0, sms = 0;

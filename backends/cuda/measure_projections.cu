@@ -477,13 +477,6 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-/* Where the projections go: out (proj), or weighed into limbs (limbs not NULL). */
-struct fold_out {
-    unsigned long long *proj;
-    const long long *weights;
-    unsigned long long *limbs;
-};
-
 template <int NW, int BT, bool PROJ>
 static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
                                       dim3 grid, const struct fold_geom &p,
@@ -539,9 +532,7 @@ static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_la
     }
     const dim3 grid((unsigned)((p.cols + BT - 1) / BT),
                     (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
-    /* each chunk of each block adds its sums into the limbs once: more than a limb holds
-     * (a lattice of very many rows of few groups) and the caller counts projections */
-    if (o.limbs && p.nchunks * (int64_t)grid.x > LATMC_MODES_LIMB_SUMS)
+    if (!fold_limbs_hold(o, p.nchunks, grid.x))
         return cudaErrorNotSupported;
     if (o.proj || o.limbs)
         launch_packed_fold_kernel<NW, BT, true>(stream, g, grid, p, colour0, colour1, eps0,

@@ -407,18 +407,10 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-/* Where the projections go: out (proj), or weighed into limbs (limbs not NULL); neither:
- * the sums alone. */
-struct bits_fold_out {
-    unsigned long long *proj;
-    const long long *weights;
-    unsigned long long *limbs;
-};
-
 template <bool THREE, bool EPS, bool PROJ>
 static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struct fold_geom &p,
                              const uint32_t *bits, int64_t words, const uint32_t *eps0,
-                             struct latmc_ising_sums *sums, const struct bits_fold_out &o)
+                             struct latmc_ising_sums *sums, const struct fold_out &o)
 {
     const uint32_t *c0 = bits, *c1 = bits + words;
     /* the fast batches' 32-bit word offsets: every one they form is a word's (of a colour,
@@ -443,12 +435,11 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
  * of rows per block the SMs hold at once (per_sm blocks of CUDA_THREADS an SM): the
  * longest chunks, the fewest columns' atomics; with the projections at most ROW_WINDOW
  * rows (the window of row sums and the counters' levels). cudaErrorNotSupported, nothing
- * launched, where the limbs would take more sums than they hold (each chunk of each block
- * adds its own: a lattice of very many rows of few groups). */
+ * launched, where the limbs would take more sums than they hold (fold_limbs_hold). */
 static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
                                     struct fold_geom &p, const uint32_t *bits,
                                     const uint32_t *eps0, struct latmc_ising_sums *sums,
-                                    const struct bits_fold_out &o)
+                                    const struct fold_out &o)
 {
     const bool with_proj = o.proj || o.limbs;
     const int64_t gpr = p.cols;
@@ -468,7 +459,7 @@ static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_latt
     p.chunk = chunk;
     p.nchunks = (p.nrows + chunk - 1) / chunk;
     const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
-    if (o.limbs && p.nchunks * across > LATMC_MODES_LIMB_SUMS)
+    if (!fold_limbs_hold(o, p.nchunks, across))
         return cudaErrorNotSupported;
     const int64_t words = g->nsites / 64;
     const bool three = g->ndim == 3;
@@ -505,7 +496,7 @@ extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
     if (!sums) /* the couplings enter the bonds only: no coupling words loaded */
         eps0 = NULL;
     struct fold_geom p = geom_of(g, r, g->lx / 64);
-    const struct bits_fold_out o = { (unsigned long long *)proj, NULL, NULL };
+    const struct fold_out o = { (unsigned long long *)proj, NULL, NULL };
     return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
 }
 
@@ -523,7 +514,7 @@ extern "C" cudaError_t cuda_ising_bits_measure_modes(cudaStream_t stream,
     if (!sums)
         eps0 = NULL;
     struct fold_geom p = geom_of(g, r, g->lx / 64);
-    const struct bits_fold_out o = { NULL, (const long long *)weights,
+    const struct fold_out o = { NULL, (const long long *)weights,
                                      (unsigned long long *)limbs };
     return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
 }
@@ -547,6 +538,6 @@ extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
     p.lz = p.three ? g->lz : 1;
     p.row0 = rows ? rows->row0 : 0;
     p.nrows = rows ? rows->nrows : p.ly * p.lz;
-    const struct bits_fold_out o = { NULL, NULL, NULL };
+    const struct fold_out o = { NULL, NULL, NULL };
     return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
 }
