@@ -51,7 +51,8 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const struct cuda_proj_range *r,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
 /* The same sums and, instead of the projections, the exact sums of their modes added into
- * limbs from the weights (cuda_projections_exact's layouts, one component): each chunk's
+ * limbs from the weights (cuda_projections_exact's layouts, slots included, one
+ * component): each chunk's
  * columns and rows weighed where they are counted, no projections' array.
  * cudaErrorNotSupported, nothing launched, where the walk's chunks and blocks would add
  * more than LATMC_MODES_LIMB_SUMS sums into a limb (lib/modes_exact.h). */
@@ -96,6 +97,16 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
                                       int q, struct latmc_potts_sums *sums, int64_t *proj);
 
 /*
+ * The limbs of the counts that weigh their own columns and rows (the packed and 1-bit Ising
+ * counts' measure_modes) come in CUDA_MODES_LIMB_SLOTS slots of the same layout, the mode
+ * being the sum of all slots' (integers: in any order): each block adds its sums into one
+ * slot (exact_block_limbs, modes_exact.cuh), so that the thousands of blocks of a count
+ * (3D: one a chunk of a row's 32 threads) that end together meet at 32 sets of cache lines
+ * instead of one. The exact kernel's few blocks add into the first slot.
+ */
+#define CUDA_MODES_LIMB_SLOTS 32
+
+/*
  * The exact sums of the modes of a box's projections on the device (lib/modes_exact.h):
  * for each component k and axis mu, sum_x P[x] w_cos[x] and the same with the sines'
  * weights, added into limbs (device, int64: component k's axis mu's real part's three
@@ -113,7 +124,7 @@ struct cuda_proj_transform {
 };
 cudaError_t cuda_projections_exact(cudaStream_t stream, const struct cuda_proj_transform *t,
                                    int64_t *proj, const int64_t *weights, int64_t *limbs);
-/* The limbs it adds into: components x ndim x 2 x 3. */
+/* The limbs it adds into: components x ndim x 2 x 3 (a slot's, the first). */
 size_t cuda_projections_exact_limbs(const struct cuda_proj_transform *t);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #ifndef LATMC_CUDA_MODES_EXACT_CUH
 #define LATMC_CUDA_MODES_EXACT_CUH
 
+#include "mode_projections.h"
 #include "modes_exact.h"
 
 /*
@@ -56,13 +57,15 @@ __device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *
 }
 
 /*
- * The block's (BT threads) sums of the K values v[k] added into limbs + 3 k: a warp's by
- * shuffles, the warps' by thread 0 from sh (K x BT / 32, shared). Every thread of the
- * block calls it; a barrier inside, and sh free again after the block's next barrier.
+ * The block's (BT threads) sums of the K values v[k] added into limbs + 3 k of the block's
+ * slot of SLOTS (mode_projections.h: slot s at limbs + s slot_limbs, the block's the grid's
+ * block index modulo SLOTS): a warp's by shuffles, the warps' by thread 0 from sh (K x BT
+ * / 32, shared). Every thread of the block calls it; a barrier inside, and sh free again
+ * after the block's next barrier.
  */
-template <int K, int BT>
+template <int K, int BT, int SLOTS>
 __device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int128 *sh,
-                                                  unsigned long long *limbs)
+                                                  unsigned long long *limbs, int slot_limbs)
 {
     constexpr int WARPS = BT / 32;
     const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
@@ -75,14 +78,17 @@ __device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int1
             sh[k * WARPS + warp] = s;
     }
     __syncthreads();
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+        const unsigned block = blockIdx.x + gridDim.x * blockIdx.y;
+        unsigned long long *slot = limbs + (block % SLOTS) * slot_limbs;
 #pragma unroll
         for (int k = 0; k < K; k++) {
             __int128 s = 0;
             for (int w = 0; w < WARPS; w++)
                 s += sh[k * WARPS + w];
-            exact_add_limbs(s, limbs + 3 * k);
+            exact_add_limbs(s, slot + 3 * k);
         }
+    }
 }
 
 #endif

@@ -453,6 +453,7 @@ struct kmin_ctx {
     struct cuda_proj_transform t;
     int64_t entries;
     size_t phase_doubles, sums_bytes, out_bytes;
+    size_t slots; /* of limbs (mode_projections.h) */
 };
 
 /* Box b's device buffer of the exact modes (reduce_box_kmin), the weights made from the
@@ -547,6 +548,17 @@ static cudaError_t exact_box_kmin(struct cuda_box_exec *ex, const void *ctx)
                                   limbs);
 }
 
+/* A box's limbs as read (`slots` slots of n) added into the first slot's: the sums a limb
+ * takes in all slots together are those one set of limbs would take (fold_limbs_hold
+ * bounds their count, not a slot's), so their 64-bit sum is that limb's value, as the
+ * atomics form it (modulo 2^64). */
+static void fold_limb_slots(int64_t *limbs, size_t n, size_t slots)
+{
+    for (size_t s = 1; s < slots; s++)
+        for (size_t j = 0; j < n; j++)
+            limbs[j] = (int64_t)((uint64_t)limbs[j] + (uint64_t)limbs[s * n + j]);
+}
+
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes)
 {
@@ -575,8 +587,10 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     kc.phase_doubles = phase_doubles(sim);
     kc.entries = projection_entries(sim, x);
     kc.sums_bytes = sums_words(sim) * sizeof(int64_t);
+    /* a slot's limbs; the counts that weigh fill CUDA_MODES_LIMB_SLOTS, the exact kernel one */
     const size_t nlimbs = cuda_projections_exact_limbs(&kc.t);
-    kc.out_bytes = kc.sums_bytes + nlimbs * sizeof(int64_t);
+    kc.slots = x->leaf->measure_modes ? CUDA_MODES_LIMB_SLOTS : 1;
+    kc.out_bytes = kc.sums_bytes + kc.slots * nlimbs * sizeof(int64_t);
     const int st = cuda_box_exec_reduce_boxes(&x->box[0].ex, sizeof *x->box, x->n,
                                               kc.out_bytes, reduce_box_kmin, exact_box_kmin,
                                               &kc);
@@ -588,8 +602,11 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     }
     /* the boxes' integer sums in box order (cuda_exec_measure), their limbs summed */
     memset(sums, 0, sim->model->sums_size);
-    for (int i = 0; i < x->n; i++)
+    for (int i = 0; i < x->n; i++) {
         sim->model->add_sums(sums, x->box[i].ex.sums_host);
+        fold_limb_slots((int64_t *)((char *)x->box[i].ex.sums_host + kc.sums_bytes), nlimbs,
+                        kc.slots);
+    }
     for (size_t k = 0; k < nlimbs / 3; k++) {
         latmc_i128 total = latmc_i128_of(0);
         for (int i = 0; i < x->n; i++) {
