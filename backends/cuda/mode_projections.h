@@ -51,9 +51,9 @@ cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
                                                   const struct cuda_proj_range *r,
                                                   struct latmc_ising_sums *sums, int64_t *proj);
 /* The same sums and, instead of the projections, the exact sums of their modes added into
- * limbs from the weights (cuda_projections_exact's layouts, slots included, one
- * component): each chunk's
- * columns and rows weighed where they are counted, no projections' array.
+ * limbs from the weights (cuda_projections_exact's layouts in CUDA_MODES_LIMB_SLOTS slots,
+ * one component): each chunk's columns and rows weighed where they are counted, no
+ * projections' array.
  * cudaErrorNotSupported, nothing launched, where the walk's chunks and blocks would add
  * more than LATMC_MODES_LIMB_SUMS sums into a limb (lib/modes_exact.h). */
 cudaError_t cuda_ising_packed_measure_modes(cudaStream_t stream, const struct latmc_lattice *g,
@@ -101,8 +101,8 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
  * counts' measure_modes) come in CUDA_MODES_LIMB_SLOTS slots of the same layout, the mode
  * being the sum of all slots' (integers: in any order): each block adds its sums into one
  * slot (exact_block_limbs, modes_exact.cuh), so that the thousands of blocks of a count
- * (3D: one a chunk of a row's 32 threads) that end together meet at 32 sets of cache lines
- * instead of one. The exact kernel's few blocks add into the first slot.
+ * that end together (3D 1024^3: 2,112 blocks of 32 threads, a chunk each) meet at 32 sets
+ * of cache lines instead of one. The exact kernel's few blocks add into the first slot.
  */
 #define CUDA_MODES_LIMB_SLOTS 32
 

@@ -1,9 +1,10 @@
 /*
  * The device side of the Fourier modes' exact sums (lib/modes_exact.h): 128-bit sums of a
- * block added into a part's three 43-bit limbs by atomics (any blocks, any order: the
- * host's integers), for the exact kernel over the projections and for the counts that
- * weigh their own columns and rows (measure_projections.cu, ising/ising_bits_fold.cu),
- * whose threads sum their weighed counts in 32-bit halves (exact_acc).
+ * block added into a part's three 43-bit limbs (of the block's slot: mode_projections.h)
+ * by atomics (any blocks, any order: the host's integers), for the exact kernel over the
+ * projections and for the counts that weigh their own columns and rows
+ * (measure_projections.cu, ising/ising_bits_fold.cu), whose threads sum their weighed
+ * counts in 32-bit halves (exact_acc).
  */
 #ifndef LATMC_CUDA_MODES_EXACT_CUH
 #define LATMC_CUDA_MODES_EXACT_CUH

@@ -77,9 +77,10 @@ cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
                                                 struct latmc_ising_sums *sums, int64_t *proj);
 
 /* The same sums and, instead of the projections, the exact sums of their modes added into
- * limbs from the weights (cuda_projections_exact's layouts, one component; device
- * pointers, the weights 16-byte aligned: an x pair's are loaded together): each chunk's
- * columns and rows weighed where they are counted.
+ * limbs from the weights (cuda_projections_exact's layouts in CUDA_MODES_LIMB_SLOTS slots
+ * of mode_projections.h, one component; device pointers, the weights 16-byte aligned: an
+ * x pair's are loaded together): each chunk's columns and rows weighed where they are
+ * counted.
  * cudaErrorNotSupported, nothing launched, where the walk's chunks and blocks would add
  * more than LATMC_MODES_LIMB_SUMS sums into a limb (lib/modes_exact.h). */
 cudaError_t cuda_ising_bits_measure_modes(cudaStream_t stream, const struct latmc_lattice *g,
