@@ -101,8 +101,9 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
  * counts' measure_modes) come in CUDA_MODES_LIMB_SLOTS slots of the same layout, the mode
  * being the sum of all slots' (integers: in any order): each block adds its sums into one
  * slot (exact_block_limbs, modes_exact.cuh), so that the thousands of blocks of a count
- * that end together (3D 1024^3: 2,112 blocks of 32 threads, a chunk each) meet at 32 sets
- * of cache lines instead of one. The exact kernel's few blocks add into the first slot.
+ * that end together (3D 1024^3: some 2,100 blocks of 32 threads, a chunk each) spread
+ * their atomics over 32 copies of the limbs instead of one. The exact kernel's few blocks
+ * add into the first slot.
  */
 #define CUDA_MODES_LIMB_SLOTS 32
 

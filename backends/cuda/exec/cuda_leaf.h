@@ -367,9 +367,12 @@ struct cuda_leaf {
     /* Optional (NULL: measure_projections, then the executor's cuda_projections_exact):
      * measure_projections' sums and, instead of the projections, the exact sums of their
      * modes added into limbs (device) from the weights (device; both in
-     * cuda_projections_exact's layouts), in one read of the range; cudaErrorNotSupported
-     * where the box's form or the lattice's shape has no such pass (nothing enqueued but
-     * what makes the box's form current: the executor takes the projections then). */
+     * cuda_projections_exact's layouts of one component, the limbs in its
+     * CUDA_MODES_LIMB_SLOTS slots, mode_projections.h, which the executor allocates, clears
+     * and adds up for a leaf that has this entry), in one read of the range;
+     * cudaErrorNotSupported where the box's form or the lattice's shape has no such pass
+     * (nothing enqueued but what makes the box's form current: the executor takes the
+     * projections then). */
     cudaError_t (*measure_modes)(const latmc_sim *sim, const struct cuda_box_range *own,
                                  cudaStream_t stream, void *sums, const int64_t *weights,
                                  int64_t *limbs);
