@@ -482,6 +482,22 @@ static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_latt
     return cudaGetLastError();
 }
 
+/* A range's count into o (projections or limbs), the sums beside it where asked. */
+static cudaError_t bits_fold_range(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const uint32_t *bits, const uint32_t *eps0,
+                                   const struct cuda_proj_range *r,
+                                   struct latmc_ising_sums *sums, const struct fold_out &o)
+{
+    if (g->lx % 64 != 0)
+        return cudaErrorInvalidValue;
+    if (r->planes <= 0)
+        return cudaSuccess;
+    if (!sums) /* the couplings enter the bonds only: no coupling words loaded */
+        eps0 = NULL;
+    struct fold_geom p = geom_of(g, r, g->lx / 64);
+    return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
+}
+
 extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
                                                            const struct latmc_lattice *g,
                                                            const uint32_t *bits,
@@ -490,15 +506,10 @@ extern "C" cudaError_t cuda_ising_bits_measure_projections(cudaStream_t stream,
                                                            struct latmc_ising_sums *sums,
                                                            int64_t *proj)
 {
-    if (g->lx % 64 != 0 || !proj)
+    if (!proj)
         return cudaErrorInvalidValue;
-    if (r->planes <= 0)
-        return cudaSuccess;
-    if (!sums) /* the couplings enter the bonds only: no coupling words loaded */
-        eps0 = NULL;
-    struct fold_geom p = geom_of(g, r, g->lx / 64);
     const struct fold_out o = { (unsigned long long *)proj, NULL, NULL };
-    return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
+    return bits_fold_range(stream, g, bits, eps0, r, sums, o);
 }
 
 extern "C" cudaError_t cuda_ising_bits_measure_modes(cudaStream_t stream,
@@ -508,16 +519,11 @@ extern "C" cudaError_t cuda_ising_bits_measure_modes(cudaStream_t stream,
                                                      struct latmc_ising_sums *sums,
                                                      const int64_t *weights, int64_t *limbs)
 {
-    if (g->lx % 64 != 0 || !weights || !limbs)
+    if (!weights || !limbs)
         return cudaErrorInvalidValue;
-    if (r->planes <= 0)
-        return cudaSuccess;
-    if (!sums)
-        eps0 = NULL;
-    struct fold_geom p = geom_of(g, r, g->lx / 64);
     const struct fold_out o = { NULL, (const long long *)weights,
-                                     (unsigned long long *)limbs };
-    return bits_fold_launch(stream, g, p, bits, eps0, sums, o);
+                                (unsigned long long *)limbs };
+    return bits_fold_range(stream, g, bits, eps0, r, sums, o);
 }
 
 extern "C" cudaError_t cuda_ising_bits_measure(cudaStream_t stream,
