@@ -161,6 +161,27 @@ static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda
     return p;
 }
 
+/*
+ * 3D: a chunk of `chunk` rows made a divisor of a plane's ly rows where one lies within a
+ * quarter above it (else chunk). A walk reads each colour-1 row as the row above its own,
+ * and again as the planes beside of the rows ly before and after: with chunks that divide
+ * a plane, the chunks ly rows apart start ly rows apart and walk those rows at the same
+ * time, so that the second and third reads find the row in the L2.
+ */
+static inline int64_t fold_plane_chunk(const struct fold_geom &p, int64_t chunk)
+{
+    if (!p.three || chunk <= 0 || chunk >= p.ly)
+        return chunk;
+    for (int64_t k = p.ly / chunk; k >= 1; k--) {
+        const int64_t c = p.ly / k;
+        if (c > chunk + chunk / 4)
+            break;
+        if (p.ly % k == 0)
+            return c;
+    }
+    return chunk;
+}
+
 static inline dim3 grid_of(const struct fold_geom &p)
 {
     const int64_t across = (p.cols + CUDA_THREADS - 1) / CUDA_THREADS;
@@ -282,7 +303,10 @@ __device__ __forceinline__ void flush_row_window(const struct fold_geom &p, int 
  * flush_row_window's rows weighed instead (the exact modes, modes_exact.cuh): each row's
  * sum v times its entries' weights (cuda_projections_exact's layout), added to the thread's
  * mode: 3D mode[2], [3] P_y's (real, imaginary) and mode[4], [5] P_last's; 2D mode[2], [3]
- * P_last's. The window cleared as it is read.
+ * P_last's. The window cleared as it is read. 3D: a thread's rows are `threads` apart, so
+ * its (y, z) steps by one division's quotient and remainder instead of a 64-bit division a
+ * row, and its rows of one plane are summed before they are weighed by P_last's weights
+ * (a plane holds ly rows: a thread's rows change plane once in ly / threads rows or so).
  */
 template <bool THREE>
 __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int *window,
@@ -294,20 +318,43 @@ __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int 
     const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
     const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
     /* a thread's rows' |v| add up to at most ROW_WINDOW / threads rows of at most
-     * 64 x threads sites each (2^16), far below exact_acc's 2^32 */
+     * 64 x threads sites each (2^16), far below exact_acc's 2^32; a plane's part of
+     * them (vz) likewise */
     struct exact_acc acc[THREE ? 4 : 2] = {};
+    if constexpr (THREE) {
+        const int i0 = (int)threadIdx.x;
+        if (i0 < n) {
+            const int64_t r = window_first + i0;
+            int64_t z = r / p.ly, y = r - z * p.ly;
+            const int64_t dz = threads / p.ly, dy = threads - dz * p.ly;
+            int vz = 0; /* the thread's rows of plane z so far */
 #pragma unroll 4
-    for (int i = (int)threadIdx.x; i < n; i += threads) {
-        const int v = window[i];
-        window[i] = 0;
-        const int64_t r = window_first + i;
-        if constexpr (THREE) {
-            const int64_t z = r / p.ly, y = r - z * p.ly;
-            exact_acc_add(acc[0], v, wy[y]);
-            exact_acc_add(acc[1], v, wy[p.ly + y]);
-            exact_acc_add(acc[2], v, wl[z + p.plane_shift]);
-            exact_acc_add(acc[THREE ? 3 : 0], v, wl[last_len + z + p.plane_shift]);
-        } else { /* 2D: a row is a plane */
+            for (int i = i0; i < n; i += threads) {
+                const int v = window[i];
+                window[i] = 0;
+                exact_acc_add(acc[0], v, wy[y]);
+                exact_acc_add(acc[1], v, wy[p.ly + y]);
+                vz += v;
+                int64_t ny = y + dy, nz = z + dz;
+                if (ny >= p.ly) {
+                    ny -= p.ly;
+                    nz++;
+                }
+                if (nz != z || i + threads >= n) { /* the thread's rows of plane z done */
+                    exact_acc_add(acc[2], vz, wl[z + p.plane_shift]);
+                    exact_acc_add(acc[3], vz, wl[last_len + z + p.plane_shift]);
+                    vz = 0;
+                }
+                y = ny;
+                z = nz;
+            }
+        }
+    } else {
+#pragma unroll 4
+        for (int i = (int)threadIdx.x; i < n; i += threads) {
+            const int v = window[i];
+            window[i] = 0;
+            const int64_t r = window_first + i; /* 2D: a row is a plane */
             exact_acc_add(acc[0], v, wl[r + p.plane_shift]);
             exact_acc_add(acc[1], v, wl[last_len + r + p.plane_shift]);
         }

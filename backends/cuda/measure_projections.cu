@@ -291,7 +291,7 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
  * narrow: every word offset the fast batches form (the coupling words' CW a word
  * included) fits 32 bits.
  */
-template <int NW, bool THREE, int CW, bool PROJ, int BT>
+template <int NW, bool THREE, int CW, bool PROJ, int BT, int RW>
 __global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
@@ -303,8 +303,10 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     static_assert(ROW_BATCH % AHEAD == 0, "a batch's row bytes in one row batch");
     static_assert((THREE ? 12 : 8) * NW * AHEAD <= 255, "a batch's anti-bond bytes");
     constexpr int SLOTS = 8 * NW;
+    constexpr int CT = BT / RW; /* the threads across the block's columns */
+    static_assert(CT * RW == BT && CT % 32 == 0, "whole warps a part of the chunk");
     /* without the projections (PROJ false: the sums alone) none of the counters below */
-    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? BT + 1 : 1];
+    __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? CT + 1 : 1];
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
                                                              : 1];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
@@ -312,7 +314,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int MODES = THREE ? 6 : 4; /* weighed (limbs): x, (y,) the last axis, re/im */
     __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
-    const int64_t g = (int64_t)blockIdx.x * BT + threadIdx.x; /* the group */
+    const int ct = (int)threadIdx.x % CT, part = (int)threadIdx.x / CT;
+    const int64_t g = (int64_t)blockIdx.x * CT + ct; /* the group */
     const int64_t wpr = p.cols * NW;
     const struct fold_lane t = fold_lane_of<NW>(g, p.cols);
     uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
@@ -324,12 +327,19 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
-        int64_t z = first / p.ly, y = first - z * p.ly;
-        struct warp_rows wr = { 0, 0 };
-        if constexpr (PROJ)
+        /* the thread's part of the chunk: its rows [mine, mine_end) */
+        const int64_t sub = (p.chunk + RW - 1) / RW;
+        const int64_t mine = min(first + part * sub, end), mine_end = min(mine + sub, end);
+        int64_t z = mine / p.ly, y = mine - z * p.ly;
+        struct warp_rows wr = { 0, (int)(mine - first) };
+        if constexpr (PROJ) {
+            if (part == 0)
 #pragma unroll
-            for (int s = 0; s < SLOTS; s++)
-                cnt[s][threadIdx.x] = 0;
+                for (int s = 0; s < SLOTS; s++)
+                    cnt[s][ct] = 0;
+            if constexpr (RW > 1)
+                __syncthreads(); /* cleared before another part adds */
+        }
         /* 3D: the columns' nibble bits of even and odd x. 2D: a row's parity alternates
          * and the rows of a chunk come AHEAD at a time from `first`, so the words of row
          * r0 + i go by i's parity alone (no select a word): acc_even takes the colour-0
@@ -343,15 +353,15 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         int pending = 0;
         struct packed_fold_walk<NW> w;
         w.anti = w.neg = 0;
-        if (first < end) { /* the first row's colour-1 words and the row below's */
-            const int64_t at = first * wpr + t.w0;
+        if (mine < mine_end) { /* the first row's colour-1 words and the row below's */
+            const int64_t at = mine * wpr + t.w0;
             load_words<NW>(colour1 + at, w.mine);
             load_words<NW>(colour1 + at + (y == 0 ? (p.ly - 1) * wpr : -wpr), w.down);
         }
-        uint32_t off = (uint32_t)(first * wpr + t.w0); /* narrow: row r0's first word */
+        uint32_t off = (uint32_t)(mine * wpr + t.w0); /* narrow: row r0's first word */
         const uint32_t step = (uint32_t)(AHEAD * wpr);
-        for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
-            const int n = (int)min((int64_t)AHEAD, end - r0);
+        for (int64_t r0 = mine; r0 < mine_end; r0 += AHEAD, off += step) {
+            const int n = (int)min((int64_t)AHEAD, mine_end - r0);
             unsigned char *row_at = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS; /* row r0's */
             if (FOLD_BATCH_IS_FAST(THREE, narrow, n, AHEAD, y, p.ly)) {
                 uint32_t zu = 0, zd = 0;
@@ -375,18 +385,18 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             if constexpr (!PROJ)
                 continue;
             wr.k += n;
-            if (wr.k == ROW_BATCH || r0 + n == end) /* the row sums offset by 16 NW a lane */
+            if (wr.k == ROW_BATCH || r0 + n == mine_end) /* the row sums offset by 16 NW a lane */
                 warp_rows_flush(wr, row_words, row_window, 1, -32 * 16 * NW);
             pending += n;
-            if (pending > 15 - AHEAD || r0 + n == end) { /* into the 16-bit lanes */
+            if (pending > 15 - AHEAD || r0 + n == mine_end) { /* into the 16-bit lanes */
 #pragma unroll
                 for (int k = 0; k < NW; k++) {
 #pragma unroll
                     for (int par2 = 0; par2 < 2; par2++) {
                         const uint32_t acc = (par2 != swap) ? acc_odd[k] : acc_even[k];
                         const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
-                        uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
-                        constexpr int P = BT + 1; /* the counters' pitch */
+                        uint32_t *s = &cnt[(2 * k + par2) * 4][ct];
+                        constexpr int P = CT + 1; /* the counters' pitch */
                         atomicAdd(&s[0], lo & 0x00FF00FFu);
                         atomicAdd(&s[P], (lo >> 8) & 0x00FF00FFu);
                         atomicAdd(&s[2 * P], hi & 0x00FF00FFu);
@@ -400,7 +410,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         if (t.in) {
             anti += w.anti;
             neg += w.neg;
-            items += (uint64_t)(end - first);
+            items += (uint64_t)(mine_end - mine);
         }
         if constexpr (!PROJ)
             continue; /* the sums alone: nothing to hand on at a chunk's end */
@@ -411,16 +421,17 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
          * the limbs (modes_exact.cuh), no projections */
         __int128 mode[MODES] = {};
         if (limbs)
-            weigh_row_window<THREE>(p, row_window, end - wr.at, wr.at, weights, mode, BT);
+            weigh_row_window<THREE>(p, row_window, first, (int)(end - first), weights, mode,
+                                    BT);
         else
-            flush_row_window(p, row_window, end - wr.at, wr.at, proj, BT);
+            flush_row_window(p, row_window, first, (int)(end - first), proj, BT);
         /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
          * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
          * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
         const int rows = (int)(end - first);
-        const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * BT;
+        const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * CT;
         /* the block's columns: those of its groups within the row */
-        const int64_t groups = min((int64_t)BT, p.cols - (int64_t)blockIdx.x * BT);
+        const int64_t groups = min((int64_t)CT, p.cols - (int64_t)blockIdx.x * CT);
         const int columns = (int)(16 * NW * groups);
         auto column_sum = [&](int e) {
             const int wb = e >> 4, j = e & 15, m = j >> 1;
@@ -478,7 +489,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-template <int NW, int BT, bool PROJ>
+template <int NW, int BT, int RW, bool PROJ>
 static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
                                       dim3 grid, const struct fold_geom &p,
                                       const uint32_t *colour0, const uint32_t *colour1,
@@ -492,37 +503,41 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
     const bool narrow = cw * words < ((int64_t)1 << 32) && !fold_wide_forced();
     if (g->ndim == 3) {
         if (eps0)
-            packed_fold_kernel<NW, true, 2, PROJ, BT><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, true, 2, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, eps0, sums, o.proj, o.weights, o.limbs, narrow);
         else
-            packed_fold_kernel<NW, true, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, true, 0, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, NULL, sums, o.proj, o.weights, o.limbs, narrow);
     } else {
         if (eps0)
-            packed_fold_kernel<NW, false, 1, PROJ, BT><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, false, 1, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, eps0, sums, o.proj, o.weights, o.limbs, narrow);
         else
-            packed_fold_kernel<NW, false, 0, PROJ, BT><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, false, 0, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, NULL, sums, o.proj, o.weights, o.limbs, narrow);
     }
 }
 
-/* The folded walk with NW words a thread in blocks of BT threads: BT CUDA_THREADS, as many
- * blocks across a row as its groups need; BT < CUDA_THREADS, a row's groups exactly one
- * block (fold_shape), and a chunk per resident block of that size (CUDA_THREADS / BT times
- * as many blocks as full ones: as many warps an SM). */
-template <int NW, int BT>
+/* The folded walk with NW words a thread in blocks of CT threads across a row and RW parts
+ * of a chunk (BT = CT RW threads a block): CT CUDA_THREADS, as many blocks across a row as
+ * its groups need; CT < CUDA_THREADS, a row's groups exactly CT (fold_shape), and a chunk
+ * per resident block of BT threads (CUDA_THREADS / BT times as many blocks as full ones:
+ * as many warps an SM), each warp a part of the chunk's rows. */
+template <int NW, int CT, int RW>
 static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                       const uint32_t *colour0, const uint32_t *colour1,
                                       const uint32_t *eps0, const struct cuda_proj_range *r,
                                       struct latmc_ising_sums *sums, const struct fold_out &o)
 {
+    constexpr int BT = CT * RW;
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
-    if (BT < CUDA_THREADS) {
-        const int64_t chunks =
-            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / BT);
-        const int64_t chunk = (p.nrows + chunks - 1) / chunks;
-        p.chunk = chunk < CHUNK_MIN ? CHUNK_MIN : chunk;
+    if (CT < CUDA_THREADS) { /* a warp's part of a chunk: as many as the SMs hold */
+        const int64_t warps =
+            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / 32);
+        int64_t sub = fold_plane_chunk(p, (p.nrows + warps - 1) / warps);
+        if (sub * RW < CHUNK_MIN)
+            sub = (CHUNK_MIN + RW - 1) / RW;
+        p.chunk = sub * RW;
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
     }
     /* a chunk's rows fit the block's window of row sums: no barrier inside a chunk (one in
@@ -531,16 +546,16 @@ static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_la
         p.chunk = ROW_WINDOW;
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
     }
-    const dim3 grid((unsigned)((p.cols + BT - 1) / BT),
+    const dim3 grid((unsigned)((p.cols + CT - 1) / CT),
                     (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     if (!fold_limbs_hold(o, p.nchunks, grid.x))
         return cudaErrorNotSupported;
     if (o.proj || o.limbs)
-        launch_packed_fold_kernel<NW, BT, true>(stream, g, grid, p, colour0, colour1, eps0,
-                                                sums, o);
+        launch_packed_fold_kernel<NW, BT, RW, true>(stream, g, grid, p, colour0, colour1,
+                                                    eps0, sums, o);
     else
-        launch_packed_fold_kernel<NW, BT, false>(stream, g, grid, p, colour0, colour1, eps0,
-                                                 sums, o);
+        launch_packed_fold_kernel<NW, BT, RW, false>(stream, g, grid, p, colour0, colour1,
+                                                     eps0, sums, o);
     return cudaGetLastError();
 }
 
@@ -594,22 +609,23 @@ static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *
     int nw, bt;
     (void)fold_shape(g, &nw, &bt);
     if (bt == 32 && nw == 4)
-        return launch_packed_fold<4, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<4, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 32 && nw == 2)
-        return launch_packed_fold<2, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<2, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 32)
-        return launch_packed_fold<1, 32>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<1, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 64)
-        return launch_packed_fold<4, 64>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<4, 64, 2>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 128)
-        return launch_packed_fold<4, 128>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<4, 128, 1>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (nw == 4)
-        return launch_packed_fold<4, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums,
-                                                   o);
+        return launch_packed_fold<4, CUDA_THREADS, 1>(stream, g, colour0, colour1, eps0, r,
+                                                      sums, o);
     if (nw == 2)
-        return launch_packed_fold<2, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums,
-                                                   o);
-    return launch_packed_fold<1, CUDA_THREADS>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<2, CUDA_THREADS, 1>(stream, g, colour0, colour1, eps0, r,
+                                                      sums, o);
+    return launch_packed_fold<1, CUDA_THREADS, 1>(stream, g, colour0, colour1, eps0, r, sums,
+                                                  o);
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure_projections(

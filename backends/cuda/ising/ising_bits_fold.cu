@@ -238,7 +238,7 @@ template <bool PROJ> struct bits_fold_blocks {
  * every word offset the fast batches form (the coupling words' ND per group included) fits
  * 32 bits.
  */
-template <bool THREE, bool EPS, bool PROJ, int BT>
+template <bool THREE, bool EPS, bool PROJ, int BT, int RW>
 __global__ void __launch_bounds__(BT, bits_fold_blocks<PROJ>::PER_SM * CUDA_THREADS / BT)
 bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                  const uint32_t *eps0, struct latmc_ising_sums *sums,
@@ -249,8 +249,10 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     constexpr int LOG_AHEAD = bits_fold_shape<THREE, EPS>::LOG_AHEAD;
     constexpr int ND = THREE ? 6 : 4;
     static_assert(THREE || AHEAD % 2 == 0, "2D: a row's parity from i's");
-    /* a thread's 32 count words, padded: no conflicts; the warps' row bytes; the rows' sums
-     * (PROJ: else a word each, unused) */
+    constexpr int CT = BT / RW; /* the threads across the block's groups */
+    static_assert(CT * RW == BT && CT % 32 == 0, "whole warps a part of the chunk");
+    /* a thread's 32 count words, padded: no conflicts (part p's threads' rows p CT ..);
+     * the warps' row bytes; the rows' sums (PROJ: else a word each, unused) */
     __shared__ uint32_t staged[PROJ ? BT : 1][33];
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][ROW_BATCH * ROW_PITCH_WORDS];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1];
@@ -258,7 +260,8 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t gpr = p.cols;
-    const int64_t col = (int64_t)blockIdx.x * BT + threadIdx.x;
+    const int ct = (int)threadIdx.x % CT, part = (int)threadIdx.x / CT;
+    const int64_t col = (int64_t)blockIdx.x * CT + ct;
     const struct fold_lane t = fold_lane_of<1>(col, gpr); /* a group: w0 its index */
     const uint32_t *row_words = row_bytes_of[PROJ ? threadIdx.x >> 5 : 0];
     unsigned char *lane_bytes = (unsigned char *)row_words + lane;
@@ -269,8 +272,11 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     for (int64_t ch = blockIdx.y; ch < p.nchunks; ch += gridDim.y) {
         const int64_t first = p.row0 + ch * p.chunk;
         const int64_t end = min(first + p.chunk, last_row);
-        int64_t z = first / p.ly, y = first - z * p.ly;
-        struct warp_rows wr = { 0, 0 };
+        /* the thread's part of the chunk: its rows [mine, mine_end) */
+        const int64_t sub = (p.chunk + RW - 1) / RW;
+        const int64_t mine = min(first + part * sub, end), mine_end = min(mine + sub, end);
+        int64_t z = mine / p.ly, y = mine - z * p.ly;
+        struct warp_rows wr = { 0, (int)(mine - first) };
         /* the column counters: cx of x parity swap (2D: by i's parity, no select a word;
          * 3D: even x), co of the other */
         const bool swap = !THREE && ((y + z) & 1);
@@ -281,15 +287,15 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
         bool half = false;
         struct bits_fold_walk w;
         w.anti = w.neg = w.mine = w.down = 0;
-        if (first < end) {
-            const int64_t at = first * gpr + t.w0;
+        if (mine < mine_end) {
+            const int64_t at = mine * gpr + t.w0;
             w.mine = colour1[at];
             w.down = colour1[at + (y == 0 ? (p.ly - 1) * gpr : -gpr)];
         }
-        uint32_t off = (uint32_t)(first * gpr + t.w0); /* narrow: row r0's word */
+        uint32_t off = (uint32_t)(mine * gpr + t.w0); /* narrow: row r0's word */
         const uint32_t step = (uint32_t)(AHEAD * gpr);
-        for (int64_t r0 = first; r0 < end; r0 += AHEAD, off += step) {
-            const int n = (int)min((int64_t)AHEAD, end - r0);
+        for (int64_t r0 = mine; r0 < mine_end; r0 += AHEAD, off += step) {
+            const int n = (int)min((int64_t)AHEAD, mine_end - r0);
             uint32_t wx[AHEAD], wo[AHEAD]; /* the batch's words of each column parity */
             unsigned char *bytes = lane_bytes + wr.k * 4 * ROW_PITCH_WORDS;
             if (FOLD_BATCH_IS_FAST(THREE, narrow, n, AHEAD, y, p.ly)) {
@@ -312,7 +318,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
             if constexpr (!PROJ)
                 continue;
             wr.k += n;
-            if (wr.k == ROW_BATCH || r0 + n == end)
+            if (wr.k == ROW_BATCH || r0 + n == mine_end)
                 warp_rows_flush(wr, row_words, row_window, BITS_ROW_MUL, BITS_ROW_ADD);
             count_batch<AHEAD, LOG_AHEAD>(cx, wx, pend_x, half);
             count_batch<AHEAD, LOG_AHEAD>(co, wo, pend_o, half);
@@ -321,7 +327,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
         if (t.in) {
             anti += w.anti;
             neg += w.neg;
-            items += (uint64_t)(end - first);
+            items += (uint64_t)(mine_end - mine);
         }
         if constexpr (!PROJ)
             continue; /* the sums alone: nothing counted by columns or rows */
@@ -358,9 +364,17 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
             flush_row_window(p, row_window, first, (int)(end - first), proj, BT);
         /* x = 64 (block's first group + e / 32) + 2 (e % 32) + parity */
         const int rows = (int)(end - first);
-        const int64_t x0 = 64 * (int64_t)blockIdx.x * BT;
-        /* the block's entries e: those of its groups within the row */
-        const int entries = (int)(32 * min((int64_t)BT, gpr - (int64_t)blockIdx.x * BT));
+        const int64_t x0 = 64 * (int64_t)blockIdx.x * CT;
+        /* the block's entries e: those of its groups within the row; an entry's word the
+         * sum of the parts' (each half a count of at most a chunk's rows: no carry) */
+        const int entries = (int)(32 * min((int64_t)CT, gpr - (int64_t)blockIdx.x * CT));
+        auto entry_word = [&](int e) {
+            uint32_t word = 0;
+#pragma unroll
+            for (int q = 0; q < RW; q++)
+                word += staged[q * CT + (e >> 5)][e & 31];
+            return word;
+        };
         if (limbs) {
             /* an entry's two x (even, odd) weighed by one 16-byte load of each table (x
              * even, the tables' starts 16-byte aligned); unrolled: several entries' loads
@@ -371,7 +385,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
             struct exact_acc re = {}, im = {};
 #pragma unroll 4
             for (int e = threadIdx.x; e < entries; e += BT) {
-                const uint32_t word = staged[e >> 5][e & 31];
+                const uint32_t word = entry_word(e);
                 const int v0 = rows - 2 * (int)(word & 0xFFFFu),
                           v1 = rows - 2 * (int)(word >> 16);
                 const longlong2 c = wc[e], sn = ws[e]; /* x = x0 + 2 e, x0 + 2 e + 1 */
@@ -386,7 +400,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
                                                                3 * MODES);
         } else {
             for (int e = threadIdx.x; e < entries; e += BT) {
-                const uint32_t word = staged[e >> 5][e & 31];
+                const uint32_t word = entry_word(e);
                 const int v0 = rows - 2 * (int)(word & 0xFFFFu),
                           v1 = rows - 2 * (int)(word >> 16);
                 unsigned long long *at = proj + x0 + 2 * e; /* 64 owner + 2 l */
@@ -417,18 +431,17 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
     /* the fast batches' 32-bit word offsets: every one they form is a word's (of a colour,
      * or of the coupling words, ND a group), all below 2^32 */
     const bool narrow = (THREE ? 6 : 4) * words < ((int64_t)1 << 32) && !fold_wide_forced();
-#define BITS_FOLD_KERNEL(BT)                                                                   \
-    bits_fold_kernel<THREE, EPS, PROJ, BT><<<grid, BT, 0, stream>>>(p, c0, c1, eps0, sums,      \
-                                                                    o.proj, o.weights, o.limbs, \
-                                                                    narrow)
+#define BITS_FOLD_KERNEL(BT, RW)                                                               \
+    bits_fold_kernel<THREE, EPS, PROJ, BT, RW><<<grid, BT, 0, stream>>>(                        \
+        p, c0, c1, eps0, sums, o.proj, o.weights, o.limbs, narrow)
     if (bt == 32)
-        BITS_FOLD_KERNEL(32);
+        BITS_FOLD_KERNEL(128, 4);
     else if (bt == 64)
-        BITS_FOLD_KERNEL(64);
+        BITS_FOLD_KERNEL(128, 2);
     else if (bt == 128)
-        BITS_FOLD_KERNEL(128);
+        BITS_FOLD_KERNEL(128, 1);
     else
-        BITS_FOLD_KERNEL(CUDA_THREADS);
+        BITS_FOLD_KERNEL(CUDA_THREADS, 1);
 #undef BITS_FOLD_KERNEL
 }
 
@@ -449,12 +462,16 @@ static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_latt
         bt /= 2;
     const int64_t across = (gpr + bt - 1) / bt;
     const int per_sm = with_proj ? bits_fold_blocks<true>::PER_SM : bits_fold_blocks<false>::PER_SM;
-    int64_t chunks = (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across;
-    if (chunks < 1)
-        chunks = 1;
-    int64_t chunk = (p.nrows + chunks - 1) / chunks;
-    if (chunk < CHUNK_MIN)
-        chunk = CHUNK_MIN;
+    /* parts: the rows of a warp (bt 32 or 64: a block of 128 threads takes 128 / bt parts
+     * of a chunk, launch_bits_fold), as many as the SMs hold of bt threads */
+    const int rw = bt < 128 ? 128 / bt : 1;
+    int64_t parts = (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across;
+    if (parts < 1)
+        parts = 1;
+    int64_t sub = fold_plane_chunk(p, (p.nrows + parts - 1) / parts);
+    if (sub * rw < CHUNK_MIN)
+        sub = (CHUNK_MIN + rw - 1) / rw;
+    int64_t chunk = sub * rw;
     if (with_proj && chunk > ROW_WINDOW)
         chunk = ROW_WINDOW;
     p.chunk = chunk;
