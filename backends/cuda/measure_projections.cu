@@ -6,9 +6,11 @@
  *
  * The walk: a thread takes a column (4, 2 or 1 packed words of 16 x each, or one x of the
  * bytes) of every row of a chunk of rows, in row order, the loads of a few rows issued
- * before it counts them. The neighbour row behind the thread is the row it read just before
- * (a sliding window of rows in registers: each word read from memory once), the neighbour
- * word beside it its lane neighbour's (a shuffle).
+ * before it counts them (packed rows of 32 or 64 threads: the block's 4 or 2 warps across
+ * the same columns each take a part of the chunk's rows, into the same counters; in 3D
+ * the parts divide a plane, fold_plane_chunk). The neighbour row behind the thread is the
+ * row it read just before (a sliding window of rows in registers: each word read from
+ * memory once), the neighbour word beside it its lane neighbour's (a shuffle).
  *   - P_x: the column's counts (packed: 15 rows' nibble bits added in a register without
  *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
@@ -560,14 +562,15 @@ static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_la
 }
 
 /* The folded walk's shape on g: words a thread (4, 2 or 1, as many as divide a row) and
- * threads a block. Rows of at least CUDA_THREADS groups: blocks of CUDA_THREADS; narrower
- * rows: the most words a thread for which a row is exactly 32, 64 or 128 groups, one block
- * of that size a row (3D 1024^3: 2 words, 32 threads); rows of fewer than 32 words: a word
- * a thread, one block of 32 a row (3D 256^3: 16 of its lanes work; blocks of CUDA_THREADS
- * there had 4 working threads in 256). Returns whether every thread works: false for rows
- * of CUDA_THREADS groups or more that are not whole blocks (L_x 4112: 257 groups, the last
- * block nearly idle) and where no shape exists (blocks of CUDA_THREADS, or of 32 below 32
- * words, with the rest of a block idle). */
+ * threads across a row (bt). Rows of at least CUDA_THREADS groups: blocks of CUDA_THREADS;
+ * narrower rows: the most words a thread for which a row is exactly 32, 64 or 128 groups,
+ * as many threads across (3D 1024^3: 2 words, 32 threads; packed_fold makes blocks of 128
+ * threads, parts of a chunk); rows of fewer than 32 words: a word a thread, 32 threads
+ * across (3D 256^3: 16 of them work; blocks of CUDA_THREADS there had 4 working threads in
+ * 256). Returns whether every thread works: false for rows of CUDA_THREADS groups or more
+ * that are not whole blocks (L_x 4112: 257 groups, the last block nearly idle) and where no
+ * shape exists (blocks of CUDA_THREADS, or of 32 below 32 words, with the rest of a block
+ * idle). */
 static bool fold_shape(const struct latmc_lattice *g, int *nw, int *bt)
 {
     const int64_t wpr = g->lx / 16;

@@ -63,10 +63,11 @@ cudaError_t cuda_ising_packed_measure_modes(cudaStream_t stream, const struct la
                                             struct latmc_ising_sums *sums,
                                             const int64_t *weights, int64_t *limbs);
 
-/* The threads of the folded walk's blocks on g where all of them work, else 0 (L_x 528: 33
- * groups of words a row, L_x 4112: 257; part of a block's threads would idle). *row_block:
- * a row is exactly 32, 64 or 128 groups of some 4, 2 or 1 words, one block of that size a
- * row (2D L_x 512 to 8192, 3D 1024^3); else a row is whole blocks of 256 groups. */
+/* The threads across a row of the folded walk's blocks on g where all of them work, else 0
+ * (L_x 528: 33 groups of words a row, L_x 4112: 257; part of a block's threads would
+ * idle). *row_block: a row is exactly 32, 64 or 128 groups of some 4, 2 or 1 words, the
+ * threads across one block (2D L_x 512 to 8192, 3D 1024^3; a block of 128 threads holds
+ * 128 / that many parts of a chunk); else a row is whole blocks of 256 groups. */
 int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, bool *row_block);
 
 /* Bytes: Ising (potts_q 0; eps: ndim int8 +-J couplings a site, or NULL), sums a struct
@@ -100,9 +101,9 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
  * The limbs of the counts that weigh their own columns and rows (the packed and 1-bit Ising
  * counts' measure_modes) come in CUDA_MODES_LIMB_SLOTS slots of the same layout, the mode
  * being the sum of all slots' (integers: in any order): each block adds its sums into one
- * slot (exact_block_limbs, modes_exact.cuh), so that the thousands of blocks of a count
- * that end together (3D 1024^3: some 2,100 blocks of 32 threads, a chunk each) spread
- * their atomics over 32 copies of the limbs instead of one. The exact kernel's few blocks
+ * slot (exact_block_limbs, modes_exact.cuh), so that the hundreds or thousands of blocks of
+ * a count that end together (3D 1024^3: 512 to 1,024 blocks of 4 warps, a chunk each)
+ * spread their atomics over 32 copies of the limbs instead of one. The exact kernel's few blocks
  * add into the first slot.
  */
 #define CUDA_MODES_LIMB_SLOTS 32

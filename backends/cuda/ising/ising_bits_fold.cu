@@ -9,7 +9,9 @@
  *
  * The walk is measure_projections.cu's (measure_fold.cuh: chunks of rows, one block column
  * of threads a chunk, the rows' sums in the block's window): a thread takes one group of
- * both colours (64 x) down the rows of its chunk, a batch of rows' loads issued before it
+ * both colours (64 x) down the rows of its chunk (rows of 64 groups or fewer: of its part
+ * of the chunk, a block of 128 threads taking 128 / bt parts, each part's warps across the
+ * row; the parts divide a plane in 3D), a batch of rows' loads issued before it
  * counts them, the colour-1 row behind it the one it read just before, the word beside its
  * group its lane neighbour's (a shuffle; memory at a warp's edge). A batch inside a plane
  * whose rows above and below are the next and previous rows (nearly all of them) runs with
@@ -445,10 +447,12 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
 #undef BITS_FOLD_KERNEL
 }
 
-/* Blocks of the fewest threads (32 to CUDA_THREADS) that cover a row's groups, and a chunk
- * of rows per block the SMs hold at once (per_sm blocks of CUDA_THREADS an SM): the
- * longest chunks, the fewest columns' atomics; with the projections at most ROW_WINDOW
- * rows (the window of row sums and the counters' levels). cudaErrorNotSupported, nothing
+/* The fewest threads (32 to CUDA_THREADS) that cover a row's groups across a block (bt;
+ * fewer than 128: blocks of 128 threads, 128 / bt parts of a chunk), and a part of a chunk
+ * for each bt threads the SMs hold at once (per_sm blocks of CUDA_THREADS an SM; in 3D a
+ * divisor of a plane where one is near, fold_plane_chunk): the longest chunks, the fewest
+ * columns' atomics; with the projections at most ROW_WINDOW rows (the window of row sums
+ * and the counters' levels). cudaErrorNotSupported, nothing
  * launched, where the limbs would take more sums than they hold (fold_limbs_hold). */
 static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
                                     struct fold_geom &p, const uint32_t *bits,
