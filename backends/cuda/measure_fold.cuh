@@ -105,7 +105,7 @@ struct fold_lane {
     bool in, edge_next, edge_prev; /* the word beside not in the lane beside */
 };
 
-/* Thread column g's (blockIdx.x BT + threadIdx.x) fold_lane. */
+/* Thread column g's (blockIdx.x CT + the thread's column ct) fold_lane. */
 template <int NW> __device__ __forceinline__ struct fold_lane fold_lane_of(int64_t g, int64_t cols)
 {
     const unsigned lane = threadIdx.x & 31u;

@@ -229,7 +229,7 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
         int64_t yy = y, zz = z;
 #pragma unroll
         for (int i = 0; i < AHEAD; i++) {
-            if (i >= n) /* the same for the whole block */
+            if (i >= n) /* the same for the whole warp */
                 break;
             const int64_t row = (r0 + i) * wpr, at = row + t.w0;
             load_words<NW>(c0 + at, own[i]);
@@ -282,9 +282,10 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
  * nibbles' low bits), folded into bytes and summed once a batch. The columns: each word's
  * nibble bits of both x parities added over up to 15 rows without carries, then spread
  * into 16-bit lanes in shared memory by shared atomics (one instruction a word instead of
- * a load, an addition and a store; cnt[slot][thread], slot (2 k + parity) 4 + lane word: a
- * thread's own, conflict-free), read by every thread for the chunk's atomics, one per x,
- * consecutive x in consecutive lanes (a slot's row of BT + 1 words, so that the slots of
+ * a load, an addition and a store; cnt[slot][ct], slot (2 k + parity) 4 + lane word: the
+ * column thread ct's, added to by the same column thread of every part of the chunk, no
+ * conflict within a warp), read by every thread for the chunk's atomics, one per x,
+ * consecutive x in consecutive lanes (a slot's row of CT + 1 words, so that the slots of
  * one thread a warp reads there lie in different banks); with limbs (the exact modes,
  * lib/modes_exact.h) each column's and row's sum is weighed instead, by the weights of
  * the phase tables, and the block's sums go into the limbs (modes_exact.cuh), no
@@ -343,9 +344,9 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                 __syncthreads(); /* cleared before another part adds */
         }
         /* 3D: the columns' nibble bits of even and odd x. 2D: a row's parity alternates
-         * and the rows of a chunk come AHEAD at a time from `first`, so the words of row
+         * and the rows of a part come AHEAD at a time from `mine`, so the words of row
          * r0 + i go by i's parity alone (no select a word): acc_even takes the colour-0
-         * words of even i and the colour-1 words of odd i, the x parity of first's
+         * words of even i and the colour-1 words of odd i, the x parity of mine's
          * colour 0 (swap: odd), acc_odd the others */
         uint32_t acc_even[NW], acc_odd[NW];
         const bool swap = !THREE && ((y + z) & 1);
@@ -522,9 +523,10 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
 
 /* The folded walk with NW words a thread in blocks of CT threads across a row and RW parts
  * of a chunk (BT = CT RW threads a block): CT CUDA_THREADS, as many blocks across a row as
- * its groups need; CT < CUDA_THREADS, a row's groups exactly CT (fold_shape), and a chunk
- * per resident block of BT threads (CUDA_THREADS / BT times as many blocks as full ones:
- * as many warps an SM), each warp a part of the chunk's rows. */
+ * its groups need; CT < CUDA_THREADS, a row's groups exactly CT (fold_shape), and a part
+ * of a chunk for each CT threads the SMs hold at once (CUDA_THREADS / CT times as many as
+ * full blocks: as many warps an SM), at most ROW_WINDOW / RW rows, in 3D a divisor of a
+ * plane where one is near (fold_plane_chunk). */
 template <int NW, int CT, int RW>
 static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                       const uint32_t *colour0, const uint32_t *colour1,
@@ -533,10 +535,13 @@ static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_la
 {
     constexpr int BT = CT * RW;
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
-    if (CT < CUDA_THREADS) { /* a warp's part of a chunk: as many as the SMs hold */
-        const int64_t warps =
-            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / 32);
-        int64_t sub = fold_plane_chunk(p, (p.nrows + warps - 1) / warps);
+    if (CT < CUDA_THREADS) { /* a part of a chunk for each CT threads the SMs hold */
+        const int64_t parts =
+            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / CT);
+        const int64_t most = ROW_WINDOW / RW; /* a chunk within the window (below) */
+        int64_t sub = fold_plane_chunk(p, min((p.nrows + parts - 1) / parts, most));
+        if (sub > most)
+            sub = most;
         if (sub * RW < CHUNK_MIN)
             sub = (CHUNK_MIN + RW - 1) / RW;
         p.chunk = sub * RW;

@@ -103,8 +103,8 @@ cudaError_t cuda_potts_measure_planes(cudaStream_t stream, const struct latmc_la
  * being the sum of all slots' (integers: in any order): each block adds its sums into one
  * slot (exact_block_limbs, modes_exact.cuh), so that the hundreds or thousands of blocks of
  * a count that end together (3D 1024^3: 512 to 1,024 blocks of 4 warps, a chunk each)
- * spread their atomics over 32 copies of the limbs instead of one. The exact kernel's few blocks
- * add into the first slot.
+ * spread their atomics over 32 copies of the limbs instead of one. The exact kernel's few
+ * blocks add into the first slot.
  */
 #define CUDA_MODES_LIMB_SLOTS 32
 

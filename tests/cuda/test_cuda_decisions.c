@@ -314,9 +314,10 @@ static void same_on_plain(latmc_sim *plain, const int8_t *spins, size_t bytes, c
  * the first read after a sweep (the sums, then the projections alone), and a read after
  * the next sweep (the modes asked for before: the sums and the modes' exact sums in one
  * pass, the columns and rows weighed into the limbs).
- * Rows of 64 and 128 groups (blocks of 64 and 128 threads), 256 (one full block), 257 and
- * 320 (two blocks, the second part idle), 3D rows of 4 and 5 (blocks of 32), many chunks
- * of rows; boxes with halos; both leaves (form: LATMC_CUDA_ISING_FORM for the bit-sliced
+ * Rows of 64 and 128 groups (64 and 128 threads across a block of 128: 2 parts of a
+ * chunk, or 1), 256 (one full block), 257 and 320 (two blocks, the second part idle), 3D
+ * rows of 4 and 5 (32 threads across, 4 parts of a chunk), many chunks of rows; boxes
+ * with halos; both leaves (form: LATMC_CUDA_ISING_FORM for the bit-sliced
  * sim, NULL its default). */
 static void words_measured(int ndim, int64_t l, int couplings, int n_parts, const char *form)
 {

@@ -688,10 +688,9 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
      * below on the whole lattice, 1.5x on a box of a quarter of it); a box's range of rows
      * in blocks of a row (four H200, 3D 1024^3 cut in 4: 1.5x); a whole lattice of rows in
      * blocks of 128 (8192^2: 0.037-0.040 ms against 0.074); a whole 3D lattice, whose
-     * chunks divide a plane (measure_fold.cuh fold_plane_chunk: 1024^3 0.20-0.22 ms
-     * against 0.29, 512^3 0.054-0.060 against 0.14). Elsewhere the grid-stride kernel:
-     * whole 2D lattices of rows in blocks of 32 or 64 (512^2 .. 4096^2: 0.019-0.032 ms
-     * against 0.031-0.040), rows no block fits. */
+     * chunks divide a plane (measure_fold.cuh fold_plane_chunk; doc/observables.md has the
+     * figures). Elsewhere the grid-stride kernel: whole 2D lattices of rows of 32 or 64
+     * threads (512^2 .. 4096^2: 0.019-0.032 ms against 0.031-0.040), rows no block fits. */
     bool row_block = false;
     const int threads = cuda_ising_packed_fold_threads(&b->local, &row_block);
     if (threads > 0 && (!row_block || !own->whole || threads >= 128 || sim->desc.ndim == 3)) {

@@ -187,7 +187,7 @@ __device__ __forceinline__ void bits_fold_any(const struct fold_geom &p,
 #pragma unroll
     for (int i = 0; i < AHEAD; i++) {
         wx[i] = wo[i] = 0;
-        if (i >= n) /* the same for the whole block */
+        if (i >= n) /* the same for the whole warp */
             continue;
         const int64_t row = (r0 + i) * gpr, at = row + t.w0;
         if (THREE && y == 0) { /* the plane's first row: below it its last */
@@ -234,8 +234,9 @@ template <bool PROJ> struct bits_fold_blocks {
 };
 
 /*
- * A thread: group g of a row (colour 0's and colour 1's word) in every row of its chunks.
- * BT threads a block (as many groups across a row as BT covers). PROJ: the projections
+ * A thread: group g of a row (colour 0's and colour 1's word) in every row of its part of
+ * its chunks. BT threads a block: CT across the row (as many groups as CT covers), RW
+ * parts of a chunk. PROJ: the projections
  * too (proj), sums may then be NULL (the projections alone); else the sums alone. narrow:
  * every word offset the fast batches form (the coupling words' ND per group included) fits
  * 32 bits.
@@ -452,8 +453,8 @@ static void launch_bits_fold(cudaStream_t stream, int bt, dim3 grid, const struc
  * for each bt threads the SMs hold at once (per_sm blocks of CUDA_THREADS an SM; in 3D a
  * divisor of a plane where one is near, fold_plane_chunk): the longest chunks, the fewest
  * columns' atomics; with the projections at most ROW_WINDOW rows (the window of row sums
- * and the counters' levels). cudaErrorNotSupported, nothing
- * launched, where the limbs would take more sums than they hold (fold_limbs_hold). */
+ * and the counters' levels). cudaErrorNotSupported, nothing launched, where the limbs
+ * would take more sums than they hold (fold_limbs_hold). */
 static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_lattice *g,
                                     struct fold_geom &p, const uint32_t *bits,
                                     const uint32_t *eps0, struct latmc_ising_sums *sums,
@@ -472,7 +473,11 @@ static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_latt
     int64_t parts = (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across;
     if (parts < 1)
         parts = 1;
-    int64_t sub = fold_plane_chunk(p, (p.nrows + parts - 1) / parts);
+    /* with the projections a chunk within the window: a part at most ROW_WINDOW / rw */
+    const int64_t most = with_proj ? ROW_WINDOW / rw : p.nrows;
+    int64_t sub = fold_plane_chunk(p, min((p.nrows + parts - 1) / parts, most));
+    if (sub > most)
+        sub = most;
     if (sub * rw < CHUNK_MIN)
         sub = (CHUNK_MIN + rw - 1) / rw;
     int64_t chunk = sub * rw;
