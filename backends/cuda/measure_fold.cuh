@@ -182,6 +182,22 @@ static inline int64_t fold_plane_chunk(const struct fold_geom &p, int64_t chunk)
     return chunk;
 }
 
+/* p's chunks as rw parts of `sub` rows, `parts` parts as many as the SMs hold: sub the
+ * rows' share of a part, at most `most`, in 3D a divisor of a plane where one is near
+ * (fold_plane_chunk), a chunk at least CHUNK_MIN rows. */
+static inline void fold_set_parts(struct fold_geom &p, int64_t parts, int rw, int64_t most)
+{
+    if (parts < 1)
+        parts = 1;
+    int64_t sub = fold_plane_chunk(p, min((p.nrows + parts - 1) / parts, most));
+    if (sub > most)
+        sub = most;
+    if (sub * rw < CHUNK_MIN)
+        sub = (CHUNK_MIN + rw - 1) / rw;
+    p.chunk = sub * rw;
+    p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
+}
+
 static inline dim3 grid_of(const struct fold_geom &p)
 {
     const int64_t across = (p.cols + CUDA_THREADS - 1) / CUDA_THREADS;

@@ -535,18 +535,11 @@ static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_la
 {
     constexpr int BT = CT * RW;
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
-    if (CT < CUDA_THREADS) { /* a part of a chunk for each CT threads the SMs hold */
-        const int64_t parts =
-            (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM * (CUDA_THREADS / CT);
-        const int64_t most = ROW_WINDOW / RW; /* a chunk within the window (below) */
-        int64_t sub = fold_plane_chunk(p, min((p.nrows + parts - 1) / parts, most));
-        if (sub > most)
-            sub = most;
-        if (sub * RW < CHUNK_MIN)
-            sub = (CHUNK_MIN + RW - 1) / RW;
-        p.chunk = sub * RW;
-        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
-    }
+    if (CT < CUDA_THREADS) /* a part of a chunk for each CT threads the SMs hold, a chunk
+                            * within the window (below) */
+        fold_set_parts(p, (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
+                              (CUDA_THREADS / CT),
+                       RW, ROW_WINDOW / RW);
     /* a chunk's rows fit the block's window of row sums: no barrier inside a chunk (one in
      * the walk costs the warps' convergence at every row: measured slower) */
     if (p.chunk > ROW_WINDOW) {

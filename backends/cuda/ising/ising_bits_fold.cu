@@ -470,21 +470,9 @@ static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_latt
     /* parts: the rows of a warp (bt 32 or 64: a block of 128 threads takes 128 / bt parts
      * of a chunk, launch_bits_fold), as many as the SMs hold of bt threads */
     const int rw = bt < 128 ? 128 / bt : 1;
-    int64_t parts = (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across;
-    if (parts < 1)
-        parts = 1;
     /* with the projections a chunk within the window: a part at most ROW_WINDOW / rw */
-    const int64_t most = with_proj ? ROW_WINDOW / rw : p.nrows;
-    int64_t sub = fold_plane_chunk(p, min((p.nrows + parts - 1) / parts, most));
-    if (sub > most)
-        sub = most;
-    if (sub * rw < CHUNK_MIN)
-        sub = (CHUNK_MIN + rw - 1) / rw;
-    int64_t chunk = sub * rw;
-    if (with_proj && chunk > ROW_WINDOW)
-        chunk = ROW_WINDOW;
-    p.chunk = chunk;
-    p.nchunks = (p.nrows + chunk - 1) / chunk;
+    fold_set_parts(p, (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across,
+                   rw, with_proj ? ROW_WINDOW / rw : p.nrows);
     const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     if (!fold_limbs_hold(o, p.nchunks, across))
         return cudaErrorNotSupported;
