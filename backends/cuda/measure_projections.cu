@@ -480,8 +480,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             }
         }
         if (limbs)
-            exact_block_limbs<MODES, BT, CUDA_MODES_LIMB_SLOTS>(mode, modes_of_warps, limbs,
-                                                               3 * MODES);
+            exact_block_limbs<MODES, BT, CUDA_MODES_LIMB_SLOTS>(mode, modes_of_warps, limbs);
         __syncthreads(); /* the counters and the window free for the next chunk */
     }
     /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
@@ -920,7 +919,7 @@ projections_exact_kernel(struct cuda_proj_transform t, long long *proj,
                 ws[v] = x < L ? wsin[x] : 0;
             }
     }
-    exact_block_limbs<2, EXACT_THREADS, 1>(sum, sh, limbs + (int64_t)axis * 6, 0);
+    exact_block_limbs<2, EXACT_THREADS, 1>(sum, sh, limbs + (int64_t)axis * 6);
 }
 
 extern "C" size_t cuda_projections_exact_limbs(const struct cuda_proj_transform *t)

@@ -59,14 +59,14 @@ __device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *
 
 /*
  * The block's (BT threads) sums of the K values v[k] added into limbs + 3 k of the block's
- * slot of SLOTS (mode_projections.h: slot s at limbs + s slot_limbs, the block's the grid's
- * block index modulo SLOTS): a warp's by shuffles, the warps' by thread 0 from sh (K x BT
- * / 32, shared). Every thread of the block calls it; a barrier inside, and sh free again
+ * slot of SLOTS (mode_projections.h: slot s at limbs + 3 K s, the K values' limbs a slot;
+ * the block's the grid's block index modulo SLOTS): a warp's by shuffles, the warps' by
+ * thread 0 from sh (K x BT / 32, shared). Every thread of the block calls it; a barrier inside, and sh free again
  * after the block's next barrier.
  */
 template <int K, int BT, int SLOTS>
 __device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int128 *sh,
-                                                  unsigned long long *limbs, int slot_limbs)
+                                                  unsigned long long *limbs)
 {
     constexpr int WARPS = BT / 32;
     const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
@@ -81,7 +81,7 @@ __device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int1
     __syncthreads();
     if (threadIdx.x == 0) {
         const unsigned block = blockIdx.x + gridDim.x * blockIdx.y;
-        unsigned long long *slot = limbs + (block % SLOTS) * slot_limbs;
+        unsigned long long *slot = limbs + (block % SLOTS) * (3 * K);
 #pragma unroll
         for (int k = 0; k < K; k++) {
             __int128 s = 0;

@@ -399,8 +399,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
             }
             mode[0] += exact_acc_value(re);
             mode[1] += exact_acc_value(im);
-            exact_block_limbs<MODES, BT, CUDA_MODES_LIMB_SLOTS>(mode, modes_of_warps, limbs,
-                                                               3 * MODES);
+            exact_block_limbs<MODES, BT, CUDA_MODES_LIMB_SLOTS>(mode, modes_of_warps, limbs);
         } else {
             for (int e = threadIdx.x; e < entries; e += BT) {
                 const uint32_t word = entry_word(e);
