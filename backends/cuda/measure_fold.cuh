@@ -182,13 +182,15 @@ static inline int64_t fold_plane_chunk(const struct fold_geom &p, int64_t chunk)
     return chunk;
 }
 
-/* p's chunks as rw parts of `sub` rows, `parts` parts as many as the SMs hold: sub the
- * rows' share of a part, at most `most`, in 3D a divisor of a plane where one is near
- * (fold_plane_chunk), a chunk at least CHUNK_MIN rows. */
+/* p's chunks as rw parts of `sub` rows, `parts` parts as many as the SMs hold (taken down
+ * to whole chunks of rw parts: no chunk past the SMs' one wave): sub the rows' share of a
+ * part, at most `most`, in 3D a divisor of a plane where one is near (fold_plane_chunk), a
+ * chunk at least CHUNK_MIN rows. */
 static inline void fold_set_parts(struct fold_geom &p, int64_t parts, int rw, int64_t most)
 {
-    if (parts < 1)
-        parts = 1;
+    parts = parts / rw * rw;
+    if (parts < rw)
+        parts = rw;
     int64_t sub = fold_plane_chunk(p, min((p.nrows + parts - 1) / parts, most));
     if (sub > most)
         sub = most;
@@ -290,11 +292,12 @@ __device__ __forceinline__ void warp_rows_flush(struct warp_rows &wr, const uint
     wr.k = 0;
 }
 
-/* The block's window of row sums cleared before its first chunk, by every thread of the
- * block (`threads` of them), and the barrier after. */
-__device__ __forceinline__ void fold_clear_window(int *window, int threads = CUDA_THREADS)
+/* The block's window of row sums (`rows` of them) cleared before its first chunk, by every
+ * thread of the block (`threads` of them), and the barrier after. */
+__device__ __forceinline__ void fold_clear_window(int *window, int threads = CUDA_THREADS,
+                                                  int rows = ROW_WINDOW)
 {
-    for (int k = threadIdx.x; k < ROW_WINDOW; k += threads)
+    for (int k = threadIdx.x; k < rows; k += threads)
         window[k] = 0;
     __syncthreads();
 }
@@ -333,9 +336,10 @@ __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int 
 {
     const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
     const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
-    /* a thread's rows' |v| add up to at most ROW_WINDOW / threads rows of at most
-     * 64 x threads sites each (2^16), far below exact_acc's 2^32; a plane's part of
-     * them (vz) likewise */
+    /* a thread's rows' |v| add up to at most (the window's rows) / threads rows of at
+     * most 64 x (the threads across a row) sites each (2^16 for windows of ROW_WINDOW and
+     * of 4 ROW_WINDOW rows of 64 threads across), far below exact_acc's 2^32; a plane's
+     * part of them (vz) likewise */
     struct exact_acc acc[THREE ? 4 : 2] = {};
     if constexpr (THREE) {
         const int i0 = (int)threadIdx.x;

@@ -294,7 +294,7 @@ __device__ __forceinline__ void packed_fold_any(const struct fold_geom &p,
  * narrow: every word offset the fast batches form (the coupling words' CW a word
  * included) fits 32 bits.
  */
-template <int NW, bool THREE, int CW, bool PROJ, int BT, int RW>
+template <int NW, bool THREE, int CW, bool PROJ, int BT, int RW, int WIN>
 __global__ void __launch_bounds__(BT, FOLD_BLOCKS_PER_SM * CUDA_THREADS / BT)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
@@ -312,8 +312,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? CT + 1 : 1];
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
                                                              : 1];
-    __shared__ int row_window[PROJ ? ROW_WINDOW : 1]; /* the block's row sums
-                                                        (measure_fold.cuh) */
+    __shared__ int row_window[PROJ ? WIN : 1]; /* the block's row sums (measure_fold.cuh) */
     constexpr int MODES = THREE ? 6 : 4; /* weighed (limbs): x, (y,) the last axis, re/im */
     __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
@@ -326,7 +325,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
     if constexpr (PROJ)
-        fold_clear_window(row_window, BT);
+        fold_clear_window(row_window, BT, WIN);
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
@@ -445,8 +444,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             return rows - 2 * neg_count;
         };
         if (limbs) {
-            /* a thread's 16 NW columns' |v| add up to at most 16 NW ROW_WINDOW (2^16); the
-             * loops unrolled: several columns' weight loads in flight */
+            /* a thread's 16 NW / RW columns' |v| add up to at most 16 NW WIN / RW (2^16);
+             * the loops unrolled: several columns' weight loads in flight */
             struct exact_acc re = {}, im = {};
             if constexpr ((BT / 16) % NW == 0) {
                 /* a thread's columns e = threadIdx.x + i BT share their nibble, parity and
@@ -491,7 +490,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
 }
 
-template <int NW, int BT, int RW, bool PROJ>
+template <int NW, int BT, int RW, int WIN, bool PROJ>
 static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_lattice *g,
                                       dim3 grid, const struct fold_geom &p,
                                       const uint32_t *colour0, const uint32_t *colour1,
@@ -505,28 +504,29 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
     const bool narrow = cw * words < ((int64_t)1 << 32) && !fold_wide_forced();
     if (g->ndim == 3) {
         if (eps0)
-            packed_fold_kernel<NW, true, 2, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, true, 2, PROJ, BT, RW, WIN><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, eps0, sums, o.proj, o.weights, o.limbs, narrow);
         else
-            packed_fold_kernel<NW, true, 0, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, true, 0, PROJ, BT, RW, WIN><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, NULL, sums, o.proj, o.weights, o.limbs, narrow);
     } else {
         if (eps0)
-            packed_fold_kernel<NW, false, 1, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, false, 1, PROJ, BT, RW, WIN><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, eps0, sums, o.proj, o.weights, o.limbs, narrow);
         else
-            packed_fold_kernel<NW, false, 0, PROJ, BT, RW><<<grid, BT, 0, stream>>>(
+            packed_fold_kernel<NW, false, 0, PROJ, BT, RW, WIN><<<grid, BT, 0, stream>>>(
                 p, colour0, colour1, NULL, sums, o.proj, o.weights, o.limbs, narrow);
     }
 }
 
 /* The folded walk with NW words a thread in blocks of CT threads across a row and RW parts
- * of a chunk (BT = CT RW threads a block): CT CUDA_THREADS, as many blocks across a row as
- * its groups need; CT < CUDA_THREADS, a row's groups exactly CT (fold_shape), and a part
- * of a chunk for each CT threads the SMs hold at once (CUDA_THREADS / CT times as many as
- * full blocks: as many warps an SM), at most ROW_WINDOW / RW rows, in 3D a divisor of a
- * plane where one is near (fold_plane_chunk). */
-template <int NW, int CT, int RW>
+ * of a chunk (BT = CT RW threads a block), a window of WIN rows' sums: CT CUDA_THREADS, as
+ * many blocks across a row as its groups need; CT < CUDA_THREADS, a part of a chunk for
+ * each CT threads the SMs hold at once (CUDA_THREADS / CT times as many as full blocks: as
+ * many warps an SM) over the blocks across a row (one for a row of exactly CT groups,
+ * fold_shape), whole chunks of RW parts, at most WIN / RW rows a part, in 3D a divisor of
+ * a plane where one is near (fold_plane_chunk). */
+template <int NW, int CT, int RW, int WIN = ROW_WINDOW>
 static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                       const uint32_t *colour0, const uint32_t *colour1,
                                       const uint32_t *eps0, const struct cuda_proj_range *r,
@@ -534,26 +534,26 @@ static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_la
 {
     constexpr int BT = CT * RW;
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    const int64_t across = (p.cols + CT - 1) / CT; /* blocks across a row */
     if (CT < CUDA_THREADS) /* a part of a chunk for each CT threads the SMs hold, a chunk
                             * within the window (below) */
         fold_set_parts(p, (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
-                              (CUDA_THREADS / CT),
-                       RW, ROW_WINDOW / RW);
+                              (CUDA_THREADS / CT) / across,
+                       RW, WIN / RW);
     /* a chunk's rows fit the block's window of row sums: no barrier inside a chunk (one in
      * the walk costs the warps' convergence at every row: measured slower) */
-    if (p.chunk > ROW_WINDOW) {
-        p.chunk = ROW_WINDOW;
+    if (p.chunk > WIN) {
+        p.chunk = WIN;
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
     }
-    const dim3 grid((unsigned)((p.cols + CT - 1) / CT),
-                    (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
+    const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     if (!fold_limbs_hold(o, p.nchunks, grid.x))
         return cudaErrorNotSupported;
     if (o.proj || o.limbs)
-        launch_packed_fold_kernel<NW, BT, RW, true>(stream, g, grid, p, colour0, colour1,
+        launch_packed_fold_kernel<NW, BT, RW, WIN, true>(stream, g, grid, p, colour0, colour1,
                                                     eps0, sums, o);
     else
-        launch_packed_fold_kernel<NW, BT, RW, false>(stream, g, grid, p, colour0, colour1,
+        launch_packed_fold_kernel<NW, BT, RW, WIN, false>(stream, g, grid, p, colour0, colour1,
                                                      eps0, sums, o);
     return cudaGetLastError();
 }
@@ -598,6 +598,27 @@ extern "C" int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, boo
     return busy ? bt : 0;
 }
 
+/*
+ * Whether a count of g's range r (rows of whole blocks of CUDA_THREADS groups of 4 words)
+ * is one wave of blocks of 4 parts of 64 threads within the window (launch_packed_fold<4,
+ * 64, 4>: a fourth of a row a block, chunks 4 times as long as blocks of CUDA_THREADS
+ * across make). A count's chunk ends by weighing (or adding) every column of its block,
+ * and all blocks of a wave end together: with a fourth of the columns a block, a wave
+ * weighs a fourth of the columns (2D 65536^2 on 4 GPUs of 132 SMs: 16 chunks of 1024 rows
+ * a box instead of 66 of 249). Where the wave would need a longer window (the same
+ * lattice on 1 or 2 GPUs) blocks of CUDA_THREADS across measured as fast.
+ */
+static bool quarter_blocks_fit(const struct latmc_lattice *g, const struct cuda_proj_range *r)
+{
+    const int64_t across = g->lx / 64 / 64; /* blocks of 64 groups a row */
+    if ((g->lx / 64) % 64 != 0 || across < 1)
+        return false;
+    const int64_t parts = (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
+                          (CUDA_THREADS / 64) / across / 4 * 4;
+    const int64_t rows = r->planes * (g->ndim == 3 ? g->ly : 1);
+    return parts >= 4 && rows <= parts * (ROW_WINDOW / 4);
+}
+
 /* The folded walk of fold_shape's shape on g. */
 static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                const uint32_t *colour0, const uint32_t *colour1,
@@ -608,8 +629,18 @@ static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *
         return cudaSuccess;
     int nw, bt;
     (void)fold_shape(g, &nw, &bt);
+    const bool count = o.proj || o.limbs;
+    if (bt == CUDA_THREADS && nw == 4 && count && quarter_blocks_fit(g, r))
+        return launch_packed_fold<4, 64, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 32 && nw == 4)
         return launch_packed_fold<4, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
+    /* a count's rows of 32 groups of 2 words (3D 1024^3): chunks of up to 2 ROW_WINDOW
+     * rows, so that a whole 1024^3 lattice is one wave of blocks on a GPU of 132 SMs (512
+     * chunks of 2048 rows; were 1024 chunks of 1024, 2 waves): a wave's ends (each
+     * block's columns and rows weighed, its sums added into the limbs) come once */
+    if (bt == 32 && nw == 2 && count)
+        return launch_packed_fold<2, 32, 4, 2 * ROW_WINDOW>(stream, g, colour0, colour1, eps0,
+                                                             r, sums, o);
     if (bt == 32 && nw == 2)
         return launch_packed_fold<2, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 32)

@@ -24,8 +24,9 @@
  * the same double as the CPU backend's on the same field (the same additions in the same
  * order, lib/modes_planes.c), and Heisenberg's bit for bit against the CPU backend on the
  * same configurations (one box, boxes, after the device's own sweeps); Potts q <= 3's
- * count at 2D 6500^2 and 3D 300^3 against the CPU backend (potts_count_flush_cuda: its
- * byte counters' flushes inside a warp's part of a chunk).
+ * count at 2D 6500^2 and 3D 300^3 against the CPU backend (counts_against_cpu_cuda: its
+ * byte counters' flushes inside a warp's part of a chunk), and Ising's packed count at 2D
+ * 16384^2 (its blocks of 4 parts) and 3D 1024^3 (its chunks of 2048 rows).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -458,10 +459,11 @@ static void measurement_pass_cuda(void **state)
 }
 
 /*
- * CUDA Potts q <= 3's count of the states' sums (potts_planes.cu): a thread's byte counters
- * of the columns take up to 2 a row and are flushed after at most 127 rows of its warp's
- * part of a chunk, which only long parts reach: a chunk is the rows over the resident
- * blocks (at most 2048), a part a half to an eighth of it, so the cubic lattices above
+ * CUDA counts against the CPU backend's. Potts q <= 3's count of the states' sums
+ * (potts_planes.cu): a thread's byte counters of the columns take up to 2 a row and are
+ * flushed after at most 127 rows of its warp's part of a chunk, which only long parts
+ * reach: a chunk is the rows over the resident blocks (at most 2048), a part a half to an
+ * eighth of it, so the cubic lattices above
  * never flush inside a part. On GPUs of 114 to 170 SMs (H100, H200: 132), 2D 6500^2 (4
  * sites a thread: L_x not a multiple of 16) and 3D 300^3 make parts of 133 to 241 rows:
  * flushes inside them, and last groups of an odd number of rows (H200: 3 and 3); 2D
@@ -470,30 +472,42 @@ static void measurement_pass_cuda(void **state)
  * bytes at 2 a row: a flush too late overflows them, which changes those columns only,
  * so M2_KMIN along x. Against the CPU backend on the same configuration (its own count
  * and the core's exact sums; the direct transform above is too slow at 27-268 M sites),
- * and hot configurations of q = 3 and q = 2.
+ * and hot configurations of q = 3 and q = 2. Ising (q 0), hot, the packed count's shapes
+ * (measure_projections.cu): 2D 16384^2, rows of 256 groups in blocks of 4 parts of 64
+ * threads, one box and +-J on 2 boxes; 3D 1024^3, chunks past ROW_WINDOW rows (2048).
  */
-static void potts_count_flush_cuda(void **state)
+static void counts_against_cpu_cuda(void **state)
 {
     (void)state;
-    const struct { int ndim; int64_t L; int q, stripes; } cases[] = {
-        { 2, 6500, 3, 1 }, { 3, 300, 3, 1 }, { 2, 6500, 3, 0 }, { 3, 300, 2, 0 },
-        { 2, 16384, 3, 1 },
+    const struct { int ndim; int64_t L; int q, stripes, couplings, boxes; } cases[] = {
+        { 2, 6500, 3, 1, LATMC_COUPLINGS_UNIFORM, 1 },
+        { 3, 300, 3, 1, LATMC_COUPLINGS_UNIFORM, 1 },
+        { 2, 6500, 3, 0, LATMC_COUPLINGS_UNIFORM, 1 },
+        { 3, 300, 2, 0, LATMC_COUPLINGS_UNIFORM, 1 },
+        { 2, 16384, 3, 1, LATMC_COUPLINGS_UNIFORM, 1 },
+        { 2, 16384, 0, 0, LATMC_COUPLINGS_UNIFORM, 1 },
+        { 2, 16384, 0, 0, LATMC_COUPLINGS_BIMODAL, 2 },
+        { 3, 1024, 0, 0, LATMC_COUPLINGS_UNIFORM, 1 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const int ndim = cases[k].ndim, q = cases[k].q, stripes = cases[k].stripes;
         const struct lattice g = lattice_of(ndim, cases[k].L);
-        printf("Potts count's flushes (CUDA): %dD L=%lld q=%d%s\n", ndim,
-               (long long)g.L[0], q, stripes ? ", stripes of state 2" : ", hot");
+        printf("%s count (CUDA): %dD L=%lld q=%d%s, couplings %d, %d boxes\n",
+               q ? "Potts" : "Ising", ndim, (long long)g.L[0], q,
+               stripes ? ", stripes of state 2" : ", hot", cases[k].couplings, cases[k].boxes);
         fflush(stdout);
         latmc_sim_desc d = ising_desc(ndim, g.L[0], g.L[1], ndim == 3 ? g.L[2] : 0,
                                       LATMC_ALGO_METROPOLIS, 2, 7);
-        d.model = LATMC_MODEL_POTTS;
-        d.q = q;
+        d.model = q ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING;
+        d.q = q ? q : 2;
+        d.couplings = cases[k].couplings;
+        d.coupling_seed = 9;
         latmc_sim *cpu = NULL, *gpu = NULL;
         assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
         d.device = LATMC_DEVICE_CUDA;
+        d.n_parts = cases[k].boxes > 1 ? cases[k].boxes : 0;
         assert_int_equal(latmc_sim_create(ctx, &d, &gpu), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(gpu, LATMC_PARAM_BETA, stripes ? 3.0 : 0.3),
                          LATMC_OK);
@@ -517,8 +531,9 @@ static void potts_count_flush_cuda(void **state)
         int64_t twos = 0;
         for (int64_t i = 0; i < g.n; i++)
             twos += spins[i] == 2;
-        printf("  state 2 at %.3f of the sites; M2_KMIN %.12g\n", (double)twos / (double)g.n,
-               v[2]);
+        if (q)
+            printf("  state 2 at %.3f of the sites; M2_KMIN %.12g\n",
+                   (double)twos / (double)g.n, v[2]);
         assert_int_equal(latmc_sim_set_spins(cpu, spins, (size_t)g.n), LATMC_OK);
         assert_int_equal(latmc_sim_observable(cpu, LATMC_OBS_ENERGY, &w[0]), LATMC_OK);
         assert_int_equal(latmc_sim_observable(cpu, LATMC_OBS_M2_K0, &w[1]), LATMC_OK);
@@ -1058,7 +1073,7 @@ int main(int argc, char **argv)
         const struct CMUnitTest on_cuda[] = {
             cmocka_unit_test(given_configurations),
             cmocka_unit_test(measurement_pass_cuda),
-            cmocka_unit_test(potts_count_flush_cuda),
+            cmocka_unit_test(counts_against_cpu_cuda),
             cmocka_unit_test(enumeration),
             cmocka_unit_test(heisenberg_against_cpu),
         };
