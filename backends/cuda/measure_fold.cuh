@@ -249,15 +249,17 @@ struct row_batches {
  * of the walks' batches) and at a chunk's end lane k adds row k's 32 bytes (8 words, a
  * __dp4a each) and adds the row's sum into the block's window of row sums in shared memory
  * (a shared atomic, consecutive rows in consecutive lanes: no barrier, the block's warps
- * in any order). The window (a chunk's rows: the launches cap a chunk at ROW_WINDOW rows,
- * so that no barrier sits inside the walk) goes to the entries after the chunk's barrier,
+ * in any order). The window (a chunk's rows: the launches cap a chunk at the window's rows,
+ * ROW_WINDOW or, for the packed count of rows of 1024 sites, 2 ROW_WINDOW, so that no
+ * barrier sits inside the walk) goes to the entries after the chunk's barrier,
  * one global atomic per row, block and entry (flush_row_window): at 65536^2 four
  * blocks across a row instead of 32 warps (2.1M 64-bit global atomics -> 0.26M). No warp
  * waits for another inside a window, and a row costs a lane one byte store instead of a
  * warp reduction.
  */
 #define ROW_PITCH_WORDS 9 /* 32 bytes of a row and one word of padding */
-/* rows of the block's row sums (4 KiB), the longest chunk of the Ising fold kernels; a
+/* rows of the block's row sums (4 KiB), the longest chunk of the Ising fold kernels but
+ * the packed count's of rows of 1024 sites (2 ROW_WINDOW, measure_projections.cu); a
  * smaller one only to test many chunks (a diagnostic build's -DROW_WINDOW=32) */
 #ifndef ROW_WINDOW
 #define ROW_WINDOW 1024
@@ -337,9 +339,9 @@ __device__ __forceinline__ void weigh_row_window(const struct fold_geom &p, int 
     const int64_t last_len = p.per_state - p.last_at; /* the last axis's extent */
     const long long *wy = weights + 2 * p.y_at, *wl = weights + 2 * p.last_at;
     /* a thread's rows' |v| add up to at most (the window's rows) / threads rows of at
-     * most 64 x (the threads across a row) sites each (2^16 for windows of ROW_WINDOW and
-     * of 4 ROW_WINDOW rows of 64 threads across), far below exact_acc's 2^32; a plane's
-     * part of them (vz) likewise */
+     * most 64 x (the threads across a row) sites each (2^16 for a window of ROW_WINDOW rows
+     * and 256 threads across, less for the other shapes), far below exact_acc's 2^32; a
+     * plane's part of them (vz) likewise */
     struct exact_acc acc[THREE ? 4 : 2] = {};
     if constexpr (THREE) {
         const int i0 = (int)threadIdx.x;

@@ -16,7 +16,7 @@
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
  *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes (the
  *     packed count with limbs: weighed there instead, below).
- *   - P_y (3D) and P_last: the block's row sums of its chunk (at most ROW_WINDOW rows) in
+ *   - P_y (3D) and P_last: the block's row sums of its chunk (at most its window's rows) in
  *     shared memory (measure_fold.cuh), each warp adding its part of a row with a shared
  *     atomic (no barrier inside a chunk), handed to the entries at the chunk's end, one
  *     global atomic per row, block and entry, consecutive entries in consecutive lanes.
@@ -308,6 +308,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int SLOTS = 8 * NW;
     constexpr int CT = BT / RW; /* the threads across the block's columns */
     static_assert(CT * RW == BT && CT % 32 == 0, "whole warps a part of the chunk");
+    static_assert(WIN <= CHUNK_MAX, "a chunk of the window past the 16-bit column counters");
     /* without the projections (PROJ false: the sums alone) none of the counters below */
     __shared__ uint32_t cnt[PROJ ? SLOTS : 1][PROJ ? CT + 1 : 1];
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][PROJ ? ROW_BATCH * ROW_PITCH_WORDS
@@ -519,42 +520,55 @@ static void launch_packed_fold_kernel(cudaStream_t stream, const struct latmc_la
     }
 }
 
-/* The folded walk with NW words a thread in blocks of CT threads across a row and RW parts
- * of a chunk (BT = CT RW threads a block), a window of WIN rows' sums: CT CUDA_THREADS, as
- * many blocks across a row as its groups need; CT < CUDA_THREADS, a part of a chunk for
- * each CT threads the SMs hold at once (CUDA_THREADS / CT times as many as full blocks: as
- * many warps an SM) over the blocks across a row (one for a row of exactly CT groups,
+/* The plan of the folded walk with NW words a thread in blocks of CT threads across a row
+ * and RW parts of a chunk (BT = CT RW threads a block), a window of WIN rows' sums, on g's
+ * range r: CT CUDA_THREADS, as many blocks across a row as its groups need (*across), a
+ * chunk a resident block (geom_of); CT < CUDA_THREADS, a part of a chunk for each CT
+ * threads the SMs hold at once (CUDA_THREADS / CT times as many as full blocks: as many
+ * warps an SM) over the blocks across a row (one for a row of exactly CT groups,
  * fold_shape), whole chunks of RW parts, at most WIN / RW rows a part, in 3D a divisor of
- * a plane where one is near (fold_plane_chunk). */
-template <int NW, int CT, int RW, int WIN = ROW_WINDOW>
+ * a plane where one is near (fold_plane_chunk). A chunk's rows fit the block's window of
+ * row sums: no barrier inside a chunk (one in the walk costs the warps' convergence at
+ * every row: measured slower). */
+template <int NW, int CT, int RW, int WIN>
+static struct fold_geom packed_fold_plan(const struct latmc_lattice *g,
+                                         const struct cuda_proj_range *r, int64_t *across)
+{
+    struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    *across = (p.cols + CT - 1) / CT;
+    if (CT < CUDA_THREADS)
+        fold_set_parts(p, (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
+                              (CUDA_THREADS / CT) / *across,
+                       RW, WIN / RW);
+    if (p.chunk > WIN) {
+        p.chunk = WIN;
+        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
+    }
+    return p;
+}
+
+/* The folded walk of packed_fold_plan's plan. PLAIN false: a shape that only counts (o
+ * names projections or limbs; the sums alone are not compiled for it). */
+template <int NW, int CT, int RW, int WIN = ROW_WINDOW, bool PLAIN = true>
 static cudaError_t launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
                                       const uint32_t *colour0, const uint32_t *colour1,
                                       const uint32_t *eps0, const struct cuda_proj_range *r,
                                       struct latmc_ising_sums *sums, const struct fold_out &o)
 {
     constexpr int BT = CT * RW;
-    struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
-    const int64_t across = (p.cols + CT - 1) / CT; /* blocks across a row */
-    if (CT < CUDA_THREADS) /* a part of a chunk for each CT threads the SMs hold, a chunk
-                            * within the window (below) */
-        fold_set_parts(p, (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
-                              (CUDA_THREADS / CT) / across,
-                       RW, WIN / RW);
-    /* a chunk's rows fit the block's window of row sums: no barrier inside a chunk (one in
-     * the walk costs the warps' convergence at every row: measured slower) */
-    if (p.chunk > WIN) {
-        p.chunk = WIN;
-        p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
-    }
+    int64_t across;
+    const struct fold_geom p = packed_fold_plan<NW, CT, RW, WIN>(g, r, &across);
     const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     if (!fold_limbs_hold(o, p.nchunks, grid.x))
         return cudaErrorNotSupported;
     if (o.proj || o.limbs)
-        launch_packed_fold_kernel<NW, BT, RW, WIN, true>(stream, g, grid, p, colour0, colour1,
-                                                    eps0, sums, o);
+        launch_packed_fold_kernel<NW, BT, RW, WIN, true>(stream, g, grid, p, colour0,
+                                                         colour1, eps0, sums, o);
+    else if constexpr (PLAIN)
+        launch_packed_fold_kernel<NW, BT, RW, WIN, false>(stream, g, grid, p, colour0,
+                                                          colour1, eps0, sums, o);
     else
-        launch_packed_fold_kernel<NW, BT, RW, WIN, false>(stream, g, grid, p, colour0, colour1,
-                                                     eps0, sums, o);
+        return cudaErrorInvalidValue; /* a counting shape asked for the sums alone */
     return cudaGetLastError();
 }
 
@@ -599,24 +613,23 @@ extern "C" int cuda_ising_packed_fold_threads(const struct latmc_lattice *g, boo
 }
 
 /*
- * Whether a count of g's range r (rows of whole blocks of CUDA_THREADS groups of 4 words)
- * is one wave of blocks of 4 parts of 64 threads within the window (launch_packed_fold<4,
- * 64, 4>: a fourth of a row a block, chunks 4 times as long as blocks of CUDA_THREADS
- * across make). A count's chunk ends by weighing (or adding) every column of its block,
- * and all blocks of a wave end together: with a fourth of the columns a block, a wave
- * weighs a fourth of the columns (2D 65536^2 on 4 GPUs of 132 SMs: 16 chunks of 1024 rows
- * a box instead of 66 of 249). Where the wave would need a longer window (the same
- * lattice on 1 or 2 GPUs) blocks of CUDA_THREADS across measured as fast.
+ * Whether a count of g's range r, rows of a multiple of 64 groups of 4 words that blocks of
+ * CUDA_THREADS walk across (L_x a multiple of 4096 from 12288 on, fold_shape), is one wave
+ * of blocks of 4 parts of 64 threads (launch_packed_fold<4, 64, 4>'s plan: a fourth of a
+ * row's groups a block, chunks 4 times as long as blocks of CUDA_THREADS across make,
+ * within the window of ROW_WINDOW rows). A count's chunk ends by weighing (or adding) every
+ * column of its block, and all blocks of a wave end together: with a fourth of the columns
+ * a block, a wave weighs a fourth of the columns (2D 65536^2 on 4 GPUs of 132 SMs: 16
+ * chunks of 1024 rows a box instead of 66 of 249). Where the plan is more than one wave
+ * (the same lattice on 1 or 2 GPUs) blocks of CUDA_THREADS across measured as fast.
  */
 static bool quarter_blocks_fit(const struct latmc_lattice *g, const struct cuda_proj_range *r)
 {
-    const int64_t across = g->lx / 64 / 64; /* blocks of 64 groups a row */
-    if ((g->lx / 64) % 64 != 0 || across < 1)
+    if ((g->lx / 64) % 64 != 0)
         return false;
-    const int64_t parts = (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
-                          (CUDA_THREADS / 64) / across / 4 * 4;
-    const int64_t rows = r->planes * (g->ndim == 3 ? g->ly : 1);
-    return parts >= 4 && rows <= parts * (ROW_WINDOW / 4);
+    int64_t across;
+    const struct fold_geom p = packed_fold_plan<4, 64, 4, ROW_WINDOW>(g, r, &across);
+    return p.nchunks * across <= (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM;
 }
 
 /* The folded walk of fold_shape's shape on g. */
@@ -631,7 +644,8 @@ static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *
     (void)fold_shape(g, &nw, &bt);
     const bool count = o.proj || o.limbs;
     if (bt == CUDA_THREADS && nw == 4 && count && quarter_blocks_fit(g, r))
-        return launch_packed_fold<4, 64, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
+        return launch_packed_fold<4, 64, 4, ROW_WINDOW, false>(stream, g, colour0, colour1,
+                                                               eps0, r, sums, o);
     if (bt == 32 && nw == 4)
         return launch_packed_fold<4, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     /* a count's rows of 32 groups of 2 words (3D 1024^3): chunks of up to 2 ROW_WINDOW
@@ -639,8 +653,8 @@ static cudaError_t packed_fold(cudaStream_t stream, const struct latmc_lattice *
      * chunks of 2048 rows; were 1024 chunks of 1024, 2 waves): a wave's ends (each
      * block's columns and rows weighed, its sums added into the limbs) come once */
     if (bt == 32 && nw == 2 && count)
-        return launch_packed_fold<2, 32, 4, 2 * ROW_WINDOW>(stream, g, colour0, colour1, eps0,
-                                                             r, sums, o);
+        return launch_packed_fold<2, 32, 4, 2 * ROW_WINDOW, false>(stream, g, colour0, colour1,
+                                                                    eps0, r, sums, o);
     if (bt == 32 && nw == 2)
         return launch_packed_fold<2, 32, 4>(stream, g, colour0, colour1, eps0, r, sums, o);
     if (bt == 32)

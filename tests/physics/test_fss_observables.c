@@ -474,7 +474,9 @@ static void measurement_pass_cuda(void **state)
  * and the core's exact sums; the direct transform above is too slow at 27-268 M sites),
  * and hot configurations of q = 3 and q = 2. Ising (q 0), hot, the packed count's shapes
  * (measure_projections.cu): 2D 16384^2, rows of 256 groups in blocks of 4 parts of 64
- * threads, one box and +-J on 2 boxes; 3D 1024^3, chunks past ROW_WINDOW rows (2048).
+ * threads, one box and +-J on 2 boxes; 3D 1024^3, chunks past ROW_WINDOW rows (2048). The
+ * modes compared come from the count that weighs (limbs); the same shapes' projections
+ * (a part's measure_modes, or where the limbs would overflow) are not run here.
  */
 static void counts_against_cpu_cuda(void **state)
 {
