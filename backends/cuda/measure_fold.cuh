@@ -182,12 +182,15 @@ static inline int64_t fold_plane_chunk(const struct fold_geom &p, int64_t chunk)
     return chunk;
 }
 
-/* p's chunks as rw parts of `sub` rows, `parts` parts as many as the SMs hold (taken down
- * to whole chunks of rw parts: no chunk past the SMs' one wave): sub the rows' share of a
+/* p's chunks as rw parts of `sub` rows, a part for each ct threads the SMs hold at once
+ * (per_sm blocks of CUDA_THREADS an SM) over the `across` blocks across a row, taken down
+ * to whole chunks of rw parts (no chunk past the SMs' one wave): sub the rows' share of a
  * part, at most `most`, in 3D a divisor of a plane where one is near (fold_plane_chunk), a
  * chunk at least CHUNK_MIN rows. */
-static inline void fold_set_parts(struct fold_geom &p, int64_t parts, int rw, int64_t most)
+static inline void fold_set_parts(struct fold_geom &p, int per_sm, int ct, int64_t across,
+                                  int rw, int64_t most)
 {
+    int64_t parts = (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / ct) / across;
     parts = parts / rw * rw;
     if (parts < rw)
         parts = rw;
@@ -198,6 +201,21 @@ static inline void fold_set_parts(struct fold_geom &p, int64_t parts, int rw, in
         sub = (CHUNK_MIN + rw - 1) / rw;
     p.chunk = sub * rw;
     p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;
+}
+
+/* Part `part`'s rows [mine, end) of a chunk [first, end) of `chunk` rows cut in rw parts
+ * of ceil(chunk / rw) rows (empty for the parts past a short chunk's end). */
+struct fold_part {
+    int64_t mine, end;
+};
+__device__ __forceinline__ struct fold_part fold_part_of(int64_t chunk, int rw, int part,
+                                                         int64_t first, int64_t end)
+{
+    const int64_t sub = (chunk + rw - 1) / rw;
+    struct fold_part f;
+    f.mine = min(first + part * sub, end);
+    f.end = min(f.mine + sub, end);
+    return f;
 }
 
 static inline dim3 grid_of(const struct fold_geom &p)

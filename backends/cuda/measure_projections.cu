@@ -331,8 +331,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         /* the thread's part of the chunk: its rows [mine, mine_end) */
-        const int64_t sub = (p.chunk + RW - 1) / RW;
-        const int64_t mine = min(first + part * sub, end), mine_end = min(mine + sub, end);
+        const struct fold_part fp = fold_part_of(p.chunk, RW, part, first, end);
+        const int64_t mine = fp.mine, mine_end = fp.end;
         int64_t z = mine / p.ly, y = mine - z * p.ly;
         struct warp_rows wr = { 0, (int)(mine - first) };
         if constexpr (PROJ) {
@@ -537,9 +537,7 @@ static struct fold_geom packed_fold_plan(const struct latmc_lattice *g,
     struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
     *across = (p.cols + CT - 1) / CT;
     if (CT < CUDA_THREADS)
-        fold_set_parts(p, (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM *
-                              (CUDA_THREADS / CT) / *across,
-                       RW, WIN / RW);
+        fold_set_parts(p, FOLD_BLOCKS_PER_SM, CT, *across, RW, WIN / RW);
     if (p.chunk > WIN) {
         p.chunk = WIN;
         p.nchunks = (p.nrows + p.chunk - 1) / p.chunk;

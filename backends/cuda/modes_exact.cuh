@@ -61,8 +61,8 @@ __device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *
  * The block's (BT threads) sums of the K values v[k] added into limbs + 3 k of the block's
  * slot of SLOTS (mode_projections.h: slot s at limbs + 3 K s, the K values' limbs a slot;
  * the block's the grid's block index modulo SLOTS): a warp's by shuffles, the warps' by
- * thread 0 from sh (K x BT / 32, shared). Every thread of the block calls it; a barrier inside, and sh free again
- * after the block's next barrier.
+ * thread 0 from sh (K x BT / 32, shared). Every thread of the block calls it; a barrier
+ * inside, and sh free again after the block's next barrier.
  */
 template <int K, int BT, int SLOTS>
 __device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int128 *sh,

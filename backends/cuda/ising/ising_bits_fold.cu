@@ -276,8 +276,8 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
         const int64_t first = p.row0 + ch * p.chunk;
         const int64_t end = min(first + p.chunk, last_row);
         /* the thread's part of the chunk: its rows [mine, mine_end) */
-        const int64_t sub = (p.chunk + RW - 1) / RW;
-        const int64_t mine = min(first + part * sub, end), mine_end = min(mine + sub, end);
+        const struct fold_part fp = fold_part_of(p.chunk, RW, part, first, end);
+        const int64_t mine = fp.mine, mine_end = fp.end;
         int64_t z = mine / p.ly, y = mine - z * p.ly;
         struct warp_rows wr = { 0, (int)(mine - first) };
         /* the column counters: cx of x parity swap (2D: by i's parity, no select a word;
@@ -470,8 +470,7 @@ static cudaError_t bits_fold_launch(cudaStream_t stream, const struct latmc_latt
      * of a chunk, launch_bits_fold), as many as the SMs hold of bt threads */
     const int rw = bt < 128 ? 128 / bt : 1;
     /* with the projections a chunk within the window: a part at most ROW_WINDOW / rw */
-    fold_set_parts(p, (int64_t)sms_of_current_device() * per_sm * (CUDA_THREADS / bt) / across,
-                   rw, with_proj ? ROW_WINDOW / rw : p.nrows);
+    fold_set_parts(p, per_sm, bt, across, rw, with_proj ? ROW_WINDOW / rw : p.nrows);
     const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     if (!fold_limbs_hold(o, p.nchunks, across))
         return cudaErrorNotSupported;
