@@ -62,10 +62,12 @@ double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
     return ((double)q * sum - 1.0) / ((double)q - 1.0);
 }
 
-/* Ising's and Potts' partial result is their projections (modes.h), not tiles. */
+/* Ising's, Potts' and Heisenberg's partial result is their projections (modes.h), not
+ * tiles (phi^4's). */
 static bool by_projections(const latmc_sim_desc *d)
 {
-    return d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS;
+    return d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS ||
+           d->model == LATMC_MODEL_HEISENBERG;
 }
 
 /* The backend's own count of the projections (ops.mode_projections), or NULL. */

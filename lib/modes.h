@@ -9,16 +9,17 @@
  * one table per axis, summed in the plane's site order; along the last axis the plane's
  * total times the phase of its index p. Tiles are added in plane order from zeros. So the
  * result depends on the configuration only, never on threads, boxes or ranks. A backend
- * may make the tiles on its own layout (ops.mode_tiles: the CUDA module's Heisenberg), in
- * this same order of operations within each plane, so that they are these bit for bit,
- * and add them itself in plane order, with the measurement (ops.measure_kmin).
+ * may make the tiles on its own layout (ops.mode_tiles), in this same order of operations
+ * within each plane, so that they are these bit for bit, and add them itself in plane
+ * order, with the measurement (ops.measure_kmin). Only phi^4 takes tiles now.
  *
  * Components: Ising 1 (the spin), phi^4 1 (the field), Potts q (the indicator of each
  * state; the simplex order parameter is built from them), Heisenberg 3 (replica 0's
  * spin), and with two replicas 9 more (s^0_mu s^1_nu, the tensor overlap).
  *
- * Ising and Potts instead sum projections onto each axis, P_mu[x] = sum of s over the
- * sites with x_mu = x (Potts: of each state's indicator, q sets): integers, whose sums do
+ * Ising, Potts and Heisenberg instead sum projections onto each axis, P_mu[x] = sum of s
+ * over the sites with x_mu = x (Potts: of each state's indicator, q sets; Heisenberg: of
+ * each component's fixed point, latmc_modes_fixed): integers, whose sums do
  * not depend on their order at all, so any thread or part may add any planes; the modes
  * are then sum_x P_mu[x] e^{i k_mu x}, summed exactly (latmc_modes_exact_sum), once.
  * (Cheaper: an integer addition per site instead of the phases' products; and a backend

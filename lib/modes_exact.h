@@ -1,5 +1,5 @@
 /*
- * Internal: the exact sums behind Ising's and Potts' Fourier modes (lib/modes.h,
+ * Internal: the exact sums behind Ising's, Potts' and Heisenberg's Fourier modes (lib/modes.h,
  * doc/observables.md "The reduction"). Host code of the core and of a backend's module
  * share these rules (static inline: the module does not link the core's functions).
  *
@@ -19,6 +19,30 @@
 
 /* Bits of the weights' fixed point. */
 #define LATMC_MODES_WEIGHT_BITS 62
+
+/*
+ * Heisenberg's site values (a spin's components, and with two replicas the products of
+ * theirs) in fixed point: q(t) = round(t), ties to even, of t = v 2^25 (and of the
+ * products times 2^25: a float times a float is exact in double, and so is the scaling),
+ * whatever the floating-point environment: the truncation and the remainder are exact.
+ * |v| <= 1 + 1e-5 (a spin's components; latmc_sim_set_spins' bound) gives |q| < 2^26, so
+ * that 32 values' sum fits 32 bits (the CUDA kernels' warp sums), a line's projection of
+ * at most N / L sites fits int64, and the exact mode sum of |P| |w| <= N 2^88 stays within
+ * 128 bits for N < 2^35 (LATMC_MODES_FIXED_MAX_SITES, which leaves room).
+ * The mode is the sum's value (latmc_i128_value) times 2^-25 (LATMC_MODES_SPIN_SCALE).
+ */
+#define LATMC_MODES_SPIN_BITS 25
+#define LATMC_MODES_SPIN_SCALE 0x1p25
+#define LATMC_MODES_FIXED_MAX_SITES ((int64_t)1 << 35)
+static inline int64_t latmc_modes_fixed(double t)
+{
+    const double a = t < 0 ? -t : t;
+    int64_t i = (int64_t)a; /* |t| < 2^62 */
+    const double r = a - (double)i;
+    if (r > 0.5 || (r == 0.5 && (i & 1)))
+        i++;
+    return t < 0 ? -i : i;
+}
 
 /* A 128-bit two's complement integer, hi * 2^64 + lo (hi read as signed). */
 typedef struct {

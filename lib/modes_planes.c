@@ -1,8 +1,8 @@
 /*
  * The per-plane work of the Fourier modes (lib/modes.h, doc/observables.md): from the
- * backend's per-plane configuration copies, one tile per plane along the last axis (phi^4,
- * Heisenberg), or the integer projections onto the axes (Ising, Potts), spread over the
- * sim's threads by planes.
+ * backend's per-plane configuration copies, one tile per plane along the last axis (phi^4),
+ * or the integer projections onto the axes (Ising, Potts, Heisenberg in fixed point),
+ * spread over the sim's threads by planes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -128,29 +128,8 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
 
 #define LOAD_PHI4_F(i, v) ((v)[0] = ((const float *)rep[0])[i])
 #define LOAD_PHI4_D(i, v) ((v)[0] = ((const double *)rep[0])[i])
-#define LOAD_HEISENBERG(i, v)                                                                     \
-    do {                                                                                    \
-        const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
-        (v)[0] = a_[0];                                                                     \
-        (v)[1] = a_[1];                                                                     \
-        (v)[2] = a_[2];                                                                     \
-    } while (0)
-/* Two replicas: the products of floats are exact in double. */
-#define LOAD_HEISENBERG2(i, v)                                                                    \
-    do {                                                                                    \
-        const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
-        const float *b_ = (const float *)rep[1] + 3 * (i);                                  \
-        for (int m_ = 0; m_ < 3; m_++) {                                                    \
-            (v)[m_] = a_[m_];                                                               \
-            for (int n_ = 0; n_ < 3; n_++)                                                  \
-                (v)[3 + 3 * m_ + n_] = (double)a_[m_] * (double)b_[n_];                     \
-        }                                                                                   \
-    } while (0)
-
 DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F)
 DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
-DEFINE_DENSE_PLANE(heisenberg_plane, 3, LOAD_HEISENBERG)
-DEFINE_DENSE_PLANE(heisenberg2_plane, 12, LOAD_HEISENBERG2)
 
 /* ---- planes of a sim ---- */
 
@@ -227,20 +206,11 @@ static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
 {
     const latmc_sim_desc *d = &sim->desc;
     memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
-    switch (d->model) { /* Ising and Potts: projections instead */
-    case LATMC_MODEL_PHI4:
-        if (d->precision == LATMC_PRECISION_FLOAT)
-            phi4_plane_f(g, rep, p, tile);
-        else
-            phi4_plane_d(g, rep, p, tile);
-        break;
-    default:
-        if (d->replicas == 2)
-            heisenberg2_plane(g, rep, p, tile);
-        else
-            heisenberg_plane(g, rep, p, tile);
-        break;
-    }
+    /* phi^4 alone: Ising, Potts and Heisenberg make projections instead */
+    if (d->precision == LATMC_PRECISION_FLOAT)
+        phi4_plane_f(g, rep, p, tile);
+    else
+        phi4_plane_d(g, rep, p, tile);
 }
 
 int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
@@ -303,7 +273,7 @@ static int64_t axis_entries(const latmc_sim_desc *d)
 
 int64_t latmc_modes_projection_entries(const latmc_sim_desc *d)
 {
-    return axis_entries(d) * (d->model == LATMC_MODEL_POTTS ? d->q : 1);
+    return axis_entries(d) * latmc_modes_components(d);
 }
 
 /* One plane's spins into the projections: P_x[x], (3D) P_y[y], P_last[p]. */
@@ -359,13 +329,74 @@ static void potts_project_plane(const latmc_sim_desc *d, const uint8_t *s, int64
         proj[a * n + last + p] += total[a];
 }
 
-/* One plane of the model's projections (Ising or Potts: one byte per site). */
-static void project_plane(const latmc_sim_desc *d, const void *s, int64_t p, int64_t *proj)
+/* Heisenberg: one plane's site values in fixed point (latmc_modes_fixed: a spin's three
+ * components, with two replicas also the nine products s^0_m s^1_n, component 3 + 3 m + n)
+ * into the projections of each component c, proj + c (L_x + L_y (+ L_z)), as Potts'
+ * states'. rep[r]: replica r's plane, 3 floats a site. */
+static void heisenberg_project_plane(const latmc_sim_desc *d, const void *const *rep,
+                                     int64_t p, int64_t *proj)
 {
-    if (d->model == LATMC_MODEL_POTTS)
-        potts_project_plane(d, s, p, proj);
+    enum { CMAX = 12 };
+    const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
+    const int64_t n = axis_entries(d), last = n - d->extent[d->ndim - 1];
+    const int C = latmc_modes_components(d);
+    const float *a = rep[0], *b = C > 3 ? rep[1] : NULL;
+    int64_t total[CMAX] = { 0 };
+    for (int64_t y = 0; y < rows; y++) {
+        int64_t row[CMAX] = { 0 };
+        for (int64_t x = 0; x < lx; x++) {
+            const float *s0 = a + 3 * (y * lx + x);
+            int64_t q[CMAX];
+            for (int m = 0; m < 3; m++)
+                q[m] = latmc_modes_fixed((double)s0[m] * LATMC_MODES_SPIN_SCALE);
+            if (b) {
+                const float *s1 = b + 3 * (y * lx + x);
+                for (int m = 0; m < 3; m++)
+                    for (int k = 0; k < 3; k++)
+                        q[3 + 3 * m + k] =
+                            latmc_modes_fixed((double)s0[m] * (double)s1[k] *
+                                              LATMC_MODES_SPIN_SCALE);
+            }
+            for (int c = 0; c < C; c++) {
+                proj[c * n + x] += q[c];
+                row[c] += q[c];
+            }
+        }
+        for (int c = 0; c < C; c++) {
+            if (d->ndim == 3)
+                proj[c * n + lx + y] += row[c];
+            total[c] += row[c];
+        }
+    }
+    for (int c = 0; c < C; c++)
+        proj[c * n + last + p] += total[c];
+}
+
+/* One plane of the model's projections (rep[r]: replica r's sites; Ising and Potts one
+ * byte a site, one replica). */
+static void project_plane(const latmc_sim_desc *d, const void *const *rep, int64_t p,
+                          int64_t *proj)
+{
+    if (d->model == LATMC_MODEL_HEISENBERG)
+        heisenberg_project_plane(d, rep, p, proj);
+    else if (d->model == LATMC_MODEL_POTTS)
+        potts_project_plane(d, rep[0], p, proj);
     else
-        ising_project_plane(d, s, p, proj);
+        ising_project_plane(d, rep[0], p, proj);
+}
+
+/* Planes [b0, b1) of the block buf (get_planes: each replica's planes in turn, `one`
+ * bytes a plane) into proj, plane by plane. */
+static void project_planes(const latmc_sim_desc *d, const unsigned char *buf, size_t one,
+                           int64_t b0, int64_t b1, int64_t q0, int64_t q1, int64_t *proj)
+{
+    const int64_t nb = b1 - b0;
+    for (int64_t p = q0; p < q1; p++) {
+        const void *rep[2];
+        for (int r = 0; r < d->replicas && r < 2; r++)
+            rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
+        project_plane(d, rep, p, proj);
+    }
 }
 
 /* The projections of planes [p0, p1) added into proj (projection_entries; integers, so in
@@ -373,14 +404,20 @@ static void project_plane(const latmc_sim_desc *d, const void *s, int64_t p, int
 int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj)
 {
     const latmc_sim_desc *d = &sim->desc;
+    if (d->model == LATMC_MODEL_HEISENBERG && sim->nsites >= LATMC_MODES_FIXED_MAX_SITES)
+        return latmc_fail(LATMC_EUNSUPPORTED, "Fourier modes: Heisenberg's exact sums hold "
+                          "lattices of fewer than 2^35 sites (this one has %lld)",
+                          (long long)sim->nsites);
     const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
     const int64_t n = latmc_modes_projection_entries(d);
-    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (size_t)plane_sites);
+    const int R = d->model == LATMC_MODEL_HEISENBERG ? d->replicas : 1;
+    const size_t one = (size_t)plane_sites * sim->model->site_bytes(d); /* a replica's plane */
+    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (one * (size_t)R));
     if (block < 1)
         block = 1;
     if (block > p1 - p0)
         block = p1 - p0;
-    int8_t *buf = malloc((size_t)block * (size_t)plane_sites);
+    unsigned char *buf = malloc((size_t)block * one * (size_t)R);
     if (!buf)
         return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld planes",
                           (long long)block);
@@ -389,12 +426,11 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
         const int64_t b1 = b0 + block < p1 ? b0 + block : p1;
         if ((st = sim->ops->get_planes(sim, b0, b1, buf)) < 0)
             break;
-        int threads = (b1 - b0) * plane_sites >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        int threads = (b1 - b0) * plane_sites * R >= MODES_THREAD_SITES ? sim->n_threads : 1;
         if (threads > b1 - b0)
             threads = (int)(b1 - b0);
         if (threads <= 1) {
-            for (int64_t p = b0; p < b1; p++)
-                project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
+            project_planes(d, buf, one, b0, b1, b0, b1, proj);
             continue;
         }
         /* one row of projections per thread on the heap (an array-section reduction would
@@ -410,9 +446,7 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
         MODES_OMP(parallel for num_threads(threads) schedule(static, 1))
         for (int t = 0; t < threads; t++) {
             const int64_t q0 = b0 + planes * t / threads, q1 = b0 + planes * (t + 1) / threads;
-            for (int64_t p = q0; p < q1; p++)
-                project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p,
-                              rows + (size_t)t * (size_t)n);
+            project_planes(d, buf, one, b0, b1, q0, q1, rows + (size_t)t * (size_t)n);
         }
         for (int t = 0; t < threads; t++)
             for (int64_t i = 0; i < n; i++)
@@ -444,12 +478,15 @@ int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
         c[1] = t.g.cp;
         sn[1] = t.g.sp;
     }
-    const int components = latmc_modes_components(d); /* Ising 1, Potts q */
+    const int components = latmc_modes_components(d); /* Ising 1, Potts q, Heisenberg 3, 12 */
+    /* Heisenberg's projections are of values times 2^25 (latmc_modes_fixed): the scaling
+     * back is exact */
+    const double scale = d->model == LATMC_MODEL_HEISENBERG ? 1 / LATMC_MODES_SPIN_SCALE : 1.0;
     for (int k = 0; k < components; k++)
         for (int mu = 0; mu < d->ndim; mu++) {
             double *m = modes + 2 * (k * d->ndim + mu);
-            m[0] = latmc_modes_exact_sum(proj, c[mu], d->extent[mu]);
-            m[1] = latmc_modes_exact_sum(proj, sn[mu], d->extent[mu]);
+            m[0] = latmc_modes_exact_sum(proj, c[mu], d->extent[mu]) * scale;
+            m[1] = latmc_modes_exact_sum(proj, sn[mu], d->extent[mu]) * scale;
             proj += d->extent[mu];
         }
     free(t.buf);

@@ -54,7 +54,10 @@
  * _SWAP_PARAMS, _TEMPER_STATE; struct latmc_step_call gains request;
  * LATMC_STEP_CAP_BATCH_MEASURE, _OVERLAPS, _SWAP), and a module frees what it keeps for a
  * batch when the batch's first member is destroyed (there is no release call). */
-#define LATMC_MODULE_ABI_VERSION 20u
+/* 21: Heisenberg's Fourier modes are integer projections in fixed point (lib/modes_exact.h,
+ * latmc_modes_fixed), which the core asks of ops.mode_projections: a module of 20 would
+ * answer its tiles' modes through ops.measure_kmin, of the definition before. */
+#define LATMC_MODULE_ABI_VERSION 21u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -1,8 +1,9 @@
 /*
  * Internal to the CUDA module: the per-plane tiles of the Fourier modes at k_min of the
- * floating-point models (lib/modes.h: Heisenberg's spins, and phi^4's field, a scalar),
- * computed on the device from a box's component arrays in exactly the CPU's order of
- * floating-point operations (lib/modes_planes.c's dense kernels), so that every tile is
+ * floating-point models (lib/modes.h: phi^4's field, a scalar; the kernels take any
+ * float or double component arrays, one or two replicas), computed on the device from a
+ * box's component arrays in exactly the CPU's order of floating-point operations
+ * (lib/modes_planes.c's dense kernels), so that every tile is
  * the CPU's bit for bit and the core, which adds the tiles in plane order, gets the same
  * modes on every layout (mode_tiles.cu).
  */
@@ -65,11 +66,10 @@ cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_tiles_source 
                             struct cuda_tiles_scratch *scratch, double *tiles);
 
 /*
- * cuda_mode_tiles in two parts, for a kernel that makes the rows itself (Heisenberg's
- * measurement, heisenberg_kernels.cu): the scratch for the rows of C components grown to
- * the range (its rows then at scratch->rows, as cuda_heisenberg_measure_planes_rows stores
- * them), and the tiles from the rows in it (cuda_mode_tiles' second kernel), enqueued on
- * `stream`.
+ * cuda_mode_tiles in two parts, for a kernel that makes the rows itself: the scratch for
+ * the rows of C components grown to the range (its rows then at scratch->rows, in
+ * cuda_mode_tiles' rows kernel's layout), and the tiles from the rows in it
+ * (cuda_mode_tiles' second kernel), enqueued on `stream`.
  */
 cudaError_t cuda_tiles_rows_of(struct cuda_tiles_scratch *scratch, int C,
                                const struct cuda_tiles_range *r);
@@ -82,6 +82,18 @@ cudaError_t cuda_mode_tiles_of_rows(cudaStream_t stream, int C, const struct cud
  * one warp per double. Enqueued on `stream`. */
 cudaError_t cuda_tiles_total(cudaStream_t stream, const double *tiles, int64_t planes,
                              int doubles, double *total);
+
+/*
+ * Heisenberg's integer projections of the modes in fixed point (lib/modes_exact.h's
+ * latmc_modes_fixed: round(v 2^25), ties to even; with two replicas also of the products
+ * s^0_m s^1_n, exact in double) of the source's range, added into the device array proj
+ * in lib/modes.h's layout (component c's P_x, P_y (3D), P_last at c (L_x + L_y (+ L_z))):
+ * a thread a column over a chunk of rows, one atomic per column, component and chunk, and
+ * a block a row, one atomic per row, component and entry. Float sources only
+ * (cudaErrorNotSupported otherwise). Enqueued on `stream` (mode_fixed.cu).
+ */
+cudaError_t cuda_fixed_projections(cudaStream_t stream, const struct cuda_tiles_source *src,
+                                   const struct cuda_tiles_range *r, int64_t *proj);
 
 #ifdef __cplusplus
 }

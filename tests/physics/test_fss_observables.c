@@ -96,41 +96,66 @@ static void simplex_values(const uint8_t *s, int64_t n, int q, double *vals)
 
 struct fourier { double k0, kmin, qkmin; };
 
-/* The three observables of a configuration in get_spins' layout. */
-static struct fourier direct(const struct lattice *g, int model, int q, int replicas,
-                             const void *buf)
+/* Heisenberg's site values as the modes at k_min take them: rint(v 2^25) 2^-25 (ties to
+ * even under the default rounding), computed here by the C library, not by
+ * lib/modes_exact.h; v itself where `fixed` is false (k = 0: the measurement's sums; the
+ * ensembles' overlaps). */
+static double fixed_point(double v, bool fixed)
+{
+    return fixed ? rint(v * 0x1p25) * 0x1p-25 : v;
+}
+
+/* The three observables of a configuration in get_spins' layout; Heisenberg's modes at
+ * k_min in the fixed point of `fixed`. */
+static struct fourier direct_of(const struct lattice *g, int model, int q, int replicas,
+                                const void *buf, bool fixed)
 {
     int nc = model == LATMC_MODEL_POTTS ? q : model == LATMC_MODEL_HEISENBERG ? 3 : 1;
     double *v = malloc((size_t)g->n * (size_t)(nc > 9 ? nc : 9) * sizeof *v);
     assert_non_null(v);
-    for (int64_t i = 0; i < g->n; i++)
-        switch (model) {
-        case LATMC_MODEL_ISING:
-            v[i] = ((const int8_t *)buf)[i];
-            break;
-        case LATMC_MODEL_PHI4:
-            v[i] = ((const double *)buf)[i];
-            break;
-        case LATMC_MODEL_HEISENBERG:
-            for (int c = 0; c < 3; c++)
-                v[3 * i + c] = ((const float *)buf)[3 * i + c];
-            break;
-        default:
-            break;
-        }
-    if (model == LATMC_MODEL_POTTS)
-        simplex_values(buf, g->n, q, v);
-    struct fourier f = { power_of(g, v, nc, 1), power_of(g, v, nc, 0), 0 };
+    struct fourier f = { 0, 0, 0 };
+    for (int at_kmin = 0; at_kmin < 2; at_kmin++) {
+        for (int64_t i = 0; i < g->n; i++)
+            switch (model) {
+            case LATMC_MODEL_ISING:
+                v[i] = ((const int8_t *)buf)[i];
+                break;
+            case LATMC_MODEL_PHI4:
+                v[i] = ((const double *)buf)[i];
+                break;
+            case LATMC_MODEL_HEISENBERG:
+                for (int c = 0; c < 3; c++)
+                    v[3 * i + c] = fixed_point((double)((const float *)buf)[3 * i + c],
+                                               fixed && at_kmin);
+                break;
+            default:
+                break;
+            }
+        if (model == LATMC_MODEL_POTTS)
+            simplex_values(buf, g->n, q, v);
+        if (at_kmin)
+            f.kmin = power_of(g, v, nc, 0);
+        else
+            f.k0 = power_of(g, v, nc, 1);
+    }
     if (replicas == 2) {
         const float *a = buf, *b = (const float *)buf + 3 * g->n;
         for (int64_t i = 0; i < g->n; i++)
             for (int m = 0; m < 3; m++)
                 for (int k = 0; k < 3; k++)
-                    v[9 * i + 3 * m + k] = (double)a[3 * i + m] * b[3 * i + k];
+                    v[9 * i + 3 * m + k] =
+                        fixed_point((double)a[3 * i + m] * (double)b[3 * i + k], fixed);
         f.qkmin = power_of(g, v, 9, 0);
     }
     free(v);
     return f;
+}
+
+/* direct_of with the sims' definition (doc/observables.md). */
+static struct fourier direct(const struct lattice *g, int model, int q, int replicas,
+                             const void *buf)
+{
+    return direct_of(g, model, q, replicas, buf, true);
 }
 
 /* ---- (a) the function on given configurations ---- */
@@ -855,12 +880,13 @@ static void bit_identity(void **state)
 }
 
 /*
- * CUDA: Heisenberg's modes reduced on the device (mode_tiles.cu) against the CPU backend's
- * on the same configuration, bit for bit: one box and several (desc.n_parts on one
- * device), one and two replicas, 2D and 3D, rows of L_x mod 4 = 0 and 2 (the lanes' last
- * sites) and of L_x a multiple of 32 (one box: the rows in the measurement's kernel,
- * heisenberg_kernels.cu), after the hot start and after the device's own sweeps (the
- * configuration in the other of its two buffers), read back and set on a CPU sim.
+ * CUDA: Heisenberg's modes, counted on the device as fixed-point projections, against the
+ * CPU backend's on the same configuration, bit for bit: one box and several (desc.n_parts
+ * on one device), one and two replicas, 2D and 3D, L_x not a multiple of 32 (a kernel of
+ * their own, mode_fixed.cu) and a multiple of 32 (counted in the measurement's kernel,
+ * heisenberg_kernels.cu, on one box and on several), after the hot start and after the
+ * device's own sweeps (the configuration in the other of its two buffers), read back and
+ * set on a CPU sim.
  */
 static void heisenberg_against_cpu(void **state)
 {
@@ -868,6 +894,7 @@ static void heisenberg_against_cpu(void **state)
     struct c { int ndim; int64_t L; int replicas, parts; } cases[] = {
         { 3, 18, 2, 1 }, { 3, 18, 2, 3 }, { 3, 12, 1, 2 }, { 2, 70, 1, 1 }, { 2, 70, 2, 2 },
         { 2, 64, 2, 1 }, { 3, 32, 1, 1 }, { 3, 32, 2, 1 }, { 3, 64, 2, 1 }, { 2, 96, 1, 1 },
+        { 3, 32, 1, 2 }, { 3, 64, 2, 3 }, { 2, 64, 1, 3 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
@@ -998,7 +1025,8 @@ static void ensemble_overlap(void **state)
                     want = power_of(&g, w, 1, 0);
                     free(w);
                 } else {
-                    want = direct(&g, LATMC_MODEL_HEISENBERG, 2, 2, ab).qkmin;
+                    /* the ensembles' overlap: the products' doubles themselves */
+                    want = direct_of(&g, LATMC_MODEL_HEISENBERG, 2, 2, ab, false).qkmin;
                 }
                 assert_close(v[s * 2 + t], want, 1e-12 * (want + 1e-3));
             }

@@ -5,7 +5,8 @@
  * backends/cuda/modes_exact.cuh splits a block's sum) added up to the sum, also over the
  * most sums a limb takes (LATMC_MODES_LIMB_SUMS, every one of the largest limbs), the
  * rounding to a double against long double, the weights, and the mode of a projection
- * against a direct long double sum and as the sum of its parts' sums.
+ * against a direct long double sum and as the sum of its parts' sums; Heisenberg's fixed
+ * point of its site values (latmc_modes_fixed).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -200,9 +202,50 @@ static void mode_of_projections(void **state)
     free(s);
 }
 
+/* Heisenberg's fixed point (latmc_modes_fixed): round to nearest, ties to even, against
+ * the C library's rint under the default rounding, and the same under every rounding mode
+ * (the function's arithmetic is exact); hand values at the ties and the ends; a spin's
+ * components (floats) and their products times 2^25, at the bound |v| <= 1 + 1e-5:
+ * |q| < 2^26. */
+static void fixed_point(void **state)
+{
+    (void)state;
+    const struct { double t; int64_t q; } hand[] = {
+        { 0.0, 0 },   { 0.5, 0 },   { 1.5, 2 },    { 2.5, 2 },   { -0.5, 0 },
+        { -1.5, -2 }, { -2.5, -2 }, { 0.49999999999999994, 0 }, { 3.5000000000000004, 4 },
+        { 0x1p30, INT64_C(1) << 30 }, { -0x1p30, -(INT64_C(1) << 30) },
+        { 0x1p52 + 1, (INT64_C(1) << 52) + 1 }, { 0x1p60, INT64_C(1) << 60 },
+    };
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++)
+        assert_true(latmc_modes_fixed(hand[i].t) == hand[i].q);
+    const int modes[] = { FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO };
+    for (int k = 0; k < 200000; k++) {
+        /* a float component in [-1 - 1e-5, 1 + 1e-5], often tiny (below 2^-2 the scaling
+         * leaves a fraction) */
+        const double u = (double)(next_u64() >> 11) * 0x1p-53;
+        const int e = (int)(next_u64() % 40);
+        const float v = (float)((2 * u - 1) * (1 + 1e-5) * ldexp(1.0, -(e > 20 ? e - 20 : 0)));
+        const float w = (float)((double)(next_u64() >> 11) * 0x1p-52 - 1);
+        const double ts[2] = { (double)v * LATMC_MODES_SPIN_SCALE,
+                               (double)v * (double)w * LATMC_MODES_SPIN_SCALE };
+        for (int j = 0; j < 2; j++) {
+            const int64_t want = (int64_t)rint(ts[j]);
+            assert_true(latmc_modes_fixed(ts[j]) == want);
+            assert_true(want < (INT64_C(1) << 26) && want > -(INT64_C(1) << 26));
+            for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+                assert_int_equal(fesetround(modes[m]), 0);
+                const int64_t got = latmc_modes_fixed(ts[j]);
+                assert_int_equal(fesetround(FE_TONEAREST), 0);
+                assert_true(got == want);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fixed_point),
         cmocka_unit_test(products),
         cmocka_unit_test(sums_and_limbs),
         cmocka_unit_test(values),

@@ -104,7 +104,9 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
  * two, one after the other), one wait. LATMC_EUNSUPPORTED as cuda_exec_projections. */
 int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                             int64_t *proj);
-/* Whether the sim's leaf counts the projections (cuda_exec_projections). */
+/* Whether the sim's leaf counts the projections beside integer sums (cuda_exec_measure_modes:
+ * a leaf of floating-point sums per plane, measure_planes alone, counts them by
+ * cuda_exec_projections, a reduction of its own). */
 bool cuda_exec_has_projections(const struct cuda_exec *x);
 /* The sums and the lattice's modes (ops.measure_kmin; phases: the core's tables, copied
  * to the device once) where cuda_exec_has_kmin says so. Ising and Potts, one box or k

@@ -92,15 +92,49 @@ static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **
     return err;
 }
 
+/* Range r's floating-point sums per plane (*plane_sums, the leaf's) and its projections
+ * (b->projections, cleared first) on `stream`: in one read where the leaf's
+ * measure_planes_projections takes the lattice, else measure_planes then projections. */
+static cudaError_t planes_and_projections(const latmc_sim *sim, const struct cuda_exec *x,
+                                          struct cuda_box *b, const struct cuda_box_range *r,
+                                          int64_t entries, cudaStream_t stream,
+                                          double **plane_sums)
+{
+    cudaError_t err = cleared_projections(b, entries, stream);
+    if (err == cudaSuccess && x->leaf->measure_planes_projections) {
+        err = x->leaf->measure_planes_projections(sim, r, stream, plane_sums, b->projections);
+        if (err != cudaErrorNotSupported)
+            return err;
+        err = cudaSuccess;
+    }
+    if (err == cudaSuccess)
+        err = x->leaf->measure_planes(sim, r, stream, plane_sums);
+    return err == cudaSuccess ? x->leaf->projections(sim, r, stream, b->projections) : err;
+}
+
 /* Box ex's floating-point sums per own plane (cuda_box_exec_measure_planes; the leaf's
- * measure_planes). */
+ * measure_planes), and for cuda_exec_measure_modes its projections, read into the stage. */
 static cudaError_t reduce_box_planes(struct cuda_box_exec *ex, const void *ctx,
                                      double **plane_sums)
 {
     const struct reduce_ctx *rc = ctx;
-    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
+    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
     const struct cuda_box_range own = cuda_exec_range_of(rc->x, b, rc->x->halo, ex->planes);
-    return rc->x->leaf->measure_planes(rc->sim, &own, ex->stream, plane_sums);
+    if (!rc->stage_proj)
+        return rc->x->leaf->measure_planes(rc->sim, &own, ex->stream, plane_sums);
+    cudaError_t err =
+        planes_and_projections(rc->sim, rc->x, b, &own, rc->entries, ex->stream, plane_sums);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(rc->stage_proj + (b - rc->x->box) * rc->entries, b->projections,
+                              (size_t)rc->entries * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                              ex->stream);
+    return err;
+}
+
+/* Whether the leaf's sums are floating point, per plane (added in plane order). */
+static bool measures_per_plane(const struct cuda_exec *x)
+{
+    return x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure);
 }
 
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
@@ -109,7 +143,7 @@ int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
     const int st = cuda_part_wire_settle(&x->wire, &x->box[0]); /* a part's halo sets */
     if (st < 0)
         return st;
-    if (x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure))
+    if (measures_per_plane(x))
         /* floating point: per plane, added in plane order: any cut's total */
         return cuda_box_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
                                              (int)(sim->model->sums_size / sizeof(double)),
@@ -295,7 +329,11 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 
 bool cuda_exec_has_projections(const struct cuda_exec *x)
 {
-    return x->leaf->projections != NULL;
+    /* reduce_box's sums are the leaf's measure (or measure_projections), reduce_box_planes'
+     * its measure_planes */
+    return x->leaf->projections != NULL &&
+           (x->leaf->measure != NULL || x->leaf->measure_projections != NULL ||
+            x->leaf->measure_planes != NULL);
 }
 
 int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
@@ -311,8 +349,13 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
     if (st < 0)
         return st;
     const struct reduce_ctx rc = { sim, x, x->stage, n };
-    st = cuda_box_exec_measure_boxes(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
-                                      &rc, sums);
+    if (measures_per_plane(x))
+        st = cuda_box_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
+                                          (int)(sim->model->sums_size / sizeof(double)),
+                                          reduce_box_planes, &rc, sums);
+    else
+        st = cuda_box_exec_measure_boxes(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
+                                          &rc, sums);
     if (st < 0)
         return st;
     const int64_t *staged = x->stage;
@@ -811,12 +854,16 @@ static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     cudaError_t err = cudaSuccess;
     const int64_t n = projection_entries(sim, x);
     if (x->leaf->measure_planes && (!whole || !x->leaf->measure)) {
-        /* floating point: each plane's sums into its tile (no projections: phi^4 and
-         * Heisenberg have tiles) */
+        /* floating point: each plane's sums into its tile (with proj its projections too:
+         * Heisenberg's) */
         double *plane_sums = NULL;
-        err = x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
+        err = proj ? planes_and_projections(sim, x, b, &r, n, b->ex.stream, &plane_sums)
+                   : x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(sums, plane_sums, (size_t)(p1 - p0) * size,
+                                  cudaMemcpyDeviceToHost, b->ex.stream);
+        if (err == cudaSuccess && proj)
+            err = cudaMemcpyAsync(proj, b->projections, (size_t)n * sizeof(int64_t),
                                   cudaMemcpyDeviceToHost, b->ex.stream);
     } else {
         err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);

@@ -376,6 +376,16 @@ struct cuda_leaf {
     cudaError_t (*measure_modes)(const latmc_sim *sim, const struct cuda_box_range *own,
                                  cudaStream_t stream, void *sums, const int64_t *weights,
                                  int64_t *limbs);
+    /* ---- appended for Heisenberg's fixed-point modes (issue 33) ---- */
+    /* Optional (NULL: measure_planes, then projections): measure_planes' sums per plane
+     * and projections' counts (added into proj) of range r in one read of the
+     * configuration, each exactly what those give; cudaErrorNotSupported where the leaf's
+     * kernel does not take the lattice's shape (nothing enqueued: the executor takes the
+     * two then). */
+    cudaError_t (*measure_planes_projections)(const latmc_sim *sim,
+                                              const struct cuda_box_range *r,
+                                              cudaStream_t stream, double **plane_sums,
+                                              int64_t *proj);
 };
 
 /*

@@ -74,8 +74,6 @@ struct heisenberg_box {
     int pass_step, pass_src;
     float *J;                       /* couplings, SoA over the local planes */
     double *partials, *plane_sums;  /* the reduction's chunks and planes of the own planes */
-    struct cuda_tiles_scratch mode_rows; /* the Fourier modes' rows (made on first use) */
-    cudaEvent_t rows_done;          /* the measurement's rows made (made on first use) */
     long long rows_per_chunk, rows_per_plane;
     struct cuda_heisenberg_geom geom[2];  /* [heat bath?] passes over the own planes */
 };
@@ -318,9 +316,6 @@ static void heisenberg_box_destroy(struct cuda_box *b)
     cudaFree(h->J);
     cudaFree(h->partials);
     cudaFree(h->plane_sums);
-    cuda_tiles_scratch_free(&h->mode_rows);
-    if (h->rows_done)
-        cudaEventDestroy(h->rows_done);
     free(h);
     b->own = NULL;
 }
@@ -577,12 +572,12 @@ static cudaError_t heisenberg_measure_planes(const latmc_sim *sim, const struct 
                                     h->partials, h->plane_sums);
 }
 
-/* The tiles of the Fourier modes of range r's planes (mode_tiles.h): replica 0's spin
- * and, with two replicas, the products of the replicas' components, from the
- * configuration's buffer (components n_local floats apart, replica 1's after replica 0's:
- * the source's layout). */
-static cudaError_t heisenberg_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
-                                   cudaStream_t stream, const double *phases, double *tiles)
+/* The integer projections of the Fourier modes of range r's planes in fixed point
+ * (mode_tiles.h's cuda_fixed_projections; lib/modes_exact.h): replica 0's spin and, with
+ * two replicas, the products of the replicas' components, from the configuration's buffer
+ * (components n_local floats apart, replica 1's after replica 0's). */
+static cudaError_t heisenberg_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                          cudaStream_t stream, int64_t *proj)
 {
     struct heisenberg_box *h = own_of(r->box);
     const struct cuda_tiles_source src = {
@@ -593,44 +588,36 @@ static cudaError_t heisenberg_mode_tiles(const latmc_sim *sim, const struct cuda
         .replicas = h->nrep,
     };
     const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
-    return cuda_mode_tiles(stream, &src, &range, phases, &h->mode_rows, tiles);
+    return cuda_fixed_projections(stream, &src, &range, proj);
 }
 
-/* heisenberg_measure_planes on `stream` and heisenberg_mode_tiles on `side` from one read of the
- * configuration: the chunk sums' kernel makes the tiles' rows too (heisenberg_cuda.h),
- * where it takes the lattice (one replica, L_x a multiple of 32); the planes' tiles
- * follow on `side` once the rows are made, beside the planes' sums. */
-static cudaError_t heisenberg_measure_planes_tiles(const latmc_sim *sim,
-                                             const struct cuda_box_range *r,
-                                             cudaStream_t stream, double **out,
-                                             cudaStream_t side, const double *phases,
-                                             double *tiles)
+/* heisenberg_measure_planes and heisenberg_projections in one kernel, where its lattice
+ * takes them (cuda_heisenberg_measure_proj_fits; else cudaErrorNotSupported). */
+static cudaError_t heisenberg_measure_planes_projections(const latmc_sim *sim,
+                                                         const struct cuda_box_range *r,
+                                                         cudaStream_t stream, double **out,
+                                                         int64_t *proj)
 {
     const struct cuda_box *b = r->box;
-    struct heisenberg_box *h = own_of(b);
-    if (!cuda_heisenberg_measure_rows_fits(&h->geom[0]))
-        return cudaErrorNotSupported;
+    const struct heisenberg_box *h = own_of(b);
     struct cuda_heisenberg_geom g;
     const size_t at = range_geom(h, r, &g);
-    const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
-    const int C = COMPONENTS; /* one replica */
-    cudaError_t err = cuda_tiles_rows_of(&h->mode_rows, C, &range);
-    if (err == cudaSuccess && !h->rows_done)
-        err = cudaEventCreateWithFlags(&h->rows_done, cudaEventDisableTiming);
-    if (err != cudaSuccess)
-        return err;
+    if (!cuda_heisenberg_measure_proj_fits(&g))
+        return cudaErrorNotSupported;
+    const latmc_sim_desc *d = &sim->desc;
+    const long long extent[3] = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 };
     *out = h->plane_sums;
-    err = cuda_heisenberg_measure_planes_rows(stream, &g, buffer(b, h->cur) + at, h->J + at,
-                                        h->rows_per_chunk,
-                                        r->planes * h->rows_per_plane / h->rows_per_chunk,
-                                        h->partials, h->plane_sums, phases, phases + sim->desc.extent[0],
-                                        h->mode_rows.rows, h->rows_per_plane, r->planes,
-                                        h->rows_done);
-    if (err == cudaSuccess)
-        err = cudaStreamWaitEvent(side, h->rows_done, 0);
-    if (err == cudaSuccess)
-        err = cuda_mode_tiles_of_rows(side, C, &range, phases, &h->mode_rows, tiles);
-    return err;
+    return cuda_heisenberg_measure_planes_proj(
+        stream, &g, buffer(b, h->cur) + at, h->J + at, h->rows_per_chunk,
+        r->planes * h->rows_per_plane / h->rows_per_chunk, h->partials, h->plane_sums, proj,
+        extent, r->global_p0);
+}
+
+/* The projections' components (latmc_modes_components): the spin's, and with two replicas
+ * the nine products too. */
+static int heisenberg_projection_components(const latmc_sim *sim)
+{
+    return COMPONENTS * (1 + (sim->desc.replicas == 2 ? COMPONENTS : 0));
 }
 
 /* The configuration's buffer (latmc_sim_device_view: components N floats apart, replicas
@@ -735,9 +722,9 @@ static const struct cuda_embed_leaf heisenberg_embed = {
         .view_components = COMPONENTS,                                                       \
         .wire_arrays = heisenberg_wire_arrays,                                                     \
         .empty_step = heisenberg_empty_step,                                                       \
-        .mode_tiles = heisenberg_mode_tiles,                                                       \
-        .measure_planes_tiles = heisenberg_measure_planes_tiles,                                   \
-        .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
+        .projections = heisenberg_projections,                                               \
+        .measure_planes_projections = heisenberg_measure_planes_projections,                 \
+        .projection_components = heisenberg_projection_components,                           \
         .embed = &heisenberg_embed,                                                                \
     }
 

@@ -112,21 +112,18 @@ cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
                                            long long nchunks, double *partials, double *plane_sums);
 
 /*
- * The same, and in the same kernel, from the sites it holds, the rows of the Fourier
- * modes' tiles (mode_tiles.h: the spin's 3 components), each row's x-direction re, im and
- * total of component c at rows_out[3 (y 3 planes + c planes + q)] (row y of plane q of the
- * `planes` planes of rows_per_plane rows), the doubles cuda_mode_tiles' rows kernel makes,
- * for cuda_mode_tiles_of_rows; `rows_done` recorded on `stream` once they are made, before
- * the planes' sums. cos_x, sin_x: the phase table of axis x. Where
- * cuda_heisenberg_measure_rows_fits (one replica, L_x a multiple of 32), else
- * cudaErrorInvalidValue, nothing launched.
+ * The same, and in the same kernel, from the sites it holds, the integer projections of
+ * the Fourier modes that cuda_fixed_projections (mode_tiles.h) adds into proj (device,
+ * lib/modes.h's layout; the lattice's extents, g's planes the lattice's global_p0 on):
+ * the spin's 3 components, with two replicas the 9 products too. Where
+ * cuda_heisenberg_measure_proj_fits (L_x a multiple of 32 and its columns' counters in
+ * the shared memory a block takes), else cudaErrorNotSupported, nothing launched.
  */
-bool cuda_heisenberg_measure_rows_fits(const struct cuda_heisenberg_geom *g);
-cudaError_t cuda_heisenberg_measure_planes_rows(
+bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_geom *g);
+cudaError_t cuda_heisenberg_measure_planes_proj(
     cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
-    long long planes, cudaEvent_t rows_done);
+    int64_t *proj, const long long extent[3], long long global_p0);
 
 #ifdef __cplusplus
 }

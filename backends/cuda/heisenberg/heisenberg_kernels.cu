@@ -983,31 +983,153 @@ __device__ __forceinline__ void heisenberg_tile_load(const cuda_heisenberg_geom 
 }
 
 /*
- * The Fourier modes' rows in the same kernel (MODES 1; 0: the sums alone), one replica,
- * where L_x is a multiple of 32, so that each 32-site step of a chunk lies in one row:
- * mode_tiles.cu's tile_rows_kernel's additions, made by warps 2-7, which the sums'
- * additions (warps 0-1) leave idle, from the sites the step already holds in shared memory
- * (no second read of the configuration). Thread (component, chunk, lane) adds the step's
- * sites x = lane mod 4 of its chunk's row in x order; at a row's end the four lanes
- * (consecutive threads) are combined by the same two shuffles and the row's re, im and
- * total stored where tile_rows_kernel stores them; the step's 32 x phases in shared
- * memory. Every product and sum rounded alone, so the rows are that kernel's bits.
- * Two replicas keep the tile kernels beside the sums: with their 12 components' doubles
- * made here, by every thread after its own sums, the modes added 1.0 of a measurement
- * instead of 0.41 (one H200, 256^3).
+ * The Fourier modes' projections in the same kernel (PROJ 1: one replica, the spin's 3
+ * components; 2: two replicas, 3 + 9 with the products; 0: the sums alone), where L_x is a
+ * multiple of 32 (each 32-site step of a chunk lies in one row) and the columns fit
+ * shared memory: the integers of cuda_fixed_projections (mode_tiles.h, lib/modes_exact.h's
+ * latmc_modes_fixed), counted from the sites the step holds in shared memory, with no
+ * second read of the configuration. The rows: the threads that add a chunk's
+ * magnetisation (warp 1) and overlaps (warps 2-4) add the same sites' fixed-point values
+ * too (heisenberg_proj_rows), which go to the projections at the row's end. The columns:
+ * a unit is a component and a half of the block's 16 chunks, 8 (heisenberg_proj_units:
+ * one replica's 6 on the 6 warps the sums leave idle, two replicas' 24 on all 8 warps);
+ * lane x of its warp adds site x of the step in each of the unit's chunks into the
+ * component's column counter of that x (shared memory), added to the projections once,
+ * at the block's end. Integers, so the atomics' order does not matter.
  */
-struct heisenberg_mode_rows {
-    const double *cos_x, *sin_x; /* the phase table of axis x */
-    double *out;                 /* the rows, as tile_rows_kernel's */
-    long long rows_per_plane, planes;
+struct heisenberg_fixed_proj {
+    unsigned long long *proj; /* lib/modes.h's layout, component c at c n_entries */
+    long long n_entries;      /* L_x + L_y (+ L_z) */
+    long long last_at;        /* P_last's first entry within a component */
+    long long global_p0;      /* the range's first plane in the lattice */
+    long long rows_per_plane; /* L_y in 3D, 1 in 2D */
 };
 
-template <int MODES, typename I>
+template <int PROJ> struct heisenberg_proj_shape {
+    static constexpr int C = PROJ == 2 ? 12 : 3;     /* components */
+    static constexpr int CHUNKS = HEISENBERG_TILE_CHUNKS / 2; /* a unit's set of chunks */
+    static constexpr int UNITS = C * 2;
+};
+
+/* Warp w's units [*u0, *u1): one replica, one unit each of warps 2-7 (the sums take
+ * warps 0-1); two replicas, whose 24 units are too many for warps 5-7 alone, 4 each of
+ * those and of the bonds' warp 0, 2 each of warps 1-4 (whose sums count the rows too), so
+ * that no warp's step is much longer than another's. */
+template <int PROJ> __device__ __forceinline__ void heisenberg_proj_units(int w, int *u0, int *u1)
+{
+    if (PROJ == 1) {
+        *u0 = w < 2 ? 0 : w - 2;
+        *u1 = w < 2 ? 0 : w - 1;
+    } else {
+        *u0 = w == 0 ? 0 : w < 5 ? 4 + 2 * (w - 1) : 12 + 4 * (w - 5);
+        *u1 = w == 0 ? 4 : w < 5 ? *u0 + 2 : *u0 + 4;
+    }
+}
+
+/* The dynamic shared memory of the projections' counters: each component's rows (one a
+ * chunk, 64-bit), then its columns (one an x: the 16-bit halves' sums, 32 bits each,
+ * added by the units of both halves of the chunks). */
+static size_t heisenberg_proj_smem(int proj, int lx)
+{
+    if (!proj)
+        return 0;
+    const int c = proj == 2 ? heisenberg_proj_shape<2>::C : heisenberg_proj_shape<1>::C;
+    return (size_t)c * HEISENBERG_TILE_CHUNKS * sizeof(long long) +
+           (size_t)c * (size_t)lx * 2 * sizeof(int);
+}
+
+/* Site value v (a spin's component) in fixed point, round(v 2^25) ties to even
+ * (latmc_modes_fixed): v + 1.5 2^27, rounded to nearest even, lies in [2^27, 2^28) for
+ * |v| < 2^26, where doubles are 2^-25 apart, so its mantissa is q + 2^51, whose low 32 bits
+ * are q's (|v| <= 1 + 1e-5, latmc_sim_set_spins' bound, gives |q| < 2^26): one addition
+ * instead of a conversion. */
+__device__ __forceinline__ int heisenberg_fixed(double v)
+{
+    return __double2loint(__dadd_rn(v, 201326592.0)); /* 1.5 2^27 */
+}
+
+/* The product a b's (exact in double for floats a, b) the same way, in one rounding. */
+__device__ __forceinline__ int heisenberg_fixed_product(double a, double b)
+{
+    return __double2loint(__fma_rn(a, b, 201326592.0));
+}
+
+/* A step's row parts rq of components [c0, c0 + 3) of the chunk of lane cb (an
+ * accumulating thread's) into its row counters (shared memory), which at the row's end
+ * go to the projections' P_y (3D) and P_last and start again from zero. */
+template <int PROJ>
+__device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int c0, int cb, int x0,
+                                                     int r0, bool row_end, int lx,
+                                                     long long chunk0, long long rows_per_chunk,
+                                                     long long *rows,
+                                                     const heisenberg_fixed_proj &fp)
+{
+    (void)x0;
+    const long long row = (chunk0 + cb) * rows_per_chunk + r0;
+    const long long p = row / fp.rows_per_plane, y = row % fp.rows_per_plane;
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+        long long *row_of = rows + (c0 + i) * HEISENBERG_TILE_CHUNKS + cb;
+        const long long acc = *row_of + rq[i];
+        *row_of = row_end ? 0 : acc;
+        if (row_end && acc != 0) {
+            unsigned long long *o = fp.proj + (c0 + i) * fp.n_entries;
+            if (fp.rows_per_plane > 1)
+                atomicAdd(o + lx + y, (unsigned long long)acc);
+            atomicAdd(o + fp.last_at + fp.global_p0 + p, (unsigned long long)acc);
+        }
+    }
+}
+
+/* Units [u0, u1) of a step (PROJ > 0): lane x's site in each of the unit's chunks (the
+ * chunks past the range add zeros, so no branch parts them), their sum (of at most 8
+ * values: |sum| < 2^29) added to the component's column counter of x0 + x as 16-bit
+ * halves (shared atomics: the units of both halves of the chunks add there; a block's rows,
+ * at most 16 x 1024 / 32, keep each counter within 32 bits). */
+template <int PROJ>
+__device__ __forceinline__ void heisenberg_proj_columns(
+    const double (*s0t)[HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH],
+    const double (*s1t)[HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH], int u0, int u1,
+    int lane, int x0, int lx, long long chunk0, long long nchunks, unsigned *col_lo,
+    int *col_hi)
+{
+    using S = heisenberg_proj_shape<PROJ>;
+    static_assert(S::CHUNKS <= 8, "a unit's column part within 32 bits");
+#pragma unroll 1
+    for (int u = u0; u < u1; u++) {
+        const int c = u % S::C, set = u / S::C;
+        const long long left = nchunks - chunk0 - set * S::CHUNKS;
+        const int nk = left < S::CHUNKS ? (int)left : S::CHUNKS;
+        const int at = set * S::CHUNKS * HEISENBERG_TILE_PITCH + lane;
+        int col = 0;
+        if (c < 3) {
+            const double *a = s0t[c] + at;
+#pragma unroll
+            for (int k = 0; k < S::CHUNKS; k++) {
+                const int q = heisenberg_fixed(a[k * HEISENBERG_TILE_PITCH]);
+                col += k < nk ? q : 0;
+            }
+        } else {
+            const double *a = s0t[(c - 3) / 3] + at, *b = s1t[(c - 3) % 3] + at;
+#pragma unroll
+            for (int k = 0; k < S::CHUNKS; k++) {
+                const int q = heisenberg_fixed_product(a[k * HEISENBERG_TILE_PITCH],
+                                                       b[k * HEISENBERG_TILE_PITCH]);
+                col += k < nk ? q : 0;
+            }
+        }
+        atomicAdd(col_lo + c * lx + x0 + lane, (unsigned)col & 0xffffu);
+        atomicAdd(col_hi + c * lx + x0 + lane, col >> 16);
+    }
+}
+
+template <int PROJ, typename I>
 __global__ void __launch_bounds__(HEISENBERG_TILE_THREADS, HEISENBERG_SUMS_BLOCKS)
 heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restrict__ spins,
                        const float *__restrict__ J, long long rows_per_chunk,
-                       long long nchunks, int ngroups, double *partials, heisenberg_mode_rows mr)
+                       long long nchunks, int ngroups, double *partials, heisenberg_fixed_proj fp)
 {
+    using S = heisenberg_proj_shape<PROJ>;
     __shared__ double bond[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
     /* the spins as doubles (exact), converted once a site rather than once a product */
     __shared__ double s0t[3][HEISENBERG_TILE_CHUNKS * HEISENBERG_TILE_PITCH];
@@ -1017,7 +1139,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
     const long long chunk0 = (long long)blockIdx.x * HEISENBERG_TILE_CHUNKS;
     const int chunk_sites = (int)(rows_per_chunk * g.lx); /* at most max(1024, L_x) */
     const float *s0 = spins, *s1 = spins + 3 * n;
-    const bool two = MODES ? false : ngroups > 2; /* known with the modes */
+    const bool two = PROJ ? PROJ == 2 : ngroups > 2; /* known with the projections */
     const int t = (int)threadIdx.x;
     if (t < HEISENBERG_TILE_CHUNKS) {
         const long long row = (chunk0 + t) * rows_per_chunk;
@@ -1030,15 +1152,22 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
     const long long my_chunk = chunk0 + cb;
     const bool accumulates = group < ngroups && cb < HEISENBERG_TILE_CHUNKS && my_chunk < nchunks;
     double acc[3] = { 0.0, 0.0, 0.0 };
-    /* the modes' rows: thread t >= 64 their item (component, chunk, lane); its
-     * accumulators (re, im and the total) in shared memory, this thread's alone, so that
-     * they hold no registers across the steps (in registers the kernel spilled more) */
-    __shared__ double mphase[MODES ? 2 : 1][HEISENBERG_TILE_SITES];
-    __shared__ double macc[MODES ? 3 * HEISENBERG_TILE_THREADS : 1];
-    const bool modes = MODES && t >= 64;
-    if (modes)
-        for (int a = 0; a < 3; a++)
-            macc[a * HEISENBERG_TILE_THREADS + t] = 0.0;
+    /* the projections: idle warp iw's units, their columns' counters zeroed by their
+     * owners (lane x mod 32), rows in registers */
+    extern __shared__ long long proj_counters[];
+    long long *proj_rows = proj_counters;
+    unsigned *proj_col_lo = (unsigned *)(proj_counters + S::C * HEISENBERG_TILE_CHUNKS);
+    int *proj_col_hi = (int *)(proj_col_lo + S::C * g.lx);
+    int u0 = 0, u1 = 0;
+    if (PROJ) {
+        heisenberg_proj_units<PROJ>(group, &u0, &u1);
+        for (int i = t; i < S::C * HEISENBERG_TILE_CHUNKS; i += HEISENBERG_TILE_THREADS)
+            proj_rows[i] = 0;
+        for (int i = t; i < S::C * g.lx; i += HEISENBERG_TILE_THREADS) {
+            proj_col_lo[i] = 0;
+            proj_col_hi[i] = 0;
+        }
+    }
     __syncthreads();
     heisenberg_site_loads l[HEISENBERG_TILE_ITEMS];
     heisenberg_tile_load<I>(g, s0, s1, J, two, chunk0, nchunks, chunk_sites, chunk_y, chunk_z, 0,
@@ -1069,11 +1198,6 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                     s1t[c3][k] = (double)l[u].s1[c3];
             }
         }
-        if (MODES && t < 2 * HEISENBERG_TILE_SITES) { /* the step's x phases (one row's) */
-            const int x = j0 % g.lx + t % HEISENBERG_TILE_SITES;
-            mphase[t / HEISENBERG_TILE_SITES][t % HEISENBERG_TILE_SITES] =
-                t < HEISENBERG_TILE_SITES ? mr.cos_x[x] : mr.sin_x[x];
-        }
         __syncthreads();
         /* the next tile's loads in flight during this one's additions */
         if (j0 + HEISENBERG_TILE_SITES < chunk_sites)
@@ -1081,7 +1205,11 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                                     chunk_z, j0 + HEISENBERG_TILE_SITES, l);
         /* one thread per (group, chunk): its chunk's sites of the tile, in site order,
          * HEISENBERG_ACC_AHEAD sites' terms read before they are added */
+        /* the step's place in its row (the projections: L_x a multiple of the step) */
+        const int r0 = PROJ ? j0 / g.lx : 0, x0 = j0 - r0 * g.lx;
+        const bool row_end = x0 + HEISENBERG_TILE_SITES == g.lx;
         if (accumulates) {
+            int rq[3] = { 0, 0, 0 }; /* the step's row parts (|sum| < 2^31) */
             const int m =
                 chunk_sites - j0 < HEISENBERG_TILE_SITES ? chunk_sites - j0 : HEISENBERG_TILE_SITES;
             const int k0 = cb * HEISENBERG_TILE_PITCH;
@@ -1116,8 +1244,11 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                         if (a0 + e >= m)
                             break;
 #pragma unroll
-                        for (int c3 = 0; c3 < 3; c3++)
+                        for (int c3 = 0; c3 < 3; c3++) {
                             acc[c3] += v[e][c3];
+                            if (PROJ)
+                                rq[c3] += heisenberg_fixed(v[e][c3]);
+                        }
                     }
                 }
             } else {
@@ -1136,49 +1267,30 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                         if (a0 + e >= m)
                             break;
 #pragma unroll
-                        for (int nu = 0; nu < 3; nu++)
+                        for (int nu = 0; nu < 3; nu++) {
                             acc[nu] += va[e] * vb[e][nu];
+                            if (PROJ)
+                                rq[nu] += heisenberg_fixed_product(va[e], vb[e][nu]);
+                        }
                     }
                 }
             }
+            if (PROJ && group > 0) /* components 0-2 (group 1), 3 + 3 mu + nu (2 + mu) */
+                heisenberg_proj_rows<PROJ>(rq, group == 1 ? 0 : 3 * (group - 1), cb, x0, r0,
+                                           row_end, g.lx, chunk0, rows_per_chunk, proj_rows,
+                                           fp);
         }
-        if (modes) { /* the lane's 8 sites of the step, in x order */
-            const int it = t - 64, c = it / 64, mcb = it % 64 / 4, mlane = it % 4;
-            const int k0 = mcb * HEISENBERG_TILE_PITCH + mlane;
-            double *a = macc + t;
-            double re = a[0], im = a[HEISENBERG_TILE_THREADS], sum = a[2 * HEISENBERG_TILE_THREADS];
-#pragma unroll
-            for (int u = 0; u < HEISENBERG_TILE_SITES / 4; u++) {
-                const double v = s0t[c][k0 + 4 * u];
-                re = __dadd_rn(re, __dmul_rn(v, mphase[0][mlane + 4 * u]));
-                im = __dadd_rn(im, __dmul_rn(v, mphase[MODES ? 1 : 0][mlane + 4 * u]));
-                sum = __dadd_rn(sum, v);
-            }
-            /* the row's end: (l0 + l1) + (l2 + l3) by tile_rows_kernel's two shuffles (warps
-             * 2-7 whole), lane 0 stores, all start again from zero */
-            if ((j0 + HEISENBERG_TILE_SITES) % g.lx == 0) {
-                const unsigned all = 0xffffffffu;
-                for (int d = 1; d < 4; d *= 2) {
-                    re = __dadd_rn(re, __shfl_down_sync(all, re, d));
-                    im = __dadd_rn(im, __shfl_down_sync(all, im, d));
-                    sum = __dadd_rn(sum, __shfl_down_sync(all, sum, d));
-                }
-                if (mlane == 0 && chunk0 + mcb < nchunks) {
-                    const long long row = (chunk0 + mcb) * rows_per_chunk + j0 / g.lx;
-                    const long long q = row / mr.rows_per_plane, y = row % mr.rows_per_plane;
-                    double *o = mr.out + 3 * (y * 3 * mr.planes + c * mr.planes + q);
-                    o[0] = re;
-                    o[1] = im;
-                    o[2] = sum;
-                }
-                re = im = sum = 0.0;
-            }
-            a[0] = re;
-            a[HEISENBERG_TILE_THREADS] = im;
-            a[2 * HEISENBERG_TILE_THREADS] = sum;
-        }
+        if (u0 < u1)
+            heisenberg_proj_columns<PROJ>(s0t, s1t, u0, u1, cb, x0, g.lx, chunk0, nchunks,
+                                          proj_col_lo, proj_col_hi);
         __syncthreads();
     }
+    if (PROJ) /* the columns, after the last step's barrier */
+        for (int i = t; i < S::C * g.lx; i += HEISENBERG_TILE_THREADS) {
+            const long long v = (long long)proj_col_hi[i] * 65536 + (long long)proj_col_lo[i];
+            if (v != 0)
+                atomicAdd(fp.proj + i / g.lx * fp.n_entries + i % g.lx, (unsigned long long)v);
+        }
     if (!accumulates)
         return;
     if (group == 0) {
@@ -1190,37 +1302,50 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
     }
 }
 
-template <int MODES>
-static void launch_chunk_sums_of(cudaStream_t stream, long long blocks,
-                                 const cuda_heisenberg_geom &g, const float *spins,
-                                 const float *J, long long rows_per_chunk, long long nchunks,
-                                 int ngroups, double *partials, const heisenberg_mode_rows &mr)
+template <int PROJ>
+static cudaError_t launch_chunk_sums_of(cudaStream_t stream, long long blocks,
+                                        const cuda_heisenberg_geom &g, const float *spins,
+                                        const float *J, long long rows_per_chunk,
+                                        long long nchunks, int ngroups, double *partials,
+                                        const heisenberg_fixed_proj &fp)
 {
+    const size_t smem = heisenberg_proj_smem(PROJ, g.lx);
     /* 32-bit indices where the spins' largest (two replicas: 6 n) fits an int */
-    if (6 * g.n < (long long)INT_MAX)
-        heisenberg_chunk_sums_kernel<MODES, int>
-            <<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
-                g, spins, J, rows_per_chunk, nchunks, ngroups, partials, mr);
+    const bool narrow = 6 * g.n < (long long)INT_MAX;
+    const void *k = narrow ? (const void *)heisenberg_chunk_sums_kernel<PROJ, int>
+                           : (const void *)heisenberg_chunk_sums_kernel<PROJ, long long>;
+    if (smem > 0) { /* the columns' counters beside the static tiles */
+        const cudaError_t err =
+            cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess)
+            return err;
+    }
+    if (narrow)
+        heisenberg_chunk_sums_kernel<PROJ, int>
+            <<<(unsigned)blocks, HEISENBERG_TILE_THREADS, smem, stream>>>(
+                g, spins, J, rows_per_chunk, nchunks, ngroups, partials, fp);
     else
-        heisenberg_chunk_sums_kernel<MODES, long long>
-            <<<(unsigned)blocks, HEISENBERG_TILE_THREADS, 0, stream>>>(
-                g, spins, J, rows_per_chunk, nchunks, ngroups, partials, mr);
+        heisenberg_chunk_sums_kernel<PROJ, long long>
+            <<<(unsigned)blocks, HEISENBERG_TILE_THREADS, smem, stream>>>(
+                g, spins, J, rows_per_chunk, nchunks, ngroups, partials, fp);
+    return cudaGetLastError();
 }
 
 static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heisenberg_geom &g,
                                      const float *spins, const float *J, long long rows_per_chunk,
                                      long long nchunks, int ngroups, double *partials,
-                                     const heisenberg_mode_rows *mr)
+                                     const heisenberg_fixed_proj *fp)
 {
     const long long blocks = (nchunks + HEISENBERG_TILE_CHUNKS - 1) / HEISENBERG_TILE_CHUNKS;
-    const heisenberg_mode_rows none = { NULL, NULL, NULL, 1, 0 };
-    if (!mr)
-        launch_chunk_sums_of<0>(stream, blocks, g, spins, J, rows_per_chunk, nchunks, ngroups,
-                                partials, none);
-    else
-        launch_chunk_sums_of<1>(stream, blocks, g, spins, J, rows_per_chunk, nchunks, ngroups,
-                                partials, *mr);
-    return cudaGetLastError();
+    const heisenberg_fixed_proj none = { NULL, 0, 0, 0, 1 };
+    if (!fp)
+        return launch_chunk_sums_of<0>(stream, blocks, g, spins, J, rows_per_chunk, nchunks,
+                                       ngroups, partials, none);
+    if (g.nrep == 2)
+        return launch_chunk_sums_of<2>(stream, blocks, g, spins, J, rows_per_chunk, nchunks,
+                                       ngroups, partials, *fp);
+    return launch_chunk_sums_of<1>(stream, blocks, g, spins, J, rows_per_chunk, nchunks,
+                                   ngroups, partials, *fp);
 }
 
 /* Each plane's chunks in chunk order, from zero: one thread per (accumulator, plane),
@@ -1246,19 +1371,17 @@ __global__ void heisenberg_plane_total_kernel(double *partials, long long nchunk
         p[0] = plane;
 }
 
-/* The chunk sums (and with mr the modes' rows, then `rows_done` recorded), then each
- * plane's (into plane_sums, or in place: NULL). */
+/* The chunk sums (and with fp the projections), then each plane's (into plane_sums, or in
+ * place: NULL). */
 static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_heisenberg_geom *g,
                                         const float *spins, const float *J,
                                         long long rows_per_chunk, long long nchunks,
                                         double *partials, double *plane_sums,
-                                        const heisenberg_mode_rows *mr, cudaEvent_t rows_done)
+                                        const heisenberg_fixed_proj *fp)
 {
     const int ngroups = g->nrep == 2 ? 5 : 2;
     cudaError_t err = launch_chunk_sums(stream, *g, spins, J, rows_per_chunk, nchunks, ngroups,
-                                        partials, mr);
-    if (err == cudaSuccess && mr)
-        err = cudaEventRecord(rows_done, stream);
+                                        partials, fp);
     if (err != cudaSuccess)
         return err;
     const long long rows_per_plane = g->ndim == 3 ? g->ly : 1; /* rows_per_chunk divides it */
@@ -1277,23 +1400,31 @@ extern "C" cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
                                                 double *partials, double *plane_sums)
 {
     return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
-                                plane_sums, NULL, NULL);
+                                plane_sums, NULL);
 }
 
-extern "C" bool cuda_heisenberg_measure_rows_fits(const struct cuda_heisenberg_geom *g)
+/* The columns' counters of one block, at most (3 blocks an SM beside 37 KiB of tiles). */
+#define HEISENBERG_PROJ_SMEM_MAX ((size_t)32 << 10)
+
+extern "C" bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_geom *g)
 {
-    return g->nrep == 1 && g->lx % HEISENBERG_TILE_SITES == 0;
+    return g->lx % HEISENBERG_TILE_SITES == 0 &&
+           heisenberg_proj_smem(g->nrep == 2 ? 2 : 1, g->lx) <= HEISENBERG_PROJ_SMEM_MAX;
 }
 
-extern "C" cudaError_t cuda_heisenberg_measure_planes_rows(
+extern "C" cudaError_t cuda_heisenberg_measure_planes_proj(
     cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    const double *cos_x, const double *sin_x, double *rows_out, long long rows_per_plane,
-    long long planes, cudaEvent_t rows_done)
+    int64_t *proj, const long long extent[3], long long global_p0)
 {
-    if (!cuda_heisenberg_measure_rows_fits(g))
-        return cudaErrorInvalidValue;
-    const heisenberg_mode_rows mr = { cos_x, sin_x, rows_out, rows_per_plane, planes };
+    if (!cuda_heisenberg_measure_proj_fits(g))
+        return cudaErrorNotSupported;
+    heisenberg_fixed_proj fp;
+    fp.proj = (unsigned long long *)proj;
+    fp.n_entries = extent[0] + extent[1] + (g->ndim == 3 ? extent[2] : 0);
+    fp.last_at = fp.n_entries - extent[g->ndim - 1];
+    fp.global_p0 = global_p0;
+    fp.rows_per_plane = g->ndim == 3 ? extent[1] : 1;
     return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
-                                plane_sums, &mr, rows_done);
+                                plane_sums, &fp);
 }
