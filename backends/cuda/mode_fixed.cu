@@ -8,23 +8,21 @@
 
 #include "cuda_kernels.h"
 #include "mode_tiles.h"
+#include "modes_fixed.cuh"
 
 #define FIXED_MAX_COMPONENTS 12 /* 3, or 3 + 9 with two replicas (lib/modes.h) */
 #define FIXED_CHUNK_ROWS 256    /* rows a column thread walks */
 #define FIXED_ROW_THREADS 128   /* threads of a row's block */
 
-/* Component c's fixed-point value of site i: round(v 2^25) ties to even (__double2ll_rn)
- * of replica 0's component c < C0, else of the product s^0_m s^1_k, c = C0 + m C0 + k
- * (the floats' product exact in double, the scaling exact). */
+/* Component c's fixed-point value of site i (modes_fixed.cuh) of replica 0's component
+ * c < C0, else of the product s^0_m s^1_k, c = C0 + m C0 + k. */
 __device__ __forceinline__ long long fixed_value(const float *data, int64_t stride, int C0,
                                                  int c, int64_t i)
 {
-    const double scale = 33554432.0; /* 2^25, lib/modes_exact.h's LATMC_MODES_SPIN_SCALE */
     if (c < C0)
-        return __double2ll_rn((double)data[c * stride + i] * scale);
+        return cuda_modes_fixed(data[c * stride + i]);
     const int m = (c - C0) / C0, k = (c - C0) % C0;
-    return __double2ll_rn((double)data[m * stride + i] * (double)data[(C0 + k) * stride + i] *
-                          scale);
+    return cuda_modes_fixed_product(data[m * stride + i], data[(C0 + k) * stride + i]);
 }
 
 /* P_x: thread x walks rows [chunk FIXED_CHUNK_ROWS, +FIXED_CHUNK_ROWS) of the range. */
@@ -94,10 +92,8 @@ static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_sou
     const bool three = r->ndim == 3;
     const int64_t lx = r->extent[0], ly_rows = three ? r->extent[1] : 1;
     const int64_t rows = r->planes * ly_rows;
-    int64_t n = 0;
-    for (int mu = 0; mu < r->ndim; mu++)
-        n += r->extent[mu];
-    const int64_t last_at = n - r->extent[r->ndim - 1];
+    int64_t last_at;
+    const int64_t n = cuda_tiles_range_entries(r, &last_at);
     if (rows <= 0)
         return cudaSuccess;
     unsigned long long *out = (unsigned long long *)proj;

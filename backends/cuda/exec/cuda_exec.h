@@ -104,16 +104,16 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
  * two, one after the other), one wait. LATMC_EUNSUPPORTED as cuda_exec_projections. */
 int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                             int64_t *proj);
-/* Whether the sim's leaf counts the projections beside integer sums (cuda_exec_measure_modes:
- * a leaf of floating-point sums per plane, measure_planes alone, counts them by
- * cuda_exec_projections, a reduction of its own). */
+/* Whether the sim's leaf counts the projections beside its sums (cuda_exec_measure_modes:
+ * integer sums by measure or measure_projections, floating-point sums per plane by
+ * measure_planes, in one read where the leaf has measure_planes_projections). */
 bool cuda_exec_has_projections(const struct cuda_exec *x);
 /* The sums and the lattice's modes (ops.measure_kmin; phases: the core's tables, copied
  * to the device once) where cuda_exec_has_kmin says so. Ising and Potts, one box or k
  * boxes of one process: one pass over each box and the exact sums of its projections'
  * modes (lib/modes_exact.h) on its device; only each box's sums and limbs come to the
  * host, one wait, where they are added (integers) and made doubles (latmc_i128_value). The
- * models of tiles (Heisenberg, phi^4), one box or k boxes of one process: the sums'
+ * models of tiles (phi^4), one box or k boxes of one process: the sums'
  * kernels on each box's stream and the tiles' beside them on its border stream, the
  * boxes' tiles sent to box 0's device (a peer copy each) and added there in the core's
  * order (plane order). */

@@ -379,7 +379,7 @@ bool cuda_exec_has_kmin(const struct cuda_exec *x)
 }
 
 /*
- * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4), on one box or k boxes of
+ * cuda_exec_measure_kmin of a model of tiles (phi^4), on one box or k boxes of
  * one process: each box's sums as cuda_exec_measure takes them (per plane where the leaf
  * measures so, added in plane order here, else one box's whole sums) on its stream, its
  * planes' tiles beside them on its border stream; one box adds its tiles in plane order
@@ -417,21 +417,7 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         err = cudaSetDevice(b->ex.device);
         if (err == cudaSuccess)
             err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-        /* the tiles from the sums' own read of the configuration where the leaf can */
-        bool fused = false;
-        if (err == cudaSuccess && per_plane && x->leaf->measure_planes_tiles) {
-            double *plane_sums = NULL;
-            err = x->leaf->measure_planes_tiles(sim, &own, stream, &plane_sums, side,
-                                                b->mode_phases, b->mode_tiles);
-            fused = err == cudaSuccess;
-            if (fused)
-                dev_sums = plane_sums;
-            else if (err == cudaErrorNotSupported)
-                err = cudaSuccess;
-        }
-        if (fused) {
-            /* the tiles are on their way on the side stream */
-        } else if (err == cudaSuccess && per_plane) {
+        if (err == cudaSuccess && per_plane) {
             double *plane_sums = NULL;
             err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
             dev_sums = plane_sums;
@@ -451,7 +437,7 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         /* the tiles on the box's other stream (idle, as the box is between steps), beside
          * the sums: both read the configuration only, and each kernel's idle slots (the
          * chains of additions wait for each other) take the other's blocks */
-        if (err == cudaSuccess && !fused)
+        if (err == cudaSuccess)
             err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
         if (err == cudaSuccess && x->n > 1)
             err = cudaMemcpyPeerAsync(b0->gathered_tiles + (size_t)b->ex.origin * td,

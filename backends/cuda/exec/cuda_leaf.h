@@ -233,8 +233,8 @@ struct cuda_leaf {
     cudaError_t (*measure_projections)(const latmc_sim *sim, const struct cuda_box_range *own,
                                        cudaStream_t stream, void *sums, int64_t *proj);
 
-    /* ---- appended for the Fourier modes of the floating-point models (Heisenberg and
-     * phi^4: scalar tiles) ---- */
+    /* ---- appended for the Fourier modes of the floating-point models (phi^4's
+     * scalar tiles) ---- */
     /* Optional (NULL: the executor refuses them, unless `projections`): the tiles of the
      * modes (lib/modes.h; mode_tiles.h) of range r's planes, plane q's at
      * q mode_components ndim 2 doubles of the device array `tiles`, from the device copy
@@ -326,16 +326,6 @@ struct cuda_leaf {
      * status. */
     int (*part_faces)(const latmc_sim *sim, struct cuda_box *b, int what, void *host,
                       size_t *bytes);
-    /* ---- appended for the tiles in the measurement's pass (issue 33) ---- */
-    /* Optional (NULL: measure_planes, and mode_tiles beside it): measure_planes on
-     * `stream` and mode_tiles of range r on `side` (ordered after what they need of
-     * `stream`) from one read of the configuration, each exactly what those give;
-     * cudaErrorNotSupported where the leaf's kernel does not take the range's lattice
-     * (nothing enqueued: the executor takes the two then). */
-    cudaError_t (*measure_planes_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
-                                        cudaStream_t stream, double **plane_sums,
-                                        cudaStream_t side, const double *phases,
-                                        double *tiles);
     /* ---- appended so that the embedded clusters name no model (issue 29) ---- */
     /* Optional (NULL: ops.embed_step declines for the leaf's sims, and the core steps the
      * clusters on its host copy): the model's part of the embedded Swendsen-Wang and Wolff

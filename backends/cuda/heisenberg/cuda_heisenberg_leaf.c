@@ -542,7 +542,7 @@ static size_t range_geom(const struct heisenberg_box *h, const struct cuda_box_r
     return (size_t)(r->p0 * h->plane_sites);
 }
 
-/* Range r's planes as the tiles of the Fourier modes see them (mode_tiles.h). */
+/* Range r's planes as the Fourier modes' projections see them (mode_tiles.h). */
 static struct cuda_tiles_range tiles_range(const latmc_sim_desc *d,
                                            const struct cuda_box_range *r)
 {
@@ -604,13 +604,12 @@ static cudaError_t heisenberg_measure_planes_projections(const latmc_sim *sim,
     const size_t at = range_geom(h, r, &g);
     if (!cuda_heisenberg_measure_proj_fits(&g))
         return cudaErrorNotSupported;
-    const latmc_sim_desc *d = &sim->desc;
-    const long long extent[3] = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 };
+    const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
     *out = h->plane_sums;
     return cuda_heisenberg_measure_planes_proj(
         stream, &g, buffer(b, h->cur) + at, h->J + at, h->rows_per_chunk,
         r->planes * h->rows_per_plane / h->rows_per_chunk, h->partials, h->plane_sums, proj,
-        extent, r->global_p0);
+        &range);
 }
 
 /* The projections' components (latmc_modes_components): the spin's, and with two replicas

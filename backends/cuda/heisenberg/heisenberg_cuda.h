@@ -22,6 +22,8 @@
 
 #include "rng_streams.h" /* struct latmc_rng_name */
 
+struct cuda_tiles_range; /* mode_tiles.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -114,7 +116,7 @@ cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
 /*
  * The same, and in the same kernel, from the sites it holds, the integer projections of
  * the Fourier modes that cuda_fixed_projections (mode_tiles.h) adds into proj (device,
- * lib/modes.h's layout; the lattice's extents, g's planes the lattice's global_p0 on):
+ * lib/modes.h's layout) for range r (g's planes):
  * the spin's 3 components, with two replicas the 9 products too. Where
  * cuda_heisenberg_measure_proj_fits (L_x a multiple of 32 and its columns' counters in
  * the shared memory a block takes), else cudaErrorNotSupported, nothing launched.
@@ -123,7 +125,7 @@ bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_geom *g);
 cudaError_t cuda_heisenberg_measure_planes_proj(
     cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    int64_t *proj, const long long extent[3], long long global_p0);
+    int64_t *proj, const struct cuda_tiles_range *r);
 
 #ifdef __cplusplus
 }

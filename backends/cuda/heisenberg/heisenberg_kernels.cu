@@ -36,6 +36,8 @@
 #include "rng_streams.h"
 
 #include "heisenberg_site_cuda.cuh"
+#include "mode_tiles.h"
+#include "modes_fixed.cuh"
 
 template <typename R>
 __device__ __forceinline__ float3 heisenberg_heatbath(const R field[3], R beta, R u_cos, R u_phi)
@@ -1038,33 +1040,15 @@ static size_t heisenberg_proj_smem(int proj, int lx)
            (size_t)c * (size_t)lx * 2 * sizeof(int);
 }
 
-/* Site value v (a spin's component) in fixed point, round(v 2^25) ties to even
- * (latmc_modes_fixed): v + 1.5 2^27, rounded to nearest even, lies in [2^27, 2^28) for
- * |v| < 2^26, where doubles are 2^-25 apart, so its mantissa is q + 2^51, whose low 32 bits
- * are q's (|v| <= 1 + 1e-5, latmc_sim_set_spins' bound, gives |q| < 2^26): one addition
- * instead of a conversion. */
-__device__ __forceinline__ int heisenberg_fixed(double v)
-{
-    return __double2loint(__dadd_rn(v, 201326592.0)); /* 1.5 2^27 */
-}
-
-/* The product a b's (exact in double for floats a, b) the same way, in one rounding. */
-__device__ __forceinline__ int heisenberg_fixed_product(double a, double b)
-{
-    return __double2loint(__fma_rn(a, b, 201326592.0));
-}
-
 /* A step's row parts rq of components [c0, c0 + 3) of the chunk of lane cb (an
  * accumulating thread's) into its row counters (shared memory), which at the row's end
  * go to the projections' P_y (3D) and P_last and start again from zero. */
 template <int PROJ>
-__device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int c0, int cb, int x0,
-                                                     int r0, bool row_end, int lx,
-                                                     long long chunk0, long long rows_per_chunk,
-                                                     long long *rows,
+__device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int c0, int cb, int r0,
+                                                     bool row_end, int lx, long long chunk0,
+                                                     long long rows_per_chunk, long long *rows,
                                                      const heisenberg_fixed_proj &fp)
 {
-    (void)x0;
     const long long row = (chunk0 + cb) * rows_per_chunk + r0;
     const long long p = row / fp.rows_per_plane, y = row % fp.rows_per_plane;
 #pragma unroll
@@ -1106,14 +1090,14 @@ __device__ __forceinline__ void heisenberg_proj_columns(
             const double *a = s0t[c] + at;
 #pragma unroll
             for (int k = 0; k < S::CHUNKS; k++) {
-                const int q = heisenberg_fixed(a[k * HEISENBERG_TILE_PITCH]);
+                const int q = cuda_modes_fixed(a[k * HEISENBERG_TILE_PITCH]);
                 col += k < nk ? q : 0;
             }
         } else {
             const double *a = s0t[(c - 3) / 3] + at, *b = s1t[(c - 3) % 3] + at;
 #pragma unroll
             for (int k = 0; k < S::CHUNKS; k++) {
-                const int q = heisenberg_fixed_product(a[k * HEISENBERG_TILE_PITCH],
+                const int q = cuda_modes_fixed_product(a[k * HEISENBERG_TILE_PITCH],
                                                        b[k * HEISENBERG_TILE_PITCH]);
                 col += k < nk ? q : 0;
             }
@@ -1247,7 +1231,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                         for (int c3 = 0; c3 < 3; c3++) {
                             acc[c3] += v[e][c3];
                             if (PROJ)
-                                rq[c3] += heisenberg_fixed(v[e][c3]);
+                                rq[c3] += cuda_modes_fixed(v[e][c3]);
                         }
                     }
                 }
@@ -1270,15 +1254,14 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                         for (int nu = 0; nu < 3; nu++) {
                             acc[nu] += va[e] * vb[e][nu];
                             if (PROJ)
-                                rq[nu] += heisenberg_fixed_product(va[e], vb[e][nu]);
+                                rq[nu] += cuda_modes_fixed_product(va[e], vb[e][nu]);
                         }
                     }
                 }
             }
             if (PROJ && group > 0) /* components 0-2 (group 1), 3 + 3 mu + nu (2 + mu) */
-                heisenberg_proj_rows<PROJ>(rq, group == 1 ? 0 : 3 * (group - 1), cb, x0, r0,
-                                           row_end, g.lx, chunk0, rows_per_chunk, proj_rows,
-                                           fp);
+                heisenberg_proj_rows<PROJ>(rq, group == 1 ? 0 : 3 * (group - 1), cb, r0, row_end,
+                                           g.lx, chunk0, rows_per_chunk, proj_rows, fp);
         }
         if (u0 < u1)
             heisenberg_proj_columns<PROJ>(s0t, s1t, u0, u1, cb, x0, g.lx, chunk0, nchunks,
@@ -1415,16 +1398,17 @@ extern "C" bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_g
 extern "C" cudaError_t cuda_heisenberg_measure_planes_proj(
     cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    int64_t *proj, const long long extent[3], long long global_p0)
+    int64_t *proj, const struct cuda_tiles_range *r)
 {
     if (!cuda_heisenberg_measure_proj_fits(g))
         return cudaErrorNotSupported;
     heisenberg_fixed_proj fp;
+    int64_t last_at;
     fp.proj = (unsigned long long *)proj;
-    fp.n_entries = extent[0] + extent[1] + (g->ndim == 3 ? extent[2] : 0);
-    fp.last_at = fp.n_entries - extent[g->ndim - 1];
-    fp.global_p0 = global_p0;
-    fp.rows_per_plane = g->ndim == 3 ? extent[1] : 1;
+    fp.n_entries = cuda_tiles_range_entries(r, &last_at);
+    fp.last_at = last_at;
+    fp.global_p0 = r->global_p0;
+    fp.rows_per_plane = r->ndim == 3 ? r->extent[1] : 1;
     return chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks, partials,
                                 plane_sums, &fp);
 }
