@@ -31,7 +31,6 @@
  * 128 bits for N < 2^35 (LATMC_MODES_FIXED_MAX_SITES, which leaves room).
  * The mode is the sum's value (latmc_i128_value) times 2^-25 (LATMC_MODES_SPIN_SCALE).
  */
-#define LATMC_MODES_SPIN_BITS 25
 #define LATMC_MODES_SPIN_SCALE 0x1p25
 #define LATMC_MODES_FIXED_MAX_SITES ((int64_t)1 << 35)
 static inline int64_t latmc_modes_fixed(double t)
