@@ -11,8 +11,8 @@ static const struct latmc_env_switch core_switches[] = {
     { "LATMC_ENS_OVERLAPS_HOST", "0|1" },
     /* tempering rounds on the host where the device could run them (lib/ens_temper.c) */
     { "LATMC_ENS_HOST_ROUNDS", "0|1" },
-    /* the member lanes' forms: the core takes "reference", a module the other two */
-    { "LATMC_ENS_LANES", "reference|plain|keys" },
+    /* the member lanes' forms: the core takes "reference", a module the others */
+    { "LATMC_ENS_LANES", "reference|plain|keys|nozeros" },
     { "LATMC_CHECKPOINT_CHUNK_BYTES", NULL },
     /* read by liblatmc_mpi (mpi/latmc_mpi.c); checked here, where the parts' creation
      * agrees on every part's failure */

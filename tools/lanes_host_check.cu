@@ -191,9 +191,10 @@ static int check_table_shapes()
  * ones queued with their lanes of each key and finished after the colour's heads
  * (lanes_regs_tail_at), as lanes_regs_sweeps does (its drains in between only finish
  * entries earlier). Against the CPU's sites in lattice order: the words after each
- * colour, every lane's count of changes.
+ * colour, every lane's count of changes. ZY: the head's instance (CUDA_ENS_LANES_ZEROS),
+ * every threshold of the keys u < ND open (below 2^32 and not 0) with its top planes zero.
  */
-template <int ND, bool COUPLED>
+template <int ND, bool COUPLED, int ZY = 0>
 static int check_table_chain(int lx, int ly, int lz, uint32_t active, int sweeps)
 {
     const int algo = LATMC_ALGO_METROPOLIS;
@@ -203,8 +204,11 @@ static int check_table_chain(int lx, int ly, int lz, uint32_t active, int sweeps
     latmc_ising_tables t[32];
     for (int l = 0; l < 32; l++) {
         for (int k = 0; k < 7; k++) {
+            const int zeros = k < ND - 1 ? CUDA_ENS_LANES_ZEROS_MOST(ZY) : CUDA_ENS_LANES_ZEROS_ALL(ZY);
             t[l].heatbath[k] = rthr();
-            t[l].metropolis[0][k] = k >= ND ? 1ull << 32 : rnd() % 8 ? (rnd() & 0xffffffffull) >> (rnd() % 8) : rthr();
+            t[l].metropolis[0][k] = k >= ND ? 1ull << 32
+                : ZY ? ((rnd() & 0xffffffffull) >> (zeros + rnd() % 3)) | 1u
+                : rnd() % 8 ? (rnd() & 0xffffffffull) >> (rnd() % 8) : rthr();
         }
         for (int k = 0; k < 7; k++) t[l].metropolis[1][k] = k <= 2 * ND ? t[l].metropolis[0][2 * ND - k] : rthr();
     }
@@ -240,21 +244,21 @@ static int check_table_chain(int lx, int ly, int lz, uint32_t active, int sweeps
                 const uint32_t *w = &tab[4 * ((size_t)(c ? half : 0u) + e)];
                 uint32_t i4, nb4[6], und[ND];
                 lanes_table_site<ND>(make_uint4(w[0], w[1], w[2], w[3]), &i4, nb4);
-                const uint32_t ch = lanes_regs_head_at<ND, COUPLED>(b.data(), COUPLED ? bond.data() : NULL, i4, nb4, regs, active, keys, pass, block0, und);
+                const uint32_t ch = lanes_regs_head_at<ND, COUPLED, ZY>(b.data(), COUPLED ? bond.data() : NULL, i4, nb4, regs, active, keys, pass, block0, und);
                 if (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u))
                     queue.push_back(make_uint4(i4, und[0], und[1], ND == 3 ? und[ND - 1] : 0u));
                 for (int l = 0; l < 32; l++) cfast_n[l] += (ch >> l) & 1u;
             }
             for (const uint4 &q : queue) {
                 const uint32_t und[3] = { q.y, q.z, q.w };
-                const uint32_t ch = lanes_regs_tail_at<ND>(b.data(), &cfast, keys, pass, block0, q.x, und);
+                const uint32_t ch = lanes_regs_tail_at<ND, ZY ? 2 : 1>(b.data(), &cfast, keys, pass, block0, q.x, und);
                 for (int l = 0; l < 32; l++) cfast_n[l] += (ch >> l) & 1u;
             }
             tails += (long)queue.size();
             if (memcmp(a.data(), b.data(), N * 4)) bad++;
         }
     for (int l = 0; l < 32; l++) bad += cref_n[l] != cfast_n[l];
-    printf("table chain ND %d coupled %d %dx%dx%d active %08x: %s (%ld tails)\n", ND, (int)COUPLED, lx, ly, lz, active, bad ? "DIFFER" : "same", tails);
+    printf("table chain ND %d coupled %d zeros %d %dx%dx%d active %08x: %s (%ld tails)\n", ND, (int)COUPLED, ZY, lx, ly, lz, active, bad ? "DIFFER" : "same", tails);
     return bad != 0;
 }
 
@@ -291,6 +295,13 @@ int main()
         f |= check_table_chain<2, true>(128, 128, 1, act, 2);
         f |= check_table_chain<2, false>(64, 2, 1, act, 4);
         f |= check_table_chain<2, true>(6, 10, 1, act, 4);
+        f |= check_table_chain<3, true, 1>(16, 16, 16, act, 2);
+        f |= check_table_chain<3, true, 2>(16, 16, 16, act, 2);
+        f |= check_table_chain<3, true, 3>(16, 16, 16, act, 2);
+        f |= check_table_chain<3, false, 3>(8, 6, 4, act, 4);
+        f |= check_table_chain<2, true, 1>(64, 2, 1, act, 4);
+        f |= check_table_chain<2, false, 2>(6, 10, 1, act, 4);
+        f |= check_table_chain<2, true, 3>(16, 8, 1, act, 4);
     }
     printf("%s\n", f ? "FAIL" : "ALL SAME");
     return f;

@@ -36,7 +36,7 @@ static const struct latmc_env_switch cuda_switches[] = {
     { "LATMC_ENS_ISING_FUSED", "0|1" },
     { "LATMC_ENS_ISING_WORDS", "1|2|4|8" },
     /* the core takes "reference" (lib/env_switches.c) */
-    { "LATMC_ENS_LANES", "reference|plain|keys" },
+    { "LATMC_ENS_LANES", "reference|plain|keys|nozeros" },
 };
 
 int cuda_env_check(void)

@@ -30,7 +30,7 @@ struct switch_case {
 
 static const struct switch_case core_cases[] = {
     { "LATMC_ENS_OVERLAPS_HOST", { "1", "0", "" }, { "yes", "2", "1 ", NULL } },
-    { "LATMC_ENS_LANES", { "reference", "keys", NULL }, { "Reference", "ref", NULL } },
+    { "LATMC_ENS_LANES", { "reference", "nozeros", NULL }, { "Reference", "ref", NULL } },
     { "LATMC_CHECKPOINT_CHUNK_BYTES", { "1", "4096", NULL }, { "0", "12k", "-5", " 5" } },
     { "LATMC_MPI_SHARED_HALOS", { "0", "1", NULL }, { "no", NULL } },
     { "LATMC_ENS_HOST_ROUNDS", { "1", "0", NULL }, { "yes", "host", NULL } },
@@ -202,7 +202,7 @@ static void core_switches(void **state)
 {
     (void)state;
     check_cases(core_cases, sizeof core_cases / sizeof *core_cases, LATMC_DEVICE_CPU);
-    check_long_value("LATMC_ENS_LANES", "reference|plain|keys", LATMC_DEVICE_CPU);
+    check_long_value("LATMC_ENS_LANES", "reference|plain|keys|nozeros", LATMC_DEVICE_CPU);
 }
 
 /* The executor's debug line naming box 0's halo transport (cuda_exec.c), and whether it

@@ -896,14 +896,15 @@ static void test_refusals(void **state)
  * again), then everything it leaves and each member's acceptance (its counters: accepted
  * = spins changed, attempted). NULL where an ensemble cannot be made on the device. */
 static latmc_ens *device_run(latmc_sim_desc d, int device, int ns, int nt, int nr, double h,
-                             uint64_t every, struct run_state *out, double *acc)
+                             uint64_t every, const double *betas, struct run_state *out,
+                             double *acc)
 {
     d.device = device;
     latmc_ens_layout l = ens_test_layout(ns, nt, nr, 4242, 1);
     latmc_ens *e = NULL;
     if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK)
         return NULL;
-    assert_int_equal(latmc_ens_set_temperatures(e, ladder, nt), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(e, betas, nt), LATMC_OK);
     if (h != 0.0)
         assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, h), LATMC_OK);
     const int st = latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2);
@@ -931,30 +932,52 @@ static latmc_ens *device_run(latmc_sim_desc d, int device, int ns, int nt, int n
  * members' spins, temperatures, pair statistics, energies and counters after sweeps and
  * exchange rounds; partial last groups, +-J and uniform, a field, 2D and 3D, Metropolis
  * and heat bath, words in shared memory (up to 16^3 +-J, 24^3 uniform) and in global memory
- * (32^3 +-J). */
+ * (32^3 +-J); the register form's instances by the zero planes of the thresholds
+ * (backends/cuda/ising/ising_lanes.h, CUDA_ENS_LANES_ZEROS): the ladder from 0.2 gives
+ * none, 0.45 .. 0.6 the planes 0 .. 1 of every open key zero and 0 .. 3 of all but the
+ * largest (e^{-4 beta} < 2^-2, e^{-8 beta} < 2^-4: instance 1), 0.62 .. 1.2 the planes
+ * 0 .. 2 and 0 .. 5 (2), 0.72 .. 1.5 the planes 0 .. 3 and 0 .. 7 (3). */
 static void test_cuda_equals_cpu(void **state)
 {
     (void)state;
-    const struct { latmc_sim_desc d; int ns, nt, nr; double h; uint64_t every; } runs[] = {
-        { lanes_desc(3, 4, 4, 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 5, 8, 1, 0.0, 1 },
-        { lanes_desc(3, 4, 2, 6, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH), 3, 4, 2, 0.0, 2 },
-        { lanes_desc(2, 8, 6, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS), 2, 6, 3, 0.3, 0 },
-        { lanes_desc(2, 8, 6, 0, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_HEATBATH), 1, 8, 4, -0.2, 3 },
-        { lanes_desc(2, 4, 4, 0, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 7, 5, 2, 0.0, 1 },
-        { lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 3, 12, 2, 0.0, 1 },
-        { lanes_desc(3, 16, 16, 16, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH), 2, 12, 2, 0.0, 0 },
-        { lanes_desc(3, 32, 32, 32, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS), 1, 10, 4, 0.0, 2 },
+    static const double warm[4] = { 0.45, 0.5, 0.55, 0.6 };
+    static const double cold[8] = { 0.62, 0.66, 0.7, 0.75, 0.8, 0.9, 1.0, 1.2 };
+    static const double colder[4] = { 0.72, 0.9, 1.1, 1.5 };
+    const int PMJ = LATMC_COUPLINGS_BIMODAL, UNI = LATMC_COUPLINGS_UNIFORM;
+    const int MET = LATMC_ALGO_METROPOLIS, HB = LATMC_ALGO_HEATBATH;
+    const struct {
+        latmc_sim_desc d;
+        int ns, nt, nr;
+        double h;
+        uint64_t every;
+        const double *betas;
+    } runs[] = {
+        { lanes_desc(3, 4, 4, 4, PMJ, MET), 5, 8, 1, 0.0, 1, NULL },
+        { lanes_desc(3, 4, 2, 6, PMJ, HB), 3, 4, 2, 0.0, 2, NULL },
+        { lanes_desc(2, 8, 6, 0, UNI, MET), 2, 6, 3, 0.3, 0, NULL },
+        { lanes_desc(2, 8, 6, 0, UNI, HB), 1, 8, 4, -0.2, 3, NULL },
+        { lanes_desc(2, 4, 4, 0, PMJ, MET), 7, 5, 2, 0.0, 1, NULL },
+        { lanes_desc(3, 16, 16, 16, PMJ, MET), 3, 12, 2, 0.0, 1, NULL },
+        { lanes_desc(3, 16, 16, 16, PMJ, HB), 2, 12, 2, 0.0, 0, NULL },
+        { lanes_desc(3, 32, 32, 32, PMJ, MET), 1, 10, 4, 0.0, 2, NULL },
         /* uniform 24^3: the words in shared memory, seven rounds of sites a colour, so the
          * register form's tail queue is drained inside the colour as well as at its end */
-        { lanes_desc(3, 24, 24, 24, LATMC_COUPLINGS_UNIFORM, LATMC_ALGO_METROPOLIS), 1, 8, 4, 0.0, 2 },
+        { lanes_desc(3, 24, 24, 24, UNI, MET), 1, 8, 4, 0.0, 2, NULL },
+        { lanes_desc(3, 16, 16, 16, PMJ, MET), 3, 8, 2, 0.0, 1, cold },
+        { lanes_desc(3, 8, 8, 8, PMJ, MET), 5, 4, 2, 0.0, 2, warm },
+        { lanes_desc(2, 8, 6, 0, UNI, MET), 2, 8, 3, 0.0, 1, cold },
+        { lanes_desc(2, 16, 8, 0, PMJ, MET), 3, 4, 3, 0.0, 3, warm },
+        { lanes_desc(3, 8, 8, 8, PMJ, MET), 4, 4, 2, 0.0, 1, colder },
+        { lanes_desc(2, 8, 6, 0, UNI, MET), 3, 4, 3, 0.0, 2, colder },
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         struct run_state sc, sg;
         const int M = runs[i].ns * runs[i].nt * runs[i].nr;
         double *acc_c = malloc((size_t)M * sizeof *acc_c), *acc_g = malloc((size_t)M * sizeof *acc_g);
         assert_true(acc_c && acc_g);
+        const double *betas = runs[i].betas ? runs[i].betas : ladder;
         latmc_ens *g = device_run(runs[i].d, LATMC_DEVICE_CUDA, runs[i].ns, runs[i].nt,
-                                  runs[i].nr, runs[i].h, runs[i].every, &sg, acc_g);
+                                  runs[i].nr, runs[i].h, runs[i].every, betas, &sg, acc_g);
         if (!g) {
             free(acc_c);
             free(acc_g);
@@ -962,7 +985,7 @@ static void test_cuda_equals_cpu(void **state)
             return;
         }
         latmc_ens *c = device_run(runs[i].d, LATMC_DEVICE_CPU, runs[i].ns, runs[i].nt,
-                                  runs[i].nr, runs[i].h, runs[i].every, &sc, acc_c);
+                                  runs[i].nr, runs[i].h, runs[i].every, betas, &sc, acc_c);
         assert_non_null(c);
         assert_same(&sc, &sg, M, runs[i].nt);
         assert_memory_equal(acc_c, acc_g, (size_t)M * sizeof *acc_c);

@@ -26,9 +26,9 @@ struct cuda_ens_lanes {
     uint32_t *table;                     /* the sites' table (4 N words) where in_shared 2 */
     struct latmc_ising_tables *tables;   /* groups x 32 */
     /* the core's generation of the tables last copied into `tables` (0: none), and the
-     * kernel's form they give (tables_mode) */
+     * kernel's form and register-form instance they give (tables_mode, tables_zeros) */
     uint64_t sent_gen;
-    int sent_mode;
+    int sent_mode, sent_zeros;
     unsigned long long *changed;         /* groups x 32 */
     long long *sums;                     /* groups x 64 */
     unsigned long long *chunk;           /* host: a launch's counters (groups x 32) */
@@ -162,6 +162,40 @@ static int tables_mode(const struct latmc_ens_lanes_job *job)
     return regs ? 3 : 1;
 }
 
+/* The register form's instance (CUDA_ENS_LANES_ZEROS) the tables allow: 0 unless every
+ * member is open (a threshold below 2^32 and not 0) at every key u < ndim; then the largest
+ * whose top planes left out are zero in all those thresholds. Mode 3 only. */
+static int tables_zeros(const struct latmc_ens_lanes_job *job)
+{
+    /* the largest threshold of each key (the fewest leading zero bits): one pass over the
+     * members, a compare each (it runs after every exchange round) */
+    uint64_t largest[LATMC_ISING_MAX_K] = { 0 };
+    for (int m = 0; m < job->n_members; m++)
+        for (int u = 0; u < job->ndim; u++) {
+            const uint64_t t =
+                latmc_ising_site_threshold(&job->tables[m], LATMC_ALGO_METROPOLIS, -1, u);
+            if (t == 0 || t >> 32)
+                return 0; /* not open: decided without a plane */
+            if (t > largest[u])
+                largest[u] = t;
+        }
+    int all = 32, most = 32; /* leading zero bits: of every key, of the keys u < ndim - 1 */
+    for (int u = 0; u < job->ndim; u++) {
+        int z = 0;
+        while (!((largest[u] << z) & 0x80000000u))
+            z++;
+        if (z < all)
+            all = z;
+        if (u < job->ndim - 1 && z < most)
+            most = z;
+    }
+    int zeros = 0;
+    for (int z = 1; z < CUDA_ENS_LANES_ZEROS; z++)
+        if (CUDA_ENS_LANES_ZEROS_ALL(z) <= all && CUDA_ENS_LANES_ZEROS_MOST(z) <= most)
+            zeros = z;
+    return zeros;
+}
+
 /* The form a launch runs: the tables' (tables_mode), or the tests' choice of the plain form
  * (-1) or of the keys' form (1) where the register form (3) would serve. */
 static int kernel_mode(int mode)
@@ -169,6 +203,13 @@ static int kernel_mode(int mode)
     if (form_is("plain"))
         return -1;
     return mode == 3 && form_is("keys") ? 1 : mode;
+}
+
+/* The register form's instance a launch runs: the tables' (tables_zeros), or 0 where the
+ * tests ask for the instance that knows no zero planes (LATMC_ENS_LANES=nozeros). */
+static int kernel_zeros(int mode, int zeros)
+{
+    return mode == 3 && !form_is("nozeros") ? zeros : 0;
 }
 
 static int ask(latmc_sim *const *members, int n)
@@ -225,6 +266,7 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
                             "the member lanes' tables");
             if (st == LATMC_OK) {
                 l->sent_mode = tables_mode(job);
+                l->sent_zeros = l->sent_mode == 3 ? tables_zeros(job) : 0;
                 l->sent_gen = job->tables_gen;
             }
         }
@@ -237,7 +279,9 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
             st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
                                                   job->seed, job->sweep0 + done, k, l->spin,
                                                   l->bond, l->tables, l->changed, l->table,
-                                                  l->in_shared, kernel_mode(l->sent_mode)),
+                                                  l->in_shared, kernel_mode(l->sent_mode),
+                                                  kernel_zeros(kernel_mode(l->sent_mode),
+                                                               l->sent_zeros)),
                             "the member lanes' sweeps");
             if (st == LATMC_OK)
                 st = cuda_check(cudaMemcpyAsync(l->chunk, l->changed,

@@ -26,6 +26,19 @@ extern "C" {
  * the words (ising_lanes_kernels.cu, lanes_regs_sweeps). */
 #define CUDA_ENS_LANES_QUEUE 2048
 
+/* The register form's instances by the top threshold planes known to be zero: with
+ * instance z > 0 every present lane is open (a threshold below 2^32 and not 0) at every key
+ * u < ndim, planes b < CUDA_ENS_LANES_ZEROS_ALL(z) are zero in all these thresholds, and
+ * planes b < CUDA_ENS_LANES_ZEROS_MOST(z) in those of every key u < ndim - 1 too, so that
+ * the head compares them without the thresholds (a lane stays open there iff its number's
+ * bit is 0). Instance 0 knows none; the host picks the largest its tables allow
+ * (ensembles/ens_lanes.c). Metropolis at h = 0 in 3D (2D alike): the keys u = 2 and 1
+ * have p = e^{-4 beta} and e^{-8 beta}, about floor(5.8 beta) and floor(11.5 beta) leading
+ * zero bits: beta 0.4 gives instance 1, 0.6 and 2/3 (the bench's) 2, 0.7 and colder 3. */
+#define CUDA_ENS_LANES_ZEROS 4
+#define CUDA_ENS_LANES_ZEROS_ALL(z) ((z) > 0 ? (z) + 1 : 0)
+#define CUDA_ENS_LANES_ZEROS_MOST(z) ((z) > 0 ? 2 * (z) + 2 : 0)
+
 /* Shared memory bytes a block asks for to hold its group's words (spins, and bonds where
  * coupled); the kernel reads global memory where the device cannot give them. table: the
  * words and the register form's sites' table after them (0: the lattice is too large for
@@ -47,13 +60,14 @@ int cuda_ens_lanes_table_make(const struct latmc_lattice *g, uint32_t *out);
  * Metropolis where every lane's tables are symmetric (keys u, lib/ens_lanes_sliced.h), 2
  * Metropolis otherwise (keys (spin, k) in every group: the same words), 3 as 1 where every
  * lane accepts at u >= ndim (the register form: planes 0 .. 7 of the keys u < ndim in
- * registers, the tail queued). */
+ * registers, the tail queued). zeros: the register form's instance (CUDA_ENS_LANES_ZEROS; 0
+ * with the other modes). */
 cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   int n_members, int algorithm, uint64_t seed, uint64_t sweep0,
                                   uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
                                   const struct latmc_ising_tables *tables,
                                   unsigned long long *changed, const uint32_t *table,
-                                  int in_shared, int mode);
+                                  int in_shared, int mode, int zeros);
 
 /* Every lane's latmc_ens_lanes_sums: sums[64 g + l] bonds, sums[64 g + 32 + l] spins. */
 cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,

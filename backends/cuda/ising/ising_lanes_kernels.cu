@@ -20,6 +20,8 @@
  */
 #include <stdlib.h>
 
+#include <cuda_pipeline.h>
+
 #include "cuda_launch.cuh"
 #include "ens_lanes_sliced.h"
 #include "cuda_philox.cuh"
@@ -420,14 +422,22 @@ struct lanes_regs {
     uint32_t open[ND], always[ND];
 };
 
-/* Whether a group's classes take the register form. */
-template <int ND>
+/* Whether a group's classes take the register form, instance ZY (CUDA_ENS_LANES_ZEROS: with
+ * ZY > 0 every active lane is open at every key u < ND, and the top planes it leaves out
+ * are zero in all of them). */
+template <int ND, int ZY>
 __device__ __forceinline__ bool lanes_regs_ok(const struct latmc_ens_lanes_classes *c,
                                               uint32_t active)
 {
     bool ok = c->by_unsat && !c->heatbath;
     for (int u = ND; u <= 2 * ND; u++)
         ok = ok && c->open[u] == 0 && c->always[u] == active;
+    for (int u = 0; u < ND && ZY > 0; u++) {
+        ok = ok && c->open[u] == active && c->always[u] == 0;
+        for (int b = 0; b < (u < ND - 1 ? CUDA_ENS_LANES_ZEROS_MOST(ZY)
+                                        : CUDA_ENS_LANES_ZEROS_ALL(ZY)); b++)
+            ok = ok && (c->plane[u][b] & c->open[u]) == 0;
+    }
     return ok;
 }
 
@@ -498,36 +508,64 @@ LANES_HD void lanes_site_bytes(const lanes_geom32 &g, int col, uint32_t j, uint3
  * lanes whose top 8 bits agree); the lanes decided so are written (the word's other lanes
  * keep their bits), the equal ones of key u returned in und[u] for the tail
  * (lanes_regs_tail_at), which continues from plane 8 as the comparison from the top
- * would: the same word. Returns the lanes that changed here.
+ * would: the same word. Returns the lanes that changed here. Instance ZY (CUDA_ENS_LANES_
+ * ZEROS): the planes b < ZEROS_ALL have t_b = 0 in every open lane, so that less and
+ * equal there are "W_b = 0" (their union taken once, after the others: the steps commute),
+ * and in the planes b < ZEROS_MOST only key ND - 1's lanes can have t_b = 1 (no select);
+ * every active lane is open at the keys u < ND, so that their masks are the count's alone
+ * (no `always`, no `open`), the absent lanes kept out by `any`.
  */
-template <int ND, bool COUPLED>
+template <int ND, bool COUPLED, int ZY = 0>
 LANES_FN uint32_t lanes_regs_head_at(uint32_t *sp, const uint32_t *bd, uint32_t i4,
                                      const uint32_t nb4[6], const lanes_regs<ND> &r,
                                      uint32_t active, const struct cuda_philox_keys &keys,
                                      const lanes_pass &pass, uint32_t block0, uint32_t und[ND])
 {
-    uint32_t o[ND];
+    uint32_t o[ND], acc, any;
     const uint32_t w = lanes_at(sp, i4);
-    uint32_t acc = lanes_regs_classes<ND, COUPLED>(sp, bd, i4, nb4, w, r, active, o);
-    uint32_t any = o[0] | o[1];
-    if (ND == 3)
-        any |= o[ND - 1];
+    if (ZY > 0) {
+        uint32_t c0, c1, c2;
+        lanes_count_at<ND, COUPLED>(sp, bd, i4, nb4, w, &c0, &c1, &c2);
+        const uint32_t high = ND == 3 ? c2 | (c1 & c0) : c1 | c2; /* u >= ND: accepted */
+        acc = high & active;
+        any = ~high & active;
+        o[0] = lanes_of_count<0>(c0, c1, c2);
+        o[1] = lanes_of_count<1>(c0, c1, c2);
+        if (ND == 3)
+            o[ND - 1] = lanes_of_count<2>(c0, c1, c2);
+    } else {
+        acc = lanes_regs_classes<ND, COUPLED>(sp, bd, i4, nb4, w, r, active, o);
+        any = o[0] | o[1];
+        if (ND == 3)
+            any |= o[ND - 1];
+    }
 #pragma unroll
     for (int u = 0; u < ND; u++)
         und[u] = 0;
     if (any) {
         const lanes_word wd = lanes_word_draws(pass, block0 + (i4 >> 2));
-        uint32_t lt = 0, eq = LANES_FULL;
+        constexpr int ZALL = CUDA_ENS_LANES_ZEROS_ALL(ZY), ZMOST = CUDA_ENS_LANES_ZEROS_MOST(ZY);
+        uint32_t lt = 0, eq = LANES_FULL, top = 0;
 #pragma unroll
         for (int q = 1; q >= 0; q--) {
             const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
 #pragma unroll
             for (int p = 3; p >= 0; p--) {
-                const uint32_t t = lanes_sel<ND>(o, r, 4 * q + p), u = d.v[p];
+                const int b = 4 * q + p;
+                const uint32_t u = d.v[p];
+                if (b < ZALL) {
+                    top |= u;
+                    continue;
+                }
+                const uint32_t t = b < ZMOST ? o[ND - 1] & r.p[ND - 1][b] : lanes_sel<ND>(o, r, b);
                 lt = (t & ~u) | (lt & (t | ~u)); /* maj(t, ~u, lt) */
                 eq &= ~(t ^ u);
             }
         }
+        lt &= ~top;
+        eq &= ~top;
+        if (ZY > 0)
+            eq &= any; /* the keys' masks hold absent lanes too (instance 0's: open ones only) */
         acc |= lt & any;
 #pragma unroll
         for (int u = 0; u < ND; u++)
@@ -538,28 +576,38 @@ LANES_FN uint32_t lanes_regs_head_at(uint32_t *sp, const uint32_t *bd, uint32_t 
 }
 
 /* The tail of a word the head left undecided in lanes und[u] of key u: planes 8 .. from the
- * classes, compared from the top. Returns the lanes that changed (the word rewritten). */
-template <int ND>
+ * classes, compared from the top, BLOCKS Philox blocks at a time (1 or 2: two drawn side by
+ * side, as the instances that know zero planes have the registers for, shorten the drain,
+ * which waits on the chains' latency, not on their instructions; a word that reaches the
+ * tail mostly needs both, and planes compared after every lane is decided change nothing).
+ * Returns the lanes that changed (the word rewritten). */
+template <int ND, int BLOCKS = 1>
 LANES_FN uint32_t lanes_regs_tail_at(uint32_t *sp, const struct latmc_ens_lanes_classes *c,
                                      const struct cuda_philox_keys &keys,
                                      const lanes_pass &pass, uint32_t block0, uint32_t i4,
                                      const uint32_t und[ND])
 {
+    static_assert((LATMC_ISING_DECISION_BLOCKS - 2) % BLOCKS == 0, "the tail's blocks in steps");
     const uint32_t w = lanes_at(sp, i4); /* the undecided lanes' bits as before the head */
     struct latmc_bitslice st;
     st.accept = 0;
     st.undecided = und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u);
     st.planes = 8;
     const lanes_word wd = lanes_word_draws(pass, block0 + (i4 >> 2));
-    for (int q = 2; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q++) {
-        const latmc_philox_ctr d = lanes_block_draws(keys, pass, wd, (uint32_t)q);
+    for (int q = 2; q < LATMC_ISING_DECISION_BLOCKS && st.undecided; q += BLOCKS) {
+        latmc_philox_ctr d[BLOCKS];
 #pragma unroll
-        for (int p = 0; p < LATMC_ISING_PLANES_PER_BLOCK; p++) {
+        for (int k = 0; k < BLOCKS; k++)
+            d[k] = lanes_block_draws(keys, pass, wd, (uint32_t)(q + k));
+#pragma unroll
+        for (int p = 0; p < BLOCKS * LATMC_ISING_PLANES_PER_BLOCK; p++) {
             uint32_t tb = 0;
 #pragma unroll
             for (int u = 0; u < ND; u++)
                 tb |= und[u] & c->plane[u][4 * q + p];
-            latmc_bitslice_plane(&st, d.v[p], tb); /* reads tb in undecided lanes only */
+            /* reads tb in undecided lanes only */
+            latmc_bitslice_plane(&st, d[p / LATMC_ISING_PLANES_PER_BLOCK]
+                                           .v[p % LATMC_ISING_PLANES_PER_BLOCK], tb);
         }
     }
     *(uint32_t *)((char *)sp + i4) = w ^ st.accept;
@@ -604,6 +652,25 @@ __device__ __forceinline__ uint32_t lanes_active(int n_members, int group)
     return present >= 32 ? LANES_FULL : (1u << present) - 1u;
 }
 
+/* n words from global into shared memory by the block: 16-byte asynchronous copies
+ * (cp.async: no registers, all of a thread's in flight) where both ends are 16-byte
+ * aligned, completed by the thread's __pipeline_wait_prior before the block's barrier (a
+ * launch's start waited on these loads one at a time: some 8 % of a 10-sweep launch of
+ * 16^3 +-J groups). */
+__device__ __forceinline__ void lanes_copy_in(uint32_t *dst, const uint32_t *src, int64_t n)
+{
+    int64_t i0 = 0;
+    if ((((uintptr_t)dst | (uintptr_t)src) & 15u) == 0) {
+        for (int64_t i = threadIdx.x; i < n / 4; i += blockDim.x)
+            __pipeline_memcpy_async((uint4 *)dst + i, (const uint4 *)src + i, 16);
+        __pipeline_commit();
+        i0 = n / 4 * 4;
+    }
+    for (int64_t i = i0 + threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = src[i];
+    __pipeline_wait_prior(0);
+}
+
 /* The block's group words: in shared memory (copied in) or in place. */
 __device__ __forceinline__ void lanes_words_in(const struct latmc_lattice &g, uint32_t *gs,
                                                const uint32_t *gb, int in_shared,
@@ -614,11 +681,9 @@ __device__ __forceinline__ void lanes_words_in(const struct latmc_lattice &g, ui
     *b = gb;
     if (!in_shared)
         return;
-    for (int64_t i = threadIdx.x; i < N; i += blockDim.x)
-        sh[i] = gs[i];
+    lanes_copy_in(sh, gs, N);
     if (gb) {
-        for (int64_t i = threadIdx.x; i < N * g.ndim; i += blockDim.x)
-            sh[N + i] = gb[i];
+        lanes_copy_in(sh + N, gb, N * g.ndim);
         *b = sh + N;
     }
     *s = sh;
@@ -754,7 +819,7 @@ LANES_FN void lanes_table_site(const uint4 e, uint32_t *i4, uint32_t nb4[6])
  */
 #define LANES_QUEUE CUDA_ENS_LANES_QUEUE
 
-template <int ND>
+template <int ND, int BLOCKS>
 __device__ __forceinline__ void lanes_regs_drain(uint32_t *s,
                                                  const struct latmc_ens_lanes_classes *cls,
                                                  const struct cuda_philox_keys &keys,
@@ -766,12 +831,12 @@ __device__ __forceinline__ void lanes_regs_drain(uint32_t *s,
     for (uint32_t e = from + threadIdx.x; e < to; e += blockDim.x) {
         const uint4 q = queue[e % LANES_QUEUE];
         const uint32_t und[3] = { q.y, q.z, q.w };
-        const uint32_t ch = lanes_regs_tail_at<ND>(s, cls, keys, pass, block0, q.x, und);
+        const uint32_t ch = lanes_regs_tail_at<ND, BLOCKS>(s, cls, keys, pass, block0, q.x, und);
         lanes_ctr_add(ctr, ch, block_changed);
     }
 }
 
-template <int ND, bool COUPLED>
+template <int ND, bool COUPLED, int ZY>
 __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint32_t *s,
                                                   const uint32_t *b, const uint4 *tab,
                                                   const struct latmc_ens_lanes_classes *cls,
@@ -783,6 +848,7 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
 {
     __shared__ uint4 queue[LANES_QUEUE];
     __shared__ uint32_t qn[2];
+    constexpr int TAIL_BLOCKS = ZY ? 2 : 1; /* the instance 0's registers spill with 2 */
     if (threadIdx.x < 2)
         qn[threadIdx.x] = 0;
     lanes_regs<ND> r;
@@ -802,8 +868,8 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
                     drain += every;
                     __syncthreads();
                     const uint32_t n = qn[col];
-                    lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
-                                         block_changed);
+                    lanes_regs_drain<ND, TAIL_BLOCKS>(s, cls, keys, pass, block0, queue, done,
+                                                      n, ctr, block_changed);
                     done = n;
                     __syncthreads();
                 }
@@ -814,7 +880,7 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
                         lanes_table_site<ND>(tab[(col ? half : 0u) + j], &i4, nb4);
                     else
                         lanes_site_bytes<ND>(g32, col, j, &i4, nb4);
-                    const uint32_t ch = lanes_regs_head_at<ND, COUPLED>(
+                    const uint32_t ch = lanes_regs_head_at<ND, COUPLED, ZY>(
                         s, b, i4, nb4, r, active, keys, pass, block0, und);
                     if (und[0] | und[1] | (ND == 3 ? und[ND - 1] : 0u))
                         /* nvcc aggregates the warp's atomics into one */
@@ -825,18 +891,19 @@ __device__ __forceinline__ void lanes_regs_sweeps(const lanes_geom32 &g32, uint3
             }
             __syncthreads();
             const uint32_t n = qn[col];
-            lanes_regs_drain<ND>(s, cls, keys, pass, block0, queue, done, n, ctr,
-                                 block_changed);
+            lanes_regs_drain<ND, TAIL_BLOCKS>(s, cls, keys, pass, block0, queue, done, n, ctr,
+                                              block_changed);
             __syncthreads();
         }
 }
 
 /* The default form: one kernel per dimension, couplings and kind of classes (MODE 0 .. 2 of
  * lanes_site_fast; 3: the register form, Metropolis by unsatisfied bonds where every lane
- * accepts the keys u >= ND, lanes_regs_ok), each allocated its registers alone (the
- * register form beside lanes_site_fast in one kernel spilled); the words always in shared
- * memory (known so to the compiler: shared loads, not generic ones). */
-template <int ND, bool COUPLED, int MODE>
+ * accepts the keys u >= ND, lanes_regs_ok, its instance ZY of CUDA_ENS_LANES_ZEROS), each
+ * allocated its registers alone (the register form beside lanes_site_fast in one kernel
+ * spilled); the words always in shared memory (known so to the compiler: shared loads, not
+ * generic ones). */
+template <int ND, bool COUPLED, int MODE, int ZY>
 __global__ void __launch_bounds__(LANES_THREADS)
 ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint64_t seed,
                       struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
@@ -863,16 +930,15 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
     const uint32_t block0 = (uint32_t)((uint64_t)st.group * (uint64_t)g.nsites);
     const uint32_t half = (uint32_t)(g.nsites / 2);
     if (MODE == 3) {
-        if (!lanes_regs_ok<ND>(&cls, st.active))
+        if (!lanes_regs_ok<ND, ZY>(&cls, st.active))
             __trap(); /* the host chose the form from the same tables: never */
         /* the sites' table after the words where the host found room for it */
         uint4 *tab = NULL;
         if (in_shared == 2) {
             tab = (uint4 *)((char *)lanes_words + lanes_table_offset(&g, COUPLED));
-            for (uint32_t e = threadIdx.x; e < 2u * half; e += blockDim.x)
-                tab[e] = table[e];
+            lanes_copy_in((uint32_t *)tab, (const uint32_t *)table, 8 * (int64_t)half);
         }
-        lanes_regs_sweeps<ND, COUPLED>(g32, s, b, tab, &cls, st.active, keys, sweep0,
+        lanes_regs_sweeps<ND, COUPLED, ZY>(g32, s, b, tab, &cls, st.active, keys, sweep0,
                                        n_sweeps, half, block0, &ctr, block_changed);
     } else {
         for (uint64_t k = 0; k < n_sweeps; k++)
@@ -966,12 +1032,16 @@ typedef void (*lanes_kernel)(struct latmc_lattice, int, int, uint64_t, struct cu
                              unsigned long long *, const uint4 *, int);
 
 template <int ND, bool COUPLED>
-static lanes_kernel lanes_fast_of(int mode)
+static lanes_kernel lanes_fast_of(int mode, int zeros)
 {
-    return mode == 0 ? ens_lanes_fast_kernel<ND, COUPLED, 0>
-         : mode == 1 ? ens_lanes_fast_kernel<ND, COUPLED, 1>
-         : mode == 2 ? ens_lanes_fast_kernel<ND, COUPLED, 2>
-                     : ens_lanes_fast_kernel<ND, COUPLED, 3>;
+    static_assert(CUDA_ENS_LANES_ZEROS == 4, "one register-form kernel an instance");
+    return mode == 0 ? ens_lanes_fast_kernel<ND, COUPLED, 0, 0>
+         : mode == 1 ? ens_lanes_fast_kernel<ND, COUPLED, 1, 0>
+         : mode == 2 ? ens_lanes_fast_kernel<ND, COUPLED, 2, 0>
+         : zeros == 3 ? ens_lanes_fast_kernel<ND, COUPLED, 3, 3>
+         : zeros == 2 ? ens_lanes_fast_kernel<ND, COUPLED, 3, 2>
+         : zeros == 1 ? ens_lanes_fast_kernel<ND, COUPLED, 3, 1>
+                      : ens_lanes_fast_kernel<ND, COUPLED, 3, 0>;
 }
 
 extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
@@ -980,7 +1050,8 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
                                              const uint32_t *bond,
                                              const struct latmc_ising_tables *tables,
                                              unsigned long long *changed,
-                                             const uint32_t *table, int in_shared, int mode)
+                                             const uint32_t *table, int in_shared, int mode,
+                                             int zeros)
 {
     const unsigned groups = (unsigned)((n_members + 31) / 32);
     /* the fast form: its words in shared memory, its site arithmetic in 32 bits (ndim N <
@@ -991,8 +1062,9 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
     lanes_kernel k = ens_lanes_plain_kernel;
     const bool fast = mode >= 0 && fits32 && blocks32 && in_shared;
     if (fast)
-        k = g->ndim == 3 ? (bond ? lanes_fast_of<3, true>(mode) : lanes_fast_of<3, false>(mode))
-                         : (bond ? lanes_fast_of<2, true>(mode) : lanes_fast_of<2, false>(mode));
+        k = g->ndim == 3
+                ? (bond ? lanes_fast_of<3, true>(mode, zeros) : lanes_fast_of<3, false>(mode, zeros))
+                : (bond ? lanes_fast_of<2, true>(mode, zeros) : lanes_fast_of<2, false>(mode, zeros));
     /* the sites' table: the register form, where the host found room for it (in_shared 2) */
     const int use_table = fast && mode == 3 && in_shared == 2 && table;
     const size_t shared = in_shared ? cuda_ens_lanes_shared_bytes(g, bond != NULL, use_table)
