@@ -11,23 +11,42 @@
 #include "modes_fixed.cuh"
 
 #define FIXED_MAX_COMPONENTS 12 /* 3, or 3 + 9 with two replicas (lib/modes.h) */
-#define FIXED_CHUNK_ROWS 256    /* rows a column thread walks */
-#define FIXED_ROW_THREADS 128   /* threads of a row's block */
+#define FIXED_CHUNK_ROWS 128    /* rows a column thread walks */
+#define FIXED_ROW_WARPS 8       /* warps of a row block: a warp a row */
 
-/* Component c's fixed-point value of site i (modes_fixed.cuh) of replica 0's component
- * c < C0, else of the product s^0_m s^1_k, c = C0 + m C0 + k. */
-__device__ __forceinline__ long long fixed_value(const float *data, int64_t stride, int C0,
-                                                 int c, int64_t i)
+#define FIXED_SPIN 3 /* a spin's components (cuda_fixed_projections takes no other) */
+
+/* The C fixed-point values (modes_fixed.cuh: |q| < 2^26) of the site at p (its components
+ * stride floats apart, replica 1's after replica 0's): replica 0's components c < 3, then
+ * the products s^0_m s^1_k at 3 + 3 m + k, every index known to the compiler. */
+template <int C>
+__device__ __forceinline__ void fixed_site(const float *p, int64_t stride, int q[C])
 {
-    if (c < C0)
-        return cuda_modes_fixed(data[c * stride + i]);
-    const int m = (c - C0) / C0, k = (c - C0) % C0;
-    return cuda_modes_fixed_product(data[m * stride + i], data[(C0 + k) * stride + i]);
+    static_assert(C == FIXED_SPIN || C == FIXED_MAX_COMPONENTS, "one replica or two");
+    float a[FIXED_SPIN], b[FIXED_SPIN];
+#pragma unroll
+    for (int c = 0; c < FIXED_SPIN; c++)
+        a[c] = p[c * stride];
+#pragma unroll
+    for (int c = 0; c < FIXED_SPIN; c++)
+        q[c] = cuda_modes_fixed(a[c]);
+    if (C == FIXED_MAX_COMPONENTS) {
+#pragma unroll
+        for (int k = 0; k < FIXED_SPIN; k++)
+            b[k] = p[(FIXED_SPIN + k) * stride];
+#pragma unroll
+        for (int m = 0; m < FIXED_SPIN; m++)
+#pragma unroll
+            for (int k = 0; k < FIXED_SPIN; k++)
+                q[FIXED_SPIN + FIXED_SPIN * m + k] = cuda_modes_fixed_product(a[m], b[k]);
+    }
 }
 
-/* P_x: thread x walks rows [chunk FIXED_CHUNK_ROWS, +FIXED_CHUNK_ROWS) of the range. */
+/* P_x: thread x walks rows [chunk FIXED_CHUNK_ROWS, +FIXED_CHUNK_ROWS) of the range, the
+ * values added in 32 bits 32 rows at a time (|sum| < 2^31), those sums in 64 bits; chunks
+ * of 128 rows give 256^3 512 x 256 threads, about a wave of the GPU. */
 template <int C>
-__global__ void fixed_columns_kernel(const float *data, int64_t stride, int C0, int64_t lx,
+__global__ void fixed_columns_kernel(const float *data, int64_t stride, int64_t lx,
                                      int64_t rows, int64_t n, unsigned long long *proj)
 {
     const int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,51 +55,73 @@ __global__ void fixed_columns_kernel(const float *data, int64_t stride, int C0, 
     const int64_t r0 = (int64_t)blockIdx.y * FIXED_CHUNK_ROWS;
     const int64_t r1 = min(r0 + FIXED_CHUNK_ROWS, rows);
     long long col[C] = {};
-    for (int64_t r = r0; r < r1; r++)
+    for (int64_t rb = r0; rb < r1; rb += 32) {
+        int part[C] = {};
+        const int64_t re = min(rb + 32, r1);
+#pragma unroll 4
+        for (int64_t r = rb; r < re; r++) {
+            int q[C];
+            fixed_site<C>(data + x + lx * r, stride, q);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                part[c] += q[c];
+        }
 #pragma unroll
         for (int c = 0; c < C; c++)
-            col[c] += fixed_value(data, stride, C0, c, x + lx * r);
+            col[c] += part[c];
+    }
 #pragma unroll
     for (int c = 0; c < C; c++)
         if (col[c] != 0)
             atomicAdd(proj + c * n + x, (unsigned long long)col[c]);
 }
 
-/* P_y (3D) and P_last: block r sums row r (y = r mod ly_rows, the range's plane r / ly_rows). */
-template <int C>
-__global__ void fixed_rows_kernel(const float *data, int64_t stride, int C0, int64_t lx,
-                                  int64_t ly_rows, bool three, int64_t n, int64_t last_at,
-                                  int64_t global_p0, unsigned long long *proj)
+/* The warp's sum of its lanes' v (|v| < 2^31), exact: the 16-bit halves by two 32-bit
+ * reductions (each sum below 2^21 in magnitude). */
+__device__ __forceinline__ long long fixed_warp_sum(int v)
 {
-    constexpr int WARPS = FIXED_ROW_THREADS / 32;
-    __shared__ long long warp_sums[C][WARPS];
-    const int64_t r = blockIdx.x;
+    const long long lo = __reduce_add_sync(0xffffffffu, v & 0xffff);
+    const long long hi = __reduce_add_sync(0xffffffffu, v >> 16);
+    return hi * 65536 + lo;
+}
+
+/* P_y (3D) and P_last: warp w of block b sums row r = FIXED_ROW_WARPS b + w (y = r mod
+ * ly_rows, the range's plane r / ly_rows), its lanes x = lane, lane + 32, ..., each lane's
+ * values added in 32 bits 32 at a time; lane c adds component c's total. */
+template <int C>
+__global__ void fixed_rows_kernel(const float *data, int64_t stride, int64_t lx,
+                                  int64_t rows, int64_t ly_rows, bool three, int64_t n,
+                                  int64_t last_at, int64_t global_p0, unsigned long long *proj)
+{
+    const int64_t r = (int64_t)blockIdx.x * FIXED_ROW_WARPS + threadIdx.x / 32;
+    if (r >= rows)
+        return; /* a whole warp */
+    const int lane = (int)(threadIdx.x % 32);
     long long row[C] = {};
-    for (int64_t x = threadIdx.x; x < lx; x += FIXED_ROW_THREADS)
+    for (int64_t xb = 0; xb < lx; xb += 32 * 32) {
+        int part[C] = {};
+        const int64_t xe = min(xb + 32 * 32, lx);
+        for (int64_t x = xb + lane; x < xe; x += 32) {
+            int q[C];
+            fixed_site<C>(data + x + lx * r, stride, q);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                part[c] += q[c];
+        }
 #pragma unroll
         for (int c = 0; c < C; c++)
-            row[c] += fixed_value(data, stride, C0, c, x + lx * r);
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll
-    for (int c = 0; c < C; c++) {
-        long long v = row[c];
-        for (int o = 16; o > 0; o /= 2)
-            v += __shfl_down_sync(0xffffffffu, v, o);
-        if (lane == 0)
-            warp_sums[c][warp] = v;
+            row[c] += fixed_warp_sum(part[c]);
     }
-    __syncthreads();
-    if (threadIdx.x < C) {
-        const int c = threadIdx.x;
-        long long v = 0;
-        for (int w = 0; w < WARPS; w++)
-            v += warp_sums[c][w];
-        if (v != 0) {
-            const int64_t y = r % ly_rows, p = r / ly_rows;
-            if (three)
-                atomicAdd(proj + c * n + lx + y, (unsigned long long)v);
-            atomicAdd(proj + c * n + last_at + global_p0 + p, (unsigned long long)v);
-        }
+    long long mine = 0;
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        if (lane == c)
+            mine = row[c];
+    if (lane < C && mine != 0) {
+        const int64_t y = r % ly_rows, p = r / ly_rows;
+        if (three)
+            atomicAdd(proj + lane * n + lx + y, (unsigned long long)mine);
+        atomicAdd(proj + lane * n + last_at + global_p0 + p, (unsigned long long)mine);
     }
 }
 
@@ -99,14 +140,13 @@ static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_sou
     unsigned long long *out = (unsigned long long *)proj;
     const dim3 cols((unsigned)((lx + 127) / 128),
                     (unsigned)((rows + FIXED_CHUNK_ROWS - 1) / FIXED_CHUNK_ROWS));
-    fixed_columns_kernel<C><<<cols, 128, 0, stream>>>(data, src->stride, src->components, lx,
-                                                       rows, n, out);
+    fixed_columns_kernel<C><<<cols, 128, 0, stream>>>(data, src->stride, lx, rows, n, out);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    fixed_rows_kernel<C><<<(unsigned)rows, FIXED_ROW_THREADS, 0, stream>>>(
-        data, src->stride, src->components, lx, ly_rows, three, n, last_at, r->global_p0,
-        out);
+    fixed_rows_kernel<C><<<(unsigned)((rows + FIXED_ROW_WARPS - 1) / FIXED_ROW_WARPS),
+                           32 * FIXED_ROW_WARPS, 0, stream>>>(
+        data, src->stride, lx, rows, ly_rows, three, n, last_at, r->global_p0, out);
     return cudaGetLastError();
 }
 
@@ -114,10 +154,15 @@ extern "C" cudaError_t cuda_fixed_projections(cudaStream_t stream,
                                               const struct cuda_tiles_source *src,
                                               const struct cuda_tiles_range *r, int64_t *proj)
 {
-    if (src->is_double || src->components != 3 || src->replicas < 1 || src->replicas > 2)
+    if (src->is_double || src->components != FIXED_SPIN || src->replicas < 1 ||
+        src->replicas > 2)
         return cudaErrorNotSupported;
-    if ((int64_t)(r->planes * (r->ndim == 3 ? r->extent[1] : 1)) > (int64_t)0x7fffffff)
-        return cudaErrorNotSupported; /* a block a row: gridDim.x */
+    if ((int64_t)(r->planes * (r->ndim == 3 ? r->extent[1] : 1)) / FIXED_ROW_WARPS >
+        (int64_t)0x7fffffff)
+        return cudaErrorNotSupported; /* a block FIXED_ROW_WARPS rows: gridDim.x */
+    if ((r->planes * (r->ndim == 3 ? r->extent[1] : 1) + FIXED_CHUNK_ROWS - 1) /
+            FIXED_CHUNK_ROWS > 65535)
+        return cudaErrorNotSupported; /* the columns' chunks: gridDim.y */
     return src->replicas == 2 ? launch_fixed<FIXED_MAX_COMPONENTS>(stream, src, r, proj)
-                              : launch_fixed<3>(stream, src, r, proj);
+                              : launch_fixed<FIXED_SPIN>(stream, src, r, proj);
 }

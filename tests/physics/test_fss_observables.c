@@ -883,10 +883,11 @@ static void bit_identity(void **state)
  * CUDA: Heisenberg's modes, counted on the device as fixed-point projections, against the
  * CPU backend's on the same configuration, bit for bit: one box and several (desc.n_parts
  * on one device), one and two replicas, 2D and 3D, L_x not a multiple of 32 (a kernel of
- * their own, mode_fixed.cu) and a multiple of 32 (counted in the measurement's kernel,
- * heisenberg_kernels.cu, on one box and on several), after the hot start and after the
- * device's own sweeps (the configuration in the other of its two buffers), read back and
- * set on a CPU sim.
+ * their own, mode_fixed.cu; rows of up to 1100 sites) and a multiple of 32 (counted in the
+ * measurement's kernel, heisenberg_kernels.cu, on one box and on several; 1056 with two
+ * replicas on mode_fixed.cu: past the measurement's shared memory), after the hot start
+ * and after the device's own sweeps (the configuration in the other of its two
+ * buffers), read back and set on a CPU sim.
  */
 static void heisenberg_against_cpu(void **state)
 {
@@ -895,6 +896,10 @@ static void heisenberg_against_cpu(void **state)
         { 3, 18, 2, 1 }, { 3, 18, 2, 3 }, { 3, 12, 1, 2 }, { 2, 70, 1, 1 }, { 2, 70, 2, 2 },
         { 2, 64, 2, 1 }, { 3, 32, 1, 1 }, { 3, 32, 2, 1 }, { 3, 64, 2, 1 }, { 2, 96, 1, 1 },
         { 3, 32, 1, 2 }, { 3, 64, 2, 3 }, { 2, 64, 1, 3 },
+        /* rows past 1024 sites on their own kernel (more than one pass of a warp's 32 x 32
+         * values): L_x not a multiple of 32, and two replicas past the measurement's
+         * shared memory */
+        { 2, 1100, 1, 1 }, { 2, 1056, 2, 2 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
