@@ -11,8 +11,10 @@
 #include "modes_fixed.cuh"
 
 #define FIXED_MAX_COMPONENTS 12 /* 3, or 3 + 9 with two replicas (lib/modes.h) */
-#define FIXED_CHUNK_ROWS 128    /* rows a column thread walks */
-#define FIXED_ROW_WARPS 8       /* warps of a row block: a warp a row */
+#define FIXED_TILE_ROWS 128     /* rows of a block */
+#define FIXED_TILE_WARPS 8      /* warps of a block */
+#define FIXED_TILE_MAX_X ((int64_t)32767 * 32) /* the row counters' bound on L_x (2^20:
+                                                  cubic lattices never come near) */
 
 #define FIXED_SPIN 3 /* a spin's components (cuda_fixed_projections takes no other) */
 
@@ -42,86 +44,75 @@ __device__ __forceinline__ void fixed_site(const float *p, int64_t stride, int q
     }
 }
 
-/* P_x: thread x walks rows [chunk FIXED_CHUNK_ROWS, +FIXED_CHUNK_ROWS) of the range, the
- * values added in 32 bits 32 rows at a time (|sum| < 2^31), those sums in 64 bits; chunks
- * of 128 rows give 256^3 512 x 256 threads, about a wave of the GPU. */
+/*
+ * P_x, P_y (3D) and P_last of the rows [FIXED_TILE_ROWS b, + FIXED_TILE_ROWS) of the range
+ * in one read: warp w walks the 32-column strips w, w + FIXED_TILE_WARPS, ... down the
+ * block's rows, lane x adding its column's values (in 32 bits 32 rows at a time: |sum| <
+ * 2^31; those sums in 64 bits) and the warp each row's strip sum per component (one 32-bit
+ * reduction: 32 values, |sum| < 2^31), which lane c adds into the block's row counters of
+ * component c as its 16-bit halves (32-bit shared atomics: the low halves' sum stays below
+ * 2^31 for fewer than 2^15 strips, FIXED_TILE_MAX_X). At the end the columns go to P_x
+ * and the rows to P_y and P_last by 64-bit atomics.
+ */
 template <int C>
-__global__ void fixed_columns_kernel(const float *data, int64_t stride, int64_t lx,
-                                     int64_t rows, int64_t n, unsigned long long *proj)
+__global__ void __launch_bounds__(32 * FIXED_TILE_WARPS)
+fixed_tile_kernel(const float *data, int64_t stride, int64_t lx, int64_t rows, int64_t ly_rows,
+                  bool three, int64_t n, int64_t last_at, int64_t global_p0,
+                  unsigned long long *proj)
 {
-    const int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= lx)
-        return;
-    const int64_t r0 = (int64_t)blockIdx.y * FIXED_CHUNK_ROWS;
-    const int64_t r1 = min(r0 + FIXED_CHUNK_ROWS, rows);
-    long long col[C] = {};
-    for (int64_t rb = r0; rb < r1; rb += 32) {
-        int part[C] = {};
-        const int64_t re = min(rb + 32, r1);
-#pragma unroll 4
-        for (int64_t r = rb; r < re; r++) {
-            int q[C];
-            fixed_site<C>(data + x + lx * r, stride, q);
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                part[c] += q[c];
-        }
-#pragma unroll
-        for (int c = 0; c < C; c++)
-            col[c] += part[c];
+    __shared__ int row_lo[FIXED_TILE_ROWS][C], row_hi[FIXED_TILE_ROWS][C];
+    const int64_t r0 = (int64_t)blockIdx.x * FIXED_TILE_ROWS;
+    const int nr = (int)min((int64_t)FIXED_TILE_ROWS, rows - r0);
+    for (int i = threadIdx.x; i < FIXED_TILE_ROWS * C; i += blockDim.x) {
+        row_lo[i / C][i % C] = 0;
+        row_hi[i / C][i % C] = 0;
     }
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        if (col[c] != 0)
-            atomicAdd(proj + c * n + x, (unsigned long long)col[c]);
-}
-
-/* The warp's sum of its lanes' v (|v| < 2^31), exact: the 16-bit halves by two 32-bit
- * reductions (each sum below 2^21 in magnitude). */
-__device__ __forceinline__ long long fixed_warp_sum(int v)
-{
-    const long long lo = __reduce_add_sync(0xffffffffu, v & 0xffff);
-    const long long hi = __reduce_add_sync(0xffffffffu, v >> 16);
-    return hi * 65536 + lo;
-}
-
-/* P_y (3D) and P_last: warp w of block b sums row r = FIXED_ROW_WARPS b + w (y = r mod
- * ly_rows, the range's plane r / ly_rows), its lanes x = lane, lane + 32, ..., each lane's
- * values added in 32 bits 32 at a time; lane c adds component c's total. */
-template <int C>
-__global__ void fixed_rows_kernel(const float *data, int64_t stride, int64_t lx,
-                                  int64_t rows, int64_t ly_rows, bool three, int64_t n,
-                                  int64_t last_at, int64_t global_p0, unsigned long long *proj)
-{
-    const int64_t r = (int64_t)blockIdx.x * FIXED_ROW_WARPS + threadIdx.x / 32;
-    if (r >= rows)
-        return; /* a whole warp */
+    __syncthreads();
     const int lane = (int)(threadIdx.x % 32);
-    long long row[C] = {};
-    for (int64_t xb = 0; xb < lx; xb += 32 * 32) {
-        int part[C] = {};
-        const int64_t xe = min(xb + 32 * 32, lx);
-        for (int64_t x = xb + lane; x < xe; x += 32) {
-            int q[C];
-            fixed_site<C>(data + x + lx * r, stride, q);
+    const int64_t strips = (lx + 31) / 32;
+    for (int64_t s = threadIdx.x / 32; s < strips; s += FIXED_TILE_WARPS) {
+        const int64_t x = 32 * s + lane;
+        const float *at = data + x + lx * r0;
+        long long col[C] = {};
+        for (int rb = 0; rb < nr; rb += 32) {
+            int part[C] = {};
+            const int re = min(rb + 32, nr);
+            for (int k = rb; k < re; k++) {
+                int q[C] = {}; /* lanes past the row: nothing */
+                if (x < lx)
+                    fixed_site<C>(at + lx * k, stride, q);
+                int mine = 0;
+#pragma unroll
+                for (int c = 0; c < C; c++) {
+                    part[c] += q[c];
+                    const int sum = __reduce_add_sync(0xffffffffu, q[c]);
+                    mine = lane == c ? sum : mine;
+                }
+                if (lane < C) {
+                    atomicAdd(&row_lo[k][lane], mine & 0xffff);
+                    atomicAdd(&row_hi[k][lane], mine >> 16);
+                }
+            }
 #pragma unroll
             for (int c = 0; c < C; c++)
-                part[c] += q[c];
+                col[c] += part[c];
         }
+        if (x < lx)
 #pragma unroll
-        for (int c = 0; c < C; c++)
-            row[c] += fixed_warp_sum(part[c]);
+            for (int c = 0; c < C; c++)
+                if (col[c] != 0)
+                    atomicAdd(proj + c * n + x, (unsigned long long)col[c]);
     }
-    long long mine = 0;
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        if (lane == c)
-            mine = row[c];
-    if (lane < C && mine != 0) {
-        const int64_t y = r % ly_rows, p = r / ly_rows;
-        if (three)
-            atomicAdd(proj + lane * n + lx + y, (unsigned long long)mine);
-        atomicAdd(proj + lane * n + last_at + global_p0 + p, (unsigned long long)mine);
+    __syncthreads();
+    for (int i = threadIdx.x; i < nr * C; i += blockDim.x) {
+        const int k = i / C, c = i % C;
+        const long long v = (long long)row_hi[k][c] * 65536 + row_lo[k][c];
+        if (v != 0) {
+            const int64_t y = (r0 + k) % ly_rows, p = (r0 + k) / ly_rows;
+            if (three)
+                atomicAdd(proj + c * n + lx + y, (unsigned long long)v);
+            atomicAdd(proj + c * n + last_at + global_p0 + p, (unsigned long long)v);
+        }
     }
 }
 
@@ -129,7 +120,6 @@ template <int C>
 static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_source *src,
                                const struct cuda_tiles_range *r, int64_t *proj)
 {
-    const float *data = (const float *)src->data;
     const bool three = r->ndim == 3;
     const int64_t lx = r->extent[0], ly_rows = three ? r->extent[1] : 1;
     const int64_t rows = r->planes * ly_rows;
@@ -137,16 +127,10 @@ static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_sou
     const int64_t n = cuda_tiles_range_entries(r, &last_at);
     if (rows <= 0)
         return cudaSuccess;
-    unsigned long long *out = (unsigned long long *)proj;
-    const dim3 cols((unsigned)((lx + 127) / 128),
-                    (unsigned)((rows + FIXED_CHUNK_ROWS - 1) / FIXED_CHUNK_ROWS));
-    fixed_columns_kernel<C><<<cols, 128, 0, stream>>>(data, src->stride, lx, rows, n, out);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        return err;
-    fixed_rows_kernel<C><<<(unsigned)((rows + FIXED_ROW_WARPS - 1) / FIXED_ROW_WARPS),
-                           32 * FIXED_ROW_WARPS, 0, stream>>>(
-        data, src->stride, lx, rows, ly_rows, three, n, last_at, r->global_p0, out);
+    fixed_tile_kernel<C><<<(unsigned)((rows + FIXED_TILE_ROWS - 1) / FIXED_TILE_ROWS),
+                           32 * FIXED_TILE_WARPS, 0, stream>>>(
+        (const float *)src->data, src->stride, lx, rows, ly_rows, three, n, last_at,
+        r->global_p0, (unsigned long long *)proj);
     return cudaGetLastError();
 }
 
@@ -157,12 +141,11 @@ extern "C" cudaError_t cuda_fixed_projections(cudaStream_t stream,
     if (src->is_double || src->components != FIXED_SPIN || src->replicas < 1 ||
         src->replicas > 2)
         return cudaErrorNotSupported;
-    if ((int64_t)(r->planes * (r->ndim == 3 ? r->extent[1] : 1)) / FIXED_ROW_WARPS >
+    if ((int64_t)(r->planes * (r->ndim == 3 ? r->extent[1] : 1)) / FIXED_TILE_ROWS >
         (int64_t)0x7fffffff)
-        return cudaErrorNotSupported; /* a block FIXED_ROW_WARPS rows: gridDim.x */
-    if ((r->planes * (r->ndim == 3 ? r->extent[1] : 1) + FIXED_CHUNK_ROWS - 1) /
-            FIXED_CHUNK_ROWS > 65535)
-        return cudaErrorNotSupported; /* the columns' chunks: gridDim.y */
+        return cudaErrorNotSupported; /* a block FIXED_TILE_ROWS rows: gridDim.x */
+    if (r->extent[0] > FIXED_TILE_MAX_X)
+        return cudaErrorNotSupported;
     return src->replicas == 2 ? launch_fixed<FIXED_MAX_COMPONENTS>(stream, src, r, proj)
                               : launch_fixed<FIXED_SPIN>(stream, src, r, proj);
 }
