@@ -544,7 +544,8 @@ LANES_FN uint32_t lanes_regs_head_at(uint32_t *sp, const uint32_t *bd, uint32_t 
         und[u] = 0;
     if (any) {
         const lanes_word wd = lanes_word_draws(pass, block0 + (i4 >> 2));
-        constexpr int ZALL = CUDA_ENS_LANES_ZEROS_ALL(ZY), ZMOST = CUDA_ENS_LANES_ZEROS_MOST(ZY);
+        constexpr int ZALL = CUDA_ENS_LANES_ZEROS_ALL(ZY);
+        constexpr int ZMOST = CUDA_ENS_LANES_ZEROS_MOST(ZY);
         uint32_t lt = 0, eq = LANES_FULL, top = 0;
 #pragma unroll
         for (int q = 1; q >= 0; q--) {
@@ -653,10 +654,9 @@ __device__ __forceinline__ uint32_t lanes_active(int n_members, int group)
 }
 
 /* n words from global into shared memory by the block: 16-byte asynchronous copies
- * (cp.async: no registers, all of a thread's in flight) where both ends are 16-byte
- * aligned, completed by the thread's __pipeline_wait_prior before the block's barrier (a
- * launch's start waited on these loads one at a time: some 8 % of a 10-sweep launch of
- * 16^3 +-J groups). */
+ * (cp.async: no registers, all of a thread's in flight, so that a launch's start does not
+ * wait on them one at a time) where both ends are 16-byte aligned, completed by the
+ * thread's __pipeline_wait_prior before the block's barrier. */
 __device__ __forceinline__ void lanes_copy_in(uint32_t *dst, const uint32_t *src, int64_t n)
 {
     int64_t i0 = 0;
@@ -939,7 +939,7 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
             lanes_copy_in((uint32_t *)tab, (const uint32_t *)table, 8 * (int64_t)half);
         }
         lanes_regs_sweeps<ND, COUPLED, ZY>(g32, s, b, tab, &cls, st.active, keys, sweep0,
-                                       n_sweeps, half, block0, &ctr, block_changed);
+                                           n_sweeps, half, block0, &ctr, block_changed);
     } else {
         for (uint64_t k = 0; k < n_sweeps; k++)
             for (int col = 0; col < 2; col++) {
@@ -1062,9 +1062,10 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
     lanes_kernel k = ens_lanes_plain_kernel;
     const bool fast = mode >= 0 && fits32 && blocks32 && in_shared;
     if (fast)
-        k = g->ndim == 3
-                ? (bond ? lanes_fast_of<3, true>(mode, zeros) : lanes_fast_of<3, false>(mode, zeros))
-                : (bond ? lanes_fast_of<2, true>(mode, zeros) : lanes_fast_of<2, false>(mode, zeros));
+        k = g->ndim == 3 ? (bond ? lanes_fast_of<3, true>(mode, zeros)
+                                 : lanes_fast_of<3, false>(mode, zeros))
+                         : (bond ? lanes_fast_of<2, true>(mode, zeros)
+                                 : lanes_fast_of<2, false>(mode, zeros));
     /* the sites' table: the register form, where the host found room for it (in_shared 2) */
     const int use_table = fast && mode == 3 && in_shared == 2 && table;
     const size_t shared = in_shared ? cuda_ens_lanes_shared_bytes(g, bond != NULL, use_table)
