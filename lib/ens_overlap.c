@@ -36,14 +36,38 @@ struct kmin_phases {
     double *c, *s;
 };
 
-/* Neighbour of site i in direction +mu on the periodic lattice. */
-static int64_t neighbour(const latmc_sim_desc *d, int64_t i, int mu)
+#define KMIN_MAX_COMPONENTS 9 /* Heisenberg's tensor overlap; Ising's 1 */
+
+/* The sites in their order i = x_0 + L_0 (x_1 + L_1 x_2) with their coordinates, kept by
+ * counting instead of dividing i (divisions a site and direction would take most of a
+ * call's time). */
+struct site_walk {
+    int64_t x[3], stride[3];
+};
+
+static struct site_walk walk_start(const latmc_sim_desc *d)
 {
-    int64_t stride = 1;
-    for (int k = 0; k < mu; k++)
-        stride *= d->extent[k];
-    const int64_t x = (i / stride) % d->extent[mu];
-    return x + 1 == d->extent[mu] ? i - x * stride : i + stride;
+    struct site_walk w = { { 0, 0, 0 }, { 1, 1, 1 } };
+    for (int k = 1; k < d->ndim; k++)
+        w.stride[k] = w.stride[k - 1] * d->extent[k - 1];
+    return w;
+}
+
+/* To the next site. */
+static void walk_next(const latmc_sim_desc *d, struct site_walk *w)
+{
+    for (int k = 0; k < d->ndim; k++) {
+        if (++w->x[k] < d->extent[k])
+            return;
+        w->x[k] = 0;
+    }
+}
+
+/* Neighbour of the walk's site i in direction +mu on the periodic lattice. */
+static int64_t walk_neighbour(const latmc_sim_desc *d, const struct site_walk *w, int64_t i,
+                              int mu)
+{
+    return w->x[mu] + 1 == d->extent[mu] ? i - w->x[mu] * w->stride[mu] : i + w->stride[mu];
 }
 
 /* The Ising values from the integer sums q = sum_i a_i b_i and
@@ -59,15 +83,6 @@ static struct overlap_values ising_values(const latmc_sim_desc *d, int64_t n, in
     return v;
 }
 
-/* Site i's coordinate along axis mu. */
-static int64_t coordinate(const latmc_sim_desc *d, int64_t i, int mu)
-{
-    int64_t stride = 1;
-    for (int k = 0; k < mu; k++)
-        stride *= d->extent[k];
-    return (i / stride) % d->extent[mu];
-}
-
 /*
  * sum over directions of |sum_i w_i e^{i k_min x_mu(i)}|^2 / (ndim N^2) for the ncomp
  * components of w (w[ncomp i + c]), summed over components: the average over directions
@@ -76,40 +91,51 @@ static int64_t coordinate(const latmc_sim_desc *d, int64_t i, int mu)
 static double kmin_power(const latmc_sim_desc *d, int64_t n, const struct kmin_phases *ph,
                          const double *w, int ncomp)
 {
+    /* every (direction, component)'s sums in one pass, each in site order */
+    double re[3][KMIN_MAX_COMPONENTS] = { { 0 } }, im[3][KMIN_MAX_COMPONENTS] = { { 0 } };
+    struct site_walk sw = walk_start(d);
+    for (int64_t i = 0; i < n; i++, walk_next(d, &sw)) {
+        const double *wi = w + (size_t)ncomp * (size_t)i;
+        for (int mu = 0; mu < d->ndim; mu++) {
+            const double cx = ph->c[sw.x[mu]], sx = ph->s[sw.x[mu]];
+            for (int c = 0; c < ncomp; c++) {
+                re[mu][c] += wi[c] * cx;
+                im[mu][c] += wi[c] * sx;
+            }
+        }
+    }
     double total = 0;
     for (int mu = 0; mu < d->ndim; mu++)
-        for (int c = 0; c < ncomp; c++) {
-            double re = 0, im = 0;
-            for (int64_t i = 0; i < n; i++) {
-                const int64_t x = coordinate(d, i, mu);
-                re += w[(size_t)ncomp * (size_t)i + (size_t)c] * ph->c[x];
-                im += w[(size_t)ncomp * (size_t)i + (size_t)c] * ph->s[x];
-            }
-            total += (re / (double)n) * (re / (double)n) + (im / (double)n) * (im / (double)n);
-        }
+        for (int c = 0; c < ncomp; c++)
+            total += (re[mu][c] / (double)n) * (re[mu][c] / (double)n) +
+                     (im[mu][c] / (double)n) * (im[mu][c] / (double)n);
     return total / d->ndim;
 }
 
+/* The values of a pair (a, b): with phases (ph, w: scratch of ncomp n doubles), the overlap
+ * at k_min alone (the only one asked for then). */
 static struct overlap_values ising_overlap(const latmc_sim_desc *d, int64_t n,
                                            const int8_t *a, const int8_t *b,
                                            const struct kmin_phases *ph, double *w)
 {
-    int64_t q = 0, ql = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const int qi = a[i] * b[i];
-        q += qi;
-        for (int mu = 0; mu < d->ndim; mu++) {
-            const int64_t j = neighbour(d, i, mu);
-            ql += qi * a[j] * b[j];
-        }
-    }
-    struct overlap_values v = ising_values(d, n, q, ql);
     if (ph) {
+        struct overlap_values v = { 0, 0, 0, 0 };
         for (int64_t i = 0; i < n; i++)
             w[i] = a[i] * b[i];
         v.qk2 = kmin_power(d, n, ph, w, 1);
+        return v;
     }
-    return v;
+    int64_t q = 0, ql = 0;
+    struct site_walk sw = walk_start(d);
+    for (int64_t i = 0; i < n; i++, walk_next(d, &sw)) {
+        const int qi = a[i] * b[i];
+        q += qi;
+        for (int mu = 0; mu < d->ndim; mu++) {
+            const int64_t j = walk_neighbour(d, &sw, i, mu);
+            ql += qi * a[j] * b[j];
+        }
+    }
+    return ising_values(d, n, q, ql);
 }
 
 static double value_of(const struct overlap_values *v, int key)
@@ -178,38 +204,38 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
     return st;
 }
 
+/* As ising_overlap, of vector spins: the tensor overlap. */
 static struct overlap_values heisenberg_overlap(const latmc_sim_desc *d, int64_t n,
                                                 const float *a, const float *b,
                                                 const struct kmin_phases *ph, double *w)
 {
-    double qmn[3][3] = { { 0 } }, ql = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const float *ai = a + 3 * i, *bi = b + 3 * i;
-        for (int mu = 0; mu < 3; mu++)
-            for (int nu = 0; nu < 3; nu++)
-                qmn[mu][nu] += (double)ai[mu] * bi[nu];
-        const double dot_i = (double)ai[0] * bi[0] + (double)ai[1] * bi[1] + (double)ai[2] * bi[2];
-        for (int k = 0; k < d->ndim; k++) {
-            const int64_t j = neighbour(d, i, k);
-            const float *aj = a + 3 * j, *bj = b + 3 * j;
-            ql += dot_i * ((double)aj[0] * bj[0] + (double)aj[1] * bj[1] + (double)aj[2] * bj[2]);
-        }
-    }
-    struct overlap_values v;
-    v.q = 0;
-    v.q2 = 0;
-    for (int mu = 0; mu < 3; mu++)
-        for (int nu = 0; nu < 3; nu++)
-            v.q2 += (qmn[mu][nu] / (double)n) * (qmn[mu][nu] / (double)n);
-    v.ql = ql / ((double)n * d->ndim);
-    v.qk2 = 0;
+    struct overlap_values v = { 0, 0, 0, 0 };
     if (ph) {
         for (int64_t i = 0; i < n; i++)
             for (int mu = 0; mu < 3; mu++)
                 for (int nu = 0; nu < 3; nu++)
                     w[9 * i + 3 * mu + nu] = (double)a[3 * i + mu] * b[3 * i + nu];
         v.qk2 = kmin_power(d, n, ph, w, 9);
+        return v;
     }
+    double qmn[3][3] = { { 0 } }, ql = 0;
+    struct site_walk sw = walk_start(d);
+    for (int64_t i = 0; i < n; i++, walk_next(d, &sw)) {
+        const float *ai = a + 3 * i, *bi = b + 3 * i;
+        for (int mu = 0; mu < 3; mu++)
+            for (int nu = 0; nu < 3; nu++)
+                qmn[mu][nu] += (double)ai[mu] * bi[nu];
+        const double dot_i = (double)ai[0] * bi[0] + (double)ai[1] * bi[1] + (double)ai[2] * bi[2];
+        for (int k = 0; k < d->ndim; k++) {
+            const int64_t j = walk_neighbour(d, &sw, i, k);
+            const float *aj = a + 3 * j, *bj = b + 3 * j;
+            ql += dot_i * ((double)aj[0] * bj[0] + (double)aj[1] * bj[1] + (double)aj[2] * bj[2]);
+        }
+    }
+    for (int mu = 0; mu < 3; mu++)
+        for (int nu = 0; nu < 3; nu++)
+            v.q2 += (qmn[mu][nu] / (double)n) * (qmn[mu][nu] / (double)n);
+    v.ql = ql / ((double)n * d->ndim);
     return v;
 }
 
