@@ -302,6 +302,26 @@ static void ising_project_plane(const latmc_sim_desc *d, const int8_t *s, int64_
     plast[p] += total;
 }
 
+/* Row y's sums row[c] of each of nc components into P_c,y (3D) and the plane's totals
+ * (proj + c n: component c's projections, n entries, P_c,y from L_x on). */
+static void add_row_sums(const latmc_sim_desc *d, int64_t n, int64_t y, const int64_t *row,
+                         int nc, int64_t *total, int64_t *proj)
+{
+    for (int c = 0; c < nc; c++) {
+        if (d->ndim == 3)
+            proj[c * n + d->extent[0] + y] += row[c];
+        total[c] += row[c];
+    }
+}
+
+/* Plane p's totals of each of nc components into P_c,last[p] (from entry `last` on). */
+static void add_plane_totals(int64_t n, int64_t last, int64_t p, const int64_t *total,
+                             int nc, int64_t *proj)
+{
+    for (int c = 0; c < nc; c++)
+        proj[c * n + last + p] += total[c];
+}
+
 /* Potts: one plane's states into the projections of each state a,
  * proj + a (L_x + L_y (+ L_z)): P_a,x[x], (3D) P_a,y[y], P_a,last[p], counts of the sites
  * in state a. */
@@ -319,14 +339,9 @@ static void potts_project_plane(const latmc_sim_desc *d, const uint8_t *s, int64
             proj[row[x] * n + x]++;
             count[row[x]]++;
         }
-        for (int a = 0; a < q; a++) {
-            if (d->ndim == 3)
-                proj[a * n + lx + y] += count[a];
-            total[a] += count[a];
-        }
+        add_row_sums(d, n, y, count, q, total, proj);
     }
-    for (int a = 0; a < q; a++)
-        proj[a * n + last + p] += total[a];
+    add_plane_totals(n, last, p, total, q, proj);
 }
 
 /* Heisenberg: one plane's site values in fixed point (latmc_modes_fixed: a spin's three
@@ -362,14 +377,9 @@ static void heisenberg_project_plane(const latmc_sim_desc *d, const void *const 
                 row[c] += q[c];
             }
         }
-        for (int c = 0; c < C; c++) {
-            if (d->ndim == 3)
-                proj[c * n + lx + y] += row[c];
-            total[c] += row[c];
-        }
+        add_row_sums(d, n, y, row, C, total, proj);
     }
-    for (int c = 0; c < C; c++)
-        proj[c * n + last + p] += total[c];
+    add_plane_totals(n, last, p, total, C, proj);
 }
 
 /* One plane of the model's projections (rep[r]: replica r's sites; Ising and Potts one

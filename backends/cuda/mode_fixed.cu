@@ -50,8 +50,8 @@ __device__ __forceinline__ void fixed_site(const float *p, int64_t stride, int q
  * block's rows, lane x adding its column's values (in 32 bits 32 rows at a time: |sum| <
  * 2^31; those sums in 64 bits) and the warp each row's strip sum per component (one 32-bit
  * reduction: 32 values, |sum| < 2^31), which lane c adds into the block's row counters of
- * component c as its 16-bit halves (32-bit shared atomics: the low halves' sum stays below
- * 2^31 for fewer than 2^15 strips, FIXED_TILE_MAX_X). At the end the columns go to P_x
+ * component c as its 16-bit halves (cuda_modes_add_halves: exact for fewer than 2^15
+ * strips, FIXED_TILE_MAX_X). At the end the columns go to P_x
  * and the rows to P_y and P_last by 64-bit atomics.
  */
 template <int C>
@@ -60,7 +60,8 @@ fixed_tile_kernel(const float *data, int64_t stride, int64_t lx, int64_t rows, i
                   bool three, int64_t n, int64_t last_at, int64_t global_p0,
                   unsigned long long *proj)
 {
-    __shared__ int row_lo[FIXED_TILE_ROWS][C], row_hi[FIXED_TILE_ROWS][C];
+    __shared__ unsigned row_lo[FIXED_TILE_ROWS][C];
+    __shared__ int row_hi[FIXED_TILE_ROWS][C];
     const int64_t r0 = (int64_t)blockIdx.x * FIXED_TILE_ROWS;
     const int nr = (int)min((int64_t)FIXED_TILE_ROWS, rows - r0);
     for (int i = threadIdx.x; i < FIXED_TILE_ROWS * C; i += blockDim.x) {
@@ -88,10 +89,8 @@ fixed_tile_kernel(const float *data, int64_t stride, int64_t lx, int64_t rows, i
                     const int sum = __reduce_add_sync(0xffffffffu, q[c]);
                     mine = lane == c ? sum : mine;
                 }
-                if (lane < C) {
-                    atomicAdd(&row_lo[k][lane], mine & 0xffff);
-                    atomicAdd(&row_hi[k][lane], mine >> 16);
-                }
+                if (lane < C)
+                    cuda_modes_add_halves(&row_lo[k][lane], &row_hi[k][lane], mine);
             }
 #pragma unroll
             for (int c = 0; c < C; c++)
@@ -106,7 +105,7 @@ fixed_tile_kernel(const float *data, int64_t stride, int64_t lx, int64_t rows, i
     __syncthreads();
     for (int i = threadIdx.x; i < nr * C; i += blockDim.x) {
         const int k = i / C, c = i % C;
-        const long long v = (long long)row_hi[k][c] * 65536 + row_lo[k][c];
+        const long long v = cuda_modes_halves_value(row_lo[k][c], row_hi[k][c]);
         if (v != 0) {
             const int64_t y = (r0 + k) % ly_rows, p = (r0 + k) / ly_rows;
             if (three)

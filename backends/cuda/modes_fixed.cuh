@@ -23,4 +23,19 @@ __device__ __forceinline__ int cuda_modes_fixed_product(double a, double b)
     return __double2loint(__fma_rn(a, b, CUDA_MODES_FIXED_MAGIC));
 }
 
+/* A sum v of fixed-point values (|v| < 2^31) added into a pair of 32-bit counters as its
+ * 16-bit halves (the low one unsigned, the high one signed), so that fewer than 2^15 such
+ * additions stay exact in 32-bit (shared-memory) atomics; cuda_modes_halves_value gives
+ * the pair's total. */
+__device__ __forceinline__ void cuda_modes_add_halves(unsigned *lo, int *hi, int v)
+{
+    atomicAdd(lo, (unsigned)v & 0xffffu);
+    atomicAdd(hi, v >> 16);
+}
+
+__device__ __forceinline__ long long cuda_modes_halves_value(unsigned lo, int hi)
+{
+    return (long long)hi * 65536 + (long long)lo;
+}
+
 #endif

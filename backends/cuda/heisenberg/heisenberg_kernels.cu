@@ -1102,8 +1102,7 @@ __device__ __forceinline__ void heisenberg_proj_columns(
                 col += k < nk ? q : 0;
             }
         }
-        atomicAdd(col_lo + c * lx + x0 + lane, (unsigned)col & 0xffffu);
-        atomicAdd(col_hi + c * lx + x0 + lane, col >> 16);
+        cuda_modes_add_halves(col_lo + c * lx + x0 + lane, col_hi + c * lx + x0 + lane, col);
     }
 }
 
@@ -1270,7 +1269,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
     }
     if (PROJ) /* the columns, after the last step's barrier */
         for (int i = t; i < S::C * g.lx; i += HEISENBERG_TILE_THREADS) {
-            const long long v = (long long)proj_col_hi[i] * 65536 + (long long)proj_col_lo[i];
+            const long long v = cuda_modes_halves_value(proj_col_lo[i], proj_col_hi[i]);
             if (v != 0)
                 atomicAdd(fp.proj + i / g.lx * fp.n_entries + i % g.lx, (unsigned long long)v);
         }
