@@ -102,6 +102,8 @@ static void ens_free(latmc_ens *e)
     free(e->beta);
     free(e->member_at);
     free(e->temp_of);
+    free(e->applied_at);
+    free(e->applied_temp);
     free(e->pair_accepted);
     free(e->pair_attempted);
     free(e->rt_dir);
@@ -618,8 +620,9 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
     const int dev = e->lanes ? LATMC_EUNSUPPORTED : latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)
         return dev;
-    /* the map; the members' configurations stay where the member lanes keep newer ones */
-    const int sync = latmc_ens_sync_map(e);
+    /* the device's map; the members' configurations stay where the member lanes keep newer
+     * ones, and their parameters where the lanes' rounds left them lagging (map_lagging) */
+    const int sync = latmc_ens_sync_device_map(e);
     if (sync < 0)
         return sync;
     /* Sweep up to each multiple of `every`, then exchange: the rounds follow the sweep

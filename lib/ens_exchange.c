@@ -172,7 +172,23 @@ int latmc_ens_exchange_round(latmc_ens *e)
      * members, latmc_ens_exec_round_values: not for the member lanes' words) */
     /* the device's rounds first, where it ran some (the members' configurations may lag
      * the member lanes' words: the round reads its energies from them) */
-    int st = latmc_ens_sync_map(e);
+    int st = latmc_ens_sync_device_map(e);
+    /* The member lanes move their words' tables alone: the members' parameters lag the map
+     * (map_lagging) until something reads them (latmc_ens_sync_map), as after the device's
+     * rounds; the tables a swap leaves are those set_param would (swap_ready says when) */
+    const bool lag = st == LATMC_OK && e->lanes && latmc_ens_lanes_swap_ready(e);
+    if (lag && !e->map_lagging) {
+        const size_t M = (size_t)e->n_members;
+        if (!e->applied_at && !(e->applied_at = malloc(M * sizeof *e->applied_at)))
+            return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate a map");
+        if (!e->applied_temp && !(e->applied_temp = malloc(M * sizeof *e->applied_temp)))
+            return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate a map");
+        memcpy(e->applied_at, e->member_at, M * sizeof *e->applied_at);
+        memcpy(e->applied_temp, e->temp_of, M * sizeof *e->applied_temp);
+        e->map_lagging = true;
+    } else if (!lag && st == LATMC_OK) {
+        st = latmc_ens_sync_map(e); /* a lag before: the members first */
+    }
     if (st == LATMC_OK)
         st = latmc_ens_exec_round_values(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
     if (st < 0)
@@ -181,6 +197,11 @@ int latmc_ens_exchange_round(latmc_ens *e)
     const double scale = latmc_ens_ladder_scale(e);
     const uint64_t round = e->rounds;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
+    /* latmc_ens_exchange_draw's blocks, each made once: a chain's pairs t and t + 2 (draws
+     * j and j + 2) share one where j mod 4 < 2 */
+    const struct latmc_rng_name name = latmc_rng_ens_name(stream, round);
+    uint64_t block_at = UINT64_MAX;
+    latmc_philox_ctr block = { { 0, 0, 0, 0 } };
     latmc_ens_swaps_begin(&e->swaps, e->members, e->n_members, e->ladder_key);
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
@@ -190,8 +211,12 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 const int a = e->member_at[ia], b = e->member_at[ib];
                 const double delta = latmc_ens_exchange_delta(scale, e->beta[t], e->beta[t + 1],
                                                               energy[a], energy[b], nsites);
-                const uint32_t u = latmc_ens_exchange_draw(
-                    e->layout.seed, stream, round, chain * (uint64_t)(nT - 1) + (uint64_t)t);
+                const uint64_t j = chain * (uint64_t)(nT - 1) + (uint64_t)t;
+                if (j / 4 != block_at) {
+                    block_at = j / 4;
+                    block = latmc_rng_name_block(e->layout.seed, name, block_at);
+                }
+                const uint32_t u = block.v[j % 4];
                 e->pair_attempted[t]++;
                 if (!latmc_ens_exchange_accept(delta, u))
                     continue;
@@ -200,6 +225,10 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 e->member_at[ib] = a;
                 e->temp_of[a] = t + 1;
                 e->temp_of[b] = t;
+                if (lag) {
+                    latmc_ens_lanes_swap_tables(e, a, b);
+                    continue;
+                }
                 latmc_ens_swap_ladder_values(&e->swaps, a, b, e->beta[t + 1], e->beta[t]);
                 latmc_ens_lanes_params_changed(e, a);
                 latmc_ens_lanes_params_changed(e, b);

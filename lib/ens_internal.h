@@ -88,6 +88,13 @@ struct latmc_ens {
      * members' ladder parameters are those of temp_of before it; latmc_ens_sync brings
      * them back. */
     bool map_on_device;
+    /* The member lanes' rounds on the host (lib/ens_exchange.c): while map_lagging, the
+     * members' ladder parameters are those of applied_temp (applied_at the slots' members
+     * as they hold them), not yet those of temp_of, whose tables the lanes' words already
+     * run with (a round swaps the words' tables, not the members'); latmc_ens_sync_map
+     * moves the members, as after the device's rounds. NULL until the first such round. */
+    bool map_lagging;
+    int *applied_at, *applied_temp;
 
     /* The ensemble's chain: false, each member its own sim's chain (its parameter
      * decisions 0 or 1); true, the member lanes (ensemble parameter decisions = 2,
@@ -228,6 +235,14 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts);
  * path that changes a member's parameters calls it: set_param, the ladder, the swaps of
  * the exchange rounds and of the device's tempering. */
 void latmc_ens_lanes_params_changed(latmc_ens *e, int m);
+/* An exchange round's moves on the member lanes' tables alone (the members' parameters
+ * lag, e->map_lagging): latmc_ens_lanes_swap_ready, whether the round may (the words exist
+ * and every member's parameters but the ladder's are member 0's, so that two members'
+ * tables after a swap are each other's before; the changed members' tables copied first);
+ * latmc_ens_lanes_swap_tables, members a and b exchange their tables (the words' next call
+ * sends them again). */
+bool latmc_ens_lanes_swap_ready(latmc_ens *e);
+void latmc_ens_lanes_swap_tables(latmc_ens *e, int a, int b);
 /* The words stay between calls. latmc_ens_lanes_flush: the members brought up to them
  * (latmc_ens_sync calls it: every reader of a member). latmc_ens_lanes_drop: flush, then
  * forget them (a member's spins written from outside, the chain switched off; the next
@@ -267,6 +282,10 @@ int latmc_ens_sync(latmc_ens *e);
  * are: the sweeps and their exchange rounds (which run on the member lanes' words) and
  * the readers of the map and the statistics alone. */
 int latmc_ens_sync_map(latmc_ens *e);
+/* The device's map and statistics alone: the members keep the parameters a lagging map
+ * (map_lagging) left them (the sweeps and the member lanes' host rounds, which run on the
+ * words' tables). */
+int latmc_ens_sync_device_map(latmc_ens *e);
 
 /* One exchange round (lib/ens_exchange.c). */
 int latmc_ens_exchange_round(latmc_ens *e);

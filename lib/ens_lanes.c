@@ -381,7 +381,12 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
         const struct latmc_ising_sums one = { b[m % LATMC_ENS_LANES],
                                               b[LATMC_ENS_LANES + m % LATMC_ENS_LANES] };
         latmc_sim *sim = e->members[m];
-        st = sim->model->observable(sim, &one, key, &values[m]);
+        if (key == LATMC_OBS_ENERGY) /* the Ising observable's own formula, without a call */
+            values[m] = latmc_ising_energy_per_site(sim->param[LATMC_PARAM_J],
+                                                    sim->param[LATMC_PARAM_H], one.bonds,
+                                                    one.spins, (double)sim->nsites);
+        else
+            st = sim->model->observable(sim, &one, key, &values[m]);
     }
     free(sums);
     if (st < 0)
@@ -557,6 +562,33 @@ static void tables_update(latmc_ens *e, struct latmc_ens_lanes_words *w)
     e->lanes_tables_gen++;
 }
 
+bool latmc_ens_lanes_swap_ready(latmc_ens *e)
+{
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (!w || !w->current || w->lost)
+        return false;
+    if (e->map_lagging) /* checked when it began: every setter of a parameter syncs first */
+        return true;
+    const latmc_sim *m0 = e->members[0];
+    for (int m = 1; m < e->n_members; m++)
+        for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
+            const double a = m0->param[k], b = e->members[m]->param[k];
+            if (k != e->ladder_key && a != b && !(a != a && b != b)) /* NaN alike */
+                return false;
+        }
+    tables_update(e, w); /* the words' tables the members' own before they lag */
+    return true;
+}
+
+void latmc_ens_lanes_swap_tables(latmc_ens *e, int a, int b)
+{
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    const struct latmc_ising_tables t = w->tables[a];
+    w->tables[a] = w->tables[b];
+    w->tables[b] = t;
+    e->lanes_tables_gen++;
+}
+
 int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
 {
     int st = LATMC_OK;
@@ -574,6 +606,10 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
     if (!w->current && (st = pack(e, w)) < 0)
         return st;
     const int64_t N = e->nsites;
+    /* a member's parameters changed while the map lags (no path does: each syncs first):
+     * the members to the map, so that the tables copied are the chain's */
+    if (e->map_lagging && (w->all_dirty || w->any_dirty) && (st = latmc_ens_sync_map(e)) < 0)
+        return st;
     tables_update(e, w);
     memset(w->changed, 0, (size_t)w->groups * LATMC_ENS_LANES * sizeof *w->changed);
     const bool reference = use_reference();

@@ -190,11 +190,39 @@ int latmc_ens_sync(latmc_ens *e)
     return st == LATMC_OK ? latmc_ens_lanes_flush(e) : st;
 }
 
-int latmc_ens_sync_map(latmc_ens *e)
+/*
+ * Each member to its temperature in `at` (slot -> member), from the arrangement the members
+ * hold (cur_at, cur_temp: moved along): the member that should hold the ladder's value t
+ * (beta[t], or mu2) takes it from the one that holds it now (one swap each, the host
+ * round's own move; the backend's part of the moves in one call at the end).
+ */
+static void move_members(latmc_ens *e, const int *at, int *cur_at, int *cur_temp)
+{
+    const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
+    latmc_ens_swaps_begin(&e->swaps, e->members, e->n_members, e->ladder_key);
+    for (int s = 0; s < e->layout.n_samples; s++)
+        for (int r = 0; r < nR; r++)
+            for (int t = 0; t < nT; t++) {
+                const int i = ens_slot_index(e, s, t, r);
+                const int x = at[i], y = cur_at[i], tx = cur_temp[x];
+                if (x == y)
+                    continue;
+                latmc_ens_swap_ladder_values(&e->swaps, x, y, e->beta[t], e->beta[tx]);
+                latmc_ens_lanes_params_changed(e, x);
+                latmc_ens_lanes_params_changed(e, y);
+                cur_at[i] = x;
+                cur_at[ens_slot_index(e, s, tx, r)] = y;
+                cur_temp[x] = t;
+                cur_temp[y] = tx;
+            }
+    latmc_ens_swaps_end(&e->swaps);
+}
+
+int latmc_ens_sync_device_map(latmc_ens *e)
 {
     if (!e->map_on_device)
         return LATMC_OK;
-    const int M = e->n_members, nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
+    const int M = e->n_members, nT = e->layout.n_temperatures;
     int *at = malloc(2 * (size_t)M * sizeof *at);
     if (!at)
         return ENS_FAIL(e, LATMC_ENOMEM, "ensemble: cannot allocate the map of %d members", M);
@@ -213,28 +241,21 @@ int latmc_ens_sync_map(latmc_ens *e)
             at[ens_slot_index(e, ens_sample_of(e, m), temp[m], ens_replica_of(e, m))] != m)
             st = ENS_FAIL(e, LATMC_ESTATE, "ensemble: the device's temperature map is not a "
                           "permutation (member %d)", m);
-    /* each member to its temperature: the member that should hold the ladder's value t
-     * (beta[t], or mu2) takes it from the one that holds it now (one swap each, the host
-     * round's own move; the backend's part of the moves in one call at the end) */
-    latmc_ens_swaps_begin(&e->swaps, e->members, M, e->ladder_key);
-    for (int s = 0; s < e->layout.n_samples && st == LATMC_OK; s++)
-        for (int r = 0; r < nR; r++)
-            for (int t = 0; t < nT; t++) {
-                const int i = ens_slot_index(e, s, t, r);
-                const int x = at[i], y = e->member_at[i], tx = e->temp_of[x];
-                if (x == y)
-                    continue;
-                latmc_ens_swap_ladder_values(&e->swaps, x, y, e->beta[t], e->beta[tx]);
-                latmc_ens_lanes_params_changed(e, x);
-                latmc_ens_lanes_params_changed(e, y);
-                e->member_at[i] = x;
-                e->member_at[ens_slot_index(e, s, tx, r)] = y;
-                e->temp_of[x] = t;
-                e->temp_of[y] = tx;
-            }
-    latmc_ens_swaps_end(&e->swaps);
+    if (st == LATMC_OK)
+        move_members(e, at, e->member_at, e->temp_of);
     free(at);
     if (st == LATMC_OK)
         e->map_on_device = false;
     return st;
+}
+
+int latmc_ens_sync_map(latmc_ens *e)
+{
+    const int st = latmc_ens_sync_device_map(e);
+    if (st < 0 || !e->map_lagging)
+        return st;
+    /* the member lanes' rounds since the lag began: the members to the map's temperatures */
+    move_members(e, e->member_at, e->applied_at, e->applied_temp);
+    e->map_lagging = false;
+    return LATMC_OK;
 }

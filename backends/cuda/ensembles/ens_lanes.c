@@ -26,7 +26,7 @@ struct cuda_ens_lanes {
     uint32_t *table;                     /* the sites' table (4 N words) where in_shared 2 */
     struct latmc_ising_tables *tables;   /* groups x 32 */
     /* the core's generation of the tables last copied into `tables` (0: none), and the
-     * kernel's form and register-form instance they give (tables_mode, tables_zeros) */
+     * kernel's form and register-form instance they give (tables_scan) */
     uint64_t sent_gen;
     int sent_mode, sent_zeros;
     unsigned long long *changed;         /* groups x 32 */
@@ -141,62 +141,58 @@ static int form_is(const char *name)
     return v && strcmp(v, name) == 0;
 }
 
-/* The kernel's form (ising_lanes.h) the tables allow: 0 heat bath, 1 Metropolis with every
- * present lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3 as 1
- * where moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u] =
- * 2^32: h = 0 and dE <= 0 there), the register form. A pass over every member's tables:
- * worked out when they change (cuda_ens_lanes keeps it with their generation). */
-static int tables_mode(const struct latmc_ens_lanes_job *job)
+/*
+ * The kernel's form (ising_lanes.h) the tables allow, *mode: 0 heat bath, 1 Metropolis with
+ * every present lane's tables symmetric (latmc_ens_lanes_symmetric), 2 other Metropolis, 3
+ * as 1 where moreover every lane accepts at u >= ndim unsatisfied bonds (metropolis[0][u]
+ * = 2^32: h = 0 and dE <= 0 there), the register form; *zeros, the register form's instance
+ * (CUDA_ENS_LANES_ZEROS) they allow: 0 unless every member is open (a threshold below 2^32
+ * and not 0) at every key u < ndim, then the largest whose top planes left out are zero in
+ * all those thresholds (mode 3 only). One pass over every member's tables, worked out when
+ * they change (cuda_ens_lanes keeps both with their generation: after every exchange round).
+ */
+static void tables_scan(const struct latmc_ens_lanes_job *job, int *mode, int *zeros)
 {
+    *mode = *zeros = 0;
     if (job->algorithm == LATMC_ALGO_HEATBATH)
-        return 0;
-    int regs = 1;
-    for (int m = 0; m < job->n_members; m++) {
-        if (!latmc_ens_lanes_symmetric(&job->tables[m], job->ndim))
-            return 2;
-        for (int u = job->ndim; u <= 2 * job->ndim; u++)
-            if (!(latmc_ising_site_threshold(&job->tables[m], LATMC_ALGO_METROPOLIS, -1, u) >>
-                  32))
-                regs = 0;
-    }
-    return regs ? 3 : 1;
-}
-
-/* The register form's instance (CUDA_ENS_LANES_ZEROS) the tables allow: 0 unless every
- * member is open (a threshold below 2^32 and not 0) at every key u < ndim; then the largest
- * whose top planes left out are zero in all those thresholds. Mode 3 only. */
-static int tables_zeros(const struct latmc_ens_lanes_job *job)
-{
-    /* the largest threshold of each key (the fewest leading zero bits): one pass over the
-     * members, a compare each (it runs after every exchange round) */
+        return;
+    const int nd = job->ndim;
+    bool regs = true, open = true;
+    /* the largest threshold of each key u < ndim (the fewest leading zero bits) */
     uint64_t largest[LATMC_ISING_MAX_K] = { 0 };
-    for (int m = 0; m < job->n_members; m++)
-        for (int u = 0; u < job->ndim; u++) {
-            const uint64_t t =
-                latmc_ising_site_threshold(&job->tables[m], LATMC_ALGO_METROPOLIS, -1, u);
-            if (t == 0 || t >> 32)
-                return 0; /* not open: decided without a plane */
-            if (t > largest[u])
-                largest[u] = t;
+    for (int m = 0; m < job->n_members; m++) {
+        const struct latmc_ising_tables *t = &job->tables[m];
+        if (!latmc_ens_lanes_symmetric(t, nd)) {
+            *mode = 2;
+            return;
         }
+        for (int u = nd; u <= 2 * nd; u++)
+            regs = regs && latmc_ising_site_threshold(t, LATMC_ALGO_METROPOLIS, -1, u) >> 32;
+        for (int u = 0; u < nd; u++) {
+            const uint64_t v = latmc_ising_site_threshold(t, LATMC_ALGO_METROPOLIS, -1, u);
+            open = open && v != 0 && !(v >> 32);
+            largest[u] = v > largest[u] ? v : largest[u];
+        }
+    }
+    *mode = regs ? 3 : 1;
+    if (!regs || !open)
+        return;
     int all = 32, most = 32; /* leading zero bits: of every key, of the keys u < ndim - 1 */
-    for (int u = 0; u < job->ndim; u++) {
+    for (int u = 0; u < nd; u++) {
         int z = 0;
         while (!((largest[u] << z) & 0x80000000u))
             z++;
         if (z < all)
             all = z;
-        if (u < job->ndim - 1 && z < most)
+        if (u < nd - 1 && z < most)
             most = z;
     }
-    int zeros = 0;
     for (int z = 1; z < CUDA_ENS_LANES_ZEROS; z++)
         if (CUDA_ENS_LANES_ZEROS_ALL(z) <= all && CUDA_ENS_LANES_ZEROS_MOST(z) <= most)
-            zeros = z;
-    return zeros;
+            *zeros = z;
 }
 
-/* The form a launch runs: the tables' (tables_mode), or the tests' choice of the plain form
+/* The form a launch runs: the tables' (tables_scan), or the tests' choice of the plain form
  * (-1) or of the keys' form (1) where the register form (3) would serve. */
 static int kernel_mode(int mode)
 {
@@ -205,7 +201,7 @@ static int kernel_mode(int mode)
     return mode == 3 && form_is("keys") ? 1 : mode;
 }
 
-/* The register form's instance a launch runs: the tables' (tables_zeros), or 0 where the
+/* The register form's instance a launch runs: the tables' (tables_scan), or 0 where the
  * tests ask for the instance that knows no zero planes (LATMC_ENS_LANES=nozeros). */
 static int kernel_zeros(int mode, int zeros)
 {
@@ -265,8 +261,7 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
                                             cudaMemcpyHostToDevice, s),
                             "the member lanes' tables");
             if (st == LATMC_OK) {
-                l->sent_mode = tables_mode(job);
-                l->sent_zeros = l->sent_mode == 3 ? tables_zeros(job) : 0;
+                tables_scan(job, &l->sent_mode, &l->sent_zeros);
                 l->sent_gen = job->tables_gen;
             }
         }
