@@ -35,6 +35,7 @@
 #include "ens_test_helpers.h"
 #include "ens_internal.h"   /* the ensemble's lanes_words: freed when decisions leaves 2 */
 #include "ens_lanes_sums.h" /* latmc_ens_lanes_sums */
+#include "model.h"          /* a member's tables: model_data, data_size */
 #include "philox.h"
 
 static latmc_ctx *ctx;
@@ -785,6 +786,45 @@ static void test_tables_follow_params(void **state)
     latmc_ens_destroy(&b);
 }
 
+/* The host's rounds move the words' tables alone (every member's parameters but beta
+ * alike): the members' betas lag the map (map_lagging) across calls of sweeps until
+ * something reads the map or a member; then each member holds its temperature's beta, and
+ * a member's own tables are those its lane ran with. (test_tables_follow_params and the
+ * definition's test hold the chain itself to the members' own sweeps and to the test's
+ * rules.) */
+static void test_members_lag_the_map(void **state)
+{
+    (void)state;
+    latmc_ens *e = tempering(1);
+    assert_int_equal(latmc_ens_sweep(e, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 4), LATMC_OK);
+    assert_true(e->map_lagging);
+    const int M = e->n_members;
+    int behind = 0;
+    for (int m = 0; m < M; m++)
+        behind += e->members[m]->param[LATMC_PARAM_BETA] != e->beta[e->temp_of[m]];
+    assert_true(behind > 0); /* swaps happened, and the members did not take them */
+    int t = -1;
+    assert_int_equal(latmc_ens_temperature_of(e, 5, &t), LATMC_OK);
+    assert_false(e->map_lagging);
+    assert_int_equal(t, e->temp_of[5]);
+    for (int m = 0; m < M; m++) {
+        assert_true(e->members[m]->param[LATMC_PARAM_BETA] == e->beta[e->temp_of[m]]);
+        assert_int_equal(e->member_at[ens_slot_index(e, ens_sample_of(e, m), e->temp_of[m],
+                                                     ens_replica_of(e, m))], m);
+    }
+    /* a member's own tables against a fresh sim's at its beta: the words ran with these */
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    assert_int_equal(latmc_ens_member_desc(e, 7, &d), LATMC_OK);
+    latmc_sim *one = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &one), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(one, LATMC_PARAM_BETA, e->beta[e->temp_of[7]]), LATMC_OK);
+    assert_memory_equal(one->model_data, e->members[7]->model_data, one->model->data_size);
+    latmc_sim_destroy(&one);
+    latmc_ens_destroy(&e);
+}
+
 /* The member lanes' counts kept by the ensemble (its pending counts, lib/ens_exec.c) bound as
  * latmc_sim_sweep's: member 5's attempted updates set to 2^62 in the file (its checkpoint's
  * counter; the other members far below). A call of sweeps still runs (the check comes
@@ -1430,6 +1470,7 @@ int main(void)
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_switch_back),
         cmocka_unit_test(test_tables_follow_params),
+        cmocka_unit_test(test_members_lag_the_map),
         cmocka_unit_test(test_counters_bound),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_cuda_equals_cpu),
