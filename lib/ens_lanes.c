@@ -130,6 +130,8 @@ struct latmc_ens_lanes_words {
     uint32_t *bond;                        /* groups x ndim N, or NULL */
     struct latmc_ising_tables *tables;     /* groups x 32 (absent lanes zero) */
     uint64_t *changed;                     /* groups x 32 */
+    int64_t *sums;                         /* groups x 64: a round's sums (made at the
+                                              first round, kept) */
     int8_t *bytes;                         /* N: one member's configuration */
     bool current, stale;
     /* a device's call of sweeps failed: its words may have advanced past the members'
@@ -168,6 +170,7 @@ void latmc_ens_lanes_free(latmc_ens *e)
     free(w->bond);
     free(w->tables);
     free(w->changed);
+    free(w->sums);
     free(w->bytes);
     free(w->dirty);
     for (int c = 0; c < w->n_keeps; c++)
@@ -357,14 +360,13 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
     int st = team(e, nt, "exchange round");
     if (st < 0)
         return st;
-    int64_t *sums = malloc((size_t)G * LATMC_ENS_LANES * 2 * sizeof *sums);
-    if (!sums)
+    if (!w->sums && !(w->sums = malloc((size_t)G * LATMC_ENS_LANES * 2 * sizeof *w->sums)))
         return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the lanes' sums");
+    int64_t *sums = w->sums;
     if (w->dev) {
         struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SUMS);
         job.sums = sums;
         if ((st = w->dev(e->members, e->n_members, &job)) < 0) {
-            free(sums);
             return ENS_FAIL(e, st, "exchange round: the member lanes' sums on the %s device: "
                             "%s", e->members[0]->ops->name, latmc_last_error());
         }
@@ -376,19 +378,23 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
         for (int g = 0; g < G; g++)
             group_sums(e, w, g, sums);
     }
+    /* the energies by the Ising observable's own formula, without a call a member; where
+     * the members' parameters but beta are alike (a lagging map: swap_ready checked), with
+     * member 0's J and h (4096 members' sims are as many cache misses a round) */
+    const latmc_sim *m0 = e->members[0];
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
         const int64_t *b = sums + (size_t)(m / LATMC_ENS_LANES) * LATMC_ENS_LANES * 2;
         const struct latmc_ising_sums one = { b[m % LATMC_ENS_LANES],
                                               b[LATMC_ENS_LANES + m % LATMC_ENS_LANES] };
         latmc_sim *sim = e->members[m];
-        if (key == LATMC_OBS_ENERGY) /* the Ising observable's own formula, without a call */
-            values[m] = latmc_ising_energy_per_site(sim->param[LATMC_PARAM_J],
-                                                    sim->param[LATMC_PARAM_H], one.bonds,
-                                                    one.spins, (double)sim->nsites);
+        const latmc_sim *p = e->map_lagging ? m0 : sim;
+        if (key == LATMC_OBS_ENERGY)
+            values[m] = latmc_ising_energy_per_site(p->param[LATMC_PARAM_J],
+                                                    p->param[LATMC_PARAM_H], one.bonds,
+                                                    one.spins, (double)e->nsites);
         else
             st = sim->model->observable(sim, &one, key, &values[m]);
     }
-    free(sums);
     if (st < 0)
         return ENS_FAIL(e, st, "exchange round: an observable: %s", latmc_thread_error());
     return LATMC_OK;
