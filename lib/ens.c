@@ -109,7 +109,6 @@ static void ens_free(latmc_ens *e)
     free(e->rt_dir);
     free(e->rt_start);
     free(e->scratch);
-    free(e->round_accept);
     free(e->status);
     free(e->counts);
     free(e->pending);

@@ -29,17 +29,6 @@
 #include "ens_exchange_rule.h"
 #include "model.h"
 #include "rng_streams.h"
-#include "thread_probe.h"
-
-#ifdef _OPENMP
-#  define EXCH_PRAGMA_(x) _Pragma(#x)
-#  define EXCH_OMP(x) EXCH_PRAGMA_(omp x)
-#else
-#  define EXCH_OMP(x)
-#endif
-
-/* Pairs a round decides per thread before a team pays for waking (microseconds). */
-#define EXCH_OMP_MIN_PAIRS 256
 
 void latmc_ens_track_trip(latmc_ens *e, int m, int t)
 {
@@ -173,41 +162,6 @@ double latmc_ens_ladder_scale(const latmc_ens *e)
     return e->ladder_key == LATMC_PARAM_MU2 ? 0.5 : 1.0; /* mu2 / 2, or beta */
 }
 
-/* A round's decisions (latmc_ens_exchange_round): what every chain reads. */
-struct round_decisions {
-    const latmc_ens *e;
-    const double *energy;
-    struct latmc_rng_name name; /* the round's draws' name (latmc_ens_exchange_draw) */
-    uint64_t round;
-    double scale, nsites;
-};
-
-/* Chain c's (sample c / n_R, replica c mod n_R) decisions of the round's pairs (t, t + 1)
- * into e->round_accept[c n_T + t]: latmc_ens_exchange_draw's blocks each made once, the
- * pairs t and t + 2 (draws j and j + 2) sharing one where j mod 4 < 2. */
-static void decide_chain(const struct round_decisions *job, int c)
-{
-    const latmc_ens *e = job->e;
-    const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
-    const int s = c / nR, r = c % nR;
-    unsigned char *acc = e->round_accept + (size_t)c * (size_t)nT;
-    uint64_t block_at = UINT64_MAX;
-    latmc_philox_ctr block = { { 0, 0, 0, 0 } };
-    for (int t = (int)(job->round % 2); t + 1 < nT; t += 2) {
-        const int a = e->member_at[ens_slot_index(e, s, t, r)];
-        const int b = e->member_at[ens_slot_index(e, s, t + 1, r)];
-        const double delta = latmc_ens_exchange_delta(job->scale, e->beta[t], e->beta[t + 1],
-                                                      job->energy[a], job->energy[b],
-                                                      job->nsites);
-        const uint64_t j = (uint64_t)c * (uint64_t)(nT - 1) + (uint64_t)t;
-        if (j / 4 != block_at) {
-            block_at = j / 4;
-            block = latmc_rng_name_block(e->layout.seed, job->name, block_at);
-        }
-        acc[t] = latmc_ens_exchange_accept(delta, block.v[j % 4]);
-    }
-}
-
 int latmc_ens_exchange_round(latmc_ens *e)
 {
     const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
@@ -243,36 +197,29 @@ int latmc_ens_exchange_round(latmc_ens *e)
     const double scale = latmc_ens_ladder_scale(e);
     const uint64_t round = e->rounds;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
-    /* the decisions first, chain by chain (the pairs of a round are disjoint: each reads
-     * the map as the round found it), on the ensemble's threads where there are enough;
-     * then the moves in the order of the pairs */
-    const int chains = e->layout.n_samples * nR;
-    if (!e->round_accept && !(e->round_accept = malloc((size_t)e->n_members)))
-        return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the decisions");
-    const struct round_decisions job = { e, energy, latmc_rng_ens_name(stream, round), round,
-                                         scale, nsites };
-    int nt = chains * (nT / 2) >= 2 * EXCH_OMP_MIN_PAIRS ? e->layout.n_threads : 1;
-    nt = nt < chains ? nt : chains;
-    if (nt > 1 && latmc_team_ready(nt) != LATMC_OK)
-        nt = 1; /* the same decisions on this thread */
-    if (nt == 1) { /* a serial loop never enters the construct (lib/ens_exec.c says why) */
-        for (int c = 0; c < chains; c++)
-            decide_chain(&job, c);
-    } else {
-        EXCH_OMP(parallel for num_threads(nt) schedule(static))
-        for (int c = 0; c < chains; c++)
-            decide_chain(&job, c);
-    }
+    /* latmc_ens_exchange_draw's blocks, each made once: a chain's pairs t and t + 2 (draws
+     * j and j + 2) share one where j mod 4 < 2 */
+    const struct latmc_rng_name name = latmc_rng_ens_name(stream, round);
+    uint64_t block_at = UINT64_MAX;
+    latmc_philox_ctr block = { { 0, 0, 0, 0 } };
     latmc_ens_swaps_begin(&e->swaps, e->members, e->n_members, e->ladder_key);
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
-            const unsigned char *acc = e->round_accept + (size_t)(s * nR + r) * (size_t)nT;
+            const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
             for (int t = (int)(round % 2); t + 1 < nT; t += 2) {
-                e->pair_attempted[t]++;
-                if (!acc[t])
-                    continue;
                 const int ia = ens_slot_index(e, s, t, r), ib = ens_slot_index(e, s, t + 1, r);
                 const int a = e->member_at[ia], b = e->member_at[ib];
+                const double delta = latmc_ens_exchange_delta(scale, e->beta[t], e->beta[t + 1],
+                                                              energy[a], energy[b], nsites);
+                const uint64_t j = chain * (uint64_t)(nT - 1) + (uint64_t)t;
+                if (j / 4 != block_at) {
+                    block_at = j / 4;
+                    block = latmc_rng_name_block(e->layout.seed, name, block_at);
+                }
+                const uint32_t u = block.v[j % 4];
+                e->pair_attempted[t]++;
+                if (!latmc_ens_exchange_accept(delta, u))
+                    continue;
                 e->pair_accepted[t]++;
                 e->member_at[ia] = b;
                 e->member_at[ib] = a;

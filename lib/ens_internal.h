@@ -105,8 +105,6 @@ struct latmc_ens {
                                   changed tables (lib/ens_lanes.c), never reset */
 
     double *scratch;           /* n_members doubles (energies of a round) */
-    unsigned char *round_accept; /* n_members: a round's decisions, [chain n_T + t] (made at
-                                    the first round, lib/ens_exchange.c) */
     /* What the batched path (lib/ens_exec.c) knows without walking the members: every
      * member has a configuration (have_config never goes back to false), and every
      * member's sweep count is e->sweeps with one box (true after a full check; false
