@@ -31,7 +31,12 @@ struct cuda_ens_lanes {
     int sent_mode, sent_zeros;
     unsigned long long *changed;         /* groups x 32 */
     long long *sums;                     /* groups x 64 */
-    unsigned long long *chunk;           /* host: a launch's counters (groups x 32) */
+    /* page-locked host memory: a launch's counters (groups x 32), the tables on their way
+     * in (groups x 32) and the rounds' sums on their way out (groups x 64): copies of
+     * pageable memory go through the driver's own staging, some 2x slower a round */
+    unsigned long long *chunk;
+    struct latmc_ising_tables *tables_host;
+    long long *sums_host;
 };
 
 /* Sweeps per launch: a launch stays short (as the fused ensemble kernels'). */
@@ -47,7 +52,9 @@ void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
     cudaFree(l->tables);
     cudaFree(l->changed);
     cudaFree(l->sums);
-    free(l->chunk);
+    cudaFreeHost(l->chunk);
+    cudaFreeHost(l->tables_host);
+    cudaFreeHost(l->sums_host);
     free(l);
 }
 
@@ -112,8 +119,16 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&l->sums, lanes * 2 * sizeof *l->sums),
                         "the member lanes' sums");
-    if (st == LATMC_OK && !(l->chunk = malloc(lanes * sizeof *l->chunk)))
-        st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the member lanes' counters");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMallocHost((void **)&l->chunk, lanes * sizeof *l->chunk),
+                        "the member lanes' counters (host)");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMallocHost((void **)&l->tables_host,
+                                       lanes * sizeof *l->tables_host),
+                        "the member lanes' tables (host)");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMallocHost((void **)&l->sums_host, lanes * 2 * sizeof *l->sums_host),
+                        "the member lanes' sums (host)");
     int optin = 0;
     if (st == LATMC_OK)
         st = cuda_check(cuda_device_smem_optin(cs->device, &optin), "the device's shared memory");
@@ -257,8 +272,12 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
          * copies them */
         if (job->tables_gen == 0 || l->sent_gen != job->tables_gen) {
             l->sent_gen = 0;
-            st = cuda_check(cudaMemcpyAsync(l->tables, job->tables, lanes * sizeof *l->tables,
-                                            cudaMemcpyHostToDevice, s),
+            /* through page-locked memory (the call waits for its stream before it returns,
+             * so the next call's copy finds it free) */
+            memcpy(l->tables_host, job->tables, lanes * sizeof *l->tables);
+            st = cuda_check(cudaMemcpyAsync(l->tables, l->tables_host,
+                                            lanes * sizeof *l->tables, cudaMemcpyHostToDevice,
+                                            s),
                             "the member lanes' tables");
             if (st == LATMC_OK) {
                 tables_scan(job, &l->sent_mode, &l->sent_zeros);
@@ -294,9 +313,13 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
         st = cuda_check(cuda_ens_lanes_sums(s, &g, job->n_members, l->spin, l->bond, l->sums),
                         "the member lanes' sums");
         if (st == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(job->sums, l->sums, lanes * 2 * sizeof *l->sums,
+            st = cuda_check(cudaMemcpyAsync(l->sums_host, l->sums, lanes * 2 * sizeof *l->sums,
                                             cudaMemcpyDeviceToHost, s),
                             "the member lanes' sums");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(s), "the member lanes' sums");
+        if (st == LATMC_OK)
+            memcpy(job->sums, l->sums_host, lanes * 2 * sizeof *l->sums);
         break;
     case LATMC_ENS_LANES_FETCH:
         st = cuda_check(cudaMemcpyAsync(job->spin, l->spin, words * sizeof *l->spin,
