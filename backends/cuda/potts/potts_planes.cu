@@ -56,11 +56,13 @@
 #define PL_CHUNK_MAX 2048   /* rows of a chunk: the block's row counts in shared memory */
 #define PL_WX_MAX 4         /* warps across: the block's column counts in shared memory */
 #define PL_FLUSH 255        /* rows between two flushes of the byte counters */
-#define PL_AHEAD (W == 4 ? 4 : (THREE ? 8 : 16)) /* rows whose loads are in flight */
-/* Blocks an SM (the kernel's __launch_bounds__ and the chunks' plan): 2D rows of 16 sites a
- * thread 3 (80 registers: the count spills some 16 words, the measurement none), measured
- * the faster with and without the count; the others 2 (their registers spill at 80) */
-#define PL_BLOCKS(three, w) (!(three) && (w) == 4 ? 3 : FOLD_BLOCKS_PER_SM)
+/* Rows whose loads are in flight. The kernel runs FOLD_BLOCKS_PER_SM blocks an SM (up to
+ * 128 registers). The walk waits on its batch's loads (their first use holds half its warp
+ * samples), so 2D rows of 16 sites a thread go 8 rows a batch at 2 blocks (124-127
+ * registers, no spills), measured faster with and without the count than 4 rows at 3 blocks
+ * (80 registers: the count spilled 136 bytes); the count then adds less (its instructions
+ * issue while the loads are on their way). */
+#define PL_AHEAD (W == 4 ? 8 : (THREE ? 8 : 16))
 
 template <int W>
 __device__ __forceinline__ void pl_load(const uint32_t *words, int64_t at, uint32_t (&w)[W])
@@ -133,7 +135,7 @@ template <bool B> struct pl_fast {
 };
 
 template <bool PROJ, bool THREE, int W, int NP>
-__global__ void __launch_bounds__(CUDA_THREADS, PL_BLOCKS(THREE, W))
+__global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
 potts_planes_kernel(struct fold_geom p, int wx, const uint32_t *words, int q,
                     struct latmc_potts_sums *sums, unsigned long long *proj, bool narrow)
 {
@@ -428,11 +430,11 @@ static int words_a_thread(const struct latmc_lattice *g)
 /* geom_of's chunks for blocks of wx warps across, wx of 1, 2, 4 making the fewest
  * atomics: L_x columns a chunk, the rows' entries once a block across. */
 static struct fold_geom planes_geom(const struct latmc_lattice *g,
-                                    const struct cuda_proj_range *r, int64_t cols, int w,
+                                    const struct cuda_proj_range *r, int64_t cols,
                                     int *wx_out)
 {
     struct fold_geom p = geom_of(g, r, cols);
-    const int64_t resident = (int64_t)sms_of_current_device() * PL_BLOCKS(p.three, w);
+    const int64_t resident = (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM;
     const int64_t per_row = p.three ? 2 : 1;
     int64_t best = -1;
     for (int wx = 1; wx <= PL_WX_MAX; wx *= 2) {
@@ -486,7 +488,7 @@ extern "C" cudaError_t cuda_potts_measure_planes(cudaStream_t stream,
         return cudaErrorInvalidValue;
     const int W = words_a_thread(g);
     int wx = 1;
-    const struct fold_geom p = planes_geom(g, r, g->lx / (4 * W), W, &wx);
+    const struct fold_geom p = planes_geom(g, r, g->lx / (4 * W), &wx);
     const int64_t across = (p.cols + 32 * wx - 1) / (32 * wx);
     const dim3 grid((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
     const uint32_t *w = (const uint32_t *)sites; /* rows of L_x bytes: 4 (16) byte aligned */
