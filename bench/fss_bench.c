@@ -2,7 +2,7 @@
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
  *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] [--devices N]
- *                        [--parts K] [--potts P] [--decisions D]
+ *                        [--parts K] [--potts P] [--phi4 P] [--decisions D]
  *       what the finite-size-scaling observables add to a measurement, per model, on the
  *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
  *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
@@ -12,14 +12,16 @@
  *       the lattices whose name contains TEXT, e.g. "Ising"). With one thread the times
  *       are the thread's CPU time, else wall-clock time. --cuda L: instead, on the CUDA
  *       backend (one GPU, wall-clock time), 2D Ising at L^2, 3D Ising at (L / 64)^3 and 2D
- *       Potts q = 3 at (L / 4)^2, whose |m(k_min)|^2 the device counts, and 3D Heisenberg at
+ *       Potts q = 3 at (L / 4)^2, whose |m(k_min)|^2 the device counts, 2D phi^4 (float) at
+ *       (L / 4)^2, whose tiles the device sums, and 3D Heisenberg at
  *       (L / 256)^3 with one and two replicas, whose tiles the device reduces
  *       (doc/observables.md); a case whose extent is below the library's minimum (2) at
  *       this L (3D at small L) is skipped with a line saying so.
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
  *       --parts K (with --cuda): each lattice as K boxes of one GPU. --potts P (with
- *       --cuda): Potts at P^2 instead of (L / 4)^2. --decisions D: the Ising lattices'
+ *       --cuda): Potts at P^2 instead of (L / 4)^2; --phi4 P likewise phi^4. --decisions D:
+ *       the Ising lattices'
  *       chain (LATMC_PARAM_DECISIONS: 0, the default, or 1, the bit-sliced decisions,
  *       whose sweeps leave CUDA's configuration in the 1-bit form that is then measured).
  *
@@ -61,6 +63,8 @@ static int cost_devices = 0;
 static int cost_parts = 0;
 /* --potts P: the CUDA case of Potts at P^2 (0: (L / 4)^2) */
 static int64_t cost_potts_L = 0;
+/* --phi4 P: the CUDA case of phi^4 (float) at P^2 (0: (L / 4)^2) */
+static int64_t cost_phi4_L = 0;
 /* --decisions D: the Ising cases' LATMC_PARAM_DECISIONS */
 static int cost_decisions = 0;
 
@@ -117,6 +121,8 @@ static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int thread
     d.q = c->q;
     d.replicas = c->replicas;
     d.couplings = c->replicas == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
+    if (cost_cuda_L > 0 && c->model == LATMC_MODEL_PHI4)
+        d.precision = LATMC_PRECISION_FLOAT; /* the GPU's production precision */
     d.device = cost_cuda_L > 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
     d.n_threads = cost_cuda_L > 0 ? 0 : threads;
     if (cost_cuda_L > 0 && cost_devices > 1)
@@ -160,7 +166,7 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 
 static int cost(int threads, int repeat, const char *only)
 {
-    char ising_name[64], ising3_name[64], potts_name[64], heisenberg_name[64],
+    char ising_name[64], ising3_name[64], potts_name[64], phi4_name[64], heisenberg_name[64],
         heisenberg2_name[64], gpus[24] = "";
     if (cost_devices > 1)
         snprintf(gpus, sizeof gpus, " on %d GPUs", cost_devices);
@@ -173,6 +179,9 @@ static int cost(int threads, int repeat, const char *only)
     const int64_t potts_L = cost_potts_L > 0 ? cost_potts_L : cost_cuda_L / 4;
     snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2%s", (long long)potts_L,
              gpus);
+    const int64_t phi4_L = cost_phi4_L > 0 ? cost_phi4_L : cost_cuda_L / 4;
+    snprintf(phi4_name, sizeof phi4_name, "CUDA phi^4 2D %lld^2 float%s", (long long)phi4_L,
+             gpus);
     snprintf(heisenberg_name, sizeof heisenberg_name, "CUDA Heisenberg 3D %lld^3%s",
              (long long)(cost_cuda_L / 256), gpus);
     snprintf(heisenberg2_name, sizeof heisenberg2_name, "CUDA Heisenberg 3D %lld^3 x 2%s",
@@ -181,6 +190,7 @@ static int cost(int threads, int repeat, const char *only)
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
         { ising3_name, LATMC_MODEL_ISING, 3, 2, 1, cost_cuda_L / 64, LATMC_PARAM_BETA, 0 },
         { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, potts_L, LATMC_PARAM_BETA, 0 },
+        { phi4_name, LATMC_MODEL_PHI4, 2, 2, 1, phi4_L, LATMC_PARAM_MU2, 0 },
         { heisenberg_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA,
           0 },
         { heisenberg2_name, LATMC_MODEL_HEISENBERG, 3, 2, 2, cost_cuda_L / 256, LATMC_PARAM_BETA,
@@ -329,7 +339,7 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 static void usage(void)
 {
     printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L] "
-           "[--devices N] [--parts K] [--potts P] [--decisions D]\n"
+           "[--devices N] [--parts K] [--potts P] [--phi4 P] [--decisions D]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -361,6 +371,8 @@ int main(int argc, char **argv)
             cost_cuda_L = atoll(v);
         else if (strcmp(a, "--potts") == 0)
             cost_potts_L = atoll(v);
+        else if (strcmp(a, "--phi4") == 0)
+            cost_phi4_L = atoll(v);
         else if (strcmp(a, "--decisions") == 0)
             cost_decisions = strcmp(v, "0") == 0 ? 0 : strcmp(v, "1") == 0 ? 1 : -1;
         else if (strcmp(a, "--devices") == 0 || strcmp(a, "--parts") == 0) {
@@ -395,6 +407,10 @@ int main(int argc, char **argv)
     }
     if (cost_potts_L < 0 || (cost_potts_L > 0 && (cost_cuda_L == 0 || cost_potts_L % 64 != 0))) {
         fprintf(stderr, "latmc-fss-bench: --potts P goes with --cuda L, P a multiple of 64\n");
+        return 2;
+    }
+    if (cost_phi4_L < 0 || (cost_phi4_L > 0 && (cost_cuda_L == 0 || cost_phi4_L % 64 != 0))) {
+        fprintf(stderr, "latmc-fss-bench: --phi4 P goes with --cuda L, P a multiple of 64\n");
         return 2;
     }
     if (cost_decisions < 0) {
