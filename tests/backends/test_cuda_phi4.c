@@ -16,6 +16,8 @@
  *   it (3D 64x8x8, mu2 = 0.2, g = 2.4, Lambda = 4): <e>, <phi^2>, <m^2>, <|m|> of the CPU
  *   and of CUDA with two chunk shapes agree pairwise within 4 sigma (binning errors of
  *   independent chains).
+ * - long_rows_measure: the measurement of long rows (a thread a row) against the CPU's on
+ *   the same field, bit for bit, float and double, 2D and 3D, one box and two.
  * - bad_environment: malformed or unfit LATMC_CUDA_PHI4_CHUNK / _THREADS are LATMC_EINVAL
  *   naming the variable, and nothing is created.
  * Exits 77 (skipped) when the CUDA backend is unavailable.
@@ -390,6 +392,72 @@ static void cpu_agreement(void **state)
 
 /* ---- bad environment ---- */
 
+/*
+ * The measurement of long rows, a thread a row (backends/cuda/phi4/phi4_device.cuh,
+ * phi4_row_walk: L_x >= 256 and a multiple of 4, at least 4096 rows), against the CPU
+ * backend's on the same field bit for bit: every observable that reads the sums, float and
+ * double, 2D and 3D, one box and two (the box kernel and its halo rows), 1/Lambda on.
+ */
+static void long_rows_measure(void **state)
+{
+    (void)state;
+    static const struct {
+        int ndim, precision, parts;
+        int64_t L[3];
+    } cases[] = {
+        { 2, F, 1, { 256, 4096, 1 } }, { 2, D, 1, { 260, 4100, 1 } },
+        { 3, F, 1, { 256, 16, 256 } }, { 2, F, 2, { 512, 8192, 1 } },
+        { 3, D, 2, { 256, 32, 256 } },
+    };
+    static const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION, LATMC_OBS_M2,
+                                LATMC_OBS_M4, LATMC_OBS_PHI2 };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        latmc_sim *sim[2] = { NULL, NULL };
+        size_t bytes = 0;
+        void *field = NULL;
+        for (int dev = 0; dev < 2; dev++) {
+            latmc_sim_desc d;
+            latmc_sim_desc_init(&d);
+            d.model = LATMC_MODEL_PHI4;
+            d.ndim = cases[i].ndim;
+            for (int mu = 0; mu < d.ndim; mu++)
+                d.extent[mu] = cases[i].L[mu];
+            d.precision = cases[i].precision;
+            d.device = dev ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
+            d.n_threads = dev ? 0 : 1;
+            d.n_parts = dev ? cases[i].parts : 0;
+            d.seed = 77 + i;
+            assert_int_equal(latmc_sim_create(ctx, &d, &sim[dev]), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(sim[dev], LATMC_PARAM_MU2, -0.4), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(sim[dev], LATMC_PARAM_G, 1.3), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(sim[dev], LATMC_PARAM_LAMBDA, 2.5), LATMC_OK);
+            if (!field) { /* one field for both: the CPU's hot start, taken as it is */
+                assert_int_equal(latmc_sim_init_spins(sim[dev], LATMC_INIT_HOT), LATMC_OK);
+                assert_int_equal(latmc_sim_spins_size(sim[dev], &bytes), LATMC_OK);
+                field = malloc(bytes);
+                assert_non_null(field);
+                assert_int_equal(latmc_sim_get_spins(sim[dev], field, bytes), LATMC_OK);
+            } else {
+                assert_int_equal(latmc_sim_set_spins(sim[dev], field, bytes), LATMC_OK);
+            }
+        }
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            double v[2];
+            for (int dev = 0; dev < 2; dev++)
+                assert_int_equal(latmc_sim_observable(sim[dev], keys[k], &v[dev]), LATMC_OK);
+            if (memcmp(&v[0], &v[1], sizeof v[0]) != 0)
+                print_error("case %zu key %d: CPU %.17g, CUDA %.17g\n", i, keys[k], v[0], v[1]);
+            assert_memory_equal(&v[0], &v[1], sizeof v[0]);
+        }
+        free(field);
+        latmc_sim_destroy(&sim[0]);
+        latmc_sim_destroy(&sim[1]);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 static void bad_environment(void **state)
 {
     (void)state;
@@ -490,6 +558,7 @@ int main(void)
         cmocka_unit_test(bad_environment),
         cmocka_unit_test(gaussian),
         cmocka_unit_test(cpu_agreement),
+        cmocka_unit_test(long_rows_measure),
     };
     return cmocka_run_group_tests_name("cuda_phi4", tests, NULL, NULL);
 }

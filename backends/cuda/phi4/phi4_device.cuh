@@ -619,6 +619,10 @@ enum { PHI4_NPARTIALS = 5 };
  * its ndim terms per site in axis order).
  */
 #define PHI4_ROWS_WARPS 4
+/* phi4_row_walk's kernel: threads a block, and the rows it takes (launch_rows) */
+#define PHI4_WALK_THREADS 128
+#define PHI4_WALK_MIN_LX 256
+#define PHI4_WALK_MIN_ROWS 4096
 
 template <typename R, int NDIM, bool BOX = false>
 __device__ __forceinline__ void phi4_row_partials(const struct latmc_lattice &g, const R *phi,
@@ -680,6 +684,100 @@ __device__ __forceinline__ void phi4_row_partials(const struct latmc_lattice &g,
     }
     if (lane < PHI4_NPARTIALS)
         partials[PHI4_NPARTIALS * row + lane] = acc;
+}
+
+/*
+ * The same partial sums of row `row`, one thread walking the whole row (phi4_row_walk_kernel):
+ * 4 sites at a time from 16-byte loads (L_x a multiple of 4: the rows' starts aligned), the
+ * next 4 loaded before these are added, each site's terms made and added into the five
+ * sums at once, in x order, with the operations of phi4_row_partials (so the same doubles).
+ * Where rows are many and long, this keeps every lane adding instead of five of a warp's 32.
+ */
+template <typename R> struct phi4_quad;
+template <> struct phi4_quad<float> {
+    static __device__ __forceinline__ void load(const float *p, double (&v)[4])
+    {
+        const float4 q = *reinterpret_cast<const float4 *>(p);
+        v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+    }
+};
+template <> struct phi4_quad<double> {
+    static __device__ __forceinline__ void load(const double *p, double (&v)[4])
+    {
+        const double2 a = reinterpret_cast<const double2 *>(p)[0];
+        const double2 b = reinterpret_cast<const double2 *>(p)[1];
+        v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+    }
+};
+
+template <typename R, int NDIM, bool BOX>
+__device__ __forceinline__ void phi4_row_walk(const struct latmc_lattice &g, const R *phi,
+                                              double *partials, int64_t row)
+{
+    const int64_t y = row % g.ly, z = row / g.ly;
+    const int64_t base = g.lx * row;
+    /* as phi4_row_partials: the rows y +- 1 and z +- 1 (a box's halo planes, no wrap) */
+    const int64_t up_y = (BOX && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
+    const int64_t down_y = (BOX && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
+    const int64_t up_z =
+        NDIM == 3 ? (BOX ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
+    const int64_t down_z =
+        NDIM == 3 ? (BOX ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
+    const R *own = phi + base;
+    double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
+    double c[4], next[4];
+    phi4_quad<R>::load(own, c);
+    const double first = c[0];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        next[k] = first;
+    double prev = own[g.lx - 1]; /* x = -1: the row's last site */
+    for (int64_t x0 = 0; x0 < g.lx; x0 += 4) {
+        double u[4], d[4], f[4], b[4];
+        if (x0 + 4 < g.lx)
+            phi4_quad<R>::load(own + x0 + 4, next);
+        else
+            next[0] = first; /* x = L_x: the row's first site */
+        phi4_quad<R>::load(own + up_y + x0, u);
+        phi4_quad<R>::load(own + down_y + x0, d);
+        if (NDIM == 3) {
+            phi4_quad<R>::load(own + up_z + x0, f);
+            phi4_quad<R>::load(own + down_z + x0, b);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const double v = c[k], v2 = v * v;
+            const double right = k < 3 ? c[k + 1] : next[0], left = k > 0 ? c[k - 1] : prev;
+            const double gx = (right - v) * (right - v);
+            double lap = 0;
+            lap += right - 2.0 * v + left;
+            const double gy = (u[k] - v) * (u[k] - v);
+            lap += u[k] - 2.0 * v + d[k];
+            double gz = 0;
+            if (NDIM == 3) {
+                gz = (f[k] - v) * (f[k] - v);
+                lap += f[k] - 2.0 * v + b[k];
+            }
+            sum += v;
+            sum2 += v2;
+            sum4 += v2 * v2;
+            grad2 += gx;
+            grad2 += gy;
+            if (NDIM == 3)
+                grad2 += gz;
+            lap2 += lap * lap;
+        }
+        prev = c[3];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            c[k] = next[k];
+    }
+    double *out = partials + PHI4_NPARTIALS * row;
+    out[0] = sum;
+    out[1] = sum2;
+    out[2] = sum4;
+    out[3] = grad2;
+    out[4] = lap2;
 }
 
 /*

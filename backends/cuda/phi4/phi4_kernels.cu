@@ -93,6 +93,16 @@ phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
 }
 
 
+/* A thread a row (phi4_row_walk): the same partials as phi4_rows_kernel's. */
+template <typename R, int NDIM, bool BOX = false>
+__global__ void __launch_bounds__(PHI4_WALK_THREADS)
+phi4_row_walk_kernel(struct latmc_lattice g, const R *phi, double *partials)
+{
+    const int64_t rows = g.ly * g.lz;
+    for (int64_t row = cuda_first_item(); row < rows; row += cuda_item_stride())
+        phi4_row_walk<R, NDIM, BOX>(g, phi, partials, row);
+}
+
 __global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, int64_t rows_per_plane,
                                                              const double *partials,
                                                              struct latmc_phi4_sums *sums)
@@ -230,23 +240,57 @@ extern "C" cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi
                                        step->rng, step->colour, accepted);
 }
 
+/*
+ * The rows' partials of `g` (rows = L_y L_z): a thread a row (phi4_row_walk_kernel) where the
+ * rows are long and many (L_x a multiple of 4, at least PHI4_WALK_MIN_LX sites, at least
+ * PHI4_WALK_MIN_ROWS rows: the serial walk then has rows enough to fill the GPU), else a
+ * warp a row (phi4_rows_kernel). The same doubles either way.
+ */
+template <bool BOX>
+static cudaError_t launch_rows(cudaStream_t stream, const struct latmc_lattice &g, bool single,
+                               const void *phi, double *partials)
+{
+    const int64_t rows = g.ly * g.lz;
+    if (g.lx % 4 == 0 && g.lx >= PHI4_WALK_MIN_LX && rows >= PHI4_WALK_MIN_ROWS) {
+        const unsigned grid = phi4_grid(rows, PHI4_WALK_THREADS);
+        if (g.ndim == 3 && single)
+            phi4_row_walk_kernel<float, 3, BOX><<<grid, PHI4_WALK_THREADS, 0, stream>>>(
+                g, (const float *)phi, partials);
+        else if (g.ndim == 3)
+            phi4_row_walk_kernel<double, 3, BOX><<<grid, PHI4_WALK_THREADS, 0, stream>>>(
+                g, (const double *)phi, partials);
+        else if (single)
+            phi4_row_walk_kernel<float, 2, BOX><<<grid, PHI4_WALK_THREADS, 0, stream>>>(
+                g, (const float *)phi, partials);
+        else
+            phi4_row_walk_kernel<double, 2, BOX><<<grid, PHI4_WALK_THREADS, 0, stream>>>(
+                g, (const double *)phi, partials);
+        return cudaGetLastError();
+    }
+    const int threads = 32 * PHI4_ROWS_WARPS; /* one warp per row */
+    const unsigned grid = phi4_grid(rows, PHI4_ROWS_WARPS);
+    if (g.ndim == 3 && single)
+        phi4_rows_kernel<float, 3, BOX><<<grid, threads, 0, stream>>>(g, (const float *)phi,
+                                                                      partials);
+    else if (g.ndim == 3)
+        phi4_rows_kernel<double, 3, BOX><<<grid, threads, 0, stream>>>(g, (const double *)phi,
+                                                                       partials);
+    else if (single)
+        phi4_rows_kernel<float, 2, BOX><<<grid, threads, 0, stream>>>(g, (const float *)phi,
+                                                                      partials);
+    else
+        phi4_rows_kernel<double, 2, BOX><<<grid, threads, 0, stream>>>(g, (const double *)phi,
+                                                                       partials);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                          const struct latmc_lattice *g, const void *phi,
                                          double *partials, struct latmc_phi4_sums *sums)
 {
     const int64_t rows = g->ly * g->lz;
-    const int threads = 32 * PHI4_ROWS_WARPS; /* one warp per row */
-    const unsigned grid = phi4_grid(rows, PHI4_ROWS_WARPS);
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
-    if (g->ndim == 3 && single)
-        phi4_rows_kernel<float, 3><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
-    else if (g->ndim == 3)
-        phi4_rows_kernel<double, 3><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
-    else if (single)
-        phi4_rows_kernel<float, 2><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
-    else
-        phi4_rows_kernel<double, 2><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = launch_rows<false>(stream, *g, single, phi, partials);
     if (err != cudaSuccess)
         return err;
     phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, g->ndim == 3 ? g->ly : 1, partials, sums);
@@ -463,19 +507,8 @@ extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
     own.nsites = plane_sites * r->count;
     const size_t vb = plan->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
     const void *at = (const char *)phi + (size_t)((r->first - r->cut0) * plane_sites) * vb;
-    const int64_t rows = own.ly * own.lz;
-    const int threads = 32 * PHI4_ROWS_WARPS;
-    const unsigned grid = phi4_grid(rows, PHI4_ROWS_WARPS);
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
-    if (g->ndim == 3 && single)
-        phi4_rows_kernel<float, 3, true><<<grid, threads, 0, stream>>>(own, (const float *)at, partials);
-    else if (g->ndim == 3)
-        phi4_rows_kernel<double, 3, true><<<grid, threads, 0, stream>>>(own, (const double *)at, partials);
-    else if (single)
-        phi4_rows_kernel<float, 2, true><<<grid, threads, 0, stream>>>(own, (const float *)at, partials);
-    else
-        phi4_rows_kernel<double, 2, true><<<grid, threads, 0, stream>>>(own, (const double *)at, partials);
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = launch_rows<true>(stream, own, single, at, partials);
     if (err != cudaSuccess)
         return err;
     phi4_plane_sums_kernel<<<phi4_grid(r->count * PHI4_NPARTIALS, 128), 128, 0, stream>>>(
