@@ -262,8 +262,9 @@ static void lanes_sweep(latmc_ens *e, uint64_t n)
 }
 
 /* The member lanes on a device's module (mock variant 6, ops.ens_lanes): the tables the
- * core hands its calls are every member's own after each way of changing them (the
- * exchange rounds' swaps: uniform states, every swap taken; a new ladder; set_param; the
+ * core hands its calls are the members' own, each lane one member's (after the host
+ * rounds' swaps another's: the members' betas lag the map), after each way of changing
+ * them (the exchange rounds' swaps: uniform states, every swap taken; a new ladder; set_param; the
  * chain switched off and on; a load), a tables_gen never reused for other tables (the
  * mock fails a call otherwise), and the calls' counts (kept by the ensemble between them)
  * reach each member once, numbered from the right sweep. */
