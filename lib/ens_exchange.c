@@ -84,6 +84,16 @@ static void swap_in_place(latmc_sim *a, latmc_sim *b, int key, double value_a, d
     swap_bytes(a->model_data, b->model_data, a->model->data_size);
 }
 
+bool latmc_ens_params_alike(const latmc_sim *a, const latmc_sim *b, int except)
+{
+    for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
+        const double x = a->param[k], y = b->param[k];
+        if (k != except && x != y && !(x != x && y != y)) /* NaN alike */
+            return false;
+    }
+    return true;
+}
+
 /*
  * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
  * Where each holds what the other is to get and all their other parameters agree, the
@@ -99,11 +109,8 @@ void latmc_ens_swap_ladder_values(struct latmc_ens_swaps *q, int a, int b, doubl
 {
     latmc_sim *sa = q->members[a], *sb = q->members[b];
     const int key = q->key;
-    bool fast = q->batched && sb->ops == sa->ops && sa->param[key] == value_b &&
-                sb->param[key] == value_a;
-    for (int k = 0; fast && k <= LATMC_PARAM_MAX; k++)
-        fast = k == key || sa->param[k] == sb->param[k] ||
-               (sa->param[k] != sa->param[k] && sb->param[k] != sb->param[k]); /* NaN alike */
+    const bool fast = q->batched && sb->ops == sa->ops && sa->param[key] == value_b &&
+                      sb->param[key] == value_a && latmc_ens_params_alike(sa, sb, key);
     if (!fast || q->cap == 0) {
         latmc_ens_swaps_end(q); /* the pairs before it first: a member may be in both */
         latmc_sim_set_param(sa, key, value_a);

@@ -259,6 +259,11 @@ void latmc_ens_lanes_free(latmc_ens *e);
  * it from the tempering job (struct latmc_ens_temper's scale). */
 double latmc_ens_ladder_scale(const latmc_ens *e);
 
+/* Whether sims a and b hold the same value of every parameter but `except` (NaN alike):
+ * then each one's model data after their values of `except` are exchanged is the other's
+ * before (the swaps' fast path, the member lanes' lagging map). */
+bool latmc_ens_params_alike(const latmc_sim *a, const latmc_sim *b, int except);
+
 /* struct latmc_ens_swaps's functions (above). */
 void latmc_ens_swaps_begin(struct latmc_ens_swaps *q, latmc_sim *const *members, int n_members,
                            int key);

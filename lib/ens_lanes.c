@@ -575,13 +575,9 @@ bool latmc_ens_lanes_swap_ready(latmc_ens *e)
         return false;
     if (e->map_lagging) /* checked when it began: every setter of a parameter syncs first */
         return true;
-    const latmc_sim *m0 = e->members[0];
     for (int m = 1; m < e->n_members; m++)
-        for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
-            const double a = m0->param[k], b = e->members[m]->param[k];
-            if (k != e->ladder_key && a != b && !(a != a && b != b)) /* NaN alike */
-                return false;
-        }
+        if (!latmc_ens_params_alike(e->members[0], e->members[m], e->ladder_key))
+            return false;
     tables_update(e, w); /* the words' tables the members' own before they lag */
     return true;
 }

@@ -320,7 +320,7 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
             st = cuda_check(cudaStreamSynchronize(s), "the member lanes' sums");
         if (st == LATMC_OK)
             memcpy(job->sums, l->sums_host, lanes * 2 * sizeof *l->sums);
-        break;
+        return st; /* the stream waited for already */
     case LATMC_ENS_LANES_FETCH:
         st = cuda_check(cudaMemcpyAsync(job->spin, l->spin, words * sizeof *l->spin,
                                         cudaMemcpyDeviceToHost, s), "the member lanes' spins");

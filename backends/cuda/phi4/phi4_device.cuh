@@ -611,6 +611,24 @@ __device__ __forceinline__ uint32_t phi4_site_block(const struct site_geom &g, R
 enum { PHI4_NPARTIALS = 5 };
 
 /*
+ * Row `row`'s first site and the offsets of its rows y +- 1 and z +- 1 through the periodic
+ * wrap (a box: the planes of the cut axis beyond its own are halo planes in memory, no
+ * wrap there).
+ */
+template <int NDIM, bool BOX> struct phi4_row_at {
+    int64_t base, up_y, down_y, up_z, down_z;
+    __device__ __forceinline__ phi4_row_at(const struct latmc_lattice &g, int64_t row)
+    {
+        const int64_t y = row % g.ly, z = row / g.ly;
+        base = g.lx * row;
+        up_y = (BOX && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
+        down_y = (BOX && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
+        up_z = NDIM == 3 ? (BOX ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
+        down_z = NDIM == 3 ? (BOX ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
+    }
+};
+
+/*
  * Row `row` (fixed y, z) summed in x order: backends/cpu/phi4/phi4_measure_impl.h, the same
  * operations in the same order (each rounded separately: -fmad=false), so each row's
  * partial sums equal the CPU's bit for bit. One warp per row: the lanes compute the
@@ -629,17 +647,9 @@ __device__ __forceinline__ void phi4_row_partials(const struct latmc_lattice &g,
                                                   double *partials, int64_t row,
                                                   double (*t)[32], int lane)
 {
-    const int64_t y = row % g.ly, z = row / g.ly;
-    const int64_t base = g.lx * row;
-    /* the rows y +- 1 and z +- 1 through the periodic wrap */
-    /* (a box: the planes of the cut axis beyond its own are halo planes in memory,
-     * no wrap there) */
-    const int64_t up_y = (BOX && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
-    const int64_t down_y = (BOX && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
-    const int64_t up_z =
-        NDIM == 3 ? (BOX ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
-    const int64_t down_z =
-        NDIM == 3 ? (BOX ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
+    const struct phi4_row_at<NDIM, BOX> at(g, row);
+    const int64_t base = at.base, up_y = at.up_y, down_y = at.down_y, up_z = at.up_z,
+                  down_z = at.down_z;
     double acc = 0; /* lane k < 5: sum, sum2, sum4, grad2, lap2 */
     for (int64_t x0 = 0; x0 < g.lx; x0 += 32) {
         const int n = (int)(g.lx - x0 < 32 ? g.lx - x0 : 32);
@@ -714,16 +724,9 @@ template <typename R, int NDIM, bool BOX>
 __device__ __forceinline__ void phi4_row_walk(const struct latmc_lattice &g, const R *phi,
                                               double *partials, int64_t row)
 {
-    const int64_t y = row % g.ly, z = row / g.ly;
-    const int64_t base = g.lx * row;
-    /* as phi4_row_partials: the rows y +- 1 and z +- 1 (a box's halo planes, no wrap) */
-    const int64_t up_y = (BOX && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
-    const int64_t down_y = (BOX && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
-    const int64_t up_z =
-        NDIM == 3 ? (BOX ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
-    const int64_t down_z =
-        NDIM == 3 ? (BOX ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
-    const R *own = phi + base;
+    const struct phi4_row_at<NDIM, BOX> at(g, row);
+    const int64_t up_y = at.up_y, down_y = at.down_y, up_z = at.up_z, down_z = at.down_z;
+    const R *own = phi + at.base;
     double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
     double c[4], next[4];
     phi4_quad<R>::load(own, c);
