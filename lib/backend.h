@@ -271,6 +271,8 @@ struct latmc_embed_job {
  *   LATMC_ENS_LANES_KEEP (the CPU backend's, below): keep made for groups group0 ..
  *     groups - 1, their bond words copied into it; LATMC_ENOMEM (keep unchanged) where it
  *     cannot be allocated.
+ *   LATMC_ENS_LANES_TEMPER_LOAD, _TEMPER_FETCH (module ABI 22, below): the exchange
+ *     rounds' state onto the device and back.
  */
 enum {
     LATMC_ENS_LANES_ASK = 0,
@@ -279,6 +281,8 @@ enum {
     LATMC_ENS_LANES_SUMS = 3,
     LATMC_ENS_LANES_FETCH = 4,
     LATMC_ENS_LANES_KEEP = 5,
+    LATMC_ENS_LANES_TEMPER_LOAD = 6,
+    LATMC_ENS_LANES_TEMPER_FETCH = 7,
 };
 
 /* The CPU backend's copy of one vector's groups in its own layout (site-major), kept by
@@ -321,6 +325,20 @@ struct latmc_ens_lanes_job {
      * a parameter set, a ladder, an exchange's swap), so a backend that keeps a copy of
      * them compares this number instead of the tables. */
     uint64_t tables_gen;
+    /* appended (module ABI 22): the exchange rounds on the device (lib/ens_temper.c,
+     * doc/ensembles.md "Exchange rounds and measurements"). TEMPER_LOAD: the map, the round
+     * trips and the acceptance per pair of `temper` (its `what` unused) and each
+     * temperature's tables (temp_tables, n_temperatures of them, which every member at
+     * that temperature has) onto the device; LATMC_EUNSUPPORTED where the backend runs no
+     * rounds (the host's run). TEMPER_FETCH: the device's state back into temper's arrays.
+     * SWEEPS with every > 0 (the state loaded): after each sweep numbered s with
+     * (s + 1) % every == 0, lib/ens_exchange.c's exchange round numbered round0, round0 +
+     * 1, ... on the lanes' sums (the energies with member 0's J and h), an accepted swap
+     * giving each of the two members' lanes the tables of its new temperature; the host's
+     * copy of the tables is then behind the device's until the core fetches the map. */
+    struct latmc_ens_temper *temper;
+    const struct latmc_ising_tables *temp_tables;
+    uint64_t every, round0;
 };
 
 enum {

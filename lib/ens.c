@@ -615,9 +615,9 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
     const int allowed = counters_allow(e, n);
     if (allowed < 0)
         return allowed;
-    /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's
-     * (always with member lanes: the CPU's, lib/ens_lanes.c). */
-    const int dev = e->lanes ? LATMC_EUNSUPPORTED : latmc_ens_temper_sweep(e, n);
+    /* The device's own rounds where it runs them (lib/ens_temper.c: the batch's, or the
+     * member lanes' on their device), else the host's. */
+    const int dev = latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)
         return dev;
     /* the device's map; the members' configurations stay where the member lanes keep newer

@@ -242,10 +242,19 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     return batch_done(e, n, st, counts);
 }
 
+static int lanes_sweeps(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds);
+
 int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds,
                           uint64_t *rounds_run)
 {
     *rounds_run = 0;
+    if (e->lanes) { /* the member lanes' call with its rounds on their device */
+        const int st = lanes_sweeps(e, n, rounds);
+        *rounds_run = st == LATMC_OK ? (rounds->sweeps + n) / rounds->every -
+                                           rounds->sweeps / rounds->every
+                                     : 0;
+        return st;
+    }
     int st = batch_checks(e, n);
     if (st < 0)
         return st;
@@ -264,7 +273,7 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
  * call, so after one full check (the sweep counts equal) they stay so while calls
  * succeed; else (never yet checked, or not in step) into the members themselves.
  */
-static int lanes_sweeps(latmc_ens *e, uint64_t n)
+static int lanes_sweeps(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
 {
     const int M = e->n_members;
     if (!e->members_in_step) {
@@ -280,19 +289,19 @@ static int lanes_sweeps(latmc_ens *e, uint64_t n)
                         "members", M);
     if (!e->members_in_step) {
         e->attempted_known = false; /* the members' counts move outside batch_done */
-        return latmc_ens_lanes_sweeps(e, n, NULL);
+        return latmc_ens_lanes_sweeps(e, n, NULL, rounds);
     }
     /* the pending counts take the call's counts only where it succeeded; a failure was
      * recorded there, nothing counted and no member touched (batch_done would record it
      * again as a batched sweep's, and settle the members for nothing) */
-    const int st = latmc_ens_lanes_sweeps(e, n, e->pending);
+    const int st = latmc_ens_lanes_sweeps(e, n, e->pending, rounds);
     return st < 0 ? st : batch_done(e, n, st, e->pending);
 }
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 {
     if (e->lanes) /* the ensemble's own chain: members in groups of 32 (lib/ens_lanes.c) */
-        return lanes_sweeps(e, n);
+        return lanes_sweeps(e, n, NULL);
     const int batched = batched_sweeps(e, n);
     if (batched != LATMC_EUNSUPPORTED)
         return batched;

@@ -212,7 +212,8 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values);
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values);
 struct latmc_batch_rounds; /* lib/plan.h */
 /* n sweeps with their exchange rounds as the batch's plan (latmc_plan_sweep_batch_rounds:
- * the tempering state on the device, loaded by a LATMC_STEP_TEMPER_STATE request), the
+ * the tempering state on the device, loaded by a LATMC_STEP_TEMPER_STATE request), or as
+ * the member lanes' call on their device (the state loaded by latmc_ens_lanes_temper), the
  * members' bookkeeping done; LATMC_EUNSUPPORTED, nothing done, where the backend does not
  * run them. *rounds_run: the rounds of the lists the backend completed (all of them where
  * the call succeeded; on a failure, those before the failed list). */
@@ -229,7 +230,17 @@ int latmc_ens_lanes_check(const latmc_ens *e, const char *fn);
 /* The same without the placement: whether the members' model, algorithm and size have
  * the chain at all (a file that says otherwise is damaged). */
 int latmc_ens_lanes_check_chain(const latmc_ens *e, const char *fn);
-int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts);
+int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts,
+                           const struct latmc_batch_rounds *rounds);
+/* The member lanes' exchange rounds on their device (lib/ens_temper.c; rounds above, not
+ * NULL: every `every` sweeps from sweep rounds->sweeps, numbered from rounds->round).
+ * latmc_ens_lanes_temper_ready: LATMC_EUNSUPPORTED where the members run on the CPU, else
+ * the words made and current (a failure recorded). latmc_ens_lanes_temper: the tempering
+ * state's load or fetch (temper->what) by the device's ops.ens_lanes, each temperature's
+ * tables with the load (LATMC_EUNSUPPORTED, thread's error only, where a member's tables
+ * are not its temperature's or the backend runs no rounds). */
+int latmc_ens_lanes_temper_ready(latmc_ens *e);
+int latmc_ens_lanes_temper(latmc_ens *e, struct latmc_ens_temper *temper);
 /* Member m's parameters (so its tables) changed, or every member's (m < 0): the member
  * lanes copy those tables again at their next call (they copy only changed ones). Every
  * path that changes a member's parameters calls it: set_param, the ladder, the swaps of

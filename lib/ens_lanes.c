@@ -591,11 +591,12 @@ void latmc_ens_lanes_swap_tables(latmc_ens *e, int a, int b)
     e->lanes_tables_gen++;
 }
 
-int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
+/* The words made (their placement and the chain's bounds checked once: neither changes
+ * during an ensemble's life, whose members, sizes and devices are fixed) and holding the
+ * members' configurations. */
+static int lanes_ready(latmc_ens *e)
 {
     int st = LATMC_OK;
-    /* the placement and the chain's bounds once, when the words are made (neither changes
-     * during an ensemble's life: its members, sizes and devices are fixed) */
     if (!e->lanes_words) {
         if ((st = latmc_ens_lanes_check(e, "latmc_ens_sweep")) < 0)
             return latmc_ens_record_failure(e, st);
@@ -605,8 +606,60 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
     struct latmc_ens_lanes_words *w = e->lanes_words;
     if (w->lost)
         return lanes_lost(e, "latmc_ens_sweep");
-    if (!w->current && (st = pack(e, w)) < 0)
+    return w->current ? LATMC_OK : pack(e, w);
+}
+
+int latmc_ens_lanes_temper_ready(latmc_ens *e)
+{
+    return device_op(e) ? lanes_ready(e) : LATMC_EUNSUPPORTED;
+}
+
+int latmc_ens_lanes_temper(latmc_ens *e, struct latmc_ens_temper *temper)
+{
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (!w || !w->dev)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the member lanes run no rounds on a device");
+    if (w->lost)
+        return lanes_lost(e, "ensemble");
+    const bool load = temper->what == LATMC_ENS_TEMPER_LOAD;
+    struct latmc_ens_lanes_job job = job_of(e, load ? LATMC_ENS_LANES_TEMPER_LOAD
+                                                    : LATMC_ENS_LANES_TEMPER_FETCH);
+    job.temper = temper;
+    struct latmc_ising_tables *temp = NULL;
+    if (load) {
+        /* each temperature's tables: those of the member there, which every member there
+         * has (the members' parameters but beta alike: the caller checked), so that a
+         * round gives a moved member's lanes the tables set_param would */
+        const int nT = e->layout.n_temperatures;
+        tables_update(e, w);
+        if (!(temp = malloc((size_t)nT * sizeof *temp)))
+            return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the tables of "
+                            "%d temperatures", nT);
+        for (int t = 0; t < nT; t++)
+            temp[t] = w->tables[temper->member_at[ens_slot_index(e, 0, t, 0)]];
+        for (int m = 0; m < e->n_members; m++)
+            if (memcmp(&w->tables[m], &temp[temper->temp_of[m]], sizeof *temp)) {
+                free(temp);
+                return latmc_fail(LATMC_EUNSUPPORTED, "member %d's tables are not its "
+                                  "temperature's", m);
+            }
+        job.temp_tables = temp;
+    }
+    const int st = w->dev(e->members, e->n_members, &job);
+    free(temp);
+    return st;
+}
+
+int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts,
+                           const struct latmc_batch_rounds *rounds)
+{
+    int st = lanes_ready(e);
+    if (st < 0)
         return st;
+    struct latmc_ens_lanes_words *w = e->lanes_words;
+    if (rounds && !w->dev)
+        return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: the member lanes' rounds run on a "
+                        "device only");
     const int64_t N = e->nsites;
     /* a member's parameters changed while the map lags (no path does: each syncs first):
      * the members to the map, so that the tables copied are the chain's */
@@ -622,6 +675,10 @@ int latmc_ens_lanes_sweeps(latmc_ens *e, uint64_t n, uint64_t *counts)
         job.tables = w->tables;
         job.tables_gen = e->lanes_tables_gen;
         job.changed = w->changed;
+        if (rounds) {
+            job.every = rounds->every;
+            job.round0 = rounds->round;
+        }
         if ((st = w->dev(e->members, e->n_members, &job)) < 0) {
             w->lost = w->stale = true; /* the next flush and sweep refuse (lanes_lost) */
             return ENS_FAIL(e, st, "latmc_ens_sweep: the member lanes on the %s device: %s",

@@ -24,12 +24,14 @@
 #include "plan.h"
 #include "rng_streams.h"
 
-/* The tempering state's load or fetch (job->what) by the members' backend. */
+/* The tempering state's load or fetch (job->what) by the members' backend (the member
+ * lanes': by their device's ops.ens_lanes, lib/ens_lanes.c). */
 static int temper_state(latmc_ens *e, struct latmc_ens_temper *job)
 {
     const struct latmc_batch_request request = { .temper = job };
-    const int st = latmc_plan_batch_request(e->members, e->n_members, LATMC_STEP_TEMPER_STATE,
-                                            &request);
+    const int st = e->lanes ? latmc_ens_lanes_temper(e, job)
+                            : latmc_plan_batch_request(e->members, e->n_members,
+                                                       LATMC_STEP_TEMPER_STATE, &request);
     /* the map on the device and its backend no longer offering the request: no message
      * would say why (the capabilities change only through latmc_ens_sync, which fetches
      * first) */
@@ -62,17 +64,13 @@ static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *
 }
 
 /* The members' parameters other than the ladder's agree (the device's energies take
- * member 0's J and h, its moves the part of a temperature -- thresholds, beta, phi^4's
- * coefficients -- for all the members at it). */
+ * member 0's J and h, its moves the part of a temperature -- thresholds, tables, beta,
+ * phi^4's coefficients -- for all the members at it). */
 static bool members_alike(const latmc_ens *e)
 {
-    const latmc_sim *first = e->members[0];
     for (int m = 1; m < e->n_members; m++)
-        for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
-            const double a = first->param[k], b = e->members[m]->param[k];
-            if (k != e->ladder_key && a != b && (a == a || b == b))
-                return false;
-        }
+        if (!latmc_ens_params_alike(e->members[0], e->members[m], e->ladder_key))
+            return false;
     return true;
 }
 
@@ -146,18 +144,30 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 {
     const unsigned need = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
                           LATMC_STEP_CAP_BATCH_EXCHANGE;
-    if (e->every == 0 || n == 0 ||
-        e->layout.n_temperatures < 2 || host_rounds_forced() || !ens_batch_ops(e) ||
-        (latmc_plan_step_caps(e->members[0]) & need) != need)
+    if (e->every == 0 || n == 0 || e->layout.n_temperatures < 2 || host_rounds_forced())
         return LATMC_EUNSUPPORTED;
+    /* the member lanes (lib/ens_lanes.c): where their words live on a device, whose
+     * ops.ens_lanes may run the rounds; the batches: by member 0's capabilities */
+    if (e->lanes) {
+        const int st = latmc_ens_lanes_temper_ready(e);
+        if (st != LATMC_OK)
+            return st;
+    } else if (!ens_batch_ops(e) || (latmc_plan_step_caps(e->members[0]) & need) != need) {
+        return LATMC_EUNSUPPORTED;
+    }
     const bool load = !e->map_on_device;
     if (load) {
-        /* the host's state onto the device, once per stretch of device rounds */
+        /* the host's state onto the device, once per stretch of device rounds (the member
+         * lanes' host rounds' lag ended first: the members at the map's temperatures; a
+         * lag moves the ladder's parameter alone) */
         if (!members_alike(e))
             return LATMC_EUNSUPPORTED;
+        int st = e->lanes ? latmc_ens_sync_map(e) : LATMC_OK;
+        if (st < 0)
+            return st;
         struct latmc_ens_temper job;
         fill_job(e, &job, LATMC_ENS_TEMPER_LOAD, e->member_at, e->temp_of);
-        const int st = temper_state(e, &job);
+        st = temper_state(e, &job);
         if (st == LATMC_EUNSUPPORTED)
             return st;
         if (st < 0)

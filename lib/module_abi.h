@@ -57,7 +57,10 @@
 /* 21: Heisenberg's Fourier modes are integer projections in fixed point (lib/modes_exact.h,
  * latmc_modes_fixed), which the core asks of ops.mode_projections: a module of 20 would
  * answer its tiles' modes through ops.measure_kmin, of the definition before. */
-#define LATMC_MODULE_ABI_VERSION 21u
+/* 22: the member lanes' jobs LATMC_ENS_LANES_TEMPER_LOAD and _TEMPER_FETCH and struct
+ * latmc_ens_lanes_job's temper, temp_tables, every and round0 (their exchange rounds on
+ * the device). */
+#define LATMC_MODULE_ABI_VERSION 22u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -15,8 +15,9 @@
  *    (chi^2) and two lanes of one word against independence; 3D +-J <e> against the
  *    default chain's at three temperatures;
  *  - refusals: a sim (decisions 2 is the ensemble's), other models and algorithms;
- *  - CUDA members: the same chain as the CPU's, bit for bit (spins, counters, rounds; run
- *    where a CUDA ensemble can be made);
+ *  - CUDA members: the same chain as the CPU's, bit for bit (spins, counters, rounds on
+ *    the device, which the log says, and the host's rounds with LATMC_ENS_HOST_ROUNDS=1;
+ *    run where a CUDA ensemble can be made);
  *  - calls of more sweeps than a CUDA launch takes (1024): the reference, the SIMD
  *    vectors, small calls and CUDA, bit for bit.
  */
@@ -39,11 +40,23 @@
 #include "philox.h"
 
 static latmc_ctx *ctx;
+static int device_rounds_logged; /* the loads of the exchange rounds' state on a device */
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    if (strstr(msg, "exchange rounds on the device"))
+        device_rounds_logged++;
+}
 
 static int setup(void **state)
 {
     (void)state;
-    return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return -1;
+    latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
+    return 0;
 }
 
 static int teardown(void **state)
@@ -1010,14 +1023,26 @@ static void test_cuda_equals_cpu(void **state)
         { lanes_desc(3, 8, 8, 8, PMJ, MET), 4, 4, 2, 0.0, 1, colder },
         { lanes_desc(2, 8, 6, 0, UNI, MET), 3, 4, 3, 0.0, 2, colder },
     };
-    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    /* each run with the rounds on the device, and where it has rounds with the host's */
+    for (size_t k = 0; k < 2 * (sizeof runs / sizeof runs[0]); k++) {
+        const size_t i = k / 2;
+        const bool host_rounds = k % 2;
+        if (host_rounds && runs[i].every == 0)
+            continue;
         struct run_state sc, sg;
         const int M = runs[i].ns * runs[i].nt * runs[i].nr;
         double *acc_c = malloc((size_t)M * sizeof *acc_c), *acc_g = malloc((size_t)M * sizeof *acc_g);
         assert_true(acc_c && acc_g);
         const double *betas = runs[i].betas ? runs[i].betas : ladder;
+        if (host_rounds)
+            assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
+        device_rounds_logged = 0;
         latmc_ens *g = device_run(runs[i].d, LATMC_DEVICE_CUDA, runs[i].ns, runs[i].nt,
                                   runs[i].nr, runs[i].h, runs[i].every, betas, &sg, acc_g);
+        unsetenv("LATMC_ENS_HOST_ROUNDS");
+        /* device_run's two calls each load the state (a member's spins set between) */
+        if (g && runs[i].every)
+            assert_int_equal(device_rounds_logged, host_rounds ? 0 : 2);
         if (!g) {
             free(acc_c);
             free(acc_g);
@@ -1038,6 +1063,45 @@ static void test_cuda_equals_cpu(void **state)
         latmc_ens_destroy(&c);
         latmc_ens_destroy(&g);
     }
+}
+
+/* CUDA's rounds on the device across calls (the map left there between them, a round
+ * period split by the calls), the host's rounds for two calls in the middle
+ * (LATMC_ENS_HOST_ROUNDS=1: the map fetched, then loaded again) and a reader of the
+ * energies between two calls (the map fetched, the words kept): the CPU's chain in one
+ * call, bit for bit. */
+static void test_cuda_rounds_across_calls(void **state)
+{
+    (void)state;
+    const int M = 72, nT = 12, total = 40;
+    latmc_sim_desc d = lanes_desc(3, 8, 8, 8, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_METROPOLIS);
+    latmc_ens *a = lanes_ens(d, 3, nT, 2, 77, 1, ladder, 3, 0.0);
+    assert_int_equal(latmc_ens_sweep(a, (uint64_t)total), LATMC_OK);
+    struct run_state sa, sb;
+    capture(a, &sa);
+    d.device = LATMC_DEVICE_CUDA;
+    latmc_ens *b = lanes_ens(d, 3, nT, 2, 77, 1, ladder, 3, 0.0);
+    const int calls[] = { 1, 2, 5, 7, 4, 6, 15 };
+    double energy[72];
+    device_rounds_logged = 0;
+    for (int i = 0; i < 7; i++) {
+        if (i == 2)
+            assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
+        if (i == 4)
+            unsetenv("LATMC_ENS_HOST_ROUNDS");
+        assert_int_equal(latmc_ens_sweep(b, (uint64_t)calls[i]), LATMC_OK);
+        if (i == 5)
+            assert_int_equal(latmc_ens_observables(b, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER,
+                                                   energy, (size_t)M), LATMC_OK);
+    }
+    /* loaded at calls 0, 4 and 6 */
+    assert_int_equal(device_rounds_logged, 3);
+    capture(b, &sb);
+    assert_same(&sa, &sb, M, nT);
+    free(sa.spins);
+    free(sb.spins);
+    latmc_ens_destroy(&a);
+    latmc_ens_destroy(&b);
 }
 
 /* One run of `total` sweeps in calls of `per` (the last one shorter) on `device` with the
@@ -1456,6 +1520,7 @@ int main(void)
         if (!gpu)
             return 77;
         const struct CMUnitTest cuda[] = { cmocka_unit_test(test_cuda_equals_cpu),
+                                           cmocka_unit_test(test_cuda_rounds_across_calls),
                                            cmocka_unit_test(test_long_calls) };
         return cmocka_run_group_tests(cuda, setup, teardown);
     }

@@ -234,6 +234,9 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
     switch (job->what) {
     case LATMC_ENS_LANES_ASK:
         return LATMC_OK;
+    case LATMC_ENS_LANES_TEMPER_LOAD: /* the host's rounds run */
+    case LATMC_ENS_LANES_TEMPER_FETCH:
+        return core->fail(LATMC_EUNSUPPORTED, "mock: no exchange rounds on the device");
     case LATMC_ENS_LANES_LOAD:
         if (lanes.owner != members[0] || lanes.words != words || lanes.lanes != lanes_n) {
             free(lanes.spin);

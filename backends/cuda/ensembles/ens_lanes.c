@@ -2,7 +2,11 @@
  * ops.ens_lanes of the CUDA module (lib/backend.h; doc/ensembles.md "Member lanes"): the
  * group words of an ensemble's member lanes in device memory between calls, kept in member
  * 0's cuda_sim and freed with it; the sweeps and the rounds' sums by Ising's kernels
- * (ising/ising_lanes_kernels.cu).
+ * (ising/ising_lanes_kernels.cu). The exchange rounds on the device: the tempering state
+ * of exec/cuda_temper.c (the map, the round trips, the acceptance per pair, each
+ * temperature's tables), loaded and fetched by the core (lib/ens_temper.c), and a call's
+ * sweeps up to each round, the lanes' sums and the round (ising/ising_lanes_round.cu) one
+ * launch after another on the stream, nothing read back until the call's counters.
  * Every member must be a lattice alone on member 0's device (an ensemble's members are).
  */
 #include <stdbool.h>
@@ -12,6 +16,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_device.h"
+#include "cuda_temper.h"
 #include "ens_lanes.h"
 #include "ens_lanes_sliced.h" /* latmc_ens_lanes_symmetric */
 #include "ising_lanes.h"
@@ -37,6 +42,15 @@ struct cuda_ens_lanes {
     unsigned long long *chunk;
     struct latmc_ising_tables *tables_host;
     long long *sums_host;
+    struct cuda_ens_temper *temper;      /* the exchange rounds' state, or NULL */
+};
+
+/* The member lanes' part of tempering on the device (exec/cuda_temper.h): no batch to open,
+ * each temperature's part its tables, given with the load (the job's temp_tables); the sums
+ * and the moves the lanes' own (cuda_ens_lanes_sums, cuda_ens_lanes_round). */
+static const struct cuda_temper_model lanes_temper = {
+    .ladder_key = LATMC_PARAM_BETA,
+    .param_bytes = sizeof(struct latmc_ising_tables),
 };
 
 /* Sweeps per launch: a launch stays short (as the fused ensemble kernels'). */
@@ -55,6 +69,7 @@ void cuda_ens_lanes_free(struct cuda_ens_lanes *l)
     cudaFreeHost(l->chunk);
     cudaFreeHost(l->tables_host);
     cudaFreeHost(l->sums_host);
+    cuda_temper_free(l->temper);
     free(l);
 }
 
@@ -223,6 +238,49 @@ static int kernel_zeros(int mode, int zeros)
     return mode == 3 && !form_is("nozeros") ? zeros : 0;
 }
 
+/*
+ * A call's sweeps in launches of at most LANES_MAX_SWEEPS, each ending at the next round
+ * where the job has rounds (every > 0: after each sweep numbered s with (s + 1) % every ==
+ * 0), then the lanes' sums and the round, numbered from round0, each at the ensemble's
+ * sweep count after its sweep (the round trips' clock, as the host's round reads it).
+ * Launched on the stream, nothing waited for.
+ */
+static int sweeps_and_rounds(struct cuda_ens_lanes *l, const struct latmc_lattice *g,
+                             const struct latmc_ens_lanes_job *job, const latmc_sim *first,
+                             cudaStream_t s)
+{
+    const uint64_t every = job->every;
+    uint64_t round = job->round0;
+    int st = LATMC_OK;
+    for (uint64_t done = 0; st == LATMC_OK && done < job->n_sweeps;) {
+        const uint64_t at = job->sweep0 + done;
+        uint64_t k = job->n_sweeps - done < LANES_MAX_SWEEPS ? job->n_sweeps - done
+                                                             : LANES_MAX_SWEEPS;
+        if (every && every - at % every < k)
+            k = every - at % every;
+        const int mode = kernel_mode(l->sent_mode);
+        st = cuda_check(cuda_ens_lanes_sweeps(s, g, job->n_members, job->algorithm, job->seed,
+                                              at, k, l->spin, l->bond, l->tables, l->changed,
+                                              l->table, l->in_shared, mode,
+                                              kernel_zeros(mode, l->sent_zeros)),
+                        "the member lanes' sweeps");
+        done += k;
+        if (st < 0 || !every || (at + k) % every)
+            continue;
+        struct latmc_step_call call;
+        memset(&call, 0, sizeof call);
+        call.round = round++;
+        call.round_sweeps = at + k;
+        const struct cuda_ens_round r = cuda_temper_round_of(l->temper, first, &call);
+        st = cuda_check(cuda_ens_lanes_sums(s, g, job->n_members, l->spin, l->bond, l->sums),
+                        "the member lanes' sums");
+        if (st == LATMC_OK)
+            st = cuda_check(cuda_ens_lanes_round(s, &l->temper->d, &r, l->sums, l->tables),
+                            "the member lanes' exchange round");
+    }
+    return st;
+}
+
 static int ask(latmc_sim *const *members, int n)
 {
     const struct cuda_sim *cs0 = cuda_sim_of(members[0]);
@@ -264,8 +322,16 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
     struct cuda_ens_lanes *l = cs->ens_lanes;
     if (!l || l->groups != job->groups || l->nsites != g.nsites)
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the member lanes were not loaded");
+    struct cuda_temper_lead lead = { &l->temper, cs->device, s };
     switch (job->what) {
+    case LATMC_ENS_LANES_TEMPER_LOAD:
+    case LATMC_ENS_LANES_TEMPER_FETCH:
+        return cuda_temper_state_parts(&lanes_temper, &lead, members, n, job->temper,
+                                       job->temp_tables);
     case LATMC_ENS_LANES_SWEEPS:
+        if (job->every && (!l->temper || !l->temper->live || l->temper->n != n))
+            return cuda_core->fail(LATMC_ESTATE, "CUDA: the member lanes' tempering state is "
+                                   "not on the device");
         /* the tables change only with the members' parameters (exchanges, set_param):
          * copied (4096 members: about 0.7 MB) where the core's generation of them is not
          * the one last copied, so that a call without a change neither compares nor
@@ -284,31 +350,26 @@ int cuda_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job 
                 l->sent_gen = job->tables_gen;
             }
         }
-        for (size_t i = 0; i < lanes; i++)
-            job->changed[i] = 0;
-        /* launches of at most LANES_MAX_SWEEPS sweeps, their counts added here */
-        for (uint64_t done = 0; st == LATMC_OK && done < job->n_sweeps;) {
-            const uint64_t k = job->n_sweeps - done < LANES_MAX_SWEEPS ? job->n_sweeps - done
-                                                                       : LANES_MAX_SWEEPS;
-            st = cuda_check(cuda_ens_lanes_sweeps(s, &g, job->n_members, job->algorithm,
-                                                  job->seed, job->sweep0 + done, k, l->spin,
-                                                  l->bond, l->tables, l->changed, l->table,
-                                                  l->in_shared, kernel_mode(l->sent_mode),
-                                                  kernel_zeros(kernel_mode(l->sent_mode),
-                                                               l->sent_zeros)),
-                            "the member lanes' sweeps");
-            if (st == LATMC_OK)
-                st = cuda_check(cudaMemcpyAsync(l->chunk, l->changed,
-                                                lanes * sizeof *l->changed,
-                                                cudaMemcpyDeviceToHost, s),
-                                "the member lanes' counters");
-            if (st == LATMC_OK)
-                st = cuda_check(cudaStreamSynchronize(s), "the member lanes' sweeps");
-            for (size_t i = 0; st == LATMC_OK && i < lanes; i++)
-                job->changed[i] += l->chunk[i];
-            done += k;
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemsetAsync(l->changed, 0, lanes * sizeof *l->changed, s),
+                            "the member lanes' counters");
+        st = st == LATMC_OK ? sweeps_and_rounds(l, &g, job, members[0], s) : st;
+        /* the counters the launches added, read once */
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(l->chunk, l->changed, lanes * sizeof *l->changed,
+                                            cudaMemcpyDeviceToHost, s),
+                            "the member lanes' counters");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(s), "the member lanes' sweeps");
+        for (size_t i = 0; st == LATMC_OK && i < lanes; i++)
+            job->changed[i] = l->chunk[i];
+        if (st < 0) {
+            (void)cudaStreamSynchronize(s); /* no launch outlives the call */
+            l->sent_gen = 0; /* the rounds may have moved the tables: sent again */
+            if (job->every) /* the map may be half a round old: the core's call fails */
+                l->temper->live = false;
         }
-        break;
+        return st;
     case LATMC_ENS_LANES_SUMS:
         st = cuda_check(cuda_ens_lanes_sums(s, &g, job->n_members, l->spin, l->bond, l->sums),
                         "the member lanes' sums");

@@ -137,11 +137,14 @@ static int temper_alloc(struct cuda_ens_temper **slot, int n, int nT, const stru
  * temperature's; then the host's rounds run). */
 static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
                        const struct cuda_temper_model *tm,
-                       const struct cuda_temper_batch *tb, const struct latmc_ens_temper *job)
+                       const struct cuda_temper_batch *tb, const struct latmc_ens_temper *job,
+                       const void *parts)
 {
     const int n = t->n, nT = t->nT;
     char *h = t->host;
-    const int st = tm->stage(tb, job, h + l->thr);
+    if (parts)
+        memcpy(h + l->thr, parts, (size_t)nT * tm->param_bytes);
+    const int st = parts ? LATMC_OK : tm->stage(tb, job, h + l->thr);
     if (st < 0)
         return st;
     unsigned long long *rt_start = (void *)(h + l->rt_start), *stats = (void *)(h + l->stats);
@@ -161,7 +164,8 @@ static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
     return LATMC_OK;
 }
 
-/* The members' batch opened by the model on the lead's stream. */
+/* The members' batch opened by the model on the lead's stream (a model without a batch:
+ * nothing to open). */
 static int open_batch(const struct cuda_temper_model *tm, const struct cuda_temper_lead *lead,
                       latmc_sim *const *members, int n, struct cuda_temper_batch *tb)
 {
@@ -169,13 +173,21 @@ static int open_batch(const struct cuda_temper_model *tm, const struct cuda_temp
     tb->members = members;
     tb->n = n;
     tb->stream = lead->stream;
-    return tm->open(tb);
+    return tm->open ? tm->open(tb) : LATMC_OK;
+}
+
+static void close_batch(const struct cuda_temper_model *tm, struct cuda_temper_batch *tb)
+{
+    if (tm->close)
+        tm->close(tb);
 }
 
 /* LATMC_ENS_TEMPER_LOAD: the host's state onto the device, on the stream of the batch's
- * launches (the members' table made ready there too). */
+ * launches (the members' table made ready there too); each temperature's part from
+ * `parts` where not NULL, else the model's stage. */
 static int load(const struct cuda_temper_model *tm, const struct cuda_temper_lead *lead,
-                latmc_sim *const *members, int n, const struct latmc_ens_temper *job)
+                latmc_sim *const *members, int n, const struct latmc_ens_temper *job,
+                const void *parts)
 {
     if (job->ladder_key != tm->ladder_key)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device along "
@@ -191,7 +203,7 @@ static int load(const struct cuda_temper_model *tm, const struct cuda_temper_lea
         t = *lead->state;
         t->live = false;
         t->model = tm;
-        st = stage_state(t, &l, tm, &tb, job);
+        st = stage_state(t, &l, tm, &tb, job, parts);
     }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
@@ -199,7 +211,7 @@ static int load(const struct cuda_temper_model *tm, const struct cuda_temper_lea
     /* the staging block is reused by a fetch: the copy must be done when this returns */
     if (st == LATMC_OK)
         st = cuda_check(cudaStreamSynchronize(tb.stream), "loading the tempering state");
-    tm->close(&tb);
+    close_batch(tm, &tb);
     if (st < 0)
         return st;
     t->n_samples = job->n_samples;
@@ -357,7 +369,7 @@ int cuda_temper_run_steps(const struct cuda_temper_model *tm, const struct cuda_
         return st;
     struct cuda_ens_temper *t = *lead->state;
     if (!t || !t->live || t->n != n || t->model != tm) {
-        tm->close(&tb);
+        close_batch(tm, &tb);
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
                                "the device");
     }
@@ -370,7 +382,7 @@ int cuda_temper_run_steps(const struct cuda_temper_model *tm, const struct cuda_
     t->uploads = tb.uploads;
     if (st == LATMC_OK)
         st = tm->run(t, &tb, calls, n_calls, accepted, attempted);
-    tm->close(&tb);
+    close_batch(tm, &tb);
     if (st < 0) {
         t->live = false; /* the state may be half a round old: the core's call fails */
         tm->failed(members, n); /* the rounds that ran may have moved the table's entries */
@@ -414,13 +426,20 @@ static int fetch(const struct cuda_temper_model *tm, const struct cuda_temper_le
     return LATMC_OK;
 }
 
-int cuda_temper_state(const struct cuda_temper_model *tm, const struct cuda_temper_lead *lead,
-                      latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+int cuda_temper_state_parts(const struct cuda_temper_model *tm,
+                            const struct cuda_temper_lead *lead, latmc_sim *const *members,
+                            int n, struct latmc_ens_temper *job, const void *parts)
 {
     if (!tm || n < 1 || job->n_temperatures < 2)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for these "
                                "members");
     if (job->what == LATMC_ENS_TEMPER_FETCH)
         return fetch(tm, lead, members, n, job);
-    return load(tm, lead, members, n, job);
+    return load(tm, lead, members, n, job, parts);
+}
+
+int cuda_temper_state(const struct cuda_temper_model *tm, const struct cuda_temper_lead *lead,
+                      latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+{
+    return cuda_temper_state_parts(tm, lead, members, n, job, NULL);
 }

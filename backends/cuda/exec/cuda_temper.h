@@ -173,6 +173,12 @@ struct cuda_temper_lead {
  * freed with it). */
 int cuda_temper_state(const struct cuda_temper_model *tm, const struct cuda_temper_lead *lead,
                       latmc_sim *const *members, int n, struct latmc_ens_temper *job);
+/* The same with each temperature's part (tm->param_bytes each) given in `parts` (host
+ * memory) for the load, where a model has no batch to stage them from (open, close and
+ * stage may then be NULL): the member lanes' (ensembles/ens_lanes.c). */
+int cuda_temper_state_parts(const struct cuda_temper_model *tm,
+                            const struct cuda_temper_lead *lead, latmc_sim *const *members,
+                            int n, struct latmc_ens_temper *job, const void *parts);
 int cuda_temper_run_steps(const struct cuda_temper_model *tm, const struct cuda_temper_lead *lead,
                           const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                           uint64_t *attempted);

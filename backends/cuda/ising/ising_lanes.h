@@ -52,7 +52,7 @@ int cuda_ens_lanes_table_make(const struct latmc_lattice *g, uint32_t *out);
 
 /* n sweeps numbered sweep0 .. of groups = ceil(n_members / 32) groups: spin (groups x N
  * words), bond (groups x ndim N, NULL uniform), tables (groups x 32, the lanes' own),
- * changed[32 g + l] set to lane l's spins that changed. in_shared: the block's words in
+ * changed[32 g + l] gains lane l's spins that changed. in_shared: the block's words in
  * shared memory (cuda_ens_lanes_shared_bytes, within the device's opt-in limit); 2: and
  * the register form's sites' table (`table`, device memory, cuda_ens_lanes_table_make's;
  * NULL: none) too. mode: -1 each site by latmc_ens_lanes_update_site_sliced itself (the
@@ -73,6 +73,15 @@ cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattic
 cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,
                                 int n_members, const uint32_t *spin, const uint32_t *bond,
                                 long long *sums);
+
+/* The exchange round r (exec/cuda_temper.h) of the map in d on the lanes' sums (as
+ * cuda_ens_lanes_sums leaves them), an accepted swap writing each member's new
+ * temperature's tables (d's param_of_t) into its lane's in `tables` (ising_lanes_round.cu). */
+struct cuda_ens_temper_dev;
+struct cuda_ens_round;
+cudaError_t cuda_ens_lanes_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                 const struct cuda_ens_round *r, const long long *sums,
+                                 struct latmc_ising_tables *tables);
 
 #ifdef __cplusplus
 }

@@ -689,7 +689,7 @@ __device__ __forceinline__ void lanes_words_in(const struct latmc_lattice &g, ui
     *s = sh;
 }
 
-/* The counters added, the words written back, the lanes' counts out. */
+/* The counters added, the words written back, the lanes' counts added to the call's. */
 __device__ __forceinline__ void lanes_words_out(const struct latmc_lattice &g, uint32_t *gs,
                                                 const uint32_t *s, int in_shared,
                                                 lanes_ctr *ctr, unsigned long long *block_changed,
@@ -701,7 +701,7 @@ __device__ __forceinline__ void lanes_words_out(const struct latmc_lattice &g, u
             gs[i] = s[i];
     __syncthreads();
     if (threadIdx.x < 32)
-        changed[(size_t)group * 32 + threadIdx.x] = block_changed[threadIdx.x];
+        changed[(size_t)group * 32 + threadIdx.x] += block_changed[threadIdx.x];
 }
 
 /* Both kernels' start: the group's words in (shared memory where in_shared), its counters
