@@ -5,8 +5,9 @@
  * (ising/ising_lanes_kernels.cu). The exchange rounds on the device: the tempering state
  * of exec/cuda_temper.c (the map, the round trips, the acceptance per pair, each
  * temperature's tables), loaded and fetched by the core (lib/ens_temper.c), and a call's
- * sweeps up to each round, the lanes' sums and the round (ising/ising_lanes_round.cu) one
- * launch after another on the stream, nothing read back until the call's counters.
+ * sweeps up to each round (that launch leaving the lanes' sums) and the round
+ * (ising/ising_lanes_round.cu) one launch after another on the stream, nothing read back
+ * until the call's counters.
  * Every member must be a lattice alone on member 0's device (an ensemble's members are).
  */
 #include <stdbool.h>
@@ -147,9 +148,9 @@ static int state_for(struct cuda_sim *cs, const struct latmc_ens_lanes_job *job,
     int optin = 0;
     if (st == LATMC_OK)
         st = cuda_check(cuda_device_smem_optin(cs->device, &optin), "the device's shared memory");
-    /* the kernel's static shared memory (the classes, the counters, the tail queue) beside
-     * the words */
-    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 32 * 8 + 1024 +
+    /* the kernel's static shared memory (the classes, the counters, the sums' counters,
+     * the tail queue) beside the words */
+    const size_t fixed = sizeof(uint32_t) * (2 + 2 * 7 * 34) + 3 * 32 * 8 + 1024 +
                          CUDA_ENS_LANES_QUEUE * 16 + 8;
     const size_t table = cuda_ens_lanes_shared_bytes(&g, coupled, 1);
     l->in_shared = cuda_ens_lanes_shared_bytes(&g, coupled, 0) + fixed > (size_t)optin ? 0
@@ -241,7 +242,7 @@ static int kernel_zeros(int mode, int zeros)
 /*
  * A call's sweeps in launches of at most LANES_MAX_SWEEPS, each ending at the next round
  * where the job has rounds (every > 0: after each sweep numbered s with (s + 1) % every ==
- * 0), then the lanes' sums and the round, numbered from round0, each at the ensemble's
+ * 0), that launch leaving the lanes' sums, then the round, numbered from round0, each at the ensemble's
  * sweep count after its sweep (the round trips' clock, as the host's round reads it).
  * Launched on the stream, nothing waited for.
  */
@@ -258,25 +259,25 @@ static int sweeps_and_rounds(struct cuda_ens_lanes *l, const struct latmc_lattic
                                                              : LANES_MAX_SWEEPS;
         if (every && every - at % every < k)
             k = every - at % every;
+        const bool round_next = every && (at + k) % every == 0;
         const int mode = kernel_mode(l->sent_mode);
+        /* a launch before a round leaves the round's sums too */
         st = cuda_check(cuda_ens_lanes_sweeps(s, g, job->n_members, job->algorithm, job->seed,
                                               at, k, l->spin, l->bond, l->tables, l->changed,
                                               l->table, l->in_shared, mode,
-                                              kernel_zeros(mode, l->sent_zeros)),
+                                              kernel_zeros(mode, l->sent_zeros),
+                                              round_next ? l->sums : NULL),
                         "the member lanes' sweeps");
         done += k;
-        if (st < 0 || !every || (at + k) % every)
+        if (st < 0 || !round_next)
             continue;
         struct latmc_step_call call;
         memset(&call, 0, sizeof call);
         call.round = round++;
         call.round_sweeps = at + k;
         const struct cuda_ens_round r = cuda_temper_round_of(l->temper, first, &call);
-        st = cuda_check(cuda_ens_lanes_sums(s, g, job->n_members, l->spin, l->bond, l->sums),
-                        "the member lanes' sums");
-        if (st == LATMC_OK)
-            st = cuda_check(cuda_ens_lanes_round(s, &l->temper->d, &r, l->sums, l->tables),
-                            "the member lanes' exchange round");
+        st = cuda_check(cuda_ens_lanes_round(s, &l->temper->d, &r, l->sums, l->tables),
+                        "the member lanes' exchange round");
     }
     return st;
 }

@@ -61,13 +61,14 @@ int cuda_ens_lanes_table_make(const struct latmc_lattice *g, uint32_t *out);
  * Metropolis otherwise (keys (spin, k) in every group: the same words), 3 as 1 where every
  * lane accepts at u >= ndim (the register form: planes 0 .. 7 of the keys u < ndim in
  * registers, the tail queued). zeros: the register form's instance (CUDA_ENS_LANES_ZEROS; 0
- * with the other modes). */
+ * with the other modes). sums, where not NULL: after the last sweep, every lane's sums as
+ * cuda_ens_lanes_sums gives them (the round's, in the same launch). */
 cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                   int n_members, int algorithm, uint64_t seed, uint64_t sweep0,
                                   uint64_t n_sweeps, uint32_t *spin, const uint32_t *bond,
                                   const struct latmc_ising_tables *tables,
                                   unsigned long long *changed, const uint32_t *table,
-                                  int in_shared, int mode, int zeros);
+                                  int in_shared, int mode, int zeros, long long *sums);
 
 /* Every lane's latmc_ens_lanes_sums: sums[64 g + l] bonds, sums[64 g + 32 + l] spins. */
 cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,
@@ -75,7 +76,7 @@ cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice 
                                 long long *sums);
 
 /* The exchange round r (exec/cuda_temper.h) of the map in d on the lanes' sums (as
- * cuda_ens_lanes_sums leaves them), an accepted swap writing each member's new
+ * cuda_ens_lanes_sums or the sweeps' launch before it leave them), an accepted swap writing each member's new
  * temperature's tables (d's param_of_t) into its lane's in `tables` (ising_lanes_round.cu). */
 struct cuda_ens_temper_dev;
 struct cuda_ens_round;

@@ -79,18 +79,37 @@ __device__ __forceinline__ void lanes_ctr_flush(lanes_ctr *c, unsigned long long
     lanes_ctr_zero(c);
 }
 
+/* The 32 x 32 bit matrix whose row t is lane t's x, transposed: lane i gets column i (its
+ * bit t is bit i of lane t's x). Five stages of block swaps, each a shuffle: at width w
+ * the lanes without bit w of their number trade their rows' columns with bit w for their
+ * partner's columns without it. */
+__device__ __forceinline__ uint32_t lanes_transpose32(uint32_t x)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t lo_of[5] = { 0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u,
+                                0x55555555u };
+#pragma unroll
+    for (int k = 0; k < 5; k++) {
+        const uint32_t w = 16u >> k, lo = lo_of[k];
+        const uint32_t y = __shfl_xor_sync(LANES_FULL, x, w);
+        x = lane & w ? (x & ~lo) | ((y & ~lo) >> w) : (x & lo) | ((y & lo) << w);
+    }
+    return x;
+}
+
 /* The same, the whole warp at once (every lane calls it): each lane's count summed over the
  * warp (at most 32 x 255) and added by one thread, so a block's counter takes one atomic
- * a warp instead of one a thread. */
+ * a warp instead of one a thread. Lane l's sum is that of the planes' bits l over the warp,
+ * each plane transposed (lanes_transpose32) so that lane l holds them in one word: a
+ * population count a plane, some 300 instructions a warp instead of some 960 for 32 warp
+ * reductions of each lane's count. */
 __device__ __forceinline__ void lanes_ctr_flush_warp(lanes_ctr *c, unsigned long long *block)
 {
     const int lane = (int)(threadIdx.x & 31u);
     uint32_t mine = 0;
-    for (int l = 0; l < 32; l++) {
-        const uint32_t s = __reduce_add_sync(LANES_FULL, lanes_ctr_lane(c, l));
-        if (l == lane)
-            mine = s;
-    }
+#pragma unroll
+    for (int k = 0; k < LANES_CTR_PLANES; k++)
+        mine += (uint32_t)__popc(lanes_transpose32(c->p[k])) << k;
     if (mine)
         atomicAdd(&block[lane], (unsigned long long)mine);
     lanes_ctr_zero(c);
@@ -704,6 +723,54 @@ __device__ __forceinline__ void lanes_words_out(const struct latmc_lattice &g, u
         changed[(size_t)group * 32 + threadIdx.x] += block_changed[threadIdx.x];
 }
 
+/*
+ * latmc_ens_lanes_sums of one group by its block: each thread its share of the sites, the
+ * words d = s_i ^ s_j ^ c_ij of the positive directions and the spin words counted in
+ * bit-sliced counters, added per lane into the block's; the same integers, into out[l]
+ * (bonds) and out[32 + l] (spins). I: the sites' index type (32 bits where N ndim < 2^31:
+ * the division's few instructions). Called by every thread of the block, the words final
+ * (after a barrier).
+ */
+template <typename I>
+__device__ __forceinline__ void lanes_block_sums(const struct latmc_lattice &g, const uint32_t *s,
+                                                 const uint32_t *b, long long *out)
+{
+    __shared__ unsigned long long unsat[32], neg[32];
+    const I N = (I)g.nsites, lx = (I)g.lx, ly = (I)g.ly, lz = (I)g.lz;
+    const int nd = g.ndim;
+    if (threadIdx.x < 32)
+        unsat[threadIdx.x] = neg[threadIdx.x] = 0;
+    __syncthreads();
+    lanes_ctr cu, cn;
+    lanes_ctr_zero(&cu);
+    lanes_ctr_zero(&cn);
+    for (I i = threadIdx.x; i < N; i += blockDim.x) {
+        const I row = i / lx, x = i - row * lx;
+        const I z = row / ly, y = row - z * ly;
+        const uint32_t w = s[i];
+        lanes_ctr_add(&cn, w, neg);
+        const I j[3] = { i - x + (x + 1 == lx ? 0 : x + 1),
+                         x + lx * ((y + 1 == ly ? 0 : y + 1) + ly * z),
+                         x + lx * (y + ly * (z + 1 == lz ? 0 : z + 1)) };
+#pragma unroll
+        for (int mu = 0; mu < 3; mu++) { /* unrolled: j in registers, not on the stack */
+            if (mu >= nd)
+                break;
+            uint32_t d = w ^ s[j[mu]];
+            if (b)
+                d ^= b[(I)nd * i + (I)mu];
+            lanes_ctr_add(&cu, d, unsat);
+        }
+    }
+    lanes_ctr_flush_warp(&cu, unsat);
+    lanes_ctr_flush_warp(&cn, neg);
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        out[threadIdx.x] = (long long)g.nsites * nd - 2 * (long long)unsat[threadIdx.x];
+        out[32 + threadIdx.x] = (long long)g.nsites - 2 * (long long)neg[threadIdx.x];
+    }
+}
+
 /* Both kernels' start: the group's words in (shared memory where in_shared), its counters
  * zeroed, its classes built (force_by_unsat: lanes_classes_build's), the block in step. */
 struct lanes_start {
@@ -740,7 +807,7 @@ ens_lanes_plain_kernel(struct latmc_lattice g, int n_members, int algorithm, uin
                        struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
                        uint32_t *spin, const uint32_t *bond,
                        const struct latmc_ising_tables *tables, unsigned long long *changed,
-                       const uint4 *table, int in_shared)
+                       const uint4 *table, int in_shared, long long *sums)
 {
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
@@ -765,6 +832,8 @@ ens_lanes_plain_kernel(struct latmc_lattice g, int n_members, int algorithm, uin
             }
             __syncthreads();
         }
+    if (sums) /* the round's sums of the last sweep's words */
+        lanes_block_sums<int64_t>(g, st.s, st.b, sums + (size_t)st.group * 64);
     lanes_words_out(g, st.gs, st.s, in_shared, &ctr, block_changed, changed, st.group);
 }
 
@@ -909,7 +978,7 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
                       struct cuda_philox_keys keys, uint64_t sweep0, uint64_t n_sweeps,
                       uint32_t *spin, const uint32_t *bond,
                       const struct latmc_ising_tables *tables, unsigned long long *changed,
-                      const uint4 *table, int in_shared)
+                      const uint4 *table, int in_shared, long long *sums)
 {
     extern __shared__ uint32_t lanes_words[];
     __shared__ struct latmc_ens_lanes_classes cls;
@@ -953,6 +1022,8 @@ ens_lanes_fast_kernel(struct latmc_lattice g, int n_members, int algorithm, uint
                 __syncthreads();
             }
     }
+    if (sums) /* the round's sums of the last sweep's words (N ndim < 2^31 here) */
+        lanes_block_sums<uint32_t>(g, s, COUPLED ? b : NULL, sums + (size_t)st.group * 64);
     lanes_words_out(g, st.gs, s, 1, &ctr, block_changed, changed, st.group);
 }
 
@@ -1029,7 +1100,7 @@ extern "C" int cuda_ens_lanes_table_make(const struct latmc_lattice *g, uint32_t
 typedef void (*lanes_kernel)(struct latmc_lattice, int, int, uint64_t, struct cuda_philox_keys,
                              uint64_t, uint64_t,
                              uint32_t *, const uint32_t *, const struct latmc_ising_tables *,
-                             unsigned long long *, const uint4 *, int);
+                             unsigned long long *, const uint4 *, int, long long *);
 
 template <int ND, bool COUPLED>
 static lanes_kernel lanes_fast_of(int mode, int zeros)
@@ -1051,7 +1122,7 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
                                              const struct latmc_ising_tables *tables,
                                              unsigned long long *changed,
                                              const uint32_t *table, int in_shared, int mode,
-                                             int zeros)
+                                             int zeros, long long *sums)
 {
     const unsigned groups = (unsigned)((n_members + 31) / 32);
     /* the fast form: its words in shared memory, its site arithmetic in 32 bits (ndim N <
@@ -1077,55 +1148,20 @@ extern "C" cudaError_t cuda_ens_lanes_sweeps(cudaStream_t stream, const struct l
     }
     k<<<groups, lanes_threads(g->nsites / 2), shared, stream>>>(
         *g, n_members, algorithm, seed, cuda_philox_round_keys(seed), sweep0, n_sweeps, spin,
-        bond, tables, changed, (const uint4 *)table, in_shared ? 1 + use_table : 0);
+        bond, tables, changed, (const uint4 *)table, in_shared ? 1 + use_table : 0, sums);
     return cudaGetLastError();
 }
 
-/*
- * latmc_ens_lanes_sums per group, one block a group: each thread its share of the sites,
- * the words d = s_i ^ s_j ^ c_ij of the positive directions and the spin words counted in
- * bit-sliced counters, added per lane into the block's; the same integers.
- */
+/* latmc_ens_lanes_sums per group, one block a group (lanes_block_sums). */
 __global__ void __launch_bounds__(LANES_THREADS)
 ens_lanes_sums_kernel(struct latmc_lattice g, const uint32_t *spin, const uint32_t *bond,
                       long long *sums)
 {
-    __shared__ unsigned long long unsat[32], neg[32];
     const int group = (int)blockIdx.x;
     const int64_t N = g.nsites;
-    const int nd = g.ndim;
     const uint32_t *s = spin + (size_t)group * (size_t)N;
-    const uint32_t *b = bond ? bond + (size_t)group * (size_t)N * (size_t)nd : NULL;
-    if (threadIdx.x < 32)
-        unsat[threadIdx.x] = neg[threadIdx.x] = 0;
-    __syncthreads();
-    lanes_ctr cu, cn;
-#pragma unroll
-    for (int k = 0; k < LANES_CTR_PLANES; k++)
-        cu.p[k] = cn.p[k] = 0;
-    cu.n = cn.n = 0;
-    for (int64_t i = threadIdx.x; i < N; i += blockDim.x) {
-        const int64_t row = i / g.lx, x = i - row * g.lx;
-        const int64_t z = row / g.ly, y = row - z * g.ly;
-        const uint32_t w = s[i];
-        lanes_ctr_add(&cn, w, neg);
-        const int64_t j[3] = { i - x + latmc_wrap_up(x, g.lx),
-                               x + g.lx * (latmc_wrap_up(y, g.ly) + g.ly * z),
-                               x + g.lx * (y + g.ly * latmc_wrap_up(z, g.lz)) };
-        for (int mu = 0; mu < nd; mu++) {
-            uint32_t d = w ^ s[j[mu]];
-            if (b)
-                d ^= b[nd * i + mu];
-            lanes_ctr_add(&cu, d, unsat);
-        }
-    }
-    lanes_ctr_flush_warp(&cu, unsat);
-    lanes_ctr_flush_warp(&cn, neg);
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        sums[(size_t)group * 64 + threadIdx.x] = (long long)(N * nd) - 2 * (long long)unsat[threadIdx.x];
-        sums[(size_t)group * 64 + 32 + threadIdx.x] = (long long)N - 2 * (long long)neg[threadIdx.x];
-    }
+    const uint32_t *b = bond ? bond + (size_t)group * (size_t)N * (size_t)g.ndim : NULL;
+    lanes_block_sums<int64_t>(g, s, b, sums + (size_t)group * 64);
 }
 
 extern "C" cudaError_t cuda_ens_lanes_sums(cudaStream_t stream, const struct latmc_lattice *g,

@@ -7,8 +7,8 @@
 #include "cuda_temper_round.cuh"
 #include "ising_lanes.h"
 
-/* Member m is lane m % 32 of group m / 32: its energy per site from the sums the lanes' sums
- * kernel left (sums[64 g + l] bonds, sums[64 g + 32 + l] spins) with member 0's J and h, as
+/* Member m is lane m % 32 of group m / 32: its energy per site from the sums the sweeps'
+ * launch left (sums[64 g + l] bonds, sums[64 g + 32 + l] spins) with member 0's J and h, as
  * the host's round takes them (the members alike but beta); its move, its lane's tables
  * those of its new temperature (the state's param_of_t: each temperature's tables). */
 struct ens_lanes_round_model {
@@ -33,5 +33,7 @@ extern "C" cudaError_t cuda_ens_lanes_round(cudaStream_t stream,
                                             const long long *sums,
                                             struct latmc_ising_tables *tables)
 {
-    return cuda_temper_exchange_round(stream, d, r, ens_lanes_round_model{ sums, tables }, false);
+    /* programmatic: its blocks may start while the sweeps' launch before it ends, and wait
+     * for it in the kernel (griddepcontrol.wait) */
+    return cuda_temper_exchange_round(stream, d, r, ens_lanes_round_model{ sums, tables }, true);
 }
