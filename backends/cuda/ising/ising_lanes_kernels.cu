@@ -107,9 +107,12 @@ __device__ __forceinline__ void lanes_ctr_flush_warp(lanes_ctr *c, unsigned long
 {
     const int lane = (int)(threadIdx.x & 31u);
     uint32_t mine = 0;
+    /* a plane zero in every thread of the warp (the high planes of a short launch's or of
+     * the round's sums' counters) adds nothing: skipped, the warp agreeing */
 #pragma unroll
     for (int k = 0; k < LANES_CTR_PLANES; k++)
-        mine += (uint32_t)__popc(lanes_transpose32(c->p[k])) << k;
+        if (__any_sync(LANES_FULL, c->p[k]))
+            mine += (uint32_t)__popc(lanes_transpose32(c->p[k])) << k;
     if (mine)
         atomicAdd(&block[lane], (unsigned long long)mine);
     lanes_ctr_zero(c);
