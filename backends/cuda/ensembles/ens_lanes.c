@@ -242,9 +242,9 @@ static int kernel_zeros(int mode, int zeros)
 /*
  * A call's sweeps in launches of at most LANES_MAX_SWEEPS, each ending at the next round
  * where the job has rounds (every > 0: after each sweep numbered s with (s + 1) % every ==
- * 0), that launch leaving the lanes' sums, then the round, numbered from round0, each at the ensemble's
- * sweep count after its sweep (the round trips' clock, as the host's round reads it).
- * Launched on the stream, nothing waited for.
+ * 0), that launch leaving the lanes' sums, then the round, numbered from round0, each at
+ * the ensemble's sweep count after its sweep (the round trips' clock, as the host's round
+ * reads it). Launched on the stream, nothing waited for.
  */
 static int sweeps_and_rounds(struct cuda_ens_lanes *l, const struct latmc_lattice *g,
                              const struct latmc_ens_lanes_job *job, const latmc_sim *first,
