@@ -14,7 +14,9 @@
  *     counted); a batch of Swendsen-Wang or Wolff members fails (LATMC_EBACKEND);
  *     and the member lanes (ops.ens_lanes, decisions = 2) whose sweeps change no spin
  *     and count lane m's mock_accepted of each sweep, which check the core's tables
- *     (every member's own, and the same tables_gen only with the same tables);
+ *     (every member's own, and the same tables_gen only with the same tables), and run
+ *     their exchange rounds "on the device" (the state loaded and fetched, each round by
+ *     lib/ens_exchange_rule.h's rule on the lanes' sums, as a device's module does);
  *     MOCK_ONE_BY_ONE=1 when a sim is made (as CUDA's LATMC_ENS_<MODEL>_BATCH=0): no batch
  *     capability for it, a batch that holds it declined (LATMC_EUNSUPPORTED, nothing
  *     done), one led by it failed (LATMC_EBACKEND: the core asked despite its capability);
@@ -36,6 +38,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "ens_exchange_rule.h"
 #include "ising.h"
 #include "module_abi.h"
 
@@ -226,6 +229,138 @@ static void mock_lanes_forget(const latmc_sim *sim)
         lanes.owner = NULL;
 }
 
+/* The member lanes' exchange rounds "on the device": the state a load gives (its map, round
+ * trips, acceptance per pair, each temperature's tables), the lanes' tables as the rounds
+ * move them (`dev`: the host's copy, lanes.tables, lags them until the core fetches the
+ * map, as a device's), and a call's failure drops it (live). */
+static struct {
+    bool live;
+    int n, nT, nS, nR;
+    uint64_t seed;
+    uint32_t stream;
+    double scale;
+    int *at, *temp;
+    signed char *dir;
+    uint64_t *start, *acc, rt_count, rt_sum;
+    double *ladder;
+    struct latmc_ising_tables *per_t, *dev;
+} mt;
+
+static int mock_temper_load(int n, int nT, const struct latmc_ens_lanes_job *job)
+{
+    const struct latmc_ens_temper *t = job->temper;
+    free(mt.at);
+    free(mt.dir);
+    free(mt.start);
+    free(mt.ladder);
+    free(mt.per_t);
+    free(mt.dev);
+    mt.live = false;
+    mt.at = malloc(2 * (size_t)n * sizeof *mt.at);
+    mt.dir = malloc((size_t)n);
+    mt.start = malloc(((size_t)n + (size_t)nT) * sizeof *mt.start);
+    mt.ladder = malloc((size_t)nT * sizeof *mt.ladder);
+    mt.per_t = malloc((size_t)nT * sizeof *mt.per_t);
+    mt.dev = malloc((size_t)job->groups * 32 * sizeof *mt.dev);
+    if (!mt.at || !mt.dir || !mt.start || !mt.ladder || !mt.per_t || !mt.dev)
+        return core->fail(LATMC_ENOMEM, "mock: out of memory");
+    mt.temp = mt.at + n;
+    mt.acc = mt.start + n;
+    mt.n = n;
+    mt.nT = nT;
+    mt.nS = t->n_samples;
+    mt.nR = t->n_replicas;
+    mt.seed = t->seed;
+    mt.stream = t->stream;
+    mt.scale = t->scale;
+    memcpy(mt.at, t->member_at, (size_t)n * sizeof *mt.at);
+    memcpy(mt.temp, t->temp_of, (size_t)n * sizeof *mt.temp);
+    memcpy(mt.dir, t->rt_dir, (size_t)n);
+    memcpy(mt.start, t->rt_start, (size_t)n * sizeof *mt.start);
+    memcpy(mt.acc, t->pair_accepted, (size_t)(nT - 1) * sizeof *mt.acc);
+    mt.rt_count = *t->rt_count;
+    mt.rt_sum = *t->rt_sum_sweeps;
+    memcpy(mt.ladder, t->ladder, (size_t)nT * sizeof *mt.ladder);
+    memcpy(mt.per_t, job->temp_tables, (size_t)nT * sizeof *mt.per_t);
+    memcpy(mt.dev, lanes.tables, (size_t)job->groups * 32 * sizeof *mt.dev);
+    mt.live = true;
+    return LATMC_OK;
+}
+
+/* The state back; every lane's tables its member's temperature's, or the rounds moved them
+ * wrong (LATMC_EBACKEND). */
+static int mock_temper_fetch(int n, const struct latmc_ens_lanes_job *job)
+{
+    const struct latmc_ens_temper *t = job->temper;
+    if (!mt.live || mt.n != n || mt.nT != t->n_temperatures)
+        return core->fail(LATMC_ESTATE, "mock: no tempering state");
+    for (int m = 0; m < n; m++)
+        if (memcmp(&mt.dev[m], &mt.per_t[mt.temp[m]], sizeof mt.dev[m]))
+            return core->fail(LATMC_EBACKEND, "mock: lane %d's tables are not its "
+                              "temperature's", m);
+    memcpy(t->member_at, mt.at, (size_t)n * sizeof *mt.at);
+    memcpy(t->temp_of, mt.temp, (size_t)n * sizeof *mt.temp);
+    memcpy(t->rt_dir, mt.dir, (size_t)n);
+    memcpy(t->rt_start, mt.start, (size_t)n * sizeof *mt.start);
+    memcpy(t->pair_accepted, mt.acc, (size_t)(mt.nT - 1) * sizeof *mt.acc);
+    *t->rt_count = mt.rt_count;
+    *t->rt_sum_sweeps = mt.rt_sum;
+    return LATMC_OK;
+}
+
+/* Member m's energy per site from its lane's sums (the words' spins, a uniform state's
+ * bonds: what SUMS gives) with member 0's J and h, as the host's round reads them. */
+static double mock_lane_energy(latmc_sim *const *members, const struct latmc_ens_lanes_job *job,
+                               int64_t N, int m)
+{
+    int64_t spins = 0;
+    const uint32_t *w = lanes.spin + (size_t)(m / 32) * (size_t)N;
+    for (int64_t i = 0; i < N; i++)
+        spins += w[i] >> (m % 32) & 1u ? -1 : 1;
+    return latmc_ising_energy_per_site(members[0]->param[LATMC_PARAM_J],
+                                       members[0]->param[LATMC_PARAM_H],
+                                       (int64_t)job->ndim * N, spins, (double)N);
+}
+
+/* Round `round` at the ensemble's sweep count `sweeps` (lib/ens_exchange.c's, by the rule's
+ * functions, chain by chain). */
+static void mock_round(latmc_sim *const *members, const struct latmc_ens_lanes_job *job,
+                       int64_t N, uint64_t round, uint64_t sweeps)
+{
+    const int nT = mt.nT, nR = mt.nR;
+    for (int s = 0; s < mt.nS; s++)
+        for (int r = 0; r < nR; r++) {
+            const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
+            for (int t = (int)(round % 2); t + 1 < nT; t += 2) {
+                const int ia = (s * nT + t) * nR + r, ib = ia + nR;
+                const int a = mt.at[ia], b = mt.at[ib];
+                const double delta = latmc_ens_exchange_delta(
+                    mt.scale, mt.ladder[t], mt.ladder[t + 1],
+                    mock_lane_energy(members, job, N, a), mock_lane_energy(members, job, N, b),
+                    (double)N);
+                const uint32_t u = latmc_ens_exchange_draw(mt.seed, mt.stream, round,
+                                                           chain * (uint64_t)(nT - 1) +
+                                                               (uint64_t)t);
+                if (!latmc_ens_exchange_accept(delta, u))
+                    continue;
+                mt.acc[t]++;
+                mt.at[ia] = b;
+                mt.at[ib] = a;
+                mt.temp[a] = t + 1;
+                mt.temp[b] = t;
+                mt.dev[a] = mt.per_t[t + 1];
+                mt.dev[b] = mt.per_t[t];
+            }
+        }
+    for (int m = 0; m < mt.n; m++) {
+        uint64_t trip = 0;
+        if (latmc_ens_trip_step(&mt.dir[m], &mt.start[m], mt.temp[m], nT - 1, sweeps, &trip)) {
+            mt.rt_count++;
+            mt.rt_sum += trip;
+        }
+    }
+}
+
 static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lanes_job *job)
 {
     const int64_t N = job->extent[0] * job->extent[1] * job->extent[2];
@@ -234,9 +369,7 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
     switch (job->what) {
     case LATMC_ENS_LANES_ASK:
         return LATMC_OK;
-    case LATMC_ENS_LANES_TEMPER_LOAD: /* the host's rounds run */
-    case LATMC_ENS_LANES_TEMPER_FETCH:
-        return core->fail(LATMC_EUNSUPPORTED, "mock: no exchange rounds on the device");
+
     case LATMC_ENS_LANES_LOAD:
         if (lanes.owner != members[0] || lanes.words != words || lanes.lanes != lanes_n) {
             free(lanes.spin);
@@ -259,7 +392,13 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
     if (lanes.owner != members[0])
         return core->fail(LATMC_ESTATE, "mock: the member lanes were not loaded");
     switch (job->what) {
+    case LATMC_ENS_LANES_TEMPER_LOAD:
+        return mock_temper_load(n, job->temper->n_temperatures, job);
+    case LATMC_ENS_LANES_TEMPER_FETCH:
+        return mock_temper_fetch(n, job);
     case LATMC_ENS_LANES_SWEEPS:
+        if (job->every && (!mt.live || mt.n != n))
+            return core->fail(LATMC_ESTATE, "mock: no tempering state for the rounds");
         if (job->tables_gen == 0)
             return core->fail(LATMC_EBACKEND, "mock: tables_gen 0");
         unsigned char *taken = calloc((size_t)n, 1);
@@ -268,6 +407,7 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
         const char *fail = getenv("MOCK_FAIL_SWEEP");
         if (fail && *fail && strtoull(fail, NULL, 10) - job->sweep0 < job->n_sweeps) {
             free(taken);
+            mt.live = false; /* the rounds' state goes with a failed call, as CUDA's */
             return core->fail(LATMC_EDEVICE, "mock: sweep %s fails", fail);
         }
         /* each lane's table some member's own, each member's taken once: the members'
@@ -288,6 +428,8 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
         if (job->tables_gen == lanes.gen && memcmp(lanes.tables, job->tables, lanes_n * tsize))
             return core->fail(LATMC_EBACKEND, "mock: tables_gen %llu again with other tables",
                               (unsigned long long)job->tables_gen);
+        if (job->tables_gen != lanes.gen && mt.dev) /* sent again: the device's copy */
+            memcpy(mt.dev, job->tables, lanes_n * tsize);
         memcpy(lanes.tables, job->tables, lanes_n * tsize);
         lanes.gen = job->tables_gen;
         for (size_t i = 0; i < lanes_n; i++)
@@ -295,6 +437,9 @@ static int mock_ens_lanes(latmc_sim *const *members, int n, struct latmc_ens_lan
         for (int m = 0; m < n; m++)
             for (uint64_t k = 0; k < job->n_sweeps; k++)
                 job->changed[m] += mock_accepted(members[m], job->sweep0 + k);
+        for (uint64_t k = 0, round = job->round0; job->every && k < job->n_sweeps; k++)
+            if ((job->sweep0 + k + 1) % job->every == 0)
+                mock_round(members, job, N, round++, job->sweep0 + k + 1);
         return LATMC_OK;
     case LATMC_ENS_LANES_SUMS:
         for (int g = 0; g < job->groups; g++)

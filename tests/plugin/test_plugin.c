@@ -261,7 +261,8 @@ static void lanes_sweep(latmc_ens *e, uint64_t n)
         fail_msg("member lanes: %s", latmc_ens_last_error(e));
 }
 
-/* The member lanes on a device's module (mock variant 6, ops.ens_lanes): the tables the
+/* The member lanes on a device's module (mock variant 6, ops.ens_lanes), the host's rounds
+ * (LATMC_ENS_HOST_ROUNDS=1, set by the caller): the tables the
  * core hands its calls are the members' own, each lane one member's (after the host
  * rounds' swaps another's: the members' betas lag the map), after each way of changing
  * them (the exchange rounds' swaps: uniform states, every swap taken; a new ladder; set_param; the
@@ -325,6 +326,85 @@ static void ens_lanes_case(latmc_ctx *ctx, const latmc_ens_layout *l)
     assert_int_equal(latmc_ens_sweep(e, 1), LATMC_ESTATE);
     assert_non_null(strstr(latmc_ens_last_error(e), "were lost"));
     latmc_ens_destroy(&e);
+}
+
+/* The loads of an exchange rounds' state onto a device (the core's debug line). */
+static int device_rounds_logged;
+
+static void rounds_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    if (strstr(msg, "exchange rounds on the device"))
+        device_rounds_logged++;
+}
+
+/*
+ * The member lanes' exchange rounds on the device (the mock runs them as a device's module
+ * does: the state loaded and fetched, each round by lib/ens_exchange_rule.h's rule on the
+ * lanes' sums, its moves checked at every fetch) against the host's rounds
+ * (LATMC_ENS_HOST_ROUNDS=1) on the same ensemble: hot states in a field, so that the
+ * decisions differ from pair to pair; calls splitting a period, a reader between two calls
+ * (the map fetched, then loaded again), the period changed; the same temperatures,
+ * acceptance per pair and round trips both ways, and the device's way logged.
+ */
+static void ens_lanes_rounds_case(const latmc_ens_layout *l)
+{
+    enum { M = 6 };
+    int temp[2][M];
+    uint64_t acc[2][2], att[2][2], trips[2];
+    double mean[2], energy[M];
+    for (int way = 0; way < 2; way++) {
+        latmc_ctx *ctx = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        latmc_ctx_set_log(ctx, rounds_log, NULL, LATMC_LOG_DEBUG);
+        device_rounds_logged = 0;
+        if (way == 0)
+            assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
+        latmc_sim_desc d = cuda_desc();
+        latmc_ens *e = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &d, l, &e), LATMC_OK);
+        assert_int_equal(l->n_samples * l->n_temperatures * l->n_replicas, M);
+        const double betas[3] = { 0.3, 0.45, 0.6 };
+        assert_int_equal(latmc_ens_set_temperatures(e, betas, 3), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+        /* member m with 3 m + 1 of its 64 spins down: energies apart (the mock's own start is
+         * uniform) */
+        for (int m = 0; m < M; m++) {
+            int8_t spins[64];
+            for (int i = 0; i < 64; i++)
+                spins[i] = (int8_t)(i < 3 * m + 1 ? -1 : 1);
+            assert_int_equal(latmc_ens_set_spins(e, m, spins, sizeof spins), LATMC_OK);
+        }
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, 0.4), LATMC_OK);
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 2), LATMC_OK);
+        assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+        lanes_sweep(e, 3);
+        lanes_sweep(e, 2);
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, energy,
+                                               M), LATMC_OK);
+        lanes_sweep(e, 4);
+        assert_int_equal(latmc_ens_set_exchange(e, 2), LATMC_OK);
+        lanes_sweep(e, 5);
+        lanes_sweep(e, 1);
+        unsetenv("LATMC_ENS_HOST_ROUNDS");
+        for (int m = 0; m < M; m++)
+            assert_int_equal(latmc_ens_temperature_of(e, m, &temp[way][m]), LATMC_OK);
+        assert_int_equal(latmc_ens_exchange_counts(e, acc[way], att[way], 2), LATMC_OK);
+        assert_int_equal(latmc_ens_round_trips(e, &trips[way], &mean[way]), LATMC_OK);
+        /* loaded at the first call, and again after the reader and after set_exchange */
+        if (way == 0 ? device_rounds_logged != 0 : device_rounds_logged < 2)
+            fail_msg("way %d: %d loads of the rounds' state on the device", way,
+                     device_rounds_logged);
+        latmc_ens_destroy(&e);
+        latmc_ctx_destroy(&ctx);
+    }
+    assert_memory_equal(temp[0], temp[1], sizeof temp[0]);
+    assert_memory_equal(acc[0], acc[1], sizeof acc[0]);
+    assert_memory_equal(att[0], att[1], sizeof att[0]);
+    assert_true(trips[0] == trips[1] && mean[0] == mean[1]);
+    /* decisions both ways: some swaps taken, some not */
+    assert_true(acc[0][0] + acc[0][1] > 0 && acc[0][0] + acc[0][1] < att[0][0] + att[0][1]);
 }
 
 /* The mock's batch lists run (its debug lines) and the sims made since mixed_reset, member
@@ -481,7 +561,11 @@ static void ens_batch_case(void)
     ens_expect_sweeps(&x, 0, 5);
     ens_check(e, &x, 5);
     latmc_ens_destroy(&e);
+    /* the host's rounds (their lag of the members' betas) */
+    assert_int_equal(setenv("LATMC_ENS_HOST_ROUNDS", "1", 1), 0);
     ens_lanes_case(ctx, &l);
+    unsetenv("LATMC_ENS_HOST_ROUNDS");
+    ens_lanes_rounds_case(&l);
     latmc_ctx_destroy(&ctx);
     ens_one_by_one_case(&l);
 }
