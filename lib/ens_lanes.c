@@ -348,6 +348,34 @@ static void group_sums(const latmc_ens *e, const lanes_state *w, int g, int64_t 
     latmc_ens_lanes_sums(&w->geom, &grp, b, b + LATMC_ENS_LANES);
 }
 
+/* The CPU backend's ops.ens_lanes where it runs vectors of groups (ASK's width `*per` > 1,
+ * the members' SIMD level), else NULL with *per 1; the reference's switch; the end of
+ * vector c of `per` groups among G (below). */
+static lanes_op simd_op(latmc_ens *e, int *per);
+static bool use_reference(void);
+static int chunk_end(int c, int per, int G);
+
+/* The sums of vector c's groups g0 .. g1 - 1: the CPU backend's from the words it keeps
+ * (SUMS) as far as they go, the rest here group by group. */
+static void chunk_sums(latmc_ens *e, const lanes_state *w, lanes_op simd, int c, int g0,
+                       int g1, int64_t *sums)
+{
+    int done = 0;
+    if (simd && c < w->n_keeps) {
+        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SUMS);
+        job.keep = &w->keeps[c];
+        job.spin_gen = w->spin_gen;
+        job.group0 = g0;
+        job.groups = g1;
+        job.bond = w->bond;
+        job.sums = sums;
+        done = simd(e->members, e->n_members, &job);
+        done = done < 0 ? 0 : done;
+    }
+    for (int g = g0 + done; g < g1; g++)
+        group_sums(e, w, g, sums);
+}
+
 int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
 {
     struct latmc_ens_lanes_words *w = e->lanes_words;
@@ -370,13 +398,20 @@ int latmc_ens_lanes_round_values(latmc_ens *e, int key, double *values)
             return ENS_FAIL(e, st, "exchange round: the member lanes' sums on the %s device: "
                             "%s", e->members[0]->ops->name, latmc_last_error());
         }
-    } else if (nt == 1) /* a serial loop never enters the construct (lib/ens_exec.c says why) */
-        for (int g = 0; g < G; g++)
-            group_sums(e, w, g, sums);
-    else {
-        LANES_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
-        for (int g = 0; g < G; g++)
-            group_sums(e, w, g, sums);
+    } else {
+        /* by the vectors of groups the sweeps ran (their kept words), on the team */
+        int per = 1;
+        const lanes_op simd = use_reference() ? NULL : simd_op(e, &per);
+        const int chunks = (G + per - 1) / per;
+        const int nc = nt < chunks ? nt : chunks;
+        if (nc <= 1) /* a serial loop never enters the construct (lib/ens_exec.c says why) */
+            for (int c = 0; c < chunks; c++)
+                chunk_sums(e, w, simd, c, c * per, chunk_end(c, per, G), sums);
+        else {
+            LANES_OMP(parallel for num_threads(nc) schedule(dynamic, 1))
+            for (int c = 0; c < chunks; c++)
+                chunk_sums(e, w, simd, c, c * per, chunk_end(c, per, G), sums);
+        }
     }
     /* the energies by the Ising observable's own formula, without a call a member; where
      * the members' parameters but beta are alike (a lagging map: swap_ready checked), with
@@ -510,18 +545,25 @@ static int keeps_ready(latmc_ens *e, lanes_state *w, lanes_op simd, int per, int
     return LATMC_OK;
 }
 
+static lanes_op simd_op(latmc_ens *e, int *per)
+{
+    lanes_op simd = LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
+    *per = 1;
+    if (simd) {
+        struct latmc_ens_lanes_job ask = job_of(e, LATMC_ENS_LANES_ASK);
+        const int width = simd(e->members, e->n_members, &ask);
+        *per = width > 1 ? width : 1;
+        simd = width > 1 ? simd : NULL;
+    }
+    return simd;
+}
+
 /* n sweeps of every group on the ensemble's threads. */
 static int run_groups(latmc_ens *e, lanes_state *w, uint64_t n, bool reference)
 {
     /* the CPU backend's vectors of groups: its width (ASK), a thread's turn one vector */
-    lanes_op simd = reference ? NULL : LATMC_BACKEND_OP(e->members[0]->ops, ens_lanes);
     int per = 1;
-    if (simd) {
-        struct latmc_ens_lanes_job ask = job_of(e, LATMC_ENS_LANES_ASK);
-        per = simd(e->members, e->n_members, &ask);
-        simd = per > 1 ? simd : NULL;
-        per = per > 1 ? per : 1;
-    }
+    lanes_op simd = reference ? NULL : simd_op(e, &per);
     const int G = w->groups;
     const int chunks = (G + per - 1) / per;
     int nt = group_threads(e, w, (double)e->n_members * (double)e->nsites * (double)n);

@@ -1,8 +1,8 @@
 /*
  * The CPU backend's ops.ens_lanes (ising_lanes.h): the member lanes' sweeps at the members'
  * SIMD level (their sims' LATMC_CPU_MASK at creation). The words stay the host's: ASK
- * (the level's width: groups a vector) and SWEEPS, on job->spin and job->bond, from
- * lib/ens_lanes.c's group loop.
+ * (the level's width: groups a vector), SWEEPS, on job->spin and job->bond, and an
+ * exchange round's SUMS from the words it keeps, from lib/ens_lanes.c's group loops.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -28,6 +28,10 @@ int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_en
     cpu_ising_lanes_dsp_init(&dsp, st->simd_flags);
     if (job->what == LATMC_ENS_LANES_ASK)
         return dsp.width;
+    if (job->what == LATMC_ENS_LANES_SUMS) /* the groups counted here (0: the caller's) */
+        return dsp.sums_narrow && job->groups - job->group0 <= dsp.narrow ? dsp.sums_narrow(job)
+               : dsp.sums                                                 ? dsp.sums(job)
+                                                                          : 0;
     if (job->what != LATMC_ENS_LANES_SWEEPS && job->what != LATMC_ENS_LANES_KEEP)
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU's member lanes keep the host's words");
     const bool sweeps = job->what == LATMC_ENS_LANES_SWEEPS;

@@ -22,10 +22,14 @@ typedef int (*cpu_ising_lanes_fn)(const struct latmc_ens_lanes_job *job);
 struct cpu_ising_lanes_dsp {
     cpu_ising_lanes_fn run;   /* NULL: the C level (lib/ens_lanes.c's scalar form) */
     cpu_ising_lanes_fn keep;
+    /* sums: an exchange round's per-lane sums (SUMS) of those groups from the kept words
+     * into job->sums, returning how many (all, or 0 where the keep does not hold the
+     * core's words at this width) */
+    cpu_ising_lanes_fn sums;
     int width;
     /* calls of at most `narrow` groups (a vector less than half full): narrower vectors
      * (AVX-512: eight 64-bit lanes), or NULL */
-    cpu_ising_lanes_fn run_narrow, keep_narrow;
+    cpu_ising_lanes_fn run_narrow, keep_narrow, sums_narrow;
     int narrow;
     const char *level;
 };
@@ -35,9 +39,10 @@ void cpu_ising_lanes_dsp_init_avx2(struct cpu_ising_lanes_dsp *dsp);
 void cpu_ising_lanes_dsp_init_avx512(struct cpu_ising_lanes_dsp *dsp);
 int cpu_ising_lanes_run_avx512_x8(const struct latmc_ens_lanes_job *job);
 int cpu_ising_lanes_keep_avx512_x8(const struct latmc_ens_lanes_job *job);
+int cpu_ising_lanes_sums_avx512_x8(const struct latmc_ens_lanes_job *job);
 
 /* ops.ens_lanes of the CPU backend (lib/backend.h's job): ASK returns the level's width,
- * KEEP and SWEEPS run cpu_ising_lanes_fn's; the rest is lib/ens_lanes.c's. */
+ * KEEP, SWEEPS and SUMS run cpu_ising_lanes_fn's; the rest is lib/ens_lanes.c's. */
 int cpu_ising_lanes_op(latmc_sim *const *members, int n_members, struct latmc_ens_lanes_job *job);
 
 #endif

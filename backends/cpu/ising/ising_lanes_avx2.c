@@ -15,6 +15,7 @@
 typedef uint64_t ls_e;
 #define LANES_ENTRY cpu_ising_lanes_run_avx2
 #define LANES_KEEP cpu_ising_lanes_keep_avx2
+#define LANES_SUMS cpu_ising_lanes_sums_avx2
 #define LANES_KEYS latmc_philox_x4_keys
 #define LANES_KEYS_INIT latmc_philox_x4_keys_init
 

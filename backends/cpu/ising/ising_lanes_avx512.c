@@ -15,6 +15,7 @@ typedef uint32_t ls_e;
 #include "ising_lanes_avx512.h"
 #define LANES_ENTRY cpu_ising_lanes_run_avx512
 #define LANES_KEEP cpu_ising_lanes_keep_avx512
+#define LANES_SUMS cpu_ising_lanes_sums_avx512
 #define LANES_KEYS latmc_philox_x8_keys
 #define LANES_KEYS_INIT latmc_philox_x8_keys_init
 
@@ -50,4 +51,5 @@ static inline void ls_draw(const struct LANES_KEYS *keys, const uint64_t *gN, in
 #define LANES_NARROW 8
 #define LANES_RUN_NARROW cpu_ising_lanes_run_avx512_x8
 #define LANES_KEEP_NARROW cpu_ising_lanes_keep_avx512_x8
+#define LANES_SUMS_NARROW cpu_ising_lanes_sums_avx512_x8
 #include "ising_lanes_simd_tmpl.h"

@@ -3,10 +3,12 @@
  * SIMD level's primitives, which the level's file defines before the inclusion:
  *   LV, LW, ls_e          the vector, its W lanes (one group each) and a lane's integer
  *                         (uint64_t: the 32-bit word in a lane's low half; uint32_t);
- *   LANES_ENTRY, LANES_KEEP  the level's entries (cpu_ising_lanes_fn: run, keep);
+ *   LANES_ENTRY, LANES_KEEP, LANES_SUMS  the level's entries (cpu_ising_lanes_fn: run,
+ *                         keep, sums);
  *   LANES_DSP_INIT, LANES_LEVEL  where defined, the level's table entry (ising_lanes.h)
  *                         and its name, which installs those two; with LANES_NARROW,
- *                         also LANES_RUN_NARROW and LANES_KEEP_NARROW for calls of at most
+ *                         also LANES_RUN_NARROW, LANES_KEEP_NARROW and LANES_SUMS_NARROW
+ *                         for calls of at most
  *                         LANES_NARROW groups (another file's narrower vectors);
  *   LANES_KEYS, LANES_KEYS_INIT  philox_lanes_tmpl.h's keys;
  *   ls_draw(keys, gN, nl, i, name, q, r)  planes 4q .. 4q + 3 of the colour's name `name`
@@ -30,6 +32,7 @@
 
 int LANES_ENTRY(const struct latmc_ens_lanes_job *job);
 int LANES_KEEP(const struct latmc_ens_lanes_job *job);
+int LANES_SUMS(const struct latmc_ens_lanes_job *job);
 
 /* Key slots (neg, cnt): 2 x (2 ndim + 1). */
 #define LS_SLOTS (2 * LATMC_ISING_MAX_K)
@@ -323,17 +326,101 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
     return whole;
 }
 
+/* The plane counters' counts (ctr: LS_CTR planes) of the vector's nl groups from g0 into
+ * out[64 g + at + l]: lane l of group g is bit l of that group's lane. */
+static void ls_counts_out(const LV *ctr, int g0, int nl, int at, int64_t *out)
+{
+    _Alignas(64) ls_e plane[LW];
+    for (int l = 0; l < nl; l++)
+        for (int b = 0; b < LATMC_ENS_LANES; b++)
+            out[(size_t)(g0 + l) * 2 * LATMC_ENS_LANES + (size_t)at + (size_t)b] = 0;
+    for (int c = 0; c < LS_CTR; c++) {
+        memcpy(plane, &ctr[c], sizeof plane);
+        for (int l = 0; l < nl; l++)
+            for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
+                out[(size_t)(g0 + l) * 2 * LATMC_ENS_LANES + (size_t)at +
+                    (size_t)__builtin_ctz(x)] += (int64_t)1 << c;
+    }
+}
+
+/*
+ * lib/ens_lanes_sums.h's integers of groups group0 .. groups - 1 (SUMS) from the kept
+ * site-major words: a site's W groups' words side by side, the unsatisfied bond words of
+ * the positive directions (s_i ^ s_j ^ c_ij) and the spin words counted a vector wide in
+ * the bit-sliced counters of the changed spins (ls_count); bonds = N ndim - 2 unsatisfied
+ * into job->sums[64 g + l], spins = N - 2 negative into job->sums[64 g + 32 + l]. The same
+ * integers as the scalar count, in any order. Returns the groups counted: all, or 0 where
+ * the keep was not made for them at this width or does not hold the core's words (the
+ * caller counts them).
+ */
+int LANES_SUMS(const struct latmc_ens_lanes_job *job)
+{
+    const struct latmc_ens_lanes_keep *k = job->keep;
+    const int whole = job->groups - job->group0;
+    if (whole <= 0 || !k || !k->mem || k->group0 != job->group0 || k->groups != job->groups ||
+        k->width != LW || k->spin_gen != job->spin_gen)
+        return 0;
+    const struct latmc_lattice geom = ls_geom(job);
+    const int64_t N = geom.nsites, lx = geom.lx, ly = geom.ly, lz = geom.lz;
+    const int nd = job->ndim;
+    const struct ls_block b = ls_block_of(job, N);
+    LV unsat[LS_CTR], neg[LS_CTR];
+    for (int v = 0; v < b.vectors; v++) {
+        const int g0 = job->group0 + v * LW, nl = whole - v * LW < LW ? whole - v * LW : LW;
+        const unsigned char *mem = k->mem;
+        const uint32_t *ts = (const uint32_t *)(mem + b.vbytes * (size_t)v);
+        const uint32_t *tb =
+            job->bond ? (const uint32_t *)(mem + b.vbytes * (size_t)v + b.sbytes) : NULL;
+        for (int c = 0; c < LS_CTR; c++)
+            unsat[c] = neg[c] = v_zero();
+        struct ls_small su = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
+        struct ls_small sn = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
+        for (int64_t z = 0; z < lz; z++)
+            for (int64_t y = 0; y < ly; y++) {
+                const int64_t row = lx * (y + ly * z);
+                const int64_t dy = lx * (latmc_wrap_up(y, ly) + ly * z) - row;
+                const int64_t dz = lx * (y + ly * latmc_wrap_up(z, lz)) - row;
+                for (int64_t x = 0; x < lx; x++) {
+                    const int64_t i = row + x;
+                    const LV w = v_loadw(ts + i * LW);
+                    ls_count(&sn, neg, w);
+                    const int64_t j[3] = { row + latmc_wrap_up(x, lx), i + dy, i + dz };
+                    for (int mu = 0; mu < nd; mu++) {
+                        LV d = v_xor(w, v_loadw(ts + j[mu] * LW));
+                        if (tb)
+                            d = v_xor(d, v_loadw(tb + (nd * i + mu) * LW));
+                        ls_count(&su, unsat, d);
+                    }
+                }
+            }
+        ls_small_flush(&su, unsat);
+        ls_small_flush(&sn, neg);
+        ls_counts_out(unsat, g0, nl, 0, job->sums);
+        ls_counts_out(neg, g0, nl, LATMC_ENS_LANES, job->sums);
+        for (int l = 0; l < nl; l++) {
+            int64_t *o = job->sums + (size_t)(g0 + l) * 2 * LATMC_ENS_LANES;
+            for (int m = 0; m < LATMC_ENS_LANES; m++) {
+                o[m] = N * nd - 2 * o[m];
+                o[LATMC_ENS_LANES + m] = N - 2 * o[LATMC_ENS_LANES + m];
+            }
+        }
+    }
+    return whole;
+}
+
 #ifdef LANES_DSP_INIT
 /* The level's table entries. */
 void LANES_DSP_INIT(struct cpu_ising_lanes_dsp *dsp)
 {
     dsp->run = LANES_ENTRY;
     dsp->keep = LANES_KEEP;
+    dsp->sums = LANES_SUMS;
     dsp->width = LW;
     dsp->level = LANES_LEVEL;
 #ifdef LANES_NARROW
     dsp->run_narrow = LANES_RUN_NARROW;
     dsp->keep_narrow = LANES_KEEP_NARROW;
+    dsp->sums_narrow = LANES_SUMS_NARROW;
     dsp->narrow = LANES_NARROW;
 #endif
 }

@@ -16,6 +16,7 @@ typedef uint64_t ls_e;
 #include "ising_lanes_avx512.h"
 #define LANES_ENTRY cpu_ising_lanes_run_avx512_x8
 #define LANES_KEEP cpu_ising_lanes_keep_avx512_x8
+#define LANES_SUMS cpu_ising_lanes_sums_avx512_x8
 #define LANES_KEYS latmc_philox_x8_keys
 #define LANES_KEYS_INIT latmc_philox_x8_keys_init
 
