@@ -317,7 +317,10 @@ struct latmc_ens_lanes_job {
     int group0;
     /* appended: the CPU backend's KEEP and SWEEPS: the vector's kept words (SWEEPS runs
      * none, returning 0, unless KEEP made it for these groups); spin_gen: the core's count
-     * of its writes to spin (a keep whose spin_gen differs copies the spins in). */
+     * of its writes to spin (a keep whose spin_gen differs copies the spins in). Its SUMS
+     * counts groups group0 .. groups - 1 from the kept words into sums (64 g + l, as
+     * above) and returns how many: all, or 0 where the keep was not made for them or
+     * does not hold the core's words (lib/ens_lanes.c counts the rest). */
     struct latmc_ens_lanes_keep *keep;
     uint64_t spin_gen;
     /* appended (module ABI 16): SWEEPS: the tables' generation, never 0: the same value as

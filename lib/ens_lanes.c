@@ -355,6 +355,19 @@ static lanes_op simd_op(latmc_ens *e, int *per);
 static bool use_reference(void);
 static int chunk_end(int c, int per, int G);
 
+/* A job `what` of the CPU backend's vector c, groups g0 .. g1 - 1 on the words it keeps. */
+static struct latmc_ens_lanes_job vector_job(const latmc_ens *e, const lanes_state *s, int what,
+                                             int c, int g0, int g1)
+{
+    struct latmc_ens_lanes_job job = job_of(e, what);
+    job.keep = &s->keeps[c];
+    job.spin_gen = s->spin_gen;
+    job.group0 = g0;
+    job.groups = g1;
+    job.bond = s->bond;
+    return job;
+}
+
 /* The sums of vector c's groups g0 .. g1 - 1: the CPU backend's from the words it keeps
  * (SUMS) as far as they go, the rest here group by group. */
 static void chunk_sums(latmc_ens *e, const lanes_state *w, lanes_op simd, int c, int g0,
@@ -362,12 +375,7 @@ static void chunk_sums(latmc_ens *e, const lanes_state *w, lanes_op simd, int c,
 {
     int done = 0;
     if (simd && c < w->n_keeps) {
-        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SUMS);
-        job.keep = &w->keeps[c];
-        job.spin_gen = w->spin_gen;
-        job.group0 = g0;
-        job.groups = g1;
-        job.bond = w->bond;
+        struct latmc_ens_lanes_job job = vector_job(e, w, LATMC_ENS_LANES_SUMS, c, g0, g1);
         job.sums = sums;
         done = simd(e->members, e->n_members, &job);
         done = done < 0 ? 0 : done;
@@ -490,15 +498,10 @@ static void run_chunk(latmc_ens *e, const lanes_state *s, lanes_op simd, int c, 
 {
     int done = 0;
     if (simd) {
-        struct latmc_ens_lanes_job job = job_of(e, LATMC_ENS_LANES_SWEEPS);
-        job.keep = &s->keeps[c];
-        job.spin_gen = s->spin_gen;
-        job.group0 = g0;
-        job.groups = g1;
+        struct latmc_ens_lanes_job job = vector_job(e, s, LATMC_ENS_LANES_SWEEPS, c, g0, g1);
         job.sweep0 = e->sweeps;
         job.n_sweeps = n;
         job.spin = s->spin;
-        job.bond = s->bond;
         job.tables = s->tables;
         job.changed = s->changed;
         done = simd(e->members, e->n_members, &job);
