@@ -343,11 +343,62 @@ static void ls_counts_out(const LV *ctr, int g0, int nl, int at, int64_t *out)
     }
 }
 
+/* The sums' tally: words into 4 planes without tests (15 at most), those into 8 planes
+ * without tests (255 at most), those into ctr by ls_count_at (whose carries' loop runs as
+ * long as any of the W x 32 counters carries: once per 255 words, not per 15 as ls_count's
+ * flush: the sums add every word of a lattice, where the sweeps' counts add a changed
+ * word a site). */
+struct ls_sum_tally {
+    LV p[4], q[8];
+    int n, m;
+};
+
+static inline __attribute__((always_inline)) void ls_sum_ripple(LV *q, int k, LV y)
+{
+    for (int j = k; j < 8; j++) {
+        const LV carry = v_and(q[j], y);
+        q[j] = v_xor(q[j], y);
+        y = carry;
+    }
+}
+
+static inline void ls_sum_flush(struct ls_sum_tally *t, LV *ctr)
+{
+    for (int k = 0; k < 4; k++) {
+        ls_sum_ripple(t->q, k, t->p[k]);
+        t->p[k] = v_zero();
+    }
+    for (int j = 0; j < 8; j++) {
+        ls_count_at(ctr, j, t->q[j]);
+        t->q[j] = v_zero();
+    }
+    t->n = t->m = 0;
+}
+
+static inline __attribute__((always_inline)) void ls_sum_add(struct ls_sum_tally *t, LV *ctr,
+                                                             LV x)
+{
+    for (int k = 0; k < 4; k++) {
+        const LV carry = v_and(t->p[k], x);
+        t->p[k] = v_xor(t->p[k], x);
+        x = carry;
+    }
+    if (++t->n < 15)
+        return;
+    t->n = 0;
+    for (int k = 0; k < 4; k++) {
+        ls_sum_ripple(t->q, k, t->p[k]);
+        t->p[k] = v_zero();
+    }
+    if (++t->m == 17) /* 17 x 15 = 255 */
+        ls_sum_flush(t, ctr);
+}
+
 /*
  * lib/ens_lanes_sums.h's integers of groups group0 .. groups - 1 (SUMS) from the kept
  * site-major words: a site's W groups' words side by side, the unsatisfied bond words of
  * the positive directions (s_i ^ s_j ^ c_ij) and the spin words counted a vector wide in
- * the bit-sliced counters of the changed spins (ls_count); bonds = N ndim - 2 unsatisfied
+ * bit-sliced counters (ls_sum_add); bonds = N ndim - 2 unsatisfied
  * into job->sums[64 g + l], spins = N - 2 negative into job->sums[64 g + 32 + l]. The same
  * integers as the scalar count, in any order. Returns the groups counted: all, or 0 where
  * the keep was not made for them at this width or does not hold the core's words (the
@@ -373,8 +424,10 @@ int LANES_SUMS(const struct latmc_ens_lanes_job *job)
             job->bond ? (const uint32_t *)(mem + b.vbytes * (size_t)v + b.sbytes) : NULL;
         for (int c = 0; c < LS_CTR; c++)
             unsat[c] = neg[c] = v_zero();
-        struct ls_small su = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
-        struct ls_small sn = { { v_zero(), v_zero(), v_zero(), v_zero() }, 0 };
+        struct ls_sum_tally su, sn;
+        for (int q = 0; q < 8; q++)
+            su.q[q] = sn.q[q] = su.p[q % 4] = sn.p[q % 4] = v_zero();
+        su.n = su.m = sn.n = sn.m = 0;
         for (int64_t z = 0; z < lz; z++)
             for (int64_t y = 0; y < ly; y++) {
                 const int64_t row = lx * (y + ly * z);
@@ -383,18 +436,18 @@ int LANES_SUMS(const struct latmc_ens_lanes_job *job)
                 for (int64_t x = 0; x < lx; x++) {
                     const int64_t i = row + x;
                     const LV w = v_loadw(ts + i * LW);
-                    ls_count(&sn, neg, w);
+                    ls_sum_add(&sn, neg, w);
                     const int64_t j[3] = { row + latmc_wrap_up(x, lx), i + dy, i + dz };
                     for (int mu = 0; mu < nd; mu++) {
                         LV d = v_xor(w, v_loadw(ts + j[mu] * LW));
                         if (tb)
                             d = v_xor(d, v_loadw(tb + (nd * i + mu) * LW));
-                        ls_count(&su, unsat, d);
+                        ls_sum_add(&su, unsat, d);
                     }
                 }
             }
-        ls_small_flush(&su, unsat);
-        ls_small_flush(&sn, neg);
+        ls_sum_flush(&su, unsat);
+        ls_sum_flush(&sn, neg);
         ls_counts_out(unsat, g0, nl, 0, job->sums);
         ls_counts_out(neg, g0, nl, LATMC_ENS_LANES, job->sums);
         for (int l = 0; l < nl; l++) {
