@@ -250,9 +250,7 @@ int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rou
     *rounds_run = 0;
     if (e->lanes) { /* the member lanes' call with its rounds on their device */
         const int st = lanes_sweeps(e, n, rounds);
-        *rounds_run = st == LATMC_OK ? (rounds->sweeps + n) / rounds->every -
-                                           rounds->sweeps / rounds->every
-                                     : 0;
+        *rounds_run = st == LATMC_OK ? latmc_batch_rounds_in(rounds, n) : 0;
         return st;
     }
     int st = batch_checks(e, n);

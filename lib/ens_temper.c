@@ -181,7 +181,7 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
         return st; /* nothing done, the map where it was */
     if (st < 0)
         return device_map_lost(e, st, rounds_run);
-    const uint64_t n_rounds = (e->sweeps + n) / e->every - e->sweeps / e->every;
+    const uint64_t n_rounds = latmc_batch_rounds_in(&rounds, n);
     count_attempts(e, e->rounds, n_rounds);
     if (load)
         latmc_log(e->ctx, LATMC_LOG_DEBUG, "ensemble: exchange rounds on the device from "

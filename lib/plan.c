@@ -459,8 +459,7 @@ bool latmc_plan_batch_one_list(latmc_sim *lead, uint64_t n,
     if (rounds) { /* a list of whole sweeps and rounds: a call per round and per stretch */
         if (rounds->every == 0)
             return true;
-        const uint64_t n_rounds = (rounds->sweeps + n) / rounds->every -
-                                  rounds->sweeps / rounds->every;
+        const uint64_t n_rounds = latmc_batch_rounds_in(rounds, n);
         const uint64_t trailing = (rounds->sweeps + n) % rounds->every != 0; /* no round */
         return 2 * n_rounds + trailing <= PLAN_BATCH;
     }

@@ -101,6 +101,13 @@ struct latmc_batch_rounds {
     uint64_t every, sweeps, round;
 };
 
+/* The rounds n sweeps from rounds->sweeps hold (every > 0). */
+static inline uint64_t latmc_batch_rounds_in(const struct latmc_batch_rounds *rounds,
+                                             uint64_t n)
+{
+    return (rounds->sweeps + n) / rounds->every - rounds->sweeps / rounds->every;
+}
+
 /*
  * latmc_plan_sweep_batch with the rounds as steps: whole sweeps up to each round, then
  * the round (LATMC_STEP_EXCHANGE), every call with device_map set (lib/box.h), a sweep

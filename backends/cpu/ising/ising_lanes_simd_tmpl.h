@@ -213,6 +213,19 @@ static struct latmc_lattice ls_geom(const struct latmc_ens_lanes_job *job)
     return geom;
 }
 
+/* The bit-sliced counters' counts (ctr: LS_CTR planes) of the vector's nl lanes, added:
+ * out[l * stride + b] += the count of bit b of lane l. */
+static void ls_counts_add(const LV *ctr, int nl, uint64_t *out, size_t stride)
+{
+    _Alignas(64) ls_e plane[LW];
+    for (int c = 0; c < LS_CTR; c++) {
+        memcpy(plane, &ctr[c], sizeof plane);
+        for (int l = 0; l < nl; l++)
+            for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
+                out[(size_t)l * stride + (size_t)__builtin_ctz(x)] += (uint64_t)1 << c;
+    }
+}
+
 /* The keep's block (lib/backend.h's latmc_ens_lanes_keep): per vector of W groups its
  * words site-major (W a site; lanes without a group zero), spins (sbytes) then bonds
  * (bbytes, +-J only); after the vectors a call's tables and counters. */
@@ -307,14 +320,7 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
                              ls_site(t, &keys, &geom, ts, tb, heatbath, name, site));
             }
         ls_small_flush(&small, ctr);
-        _Alignas(64) ls_e plane[LW];
-        for (int c = 0; c < LS_CTR; c++) {
-            memcpy(plane, &ctr[c], sizeof plane);
-            for (int l = 0; l < nl; l++)
-                for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
-                    job->changed[(size_t)(g0 + l) * LATMC_ENS_LANES + __builtin_ctz(x)] +=
-                        (uint64_t)1 << c;
-        }
+        ls_counts_add(ctr, nl, job->changed + (size_t)g0 * LATMC_ENS_LANES, LATMC_ENS_LANES);
         /* the core's words (its rounds' sums and the members read them) */
         for (int l = 0; l < nl; l++) {
             uint32_t *sp = job->spin + (size_t)(g0 + l) * (size_t)N;
@@ -324,23 +330,6 @@ int LANES_ENTRY(const struct latmc_ens_lanes_job *job)
     }
     k->spin_gen = job->spin_gen;
     return whole;
-}
-
-/* The plane counters' counts (ctr: LS_CTR planes) of the vector's nl groups from g0 into
- * out[64 g + at + l]: lane l of group g is bit l of that group's lane. */
-static void ls_counts_out(const LV *ctr, int g0, int nl, int at, int64_t *out)
-{
-    _Alignas(64) ls_e plane[LW];
-    for (int l = 0; l < nl; l++)
-        for (int b = 0; b < LATMC_ENS_LANES; b++)
-            out[(size_t)(g0 + l) * 2 * LATMC_ENS_LANES + (size_t)at + (size_t)b] = 0;
-    for (int c = 0; c < LS_CTR; c++) {
-        memcpy(plane, &ctr[c], sizeof plane);
-        for (int l = 0; l < nl; l++)
-            for (uint32_t x = (uint32_t)plane[l]; x; x &= x - 1)
-                out[(size_t)(g0 + l) * 2 * LATMC_ENS_LANES + (size_t)at +
-                    (size_t)__builtin_ctz(x)] += (int64_t)1 << c;
-    }
 }
 
 /* The sums' tally: words into 4 planes without tests (15 at most), those into 8 planes
@@ -448,13 +437,17 @@ int LANES_SUMS(const struct latmc_ens_lanes_job *job)
             }
         ls_sum_flush(&su, unsat);
         ls_sum_flush(&sn, neg);
-        ls_counts_out(unsat, g0, nl, 0, job->sums);
-        ls_counts_out(neg, g0, nl, LATMC_ENS_LANES, job->sums);
+        /* lane l's counts at 64 l (unsatisfied) and 64 l + 32 (negative), as the sums */
+        uint64_t cnt[LW * 2 * LATMC_ENS_LANES];
+        memset(cnt, 0, sizeof cnt);
+        ls_counts_add(unsat, nl, cnt, 2 * LATMC_ENS_LANES);
+        ls_counts_add(neg, nl, cnt + LATMC_ENS_LANES, 2 * LATMC_ENS_LANES);
         for (int l = 0; l < nl; l++) {
             int64_t *o = job->sums + (size_t)(g0 + l) * 2 * LATMC_ENS_LANES;
+            const uint64_t *c = cnt + (size_t)l * 2 * LATMC_ENS_LANES;
             for (int m = 0; m < LATMC_ENS_LANES; m++) {
-                o[m] = N * nd - 2 * o[m];
-                o[LATMC_ENS_LANES + m] = N - 2 * o[LATMC_ENS_LANES + m];
+                o[m] = N * nd - 2 * (int64_t)c[m];
+                o[LATMC_ENS_LANES + m] = N - 2 * (int64_t)c[LATMC_ENS_LANES + m];
             }
         }
     }

@@ -271,11 +271,7 @@ static int sweeps_and_rounds(struct cuda_ens_lanes *l, const struct latmc_lattic
         done += k;
         if (st < 0 || !round_next)
             continue;
-        struct latmc_step_call call;
-        memset(&call, 0, sizeof call);
-        call.round = round++;
-        call.round_sweeps = at + k;
-        const struct cuda_ens_round r = cuda_temper_round_of(l->temper, first, &call);
+        const struct cuda_ens_round r = cuda_temper_round_at(l->temper, first, round++, at + k);
         st = cuda_check(cuda_ens_lanes_round(s, &l->temper->d, &r, l->sums, l->tables),
                         "the member lanes' exchange round");
     }

@@ -239,9 +239,16 @@ struct cuda_ens_round cuda_temper_round_of(const struct cuda_ens_temper *t,
                                            const latmc_sim *first,
                                            const struct latmc_step_call *k)
 {
+    return cuda_temper_round_at(t, first, k->round, k->round_sweeps);
+}
+
+struct cuda_ens_round cuda_temper_round_at(const struct cuda_ens_temper *t,
+                                           const latmc_sim *first, uint64_t round,
+                                           uint64_t sweeps)
+{
     const struct cuda_ens_round r = {
         .n_samples = t->n_samples, .n_temperatures = t->nT, .n_replicas = t->n_replicas,
-        .seed = t->seed, .stream = t->stream, .round = k->round, .sweeps = k->round_sweeps,
+        .seed = t->seed, .stream = t->stream, .round = round, .sweeps = sweeps,
         .J = first->param[LATMC_PARAM_J], .h = first->param[LATMC_PARAM_H],
         .nsites = (double)first->nsites, .scale = t->scale,
     };

@@ -191,10 +191,15 @@ static inline int64_t cuda_temper_slot(const struct latmc_ens_temper *job, int s
 }
 
 /* The round of exchange call k: the state's constants, the round's number and clock, the
- * members' J and h (member 0's: the members are alike). */
+ * members' J and h (member 0's: the members are alike); cuda_temper_round_at, the same of
+ * round number `round` at the ensemble's sweep count `sweeps` (a call's own rounds: the
+ * member lanes'). */
 struct cuda_ens_round cuda_temper_round_of(const struct cuda_ens_temper *t,
                                            const latmc_sim *first,
                                            const struct latmc_step_call *k);
+struct cuda_ens_round cuda_temper_round_at(const struct cuda_ens_temper *t,
+                                           const latmc_sim *first, uint64_t round,
+                                           uint64_t sweeps);
 
 /*
  * A list in parts of whole samples: part 0 on the batch's stream, each other part on a

@@ -750,6 +750,7 @@ __device__ __forceinline__ void lanes_block_sums(const struct latmc_lattice &g, 
     for (I i = threadIdx.x; i < N; i += blockDim.x) {
         const I row = i / lx, x = i - row * lx;
         const I z = row / ly, y = row - z * ly;
+        /* latmc_wrap_up's neighbours, in I (its int64_t would undo the 32-bit indices) */
         const uint32_t w = s[i];
         lanes_ctr_add(&cn, w, neg);
         const I j[3] = { i - x + (x + 1 == lx ? 0 : x + 1),
