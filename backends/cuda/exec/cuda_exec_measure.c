@@ -417,14 +417,26 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         err = cudaSetDevice(b->ex.device);
         if (err == cudaSuccess)
             err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-        if (err == cudaSuccess && per_plane) {
+        /* both in one read where the leaf can: the tiles then come on the main stream */
+        bool together = false;
+        if (err == cudaSuccess && !per_plane)
+            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+        if (err == cudaSuccess && x->leaf->measure_tiles) {
+            double *plane_sums = NULL;
+            err = x->leaf->measure_tiles(sim, &own, stream, per_plane ? NULL : b->sums,
+                                         &plane_sums, b->mode_phases, b->mode_tiles);
+            together = err == cudaSuccess;
+            if (err == cudaErrorNotSupported)
+                err = cudaSuccess;
+            else if (together && per_plane)
+                dev_sums = plane_sums;
+        }
+        if (err == cudaSuccess && !together && per_plane) {
             double *plane_sums = NULL;
             err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
             dev_sums = plane_sums;
-        } else if (err == cudaSuccess) {
-            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
-            if (err == cudaSuccess)
-                err = x->leaf->measure(sim, &own, stream, b->sums);
+        } else if (err == cudaSuccess && !together) {
+            err = x->leaf->measure(sim, &own, stream, b->sums);
         }
         /* box i's plane sums at its first plane's place in the stage (one box's whole
          * sums where not per plane: only a box alone) */
@@ -434,25 +446,28 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
                                   per_plane ? (size_t)b->ex.planes * nsums * sizeof(double)
                                             : sim->model->sums_size,
                                   cudaMemcpyDeviceToHost, stream);
-        /* the tiles on the box's other stream (idle, as the box is between steps), beside
-         * the sums: both read the configuration only, and each kernel's idle slots (the
-         * chains of additions wait for each other) take the other's blocks */
-        if (err == cudaSuccess)
+        /* else the tiles on the box's other stream (idle, as the box is between steps),
+         * beside the sums: both read the configuration only, and each kernel's idle slots
+         * (the chains of additions wait for each other) take the other's blocks */
+        cudaStream_t tiled = together ? stream : side;
+        if (err == cudaSuccess && !together)
             err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
         if (err == cudaSuccess && x->n > 1)
             err = cudaMemcpyPeerAsync(b0->gathered_tiles + (size_t)b->ex.origin * td,
                                       b0->ex.device, b->mode_tiles, b->ex.device,
-                                      (size_t)b->ex.planes * plane_bytes, side);
-        if (err == cudaSuccess && i > 0 && !b->projected)
+                                      (size_t)b->ex.planes * plane_bytes, tiled);
+        /* box 0's sum of the tiles runs on its other stream: it waits for every box's
+         * (box 0's own too, where they came on its main stream) */
+        if (err == cudaSuccess && !b->projected)
             err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
-        if (err == cudaSuccess && i > 0)
-            err = cudaEventRecord(b->projected, side);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->projected, tiled);
     }
     /* one box: its own tiles (made by tile_buffers above) and room for their sum */
     double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
     if (err == cudaSuccess)
         err = cudaSetDevice(b0->ex.device);
-    for (int i = 1; i < x->n && err == cudaSuccess; i++)
+    for (int i = 0; i < x->n && err == cudaSuccess; i++)
         err = cudaStreamWaitEvent(b0->ex.border_stream, x->box[i].projected, 0);
     double *dev_modes = all + td * (size_t)x->L;
     if (err == cudaSuccess)

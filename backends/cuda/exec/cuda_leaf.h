@@ -376,6 +376,16 @@ struct cuda_leaf {
                                               const struct cuda_box_range *r,
                                               cudaStream_t stream, double **plane_sums,
                                               int64_t *proj);
+    /* ---- appended for phi^4's modes in the measurement's read (issue 33) ---- */
+    /* Optional (NULL: measure or measure_planes, then mode_tiles): the range's sums as
+     * measure gives them (sums non-NULL: a box alone, into the device struct sums) or as
+     * measure_planes does (sums NULL: into *plane_sums), and mode_tiles' tiles from the
+     * same phase tables, in one read of the configuration, each exactly what those give;
+     * cudaErrorNotSupported where the leaf's pass does not take the lattice's shape
+     * (nothing enqueued: the executor takes the two then). */
+    cudaError_t (*measure_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
+                                 cudaStream_t stream, void *sums, double **plane_sums,
+                                 const double *phases, double *tiles);
 };
 
 /*

@@ -289,6 +289,22 @@ static cudaError_t phi4_measure_planes(const latmc_sim *sim, const struct cuda_b
                                     s->plane_sums);
 }
 
+/* The scratch of the rows' mode sums (3 doubles a row of the box's planes), made at the
+ * first call that needs it (made again at the next call if it fails). */
+static cudaError_t mode_rows_of(const latmc_sim *sim, const struct cuda_box *b,
+                                struct phi4_box *s)
+{
+    if (s->mode_rows)
+        return cudaSuccess;
+    const cudaError_t err =
+        cudaMalloc((void **)&s->mode_rows, (size_t)b->ex.planes *
+                                               (size_t)rows_per_plane(&sim->desc) * 3 *
+                                               sizeof(double));
+    if (err != cudaSuccess)
+        s->mode_rows = NULL;
+    return err;
+}
+
 /* The tiles of range r's planes (each plane alone: no halo is read). The buffers and the
  * phase tables (which depend on the extents only) are made at the first call. */
 static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
@@ -296,19 +312,38 @@ static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
 {
     const latmc_sim_desc *d = &sim->desc;
     struct phi4_box *s = own_of(r->box);
-    if (!s->mode_rows) { /* made again at the next call if it fails */
-        const cudaError_t err =
-            cudaMalloc((void **)&s->mode_rows, (size_t)r->box->ex.planes *
-                                                   (size_t)rows_per_plane(d) * 3 * sizeof(double));
-        if (err != cudaSuccess) {
-            s->mode_rows = NULL;
-            return err;
-        }
-    }
+    const cudaError_t err = mode_rows_of(sim, r->box, s);
+    if (err != cudaSuccess)
+        return err;
     const char *at = (const char *)r->box->data +
                      (size_t)(r->p0 * plane_sites(d)) * value_bytes(d);
     return cuda_phi4_mode_tiles(stream, &s->plan, &s->g, at, r->global_p0, r->planes, phases,
                                 s->mode_rows, tiles);
+}
+
+/* The sums (phi4_measure's with sums, else phi4_measure_planes') and the tiles in one read
+ * where the tile walk takes the lattice (2D rows; cudaErrorNotSupported elsewhere). */
+static cudaError_t phi4_measure_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
+                                      cudaStream_t stream, void *sums, double **plane_sums,
+                                      const double *phases, double *tiles)
+{
+    struct phi4_box *s = own_of(r->box);
+    const struct cuda_phi4_box_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
+    if (sums && !r->whole)
+        return cudaErrorInvalidValue;
+    struct latmc_lattice own = s->g;
+    if (!sums)
+        own.ly = r->planes; /* 2D: the own rows (the walk takes none but 2D) */
+    if (!cuda_phi4_tile_walk_fits(&own, s->plan.precision == LATMC_PRECISION_FLOAT))
+        return cudaErrorNotSupported;
+    const cudaError_t err = mode_rows_of(sim, r->box, s);
+    if (err != cudaSuccess)
+        return err;
+    if (!sums)
+        *plane_sums = s->plane_sums;
+    return cuda_phi4_measure_tiles(stream, &s->plan, &s->g, r->box->data, sums ? NULL : &sr,
+                                   s->partials, sums ? sums : (void *)s->plane_sums, phases,
+                                   s->mode_rows, tiles);
 }
 
 static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
@@ -381,6 +416,7 @@ static const struct cuda_embed_leaf phi4_embed = {
         .view_dtype = (dtype), .attempted = phi4_attempted, .own_steps = phi4_own_steps,   \
         .cut = phi4_cut, .measure_planes = phi4_measure_planes,                            \
         .mode_tiles = phi4_mode_tiles, .mode_components = 1, .embed = &phi4_embed,         \
+        .measure_tiles = phi4_measure_tiles,                                               \
     }
 
 static const struct cuda_leaf phi4_float_leaf = PHI4_LEAF(LATMC_DTYPE_FLOAT32);

@@ -22,6 +22,7 @@
 #ifndef LATMC_CUDA_PHI4_H
 #define LATMC_CUDA_PHI4_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -138,6 +139,31 @@ cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_pla
                                  const struct latmc_lattice *g, const void *phi,
                                  int64_t first, int64_t count, const double *phases,
                                  double *rows, double *tiles);
+
+/* The measurement and the modes' tiles in one read of the field (the tile walk of a 2D
+ * lattice, phi4_tile_walk.cu): r NULL, the whole lattice g at phi, sums the device's
+ * struct latmc_phi4_sums as cuda_phi4_measure gives it; r: its planes' sums (5 doubles a
+ * plane) into sums as cuda_phi4_measure_planes gives them; and the tiles of the same
+ * planes as cuda_phi4_mode_tiles gives them (mode_rows: its rows' scratch). Exactly those
+ * functions' doubles; cudaErrorNotSupported, nothing enqueued, where the tile walk does
+ * not take the lattice (cuda_phi4_tile_walk_fits). */
+cudaError_t cuda_phi4_measure_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                    const struct latmc_lattice *g, const void *phi,
+                                    const struct cuda_phi4_box_range *r, double *partials,
+                                    void *sums, const double *phases, double *mode_rows,
+                                    double *tiles);
+
+/* Whether the tile walk takes the (own) lattice g: 2D, L_x a multiple of a 128-byte chunk's
+ * values and at least 256, at least 4096 rows. */
+bool cuda_phi4_tile_walk_fits(const struct latmc_lattice *g, bool single);
+
+/* The tile walk's rows (phi4_tile_walk.cu): each row's 5 measurement partials into
+ * partials and, where mode_rows is not NULL, its 3 mode sums (phases cx, sx of x) into
+ * mode_rows; box: g is a box's own rows with its neighbours' rows stored beside them.
+ * cudaErrorNotSupported, nothing enqueued, where it does not fit. */
+cudaError_t cuda_phi4_tile_walk(cudaStream_t stream, const struct latmc_lattice *g, bool single,
+                                bool box, const void *phi, const double *cx, const double *sx,
+                                double *partials, double *mode_rows);
 
 #ifdef __cplusplus
 }

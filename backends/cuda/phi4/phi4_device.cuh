@@ -720,6 +720,50 @@ template <> struct phi4_quad<double> {
     }
 };
 
+/*
+ * A row's five sums (sum, sum2, sum4, grad2, lap2) walked in x order: site x's terms made
+ * from its value v, its x neighbours (right: x + 1, left: x - 1), y neighbours (u, d) and,
+ * in 3D, z neighbours (f, b), and added, in phi4_row_partials' operations and order (so
+ * the same doubles). phi4_row_walk and the tile walk (phi4_tile_walk.cu) both add so.
+ */
+struct phi4_row_sums {
+    double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
+
+    template <int NDIM>
+    __device__ __forceinline__ void add(double v, double right, double left, double u,
+                                        double d, double f = 0, double b = 0)
+    {
+        const double v2 = v * v;
+        const double gx = (right - v) * (right - v);
+        double lap = 0;
+        lap += right - 2.0 * v + left;
+        const double gy = (u - v) * (u - v);
+        lap += u - 2.0 * v + d;
+        double gz = 0;
+        if (NDIM == 3) {
+            gz = (f - v) * (f - v);
+            lap += f - 2.0 * v + b;
+        }
+        sum += v;
+        sum2 += v2;
+        sum4 += v2 * v2;
+        grad2 += gx;
+        grad2 += gy;
+        if (NDIM == 3)
+            grad2 += gz;
+        lap2 += lap * lap;
+    }
+
+    __device__ __forceinline__ void store(double *out) const
+    {
+        out[0] = sum;
+        out[1] = sum2;
+        out[2] = sum4;
+        out[3] = grad2;
+        out[4] = lap2;
+    }
+};
+
 template <typename R, int NDIM, bool BOX>
 __device__ __forceinline__ void phi4_row_walk(const struct latmc_lattice &g, const R *phi,
                                               double *partials, int64_t row)
@@ -727,7 +771,7 @@ __device__ __forceinline__ void phi4_row_walk(const struct latmc_lattice &g, con
     const struct phi4_row_at<NDIM, BOX> at(g, row);
     const int64_t up_y = at.up_y, down_y = at.down_y, up_z = at.up_z, down_z = at.down_z;
     const R *own = phi + at.base;
-    double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
+    struct phi4_row_sums s;
     double c[4], next[4];
     phi4_quad<R>::load(own, c);
     const double first = c[0];
@@ -748,39 +792,15 @@ __device__ __forceinline__ void phi4_row_walk(const struct latmc_lattice &g, con
             phi4_quad<R>::load(own + down_z + x0, b);
         }
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const double v = c[k], v2 = v * v;
-            const double right = k < 3 ? c[k + 1] : next[0], left = k > 0 ? c[k - 1] : prev;
-            const double gx = (right - v) * (right - v);
-            double lap = 0;
-            lap += right - 2.0 * v + left;
-            const double gy = (u[k] - v) * (u[k] - v);
-            lap += u[k] - 2.0 * v + d[k];
-            double gz = 0;
-            if (NDIM == 3) {
-                gz = (f[k] - v) * (f[k] - v);
-                lap += f[k] - 2.0 * v + b[k];
-            }
-            sum += v;
-            sum2 += v2;
-            sum4 += v2 * v2;
-            grad2 += gx;
-            grad2 += gy;
-            if (NDIM == 3)
-                grad2 += gz;
-            lap2 += lap * lap;
-        }
+        for (int k = 0; k < 4; k++)
+            s.add<NDIM>(c[k], k < 3 ? c[k + 1] : next[0], k > 0 ? c[k - 1] : prev, u[k], d[k],
+                        NDIM == 3 ? f[k] : 0.0, NDIM == 3 ? b[k] : 0.0);
         prev = c[3];
 #pragma unroll
         for (int k = 0; k < 4; k++)
             c[k] = next[k];
     }
-    double *out = partials + PHI4_NPARTIALS * row;
-    out[0] = sum;
-    out[1] = sum2;
-    out[2] = sum4;
-    out[3] = grad2;
-    out[4] = lap2;
+    s.store(partials + PHI4_NPARTIALS * row);
 }
 
 /*

@@ -241,16 +241,20 @@ extern "C" cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi
 }
 
 /*
- * The rows' partials of `g` (rows = L_y L_z): a thread a row (phi4_row_walk_kernel) where the
- * rows are long and many (L_x a multiple of 4, at least PHI4_WALK_MIN_LX sites, at least
- * PHI4_WALK_MIN_ROWS rows: the serial walk then has rows enough to fill the GPU), else a
- * warp a row (phi4_rows_kernel). The same doubles either way.
+ * The rows' partials of `g` (rows = L_y L_z): a thread a row, its rows staged in shared
+ * memory in 2D where the tile walk takes them (cuda_phi4_tile_walk_fits), else straight
+ * from global memory (phi4_row_walk_kernel) where the rows are long and many (L_x a
+ * multiple of 4, at least PHI4_WALK_MIN_LX sites, at least PHI4_WALK_MIN_ROWS rows: the
+ * serial walk then has rows enough to fill the GPU), else a warp a row (phi4_rows_kernel).
+ * The same doubles every way.
  */
 template <bool BOX>
 static cudaError_t launch_rows(cudaStream_t stream, const struct latmc_lattice &g, bool single,
                                const void *phi, double *partials)
 {
     const int64_t rows = g.ly * g.lz;
+    if (cuda_phi4_tile_walk_fits(&g, single)) /* 2D: the rows staged (phi4_tile_walk.cu) */
+        return cuda_phi4_tile_walk(stream, &g, single, BOX, phi, NULL, NULL, partials, NULL);
     if (g.lx % 4 == 0 && g.lx >= PHI4_WALK_MIN_LX && rows >= PHI4_WALK_MIN_ROWS) {
         const unsigned grid = phi4_grid(rows, PHI4_WALK_THREADS);
         if (g.ndim == 3 && single)
@@ -489,31 +493,46 @@ extern "C" cudaError_t cuda_phi4_box_update(cudaStream_t stream, const struct cu
                                        step->rng, step->colour, r, accepted);
 }
 
+/* Range r's own planes as a lattice of r->count planes (*own), read from memory plane
+ * first - cut0 (the return value). */
+static const void *own_planes(const struct cuda_phi4_plan *plan, const struct latmc_lattice *g,
+                              const void *phi, const struct cuda_phi4_box_range *r,
+                              struct latmc_lattice *own)
+{
+    *own = *g;
+    int64_t plane_sites = g->lx;
+    if (g->ndim == 3) {
+        own->lz = r->count;
+        plane_sites *= g->ly;
+    } else {
+        own->ly = r->count;
+    }
+    own->nsites = plane_sites * r->count;
+    const size_t vb = plan->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
+    return (const char *)phi + (size_t)((r->first - r->cut0) * plane_sites) * vb;
+}
+
+static cudaError_t launch_plane_sums(cudaStream_t stream, const struct latmc_lattice *g,
+                                     int64_t count, const double *partials, double *plane_sums)
+{
+    phi4_plane_sums_kernel<<<phi4_grid(count * PHI4_NPARTIALS, 128), 128, 0, stream>>>(
+        count, g->ndim == 3 ? g->ly : 1, partials, plane_sums);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
                                                 const struct cuda_phi4_plan *plan,
                                                 const struct latmc_lattice *g, const void *phi,
                                                 const struct cuda_phi4_box_range *r,
                                                 double *partials, double *plane_sums)
 {
-    /* the own planes as a lattice of r->count planes, read from memory plane first - cut0 */
-    struct latmc_lattice own = *g;
-    int64_t plane_sites = g->lx;
-    if (g->ndim == 3) {
-        own.lz = r->count;
-        plane_sites *= g->ly;
-    } else {
-        own.ly = r->count;
-    }
-    own.nsites = plane_sites * r->count;
-    const size_t vb = plan->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
-    const void *at = (const char *)phi + (size_t)((r->first - r->cut0) * plane_sites) * vb;
+    struct latmc_lattice own;
+    const void *at = own_planes(plan, g, phi, r, &own);
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
     cudaError_t err = launch_rows<true>(stream, own, single, at, partials);
     if (err != cudaSuccess)
         return err;
-    phi4_plane_sums_kernel<<<phi4_grid(r->count * PHI4_NPARTIALS, 128), 128, 0, stream>>>(
-        r->count, g->ndim == 3 ? g->ly : 1, partials, plane_sums);
-    return cudaGetLastError();
+    return launch_plane_sums(stream, g, r->count, partials, plane_sums);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -591,16 +610,28 @@ __global__ void phi4_mode_planes_kernel(int ndim, int64_t count, int64_t rows_pe
     }
 }
 
+/* The tiles of planes [first, first + count) from their rows' three sums. */
+static cudaError_t launch_mode_planes(cudaStream_t stream, const struct latmc_lattice *g,
+                                      int64_t first, int64_t count, const double *phases,
+                                      const double *rows, double *tiles)
+{
+    const int64_t rows_per_plane = g->ndim == 3 ? g->ly : 1;
+    /* the tables: cos then sin of each axis in turn (lib/modes_planes.c) */
+    const double *cy = phases + 2 * g->lx, *sy = cy + g->ly;
+    const double *cp = g->ndim == 3 ? sy + g->ly : cy, *sp = cp + (g->ndim == 3 ? g->lz : g->ly);
+    phi4_mode_planes_kernel<<<phi4_grid(count, 128), 128, 0, stream>>>(
+        g->ndim, count, rows_per_plane, first, rows, cy, sy, cp, sp, tiles);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                             const struct latmc_lattice *g, const void *phi,
                                             int64_t first, int64_t count, const double *phases,
                                             double *rows, double *tiles)
 {
-    const int64_t rows_per_plane = g->ndim == 3 ? g->ly : 1, nrows = count * rows_per_plane;
+    const int64_t nrows = count * (g->ndim == 3 ? g->ly : 1);
     /* the tables: cos then sin of each axis in turn (lib/modes_planes.c) */
     const double *cx = phases, *sx = phases + g->lx;
-    const double *cy = phases + 2 * g->lx, *sy = cy + g->ly;
-    const double *cp = g->ndim == 3 ? sy + g->ly : cy, *sp = cp + (g->ndim == 3 ? g->lz : g->ly);
     const int threads = 128;
     const unsigned grid = phi4_grid(4 * nrows, threads);
     if (plan->precision == LATMC_PRECISION_FLOAT)
@@ -611,10 +642,37 @@ extern "C" cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cu
         phi4_mode_rows_kernel<double><<<grid, threads, 0, stream>>>(g->lx, nrows,
                                                                      (const double *)phi, cx,
                                                                      sx, rows);
-    cudaError_t err = cudaGetLastError();
+    const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    phi4_mode_planes_kernel<<<phi4_grid(count, 128), 128, 0, stream>>>(
-        g->ndim, count, rows_per_plane, first, rows, cy, sy, cp, sp, tiles);
-    return cudaGetLastError();
+    return launch_mode_planes(stream, g, first, count, phases, rows, tiles);
+}
+
+extern "C" cudaError_t cuda_phi4_measure_tiles(cudaStream_t stream,
+                                               const struct cuda_phi4_plan *plan,
+                                               const struct latmc_lattice *g, const void *phi,
+                                               const struct cuda_phi4_box_range *r,
+                                               double *partials, void *sums,
+                                               const double *phases, double *mode_rows,
+                                               double *tiles)
+{
+    struct latmc_lattice own = *g;
+    const void *at = r ? own_planes(plan, g, phi, r, &own) : phi;
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    const int64_t first = r ? r->first : 0, count = r ? r->count : g->ly;
+    /* the tables: cos then sin of x first (lib/modes_planes.c) */
+    cudaError_t err = cuda_phi4_tile_walk(stream, &own, single, r != NULL, at, phases,
+                                          phases + g->lx, partials, mode_rows);
+    if (err != cudaSuccess) /* cudaErrorNotSupported: nothing enqueued */
+        return err;
+    if (r) {
+        err = launch_plane_sums(stream, g, count, partials, (double *)sums);
+    } else {
+        phi4_rows_total_kernel<<<1, 64, 0, stream>>>(count, 1, partials,
+                                                     (struct latmc_phi4_sums *)sums);
+        err = cudaGetLastError();
+    }
+    if (err != cudaSuccess)
+        return err;
+    return launch_mode_planes(stream, g, first, count, phases, mode_rows, tiles);
 }
