@@ -24,6 +24,7 @@ static const struct latmc_env_switch cuda_switches[] = {
     { "LATMC_CUDA_FOLD_WIDE", "0|1" },
     { "LATMC_CUDA_SLAB_COPY", "memcpy" },
     { "LATMC_CUDA_TEMPER", "resident|launches" },
+    { "LATMC_CUDA_PHI4_MODES", "walk|split" },
     { "LATMC_ENS_HEIS_BATCH", "0|1" },
     { "LATMC_ENS_HEIS_SUMS", "0|1|check" },
     { "LATMC_ENS_TEMPER_PARTS", "1|2|4|8" },

@@ -17,7 +17,8 @@
  *   and of CUDA with two chunk shapes agree pairwise within 4 sigma (binning errors of
  *   independent chains).
  * - long_rows_measure: the measurement and the Fourier modes of long rows (a thread a row;
- *   measured again with the modes in one pass, the tile walk)
+ *   measured again with the modes in the tile walk, LATMC_CUDA_PHI4_MODES=walk, and beside
+ *   it, =split)
  *   against the CPU's on the same field, bit for bit, float and double, 2D and 3D, one box
  *   and two.
  * - bad_environment: malformed or unfit LATMC_CUDA_PHI4_CHUNK / _THREADS are LATMC_EINVAL
@@ -43,6 +44,7 @@
 #include "sim_helpers.h"
 
 #define MAX_SIGMA 4.0
+#define MODES_ENV "LATMC_CUDA_PHI4_MODES"
 #define CHUNK_ENV "LATMC_CUDA_PHI4_CHUNK"
 #define THREADS_ENV "LATMC_CUDA_PHI4_THREADS"
 
@@ -451,13 +453,17 @@ static void long_rows_measure(void **state)
         }
         const bool square = cases[i].L[1] == cases[i].L[0] &&
                             (cases[i].ndim == 2 || cases[i].L[2] == cases[i].L[0]);
-        /* twice on a square lattice: once the modes were asked for, the field set again
-         * is measured with its modes in one pass where the device can (2D: the tile walk,
-         * its boxes' rows too; 4100^2 floats: rows it does not take) */
-        for (int round = 0; round < (square ? 2 : 1); round++) {
-            if (round == 1)
+        /* three times on a square lattice: once the modes were asked for, the field set
+         * again is measured with its modes in one pass where the device can (2D: the tile
+         * walk, its boxes' rows too; 4100^2 floats: rows it does not take), forced
+         * (LATMC_CUDA_PHI4_MODES=walk: these lattices have fewer rows than its default
+         * takes), then the modes kernel beside the measurement (split) */
+        for (int round = 0; round < (square ? 3 : 1); round++) {
+            if (round > 0) {
+                setenv(MODES_ENV, round == 1 ? "walk" : "split", 1);
                 for (int dev = 0; dev < 2; dev++)
                     assert_int_equal(latmc_sim_set_spins(sim[dev], field, bytes), LATMC_OK);
+            }
             for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
                 double v[2];
                 if (keys[k] == LATMC_OBS_M2_KMIN && !square)
@@ -471,6 +477,7 @@ static void long_rows_measure(void **state)
                 assert_memory_equal(&v[0], &v[1], sizeof v[0]);
             }
         }
+        unsetenv(MODES_ENV);
         free(field);
         latmc_sim_destroy(&sim[0]);
         latmc_sim_destroy(&sim[1]);

@@ -28,6 +28,7 @@
  * executor adds in plane order: the same additions, so the same doubles.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cuda_check.h"
@@ -321,8 +322,20 @@ static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
                                 s->mode_rows, tiles);
 }
 
+/* Whether the modes of the box's own lattice `own` come from the tile walk: where it takes
+ * the rows and they are CUDA_PHI4_WALK_MODES_MIN_ROWS or more; LATMC_CUDA_PHI4_MODES
+ * (doc/environment.md): `walk` wherever it takes them, `split` never. */
+static bool modes_walked(const struct phi4_box *s, const struct latmc_lattice *own)
+{
+    const char *env = getenv("LATMC_CUDA_PHI4_MODES");
+    if (!cuda_phi4_tile_walk_fits(own, s->plan.precision == LATMC_PRECISION_FLOAT) ||
+        (env && strcmp(env, "split") == 0))
+        return false;
+    return (env && strcmp(env, "walk") == 0) || own->ly >= CUDA_PHI4_WALK_MODES_MIN_ROWS;
+}
+
 /* The sums (phi4_measure's with sums, else phi4_measure_planes') and the tiles in one read
- * where the tile walk takes the lattice (2D rows; cudaErrorNotSupported elsewhere). */
+ * where the tile walk takes them (modes_walked; cudaErrorNotSupported elsewhere). */
 static cudaError_t phi4_measure_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
                                       cudaStream_t stream, void *sums, double **plane_sums,
                                       const double *phases, double *tiles)
@@ -334,7 +347,7 @@ static cudaError_t phi4_measure_tiles(const latmc_sim *sim, const struct cuda_bo
     struct latmc_lattice own = s->g;
     if (!sums)
         own.ly = r->planes; /* 2D: the own rows (the walk takes none but 2D) */
-    if (!cuda_phi4_tile_walk_fits(&own, s->plan.precision == LATMC_PRECISION_FLOAT))
+    if (!modes_walked(s, &own))
         return cudaErrorNotSupported;
     const cudaError_t err = mode_rows_of(sim, r->box, s);
     if (err != cudaSuccess)

@@ -10,6 +10,7 @@
 #ifndef LATMC_CUDA_PHI4_DEVICE_CUH
 #define LATMC_CUDA_PHI4_DEVICE_CUH
 
+#include <cuda_pipeline.h>
 #include <math.h>
 
 #include "cuda_launch.cuh"
@@ -806,10 +807,24 @@ __device__ __forceinline__ void phi4_row_walk(const struct latmc_lattice &g, con
 /*
  * The rows in order, as the CPU adds them: each plane's rows (rows_per_plane: 1 in 2D, L_y
  * in 3D) in one serial chain from zero, the planes' sums in a serial chain over the planes
- * (the per-plane tiles of lib/model.h, add_sums). Two warps of one block: warp 1 copies the next tile of row partials into
- * shared memory while lanes 0..4 of warp 0 add the current tile, one sum each.
+ * (the per-plane tiles of lib/model.h, add_sums). One block: lanes 0..4 of warp 0 add a
+ * tile of row partials, one sum each, while every thread's asynchronous copies of the next
+ * tile into shared memory are in flight (all of a thread's at once: the copy of a tile
+ * takes about one memory latency, not one a piece, and the chain of additions, the one
+ * serial part, sets the pace).
  */
-#define PHI4_TOTAL_TILE 256
+#define PHI4_TOTAL_TILE 512
+
+__device__ __forceinline__ void phi4_rows_total_issue(int64_t rows, const double *partials,
+                                                      int64_t first, double *dst)
+{
+    const int64_t n = first < rows ? (rows - first < PHI4_TOTAL_TILE ? rows - first
+                                                                     : PHI4_TOTAL_TILE) : 0;
+    const double *src = partials + PHI4_NPARTIALS * first;
+    for (int64_t k = threadIdx.x; k < n * PHI4_NPARTIALS; k += blockDim.x)
+        __pipeline_memcpy_async(dst + k, src + k, sizeof(double));
+    __pipeline_commit();
+}
 
 __device__ __forceinline__ void phi4_rows_total(int64_t rows, int64_t rows_per_plane,
                                                 const double *partials,
@@ -820,27 +835,32 @@ __device__ __forceinline__ void phi4_rows_total(int64_t rows, int64_t rows_per_p
     const int64_t ntiles = (rows + PHI4_TOTAL_TILE - 1) / PHI4_TOTAL_TILE;
     double acc = 0, plane = 0;
     int64_t in_plane = 0;
-    for (int64_t k = tid; k < PHI4_TOTAL_TILE * PHI4_NPARTIALS && k < rows * PHI4_NPARTIALS;
-         k += blockDim.x)
-        tile[0][k] = partials[k];
-    __syncthreads();
+    phi4_rows_total_issue(rows, partials, 0, tile[0]);
     for (int64_t t = 0; t < ntiles; t++) {
         const int64_t first = t * PHI4_TOTAL_TILE;
         const int count = (int)(rows - first < PHI4_TOTAL_TILE ? rows - first : PHI4_TOTAL_TILE);
-        if (tid >= 32) {
-            const int64_t next = first + PHI4_TOTAL_TILE;
-            const int64_t n = next < rows ? (rows - next < PHI4_TOTAL_TILE ? rows - next
-                                                                          : PHI4_TOTAL_TILE) : 0;
-            double *dst = tile[(t + 1) & 1];
-            const double *src = partials + PHI4_NPARTIALS * next;
-            for (int64_t k = tid - 32; k < n * PHI4_NPARTIALS; k += 32)
-                dst[k] = src[k];
-        } else if (tid < PHI4_NPARTIALS) {
-            const double *src = tile[t & 1];
+        /* the next tile into the other buffer, free since the last barrier */
+        phi4_rows_total_issue(rows, partials, first + PHI4_TOTAL_TILE, tile[(t + 1) & 1]);
+        __pipeline_wait_prior(1); /* tile t's copies, this thread's */
+        __syncthreads();          /* ... and every thread's */
+        if (tid < PHI4_NPARTIALS && rows_per_plane == 1) {
+            /* 2D: a plane's sum is 0 + its row's; without a test a row, the loads of 8
+             * rows go ahead of their additions and the chain waits for the adder only */
+            const double *src = tile[t & 1] + tid;
 #pragma unroll 8
-            for (int r = 0; r < count; r++) {
-                plane += src[PHI4_NPARTIALS * r + tid];
-                if (++in_plane == rows_per_plane) {
+            for (int r = 0; r < count; r++)
+                acc += 0.0 + src[PHI4_NPARTIALS * r];
+        } else if (tid < PHI4_NPARTIALS) {
+            const double *src = tile[t & 1] + tid;
+            for (int r = 0; r < count;) { /* the rest of a plane's rows in this tile */
+                const int64_t left = rows_per_plane - in_plane;
+                const int run = (int)(count - r < left ? count - r : left);
+#pragma unroll 8
+                for (int k = 0; k < run; k++)
+                    plane += src[PHI4_NPARTIALS * (r + k)];
+                r += run;
+                in_plane += run;
+                if (in_plane == rows_per_plane) {
                     acc += plane;
                     plane = 0;
                     in_plane = 0;

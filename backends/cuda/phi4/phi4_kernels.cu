@@ -103,9 +103,12 @@ phi4_row_walk_kernel(struct latmc_lattice g, const R *phi, double *partials)
         phi4_row_walk<R, NDIM, BOX>(g, phi, partials, row);
 }
 
-__global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, int64_t rows_per_plane,
-                                                             const double *partials,
-                                                             struct latmc_phi4_sums *sums)
+/* the rows' total: one block; its threads copy the tiles in flight (phi4_rows_total) */
+#define PHI4_TOTAL_THREADS 256
+
+__global__ void __launch_bounds__(PHI4_TOTAL_THREADS)
+phi4_rows_total_kernel(int64_t rows, int64_t rows_per_plane, const double *partials,
+                       struct latmc_phi4_sums *sums)
 {
     phi4_rows_total(rows, rows_per_plane, partials, sums);
 }
@@ -253,7 +256,7 @@ static cudaError_t launch_rows(cudaStream_t stream, const struct latmc_lattice &
                                const void *phi, double *partials)
 {
     const int64_t rows = g.ly * g.lz;
-    if (cuda_phi4_tile_walk_fits(&g, single)) /* 2D: the rows staged (phi4_tile_walk.cu) */
+    if (cuda_phi4_tile_walk_fits(&g, single)) /* 2D: staged rows (phi4_tile_walk.cu) */
         return cuda_phi4_tile_walk(stream, &g, single, BOX, phi, NULL, NULL, partials, NULL);
     if (g.lx % 4 == 0 && g.lx >= PHI4_WALK_MIN_LX && rows >= PHI4_WALK_MIN_ROWS) {
         const unsigned grid = phi4_grid(rows, PHI4_WALK_THREADS);
@@ -297,7 +300,8 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
     cudaError_t err = launch_rows<false>(stream, *g, single, phi, partials);
     if (err != cudaSuccess)
         return err;
-    phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, g->ndim == 3 ? g->ly : 1, partials, sums);
+    phi4_rows_total_kernel<<<1, PHI4_TOTAL_THREADS, 0, stream>>>(rows, g->ndim == 3 ? g->ly : 1,
+                                                                 partials, sums);
     return cudaGetLastError();
 }
 
@@ -668,7 +672,7 @@ extern "C" cudaError_t cuda_phi4_measure_tiles(cudaStream_t stream,
     if (r) {
         err = launch_plane_sums(stream, g, count, partials, (double *)sums);
     } else {
-        phi4_rows_total_kernel<<<1, 64, 0, stream>>>(count, 1, partials,
+        phi4_rows_total_kernel<<<1, PHI4_TOTAL_THREADS, 0, stream>>>(count, 1, partials,
                                                      (struct latmc_phi4_sums *)sums);
         err = cudaGetLastError();
     }

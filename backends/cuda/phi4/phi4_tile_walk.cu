@@ -30,8 +30,8 @@
 #define PHI4_TW_STAGE_BYTES ((PHI4_TW_ROWS + 2) * PHI4_TW_ROW_BYTES)
 #define PHI4_TW_SMEM (PHI4_TW_STAGES * PHI4_TW_STAGE_BYTES)
 
-/* The fewest rows for the tile walk (fewer leave most SMs idle: the separate kernels,
- * whose modes run beside the measurement, do better there). */
+/* The fewest rows for the tile walk (fewer leave most SMs idle: the warp-a-row kernel
+ * does better there; with the modes, CUDA_PHI4_WALK_MODES_MIN_ROWS, phi4_cuda.h). */
 #define PHI4_TW_MIN_ROWS 4096
 
 /* Chunk `chunk` of the block's n rows and their two neighbour rows into stage `slot`:
