@@ -322,16 +322,14 @@ static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
                                 s->mode_rows, tiles);
 }
 
-/* Whether the modes of the box's own lattice `own` come from the tile walk: where it takes
- * the rows and they are CUDA_PHI4_WALK_MODES_MIN_ROWS or more; LATMC_CUDA_PHI4_MODES
- * (doc/environment.md): `walk` wherever it takes them, `split` never. */
+/* Whether the modes of the box's own lattice `own` come from the tile walk: wherever it
+ * takes the rows, unless LATMC_CUDA_PHI4_MODES=split (doc/environment.md) asks for the
+ * modes' own kernel beside the measurement. */
 static bool modes_walked(const struct phi4_box *s, const struct latmc_lattice *own)
 {
     const char *env = getenv("LATMC_CUDA_PHI4_MODES");
-    if (!cuda_phi4_tile_walk_fits(own, s->plan.precision == LATMC_PRECISION_FLOAT) ||
-        (env && strcmp(env, "split") == 0))
-        return false;
-    return (env && strcmp(env, "walk") == 0) || own->ly >= CUDA_PHI4_WALK_MODES_MIN_ROWS;
+    return cuda_phi4_tile_walk_fits(own, s->plan.precision == LATMC_PRECISION_FLOAT) &&
+           !(env && strcmp(env, "split") == 0);
 }
 
 /* The sums (phi4_measure's with sums, else phi4_measure_planes') and the tiles in one read

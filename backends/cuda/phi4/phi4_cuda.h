@@ -157,12 +157,6 @@ cudaError_t cuda_phi4_measure_tiles(cudaStream_t stream, const struct cuda_phi4_
  * values and at least 256, at least 4096 rows. */
 bool cuda_phi4_tile_walk_fits(const struct latmc_lattice *g, bool single);
 
-/* The fewest rows for which the leaf takes the modes in the tile walk by default (two
- * blocks an SM of an H200's 132; fewer rows leave the walk's threads too few to hide its
- * chains' latencies, and the separate modes kernel, four threads a row, beside the
- * measurement fills the idle slots: one H200 at 16384^2, 1.48 ms with the modes that way
- * against 1.97 in one walk; at 32768^2 4.39 against 3.66). */
-#define CUDA_PHI4_WALK_MODES_MIN_ROWS 32768
 
 /* The tile walk's rows (phi4_tile_walk.cu): each row's 5 measurement partials into
  * partials and, where mode_rows is not NULL, its 3 mode sums (phases cx, sx of x) into

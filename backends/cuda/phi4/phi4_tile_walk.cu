@@ -31,26 +31,44 @@
 #define PHI4_TW_SMEM (PHI4_TW_STAGES * PHI4_TW_STAGE_BYTES)
 
 /* The fewest rows for the tile walk (fewer leave most SMs idle: the warp-a-row kernel
- * does better there; with the modes, CUDA_PHI4_WALK_MODES_MIN_ROWS, phi4_cuda.h). */
+ * does better there). */
 #define PHI4_TW_MIN_ROWS 4096
 
 /* Chunk `chunk` of the block's n rows and their two neighbour rows into stage `slot`:
  * stage row 0 is the row below the first (down0, an offset in values), rows 1 .. n the
- * block's (from base), row n + 1 the row above the last (upn). */
-template <typename R>
+ * block's (from base), row n + 1 the row above the last (upn). MODES: the chunk's phases
+ * too, cos(k x) then sin(k x), 16 bytes in each of the first rows' padding (phase piece q
+ * after stage row q's values: no room beside the ring for them at 4 blocks an SM, and
+ * read from global memory they stalled the walk on their latency). */
+template <typename R, bool MODES>
 __device__ __forceinline__ void phi4_tw_issue(const R *phi, int64_t lx, int64_t base,
                                               int64_t down0, int64_t upn, int n, int chunk,
+                                              const double *cx, const double *sx,
                                               unsigned char *stage)
 {
     constexpr int C = PHI4_TW_CHUNK_BYTES / sizeof(R), PIECES = PHI4_TW_CHUNK_BYTES / 16,
-                  PV = 16 / sizeof(R);
+                  PV = 16 / sizeof(R), PHASE_PIECES = C / 2; /* a table's, 2 doubles each */
+    static_assert(2 * PHASE_PIECES <= PHI4_TW_ROWS + 2, "a padding for every phase piece");
     for (int p = threadIdx.x; p < (n + 2) * PIECES; p += PHI4_TW_ROWS) {
         const int r = p / PIECES, q = p % PIECES;
         const int64_t row_at = r == 0 ? down0 : r == n + 1 ? upn : base + (r - 1) * lx;
         __pipeline_memcpy_async(stage + r * PHI4_TW_ROW_BYTES + q * 16,
                                 phi + row_at + (int64_t)chunk * C + q * PV, 16);
     }
+    if (MODES && threadIdx.x < 2 * PHASE_PIECES) {
+        const int q = threadIdx.x;
+        const double *from = (q < PHASE_PIECES ? cx + 2 * q : sx + 2 * (q - PHASE_PIECES)) +
+                             (int64_t)chunk * C;
+        __pipeline_memcpy_async(stage + q * PHI4_TW_ROW_BYTES + PHI4_TW_CHUNK_BYTES, from, 16);
+    }
     __pipeline_commit();
+}
+
+/* Phase piece q of a stage (phi4_tw_issue). */
+__device__ __forceinline__ double2 phi4_tw_phases(const unsigned char *stage, int q)
+{
+    return *reinterpret_cast<const double2 *>(stage + q * PHI4_TW_ROW_BYTES +
+                                              PHI4_TW_CHUNK_BYTES);
 }
 
 /* Four values of a stage row, as doubles. */
@@ -115,8 +133,8 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
                       upn = last_at.base + last_at.up_y;
         for (int k = 0; k < PHI4_TW_STAGES - 1; k++) {
             if (k < nchunks)
-                phi4_tw_issue<R>(phi, lx, base, down0, upn, n, k,
-                                 phi4_tw_smem + k * PHI4_TW_STAGE_BYTES);
+                phi4_tw_issue<R, MODES>(phi, lx, base, down0, upn, n, k, cx, sx,
+                                        phi4_tw_smem + k * PHI4_TW_STAGE_BYTES);
             else
                 __pipeline_commit();
         }
@@ -132,8 +150,9 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
             __syncthreads();                          /* ... and every thread's */
             const int ahead = c + PHI4_TW_STAGES - 1; /* into chunk c - 1's slot */
             if (ahead < nchunks)
-                phi4_tw_issue<R>(phi, lx, base, down0, upn, n, ahead,
-                                 phi4_tw_smem + (ahead % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES);
+                phi4_tw_issue<R, MODES>(phi, lx, base, down0, upn, n, ahead, cx, sx,
+                                        phi4_tw_smem +
+                                            (ahead % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES);
             else
                 __pipeline_commit();
             if (!mine)
@@ -149,11 +168,11 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
                 phi4_tw_quad<R>::load(up + j * 4 * sizeof(R), u);
                 phi4_tw_quad<R>::load(down + j * 4 * sizeof(R), d);
                 double2 c01 = {}, c23 = {}, s01 = {}, s23 = {};
-                if (MODES) {
-                    c01 = __ldg(reinterpret_cast<const double2 *>(cx + x0));
-                    c23 = __ldg(reinterpret_cast<const double2 *>(cx + x0) + 1);
-                    s01 = __ldg(reinterpret_cast<const double2 *>(sx + x0));
-                    s23 = __ldg(reinterpret_cast<const double2 *>(sx + x0) + 1);
+                if (MODES) { /* every thread the same: broadcast reads */
+                    c01 = phi4_tw_phases(st, 2 * j);
+                    c23 = phi4_tw_phases(st, 2 * j + 1);
+                    s01 = phi4_tw_phases(st, C / 2 + 2 * j);
+                    s23 = phi4_tw_phases(st, C / 2 + 2 * j + 1);
                 }
                 if (x0 == 0) {
                     first = o[0];
