@@ -455,9 +455,9 @@ static void long_rows_measure(void **state)
                             (cases[i].ndim == 2 || cases[i].L[2] == cases[i].L[0]);
         /* three times on a square lattice: once the modes were asked for, the field set
          * again is measured with its modes in one pass where the device can (2D: the tile
-         * walk, its boxes' rows too; 4100^2 floats: rows it does not take), forced
-         * (LATMC_CUDA_PHI4_MODES=walk: these lattices have fewer rows than its default
-         * takes), then the modes kernel beside the measurement (split) */
+         * walk, its boxes' rows too; 4100^2 floats: rows it does not take; named, though
+         * the default: LATMC_CUDA_PHI4_MODES=walk), then with the modes' kernel beside the
+         * measurement (split) */
         for (int round = 0; round < (square ? 3 : 1); round++) {
             if (round > 0) {
                 setenv(MODES_ENV, round == 1 ? "walk" : "split", 1);
