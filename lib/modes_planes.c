@@ -213,6 +213,15 @@ static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
         phi4_plane_d(g, rep, p, tile);
 }
 
+void latmc_modes_phi4_tile(const latmc_sim *sim, const double *phases, const void *plane,
+                           int64_t p, double *tile)
+{
+    struct phase_tables t;
+    make_tables(&sim->desc, phases, &t); /* given the tables, it allocates nothing */
+    const void *rep[1] = { plane };
+    plane_tile(sim, &t.g, rep, p, tile);
+}
+
 int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
 {
     const latmc_sim_desc *d = &sim->desc;

@@ -574,6 +574,103 @@ static void counts_against_cpu_cuda(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* LATMC_CPU_MASK set to `mask`, or unset (NULL). */
+static void set_cpu_mask(const char *mask)
+{
+    if (mask)
+        setenv("LATMC_CPU_MASK", mask, 1);
+    else
+        unsetenv("LATMC_CPU_MASK");
+}
+
+/*
+ * phi^4 on the CPU: from the second measurement on, one box makes its planes' tiles in the
+ * measurement's pass (phi4_kernels.c's measure_modes); 2 boxes keep the separate reduction
+ * (lib/modes_planes.c from the boxes' planes). On one field, both layouts (masks "c": the
+ * natural order; default: the SIMD levels' colour arrays), 1 and 2 threads, 2D and 3D,
+ * float and double, L_x a multiple of 4 and not (2D; 3D takes multiples of 8): the sums
+ * and M2_KMIN bit for bit the same, the first measurement's (both separate) and the
+ * second's.
+ */
+static void phi4_measurement_pass(void **state)
+{
+    (void)state;
+    struct c { int ndim; int64_t L; int precision; } cases[] = {
+        { 2, 30, LATMC_PRECISION_DOUBLE }, { 2, 64, LATMC_PRECISION_FLOAT },
+        { 3, 16, LATMC_PRECISION_DOUBLE }, { 3, 24, LATMC_PRECISION_FLOAT },
+    };
+    static const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_M2, LATMC_OBS_PHI2,
+                                LATMC_OBS_M2_KMIN };
+    enum { NK = sizeof keys / sizeof keys[0] };
+    const char *masks[] = { "c", NULL };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const char *saved = getenv("LATMC_CPU_MASK");
+    char *restore = saved ? strdup(saved) : NULL;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int m = 0; m < 2; m++)
+            for (int threads = 1; threads <= 2; threads++) {
+                set_cpu_mask(masks[m]);
+                latmc_sim *sim[2] = { NULL, NULL }; /* one box, 2 boxes */
+                size_t bytes = 0;
+                void *field = NULL;
+                for (int b = 0; b < 2; b++) {
+                    latmc_sim_desc d;
+                    latmc_sim_desc_init(&d);
+                    d.model = LATMC_MODEL_PHI4;
+                    d.ndim = cases[k].ndim;
+                    for (int mu = 0; mu < d.ndim; mu++)
+                        d.extent[mu] = cases[k].L;
+                    d.precision = cases[k].precision;
+                    d.device = LATMC_DEVICE_CPU;
+                    d.n_threads = threads;
+                    d.n_parts = b ? 2 : 0;
+                    d.seed = 41 + k;
+                    if (latmc_sim_create(ctx, &d, &sim[b]) != LATMC_OK)
+                        fail_msg("create phi^4 %dD L=%lld, %d boxes: %s", d.ndim,
+                                 (long long)d.extent[0], b ? 2 : 1, latmc_last_error());
+                    assert_int_equal(latmc_sim_set_param(sim[b], LATMC_PARAM_G, 1.1), LATMC_OK);
+                    if (!field) {
+                        assert_int_equal(latmc_sim_init_spins(sim[b], LATMC_INIT_HOT),
+                                         LATMC_OK);
+                        assert_int_equal(latmc_sim_spins_size(sim[b], &bytes), LATMC_OK);
+                        field = malloc(bytes);
+                        assert_non_null(field);
+                        assert_int_equal(latmc_sim_get_spins(sim[b], field, bytes), LATMC_OK);
+                    } else {
+                        assert_int_equal(latmc_sim_set_spins(sim[b], field, bytes), LATMC_OK);
+                    }
+                }
+                double v[2][2][NK]; /* round, box count, key */
+                for (int round = 0; round < 2; round++)
+                    for (int b = 0; b < 2; b++) {
+                        if (round == 1) /* measured again: the modes wanted since round 0 */
+                            assert_int_equal(latmc_sim_set_spins(sim[b], field, bytes),
+                                             LATMC_OK);
+                        for (int i = 0; i < NK; i++)
+                            assert_int_equal(latmc_sim_observable(sim[b], keys[i],
+                                                                  &v[round][b][i]),
+                                             LATMC_OK);
+                    }
+                printf("phi^4 measurement pass: %dD L=%lld %s, %s, %d threads: M2_KMIN "
+                       "%.17g, then %.17g (2 boxes %.17g)\n", cases[k].ndim,
+                       (long long)cases[k].L,
+                       cases[k].precision == LATMC_PRECISION_FLOAT ? "float" : "double",
+                       masks[m] ? masks[m] : "default mask", threads, v[0][0][NK - 1],
+                       v[1][0][NK - 1], v[1][1][NK - 1]);
+                assert_true(v[0][0][NK - 1] > 0);
+                assert_memory_equal(v[0][1], v[0][0], sizeof v[0][0]);
+                assert_memory_equal(v[1][0], v[0][0], sizeof v[0][0]);
+                assert_memory_equal(v[1][1], v[0][0], sizeof v[0][0]);
+                free(field);
+                latmc_sim_destroy(&sim[0]);
+                latmc_sim_destroy(&sim[1]);
+            }
+    set_cpu_mask(restore);
+    free(restore);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void measurement_pass(void **state)
 {
     (void)state;
@@ -603,10 +700,7 @@ static void measurement_pass(void **state)
         assert_non_null(spins);
         for (int m = 0; m < 2; m++)
             for (int threads = 1; threads <= 2; threads++) {
-                if (masks[m])
-                    setenv("LATMC_CPU_MASK", masks[m], 1);
-                else
-                    unsetenv("LATMC_CPU_MASK");
+                set_cpu_mask(masks[m]);
                 latmc_sim_desc d = ising_desc(c->ndim, c->L, c->L, c->ndim == 3 ? c->L : 0,
                                               LATMC_ALGO_METROPOLIS, threads, 5);
                 d.model = c->model;
@@ -644,10 +738,7 @@ static void measurement_pass(void **state)
             }
         free(spins);
     }
-    if (restore)
-        setenv("LATMC_CPU_MASK", restore, 1);
-    else
-        unsetenv("LATMC_CPU_MASK");
+    set_cpu_mask(restore);
     free(restore);
     latmc_ctx_destroy(&ctx);
 }
@@ -1121,6 +1212,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(ensemble_members),
         cmocka_unit_test(bit_identity),
         cmocka_unit_test(measurement_pass),
+        cmocka_unit_test(phi4_measurement_pass),
         cmocka_unit_test(enumeration),
         cmocka_unit_test(gaussian_phi4),
     };

@@ -14,6 +14,7 @@
 #include "cpu_backend.h"
 #include "cpu_features.h"
 #include "model.h"
+#include "modes.h"
 #include "phi4_chunks.h"
 #include "phi4_dsp.h"
 #include "phi4_ref.h"
@@ -302,6 +303,29 @@ static void phi4_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         sim->model->add_sums(sums, &p->planes[pl]);
 }
 
+/* The sums and every plane's tile of the Fourier modes in one pass (cpu_backend.h's
+ * measure_modes: a state of the whole lattice): each plane's rows, then its tile while the
+ * plane is in the cache, on the natural-order field the measurement reads anyway (no
+ * second copy of the planes). */
+static int phi4_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *tiles)
+{
+    struct phi4_state *p = phi4_state(st);
+    const double *phases = latmc_modes_sim_phases(sim);
+    if (!phases)
+        return LATMC_ENOMEM;
+    const void *natural = export_field(sim, st, p, NULL);
+    if (p->single)
+        cpu_phi4_measure_tiles_f(sim, &p->geom, natural, p->partials, p->planes, phases, tiles,
+                                 sim->n_threads);
+    else
+        cpu_phi4_measure_tiles_d(sim, &p->geom, natural, p->partials, p->planes, phases, tiles,
+                                 sim->n_threads);
+    memset(sums, 0, sizeof(struct latmc_phi4_sums));
+    for (int64_t pl = 0; pl < n_planes(st); pl++)
+        sim->model->add_sums(sums, &p->planes[pl]);
+    return LATMC_OK;
+}
+
 /* backend.h: planes [p0, p1) in natural site order (get_spins' layout restricted to them;
  * local planes of a slab: cpu_backend.h). */
 static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
@@ -389,6 +413,7 @@ const struct cpu_model_kernels cpu_phi4_kernels = {
     .destroy = phi4_destroy,
     .init_spins = phi4_init_spins,
     .measure = phi4_measure,
+    .measure_modes = phi4_measure_modes,
     .get_spins = phi4_get_spins,
     .set_spins = phi4_set_spins,
     .run_step = phi4_run_step,

@@ -58,17 +58,40 @@ void PHI4_FN(cpu_phi4_measure_planes)(const struct phi4_geom *g, const PHI4_R *p
             PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * (row - r0));
     }
     /* each plane: its rows in order, from zero */
-    for (int64_t pl = p0; pl < p1; pl++) {
-        struct latmc_phi4_sums s = { 0, 0, 0, 0, 0 };
-        for (int64_t row = pl * rows_per_plane; row < (pl + 1) * rows_per_plane; row++) {
-            const double *p = partials + PHI4_NPARTIALS * (row - r0);
-            s.phi += p[0];
-            s.phi2 += p[1];
-            s.phi4 += p[2];
-            s.grad2 += p[3];
-            s.lap2 += p[4];
-        }
-        planes[pl - p0] = s;
+    for (int64_t pl = p0; pl < p1; pl++)
+        planes[pl - p0] = phi4_plane_total(partials + PHI4_NPARTIALS * (pl - p0) * rows_per_plane,
+                                           rows_per_plane);
+}
+
+/* Plane pl's rows' sums (into partials at its rows' places), their total (planes[pl]) and
+ * its tile of the Fourier modes (tiles, td doubles a plane; the plane still in the cache). */
+static void PHI4_FN(phi4_plane_with_tile)(const latmc_sim *sim, const struct phi4_geom *g,
+                                          const PHI4_R *phi, double *partials,
+                                          struct latmc_phi4_sums *planes, const double *phases,
+                                          double *tiles, int64_t pl)
+{
+    const int64_t rows_per_plane = g->lat.ndim == 3 ? g->lat.ly : 1;
+    double *own = partials + PHI4_NPARTIALS * pl * rows_per_plane;
+    for (int64_t k = 0; k < rows_per_plane; k++)
+        PHI4_FN(phi4_row_sums)(g, phi, pl * rows_per_plane + k, own + PHI4_NPARTIALS * k);
+    planes[pl] = phi4_plane_total(own, rows_per_plane);
+    latmc_modes_phi4_tile(sim, phases, phi + pl * rows_per_plane * g->lat.lx, pl,
+                          tiles + (size_t)pl * latmc_modes_tile_doubles(&sim->desc));
+}
+
+void PHI4_FN(cpu_phi4_measure_tiles)(const latmc_sim *sim, const struct phi4_geom *g,
+                                     const PHI4_R *phi, double *partials,
+                                     struct latmc_phi4_sums *planes, const double *phases,
+                                     double *tiles, int n_threads)
+{
+    const int64_t np = g->lat.ndim == 3 ? g->lat.lz : g->lat.ly;
+    if (!cpu_use_threads(n_threads, g->lat.nsites)) {
+        for (int64_t pl = 0; pl < np; pl++)
+            PHI4_FN(phi4_plane_with_tile)(sim, g, phi, partials, planes, phases, tiles, pl);
+    } else {
+        LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+        for (int64_t pl = 0; pl < np; pl++)
+            PHI4_FN(phi4_plane_with_tile)(sim, g, phi, partials, planes, phases, tiles, pl);
     }
 }
 
