@@ -66,6 +66,16 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles);
 void latmc_modes_phi4_tile(const latmc_sim *sim, const double *phases, const void *plane,
                            int64_t p, double *tile);
 
+/*
+ * Plane p's fixed-point projections of a Heisenberg sim of desc d added into proj
+ * (latmc_modes_projection_entries int64) from the plane's sites of replica 0 at r0 and,
+ * with two replicas, of replica 1 at r1 (3 floats a site, natural order): exactly what
+ * latmc_modes_projections adds for that plane, for a backend that counts them in its
+ * measurement's pass (ops.measure_modes).
+ */
+void latmc_modes_heisenberg_project(const latmc_sim_desc *d, const float *r0, const float *r1,
+                                    int64_t p, int64_t *proj);
+
 /* Ising and Potts: entries of the projections, L_0 + ... + L_{d-1} (axis mu's after those
  * of the axes before it), Potts: q such blocks, state a's at a (L_0 + ... + L_{d-1}). */
 int64_t latmc_modes_projection_entries(const latmc_sim_desc *d);

@@ -391,6 +391,13 @@ static void heisenberg_project_plane(const latmc_sim_desc *d, const void *const 
     add_plane_totals(n, last, p, total, C, proj);
 }
 
+void latmc_modes_heisenberg_project(const latmc_sim_desc *d, const float *r0, const float *r1,
+                                    int64_t p, int64_t *proj)
+{
+    const void *rep[2] = { r0, r1 };
+    heisenberg_project_plane(d, rep, p, proj);
+}
+
 /* One plane of the model's projections (rep[r]: replica r's sites; Ising and Potts one
  * byte a site, one replica). */
 static void project_plane(const latmc_sim_desc *d, const void *const *rep, int64_t p,

@@ -323,6 +323,26 @@ static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         sim->model->add_sums(sums, &hs->planes[p]);
 }
 
+/* The sums and the Fourier modes' projections in one pass (cpu_backend.h's measure_modes:
+ * a state of the whole lattice): each plane's chunks, then its projections while the
+ * plane is in the cache, on the site-order spins the measurement reads anyway. */
+static int heisenberg_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums,
+                                    void *proj)
+{
+    struct cpu_heisenberg_state *hs = hstate(st);
+    const int64_t planes = cpu_heisenberg_planes(&st->lattice);
+    if (hwhole(st)->dsp.soa)
+        export_spins(sim, st, hs->spins);
+    if (cpu_heisenberg_measure_projections(&sim->desc, &st->lattice, hs, hs->planes, proj,
+                                           sim->n_threads) < 0)
+        return latmc_fail(LATMC_ENOMEM, "Heisenberg: cannot allocate the threads' Fourier "
+                          "projections");
+    memset(sums, 0, sizeof(struct latmc_heisenberg_sums));
+    for (int64_t p = 0; p < planes; p++)
+        sim->model->add_sums(sums, &hs->planes[p]);
+    return LATMC_OK;
+}
+
 /* Planes [p0, p1) of every replica, replica by replica, in site order (local planes of a
  * slab: cpu_backend.h). */
 static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
@@ -500,6 +520,7 @@ const struct cpu_model_kernels cpu_heisenberg_kernels = {
     .destroy = heisenberg_destroy,
     .init_spins = heisenberg_init_spins,
     .measure = heisenberg_measure,
+    .measure_modes = heisenberg_measure_modes,
     .get_spins = heisenberg_get_spins,
     .set_spins = heisenberg_set_spins,
     .get_couplings = heisenberg_get_couplings,

@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include <latmc/sim.h>
+
 #include "box.h"
 #include "cpu_lattice.h"
 #include "heisenberg.h"
@@ -91,6 +93,18 @@ struct cpu_team;
 void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
                                    int64_t p0, int64_t p1, struct latmc_heisenberg_sums *out,
                                    int n_threads);
+
+/*
+ * The same for every plane of the lattice of desc d and, in the same pass, the Fourier
+ * modes' fixed-point projections (lib/modes.h, latmc_modes_heisenberg_project: each plane
+ * while it is in the cache) into proj (latmc_modes_projection_entries int64, set here),
+ * exactly latmc_modes_projections' integers. LATMC_OK, or LATMC_ENOMEM (the threads'
+ * scratch; no message).
+ */
+int cpu_heisenberg_measure_projections(const latmc_sim_desc *d, const struct latmc_lattice *g,
+                                       struct cpu_heisenberg_state *hs,
+                                       struct latmc_heisenberg_sums *out, int64_t *proj,
+                                       int n_threads);
 
 /*
  * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
