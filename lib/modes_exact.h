@@ -38,9 +38,11 @@ static inline int64_t latmc_modes_fixed(double t)
     const double a = t < 0 ? -t : t;
     int64_t i = (int64_t)a; /* |t| < 2^62 */
     const double r = a - (double)i;
-    if (r > 0.5 || (r == 0.5 && (i & 1)))
-        i++;
-    return t < 0 ? -i : i;
+    /* without branches (a spin's values fall on either side at random): the comparisons'
+     * 0 or 1 combined bitwise */
+    i += (int64_t)((r > 0.5) | ((r == 0.5) & (int)(i & 1)));
+    const int64_t s = -(int64_t)(t < 0); /* 0 or all ones */
+    return (i ^ s) - s;
 }
 
 /* A 128-bit two's complement integer, hi * 2^64 + lo (hi read as signed). */
