@@ -10,24 +10,40 @@
 #define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
 #define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)
 
-/* The sums of lib/phi4.h over one row, straight from the definition of H. */
+/*
+ * The sums of lib/phi4.h over one row, straight from the definition of H: site by site in
+ * x order, each site's terms in axis order. The neighbour rows' offsets (the periodic wrap
+ * of g's extents; a slab's local lattice wraps within its storage, whose halo planes are
+ * the neighbours of the planes it measures) are the row's, so the loop over x computes no
+ * stencil; the x neighbours wrap at the row's two ends only.
+ */
 static void PHI4_FN(phi4_row_sums)(const struct phi4_geom *g, const PHI4_R *phi, int64_t row,
                                    double out[PHI4_NPARTIALS])
 {
     const int ndim = g->lat.ndim;
+    const int64_t lx = g->lat.lx, ly = g->lat.ly, lz = g->lat.lz;
+    const int64_t y = row % ly, z = row / ly;
+    const PHI4_R *own = phi + lx * row;
+    /* the rows at y + 1, y - 1 (and z + 1, z - 1) of each site, as offsets from it */
+    const int64_t up_y = (y + 1 < ly ? 1 : 1 - ly) * lx, down_y = (y >= 1 ? -1 : ly - 1) * lx;
+    const int64_t up_z = ndim == 3 ? (z + 1 < lz ? 1 : 1 - lz) * lx * ly : 0;
+    const int64_t down_z = ndim == 3 ? (z >= 1 ? -1 : lz - 1) * lx * ly : 0;
     double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
-    struct phi4_site s;
-    s.x[1] = row % g->lat.ly;
-    s.x[2] = row / g->lat.ly;
-    for (s.x[0] = 0; s.x[0] < g->lat.lx; s.x[0]++) {
-        s.index = s.x[0] + g->lat.lx * row;
-        struct phi4_steps w;
-        phi4_steps_of(g, &s, &w);
-        const double v = phi[s.index], v2 = v * v;
+    for (int64_t x = 0; x < lx; x++) {
+        const double v = own[x], v2 = v * v;
         double lap = 0;
-        for (int mu = 0; mu < ndim; mu++) {
-            const double up = phi[s.index + w.step[mu][2 + 1]];
-            const double down = phi[s.index + w.step[mu][2 - 1]];
+        {
+            const double up = own[x + 1 < lx ? x + 1 : 0], down = own[x >= 1 ? x - 1 : lx - 1];
+            grad2 += (up - v) * (up - v);
+            lap += up - 2.0 * v + down;
+        }
+        {
+            const double up = own[x + up_y], down = own[x + down_y];
+            grad2 += (up - v) * (up - v);
+            lap += up - 2.0 * v + down;
+        }
+        if (ndim == 3) {
+            const double up = own[x + up_z], down = own[x + down_z];
             grad2 += (up - v) * (up - v);
             lap += up - 2.0 * v + down;
         }
