@@ -81,6 +81,11 @@ struct latmc_model_def {
  * set_couplings apply and checkpoints carry them. */
 bool latmc_model_has_couplings(const struct latmc_model_def *model, const latmc_sim_desc *d);
 
+/* The sums of n planes (model->sums_size bytes each, in plane order) added in that order
+ * from zero into sums (add_sums): a whole reduction, the same for any cut. */
+void latmc_model_add_planes(const struct latmc_model_def *model, void *sums, const void *planes,
+                            int64_t n);
+
 /* NULL for an unknown model number. The models are those of lib/model_list.h, each the
  * descriptor `latmc_model_<m>` of its lib/model_<m>.c. */
 const struct latmc_model_def *latmc_model_get(int id);

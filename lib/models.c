@@ -18,6 +18,14 @@ static const struct {
 
 enum { n_models = sizeof models / sizeof models[0] };
 
+void latmc_model_add_planes(const struct latmc_model_def *model, void *sums, const void *planes,
+                            int64_t n)
+{
+    memset(sums, 0, model->sums_size);
+    for (int64_t p = 0; p < n; p++)
+        model->add_sums(sums, (const char *)planes + (size_t)p * model->sums_size);
+}
+
 const struct latmc_model_def *latmc_model_get(int id)
 {
     for (size_t i = 0; i < n_models; i++)

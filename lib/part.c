@@ -400,9 +400,7 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
                   part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
     if (st == LATMC_OK) {
         /* The whole lattice's sums: the planes' tiles from zeros, in plane order. */
-        memset(sums, 0, ss);
-        for (int64_t p = 0; p < part->planes; p++)
-            sim->model->add_sums(sums, tiles + (size_t)p * ss);
+        latmc_model_add_planes(sim->model, sums, tiles, part->planes);
     }
     free(tiles);
     free(mine);
@@ -488,9 +486,7 @@ int latmc_part_measure_modes(latmc_sim *sim, void *sums, double *modes)
                   part->tr.gather(part->tr.user, -1, mine_partial, all, bytes));
     }
     if (st == LATMC_OK) {
-        memset(sums, 0, ss);
-        for (int64_t p = 0; p < part->planes; p++)
-            sim->model->add_sums(sums, tiles + (size_t)p * ss);
+        latmc_model_add_planes(sim->model, sums, tiles, part->planes);
         st = latmc_modes_combine_phases(&sim->desc, latmc_modes_sim_phases(sim), all, n,
                                         modes);
     }

@@ -161,9 +161,7 @@ int cpu_boxes_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %lld plane sums",
                           (long long)planes);
     cpu_boxes_measure_planes(sim, st, 0, planes, tiles);
-    memset(sums, 0, ss);
-    for (int64_t p = 0; p < planes; p++)
-        sim->model->add_sums(sums, tiles + (size_t)p * ss);
+    latmc_model_add_planes(sim->model, sums, tiles, planes);
     free(tiles);
     return LATMC_OK;
 }

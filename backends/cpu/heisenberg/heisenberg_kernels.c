@@ -309,18 +309,14 @@ static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
     if (st->slab.on) { /* the slab's own planes, added in order */
         heisenberg_measure_planes(sim, st, st->slab.below,
                                   st->slab.below + st->slab.p1 - st->slab.p0, hs->planes);
-        memset(sums, 0, sizeof(struct latmc_heisenberg_sums));
-        for (int64_t p = 0; p < st->slab.p1 - st->slab.p0; p++)
-            sim->model->add_sums(sums, &hs->planes[p]);
+        latmc_model_add_planes(sim->model, sums, hs->planes, st->slab.p1 - st->slab.p0);
         return;
     }
     const int64_t planes = cpu_heisenberg_planes(&st->lattice);
     if (hwhole(st)->dsp.soa)
         export_spins(sim, st, hs->spins);
     cpu_heisenberg_measure_planes(&st->lattice, hs, 0, planes, hs->planes, sim->n_threads);
-    memset(sums, 0, sizeof(struct latmc_heisenberg_sums));
-    for (int64_t p = 0; p < planes; p++)
-        sim->model->add_sums(sums, &hs->planes[p]);
+    latmc_model_add_planes(sim->model, sums, hs->planes, planes);
 }
 
 /* The sums and the Fourier modes' projections in one pass (cpu_backend.h's measure_modes:
@@ -337,9 +333,7 @@ static int heisenberg_measure_modes(latmc_sim *sim, struct cpu_state *st, void *
                                            sim->n_threads) < 0)
         return latmc_fail(LATMC_ENOMEM, "Heisenberg: cannot allocate the threads' Fourier "
                           "projections");
-    memset(sums, 0, sizeof(struct latmc_heisenberg_sums));
-    for (int64_t p = 0; p < planes; p++)
-        sim->model->add_sums(sums, &hs->planes[p]);
+    latmc_model_add_planes(sim->model, sums, hs->planes, planes);
     return LATMC_OK;
 }
 

@@ -85,6 +85,15 @@ static inline void add_into(struct latmc_heisenberg_sums *b, const struct latmc_
     }
 }
 
+/* Plane p's sums: its per_plane chunks' records added in chunk order from zero. */
+static void plane_of_chunks(const struct cpu_heisenberg_state *hs, int64_t per_plane, int64_t p,
+                            struct latmc_heisenberg_sums *plane)
+{
+    memset(plane, 0, sizeof *plane);
+    for (int64_t k = p * per_plane; k < (p + 1) * per_plane; k++)
+        add_into(plane, &hs->partials[k]);
+}
+
 void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
                                    int64_t p0, int64_t p1, struct latmc_heisenberg_sums *out,
                                    int n_threads)
@@ -99,12 +108,8 @@ void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_hei
         for (int64_t k = k0; k < k1; k++)
             chunk_sums(g, hs, k);
     }
-    for (int64_t p = p0; p < p1; p++) {
-        struct latmc_heisenberg_sums *plane = &out[p - p0];
-        memset(plane, 0, sizeof *plane);
-        for (int64_t k = p * per_plane; k < (p + 1) * per_plane; k++)
-            add_into(plane, &hs->partials[k]);
-    }
+    for (int64_t p = p0; p < p1; p++)
+        plane_of_chunks(hs, per_plane, p, &out[p - p0]);
 }
 
 /* Plane p's chunks, then (the plane still in the cache) its projections into proj. */
@@ -155,10 +160,7 @@ int cpu_heisenberg_measure_projections(const latmc_sim_desc *d, const struct lat
     }
     free(own);
     const int64_t per_plane = cpu_heisenberg_rows_per_plane(g) / hs->rows_per_chunk;
-    for (int64_t p = 0; p < planes; p++) {
-        memset(&out[p], 0, sizeof out[p]);
-        for (int64_t k = p * per_plane; k < (p + 1) * per_plane; k++)
-            add_into(&out[p], &hs->partials[k]);
-    }
+    for (int64_t p = 0; p < planes; p++)
+        plane_of_chunks(hs, per_plane, p, &out[p]);
     return LATMC_OK;
 }

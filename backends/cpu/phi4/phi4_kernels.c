@@ -298,9 +298,7 @@ static void phi4_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
     const int64_t first = st->slab.on ? st->slab.below : 0;
     const int64_t np = st->slab.on ? st->slab.p1 - st->slab.p0 : n_planes(st);
     measure_planes_of(sim, st, p, first, first + np, p->planes);
-    memset(sums, 0, sizeof(struct latmc_phi4_sums));
-    for (int64_t pl = 0; pl < np; pl++)
-        sim->model->add_sums(sums, &p->planes[pl]);
+    latmc_model_add_planes(sim->model, sums, p->planes, np);
 }
 
 /* The sums and every plane's tile of the Fourier modes in one pass (cpu_backend.h's
@@ -320,9 +318,7 @@ static int phi4_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, 
     else
         cpu_phi4_measure_tiles_d(sim, &p->geom, natural, p->partials, p->planes, phases, tiles,
                                  sim->n_threads);
-    memset(sums, 0, sizeof(struct latmc_phi4_sums));
-    for (int64_t pl = 0; pl < n_planes(st); pl++)
-        sim->model->add_sums(sums, &p->planes[pl]);
+    latmc_model_add_planes(sim->model, sums, p->planes, n_planes(st));
     return LATMC_OK;
 }
 

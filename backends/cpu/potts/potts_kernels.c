@@ -397,8 +397,7 @@ static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         if (!tiles) /* never called on a part (lib/part.c measures by planes) */
             return;
         potts_measure_planes(sim, st, st->slab.below, st->slab.below + n, tiles);
-        for (int64_t p = 0; p < n; p++)
-            sim->model->add_sums(sums, &tiles[p]);
+        latmc_model_add_planes(sim->model, sums, tiles, n);
         free(tiles);
     } else if (ps->dsp.width > 0)
         split_measure(sim, st, sums);

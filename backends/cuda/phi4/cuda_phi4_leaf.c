@@ -279,12 +279,19 @@ static cudaError_t phi4_measure(const latmc_sim *sim, const struct cuda_box_rang
                              (struct latmc_phi4_sums *)sums);
 }
 
+/* Range r's planes as the kernels' box range (its first plane in the box's storage). */
+static struct cuda_phi4_box_range own_planes_of(const struct cuda_box_range *r)
+{
+    const struct cuda_phi4_box_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
+    return sr;
+}
+
 static cudaError_t phi4_measure_planes(const latmc_sim *sim, const struct cuda_box_range *r,
                                        cudaStream_t stream, double **plane_sums)
 {
     (void)sim;
     const struct phi4_box *s = own_of(r->box);
-    const struct cuda_phi4_box_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
+    const struct cuda_phi4_box_range sr = own_planes_of(r);
     *plane_sums = s->plane_sums;
     return cuda_phi4_measure_planes(stream, &s->plan, &s->g, r->box->data, &sr, s->partials,
                                     s->plane_sums);
@@ -322,36 +329,25 @@ static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_r
                                 s->mode_rows, tiles);
 }
 
-/* Whether the modes of the box's own lattice `own` come from the tile walk: wherever it
- * takes the rows, unless LATMC_CUDA_PHI4_MODES=split (doc/environment.md) asks for the
- * modes' own kernel beside the measurement. */
-static bool modes_walked(const struct phi4_box *s, const struct latmc_lattice *own)
-{
-    const char *env = getenv("LATMC_CUDA_PHI4_MODES");
-    return cuda_phi4_tile_walk_fits(own, s->plan.precision == LATMC_PRECISION_FLOAT) &&
-           !(env && strcmp(env, "split") == 0);
-}
-
 /* The sums (phi4_measure's with sums, else phi4_measure_planes') and the tiles in one read
- * where the tile walk takes them (modes_walked; cudaErrorNotSupported elsewhere). */
+ * where the tile walk takes the rows (cudaErrorNotSupported elsewhere, nothing enqueued,
+ * and with LATMC_CUDA_PHI4_MODES=split, doc/environment.md: the modes' own kernel beside
+ * the measurement then). */
 static cudaError_t phi4_measure_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
                                       cudaStream_t stream, void *sums, double **plane_sums,
                                       const double *phases, double *tiles)
 {
     struct phi4_box *s = own_of(r->box);
-    const struct cuda_phi4_box_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
+    const char *env = getenv("LATMC_CUDA_PHI4_MODES");
     if (sums && !r->whole)
         return cudaErrorInvalidValue;
-    struct latmc_lattice own = s->g;
-    if (!sums)
-        own.ly = r->planes; /* 2D: the own rows (the walk takes none but 2D) */
-    if (!modes_walked(s, &own))
+    if (env && strcmp(env, "split") == 0)
         return cudaErrorNotSupported;
-    const cudaError_t err = mode_rows_of(sim, r->box, s);
+    const cudaError_t err = mode_rows_of(sim, r->box, s); /* the split way's too */
     if (err != cudaSuccess)
         return err;
-    if (!sums)
-        *plane_sums = s->plane_sums;
+    const struct cuda_phi4_box_range sr = own_planes_of(r);
+    *plane_sums = s->plane_sums;
     return cuda_phi4_measure_tiles(stream, &s->plan, &s->g, r->box->data, sums ? NULL : &sr,
                                    s->partials, sums ? sums : (void *)s->plane_sums, phases,
                                    s->mode_rows, tiles);

@@ -162,7 +162,6 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
                                 *up = own + PHI4_TW_ROW_BYTES, *down = own - PHI4_TW_ROW_BYTES;
 #pragma unroll
             for (int j = 0; j < C / 4; j++) {
-                const int64_t x0 = (int64_t)c * C + 4 * j;
                 double o[4], u[4], d[4];
                 phi4_tw_quad<R>::load(own + j * 4 * sizeof(R), o);
                 phi4_tw_quad<R>::load(up + j * 4 * sizeof(R), u);
@@ -174,9 +173,9 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
                     s01 = phi4_tw_phases(st, C / 2 + 2 * j);
                     s23 = phi4_tw_phases(st, C / 2 + 2 * j + 1);
                 }
-                if (x0 == 0) {
+                if (c == 0 && j == 0) {
                     first = o[0];
-                } else { /* site x0 - 1 */
+                } else { /* the quad's site before, waiting since the last quad */
                     s.add<2>(pv, o[0], pl, pu, pd);
                     if (MODES)
                         m.add(3, pv, pc, ps);
