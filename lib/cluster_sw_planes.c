@@ -116,7 +116,7 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     const int8_t *e = job->eps ? job->eps + 3 * base : NULL; /* e[3 x + mu], as the draws */
     int64_t done = 0;
 #ifdef LATMC_ROWS_X86
-    if (latmc_rows_have_avx2())
+    if (latmc_have_avx2())
         done = latmc_rows_bonds3_avx2(si, su, sv, u, e, last_draw, flip, L - 1, hx, vy, vz);
 #endif
     bonds3_scalar(si, su, sv, u, e, last_draw, flip, done, L - 1, hx, vy, vz);

@@ -169,7 +169,7 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     const int8_t *e = job->eps ? job->eps + 2 * base : NULL; /* e[2 x + mu], as the draws */
     uint8_t *t = table + base;
 #ifdef LATMC_ROWS_X86
-    const bool avx2 = latmc_rows_have_avx2();
+    const bool avx2 = latmc_have_avx2();
 #else
     const bool avx2 = false;
 #endif
@@ -198,7 +198,7 @@ void latmc_rows_decisions(const struct latmc_cluster_job *job, const uint32_t *u
     } else {
         int64_t kept = 0;
 #ifdef LATMC_ROWS_X86
-        if (latmc_rows_have_avx2())
+        if (latmc_have_avx2())
             kept = latmc_rows_keep_avx2(ud, L, t);
 #endif
         keep_scalar(ud, kept, L, t);
@@ -241,7 +241,7 @@ void latmc_rows_runs(uint32_t *parent, int64_t base, const uint8_t *hx,
     int64_t done = 0;
     uint32_t run = (uint32_t)base;
 #ifdef LATMC_ROWS_X86
-    if (latmc_rows_have_avx2())
+    if (latmc_have_avx2())
         done = latmc_rows_runs_avx2(parent, base, hx, hx_below, v_below, L, need, &run);
 #endif
     runs_scalar(parent, base, hx, done, L, run);
@@ -254,7 +254,7 @@ void latmc_rows_need(const uint8_t *hx, const uint8_t *hx_below, const uint8_t *
 {
     int64_t done = 0;
 #ifdef LATMC_ROWS_X86
-    if (latmc_rows_have_avx2())
+    if (latmc_have_avx2())
         done = latmc_rows_need_avx2(hx, hx_below, v_below, L, need);
 #endif
     need_scalar(hx, hx_below, v_below, done, L, need);
@@ -406,7 +406,7 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
         table[i] = d
         uint32_t i0 = start;
 #ifdef LATMC_ROWS_X86
-        if (latmc_rows_have_avx2())
+        if (latmc_have_avx2())
             diff += latmc_rows_flip_avx2(parent, table, s, potts, start, end, &i0);
 #endif
         if (potts) {
@@ -427,7 +427,7 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
     }
     uint32_t i0 = start;
 #ifdef LATMC_ROWS_X86
-    if (latmc_rows_have_avx2())
+    if (latmc_have_avx2())
         diff += latmc_rows_count_avx2(parent, table, s, potts, size, start, end, &i0);
 #endif
     for (uint32_t i = i0; i < end; i++) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cluster_job.h"
+#include "x86_avx2.h"
 
 /* The words of draw buffer for `draws` consecutive draws that start anywhere in a block. */
 size_t latmc_rows_draw_words(int64_t draws);
@@ -51,11 +52,8 @@ void latmc_cluster_sw_planes_label(const struct latmc_cluster_job *job,
                                    struct latmc_cluster_work *w, uint64_t sweep, int u);
 const uint8_t *latmc_cluster_sw_planes_face(const struct latmc_cluster_job *job, int u);
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef LATMC_X86_AVX2
 #  define LATMC_ROWS_X86 1
-
-/* Whether the CPU runs AVX2 (decided once). */
-bool latmc_rows_have_avx2(void);
 
 /* A row's bonds of sites [0, n) (n <= L - 1: the x bond's right end in the row): hx
  * (to x + 1) and vy (to the row above, su), 0 or 1, from the draws u[2 x + mu] and, where

@@ -2,7 +2,7 @@
  * The AVX2 steps of the Swendsen-Wang row passes (lib/cluster_sw_rows.c, which says what
  * each computes and runs the rest of a row, or of a unit, in C): the same values, bit for
  * bit, 8 to 32 sites a step. Compiled for every x86-64 (the functions carry the target);
- * called only where latmc_rows_have_avx2().
+ * called only where latmc_have_avx2().
  */
 #include "cluster_sw_rows.h"
 
@@ -134,18 +134,6 @@ __attribute__((target("avx2"))) int64_t latmc_rows_keep_avx2(const uint32_t *ud,
         _mm_storeu_si128((__m128i *)(void *)(t + x), _mm_add_epi8(flip, one));
     }
     return x;
-}
-
-bool latmc_rows_have_avx2(void)
-{
-    static int known; /* 0 not yet, 1 no, 2 yes (a race stores the same value) */
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (!k) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx2") ? 2 : 1;
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k == 2;
 }
 
 /* The need bits of 32 sites (latmc_rows_need): bytes -1 .. 31 of each row read. */

@@ -12,6 +12,7 @@
 #include "model.h"
 #include "modes.h"
 #include "modes_exact.h"
+#include "modes_heisenberg_avx2.h"
 #include "potts.h"
 
 #ifdef _OPENMP
@@ -367,8 +368,13 @@ static void heisenberg_project_plane(const latmc_sim_desc *d, const void *const 
     const float *a = rep[0], *b = C > 3 ? rep[1] : NULL;
     int64_t total[CMAX] = { 0 };
     for (int64_t y = 0; y < rows; y++) {
-        int64_t row[CMAX] = { 0 };
-        for (int64_t x = 0; x < lx; x++) {
+        int64_t row[CMAX] = { 0 }, x = 0;
+#ifdef LATMC_X86_AVX2
+        if (latmc_have_avx2()) /* the same integers, 8 sites a step */
+            x = latmc_modes_heisenberg_row_avx2(a + 3 * y * lx, b ? b + 3 * y * lx : NULL, lx,
+                                                n, proj, row);
+#endif
+        for (; x < lx; x++) {
             const float *s0 = a + 3 * (y * lx + x);
             int64_t q[CMAX];
             for (int m = 0; m < 3; m++)
