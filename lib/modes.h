@@ -60,8 +60,8 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles);
 /*
  * Plane p's tile of a phi^4 sim (zeroed here; latmc_modes_tile_doubles doubles) from the
  * plane's sites at `plane` (natural order, the sim's precision) and the sim's phase tables
- * (latmc_modes_sim_phases): exactly latmc_modes_tiles' tile of that plane, for a backend
- * that makes the tiles in its measurement's pass (ops.measure_modes).
+ * (latmc_modes_sim_phases; not NULL): exactly latmc_modes_tiles' tile of that plane, for a
+ * backend that makes the tiles in its measurement's pass (ops.measure_modes).
  */
 void latmc_modes_phi4_tile(const latmc_sim *sim, const double *phases, const void *plane,
                            int64_t p, double *tile);

@@ -133,19 +133,15 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
 /* A row's first sites four at a time with AVX2 where the CPU has it (the same lanes, the
  * same doubles: lib/modes_phi4_avx2.c); how many it took (C = 1: lane l's sums at re[l]). */
 #ifdef LATMC_X86_AVX2
-#  define PHI4_ROW_AVX2(T, rep, row0, g, re, im, sum)                                        \
-      (latmc_have_avx2() ? latmc_modes_phi4_row_avx2_##T((const T##_t *)(rep)[0] + (row0),     \
-                                                          (g)->lx, (g)->cx, (g)->sx,          \
-                                                          &(re)[0][0], &(im)[0][0],            \
-                                                          &(sum)[0][0])                        \
+#  define PHI4_ROW_AVX2(ROW, T, rep, row0, g, re, im, sum)                                   \
+      (latmc_have_avx2() ? ROW((const T *)(rep)[0] + (row0), (g)->lx, (g)->cx, (g)->sx,      \
+                               &(re)[0][0], &(im)[0][0], &(sum)[0][0])                       \
                          : 0)
 #else
-#  define PHI4_ROW_AVX2(T, rep, row0, g, re, im, sum) 0
+#  define PHI4_ROW_AVX2(ROW, T, rep, row0, g, re, im, sum) 0
 #endif
-typedef float f_t;
-typedef double d_t;
-#define PHI4_ROW_AVX2_F(...) PHI4_ROW_AVX2(f, __VA_ARGS__)
-#define PHI4_ROW_AVX2_D(...) PHI4_ROW_AVX2(d, __VA_ARGS__)
+#define PHI4_ROW_AVX2_F(...) PHI4_ROW_AVX2(latmc_modes_phi4_row_avx2_f, float, __VA_ARGS__)
+#define PHI4_ROW_AVX2_D(...) PHI4_ROW_AVX2(latmc_modes_phi4_row_avx2_d, double, __VA_ARGS__)
 DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F, PHI4_ROW_AVX2_F)
 DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D, PHI4_ROW_AVX2_D)
 

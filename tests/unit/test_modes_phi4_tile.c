@@ -85,7 +85,9 @@ static void check_shape(int ndim, int64_t lx, int64_t ly, int64_t lz, int precis
             vf[i] = (float)u;
             v[i] = precision == LATMC_PRECISION_FLOAT ? (double)vf[i] : u;
         }
-        latmc_modes_phi4_tile(sim, NULL, precision == LATMC_PRECISION_FLOAT ? (void *)vf : v,
+        const double *phases = latmc_modes_sim_phases(sim); /* as the CPU's kernel passes */
+        assert_non_null(phases);
+        latmc_modes_phi4_tile(sim, phases, precision == LATMC_PRECISION_FLOAT ? (void *)vf : v,
                               p, got);
         definition(ndim, L, v, p, c, s, want);
         for (int e = 0; e < 2 * ndim; e++)
