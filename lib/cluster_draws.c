@@ -7,6 +7,7 @@
 
 #include "cluster_bonds.h"
 #include "cluster_job.h"
+#include "x86_avx2.h"
 
 int latmc_cluster_can_join(const struct latmc_cluster_job *job, const uint8_t *s, int64_t i,
                            int64_t j, int mu)
@@ -64,7 +65,7 @@ static void batch_scalar(const latmc_philox_ctr *c, latmc_philox_key key, uint32
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef LATMC_X86_AVX2
 #  define CLUSTER_X86 1
 /* W(k) lanes of 64 bits: one counter word of the blocks, 2 (SSE2) or 4 (AVX2) per vector. */
 #  define CLUSTER_PHILOX_LANES(VEC, W, SET1, MUL, SRL, XOR, STORE, LOADW)                       \
@@ -138,20 +139,12 @@ __attribute__((target("avx2"))) static void batch_avx2(const latmc_philox_ctr *c
 
 typedef void (*batch_fn)(const latmc_philox_ctr *, latmc_philox_key, uint32_t *);
 
-/* The widest of the batches above that this CPU runs (decided once; a race between two
- * first calls stores the same pointer). */
+/* The widest of the batches above that this CPU runs (latmc_have_avx2 asks once). */
 static batch_fn batch_impl(void)
 {
 #ifdef CLUSTER_X86
     (void)batch_scalar;
-    static batch_fn chosen;
-    batch_fn f = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
-    if (!f) {
-        __builtin_cpu_init();
-        f = __builtin_cpu_supports("avx2") ? batch_avx2 : batch_sse2;
-        __atomic_store_n(&chosen, f, __ATOMIC_RELAXED);
-    }
-    return f;
+    return latmc_have_avx2() ? batch_avx2 : batch_sse2;
 #else
     return batch_scalar;
 #endif

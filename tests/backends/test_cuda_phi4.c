@@ -441,15 +441,8 @@ static void long_rows_measure(void **state)
             assert_int_equal(latmc_sim_set_param(sim[dev], LATMC_PARAM_MU2, -0.4), LATMC_OK);
             assert_int_equal(latmc_sim_set_param(sim[dev], LATMC_PARAM_G, 1.3), LATMC_OK);
             assert_int_equal(latmc_sim_set_param(sim[dev], LATMC_PARAM_LAMBDA, 2.5), LATMC_OK);
-            if (!field) { /* one field for both: the CPU's hot start, taken as it is */
-                assert_int_equal(latmc_sim_init_spins(sim[dev], LATMC_INIT_HOT), LATMC_OK);
-                assert_int_equal(latmc_sim_spins_size(sim[dev], &bytes), LATMC_OK);
-                field = malloc(bytes);
-                assert_non_null(field);
-                assert_int_equal(latmc_sim_get_spins(sim[dev], field, bytes), LATMC_OK);
-            } else {
-                assert_int_equal(latmc_sim_set_spins(sim[dev], field, bytes), LATMC_OK);
-            }
+            /* one field for both: the CPU's hot start, taken as it is */
+            test_share_config(sim[dev], field, bytes);
         }
         const bool square = cases[i].L[1] == cases[i].L[0] &&
                             (cases[i].ndim == 2 || cases[i].L[2] == cases[i].L[0]);

@@ -249,15 +249,10 @@ static void phi4_modes_as_cpu(latmc_ctx *ctx, int ndim, int single)
         assert_int_equal(latmc_sim_create(ctx, &dk, &sims[k]), LATMC_OK);
     }
     size_t bytes = 0;
-    assert_int_equal(latmc_sim_spins_size(sims[0], &bytes), LATMC_OK);
-    void *field = malloc(bytes);
-    assert_non_null(field);
-    assert_int_equal(latmc_sim_init_spins(sims[0], LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_get_spins(sims[0], field, bytes), LATMC_OK);
+    void *field = NULL;
     double v[3];
     for (int k = 0; k < 3; k++) {
-        if (k > 0)
-            assert_int_equal(latmc_sim_set_spins(sims[k], field, bytes), LATMC_OK);
+        test_share_config(sims[k], field, bytes);
         assert_int_equal(latmc_sim_observable(sims[k], LATMC_OBS_M2_KMIN, &v[k]), LATMC_OK);
     }
     printf("phi^4 %dD %s: M2_KMIN %.17g (CPU), %.17g (CUDA), %.17g (CUDA, 2 boxes)\n", ndim,
@@ -646,16 +641,7 @@ static void floating_measurement_pass(void **state)
                     if (phi4)
                         assert_int_equal(latmc_sim_set_param(sim[b], LATMC_PARAM_G, 1.1),
                                          LATMC_OK);
-                    if (!field) {
-                        assert_int_equal(latmc_sim_init_spins(sim[b], LATMC_INIT_HOT),
-                                         LATMC_OK);
-                        assert_int_equal(latmc_sim_spins_size(sim[b], &bytes), LATMC_OK);
-                        field = malloc(bytes);
-                        assert_non_null(field);
-                        assert_int_equal(latmc_sim_get_spins(sim[b], field, bytes), LATMC_OK);
-                    } else {
-                        assert_int_equal(latmc_sim_set_spins(sim[b], field, bytes), LATMC_OK);
-                    }
+                    test_share_config(sim[b], field, bytes);
                 }
                 double v[2][2][NK] = { { { 0 } } }; /* round, box count, key */
                 for (int round = 0; round < 2; round++)

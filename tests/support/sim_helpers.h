@@ -280,6 +280,25 @@ static inline int test_model_without_case_(const int *first_model, size_t count,
     test_model_without_case_(&(table)[0].member, (count), sizeof (table)[0])
 
 /*
+ * One configuration for several sims: the first use, config (a void *) NULL, hot-starts sim
+ * and keeps a copy of its configuration in config (bytes, a size_t, its size; the caller
+ * frees it); later uses give sim that configuration. A macro of cmocka asserts, as
+ * assert_close: use after including <cmocka.h>.
+ */
+#define test_share_config(sim, config, bytes)                                              \
+    do {                                                                                   \
+        if (config) {                                                                      \
+            assert_int_equal(latmc_sim_set_spins((sim), (config), (bytes)), LATMC_OK);    \
+        } else {                                                                           \
+            assert_int_equal(latmc_sim_init_spins((sim), LATMC_INIT_HOT), LATMC_OK);       \
+            assert_int_equal(latmc_sim_spins_size((sim), &(bytes)), LATMC_OK);             \
+            (config) = malloc(bytes);                                                      \
+            assert_non_null(config);                                                       \
+            assert_int_equal(latmc_sim_get_spins((sim), (config), (bytes)), LATMC_OK);    \
+        }                                                                                  \
+    } while (0)
+
+/*
  * |a - b| <= tol, printing both values when it fails (cmocka 1.1 has no double asserts).
  * Use after including <cmocka.h> and <math.h>.
  */

@@ -22,15 +22,6 @@
 #include "heisenberg_test_helpers.h"
 #include "modes.h"
 
-/* Entries of the projections of one component: L_x + L_y (+ L_z). */
-static int64_t axis_entries(const latmc_sim_desc *d)
-{
-    int64_t n = 0;
-    for (int mu = 0; mu < d->ndim; mu++)
-        n += d->extent[mu];
-    return n;
-}
-
 static int64_t fixed_of(double t)
 {
     return (int64_t)rint(t); /* |t| <= 2^25: exact */
@@ -41,8 +32,9 @@ static void definition(const latmc_sim_desc *d, const float *r0, const float *r1
                        int64_t *proj)
 {
     const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
-    const int64_t n = axis_entries(d), last = n - d->extent[d->ndim - 1];
     const int nc = r1 ? 12 : 3;
+    /* one component's entries, L_x + L_y (+ L_z) */
+    const int64_t n = latmc_modes_projection_entries(d) / nc, last = n - d->extent[d->ndim - 1];
     for (int64_t y = 0; y < rows; y++)
         for (int64_t x = 0; x < lx; x++) {
             const float *v = r0 + 3 * (y * lx + x), *w = r1 ? r1 + 3 * (y * lx + x) : NULL;
