@@ -13,9 +13,9 @@
  *       are the thread's CPU time, else wall-clock time. --cuda L: instead, on the CUDA
  *       backend (one GPU, wall-clock time), 2D Ising at L^2, 3D Ising at (L / 64)^3 and 2D
  *       Potts q = 3 at (L / 4)^2, whose |m(k_min)|^2 the device counts, 2D phi^4 (float) at
- *       (L / 4)^2, whose tiles the device sums, and 3D Heisenberg at
- *       (L / 256)^3 with one and two replicas, whose tiles the device reduces
- *       (doc/observables.md); a case whose extent is below the library's minimum (2) at
+ *       (L / 4)^2, whose tiles the device sums, 3D Heisenberg at (L / 256)^3 and 2D
+ *       Heisenberg at (L / 4)^2 (rows wider than the sums' own count takes) with one and
+ *       two replicas, whose projections the device counts (doc/observables.md); a case whose extent is below the library's minimum (2) at
  *       this L (3D at small L) is skipped with a line saying so.
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
@@ -167,7 +167,7 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 static int cost(int threads, int repeat, const char *only)
 {
     char ising_name[64], ising3_name[64], potts_name[64], phi4_name[64], heisenberg_name[64],
-        heisenberg2_name[64], gpus[24] = "";
+        heisenberg2_name[64], heisenberg2d_name[64], heisenberg2d2_name[64], gpus[24] = "";
     if (cost_devices > 1)
         snprintf(gpus, sizeof gpus, " on %d GPUs", cost_devices);
     else if (cost_parts > 1)
@@ -186,6 +186,11 @@ static int cost(int threads, int repeat, const char *only)
              (long long)(cost_cuda_L / 256), gpus);
     snprintf(heisenberg2_name, sizeof heisenberg2_name, "CUDA Heisenberg 3D %lld^3 x 2%s",
              (long long)(cost_cuda_L / 256), gpus);
+    /* 2D at (L / 4)^2: rows wider than the sums' own count takes (doc/observables.md) */
+    snprintf(heisenberg2d_name, sizeof heisenberg2d_name, "CUDA Heisenberg 2D %lld^2%s",
+             (long long)(cost_cuda_L / 4), gpus);
+    snprintf(heisenberg2d2_name, sizeof heisenberg2d2_name, "CUDA Heisenberg 2D %lld^2 x 2%s",
+             (long long)(cost_cuda_L / 4), gpus);
     const struct cost_case on_cuda[] = {
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
         { ising3_name, LATMC_MODEL_ISING, 3, 2, 1, cost_cuda_L / 64, LATMC_PARAM_BETA, 0 },
@@ -194,6 +199,10 @@ static int cost(int threads, int repeat, const char *only)
         { heisenberg_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA,
           0 },
         { heisenberg2_name, LATMC_MODEL_HEISENBERG, 3, 2, 2, cost_cuda_L / 256, LATMC_PARAM_BETA,
+          0 },
+        { heisenberg2d_name, LATMC_MODEL_HEISENBERG, 2, 2, 1, cost_cuda_L / 4, LATMC_PARAM_BETA,
+          0 },
+        { heisenberg2d2_name, LATMC_MODEL_HEISENBERG, 2, 2, 2, cost_cuda_L / 4, LATMC_PARAM_BETA,
           0 },
     };
     const struct cost_case on_cpu[] = {

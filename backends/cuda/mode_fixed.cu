@@ -15,6 +15,11 @@
 #define FIXED_TILE_WARPS 8      /* warps of a block */
 #define FIXED_TILE_MAX_X ((int64_t)32767 * 32) /* the row counters' bound on L_x (2^20:
                                                   cubic lattices never come near) */
+/* Blocks a launch has at least where the strips allow (a block's rows then cut into
+ * groups of strips, grid.y): with one block a row chunk, a 2D 16384^2 lattice's 128 chunks
+ * left 124 of 132 SMs one block of 8 warps each and read 0.7 TB/s; several waves of the
+ * SMs' resident blocks keep the loads in flight. */
+#define FIXED_TILE_MIN_BLOCKS 4096
 
 #define FIXED_SPIN 3 /* a spin's components (cuda_fixed_projections takes no other) */
 
@@ -46,17 +51,19 @@ __device__ __forceinline__ void fixed_site(const float *p, int64_t stride, int q
 
 /*
  * P_x, P_y (3D) and P_last of the rows [FIXED_TILE_ROWS b, + FIXED_TILE_ROWS) of the range
- * in one read: warp w walks the 32-column strips w, w + FIXED_TILE_WARPS, ... down the
+ * (b = blockIdx.x) in one read, strip group g = blockIdx.y of G = gridDim.y: warp w walks
+ * the 32-column strips g W + w, (g + G) W + w, ... (W = FIXED_TILE_WARPS) down the
  * block's rows, lane x adding its column's values (in 32 bits 32 rows at a time: |sum| <
  * 2^31; those sums in 64 bits) and the warp each row's strip sum per component (one 32-bit
  * reduction: 32 values, |sum| < 2^31), which lane c adds into the block's row counters of
  * component c as its 16-bit halves (cuda_modes_add_halves: exact for fewer than 2^15
  * strips, FIXED_TILE_MAX_X). At the end the columns go to P_x
- * and the rows to P_y and P_last by 64-bit atomics.
+ * and the block's part of the rows to P_y and P_last by 64-bit atomics (integers: the
+ * groups' parts add in any order).
  */
 template <int C>
 __global__ void __launch_bounds__(32 * FIXED_TILE_WARPS)
-fixed_tile_kernel(const float *data, int64_t stride, int64_t lx, int64_t rows, int64_t ly_rows,
+fixed_tile_kernel(const float *__restrict__ data, int64_t stride, int64_t lx, int64_t rows, int64_t ly_rows,
                   bool three, int64_t n, int64_t last_at, int64_t global_p0,
                   unsigned long long *proj)
 {
@@ -71,13 +78,15 @@ fixed_tile_kernel(const float *data, int64_t stride, int64_t lx, int64_t rows, i
     __syncthreads();
     const int lane = (int)(threadIdx.x % 32);
     const int64_t strips = (lx + 31) / 32;
-    for (int64_t s = threadIdx.x / 32; s < strips; s += FIXED_TILE_WARPS) {
+    for (int64_t s = (int64_t)blockIdx.y * FIXED_TILE_WARPS + threadIdx.x / 32; s < strips;
+         s += (int64_t)gridDim.y * FIXED_TILE_WARPS) {
         const int64_t x = 32 * s + lane;
         const float *at = data + x + lx * r0;
         long long col[C] = {};
         for (int rb = 0; rb < nr; rb += 32) {
             int part[C] = {};
             const int re = min(rb + 32, nr);
+#pragma unroll 4
             for (int k = rb; k < re; k++) {
                 int q[C] = {}; /* lanes past the row: nothing */
                 if (x < lx)
@@ -126,8 +135,15 @@ static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_sou
     const int64_t n = cuda_tiles_range_entries(r, &last_at);
     if (rows <= 0)
         return cudaSuccess;
-    fixed_tile_kernel<C><<<(unsigned)((rows + FIXED_TILE_ROWS - 1) / FIXED_TILE_ROWS),
-                           32 * FIXED_TILE_WARPS, 0, stream>>>(
+    const int64_t chunks = (rows + FIXED_TILE_ROWS - 1) / FIXED_TILE_ROWS;
+    const int64_t groups = ((lx + 31) / 32 + FIXED_TILE_WARPS - 1) / FIXED_TILE_WARPS;
+    int64_t per_chunk = (FIXED_TILE_MIN_BLOCKS + chunks - 1) / chunks;
+    if (per_chunk > groups)
+        per_chunk = groups;
+    if (per_chunk > 65535)
+        per_chunk = 65535;
+    const dim3 grid((unsigned)chunks, (unsigned)per_chunk);
+    fixed_tile_kernel<C><<<grid, 32 * FIXED_TILE_WARPS, 0, stream>>>(
         (const float *)src->data, src->stride, lx, rows, ly_rows, three, n, last_at,
         r->global_p0, (unsigned long long *)proj);
     return cudaGetLastError();

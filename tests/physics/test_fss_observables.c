@@ -979,9 +979,10 @@ static void bit_identity(void **state)
  * CUDA: Heisenberg's modes, counted on the device as fixed-point projections, against the
  * CPU backend's on the same configuration, bit for bit: one box and several (desc.n_parts
  * on one device), one and two replicas, 2D and 3D, L_x not a multiple of 32 (a kernel of
- * their own, mode_fixed.cu; rows of up to 1100 sites) and a multiple of 32 (counted in the
- * measurement's kernel, heisenberg_kernels.cu, on one box and on several; 1056 with two
- * replicas on mode_fixed.cu: past the measurement's shared memory), after the hot start
+ * their own, mode_fixed.cu; rows of up to 2600 sites, cut among several blocks where
+ * wider than 8 strips of 32) and a multiple of 32 (counted in the measurement's kernel,
+ * heisenberg_kernels.cu, on one box and on several; 1056 with two replicas on
+ * mode_fixed.cu: past the measurement's shared memory), after the hot start
  * and after the device's own sweeps (the configuration in the other of its two
  * buffers), read back and set on a CPU sim.
  */
@@ -996,6 +997,9 @@ static void heisenberg_against_cpu(void **state)
          * values): L_x not a multiple of 32, and two replicas past the measurement's
          * shared memory */
         { 2, 1100, 1, 1 }, { 2, 1056, 2, 2 },
+        /* ... whose rows' strips the kernel cuts among several blocks (grid.y), the last
+         * group short, rows not a multiple of a block's 128 */
+        { 3, 264, 2, 1 }, { 2, 2600, 1, 1 }, { 2, 2598, 2, 3 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
