@@ -41,6 +41,7 @@
 #include "cpu_lattice.h"
 #include "potts.h"
 #include "potts_rules.h"
+#include "potts_measure_modes.h"
 
 /* Bytes before and after each colour array: chunk loads may reach W bytes beyond it. */
 #define CPU_POTTS_PAD 64
@@ -132,6 +133,7 @@ struct cpu_potts_dsp {
     const char *level;
     cpu_potts_pass_fn metropolis, heatbath;
     cpu_potts_measure_fn measure;
+    cpu_potts_count_fn count_state; /* the projections' byte counting (all levels) */
 };
 
 void cpu_potts_dsp_init(struct cpu_potts_dsp *dsp, unsigned flags);

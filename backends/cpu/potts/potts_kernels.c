@@ -37,6 +37,7 @@ void cpu_potts_dsp_init(struct cpu_potts_dsp *dsp, unsigned flags)
 {
     memset(dsp, 0, sizeof *dsp);
     dsp->level = "c";                     /* width 0: the reference kernels */
+    dsp->count_state = cpu_potts_count_state;
     CPU_DSP_LEVELS(cpu_potts_dsp_init, dsp, flags);
 }
 
@@ -377,7 +378,7 @@ static int potts_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums,
     if (ps->dsp.width > 0) {
         split_measure(sim, st, sums);
         rc = cpu_potts_split_projections(&st->lattice, &ps->split, sim->desc.q, sim->n_threads,
-                                         proj);
+                                         ps->dsp.count_state, proj);
     } else {
         rc = cpu_potts_measure_modes(&st->lattice, ps->spins, sim->desc.q, sim->n_threads,
                                      sums, proj);

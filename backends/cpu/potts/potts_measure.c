@@ -101,11 +101,13 @@ struct potts_counts {
     int64_t *wide;     /* [off][a][t] */
     int pending;
     int64_t segments[3]; /* segments counted per off (the colours: at most 3) */
+    cpu_potts_count_fn count; /* the byte counting of the sim's SIMD level */
 };
 
 static int potts_counts_init(struct potts_counts *k, const struct latmc_lattice *g, int q,
-                             int c)
+                             int c, cpu_potts_count_fn count)
 {
+    k->count = count;
     k->q = q;
     k->c = c;
     k->P = g->lx / c;
@@ -138,37 +140,14 @@ static void potts_counts_flush(struct potts_counts *k)
     k->pending = 0;
 }
 
-/* Bytes a block of cpu_potts_count_state: the block's hits add up in as many byte lanes. */
-#define POTTS_LANES 64
+#define POTTS_COUNT_FN count_state_c
+#include "potts_count_tmpl.h"
 
-/* (potts_measure_modes.h) The hits add up in POTTS_LANES byte lanes, emptied every 255
- * blocks (a lane then holds at most 255), so that the loop is all byte compares and
- * additions: a 32-bit sum in the loop widens every byte to a lane of its own, which took
- * 2x the whole measurement's time at q = 3. */
+/* (potts_measure_modes.h) The C level's. */
 int64_t cpu_potts_count_state(uint8_t *restrict ca, const uint8_t *restrict v, uint8_t a,
                               int64_t P)
 {
-    int64_t total = 0, t = 0;
-    while (P - t >= POTTS_LANES) {
-        uint8_t lane[POTTS_LANES] = { 0 };
-        int64_t blocks = (P - t) / POTTS_LANES;
-        if (blocks > 255)
-            blocks = 255;
-        for (int64_t b = 0; b < blocks; b++, t += POTTS_LANES)
-            for (int l = 0; l < POTTS_LANES; l++) {
-                const uint8_t hit = (uint8_t)(v[t + l] == a);
-                ca[t + l] = (uint8_t)(ca[t + l] + hit);
-                lane[l] = (uint8_t)(lane[l] + hit);
-            }
-        for (int l = 0; l < POTTS_LANES; l++)
-            total += lane[l];
-    }
-    for (; t < P; t++) {
-        const uint8_t hit = (uint8_t)(v[t] == a);
-        ca[t] = (uint8_t)(ca[t] + hit);
-        total += hit;
-    }
-    return total;
+    return count_state_c(ca, v, a, P);
 }
 
 /* One segment of a row: its states' counts per (off, t), and per state into row[]. */
@@ -181,7 +160,7 @@ static void potts_count_segment(struct potts_counts *k, const uint8_t *restrict 
         int64_t others = 0;
         for (int a = 0; a + 1 < k->q; a++) {
             uint8_t *restrict ca = k->bytes + ((size_t)off * (size_t)k->q + (size_t)a) * (size_t)P;
-            const int64_t rc = cpu_potts_count_state(ca, v, (uint8_t)a, P);
+            const int64_t rc = k->count(ca, v, (uint8_t)a, P);
             row[a] += rc;
             others += rc;
         }
@@ -240,6 +219,7 @@ struct potts_job {
     const uint8_t *spins;               /* natural layout, or NULL */
     const struct cpu_potts_split *s;    /* split layout, or NULL */
     int q;
+    cpu_potts_count_fn count;
 };
 
 /* Rows [r0, r1) of one thread: the projections into proj, with the natural layout also
@@ -249,7 +229,7 @@ static int potts_job_rows(const struct potts_job *j, int64_t r0, int64_t r1, int
 {
     const int c = j->s ? j->s->colours : 1;
     struct potts_counts k;
-    if (potts_counts_init(&k, j->g, j->q, c))
+    if (potts_counts_init(&k, j->g, j->q, c, j->count))
         return 1;
     for (int64_t r = r0; r < r1; r++) {
         int64_t row[LATMC_POTTS_MAX_Q + 1];
@@ -313,13 +293,13 @@ static int potts_job_run(const struct potts_job *j, int n_threads, int64_t *proj
 int cpu_potts_measure_modes(const struct latmc_lattice *g, const uint8_t *spins, int q,
                             int n_threads, struct latmc_potts_sums *sums, int64_t *proj)
 {
-    const struct potts_job j = { g, spins, NULL, q };
+    const struct potts_job j = { g, spins, NULL, q, cpu_potts_count_state };
     return potts_job_run(&j, n_threads, proj, sums);
 }
 
 int cpu_potts_split_projections(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                                int q, int n_threads, int64_t *proj)
+                                int q, int n_threads, cpu_potts_count_fn count, int64_t *proj)
 {
-    const struct potts_job j = { g, NULL, s, q };
+    const struct potts_job j = { g, NULL, s, q, count };
     return potts_job_run(&j, n_threads, proj, NULL);
 }

@@ -684,6 +684,9 @@ static void measure_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e,
     (p->ndim == 2 ? measure_2d : measure_3d)(p, b, e, matches, count);
 }
 
+#define POTTS_COUNT_FN count_state_level
+#include "potts_count_tmpl.h"
+
 /* The level's table entries. */
 void POTTS_DSP_INIT(struct cpu_potts_dsp *dsp)
 {
@@ -692,4 +695,5 @@ void POTTS_DSP_INIT(struct cpu_potts_dsp *dsp)
     dsp->metropolis = metropolis_pass;
     dsp->heatbath = heatbath_pass;
     dsp->measure = measure_pass;
+    dsp->count_state = count_state_level;
 }
