@@ -15,8 +15,9 @@
  *       Potts q = 3 at (L / 4)^2, whose |m(k_min)|^2 the device counts, 2D phi^4 (float) at
  *       (L / 4)^2, whose tiles the device sums, 3D Heisenberg at (L / 256)^3 and 2D
  *       Heisenberg at (L / 4)^2 (rows wider than the sums' own count takes) with one and
- *       two replicas, whose projections the device counts (doc/observables.md); a case whose extent is below the library's minimum (2) at
- *       this L (3D at small L) is skipped with a line saying so.
+ *       two replicas, whose projections the device counts (doc/observables.md); a case
+ *       whose extent is below the library's minimum (2) at this L (3D at small L) is
+ *       skipped with a line saying so.
  *       --devices N (with --cuda): each lattice on GPUs 0 .. N-1, one box each (the
  *       k_min observables need equal extents: the same lattice as one GPU's, cut in N).
  *       --parts K (with --cuda): each lattice as K boxes of one GPU. --potts P (with

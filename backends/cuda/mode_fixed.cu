@@ -16,9 +16,9 @@
 #define FIXED_TILE_MAX_X ((int64_t)32767 * 32) /* the row counters' bound on L_x (2^20:
                                                   cubic lattices never come near) */
 /* Blocks a launch has at least where the strips allow (a block's rows then cut into
- * groups of strips, grid.y): with one block a row chunk, a 2D 16384^2 lattice's 128 chunks
- * left 124 of 132 SMs one block of 8 warps each and read 0.7 TB/s; several waves of the
- * SMs' resident blocks keep the loads in flight. */
+ * groups of strips, grid.y): with one block a chunk of rows, a lattice of few chunks (2D
+ * 16384^2: 128) left most SMs one block of 8 warps or none, too few loads in flight to
+ * stream the spins; several waves of the SMs' resident blocks keep the DRAM busy. */
 #define FIXED_TILE_MIN_BLOCKS 4096
 
 #define FIXED_SPIN 3 /* a spin's components (cuda_fixed_projections takes no other) */
@@ -63,8 +63,8 @@ __device__ __forceinline__ void fixed_site(const float *p, int64_t stride, int q
  */
 template <int C>
 __global__ void __launch_bounds__(32 * FIXED_TILE_WARPS)
-fixed_tile_kernel(const float *__restrict__ data, int64_t stride, int64_t lx, int64_t rows, int64_t ly_rows,
-                  bool three, int64_t n, int64_t last_at, int64_t global_p0,
+fixed_tile_kernel(const float *__restrict__ data, int64_t stride, int64_t lx, int64_t rows,
+                  int64_t ly_rows, bool three, int64_t n, int64_t last_at, int64_t global_p0,
                   unsigned long long *proj)
 {
     __shared__ unsigned row_lo[FIXED_TILE_ROWS][C];
