@@ -993,9 +993,9 @@ static void heisenberg_against_cpu(void **state)
         { 3, 18, 2, 1 }, { 3, 18, 2, 3 }, { 3, 12, 1, 2 }, { 2, 70, 1, 1 }, { 2, 70, 2, 2 },
         { 2, 64, 2, 1 }, { 3, 32, 1, 1 }, { 3, 32, 2, 1 }, { 3, 64, 2, 1 }, { 2, 96, 1, 1 },
         { 3, 32, 1, 2 }, { 3, 64, 2, 3 }, { 2, 64, 1, 3 },
-        /* rows past 1024 sites on their own kernel (more than one pass of a warp's 32 x 32
-         * values): L_x not a multiple of 32, and two replicas past the measurement's
-         * shared memory */
+        /* rows past 1024 sites on the projections' own kernel (more than one pass of a
+         * warp's 32 x 32 values): L_x not a multiple of 32, and two replicas (which take it
+         * at every L_x) */
         { 2, 1100, 1, 1 }, { 2, 1056, 2, 2 },
         /* ... whose rows' strips the kernel cuts among several blocks (grid.y), the last
          * group short, rows not a multiple of a block's 128 */
