@@ -28,9 +28,10 @@
  * of a step each; a warp: 32 consecutive sites of one chunk, coalesced) read a step's sites
  * and compute each site's terms, the bond terms J_mu (s . s_{+mu}) in double and the spins
  * of both replicas (converted to double once a site, exactly, so that the additions convert
- * nothing), into one of two tiles in shared memory, and issue the next step's loads at
- * once. The consumers (one warp per group, a lane per chunk) add the step before from the
- * other tile, site by site, HEISENBERG_ACC_AHEAD sites' terms read before they are added.
+ * nothing), into one of two tiles in shared memory, then issue the next step's loads. The
+ * consumers (a lane per chunk; a warp per group, the overlaps' groups two a warp, one a
+ * half) add the step before from the other tile, site by site, HEISENBERG_ACC_AHEAD sites'
+ * terms read before they are added.
  * One barrier a step: a step's additions, a chain of dependent double additions per chunk
  * (2D: 32 x 2 for the bonds), run while the producers make the next step, rather than
  * between two barriers while the producers wait (ncu at 2D 16384^2 on an H200: half of
@@ -388,6 +389,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
 {
     using S = heisenberg_proj_shape<PROJ>;
     static_assert(PROJ == 0 || NG == 2, "the projections with one replica");
+    static_assert(HEISENBERG_TILE_CHUNKS == 16, "a consumer lane a chunk, two groups a warp");
     constexpr bool two = NG > 2;
     constexpr int TD = HEISENBERG_TILE_DOUBLES;
     constexpr int TILE = heisenberg_tile_arrays(two) * TD; /* doubles a tile */
