@@ -133,6 +133,9 @@ struct cpu_potts_dsp {
     const char *level;
     cpu_potts_pass_fn metropolis, heatbath;
     cpu_potts_measure_fn measure;
+    /* measure's bond terms alone (count[] untouched): with the Fourier modes, whose
+     * projections give the populations */
+    cpu_potts_measure_fn measure_bonds;
     cpu_potts_count_fn count_state; /* the projections' byte counting (all levels) */
 };
 

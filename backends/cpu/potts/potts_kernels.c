@@ -334,8 +334,10 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
         *attempted += (uint64_t)(planes * P);
 }
 
-/* The observables' sums on the split layout, chunk by chunk like a sweep. */
-static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_potts_sums *sums)
+/* The observables' sums on the split layout, chunk by chunk like a sweep; with `measure`
+ * the dsp's measure_bonds, the populations (sums->count) are left zero. */
+static void split_measure(latmc_sim *sim, struct cpu_state *st, cpu_potts_measure_fn measure,
+                          struct latmc_potts_sums *sums)
 {
     struct potts_state *ps = potts_of(st);
     const int c = ps->colours;
@@ -355,11 +357,11 @@ static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_pot
             int64_t begin, end;
             thread_chunks(chunks, &begin, &end);
             for (int col = 0; col < c; col++)
-                ps->dsp.measure(&pass[col], begin, end, &matches, count);
+                measure(&pass[col], begin, end, &matches, count);
         }
     } else {
         for (int col = 0; col < c; col++)
-            ps->dsp.measure(&pass[col], 0, chunks, &matches, count);
+            measure(&pass[col], 0, chunks, &matches, count);
     }
     sums->matches = matches;
     memcpy(sums->count, count, sizeof count);
@@ -369,16 +371,27 @@ static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p
                                  void *out);
 
 /* The sums and the Fourier modes' projections (potts_measure_modes.h): in one pass on the
- * C level's natural order; on the split layout the SIMD levels' own reduction, then the
- * projections counted in the colour arrays in place (no copy into site order). */
+ * C level's natural order; on the split layout the SIMD levels' own reduction of the bond
+ * terms, then the projections counted in the colour arrays in place (no copy into site
+ * order), whose P_x entries of each state add up to its population (integers: the counts
+ * measure makes, without counting every site twice). */
 static int potts_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *proj)
 {
     struct potts_state *ps = potts_of(st);
     int rc;
     if (ps->dsp.width > 0) {
-        split_measure(sim, st, sums);
+        struct latmc_potts_sums *s = sums;
+        split_measure(sim, st, ps->dsp.measure_bonds, s);
         rc = cpu_potts_split_projections(&st->lattice, &ps->split, sim->desc.q, sim->n_threads,
                                          ps->dsp.count_state, proj);
+        const int64_t *p = proj, n = st->lattice.lx + st->lattice.ly +
+                                     (st->lattice.ndim == 3 ? st->lattice.lz : 0);
+        for (int a = 0; rc == LATMC_OK && a < sim->desc.q; a++) {
+            int64_t population = 0;
+            for (int64_t x = 0; x < st->lattice.lx; x++)
+                population += p[a * n + x];
+            s->count[a] = population;
+        }
     } else {
         rc = cpu_potts_measure_modes(&st->lattice, ps->spins, sim->desc.q, sim->n_threads,
                                      sums, proj);
@@ -401,7 +414,7 @@ static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         latmc_model_add_planes(sim->model, sums, tiles, n);
         free(tiles);
     } else if (ps->dsp.width > 0)
-        split_measure(sim, st, sums);
+        split_measure(sim, st, ps->dsp.measure, sums);
     else
         cpu_potts_measure(&st->lattice, ps->spins, sim->n_threads, sums);
 }

@@ -595,13 +595,14 @@ static uint64_t heatbath_pass(const struct cpu_potts_pass *p, int64_t b, int64_t
 /* ---- the observables' reduction ---- */
 
 /*
- * Satisfied bonds towards x+1, y+1 (z+1) and state populations of the sites of chunks
- * [chunk_begin, chunk_end) of one colour (the x+, y+, z+ neighbours are directions 0, 2, 4
- * of the pass's geometry); added to *matches and count[]. Byte counters are folded into
- * the 64-bit sums before they can overflow.
+ * Satisfied bonds towards x+1, y+1 (z+1) and (pops) state populations of the sites of
+ * chunks [chunk_begin, chunk_end) of one colour (the x+, y+, z+ neighbours are directions
+ * 0, 2, 4 of the pass's geometry); added to *matches and count[]. Byte counters are folded
+ * into the 64-bit sums before they can overflow.
  */
 INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
-                         int64_t chunk_end, const int ndim, int64_t *matches, int64_t *count)
+                         int64_t chunk_end, const int ndim, const int pops, int64_t *matches,
+                         int64_t *count)
 {
     enum { VECTOR_Q = 16 };   /* populations by compares up to this q, by a histogram above */
     const int nnb = 2 * ndim, q = p->q;
@@ -642,7 +643,8 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         }
         for (int d = 0; d < nnb; d += 2)
             bonds = v_add_m(bonds, m_and(m_eq8(s, nb[d]), valid));
-        if (q <= VECTOR_Q) {
+        if (!pops) {
+        } else if (q <= VECTOR_Q) {
             for (int k = 0; k < q; k++)
                 pop[k] = v_add_m(pop[k], m_and(m_eq8(s, v_set1_8(k)), valid));
         } else {
@@ -654,7 +656,7 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         if (++pending == 85) {   /* at most 3 bonds per site and chunk */
             *matches += (int64_t)v_sum_u8(bonds);
             bonds = v_zero();
-            for (int k = 0; k < VECTOR_Q && k < q; k++) {
+            for (int k = 0; pops && k < VECTOR_Q && k < q; k++) {
                 count[k] += (int64_t)v_sum_u8(pop[k]);
                 pop[k] = v_zero();
             }
@@ -662,26 +664,44 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         }
     }
     *matches += (int64_t)v_sum_u8(bonds);
-    for (int k = 0; k < VECTOR_Q && k < q; k++)
+    for (int k = 0; pops && k < VECTOR_Q && k < q; k++)
         count[k] += (int64_t)v_sum_u8(pop[k]);
 }
 
 static void measure_2d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
                        int64_t *count)
 {
-    measure_impl(p, b, e, 2, matches, count);
+    measure_impl(p, b, e, 2, 1, matches, count);
 }
 
 static void measure_3d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
                        int64_t *count)
 {
-    measure_impl(p, b, e, 3, matches, count);
+    measure_impl(p, b, e, 3, 1, matches, count);
 }
 
 static void measure_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e,
                          int64_t *matches, int64_t *count)
 {
     (p->ndim == 2 ? measure_2d : measure_3d)(p, b, e, matches, count);
+}
+
+static void bonds_2d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
+                     int64_t *count)
+{
+    measure_impl(p, b, e, 2, 0, matches, count);
+}
+
+static void bonds_3d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
+                     int64_t *count)
+{
+    measure_impl(p, b, e, 3, 0, matches, count);
+}
+
+static void bonds_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
+                       int64_t *count)
+{
+    (p->ndim == 2 ? bonds_2d : bonds_3d)(p, b, e, matches, count);
 }
 
 #define POTTS_COUNT_FN count_state_level
@@ -695,5 +715,6 @@ void POTTS_DSP_INIT(struct cpu_potts_dsp *dsp)
     dsp->metropolis = metropolis_pass;
     dsp->heatbath = heatbath_pass;
     dsp->measure = measure_pass;
+    dsp->measure_bonds = bonds_pass;
     dsp->count_state = count_state_level;
 }
