@@ -668,34 +668,22 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         count[k] += (int64_t)v_sum_u8(pop[k]);
 }
 
-static void measure_2d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
-                       int64_t *count)
-{
-    measure_impl(p, b, e, 2, 1, matches, count);
-}
-
-static void measure_3d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
-                       int64_t *count)
-{
-    measure_impl(p, b, e, 3, 1, matches, count);
-}
+/* The reduction's entries: with the populations (measure) and without (measure_bonds). */
+#define MEASURE_FN(name, ndim, pops)                                                          \
+    static void name(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches, \
+                     int64_t *count)                                                          \
+    {                                                                                         \
+        measure_impl(p, b, e, ndim, pops, matches, count);                                    \
+    }
+MEASURE_FN(measure_2d, 2, 1)
+MEASURE_FN(measure_3d, 3, 1)
+MEASURE_FN(bonds_2d, 2, 0)
+MEASURE_FN(bonds_3d, 3, 0)
 
 static void measure_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e,
                          int64_t *matches, int64_t *count)
 {
     (p->ndim == 2 ? measure_2d : measure_3d)(p, b, e, matches, count);
-}
-
-static void bonds_2d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
-                     int64_t *count)
-{
-    measure_impl(p, b, e, 2, 0, matches, count);
-}
-
-static void bonds_3d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
-                     int64_t *count)
-{
-    measure_impl(p, b, e, 3, 0, matches, count);
 }
 
 static void bonds_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
