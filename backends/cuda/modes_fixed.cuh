@@ -1,7 +1,7 @@
 /*
  * Heisenberg's site values in the fixed point of the Fourier modes' projections
  * (lib/modes_exact.h, latmc_modes_fixed: q = round(v 2^25), ties to even), on the device,
- * for every kernel that counts them (mode_fixed.cu, heisenberg_kernels.cu). v + 1.5 2^27,
+ * for every kernel that counts them (mode_fixed.cu, heisenberg_sums.cu). v + 1.5 2^27,
  * rounded to nearest even, lies in [2^27, 2^28) for |v| < 2^26, where doubles are 2^-25
  * apart, so its mantissa is q + 2^51, whose low 32 bits are q's (|v| <= 1 + 1e-5,
  * latmc_sim_set_spins' bound, gives |q| < 2^26): one addition instead of a conversion.

@@ -980,9 +980,9 @@ static void bit_identity(void **state)
  * CPU backend's on the same configuration, bit for bit: one box and several (desc.n_parts
  * on one device), one and two replicas, 2D and 3D, L_x not a multiple of 32 (a kernel of
  * their own, mode_fixed.cu; rows of up to 2600 sites, cut among several blocks where
- * wider than 8 strips of 32) and a multiple of 32 (counted in the measurement's kernel,
- * heisenberg_kernels.cu, on one box and on several; 1056 with two replicas on
- * mode_fixed.cu: past the measurement's shared memory), after the hot start
+ * wider than 8 strips of 32) and a multiple of 32 (one replica: counted in the
+ * measurement's kernel, heisenberg_sums.cu, on one box and on several; two replicas on
+ * mode_fixed.cu at every L_x), after the hot start
  * and after the device's own sweeps (the configuration in the other of its two
  * buffers), read back and set on a CPU sim.
  */

@@ -373,25 +373,16 @@ static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p
 /* The sums and the Fourier modes' projections (potts_measure_modes.h): in one pass on the
  * C level's natural order; on the split layout the SIMD levels' own reduction of the bond
  * terms, then the projections counted in the colour arrays in place (no copy into site
- * order), whose P_x entries of each state add up to its population (integers: the counts
- * measure makes, without counting every site twice). */
+ * order), which count the populations too (integers: measure's counts, every site
+ * counted once). */
 static int potts_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *proj)
 {
     struct potts_state *ps = potts_of(st);
     int rc;
     if (ps->dsp.width > 0) {
-        struct latmc_potts_sums *s = sums;
-        split_measure(sim, st, ps->dsp.measure_bonds, s);
+        split_measure(sim, st, ps->dsp.measure_bonds, sums);
         rc = cpu_potts_split_projections(&st->lattice, &ps->split, sim->desc.q, sim->n_threads,
-                                         ps->dsp.count_state, proj);
-        const int64_t *p = proj, n = st->lattice.lx + st->lattice.ly +
-                                     (st->lattice.ndim == 3 ? st->lattice.lz : 0);
-        for (int a = 0; rc == LATMC_OK && a < sim->desc.q; a++) {
-            int64_t population = 0;
-            for (int64_t x = 0; x < st->lattice.lx; x++)
-                population += p[a * n + x];
-            s->count[a] = population;
-        }
+                                         ps->dsp.count_state, proj, sums);
     } else {
         rc = cpu_potts_measure_modes(&st->lattice, ps->spins, sim->desc.q, sim->n_threads,
                                      sums, proj);

@@ -222,8 +222,9 @@ struct potts_job {
     cpu_potts_count_fn count;
 };
 
-/* Rows [r0, r1) of one thread: the projections into proj, with the natural layout also
- * the model's sums. 0, or 1 where it could not allocate. */
+/* Rows [r0, r1) of one thread: the projections into proj, and the populations into count
+ * (with the natural layout also the bonds into *matches: the model's sums). 0, or 1 where
+ * it could not allocate. */
 static int potts_job_rows(const struct potts_job *j, int64_t r0, int64_t r1, int64_t *proj,
                           int64_t *matches, int64_t *count)
 {
@@ -242,6 +243,8 @@ static int potts_job_rows(const struct potts_job *j, int64_t r0, int64_t r1, int
             for (int col = 0; col < c; col++) /* x = c t + off, potts_split.c */
                 potts_count_segment(&k, j->s->sub[col] + j->s->per_row * r,
                                     (int)((col + c - (y + z) % c) % c), row);
+            for (int a = 0; a < j->q; a++) /* the row's states, counted once */
+                count[a] += row[a];
         }
         potts_close_row(&k, r, row, proj);
     }
@@ -283,10 +286,9 @@ static int potts_job_run(const struct potts_job *j, int n_threads, int64_t *proj
         if (failed)
             return LATMC_ENOMEM;
     }
-    if (sums) {
+    if (j->spins) /* the split layout's bonds come from its level's reduction */
         sums->matches = matches;
-        memcpy(sums->count, count, sizeof count);
-    }
+    memcpy(sums->count, count, sizeof count);
     return LATMC_OK;
 }
 
@@ -298,8 +300,9 @@ int cpu_potts_measure_modes(const struct latmc_lattice *g, const uint8_t *spins,
 }
 
 int cpu_potts_split_projections(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                                int q, int n_threads, cpu_potts_count_fn count, int64_t *proj)
+                                int q, int n_threads, cpu_potts_count_fn count, int64_t *proj,
+                                struct latmc_potts_sums *sums)
 {
     const struct potts_job j = { g, NULL, s, q, count };
-    return potts_job_run(&j, n_threads, proj, NULL);
+    return potts_job_run(&j, n_threads, proj, sums);
 }

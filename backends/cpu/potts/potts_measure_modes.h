@@ -30,10 +30,12 @@ int cpu_potts_measure_modes(const struct latmc_lattice *g, const uint8_t *spins,
 int64_t cpu_potts_count_state(uint8_t *restrict ca, const uint8_t *restrict v, uint8_t a,
                               int64_t P);
 
-/* The split colour arrays of the SIMD levels: the projections alone (zeroed here), read in
- * place (no copy into site order), counted by `count` (the level's count_state).
- * LATMC_OK or LATMC_ENOMEM. */
+/* The split colour arrays of the SIMD levels: the projections (zeroed here), read in place
+ * (no copy into site order), counted by `count` (the level's count_state), and the
+ * populations, sums->count, from the same counts (sums->matches untouched: the level's
+ * reduction makes the bonds). LATMC_OK or LATMC_ENOMEM. */
 int cpu_potts_split_projections(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                                int q, int n_threads, cpu_potts_count_fn count, int64_t *proj);
+                                int q, int n_threads, cpu_potts_count_fn count, int64_t *proj,
+                                struct latmc_potts_sums *sums);
 
 #endif

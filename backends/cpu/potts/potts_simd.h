@@ -643,11 +643,10 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         }
         for (int d = 0; d < nnb; d += 2)
             bonds = v_add_m(bonds, m_and(m_eq8(s, nb[d]), valid));
-        if (!pops) {
-        } else if (q <= VECTOR_Q) {
+        if (pops && q <= VECTOR_Q) {
             for (int k = 0; k < q; k++)
                 pop[k] = v_add_m(pop[k], m_and(m_eq8(s, v_set1_8(k)), valid));
-        } else {
+        } else if (pops) {
             uint8_t b[VW];
             v_store(b, s);
             for (int i = lane_lo; i < lane_hi; i++)

@@ -184,7 +184,7 @@ __device__ void ens_heisenberg_colour(const ens_heisenberg_shape &g, const ens_h
  * One chunk's sum of accumulator k (0: the bonds; 1 .. 3: the components of M) from the
  * member's spins `s` and couplings `J` wherever they lie (shared or global memory, the SoA
  * layout of the member's buffers), exactly as heisenberg_chunk_sums_kernel of
- * heisenberg_kernels.cu (and this file's reductions) forms it: the chunk's sites in site
+ * heisenberg_sums.cu (and this file's reductions) forms it: the chunk's sites in site
  * order from zero (bonds: each site's terms in mu order, each J_{i,mu} (s_i . s_{i+mu})
  * rounded as the sequential kernel rounds it: the module has no fused multiply-adds).
  *
@@ -507,7 +507,7 @@ cuda_ens_heisenberg_sweeps(cudaStream_t stream, const ens_heisenberg_shape *g,
                                  sums ? *ch : none, after_round);
 }
 
-/* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_kernels.cu ---- */
+/* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_sums.cu ---- */
 
 /* Site i = rbase + x at (x, y, z) (rbase: its row's first site): its forward neighbours
  * along x, y, z, periodic. */

@@ -88,10 +88,11 @@ template <typename I> struct heisenberg_item {
 
 /* Item (chunk c of the block, site j of the chunk) at the walk's start. */
 template <typename I>
-__device__ __forceinline__ void heisenberg_item_start(const cuda_heisenberg_geom &g, long long chunk0,
-                                                      long long nchunks, int chunk_sites,
-                                                      const int *chunk_y, const int *chunk_z,
-                                                      int c, int j, heisenberg_item<I> *it)
+__device__ __forceinline__ void heisenberg_item_start(const cuda_heisenberg_geom &g,
+                                                      long long chunk0, long long nchunks,
+                                                      int chunk_sites, const int *chunk_y,
+                                                      const int *chunk_z, int c, int j,
+                                                      heisenberg_item<I> *it)
 {
     const I plane = (I)g.lx * g.ly;
     const int rr = j / g.lx, z = chunk_z[c];
@@ -170,9 +171,10 @@ __device__ __forceinline__ void heisenberg_item_terms(const heisenberg_site_load
 /*
  * The Fourier modes' projections in the same kernel (PROJ 1: the spin's 3 components; 0:
  * the sums alone), with one replica where L_x is a multiple of 32 (each 32-site step of a
- * chunk lies in one row) and the columns fit shared memory: the integers of cuda_fixed_projections (mode_tiles.h, lib/modes_exact.h's
- * latmc_modes_fixed), counted from the sites the step holds in shared memory, with no
- * second read of the configuration. The rows: the consumers that add a chunk's
+ * chunk lies in one row) and the columns fit shared memory: the integers of
+ * cuda_fixed_projections (mode_tiles.h, lib/modes_exact.h's latmc_modes_fixed), counted
+ * from the sites the step holds in shared memory, with no second read of the
+ * configuration. The rows: the consumers that add a chunk's
  * magnetisation (group 1) add the same sites' fixed-point values too
  * (heisenberg_proj_rows), which go to the projections at the row's end. The columns: a
  * unit is a component and a half of the block's 16 chunks, 8 (heisenberg_proj_units: 6,
@@ -191,18 +193,15 @@ struct heisenberg_fixed_proj {
     long long rows_per_plane; /* L_y in 3D, 1 in 2D */
 };
 
-template <int PROJ> struct heisenberg_proj_shape {
-    static constexpr int C = 3;     /* components */
-    static constexpr int CHUNKS = HEISENBERG_TILE_CHUNKS / 2; /* a unit's set of chunks */
-    static constexpr int UNITS = C * 2;
-};
+#define HEISENBERG_PROJ_C 3                                  /* components: the spin's */
+#define HEISENBERG_PROJ_CHUNKS (HEISENBERG_TILE_CHUNKS / 2)  /* a unit's set of chunks */
+#define HEISENBERG_PROJ_UNITS (HEISENBERG_PROJ_C * 2)
 
 /* Producer warp w's units [*u0, *u1) of the step before: the 6 one a warp, on 6 of the 8. */
-template <int PROJ> __device__ __forceinline__ void heisenberg_proj_units(int w, int *u0, int *u1)
+__device__ __forceinline__ void heisenberg_proj_units(int w, int *u0, int *u1)
 {
-    using S = heisenberg_proj_shape<PROJ>;
-    *u0 = w * S::UNITS / HEISENBERG_PRODUCER_WARPS;
-    *u1 = (w + 1) * S::UNITS / HEISENBERG_PRODUCER_WARPS;
+    *u0 = w * HEISENBERG_PROJ_UNITS / HEISENBERG_PRODUCER_WARPS;
+    *u1 = (w + 1) * HEISENBERG_PROJ_UNITS / HEISENBERG_PRODUCER_WARPS;
 }
 
 /* The dynamic shared memory of the projections' counters: each component's rows (one a
@@ -212,9 +211,8 @@ static size_t heisenberg_proj_smem(int proj, int lx)
 {
     if (!proj)
         return 0;
-    const int c = heisenberg_proj_shape<1>::C;
-    return (size_t)c * HEISENBERG_TILE_CHUNKS * sizeof(long long) +
-           (size_t)c * (size_t)lx * 2 * sizeof(int);
+    return (size_t)HEISENBERG_PROJ_C * HEISENBERG_TILE_CHUNKS * sizeof(long long) +
+           (size_t)HEISENBERG_PROJ_C * (size_t)lx * 2 * sizeof(int);
 }
 
 /* A block's dynamic shared memory: the two tiles, then the projections' counters. */
@@ -224,11 +222,10 @@ static size_t heisenberg_sums_smem(int proj, bool two, int lx)
            heisenberg_proj_smem(proj, lx);
 }
 
-/* A step's row parts rq of components [c0, c0 + 3) of the chunk of lane cb (an
- * accumulating thread's) into its row counters (shared memory), which at the row's end
- * go to the projections' P_y (3D) and P_last and start again from zero. */
-template <int PROJ>
-__device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int c0, int cb, int r0,
+/* A step's row parts rq of the 3 components of the chunk of lane cb (an accumulating
+ * thread's) into its row counters (shared memory), which at the row's end go to the
+ * projections' P_y (3D) and P_last and start again from zero. */
+__device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int cb, int r0,
                                                      bool row_end, int lx, long long chunk0,
                                                      long long rows_per_chunk, long long *rows,
                                                      const heisenberg_fixed_proj &fp)
@@ -237,11 +234,11 @@ __device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int c0,
     const long long p = row / fp.rows_per_plane, y = row % fp.rows_per_plane;
 #pragma unroll
     for (int i = 0; i < 3; i++) {
-        long long *row_of = rows + (c0 + i) * HEISENBERG_TILE_CHUNKS + cb;
+        long long *row_of = rows + i * HEISENBERG_TILE_CHUNKS + cb;
         const long long acc = *row_of + rq[i];
         *row_of = row_end ? 0 : acc;
         if (row_end && acc != 0) {
-            unsigned long long *o = fp.proj + (c0 + i) * fp.n_entries;
+            unsigned long long *o = fp.proj + i * fp.n_entries;
             if (fp.rows_per_plane > 1)
                 atomicAdd(o + lx + y, (unsigned long long)acc);
             atomicAdd(o + fp.last_at + fp.global_p0 + p, (unsigned long long)acc);
@@ -249,30 +246,29 @@ __device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int c0,
     }
 }
 
-/* Units [u0, u1) of a step (PROJ > 0): a unit is a component c of the spin and a half of
- * the chunks; lane x reads site x of each of the half's chunks and sums their fixed-point
- * values (the chunks past the range add zeros, so no branch parts them; at most 8 values:
- * |sum| < 2^29), added to the component's column counter of x0 + x as 16-bit halves
- * (shared atomics: the units of both halves of the chunks add there; a block's rows, at
- * most 16 x 1024 / 32, keep each counter within 32 bits). */
-template <int PROJ>
+/* Units [u0, u1) of a step (with the projections): a unit is a component c of the spin
+ * and a half of the chunks; lane x reads site x of each of the half's chunks and sums
+ * their fixed-point values (the chunks past the range add zeros, so no branch parts them;
+ * at most 8 values: |sum| < 2^29), added to the component's column counter of x0 + x as
+ * 16-bit halves (shared atomics: the units of both halves of the chunks add there; a
+ * block's rows, at most 16 x 1024 / 32, keep each counter within 32 bits). */
 __device__ __forceinline__ void heisenberg_proj_columns(const double *s0t, int u0, int u1,
                                                         int lane, int x0, int lx,
                                                         long long chunk0, long long nchunks,
                                                         unsigned *col_lo, int *col_hi)
 {
-    using S = heisenberg_proj_shape<PROJ>;
     constexpr int TD = HEISENBERG_TILE_DOUBLES, P = HEISENBERG_TILE_PITCH;
-    static_assert(S::CHUNKS <= 8, "a unit's column part within 32 bits");
+    constexpr int K = HEISENBERG_PROJ_CHUNKS;
+    static_assert(K <= 8, "a unit's column part within 32 bits");
 #pragma unroll 1
     for (int u = u0; u < u1; u++) {
-        const int c = u % S::C, set = u / S::C;
-        const long long left = nchunks - chunk0 - set * S::CHUNKS;
-        const int nk = left < S::CHUNKS ? (int)left : S::CHUNKS;
-        const int at = set * S::CHUNKS * P + lane;
+        const int c = u % HEISENBERG_PROJ_C, set = u / HEISENBERG_PROJ_C;
+        const long long left = nchunks - chunk0 - set * K;
+        const int nk = left < K ? (int)left : K;
+        const int at = set * K * P + lane;
         int col = 0;
 #pragma unroll
-        for (int k = 0; k < S::CHUNKS; k++) {
+        for (int k = 0; k < K; k++) {
             const int q = cuda_modes_fixed(s0t[c * TD + at + k * P]);
             col += k < nk ? q : 0;
         }
@@ -387,7 +383,6 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                              const float *__restrict__ J, long long rows_per_chunk,
                              long long nchunks, double *partials, heisenberg_fixed_proj fp)
 {
-    using S = heisenberg_proj_shape<PROJ>;
     static_assert(PROJ == 0 || NG == 2, "the projections with one replica");
     static_assert(HEISENBERG_TILE_CHUNKS == 16, "a consumer lane a chunk, two groups a warp");
     constexpr bool two = NG > 2;
@@ -417,15 +412,15 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
     double acc[3] = { 0.0, 0.0, 0.0 };
     /* the projections' counters after the tiles, the columns' zeroed by all */
     long long *proj_rows = (long long *)(tiles + 2 * TILE);
-    unsigned *proj_col_lo = (unsigned *)(proj_rows + S::C * HEISENBERG_TILE_CHUNKS);
-    int *proj_col_hi = (int *)(proj_col_lo + S::C * g.lx);
+    unsigned *proj_col_lo = (unsigned *)(proj_rows + HEISENBERG_PROJ_C * HEISENBERG_TILE_CHUNKS);
+    int *proj_col_hi = (int *)(proj_col_lo + HEISENBERG_PROJ_C * g.lx);
     int u0 = 0, u1 = 0;
     if (PROJ) {
         if (producer)
-            heisenberg_proj_units<PROJ>(w - NCW, &u0, &u1);
-        for (int i = t; i < S::C * HEISENBERG_TILE_CHUNKS; i += blockDim.x)
+            heisenberg_proj_units(w - NCW, &u0, &u1);
+        for (int i = t; i < HEISENBERG_PROJ_C * HEISENBERG_TILE_CHUNKS; i += blockDim.x)
             proj_rows[i] = 0;
-        for (int i = t; i < S::C * g.lx; i += blockDim.x) {
+        for (int i = t; i < HEISENBERG_PROJ_C * g.lx; i += blockDim.x) {
             proj_col_lo[i] = 0;
             proj_col_hi[i] = 0;
         }
@@ -474,22 +469,21 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                     }
             /* the step before's columns */
             if (PROJ && s > 0 && u0 < u1)
-                heisenberg_proj_columns<PROJ>(last + HEISENBERG_TILE_S0 * TD, u0, u1, lane, x1,
-                                              g.lx, chunk0, nchunks, proj_col_lo, proj_col_hi);
+                heisenberg_proj_columns(last + HEISENBERG_TILE_S0 * TD, u0, u1, lane, x1, g.lx,
+                                        chunk0, nchunks, proj_col_lo, proj_col_hi);
         } else if (s > 0 && accumulates) {
             int rq[3] = { 0, 0, 0 }; /* the step's row parts (|sum| < 2^31) */
             const int m = chunk_sites - j1 < HEISENBERG_TILE_SITES ? chunk_sites - j1
                                                                      : HEISENBERG_TILE_SITES;
             heisenberg_consume<PROJ>(group, g.ndim, last, cb * HEISENBERG_TILE_PITCH, m, acc, rq);
             if (PROJ && group == 1) /* components 0-2 */
-                heisenberg_proj_rows<PROJ>(rq, 0, cb, r1,
-                                           x1 + HEISENBERG_TILE_SITES == g.lx, g.lx, chunk0,
-                                           rows_per_chunk, proj_rows, fp);
+                heisenberg_proj_rows(rq, cb, r1, x1 + HEISENBERG_TILE_SITES == g.lx, g.lx,
+                                     chunk0, rows_per_chunk, proj_rows, fp);
         }
         __syncthreads();
     }
     if (PROJ) /* the columns, after the last step's barrier */
-        for (int i = t; i < S::C * g.lx; i += blockDim.x) {
+        for (int i = t; i < HEISENBERG_PROJ_C * g.lx; i += blockDim.x) {
             const long long v = cuda_modes_halves_value(proj_col_lo[i], proj_col_hi[i]);
             if (v != 0)
                 atomicAdd(fp.proj + i / g.lx * fp.n_entries + i % g.lx, (unsigned long long)v);

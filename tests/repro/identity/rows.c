@@ -541,9 +541,9 @@ const struct row rows[] = {
     { "heisenberg_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
     { "heisenberg_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
     { "heisenberg_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
-    /* one box, L_x a multiple of 32: with one replica the modes' rows in the measurement's
-     * kernel (heisenberg_kernels.cu, heisenberg_chunk_sums_kernel<1>); two replicas keep the
-     * tile kernels beside the sums */
+    /* one box, L_x a multiple of 32: with one replica the modes' projections in the
+     * measurement's kernel (heisenberg_sums.cu, heisenberg_chunk_sums_kernel<1, 2, I>); two
+     * replicas their own kernel (mode_fixed.cu) beside the sums */
     { "heisenberg_gauss_r1", 3, { 32, 32, 32 }, "cuda" },
     { "heisenberg_gauss_r2", 3, { 32, 32, 32 }, "cuda" },
     { "heisenberg_uniform_r1", 3, { 64, 64, 64 }, "cuda" },
