@@ -998,7 +998,8 @@ static void heisenberg_against_cpu(void **state)
          * at every L_x) */
         { 2, 1100, 1, 1 }, { 2, 1056, 2, 2 },
         /* ... whose rows' strips the kernel cuts among several blocks (grid.y), the last
-         * group short, rows not a multiple of a block's 128 */
+         * group short, the rows among ranges of several chunks of 32 (3D 264^3: 352 rows
+         * a range on an H200), chunks that cross planes (L_y not a multiple of 32) */
         { 3, 264, 2, 1 }, { 2, 2600, 1, 1 }, { 2, 2598, 2, 3 },
     };
     latmc_ctx *ctx = NULL;
