@@ -121,8 +121,9 @@ fixed_tile_kernel(const float *__restrict__ data, int64_t stride, int64_t lx, in
     __shared__ unsigned row_lo[2][FIXED_TILE_ROWS][C];
     __shared__ int row_hi[2][FIXED_TILE_ROWS][C];
     for (int i = threadIdx.x; i < 2 * FIXED_TILE_ROWS * C; i += blockDim.x) {
-        (&row_lo[0][0][0])[i] = 0;
-        (&row_hi[0][0][0])[i] = 0;
+        const int set = i / (FIXED_TILE_ROWS * C), k = i / C % FIXED_TILE_ROWS, c = i % C;
+        row_lo[set][k][c] = 0;
+        row_hi[set][k][c] = 0;
     }
     const int64_t b = blockIdx.x, nb = gridDim.x, per = rows / nb, extra = rows % nb;
     const int64_t lo = b * per + (b < extra ? b : extra), hi = lo + per + (b < extra);
