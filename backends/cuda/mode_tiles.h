@@ -63,9 +63,11 @@ cudaError_t cuda_tiles_total(cudaStream_t stream, const double *tiles, int64_t p
  * latmc_modes_fixed: round(v 2^25), ties to even; with two replicas also of the products
  * s^0_m s^1_n, exact in double; modes_fixed.cuh) of the source's range, added into the
  * device array proj in lib/modes.h's layout (component c's P_x, P_y (3D), P_last at
- * c (L_x + L_y (+ L_z))): a block a chunk of 128 rows in one read, one atomic per column,
- * component and chunk, and one per row, component and entry. Float sources with L_x below
- * 2^20 only (cudaErrorNotSupported otherwise). Enqueued on `stream` (mode_fixed.cu).
+ * c (L_x + L_y (+ L_z))) in one read by one resident wave of blocks, each a group of
+ * column strips and a range of rows: one atomic per column, component and block, and per
+ * row, component and group of strips (P_last's rows of one plane summed first). Float
+ * sources with L_x below 2^20 only (cudaErrorNotSupported otherwise). Enqueued on
+ * `stream` (mode_fixed.cu).
  */
 cudaError_t cuda_fixed_projections(cudaStream_t stream, const struct cuda_tiles_source *src,
                                    const struct cuda_tiles_range *r, int64_t *proj);
