@@ -14,8 +14,8 @@
 #define FIXED_MAX_COMPONENTS 12 /* 3, or 3 + 9 with two replicas (lib/modes.h) */
 #define FIXED_TILE_ROWS 32      /* rows of a chunk: one row a lane when the counters go out */
 #define FIXED_TILE_WARPS 8      /* warps of a block, a 32-column strip each */
-#define FIXED_TILE_MAX_X ((int64_t)32767 * 32) /* the row counters' bound on L_x (2^20:
-                                                  cubic lattices never come near) */
+#define FIXED_TILE_MAX_X ((int64_t)32767 * 32) /* L_x at most (2^20: grid.y's 4096 groups
+                                                  of strips; cubic lattices never come near) */
 static_assert(32 * FIXED_TILE_WARPS == CUDA_THREADS, "cuda_resident_wave's block");
 
 #define FIXED_SPIN 3 /* a spin's components (cuda_fixed_projections takes no other) */
@@ -102,8 +102,8 @@ __device__ __forceinline__ void fixed_rows_out(unsigned (*lo)[C], int (*hi)[C], 
  * values (32-bit within a chunk of 32 rows: |sum| < 2^31, then 64-bit for the block's
  * range) and the warp each row's strip sum per component (one 32-bit reduction: 32
  * values, |sum| < 2^31), which lane c adds into the chunk's row counters of component c
- * as its 16-bit halves (cuda_modes_add_halves: exact for fewer than 2^15 strips,
- * FIXED_TILE_MAX_X). After each chunk, one barrier, and the chunk's row counters go to
+ * as its 16-bit halves (cuda_modes_add_halves: a counter takes one sum a warp of the
+ * block). After each chunk, one barrier, and the chunk's row counters go to
  * P_y and P_last while the warps walk the next chunk into the other set; the columns go
  * to P_x at the block's end. Integers: the atomics add in any order.
  * One resident wave of blocks (the launch), each walking many chunks: the columns' atomics

@@ -6,6 +6,7 @@
  */
 #include <climits>
 
+#include "cuda_launch.cuh"
 #include "heisenberg_cuda.h"
 #include "mode_tiles.h"
 #include "modes_fixed.cuh"
@@ -511,8 +512,9 @@ static cudaError_t launch_chunk_sums_of(cudaStream_t stream, long long blocks,
     const bool narrow = 6 * g.n < (long long)INT_MAX;
     const void *k = narrow ? (const void *)heisenberg_chunk_sums_kernel<PROJ, NG, int>
                            : (const void *)heisenberg_chunk_sums_kernel<PROJ, NG, long long>;
-    const cudaError_t err =
-        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    /* the kernel's attribute at the device's whole room, not this L_x's smem: another
+     * sim's thread may launch it with another size (cuda_allow_shared) */
+    const cudaError_t err = cuda_allow_shared(k, smem);
     if (err != cudaSuccess)
         return err;
     const unsigned threads = 32 * heisenberg_consumer_warps(NG) + HEISENBERG_PRODUCERS;
