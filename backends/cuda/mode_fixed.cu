@@ -107,10 +107,11 @@ __device__ __forceinline__ void fixed_rows_out(unsigned (*lo)[C], int (*hi)[C], 
  * P_y and P_last while the warps walk the next chunk into the other set; the columns go
  * to P_x at the block's end. Integers: the atomics add in any order.
  * One resident wave of blocks (the launch), each walking many chunks: the columns' atomics
- * once a block (L_x C), not once a chunk. A lane loads its next row's floats before it
- * counts the row it has, so that each warp keeps two rows' loads in flight for the price
- * of their registers (rows unrolled instead cost the counters' registers twice: two
- * replicas 110 against 76).
+ * once a block (L_x C), not once a chunk. A lane issues its next row's loads before it
+ * counts the row it has, so the count overlaps their latency; the loop then copies them
+ * into the current row's registers, which waits for them (SASS), so a warp has one row's
+ * loads in flight at a time (rows unrolled instead cost the counters' registers twice:
+ * two replicas 110 against 76).
  */
 template <int C>
 __global__ void __launch_bounds__(32 * FIXED_TILE_WARPS, fixed_tile_blocks(C))
