@@ -981,7 +981,8 @@ static void bit_identity(void **state)
  * on one device), one and two replicas, 2D and 3D, L_x not a multiple of 32 (a kernel of
  * their own, mode_fixed.cu; rows of up to 2600 sites, cut among several blocks where
  * wider than 8 strips of 32) and a multiple of 32 (one replica: counted in the
- * measurement's kernel, heisenberg_sums.cu, on one box and on several; two replicas on
+ * measurement's kernel, heisenberg_sums.cu, on one box and on several, the columns in
+ * shared memory or, past 1,344 sites, straight into P_x; two replicas on
  * mode_fixed.cu at every L_x), after the hot start
  * and after the device's own sweeps (the configuration in the other of its two
  * buffers), read back and set on a CPU sim.
@@ -1001,6 +1002,9 @@ static void heisenberg_against_cpu(void **state)
          * group short, the rows among ranges of several chunks of 32 (3D 264^3: 352 rows
          * a range on an H200), chunks that cross planes (L_y not a multiple of 32) */
         { 3, 264, 2, 1 }, { 2, 2600, 1, 1 }, { 2, 2598, 2, 3 },
+        /* one replica, L_x a multiple of 32 whose columns do not fit the measurement
+         * kernel's shared memory: its steps' columns straight into P_x */
+        { 2, 1408, 1, 1 }, { 2, 1408, 1, 2 },
     };
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);

@@ -118,8 +118,7 @@ cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
  * the Fourier modes that cuda_fixed_projections (mode_tiles.h) adds into proj (device,
  * lib/modes.h's layout) for range r (g's planes):
  * the spin's 3 components. Where cuda_heisenberg_measure_proj_fits (one replica, L_x a
- * multiple of 32 and its columns' counters in the shared memory a block takes), else
- * cudaErrorNotSupported, nothing launched.
+ * multiple of 32), else cudaErrorNotSupported, nothing launched.
  */
 bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_geom *g);
 cudaError_t cuda_heisenberg_measure_planes_proj(

@@ -170,9 +170,9 @@ __device__ __forceinline__ void heisenberg_item_terms(const heisenberg_site_load
 }
 
 /*
- * The Fourier modes' projections in the same kernel (PROJ 1: the spin's 3 components; 0:
- * the sums alone), with one replica where L_x is a multiple of 32 (each 32-site step of a
- * chunk lies in one row) and the columns fit shared memory: the integers of
+ * The Fourier modes' projections in the same kernel (PROJ: HEISENBERG_PROJ_SHARED or
+ * _GLOBAL, the spin's 3 components; 0: the sums alone), with one replica where L_x is a
+ * multiple of 32 (each 32-site step of a chunk lies in one row): the integers of
  * cuda_fixed_projections (mode_tiles.h, lib/modes_exact.h's latmc_modes_fixed), counted
  * from the sites the step holds in shared memory, with no second read of the
  * configuration. The rows: the consumers that add a chunk's
@@ -180,11 +180,15 @@ __device__ __forceinline__ void heisenberg_item_terms(const heisenberg_site_load
  * (heisenberg_proj_rows), which go to the projections at the row's end. The columns: a
  * unit is a component and a half of the block's 16 chunks, 8 (heisenberg_proj_units: 6,
  * on producer warps after their step); lane x of its warp adds site x of the step in each
- * of the unit's chunks into the component's column counter of that x (shared memory),
- * added to the projections once, at the block's end. Integers, so the atomics' order does
- * not matter. Two replicas' 12 components (the 9 products too) take the projections' own
- * kernel (cuda_fixed_projections): counted here, by the producers or the consumers, they
- * lengthened the step more than a second read of the spins costs (one H200, 3D 256^3).
+ * of the unit's chunks into the component's column counter of that x: in shared memory,
+ * added to the projections once, at the block's end, where the block's columns fit there
+ * (HEISENBERG_PROJ_SHARED); else straight into the projections' P_x by a 64-bit atomic a
+ * column and unit (HEISENBERG_PROJ_GLOBAL: rows past 1,344 sites; 3 / 8 of an atomic a
+ * site, reductions in L2 that the kernel does not wait for, against a second read of the
+ * spins). Integers, so the atomics' order does not matter. Two replicas' 12 components
+ * (the 9 products too) take the projections' own kernel (cuda_fixed_projections): counted
+ * here, by the producers or the consumers, they lengthened the step more than a second
+ * read of the spins costs (one H200, 3D 256^3).
  */
 struct heisenberg_fixed_proj {
     unsigned long long *proj; /* lib/modes.h's layout, component c at c n_entries */
@@ -194,6 +198,8 @@ struct heisenberg_fixed_proj {
     long long rows_per_plane; /* L_y in 3D, 1 in 2D */
 };
 
+#define HEISENBERG_PROJ_SHARED 1 /* the block's columns in shared memory */
+#define HEISENBERG_PROJ_GLOBAL 2 /* each step's columns into P_x */
 #define HEISENBERG_PROJ_C 3                                  /* components: the spin's */
 #define HEISENBERG_PROJ_CHUNKS (HEISENBERG_TILE_CHUNKS / 2)  /* a unit's set of chunks */
 #define HEISENBERG_PROJ_UNITS (HEISENBERG_PROJ_C * 2)
@@ -206,14 +212,16 @@ __device__ __forceinline__ void heisenberg_proj_units(int w, int *u0, int *u1)
 }
 
 /* The dynamic shared memory of the projections' counters: each component's rows (one a
- * chunk, 64-bit), then its columns (one an x: the 16-bit halves' sums, 32 bits each, added
- * by the units of both halves of the chunks). */
+ * chunk, 64-bit), then, with HEISENBERG_PROJ_SHARED, its columns (one an x: the 16-bit
+ * halves' sums, 32 bits each, added by the units of both halves of the chunks). */
 static size_t heisenberg_proj_smem(int proj, int lx)
 {
     if (!proj)
         return 0;
-    return (size_t)HEISENBERG_PROJ_C * HEISENBERG_TILE_CHUNKS * sizeof(long long) +
-           (size_t)HEISENBERG_PROJ_C * (size_t)lx * 2 * sizeof(int);
+    const size_t rows = (size_t)HEISENBERG_PROJ_C * HEISENBERG_TILE_CHUNKS * sizeof(long long);
+    return proj == HEISENBERG_PROJ_SHARED
+               ? rows + (size_t)HEISENBERG_PROJ_C * (size_t)lx * 2 * sizeof(int)
+               : rows;
 }
 
 /* A block's dynamic shared memory: the two tiles, then the projections' counters. */
@@ -251,12 +259,15 @@ __device__ __forceinline__ void heisenberg_proj_rows(const int (&rq)[3], int cb,
  * and a half of the chunks; lane x reads site x of each of the half's chunks and sums
  * their fixed-point values (the chunks past the range add zeros, so no branch parts them;
  * at most 8 values: |sum| < 2^29), added to the component's column counter of x0 + x as
- * 16-bit halves (shared atomics: the units of both halves of the chunks add there; a
- * block's rows, at most 16 x 1024 / 32, keep each counter within 32 bits). */
+ * 16-bit halves (HEISENBERG_PROJ_SHARED: shared atomics, the units of both halves of the
+ * chunks add there; a block's rows, at most 16 x 1024 / 32, keep each counter within 32
+ * bits), or into P_x (HEISENBERG_PROJ_GLOBAL). */
+template <int PROJ>
 __device__ __forceinline__ void heisenberg_proj_columns(const double *s0t, int u0, int u1,
                                                         int lane, int x0, int lx,
                                                         long long chunk0, long long nchunks,
-                                                        unsigned *col_lo, int *col_hi)
+                                                        unsigned *col_lo, int *col_hi,
+                                                        const heisenberg_fixed_proj &fp)
 {
     constexpr int TD = HEISENBERG_TILE_DOUBLES, P = HEISENBERG_TILE_PITCH;
     constexpr int K = HEISENBERG_PROJ_CHUNKS;
@@ -274,7 +285,10 @@ __device__ __forceinline__ void heisenberg_proj_columns(const double *s0t, int u
             col += k < nk ? q : 0;
         }
         const int x = x0 + lane;
-        cuda_modes_add_halves(col_lo + c * lx + x, col_hi + c * lx + x, col);
+        if (PROJ == HEISENBERG_PROJ_SHARED)
+            cuda_modes_add_halves(col_lo + c * lx + x, col_hi + c * lx + x, col);
+        else if (col != 0)
+            atomicAdd(fp.proj + c * fp.n_entries + x, (unsigned long long)(long long)col);
     }
 }
 
@@ -421,10 +435,11 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
             heisenberg_proj_units(w - NCW, &u0, &u1);
         for (int i = t; i < HEISENBERG_PROJ_C * HEISENBERG_TILE_CHUNKS; i += blockDim.x)
             proj_rows[i] = 0;
-        for (int i = t; i < HEISENBERG_PROJ_C * g.lx; i += blockDim.x) {
-            proj_col_lo[i] = 0;
-            proj_col_hi[i] = 0;
-        }
+        if (PROJ == HEISENBERG_PROJ_SHARED)
+            for (int i = t; i < HEISENBERG_PROJ_C * g.lx; i += blockDim.x) {
+                proj_col_lo[i] = 0;
+                proj_col_hi[i] = 0;
+            }
     }
     __syncthreads();
     /* a producer's items: chunk pw + 8 u of the block, site `lane` of each step */
@@ -470,8 +485,9 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
                     }
             /* the step before's columns */
             if (PROJ && s > 0 && u0 < u1)
-                heisenberg_proj_columns(last + HEISENBERG_TILE_S0 * TD, u0, u1, lane, x1, g.lx,
-                                        chunk0, nchunks, proj_col_lo, proj_col_hi);
+                heisenberg_proj_columns<PROJ>(last + HEISENBERG_TILE_S0 * TD, u0, u1, lane, x1,
+                                              g.lx, chunk0, nchunks, proj_col_lo, proj_col_hi,
+                                              fp);
         } else if (s > 0 && accumulates) {
             int rq[3] = { 0, 0, 0 }; /* the step's row parts (|sum| < 2^31) */
             const int m = chunk_sites - j1 < HEISENBERG_TILE_SITES ? chunk_sites - j1
@@ -483,7 +499,7 @@ heisenberg_chunk_sums_kernel(const cuda_heisenberg_geom g, const float *__restri
         }
         __syncthreads();
     }
-    if (PROJ) /* the columns, after the last step's barrier */
+    if (PROJ == HEISENBERG_PROJ_SHARED) /* the columns, after the last step's barrier */
         for (int i = t; i < HEISENBERG_PROJ_C * g.lx; i += blockDim.x) {
             const long long v = cuda_modes_halves_value(proj_col_lo[i], proj_col_hi[i]);
             if (v != 0)
@@ -528,6 +544,10 @@ static cudaError_t launch_chunk_sums_of(cudaStream_t stream, long long blocks,
     return cudaGetLastError();
 }
 
+/* The columns' counters of one block in shared memory, at most (two blocks an SM beside
+ * their tiles); wider rows' columns go to P_x step by step (HEISENBERG_PROJ_GLOBAL). */
+#define HEISENBERG_PROJ_SMEM_MAX ((size_t)32 << 10)
+
 static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heisenberg_geom &g,
                                      const float *spins, const float *J, long long rows_per_chunk,
                                      long long nchunks, double *partials,
@@ -540,8 +560,11 @@ static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heisenberg_
                                                         rows_per_chunk, nchunks, partials, none)
                            : launch_chunk_sums_of<0, 2>(stream, blocks, g, spins, J,
                                                         rows_per_chunk, nchunks, partials, none);
-    return launch_chunk_sums_of<1, 2>(stream, blocks, g, spins, J, rows_per_chunk, nchunks,
-                                      partials, *fp);
+    if (heisenberg_proj_smem(HEISENBERG_PROJ_SHARED, g.lx) <= HEISENBERG_PROJ_SMEM_MAX)
+        return launch_chunk_sums_of<HEISENBERG_PROJ_SHARED, 2>(
+            stream, blocks, g, spins, J, rows_per_chunk, nchunks, partials, *fp);
+    return launch_chunk_sums_of<HEISENBERG_PROJ_GLOBAL, 2>(stream, blocks, g, spins, J,
+                                                           rows_per_chunk, nchunks, partials, *fp);
 }
 
 /* Each plane's chunks in chunk order, from zero: one thread per (accumulator, plane),
@@ -598,13 +621,9 @@ extern "C" cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
                                 plane_sums, NULL);
 }
 
-/* The columns' counters of one block, at most (two blocks an SM beside their tiles). */
-#define HEISENBERG_PROJ_SMEM_MAX ((size_t)32 << 10)
-
 extern "C" bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_geom *g)
 {
-    return g->nrep == 1 && g->lx % HEISENBERG_TILE_SITES == 0 &&
-           heisenberg_proj_smem(1, g->lx) <= HEISENBERG_PROJ_SMEM_MAX;
+    return g->nrep == 1 && g->lx % HEISENBERG_TILE_SITES == 0;
 }
 
 extern "C" cudaError_t cuda_heisenberg_measure_planes_proj(
