@@ -16,7 +16,10 @@
  *                random, hot and cold starts;
  *   colour_rows +-J  the same with bimodal couplings (the coupled variants), the couplings
  *                redrawn between sweeps (random, all -1, a third flipped) and the bond
- *                plane rebuilt.
+ *                plane rebuilt;
+ *   measure_rows (and +-J) random lattices measured in runs of rows with their columns
+ *                counted, the C level's too: the sums against the natural layout's
+ *                reduction, each row's and column's up count against a direct count.
  */
 #include <math.h>
 #include <stdio.h>
@@ -254,7 +257,8 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_ising_dsp 
         cpu_ising_split_to_natural(&s, out, 1);
         const struct latmc_ising_sums ma =
             c->pmj ? cpu_ising_measure_coupled(&g, ref, eps, 1) : cpu_ising_measure(&g, ref, 1);
-        const struct latmc_ising_sums mb = cpu_ising_split_measure(&s, c->threads);
+        const struct latmc_ising_sums mb =
+            cpu_ising_split_measure(&s, dsp->measure_rows, c->threads);
         if (na != nb || memcmp(ref, out, (size_t)g.nsites) != 0 || ma.bonds != mb.bonds ||
             ma.spins != mb.spins) {
             int64_t i = 0;
@@ -400,6 +404,121 @@ static void check_colour_rows(const struct checkasm_level *lv, const struct cpu_
     }
 }
 
+/* ---- measure_rows ---- */
+
+/*
+ * One lattice at one level: random spins (+-J: random couplings, the bond plane) on the
+ * split layout, measured in runs of rows with their columns counted; the sums against the
+ * natural layout's reduction, each row's up count and each column's (its byte counter,
+ * modulo 256) against a direct count. 0 after a mismatch (reported).
+ */
+static int measure_case(const struct checkasm_level *lv, const struct cpu_ising_dsp *dsp,
+                        int ndim, int64_t lx, int64_t ly, int64_t lz, int pmj)
+{
+    const char *func = pmj ? "ising.measure_rows +-J" : "ising.measure_rows";
+    struct latmc_lattice g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
+    g.nsites = g.lx * g.ly * g.lz;
+    int8_t *spins = malloc((size_t)g.nsites);
+    int8_t *eps = pmj ? malloc((size_t)(g.nsites * ndim)) : NULL;
+    uint8_t *cols = calloc((size_t)lx, 1);
+    struct cpu_ising_split s;
+    if (!spins || (pmj && !eps) || !cols || cpu_ising_split_alloc(&s, &g) != 0) {
+        checkasm_fail(func, lv->name, "out of memory");
+        free(spins);
+        free(eps);
+        free(cols);
+        return 0;
+    }
+    for (int64_t i = 0; i < g.nsites; i++)
+        spins[i] = (int8_t)checkasm_rand_pm1();
+    cpu_ising_split_from_natural(&s, spins, 1);
+    int ok = 1;
+    if (pmj) {
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * ndim, checkasm_rand(),
+                           1, 0);
+        if (cpu_ising_split_alloc_bonds(&s) != 0) {
+            checkasm_fail(func, lv->name, "out of memory");
+            ok = 0;
+        } else {
+            cpu_ising_split_bonds_from_eps(&s, eps, 1);
+        }
+    }
+    /* runs of 1, 7 and up to 200 rows: the lanes carried across rows and calls' ends */
+    const int64_t rows = g.ly * g.lz, half = lx / 2;
+    uint64_t unequal = 0, up = 0, row_up[200];
+    for (int64_t r0 = 0, k = 0; ok && r0 < rows; k++) {
+        const int64_t want_n = k == 0 ? 1 : k == 1 ? 7 : 200;
+        const int64_t r1 = rows - r0 < want_n ? rows : r0 + want_n;
+        dsp->measure_rows(&s, r0, r1, cols, row_up, &unequal, &up);
+        for (int64_t r = r0; ok && r < r1; r++) {
+            int64_t want = 0;
+            for (int64_t x = 0; x < lx; x++)
+                want += spins[r * lx + x] > 0;
+            if ((int64_t)row_up[r - r0] != want) {
+                checkasm_fail(func, lv->name, "%dD %lldx%lldx%lld: row %lld has %llu up "
+                              "spins, not %lld", ndim, (long long)lx, (long long)ly,
+                              (long long)g.lz, (long long)r,
+                              (unsigned long long)row_up[r - r0], (long long)want);
+                ok = 0;
+            }
+        }
+        r0 = r1;
+    }
+    for (int64_t x = 0; ok && x < lx; x++) {
+        int64_t want = 0;
+        for (int64_t r = 0; r < rows; r++)
+            want += spins[r * lx + x] > 0;
+        const uint8_t got = cols[(x & 1) * half + x / 2];
+        if (got != (uint8_t)want) {
+            checkasm_fail(func, lv->name, "%dD %lldx%lldx%lld: column %lld counted %u, not "
+                          "%lld mod 256", ndim, (long long)lx, (long long)ly, (long long)g.lz,
+                          (long long)x, got, (long long)want);
+            ok = 0;
+        }
+    }
+    if (ok) {
+        const struct latmc_ising_sums want =
+            pmj ? cpu_ising_measure_coupled(&g, spins, eps, 1) : cpu_ising_measure(&g, spins, 1);
+        const struct latmc_ising_sums got = cpu_ising_split_measure(&s, dsp->measure_rows, 2);
+        const int64_t bonds = g.nsites * ndim - 2 * (int64_t)unequal;
+        if (got.bonds != want.bonds || got.spins != want.spins || bonds != want.bonds ||
+            2 * (int64_t)up - g.nsites != want.spins) {
+            checkasm_fail(func, lv->name, "%dD %lldx%lldx%lld: bonds %lld (rows %lld), "
+                          "spins %lld, not %lld and %lld", ndim, (long long)lx, (long long)ly,
+                          (long long)g.lz, (long long)got.bonds, (long long)bonds,
+                          (long long)got.spins, (long long)want.bonds, (long long)want.spins);
+            ok = 0;
+        }
+    }
+    cpu_ising_split_free(&s);
+    free(spins);
+    free(eps);
+    free(cols);
+    return ok;
+}
+
+/* Rows of one block of lanes and less (tails only), of several blocks and of more than
+ * 42 blocks (the lanes emptied inside a row), 2D and 3D, extents of 2; 3D 64 x 34 x 16:
+ * 544 rows of one block (the lanes emptied across rows). */
+static void check_measure_rows(const struct checkasm_level *lv,
+                               const struct cpu_ising_dsp *dsp)
+{
+    static const int64_t shapes[][4] = {
+        { 2, 8, 6, 1 },   { 2, 130, 66, 1 }, { 2, 256, 9, 1 }, { 2, 5632, 3, 1 },
+        { 3, 2, 2, 2 },   { 3, 16, 6, 4 },   { 3, 64, 34, 16 }, { 3, 200, 4, 3 },
+    };
+    for (int pmj = 0; pmj < 2; pmj++) {
+        const int before = checkasm_failures();
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            if (!measure_case(lv, dsp, (int)shapes[i][0], shapes[i][1], shapes[i][2],
+                              shapes[i][3], pmj))
+                break; /* one report per function and level */
+        if (checkasm_failures() == before)
+            checkasm_ok(pmj ? "ising.measure_rows +-J" : "ising.measure_rows", lv->name,
+                        "8 lattices, columns and rows");
+    }
+}
+
 /* ---- --bench ---- */
 
 static volatile uint64_t bench_sink;
@@ -474,6 +593,7 @@ void checkasm_check_ising(void)
     cpu_ising_dsp_init(&c_dsp, 0);
     check_draws(&c_level, &c_dsp);
     check_draws_xor(&c_level, &c_dsp);
+    check_measure_rows(&c_level, &c_dsp);
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
@@ -484,6 +604,7 @@ void checkasm_check_ising(void)
         }
         check_draws(&levels[l], &dsp);
         check_draws_xor(&levels[l], &dsp);
+        check_measure_rows(&levels[l], &dsp);
         check_colour_rows(&levels[l], &dsp, cases, sizeof cases / sizeof cases[0], 0);
         check_colour_rows(&levels[l], &dsp, pmj_cases, sizeof pmj_cases / sizeof pmj_cases[0],
                           1);

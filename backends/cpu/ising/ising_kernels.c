@@ -358,11 +358,12 @@ static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         const int64_t r0 = st->slab.below * rpp, r1 = (st->slab.planes - st->slab.halo) * rpp;
         *(struct latmc_ising_sums *)sums =
             is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, r0, r1)
-                        : cpu_ising_split_measure_rows(&is->split, r0, r1);
+                        : cpu_ising_split_measure_rows(&is->split, is->dsp.measure_rows, r0, r1);
         return;
     }
     *(struct latmc_ising_sums *)sums =
-        !is->natural ? cpu_ising_split_measure(&is->split, sim->n_threads) /* +-J too */
+        !is->natural ? cpu_ising_split_measure(&is->split, is->dsp.measure_rows, /* +-J too */
+                                               sim->n_threads)
         : is->eps    ? cpu_ising_measure_coupled(&st->lattice, is->natural, is->eps,
                                                  sim->n_threads)
                      : cpu_ising_measure(&st->lattice, is->natural, sim->n_threads);
@@ -375,7 +376,8 @@ static int ising_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums,
     const int rc = is->natural
                        ? cpu_ising_measure_modes(&st->lattice, is->natural, is->eps,
                                                  sim->n_threads, sums, proj)
-                       : cpu_ising_split_measure_modes(&is->split, sim->n_threads, sums, proj);
+                       : cpu_ising_split_measure_modes(&is->split, is->dsp.measure_rows,
+                                                       sim->n_threads, sums, proj);
     return rc == LATMC_OK ? LATMC_OK
                           : latmc_fail(rc, "Ising measurement: cannot allocate the threads' "
                                        "projections for the Fourier modes");
@@ -427,7 +429,8 @@ static void ising_plane_sums(latmc_sim *sim, struct cpu_state *st, int64_t p,
     const int64_t rpp = rows_per_plane(sim, st);
     *out = is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, p * rpp,
                                                 (p + 1) * rpp)
-                       : cpu_ising_split_measure_rows(&is->split, p * rpp, (p + 1) * rpp);
+                       : cpu_ising_split_measure_rows(&is->split, is->dsp.measure_rows, p * rpp,
+                                                      (p + 1) * rpp);
 }
 
 /* One tile per plane, each exact (integers), so threads over planes change nothing. */

@@ -125,14 +125,30 @@ static struct modes_job modes_job_of(int ndim, int64_t lx, int64_t ly, int64_t l
     return j;
 }
 
-/* The row total of row r into P_y and P_z (3D) or P_y (2D: a row is a plane). */
-static inline void add_row_total(const struct modes_job *j, int64_t r, int64_t total,
-                                 int64_t *proj)
+/* A row's place (y, z), stepped from row to row rather than divided out of its index
+ * (two 64-bit divisions a row were most of the 3D rows' cost). */
+struct row_place {
+    int64_t y, z;
+};
+
+static inline struct row_place row_place_of(const struct modes_job *j, int64_t r)
 {
-    const int64_t y = r % j->ly;
-    proj[j->lx + y] += total;
+    const struct row_place p = { r % j->ly, r / j->ly };
+    return p;
+}
+
+/* The row total of the row at *p into P_y and P_z (3D) or P_y (2D: a row is a plane);
+ * *p steps to the next row. */
+static inline void add_row_total(const struct modes_job *j, struct row_place *p,
+                                 int64_t total, int64_t *proj)
+{
+    proj[j->lx + p->y] += total;
     if (j->ndim == 3)
-        proj[j->lx + j->ly + r / j->ly] += total;
+        proj[j->lx + j->ly + p->z] += total;
+    if (++p->y == j->ly) {
+        p->y = 0;
+        p->z++;
+    }
 }
 
 /* Threads for `rows` rows of lx sites, and the per-thread rows of projections (NULL with
@@ -192,6 +208,7 @@ static int natural_rows(const struct natural_args *a, int64_t r0, int64_t r1, in
 {
     const int64_t lx = a->g->lx;
     int64_t *restrict px = proj;
+    struct row_place place = row_place_of(a->j, r0);
     for (int64_t r = r0; r < r1; r++) {
         int64_t row_total = 0;
         if (a->eps)
@@ -201,7 +218,7 @@ static int natural_rows(const struct natural_args *a, int64_t r0, int64_t r1, in
         const int8_t *restrict s = a->spins + lx * r;
         for (int64_t x = 0; x < lx; x++)
             px[x] += s[x];
-        add_row_total(a->j, r, row_total, proj);
+        add_row_total(a->j, &place, row_total, proj);
         *total += row_total;
     }
     return 0;
@@ -221,9 +238,9 @@ int cpu_ising_measure_modes(const struct latmc_lattice *g, const int8_t *spins,
 
 /*
  * The split rows: bytes 1 (up) and 0 (down), even x in one half-row, odd x in the other.
- * Up counts per column in byte counters (vector additions of 16 or more columns at a time;
- * each below 256: emptied every 255 rows), so a row costs one byte addition per site, on
- * the row the bond count has just read; P_x[x] = 2 (ups of column x) - rows.
+ * Up counts per column in byte counters, added by the level's measure_rows in the same
+ * loop as the rows' bonds, runs of at most 255 rows a call (each counter below 256, then
+ * emptied); P_x[x] = 2 (ups of column x) - rows.
  */
 #define SPLIT_FLUSH_ROWS 255
 
@@ -240,6 +257,7 @@ static void flush_bytes(uint8_t *bytes, int64_t half, int64_t *up_even, int64_t 
 
 struct split_args {
     const struct cpu_ising_split *s;
+    cpu_ising_measure_rows_fn rows;
     const struct modes_job *j;
 };
 
@@ -257,26 +275,18 @@ static int split_rows(const struct split_args *a, int64_t r0, int64_t r1, int64_
         return 1;
     }
     int64_t *up_even = up, *up_odd = up + half;
-    int pending = 0;
-    for (int64_t r = r0; r < r1; r++) {
-        const struct latmc_ising_sums row = cpu_ising_split_measure_rows(s, r, r + 1);
-        *bonds += row.bonds;
-        *total += row.spins;
-        add_row_total(a->j, r, row.spins, proj);
-        const uint8_t *restrict e = cpu_ising_split_row(s, r, 0);
-        const uint8_t *restrict o = cpu_ising_split_row(s, r, 1);
-        uint8_t *restrict be = bytes, *restrict bo = bytes + half;
-        LATMC_OMP(simd)
-        for (int64_t x = 0; x < half; x++) {
-            be[x] = (uint8_t)(be[x] + e[x]);
-            bo[x] = (uint8_t)(bo[x] + o[x]);
-        }
-        if (++pending == SPLIT_FLUSH_ROWS) {
-            flush_bytes(bytes, half, up_even, up_odd);
-            pending = 0;
-        }
+    uint64_t row_up[SPLIT_FLUSH_ROWS];
+    struct row_place place = row_place_of(a->j, r0);
+    for (int64_t b = r0; b < r1; b += SPLIT_FLUSH_ROWS) {
+        const int64_t e = r1 - b < SPLIT_FLUSH_ROWS ? r1 : b + SPLIT_FLUSH_ROWS;
+        uint64_t unequal = 0, n_up = 0;
+        a->rows(s, b, e, bytes, row_up, &unequal, &n_up);
+        *bonds += (e - b) * s->lx * s->ndim - 2 * (int64_t)unequal;
+        *total += 2 * (int64_t)n_up - (e - b) * s->lx;
+        for (int64_t r = b; r < e; r++) /* the row's spin sum, as measure_rows makes it */
+            add_row_total(a->j, &place, 2 * (int64_t)row_up[r - b] - s->lx, proj);
+        flush_bytes(bytes, half, up_even, up_odd);
     }
-    flush_bytes(bytes, half, up_even, up_odd);
     const int64_t n_rows = r1 - r0;
     for (int64_t x = 0; x < half; x++) {
         proj[2 * x] += 2 * up_even[x] - n_rows;
@@ -287,11 +297,12 @@ static int split_rows(const struct split_args *a, int64_t r0, int64_t r1, int64_
     return 0;
 }
 
-int cpu_ising_split_measure_modes(const struct cpu_ising_split *s, int n_threads,
+int cpu_ising_split_measure_modes(const struct cpu_ising_split *s,
+                                  cpu_ising_measure_rows_fn rows, int n_threads,
                                   struct latmc_ising_sums *sums, int64_t *proj)
 {
     const struct modes_job j = modes_job_of(s->ndim, s->lx, s->ly, s->lz);
-    const struct split_args a = { s, &j };
+    const struct split_args a = { s, rows, &j };
 #define SPLIT_BODY(R0, R1, P, B, T) split_rows(&a, (R0), (R1), (P), (B), (T))
     MODES_OVER_THREADS(&j, n_threads, sums, proj, SPLIT_BODY);
 #undef SPLIT_BODY

@@ -19,8 +19,10 @@ int cpu_ising_measure_modes(const struct latmc_lattice *g, const int8_t *spins,
                             const int8_t *eps, int n_threads, struct latmc_ising_sums *sums,
                             int64_t *proj);
 
-/* The split rows of the SIMD levels (ising_split.h; +-J too). */
-int cpu_ising_split_measure_modes(const struct cpu_ising_split *s, int n_threads,
+/* The split rows of the SIMD levels (ising_split.h; +-J too), measured by `rows` (the
+ * level's measure_rows), which counts the columns too. */
+int cpu_ising_split_measure_modes(const struct cpu_ising_split *s,
+                                  cpu_ising_measure_rows_fn rows, int n_threads,
                                   struct latmc_ising_sums *sums, int64_t *proj);
 
 #endif

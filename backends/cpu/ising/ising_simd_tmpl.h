@@ -11,7 +11,8 @@
  * window of draws in natural order), the counter-word change for blocks beyond 2^32, the
  * neighbour count k of a vector of sites (uniform and +-J), the 16 variants (2D/3D,
  * Metropolis/heat bath, with or without "never" entries, uniform/+-J) and their dispatch,
- * and the generator-only entries draws / draws_xor.
+ * the generator-only entries draws / draws_xor, and (ising_measure_tmpl.h, plain byte
+ * loops the level's flags vectorise) the measurement of rows.
  *
  * The primitives, defined by the ISA file before including this (VW bytes a vector):
  *   vec, VW                   the vector type and its width in bytes (sites)
@@ -422,11 +423,17 @@ static uint32_t draws_xor(uint64_t seed, uint64_t first_block, int64_t n)
     return v_xor_fold(acc);
 }
 
+/* ---- the measurement of rows, in this level's vectors (plain byte loops) ---- */
+
+#define ISING_MEASURE_ROWS_FN measure_rows
+#include "ising_measure_tmpl.h"
+
 void ISING_DSP_INIT(struct cpu_ising_dsp *dsp)
 {
     dsp->prepare = prepare;
     dsp->colour_rows = colour_rows;
     dsp->draws = draws;
     dsp->draws_xor = draws_xor;
+    dsp->measure_rows = measure_rows;
     dsp->level = ISING_LEVEL;
 }

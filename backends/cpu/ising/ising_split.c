@@ -42,14 +42,19 @@ static uint32_t draws_xor_c(uint64_t seed, uint64_t first_block, int64_t n)
     return x;
 }
 
+/* The C level's measurement of split rows (below, from ising_measure_tmpl.h). */
+static void measure_rows_c(const struct cpu_ising_split *s, int64_t r0, int64_t r1,
+                           uint8_t *cols, uint64_t *row_up, uint64_t *unequal, uint64_t *up);
+
 void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags)
 {
-    /* The C level: the generator entries only. The split layout is the SIMD levels'; at the
-     * C level (prepare and colour_rows NULL) ising_kernels.c runs the reference sweep on the
-     * natural layout. */
+    /* The C level: the generator entries and the split rows' measurement (checkasm's
+     * reference level). The split layout is the SIMD levels'; at the C level (prepare and
+     * colour_rows NULL) ising_kernels.c runs the reference sweep on the natural layout. */
     memset(dsp, 0, sizeof *dsp);
     dsp->draws = draws_c;
     dsp->draws_xor = draws_xor_c;
+    dsp->measure_rows = measure_rows_c;
     dsp->level = "c";
     CPU_DSP_LEVELS(cpu_ising_dsp_init, dsp, flags);
 }
@@ -304,120 +309,47 @@ void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_t
 
 /* ---- measurement ---- */
 
-static inline uint64_t load8(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* Sum of the eight bytes of w (each below 256). */
-static inline uint64_t byte_sum(uint64_t w)
-{
-    const uint64_t m = UINT64_C(0x00ff00ff00ff00ff);
-    return (((w & m) + ((w >> 8) & m)) * UINT64_C(0x0001000100010001)) >> 48;
-}
-
 /*
- * Unequal nearest-neighbour pairs (per site and positive direction) and up spins of row r.
- * With bytes 0 / 1, s_a s_b = 1 - 2 (a ^ b): the bond sum is N ndim - 2 (unequal pairs).
- * Along x: even site j with odd site j, odd site j with even site j + 1 (the pad after the
- * last one is even site 0). Eight sites per 64-bit word; the byte counters take at most 6
- * per word, so they are emptied every 42 words.
- * +-J (coupled, compile-time): eps s_a s_b = 1 - 2 (a ^ b ^ f) with f the pair's bond bit,
- * bit mu of the first site's bond byte (ising_split.h): "unequal" then counts the
- * frustrated bonds, and the bond sum is N ndim - 2 (that count).
+ * Unequal nearest-neighbour pairs (per site and positive direction) and up spins, by a
+ * level's measure_rows (ising_measure_tmpl.h). With bytes 0 / 1, s_a s_b = 1 - 2 (a ^ b):
+ * the bond sum is N ndim - 2 (unequal pairs). +-J: eps s_a s_b = 1 - 2 (a ^ b ^ f) with f
+ * the pair's bond bit, so "unequal" counts the frustrated bonds, and the bond sum is
+ * N ndim - 2 (that count).
  */
-static inline __attribute__((always_inline)) void
-row_counts_impl(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal, uint64_t *up,
-                const int coupled)
-{
-    const int64_t ly = s->ly, y = r % ly, z = r / ly;
-    const int64_t ryp = latmc_wrap_up(y, ly) + ly * z;
-    const int64_t rzp = s->ndim == 3 ? y + ly * latmc_wrap_up(z, s->lz) : r;
-    const uint8_t *e = cpu_ising_split_row(s, r, 0), *o = cpu_ising_split_row(s, r, 1);
-    const uint8_t *ey = cpu_ising_split_row(s, ryp, 0), *oy = cpu_ising_split_row(s, ryp, 1);
-    const uint8_t *ez = cpu_ising_split_row(s, rzp, 0), *oz = cpu_ising_split_row(s, rzp, 1);
-    const int three = s->ndim == 3;
-    /* the bond bytes of the row's sites (coupled only) */
-    const uint8_t *fe = coupled ? cpu_ising_split_bond_row(s, r, 0) : NULL;
-    const uint8_t *fo = coupled ? cpu_ising_split_bond_row(s, r, 1) : NULL;
-    const uint64_t bit0 = UINT64_C(0x0101010101010101);
-    uint64_t n_unequal = 0, n_up = 0;
-    int64_t j = 0;
-    while (j + 8 <= s->half) {
-        uint64_t acc_u = 0, acc_s = 0;
-        for (int w = 0; w < 42 && j + 8 <= s->half; w++, j += 8) {
-            const uint64_t ve = load8(e + j), vo = load8(o + j);
-            uint64_t t;
-            if (coupled) {
-                const uint64_t be = load8(fe + j), bo = load8(fo + j);
-                t = (ve ^ vo ^ (be & bit0)) + (vo ^ load8(e + j + 1) ^ (bo & bit0)) +
-                    (ve ^ load8(ey + j) ^ ((be >> 1) & bit0)) +
-                    (vo ^ load8(oy + j) ^ ((bo >> 1) & bit0));
-                if (three)
-                    t += (ve ^ load8(ez + j) ^ ((be >> 2) & bit0)) +
-                         (vo ^ load8(oz + j) ^ ((bo >> 2) & bit0));
-            } else {
-                t = (ve ^ vo) + (vo ^ load8(e + j + 1)) + (ve ^ load8(ey + j)) +
-                    (vo ^ load8(oy + j));
-                if (three)
-                    t += (ve ^ load8(ez + j)) + (vo ^ load8(oz + j));
-            }
-            acc_u += t;
-            acc_s += ve + vo;
-        }
-        n_unequal += byte_sum(acc_u);
-        n_up += byte_sum(acc_s);
-    }
-    for (; j < s->half; j++) {
-        const unsigned be = coupled ? fe[j] : 0u, bo = coupled ? fo[j] : 0u;
-        n_unequal += (uint64_t)((e[j] ^ o[j] ^ (be & 1)) + (o[j] ^ e[j + 1] ^ (bo & 1)) +
-                                (e[j] ^ ey[j] ^ (be >> 1 & 1)) + (o[j] ^ oy[j] ^ (bo >> 1 & 1)));
-        if (three)
-            n_unequal += (uint64_t)((e[j] ^ ez[j] ^ (be >> 2 & 1)) +
-                                    (o[j] ^ oz[j] ^ (bo >> 2 & 1)));
-        n_up += (uint64_t)(e[j] + o[j]);
-    }
-    *unequal += n_unequal;
-    *up += n_up;
-}
+#define ISING_MEASURE_ROWS_FN measure_rows_c
+#include "ising_measure_tmpl.h"
 
-static void row_counts(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal,
-                       uint64_t *up)
+static struct latmc_ising_sums sums_of(const struct cpu_ising_split *s, int64_t rows,
+                                       uint64_t unequal, uint64_t up)
 {
-    if (s->bonds)
-        row_counts_impl(s, r, unequal, up, 1);
-    else
-        row_counts_impl(s, r, unequal, up, 0);
-}
-
-struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads)
-{
-    const int64_t rows = s->rows;
-    uint64_t unequal = 0, up = 0;
-    if (!cpu_use_threads(n_threads, rows * s->lx)) {
-        for (int64_t r = 0; r < rows; r++)
-            row_counts(s, r, &unequal, &up);
-    } else {
-        LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:unequal, up))
-        for (int64_t r = 0; r < rows; r++)
-            row_counts(s, r, &unequal, &up);
-    }
     const int64_t n = rows * s->lx;
     struct latmc_ising_sums sums = { n * s->ndim - 2 * (int64_t)unequal, 2 * (int64_t)up - n };
     return sums;
 }
 
+struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s,
+                                                cpu_ising_measure_rows_fn rows, int n_threads)
+{
+    uint64_t unequal = 0, up = 0;
+    if (!cpu_use_threads(n_threads, s->rows * s->lx) || s->rows < n_threads) {
+        rows(s, 0, s->rows, NULL, NULL, &unequal, &up);
+    } else { /* a contiguous run of rows a thread */
+        LATMC_OMP(parallel for num_threads(n_threads) schedule(static, 1)
+                  reduction(+ : unequal, up))
+        for (int t = 0; t < n_threads; t++)
+            rows(s, s->rows * t / n_threads, s->rows * (t + 1) / n_threads, NULL, NULL,
+                 &unequal, &up);
+    }
+    return sums_of(s, s->rows, unequal, up);
+}
+
 struct latmc_ising_sums cpu_ising_split_measure_rows(const struct cpu_ising_split *s,
+                                                     cpu_ising_measure_rows_fn rows,
                                                      int64_t r0, int64_t r1)
 {
     uint64_t unequal = 0, up = 0;
-    for (int64_t r = r0; r < r1; r++)
-        row_counts(s, r, &unequal, &up);
-    const int64_t n = (r1 - r0) * s->lx;
-    struct latmc_ising_sums sums = { n * s->ndim - 2 * (int64_t)unequal, 2 * (int64_t)up - n };
-    return sums;
+    rows(s, r0, r1, NULL, NULL, &unequal, &up);
+    return sums_of(s, r1 - r0, unequal, up);
 }
 
 /* ---- sweep ---- */

@@ -129,6 +129,18 @@ void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decis
  * layout's, which only the SIMD levels use (NULL at the C level, which runs the reference
  * sweep on the natural layout, ising_kernels.c).
  */
+/*
+ * The measurement of rows [r0, r1) (ising_measure_tmpl.h, each level's vectors): their
+ * unequal bonds (+-J: s->bonds, bonds whose sign does not favour the pair) added to
+ * *unequal and their up spins to *up; with cols not NULL, also each row's up spins in
+ * row_up[r - r0] and each up site one more in its column's byte counter, cols[j] for even
+ * x = 2 j, cols[half + j] for odd x = 2 j + 1 (modulo 256: at most 255 rows a call
+ * between the caller's flushes).
+ */
+typedef void (*cpu_ising_measure_rows_fn)(const struct cpu_ising_split *s, int64_t r0,
+                                          int64_t r1, uint8_t *cols, uint64_t *row_up,
+                                          uint64_t *unequal, uint64_t *up);
+
 struct cpu_ising_dsp {
     /* Fill p->prepared from the rest of *p. */
     void (*prepare)(struct cpu_ising_pass *p);
@@ -150,6 +162,8 @@ struct cpu_ising_dsp {
      * (`checkasm --ceiling`).
      */
     uint32_t (*draws_xor)(uint64_t seed, uint64_t first_block, int64_t n);
+    /* The split layout's measurement of rows (every level, the C level's too). */
+    cpu_ising_measure_rows_fn measure_rows;
     const char *level;      /* "c", "avx2", "avx512": which kernels these are */
 };
 
@@ -170,11 +184,14 @@ void cpu_ising_split_from_natural(const struct cpu_ising_split *s, const int8_t 
 void cpu_ising_split_to_natural(const struct cpu_ising_split *s, int8_t *spins, int n_threads);
 void cpu_ising_split_cold(const struct cpu_ising_split *s);
 void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_threads);
-/* With s->bonds set: the +-J sums (bonds = sum eps_ij s_i s_j), as cpu_ising_measure_coupled. */
-struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads);
+/* The sums, measured by `rows` (a level's measure_rows); with s->bonds set the +-J sums
+ * (bonds = sum eps_ij s_i s_j), as cpu_ising_measure_coupled. */
+struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s,
+                                                cpu_ising_measure_rows_fn rows, int n_threads);
 /* Rows [r0, r1) alone: their sums (a tile of the reduction, as cpu_ising_measure_rows),
  * and their spins from / to natural order (spins[0] is the first site of row r0). */
 struct latmc_ising_sums cpu_ising_split_measure_rows(const struct cpu_ising_split *s,
+                                                     cpu_ising_measure_rows_fn rows,
                                                      int64_t r0, int64_t r1);
 void cpu_ising_split_rows_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
                                        int64_t r0, int64_t r1);
