@@ -407,13 +407,16 @@ static void check_colour_rows(const struct checkasm_level *lv, const struct cpu_
 /* ---- measure_rows ---- */
 
 /*
- * One lattice at one level: random spins (+-J: random couplings, the bond plane) on the
- * split layout, measured in runs of rows with their columns counted; the sums against the
- * natural layout's reduction, each row's up count and each column's (its byte counter,
- * modulo 256) against a direct count. 0 after a mismatch (reported).
+ * One lattice at one level: random spins, or (checkerboard) the Neel state, whose bonds
+ * are all unequal (the byte lanes at their most before they are emptied), with +-J random
+ * couplings and the bond plane, on the split layout, measured in runs of rows with their
+ * columns counted; the sums against the natural layout's reduction, each row's up count
+ * and each column's (its byte counter, modulo 256) against a direct count. 0 after a
+ * mismatch (reported).
  */
 static int measure_case(const struct checkasm_level *lv, const struct cpu_ising_dsp *dsp,
-                        int ndim, int64_t lx, int64_t ly, int64_t lz, int pmj)
+                        int ndim, int64_t lx, int64_t ly, int64_t lz, int checkerboard,
+                        int pmj)
 {
     const char *func = pmj ? "ising.measure_rows +-J" : "ising.measure_rows";
     struct latmc_lattice g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
@@ -430,7 +433,9 @@ static int measure_case(const struct checkasm_level *lv, const struct cpu_ising_
         return 0;
     }
     for (int64_t i = 0; i < g.nsites; i++)
-        spins[i] = (int8_t)checkasm_rand_pm1();
+        spins[i] = checkerboard ? (int8_t)(((i % lx) + (i / lx) % ly + i / (lx * ly)) % 2
+                                               ? -1 : 1)
+                                : (int8_t)checkasm_rand_pm1();
     cpu_ising_split_from_natural(&s, spins, 1);
     int ok = 1;
     if (pmj) {
@@ -499,23 +504,29 @@ static int measure_case(const struct checkasm_level *lv, const struct cpu_ising_
 
 /* Rows of one block of lanes and less (tails only), of several blocks and of more than
  * 42 blocks (the lanes emptied inside a row), 2D and 3D, extents of 2; 3D 64 x 34 x 16:
- * 544 rows of one block (the lanes emptied across rows). */
+ * 544 rows of one block (the lanes emptied across rows); the Neel state (last column 1)
+ * on even extents. */
 static void check_measure_rows(const struct checkasm_level *lv,
                                const struct cpu_ising_dsp *dsp)
 {
-    static const int64_t shapes[][4] = {
-        { 2, 8, 6, 1 },   { 2, 130, 66, 1 }, { 2, 256, 9, 1 }, { 2, 5632, 3, 1 },
-        { 3, 2, 2, 2 },   { 3, 16, 6, 4 },   { 3, 64, 34, 16 }, { 3, 200, 4, 3 },
+    static const int64_t shapes[][5] = {
+        { 2, 8, 6, 1, 0 },    { 2, 130, 66, 1, 0 }, { 2, 256, 9, 1, 0 },
+        { 2, 5632, 3, 1, 0 }, { 3, 2, 2, 2, 0 },    { 3, 16, 6, 4, 0 },
+        { 3, 64, 34, 16, 0 }, { 3, 200, 4, 3, 0 },  { 2, 5632, 4, 1, 1 },
+        { 3, 128, 32, 24, 1 },
     };
+    const size_t n = sizeof shapes / sizeof shapes[0];
     for (int pmj = 0; pmj < 2; pmj++) {
         const int before = checkasm_failures();
-        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (size_t i = 0; i < n; i++)
             if (!measure_case(lv, dsp, (int)shapes[i][0], shapes[i][1], shapes[i][2],
-                              shapes[i][3], pmj))
+                              shapes[i][3], (int)shapes[i][4], pmj))
                 break; /* one report per function and level */
-        if (checkasm_failures() == before)
-            checkasm_ok(pmj ? "ising.measure_rows +-J" : "ising.measure_rows", lv->name,
-                        "8 lattices, columns and rows");
+        if (checkasm_failures() == before) {
+            char what[64];
+            snprintf(what, sizeof what, "%zu lattices, columns and rows", n);
+            checkasm_ok(pmj ? "ising.measure_rows +-J" : "ising.measure_rows", lv->name, what);
+        }
     }
 }
 

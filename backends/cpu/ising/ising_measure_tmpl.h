@@ -8,8 +8,8 @@
  * natural layout's reduction).
  *
  * The row's sites are bytes 1 (up) and 0 (down), even x in half-row 0 and odd x in
- * half-row 1, each with the row's first site of the other half copied after its end (the
- * pad, ising_split.h), so that odd site j's +x neighbour is even byte j + 1. A bond is
+ * half-row 1; half-row 0's first site is copied after its end (the pad, ising_split.h),
+ * so that odd site j's +x neighbour is always even byte j + 1. A bond is
  * unequal where the bytes differ: their xor (+-J: xor-ed with the bond's bit, bit mu of
  * the site's bond byte).
  */
@@ -26,7 +26,8 @@
 #define ISING_MEASURE_LANES 64
 #define ISING_MEASURE_BLOCKS 42
 
-/* The sum of the lanes, which are zeroed. */
+/* The sum of the lanes, which are zeroed. (Their bytes read as 64-bit words and added in
+ * 16-bit fields ran slower at AVX-512: 3D 128^3 with the modes 0.30 ms against 0.255.) */
 static inline __attribute__((always_inline)) uint64_t
 ising_measure_lanes_empty(uint8_t *restrict lane)
 {
