@@ -32,36 +32,41 @@ static inline double dot_ff(const float *a, const float *b)
     return (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
 }
 
-/* Add row `row` (fixed y, z) of the lattice to *acc, site by site in x order. */
+/*
+ * Add row `row` (fixed y, z) of the lattice to *acc, site by site in x order. The row
+ * and its +y and +z neighbour rows are walked with fixed offsets (the +x neighbour
+ * wraps at the row's end only), so a site costs its products and the sums' additions:
+ * the bond sum's chain of ndim additions a site sets the pace.
+ */
 static inline void row_sums(const struct latmc_lattice *g, const struct cpu_heisenberg_state *hs,
                             int64_t row, struct latmc_heisenberg_sums *acc)
 {
+    enum { C = LATMC_HEISENBERG_COMPONENTS };
     const int ndim = g->ndim;
+    const int64_t lx = g->lx, ly = g->ly, y = row % ly, z = row / ly;
     const float *s0 = hs->spins;
-    const float *s1 = hs->replicas == 2 ? hs->spins + LATMC_HEISENBERG_COMPONENTS * g->nsites
-                                        : NULL;
-    struct latmc_site s = { 0 };
-    s.row = row;
-    s.y = row % g->ly;
-    s.z = row / g->ly;
-    for (int64_t x = 0; x < g->lx; x++) {
-        s.x = x;
-        s.index = x + g->lx * row;
-        int64_t fwd[3], bwd[3];
-        cpu_heisenberg_neighbours(g, s, fwd, bwd);
-        const float *si = s0 + LATMC_HEISENBERG_COMPONENTS * s.index;
-        for (int mu = 0; mu < ndim; mu++)
-            acc->bonds += (double)hs->couplings[ndim * s.index + mu] *
-                          dot_ff(si, s0 + LATMC_HEISENBERG_COMPONENTS * fwd[mu]);
+    const float *restrict si = s0 + C * lx * row;
+    const float *restrict sy = s0 + C * lx * (latmc_wrap_up(y, ly) + ly * z);
+    const float *restrict sz = ndim == 3 ? s0 + C * lx * (y + ly * latmc_wrap_up(z, g->lz)) : si;
+    const float *restrict ti =
+        hs->replicas == 2 ? s0 + C * (g->nsites + lx * row) : NULL;
+    const float *restrict J = hs->couplings + ndim * lx * row;
+    struct latmc_heisenberg_sums a = *acc;
+    for (int64_t x = 0; x < lx; x++) {
+        const float *v = si + C * x;
+        const float *right = si + C * (x + 1 < lx ? x + 1 : 0);
+        a.bonds += (double)J[ndim * x] * dot_ff(v, right);
+        a.bonds += (double)J[ndim * x + 1] * dot_ff(v, sy + C * x);
+        if (ndim == 3)
+            a.bonds += (double)J[ndim * x + 2] * dot_ff(v, sz + C * x);
         for (int c = 0; c < 3; c++)
-            acc->mag[c] += si[c];
-        if (s1) {
-            const float *ti = s1 + LATMC_HEISENBERG_COMPONENTS * s.index;
+            a.mag[c] += v[c];
+        if (ti)
             for (int mu = 0; mu < 3; mu++)
                 for (int nu = 0; nu < 3; nu++)
-                    acc->overlap[mu][nu] += (double)si[mu] * ti[nu];
-        }
+                    a.overlap[mu][nu] += (double)v[mu] * ti[C * x + nu];
     }
+    *acc = a;
 }
 
 static inline void chunk_sums(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
