@@ -274,6 +274,15 @@ static void phi4_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t 
 static void measure_planes_of(latmc_sim *sim, struct cpu_state *st, struct phi4_state *p,
                               int64_t p0, int64_t p1, struct latmc_phi4_sums *planes)
 {
+    if (p->dsp.transposed) { /* read in place, with no copy into natural order */
+        if (p->single)
+            cpu_phi4_measure_planes_transposed_f(&p->geom, p->field, p->partials, p0, p1,
+                                                 planes, sim->n_threads);
+        else
+            cpu_phi4_measure_planes_transposed_d(&p->geom, p->field, p->partials, p0, p1,
+                                                 planes, sim->n_threads);
+        return;
+    }
     const void *natural = export_field(sim, st, p, NULL);
     if (p->single)
         cpu_phi4_measure_planes_f(&p->geom, natural, p->partials, p0, p1, planes,

@@ -53,6 +53,14 @@ void cpu_phi4_measure_planes_f(const struct phi4_geom *g, const float *phi, doub
 void cpu_phi4_measure_planes_d(const struct phi4_geom *g, const double *phi, double *partials,
                                int64_t p0, int64_t p1, struct latmc_phi4_sums *planes,
                                int n_threads);
+/* The same from the SIMD levels' colour-transposed field (phi4_dsp.h: each row's sites of
+ * colour r at r L_x / ncolours + m), read in place: the same doubles. */
+void cpu_phi4_measure_planes_transposed_f(const struct phi4_geom *g, const float *phi,
+                                          double *partials, int64_t p0, int64_t p1,
+                                          struct latmc_phi4_sums *planes, int n_threads);
+void cpu_phi4_measure_planes_transposed_d(const struct phi4_geom *g, const double *phi,
+                                          double *partials, int64_t p0, int64_t p1,
+                                          struct latmc_phi4_sums *planes, int n_threads);
 
 /* The same for every plane of the lattice (p0 = 0, p1 = L) and, in the same pass, each
  * plane's tile of the Fourier modes at k_min (latmc_modes_phi4_tile, lib/modes.h; phases:
