@@ -42,12 +42,11 @@ ising_measure_lanes_empty(uint8_t *restrict lane)
 static inline __attribute__((always_inline)) void
 ising_measure_rows_impl(const struct cpu_ising_split *s, int64_t r0, int64_t r1,
                         uint8_t *restrict cols, uint64_t *restrict row_up, uint64_t *unequal,
-                        uint64_t *up, const int three, const int coupled, const int with_cols,
-                        const int with_rows)
+                        uint64_t *up, const int three, const int coupled, const int modes)
 {
     const int64_t half = s->half, ly = s->ly;
     uint8_t lane_u[ISING_MEASURE_LANES] = { 0 }, lane_s[ISING_MEASURE_LANES] = { 0 };
-    uint8_t *restrict ce = cols, *restrict co = with_cols ? cols + half : NULL;
+    uint8_t *restrict ce = cols, *restrict co = modes ? cols + half : NULL;
     uint64_t n_unequal = 0, n_up = 0;
     int fill = 0; /* blocks in the lanes since they were emptied */
     for (int64_t r = r0; r < r1; r++) {
@@ -62,7 +61,7 @@ ising_measure_rows_impl(const struct cpu_ising_split *s, int64_t r0, int64_t r1,
         const uint8_t *restrict oz = cpu_ising_split_row(s, rzp, 1);
         const uint8_t *restrict fe = coupled ? cpu_ising_split_bond_row(s, r, 0) : NULL;
         const uint8_t *restrict fo = coupled ? cpu_ising_split_bond_row(s, r, 1) : NULL;
-        uint64_t row_n_up = 0; /* with_rows: the row's up spins outside lane_s */
+        uint64_t row_n_up = 0; /* modes: the row's up spins outside lane_s */
         int64_t j = 0;
         for (; half - j >= ISING_MEASURE_LANES; j += ISING_MEASURE_LANES) {
             if (fill == ISING_MEASURE_BLOCKS) {
@@ -82,7 +81,7 @@ ising_measure_rows_impl(const struct cpu_ising_split *s, int64_t r0, int64_t r1,
                                   (vo ^ oz[x] ^ ((bo >> 2) & 1)));
                 lane_u[l] = (uint8_t)(lane_u[l] + t);
                 lane_s[l] = (uint8_t)(lane_s[l] + ve + vo);
-                if (with_cols) {
+                if (modes) {
                     ce[x] = (uint8_t)(ce[x] + ve);
                     co[x] = (uint8_t)(co[x] + vo);
                 }
@@ -97,12 +96,12 @@ ising_measure_rows_impl(const struct cpu_ising_split *s, int64_t r0, int64_t r1,
             if (three)
                 n_unequal += (ve ^ ez[j] ^ (be >> 2 & 1)) + (vo ^ oz[j] ^ (bo >> 2 & 1));
             row_n_up += ve + vo;
-            if (with_cols) {
+            if (modes) {
                 ce[j] = (uint8_t)(ce[j] + ve);
                 co[j] = (uint8_t)(co[j] + vo);
             }
         }
-        if (with_rows) { /* the row's up spins, all of them out of the lanes */
+        if (modes) { /* the row's up spins, all of them out of the lanes */
             row_n_up += ising_measure_lanes_empty(lane_s);
             row_up[r - r0] = row_n_up;
         }
@@ -118,14 +117,14 @@ static void ISING_MEASURE_ROWS_FN(const struct cpu_ising_split *s, int64_t r0, i
                                   uint8_t *cols, uint64_t *row_up, uint64_t *unequal,
                                   uint64_t *up)
 {
-    /* (three, coupled, with_cols, with_rows) as constants: each instance's loop without
-     * a branch; columns are counted with the rows' up counts (the Fourier modes) */
+    /* (three, coupled, modes) as constants: each instance's loop without a branch; modes:
+     * the columns and the rows' up counts (the Fourier modes' projections) */
 #define ISING_MEASURE_CASE(T, C)                                                            \
     do {                                                                                    \
         if (cols)                                                                           \
-            ising_measure_rows_impl(s, r0, r1, cols, row_up, unequal, up, T, C, 1, 1);      \
+            ising_measure_rows_impl(s, r0, r1, cols, row_up, unequal, up, T, C, 1);         \
         else                                                                                \
-            ising_measure_rows_impl(s, r0, r1, NULL, NULL, unequal, up, T, C, 0, 0);        \
+            ising_measure_rows_impl(s, r0, r1, NULL, NULL, unequal, up, T, C, 0);           \
     } while (0)
     const int coupled = s->bonds != NULL;
     if (s->ndim == 3) {
