@@ -128,22 +128,12 @@ struct latmc_backend_ops {
     int (*measure_modes)(latmc_sim *sim, void *sums, void *modes_partial);
 
     /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend
-     * only; lib/modes.c): the integer projections of the Fourier modes (lib/modes.h; Ising
-     * and Potts) of the lattice's planes [p0, p1), the whole lattice [0, L) or a part's own
+     * only; lib/modes.c): the integer projections of the Fourier modes (lib/modes.h) of
+     * the lattice's planes [p0, p1), the whole lattice [0, L) or a part's own
      * planes, into proj (latmc_modes_projection_entries int64, set here), exactly
      * latmc_modes_projections' integers. LATMC_EUNSUPPORTED with the reason where the
      * backend cannot for this sim. */
     int (*mode_projections)(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
-
-    /* Appended. Optional (NULL: the core makes them from get_planes, on the CPU backend
-     * only; lib/modes.c): the Fourier modes' tiles (lib/modes.h; the models of tiles:
-     * phi^4, Heisenberg) of the lattice's planes [p0, p1), the whole lattice [0, L) or a
-     * part's own planes, into tiles (latmc_modes_tile_doubles doubles a plane, in plane
-     * order), each exactly latmc_modes_tiles' doubles (the same additions in the same
-     * order); phases: the sim's phase tables (latmc_modes_sim_phases). LATMC_EUNSUPPORTED
-     * with the reason where the backend cannot for this sim. */
-    int (*mode_tiles)(latmc_sim *sim, const double *phases, int64_t p0, int64_t p1,
-                      double *tiles);
 
     /* Appended. Optional (NULL: measure_planes, then latmc_modes_partial: lib/part.c): a
      * part's measure_planes of [p0, p1) into sums and, in the same pass over the
@@ -155,14 +145,13 @@ struct latmc_backend_ops {
                                 void *modes_partial);
 
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: measure_modes, lib/modes.c): a sim
-     * of the whole lattice: measure() and, with it, the whole lattice's modes themselves
-     * (latmc_modes_measure's latmc_modes_tile_doubles doubles, bit for bit: Ising and
-     * Potts, latmc_modes_of_projections of the projections with these phase tables,
-     * latmc_modes_sim_phases, the same pointer for the sim's life, transformed where the
-     * projections are, in the same pass; the models of tiles, the tiles of these tables
-     * added in plane order from zero where the tiles are: a device, no copy of them).
-     * With sums NULL a question, nothing done: LATMC_OK where the backend can for this
-     * sim, LATMC_EUNSUPPORTED (no message) where not. */
+     * of the whole lattice: measure() and, with it, the exact sums of the modes of the
+     * whole lattice's projections (latmc_modes_doubles doubles, bit for bit
+     * latmc_modes_of_projections of them with these phase tables, latmc_modes_sim_phases,
+     * the same pointer for the sim's life, before its scale: the core multiplies by
+     * latmc_modes_scale), transformed where the projections are, in the same pass. With
+     * sums NULL a question, nothing done: LATMC_OK where the backend can for this sim,
+     * LATMC_EUNSUPPORTED (no message) where not. */
     int (*measure_kmin)(latmc_sim *sim, void *sums, const double *phases, double *modes);
 
     /* Appended. Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED on the

@@ -77,7 +77,7 @@ struct latmc_sim {
     /* The Fourier modes at k_min (lib/modes.h), a second reduction made on request: valid
      * only while sums_valid is too (whoever sets sums_valid clears modes_valid). */
     bool modes_valid;
-    double *modes;                     /* latmc_modes_tile_doubles doubles, or NULL */
+    double *modes;                     /* latmc_modes_doubles doubles, or NULL */
     /* The modes were asked for: from then on, where the backend can, every measurement
      * makes them in the same pass as the sums (latmc_modes_measure_with_sums). */
     bool modes_wanted;

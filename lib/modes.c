@@ -1,7 +1,7 @@
 /*
  * The Fourier modes at k_min (lib/modes.h, doc/observables.md): the whole lattice's modes
- * from the parts' partial results (tiles in plane order, or Ising's projections), and the
- * observables made from them. The per-plane work is in modes_planes.c.
+ * from the parts' partial results (their projections), and the observables made from
+ * them. The per-plane work is in modes_planes.c.
  */
 #include <math.h>
 #include <stddef.h>
@@ -11,6 +11,8 @@
 #include "backend.h"
 #include "model.h"
 #include "modes.h"
+#include "modes_exact.h"
+#include "phi4.h"
 #include "part.h"
 
 bool latmc_modes_cubic(const latmc_sim_desc *d)
@@ -40,16 +42,33 @@ int latmc_modes_components(const latmc_sim_desc *d)
     }
 }
 
-size_t latmc_modes_tile_doubles(const latmc_sim_desc *d)
+size_t latmc_modes_doubles(const latmc_sim_desc *d)
 {
     return (size_t)latmc_modes_components(d) * (size_t)d->ndim * 2;
 }
 
-void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile)
+double latmc_modes_scale(const latmc_sim_desc *d)
 {
-    const size_t n = latmc_modes_tile_doubles(d);
-    for (size_t i = 0; i < n; i++)
-        total[i] += tile[i];
+    switch (d->model) {
+    case LATMC_MODEL_PHI4:       return 1 / LATMC_MODES_FIELD_SCALE;
+    case LATMC_MODEL_HEISENBERG: return 1 / LATMC_MODES_SPIN_SCALE;
+    default:                     return 1.0;
+    }
+}
+
+int latmc_modes_field_range(const latmc_sim *sim, double phi2)
+{
+    if (sim->desc.model != LATMC_MODEL_PHI4)
+        return LATMC_OK;
+    /* lib/modes_exact.h: 2^20 sqrt(N phi2) <= 2^61 and 2^20 sqrt(phi2) <= 2^50 (written so
+     * that NaN fails) */
+    const double n = (double)sim->nsites, s = LATMC_MODES_FIELD_SCALE;
+    if (phi2 * n * s * s <= 0x1p122 && phi2 * s * s <= 0x1p100)
+        return LATMC_OK;
+    return latmc_fail(LATMC_EUNSUPPORTED, "Fourier modes: the phi^4 field is too large for "
+                      "their exact fixed point (sum of phi^2 %g over %lld sites; they hold "
+                      "while 2^20 sqrt(N sum phi^2) <= 2^61 and 2^20 sqrt(sum phi^2) <= 2^50)",
+                      phi2, (long long)sim->nsites);
 }
 
 double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
@@ -62,54 +81,26 @@ double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
     return ((double)q * sum - 1.0) / ((double)q - 1.0);
 }
 
-/* Ising's, Potts' and Heisenberg's partial result is their projections (modes.h), not
- * tiles (phi^4's). */
-static bool by_projections(const latmc_sim_desc *d)
-{
-    return d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS ||
-           d->model == LATMC_MODEL_HEISENBERG;
-}
-
 /* The backend's own count of the projections (ops.mode_projections), or NULL. */
 static int (*backend_projections(const latmc_sim *sim))(latmc_sim *, int64_t, int64_t, int64_t *)
 {
     const struct latmc_backend_ops *ops = sim->ops;
-    if (!by_projections(&sim->desc) ||
-        ops->size < offsetof(struct latmc_backend_ops, mode_projections) +
+    if (ops->size < offsetof(struct latmc_backend_ops, mode_projections) +
                         sizeof ops->mode_projections)
         return NULL;
     return ops->mode_projections;
-}
-
-/* The backend's own tiles (ops.mode_tiles; phi^4, Heisenberg), or NULL. */
-static int (*backend_tiles(const latmc_sim *sim))(latmc_sim *, const double *, int64_t, int64_t,
-                                                   double *)
-{
-    const struct latmc_backend_ops *ops = sim->ops;
-    if (by_projections(&sim->desc) ||
-        ops->size < offsetof(struct latmc_backend_ops, mode_tiles) + sizeof ops->mode_tiles)
-        return NULL;
-    return ops->mode_tiles;
 }
 
 /* ---- the whole lattice ---- */
 
 size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes)
 {
-    return by_projections(d) ? (size_t)latmc_modes_projection_entries(d) * sizeof(int64_t)
-                             : (size_t)planes * latmc_modes_tile_doubles(d) * sizeof(double);
+    (void)planes; /* the projections of any planes have every axis's entries */
+    return (size_t)latmc_modes_projection_entries(d) * sizeof(int64_t);
 }
 
 int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
 {
-    if (!by_projections(&sim->desc)) {
-        int (*tiles_on_backend)(latmc_sim *, const double *, int64_t, int64_t, double *) =
-            backend_tiles(sim);
-        if (!tiles_on_backend)
-            return latmc_modes_tiles(sim, p0, p1, out);
-        const double *phases = latmc_modes_sim_phases(sim);
-        return phases ? tiles_on_backend(sim, phases, p0, p1, out) : LATMC_ENOMEM;
-    }
     int (*on_backend)(latmc_sim *, int64_t, int64_t, int64_t *) = backend_projections(sim);
     if (on_backend)
         return on_backend(sim, p0, p1, out);
@@ -125,23 +116,17 @@ int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, d
 int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, const void *all,
                                int n_parts, double *modes)
 {
-    if (!by_projections(d)) {
-        const size_t td = latmc_modes_tile_doubles(d);
-        const double *tiles = all;
-        memset(modes, 0, td * sizeof *modes);
-        for (int64_t p = 0; p < d->extent[d->ndim - 1]; p++)
-            latmc_modes_add(d, modes, tiles + (size_t)p * td);
-        return LATMC_OK;
-    }
     if (n_parts == 1) /* one part's projections are the whole lattice's */
         return latmc_modes_of_projections(d, phases, all, modes);
     const int64_t n = latmc_modes_projection_entries(d);
     int64_t *sum = calloc((size_t)n, sizeof *sum);
     if (!sum)
         return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the projections");
+    /* wrapping additions: a refused phi^4 field's (latmc_modes_field_range) may overflow */
     for (int k = 0; k < n_parts; k++)
         for (int64_t i = 0; i < n; i++)
-            sum[i] += ((const int64_t *)all)[(size_t)k * (size_t)n + (size_t)i];
+            sum[i] = (int64_t)((uint64_t)sum[i] +
+                               (uint64_t)((const int64_t *)all)[(size_t)k * (size_t)n + (size_t)i]);
     const int st = latmc_modes_of_projections(d, phases, sum, modes);
     free(sum);
     return st;
@@ -163,7 +148,7 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
 {
     const latmc_sim_desc *d = &sim->desc;
     const bool on_cpu = sim->ops == &latmc_cpu_backend_ops && sim->ops->get_planes;
-    if (!on_cpu && !backend_projections(sim) && !backend_tiles(sim))
+    if (!on_cpu && !backend_projections(sim))
         return latmc_fail(LATMC_EUNSUPPORTED, "the Fourier observables of the %s model are "
                           "reduced by the CPU backend only in this version (this sim runs "
                           "on %s)", sim->model->name, sim->ops->name);
@@ -179,7 +164,7 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
 }
 
 /* The backend's own modes with the sums (ops.measure_kmin) where it offers them for this
- * sim: Ising's and Potts' projections transformed, or the tiles added, on the device. */
+ * sim: the projections' exact sums made on the device. */
 static bool kmin_on_backend(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
@@ -193,7 +178,7 @@ bool latmc_modes_with_sums_possible(latmc_sim *sim)
     /* parts: the same answer on every part (the calls after it are collective); each part
      * counts its projections in one pass where its backend can (latmc_part_measure_modes) */
     if (latmc_part_many(sim))
-        return by_projections(&sim->desc);
+        return true;
     if (kmin_on_backend(sim))
         return true;
     return LATMC_BACKEND_OP(ops, measure_modes) && !latmc_part_many(sim) &&
@@ -207,7 +192,13 @@ int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
         return latmc_part_measure_modes(sim, sums, modes);
     if (kmin_on_backend(sim)) {
         const double *phases = latmc_modes_sim_phases(sim);
-        return phases ? sim->ops->measure_kmin(sim, sums, phases, modes) : LATMC_ENOMEM;
+        const int st = phases ? sim->ops->measure_kmin(sim, sums, phases, modes) : LATMC_ENOMEM;
+        /* the backend's exact sums, the model's fixed point scaled back (exact: a power
+         * of two) */
+        const double scale = latmc_modes_scale(d);
+        for (size_t i = 0; st == LATMC_OK && i < latmc_modes_doubles(d); i++)
+            modes[i] *= scale;
+        return st;
     }
     void *partial = sim_partial(sim);
     const double *phases = partial ? latmc_modes_sim_phases(sim) : NULL;
@@ -253,6 +244,12 @@ int latmc_modes_observable(const latmc_sim *sim, const double *modes, int key, d
 {
     const latmc_sim_desc *d = &sim->desc;
     const double n = (double)sim->nsites;
+    if (d->model == LATMC_MODEL_PHI4) { /* the sums are the modes' configuration's */
+        const int st =
+            latmc_modes_field_range(sim, ((const struct latmc_phi4_sums *)sim->sums)->phi2);
+        if (st < 0)
+            return st;
+    }
     double p;
     if (key == LATMC_OBS_OVERLAP2_KMIN)
         p = power(d, modes, 3, 9); /* Heisenberg, two replicas */

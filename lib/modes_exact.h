@@ -45,6 +45,26 @@ static inline int64_t latmc_modes_fixed(double t)
     return (i ^ s) - s;
 }
 
+/*
+ * phi^4's field values in fixed point: q(phi) = round(phi 2^20), ties to even, as
+ * latmc_modes_fixed (the scaling is exact for a float or a double field). The field is
+ * unbounded, so the modes hold only where the whole pipeline stays exact, which the
+ * measurement's own sum of phi^2 bounds (Cauchy-Schwarz: sum |phi| <= sqrt(N sum phi^2),
+ * and every |phi| <= sqrt(sum phi^2)): 2^20 sqrt(N sum phi^2) <= 2^61 keeps the sum of
+ * every |q| below 2^62 (each projection, each partial sum in int64, the mode sum of
+ * |P| |w| below 2^124), and 2^20 sqrt(sum phi^2) <= 2^50 keeps each |phi 2^20| below 2^51
+ * (the CUDA kernels' rounding by the addition of 1.5 2^52). Fields beyond are refused
+ * (latmc_modes_field_range). The clamp below only keeps the conversion defined for such
+ * fields (and NaN): it never applies to a field within the bound.
+ */
+#define LATMC_MODES_FIELD_SCALE 0x1p20
+static inline int64_t latmc_modes_field_fixed(double v)
+{
+    const double t = v * LATMC_MODES_FIELD_SCALE;
+    const double a = t < 0 ? -t : t, m = a <= 0x1p51 ? a : 0x1p51; /* NaN: 2^51 */
+    return latmc_modes_fixed(t < 0 ? -m : m);
+}
+
 /* A 128-bit two's complement integer, hi * 2^64 + lo (hi read as signed). */
 typedef struct {
     uint64_t lo, hi;

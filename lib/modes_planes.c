@@ -1,8 +1,8 @@
 /*
  * The per-plane work of the Fourier modes (lib/modes.h, doc/observables.md): from the
- * backend's per-plane configuration copies, one tile per plane along the last axis (phi^4),
- * or the integer projections onto the axes (Ising, Potts, Heisenberg in fixed point),
- * spread over the sim's threads by planes.
+ * backend's per-plane configuration copies, the integer projections onto the axes (Ising,
+ * Potts, phi^4 and Heisenberg in fixed point), spread over the sim's threads by planes,
+ * and their exact transform.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,128 +28,12 @@
 /* Fewer sites than this in a block: one thread (a team costs more than it saves). */
 #define MODES_THREAD_SITES 32768
 
-/* ---- one plane ---- */
+/* ---- the phase tables ---- */
 
-/* What every plane's kernel needs: the plane's shape and the phase tables. */
-struct plane_geom {
-    int ndim;
-    int64_t lx, rows;            /* a plane: rows of lx sites (2D: 1 row) */
-    const double *cx, *sx;       /* along x */
-    const double *cy, *sy;       /* along y (3D: in the plane) */
-    const double *cp, *sp;       /* along the last axis, indexed by the plane */
-};
-
-/* tile[(c ndim + mu) 2 + {0, 1}]: re, im of component c along direction mu. */
-static inline double *slot(double *tile, int ndim, int c, int mu)
-{
-    return tile + ((size_t)c * (size_t)ndim + (size_t)mu) * 2;
-}
-
-/*
- * The row sums of a row y of the plane: direction y in 3D (the row's total times the
- * phase of y); the plane's totals gather the rows for the last axis.
- */
-static inline void close_row(const struct plane_geom *g, double *tile, int C, int64_t y,
-                             const double *row, double *total)
-{
-    for (int c = 0; c < C; c++) {
-        if (g->ndim == 3) {
-            double *t = slot(tile, 3, c, 1);
-            t[0] += row[c] * g->cy[y];
-            t[1] += row[c] * g->sy[y];
-        }
-        total[c] += row[c];
-    }
-}
-
-static inline void close_plane(const struct plane_geom *g, double *tile, int C, int64_t p,
-                               const double *total)
-{
-    const int last = g->ndim - 1;
-    for (int c = 0; c < C; c++) {
-        double *t = slot(tile, g->ndim, c, last);
-        t[0] = total[c] * g->cp[p];
-        t[1] = total[c] * g->sp[p];
-    }
-}
-
-/*
- * The dense kernels: LOAD(i, v) puts the C component values of the plane's site i into
- * v[0 .. C). The summation order is fixed by the plane alone: in each row, site x adds into
- * lane x mod MODES_LANES (independent sums, so that the additions need not wait for each
- * other), the lanes are combined as (l0 + l1) + (l2 + l3) at the row's end, and rows are
- * added in order. Every decomposition runs this same code on whole planes.
- */
-#define MODES_LANES 4
-/* Site x of the row into lane l (a constant where the loop is unrolled, so that the lanes
- * stay in registers). */
-#define DENSE_SITE_AT(LOAD, l, xx)                                                          \
-    do {                                                                                    \
-        LOAD(row0 + (xx), v);                                                               \
-        for (int c = 0; c < C; c++) {                                                       \
-            re[l][c] += v[c] * g->cx[xx];                                                   \
-            im[l][c] += v[c] * g->sx[xx];                                                   \
-            sum[l][c] += v[c];                                                              \
-        }                                                                                   \
-    } while (0)
-#define DENSE_SITE(LOAD, l) DENSE_SITE_AT(LOAD, l, x + (l))
-#define DEFINE_DENSE_PLANE(NAME, C_EXPR, LOAD, ROW_AVX2)                                    \
-    static void NAME(const struct plane_geom *g, const void *const *rep, int64_t p,        \
-                     double *tile)                                                          \
-    {                                                                                       \
-        enum { C = (C_EXPR) };                                                              \
-        double v[C], total[C];                                                              \
-        for (int c = 0; c < C; c++)                                                         \
-            total[c] = 0;                                                                   \
-        for (int64_t y = 0; y < g->rows; y++) {                                             \
-            double re[MODES_LANES][C], im[MODES_LANES][C], sum[MODES_LANES][C];             \
-            memset(re, 0, sizeof re);                                                       \
-            memset(im, 0, sizeof im);                                                       \
-            memset(sum, 0, sizeof sum);                                                     \
-            const int64_t row0 = y * g->lx;                                                 \
-            int64_t x = ROW_AVX2(rep, row0, g, re, im, sum);                                \
-            for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {                            \
-                DENSE_SITE(LOAD, 0);                                                        \
-                DENSE_SITE(LOAD, 1);                                                        \
-                DENSE_SITE(LOAD, 2);                                                        \
-                DENSE_SITE(LOAD, 3);                                                        \
-            }                                                                               \
-            for (int l = 0; x < g->lx; x++, l++) /* the last lx mod 4 sites: lanes 0, 1, 2 */ \
-                DENSE_SITE_AT(LOAD, l, x);                                                  \
-            double row[C];                                                                  \
-            for (int c = 0; c < C; c++) {                                                   \
-                double *tx = slot(tile, g->ndim, c, 0);                                     \
-                tx[0] += (re[0][c] + re[1][c]) + (re[2][c] + re[3][c]);                     \
-                tx[1] += (im[0][c] + im[1][c]) + (im[2][c] + im[3][c]);                     \
-                row[c] = (sum[0][c] + sum[1][c]) + (sum[2][c] + sum[3][c]);                 \
-            }                                                                               \
-            close_row(g, tile, C, y, row, total);                                           \
-        }                                                                                   \
-        close_plane(g, tile, C, p, total);                                                  \
-    }
-
-#define LOAD_PHI4_F(i, v) ((v)[0] = ((const float *)rep[0])[i])
-#define LOAD_PHI4_D(i, v) ((v)[0] = ((const double *)rep[0])[i])
-/* A row's first sites four at a time with AVX2 where the CPU has it (the same lanes, the
- * same doubles: lib/modes_phi4_avx2.c); how many it took (C = 1: lane l's sums at re[l]). */
-#ifdef LATMC_X86_AVX2
-#  define PHI4_ROW_AVX2(ROW, T, rep, row0, g, re, im, sum)                                   \
-      (latmc_have_avx2() ? ROW((const T *)(rep)[0] + (row0), (g)->lx, (g)->cx, (g)->sx,      \
-                               &(re)[0][0], &(im)[0][0], &(sum)[0][0])                       \
-                         : 0)
-#else
-#  define PHI4_ROW_AVX2(ROW, T, rep, row0, g, re, im, sum) 0
-#endif
-#define PHI4_ROW_AVX2_F(...) PHI4_ROW_AVX2(latmc_modes_phi4_row_avx2_f, float, __VA_ARGS__)
-#define PHI4_ROW_AVX2_D(...) PHI4_ROW_AVX2(latmc_modes_phi4_row_avx2_d, double, __VA_ARGS__)
-DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F, PHI4_ROW_AVX2_F)
-DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D, PHI4_ROW_AVX2_D)
-
-/* ---- planes of a sim ---- */
-
+/* The tables of each axis: cos and sin of 2 pi x / L_mu; buf: made here, to free. */
 struct phase_tables {
     double *buf;
-    struct plane_geom g;
+    const double *c[3], *s[3];
 };
 
 /* Doubles of the phase tables of every axis: cos, then sin, of each in turn. */
@@ -196,94 +80,16 @@ static int make_tables(const latmc_sim_desc *d, const double *phases, struct pha
         fill_phases(d, t->buf);
         phases = t->buf;
     }
-    const double *c[3], *s[3], *at = phases;
+    const double *at = phases;
     for (int mu = 0; mu < nd; mu++) {
-        c[mu] = at;
-        s[mu] = at + d->extent[mu];
+        t->c[mu] = at;
+        t->s[mu] = at + d->extent[mu];
         at += 2 * d->extent[mu];
     }
-    t->g.ndim = nd;
-    t->g.lx = d->extent[0];
-    t->g.rows = nd == 3 ? d->extent[1] : 1;
-    t->g.cx = c[0];
-    t->g.sx = s[0];
-    t->g.cy = nd == 3 ? c[1] : NULL;
-    t->g.sy = nd == 3 ? s[1] : NULL;
-    t->g.cp = c[nd - 1];
-    t->g.sp = s[nd - 1];
     return LATMC_OK;
 }
 
-/* Plane p's tile (zeroed here) from its replicas' sites rep[r]. */
-static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
-                       const void *const *rep, int64_t p, double *tile)
-{
-    const latmc_sim_desc *d = &sim->desc;
-    memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
-    /* phi^4 alone: Ising, Potts and Heisenberg make projections instead */
-    if (d->precision == LATMC_PRECISION_FLOAT)
-        phi4_plane_f(g, rep, p, tile);
-    else
-        phi4_plane_d(g, rep, p, tile);
-}
-
-void latmc_modes_phi4_tile(const latmc_sim *sim, const double *phases, const void *plane,
-                           int64_t p, double *tile)
-{
-    struct phase_tables t;
-    make_tables(&sim->desc, phases, &t); /* given the tables, it allocates nothing */
-    const void *rep[1] = { plane };
-    plane_tile(sim, &t.g, rep, p, tile);
-}
-
-int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
-{
-    const latmc_sim_desc *d = &sim->desc;
-    const int R = d->replicas;
-    const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
-    const size_t site_bytes = sim->model->site_bytes(d);
-    const size_t one = (size_t)plane_sites * site_bytes; /* one plane of one replica */
-    const size_t td = latmc_modes_tile_doubles(d);
-    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (one * (size_t)R));
-    if (block < 1)
-        block = 1;
-    if (block > p1 - p0)
-        block = p1 - p0;
-    const double *phases = latmc_modes_sim_phases(sim);
-    if (!phases)
-        return LATMC_ENOMEM;
-    struct phase_tables t;
-    int st = make_tables(d, phases, &t);
-    if (st < 0)
-        return st;
-    unsigned char *buf = malloc((size_t)block * one * (size_t)R);
-    if (!buf) {
-        free(t.buf);
-        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld planes",
-                          (long long)block);
-    }
-    for (int64_t b0 = p0; b0 < p1 && st == LATMC_OK; b0 += block) {
-        const int64_t b1 = b0 + block < p1 ? b0 + block : p1, nb = b1 - b0;
-        st = sim->ops->get_planes(sim, b0, b1, buf);
-        if (st < 0)
-            break;
-        const int threads = nb * plane_sites * R >= MODES_THREAD_SITES ? sim->n_threads : 1;
-        (void)threads;
-        MODES_OMP(parallel for num_threads(threads) schedule(static))
-        for (int64_t p = b0; p < b1; p++) {
-            const void *rep[2];
-            for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
-                rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
-            plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td);
-        }
-    }
-    free(buf);
-    free(t.buf);
-    return st;
-}
-
-
-/* ---- Ising: integer projections ---- */
+/* ---- integer projections ---- */
 
 /* Entries of one component's projections: L_0 + ... + L_{d-1}. */
 static int64_t axis_entries(const latmc_sim_desc *d)
@@ -325,6 +131,13 @@ static void ising_project_plane(const latmc_sim_desc *d, const int8_t *s, int64_
     plast[p] += total;
 }
 
+/* *at += v, wrapping: the sums of a phi^4 field beyond the modes' bound (refused after,
+ * latmc_modes_field_range) may overflow; every other sum is the exact integer. */
+static inline void wrap_add(int64_t *at, int64_t v)
+{
+    *at = (int64_t)((uint64_t)*at + (uint64_t)v);
+}
+
 /* Row y's sums row[c] of each of nc components into P_c,y (3D) and the plane's totals
  * (proj + c n: component c's projections, n entries, P_c,y from L_x on). */
 static void add_row_sums(const latmc_sim_desc *d, int64_t n, int64_t y, const int64_t *row,
@@ -332,8 +145,8 @@ static void add_row_sums(const latmc_sim_desc *d, int64_t n, int64_t y, const in
 {
     for (int c = 0; c < nc; c++) {
         if (d->ndim == 3)
-            proj[c * n + d->extent[0] + y] += row[c];
-        total[c] += row[c];
+            wrap_add(&proj[c * n + d->extent[0] + y], row[c]);
+        wrap_add(&total[c], row[c]);
     }
 }
 
@@ -342,7 +155,44 @@ static void add_plane_totals(int64_t n, int64_t last, int64_t p, const int64_t *
                              int nc, int64_t *proj)
 {
     for (int c = 0; c < nc; c++)
-        proj[c * n + last + p] += total[c];
+        wrap_add(&proj[c * n + last + p], total[c]);
+}
+
+/* phi^4: one plane's field values in fixed point (latmc_modes_field_fixed) into the
+ * projections P_x[x], (3D) P_y[y], P_last[p], as Ising's spins; `plane` floats or doubles
+ * as d->precision. */
+static void phi4_project_plane(const latmc_sim_desc *d, const void *plane, int64_t p,
+                               int64_t *proj)
+{
+    const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
+    const int64_t n = axis_entries(d), last = n - d->extent[d->ndim - 1];
+    const bool single = d->precision == LATMC_PRECISION_FLOAT;
+    const float *vf = plane;
+    const double *vd = plane;
+    int64_t total = 0;
+    for (int64_t y = 0; y < rows; y++) {
+        uint64_t row = 0;
+        int64_t x = 0;
+#ifdef LATMC_X86_AVX2
+        if (latmc_have_avx2()) /* the same integers, 4 sites a step */
+            x = single ? latmc_modes_phi4_row_avx2_f(vf + y * lx, lx, proj, &row)
+                       : latmc_modes_phi4_row_avx2_d(vd + y * lx, lx, proj, &row);
+#endif
+        for (; x < lx; x++) {
+            const int64_t q = latmc_modes_field_fixed(single ? (double)vf[y * lx + x]
+                                                             : vd[y * lx + x]);
+            wrap_add(&proj[x], q);
+            row += (uint64_t)q;
+        }
+        add_row_sums(d, n, y, (const int64_t[1]){ (int64_t)row }, 1, &total, proj);
+    }
+    add_plane_totals(n, last, p, &total, 1, proj);
+}
+
+void latmc_modes_phi4_project(const latmc_sim_desc *d, const void *plane, int64_t p,
+                              int64_t *proj)
+{
+    phi4_project_plane(d, plane, p, proj);
 }
 
 /* Potts: one plane's states into the projections of each state a,
@@ -418,12 +268,14 @@ void latmc_modes_heisenberg_project(const latmc_sim_desc *d, const float *r0, co
 }
 
 /* One plane of the model's projections (rep[r]: replica r's sites; Ising and Potts one
- * byte a site, one replica). */
+ * byte a site, phi^4 a float or a double, one replica). */
 static void project_plane(const latmc_sim_desc *d, const void *const *rep, int64_t p,
                           int64_t *proj)
 {
     if (d->model == LATMC_MODEL_HEISENBERG)
         heisenberg_project_plane(d, rep, p, proj);
+    else if (d->model == LATMC_MODEL_PHI4)
+        phi4_project_plane(d, rep[0], p, proj);
     else if (d->model == LATMC_MODEL_POTTS)
         potts_project_plane(d, rep[0], p, proj);
     else
@@ -495,7 +347,7 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
         }
         for (int t = 0; t < threads; t++)
             for (int64_t i = 0; i < n; i++)
-                proj[i] += rows[(size_t)t * (size_t)n + (size_t)i];
+                wrap_add(&proj[i], rows[(size_t)t * (size_t)n + (size_t)i]);
         free(rows);
     }
     free(buf);
@@ -518,20 +370,15 @@ int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
     const int st = make_tables(d, phases, &t);
     if (st < 0)
         return st;
-    const double *c[3] = { t.g.cx, t.g.cy, t.g.cp }, *sn[3] = { t.g.sx, t.g.sy, t.g.sp };
-    if (d->ndim == 2) {
-        c[1] = t.g.cp;
-        sn[1] = t.g.sp;
-    }
     const int components = latmc_modes_components(d); /* Ising 1, Potts q, Heisenberg 3, 12 */
-    /* Heisenberg's projections are of values times 2^25 (latmc_modes_fixed): the scaling
-     * back is exact */
-    const double scale = d->model == LATMC_MODEL_HEISENBERG ? 1 / LATMC_MODES_SPIN_SCALE : 1.0;
+    /* phi^4's and Heisenberg's projections are of values times a power of two: the
+     * scaling back is exact */
+    const double scale = latmc_modes_scale(d);
     for (int k = 0; k < components; k++)
         for (int mu = 0; mu < d->ndim; mu++) {
             double *m = modes + 2 * (k * d->ndim + mu);
-            m[0] = latmc_modes_exact_sum(proj, c[mu], d->extent[mu]) * scale;
-            m[1] = latmc_modes_exact_sum(proj, sn[mu], d->extent[mu]) * scale;
+            m[0] = latmc_modes_exact_sum(proj, t.c[mu], d->extent[mu]) * scale;
+            m[1] = latmc_modes_exact_sum(proj, t.s[mu], d->extent[mu]) * scale;
             proj += d->extent[mu];
         }
     free(t.buf);

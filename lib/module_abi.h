@@ -60,7 +60,10 @@
 /* 22: the member lanes' jobs LATMC_ENS_LANES_TEMPER_LOAD and _TEMPER_FETCH and struct
  * latmc_ens_lanes_job's temper, temp_tables, every and round0 (their exchange rounds on
  * the device). */
-#define LATMC_MODULE_ABI_VERSION 22u
+/* 23: phi^4's Fourier modes are integer projections in fixed point too
+ * (latmc_modes_field_fixed); struct latmc_backend_ops loses mode_tiles, and measure_kmin
+ * answers the exact sums before the model's scale. */
+#define LATMC_MODULE_ABI_VERSION 23u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -477,7 +477,7 @@ static int fourier_observable(latmc_sim *sim, int key, double *value)
     sim->modes_wanted = true;
     if (!sim->modes_valid) {
         if (!sim->modes) {
-            sim->modes = malloc(latmc_modes_tile_doubles(&sim->desc) * sizeof *sim->modes);
+            sim->modes = malloc(latmc_modes_doubles(&sim->desc) * sizeof *sim->modes);
             if (!sim->modes)
                 return SIM_FAIL(sim, LATMC_ENOMEM, "observable %s: cannot allocate the "
                                 "Fourier modes", latmc_observable_name(key));

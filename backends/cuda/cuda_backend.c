@@ -277,17 +277,10 @@ static int cuda_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sum
     return cuda_exec_measure_planes(sim, exec_of(sim), p0, p1, sums);
 }
 
-/* The Fourier modes' projections (lib/modes.h; Ising, Potts), through the leaf. */
+/* The Fourier modes' projections (lib/modes.h), through the leaf. */
 static int cuda_mode_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj)
 {
     return cuda_exec_projections(sim, exec_of(sim), p0, p1, proj);
-}
-
-/* The Fourier modes' tiles (lib/modes.h; phi^4, Heisenberg), through the leaf. */
-static int cuda_mode_tiles(latmc_sim *sim, const double *phases, int64_t p0, int64_t p1,
-                           double *tiles)
-{
-    return cuda_exec_mode_tiles(sim, exec_of(sim), p0, p1, phases, tiles);
 }
 
 /* The sums and the whole lattice's projections in one pass (ops.measure_modes; the core
@@ -391,7 +384,6 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */
     .part_halo_depth = cuda_part_halo_depth,
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec_measure.c */
-    .mode_tiles = cuda_mode_tiles,             /* exec/cuda_exec_measure.c */
     .measure_modes = cuda_measure_modes,
     .measure_planes_modes = cuda_measure_planes_modes,
     .measure_kmin = cuda_measure_kmin,

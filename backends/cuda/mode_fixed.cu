@@ -1,5 +1,5 @@
 /*
- * Heisenberg's projections of the Fourier modes in fixed point (mode_tiles.h,
+ * Heisenberg's projections of the Fourier modes in fixed point (mode_fixed.h,
  * cuda_fixed_projections; the definition: lib/modes_exact.h, latmc_modes_fixed, and
  * lib/modes_planes.c's heisenberg_project_plane, whose integers these are): integers, so
  * the columns' and the rows' atomics may add in any order.
@@ -8,7 +8,7 @@
 
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
-#include "mode_tiles.h"
+#include "mode_fixed.h"
 #include "modes_fixed.cuh"
 
 #define FIXED_MAX_COMPONENTS 12 /* 3, or 3 + 9 with two replicas (lib/modes.h) */
@@ -178,14 +178,14 @@ fixed_tile_kernel(const float *__restrict__ data, int64_t stride, int64_t lx, in
 
 /* One resident wave: the strips' groups (grid.y) times as many row ranges as fill it. */
 template <int C>
-static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_source *src,
-                               const struct cuda_tiles_range *r, int64_t *proj)
+static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_fixed_source *src,
+                               const struct cuda_fixed_range *r, int64_t *proj)
 {
     const bool three = r->ndim == 3;
     const int64_t lx = r->extent[0], ly_rows = three ? r->extent[1] : 1;
     const int64_t rows = r->planes * ly_rows;
     int64_t last_at;
-    const int64_t n = cuda_tiles_range_entries(r, &last_at);
+    const int64_t n = cuda_fixed_range_entries(r, &last_at);
     if (rows <= 0)
         return cudaSuccess;
     const int64_t groups = ((lx + 31) / 32 + FIXED_TILE_WARPS - 1) / FIXED_TILE_WARPS;
@@ -203,8 +203,8 @@ static cudaError_t launch_fixed(cudaStream_t stream, const struct cuda_tiles_sou
 }
 
 extern "C" cudaError_t cuda_fixed_projections(cudaStream_t stream,
-                                              const struct cuda_tiles_source *src,
-                                              const struct cuda_tiles_range *r, int64_t *proj)
+                                              const struct cuda_fixed_source *src,
+                                              const struct cuda_fixed_range *r, int64_t *proj)
 {
     if (src->is_double || src->components != FIXED_SPIN || src->replicas < 1 ||
         src->replicas > 2)

@@ -1,13 +1,16 @@
 /*
- * Heisenberg's site values in the fixed point of the Fourier modes' projections
+ * Heisenberg's and phi^4's site values in the fixed point of the Fourier modes' projections
  * (lib/modes_exact.h, latmc_modes_fixed: q = round(v 2^25), ties to even), on the device,
  * for every kernel that counts them (mode_fixed.cu, heisenberg_sums.cu). v + 1.5 2^27,
  * rounded to nearest even, lies in [2^27, 2^28) for |v| < 2^26, where doubles are 2^-25
  * apart, so its mantissa is q + 2^51, whose low 32 bits are q's (|v| <= 1 + 1e-5,
  * latmc_sim_set_spins' bound, gives |q| < 2^26): one addition instead of a conversion.
+ * phi^4's field values the same way, at their own scale (cuda_modes_field_bits).
  */
 #ifndef LATMC_CUDA_MODES_FIXED_CUH
 #define LATMC_CUDA_MODES_FIXED_CUH
+
+#include "modes_exact.h" /* LATMC_MODES_FIELD_SCALE */
 
 #define CUDA_MODES_FIXED_MAGIC 201326592.0 /* 1.5 2^27 */
 
@@ -36,6 +39,56 @@ __device__ __forceinline__ void cuda_modes_add_halves(unsigned *lo, int *hi, int
 __device__ __forceinline__ long long cuda_modes_halves_value(unsigned lo, int hi)
 {
     return (long long)hi * 65536 + (long long)lo;
+}
+
+/*
+ * phi^4's field values in fixed point (lib/modes_exact.h, latmc_modes_field_fixed:
+ * q = round(phi 2^20), ties to even; phi 2^20 is exact for a float or a double). One FMA,
+ * phi 2^20 + 1.5 2^52 in one rounding to nearest even, lies in [2^52, 2^53) for
+ * |phi 2^20| < 2^51, where doubles are 1 apart, so its bits less CUDA_MODES_FIELD_BITS
+ * (1.5 2^52's) are q. The kernels keep the raw bits: a sum of n of them less n times
+ * CUDA_MODES_FIELD_BITS is the sum of the q modulo 2^64, exact where the core accepts the
+ * field (every such sum below 2^62); beyond (a field it refuses after the fact) the
+ * integers are wrong but every operation stays defined (unsigned, no trap).
+ */
+#define CUDA_MODES_FIELD_MAGIC 0x1.8p52
+#define CUDA_MODES_FIELD_BITS 0x4338000000000000ull
+#define CUDA_MODES_FIELD_LOW 26 /* the pieces' split (cuda_modes_field_pieces) */
+
+__device__ __forceinline__ unsigned long long cuda_modes_field_bits(double phi)
+{
+    return (unsigned long long)__double_as_longlong(
+        __fma_rn(phi, LATMC_MODES_FIELD_SCALE, CUDA_MODES_FIELD_MAGIC));
+}
+
+/* The bits b's q as two 32-bit pieces whose sums over a warp (32 values) stay within 32
+ * bits: q's low 26 bits (unsigned, those of b: the magic's low 48 bits are zero) and
+ * q >> 26 (signed, |.| < 2^25 for |q| < 2^51), b >> 26 less the magic's. keep: ~0u, or 0
+ * for a lane whose value must not count (both pieces 0). */
+__device__ __forceinline__ void cuda_modes_field_pieces(unsigned long long b, unsigned keep,
+                                                        unsigned *lo, unsigned *hi)
+{
+    *lo = (unsigned)b & (keep & ((1u << CUDA_MODES_FIELD_LOW) - 1u));
+    *hi = ((unsigned)(b >> CUDA_MODES_FIELD_LOW) -
+           (unsigned)(CUDA_MODES_FIELD_BITS >> CUDA_MODES_FIELD_LOW)) & keep;
+}
+
+/* A warp's sum of the pieces v (every lane calls it). */
+__device__ __forceinline__ unsigned cuda_modes_warp_sum(unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);
+#else
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+#endif
+}
+
+/* The sum of q that the pieces' sums lo, hi stand for (modulo 2^64). */
+__device__ __forceinline__ unsigned long long cuda_modes_field_value(unsigned lo, unsigned hi)
+{
+    return ((unsigned long long)(long long)(int)hi << CUDA_MODES_FIELD_LOW) + lo;
 }
 
 #endif

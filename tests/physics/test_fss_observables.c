@@ -96,13 +96,18 @@ static void simplex_values(const uint8_t *s, int64_t n, int q, double *vals)
 
 struct fourier { double k0, kmin, qkmin; };
 
-/* Heisenberg's site values as the modes at k_min take them: rint(v 2^25) 2^-25 (ties to
- * even under the default rounding), computed here by the C library, not by
- * lib/modes_exact.h; v itself where `fixed` is false (k = 0: the measurement's sums; the
- * ensembles' overlaps). */
+/* Heisenberg's and phi^4's site values as the modes at k_min take them: rint(v 2^S) 2^-S,
+ * S = 25 (a spin's components) or 20 (the field) (ties to even under the default
+ * rounding), computed here by the C library, not by lib/modes_exact.h; v itself where
+ * `fixed` is false (k = 0: the measurement's sums; the ensembles' overlaps). */
+static double fixed_point_of(double v, bool fixed, double scale)
+{
+    return fixed ? rint(v * scale) / scale : v;
+}
+
 static double fixed_point(double v, bool fixed)
 {
-    return fixed ? rint(v * 0x1p25) * 0x1p-25 : v;
+    return fixed_point_of(v, fixed, 0x1p25);
 }
 
 /* The three observables of a configuration in get_spins' layout; Heisenberg's modes at
@@ -121,7 +126,7 @@ static struct fourier direct_of(const struct lattice *g, int model, int q, int r
                 v[i] = ((const int8_t *)buf)[i];
                 break;
             case LATMC_MODEL_PHI4:
-                v[i] = ((const double *)buf)[i];
+                v[i] = fixed_point_of(((const double *)buf)[i], fixed && at_kmin, 0x1p20);
                 break;
             case LATMC_MODEL_HEISENBERG:
                 for (int c = 0; c < 3; c++)
@@ -263,6 +268,42 @@ static void phi4_modes_as_cpu(latmc_ctx *ctx, int ndim, int single)
     free(field);
     for (int k = 0; k < 3; k++)
         latmc_sim_destroy(&sims[k]);
+}
+
+/* phi^4's fixed point holds the field within its bound (lib/modes_exact.h: here, on 40^2
+ * sites, while sum phi^2 <= 2^60): a field of zeros but for one site of 2^29 and one of
+ * -3 2^27 + 2^-21 (fixed points of 2^49 and less, a tie among them) gives the definition's
+ * |m(k_min)|^2 exactly; a site of 2^31 (sum phi^2 = 2^62) makes M2_KMIN refuse, with the
+ * reason, while the other observables stay. Both backends (this test's device). */
+static void phi4_field_bound(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const struct lattice g = lattice_of(2, 40);
+    latmc_sim *sim = make(ctx, LATMC_MODEL_PHI4, 2, 40, 2, 1, 1, 0, 1);
+    double *field = calloc((size_t)g.n, sizeof *field);
+    assert_non_null(field);
+    size_t bytes = 0;
+    assert_int_equal(latmc_sim_spins_size(sim, &bytes), LATMC_OK);
+    field[41] = 0x1p29;
+    field[1000] = -0x3p27 + 0x1p-21;
+    field[1001] = 0x1p-21; /* a tie: rounds to 0 */
+    assert_int_equal(latmc_sim_set_spins(sim, field, bytes), LATMC_OK);
+    double kmin = 0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &kmin), LATMC_OK);
+    const struct fourier want = direct(&g, LATMC_MODEL_PHI4, 2, 1, field);
+    assert_close(kmin, want.kmin, 1e-12 * want.kmin);
+    field[41] = 0x1p31;
+    assert_int_equal(latmc_sim_set_spins(sim, field, bytes), LATMC_OK);
+    double m2 = 0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2, &m2), LATMC_OK);
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &kmin), LATMC_EUNSUPPORTED);
+    assert_non_null(strstr(latmc_last_error(), "too large"));
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2, &m2), LATMC_OK);
+    free(field);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
 }
 
 static void given_configurations(void **state)
@@ -1216,6 +1257,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(counts_against_cpu_cuda),
             cmocka_unit_test(enumeration),
             cmocka_unit_test(heisenberg_against_cpu),
+            cmocka_unit_test(phi4_field_bound),
         };
         return cmocka_run_group_tests_name("fss_observables cuda", on_cuda, NULL, NULL);
     }
@@ -1229,6 +1271,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(floating_measurement_pass),
         cmocka_unit_test(enumeration),
         cmocka_unit_test(gaussian_phi4),
+        cmocka_unit_test(phi4_field_bound),
     };
     return cmocka_run_group_tests_name("fss_observables", tests, NULL, NULL);
 }

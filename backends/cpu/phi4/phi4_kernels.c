@@ -310,23 +310,23 @@ static void phi4_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
     latmc_model_add_planes(sim->model, sums, p->planes, np);
 }
 
-/* The sums and every plane's tile of the Fourier modes in one pass (cpu_backend.h's
- * measure_modes: a state of the whole lattice): each plane's rows, then its tile while the
- * plane is in the cache, on the natural-order field the measurement reads anyway (no
- * second copy of the planes). */
-static int phi4_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *tiles)
+/* The sums and the fixed-point projections of the Fourier modes in one pass (cpu_backend.h's
+ * measure_modes: a state of the whole lattice): each plane's rows, then its projections
+ * while the plane is in the cache, on the field as stored (the SIMD levels' transposed
+ * field in place, as phi4_measure reads it: no copy). */
+static int phi4_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *proj)
 {
     struct phi4_state *p = phi4_state(st);
-    const double *phases = latmc_modes_sim_phases(sim);
-    if (!phases)
-        return LATMC_ENOMEM;
-    const void *natural = export_field(sim, st, p, NULL);
-    if (p->single)
-        cpu_phi4_measure_tiles_f(sim, &p->geom, natural, p->partials, p->planes, phases, tiles,
-                                 sim->n_threads);
-    else
-        cpu_phi4_measure_tiles_d(sim, &p->geom, natural, p->partials, p->planes, phases, tiles,
-                                 sim->n_threads);
+    const int nc = p->dsp.transposed ? p->geom.colouring.ncolours : 0;
+    const int r = p->single
+                      ? cpu_phi4_measure_projections_f(&sim->desc, &p->geom, p->field, nc,
+                                                       p->partials, p->planes, proj,
+                                                       sim->n_threads)
+                      : cpu_phi4_measure_projections_d(&sim->desc, &p->geom, p->field, nc,
+                                                       p->partials, p->planes, proj,
+                                                       sim->n_threads);
+    if (r < 0)
+        return latmc_fail(r, "phi^4 measurement: cannot allocate the threads' projections");
     latmc_model_add_planes(sim->model, sums, p->planes, n_planes(st));
     return LATMC_OK;
 }

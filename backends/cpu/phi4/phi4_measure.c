@@ -4,6 +4,9 @@
 #include "cpu_omp.h"
 #include "modes.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* A plane's sums: its rows' partials (PHI4_NPARTIALS each) added in order, from zero. */
 static struct latmc_phi4_sums phi4_plane_total(const double *rows, int64_t n)
 {

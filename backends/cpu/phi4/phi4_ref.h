@@ -62,15 +62,19 @@ void cpu_phi4_measure_planes_transposed_d(const struct phi4_geom *g, const doubl
                                           double *partials, int64_t p0, int64_t p1,
                                           struct latmc_phi4_sums *planes, int n_threads);
 
-/* The same for every plane of the lattice (p0 = 0, p1 = L) and, in the same pass, each
- * plane's tile of the Fourier modes at k_min (latmc_modes_phi4_tile, lib/modes.h; phases:
- * latmc_modes_sim_phases) into tiles (latmc_modes_tile_doubles doubles a plane). */
-void cpu_phi4_measure_tiles_f(const latmc_sim *sim, const struct phi4_geom *g, const float *phi,
-                              double *partials, struct latmc_phi4_sums *planes,
-                              const double *phases, double *tiles, int n_threads);
-void cpu_phi4_measure_tiles_d(const latmc_sim *sim, const struct phi4_geom *g,
-                              const double *phi, double *partials,
-                              struct latmc_phi4_sums *planes, const double *phases,
-                              double *tiles, int n_threads);
+/* The same for every plane of the lattice (p0 = 0, p1 = L) and, in the same pass, the
+ * fixed-point projections of the Fourier modes at k_min (latmc_modes_phi4_project,
+ * lib/modes.h) into proj (latmc_modes_projection_entries of desc d, set here), each
+ * thread into its own, added up after; the field in natural order (nc 0) or the SIMD
+ * levels' colour-transposed one with nc colours, read in place: the same doubles and
+ * integers. LATMC_OK or LATMC_ENOMEM. */
+int cpu_phi4_measure_projections_f(const latmc_sim_desc *d, const struct phi4_geom *g,
+                                   const float *phi, int nc, double *partials,
+                                   struct latmc_phi4_sums *planes, int64_t *proj,
+                                   int n_threads);
+int cpu_phi4_measure_projections_d(const latmc_sim_desc *d, const struct phi4_geom *g,
+                                   const double *phi, int nc, double *partials,
+                                   struct latmc_phi4_sums *planes, int64_t *proj,
+                                   int n_threads);
 
 #endif

@@ -422,10 +422,9 @@ static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool peer_done[PEER_TABLE][PEER_TABLE];
 
 /* Let each device reach its neighbours' memory and the first box's where the hardware
- * allows (the halos go to the neighbours; the Fourier modes' tiles of every box are
- * gathered on the first box's device: cuda_exec_measure.c). The copies work either way;
- * without peer access the driver stages them through host memory, a measurement's copy
- * from a box that is no neighbour of the first then took 5 times as long. */
+ * allows (the halos go to the neighbours; the first box's device is reached from every
+ * box, once a pair, for copies gathered there). The copies work either way; without peer
+ * access the driver stages them through host memory. */
 static void enable_peer(int a, int b)
 {
     int can = 0;

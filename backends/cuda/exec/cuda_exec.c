@@ -68,12 +68,7 @@ static void free_box(struct cuda_box_exec *ex)
     cudaFree(b->tables);
     cudaFree(b->sums);
     cudaFree(b->projections);
-    cudaFree(b->gathered_tiles);
-    if (b->projected)
-        cudaEventDestroy(b->projected);
     cudaFree(b->weights);
-    cudaFree(b->mode_phases);
-    cudaFree(b->mode_tiles);
 }
 
 void cuda_exec_destroy(struct cuda_exec *x)

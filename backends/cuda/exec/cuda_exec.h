@@ -88,17 +88,6 @@ int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
 int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                           int64_t *proj);
 
-/*
- * The tiles of the Fourier modes at k_min (lib/modes.h) of the lattice's planes [p0, p1),
- * plane p's at (p - p0) tile doubles of `tiles` (host), from the core's phase tables
- * `phases` (latmc_modes_sim_phases: the same at every call; each box keeps a device copy):
- * each box reduces its own planes in the range on its device (the leaf's mode_tiles), each
- * tile the CPU's bit for bit. The range as for cuda_exec_projections. LATMC_EUNSUPPORTED
- * with the reason for a leaf without mode_tiles.
- */
-int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                         const double *phases, double *tiles);
-
 /* cuda_exec_measure's sums and the whole lattice's projections (as cuda_exec_projections
  * of [0, L)) in one pass over each box where its leaf has measure_projections (else the
  * two, one after the other), one wait. LATMC_EUNSUPPORTED as cuda_exec_projections. */
@@ -109,14 +98,12 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
  * measure_planes, in one read where the leaf has measure_planes_projections). */
 bool cuda_exec_has_projections(const struct cuda_exec *x);
 /* The sums and the lattice's modes (ops.measure_kmin; phases: the core's tables, copied
- * to the device once) where cuda_exec_has_kmin says so. Ising and Potts, one box or k
- * boxes of one process: one pass over each box and the exact sums of its projections'
- * modes (lib/modes_exact.h) on its device; only each box's sums and limbs come to the
- * host, one wait, where they are added (integers) and made doubles (latmc_i128_value). The
- * models of tiles (phi^4), one box or k boxes of one process: the sums'
- * kernels on each box's stream and the tiles' beside them on its border stream, the
- * boxes' tiles sent to box 0's device (a peer copy each) and added there in the core's
- * order (plane order). */
+ * to the device once) where cuda_exec_has_kmin says so: a leaf with measure_projections
+ * whose boxes measure whole (Ising and Potts, one box or k boxes of one process; phi^4, a
+ * box alone): one pass over each box and the exact sums of its projections' modes
+ * (lib/modes_exact.h) on its device; only each box's sums and limbs come to the host, one
+ * wait, where they are added (integers) and made doubles (latmc_i128_value, unscaled: the
+ * core applies a fixed-point model's scale). */
 bool cuda_exec_has_kmin(const struct cuda_exec *x);
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes);

@@ -2,8 +2,8 @@
  * The one CUDA executor's measurements (cuda_exec.h; doc/architecture.md, "One CUDA
  * executor"): every box's integer sums of its own planes, added in box (= plane) order, a
  * leaf's floating-point sums per plane added in plane order from zero (the same doubles
- * for every cut); the Fourier modes' projections and tiles (lib/modes.h) and the k_min
- * sums; and the per-plane forms of a part of a lattice shared by processes (lib/backend.h:
+ * for every cut); the Fourier modes' projections (lib/modes.h) and the exact sums of
+ * their modes at k_min; and the per-plane forms of a part of a lattice shared by processes (lib/backend.h:
  * its halo exchange through get/set_planes, its measurement and gather by planes). The
  * boxes, their steps and their configuration are cuda_exec.c's; both share the state of
  * cuda_exec_state.h.
@@ -14,7 +14,6 @@
 #include "cuda_check.h"
 #include "cuda_exec_state.h"
 #include "mode_projections.h"
-#include "mode_tiles.h"
 #include "model.h"
 #include "modes_exact.h"
 #include "part.h"
@@ -251,82 +250,6 @@ static size_t phase_doubles(const latmc_sim *sim)
     return 2 * (size_t)n;
 }
 
-/* Box b's device copy of the core's phase tables (the same at every call of a sim: copied
- * once) and its tiles (plane_bytes a plane), room for one more plane than it owns: the
- * modes, their sum (measure_kmin_tiles; on k boxes the sum is made in box 0's
- * gathered_tiles instead). On the current device, made on first use. The
- * copy is waited for on the box's stream: a cudaMemcpy from pageable memory returns once
- * the data are staged, before the DMA has landed, and the box's streams are non-blocking
- * (not ordered after the legacy stream's copy), so a kernel read the table before it was
- * there (NaN or garbage modes on a busy GPU, issue 30's chains); the tile kernels run on
- * either of the box's streams, hence the wait rather than the stream order. */
-static cudaError_t tile_buffers(struct cuda_box *b, const double *phases, size_t phase_bytes,
-                                size_t plane_bytes)
-{
-    cudaError_t err = cudaSuccess;
-    if (!b->mode_phases) {
-        err = cudaMalloc((void **)&b->mode_phases, phase_bytes);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice,
-                                  b->ex.stream);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(b->ex.stream);
-        if (err != cudaSuccess) {
-            cudaFree(b->mode_phases);
-            b->mode_phases = NULL;
-            return err;
-        }
-    }
-    if (!b->mode_tiles)
-        err = cudaMalloc((void **)&b->mode_tiles, plane_bytes * (size_t)(b->ex.planes + 1));
-    if (err != cudaSuccess)
-        b->mode_tiles = NULL;
-    return err;
-}
-
-int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                         const double *phases, double *tiles)
-{
-    if (!x->leaf->mode_tiles)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes' tiles",
-                               sim->model->name);
-    int64_t lo, hi;
-    int st = check_own_planes(x, p0, p1);
-    if (st < 0)
-        return st;
-    const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
-    const size_t plane_bytes = td * sizeof(double);
-    const size_t phase_bytes = phase_doubles(sim) * sizeof(double);
-    st = stage_of(x, plane_bytes * (size_t)(p1 - p0));
-    if (st == LATMC_OK) /* the steps and halo copies in flight done */
-        st = cuda_exec_finish_all(x, "reducing the Fourier modes");
-    cudaError_t err = cudaSuccess;
-    for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        if (!own_within(x, i, p0, p1, &lo, &hi))
-            continue;
-        if ((st = cuda_box_set_device(b->ex.device)) < 0)
-            break;
-        err = tile_buffers(b, phases, phase_bytes, plane_bytes);
-        const struct cuda_box_range r =
-            cuda_exec_range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
-        if (err == cudaSuccess)
-            err = x->leaf->mode_tiles(sim, &r, b->ex.stream, b->mode_phases, b->mode_tiles);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((char *)x->stage + (size_t)(lo - p0) * plane_bytes,
-                                  b->mode_tiles, (size_t)(hi - lo) * plane_bytes,
-                                  cudaMemcpyDeviceToHost, b->ex.stream);
-    }
-    if (st == LATMC_OK)
-        st = cuda_check(err, "reducing the Fourier modes");
-    const int fin = cuda_exec_finish_all(x, "reducing the Fourier modes");
-    if (st < 0 || fin < 0)
-        return st < 0 ? st : fin;
-    memcpy(tiles, x->stage, plane_bytes * (size_t)(p1 - p0));
-    return LATMC_OK;
-}
-
 bool cuda_exec_has_projections(const struct cuda_exec *x)
 {
     /* reduce_box's sums are the leaf's measure (or measure_projections), reduce_box_planes'
@@ -366,127 +289,13 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
     return LATMC_OK;
 }
 
+/* A box's sums whole (measure or measure_projections: a box alone, or integer sums) and the
+ * leaf's projections counted beside them (measure_projections); a leaf that measures per
+ * plane (phi^4's boxes with halos: floating-point sums added in plane order across the
+ * boxes) has its projections transformed on the host (cuda_exec_measure_modes). */
 bool cuda_exec_has_kmin(const struct cuda_exec *x)
 {
-    if (x->part)
-        return false;
-    if (x->leaf->measure_projections) /* k boxes too: their projections added on box 0 */
-        return true;
-    /* the tiles: one box, or k boxes measuring per plane (their tiles added on box 0) */
-    return x->leaf->mode_tiles != NULL &&
-           (x->n == 1 ? x->leaf->measure || x->leaf->measure_planes
-                      : x->leaf->measure_planes != NULL);
-}
-
-/*
- * cuda_exec_measure_kmin of a model of tiles (phi^4), on one box or k boxes of
- * one process: each box's sums as cuda_exec_measure takes them (per plane where the leaf
- * measures so, added in plane order here, else one box's whole sums) on its stream, its
- * planes' tiles beside them on its border stream; one box adds its tiles in plane order
- * from zero on the device (cuda_tiles_total: latmc_modes_combine's additions); k boxes
- * send their tiles to box 0's device (a peer copy each, at the box's first plane), where
- * the same sum runs over all L planes: the tiles of a plane do not depend on the cut, so
- * neither does their sum. A copy from each box and the waits: no second round trip for
- * the modes.
- */
-static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *sums,
-                              const double *phases, double *modes)
-{
-    struct cuda_box *b0 = &x->box[0];
-    const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
-    const size_t plane_bytes = td * sizeof(double);
-    const bool per_plane = x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure);
-    const size_t nsums = sim->model->sums_size / sizeof(double);
-    const size_t sums_bytes = per_plane ? nsums * sizeof(double) * (size_t)x->L
-                                        : sim->model->sums_size;
-    const size_t sums_at = (sums_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
-    int st = stage_of(x, sums_at + plane_bytes);
-    if (st == LATMC_OK) /* the steps in flight done */
-        st = cuda_exec_finish_all(x, "measuring");
-    if (st < 0)
-        return st;
-    cudaError_t err = cudaSetDevice(b0->ex.device);
-    /* k boxes: all L planes' tiles on box 0's device, then their sum */
-    if (err == cudaSuccess && x->n > 1 && !b0->gathered_tiles)
-        err = cudaMalloc((void **)&b0->gathered_tiles, plane_bytes * (size_t)(x->L + 1));
-    for (int i = 0; i < x->n && err == cudaSuccess; i++) {
-        struct cuda_box *b = &x->box[i];
-        const struct cuda_box_range own = cuda_exec_range_of(x, b, x->halo, b->ex.planes);
-        cudaStream_t stream = b->ex.stream, side = b->ex.border_stream;
-        void *dev_sums = b->sums;
-        err = cudaSetDevice(b->ex.device);
-        if (err == cudaSuccess)
-            err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
-        /* both in one read where the leaf can: the tiles then come on the main stream */
-        bool together = false;
-        if (err == cudaSuccess && !per_plane)
-            err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
-        if (err == cudaSuccess && x->leaf->measure_tiles) {
-            double *plane_sums = NULL;
-            err = x->leaf->measure_tiles(sim, &own, stream, per_plane ? NULL : b->sums,
-                                         &plane_sums, b->mode_phases, b->mode_tiles);
-            together = err == cudaSuccess;
-            if (err == cudaErrorNotSupported)
-                err = cudaSuccess;
-            else if (together && per_plane)
-                dev_sums = plane_sums;
-        }
-        if (err == cudaSuccess && !together && per_plane) {
-            double *plane_sums = NULL;
-            err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
-            dev_sums = plane_sums;
-        } else if (err == cudaSuccess && !together) {
-            err = x->leaf->measure(sim, &own, stream, b->sums);
-        }
-        /* box i's plane sums at its first plane's place in the stage (one box's whole
-         * sums where not per plane: only a box alone) */
-        const size_t at = per_plane ? (size_t)(b->ex.origin) * nsums * sizeof(double) : 0;
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((char *)x->stage + at, dev_sums,
-                                  per_plane ? (size_t)b->ex.planes * nsums * sizeof(double)
-                                            : sim->model->sums_size,
-                                  cudaMemcpyDeviceToHost, stream);
-        /* else the tiles on the box's other stream (idle, as the box is between steps),
-         * beside the sums: both read the configuration only, and each kernel's idle slots
-         * (the chains of additions wait for each other) take the other's blocks */
-        cudaStream_t tiled = together ? stream : side;
-        if (err == cudaSuccess && !together)
-            err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
-        if (err == cudaSuccess && x->n > 1)
-            err = cudaMemcpyPeerAsync(b0->gathered_tiles + (size_t)b->ex.origin * td,
-                                      b0->ex.device, b->mode_tiles, b->ex.device,
-                                      (size_t)b->ex.planes * plane_bytes, tiled);
-        /* box 0's sum of the tiles runs on its other stream: it waits for every box's
-         * (box 0's own too, where they came on its main stream) */
-        if (err == cudaSuccess && !b->projected)
-            err = cudaEventCreateWithFlags(&b->projected, cudaEventDisableTiming);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(b->projected, tiled);
-    }
-    /* one box: its own tiles (made by tile_buffers above) and room for their sum */
-    double *all = x->n > 1 ? b0->gathered_tiles : b0->mode_tiles;
-    if (err == cudaSuccess)
-        err = cudaSetDevice(b0->ex.device);
-    for (int i = 0; i < x->n && err == cudaSuccess; i++)
-        err = cudaStreamWaitEvent(b0->ex.border_stream, x->box[i].projected, 0);
-    double *dev_modes = all + td * (size_t)x->L;
-    if (err == cudaSuccess)
-        err = cuda_tiles_total(b0->ex.border_stream, all, x->L, (int)td, dev_modes);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync((char *)x->stage + sums_at, dev_modes, plane_bytes,
-                              cudaMemcpyDeviceToHost, b0->ex.border_stream);
-    st = cuda_check(err, "measuring the sums and the Fourier modes");
-    const int fin = cuda_exec_finish_all(x, "measuring the sums and the Fourier modes");
-    if (st < 0 || fin < 0)
-        return st < 0 ? st : fin;
-    memset(sums, 0, sim->model->sums_size);
-    if (per_plane) /* plane order: the same additions as cuda_exec_measure */
-        for (int64_t q = 0; q < x->L; q++)
-            sim->model->add_sums(sums, (const double *)x->stage + (size_t)q * nsums);
-    else
-        sim->model->add_sums(sums, x->stage);
-    memcpy(modes, (const char *)x->stage + sums_at, plane_bytes);
-    return LATMC_OK;
+    return !x->part && x->leaf->measure_projections && !measures_per_plane(x);
 }
 
 /* What reduce_box_kmin needs of the measurement. */
@@ -610,8 +419,6 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of "
                                "this layout (%d boxes, or a part's) are added on the host",
                                x->n);
-    if (!x->leaf->measure_projections)
-        return measure_kmin_tiles(sim, x, sums, phases, modes);
     const latmc_sim_desc *d = &sim->desc;
     struct kmin_ctx kc;
     memset(&kc, 0, sizeof kc);

@@ -1,7 +1,7 @@
 /*
  * Internal to the one CUDA executor (exec/): its state, shared by cuda_exec.c (the boxes'
  * life, their configuration and couplings, the steps) and cuda_exec_measure.c (the
- * measurements, the Fourier modes' projections and tiles, and a part's per-plane forms).
+ * measurements, the Fourier modes' projections, and a part's per-plane forms).
  * Nothing outside exec/ includes it: the rest of the module sees struct cuda_exec as
  * opaque (cuda_exec.h).
  */

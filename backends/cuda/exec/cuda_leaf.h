@@ -59,13 +59,6 @@ struct cuda_box {
     const double *phases_of;
     bool modes_weighed;            /* the last measure_kmin's limbs made by the leaf's
                                       measure_modes (no projections to sum) */
-    double *gathered_tiles;        /* box 0 of k boxes: all L planes' tiles and their sum
-                                      (device; cuda_exec_measure_kmin), or NULL */
-    cudaEvent_t projected;         /* recorded after a box's tiles were sent
-                                      to box 0 (made on first use), or NULL */
-    double *mode_phases;           /* the modes' phase tables (the core's, copied) and */
-    double *mode_tiles;            /* the tiles of the own planes (device; made on first use
-                                      by cuda_exec_mode_tiles), or NULL */
 };
 
 /*
@@ -229,21 +222,11 @@ struct cuda_leaf {
 
     /* ---- appended for the k_min count in the measurement (issue 33) ---- */
     /* Optional (NULL: measure, then projections): measure's sums and projections' counts
-     * of the range in one read of the configuration, each exactly what those give. */
+     * of the range in one read of the configuration, each exactly what those give (phi^4:
+     * a box alone, the only range its measure takes). A leaf that also has measure_planes
+     * is asked for it only where its box measures whole (cuda_exec_has_kmin). */
     cudaError_t (*measure_projections)(const latmc_sim *sim, const struct cuda_box_range *own,
                                        cudaStream_t stream, void *sums, int64_t *proj);
-
-    /* ---- appended for the Fourier modes of the floating-point models (phi^4's
-     * scalar tiles) ---- */
-    /* Optional (NULL: the executor refuses them, unless `projections`): the tiles of the
-     * modes (lib/modes.h; mode_tiles.h) of range r's planes, plane q's at
-     * q mode_components ndim 2 doubles of the device array `tiles`, from the device copy
-     * of the core's phase tables `phases` (latmc_modes_sim_phases' layout), each tile the
-     * CPU's bit for bit (its order of operations within the plane). The executor adds
-     * nothing: the core adds the tiles in plane order, the same for every cut. */
-    cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
-                              cudaStream_t stream, const double *phases, double *tiles);
-    int mode_components; /* a tile's components (latmc_modes_components) */
 
     /* ---- appended for the bit-sliced Ising decisions (issue 35) ---- */
     /* Optional (NULL: none): whether update runs steps of kind LATMC_STEP_COLOUR_BITSLICED
@@ -376,16 +359,6 @@ struct cuda_leaf {
                                               const struct cuda_box_range *r,
                                               cudaStream_t stream, double **plane_sums,
                                               int64_t *proj);
-    /* ---- appended for phi^4's modes in the measurement's read (issue 33) ---- */
-    /* Optional (NULL: measure or measure_planes, then mode_tiles): the range's sums as
-     * measure gives them (sums non-NULL: a box alone, into the device struct sums) or as
-     * measure_planes does (sums NULL: into *plane_sums), and mode_tiles' tiles from the
-     * same phase tables, in one read of the configuration, each exactly what those give;
-     * cudaErrorNotSupported where the leaf's pass does not take the lattice's shape
-     * (nothing enqueued: the executor takes the two then). */
-    cudaError_t (*measure_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
-                                 cudaStream_t stream, void *sums, double **plane_sums,
-                                 const double *phases, double *tiles);
 };
 
 /*

@@ -49,7 +49,7 @@
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
 #include "heisenberg_rules.h"
-#include "mode_tiles.h"
+#include "mode_fixed.h"
 #include "model.h"
 #include "plan.h"
 
@@ -542,11 +542,11 @@ static size_t range_geom(const struct heisenberg_box *h, const struct cuda_box_r
     return (size_t)(r->p0 * h->plane_sites);
 }
 
-/* Range r's planes as the Fourier modes' projections see them (mode_tiles.h). */
-static struct cuda_tiles_range tiles_range(const latmc_sim_desc *d,
+/* Range r's planes as the Fourier modes' projections see them (mode_fixed.h). */
+static struct cuda_fixed_range fixed_range(const latmc_sim_desc *d,
                                            const struct cuda_box_range *r)
 {
-    const struct cuda_tiles_range range = {
+    const struct cuda_fixed_range range = {
         .ndim = d->ndim,
         .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
         .planes = r->planes,
@@ -573,21 +573,21 @@ static cudaError_t heisenberg_measure_planes(const latmc_sim *sim, const struct 
 }
 
 /* The integer projections of the Fourier modes of range r's planes in fixed point
- * (mode_tiles.h's cuda_fixed_projections; lib/modes_exact.h): replica 0's spin and, with
+ * (mode_fixed.h's cuda_fixed_projections; lib/modes_exact.h): replica 0's spin and, with
  * two replicas, the products of the replicas' components, from the configuration's buffer
  * (components n_local floats apart, replica 1's after replica 0's). */
 static cudaError_t heisenberg_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                           cudaStream_t stream, int64_t *proj)
 {
     struct heisenberg_box *h = own_of(r->box);
-    const struct cuda_tiles_source src = {
+    const struct cuda_fixed_source src = {
         .data = buffer(r->box, h->cur) + (size_t)(r->p0 * h->plane_sites),
         .stride = h->n_local,
         .is_double = 0,
         .components = COMPONENTS,
         .replicas = h->nrep,
     };
-    const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
+    const struct cuda_fixed_range range = fixed_range(&sim->desc, r);
     return cuda_fixed_projections(stream, &src, &range, proj);
 }
 
@@ -604,7 +604,7 @@ static cudaError_t heisenberg_measure_planes_projections(const latmc_sim *sim,
     const size_t at = range_geom(h, r, &g);
     if (!cuda_heisenberg_measure_proj_fits(&g))
         return cudaErrorNotSupported;
-    const struct cuda_tiles_range range = tiles_range(&sim->desc, r);
+    const struct cuda_fixed_range range = fixed_range(&sim->desc, r);
     *out = h->plane_sums;
     return cuda_heisenberg_measure_planes_proj(
         stream, &g, buffer(b, h->cur) + at, h->J + at, h->rows_per_chunk,

@@ -22,7 +22,7 @@
 
 #include "rng_streams.h" /* struct latmc_rng_name */
 
-struct cuda_tiles_range; /* mode_tiles.h */
+struct cuda_fixed_range; /* mode_fixed.h */
 
 #ifdef __cplusplus
 extern "C" {
@@ -115,7 +115,7 @@ cudaError_t cuda_heisenberg_measure_planes(cudaStream_t stream,
 
 /*
  * The same, and in the same kernel, from the sites it holds, the integer projections of
- * the Fourier modes that cuda_fixed_projections (mode_tiles.h) adds into proj (device,
+ * the Fourier modes that cuda_fixed_projections (mode_fixed.h) adds into proj (device,
  * lib/modes.h's layout) for range r (g's planes):
  * the spin's 3 components. Where cuda_heisenberg_measure_proj_fits (one replica, L_x a
  * multiple of 32), else cudaErrorNotSupported, nothing launched.
@@ -124,7 +124,7 @@ bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_geom *g);
 cudaError_t cuda_heisenberg_measure_planes_proj(
     cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    int64_t *proj, const struct cuda_tiles_range *r);
+    int64_t *proj, const struct cuda_fixed_range *r);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,7 @@
 #include "rng_streams.h"
 
 #include "heisenberg_site_cuda.cuh"
-#include "mode_tiles.h"
+#include "mode_fixed.h"
 #include "modes_fixed.cuh"
 
 template <typename R>

@@ -2,13 +2,13 @@
  * The Heisenberg spin glass's observables on the GPU (heisenberg_cuda.h): each chunk's sums
  * in the CPU reference's order (lib/heisenberg.h's chunks, doc/models/heisenberg.md), each
  * plane's from its chunks, and with them, where they fit, the Fourier modes' projections in
- * fixed point (mode_tiles.h, lib/modes_exact.h).
+ * fixed point (mode_fixed.h, lib/modes_exact.h).
  */
 #include <climits>
 
 #include "cuda_launch.cuh"
 #include "heisenberg_cuda.h"
-#include "mode_tiles.h"
+#include "mode_fixed.h"
 #include "modes_fixed.cuh"
 
 /* Indices into the 13 doubles of struct latmc_heisenberg_sums. */
@@ -173,7 +173,7 @@ __device__ __forceinline__ void heisenberg_item_terms(const heisenberg_site_load
  * The Fourier modes' projections in the same kernel (PROJ: HEISENBERG_PROJ_SHARED or
  * _GLOBAL, the spin's 3 components; 0: the sums alone), with one replica where L_x is a
  * multiple of 32 (each 32-site step of a chunk lies in one row): the integers of
- * cuda_fixed_projections (mode_tiles.h, lib/modes_exact.h's latmc_modes_fixed), counted
+ * cuda_fixed_projections (mode_fixed.h, lib/modes_exact.h's latmc_modes_fixed), counted
  * from the sites the step holds in shared memory, with no second read of the
  * configuration. The rows: the consumers that add a chunk's
  * magnetisation (group 1) add the same sites' fixed-point values too
@@ -629,14 +629,14 @@ extern "C" bool cuda_heisenberg_measure_proj_fits(const struct cuda_heisenberg_g
 extern "C" cudaError_t cuda_heisenberg_measure_planes_proj(
     cudaStream_t stream, const struct cuda_heisenberg_geom *g, const float *spins, const float *J,
     long long rows_per_chunk, long long nchunks, double *partials, double *plane_sums,
-    int64_t *proj, const struct cuda_tiles_range *r)
+    int64_t *proj, const struct cuda_fixed_range *r)
 {
     if (!cuda_heisenberg_measure_proj_fits(g))
         return cudaErrorNotSupported;
     heisenberg_fixed_proj fp;
     int64_t last_at;
     fp.proj = (unsigned long long *)proj;
-    fp.n_entries = cuda_tiles_range_entries(r, &last_at);
+    fp.n_entries = cuda_fixed_range_entries(r, &last_at);
     fp.last_at = last_at;
     fp.global_p0 = r->global_p0;
     fp.rows_per_plane = r->ndim == 3 ? r->extent[1] : 1;

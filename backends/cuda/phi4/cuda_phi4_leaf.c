@@ -25,7 +25,10 @@
  *
  * Observables: a box alone adds its rows and planes in the CPU reference's order
  * (cuda_phi4_measure); boxes with halos give sums per plane (measure_planes), which the
- * executor adds in plane order: the same additions, so the same doubles.
+ * executor adds in plane order: the same additions, so the same doubles. The Fourier
+ * modes' projections are integers of fixed-point values (lib/modes.h, lib/modes_exact.h),
+ * counted in the measurement's read of 2D rows where its tile walk takes them
+ * (phi4_tile_walk.cu), else by a kernel of their own (cuda_phi4_projections).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +56,6 @@ struct phi4_box {
     bool part;                    /* the box of a part of a lattice shared by processes */
     double *partials;             /* 5 doubles per row of the box's own planes */
     double *plane_sums;           /* 5 doubles per own plane (a box with halos) */
-    /* the Fourier modes' scratch (phi4_mode_tiles; made at its first use): 3 doubles per
-     * row of the own planes */
-    double *mode_rows;
 };
 
 static struct phi4_box *own_of(const struct cuda_box *b)
@@ -145,7 +145,6 @@ static void phi4_box_destroy(struct cuda_box *b)
         return;
     cudaFree(s->partials);
     cudaFree(s->plane_sums);
-    cudaFree(s->mode_rows);
     free(s);
     b->own = NULL;
 }
@@ -297,60 +296,61 @@ static cudaError_t phi4_measure_planes(const latmc_sim *sim, const struct cuda_b
                                     s->plane_sums);
 }
 
-/* The scratch of the rows' mode sums (3 doubles a row of the box's planes), made at the
- * first call that needs it (made again at the next call if it fails). */
-static cudaError_t mode_rows_of(const latmc_sim *sim, const struct cuda_box *b,
-                                struct phi4_box *s)
-{
-    if (s->mode_rows)
-        return cudaSuccess;
-    const cudaError_t err =
-        cudaMalloc((void **)&s->mode_rows, (size_t)b->ex.planes *
-                                               (size_t)rows_per_plane(&sim->desc) * 3 *
-                                               sizeof(double));
-    if (err != cudaSuccess)
-        s->mode_rows = NULL;
-    return err;
-}
-
-/* The tiles of range r's planes (each plane alone: no halo is read). The buffers and the
- * phase tables (which depend on the extents only) are made at the first call. */
-static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
-                                   cudaStream_t stream, const double *phases, double *tiles)
+/* Range r's integer projections of the Fourier modes (lib/modes.h, one component:
+ * q = round(phi 2^20) of each site) added into proj; each plane alone, no halo read. */
+static cudaError_t phi4_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                    cudaStream_t stream, int64_t *proj)
 {
     const latmc_sim_desc *d = &sim->desc;
-    struct phi4_box *s = own_of(r->box);
-    const cudaError_t err = mode_rows_of(sim, r->box, s);
-    if (err != cudaSuccess)
-        return err;
+    const struct phi4_box *s = own_of(r->box);
     const char *at = (const char *)r->box->data +
                      (size_t)(r->p0 * plane_sites(d)) * value_bytes(d);
-    return cuda_phi4_mode_tiles(stream, &s->plan, &s->g, at, r->global_p0, r->planes, phases,
-                                s->mode_rows, tiles);
+    return cuda_phi4_projections(stream, &s->plan, &s->g, at, r->global_p0, r->planes, proj);
 }
 
-/* The sums (phi4_measure's with sums, else phi4_measure_planes') and the tiles in one read
- * where the tile walk takes the rows (cudaErrorNotSupported elsewhere, nothing enqueued,
- * and with LATMC_CUDA_PHI4_MODES=split, doc/environment.md: the modes' own kernel beside
- * the measurement then). */
-static cudaError_t phi4_measure_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
-                                      cudaStream_t stream, void *sums, double **plane_sums,
-                                      const double *phases, double *tiles)
+/* Whether the projections take their own kernel beside the measurement's
+ * (LATMC_CUDA_PHI4_MODES=split, doc/environment.md) rather than its walk's read. */
+static bool projections_split(void)
 {
-    struct phi4_box *s = own_of(r->box);
     const char *env = getenv("LATMC_CUDA_PHI4_MODES");
-    if (sums && !r->whole)
+    return env && strcmp(env, "split") == 0;
+}
+
+/* A box alone: phi4_measure's sums and phi4_projections' integers, in one read where the
+ * tile walk takes the rows, else one after the other. */
+static cudaError_t phi4_measure_projections(const latmc_sim *sim,
+                                            const struct cuda_box_range *own,
+                                            cudaStream_t stream, void *sums, int64_t *proj)
+{
+    const struct phi4_box *s = own_of(own->box);
+    if (!own->whole) /* boxes with halos measure plane by plane */
         return cudaErrorInvalidValue;
-    if (env && strcmp(env, "split") == 0)
-        return cudaErrorNotSupported;
-    const cudaError_t err = mode_rows_of(sim, r->box, s); /* the split way's too */
-    if (err != cudaSuccess)
+    cudaError_t err = cudaErrorNotSupported;
+    if (!projections_split())
+        err = cuda_phi4_measure_projections(stream, &s->plan, &s->g, own->box->data, NULL,
+                                            s->partials, sums, proj);
+    if (err != cudaErrorNotSupported) /* nothing enqueued where not supported */
         return err;
+    err = phi4_measure(sim, own, stream, sums);
+    return err == cudaSuccess ? phi4_projections(sim, own, stream, proj) : err;
+}
+
+/* phi4_measure_planes' sums and phi4_projections' integers of range r in one read where
+ * the tile walk takes the rows; cudaErrorNotSupported elsewhere (and with
+ * LATMC_CUDA_PHI4_MODES=split), nothing enqueued: the executor takes the two then. */
+static cudaError_t phi4_measure_planes_projections(const latmc_sim *sim,
+                                                   const struct cuda_box_range *r,
+                                                   cudaStream_t stream, double **plane_sums,
+                                                   int64_t *proj)
+{
+    (void)sim;
+    const struct phi4_box *s = own_of(r->box);
+    if (projections_split())
+        return cudaErrorNotSupported;
     const struct cuda_phi4_box_range sr = own_planes_of(r);
     *plane_sums = s->plane_sums;
-    return cuda_phi4_measure_tiles(stream, &s->plan, &s->g, r->box->data, sums ? NULL : &sr,
-                                   s->partials, sums ? sums : (void *)s->plane_sums, phases,
-                                   s->mode_rows, tiles);
+    return cuda_phi4_measure_projections(stream, &s->plan, &s->g, r->box->data, &sr,
+                                         s->partials, s->plane_sums, proj);
 }
 
 static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
@@ -421,9 +421,9 @@ static const struct cuda_embed_leaf phi4_embed = {
         .hot_planes = phi4_hot_planes, .box_create = phi4_box_create,                      \
         .box_destroy = phi4_box_destroy, .update = phi4_update, .measure = phi4_measure,   \
         .view_dtype = (dtype), .attempted = phi4_attempted, .own_steps = phi4_own_steps,   \
-        .cut = phi4_cut, .measure_planes = phi4_measure_planes,                            \
-        .mode_tiles = phi4_mode_tiles, .mode_components = 1, .embed = &phi4_embed,         \
-        .measure_tiles = phi4_measure_tiles,                                               \
+        .cut = phi4_cut, .measure_planes = phi4_measure_planes, .embed = &phi4_embed,      \
+        .projections = phi4_projections, .measure_projections = phi4_measure_projections, \
+        .measure_planes_projections = phi4_measure_planes_projections,                     \
     }
 
 static const struct cuda_leaf phi4_float_leaf = PHI4_LEAF(LATMC_DTYPE_FLOAT32);

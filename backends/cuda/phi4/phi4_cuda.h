@@ -131,40 +131,38 @@ cudaError_t cuda_phi4_measure_planes(cudaStream_t stream, const struct cuda_phi4
                                      const struct cuda_phi4_box_range *r, double *partials,
                                      double *plane_sums);
 
-/* The Fourier modes' tiles (lib/modes.h: 2 ndim doubles a plane, exactly
- * latmc_modes_tiles') of planes [first, first + count) of the lattice g, the first of
- * them at phi (device); phases: the sim's tables (device, lib/modes_planes.c's layout);
- * rows: 3 doubles per row of those planes (scratch); tiles: count tiles. */
-cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
-                                 const struct latmc_lattice *g, const void *phi,
-                                 int64_t first, int64_t count, const double *phases,
-                                 double *rows, double *tiles);
+/* The Fourier modes' integer projections (lib/modes.h, one component; q = round(phi 2^20),
+ * lib/modes_exact.h) of planes [first, first + count) of the lattice g (the lattice's
+ * planes of its last axis), the first of them at phi (device), added into proj (device:
+ * P_x at x, 3D P_y at L_x + y, P_last at L_x (+ L_y) + its plane). Integers, the CPU's. */
+cudaError_t cuda_phi4_projections(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                  const struct latmc_lattice *g, const void *phi, int64_t first,
+                                  int64_t count, int64_t *proj);
 
-/* The measurement and the modes' tiles in one read of the field (the tile walk of a 2D
- * lattice, phi4_tile_walk.cu): r NULL, the whole lattice g at phi, sums the device's
- * struct latmc_phi4_sums as cuda_phi4_measure gives it; r: its planes' sums (5 doubles a
- * plane) into sums as cuda_phi4_measure_planes gives them; and the tiles of the same
- * planes as cuda_phi4_mode_tiles gives them (mode_rows: its rows' scratch). Exactly those
- * functions' doubles; cudaErrorNotSupported, nothing enqueued, where the tile walk does
- * not take the lattice (cuda_phi4_tile_walk_fits). */
-cudaError_t cuda_phi4_measure_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
-                                    const struct latmc_lattice *g, const void *phi,
-                                    const struct cuda_phi4_box_range *r, double *partials,
-                                    void *sums, const double *phases, double *mode_rows,
-                                    double *tiles);
+/* The sums and the projections in one read of the field (the tile walk of a 2D lattice,
+ * phi4_tile_walk.cu): r NULL, the whole lattice g at phi, sums the device's struct
+ * latmc_phi4_sums as cuda_phi4_measure gives it; r: its planes' sums (5 doubles a plane)
+ * into sums as cuda_phi4_measure_planes gives them; and the same planes' projections added
+ * into proj as cuda_phi4_projections adds them. Exactly those functions' doubles and
+ * integers; cudaErrorNotSupported, nothing enqueued, where the tile walk does not take
+ * the lattice (cuda_phi4_tile_walk_fits). */
+cudaError_t cuda_phi4_measure_projections(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                          const struct latmc_lattice *g, const void *phi,
+                                          const struct cuda_phi4_box_range *r, double *partials,
+                                          void *sums, int64_t *proj);
 
 /* Whether the tile walk takes the (own) lattice g: 2D, L_x a multiple of a 128-byte chunk's
  * values and at least 256, at least 4096 rows. */
 bool cuda_phi4_tile_walk_fits(const struct latmc_lattice *g, bool single);
 
-
 /* The tile walk's rows (phi4_tile_walk.cu): each row's 5 measurement partials into
- * partials and, where mode_rows is not NULL, its 3 mode sums (phases cx, sx of x) into
- * mode_rows; box: g is a box's own rows with its neighbours' rows stored beside them.
- * cudaErrorNotSupported, nothing enqueued, where it does not fit. */
+ * partials and, where proj is not NULL, the rows' projections added into proj (the rows
+ * the lattice's rows first_row ..: P_x at x, P_y at L_x + the row); box: g is a box's own
+ * rows with its neighbours' rows stored beside them. cudaErrorNotSupported, nothing
+ * enqueued, where it does not fit. */
 cudaError_t cuda_phi4_tile_walk(cudaStream_t stream, const struct latmc_lattice *g, bool single,
-                                bool box, const void *phi, const double *cx, const double *sx,
-                                double *partials, double *mode_rows);
+                                bool box, const void *phi, double *partials, int64_t *proj,
+                                int64_t first_row);
 
 #ifdef __cplusplus
 }

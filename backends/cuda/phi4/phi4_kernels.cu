@@ -28,6 +28,7 @@
  * batched kernels (phi4/phi4_batch_kernels.cu) run with a member index.
  */
 #include "cuda_device.h"
+#include "modes_fixed.cuh"
 #include "phi4_device.cuh"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -257,7 +258,7 @@ static cudaError_t launch_rows(cudaStream_t stream, const struct latmc_lattice &
 {
     const int64_t rows = g.ly * g.lz;
     if (cuda_phi4_tile_walk_fits(&g, single)) /* 2D: staged rows (phi4_tile_walk.cu) */
-        return cuda_phi4_tile_walk(stream, &g, single, BOX, phi, NULL, NULL, partials, NULL);
+        return cuda_phi4_tile_walk(stream, &g, single, BOX, phi, partials, NULL, 0);
     if (g.lx % 4 == 0 && g.lx >= PHI4_WALK_MIN_LX && rows >= PHI4_WALK_MIN_ROWS) {
         const unsigned grid = phi4_grid(rows, PHI4_WALK_THREADS);
         if (g.ndim == 3 && single)
@@ -540,143 +541,165 @@ extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* The Fourier modes' tiles (lib/modes.h; lib/modes_planes.c's phi4 planes, bit for bit)     */
+/* The Fourier modes' integer projections (lib/modes.h; q = round(phi 2^20), modes_fixed.cuh) */
+
+#define PHI4_PROJ_WARPS 8 /* a block: 256 columns, a warp's 32 each */
+#define PHI4_PROJ_ROWS 32 /* a group of rows: a lane each when their sums go out */
+#define PHI4_PROJ_BATCH 8 /* rows whose loads go out together */
+/* threads a launch aims at: every SM filled a few times over, chunks of rows long enough
+ * that the columns' atomics stay few */
+#define PHI4_PROJ_THREADS_WANTED ((int64_t)1 << 19)
+
+/* A range's rows and where their sums go (one component of lib/modes.h's layout). */
+struct phi4_proj_geom {
+    int64_t lx, rpp;       /* sites of a row, rows of a plane (2D: 1, 3D: L_y) */
+    int64_t nrows, chunk;  /* the range's rows; rows a block, a multiple of PHI4_PROJ_ROWS */
+    int64_t last_at;       /* P_last's entry of the range's first plane */
+    bool three;
+};
+
+/* A row group's sums (lane k: row r0 + k, k < nr) out: P_y (3D) a row, P_last a row in 2D
+ * and in 3D a plane, the lanes of one plane added first (most groups lie in one). */
+__device__ __forceinline__ void phi4_proj_rows_out(const struct phi4_proj_geom &p, int64_t r0,
+                                                   int nr, unsigned long long v,
+                                                   unsigned long long *proj)
+{
+    const int lane = threadIdx.x % 32;
+    const int64_t row = r0 + (lane < nr ? lane : nr - 1);
+    const int64_t plane = row / p.rpp;
+    if (!p.three) {
+        if (lane < nr)
+            atomicAdd(proj + p.last_at + plane, v);
+        return;
+    }
+    if (lane < nr)
+        atomicAdd(proj + p.lx + (row - plane * p.rpp), v);
+    const bool one_plane = r0 / p.rpp == (r0 + nr - 1) / p.rpp;
+    if (!one_plane) {
+        if (lane < nr)
+            atomicAdd(proj + p.last_at + plane, v);
+        return;
+    }
+    if (lane >= nr)
+        v = 0;
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane == 0)
+        atomicAdd(proj + p.last_at + plane, v);
+}
 
 /*
- * Each row's three sums in latmc_modes_tiles' order: site x adds v cos(k x), v sin(k x)
- * and v into lane x mod 4 (x in order within a lane), and the lanes combine as
- * (l0 + l1) + (l2 + l3). Four threads a row, one lane each; every thread of a warp runs
- * every iteration (the shuffles), those past the last row with nothing to add.
+ * A thread a column x of the range (grid.x: strips of 256 columns), down a chunk of rows
+ * (grid.y), in groups of 32 rows: each site's q (its raw bits) into the column's 64-bit
+ * sum, and through two warp sums of its pieces into the row's, which lane k of the warp
+ * keeps for row k of the group; the block's warps' row sums added in shared memory, one
+ * atomic a row (3D: its P_y, and a plane's P_last), and one a column at the chunk's end.
+ * Lanes past L_x, and rows past a group's in its last batch, count phi = 0 (q = 0).
  */
 template <typename R>
-__global__ void phi4_mode_rows_kernel(int64_t lx, int64_t rows, const R *phi,
-                                      const double *cx, const double *sx, double *out)
+__global__ void __launch_bounds__(32 * PHI4_PROJ_WARPS)
+phi4_projections_kernel(struct phi4_proj_geom p, const R *phi, unsigned long long *proj)
 {
-    const int64_t groups = ((int64_t)gridDim.x * blockDim.x) / 4;
-    const int64_t first = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 4;
-    const int lane = threadIdx.x & 3;
-    const int64_t rounds = (rows + groups - 1) / groups;
-    for (int64_t k = 0; k < rounds; k++) {
-        const int64_t row = first + k * groups;
-        double re = 0, im = 0, sum = 0;
-        if (row < rows) {
-            const R *at = phi + row * lx;
-            for (int64_t x = lane; x < lx; x += 4) {
-                const double v = at[x];
-                re += v * cx[x];
-                im += v * sx[x];
-                sum += v;
+    __shared__ unsigned long long rows_sh[2][PHI4_PROJ_WARPS][PHI4_PROJ_ROWS];
+    const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    const int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t first = (int64_t)blockIdx.y * p.chunk;
+    const int64_t end = first + p.chunk < p.nrows ? first + p.chunk : p.nrows;
+    const bool in = x < p.lx;
+    const R *at = phi + (in ? x : 0);
+    unsigned long long column = 0, counted = 0; /* the raw bits, and how many */
+    int set = 0;
+    for (int64_t r0 = first; r0 < end; r0 += PHI4_PROJ_ROWS, set ^= 1) {
+        const int nr = (int)(end - r0 < PHI4_PROJ_ROWS ? end - r0 : PHI4_PROJ_ROWS);
+        unsigned row_lo = 0, row_hi = 0; /* lane k: the warp's sums of row r0 + k */
+        for (int k0 = 0; k0 < nr; k0 += PHI4_PROJ_BATCH) { /* the batch's loads in flight */
+            double v[PHI4_PROJ_BATCH];
+#pragma unroll
+            for (int i = 0; i < PHI4_PROJ_BATCH; i++) /* rows past the group's: q = 0 */
+                v[i] = in && k0 + i < nr ? (double)at[(r0 + k0 + i) * p.lx] : 0.0;
+            const int k = lane - k0; /* this lane's row in the batch, if any */
+#pragma unroll
+            for (int i = 0; i < PHI4_PROJ_BATCH; i++) {
+                const unsigned long long b = cuda_modes_field_bits(v[i]);
+                column += b;
+                unsigned lo, hi;
+                cuda_modes_field_pieces(b, ~0u, &lo, &hi);
+                lo = cuda_modes_warp_sum(lo);
+                hi = cuda_modes_warp_sum(hi);
+                if (k == i) {
+                    row_lo = lo;
+                    row_hi = hi;
+                }
             }
+            counted += PHI4_PROJ_BATCH;
         }
-        /* lanes 0 and 2: l0 + l1, l2 + l3; lane 0: their sum */
-        re += __shfl_down_sync(0xffffffffu, re, 1);
-        im += __shfl_down_sync(0xffffffffu, im, 1);
-        sum += __shfl_down_sync(0xffffffffu, sum, 1);
-        re += __shfl_down_sync(0xffffffffu, re, 2);
-        im += __shfl_down_sync(0xffffffffu, im, 2);
-        sum += __shfl_down_sync(0xffffffffu, sum, 2);
-        if (lane == 0 && row < rows) {
-            out[3 * row] = re;
-            out[3 * row + 1] = im;
-            out[3 * row + 2] = sum;
+        rows_sh[set][w][lane] = cuda_modes_field_value(row_lo, row_hi);
+        __syncthreads(); /* the other set is written next: one barrier a group */
+        if (w == 0) {
+            unsigned long long v = 0;
+            for (int k = 0; k < PHI4_PROJ_WARPS; k++)
+                v += rows_sh[set][k][lane];
+            phi4_proj_rows_out(p, r0, nr, v, proj);
         }
     }
+    if (in && counted > 0)
+        atomicAdd(proj + x, column - counted * CUDA_MODES_FIELD_BITS);
 }
 
-/* Each plane's tile from its rows in order: x from the rows' sums, y (3D) from their
- * totals times the row's phase, the last axis from the plane's total times its phase. */
-__global__ void phi4_mode_planes_kernel(int ndim, int64_t count, int64_t rows_per_plane,
-                                        int64_t first, const double *rows, const double *cy,
-                                        const double *sy, const double *cp, const double *sp,
-                                        double *tiles)
+template <typename R>
+static cudaError_t launch_projections(cudaStream_t stream, const struct phi4_proj_geom &p,
+                                      const void *phi, int64_t *proj)
 {
-    for (int64_t k = cuda_first_item(); k < count; k += cuda_item_stride()) {
-        double x0 = 0, x1 = 0, y0 = 0, y1 = 0, total = 0;
-        for (int64_t y = 0; y < rows_per_plane; y++) {
-            const double *r = rows + 3 * (k * rows_per_plane + y);
-            x0 += r[0];
-            x1 += r[1];
-            if (ndim == 3) {
-                y0 += r[2] * cy[y];
-                y1 += r[2] * sy[y];
-            }
-            total += r[2];
-        }
-        double *t = tiles + (size_t)k * 2 * (size_t)ndim;
-        t[0] = x0;
-        t[1] = x1;
-        if (ndim == 3) {
-            t[2] = y0;
-            t[3] = y1;
-        }
-        t[2 * (ndim - 1)] = total * cp[first + k];
-        t[2 * (ndim - 1) + 1] = total * sp[first + k];
-    }
-}
-
-/* The tiles of planes [first, first + count) from their rows' three sums. */
-static cudaError_t launch_mode_planes(cudaStream_t stream, const struct latmc_lattice *g,
-                                      int64_t first, int64_t count, const double *phases,
-                                      const double *rows, double *tiles)
-{
-    const int64_t rows_per_plane = g->ndim == 3 ? g->ly : 1;
-    /* the tables: cos then sin of each axis in turn (lib/modes_planes.c) */
-    const double *cy = phases + 2 * g->lx, *sy = cy + g->ly;
-    const double *cp = g->ndim == 3 ? sy + g->ly : cy, *sp = cp + (g->ndim == 3 ? g->lz : g->ly);
-    phi4_mode_planes_kernel<<<phi4_grid(count, 128), 128, 0, stream>>>(
-        g->ndim, count, rows_per_plane, first, rows, cy, sy, cp, sp, tiles);
+    const int threads = 32 * PHI4_PROJ_WARPS;
+    const int64_t strips = (p.lx + threads - 1) / threads;
+    phi4_projections_kernel<R><<<dim3((unsigned)strips, (unsigned)((p.nrows + p.chunk - 1) /
+                                                                    p.chunk)),
+                                 threads, 0, stream>>>(p, (const R *)phi,
+                                                       (unsigned long long *)proj);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
-                                            const struct latmc_lattice *g, const void *phi,
-                                            int64_t first, int64_t count, const double *phases,
-                                            double *rows, double *tiles)
+extern "C" cudaError_t cuda_phi4_projections(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                             const struct latmc_lattice *g, const void *phi,
+                                             int64_t first, int64_t count, int64_t *proj)
 {
-    const int64_t nrows = count * (g->ndim == 3 ? g->ly : 1);
-    /* the tables: cos then sin of each axis in turn (lib/modes_planes.c) */
-    const double *cx = phases, *sx = phases + g->lx;
-    const int threads = 128;
-    const unsigned grid = phi4_grid(4 * nrows, threads);
-    if (plan->precision == LATMC_PRECISION_FLOAT)
-        phi4_mode_rows_kernel<float><<<grid, threads, 0, stream>>>(g->lx, nrows,
-                                                                    (const float *)phi, cx, sx,
-                                                                    rows);
-    else
-        phi4_mode_rows_kernel<double><<<grid, threads, 0, stream>>>(g->lx, nrows,
-                                                                     (const double *)phi, cx,
-                                                                     sx, rows);
-    const cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        return err;
-    return launch_mode_planes(stream, g, first, count, phases, rows, tiles);
+    struct phi4_proj_geom p;
+    p.three = g->ndim == 3;
+    p.lx = g->lx;
+    p.rpp = p.three ? g->ly : 1;
+    p.nrows = count * p.rpp;
+    p.last_at = g->lx + (p.three ? g->ly : 0) + first;
+    if (p.nrows <= 0)
+        return cudaSuccess;
+    const int64_t strips = (p.lx + 32 * PHI4_PROJ_WARPS - 1) / (32 * PHI4_PROJ_WARPS);
+    int64_t chunks = PHI4_PROJ_THREADS_WANTED / (32 * PHI4_PROJ_WARPS * strips);
+    chunks = chunks < 1 ? 1 : chunks > p.nrows ? p.nrows : chunks;
+    chunks = chunks > 65535 ? 65535 : chunks; /* the grid's y extent */
+    const int64_t rows = (p.nrows + chunks - 1) / chunks;
+    p.chunk = (rows + PHI4_PROJ_ROWS - 1) / PHI4_PROJ_ROWS * PHI4_PROJ_ROWS;
+    return plan->precision == LATMC_PRECISION_FLOAT
+               ? launch_projections<float>(stream, p, phi, proj)
+               : launch_projections<double>(stream, p, phi, proj);
 }
 
-extern "C" cudaError_t cuda_phi4_measure_tiles(cudaStream_t stream,
-                                               const struct cuda_phi4_plan *plan,
-                                               const struct latmc_lattice *g, const void *phi,
-                                               const struct cuda_phi4_box_range *r,
-                                               double *partials, void *sums,
-                                               const double *phases, double *mode_rows,
-                                               double *tiles)
+extern "C" cudaError_t cuda_phi4_measure_projections(cudaStream_t stream,
+                                                     const struct cuda_phi4_plan *plan,
+                                                     const struct latmc_lattice *g,
+                                                     const void *phi,
+                                                     const struct cuda_phi4_box_range *r,
+                                                     double *partials, void *sums,
+                                                     int64_t *proj)
 {
     struct latmc_lattice own = *g;
     const void *at = r ? own_planes(plan, g, phi, r, &own) : phi;
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
-    const int64_t first = r ? r->first : 0, count = r ? r->count : g->ly;
-    /* the tables: cos then sin of x first (lib/modes_planes.c) */
-    cudaError_t err = cuda_phi4_tile_walk(stream, &own, single, r != NULL, at, phases,
-                                          phases + g->lx, partials, mode_rows);
+    cudaError_t err = cuda_phi4_tile_walk(stream, &own, single, r != NULL, at, partials, proj,
+                                          r ? r->first : 0);
     if (err != cudaSuccess) /* cudaErrorNotSupported: nothing enqueued */
         return err;
-    if (r) {
-        err = launch_plane_sums(stream, g, count, partials, (double *)sums);
-    } else {
-        phi4_rows_total_kernel<<<1, PHI4_TOTAL_THREADS, 0, stream>>>(count, 1, partials,
-                                                     (struct latmc_phi4_sums *)sums);
-        err = cudaGetLastError();
-    }
-    if (err != cudaSuccess)
-        return err;
-    return launch_mode_planes(stream, g, first, count, phases, mode_rows, tiles);
+    if (r)
+        return launch_plane_sums(stream, g, r->count, partials, (double *)sums);
+    phi4_rows_total_kernel<<<1, PHI4_TOTAL_THREADS, 0, stream>>>(own.ly, 1, partials,
+                                                                 (struct latmc_phi4_sums *)sums);
+    return cudaGetLastError();
 }

@@ -1,25 +1,33 @@
 /*
- * phi^4's measurement and its Fourier modes' rows in one read of a 2D field (the tile
- * walk): each row's five partial sums (phi4_row_walk's doubles) and its three mode sums
- * (phi4_mode_rows_kernel's: v cos(k x), v sin(k x) and v into lane x mod 4, the lanes
- * combined as (l0 + l1) + (l2 + l3)), both in the CPU's order of operations, so each row's
- * eight values are the two separate kernels' bit for bit.
+ * phi^4's measurement of a 2D field in one read of its rows (the tile walk: a tile is a
+ * block's 128 rows), and with it, where asked, the Fourier modes' integer projections
+ * (lib/modes.h, lib/modes_exact.h: q = round(phi 2^20) of each site, summed into P_x of
+ * its column and P_y of its row): each row's five partial sums are phi4_row_walk's doubles
+ * (the CPU's order of operations, so the same bits) either way.
  *
  * Why a kernel of its own: a thread a row is the only way to keep the CPU's serial chains
  * of additions with every lane busy, but a warp of 32 rows reading its rows straight from
- * global memory keeps too few bytes in flight (32 rows far apart, a 16-byte load each):
- * both separate kernels ran at ~1 TB/s. Here a block of PHI4_TW_ROWS threads (a row each)
- * copies its rows, chunk after chunk of 128 bytes a row, plus the row below the first and
- * the row above the last, into a ring of PHI4_TW_STAGES stages in shared memory by
- * asynchronous 16-byte copies (coalesced: 8 threads a row chunk), two chunks ahead of the
- * one its threads walk, and each thread walks its own row from there (the rows 16 bytes
- * apart in banks: a row's stride is 144 bytes). Both sums come from one walk, so the
- * modes cost their own additions only; without the modes (mode_rows NULL) it is the
- * measurement's walk of 2D rows (launch_rows, phi4_kernels.cu).
+ * global memory keeps too few bytes in flight (32 rows far apart, a 16-byte load each).
+ * Here a block of PHI4_TW_ROWS threads (a row each) copies its rows, chunk after chunk of
+ * 128 bytes a row, plus the row below the first and the row above the last, into a ring of
+ * PHI4_TW_STAGES stages in shared memory by asynchronous 16-byte copies (coalesced: 8
+ * threads a row chunk), two chunks ahead of the one its threads walk, and each thread walks
+ * its own row from there (the rows 16 bytes apart in banks: a row's stride is 144 bytes).
+ * Without the projections it is the measurement's walk of 2D rows (launch_rows,
+ * phi4_kernels.cu).
+ *
+ * The projections (PROJ) need no second read: a site's q is one FMA on the value the
+ * measurement loaded (cuda_modes_field_bits). A row's P_y entry is its thread's alone: the
+ * raw bits summed in a 64-bit register, one atomic a row. A column's P_x entry is summed
+ * over a warp's 32 rows by two warp sums (__reduce_add_sync) of 32-bit pieces
+ * (cuda_modes_field_pieces), kept by the lane of the column's place in the chunk, the block's warps added through the
+ * stage rows' padding (16 bytes a row that the copies leave alone), then one 64-bit atomic
+ * per column, block and chunk. Integers: the order of the additions does not matter.
  */
 #include <cuda_pipeline.h>
 
 #include "cuda_device.h"
+#include "modes_fixed.cuh"
 #include "phi4_cuda.h"
 #include "phi4_device.cuh"
 
@@ -36,39 +44,22 @@
 
 /* Chunk `chunk` of the block's n rows and their two neighbour rows into stage `slot`:
  * stage row 0 is the row below the first (down0, an offset in values), rows 1 .. n the
- * block's (from base), row n + 1 the row above the last (upn). MODES: the chunk's phases
- * too, cos(k x) then sin(k x), 16 bytes in each of the first rows' padding (phase piece q
- * after stage row q's values: no room beside the ring for them at 4 blocks an SM, and
- * read from global memory they stalled the walk on their latency). */
-template <typename R, bool MODES>
+ * block's (from base), row n + 1 the row above the last (upn). The copies fill the first
+ * 128 bytes of a stage row; its padding holds the columns' sums (phi4_tw_column). */
+template <typename R>
 __device__ __forceinline__ void phi4_tw_issue(const R *phi, int64_t lx, int64_t base,
                                               int64_t down0, int64_t upn, int n, int chunk,
-                                              const double *cx, const double *sx,
                                               unsigned char *stage)
 {
     constexpr int C = PHI4_TW_CHUNK_BYTES / sizeof(R), PIECES = PHI4_TW_CHUNK_BYTES / 16,
-                  PV = 16 / sizeof(R), PHASE_PIECES = C / 2; /* a table's, 2 doubles each */
-    static_assert(2 * PHASE_PIECES <= PHI4_TW_ROWS + 2, "a padding for every phase piece");
+                  PV = 16 / sizeof(R);
     for (int p = threadIdx.x; p < (n + 2) * PIECES; p += PHI4_TW_ROWS) {
         const int r = p / PIECES, q = p % PIECES;
         const int64_t row_at = r == 0 ? down0 : r == n + 1 ? upn : base + (r - 1) * lx;
         __pipeline_memcpy_async(stage + r * PHI4_TW_ROW_BYTES + q * 16,
                                 phi + row_at + (int64_t)chunk * C + q * PV, 16);
     }
-    if (MODES && threadIdx.x < 2 * PHASE_PIECES) {
-        const int q = threadIdx.x;
-        const double *from = (q < PHASE_PIECES ? cx + 2 * q : sx + 2 * (q - PHASE_PIECES)) +
-                             (int64_t)chunk * C;
-        __pipeline_memcpy_async(stage + q * PHI4_TW_ROW_BYTES + PHI4_TW_CHUNK_BYTES, from, 16);
-    }
     __pipeline_commit();
-}
-
-/* Phase piece q of a stage (phi4_tw_issue). */
-__device__ __forceinline__ double2 phi4_tw_phases(const unsigned char *stage, int q)
-{
-    return *reinterpret_cast<const double2 *>(stage + q * PHI4_TW_ROW_BYTES +
-                                              PHI4_TW_CHUNK_BYTES);
 }
 
 /* Four values of a stage row, as doubles. */
@@ -89,41 +80,71 @@ template <> struct phi4_tw_quad<double> {
     }
 };
 
-/* A row's three mode sums, lane x mod 4 each. */
-struct phi4_tw_modes {
-    double re[4] = { 0, 0, 0, 0 }, im[4] = { 0, 0, 0, 0 }, sum[4] = { 0, 0, 0, 0 };
+/* Warp w's sum of column `col` of a chunk in buffer `buf` (of two: a chunk's columns are
+ * written while the chunk before's are read), in the padding of stage 0's rows, two 64-bit
+ * values a row. */
+#define PHI4_TW_WARPS (PHI4_TW_ROWS / 32)
+static_assert(PHI4_TW_WARPS * 32 <= PHI4_TW_ROWS + 2, "the columns' buffers in the padding");
+__device__ __forceinline__ unsigned long long *phi4_tw_column(unsigned char *smem, int buf,
+                                                              int w, int col)
+{
+    const int i = (buf * PHI4_TW_WARPS + w) * 32 + col;
+    return reinterpret_cast<unsigned long long *>(smem + (i / 2) * PHI4_TW_ROW_BYTES +
+                                                  PHI4_TW_CHUNK_BYTES + (i % 2) * 8);
+}
 
-    __device__ __forceinline__ void add(int lane, double v, double c, double s)
-    {
-        re[lane] += v * c;
-        im[lane] += v * s;
-        sum[lane] += v;
-    }
+/* The block's sums of chunk `chunk`'s C columns (buffer buf, written by the warps that
+ * walked: those with any of the n rows) added into P_x, thread c < C column c's. Called
+ * after a barrier that follows the writes. */
+template <int C>
+__device__ __forceinline__ void phi4_tw_columns_out(unsigned char *smem, int buf, int n,
+                                                    int chunk, unsigned long long *proj)
+{
+    const int c = threadIdx.x;
+    if (c >= C)
+        return;
+    unsigned long long total = 0;
+    for (int w = 0; w < PHI4_TW_WARPS && 32 * w < n; w++)
+        total += *phi4_tw_column(smem, buf, w, c);
+    atomicAdd(proj + (int64_t)chunk * C + c, total);
+}
 
-    __device__ __forceinline__ void store(double *out) const
-    {
-        out[0] = (re[0] + re[1]) + (re[2] + re[3]);
-        out[1] = (im[0] + im[1]) + (im[2] + im[3]);
-        out[2] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+/* Site value v's q counted into its row's raw bits and, through the warp (every lane
+ * calls it, keep 0 for a lane without a row), its column's pieces, which lane `col` keeps. */
+__device__ __forceinline__ void phi4_tw_count(double v, unsigned keep, int lane, int col,
+                                              unsigned long long &row, unsigned &col_lo,
+                                              unsigned &col_hi)
+{
+    const unsigned long long b = cuda_modes_field_bits(v);
+    row += b;
+    unsigned lo, hi;
+    cuda_modes_field_pieces(b, keep, &lo, &hi);
+    lo = cuda_modes_warp_sum(lo);
+    hi = cuda_modes_warp_sum(hi);
+    if (lane == col) {
+        col_lo = lo;
+        col_hi = hi;
     }
-};
+}
 
 /*
  * One thread a row of the 2D lattice g (rows = L_y; BOX: a box's own rows with their
  * neighbours' rows stored beside them, phi4_row_at), L_x a multiple of a chunk's values.
- * A site is added once its right neighbour is known: the chunk's last site waits, with
- * its own values kept, for the next chunk (the row's last for the row's first site), so
- * the sites go in x order, each into mode lane x mod 4.
+ * A site is added to the sums once its right neighbour is known: the chunk's last site
+ * waits, with its own values kept, for the next chunk (the row's last for the row's first
+ * site), so the sites go in x order. PROJ: the projections into proj (lib/modes.h's layout
+ * of one component: P_x at x, the row's P_y at L_x + first_row + its row).
  */
-template <typename R, bool BOX, bool MODES>
+template <typename R, bool BOX, bool PROJ>
 __global__ void __launch_bounds__(PHI4_TW_ROWS)
-phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, const double *sx,
-                      double *partials, double *mode_rows)
+phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
+                      unsigned long long *proj, int64_t first_row)
 {
     extern __shared__ __align__(16) unsigned char phi4_tw_smem[];
     constexpr int C = PHI4_TW_CHUNK_BYTES / sizeof(R);
+    static_assert(C <= 32, "a lane a column of a chunk");
     const int64_t rows = g.ly, lx = g.lx;
-    const int nchunks = (int)(lx / C), t = threadIdx.x;
+    const int nchunks = (int)(lx / C), t = threadIdx.x, lane = t % 32;
     const int64_t tiles = (rows + PHI4_TW_ROWS - 1) / PHI4_TW_ROWS;
     for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const int64_t r0 = tile * PHI4_TW_ROWS;
@@ -133,16 +154,20 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
                       upn = last_at.base + last_at.up_y;
         for (int k = 0; k < PHI4_TW_STAGES - 1; k++) {
             if (k < nchunks)
-                phi4_tw_issue<R, MODES>(phi, lx, base, down0, upn, n, k, cx, sx,
-                                        phi4_tw_smem + k * PHI4_TW_STAGE_BYTES);
+                phi4_tw_issue<R>(phi, lx, base, down0, upn, n, k,
+                                 phi4_tw_smem + k * PHI4_TW_STAGE_BYTES);
             else
                 __pipeline_commit();
         }
         const bool mine = t < n;
+        /* PROJ: every lane of a warp with rows walks (the columns' warp sums need all 32),
+         * a lane past the last row counting nothing */
+        const bool walks = PROJ ? 32 * (t / 32) < n : mine;
+        const unsigned keep = mine ? ~0u : 0u;
         struct phi4_row_sums s;
-        struct phi4_tw_modes m;
-        /* the site waiting for its right neighbour: value, left, up, down, phases */
-        double pv = 0, pl = 0, pu = 0, pd = 0, pc = 0, ps = 0, first = 0;
+        unsigned long long row_bits = 0;
+        /* the site waiting for its right neighbour: value, left, up, down */
+        double pv = 0, pl = 0, pu = 0, pd = 0, first = 0;
         if (mine)
             pv = (double)phi[base + (int64_t)t * lx + lx - 1]; /* x = -1: the row's last */
         for (int c = 0; c < nchunks; c++) {
@@ -150,65 +175,61 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, const double *cx, co
             __syncthreads();                          /* ... and every thread's */
             const int ahead = c + PHI4_TW_STAGES - 1; /* into chunk c - 1's slot */
             if (ahead < nchunks)
-                phi4_tw_issue<R, MODES>(phi, lx, base, down0, upn, n, ahead, cx, sx,
-                                        phi4_tw_smem +
-                                            (ahead % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES);
+                phi4_tw_issue<R>(phi, lx, base, down0, upn, n, ahead,
+                                 phi4_tw_smem + (ahead % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES);
             else
                 __pipeline_commit();
-            if (!mine)
+            if (PROJ && c > 0) /* the chunk before's columns, written before the barrier */
+                phi4_tw_columns_out<C>(phi4_tw_smem, (c - 1) & 1, n, c - 1, proj);
+            if (!walks)
                 continue;
             const unsigned char *st = phi4_tw_smem + (c % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES;
             const unsigned char *own = st + (t + 1) * PHI4_TW_ROW_BYTES,
                                 *up = own + PHI4_TW_ROW_BYTES, *down = own - PHI4_TW_ROW_BYTES;
-#pragma unroll
+            unsigned col_lo = 0, col_hi = 0; /* lane < C: the warp's sums of column `lane` */
+            /* PROJ: half a chunk's quads unrolled (all of them spill registers in floats) */
+#pragma unroll(PROJ ? C / 8 : C / 4)
             for (int j = 0; j < C / 4; j++) {
                 double o[4], u[4], d[4];
                 phi4_tw_quad<R>::load(own + j * 4 * sizeof(R), o);
                 phi4_tw_quad<R>::load(up + j * 4 * sizeof(R), u);
                 phi4_tw_quad<R>::load(down + j * 4 * sizeof(R), d);
-                double2 c01 = {}, c23 = {}, s01 = {}, s23 = {};
-                if (MODES) { /* every thread the same: broadcast reads */
-                    c01 = phi4_tw_phases(st, 2 * j);
-                    c23 = phi4_tw_phases(st, 2 * j + 1);
-                    s01 = phi4_tw_phases(st, C / 2 + 2 * j);
-                    s23 = phi4_tw_phases(st, C / 2 + 2 * j + 1);
-                }
-                if (c == 0 && j == 0) {
+                if (c == 0 && j == 0)
                     first = o[0];
-                } else { /* the quad's site before, waiting since the last quad */
+                else /* the quad's site before, waiting since the last quad */
                     s.add<2>(pv, o[0], pl, pu, pd);
-                    if (MODES)
-                        m.add(3, pv, pc, ps);
-                }
                 s.add<2>(o[0], o[1], pv, u[0], d[0]);
                 s.add<2>(o[1], o[2], o[0], u[1], d[1]);
                 s.add<2>(o[2], o[3], o[1], u[2], d[2]);
-                if (MODES) {
-                    m.add(0, o[0], c01.x, s01.x);
-                    m.add(1, o[1], c01.y, s01.y);
-                    m.add(2, o[2], c23.x, s23.x);
-                }
-                pv = o[3], pl = o[2], pu = u[3], pd = d[3], pc = c23.y, ps = s23.y;
+                if (PROJ)
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        phi4_tw_count(o[k], keep, lane, 4 * j + k, row_bits, col_lo, col_hi);
+                pv = o[3], pl = o[2], pu = u[3], pd = d[3];
             }
+            if (PROJ && lane < C)
+                *phi4_tw_column(phi4_tw_smem, c & 1, t / 32, lane) =
+                    cuda_modes_field_value(col_lo, col_hi);
         }
         if (mine) { /* x = L_x - 1, its right neighbour the row's first site */
             s.add<2>(pv, first, pl, pu, pd);
             s.store(partials + PHI4_NPARTIALS * (r0 + t));
-            if (MODES) {
-                m.add(3, pv, pc, ps);
-                m.store(mode_rows + 3 * (r0 + t));
-            }
+            if (PROJ) /* the row's q: its raw bits less L_x magics */
+                atomicAdd(proj + lx + first_row + r0 + t,
+                          row_bits - (unsigned long long)lx * CUDA_MODES_FIELD_BITS);
         }
-        __syncthreads(); /* the ring free for the next tile */
+        __syncthreads(); /* the ring free for the next tile; the last chunk's columns written */
+        if (PROJ && nchunks > 0)
+            phi4_tw_columns_out<C>(phi4_tw_smem, (nchunks - 1) & 1, n, nchunks - 1, proj);
     }
 }
 
-template <typename R, bool BOX, bool MODES>
+template <typename R, bool BOX, bool PROJ>
 static cudaError_t launch_tile_walk(cudaStream_t stream, const struct latmc_lattice &g,
-                                    const void *phi, const double *cx, const double *sx,
-                                    double *partials, double *mode_rows)
+                                    const void *phi, double *partials, int64_t *proj,
+                                    int64_t first_row)
 {
-    const void *kernel = (const void *)phi4_tile_walk_kernel<R, BOX, MODES>;
+    const void *kernel = (const void *)phi4_tile_walk_kernel<R, BOX, PROJ>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            PHI4_TW_SMEM);
     if (err == cudaSuccess)
@@ -219,23 +240,21 @@ static cudaError_t launch_tile_walk(cudaStream_t stream, const struct latmc_latt
     int64_t blocks = (g.ly + PHI4_TW_ROWS - 1) / PHI4_TW_ROWS;
     if (blocks > CUDA_MAX_BLOCKS)
         blocks = CUDA_MAX_BLOCKS;
-    phi4_tile_walk_kernel<R, BOX, MODES><<<(unsigned)blocks, PHI4_TW_ROWS, PHI4_TW_SMEM,
-                                           stream>>>(g, (const R *)phi, cx, sx, partials,
-                                                     mode_rows);
+    phi4_tile_walk_kernel<R, BOX, PROJ><<<(unsigned)blocks, PHI4_TW_ROWS, PHI4_TW_SMEM, stream>>>(
+        g, (const R *)phi, partials, (unsigned long long *)proj, first_row);
     return cudaGetLastError();
 }
 
 template <typename R>
 static cudaError_t launch_tile_walk_of(cudaStream_t stream, const struct latmc_lattice &g,
-                                       bool box, const void *phi, const double *cx,
-                                       const double *sx, double *partials, double *mode_rows)
+                                       bool box, const void *phi, double *partials,
+                                       int64_t *proj, int64_t first_row)
 {
-    if (mode_rows)
-        return box ? launch_tile_walk<R, true, true>(stream, g, phi, cx, sx, partials, mode_rows)
-                   : launch_tile_walk<R, false, true>(stream, g, phi, cx, sx, partials,
-                                                      mode_rows);
-    return box ? launch_tile_walk<R, true, false>(stream, g, phi, cx, sx, partials, mode_rows)
-               : launch_tile_walk<R, false, false>(stream, g, phi, cx, sx, partials, mode_rows);
+    if (proj)
+        return box ? launch_tile_walk<R, true, true>(stream, g, phi, partials, proj, first_row)
+                   : launch_tile_walk<R, false, true>(stream, g, phi, partials, proj, first_row);
+    return box ? launch_tile_walk<R, true, false>(stream, g, phi, partials, proj, first_row)
+               : launch_tile_walk<R, false, false>(stream, g, phi, partials, proj, first_row);
 }
 
 extern "C" bool cuda_phi4_tile_walk_fits(const struct latmc_lattice *g, bool single)
@@ -246,12 +265,11 @@ extern "C" bool cuda_phi4_tile_walk_fits(const struct latmc_lattice *g, bool sin
 
 extern "C" cudaError_t cuda_phi4_tile_walk(cudaStream_t stream, const struct latmc_lattice *g,
                                            bool single, bool box, const void *phi,
-                                           const double *cx, const double *sx,
-                                           double *partials, double *mode_rows)
+                                           double *partials, int64_t *proj, int64_t first_row)
 {
     if (!cuda_phi4_tile_walk_fits(g, single))
         return cudaErrorNotSupported;
-    return single ? launch_tile_walk_of<float>(stream, *g, box, phi, cx, sx, partials, mode_rows)
-                  : launch_tile_walk_of<double>(stream, *g, box, phi, cx, sx, partials,
-                                                mode_rows);
+    return single ? launch_tile_walk_of<float>(stream, *g, box, phi, partials, proj, first_row)
+                  : launch_tile_walk_of<double>(stream, *g, box, phi, partials, proj,
+                                                first_row);
 }

@@ -1,12 +1,10 @@
 /*
- * Internal to the CUDA module: the Fourier modes at k_min of the floating-point models on
- * the device besides the leaves' own kernels: the sum of per-plane tiles in plane order
- * (mode_tiles.cu; phi^4's tiles, lib/modes.h, come from its leaf in the CPU's order of
- * operations, so the sum is the core's bit for bit), and Heisenberg's integer projections
- * of fixed-point values (mode_fixed.cu), whose sum does not depend on the order.
+ * Internal to the CUDA module: Heisenberg's integer projections of the Fourier modes at
+ * k_min (lib/modes.h) in fixed point (mode_fixed.cu), outside the leaf's own kernels.
+ * Integers, so their sum does not depend on the order of the additions.
  */
-#ifndef LATMC_CUDA_MODE_TILES_H
-#define LATMC_CUDA_MODE_TILES_H
+#ifndef LATMC_CUDA_MODE_FIXED_H
+#define LATMC_CUDA_MODE_FIXED_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +22,7 @@ extern "C" {
  * components of replica 0, and with two replicas the products of replica 0's and replica
  * 1's, s^0_m s^1_n at components + m components + n (lib/modes.h: Heisenberg 3, or 3 + 9).
  */
-struct cuda_tiles_source {
+struct cuda_fixed_source {
     const void *data;
     int64_t stride;        /* elements from one component array to the next */
     int is_double;         /* 0: floats (Heisenberg), 1: doubles */
@@ -34,7 +32,7 @@ struct cuda_tiles_source {
 
 /* The range: `planes` planes of lx x rows sites (2D: one row), the first the lattice's
  * plane global_p0 of its last axis; the lattice's extents and ndim. */
-struct cuda_tiles_range {
+struct cuda_fixed_range {
     int ndim;
     int64_t extent[3];
     int64_t planes, global_p0;
@@ -42,7 +40,7 @@ struct cuda_tiles_range {
 
 /* A component's projection entries, L_x + L_y (+ L_z) (lib/modes.h's layout), and where
  * its P_last starts among them. */
-static inline int64_t cuda_tiles_range_entries(const struct cuda_tiles_range *r,
+static inline int64_t cuda_fixed_range_entries(const struct cuda_fixed_range *r,
                                                int64_t *last_at)
 {
     int64_t n = 0;
@@ -51,12 +49,6 @@ static inline int64_t cuda_tiles_range_entries(const struct cuda_tiles_range *r,
     *last_at = n - r->extent[r->ndim - 1];
     return n;
 }
-
-/* The sum of `planes` tiles of `doubles` doubles each (device), in plane order from zero
- * (the core's latmc_modes_combine: its additions, so its bits), into total (device):
- * one warp per double. Enqueued on `stream`. */
-cudaError_t cuda_tiles_total(cudaStream_t stream, const double *tiles, int64_t planes,
-                             int doubles, double *total);
 
 /*
  * Heisenberg's integer projections of the modes in fixed point (lib/modes_exact.h's
@@ -69,8 +61,8 @@ cudaError_t cuda_tiles_total(cudaStream_t stream, const double *tiles, int64_t p
  * sources with L_x below 2^20 only (cudaErrorNotSupported otherwise). Enqueued on
  * `stream` (mode_fixed.cu).
  */
-cudaError_t cuda_fixed_projections(cudaStream_t stream, const struct cuda_tiles_source *src,
-                                   const struct cuda_tiles_range *r, int64_t *proj);
+cudaError_t cuda_fixed_projections(cudaStream_t stream, const struct cuda_fixed_source *src,
+                                   const struct cuda_fixed_range *r, int64_t *proj);
 
 #ifdef __cplusplus
 }
