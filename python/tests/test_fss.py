@@ -45,9 +45,10 @@ CASES = {
 }
 
 
-def fixed_point(v):
-    """Heisenberg's site values as the modes at k_min take them: rint(v 2^25) 2^-25."""
-    return np.rint(v * 2.0 ** 25) * 2.0 ** -25
+def fixed_point(v, bits=25):
+    """The site values as the modes at k_min take them: rint(v 2^S) 2^-S, S = 25 for
+    Heisenberg's spins, 20 for phi^4's field."""
+    return np.rint(v * 2.0 ** bits) * 2.0 ** -bits
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -68,6 +69,8 @@ def test_modes_equal_numpy_fft(name):
         assert sim.m2_k0 == pytest.approx(float((m0 ** 2).sum()) / n ** 2, rel=1e-12)
         if model == "heisenberg":  # the modes at k_min take the values in fixed point
             v = fixed_point(v)
+        elif model == "phi4":
+            v = fixed_point(v, 20)
         assert sim.m2_kmin == pytest.approx(kmin_power(v, d) / n ** 2, rel=1e-12, abs=1e-15)
         assert sim.observable("m2_kmin") == sim.m2_kmin
         if kw.get("replicas") == 2:
