@@ -306,6 +306,65 @@ static void phi4_field_bound(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* phi^4's projections counted in the CUDA tile walk (2D rows of at least 4096 rows: the
+ * measurement once the modes are wanted) against the CPU's, bit for bit, one box and 2: a
+ * float field mostly in [-2, 2], with some rows holding values the walk's float count does
+ * not take (|phi| >= 4: their warp's chunk counted again by the exact FMA) and ties. The
+ * first read of M2_KMIN takes the projections' own kernel, the second (the field negated)
+ * the walk. */
+static void phi4_walk_against_cpu(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const int64_t L = 4096, n = L * L;
+    latmc_sim *sims[3] = { NULL, NULL, NULL };
+    for (int k = 0; k < 3; k++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = LATMC_MODEL_PHI4;
+        d.ndim = 2;
+        d.extent[0] = d.extent[1] = L;
+        d.precision = LATMC_PRECISION_FLOAT;
+        d.device = k == 0 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
+        d.n_parts = k == 2 ? 2 : 0;
+        d.seed = 5;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sims[k]), LATMC_OK);
+    }
+    float *field = malloc((size_t)n * sizeof *field);
+    assert_non_null(field);
+    uint64_t rng = 77;
+    for (int64_t i = 0; i < n; i++)
+        field[i] = (float)((double)(test_rng_next(&rng) >> 11) * 0x1p-51 - 2.0);
+    static const float odd[] = { 4.0f, -5.5f, 3.9999998f, -1000.25f, 0x1p22f, 0x3p-21f,
+                                 -0x5p-21f, 123456.78f };
+    for (int64_t r = 100; r < L; r += 397) /* rows of several warps and chunks */
+        for (int64_t x = r % 61; x < L; x += 523)
+            field[r * L + x] = odd[(r + x) % (int64_t)(sizeof odd / sizeof odd[0])];
+    size_t bytes = 0;
+    assert_int_equal(latmc_sim_spins_size(sims[0], &bytes), LATMC_OK);
+    assert_int_equal(bytes, (size_t)n * sizeof *field);
+    for (int round = 0; round < 2; round++) {
+        if (round == 1)
+            for (int64_t i = 0; i < n; i++)
+                field[i] = -field[i];
+        double v[3];
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(latmc_sim_set_spins(sims[k], field, bytes), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sims[k], LATMC_OBS_M2_KMIN, &v[k]), LATMC_OK);
+        }
+        printf("phi^4 4096^2 float, round %d: M2_KMIN %.17g (CPU), %.17g (CUDA), %.17g "
+               "(CUDA, 2 boxes)\n", round, v[0], v[1], v[2]);
+        assert_true(v[0] > 0);
+        assert_memory_equal(&v[1], &v[0], sizeof v[0]);
+        assert_memory_equal(&v[2], &v[0], sizeof v[0]);
+    }
+    free(field);
+    for (int k = 0; k < 3; k++)
+        latmc_sim_destroy(&sims[k]);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void given_configurations(void **state)
 {
     (void)state;
@@ -1258,6 +1317,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(enumeration),
             cmocka_unit_test(heisenberg_against_cpu),
             cmocka_unit_test(phi4_field_bound),
+            cmocka_unit_test(phi4_walk_against_cpu),
         };
         return cmocka_run_group_tests_name("fss_observables cuda", on_cuda, NULL, NULL);
     }

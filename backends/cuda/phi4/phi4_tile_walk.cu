@@ -16,13 +16,20 @@
  * Without the projections it is the measurement's walk of 2D rows (launch_rows,
  * phi4_kernels.cu).
  *
- * The projections (PROJ) need no second read: a site's q is one FMA on the value the
- * measurement loaded (cuda_modes_field_bits). A row's P_y entry is its thread's alone: the
- * raw bits summed in a 64-bit register, one atomic a row. A column's P_x entry is summed
- * over a warp's 32 rows by two warp sums (__reduce_add_sync) of 32-bit pieces
- * (cuda_modes_field_pieces), kept by the lane of the column's place in the chunk, the block's warps added through the
- * stage rows' padding (16 bytes a row that the copies leave alone), then one 64-bit atomic
- * per column, block and chunk. Integers: the order of the additions does not matter.
+ * The projections (PROJ) need no second read. Doubles: a site's q is one FMA on the value
+ * the measurement loaded (cuda_modes_field_bits), a row's raw bits summed in a 64-bit
+ * register, a column's sum over the warp's 32 rows two warp sums (__reduce_add_sync) of
+ * 32-bit pieces (cuda_modes_field_pieces), kept by the lane of the column's place in the
+ * chunk. Floats, whose walk is bound by the FP64 pipe: q from the float itself, without
+ * that pipe and without a warp reduction (phi4_tw_fast: a multiplication and an addition
+ * in float, the bits as an integer, where |phi 2^20| < 2^22), the row's sum in 32 bits a
+ * chunk; after its chunk each lane sums its column down the warp's rows in the stage (the
+ * block's rows stay there, read-only, until the next barrier); a row chunk or a column
+ * strip holding a larger value (|phi| >= 4, or not finite) is summed again by the FMA's
+ * exact count (phi4_tw_exact_sum). A row's P_y entry is its thread's alone, one atomic a
+ * row; the warps' column sums are added through the stage rows' padding (16 bytes a row
+ * that the copies leave alone), then one 64-bit atomic per column, block and
+ * chunk. Integers: the order of the additions does not matter.
  */
 #include <cuda_pipeline.h>
 
@@ -127,6 +134,32 @@ __device__ __forceinline__ void phi4_tw_count(double v, unsigned keep, int lane,
     }
 }
 
+/* A float's q without the FP64 pipe (the walk's floor): t = v 2^20 is exact in float, and
+ * where |t| < 2^22, t + 1.5 2^23 in one rounding to nearest even lies in (2^23, 2^24),
+ * where floats are 1 apart, so its bits less 1.5 2^23's are q (ties to even: the constant
+ * is even). Added into a 32-bit sum (32 of them: below 2^27); `big` keeps the largest |t|
+ * for the check that decides whether the sum holds (else phi4_tw_exact_sum). */
+#define PHI4_TW_FLOAT_BITS 0x4B400000u
+__device__ __forceinline__ void phi4_tw_fast(float v, unsigned &sum, float &big)
+{
+    const float t = v * 0x1p20f;
+    big = fmaxf(big, fabsf(t));
+    sum += (unsigned)__float_as_int(t + 0x1.8p23f) - PHI4_TW_FLOAT_BITS;
+}
+
+/* The exact sum of the q of n floats at `at`, `stride` bytes apart (the FMA's count,
+ * cuda_modes_field_bits), modulo 2^64: where the fast sum's check fails (|phi| >= 4, or a
+ * value not finite). */
+__device__ __noinline__ unsigned long long phi4_tw_exact_sum(const unsigned char *at, int n,
+                                                             int stride)
+{
+    unsigned long long bits = 0;
+    for (int k = 0; k < n; k++)
+        bits += cuda_modes_field_bits((double)*reinterpret_cast<const float *>(at + k * stride)) -
+                CUDA_MODES_FIELD_BITS;
+    return bits;
+}
+
 /*
  * One thread a row of the 2D lattice g (rows = L_y; BOX: a box's own rows with their
  * neighbours' rows stored beside them, phi4_row_at), L_x a multiple of a chunk's values.
@@ -165,7 +198,10 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
         const bool walks = PROJ ? 32 * (t / 32) < n : mine;
         const unsigned keep = mine ? ~0u : 0u;
         struct phi4_row_sums s;
+        /* PROJ: the row's q, as raw bits (doubles; less L_x magics at the row's end) or
+         * as their sum (floats, the fast count) */
         unsigned long long row_bits = 0;
+        constexpr bool FAST = PROJ && sizeof(R) == sizeof(float);
         /* the site waiting for its right neighbour: value, left, up, down */
         double pv = 0, pl = 0, pu = 0, pd = 0, first = 0;
         if (mine)
@@ -187,6 +223,8 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
             const unsigned char *own = st + (t + 1) * PHI4_TW_ROW_BYTES,
                                 *up = own + PHI4_TW_ROW_BYTES, *down = own - PHI4_TW_ROW_BYTES;
             unsigned col_lo = 0, col_hi = 0; /* lane < C: the warp's sums of column `lane` */
+            unsigned chunk_row = 0;           /* FAST: the chunk's q of this row */
+            float big = 0;                    /* FAST: its largest |phi 2^20| */
             /* PROJ: half a chunk's quads unrolled (all of them spill registers in floats) */
 #pragma unroll(PROJ ? C / 8 : C / 4)
             for (int j = 0; j < C / 4; j++) {
@@ -201,22 +239,48 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
                 s.add<2>(o[0], o[1], pv, u[0], d[0]);
                 s.add<2>(o[1], o[2], o[0], u[1], d[1]);
                 s.add<2>(o[2], o[3], o[1], u[2], d[2]);
-                if (PROJ)
+                if (FAST) {
+                    const float4 f = *reinterpret_cast<const float4 *>(own + j * 16);
+                    phi4_tw_fast(f.x, chunk_row, big);
+                    phi4_tw_fast(f.y, chunk_row, big);
+                    phi4_tw_fast(f.z, chunk_row, big);
+                    phi4_tw_fast(f.w, chunk_row, big);
+                } else if (PROJ) {
 #pragma unroll
                     for (int k = 0; k < 4; k++)
                         phi4_tw_count(o[k], keep, lane, 4 * j + k, row_bits, col_lo, col_hi);
+                }
                 pv = o[3], pl = o[2], pu = u[3], pd = d[3];
             }
+            unsigned long long col_value = cuda_modes_field_value(col_lo, col_hi);
+            if (FAST) {
+                /* the row's chunk: its fast sum where it holds, else the exact one */
+                row_bits += big < 0x1p22f ? (unsigned long long)(long long)(int)chunk_row
+                                          : phi4_tw_exact_sum(own, C, sizeof(float));
+                /* column `lane` over the warp's rows (the block's rows are all in the
+                 * stage, read-only until the next barrier): a strip of at most 32 values
+                 * down the stage, the lanes reading one row's consecutive floats */
+                const int w0 = 32 * (t / 32), m = n - w0 < 32 ? n - w0 : 32;
+                const unsigned char *top = st + (w0 + 1) * PHI4_TW_ROW_BYTES + lane * 4;
+                unsigned col = 0;
+                float cbig = 0;
+#pragma unroll 8
+                for (int r = 0; r < m; r++)
+                    phi4_tw_fast(*reinterpret_cast<const float *>(top + r * PHI4_TW_ROW_BYTES),
+                                 col, cbig);
+                col_value = cbig < 0x1p22f ? (unsigned long long)(long long)(int)col
+                                           : phi4_tw_exact_sum(top, m, PHI4_TW_ROW_BYTES);
+            }
             if (PROJ && lane < C)
-                *phi4_tw_column(phi4_tw_smem, c & 1, t / 32, lane) =
-                    cuda_modes_field_value(col_lo, col_hi);
+                *phi4_tw_column(phi4_tw_smem, c & 1, t / 32, lane) = col_value;
         }
         if (mine) { /* x = L_x - 1, its right neighbour the row's first site */
             s.add<2>(pv, first, pl, pu, pd);
             s.store(partials + PHI4_NPARTIALS * (r0 + t));
-            if (PROJ) /* the row's q: its raw bits less L_x magics */
+            if (PROJ) /* the row's q (doubles: its raw bits less L_x magics) */
                 atomicAdd(proj + lx + first_row + r0 + t,
-                          row_bits - (unsigned long long)lx * CUDA_MODES_FIELD_BITS);
+                          FAST ? row_bits
+                               : row_bits - (unsigned long long)lx * CUDA_MODES_FIELD_BITS);
         }
         __syncthreads(); /* the ring free for the next tile; the last chunk's columns written */
         if (PROJ && nchunks > 0)
