@@ -232,39 +232,55 @@ static void random_config(latmc_sim *sim, int model, int q, int64_t count, void 
     assert_int_equal(latmc_sim_set_spins(sim, buf, bytes), LATMC_OK);
 }
 
+/* A phi^4 sim of L^ndim sites on the CPU (sims[0]), on CUDA as one box (sims[1]) and as 2
+ * boxes (sims[2]), float or double, the same seed. */
+static void phi4_cpu_and_cuda(latmc_ctx *ctx, int ndim, int64_t L, int single, uint64_t seed,
+                              latmc_sim *sims[3])
+{
+    for (int k = 0; k < 3; k++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = LATMC_MODEL_PHI4;
+        d.ndim = ndim;
+        for (int mu = 0; mu < ndim; mu++)
+            d.extent[mu] = L;
+        d.precision = single ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
+        d.device = k == 0 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
+        d.n_parts = k == 2 ? 2 : 0;
+        d.seed = seed;
+        sims[k] = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sims[k]), LATMC_OK);
+    }
+}
+
+/* M2_KMIN of the three sims of phi4_cpu_and_cuda (their configurations set): the CUDA
+ * ones' bit for bit the CPU's. */
+static void phi4_same_kmin(latmc_sim *sims[3], const char *label)
+{
+    double v[3];
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(latmc_sim_observable(sims[k], LATMC_OBS_M2_KMIN, &v[k]), LATMC_OK);
+    printf("phi^4 %s: M2_KMIN %.17g (CPU), %.17g (CUDA), %.17g (CUDA, 2 boxes)\n", label, v[0],
+           v[1], v[2]);
+    assert_true(v[0] > 0);
+    assert_memory_equal(&v[1], &v[0], sizeof v[0]);
+    assert_memory_equal(&v[2], &v[0], sizeof v[0]);
+}
+
 /* phi^4's M2_KMIN of one field (float or double) on the CUDA backend, as one box and as
  * 2 boxes (desc.n_parts), and on the CPU backend: bit for bit the same. */
 static void phi4_modes_as_cpu(latmc_ctx *ctx, int ndim, int single)
 {
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = ndim;
-    d.precision = single ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
     /* 3D: the chunk schedule, boxes of whole chunk layers; 2D: the site order */
-    const int64_t L = ndim == 3 ? 64 : 40;
-    for (int mu = 0; mu < ndim; mu++)
-        d.extent[mu] = L;
-    d.seed = 7;
-    latmc_sim *sims[3] = { NULL, NULL, NULL };
-    for (int k = 0; k < 3; k++) {
-        latmc_sim_desc dk = d;
-        dk.device = k == 0 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
-        dk.n_parts = k == 2 ? 2 : 0;
-        assert_int_equal(latmc_sim_create(ctx, &dk, &sims[k]), LATMC_OK);
-    }
+    latmc_sim *sims[3];
+    phi4_cpu_and_cuda(ctx, ndim, ndim == 3 ? 64 : 40, single, 7, sims);
     size_t bytes = 0;
     void *field = NULL;
-    double v[3];
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3; k++)
         test_share_config(sims[k], field, bytes);
-        assert_int_equal(latmc_sim_observable(sims[k], LATMC_OBS_M2_KMIN, &v[k]), LATMC_OK);
-    }
-    printf("phi^4 %dD %s: M2_KMIN %.17g (CPU), %.17g (CUDA), %.17g (CUDA, 2 boxes)\n", ndim,
-           single ? "float" : "double", v[0], v[1], v[2]);
-    assert_true(v[0] > 0);
-    assert_memory_equal(&v[1], &v[0], sizeof v[0]);
-    assert_memory_equal(&v[2], &v[0], sizeof v[0]);
+    char label[32];
+    snprintf(label, sizeof label, "%dD %s", ndim, single ? "float" : "double");
+    phi4_same_kmin(sims, label);
     free(field);
     for (int k = 0; k < 3; k++)
         latmc_sim_destroy(&sims[k]);
@@ -318,19 +334,8 @@ static void phi4_walk_against_cpu(void **state)
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     const int64_t L = 4096, n = L * L;
-    latmc_sim *sims[3] = { NULL, NULL, NULL };
-    for (int k = 0; k < 3; k++) {
-        latmc_sim_desc d;
-        latmc_sim_desc_init(&d);
-        d.model = LATMC_MODEL_PHI4;
-        d.ndim = 2;
-        d.extent[0] = d.extent[1] = L;
-        d.precision = LATMC_PRECISION_FLOAT;
-        d.device = k == 0 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
-        d.n_parts = k == 2 ? 2 : 0;
-        d.seed = 5;
-        assert_int_equal(latmc_sim_create(ctx, &d, &sims[k]), LATMC_OK);
-    }
+    latmc_sim *sims[3];
+    phi4_cpu_and_cuda(ctx, 2, L, 1, 5, sims);
     float *field = malloc((size_t)n * sizeof *field);
     assert_non_null(field);
     uint64_t rng = 77;
@@ -348,16 +353,9 @@ static void phi4_walk_against_cpu(void **state)
         if (round == 1)
             for (int64_t i = 0; i < n; i++)
                 field[i] = -field[i];
-        double v[3];
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3; k++)
             assert_int_equal(latmc_sim_set_spins(sims[k], field, bytes), LATMC_OK);
-            assert_int_equal(latmc_sim_observable(sims[k], LATMC_OBS_M2_KMIN, &v[k]), LATMC_OK);
-        }
-        printf("phi^4 4096^2 float, round %d: M2_KMIN %.17g (CPU), %.17g (CUDA), %.17g "
-               "(CUDA, 2 boxes)\n", round, v[0], v[1], v[2]);
-        assert_true(v[0] > 0);
-        assert_memory_equal(&v[1], &v[0], sizeof v[0]);
-        assert_memory_equal(&v[2], &v[0], sizeof v[0]);
+        phi4_same_kmin(sims, round ? "4096^2 float, negated" : "4096^2 float");
     }
     free(field);
     for (int k = 0; k < 3; k++)

@@ -20,6 +20,7 @@
 
 #include "heisenberg_ref.h"
 #include "cpu_omp.h"
+#include "cpu_projections.h"
 #include "modes.h"
 
 int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g)
@@ -117,17 +118,26 @@ void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_hei
         plane_of_chunks(hs, per_plane, p, &out[p - p0]);
 }
 
+/* What plane_with_projections needs (cpu_count_planes' context). */
+struct projections_ctx {
+    const latmc_sim_desc *d;
+    const struct latmc_lattice *g;
+    struct cpu_heisenberg_state *hs;
+};
+
 /* Plane p's chunks, then (the plane still in the cache) its projections into proj. */
-static void plane_with_projections(const latmc_sim_desc *d, const struct latmc_lattice *g,
-                                   struct cpu_heisenberg_state *hs, int64_t p, int64_t *proj)
+static void plane_with_projections(void *ctx, int64_t p, int64_t *proj)
 {
+    const struct projections_ctx *c = ctx;
+    const struct latmc_lattice *g = c->g;
+    struct cpu_heisenberg_state *hs = c->hs;
     const int64_t per_plane = cpu_heisenberg_rows_per_plane(g) / hs->rows_per_chunk;
     const int64_t plane_sites = cpu_heisenberg_rows_per_plane(g) * g->lx;
     for (int64_t k = p * per_plane; k < (p + 1) * per_plane; k++)
         chunk_sums(g, hs, k);
     const float *r0 = hs->spins + LATMC_HEISENBERG_COMPONENTS * plane_sites * p;
     const float *r1 = hs->replicas == 2 ? r0 + LATMC_HEISENBERG_COMPONENTS * g->nsites : NULL;
-    latmc_modes_heisenberg_project(d, r0, r1, p, proj);
+    latmc_modes_heisenberg_project(c->d, r0, r1, p, proj);
 }
 
 int cpu_heisenberg_measure_projections(const latmc_sim_desc *d, const struct latmc_lattice *g,
@@ -135,35 +145,13 @@ int cpu_heisenberg_measure_projections(const latmc_sim_desc *d, const struct lat
                                        struct latmc_heisenberg_sums *out, int64_t *proj,
                                        int n_threads)
 {
-    const int64_t planes = cpu_heisenberg_planes(g), entries = latmc_modes_projection_entries(d);
-    const int threads = cpu_use_threads(n_threads, g->nsites) ? n_threads : 1;
-    /* each thread's own projections after the first's (proj): integers, added in any order */
-    int64_t *own = threads > 1 ? calloc((size_t)(threads - 1) * (size_t)entries, sizeof *own)
-                               : NULL;
-    if (threads > 1 && !own)
-        return LATMC_ENOMEM;
-    memset(proj, 0, (size_t)entries * sizeof *proj);
-    if (threads == 1) {
-        for (int64_t p = 0; p < planes; p++)
-            plane_with_projections(d, g, hs, p, proj);
-    } else {
-        LATMC_OMP(parallel num_threads(threads))
-        {
-#ifdef _OPENMP
-            const int t = omp_get_thread_num();
-#else
-            const int t = 0;
-#endif
-            int64_t *mine = t == 0 ? proj : own + (size_t)(t - 1) * (size_t)entries;
-            LATMC_OMP(for schedule(static))
-            for (int64_t p = 0; p < planes; p++)
-                plane_with_projections(d, g, hs, p, mine);
-        }
-        for (int t = 1; t < threads; t++)
-            for (int64_t i = 0; i < entries; i++)
-                proj[i] += own[(size_t)(t - 1) * (size_t)entries + (size_t)i];
-    }
-    free(own);
+    const int64_t planes = cpu_heisenberg_planes(g);
+    struct projections_ctx ctx = { d, g, hs };
+    const int st = cpu_count_planes(planes, latmc_modes_projection_entries(d),
+                                    cpu_use_threads(n_threads, g->nsites) ? n_threads : 1,
+                                    plane_with_projections, &ctx, proj);
+    if (st < 0)
+        return st;
     const int64_t per_plane = cpu_heisenberg_rows_per_plane(g) / hs->rows_per_chunk;
     for (int64_t p = 0; p < planes; p++)
         plane_of_chunks(hs, per_plane, p, &out[p]);

@@ -2,6 +2,7 @@
  * body in phi4_measure_impl.h. */
 #include "phi4_ref.h"
 #include "cpu_omp.h"
+#include "cpu_projections.h"
 #include "modes.h"
 
 #include <stdlib.h>

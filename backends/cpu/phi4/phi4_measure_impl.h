@@ -134,23 +134,32 @@ void PHI4_FN(cpu_phi4_measure_planes_transposed)(const struct phi4_geom *g, cons
                                n_threads);
 }
 
+/* What phi4_plane_with_projections needs (cpu_count_planes' context). */
+struct PHI4_FN(phi4_projections_ctx) {
+    const latmc_sim_desc *d;
+    const struct phi4_geom *g;
+    const PHI4_R *phi;
+    int nc;
+    double *partials;
+    struct latmc_phi4_sums *planes;
+};
+
 /* Plane pl's rows' sums (into partials at its rows' places), their total (planes[pl]) and
  * its fixed-point projections of the Fourier modes added into proj (the plane still in the
  * cache), from the field as stored: nc 0 natural order, else colour-transposed with nc
  * colours, whose P_x then comes in the rows' stored order (an integer count of each place:
  * the caller puts it in x order once). */
-static void PHI4_FN(phi4_plane_with_projections)(const latmc_sim_desc *d,
-                                                 const struct phi4_geom *g, const PHI4_R *phi,
-                                                 int nc, double *partials,
-                                                 struct latmc_phi4_sums *planes, int64_t pl,
-                                                 int64_t *proj)
+static void PHI4_FN(phi4_plane_with_projections)(void *ctx, int64_t pl, int64_t *proj)
 {
+    const struct PHI4_FN(phi4_projections_ctx) *c = ctx;
+    const struct phi4_geom *g = c->g;
     const int64_t rows_per_plane = g->lat.ndim == 3 ? g->lat.ly : 1;
-    double *own = partials + PHI4_NPARTIALS * pl * rows_per_plane;
+    double *own = c->partials + PHI4_NPARTIALS * pl * rows_per_plane;
     for (int64_t k = 0; k < rows_per_plane; k++)
-        PHI4_FN(phi4_row_sums)(g, phi, pl * rows_per_plane + k, own + PHI4_NPARTIALS * k, nc);
-    planes[pl] = phi4_plane_total(own, rows_per_plane);
-    latmc_modes_phi4_project(d, phi + pl * rows_per_plane * g->lat.lx, pl, proj);
+        PHI4_FN(phi4_row_sums)(g, c->phi, pl * rows_per_plane + k, own + PHI4_NPARTIALS * k,
+                               c->nc);
+    c->planes[pl] = phi4_plane_total(own, rows_per_plane);
+    latmc_modes_phi4_project(c->d, c->phi + pl * rows_per_plane * g->lat.lx, pl, proj);
 }
 
 int PHI4_FN(cpu_phi4_measure_projections)(const latmc_sim_desc *d, const struct phi4_geom *g,
@@ -159,48 +168,22 @@ int PHI4_FN(cpu_phi4_measure_projections)(const latmc_sim_desc *d, const struct 
                                           int n_threads)
 {
     const int64_t np = g->lat.ndim == 3 ? g->lat.lz : g->lat.ly;
-    const int64_t entries = latmc_modes_projection_entries(d);
-    const int threads = cpu_use_threads(n_threads, g->lat.nsites) ? n_threads : 1;
-    /* each thread's own projections after the first's (proj): integers, added in any
-     * order; then (transposed) the stored order's P_x */
-    const size_t more_n = (size_t)(threads - 1) * (size_t)entries + (nc ? (size_t)g->lat.lx : 0);
-    int64_t *more = more_n ? calloc(more_n, sizeof *more) : NULL;
-    if (more_n && !more)
+    int64_t *stored = nc ? malloc((size_t)g->lat.lx * sizeof *stored) : NULL;
+    if (nc && !stored)
         return LATMC_ENOMEM;
-    memset(proj, 0, (size_t)entries * sizeof *proj);
-    if (threads == 1) {
-        for (int64_t pl = 0; pl < np; pl++)
-            PHI4_FN(phi4_plane_with_projections)(d, g, phi, nc, partials, planes, pl, proj);
-    } else {
-        LATMC_OMP(parallel num_threads(threads))
-        {
-#ifdef _OPENMP
-            const int t = omp_get_thread_num();
-#else
-            const int t = 0;
-#endif
-            int64_t *mine = t == 0 ? proj : more + (size_t)(t - 1) * (size_t)entries;
-            LATMC_OMP(for schedule(static))
-            for (int64_t pl = 0; pl < np; pl++)
-                PHI4_FN(phi4_plane_with_projections)(d, g, phi, nc, partials, planes, pl,
-                                                     mine);
-        }
-        /* wrapping: a field beyond the modes' bound (refused after) may overflow */
-        for (int t = 1; t < threads; t++)
-            for (int64_t i = 0; i < entries; i++)
-                proj[i] = (int64_t)((uint64_t)proj[i] +
-                                    (uint64_t)more[(size_t)(t - 1) * (size_t)entries + (size_t)i]);
-    }
-    if (nc) { /* place r n + m of a transposed row is x = m nc + r */
-        int64_t *stored = more + (size_t)(threads - 1) * (size_t)entries;
+    struct PHI4_FN(phi4_projections_ctx) ctx = { d, g, phi, nc, partials, planes };
+    const int st = cpu_count_planes(np, latmc_modes_projection_entries(d),
+                                    cpu_use_threads(n_threads, g->lat.nsites) ? n_threads : 1,
+                                    PHI4_FN(phi4_plane_with_projections), &ctx, proj);
+    if (st == LATMC_OK && nc) { /* place r n + m of a transposed row is x = m nc + r */
         const int64_t n = g->lat.lx / nc;
         memcpy(stored, proj, (size_t)g->lat.lx * sizeof *stored);
         for (int r = 0; r < nc; r++)
             for (int64_t m = 0; m < n; m++)
                 proj[m * nc + r] = stored[r * n + m];
     }
-    free(more);
-    return LATMC_OK;
+    free(stored);
+    return st;
 }
 
 #undef PHI4_FN
