@@ -152,7 +152,11 @@ enum latmc_observable {
      * m(k) as for M2_K0; a lattice of equal extents only (else LATMC_EUNSUPPORTED).
      * F = N <|m(k_min)|^2>; the second-moment correlation length is
      * xi = sqrt(chi / F - 1) / (2 sin(pi / L)) (latmc_acc_corr_length(),
-     * doc/observables.md). @since 0.2
+     * doc/observables.md). Summed exactly, so the same bits for every decomposition:
+     * phi^4's field values are taken as round(phi 2^20) 2^-20 and Heisenberg's spin
+     * components as round(v 2^25) 2^-25; a phi^4 field too large for that fixed point
+     * to stay exact (2^20 sqrt(N sum phi^2) > 2^61 or 2^20 sqrt(sum phi^2) > 2^50) is
+     * LATMC_EUNSUPPORTED, with the reason. @since 0.2
      */
     LATMC_OBS_M2_KMIN         = 13,
     /**
@@ -497,9 +501,10 @@ LATMC_API int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count);
  * @param[in]     key   enum latmc_observable.
  * @param[out]    value receives the value.
  * The Fourier observables M2_KMIN and OVERLAP2_KMIN are a second reduction by planes,
- * made on the first request after a change and cached with the first; the CPU backend (any
- * threads, boxes, parts of a shared lattice) computes them, bit-identical for every
- * decomposition; on other backends they are LATMC_EUNSUPPORTED in this version.
+ * made on the first request after a change and cached with the first (once asked for,
+ * later measurements make them in the same pass where the backend can); the CPU and CUDA
+ * backends (any threads, boxes, devices, parts of a shared lattice) compute them,
+ * bit-identical for every decomposition.
  * @return LATMC_OK; LATMC_EINVAL (unknown key or NULL); LATMC_EUNSUPPORTED (not defined
  *         for this model; OVERLAP2 with one replica); LATMC_ESTATE (no configuration
  *         yet; ACCEPTANCE: nothing attempted since the last reset); or the backend's
