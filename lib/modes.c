@@ -93,9 +93,8 @@ static int (*backend_projections(const latmc_sim *sim))(latmc_sim *, int64_t, in
 
 /* ---- the whole lattice ---- */
 
-size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes)
+size_t latmc_modes_partial_bytes(const latmc_sim_desc *d)
 {
-    (void)planes; /* the projections of any planes have every axis's entries */
     return (size_t)latmc_modes_projection_entries(d) * sizeof(int64_t);
 }
 
@@ -104,7 +103,7 @@ int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
     int (*on_backend)(latmc_sim *, int64_t, int64_t, int64_t *) = backend_projections(sim);
     if (on_backend)
         return on_backend(sim, p0, p1, out);
-    memset(out, 0, latmc_modes_partial_bytes(&sim->desc, p1 - p0));
+    memset(out, 0, latmc_modes_partial_bytes(&sim->desc));
     return latmc_modes_projections(sim, p0, p1, out);
 }
 
@@ -123,23 +122,23 @@ int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, co
     if (!sum)
         return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the projections");
     /* wrapping additions: a refused phi^4 field's (latmc_modes_field_range) may overflow */
+    const int64_t *each = all;
     for (int k = 0; k < n_parts; k++)
         for (int64_t i = 0; i < n; i++)
-            sum[i] = (int64_t)((uint64_t)sum[i] +
-                               (uint64_t)((const int64_t *)all)[(size_t)k * (size_t)n + (size_t)i]);
+            sum[i] = (int64_t)((uint64_t)sum[i] + (uint64_t)each[(size_t)k * (size_t)n + i]);
     const int st = latmc_modes_of_projections(d, phases, sum, modes);
     free(sum);
     return st;
 }
 
-/* The sim's buffer of the whole lattice's partial result (latmc_modes_partial_bytes of L
- * planes), made on first use and kept: every measurement of a large lattice would fault
- * fresh pages in (65536^2 Ising: 1 MiB of projections). NULL after latmc_fail. */
+/* The sim's buffer of the whole lattice's partial result (latmc_modes_partial_bytes), made
+ * on first use and kept: every measurement of a large lattice would fault fresh pages in
+ * (65536^2 Ising: 1 MiB of projections). NULL after latmc_fail. */
 static void *sim_partial(latmc_sim *sim)
 {
     const latmc_sim_desc *d = &sim->desc;
     if (!sim->mode_partial &&
-        !(sim->mode_partial = malloc(latmc_modes_partial_bytes(d, d->extent[d->ndim - 1]))))
+        !(sim->mode_partial = malloc(latmc_modes_partial_bytes(d))))
         latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums");
     return sim->mode_partial;
 }
@@ -192,7 +191,8 @@ int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
         return latmc_part_measure_modes(sim, sums, modes);
     if (kmin_on_backend(sim)) {
         const double *phases = latmc_modes_sim_phases(sim);
-        const int st = phases ? sim->ops->measure_kmin(sim, sums, phases, modes) : LATMC_ENOMEM;
+        const int st =
+            phases ? sim->ops->measure_kmin(sim, sums, phases, modes) : LATMC_ENOMEM;
         /* the backend's exact sums, the model's fixed point scaled back (exact: a power
          * of two) */
         const double scale = latmc_modes_scale(d);

@@ -100,7 +100,7 @@ int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
 double latmc_modes_exact_sum(const int64_t *proj, const double *table, int64_t L);
 
 /* Bytes of a partial result: the projections (the same for any planes). */
-size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes);
+size_t latmc_modes_partial_bytes(const latmc_sim_desc *d);
 
 /* The partial result of planes [p0, p1) into out (latmc_modes_partial_bytes). */
 int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out);

@@ -1,6 +1,6 @@
 /*
  * The AVX2 form of a row of phi^4's fixed-point projections (lib/modes_planes.c,
- * phi4_project_plane, which says what is counted): four sites a step, the same integers.
+ * latmc_modes_phi4_project, which says what is counted): four sites a step, the same integers.
  * Compiled for every x86-64 by a GNU C compiler (the function carries the target); called
  * only where latmc_have_avx2().
  *

@@ -13,7 +13,7 @@
  * Sites [0, x) of a row of lx field values v (float or double), x the largest multiple of
  * 4 <= lx (returned): site x' adds its fixed point latmc_modes_field_fixed(v[x']) into
  * the column entry col[x'] and into *row, by wrapping 64-bit additions: what
- * lib/modes_planes.c's phi4_project_plane adds for those sites, the same integers. Only
+ * lib/modes_planes.c's latmc_modes_phi4_project adds for those sites, the same integers. Only
  * where latmc_have_avx2().
  */
 int64_t latmc_modes_phi4_row_avx2_f(const float *v, int64_t lx, int64_t *col, uint64_t *row);

@@ -161,8 +161,8 @@ static void add_plane_totals(int64_t n, int64_t last, int64_t p, const int64_t *
 /* phi^4: one plane's field values in fixed point (latmc_modes_field_fixed) into the
  * projections P_x[x], (3D) P_y[y], P_last[p], as Ising's spins; `plane` floats or doubles
  * as d->precision. */
-static void phi4_project_plane(const latmc_sim_desc *d, const void *plane, int64_t p,
-                               int64_t *proj)
+void latmc_modes_phi4_project(const latmc_sim_desc *d, const void *plane, int64_t p,
+                              int64_t *proj)
 {
     const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
     const int64_t n = axis_entries(d), last = n - d->extent[d->ndim - 1];
@@ -189,11 +189,6 @@ static void phi4_project_plane(const latmc_sim_desc *d, const void *plane, int64
     add_plane_totals(n, last, p, &total, 1, proj);
 }
 
-void latmc_modes_phi4_project(const latmc_sim_desc *d, const void *plane, int64_t p,
-                              int64_t *proj)
-{
-    phi4_project_plane(d, plane, p, proj);
-}
 
 /* Potts: one plane's states into the projections of each state a,
  * proj + a (L_x + L_y (+ L_z)): P_a,x[x], (3D) P_a,y[y], P_a,last[p], counts of the sites
@@ -275,7 +270,7 @@ static void project_plane(const latmc_sim_desc *d, const void *const *rep, int64
     if (d->model == LATMC_MODEL_HEISENBERG)
         heisenberg_project_plane(d, rep, p, proj);
     else if (d->model == LATMC_MODEL_PHI4)
-        phi4_project_plane(d, rep[0], p, proj);
+        latmc_modes_phi4_project(d, rep[0], p, proj);
     else if (d->model == LATMC_MODEL_POTTS)
         potts_project_plane(d, rep[0], p, proj);
     else

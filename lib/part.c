@@ -413,7 +413,7 @@ int latmc_part_modes(latmc_sim *sim, double *modes)
     const int n = part->n_parts;
     size_t *bytes = part->gather_bytes, total = 0;
     for (int p = 0; p < n; p++) {
-        bytes[p] = latmc_modes_partial_bytes(&sim->desc, part->first[p + 1] - part->first[p]);
+        bytes[p] = latmc_modes_partial_bytes(&sim->desc);
         total += bytes[p];
     }
     /* as latmc_part_measure: this part's partial result, then every part's, in part order */
@@ -456,9 +456,9 @@ int latmc_part_measure_modes(latmc_sim *sim, void *sums, double *modes)
     const size_t ss = sim->model->sums_size;
     size_t *bytes = part->gather_bytes, total = 0;
     for (int p = 0; p < n; p++)
-        total += latmc_modes_partial_bytes(&sim->desc, part->first[p + 1] - part->first[p]);
+        total += latmc_modes_partial_bytes(&sim->desc);
     const int64_t own = part->p1 - part->p0;
-    const size_t own_partial = latmc_modes_partial_bytes(&sim->desc, own);
+    const size_t own_partial = latmc_modes_partial_bytes(&sim->desc);
     /* as latmc_part_measure and latmc_part_modes: this part's, then every part's */
     unsigned char *mine = malloc(own > 0 ? (size_t)own * ss : 1);
     unsigned char *tiles = calloc((size_t)part->planes, ss);
@@ -480,8 +480,7 @@ int latmc_part_measure_modes(latmc_sim *sim, void *sums, double *modes)
     }
     if (st == LATMC_OK) {
         for (int p = 0; p < n; p++)
-            bytes[p] = latmc_modes_partial_bytes(&sim->desc,
-                                                 part->first[p + 1] - part->first[p]);
+            bytes[p] = latmc_modes_partial_bytes(&sim->desc);
         TRANSPORT(st, "gather (Fourier modes)",
                   part->tr.gather(part->tr.user, -1, mine_partial, all, bytes));
     }
