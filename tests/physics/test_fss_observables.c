@@ -323,17 +323,18 @@ static void phi4_field_bound(void **state)
 }
 
 /* phi^4's projections counted in the CUDA tile walk (2D rows of at least 4096 rows: the
- * measurement once the modes are wanted) against the CPU's, bit for bit, one box and 2: a
- * float field mostly in [-2, 2], with some rows holding values the walk's float count does
- * not take (|phi| >= 4: their warp's chunk counted again by the exact FMA) and ties. The
- * first read of M2_KMIN takes the projections' own kernel, the second (the field negated)
- * the walk. */
+ * measurement once the modes are wanted) against the CPU's, bit for bit, one box and 2 of
+ * 4096 rows: a float field mostly in [-2, 2], with some rows holding values the walk's
+ * float count does not take (|phi| >= 4 and thereabouts: their chunk's row or column
+ * counted again by the exact FMA), ties and the count's edge (-4: exact). The first read
+ * of M2_KMIN takes the projections' own kernel, the second (the field negated) the walk,
+ * whose helper warps count floats' projections. */
 static void phi4_walk_against_cpu(void **state)
 {
     (void)state;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    const int64_t L = 4096, n = L * L;
+    const int64_t L = 8192, n = L * L;
     latmc_sim *sims[3];
     phi4_cpu_and_cuda(ctx, 2, L, 1, 5, sims);
     float *field = malloc((size_t)n * sizeof *field);
@@ -341,8 +342,8 @@ static void phi4_walk_against_cpu(void **state)
     uint64_t rng = 77;
     for (int64_t i = 0; i < n; i++)
         field[i] = (float)((double)(test_rng_next(&rng) >> 11) * 0x1p-51 - 2.0);
-    static const float odd[] = { 4.0f, -5.5f, 3.9999998f, -1000.25f, 0x1p22f, 0x3p-21f,
-                                 -0x5p-21f, 123456.78f };
+    static const float odd[] = { 4.0f,     -5.5f,     3.9999998f, -1000.25f, 0x1p22f,
+                                 0x3p-21f, -0x5p-21f, 123456.78f, -4.0f,     -0x1.000002p2f };
     for (int64_t r = 100; r < L; r += 397) /* rows of several warps and chunks */
         for (int64_t x = r % 61; x < L; x += 523)
             field[r * L + x] = odd[(r + x) % (int64_t)(sizeof odd / sizeof odd[0])];
@@ -355,7 +356,7 @@ static void phi4_walk_against_cpu(void **state)
                 field[i] = -field[i];
         for (int k = 0; k < 3; k++)
             assert_int_equal(latmc_sim_set_spins(sims[k], field, bytes), LATMC_OK);
-        phi4_same_kmin(sims, round ? "4096^2 float, negated" : "4096^2 float");
+        phi4_same_kmin(sims, round ? "8192^2 float, negated" : "8192^2 float");
     }
     free(field);
     for (int k = 0; k < 3; k++)

@@ -20,16 +20,15 @@
  * the measurement loaded (cuda_modes_field_bits), a row's raw bits summed in a 64-bit
  * register, a column's sum over the warp's 32 rows two warp sums (__reduce_add_sync) of
  * 32-bit pieces (cuda_modes_field_pieces), kept by the lane of the column's place in the
- * chunk. Floats, whose walk is bound by the FP64 pipe: q from the float itself, without
- * that pipe and without a warp reduction (phi4_tw_fast: a multiplication and an addition
- * in float, the bits as an integer, where |phi 2^20| < 2^22), the row's sum in 32 bits a
- * chunk; after its chunk each lane sums its column down the warp's rows in the stage (the
- * block's rows stay there, read-only, until the next barrier); a row chunk or a column
- * strip holding a larger value (|phi| >= 4, or not finite) is summed again by the FMA's
- * exact count (phi4_tw_exact_sum). A row's P_y entry is its thread's alone, one atomic a
- * row; the warps' column sums are added through the stage rows' padding (16 bytes a row
- * that the copies leave alone), then one 64-bit atomic per column, block and
- * chunk. Integers: the order of the additions does not matter.
+ * chunk; a row's P_y entry is its thread's alone, one atomic a row. Floats: the block has a
+ * helper warp for each warp of walkers, counting the same 32 rows from the same stage while
+ * the walkers measure (phi4_tw_help_chunk: q by one FMA in float where |phi 2^20| < 2^22,
+ * 5 instructions a site, none on the FP64 pipe that binds the walk, nothing added to the
+ * walkers' own chains of dependent operations; a chunk holding a larger value, or one not
+ * finite, counted again exactly, phi4_tw_exact_sum). The warps' column sums are added
+ * through the stage rows' padding (16 bytes a row that the copies leave alone), then one
+ * 64-bit atomic per column, block and chunk. Integers: the order of the additions does not
+ * matter.
  */
 #include <cuda_pipeline.h>
 
@@ -53,14 +52,14 @@
  * stage row 0 is the row below the first (down0, an offset in values), rows 1 .. n the
  * block's (from base), row n + 1 the row above the last (upn). The copies fill the first
  * 128 bytes of a stage row; its padding holds the columns' sums (phi4_tw_column). */
-template <typename R>
+template <typename R, int NT>
 __device__ __forceinline__ void phi4_tw_issue(const R *phi, int64_t lx, int64_t base,
                                               int64_t down0, int64_t upn, int n, int chunk,
                                               unsigned char *stage)
 {
     constexpr int C = PHI4_TW_CHUNK_BYTES / sizeof(R), PIECES = PHI4_TW_CHUNK_BYTES / 16,
                   PV = 16 / sizeof(R);
-    for (int p = threadIdx.x; p < (n + 2) * PIECES; p += PHI4_TW_ROWS) {
+    for (int p = threadIdx.x; p < (n + 2) * PIECES; p += NT) {
         const int r = p / PIECES, q = p % PIECES;
         const int64_t row_at = r == 0 ? down0 : r == n + 1 ? upn : base + (r - 1) * lx;
         __pipeline_memcpy_async(stage + r * PHI4_TW_ROW_BYTES + q * 16,
@@ -101,14 +100,13 @@ __device__ __forceinline__ unsigned long long *phi4_tw_column(unsigned char *sme
 }
 
 /* The block's sums of chunk `chunk`'s C columns (buffer buf, written by the warps that
- * walked: those with any of the n rows) added into P_x, thread c < C column c's. Called
- * after a barrier that follows the writes. */
+ * counted: those with any of the n rows) added into P_x, column c's by the thread that
+ * passes c (< C). Called after a barrier that follows the writes. */
 template <int C>
 __device__ __forceinline__ void phi4_tw_columns_out(unsigned char *smem, int buf, int n,
-                                                    int chunk, unsigned long long *proj)
+                                                    int chunk, int c, unsigned long long *proj)
 {
-    const int c = threadIdx.x;
-    if (c >= C)
+    if (c < 0 || c >= C)
         return;
     unsigned long long total = 0;
     for (int w = 0; w < PHI4_TW_WARPS && 32 * w < n; w++)
@@ -134,22 +132,23 @@ __device__ __forceinline__ void phi4_tw_count(double v, unsigned keep, int lane,
     }
 }
 
-/* A float's q without the FP64 pipe (the walk's floor): t = v 2^20 is exact in float, and
- * where |t| < 2^22, t + 1.5 2^23 in one rounding to nearest even lies in (2^23, 2^24),
- * where floats are 1 apart, so its bits less 1.5 2^23's are q (ties to even: the constant
- * is even). Added into a 32-bit sum (32 of them: below 2^27); `big` keeps the largest |t|
- * for the check that decides whether the sum holds (else phi4_tw_exact_sum). */
-#define PHI4_TW_FLOAT_BITS 0x4B400000u
-__device__ __forceinline__ void phi4_tw_fast(float v, unsigned &sum, float &big)
+/* A float's q without the FP64 pipe (the walk's floor): one FMA, y = v 2^20 + 1.5 2^23 in
+ * one rounding to nearest even; where y lies in [2^23, 2^24), floats 1 apart, its bits
+ * less 1.5 2^23's are q (ties to even: the constant is even), |q| <= 2^22. Those bits are
+ * 0x4B000000 .. 0x4B7FFFFF, the top nine the same: the count ors every y's bits, less
+ * those, into `odd`, which holds none of the top nine exactly when every y was one of
+ * them (else |v 2^20| was about 2^22 or more, or v not finite: phi4_tw_exact_sum). */
+#define PHI4_TW_FLOAT_BITS 0x4B400000u /* 1.5 2^23 */
+#define PHI4_TW_FLOAT_TOP 0x4B000000u  /* 2^23: the top nine bits of every exact y */
+
+__device__ __forceinline__ bool phi4_tw_fast_ok(unsigned odd)
 {
-    const float t = v * 0x1p20f;
-    big = fmaxf(big, fabsf(t));
-    sum += (unsigned)__float_as_int(t + 0x1.8p23f) - PHI4_TW_FLOAT_BITS;
+    return (odd & 0xFF800000u) == 0;
 }
 
 /* The exact sum of the q of n floats at `at`, `stride` bytes apart (the FMA's count,
- * cuda_modes_field_bits), modulo 2^64: where the fast sum's check fails (|phi| >= 4, or a
- * value not finite). */
+ * cuda_modes_field_bits), modulo 2^64: where the float count's check fails
+ * (phi4_tw_fast_ok). */
 __device__ __noinline__ unsigned long long phi4_tw_exact_sum(const unsigned char *at, int n,
                                                              int stride)
 {
@@ -161,23 +160,102 @@ __device__ __noinline__ unsigned long long phi4_tw_exact_sum(const unsigned char
 }
 
 /*
+ * HELP's count by a helper warp (every lane calling), for the block's rows w0 = 32 hw ..
+ * w0 + m - 1 (m <= 32): lane l reads column l of a chunk down those rows (one row's 32
+ * consecutive floats a load, as the strips), and adds each site's q into its column's sum
+ * and into acc[r], the lane's share of row r (a register each: the loop over r unrolled).
+ * So a site costs a load, the FMA, the check and two additions, and the rows' sums over
+ * the lanes wait for phi4_tw_help_flush, at most PHI4_TW_HELP_FLUSH chunks later. A chunk
+ * holding a value the count does not take (phi4_tw_fast_ok: in any lane) takes its q out
+ * of acc again and is counted exactly (phi4_tw_exact_sum: each lane's column, and the row
+ * of lane l into row_bits).
+ */
+#define PHI4_TW_HELP_FLUSH 16 /* 32 lanes x 16 chunks x |q| <= 2^22: within 32 bits */
+
+template <bool FULL>
+__device__ __forceinline__ void phi4_tw_help_count(const unsigned char *top, int m,
+                                                   unsigned (&acc)[32], unsigned &col,
+                                                   unsigned &odd, int sign)
+{
+#pragma unroll
+    for (int r = 0; r < 32; r++)
+        if (FULL || r < m) {
+            const unsigned b = __float_as_uint(__fmaf_rn(
+                *reinterpret_cast<const float *>(top + r * PHI4_TW_ROW_BYTES), 0x1p20f,
+                0x1.8p23f));
+            odd |= b ^ PHI4_TW_FLOAT_TOP;
+            col += b - PHI4_TW_FLOAT_BITS;
+            acc[r] += sign * (int)(b - PHI4_TW_FLOAT_BITS);
+        }
+}
+
+__device__ __forceinline__ void phi4_tw_help_chunk(unsigned char *smem, const unsigned char *st,
+                                                   int buf, int hw, int m, int lane,
+                                                   unsigned (&acc)[32],
+                                                   unsigned long long &row_bits)
+{
+    const unsigned char *top = st + (32 * hw + 1) * PHI4_TW_ROW_BYTES + lane * 4;
+    unsigned col = 0, odd = 0;
+    if (m == 32)
+        phi4_tw_help_count<true>(top, m, acc, col, odd, 1);
+    else
+        phi4_tw_help_count<false>(top, m, acc, col, odd, 1);
+    unsigned long long col_value = (unsigned long long)(long long)(int)col;
+    if (__any_sync(0xffffffffu, !phi4_tw_fast_ok(odd))) {
+        unsigned none = 0;
+        phi4_tw_help_count<false>(top, m, acc, none, none, -1); /* out of acc again */
+        col_value = phi4_tw_exact_sum(top, m, PHI4_TW_ROW_BYTES);
+        if (lane < m)
+            row_bits += phi4_tw_exact_sum(st + (32 * hw + lane + 1) * PHI4_TW_ROW_BYTES, 32,
+                                          (int)sizeof(float));
+    }
+    *phi4_tw_column(smem, buf, hw, lane) = col_value;
+}
+
+/* Row r's sum over the lanes' acc[r] into lane r's row_bits, acc cleared. */
+__device__ __forceinline__ void phi4_tw_help_flush(unsigned (&acc)[32], int lane,
+                                                   unsigned long long &row_bits)
+{
+#pragma unroll
+    for (int r = 0; r < 32; r++) {
+        const int sum = (int)__reduce_add_sync(0xffffffffu, acc[r]);
+        if (lane == r)
+            row_bits += (unsigned long long)(long long)sum;
+        acc[r] = 0;
+    }
+}
+
+/*
  * One thread a row of the 2D lattice g (rows = L_y; BOX: a box's own rows with their
  * neighbours' rows stored beside them, phi4_row_at), L_x a multiple of a chunk's values.
  * A site is added to the sums once its right neighbour is known: the chunk's last site
  * waits, with its own values kept, for the next chunk (the row's last for the row's first
  * site), so the sites go in x order. PROJ: the projections into proj (lib/modes.h's layout
- * of one component: P_x at x, the row's P_y at L_x + first_row + its row).
+ * of one component: P_x at x, the row's P_y at L_x + first_row + its row). Floats with
+ * PROJ (HELP): threads from PHI4_TW_ROWS on are the helper warps, helper warp hw counting
+ * the rows of walker warp hw; doubles: the walkers count between their sites (INLINE).
  */
+template <typename R, bool PROJ>
+constexpr bool phi4_tw_helped = PROJ && sizeof(R) == sizeof(float);
+
 template <typename R, bool BOX, bool PROJ>
-__global__ void __launch_bounds__(PHI4_TW_ROWS)
+__global__ void __launch_bounds__(phi4_tw_helped<R, PROJ> ? 2 * PHI4_TW_ROWS : PHI4_TW_ROWS)
 phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
                       unsigned long long *proj, int64_t first_row)
 {
     extern __shared__ __align__(16) unsigned char phi4_tw_smem[];
-    constexpr int C = PHI4_TW_CHUNK_BYTES / sizeof(R);
+    constexpr bool HELP = phi4_tw_helped<R, PROJ>;
+    constexpr int C = PHI4_TW_CHUNK_BYTES / sizeof(R),
+                  NT = HELP ? 2 * PHI4_TW_ROWS : PHI4_TW_ROWS;
     static_assert(C <= 32, "a lane a column of a chunk");
     const int64_t rows = g.ly, lx = g.lx;
     const int nchunks = (int)(lx / C), t = threadIdx.x, lane = t % 32;
+    /* HELP: threads from PHI4_TW_ROWS on help, warp hw of them counting rows 32 hw .. */
+    const bool helper = HELP && t >= PHI4_TW_ROWS;
+    const int hw = (t - PHI4_TW_ROWS) / 32;
+    /* the thread that adds a chunk's column `lane` into P_x: the first helper warp, or
+     * (without helpers) the first warp */
+    const int col_out = HELP ? t - PHI4_TW_ROWS : t;
     const int64_t tiles = (rows + PHI4_TW_ROWS - 1) / PHI4_TW_ROWS;
     for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const int64_t r0 = tile * PHI4_TW_ROWS;
@@ -187,21 +265,24 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
                       upn = last_at.base + last_at.up_y;
         for (int k = 0; k < PHI4_TW_STAGES - 1; k++) {
             if (k < nchunks)
-                phi4_tw_issue<R>(phi, lx, base, down0, upn, n, k,
-                                 phi4_tw_smem + k * PHI4_TW_STAGE_BYTES);
+                phi4_tw_issue<R, NT>(phi, lx, base, down0, upn, n, k,
+                                     phi4_tw_smem + k * PHI4_TW_STAGE_BYTES);
             else
                 __pipeline_commit();
         }
-        const bool mine = t < n;
-        /* PROJ: every lane of a warp with rows walks (the columns' warp sums need all 32),
-         * a lane past the last row counting nothing */
-        const bool walks = PROJ ? 32 * (t / 32) < n : mine;
+        const bool mine = !helper && t < n;
+        /* the walkers' own count (PROJ without HELP): every lane of a warp with rows walks
+         * (the columns' warp sums need all 32), a lane past the last row counting nothing */
+        constexpr bool INLINE = PROJ && !HELP;
+        const bool walks = helper ? false : INLINE ? 32 * (t / 32) < n : mine;
+        const bool helps = helper && 32 * hw < n;
+        const int hm = n - 32 * hw < 32 ? n - 32 * hw : 32; /* a helper warp's rows */
         const unsigned keep = mine ? ~0u : 0u;
+        unsigned acc[HELP ? 32 : 1] = {}; /* HELP: the lane's shares of its warp's rows */
         struct phi4_row_sums s;
-        /* PROJ: the row's q, as raw bits (doubles; less L_x magics at the row's end) or
-         * as their sum (floats, the fast count) */
+        /* PROJ: the row's q, as raw bits (doubles: less L_x magics at the row's end) or
+         * (HELP) the helper lane's row's sum */
         unsigned long long row_bits = 0;
-        constexpr bool FAST = PROJ && sizeof(R) == sizeof(float);
         /* the site waiting for its right neighbour: value, left, up, down */
         double pv = 0, pl = 0, pu = 0, pd = 0, first = 0;
         if (mine)
@@ -211,22 +292,27 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
             __syncthreads();                          /* ... and every thread's */
             const int ahead = c + PHI4_TW_STAGES - 1; /* into chunk c - 1's slot */
             if (ahead < nchunks)
-                phi4_tw_issue<R>(phi, lx, base, down0, upn, n, ahead,
-                                 phi4_tw_smem + (ahead % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES);
+                phi4_tw_issue<R, NT>(phi, lx, base, down0, upn, n, ahead,
+                                     phi4_tw_smem + (ahead % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES);
             else
                 __pipeline_commit();
             if (PROJ && c > 0) /* the chunk before's columns, written before the barrier */
-                phi4_tw_columns_out<C>(phi4_tw_smem, (c - 1) & 1, n, c - 1, proj);
+                phi4_tw_columns_out<C>(phi4_tw_smem, (c - 1) & 1, n, c - 1, col_out, proj);
+            const unsigned char *st = phi4_tw_smem + (c % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES;
+            if constexpr (HELP) {
+                if (helps) {
+                    phi4_tw_help_chunk(phi4_tw_smem, st, c & 1, hw, hm, lane, acc, row_bits);
+                    if (c % PHI4_TW_HELP_FLUSH == PHI4_TW_HELP_FLUSH - 1 || c == nchunks - 1)
+                        phi4_tw_help_flush(acc, lane, row_bits);
+                }
+            }
             if (!walks)
                 continue;
-            const unsigned char *st = phi4_tw_smem + (c % PHI4_TW_STAGES) * PHI4_TW_STAGE_BYTES;
             const unsigned char *own = st + (t + 1) * PHI4_TW_ROW_BYTES,
                                 *up = own + PHI4_TW_ROW_BYTES, *down = own - PHI4_TW_ROW_BYTES;
             unsigned col_lo = 0, col_hi = 0; /* lane < C: the warp's sums of column `lane` */
-            unsigned chunk_row = 0;           /* FAST: the chunk's q of this row */
-            float big = 0;                    /* FAST: its largest |phi 2^20| */
-            /* PROJ: half a chunk's quads unrolled (all of them spill registers in floats) */
-#pragma unroll(PROJ ? C / 8 : C / 4)
+            /* INLINE: half a chunk's quads unrolled (all of them spill registers) */
+#pragma unroll(INLINE ? C / 8 : C / 4)
             for (int j = 0; j < C / 4; j++) {
                 double o[4], u[4], d[4];
                 phi4_tw_quad<R>::load(own + j * 4 * sizeof(R), o);
@@ -239,52 +325,30 @@ phi4_tile_walk_kernel(struct latmc_lattice g, const R *phi, double *partials,
                 s.add<2>(o[0], o[1], pv, u[0], d[0]);
                 s.add<2>(o[1], o[2], o[0], u[1], d[1]);
                 s.add<2>(o[2], o[3], o[1], u[2], d[2]);
-                if (FAST) {
-                    const float4 f = *reinterpret_cast<const float4 *>(own + j * 16);
-                    phi4_tw_fast(f.x, chunk_row, big);
-                    phi4_tw_fast(f.y, chunk_row, big);
-                    phi4_tw_fast(f.z, chunk_row, big);
-                    phi4_tw_fast(f.w, chunk_row, big);
-                } else if (PROJ) {
+                if (INLINE) {
 #pragma unroll
                     for (int k = 0; k < 4; k++)
                         phi4_tw_count(o[k], keep, lane, 4 * j + k, row_bits, col_lo, col_hi);
                 }
                 pv = o[3], pl = o[2], pu = u[3], pd = d[3];
             }
-            unsigned long long col_value = cuda_modes_field_value(col_lo, col_hi);
-            if (FAST) {
-                /* the row's chunk: its fast sum where it holds, else the exact one */
-                row_bits += big < 0x1p22f ? (unsigned long long)(long long)(int)chunk_row
-                                          : phi4_tw_exact_sum(own, C, sizeof(float));
-                /* column `lane` over the warp's rows (the block's rows are all in the
-                 * stage, read-only until the next barrier): a strip of at most 32 values
-                 * down the stage, the lanes reading one row's consecutive floats */
-                const int w0 = 32 * (t / 32), m = n - w0 < 32 ? n - w0 : 32;
-                const unsigned char *top = st + (w0 + 1) * PHI4_TW_ROW_BYTES + lane * 4;
-                unsigned col = 0;
-                float cbig = 0;
-#pragma unroll 8
-                for (int r = 0; r < m; r++)
-                    phi4_tw_fast(*reinterpret_cast<const float *>(top + r * PHI4_TW_ROW_BYTES),
-                                 col, cbig);
-                col_value = cbig < 0x1p22f ? (unsigned long long)(long long)(int)col
-                                           : phi4_tw_exact_sum(top, m, PHI4_TW_ROW_BYTES);
-            }
-            if (PROJ && lane < C)
-                *phi4_tw_column(phi4_tw_smem, c & 1, t / 32, lane) = col_value;
+            if (INLINE && lane < C)
+                *phi4_tw_column(phi4_tw_smem, c & 1, t / 32, lane) =
+                    cuda_modes_field_value(col_lo, col_hi);
         }
         if (mine) { /* x = L_x - 1, its right neighbour the row's first site */
             s.add<2>(pv, first, pl, pu, pd);
             s.store(partials + PHI4_NPARTIALS * (r0 + t));
-            if (PROJ) /* the row's q (doubles: its raw bits less L_x magics) */
+            if (INLINE) /* the row's q: its raw bits less L_x magics */
                 atomicAdd(proj + lx + first_row + r0 + t,
-                          FAST ? row_bits
-                               : row_bits - (unsigned long long)lx * CUDA_MODES_FIELD_BITS);
+                          row_bits - (unsigned long long)lx * CUDA_MODES_FIELD_BITS);
         }
+        if (HELP && helps && lane < hm) /* the helper lane's row */
+            atomicAdd(proj + lx + first_row + r0 + 32 * hw + lane, row_bits);
         __syncthreads(); /* the ring free for the next tile; the last chunk's columns written */
         if (PROJ && nchunks > 0)
-            phi4_tw_columns_out<C>(phi4_tw_smem, (nchunks - 1) & 1, n, nchunks - 1, proj);
+            phi4_tw_columns_out<C>(phi4_tw_smem, (nchunks - 1) & 1, n, nchunks - 1, col_out,
+                                   proj);
     }
 }
 
@@ -304,7 +368,8 @@ static cudaError_t launch_tile_walk(cudaStream_t stream, const struct latmc_latt
     int64_t blocks = (g.ly + PHI4_TW_ROWS - 1) / PHI4_TW_ROWS;
     if (blocks > CUDA_MAX_BLOCKS)
         blocks = CUDA_MAX_BLOCKS;
-    phi4_tile_walk_kernel<R, BOX, PROJ><<<(unsigned)blocks, PHI4_TW_ROWS, PHI4_TW_SMEM, stream>>>(
+    const unsigned threads = phi4_tw_helped<R, PROJ> ? 2 * PHI4_TW_ROWS : PHI4_TW_ROWS;
+    phi4_tile_walk_kernel<R, BOX, PROJ><<<(unsigned)blocks, threads, PHI4_TW_SMEM, stream>>>(
         g, (const R *)phi, partials, (unsigned long long *)proj, first_row);
     return cudaGetLastError();
 }
