@@ -315,7 +315,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                                                              : 1];
     __shared__ int row_window[PROJ ? WIN : 1]; /* the block's row sums (measure_fold.cuh) */
     constexpr int MODES = THREE ? 6 : 4; /* weighed (limbs): x, (y,) the last axis, re/im */
-    __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
+    __shared__ unsigned __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
     const int ct = (int)threadIdx.x % CT, part = (int)threadIdx.x / CT;
     const int64_t g = (int64_t)blockIdx.x * CT + ct; /* the group */
@@ -927,13 +927,15 @@ __global__ void __launch_bounds__(EXACT_THREADS)
 projections_exact_kernel(struct cuda_proj_transform t, long long *proj,
                          const long long *weights, unsigned long long *limbs)
 {
-    __shared__ __int128 sh[2 * EXACT_THREADS / 32];
+    __shared__ unsigned __int128 sh[2 * EXACT_THREADS / 32];
     const int axis = (int)blockIdx.y, mu = axis % t.ndim, k = axis / t.ndim;
     const int64_t L = exact_pick(t.extent, mu);
     long long *p = proj + (int64_t)k * t.per_state + exact_pick(t.proj_at, mu);
     const long long *wcos = weights + exact_pick(t.phase_at, mu), *wsin = wcos + L;
     const int64_t stride = (int64_t)gridDim.x * EXACT_TILE;
-    __int128 sum[2] = { 0, 0 }; /* real, imaginary */
+    /* real, imaginary: modulo 2^128 (exact_block_limbs), each product exact (|c| < 2^63,
+     * |w| <= 2^62) */
+    unsigned __int128 sum[2] = { 0, 0 };
     long long wc[EXACT_PER_THREAD], ws[EXACT_PER_THREAD];
     int64_t x0 = (int64_t)blockIdx.x * EXACT_TILE + threadIdx.x;
 #pragma unroll
@@ -950,8 +952,8 @@ projections_exact_kernel(struct cuda_proj_transform t, long long *proj,
             if (x < L) {
                 const long long c = p[x];
                 p[x] = 0; /* the next count starts from zero */
-                sum[0] += (__int128)c * wc[v];
-                sum[1] += (__int128)c * ws[v];
+                sum[0] += (unsigned __int128)((__int128)c * wc[v]);
+                sum[1] += (unsigned __int128)((__int128)c * ws[v]);
             }
         }
         if (x0 + stride < L)

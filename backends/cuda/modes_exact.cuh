@@ -39,22 +39,22 @@ __host__ __device__ __forceinline__ __int128 exact_acc_value(const struct exact_
 }
 
 /* v shifted down by o lanes (__shfl_down_sync of both halves). */
-__device__ __forceinline__ __int128 exact_shfl_down(__int128 v, int o)
+__device__ __forceinline__ unsigned __int128 exact_shfl_down(unsigned __int128 v, int o)
 {
-    const unsigned long long lo = (unsigned long long)v,
-                             hi = (unsigned long long)((unsigned __int128)v >> 64);
+    const unsigned long long lo = (unsigned long long)v, hi = (unsigned long long)(v >> 64);
     const unsigned long long a = __shfl_down_sync(0xffffffffu, lo, o),
                              b = __shfl_down_sync(0xffffffffu, hi, o);
-    return (__int128)(((unsigned __int128)b << 64) | a);
+    return ((unsigned __int128)b << 64) | a;
 }
 
-/* s added into three limbs (latmc_i128_of_limbs). */
-__device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *limb)
+/* s (a 128-bit two's complement value) added into three limbs (latmc_i128_of_limbs): the
+ * low two 43-bit pieces as they are, the top one with the sign. */
+__device__ __forceinline__ void exact_add_limbs(unsigned __int128 s, unsigned long long *limb)
 {
-    const __int128 mask = ((__int128)1 << LATMC_MODES_LIMB_BITS) - 1;
-    atomicAdd(limb, (unsigned long long)(long long)(s & mask));
-    atomicAdd(limb + 1, (unsigned long long)(long long)((s >> LATMC_MODES_LIMB_BITS) & mask));
-    atomicAdd(limb + 2, (unsigned long long)(long long)(s >> (2 * LATMC_MODES_LIMB_BITS)));
+    const unsigned long long mask = (1ull << LATMC_MODES_LIMB_BITS) - 1;
+    atomicAdd(limb, (unsigned long long)s & mask);
+    atomicAdd(limb + 1, (unsigned long long)(s >> LATMC_MODES_LIMB_BITS) & mask);
+    atomicAdd(limb + 2, (unsigned long long)((__int128)s >> (2 * LATMC_MODES_LIMB_BITS)));
 }
 
 /*
@@ -62,17 +62,20 @@ __device__ __forceinline__ void exact_add_limbs(__int128 s, unsigned long long *
  * slot of SLOTS (mode_projections.h: slot s at limbs + 3 K s, the K values' limbs a slot;
  * the block's the grid's block index modulo SLOTS): a warp's by shuffles, the warps' by
  * thread 0 from sh (K x BT / 32, shared). Every thread of the block calls it; a barrier
- * inside, and sh free again after the block's next barrier.
+ * inside, and sh free again after the block's next barrier. The additions in unsigned
+ * 128-bit integers, modulo 2^128: the sums the core accepts lie far inside (below 2^127
+ * in magnitude, lib/modes_exact.h), and those it refuses after the fact (a phi^4 field
+ * past its bound) wrap without undefined behaviour.
  */
-template <int K, int BT, int SLOTS>
-__device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int128 *sh,
+template <int K, int BT, int SLOTS, typename V>
+__device__ __forceinline__ void exact_block_limbs(const V (&v)[K], unsigned __int128 *sh,
                                                   unsigned long long *limbs)
 {
     constexpr int WARPS = BT / 32;
     const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        __int128 s = v[k];
+        unsigned __int128 s = (unsigned __int128)v[k];
         for (int o = 16; o > 0; o /= 2)
             s += exact_shfl_down(s, o);
         if (lane == 0)
@@ -84,7 +87,7 @@ __device__ __forceinline__ void exact_block_limbs(const __int128 (&v)[K], __int1
         unsigned long long *slot = limbs + (block % SLOTS) * (3 * K);
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            __int128 s = 0;
+            unsigned __int128 s = 0;
             for (int w = 0; w < WARPS; w++)
                 s += sh[k * WARPS + w];
             exact_add_limbs(s, slot + 3 * k);

@@ -260,7 +260,7 @@ bits_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *co
     __shared__ uint32_t row_bytes_of[PROJ ? BT / 32 : 1][ROW_BATCH * ROW_PITCH_WORDS];
     __shared__ int row_window[PROJ ? ROW_WINDOW : 1];
     constexpr int MODES = THREE ? 6 : 4; /* weighed (limbs): x, (y,) the last axis, re/im */
-    __shared__ __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
+    __shared__ unsigned __int128 modes_of_warps[PROJ ? MODES * BT / 32 : 1];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t gpr = p.cols;
     const int ct = (int)threadIdx.x % CT, part = (int)threadIdx.x / CT;
