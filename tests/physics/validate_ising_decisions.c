@@ -11,11 +11,18 @@
  *   recomputed from the definition (lib/ising_decision_rules.h on the thresholds read off
  *   the lattice) and compared, and the planes each group drew: mean per group and mean of
  *   the largest over 32 consecutive groups (a warp's wait).
- * usage: validate_ising_decisions [L [measurements [threads]]]   (default 128 20000 1)
+ * usage: validate_ising_decisions [L [measurements [threads [pair_measurements [chains
+ *   [betas]]]]]]   (default 128 20000 1 = measurements, chains "01", the five betas below):
+ *   pair_measurements for the chains against each other (0: none; their thermalisation
+ *   2000 sweeps and a tenth of them); chains "1" compares chain 1 alone with the exact
+ *   values; betas a comma-separated list or "none" (the long runs at large L that pin <e>
+ *   and <|m|> to 1e-5 relative take the betas away from beta_c, where a local chain at
+ *   large L does not reach equilibrium in any run here).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <latmc/latmc.h>
 
@@ -150,11 +157,33 @@ int main(int argc, char **argv)
     const int L = argc > 1 ? atoi(argv[1]) : 128;
     const uint64_t nmeas = argc > 2 ? strtoull(argv[2], NULL, 10) : 20000;
     const int threads = argc > 3 ? atoi(argv[3]) : 1;
+    const uint64_t pair_meas = argc > 4 ? strtoull(argv[4], NULL, 10) : nmeas;
+    const int first_chain = argc > 5 && argv[5][0] == '1' ? 1 : 0;
     if (L < 64 || L % 64 != 0) {
         fprintf(stderr, "L must be a multiple of 64 (whole groups per row)\n");
         return 2;
     }
-    const double betas[] = { 0.30, 0.40, 0.4406867935097715, 0.50, 0.60 };
+    if (nmeas < 2 || pair_meas == 1 || threads < 1) {
+        fprintf(stderr, "at least 2 measurements (pairs: 0 or at least 2) and a thread\n");
+        return 2;
+    }
+    double betas[8] = { 0.30, 0.40, 0.4406867935097715, 0.50, 0.60 };
+    size_t nbetas = 5;
+    if (argc > 6) {
+        nbetas = 0;
+        for (const char *p = argv[6]; strcmp(argv[6], "none") != 0 && *p;) {
+            char *end = NULL;
+            const double b = strtod(p, &end);
+            if (end == p || !(b > 0 && b < 10) || nbetas == sizeof betas / sizeof betas[0] ||
+                (*end != ',' && *end != 0)) {
+                fprintf(stderr, "betas: a comma-separated list of at most 8 values in (0, 10), "
+                        "or none\n");
+                return 2;
+            }
+            betas[nbetas++] = b;
+            p = *end ? end + 1 : end;
+        }
+    }
     latmc_ctx *ctx = NULL;
     if (latmc_ctx_create(&ctx) != LATMC_OK)
         return 1;
@@ -165,13 +194,13 @@ int main(int argc, char **argv)
     long mismatches = 0;
     for (int a = 0; a < 2; a++) {
         const int algorithm = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
-        for (size_t b = 0; b < sizeof betas / sizeof betas[0]; b++) {
+        for (size_t b = 0; b < nbetas; b++) {
             const double beta = betas[b];
             const double kaufman = exact_ising_kaufman_energy(L, L, beta, 1.0);
             const double onsager = exact_ising_onsager_energy(beta, 1.0);
             const double sh = sinh(2 * beta);
             const double yang = beta > 0.4406868 ? pow(1.0 - pow(sh, -4.0), 0.125) : 0.0;
-            for (int dec = 0; dec < 2; dec++) {
+            for (int dec = first_chain; dec < 2; dec++) {
                 latmc_sim_desc d;
                 latmc_sim_desc_init(&d);
                 d.model = LATMC_MODEL_ISING;
@@ -199,11 +228,27 @@ int main(int argc, char **argv)
                 const double dev = mc_deviation(acc, COL_E, kaufman, label);
                 if (fabs(dev) > worst)
                     worst = fabs(dev);
-                double e = 0, absm = 0;
+                double e = 0, e_err = 0, absm = 0, absm_err = 0;
                 latmc_acc_mean(acc, COL_E, &e);
+                latmc_acc_error(acc, COL_E, &e_err);
                 latmc_acc_mean(acc, COL_ABSM, &absm);
-                printf("    (Onsager infinite lattice %.6f, <e> - Kaufman = %+.2e; <|m|> %.5f, "
-                       "Yang %.5f)\n", onsager, e - kaufman, absm, yang);
+                latmc_acc_error(acc, COL_ABSM, &absm_err);
+                printf("    <e> %.9f +- %.2e (relative %.1e), Kaufman %.9f: %+.2e; Onsager "
+                       "(infinite lattice) %.9f\n", e, e_err, e_err / fabs(e), kaufman,
+                       e - kaufman, onsager);
+                if (yang > 0) {
+                    /* below T_c at L >> xi (xi about 4.4 at beta 0.5): <|m|> is Yang's up to
+                     * terms exponentially small in L / xi */
+                    const double dm = (absm - yang) / absm_err;
+                    printf("    <|m|> %.9f +- %.2e (relative %.1e), Yang %.9f: %+.2e, "
+                           "%+.2f sigma\n", absm, absm_err, absm_err / absm, yang, absm - yang,
+                           dm);
+                    if (fabs(dm) > worst)
+                        worst = fabs(dm);
+                } else {
+                    printf("    <|m|> %.6f (above T_c: of order L^-1 at beta_c, N^-1/2 above)\n",
+                           absm);
+                }
                 if (dec == 1) {
                     struct planes_seen ps;
                     const long bad = check_decisions(sim, L, algorithm, beta, d.seed, 20, &ps);
@@ -226,7 +271,7 @@ int main(int argc, char **argv)
         { 3, L / 4, LATMC_COUPLINGS_BIMODAL, LATMC_ALGO_HEATBATH, 0.5 },
     };
     double worst_pair = 0;
-    for (size_t c = 0; c < sizeof cmp / sizeof cmp[0]; c++) {
+    for (size_t c = 0; pair_meas > 0 && c < sizeof cmp / sizeof cmp[0]; c++) {
         double mean[2], err[2];
         for (int dec = 0; dec < 2; dec++) {
             latmc_sim_desc d;
@@ -246,7 +291,7 @@ int main(int argc, char **argv)
             if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK ||
                 latmc_sim_set_param(sim, LATMC_PARAM_BETA, cmp[c].beta) != LATMC_OK ||
                 latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, dec) != LATMC_OK ||
-                sample(sim, 0, 2000, nmeas, &acc) != LATMC_OK) {
+                sample(sim, 0, 2000 + pair_meas / 10, pair_meas, &acc) != LATMC_OK) {
                 fprintf(stderr, "%s\n", latmc_last_error());
                 return 1;
             }
@@ -264,8 +309,9 @@ int main(int argc, char **argv)
         if (fabs(z) > worst_pair)
             worst_pair = fabs(z);
     }
-    printf("largest |deviation| %.2f sigma (chains against each other: %.2f sigma); %ld groups "
-           "differ from the definition\n", worst, worst_pair, mismatches);
+    printf("largest |deviation| %.2f sigma (<e>, and <|m|> below T_c; chains against each "
+           "other: %.2f sigma); %ld groups differ from the definition\n", worst, worst_pair,
+           mismatches);
     latmc_ctx_destroy(&ctx);
     return mismatches == 0 && worst < 5.0 && worst_pair < 5.0 ? 0 : 1;
 }
