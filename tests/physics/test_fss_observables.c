@@ -342,8 +342,9 @@ static void phi4_walk_against_cpu(void **state)
     uint64_t rng = 77;
     for (int64_t i = 0; i < n; i++)
         field[i] = (float)((double)(test_rng_next(&rng) >> 11) * 0x1p-51 - 2.0);
-    static const float odd[] = { 4.0f,     -5.5f,     3.9999998f, -1000.25f, 0x1p22f,
-                                 0x3p-21f, -0x5p-21f, 123456.78f, -4.0f,     -0x1.000002p2f };
+    static const float odd[] = { 4.0f,       -5.5f,     3.9999998f, -1000.25f,
+                                 0x1p22f,    0x3p-21f,  -0x5p-21f,  123456.78f,
+                                 -4.0f,      -0x1.000002p2f, -24.0f };
     for (int64_t r = 100; r < L; r += 397) /* rows of several warps and chunks */
         for (int64_t x = r % 61; x < L; x += 523)
             field[r * L + x] = odd[(r + x) % (int64_t)(sizeof odd / sizeof odd[0])];

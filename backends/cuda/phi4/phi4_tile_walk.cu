@@ -177,6 +177,8 @@ __device__ __forceinline__ void phi4_tw_help_count(const unsigned char *top, int
                                                    unsigned (&acc)[32], unsigned &col,
                                                    unsigned &odd, int sign)
 {
+    /* sign -1: the chunk's q taken out of acc again, in unsigned arithmetic (a value the
+     * count does not take, such as -24 whose difference is 2^31, may make any bits) */
 #pragma unroll
     for (int r = 0; r < 32; r++)
         if (FULL || r < m) {
@@ -185,7 +187,7 @@ __device__ __forceinline__ void phi4_tw_help_count(const unsigned char *top, int
                 0x1.8p23f));
             odd |= b ^ PHI4_TW_FLOAT_TOP;
             col += b - PHI4_TW_FLOAT_BITS;
-            acc[r] += sign * (int)(b - PHI4_TW_FLOAT_BITS);
+            acc[r] += (unsigned)sign * (b - PHI4_TW_FLOAT_BITS); /* modulo 2^32 */
         }
 }
 
