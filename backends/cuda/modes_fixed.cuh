@@ -10,6 +10,9 @@
 #ifndef LATMC_CUDA_MODES_FIXED_CUH
 #define LATMC_CUDA_MODES_FIXED_CUH
 
+#include <math.h>
+#include <string.h>
+
 #include "modes_exact.h" /* LATMC_MODES_FIELD_SCALE */
 
 #define CUDA_MODES_FIXED_MAGIC 201326592.0 /* 1.5 2^27 */
@@ -59,6 +62,42 @@ __device__ __forceinline__ unsigned long long cuda_modes_field_bits(double phi)
 {
     return (unsigned long long)__double_as_longlong(
         __fma_rn(phi, LATMC_MODES_FIELD_SCALE, CUDA_MODES_FIELD_MAGIC));
+}
+
+/*
+ * A float field value's q without the FP64 pipe (phi4_tile_walk.cu's helpers): one FMA in
+ * float, y = phi 2^20 + 1.5 2^23 in one rounding to nearest even; where y lies in
+ * [2^23, 2^24), floats 1 apart, its bits less CUDA_MODES_FLOAT_BITS (1.5 2^23's) are q
+ * (ties to even: the constant is even), -2^22 <= q < 2^22. Those bits are 0x4B000000 ..
+ * 0x4B7FFFFF, the top nine the same: a count ors each y's bits less those into `odd`
+ * (cuda_modes_float_odd), which keeps its top nine bits zero exactly when every y was one
+ * of them (cuda_modes_float_ok; else |phi 2^20| was about 2^22 or more, or phi not
+ * finite, and the values take the FMA's count in doubles). Host-callable for
+ * tools/phi4-float-host-check.sh.
+ */
+#define CUDA_MODES_FLOAT_BITS 0x4B400000u /* 1.5 2^23 */
+#define CUDA_MODES_FLOAT_TOP 0x4B000000u  /* 2^23: the top nine bits of every exact y */
+
+__host__ __device__ __forceinline__ unsigned cuda_modes_float_bits(float phi)
+{
+    const float y = fmaf(phi, 0x1p20f, 0x1.8p23f);
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(y);
+#else
+    unsigned b;
+    memcpy(&b, &y, sizeof b);
+    return b;
+#endif
+}
+
+__host__ __device__ __forceinline__ unsigned cuda_modes_float_odd(unsigned odd, unsigned b)
+{
+    return odd | (b ^ CUDA_MODES_FLOAT_TOP);
+}
+
+__host__ __device__ __forceinline__ bool cuda_modes_float_ok(unsigned odd)
+{
+    return (odd & 0xFF800000u) == 0;
 }
 
 /* The bits b's q as two 32-bit pieces whose sums over a warp (32 values) stay within 32

@@ -132,23 +132,9 @@ __device__ __forceinline__ void phi4_tw_count(double v, unsigned keep, int lane,
     }
 }
 
-/* A float's q without the FP64 pipe (the walk's floor): one FMA, y = v 2^20 + 1.5 2^23 in
- * one rounding to nearest even; where y lies in [2^23, 2^24), floats 1 apart, its bits
- * less 1.5 2^23's are q (ties to even: the constant is even), |q| <= 2^22. Those bits are
- * 0x4B000000 .. 0x4B7FFFFF, the top nine the same: the count ors every y's bits, less
- * those, into `odd`, which holds none of the top nine exactly when every y was one of
- * them (else |v 2^20| was about 2^22 or more, or v not finite: phi4_tw_exact_sum). */
-#define PHI4_TW_FLOAT_BITS 0x4B400000u /* 1.5 2^23 */
-#define PHI4_TW_FLOAT_TOP 0x4B000000u  /* 2^23: the top nine bits of every exact y */
-
-__device__ __forceinline__ bool phi4_tw_fast_ok(unsigned odd)
-{
-    return (odd & 0xFF800000u) == 0;
-}
-
 /* The exact sum of the q of n floats at `at`, `stride` bytes apart (the FMA's count,
  * cuda_modes_field_bits), modulo 2^64: where the float count's check fails
- * (phi4_tw_fast_ok). */
+ * (cuda_modes_float_ok). */
 __device__ __noinline__ unsigned long long phi4_tw_exact_sum(const unsigned char *at, int n,
                                                              int stride)
 {
@@ -164,11 +150,11 @@ __device__ __noinline__ unsigned long long phi4_tw_exact_sum(const unsigned char
  * w0 + m - 1 (m <= 32): lane l reads column l of a chunk down those rows (one row's 32
  * consecutive floats a load, as the strips), and adds each site's q into its column's sum
  * and into acc[r], the lane's share of row r (a register each: the loop over r unrolled).
- * So a site costs a load, the FMA, the check and two additions, and the rows' sums over
- * the lanes wait for phi4_tw_help_flush, at most PHI4_TW_HELP_FLUSH chunks later. A chunk
- * holding a value the count does not take (phi4_tw_fast_ok: in any lane) takes its q out
- * of acc again and is counted exactly (phi4_tw_exact_sum: each lane's column, and the row
- * of lane l into row_bits).
+ * So a site costs a load, the FMA, the check and two additions (modes_fixed.cuh's float
+ * count), and the rows' sums over the lanes wait for phi4_tw_help_flush, at most
+ * PHI4_TW_HELP_FLUSH chunks later. A chunk holding a value the count does not take
+ * (cuda_modes_float_ok: in any lane) takes its q out of acc again and is counted exactly
+ * (phi4_tw_exact_sum: each lane's column, and the row of lane l into row_bits).
  */
 #define PHI4_TW_HELP_FLUSH 16 /* 32 lanes x 16 chunks x |q| <= 2^22: within 32 bits */
 
@@ -182,12 +168,11 @@ __device__ __forceinline__ void phi4_tw_help_count(const unsigned char *top, int
 #pragma unroll
     for (int r = 0; r < 32; r++)
         if (FULL || r < m) {
-            const unsigned b = __float_as_uint(__fmaf_rn(
-                *reinterpret_cast<const float *>(top + r * PHI4_TW_ROW_BYTES), 0x1p20f,
-                0x1.8p23f));
-            odd |= b ^ PHI4_TW_FLOAT_TOP;
-            col += b - PHI4_TW_FLOAT_BITS;
-            acc[r] += (unsigned)sign * (b - PHI4_TW_FLOAT_BITS); /* modulo 2^32 */
+            const unsigned b = cuda_modes_float_bits(
+                *reinterpret_cast<const float *>(top + r * PHI4_TW_ROW_BYTES));
+            odd = cuda_modes_float_odd(odd, b);
+            col += b - CUDA_MODES_FLOAT_BITS;
+            acc[r] += (unsigned)sign * (b - CUDA_MODES_FLOAT_BITS); /* modulo 2^32 */
         }
 }
 
@@ -203,7 +188,7 @@ __device__ __forceinline__ void phi4_tw_help_chunk(unsigned char *smem, const un
     else
         phi4_tw_help_count<false>(top, m, acc, col, odd, 1);
     unsigned long long col_value = (unsigned long long)(long long)(int)col;
-    if (__any_sync(0xffffffffu, !phi4_tw_fast_ok(odd))) {
+    if (__any_sync(0xffffffffu, !cuda_modes_float_ok(odd))) {
         unsigned none = 0;
         phi4_tw_help_count<false>(top, m, acc, none, none, -1); /* out of acc again */
         col_value = phi4_tw_exact_sum(top, m, PHI4_TW_ROW_BYTES);
