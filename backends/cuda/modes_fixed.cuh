@@ -11,8 +11,8 @@
 #define LATMC_CUDA_MODES_FIXED_CUH
 
 #include <math.h>
-#include <string.h>
 
+#include "latmc_math.h"  /* latmc_math_float_bits */
 #include "modes_exact.h" /* LATMC_MODES_FIELD_SCALE */
 
 #define CUDA_MODES_FIXED_MAGIC 201326592.0 /* 1.5 2^27 */
@@ -80,14 +80,7 @@ __device__ __forceinline__ unsigned long long cuda_modes_field_bits(double phi)
 
 __host__ __device__ __forceinline__ unsigned cuda_modes_float_bits(float phi)
 {
-    const float y = fmaf(phi, 0x1p20f, 0x1.8p23f);
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(y);
-#else
-    unsigned b;
-    memcpy(&b, &y, sizeof b);
-    return b;
-#endif
+    return latmc_math_float_bits(fmaf(phi, 0x1p20f, 0x1.8p23f));
 }
 
 __host__ __device__ __forceinline__ unsigned cuda_modes_float_odd(unsigned odd, unsigned b)
