@@ -12,17 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "host_check_rng.h"
 #include "modes_exact.cuh"
-
-static uint64_t state = 0x9E3779B97F4A7C15u;
-
-static uint64_t next_u64(void)
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-}
 
 static const int64_t edges[] = {
     (int64_t)1 << 62, -((int64_t)1 << 62), ((int64_t)1 << 62) - 1, -((int64_t)1 << 62) + 1, 0, 1,

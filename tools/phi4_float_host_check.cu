@@ -13,17 +13,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "host_check_rng.h"
 #include "modes_fixed.cuh"
-
-static uint64_t state = 0x9E3779B97F4A7C15u;
-
-static uint64_t next_u64(void)
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-}
 
 static long values, taken, wrong, refused;
 
